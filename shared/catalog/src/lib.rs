@@ -1,1 +1,14 @@
-//! placeholder
+//! Tool catalogs for hosted-mcp: the YAML contract format (one file per upstream API), loading
+//! with errors that name file, line and problem, and the structural checks every runtime relies
+//! on. The JSON Schema for editors is `catalog.schema.json` in this crate's folder.
+//!
+//! Try it: `cargo test -p catalog`.
+
+mod load;
+mod model;
+
+pub use load::{LoadError, load_dir, load_sources, parse, placeholders};
+pub use model::*;
+
+/// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
+pub const RESERVED_PARAMS: &[&str] = &["page", "page_size", "fields", "count_only", "confirm"];

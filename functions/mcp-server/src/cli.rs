@@ -1,0 +1,204 @@
+//! Commands: Lambda mode (when `AWS_LAMBDA_RUNTIME_API` is set), `serve`, and the helpers
+//! around them. Builds every dependency once, then runs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use audit::{AuditLog, EmfConfig, Redactor};
+
+use crate::config::{self, Config, SecretSourceConfig};
+use crate::secrets::{self, SecretLoader, SecretStore};
+use crate::{AppState, EMBEDDED_CATALOGS, app};
+
+pub const USAGE: &str = "\
+usage: mcp-server serve [--addr 127.0.0.1:8767] [--catalog DIR] [--insecure-no-auth]
+       mcp-server                      (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
+
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    Lambda,
+    Serve {
+        addr: SocketAddr,
+        catalog: Option<PathBuf>,
+        insecure_no_auth: bool,
+    },
+}
+
+pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Result<Command> {
+    let mut args = args.into_iter();
+    let Some(command) = args.next() else {
+        if lambda {
+            return Ok(Command::Lambda);
+        }
+        bail!("no command given\n{USAGE}");
+    };
+    match command.as_str() {
+        "serve" => {
+            let mut addr: SocketAddr = "127.0.0.1:8767".parse().expect("literal");
+            let mut catalog = None;
+            let mut insecure_no_auth = false;
+            while let Some(flag) = args.next() {
+                match flag.as_str() {
+                    "--addr" => {
+                        let v = args.next().context("--addr needs a value")?;
+                        addr = v.parse().with_context(|| format!("--addr `{v}` is not host:port"))?;
+                    }
+                    "--catalog" => catalog = Some(PathBuf::from(args.next().context("--catalog needs a directory")?)),
+                    "--insecure-no-auth" => insecure_no_auth = true,
+                    other => bail!("unknown flag `{other}`\n{USAGE}"),
+                }
+            }
+            if insecure_no_auth && !addr.ip().is_loopback() {
+                bail!("--insecure-no-auth is only allowed on a loopback address, not {addr}");
+            }
+            Ok(Command::Serve { addr, catalog, insecure_no_auth })
+        }
+        "-h" | "--help" | "help" => bail!("{USAGE}"),
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}
+
+/// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
+pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
+    Ok(match dir {
+        Some(d) => catalog::load_dir(d)?,
+        None => catalog::load_sources(EMBEDDED_CATALOGS)?,
+    })
+}
+
+/// Builds the application state: catalogs, secret store, audit log, HTTP client.
+pub async fn build_state(
+    config: Config,
+    catalog_dir: Option<&PathBuf>,
+    redactor: Redactor,
+) -> anyhow::Result<AppState> {
+    let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
+    let loader = match &config.secret_source {
+        SecretSourceConfig::SecretsManager(id) => {
+            let aws = aws_config::load_from_env().await;
+            SecretLoader::SecretsManager {
+                client: aws_sdk_secretsmanager::Client::new(&aws),
+                secret_id: id.clone(),
+            }
+        }
+        SecretSourceConfig::Env => {
+            let fields: Vec<(String, Vec<String>)> = catalogs
+                .iter()
+                .map(|c| (c.connector.clone(), c.secrets.clone()))
+                .collect();
+            SecretLoader::Static(Arc::new(secrets::from_env(&config.env, &fields, &redactor)?))
+        }
+    };
+    let store = Arc::new(SecretStore::new(loader, config.secret_ttl, redactor.clone()));
+    // Load once per cold start; a failure is logged and answered with 503 until it recovers.
+    if let Err(e) = store.get().await {
+        tracing::error!(error = %e, "starting without the deployment secret; requests get 503");
+    }
+    let audit = AuditLog::stdout(config.emf_namespace.clone().map(|namespace| EmfConfig { namespace }));
+    let state = AppState::new(config, catalogs, store, audit, redactor, crate::http_client());
+    Ok(state)
+}
+
+pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
+    match command {
+        Command::Lambda => {
+            let state = build_state(config, None, redactor).await?;
+            lambda_http::run(app(state))
+                .await
+                .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
+        }
+        Command::Serve { addr, catalog, insecure_no_auth } => {
+            let local_key = local_key_if_unset(&config);
+            let config = match &local_key {
+                Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
+                None => config,
+            };
+            let mut state = build_state(config, catalog.as_ref(), redactor).await?;
+            state.insecure_no_auth = insecure_no_auth;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            let bound = listener.local_addr()?;
+            tracing::info!(
+                url = %format!("http://{bound}/mcp"),
+                tools = state.tool_defs.len(),
+                "serving MCP"
+            );
+            if let Some((key, _)) = &local_key {
+                // A one-off message for the developer at the terminal, not a log line.
+                eprintln!(
+                    "\nNo MCP_API_KEYS set: generated a key for this run.\n  URL:    http://{bound}/mcp\n  Header: Authorization: Bearer {key}\n"
+                );
+            }
+            if insecure_no_auth {
+                tracing::warn!("--insecure-no-auth: every request is accepted without an API key");
+            }
+            axum::serve(listener, app(state))
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+            Ok(())
+        }
+    }
+}
+
+/// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
+fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
+    if config.secret_source != SecretSourceConfig::Env || config.env.get(config::API_KEYS).is_some() {
+        return None;
+    }
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes).ok()?;
+    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Some((key.clone(), format!("dev:{key}")))
+}
+
+fn with_var(mut config: Config, name: &str, value: &str) -> Config {
+    config.env = config.env.with(name, value);
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn serve_defaults_to_loopback_8767() {
+        let c = parse(args("serve"), false).unwrap();
+        assert_eq!(
+            c,
+            Command::Serve { addr: "127.0.0.1:8767".parse().unwrap(), catalog: None, insecure_no_auth: false }
+        );
+    }
+
+    #[test]
+    fn no_command_means_lambda_only_on_lambda() {
+        assert_eq!(parse(args(""), true).unwrap(), Command::Lambda);
+        assert!(parse(args(""), false).is_err());
+    }
+
+    #[test]
+    fn insecure_mode_refuses_public_addresses() {
+        let err = parse(args("serve --addr 0.0.0.0:8767 --insecure-no-auth"), false).unwrap_err();
+        assert!(err.to_string().contains("loopback"));
+        assert!(parse(args("serve --addr 127.0.0.1:9 --insecure-no-auth"), false).is_ok());
+    }
+
+    #[test]
+    fn unknown_flags_are_named() {
+        let err = parse(args("serve --adr x"), false).unwrap_err();
+        assert!(err.to_string().contains("`--adr`"));
+    }
+
+    #[test]
+    fn embedded_catalogs_load() {
+        assert!(!load_catalogs(None).unwrap().is_empty());
+    }
+}

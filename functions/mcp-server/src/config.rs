@@ -1,0 +1,282 @@
+//! Configuration: every environment variable, parsed once at start into typed values.
+//!
+//! The names are the `const`s below; infra sets the same names one to one. Locally a git-ignored
+//! `.env.local` supplies defaults that real environment variables override; `.env.example`
+//! documents every variable.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
+pub const SECRET_ID: &str = "MCP_SECRET_ID";
+/// How long a loaded secret is trusted before it is re-read.
+pub const SECRET_TTL_SECS: &str = "MCP_SECRET_TTL_SECS";
+/// Local only: `id:key` pairs, comma-separated, used when no secret id is set.
+pub const API_KEYS: &str = "MCP_API_KEYS";
+/// Local only: the pepper for user pseudonyms.
+pub const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
+/// Directory of catalog files; the catalogs embedded in the binary when unset.
+pub const CATALOG_DIR: &str = "MCP_CATALOG_DIR";
+/// Host names (optionally `host:port`) clients may address, comma-separated.
+pub const ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
+/// Browser origins allowed to call, comma-separated (`https://claude.ai`); others get 403.
+pub const ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
+/// Largest request body, bytes.
+pub const MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
+/// Largest tool result, bytes, before it is cut with a hint.
+pub const MAX_RESULT_BYTES: &str = "MCP_MAX_RESULT_BYTES";
+/// CloudWatch namespace for the metrics riding on audit lines; empty turns them off.
+pub const EMF_NAMESPACE: &str = "MCP_EMF_NAMESPACE";
+/// Timeout of each `/health` probe, milliseconds.
+pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
+/// `json` (Lambda default) or `text` (local default).
+pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
+/// Set by the Lambda runtime; its presence selects Lambda mode.
+pub const LAMBDA_RUNTIME_API: &str = "AWS_LAMBDA_RUNTIME_API";
+/// Per connector: `<CONNECTOR>_EXPOSE_RAW=true` lists and allows its raw tools.
+pub const EXPOSE_RAW_SUFFIX: &str = "_EXPOSE_RAW";
+/// Per connector: `<CONNECTOR>_BASE_URL` replaces the catalog's base URL (sandbox, tests).
+pub const BASE_URL_SUFFIX: &str = "_BASE_URL";
+
+/// A bad variable: names it and says what was expected.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {problem}")]
+pub struct ConfigError {
+    pub name: String,
+    pub problem: String,
+}
+
+fn bad(name: &str, problem: impl Into<String>) -> ConfigError {
+    ConfigError {
+        name: name.to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// The environment as seen at start: real variables over `.env.local`.
+#[derive(Debug, Clone, Default)]
+pub struct Env(HashMap<String, String>);
+
+impl Env {
+    /// Reads the process environment, with `dotenv` file values underneath.
+    pub fn load(dotenv: Option<&std::path::Path>) -> Self {
+        let mut vars = HashMap::new();
+        if let Some(text) = dotenv.and_then(|p| std::fs::read_to_string(p).ok()) {
+            vars.extend(parse_dotenv(&text));
+        }
+        vars.extend(std::env::vars());
+        Env(vars)
+    }
+
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Env(pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect())
+    }
+
+    /// A copy with one variable set (start-up only; never mutates the process environment).
+    pub fn with(mut self, name: &str, value: &str) -> Self {
+        self.0.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// A variable, `None` when unset or empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn parse<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, ConfigError> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| bad(name, format!("`{v}` is not a valid number"))),
+        }
+    }
+
+    fn list(&self, name: &str) -> Vec<String> {
+        self.get(name)
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// `<CONNECTOR>_<SUFFIX>` for a connector name.
+    pub fn connector(&self, connector: &str, suffix: &str) -> Option<&str> {
+        self.get(&format!("{}{suffix}", connector.to_ascii_uppercase()))
+    }
+}
+
+/// `KEY=VALUE` lines; `#` comments and blank lines skipped, optional quotes removed.
+fn parse_dotenv(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.strip_prefix("export ").unwrap_or(l).split_once('='))
+        .map(|(k, v)| {
+            let v = v.trim();
+            let v = v
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(v);
+            (k.trim().to_string(), v.to_string())
+        })
+        .collect()
+}
+
+/// Where the deployment secret comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SecretSourceConfig {
+    /// AWS Secrets Manager, by name or ARN.
+    SecretsManager(String),
+    /// Environment variables (local development and tests).
+    Env,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub lambda: bool,
+    pub secret_source: SecretSourceConfig,
+    pub secret_ttl: Duration,
+    pub catalog_dir: Option<PathBuf>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    pub max_result_bytes: usize,
+    pub emf_namespace: Option<String>,
+    pub health_timeout: Duration,
+    pub json_logs: bool,
+    pub env: Env,
+}
+
+impl Config {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from(Env::load(Some(std::path::Path::new(".env.local"))))
+    }
+
+    pub fn from(env: Env) -> Result<Self, ConfigError> {
+        let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
+        let secret_source = match env.get(SECRET_ID) {
+            Some(id) => SecretSourceConfig::SecretsManager(id.to_string()),
+            None if lambda => {
+                return Err(bad(SECRET_ID, "required on Lambda (the deployment secret)"));
+            }
+            None => SecretSourceConfig::Env,
+        };
+        let allowed_hosts = env.list(ALLOWED_HOSTS);
+        if lambda && allowed_hosts.is_empty() {
+            return Err(bad(
+                ALLOWED_HOSTS,
+                "required on Lambda: the API Gateway and custom domain host names",
+            ));
+        }
+        let allowed_origins = env.list(ALLOWED_ORIGINS);
+        if let Some(o) = allowed_origins
+            .iter()
+            .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
+        {
+            return Err(bad(ALLOWED_ORIGINS, format!("`{o}` needs a scheme (https://…)")));
+        }
+        let json_logs = match env.get(LOG_FORMAT) {
+            None => lambda,
+            Some("json") => true,
+            Some("text") => false,
+            Some(other) => return Err(bad(LOG_FORMAT, format!("`{other}`: use json or text"))),
+        };
+        let max_body_bytes = env.parse(MAX_BODY_BYTES, 1024 * 1024)?;
+        let max_result_bytes = env.parse(MAX_RESULT_BYTES, 32 * 1024)?;
+        if max_result_bytes < 1024 {
+            return Err(bad(MAX_RESULT_BYTES, "must be at least 1024"));
+        }
+        Ok(Config {
+            lambda,
+            secret_source,
+            secret_ttl: Duration::from_secs(env.parse(SECRET_TTL_SECS, 300)?),
+            catalog_dir: env.get(CATALOG_DIR).map(PathBuf::from),
+            allowed_hosts,
+            allowed_origins,
+            max_body_bytes,
+            max_result_bytes,
+            emf_namespace: match env.0.get(EMF_NAMESPACE) {
+                Some(v) if v.trim().is_empty() => None,
+                Some(v) => Some(v.trim().to_string()),
+                None => Some("HostedMcp".to_string()),
+            },
+            health_timeout: Duration::from_millis(env.parse(HEALTH_TIMEOUT_MS, 2000)?),
+            json_logs,
+            env,
+        })
+    }
+
+    /// Whether `<CONNECTOR>_EXPOSE_RAW=true` for this connector (anything else is false).
+    pub fn expose_raw(&self, connector: &str) -> bool {
+        self.env
+            .connector(connector, EXPOSE_RAW_SUFFIX)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_defaults_need_no_aws() {
+        let c = Config::from(Env::default()).unwrap();
+        assert!(!c.lambda);
+        assert_eq!(c.secret_source, SecretSourceConfig::Env);
+        assert_eq!(c.max_result_bytes, 32 * 1024);
+        assert_eq!(c.emf_namespace.as_deref(), Some("HostedMcp"));
+    }
+
+    #[test]
+    fn lambda_requires_secret_and_hosts_naming_the_variable() {
+        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "127.0.0.1:9001")]);
+        assert_eq!(Config::from(env).unwrap_err().name, SECRET_ID);
+        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "x"), (SECRET_ID, "hosted-mcp")]);
+        assert_eq!(Config::from(env).unwrap_err().name, ALLOWED_HOSTS);
+    }
+
+    #[test]
+    fn bad_number_names_the_variable() {
+        let err = Config::from(Env::from_pairs([(MAX_RESULT_BYTES, "lots")])).unwrap_err();
+        assert_eq!(err.to_string(), "MCP_MAX_RESULT_BYTES: `lots` is not a valid number");
+    }
+
+    #[test]
+    fn origin_without_scheme_is_rejected() {
+        let err = Config::from(Env::from_pairs([(ALLOWED_ORIGINS, "claude.ai")])).unwrap_err();
+        assert_eq!(err.name, ALLOWED_ORIGINS);
+    }
+
+    #[test]
+    fn expose_raw_is_opt_in_per_connector() {
+        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "true")])).unwrap();
+        assert!(c.expose_raw("papierkram"));
+        assert!(!c.expose_raw("tickets"));
+        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "yes")])).unwrap();
+        assert!(!c.expose_raw("papierkram"));
+    }
+
+    #[test]
+    fn dotenv_lines_are_parsed_and_comments_skipped() {
+        let vars = parse_dotenv("# c\nA=1\nexport B=\"two words\"\n\nC = 3\n");
+        assert_eq!(
+            vars,
+            vec![
+                ("A".into(), "1".into()),
+                ("B".into(), "two words".into()),
+                ("C".into(), "3".into())
+            ]
+        );
+    }
+}

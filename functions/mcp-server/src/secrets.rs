@@ -1,0 +1,373 @@
+//! The deployment secret: API keys, the pseudonym pepper and connector credentials.
+//!
+//! On Lambda it is one Secrets Manager secret (JSON), loaded once per cold start with retry and
+//! backoff, cached for a TTL and re-read once when an upstream answers 401 (rotation). Locally
+//! the same values come from environment variables. Every value is registered with the log
+//! redactor the moment it is loaded.
+//!
+//! ```json
+//! { "api_keys": { "claude-ai": "…", "cursor": "…" },
+//!   "pseudonym_pepper": "…",
+//!   "connectors": { "papierkram": { "subdomain": "…", "token": "…" } } }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use audit::Redactor;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::{Mutex, RwLock};
+
+use crate::config::{self, Env};
+
+/// One accepted API key: its id (audited) and the SHA-256 of the key (the key is not kept).
+#[derive(Debug, Clone)]
+pub struct ApiKey {
+    pub id: String,
+    pub hash: [u8; 32],
+}
+
+impl ApiKey {
+    pub fn new(id: &str, key: &str) -> Self {
+        ApiKey {
+            id: id.to_string(),
+            hash: Sha256::digest(key.as_bytes()).into(),
+        }
+    }
+}
+
+/// The parsed secret.
+#[derive(Debug, Default)]
+pub struct SecretValues {
+    pub api_keys: Vec<ApiKey>,
+    pub pepper: Option<Vec<u8>>,
+    /// connector → field → value.
+    pub connectors: HashMap<String, HashMap<String, String>>,
+}
+
+impl SecretValues {
+    pub fn field(&self, connector: &str, field: &str) -> Option<&str> {
+        self.connectors.get(connector)?.get(field).map(String::as_str)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SecretJson {
+    #[serde(default)]
+    api_keys: HashMap<String, String>,
+    #[serde(default)]
+    pseudonym_pepper: Option<String>,
+    #[serde(default)]
+    connectors: HashMap<String, HashMap<String, String>>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SecretError {
+    #[error("secret `{0}` was not found")]
+    NotFound(String),
+    #[error("secret `{id}` could not be read: {reason}")]
+    Unreadable { id: String, reason: String },
+    #[error("secret `{id}` is not the expected JSON shape: {reason}")]
+    Malformed { id: String, reason: String },
+}
+
+/// Parses the secret JSON, registering every value with the redactor.
+pub fn parse_secret(id: &str, text: &str, redactor: &Redactor) -> Result<SecretValues, SecretError> {
+    let json: SecretJson = serde_json::from_str(text).map_err(|e| SecretError::Malformed {
+        id: id.to_string(),
+        reason: describe_json_error(&e),
+    })?;
+    let mut values = SecretValues {
+        pepper: json.pseudonym_pepper.map(String::into_bytes),
+        connectors: json.connectors,
+        ..SecretValues::default()
+    };
+    for (key_id, key) in &json.api_keys {
+        redactor.add_secret(key);
+        values.api_keys.push(ApiKey::new(key_id, key));
+    }
+    register(&values, redactor);
+    Ok(values)
+}
+
+/// A serde error without the offending value (an "invalid type" message would quote it).
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    if message.starts_with("unknown field") || message.starts_with("missing field") {
+        return message;
+    }
+    format!(
+        "expected {{api_keys: {{id: key}}, pseudonym_pepper, connectors: {{name: {{field: value}}}}}} \
+         (problem near line {} column {})",
+        e.line(),
+        e.column()
+    )
+}
+
+/// Builds the secret from environment variables: `MCP_API_KEYS` (`id:key,…`),
+/// `MCP_PSEUDONYM_PEPPER`, and `<CONNECTOR>_<FIELD>` for each declared secret field.
+pub fn from_env(
+    env: &Env,
+    fields: &[(String, Vec<String>)],
+    redactor: &Redactor,
+) -> Result<SecretValues, config::ConfigError> {
+    let mut values = SecretValues::default();
+    if let Some(pairs) = env.get(config::API_KEYS) {
+        for pair in pairs.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((id, key)) = pair.split_once(':').filter(|(i, k)| !i.is_empty() && k.len() >= 16)
+            else {
+                return Err(config::ConfigError {
+                    name: config::API_KEYS.into(),
+                    problem: "expected `id:key` pairs, comma-separated, keys of 16+ characters".into(),
+                });
+            };
+            redactor.add_secret(key);
+            values.api_keys.push(ApiKey::new(id, key));
+        }
+    }
+    values.pepper = env.get(config::PSEUDONYM_PEPPER).map(|p| p.as_bytes().to_vec());
+    for (connector, names) in fields {
+        for name in names {
+            if let Some(v) = env.connector(connector, &format!("_{}", name.to_ascii_uppercase())) {
+                values
+                    .connectors
+                    .entry(connector.clone())
+                    .or_default()
+                    .insert(name.clone(), v.to_string());
+            }
+        }
+    }
+    register(&values, redactor);
+    Ok(values)
+}
+
+fn register(values: &SecretValues, redactor: &Redactor) {
+    if let Some(p) = &values.pepper {
+        redactor.add_secret(&String::from_utf8_lossy(p));
+    }
+    for fields in values.connectors.values() {
+        for v in fields.values() {
+            redactor.add_secret(v);
+        }
+    }
+}
+
+/// Where values are (re)loaded from.
+pub enum SecretLoader {
+    Static(Arc<SecretValues>),
+    SecretsManager {
+        client: aws_sdk_secretsmanager::Client,
+        secret_id: String,
+    },
+}
+
+struct Cached {
+    values: Arc<SecretValues>,
+    loaded: Instant,
+}
+
+/// The cached secret with TTL, retry and the rotation refresh.
+pub struct SecretStore {
+    loader: SecretLoader,
+    ttl: Duration,
+    redactor: Redactor,
+    current: RwLock<Option<Cached>>,
+    last_error: RwLock<Option<(SecretError, Instant)>>,
+    reload: Mutex<()>,
+}
+
+/// Do not hammer Secrets Manager while it is failing: one attempt round per this interval.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
+const ATTEMPTS: u32 = 3;
+
+impl SecretStore {
+    pub fn new(loader: SecretLoader, ttl: Duration, redactor: Redactor) -> Self {
+        let current = match &loader {
+            SecretLoader::Static(v) => Some(Cached {
+                values: v.clone(),
+                loaded: Instant::now(),
+            }),
+            SecretLoader::SecretsManager { .. } => None,
+        };
+        SecretStore {
+            loader,
+            ttl,
+            redactor,
+            current: RwLock::new(current),
+            last_error: RwLock::new(None),
+            reload: Mutex::new(()),
+        }
+    }
+
+    /// The current values: cached while fresh, reloaded when stale (a failed reload keeps
+    /// serving the stale values), an error when nothing could ever be loaded.
+    pub async fn get(&self) -> Result<Arc<SecretValues>, SecretError> {
+        if let Some(c) = self.current.read().await.as_ref()
+            && (c.loaded.elapsed() < self.ttl || matches!(self.loader, SecretLoader::Static(_)))
+        {
+            return Ok(c.values.clone());
+        }
+        self.reload(None).await
+    }
+
+    /// Re-reads the secret once after an upstream 401, unless another request already
+    /// refreshed it since `seen` was handed out. Returns the values to retry with.
+    pub async fn refresh_after_unauthorized(
+        &self,
+        seen: &Arc<SecretValues>,
+    ) -> Option<Arc<SecretValues>> {
+        if matches!(self.loader, SecretLoader::Static(_)) {
+            return None;
+        }
+        let fresh = self.reload(Some(seen)).await.ok()?;
+        (!Arc::ptr_eq(&fresh, seen)).then_some(fresh)
+    }
+
+    async fn reload(&self, seen: Option<&Arc<SecretValues>>) -> Result<Arc<SecretValues>, SecretError> {
+        let _one_at_a_time = self.reload.lock().await;
+        // Someone else may have reloaded while we waited.
+        if let Some(c) = self.current.read().await.as_ref() {
+            let newer_than_seen = seen.is_some_and(|s| !Arc::ptr_eq(s, &c.values));
+            if newer_than_seen || (seen.is_none() && c.loaded.elapsed() < self.ttl) {
+                return Ok(c.values.clone());
+            }
+        }
+        if let Some((err, at)) = self.last_error.read().await.as_ref()
+            && at.elapsed() < RETRY_AFTER_FAILURE
+        {
+            return self.stale_or(err.clone()).await;
+        }
+        match self.load_with_retry().await {
+            Ok(values) => {
+                let values = Arc::new(values);
+                *self.current.write().await = Some(Cached {
+                    values: values.clone(),
+                    loaded: Instant::now(),
+                });
+                *self.last_error.write().await = None;
+                Ok(values)
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "deployment secret could not be loaded");
+                *self.last_error.write().await = Some((err.clone(), Instant::now()));
+                self.stale_or(err).await
+            }
+        }
+    }
+
+    async fn stale_or(&self, err: SecretError) -> Result<Arc<SecretValues>, SecretError> {
+        match self.current.read().await.as_ref() {
+            Some(c) => Ok(c.values.clone()),
+            None => Err(err),
+        }
+    }
+
+    async fn load_with_retry(&self) -> Result<SecretValues, SecretError> {
+        let SecretLoader::SecretsManager { client, secret_id } = &self.loader else {
+            unreachable!("static secrets are never reloaded");
+        };
+        let mut delay = Duration::from_millis(100);
+        let mut attempt = 1;
+        loop {
+            match fetch(client, secret_id).await {
+                Ok(text) => return parse_secret(secret_id, &text, &self.redactor),
+                // A missing secret will not appear by retrying within this request.
+                Err(e @ SecretError::NotFound(_)) => return Err(e),
+                Err(e) if attempt >= ATTEMPTS => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e, attempt, "retrying secret load");
+                    tokio::time::sleep(delay).await;
+                    delay *= 2;
+                    attempt += 1;
+                }
+            }
+        }
+    }
+}
+
+async fn fetch(client: &aws_sdk_secretsmanager::Client, id: &str) -> Result<String, SecretError> {
+    use aws_sdk_secretsmanager::operation::get_secret_value::GetSecretValueError;
+    let out = client.get_secret_value().secret_id(id).send().await.map_err(|e| {
+        match e.as_service_error() {
+            Some(GetSecretValueError::ResourceNotFoundException(_)) => {
+                SecretError::NotFound(id.to_string())
+            }
+            _ => SecretError::Unreadable {
+                id: id.to_string(),
+                reason: aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
+            },
+        }
+    })?;
+    out.secret_string
+        .ok_or_else(|| SecretError::Malformed {
+            id: id.to_string(),
+            reason: "it has no SecretString (binary secrets are not supported)".into(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_json_parses_and_registers_values_for_redaction() {
+        let r = Redactor::new();
+        let v = parse_secret(
+            "s",
+            r#"{"api_keys":{"claude":"k-1234567890abcdef"},"pseudonym_pepper":"pepper-xyz",
+                "connectors":{"papierkram":{"token":"tok-secret-123","subdomain":"acme"}}}"#,
+            &r,
+        )
+        .unwrap();
+        assert_eq!(v.api_keys[0].id, "claude");
+        assert_eq!(v.field("papierkram", "token"), Some("tok-secret-123"));
+        let line = r.redact("token tok-secret-123 key k-1234567890abcdef pepper-xyz");
+        assert!(!line.contains("tok-secret-123") && !line.contains("k-1234567890abcdef"));
+        assert!(!line.contains("pepper-xyz"));
+    }
+
+    #[test]
+    fn malformed_secret_says_so_without_values() {
+        let err = parse_secret("s", r#"{"api_key":"oops-secret-value"}"#, &Redactor::new())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not the expected JSON shape"), "{err}");
+        assert!(!err.contains("oops-secret-value"), "{err}");
+    }
+
+    #[test]
+    fn wrongly_typed_secret_does_not_echo_the_value() {
+        let err = parse_secret("s", r#"{"api_keys":"dev:leaky-secret-value"}"#, &Redactor::new())
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("leaky-secret-value"), "{err}");
+    }
+
+    #[test]
+    fn env_keys_need_id_and_long_key() {
+        let env = Env::from_pairs([(config::API_KEYS, "dev:short")]);
+        assert!(from_env(&env, &[], &Redactor::new()).is_err());
+        let env = Env::from_pairs([
+            (config::API_KEYS, "dev:0123456789abcdef0123"),
+            ("PAPIERKRAM_TOKEN", "t-0123456789"),
+        ]);
+        let fields = vec![("papierkram".to_string(), vec!["token".to_string()])];
+        let v = from_env(&env, &fields, &Redactor::new()).unwrap();
+        assert_eq!(v.api_keys[0].id, "dev");
+        assert_eq!(v.field("papierkram", "token"), Some("t-0123456789"));
+    }
+
+    #[tokio::test]
+    async fn static_store_always_answers() {
+        let store = SecretStore::new(
+            SecretLoader::Static(Arc::new(SecretValues::default())),
+            Duration::from_secs(0),
+            Redactor::new(),
+        );
+        let v = store.get().await.unwrap();
+        assert!(store.refresh_after_unauthorized(&v).await.is_none());
+    }
+}

@@ -1,0 +1,374 @@
+//! Calling the upstream API: fixed path templates with encoded parameters, credentials from the
+//! secret, a timeout, and a classification of what came back. Upstream headers never travel
+//! further than this module, except the quota figures the catalog names.
+
+use std::time::Duration;
+
+use catalog::{Catalog, Method, ParamIn, Status, Tool};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::Url;
+use serde_json::Value;
+
+use crate::args::ValidArgs;
+use crate::secrets::SecretValues;
+
+/// Everything but RFC 3986 unreserved characters is encoded; `.` too, so a value can never be
+/// a `.`/`..` path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'~');
+
+/// Why a request could not even be built; maps to a status with a hint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildError {
+    pub status: Status,
+    pub hint: String,
+}
+
+/// Quota figures read from the catalog's quota headers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct QuotaInfo {
+    pub remaining: Option<i64>,
+    pub consumed: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+/// What the upstream answered, reduced to what the runtime needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Option<Value>,
+    pub quota: Option<QuotaInfo>,
+    pub retry_after: Option<String>,
+}
+
+/// A failure before any HTTP status came back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    Timeout,
+    Unreachable,
+}
+
+/// The full URL for a tool call. `base_url` is the catalog's (or its override).
+pub fn build_url(
+    catalog: &Catalog,
+    base_url: &str,
+    tool: &Tool,
+    args: &ValidArgs,
+    secrets: &SecretValues,
+) -> Result<Url, BuildError> {
+    let base = fill_base(catalog, base_url, secrets)?;
+    let (_, template) = tool.http().ok_or_else(|| BuildError {
+        status: Status::Error,
+        hint: "This tool has no HTTP mapping.".into(),
+    })?;
+    let path = if tool.raw {
+        args.values["path"].as_str().unwrap_or("/").to_string()
+    } else {
+        fill_path(template, args)
+    };
+    let full = format!("{}{}", base.trim_end_matches('/'), path);
+    let mut url = Url::parse(&full).map_err(|_| BuildError {
+        status: Status::Error,
+        hint: "The request URL could not be built; check the connector's base URL.".into(),
+    })?;
+    // The URL parser resolves dot segments; a changed path means a value tried to move the
+    // request elsewhere.
+    if !url.path().ends_with(path.trim_end_matches('/')) {
+        return Err(BuildError {
+            status: Status::InvalidInput,
+            hint: "A path argument contains a relative segment; pass plain ids.".into(),
+        });
+    }
+    {
+        let mut query = url.query_pairs_mut();
+        for (name, param) in &tool.params {
+            if param.location != ParamIn::Query {
+                continue;
+            }
+            if let Some(v) = args.values.get(name) {
+                query.append_pair(param.upstream_name(name), &query_value(param, v));
+            }
+        }
+        if let (Some(list), Some(env)) = (&args.list, &catalog.list_envelope) {
+            let size = if list.count_only { 1 } else { list.page_size };
+            query.append_pair(&env.page_param, &list.page.to_string());
+            query.append_pair(&env.page_size_param, &size.to_string());
+        }
+    }
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    Ok(url)
+}
+
+/// The JSON body for writes: body params under their upstream names.
+pub fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
+    let body: serde_json::Map<String, Value> = tool
+        .params
+        .iter()
+        .filter(|(_, p)| p.location == ParamIn::Body)
+        .filter_map(|(name, p)| {
+            args.values
+                .get(name)
+                .map(|v| (p.upstream_name(name).to_string(), v.clone()))
+        })
+        .collect();
+    (!body.is_empty()).then_some(Value::Object(body))
+}
+
+fn query_value(param: &catalog::Param, v: &Value) -> String {
+    match (v, &param.values) {
+        (Value::Bool(true), Some(words)) => words.when_true.clone(),
+        (Value::Bool(false), Some(words)) => words.when_false.clone(),
+        (Value::String(s), _) => s.clone(),
+        (other, _) => other.to_string(),
+    }
+}
+
+fn fill_path(template: &str, args: &ValidArgs) -> String {
+    let mut out = template.to_string();
+    for hole in catalog::placeholders(template) {
+        let value = match args.values.get(hole) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        let encoded = utf8_percent_encode(&value, SEGMENT).to_string();
+        out = out.replace(&format!("{{{hole}}}"), &encoded);
+    }
+    out
+}
+
+/// The base URL with its `{secret}` placeholders filled, each checked to be host-safe.
+pub fn fill_base(catalog: &Catalog, base_url: &str, secrets: &SecretValues) -> Result<String, BuildError> {
+    let mut out = base_url.to_string();
+    for field in catalog::placeholders(base_url) {
+        let value = secrets.field(&catalog.connector, field).ok_or_else(|| missing(catalog, field))?;
+        let host_safe = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c));
+        if !host_safe {
+            return Err(BuildError {
+                status: Status::Unauthorized,
+                hint: format!(
+                    "The secret field connectors.{}.{field} is not a plain host name part; fix it in the deployment secret.",
+                    catalog.connector
+                ),
+            });
+        }
+        out = out.replace(&format!("{{{field}}}"), value);
+    }
+    Ok(out)
+}
+
+fn missing(catalog: &Catalog, field: &str) -> BuildError {
+    BuildError {
+        status: Status::Unauthorized,
+        hint: format!(
+            "The connector `{c}` is not configured: set connectors.{c}.{field} in the deployment secret (locally {}_{}).",
+            catalog.connector.to_ascii_uppercase(),
+            field.to_ascii_uppercase(),
+            c = catalog.connector
+        ),
+    }
+}
+
+/// Sends the request with credentials and a timeout.
+pub async fn send(
+    http: &reqwest::Client,
+    catalog: &Catalog,
+    method: Method,
+    url: Url,
+    body: Option<&Value>,
+    secrets: &SecretValues,
+    timeout: Duration,
+) -> Result<Reply, Result<Failure, BuildError>> {
+    let method = match method {
+        Method::Get => reqwest::Method::GET,
+        Method::Post => reqwest::Method::POST,
+        Method::Put => reqwest::Method::PUT,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Delete => reqwest::Method::DELETE,
+    };
+    let mut request = http
+        .request(method, url)
+        .timeout(timeout)
+        .header(reqwest::header::ACCEPT, "application/json");
+    let auth = &catalog.auth;
+    if let Some(field) = auth.secret_field() {
+        let secret = secrets
+            .field(&catalog.connector, field)
+            .ok_or_else(|| Err(missing(catalog, field)))?;
+        request = match &auth.header {
+            Some(name) => request.header(name.as_str(), secret),
+            None => request.bearer_auth(secret),
+        };
+    }
+    if let Some(body) = body {
+        request = request
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+    }
+    let response = request.send().await.map_err(|e| Ok(classify_error(&e)))?;
+    let status = response.status().as_u16();
+    let headers = response.headers();
+    let quota = catalog.quota.as_ref().map(|q| QuotaInfo {
+        remaining: header_i64(headers, q.remaining.as_deref()),
+        consumed: header_i64(headers, q.consumed.as_deref()),
+        limit: q.limit,
+    });
+    let retry_after = headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.chars().take(40).collect());
+    let bytes = response.bytes().await.map_err(|e| Ok(classify_error(&e)))?;
+    let body = serde_json::from_slice(&bytes).ok();
+    Ok(Reply {
+        status,
+        body,
+        quota,
+        retry_after,
+    })
+}
+
+fn header_i64(headers: &reqwest::header::HeaderMap, name: Option<&str>) -> Option<i64> {
+    headers.get(name?)?.to_str().ok()?.trim().parse().ok()
+}
+
+fn classify_error(e: &reqwest::Error) -> Failure {
+    if e.is_timeout() {
+        Failure::Timeout
+    } else {
+        Failure::Unreachable
+    }
+}
+
+/// The upstream's own error message, one line, at most 300 characters; never a raw body.
+pub fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Option<String> {
+    let path = catalog.error_message.as_deref()?;
+    let mut v = body?;
+    for part in path.split('.') {
+        v = v.get(part)?;
+    }
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => return None,
+    };
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut cut: String = one_line.chars().take(300).collect();
+    if cut.len() < one_line.len() {
+        cut.push('…');
+    }
+    (!cut.is_empty()).then_some(cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn catalog() -> Catalog {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: shop
+base_url: "https://{tenant}.example.com/api/v1"
+secrets: [tenant, token]
+auth: { bearer: token }
+list_envelope: { items: entries, total: total_entries }
+error_message: message
+tools:
+  - name: items_list
+    risk: low
+    list: true
+    description: d
+    get: /items
+    params:
+      descending: { type: boolean, as: order_direction, values: { true: desc, false: asc } }
+      from: { type: date, as: document_date_range_start }
+  - name: item_get
+    risk: low
+    description: d
+    get: /items/{id}/notes
+    params:
+      id: { type: string, in: path }
+"#,
+        )
+        .unwrap()
+    }
+
+    fn secrets(tenant: &str) -> SecretValues {
+        SecretValues {
+            connectors: HashMap::from([(
+                "shop".to_string(),
+                HashMap::from([
+                    ("tenant".to_string(), tenant.to_string()),
+                    ("token".to_string(), "t".to_string()),
+                ]),
+            )]),
+            ..SecretValues::default()
+        }
+    }
+
+    fn args(tool: &Tool, v: Value) -> ValidArgs {
+        crate::args::validate(tool, v.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn list_url_maps_names_booleans_and_paging() {
+        let c = catalog();
+        let t = &c.tools[0];
+        let a = args(t, serde_json::json!({"descending": true, "from": "2026-05-01", "page": 2}));
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "https://acme.example.com/api/v1/items?order_direction=desc&document_date_range_start=2026-05-01&page=2&page_size=50"
+        );
+    }
+
+    #[test]
+    fn path_parameters_are_encoded_and_cannot_traverse() {
+        let c = catalog();
+        let t = &c.tools[1];
+        for (value, expected) in [
+            ("42", "/api/v1/items/42/notes"),
+            ("../../admin", "/api/v1/items/%2E%2E%2F%2E%2E%2Fadmin/notes"),
+            ("a b?x=1#f", "/api/v1/items/a%20b%3Fx%3D1%23f/notes"),
+        ] {
+            let a = args(t, serde_json::json!({ "id": value }));
+            let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+            assert_eq!(url.path(), expected, "{value}");
+            assert_eq!(url.host_str(), Some("acme.example.com"));
+        }
+        let a = args(t, serde_json::json!({ "id": ".." }));
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap_err();
+        assert_eq!(err.status, Status::InvalidInput);
+    }
+
+    #[test]
+    fn base_url_secret_must_be_host_safe_and_present() {
+        let c = catalog();
+        let t = &c.tools[0];
+        let a = args(t, serde_json::json!({}));
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("evil.com/x?")).unwrap_err();
+        assert_eq!(err.status, Status::Unauthorized);
+        let err = build_url(&c, &c.base_url, t, &a, &SecretValues::default()).unwrap_err();
+        assert!(err.hint.contains("connectors.shop.tenant"), "{}", err.hint);
+        assert!(err.hint.contains("SHOP_TENANT"), "{}", err.hint);
+    }
+
+    #[test]
+    fn upstream_message_is_one_short_line() {
+        let c = catalog();
+        let body = serde_json::json!({"message": "Name\n  muss ausgefüllt werden"});
+        assert_eq!(upstream_message(&c, Some(&body)).unwrap(), "Name muss ausgefüllt werden");
+        let long = serde_json::json!({"message": "x".repeat(1000)});
+        assert_eq!(upstream_message(&c, Some(&long)).unwrap().chars().count(), 301);
+        assert_eq!(upstream_message(&c, Some(&serde_json::json!({"trace": "at foo"}))), None);
+    }
+}

@@ -1,0 +1,468 @@
+//! The audit event: one JSON object per line, keys at top level (DESIGN §5).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::SCHEMA_VERSION;
+
+/// What happened. Serialized in snake_case (`tool_call`, `auth_denied`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    ToolCall,
+    ToolError,
+    ClientInit,
+    AuthDenied,
+    RateLimited,
+    ServerError,
+}
+
+impl EventKind {
+    /// The serialized name, for queries and assertions.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ToolCall => "tool_call",
+            Self::ToolError => "tool_error",
+            Self::ClientInit => "client_init",
+            Self::AuthDenied => "auth_denied",
+            Self::RateLimited => "rate_limited",
+            Self::ServerError => "server_error",
+        }
+    }
+
+    /// The level an event of this kind is logged at.
+    pub fn level(self) -> Level {
+        match self {
+            Self::ToolCall | Self::ClientInit => Level::Info,
+            Self::AuthDenied | Self::RateLimited => Level::Warn,
+            Self::ToolError | Self::ServerError => Level::Error,
+        }
+    }
+}
+
+/// Severity, serialized lowercase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+/// One audit event.
+///
+/// Field names match the constants in [`crate::fields`]. Optional fields are left out of the JSON
+/// when unset, so a line only carries what is known.
+///
+/// # Privacy
+///
+/// By design there is no field for argument values, request or response bodies, e-mail addresses,
+/// tokens, API keys or IP addresses. `user` is a keyed-hash pseudonym (see
+/// [`crate::Pseudonymizer`]), `key_id` names a key without revealing it, and `arg_keys` holds
+/// argument *names* only. Do not smuggle such data into `reason` either: it is a short code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    pub v: u32,
+    pub ts: String,
+    pub level: Level,
+    pub event: EventKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "serialize_ms"
+    )]
+    pub duration_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_remaining: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_consumed: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_limit: Option<i64>,
+}
+
+/// Placeholder for an argument name that does not look like a name (a client could send an
+/// e-mail address or a token as a *key*; it must not reach the audit log).
+pub const INVALID_ARG_KEY: &str = "<invalid>";
+
+const MAX_ARG_KEY_LEN: usize = 64;
+
+impl AuditEvent {
+    /// A new event stamped now, with the level implied by `kind`.
+    pub fn new(kind: EventKind) -> Self {
+        Self {
+            v: SCHEMA_VERSION,
+            ts: format_ts(jiff::Timestamp::now()),
+            level: kind.level(),
+            event: kind,
+            tool: None,
+            connector: None,
+            status: None,
+            http_status: None,
+            reason: None,
+            duration_ms: None,
+            request_id: None,
+            client: None,
+            client_version: None,
+            protocol_version: None,
+            user: None,
+            key_id: None,
+            profile: None,
+            arg_keys: Vec::new(),
+            result_bytes: None,
+            truncated: None,
+            quota_remaining: None,
+            quota_consumed: None,
+            quota_limit: None,
+        }
+    }
+
+    /// Overrides the timestamp (tests, replays).
+    pub fn at(mut self, ts: jiff::Timestamp) -> Self {
+        self.ts = format_ts(ts);
+        self
+    }
+
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
+    }
+
+    pub fn tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    pub fn connector(mut self, connector: impl Into<String>) -> Self {
+        self.connector = Some(connector.into());
+        self
+    }
+
+    pub fn status(mut self, status: impl Into<String>) -> Self {
+        self.status = Some(status.into());
+        self
+    }
+
+    pub fn http_status(mut self, http_status: u16) -> Self {
+        self.http_status = Some(http_status);
+        self
+    }
+
+    pub fn reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    /// Rounded to 3 decimals; a non-finite value is dropped and a negative one clamped to 0.
+    pub fn duration_ms(mut self, ms: f64) -> Self {
+        self.duration_ms = ms.is_finite().then(|| round_ms(ms.max(0.0)));
+        self
+    }
+
+    pub fn duration(self, elapsed: Duration) -> Self {
+        self.duration_ms(elapsed.as_secs_f64() * 1000.0)
+    }
+
+    pub fn request_id(mut self, request_id: impl Into<String>) -> Self {
+        self.request_id = Some(request_id.into());
+        self
+    }
+
+    pub fn client(mut self, client: impl Into<String>) -> Self {
+        self.client = Some(client.into());
+        self
+    }
+
+    pub fn client_version(mut self, client_version: impl Into<String>) -> Self {
+        self.client_version = Some(client_version.into());
+        self
+    }
+
+    pub fn protocol_version(mut self, protocol_version: impl Into<String>) -> Self {
+        self.protocol_version = Some(protocol_version.into());
+        self
+    }
+
+    /// The pseudonym from [`crate::Pseudonymizer::pseudonym`], never a raw identity.
+    pub fn user(mut self, pseudonym: impl Into<String>) -> Self {
+        self.user = Some(pseudonym.into());
+        self
+    }
+
+    pub fn key_id(mut self, key_id: impl Into<String>) -> Self {
+        self.key_id = Some(key_id.into());
+        self
+    }
+
+    pub fn profile(mut self, profile: impl Into<String>) -> Self {
+        self.profile = Some(profile.into());
+        self
+    }
+
+    /// Argument names, sorted and deduplicated. A name that does not look like an identifier
+    /// (over 64 chars, or containing anything but ASCII letters, digits, `_`, `-`, `.`) becomes
+    /// [`INVALID_ARG_KEY`], since clients control these strings.
+    pub fn arg_keys<I, S>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut keys: Vec<String> = keys
+            .into_iter()
+            .map(|key| sanitize_arg_key(key.as_ref()))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        self.arg_keys = keys;
+        self
+    }
+
+    pub fn result_bytes(mut self, result_bytes: u64) -> Self {
+        self.result_bytes = Some(result_bytes);
+        self
+    }
+
+    pub fn truncated(mut self, truncated: bool) -> Self {
+        self.truncated = Some(truncated);
+        self
+    }
+
+    pub fn quota_remaining(mut self, remaining: i64) -> Self {
+        self.quota_remaining = Some(remaining);
+        self
+    }
+
+    pub fn quota_consumed(mut self, consumed: i64) -> Self {
+        self.quota_consumed = Some(consumed);
+        self
+    }
+
+    pub fn quota_limit(mut self, limit: i64) -> Self {
+        self.quota_limit = Some(limit);
+        self
+    }
+}
+
+fn format_ts(ts: jiff::Timestamp) -> String {
+    format!("{ts:.3}")
+}
+
+fn round_ms(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+fn serialize_ms<S: Serializer>(ms: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    ms.map(round_ms).serialize(serializer)
+}
+
+fn sanitize_arg_key(key: &str) -> String {
+    let looks_like_a_name = !key.is_empty()
+        && key.len() <= MAX_ARG_KEY_LEN
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if looks_like_a_name {
+        key.to_owned()
+    } else {
+        INVALID_ARG_KEY.to_owned()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::fields;
+
+    pub(crate) fn full_event() -> AuditEvent {
+        AuditEvent::new(EventKind::ToolCall)
+            .tool("list_invoices")
+            .connector("papierkram")
+            .status("ok")
+            .http_status(200)
+            .reason("partial_page")
+            .duration_ms(12.3456)
+            .request_id("req-1")
+            .client("claude-ai")
+            .client_version("1.0.0")
+            .protocol_version("2025-11-25")
+            .user("u_0123456789abcdef")
+            .key_id("key-1")
+            .profile("default")
+            .arg_keys(["page", "fields"])
+            .result_bytes(2048)
+            .truncated(false)
+            .quota_remaining(900)
+            .quota_consumed(100)
+            .quota_limit(1000)
+    }
+
+    #[test]
+    fn new_event_has_schema_version_and_millisecond_utc_timestamp() {
+        let event = AuditEvent::new(EventKind::ClientInit);
+        assert_eq!(event.v, SCHEMA_VERSION);
+        let ts: jiff::Timestamp = event.ts.parse().unwrap();
+        assert!(event.ts.ends_with('Z'), "{}", event.ts);
+        let fraction = event.ts.rsplit('.').next().unwrap();
+        assert_eq!(fraction.len(), 4, "three digits then Z: {}", event.ts);
+        assert_eq!(format_ts(ts), event.ts);
+    }
+
+    #[test]
+    fn level_follows_event_kind() {
+        let cases = [
+            (EventKind::ToolCall, Level::Info),
+            (EventKind::ClientInit, Level::Info),
+            (EventKind::ToolError, Level::Error),
+            (EventKind::ServerError, Level::Error),
+            (EventKind::AuthDenied, Level::Warn),
+            (EventKind::RateLimited, Level::Warn),
+        ];
+        for (kind, level) in cases {
+            assert_eq!(AuditEvent::new(kind).level, level, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn kinds_and_levels_serialize_as_documented() {
+        let kinds = [
+            EventKind::ToolCall,
+            EventKind::ToolError,
+            EventKind::ClientInit,
+            EventKind::AuthDenied,
+            EventKind::RateLimited,
+            EventKind::ServerError,
+        ];
+        for kind in kinds {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, kind.as_str());
+        }
+        assert_eq!(serde_json::to_value(Level::Warn).unwrap(), "warn");
+        assert_eq!(serde_json::to_value(Level::Info).unwrap(), "info");
+        assert_eq!(serde_json::to_value(Level::Error).unwrap(), "error");
+    }
+
+    #[test]
+    fn fields_all_matches_keys_of_a_fully_populated_event() {
+        let json = serde_json::to_value(full_event()).unwrap();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected = fields::ALL.to_vec();
+        let mut actual = keys.clone();
+        expected.sort_unstable();
+        actual.sort_unstable();
+        assert_eq!(actual, expected);
+    }
+
+    #[test]
+    fn minimal_event_serializes_only_required_keys() {
+        let json = serde_json::to_value(AuditEvent::new(EventKind::ToolCall)).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, [fields::EVENT, fields::LEVEL, fields::TS, fields::V]);
+    }
+
+    #[test]
+    fn full_event_round_trips_through_json() {
+        let event = full_event();
+        let json = serde_json::to_string(&event).unwrap();
+        assert_eq!(serde_json::from_str::<AuditEvent>(&json).unwrap(), event);
+    }
+
+    #[test]
+    fn minimal_event_round_trips_through_json() {
+        let event = AuditEvent::new(EventKind::AuthDenied);
+        let json = serde_json::to_string(&event).unwrap();
+        assert_eq!(serde_json::from_str::<AuditEvent>(&json).unwrap(), event);
+    }
+
+    #[test]
+    fn unknown_fields_from_a_future_version_are_ignored() {
+        let line = r#"{"v":2,"ts":"2026-01-01T00:00:00.000Z","level":"info","event":"tool_call",
+            "tool":"t","new_field":{"nested":[1,2]},"_aws":{"Timestamp":1},"calls":1}"#;
+        let event: AuditEvent = serde_json::from_str(line).unwrap();
+        assert_eq!(event.v, 2);
+        assert_eq!(event.tool.as_deref(), Some("t"));
+    }
+
+    #[test]
+    fn duration_is_rounded_to_three_decimals() {
+        let event = AuditEvent::new(EventKind::ToolCall).duration_ms(1.234_567);
+        assert_eq!(event.duration_ms, Some(1.235));
+        let event = AuditEvent::new(EventKind::ToolCall).duration(Duration::from_micros(1500));
+        assert_eq!(event.duration_ms, Some(1.5));
+    }
+
+    #[test]
+    fn duration_set_directly_is_rounded_when_serialized() {
+        let mut event = AuditEvent::new(EventKind::ToolCall);
+        event.duration_ms = Some(0.123_456_789);
+        let json = serde_json::to_value(&event).unwrap();
+        assert_eq!(json[fields::DURATION_MS], 0.123);
+    }
+
+    #[test]
+    fn non_finite_duration_is_dropped_and_negative_clamped() {
+        let event = AuditEvent::new(EventKind::ToolCall).duration_ms(f64::NAN);
+        assert_eq!(event.duration_ms, None);
+        let event = AuditEvent::new(EventKind::ToolCall).duration_ms(-3.0);
+        assert_eq!(event.duration_ms, Some(0.0));
+    }
+
+    #[test]
+    fn arg_keys_are_sorted_deduplicated_and_never_carry_values() {
+        let event = AuditEvent::new(EventKind::ToolCall).arg_keys([
+            "page",
+            "fields",
+            "page",
+            "alice@example.com",
+            "has space",
+            &"x".repeat(65),
+        ]);
+        assert_eq!(event.arg_keys, [INVALID_ARG_KEY, "fields", "page"]);
+    }
+
+    #[test]
+    fn empty_arg_keys_are_omitted() {
+        let json = serde_json::to_value(AuditEvent::new(EventKind::ToolCall)).unwrap();
+        assert!(json.get(fields::ARG_KEYS).is_none());
+    }
+}

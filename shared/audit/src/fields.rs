@@ -1,0 +1,101 @@
+//! Audit field names, one constant per top-level JSON key.
+//!
+//! Logs Insights queries, dashboards and the ops functions refer to fields only through these
+//! constants, so a rename is a compile error instead of a silently empty dashboard.
+
+/// Schema version of the line (`1`).
+pub const V: &str = "v";
+/// RFC 3339 UTC timestamp with milliseconds.
+pub const TS: &str = "ts";
+/// `info`, `warn` or `error`.
+pub const LEVEL: &str = "level";
+/// Event kind: `tool_call`, `tool_error`, `client_init`, …
+pub const EVENT: &str = "event";
+/// Tool name as declared in the catalog.
+pub const TOOL: &str = "tool";
+/// Connector (upstream API) the tool belongs to.
+pub const CONNECTOR: &str = "connector";
+/// Result status: `ok`, `not_found`, `invalid_input`, …
+pub const STATUS: &str = "status";
+/// HTTP status of the upstream response, when there was one.
+pub const HTTP_STATUS: &str = "http_status";
+/// Short machine-readable reason code, never free text from upstream.
+pub const REASON: &str = "reason";
+/// Wall-clock duration in milliseconds, three decimals.
+pub const DURATION_MS: &str = "duration_ms";
+/// Request id (API Gateway / Lambda).
+pub const REQUEST_ID: &str = "request_id";
+/// MCP client name from `clientInfo`.
+pub const CLIENT: &str = "client";
+/// MCP client version from `clientInfo`.
+pub const CLIENT_VERSION: &str = "client_version";
+/// Negotiated MCP protocol version.
+pub const PROTOCOL_VERSION: &str = "protocol_version";
+/// Keyed-hash pseudonym of the caller's identity, never the identity itself.
+pub const USER: &str = "user";
+/// Identifier of the API key used (not the key).
+pub const KEY_ID: &str = "key_id";
+/// Tool profile the client was served.
+pub const PROFILE: &str = "profile";
+/// Argument names of the call, never their values.
+pub const ARG_KEYS: &str = "arg_keys";
+/// Size of the result sent to the client, in bytes.
+pub const RESULT_BYTES: &str = "result_bytes";
+/// Whether the result was cut to the output budget.
+pub const TRUNCATED: &str = "truncated";
+/// Upstream quota remaining after the call.
+pub const QUOTA_REMAINING: &str = "quota_remaining";
+/// Upstream quota consumed so far in the window.
+pub const QUOTA_CONSUMED: &str = "quota_consumed";
+/// Upstream quota limit for the window.
+pub const QUOTA_LIMIT: &str = "quota_limit";
+
+/// Every field name, in serialization order.
+pub const ALL: &[&str] = &[
+    V,
+    TS,
+    LEVEL,
+    EVENT,
+    TOOL,
+    CONNECTOR,
+    STATUS,
+    HTTP_STATUS,
+    REASON,
+    DURATION_MS,
+    REQUEST_ID,
+    CLIENT,
+    CLIENT_VERSION,
+    PROTOCOL_VERSION,
+    USER,
+    KEY_ID,
+    PROFILE,
+    ARG_KEYS,
+    RESULT_BYTES,
+    TRUNCATED,
+    QUOTA_REMAINING,
+    QUOTA_CONSUMED,
+    QUOTA_LIMIT,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn all_field_names_are_unique() {
+        let unique: HashSet<_> = ALL.iter().collect();
+        assert_eq!(unique.len(), ALL.len());
+    }
+
+    #[test]
+    fn field_names_are_snake_case_ascii() {
+        for name in ALL {
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{name} is not snake_case"
+            );
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! Loading catalog files: parse, then check every rule a runtime relies on, and name file, line
+//! and problem when something is wrong.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::model::{Catalog, ParamIn, ParamType, Risk};
+
+/// A catalog that failed to load: where and why.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {problem}")]
+    Invalid {
+        file: String,
+        line: usize,
+        problem: String,
+    },
+    #[error("{0}: no catalog files (*.yaml) found")]
+    Empty(PathBuf),
+}
+
+/// Loads every `*.yaml` file in `dir`, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<Catalog>, LoadError> {
+    let io = |source| LoadError::Io {
+        file: dir.to_path_buf(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(LoadError::Empty(dir.to_path_buf()));
+    }
+    let mut catalogs = Vec::with_capacity(files.len());
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        catalogs.push(parse(&file.display().to_string(), &text)?);
+    }
+    check_unique(&catalogs)?;
+    Ok(catalogs)
+}
+
+/// Parses catalogs given as `(file name, text)` pairs (the embedded default set).
+pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError> {
+    let catalogs = sources
+        .iter()
+        .map(|(file, text)| parse(file, text))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_unique(&catalogs)?;
+    Ok(catalogs)
+}
+
+/// Parses and validates one catalog file.
+pub fn parse(file: &str, text: &str) -> Result<Catalog, LoadError> {
+    let catalog: Catalog = yaml_serde::from_str(text).map_err(|e| LoadError::Invalid {
+        file: file.to_string(),
+        line: e.location().map_or(1, |l| l.line()),
+        problem: strip_location(&e.to_string()),
+    })?;
+    let problems = validate(&catalog);
+    if let Some((tool, problem)) = problems.into_iter().next() {
+        return Err(LoadError::Invalid {
+            file: file.to_string(),
+            line: tool.map_or(1, |t| line_of_tool(text, &t)),
+            problem,
+        });
+    }
+    Ok(catalog)
+}
+
+fn strip_location(message: &str) -> String {
+    // yaml_serde appends "at line X column Y"; the line is already in our prefix.
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The 1-based line of `- name: <tool>` in the source, for error messages.
+fn line_of_tool(text: &str, tool: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches("- ").trim();
+            l.strip_prefix("name:")
+                .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == tool)
+        })
+        .map_or(1, |i| i + 1)
+}
+
+fn is_snake(name: &str) -> bool {
+    !name.is_empty()
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The placeholders `{name}` in a template.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .collect()
+}
+
+/// Every structural problem, as (tool name if any, problem).
+fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
+    let mut out = Vec::new();
+    let mut top = |p: String| out.push((None, p));
+    if !is_snake(&c.connector) {
+        top(format!("connector `{}` must be snake_case", c.connector));
+    }
+    if !(c.base_url.starts_with("https://") || c.base_url.starts_with("http://")) {
+        top(format!("base_url `{}` must be an http(s) URL", c.base_url));
+    }
+    for field in placeholders(&c.base_url) {
+        if !c.secrets.iter().any(|s| s == field) {
+            top(format!(
+                "base_url uses {{{field}}} but `secrets` does not list `{field}`"
+            ));
+        }
+    }
+    let a = &c.auth;
+    match (&a.bearer, &a.header, &a.secret) {
+        (None, None, None) | (Some(_), None, None) | (None, Some(_), Some(_)) => {}
+        _ => top("auth is `{bearer: FIELD}` or `{header: NAME, secret: FIELD}`".into()),
+    }
+    if let Some(f) = a.secret_field().filter(|f| !c.secrets.iter().any(|s| s == f)) {
+        top(format!("auth uses secret `{f}` but `secrets` does not list it"));
+    }
+    if let Some(w) = c.quota.as_ref().and_then(|q| q.window.as_ref()) {
+        let set = [w.calendar_month.is_some(), w.day.is_some(), w.rolling_hours.is_some()];
+        if set.iter().filter(|s| **s).count() != 1 {
+            top("quota.window needs exactly one of calendar_month, day, rolling_hours".into());
+        }
+    }
+    if c.tools.is_empty() {
+        top("a catalog needs at least one tool".into());
+    }
+    let mut seen = BTreeSet::new();
+    for t in &c.tools {
+        let mut bad = |p: String| out.push((Some(t.name.clone()), format!("tool `{}`: {p}", t.name)));
+        if !seen.insert(t.name.as_str()) {
+            bad("duplicate tool name".into());
+        }
+        if !is_snake(&t.name) || !t.name.contains('_') {
+            bad("name must be `<resource>_<verb>` in snake_case".into());
+        }
+        if t.description.trim().is_empty() {
+            bad("description is empty".into());
+        }
+        let mappings = [&t.get, &t.post, &t.put, &t.patch, &t.delete]
+            .iter()
+            .filter(|m| m.is_some())
+            .count();
+        if mappings != 1 {
+            bad(format!(
+                "needs exactly one HTTP mapping (get/post/put/patch/delete), found {mappings}"
+            ));
+            continue;
+        }
+        let Some((method, path)) = t.http() else {
+            continue;
+        };
+        if !path.starts_with('/') || path.contains("..") || path.contains('?') {
+            bad(format!(
+                "path `{path}` must be a fixed template starting with `/`, without `..` or a query"
+            ));
+        }
+        let holes = placeholders(path);
+        for hole in &holes {
+            match t.params.get(*hole) {
+                Some(p) if p.location == ParamIn::Path => {}
+                _ => bad(format!("path uses {{{hole}}} but no `in: path` param `{hole}`")),
+            }
+        }
+        if t.raw && method != crate::model::Method::Get {
+            bad("raw tools may only GET".into());
+        }
+        if t.list && c.list_envelope.is_none() {
+            bad("list tool, but the catalog declares no `list_envelope`".into());
+        }
+        if t.list && t.risk == Risk::Forbidden {
+            bad("a list tool cannot be forbidden".into());
+        }
+        let has_fields = !t.fields.is_empty() || !t.default_fields.is_empty();
+        if has_fields && !t.list {
+            bad("`fields`/`default_fields` only apply to list tools".into());
+        }
+        if let Some(f) = t
+            .default_fields
+            .iter()
+            .find(|f| !t.fields.is_empty() && !t.fields.contains(f))
+        {
+            bad(format!("default field `{f}` is not in `fields`"));
+        }
+        for (name, p) in &t.params {
+            if !is_snake(name) {
+                bad(format!("param `{name}` must be snake_case"));
+            }
+            if crate::RESERVED_PARAMS.contains(&name.as_str()) {
+                bad(format!("param `{name}` is reserved by the platform"));
+            }
+            if p.location == ParamIn::Path && !holes.contains(&name.as_str()) {
+                bad(format!("path param `{name}` does not appear in `{path}`"));
+            }
+            if p.values.is_some() && p.kind != ParamType::Boolean {
+                bad(format!("param `{name}`: `values` only applies to booleans"));
+            }
+            if p.choices.is_some() && p.kind != ParamType::String {
+                bad(format!("param `{name}`: `enum` only applies to strings"));
+            }
+            if let (Some(lo), Some(hi)) = (p.min, p.max)
+                && lo > hi
+            {
+                bad(format!("param `{name}`: min {lo} is above max {hi}"));
+            }
+            if p.location == ParamIn::Body && method == crate::model::Method::Get {
+                bad(format!("param `{name}`: a GET has no body"));
+            }
+        }
+    }
+    out
+}
+
+fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
+    let mut connectors = BTreeSet::new();
+    let mut tools = BTreeSet::new();
+    for c in catalogs {
+        if !connectors.insert(&c.connector) {
+            return Err(LoadError::Invalid {
+                file: c.connector.clone(),
+                line: 1,
+                problem: format!("connector `{}` is declared twice", c.connector),
+            });
+        }
+        for t in &c.tools {
+            if !tools.insert(&t.name) {
+                return Err(LoadError::Invalid {
+                    file: c.connector.clone(),
+                    line: 1,
+                    problem: format!("tool `{}` is declared by two connectors", t.name),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+connector: demo
+base_url: "https://{host}/api"
+secrets: [host, token]
+auth: { bearer: token }
+list_envelope: { items: entries, total: total_entries, more: has_more }
+tools:
+  - name: invoices_list
+    risk: low
+    list: true
+    description: 'Lists invoices. Use it for "which invoices". Example {"page": 1}'
+    get: /invoices
+  - name: invoice_get
+    risk: low
+    description: 'One invoice. Use it when you have an id. Example {"id": 1}'
+    get: /invoices/{id}
+    params:
+      id: { type: integer, in: path, required: true, min: 1 }
+"#;
+
+    #[test]
+    fn good_catalog_loads() {
+        let c = parse("demo.yaml", GOOD).unwrap();
+        assert_eq!(c.tools.len(), 2);
+        assert_eq!(c.timeout_ms, 10_000);
+        assert!(c.tools[0].core);
+    }
+
+    #[test]
+    fn unknown_key_names_file_and_line() {
+        let text = GOOD.replace("    list: true\n", "    list: true\n    lsit: true\n");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.starts_with("demo.yaml:11: "), "{err}");
+        assert!(err.contains("lsit"), "{err}");
+    }
+
+    #[test]
+    fn path_hole_without_param_names_the_tool_line() {
+        let text = GOOD.replace("/invoices/{id}", "/invoices/{invoice_id}");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.starts_with("demo.yaml:13: tool `invoice_get`"), "{err}");
+        assert!(err.contains("{invoice_id}"), "{err}");
+    }
+
+    #[test]
+    fn path_traversal_in_template_is_rejected() {
+        let text = GOOD.replace("get: /invoices\n", "get: /invoices/../admin\n");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.contains("without `..`"), "{err}");
+    }
+
+    #[test]
+    fn base_url_placeholder_must_be_a_secret() {
+        let text = GOOD.replace("secrets: [host, token]", "secrets: [token]");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.contains("{host}"), "{err}");
+    }
+
+    #[test]
+    fn reserved_param_names_are_rejected() {
+        let text = GOOD.replace("      id: {", "      page: { type: integer }\n      id: {");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.contains("`page` is reserved"), "{err}");
+    }
+
+    #[test]
+    fn duplicate_tools_across_catalogs_are_rejected() {
+        let other = GOOD.replace("connector: demo", "connector: other");
+        let err = load_sources(&[("a.yaml", GOOD), ("b.yaml", &other)]).unwrap_err();
+        assert!(err.to_string().contains("declared by two connectors"));
+    }
+
+    #[test]
+    fn placeholders_are_found_in_order() {
+        assert_eq!(placeholders("/a/{x}/b/{y}"), vec!["x", "y"]);
+        assert!(placeholders("/a").is_empty());
+    }
+}

@@ -1,0 +1,356 @@
+//! The catalog file format: one YAML file per upstream API, every tool a contract.
+//!
+//! `catalog.schema.json` beside this crate describes the same format for editors; a test keeps
+//! the two in step.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One upstream API and the tools that reach it.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// Connector name, snake_case; prefixes its env vars (`PAPIERKRAM_EXPOSE_RAW`) and secrets.
+    pub connector: String,
+    /// Human title shown in `/health` and the lint.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Base URL; `{field}` placeholders are filled from the connector's secret fields.
+    pub base_url: String,
+    /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
+    /// secret, `<CONNECTOR>_<FIELD>` locally).
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    #[serde(default)]
+    pub auth: Auth,
+    /// Upstream timeout per request, milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// How the upstream wraps lists; list tools need it.
+    #[serde(default)]
+    pub list_envelope: Option<ListEnvelope>,
+    /// Where the upstream puts its error message in an error body (dotted path).
+    #[serde(default)]
+    pub error_message: Option<String>,
+    #[serde(default)]
+    pub quota: Option<Quota>,
+    /// A cheap GET used by `/health`.
+    #[serde(default)]
+    pub health: Option<Health>,
+    /// Connector-wide hints per result status; a tool's own hints win.
+    #[serde(default)]
+    pub hints: BTreeMap<Status, String>,
+    pub tools: Vec<Tool>,
+}
+
+fn default_timeout_ms() -> u64 {
+    10_000
+}
+
+/// How requests authenticate upstream: `{bearer: token}` or `{header: X-Api-Key, secret: key}`;
+/// absent means no credentials.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Auth {
+    /// `Authorization: Bearer <this secret field>`.
+    #[serde(default)]
+    pub bearer: Option<String>,
+    /// A named header carrying the secret field `secret`.
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub secret: Option<String>,
+}
+
+impl Auth {
+    /// The secret field the credentials come from.
+    pub fn secret_field(&self) -> Option<&str> {
+        self.bearer.as_deref().or(self.secret.as_deref())
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ListEnvelope {
+    /// Field holding the items.
+    pub items: String,
+    /// Query parameter names the upstream uses for paging.
+    #[serde(default = "default_page")]
+    pub page_param: String,
+    #[serde(default = "default_page_size")]
+    pub page_size_param: String,
+    /// Response fields with the total count and the "more pages" flag.
+    #[serde(default)]
+    pub total: Option<String>,
+    #[serde(default)]
+    pub more: Option<String>,
+    /// Largest page the upstream serves.
+    #[serde(default = "default_max_page_size")]
+    pub max_page_size: u32,
+}
+
+fn default_page() -> String {
+    "page".into()
+}
+fn default_page_size() -> String {
+    "page_size".into()
+}
+fn default_max_page_size() -> u32 {
+    100
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Quota {
+    /// Response header with the remaining quota.
+    #[serde(default)]
+    pub remaining: Option<String>,
+    /// Response header with the consumed quota.
+    #[serde(default)]
+    pub consumed: Option<String>,
+    /// The limit per window, when the upstream does not send it.
+    #[serde(default)]
+    pub limit: Option<i64>,
+    #[serde(default)]
+    pub window: Option<QuotaWindow>,
+    /// Utilisation percentages that warn, then page (default 80 and 95).
+    #[serde(default = "default_thresholds")]
+    pub thresholds: Vec<u8>,
+}
+
+fn default_thresholds() -> Vec<u8> {
+    vec![80, 95]
+}
+
+/// The quota window; exactly one field is set.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaWindow {
+    /// Calendar month in this IANA time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar_month: Option<String>,
+    /// Calendar day in this IANA time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<String>,
+    /// A rolling window of this many hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_hours: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    /// Path (under `base_url`) of a cheap GET.
+    pub get: String,
+}
+
+/// Result status of every tool call; the same words in results, audit lines and queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Ok,
+    NotFound,
+    InvalidInput,
+    Unauthorized,
+    RateLimited,
+    Unavailable,
+    Error,
+    ConfirmationRequired,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::NotFound => "not_found",
+            Status::InvalidInput => "invalid_input",
+            Status::Unauthorized => "unauthorized",
+            Status::RateLimited => "rate_limited",
+            Status::Unavailable => "unavailable",
+            Status::Error => "error",
+            Status::ConfirmationRequired => "confirmation_required",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    Low,
+    Medium,
+    High,
+    Critical,
+    /// Never listed, never callable: documents what the platform refuses to do.
+    Forbidden,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    pub fn is_read_only(self) -> bool {
+        self == Method::Get
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// One tool: a contract between the model and the upstream.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// `<resource>_<verb>`.
+    pub name: String,
+    /// What it returns, when to use it, the words users say, one JSON example.
+    pub description: String,
+    /// Listed in `tools/list` (others are reachable through search only).
+    #[serde(default = "yes")]
+    pub core: bool,
+    pub risk: Risk,
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Safe to retry with the same arguments.
+    #[serde(default)]
+    pub idempotent: Option<bool>,
+    /// Upstream writes the call causes, in words (empty for reads).
+    #[serde(default)]
+    pub side_effects: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub put: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete: Option<String>,
+    /// A raw escape hatch: the caller supplies the path. Only exposed with
+    /// `<CONNECTOR>_EXPOSE_RAW=true`.
+    #[serde(default)]
+    pub raw: bool,
+    /// The list shape: `page`, `page_size`, `fields`, `count_only` are added.
+    #[serde(default)]
+    pub list: bool,
+    #[serde(default)]
+    pub params: BTreeMap<String, Param>,
+    /// List tools: the item fields a caller may select with `fields` (dotted for nesting).
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// List tools: the compact projection returned when the caller names no `fields`.
+    #[serde(default)]
+    pub default_fields: Vec<String>,
+    /// Result fields holding text users wrote; marked as untrusted data in results.
+    #[serde(default)]
+    pub untrusted: Vec<String>,
+    /// Hints per status for this tool (e.g. 404 → the right tool).
+    #[serde(default)]
+    pub hints: BTreeMap<Status, String>,
+    /// Largest result in bytes before it is cut with a hint.
+    #[serde(default)]
+    pub max_result_bytes: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Tool {
+    /// The HTTP mapping: method and fixed path template.
+    pub fn http(&self) -> Option<(Method, &str)> {
+        [
+            (Method::Get, &self.get),
+            (Method::Post, &self.post),
+            (Method::Put, &self.put),
+            (Method::Patch, &self.patch),
+            (Method::Delete, &self.delete),
+        ]
+        .into_iter()
+        .find_map(|(m, p)| p.as_deref().map(|p| (m, p)))
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.http().is_some_and(|(m, _)| m.is_read_only())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    /// `YYYY-MM-DD`.
+    Date,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamIn {
+    #[default]
+    Query,
+    Path,
+    Body,
+}
+
+/// One typed, bounded input parameter.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    #[serde(rename = "type")]
+    pub kind: ParamType,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub required: bool,
+    /// Where it goes; path parameters are always required.
+    #[serde(default, rename = "in")]
+    pub location: ParamIn,
+    /// Upstream name when it differs (`company_id` → `creditor_id`).
+    #[serde(default, rename = "as")]
+    pub upstream: Option<String>,
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+    #[serde(default)]
+    pub max_length: Option<usize>,
+    #[serde(default, rename = "enum")]
+    pub choices: Option<Vec<String>>,
+    /// For booleans the upstream spells as words: `{true: desc, false: asc}`.
+    #[serde(default)]
+    pub values: Option<BooleanValues>,
+    #[serde(default)]
+    pub default: Option<serde_json::Value>,
+}
+
+impl Param {
+    pub fn upstream_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.upstream.as_deref().unwrap_or(name)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BooleanValues {
+    #[serde(rename = "true")]
+    pub when_true: String,
+    #[serde(rename = "false")]
+    pub when_false: String,
+}
