@@ -66,7 +66,10 @@ pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Inv
                 Some(best) => format!("Unknown argument `{key}`. Did you mean `{best}`?"),
                 None => format!("Unknown argument `{key}`."),
             };
-            return Err(invalid(format!("{hint} Valid arguments: {}.", accepted.join(", "))));
+            return Err(invalid(format!(
+                "{hint} Valid arguments: {}.",
+                accepted.join(", ")
+            )));
         }
     }
     let mut valid = ValidArgs::default();
@@ -92,7 +95,9 @@ pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Inv
         let path = args.get("path").and_then(Value::as_str).ok_or_else(|| {
             invalid("Missing required argument `path` (string starting with `/`).")
         })?;
-        valid.values.insert("path".into(), Value::String(check_raw_path(path)?));
+        valid
+            .values
+            .insert("path".into(), Value::String(check_raw_path(path)?));
     }
     if tool.list {
         valid.list = Some(list_options(tool, args)?);
@@ -236,7 +241,9 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             if let Some(max) = p.max_length
                 && s.chars().count() > max
             {
-                return Err(invalid(format!("`{name}` is longer than {max} characters.")));
+                return Err(invalid(format!(
+                    "`{name}` is longer than {max} characters."
+                )));
             }
             Value::String(s)
         }
@@ -278,12 +285,22 @@ fn boolean(name: &str, v: &Value) -> Result<bool, Invalid> {
     }
 }
 
-/// The candidate closest to `word` by edit distance, when it is plausibly a typo.
+/// The candidate closest to `word` when it is plausibly what was meant: a small edit distance,
+/// or one name being the other with a resource prefix (`invoice_id` for `id`).
 pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let word = word.to_ascii_lowercase();
     candidates
-        .map(|c| (edit_distance(&word, &c.to_ascii_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+        .filter_map(|c| {
+            let lower = c.to_ascii_lowercase();
+            let prefixed =
+                word.ends_with(&format!("_{lower}")) || lower.ends_with(&format!("_{word}"));
+            let d = if prefixed {
+                1
+            } else {
+                edit_distance(&word, &lower)
+            };
+            (d <= (c.len() / 3).max(2)).then_some((d, c))
+        })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -343,13 +360,22 @@ tools:
     #[test]
     fn unknown_argument_gets_did_you_mean_hint() {
         let err = validate(&tool(), &args(json!({"invoce_id": 3}))).unwrap_err();
-        assert!(err.hint.starts_with("Unknown argument `invoce_id`. Did you mean `invoice_id`?"), "{}", err.hint);
+        assert!(
+            err.hint
+                .starts_with("Unknown argument `invoce_id`. Did you mean `invoice_id`?"),
+            "{}",
+            err.hint
+        );
         assert!(err.hint.contains("page_size"));
     }
 
     #[test]
     fn numeric_strings_are_accepted_for_numbers() {
-        let v = validate(&tool(), &args(json!({"invoice_id": "5", "amount": " 12.5", "page_size": "20"}))).unwrap();
+        let v = validate(
+            &tool(),
+            &args(json!({"invoice_id": "5", "amount": " 12.5", "page_size": "20"})),
+        )
+        .unwrap();
         assert_eq!(v.values["invoice_id"], json!(5));
         assert_eq!(v.values["amount"], json!(12.5));
         assert_eq!(v.list.unwrap().page_size, 20);
@@ -389,10 +415,22 @@ tools:
     #[test]
     fn list_defaults_and_field_whitelist() {
         let v = validate(&tool(), &args(json!({}))).unwrap();
-        assert_eq!(v.list, Some(ListOptions { page: 1, page_size: 50, fields: None, count_only: false }));
+        assert_eq!(
+            v.list,
+            Some(ListOptions {
+                page: 1,
+                page_size: 50,
+                fields: None,
+                count_only: false
+            })
+        );
         let err = validate(&tool(), &args(json!({"fields": ["id", "nmae"]}))).unwrap_err();
         assert!(err.hint.contains("Did you mean `name`?"), "{}", err.hint);
-        let v = validate(&tool(), &args(json!({"fields": "id, billing.company", "count_only": true}))).unwrap();
+        let v = validate(
+            &tool(),
+            &args(json!({"fields": "id, billing.company", "count_only": true})),
+        )
+        .unwrap();
         let list = v.list.unwrap();
         assert_eq!(list.fields.unwrap(), vec!["id", "billing.company"]);
         assert!(list.count_only);
@@ -408,7 +446,14 @@ tools:
 
     #[test]
     fn closest_ignores_far_words() {
-        assert_eq!(closest("invoce_id", ["invoice_id", "page"].into_iter()), Some("invoice_id"));
+        assert_eq!(
+            closest("invoce_id", ["invoice_id", "page"].into_iter()),
+            Some("invoice_id")
+        );
         assert_eq!(closest("zzz", ["invoice_id"].into_iter()), None);
+        assert_eq!(
+            closest("invoice_id", ["id", "fields"].into_iter()),
+            Some("id")
+        );
     }
 }

@@ -49,7 +49,11 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// Axum middleware: 401 unless a valid key is presented; 503 while the secret is unavailable.
-pub async fn require_key(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn require_key(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     if state.insecure_no_auth {
         request.extensions_mut().insert(Caller {
             key_id: "insecure-no-auth".into(),
@@ -106,7 +110,10 @@ mod tests {
 
     #[test]
     fn matching_key_returns_its_id_only() {
-        let keys = vec![ApiKey::new("a", "key-aaaaaaaaaaaaaaaa"), ApiKey::new("b", "key-bbbbbbbbbbbbbbbb")];
+        let keys = vec![
+            ApiKey::new("a", "key-aaaaaaaaaaaaaaaa"),
+            ApiKey::new("b", "key-bbbbbbbbbbbbbbbb"),
+        ];
         assert_eq!(verify(&keys, "key-bbbbbbbbbbbbbbbb").as_deref(), Some("b"));
         assert_eq!(verify(&keys, "key-bbbbbbbbbbbbbbb"), None);
         assert_eq!(verify(&[], "anything"), None);
@@ -115,7 +122,10 @@ mod tests {
     #[test]
     fn bearer_scheme_is_case_insensitive_and_needs_a_token() {
         let mut h = HeaderMap::new();
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer abc"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc"),
+        );
         assert_eq!(bearer(&h), Some("abc"));
         h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
         assert_eq!(bearer(&h), None);

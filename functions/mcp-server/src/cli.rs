@@ -43,9 +43,15 @@ pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Re
                 match flag.as_str() {
                     "--addr" => {
                         let v = args.next().context("--addr needs a value")?;
-                        addr = v.parse().with_context(|| format!("--addr `{v}` is not host:port"))?;
+                        addr = v
+                            .parse()
+                            .with_context(|| format!("--addr `{v}` is not host:port"))?;
                     }
-                    "--catalog" => catalog = Some(PathBuf::from(args.next().context("--catalog needs a directory")?)),
+                    "--catalog" => {
+                        catalog = Some(PathBuf::from(
+                            args.next().context("--catalog needs a directory")?,
+                        ))
+                    }
                     "--insecure-no-auth" => insecure_no_auth = true,
                     other => bail!("unknown flag `{other}`\n{USAGE}"),
                 }
@@ -53,7 +59,11 @@ pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Re
             if insecure_no_auth && !addr.ip().is_loopback() {
                 bail!("--insecure-no-auth is only allowed on a loopback address, not {addr}");
             }
-            Ok(Command::Serve { addr, catalog, insecure_no_auth })
+            Ok(Command::Serve {
+                addr,
+                catalog,
+                insecure_no_auth,
+            })
         }
         "-h" | "--help" | "help" => bail!("{USAGE}"),
         other => bail!("unknown command `{other}`\n{USAGE}"),
@@ -88,16 +98,36 @@ pub async fn build_state(
                 .iter()
                 .map(|c| (c.connector.clone(), c.secrets.clone()))
                 .collect();
-            SecretLoader::Static(Arc::new(secrets::from_env(&config.env, &fields, &redactor)?))
+            SecretLoader::Static(Arc::new(secrets::from_env(
+                &config.env,
+                &fields,
+                &redactor,
+            )?))
         }
     };
-    let store = Arc::new(SecretStore::new(loader, config.secret_ttl, redactor.clone()));
+    let store = Arc::new(SecretStore::new(
+        loader,
+        config.secret_ttl,
+        redactor.clone(),
+    ));
     // Load once per cold start; a failure is logged and answered with 503 until it recovers.
     if let Err(e) = store.get().await {
         tracing::error!(error = %e, "starting without the deployment secret; requests get 503");
     }
-    let audit = AuditLog::stdout(config.emf_namespace.clone().map(|namespace| EmfConfig { namespace }));
-    let state = AppState::new(config, catalogs, store, audit, redactor, crate::http_client());
+    let audit = AuditLog::stdout(
+        config
+            .emf_namespace
+            .clone()
+            .map(|namespace| EmfConfig { namespace }),
+    );
+    let state = AppState::new(
+        config,
+        catalogs,
+        store,
+        audit,
+        redactor,
+        crate::http_client(),
+    );
     Ok(state)
 }
 
@@ -109,7 +139,11 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
                 .await
                 .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
         }
-        Command::Serve { addr, catalog, insecure_no_auth } => {
+        Command::Serve {
+            addr,
+            catalog,
+            insecure_no_auth,
+        } => {
             let local_key = local_key_if_unset(&config);
             let config = match &local_key {
                 Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
@@ -147,7 +181,8 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
 
 /// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
 fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
-    if config.secret_source != SecretSourceConfig::Env || config.env.get(config::API_KEYS).is_some() {
+    if config.secret_source != SecretSourceConfig::Env || config.env.get(config::API_KEYS).is_some()
+    {
         return None;
     }
     let mut bytes = [0u8; 24];
@@ -174,7 +209,11 @@ mod tests {
         let c = parse(args("serve"), false).unwrap();
         assert_eq!(
             c,
-            Command::Serve { addr: "127.0.0.1:8767".parse().unwrap(), catalog: None, insecure_no_auth: false }
+            Command::Serve {
+                addr: "127.0.0.1:8767".parse().unwrap(),
+                catalog: None,
+                insecure_no_auth: false
+            }
         );
     }
 

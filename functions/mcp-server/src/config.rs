@@ -39,6 +39,22 @@ pub const EXPOSE_RAW_SUFFIX: &str = "_EXPOSE_RAW";
 /// Per connector: `<CONNECTOR>_BASE_URL` replaces the catalog's base URL (sandbox, tests).
 pub const BASE_URL_SUFFIX: &str = "_BASE_URL";
 
+/// Every fixed variable name, for the documentation check.
+pub const ALL: &[&str] = &[
+    SECRET_ID,
+    SECRET_TTL_SECS,
+    API_KEYS,
+    PSEUDONYM_PEPPER,
+    CATALOG_DIR,
+    ALLOWED_HOSTS,
+    ALLOWED_ORIGINS,
+    MAX_BODY_BYTES,
+    MAX_RESULT_BYTES,
+    EMF_NAMESPACE,
+    HEALTH_TIMEOUT_MS,
+    LOG_FORMAT,
+];
+
 /// A bad variable: names it and says what was expected.
 #[derive(Debug, thiserror::Error)]
 #[error("{name}: {problem}")]
@@ -84,10 +100,7 @@ impl Env {
 
     /// A variable, `None` when unset or empty.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .get(name)
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
+        self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
     }
 
     fn parse<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, ConfigError> {
@@ -184,7 +197,10 @@ impl Config {
             .iter()
             .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
         {
-            return Err(bad(ALLOWED_ORIGINS, format!("`{o}` needs a scheme (https://…)")));
+            return Err(bad(
+                ALLOWED_ORIGINS,
+                format!("`{o}` needs a scheme (https://…)"),
+            ));
         }
         let json_logs = match env.get(LOG_FORMAT) {
             None => lambda,
@@ -230,6 +246,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn env_example_documents_every_variable() {
+        let example = include_str!("../../../.env.example");
+        for name in ALL
+            .iter()
+            .chain([&"PAPIERKRAM_EXPOSE_RAW", &"PAPIERKRAM_BASE_URL"])
+        {
+            assert!(
+                example.contains(&format!("# {name}=")),
+                "{name} is not in .env.example"
+            );
+        }
+    }
+
+    #[test]
     fn local_defaults_need_no_aws() {
         let c = Config::from(Env::default()).unwrap();
         assert!(!c.lambda);
@@ -249,7 +279,10 @@ mod tests {
     #[test]
     fn bad_number_names_the_variable() {
         let err = Config::from(Env::from_pairs([(MAX_RESULT_BYTES, "lots")])).unwrap_err();
-        assert_eq!(err.to_string(), "MCP_MAX_RESULT_BYTES: `lots` is not a valid number");
+        assert_eq!(
+            err.to_string(),
+            "MCP_MAX_RESULT_BYTES: `lots` is not a valid number"
+        );
     }
 
     #[test]

@@ -58,7 +58,8 @@ impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
-                Implementation::new("hosted-mcp", env!("CARGO_PKG_VERSION")).with_title("hosted-mcp"),
+                Implementation::new("hosted-mcp", env!("CARGO_PKG_VERSION"))
+                    .with_title("hosted-mcp"),
             )
             .with_instructions(
                 "Tools call company systems through declared contracts. Every result has a \
@@ -99,7 +100,9 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         log_stateless_client(&call_context(&context));
-        Ok(ListToolsResult::with_all_items(self.state.tool_defs.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(
+            self.state.tool_defs.as_ref().clone(),
+        ))
     }
 
     async fn call_tool(
@@ -127,7 +130,9 @@ impl ServerHandler for McpHandler {
                 .map(|s| format!(" Did you mean `{s}`?"))
                 .unwrap_or_default();
             return Err(McpError::invalid_params(
-                format!("Tool not found: `{name}`.{suggestion} Call tools/list for the available tools."),
+                format!(
+                    "Tool not found: `{name}`.{suggestion} Call tools/list for the available tools."
+                ),
                 None,
             ));
         };
@@ -169,7 +174,11 @@ fn loggable_name(name: &str) -> String {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
-    if plain { name.to_string() } else { audit::INVALID_ARG_KEY.to_string() }
+    if plain {
+        name.to_string()
+    } else {
+        audit::INVALID_ARG_KEY.to_string()
+    }
 }
 
 fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
@@ -180,7 +189,9 @@ fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
         }
     }
     if let Some(client) = &ctx.client {
-        event = event.client(client.name.clone()).client_version(client.version.clone());
+        event = event
+            .client(client.name.clone())
+            .client_version(client.version.clone());
     }
     if let Some(v) = &ctx.protocol_version {
         event = event.protocol_version(v.clone());

@@ -36,7 +36,9 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
             let catalog = &conn.catalog;
             let url = upstream::fill_base(catalog, &conn.base_url, &secrets)
                 .ok()
-                .and_then(|base| reqwest::Url::parse(&format!("{}{path}", base.trim_end_matches('/'))).ok());
+                .and_then(|base| {
+                    reqwest::Url::parse(&format!("{}{path}", base.trim_end_matches('/'))).ok()
+                });
             let status = match url {
                 None => "not_configured".to_string(),
                 Some(url) => {
@@ -72,6 +74,10 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
         connectors.insert(name, status);
     }
     let ok = connectors.values().all(|s| s == "ok" || s == "no_probe");
-    let code = if ok { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let code = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (code, Json(json!({ "ok": ok, "connectors": connectors })))
 }

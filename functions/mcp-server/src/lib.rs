@@ -33,8 +33,10 @@ use crate::runtime::{Connector, Registry, Runtime};
 use crate::secrets::SecretStore;
 
 /// The catalogs shipped in the binary: the default when no catalog directory is configured.
-pub const EMBEDDED_CATALOGS: &[(&str, &str)] =
-    &[("papierkram.yaml", include_str!("../catalogs/papierkram.yaml"))];
+pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[(
+    "papierkram.yaml",
+    include_str!("../catalogs/papierkram.yaml"),
+)];
 
 /// Response header carrying the request id (API Gateway's on Lambda, generated locally).
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -138,7 +140,10 @@ pub fn app(state: AppState) -> Router {
     let authed = Router::new()
         .route_service("/mcp", mcp)
         .route("/health", get(health::health))
-        .layer(middleware::from_fn_with_state(state.clone(), auth::require_key))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_key,
+        ))
         .with_state(state);
     authed.layer(middleware::from_fn(hygiene))
 }
@@ -167,7 +172,11 @@ fn new_request_id() -> String {
     let mut bytes = [0u8; 8];
     // Without entropy an id is still useful for correlation; fall back to the clock.
     if getrandom::fill(&mut bytes).is_err() {
-        bytes = (std::time::UNIX_EPOCH.elapsed().unwrap_or_default().as_nanos() as u64).to_be_bytes();
+        bytes = (std::time::UNIX_EPOCH
+            .elapsed()
+            .unwrap_or_default()
+            .as_nanos() as u64)
+            .to_be_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -11,7 +11,9 @@ async fn main() -> anyhow::Result<()> {
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
     let logs = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
+        )
         .with_writer(RedactingMakeWriter::stderr(redactor.clone()));
     if config.json_logs {
         logs.json().init();

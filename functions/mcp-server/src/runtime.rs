@@ -82,20 +82,32 @@ pub struct Runtime {
 impl Runtime {
     /// One tool call: validate, confirm, call upstream (re-reading the secret once on 401),
     /// shape the result.
-    pub async fn call(&self, conn: &Connector, tool: &Tool, arguments: &Map<String, Value>) -> Outcome {
+    pub async fn call(
+        &self,
+        conn: &Connector,
+        tool: &Tool,
+        arguments: &Map<String, Value>,
+    ) -> Outcome {
         let valid = match args::validate(tool, arguments) {
             Ok(v) => v,
             Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
         };
         if args::needs_confirmation(tool) && !valid.confirm {
-            let effect = tool.side_effects.as_deref().unwrap_or("It changes data upstream.");
+            let effect = tool
+                .side_effects
+                .as_deref()
+                .unwrap_or("It changes data upstream.");
             return Outcome::failed(
                 Status::ConfirmationRequired,
                 "confirmation_required",
                 format!(
                     "`{}` is a {}-risk action: {effect} Ask the user, then call again with confirm=true.",
                     tool.name,
-                    if tool.risk == Risk::Critical { "critical" } else { "high" }
+                    if tool.risk == Risk::Critical {
+                        "critical"
+                    } else {
+                        "high"
+                    }
                 ),
             );
         }
@@ -118,7 +130,11 @@ impl Runtime {
             }
         };
         let Some((method, _)) = tool.http() else {
-            return Outcome::failed(Status::Error, "no_mapping", "This tool has no HTTP mapping.");
+            return Outcome::failed(
+                Status::Error,
+                "no_mapping",
+                "This tool has no HTTP mapping.",
+            );
         };
         let body = upstream::build_body(tool, valid);
         let timeout = Duration::from_millis(catalog.timeout_ms);
@@ -128,7 +144,16 @@ impl Runtime {
                 Ok(u) => u,
                 Err(e) => return Outcome::failed(e.status, "not_configured", e.hint),
             };
-            let reply = upstream::send(&self.http, catalog, method, url, body.as_ref(), &secrets, timeout).await;
+            let reply = upstream::send(
+                &self.http,
+                catalog,
+                method,
+                url,
+                body.as_ref(),
+                &secrets,
+                timeout,
+            )
+            .await;
             match reply {
                 Ok(r) if r.status == 401 && !refreshed => {
                     refreshed = true;
@@ -156,7 +181,10 @@ impl Runtime {
                     return Outcome::failed(
                         Status::Unavailable,
                         "upstream_unreachable",
-                        format!("{} cannot be reached right now; retry in a few minutes.", title(catalog)),
+                        format!(
+                            "{} cannot be reached right now; retry in a few minutes.",
+                            title(catalog)
+                        ),
                     );
                 }
                 Err(Err(e)) => return Outcome::failed(e.status, "not_configured", e.hint),
@@ -190,7 +218,8 @@ impl Runtime {
             _ => Status::Error,
         };
         let hint = hint_for(conn, tool, status, code, message.as_deref(), &r);
-        let mut outcome = Outcome::failed(status, &format!("upstream_{code}"), hint).with_http(code);
+        let mut outcome =
+            Outcome::failed(status, &format!("upstream_{code}"), hint).with_http(code);
         if let (Some(m), Some(body)) = (message, outcome.body.as_object_mut()) {
             body.insert("upstream_message".into(), m.into());
         }
@@ -204,10 +233,20 @@ fn title(c: &Catalog) -> &str {
 
 /// The hint for a failed call: the tool's own, else the connector's, else a default that
 /// names what to do next. `{message}`, `{retry_after}`, `{remaining}` are filled in.
-fn hint_for(conn: &Connector, tool: &Tool, status: Status, code: u16, message: Option<&str>, r: &Reply) -> String {
+fn hint_for(
+    conn: &Connector,
+    tool: &Tool,
+    status: Status,
+    code: u16,
+    message: Option<&str>,
+    r: &Reply,
+) -> String {
     let catalog = &conn.catalog;
     let remaining = r.quota.and_then(|q| q.remaining);
-    let declared = tool.hints.get(&status).or_else(|| catalog.hints.get(&status));
+    let declared = tool
+        .hints
+        .get(&status)
+        .or_else(|| catalog.hints.get(&status));
     let default = match status {
         Status::Unauthorized if code == 403 => format!(
             "{} refused access (HTTP 403): the credentials lack permission. Check the token's scope in connectors.{}.{{{}}}.",
@@ -225,11 +264,17 @@ fn hint_for(conn: &Connector, tool: &Tool, status: Status, code: u16, message: O
             Some(list) => format!(
                 "Nothing found for these arguments (HTTP 404); the API itself is up. Look the id up with `{list}` first."
             ),
-            None => "Nothing found for these arguments (HTTP 404); the API itself is up. Check the id.".to_string(),
+            None => {
+                "Nothing found for these arguments (HTTP 404); the API itself is up. Check the id."
+                    .to_string()
+            }
         },
         Status::InvalidInput => match message {
             Some(m) => format!("{} refused the request: {m}", title(catalog)),
-            None => format!("{} refused the request (HTTP {code}); check the arguments.", title(catalog)),
+            None => format!(
+                "{} refused the request (HTTP {code}); check the arguments.",
+                title(catalog)
+            ),
         },
         Status::RateLimited => match remaining {
             Some(0) => format!(
@@ -239,7 +284,9 @@ fn hint_for(conn: &Connector, tool: &Tool, status: Status, code: u16, message: O
             _ => format!(
                 "{} is rate limiting (HTTP 429); retry after {}.",
                 title(catalog),
-                r.retry_after.as_deref().map_or("a minute".to_string(), |s| format!("{s} s"))
+                r.retry_after
+                    .as_deref()
+                    .map_or("a minute".to_string(), |s| format!("{s} s"))
             ),
         },
         Status::Unavailable => format!(
@@ -253,12 +300,18 @@ fn hint_for(conn: &Connector, tool: &Tool, status: Status, code: u16, message: O
     };
     text.replace("{message}", message.unwrap_or("(no message)"))
         .replace("{retry_after}", r.retry_after.as_deref().unwrap_or("60"))
-        .replace("{remaining}", &remaining.map_or("unknown".into(), |n| n.to_string()))
+        .replace(
+            "{remaining}",
+            &remaining.map_or("unknown".into(), |n| n.to_string()),
+        )
 }
 
 /// The list tool of the same resource (`invoice_get` → `invoices_list`), for 404 hints.
 fn sibling_list_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a str> {
-    let resource = tool.name.rsplit_once('_').map_or(tool.name.as_str(), |(r, _)| r);
+    let resource = tool
+        .name
+        .rsplit_once('_')
+        .map_or(tool.name.as_str(), |(r, _)| r);
     conn.catalog
         .tools
         .iter()

@@ -49,7 +49,10 @@ pub struct SecretValues {
 
 impl SecretValues {
     pub fn field(&self, connector: &str, field: &str) -> Option<&str> {
-        self.connectors.get(connector)?.get(field).map(String::as_str)
+        self.connectors
+            .get(connector)?
+            .get(field)
+            .map(String::as_str)
     }
 }
 
@@ -75,7 +78,11 @@ pub enum SecretError {
 }
 
 /// Parses the secret JSON, registering every value with the redactor.
-pub fn parse_secret(id: &str, text: &str, redactor: &Redactor) -> Result<SecretValues, SecretError> {
+pub fn parse_secret(
+    id: &str,
+    text: &str,
+    redactor: &Redactor,
+) -> Result<SecretValues, SecretError> {
     let json: SecretJson = serde_json::from_str(text).map_err(|e| SecretError::Malformed {
         id: id.to_string(),
         reason: describe_json_error(&e),
@@ -117,18 +124,23 @@ pub fn from_env(
     let mut values = SecretValues::default();
     if let Some(pairs) = env.get(config::API_KEYS) {
         for pair in pairs.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((id, key)) = pair.split_once(':').filter(|(i, k)| !i.is_empty() && k.len() >= 16)
+            let Some((id, key)) = pair
+                .split_once(':')
+                .filter(|(i, k)| !i.is_empty() && k.len() >= 16)
             else {
                 return Err(config::ConfigError {
                     name: config::API_KEYS.into(),
-                    problem: "expected `id:key` pairs, comma-separated, keys of 16+ characters".into(),
+                    problem: "expected `id:key` pairs, comma-separated, keys of 16+ characters"
+                        .into(),
                 });
             };
             redactor.add_secret(key);
             values.api_keys.push(ApiKey::new(id, key));
         }
     }
-    values.pepper = env.get(config::PSEUDONYM_PEPPER).map(|p| p.as_bytes().to_vec());
+    values.pepper = env
+        .get(config::PSEUDONYM_PEPPER)
+        .map(|p| p.as_bytes().to_vec());
     for (connector, names) in fields {
         for name in names {
             if let Some(v) = env.connector(connector, &format!("_{}", name.to_ascii_uppercase())) {
@@ -226,7 +238,10 @@ impl SecretStore {
         (!Arc::ptr_eq(&fresh, seen)).then_some(fresh)
     }
 
-    async fn reload(&self, seen: Option<&Arc<SecretValues>>) -> Result<Arc<SecretValues>, SecretError> {
+    async fn reload(
+        &self,
+        seen: Option<&Arc<SecretValues>>,
+    ) -> Result<Arc<SecretValues>, SecretError> {
         let _one_at_a_time = self.reload.lock().await;
         // Someone else may have reloaded while we waited.
         if let Some(c) = self.current.read().await.as_ref() {
@@ -290,8 +305,12 @@ impl SecretStore {
 
 async fn fetch(client: &aws_sdk_secretsmanager::Client, id: &str) -> Result<String, SecretError> {
     use aws_sdk_secretsmanager::operation::get_secret_value::GetSecretValueError;
-    let out = client.get_secret_value().secret_id(id).send().await.map_err(|e| {
-        match e.as_service_error() {
+    let out = client
+        .get_secret_value()
+        .secret_id(id)
+        .send()
+        .await
+        .map_err(|e| match e.as_service_error() {
             Some(GetSecretValueError::ResourceNotFoundException(_)) => {
                 SecretError::NotFound(id.to_string())
             }
@@ -299,13 +318,11 @@ async fn fetch(client: &aws_sdk_secretsmanager::Client, id: &str) -> Result<Stri
                 id: id.to_string(),
                 reason: aws_sdk_secretsmanager::error::DisplayErrorContext(&e).to_string(),
             },
-        }
-    })?;
-    out.secret_string
-        .ok_or_else(|| SecretError::Malformed {
-            id: id.to_string(),
-            reason: "it has no SecretString (binary secrets are not supported)".into(),
-        })
+        })?;
+    out.secret_string.ok_or_else(|| SecretError::Malformed {
+        id: id.to_string(),
+        reason: "it has no SecretString (binary secrets are not supported)".into(),
+    })
 }
 
 #[cfg(test)]
@@ -340,9 +357,13 @@ mod tests {
 
     #[test]
     fn wrongly_typed_secret_does_not_echo_the_value() {
-        let err = parse_secret("s", r#"{"api_keys":"dev:leaky-secret-value"}"#, &Redactor::new())
-            .unwrap_err()
-            .to_string();
+        let err = parse_secret(
+            "s",
+            r#"{"api_keys":"dev:leaky-secret-value"}"#,
+            &Redactor::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(!err.contains("leaky-secret-value"), "{err}");
     }
 

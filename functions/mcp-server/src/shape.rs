@@ -51,7 +51,11 @@ impl Outcome {
 
 fn quota_json(q: &QuotaInfo) -> Value {
     let mut m = Map::new();
-    for (k, v) in [("remaining", q.remaining), ("consumed", q.consumed), ("limit", q.limit)] {
+    for (k, v) in [
+        ("remaining", q.remaining),
+        ("consumed", q.consumed),
+        ("limit", q.limit),
+    ] {
         if let Some(v) = v {
             m.insert(k.into(), v.into());
         }
@@ -60,12 +64,7 @@ fn quota_json(q: &QuotaInfo) -> Value {
 }
 
 /// The ok result: the list shape for list tools, `data` otherwise.
-pub fn ok(
-    catalog: &Catalog,
-    tool: &Tool,
-    list: Option<&ListOptions>,
-    body: Value,
-) -> Value {
+pub fn ok(catalog: &Catalog, tool: &Tool, list: Option<&ListOptions>, body: Value) -> Value {
     let mut out = match (list, &catalog.list_envelope) {
         (Some(opts), Some(env)) => list_result(tool, env, opts, body),
         _ => json!({ "status": "ok", "data": body }),
@@ -232,19 +231,27 @@ mod tests {
     #[test]
     fn projection_keeps_nested_fields() {
         let item = json!({"id": 1, "name": "x", "billing": {"company": "A", "city": "B"}});
-        let p = project(&item, &["id".into(), "billing.company".into(), "missing".into()]);
+        let p = project(
+            &item,
+            &["id".into(), "billing.company".into(), "missing".into()],
+        );
         assert_eq!(p, json!({"id": 1, "billing": {"company": "A"}}));
     }
 
     #[test]
     fn oversized_list_is_cut_with_a_hint() {
-        let items: Vec<Value> = (0..200).map(|i| json!({"id": i, "text": "y".repeat(100)})).collect();
+        let items: Vec<Value> = (0..200)
+            .map(|i| json!({"id": i, "text": "y".repeat(100)}))
+            .collect();
         let mut body = json!({"status": "ok", "items": items, "page": 1});
         assert!(cap(&mut body, 4096));
         assert!(size(&body) <= 4096, "{}", size(&body));
         assert_eq!(body["truncated"], json!(true));
         let hint = body["hint"].as_str().unwrap();
-        assert!(hint.contains("of 200 items") && hint.contains("count_only"), "{hint}");
+        assert!(
+            hint.contains("of 200 items") && hint.contains("count_only"),
+            "{hint}"
+        );
     }
 
     #[test]
@@ -264,8 +271,15 @@ mod tests {
 
     #[test]
     fn quota_is_passed_through() {
-        let q = QuotaInfo { remaining: Some(9910), consumed: Some(1), limit: Some(10_000) };
+        let q = QuotaInfo {
+            remaining: Some(9910),
+            consumed: Some(1),
+            limit: Some(10_000),
+        };
         let o = Outcome::failed(Status::RateLimited, "upstream_429", "wait").with_quota(Some(q));
-        assert_eq!(o.body["_quota"], json!({"remaining": 9910, "consumed": 1, "limit": 10000}));
+        assert_eq!(
+            o.body["_quota"],
+            json!({"remaining": 9910, "consumed": 1, "limit": 10000})
+        );
     }
 }

@@ -65,7 +65,10 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
         required.push("path".into());
     }
     if tool.list {
-        props.insert("page".into(), json!({"type": "integer", "minimum": 1, "default": 1}));
+        props.insert(
+            "page".into(),
+            json!({"type": "integer", "minimum": 1, "default": 1}),
+        );
         props.insert(
             "page_size".into(),
             json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}),
@@ -158,9 +161,13 @@ fn title(name: &str) -> String {
 }
 
 pub fn definition(tool: &Tool, output: &Arc<JsonObject>) -> McpTool {
-    McpTool::new(tool.name.clone(), tool.description.trim().to_string(), input_schema(tool))
-        .with_raw_output_schema(output.clone())
-        .with_annotations(annotations(tool))
+    McpTool::new(
+        tool.name.clone(),
+        tool.description.trim().to_string(),
+        input_schema(tool),
+    )
+    .with_raw_output_schema(output.clone())
+    .with_annotations(annotations(tool))
 }
 
 #[cfg(test)]

@@ -139,10 +139,16 @@ fn fill_path(template: &str, args: &ValidArgs) -> String {
 }
 
 /// The base URL with its `{secret}` placeholders filled, each checked to be host-safe.
-pub fn fill_base(catalog: &Catalog, base_url: &str, secrets: &SecretValues) -> Result<String, BuildError> {
+pub fn fill_base(
+    catalog: &Catalog,
+    base_url: &str,
+    secrets: &SecretValues,
+) -> Result<String, BuildError> {
     let mut out = base_url.to_string();
     for field in catalog::placeholders(base_url) {
-        let value = secrets.field(&catalog.connector, field).ok_or_else(|| missing(catalog, field))?;
+        let value = secrets
+            .field(&catalog.connector, field)
+            .ok_or_else(|| missing(catalog, field))?;
         let host_safe = !value.is_empty()
             && value
                 .chars()
@@ -323,7 +329,10 @@ tools:
     fn list_url_maps_names_booleans_and_paging() {
         let c = catalog();
         let t = &c.tools[0];
-        let a = args(t, serde_json::json!({"descending": true, "from": "2026-05-01", "page": 2}));
+        let a = args(
+            t,
+            serde_json::json!({"descending": true, "from": "2026-05-01", "page": 2}),
+        );
         let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
         assert_eq!(
             url.as_str(),
@@ -366,9 +375,18 @@ tools:
     fn upstream_message_is_one_short_line() {
         let c = catalog();
         let body = serde_json::json!({"message": "Name\n  muss ausgefüllt werden"});
-        assert_eq!(upstream_message(&c, Some(&body)).unwrap(), "Name muss ausgefüllt werden");
+        assert_eq!(
+            upstream_message(&c, Some(&body)).unwrap(),
+            "Name muss ausgefüllt werden"
+        );
         let long = serde_json::json!({"message": "x".repeat(1000)});
-        assert_eq!(upstream_message(&c, Some(&long)).unwrap().chars().count(), 301);
-        assert_eq!(upstream_message(&c, Some(&serde_json::json!({"trace": "at foo"}))), None);
+        assert_eq!(
+            upstream_message(&c, Some(&long)).unwrap().chars().count(),
+            301
+        );
+        assert_eq!(
+            upstream_message(&c, Some(&serde_json::json!({"trace": "at foo"}))),
+            None
+        );
     }
 }

@@ -138,11 +138,20 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
         (None, None, None) | (Some(_), None, None) | (None, Some(_), Some(_)) => {}
         _ => top("auth is `{bearer: FIELD}` or `{header: NAME, secret: FIELD}`".into()),
     }
-    if let Some(f) = a.secret_field().filter(|f| !c.secrets.iter().any(|s| s == f)) {
-        top(format!("auth uses secret `{f}` but `secrets` does not list it"));
+    if let Some(f) = a
+        .secret_field()
+        .filter(|f| !c.secrets.iter().any(|s| s == f))
+    {
+        top(format!(
+            "auth uses secret `{f}` but `secrets` does not list it"
+        ));
     }
     if let Some(w) = c.quota.as_ref().and_then(|q| q.window.as_ref()) {
-        let set = [w.calendar_month.is_some(), w.day.is_some(), w.rolling_hours.is_some()];
+        let set = [
+            w.calendar_month.is_some(),
+            w.day.is_some(),
+            w.rolling_hours.is_some(),
+        ];
         if set.iter().filter(|s| **s).count() != 1 {
             top("quota.window needs exactly one of calendar_month, day, rolling_hours".into());
         }
@@ -152,7 +161,8 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
     }
     let mut seen = BTreeSet::new();
     for t in &c.tools {
-        let mut bad = |p: String| out.push((Some(t.name.clone()), format!("tool `{}`: {p}", t.name)));
+        let mut bad =
+            |p: String| out.push((Some(t.name.clone()), format!("tool `{}`: {p}", t.name)));
         if !seen.insert(t.name.as_str()) {
             bad("duplicate tool name".into());
         }
@@ -184,7 +194,9 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
         for hole in &holes {
             match t.params.get(*hole) {
                 Some(p) if p.location == ParamIn::Path => {}
-                _ => bad(format!("path uses {{{hole}}} but no `in: path` param `{hole}`")),
+                _ => bad(format!(
+                    "path uses {{{hole}}} but no `in: path` param `{hole}`"
+                )),
             }
         }
         if t.raw && method != crate::model::Method::Get {

@@ -1,0 +1,443 @@
+//! HTTP behaviour of `app()` through `oneshot`: auth, host/origin checks, both protocol
+//! generations, the tool list, and tool calls against the sandbox upstream.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use audit::{AuditLog, MemorySink, Redactor};
+use axum::Router;
+use axum::body::Body;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use mcp_server::config::{Config, Env};
+use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{AppState, app};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+const KEY: &str = "test-key-0123456789abcdef";
+
+struct TestApp {
+    router: Router,
+    audit: MemorySink,
+}
+
+fn catalogs() -> Vec<catalog::Catalog> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/catalogs");
+    catalog::load_dir(&dir).unwrap()
+}
+
+fn secrets(upstream_host: &str, token: &str) -> SecretValues {
+    SecretValues {
+        api_keys: vec![ApiKey::new("tester", KEY)],
+        pepper: Some(b"pepper-for-tests".to_vec()),
+        connectors: HashMap::from([(
+            "demo".to_string(),
+            HashMap::from([
+                ("host".to_string(), upstream_host.to_string()),
+                ("token".to_string(), token.to_string()),
+            ]),
+        )]),
+    }
+}
+
+fn test_app(env: &[(&str, &str)], values: SecretValues) -> TestApp {
+    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
+    let store = SecretStore::new(
+        SecretLoader::Static(Arc::new(values)),
+        Duration::from_secs(300),
+        Redactor::new(),
+    );
+    let (audit, sink) = AuditLog::memory();
+    let state = AppState::new(
+        config,
+        catalogs(),
+        Arc::new(store),
+        audit,
+        Redactor::new(),
+        mcp_server::http_client(),
+    );
+    TestApp {
+        router: app(state),
+        audit: sink,
+    }
+}
+
+fn default_app() -> TestApp {
+    test_app(&[], secrets("127.0.0.1:1", "t"))
+}
+
+async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, headers, body)
+}
+
+fn rpc(body: Value, extra: &[(&str, &str)]) -> Request<Body> {
+    let mut r = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {KEY}"));
+    for (k, v) in extra {
+        r = r.header(*k, *v);
+    }
+    r.body(Body::from(body.to_string())).unwrap()
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"roots": {"listChanged": true}, "someFutureCapability": {"deep": [1, 2]}},
+        "clientInfo": {"name": "test-client", "version": "9.9", "somethingNew": true}}})
+}
+
+const V2025: &[(&str, &str)] = &[("mcp-protocol-version", "2025-11-25")];
+
+fn call(name: &str, args: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}})
+}
+
+#[tokio::test]
+async fn missing_or_wrong_key_gets_401_with_www_authenticate_and_is_audited_without_the_key() {
+    let app = default_app();
+    let mut r = rpc(initialize(), &[]);
+    r.headers_mut().remove("authorization");
+    let (status, headers, _) = send(&app, r).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer")
+    );
+    let mut r = rpc(initialize(), &[]);
+    r.headers_mut()
+        .insert("authorization", "Bearer wrong-key-123".parse().unwrap());
+    let (status, _, _) = send(&app, r).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let lines = app.audit.lines().join("\n");
+    assert!(lines.contains("\"event\":\"auth_denied\""), "{lines}");
+    assert!(
+        lines.contains("missing_key") && lines.contains("invalid_key"),
+        "{lines}"
+    );
+    assert!(!lines.contains("wrong-key-123"), "{lines}");
+}
+
+#[tokio::test]
+async fn initialize_tolerates_unknown_capabilities_and_audits_the_client() {
+    let app = default_app();
+    let (status, headers, body) = send(&app, rpc(initialize(), &[])).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(headers["content-type"], "application/json");
+    assert!(headers.get("set-cookie").is_none());
+    assert!(
+        headers.get("mcp-session-id").is_none(),
+        "stateless: no session"
+    );
+    assert_eq!(body["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(body["result"]["serverInfo"]["name"], "hosted-mcp");
+    let events = app.audit.events();
+    let init = events
+        .iter()
+        .find(|e| e.event == audit::EventKind::ClientInit)
+        .unwrap();
+    assert_eq!(init.client.as_deref(), Some("test-client"));
+    assert_eq!(init.client_version.as_deref(), Some("9.9"));
+    assert_eq!(init.protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(init.key_id.as_deref(), Some("tester"));
+}
+
+#[tokio::test]
+async fn foreign_host_and_origin_are_refused() {
+    let app = test_app(
+        &[
+            ("MCP_ALLOWED_HOSTS", "mcp.example.com"),
+            ("MCP_ALLOWED_ORIGINS", "https://claude.ai"),
+        ],
+        secrets("127.0.0.1:1", "t"),
+    );
+    let mut r = rpc(initialize(), &[]);
+    r.headers_mut()
+        .insert("host", "evil.example".parse().unwrap());
+    assert_eq!(send(&app, r).await.0, StatusCode::FORBIDDEN);
+    let mut r = rpc(initialize(), &[("origin", "https://evil.example")]);
+    r.headers_mut()
+        .insert("host", "mcp.example.com".parse().unwrap());
+    assert_eq!(send(&app, r).await.0, StatusCode::FORBIDDEN);
+    let mut r = rpc(initialize(), &[("origin", "https://claude.ai")]);
+    r.headers_mut()
+        .insert("host", "mcp.example.com".parse().unwrap());
+    assert_eq!(send(&app, r).await.0, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn any_browser_origin_is_refused_when_none_is_configured() {
+    let app = default_app();
+    let (status, _, _) = send(
+        &app,
+        rpc(initialize(), &[("origin", "http://localhost:6274")]),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn oversized_body_is_refused() {
+    let app = test_app(
+        &[("MCP_MAX_BODY_BYTES", "2048")],
+        secrets("127.0.0.1:1", "t"),
+    );
+    let big = call(
+        "invoices_list",
+        json!({"document_date_from": "x".repeat(4096)}),
+    );
+    let (status, _, _) = send(&app, rpc(big, V2025)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
+async fn tools_list_equals_the_checked_in_allowlist() {
+    let app = default_app();
+    let (status, _, body) = send(
+        &app,
+        rpc(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            V2025,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let names: Vec<&str> = body["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let allowlist = include_str!("../../../tests/catalogs/demo.allowlist");
+    let expected: Vec<&str> = allowlist
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .collect();
+    assert_eq!(names, expected);
+    let list = &body["result"]["tools"][0];
+    assert_eq!(list["annotations"]["readOnlyHint"], true);
+    assert!(list["outputSchema"]["properties"]["status"].is_object());
+}
+
+#[tokio::test]
+async fn raw_tool_is_not_found_unless_exposed() {
+    let app = default_app();
+    let (_, _, body) = send(&app, rpc(call("raw_get", json!({"path": "/info"})), V2025)).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Tool not found")
+    );
+    let exposed = test_app(&[("DEMO_EXPOSE_RAW", "true")], secrets("127.0.0.1:1", "t"));
+    let (_, _, body) = send(
+        &exposed,
+        rpc(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            V2025,
+        ),
+    )
+    .await;
+    assert!(
+        body["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "raw_get")
+    );
+}
+
+#[tokio::test]
+async fn forbidden_tool_is_never_listed_nor_callable() {
+    let app = test_app(&[("DEMO_EXPOSE_RAW", "true")], secrets("127.0.0.1:1", "t"));
+    let (_, _, list) = send(
+        &app,
+        rpc(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            V2025,
+        ),
+    )
+    .await;
+    assert!(!list.to_string().contains("invoice_delete"));
+    let (_, _, body) = send(&app, rpc(call("invoice_delete", json!({"id": 1})), V2025)).await;
+    assert_eq!(body["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn unknown_tool_suggests_the_closest_name() {
+    let app = default_app();
+    let (_, _, body) = send(&app, rpc(call("invoice_gett", json!({})), V2025)).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `invoice_get`?"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn bad_arguments_are_an_is_error_result_with_a_hint() {
+    let app = default_app();
+    let (_, _, body) = send(
+        &app,
+        rpc(call("invoice_get", json!({"invoice_id": 3})), V2025),
+    )
+    .await;
+    let result = &body["result"];
+    assert_eq!(result["isError"], true, "{body}");
+    assert_eq!(result["structuredContent"]["status"], "invalid_input");
+    assert!(
+        result["structuredContent"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `id`?")
+    );
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid_input: ")
+    );
+}
+
+#[tokio::test]
+async fn risky_tool_asks_for_confirmation_first() {
+    let app = default_app();
+    let (_, _, body) = send(&app, rpc(call("invoice_archive", json!({"id": 1})), V2025)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "confirmation_required",
+        "{body}"
+    );
+    assert!(
+        body["result"]["structuredContent"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("confirm=true")
+    );
+}
+
+fn meta_2026() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "next-client", "version": "2.0"},
+        "io.modelcontextprotocol/clientCapabilities": {"futureThing": {}}
+    })
+}
+
+#[tokio::test]
+async fn stateless_2026_client_discovers_and_lists_without_initialize() {
+    let app = default_app();
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta_2026()}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "server/discover"),
+    ];
+    let (status, _, body) = send(&app, rpc(discover, &headers)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let versions = body["result"]["supportedVersions"].to_string();
+    assert!(
+        versions.contains("2026-07-28") && versions.contains("2025-11-25"),
+        "{body}"
+    );
+
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta_2026()}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    let (status, _, body) = send(&app, rpc(list, &headers)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["result"]["tools"].as_array().unwrap().len() >= 3);
+
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "invoice_get", "arguments": {"id": "x"}, "_meta": meta_2026()}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "invoice_get"),
+    ];
+    let (_, _, body) = send(&app, rpc(call, &headers)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "invalid_input",
+        "{body}"
+    );
+    let event = app
+        .audit
+        .events()
+        .into_iter()
+        .find(|e| e.tool.as_deref() == Some("invoice_get"))
+        .unwrap();
+    assert_eq!(event.client.as_deref(), Some("next-client"));
+    assert_eq!(event.protocol_version.as_deref(), Some("2026-07-28"));
+}
+
+#[tokio::test]
+async fn mismatched_mcp_name_header_is_rejected() {
+    let app = default_app();
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "invoice_get", "arguments": {"id": 1}, "_meta": meta_2026()}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "info_get"),
+    ];
+    let (status, _, body) = send(&app, rpc(call, &headers)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+}
+
+#[tokio::test]
+async fn missing_secret_answers_503_with_a_clear_message() {
+    let config = Config::from(Env::default()).unwrap();
+    let client = aws_sdk_secretsmanager::Client::from_conf(
+        aws_sdk_secretsmanager::Config::builder()
+            .behavior_version_latest()
+            .region(aws_sdk_secretsmanager::config::Region::new("eu-central-1"))
+            .endpoint_url("http://127.0.0.1:1")
+            .credentials_provider(aws_sdk_secretsmanager::config::Credentials::for_tests())
+            .build(),
+    );
+    let store = SecretStore::new(
+        SecretLoader::SecretsManager {
+            client,
+            secret_id: "hosted-mcp/missing".into(),
+        },
+        Duration::from_secs(300),
+        Redactor::new(),
+    );
+    let (audit, _) = AuditLog::memory();
+    let state = AppState::new(
+        config,
+        catalogs(),
+        Arc::new(store),
+        audit,
+        Redactor::new(),
+        mcp_server::http_client(),
+    );
+    let app = TestApp {
+        router: app(state),
+        audit: AuditLog::memory().1,
+    };
+    let (status, _, body) = send(&app, rpc(initialize(), &[])).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("deployment secret"),
+        "{body}"
+    );
+}

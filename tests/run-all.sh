@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test of hosted-mcp: installs the pinned test tools (moto, MCP clients, conformance
+# suite) into .tools/, then format, lint, the catalog checks and the whole cargo test suite
+# (unit, HTTP, end-to-end with real clients). This is the command CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "test tools (pinned, into .tools/)"
+tests/tools/install.sh
+# shellcheck source=tools/env.sh
+source tests/tools/env.sh
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "catalogs against the JSON Schema"
+python tests/tools/validate_catalogs.py functions/mcp-server/catalogs tests/catalogs
+
+step "cargo test (unit, HTTP, end to end)"
+cargo test --workspace --locked
+
+step "all tests passed"
