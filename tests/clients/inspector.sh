@@ -27,7 +27,7 @@ url="$1" key="$2" method="$3"
 shift 3
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=../tools/env.sh
+# shellcheck source-path=SCRIPTDIR source=../tools/env.sh
 source "$here/../tools/env.sh"
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/inspector-home.XXXXXX")"

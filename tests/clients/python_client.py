@@ -161,12 +161,8 @@ async def run(args: argparse.Namespace, report: dict[str, Any]) -> bool:
             for name, arguments in args.call:
                 try:
                     result = await session.call_tool(name, arguments)
-                except MCPError as e:
-                    ok = False
-                    report["calls"].append({"name": name, "error": describe(e)})
-                    continue
-                except RuntimeError as e:
-                    # The SDK raises RuntimeError when structuredContent breaks the tool's outputSchema.
+                except (MCPError, RuntimeError) as e:
+                    # RuntimeError: the SDK's verdict on structuredContent that breaks the outputSchema.
                     ok = False
                     report["calls"].append({"name": name, "error": describe(e)})
                     continue

@@ -58,7 +58,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-# shellcheck source=../tools/env.sh
+# shellcheck source-path=SCRIPTDIR source=../tools/env.sh
 source "$repo/tests/tools/env.sh"
 base="${CARGO_TARGET_DIR:-$repo/target}/conformance"
 if $next; then
@@ -79,9 +79,15 @@ ln -sfn "$stamp" "$base/latest"
 log="$out/suite.log"
 
 server_pid=""
+# shellcheck disable=SC2329 # invoked by the EXIT trap
 stop_server() {
     if [[ -n "$server_pid" ]]; then
         kill -TERM -- "-$server_pid" 2>/dev/null || true
+        for _ in {1..50}; do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL -- "-$server_pid" 2>/dev/null || true
         wait "$server_pid" 2>/dev/null || true
         server_pid=""
     fi
@@ -122,6 +128,7 @@ cmd+=("${suite_args[@]}")
 echo "run.sh: $("$conformance" --version 2>/dev/null || echo '?') ${cmd[*]:1}" >&2
 status=0
 NO_COLOR=1 "${cmd[@]}" >"$log" 2>&1 || status=$?
+sed -i 's/\x1b\[[0-9;]*m//g' "$log" # the suite colours its output unconditionally
 
 if [[ -n "$scenario" ]]; then
     cat "$log"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Source this (do not execute it) to use the test tools installed by tests/tools/install.sh:
 #
 #     source tests/tools/env.sh

@@ -57,7 +57,7 @@ install_venv() {
 # Windows-only optional dependency, napi-windows-process-start-time, that the registry answers
 # with 404; `npm install` skips such an optional package, `npm ci` rejects the lock for lacking it.
 install_npm() {
-    local name="$1" src="$here/$1" dir="$tools/$1" want
+    local src="$here/$1" dir="$tools/$1" want
     want="$(fingerprint "$src/package.json" "$src/package-lock.json")"
     if up_to_date "$dir" .installed "$want" && [[ -d "$dir/node_modules" ]]; then
         return

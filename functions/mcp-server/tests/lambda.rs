@@ -1,0 +1,114 @@
+//! The Lambda path: API Gateway HTTP API (payload v2) events through the same adapter
+//! `lambda_http::run` uses, into `app()`, and back out as API Gateway responses.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use audit::{AuditLog, Redactor};
+use lambda_http::request::LambdaRequest;
+use lambda_http::{Adapter, Context, LambdaEvent, Service};
+use mcp_server::config::{Config, Env};
+use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{AppState, app};
+use serde_json::Value;
+
+const HOST: &str = "abc123.execute-api.eu-central-1.amazonaws.com";
+
+fn state() -> (AppState, audit::MemorySink) {
+    let env = Env::from_pairs([
+        ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
+        ("MCP_SECRET_ID", "hosted-mcp/test"),
+        ("MCP_ALLOWED_HOSTS", HOST),
+    ]);
+    let config = Config::from(env).unwrap();
+    assert!(config.lambda);
+    let values = SecretValues {
+        api_keys: vec![ApiKey::new("claude-ai", "lambda-key-0123456789abcdef")],
+        pepper: Some(b"pepper".to_vec()),
+        connectors: HashMap::new(),
+    };
+    let store = SecretStore::new(
+        SecretLoader::Static(Arc::new(values)),
+        Duration::from_secs(60),
+        Redactor::new(),
+    );
+    let (audit, sink) = AuditLog::memory();
+    let catalogs = catalog::load_sources(mcp_server::EMBEDDED_CATALOGS).unwrap();
+    let state = AppState::new(
+        config,
+        catalogs,
+        Arc::new(store),
+        audit,
+        Redactor::new(),
+        mcp_server::http_client(),
+    );
+    (state, sink)
+}
+
+/// Runs one fixture event and returns the API Gateway v2 response as JSON.
+async fn invoke(fixture: &str) -> (Value, audit::MemorySink) {
+    let path = format!("{}/tests/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let event: LambdaRequest =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (state, sink) = state();
+    let mut adapter = Adapter::from(app(state));
+    let response = adapter
+        .call(LambdaEvent::new(event, Context::default()))
+        .await
+        .unwrap();
+    (serde_json::to_value(response).unwrap(), sink)
+}
+
+fn body(response: &Value) -> Value {
+    serde_json::from_str(response["body"].as_str().unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn initialize_through_api_gateway_returns_json_without_cookies() {
+    let (response, sink) = invoke("apigw-v2-initialize.json").await;
+    assert_eq!(response["statusCode"], 200, "{response}");
+    assert_eq!(response["headers"]["content-type"], "application/json");
+    assert!(response["headers"].get("set-cookie").is_none());
+    assert!(
+        response
+            .get("cookies")
+            .is_none_or(|c| c.as_array().is_none_or(Vec::is_empty))
+    );
+    assert_eq!(body(&response)["result"]["protocolVersion"], "2025-11-25");
+    let events = sink.events();
+    assert_eq!(events[0].client.as_deref(), Some("claude-ai"));
+    // The API Gateway request id is carried, and the e-mail never is.
+    let lines = sink.lines().join("\n");
+    assert!(!lines.contains("alice@example.com"));
+}
+
+#[tokio::test]
+async fn base64_body_is_decoded_and_tools_listed() {
+    let (response, _) = invoke("apigw-v2-tools-list-base64.json").await;
+    assert_eq!(response["statusCode"], 200, "{response}");
+    let names: Vec<String> = body(&response)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"invoices_list".to_string()), "{names:?}");
+    assert!(
+        !names.contains(&"raw_get".to_string()),
+        "raw tools stay hidden on Lambda"
+    );
+}
+
+#[tokio::test]
+async fn missing_key_through_api_gateway_is_401() {
+    let (response, sink) = invoke("apigw-v2-no-key.json").await;
+    assert_eq!(response["statusCode"], 401, "{response}");
+    assert!(
+        response["headers"]["www-authenticate"]
+            .as_str()
+            .unwrap()
+            .starts_with("Bearer")
+    );
+    assert_eq!(sink.events()[0].event, audit::EventKind::AuthDenied);
+}
