@@ -1,1 +1,280 @@
-//! placeholder
+//! End-to-end test harness for hosted-mcp: starts the real `mcp-server` process, `moto_server`
+//! for AWS APIs and the Papierkram sandbox upstream, and talks to them like clients do.
+//!
+//! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
+//! Run: `cargo test -p integration-tests` after the install.
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The API key every test server accepts.
+pub const KEY: &str = "e2e-key-0123456789abcdef";
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A pinned test tool under `.tools/`, with a clear message when the install step was skipped.
+pub fn tool(relative: &str) -> PathBuf {
+    let path = repo().join(".tools").join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: run tests/tools/install.sh (tests/run-all.sh does it)",
+        path.display()
+    );
+    path
+}
+
+/// The `mcp-server` binary, built (or found fresh) once per test process.
+pub fn server_binary() -> PathBuf {
+    static BUILD: Once = Once::new();
+    BUILD.call_once(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "mcp-server"])
+            .current_dir(repo())
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "building mcp-server failed");
+    });
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo().join("target"), PathBuf::from);
+    target.join("debug/mcp-server")
+}
+
+/// Lines a child wrote, collected by a reader thread.
+#[derive(Clone, Default)]
+pub struct Lines(Arc<Mutex<Vec<String>>>);
+
+impl Lines {
+    fn follow(self, stream: impl std::io::Read + Send + 'static) {
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                self.0.lock().unwrap().push(line);
+            }
+        });
+    }
+    pub fn all(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+    pub fn joined(&self) -> String {
+        self.all().join("\n")
+    }
+    /// Waits until a line satisfies `pred`, returning it.
+    pub fn wait_for(&self, pred: impl Fn(&str) -> bool, timeout: Duration) -> Option<String> {
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if let Some(l) = self.all().into_iter().find(|l| pred(l)) {
+                return Some(l);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+    /// Audit events (stdout JSON lines) so far.
+    pub fn events(&self) -> Vec<Value> {
+        self.all()
+            .iter()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+/// A running `mcp-server serve` process.
+pub struct Server {
+    child: Child,
+    pub url: String,
+    pub stdout: Lines,
+    pub stderr: Lines,
+}
+
+impl Server {
+    /// Starts `mcp-server serve --addr 127.0.0.1:0 ARGS` with `env` (and nothing inherited but
+    /// PATH/HOME), waiting until it listens.
+    pub fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(server_binary());
+        cmd.arg("serve").args(["--addr", "127.0.0.1:0"]).args(args);
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("RUST_LOG", "info,rmcp=warn")
+            .env("MCP_LOG_FORMAT", "text")
+            .current_dir(std::env::temp_dir());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start mcp-server");
+        let stdout = Lines::default();
+        let stderr = Lines::default();
+        stdout.clone().follow(child.stdout.take().unwrap());
+        stderr.clone().follow(child.stderr.take().unwrap());
+        let line = stderr.wait_for(|l| l.contains("serving MCP"), Duration::from_secs(30));
+        let Some(line) = line else {
+            let _ = child.kill();
+            panic!("mcp-server did not start:\n{}", stderr.joined());
+        };
+        let url = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("url="))
+            .expect("url in start line")
+            .to_string();
+        Server {
+            child,
+            url,
+            stdout,
+            stderr,
+        }
+    }
+
+    pub fn base(&self) -> String {
+        self.url.trim_end_matches("/mcp").to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port (bound and released; a tiny race, acceptable for tests).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn wait_for_port(addr: SocketAddr, timeout: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < timeout {
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// `moto_server` on a free loopback port.
+pub struct Moto {
+    child: Child,
+    pub endpoint: String,
+}
+
+impl Moto {
+    pub fn start() -> Moto {
+        let port = free_port();
+        let child = Command::new(tool("venv/bin/moto_server"))
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start moto_server");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        assert!(
+            wait_for_port(addr, Duration::from_secs(60)),
+            "moto_server did not start"
+        );
+        Moto {
+            child,
+            endpoint: format!("http://{addr}"),
+        }
+    }
+
+    /// Environment for a process using the real AWS SDK against this emulator.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ENDPOINT_URL", self.endpoint.clone()),
+            ("AWS_ACCESS_KEY_ID", "testing".into()),
+            ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+            ("AWS_REGION", "eu-central-1".into()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+        ]
+    }
+
+    pub async fn secrets_client(&self) -> aws_sdk_secretsmanager::Client {
+        let config = aws_sdk_secretsmanager::Config::builder()
+            .behavior_version_latest()
+            .region(aws_sdk_secretsmanager::config::Region::new("eu-central-1"))
+            .endpoint_url(&self.endpoint)
+            .credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
+                "testing", "testing", None, None, "moto",
+            ))
+            .build();
+        aws_sdk_secretsmanager::Client::from_conf(config)
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A small JSON-RPC client for raw protocol checks.
+pub struct Rpc {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub key: Option<String>,
+}
+
+impl Rpc {
+    pub fn new(url: &str) -> Rpc {
+        Rpc {
+            http: reqwest::Client::new(),
+            url: url.to_string(),
+            key: Some(KEY.to_string()),
+        }
+    }
+
+    pub async fn post(&self, body: Value, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(k) = &self.key {
+            r = r.bearer_auth(k);
+        }
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        r.send().await.expect("request")
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": tool, "arguments": args}});
+        self.post(body, &[]).await.json().await.expect("json reply")
+    }
+
+    pub async fn list(&self) -> Vec<String> {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let reply: Value = self.post(body, &[]).await.json().await.expect("json reply");
+        reply["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no tools: {reply}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// The structured result of a tools/call reply.
+pub fn structured(reply: &Value) -> &Value {
+    &reply["result"]["structuredContent"]
+}

@@ -214,7 +214,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             let ok = s.len() == 10 && s.parse::<jiff::civil::Date>().is_ok();
             if !ok {
                 return Err(invalid(format!(
-                    "`{name}` must be a real date YYYY-MM-DD, got `{s}`."
+                    "`{name}` must be a real date YYYY-MM-DD, e.g. 2026-05-31."
                 )));
             }
             Value::String(s.to_string())
@@ -232,7 +232,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                         .map(|b| format!(" Did you mean `{b}`?"))
                         .unwrap_or_default();
                     return Err(invalid(format!(
-                        "`{name}` must be one of {}, got `{s}`.{best}",
+                        "`{name}` must be one of {}.{best}",
                         choices.join(", ")
                     )));
                 };

@@ -111,15 +111,19 @@ pub fn http_client() -> reqwest::Client {
 /// The transport settings: stateless, JSON replies, real host names, origins checked.
 fn transport_config(config: &Config) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = config.allowed_hosts.clone();
+    let mut origins: Vec<String> = config.allowed_origins.clone();
     if !config.lambda {
+        // Local runs also serve browser tools on this machine (the Inspector UI); a rebinding
+        // attack still fails the Host check.
         hosts.extend(["localhost", "127.0.0.1", "::1"].map(String::from));
+        origins.extend(["http://localhost:*", "http://127.0.0.1:*"].map(String::from));
     }
     StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(config.allowed_origins.clone())
+        .with_allowed_origins(origins)
         // An empty origin list rejects every browser origin instead of allowing all.
         .enforce_origin_validation()
         .with_max_request_body_bytes(config.max_body_bytes)

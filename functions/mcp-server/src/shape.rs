@@ -69,7 +69,9 @@ pub fn ok(catalog: &Catalog, tool: &Tool, list: Option<&ListOptions>, body: Valu
         (Some(opts), Some(env)) => list_result(tool, env, opts, body),
         _ => json!({ "status": "ok", "data": body }),
     };
+    let has_content = out.get("data").is_some() || out.get("items").is_some();
     if !tool.untrusted.is_empty()
+        && has_content
         && let Some(m) = out.as_object_mut()
     {
         m.insert("_untrusted".into(), json!(tool.untrusted));

@@ -6,6 +6,8 @@
 
 mod load;
 mod model;
+#[cfg(test)]
+mod schema_sync;
 
 pub use load::{LoadError, load_dir, load_sources, parse, placeholders};
 pub use model::*;

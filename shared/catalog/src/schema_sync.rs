@@ -1,0 +1,731 @@
+//! Keeps `catalog.schema.json` in step with the serde model without a JSON-Schema validator: the
+//! schema is read as plain JSON and compared with the fields serde declares, the keys and types
+//! of fully populated model values, the enum variants and the serde defaults.
+//!
+//! When a test here fails after a model change, fix the schema (each property with a
+//! `description` and an example), then the fixtures below. `tests/tools/validate_catalogs.py`
+//! checks catalog files against the schema.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::model::{
+    Auth, BooleanValues, Catalog, Health, ListEnvelope, Method, Param, ParamIn, ParamType, Quota,
+    QuotaWindow, Risk, Status, Tool,
+};
+
+const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
+const SCHEMA_FILE: &str = "shared/catalog/catalog.schema.json";
+
+fn schema() -> Value {
+    serde_json::from_str(SCHEMA_TEXT)
+        .unwrap_or_else(|e| panic!("{SCHEMA_FILE} is not valid JSON: {e}"))
+}
+
+/// The schema node at a JSON pointer (`""` is the root).
+fn at<'a>(schema: &'a Value, pointer: &str) -> &'a Value {
+    schema
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("{SCHEMA_FILE} has nothing at #{pointer}"))
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn strings(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(String::from)
+        .collect()
+}
+
+fn fail_on(problems: Vec<String>) {
+    assert!(
+        problems.is_empty(),
+        "{SCHEMA_FILE} and src/model.rs disagree:\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+/// Every field serde accepts for `T`, read from its `deny_unknown_fields` error ("unknown field
+/// `x`, expected one of `a`, `b`"), so a new field counts even when a fixture leaves it out.
+fn declared_fields<T: DeserializeOwned>(model: &str) -> BTreeSet<String> {
+    let message = match serde_json::from_value::<T>(json!({ "unknown probe": 0 })) {
+        Ok(_) => panic!("{model} accepted an unknown field: is `deny_unknown_fields` gone?"),
+        Err(e) => e.to_string(),
+    };
+    let Some((_, expected)) = message.split_once(", expected ") else {
+        panic!("{model}: cannot read the field list from serde's error `{message}`");
+    };
+    let fields: BTreeSet<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect();
+    assert!(
+        !fields.is_empty(),
+        "{model}: no fields in serde's error `{message}`"
+    );
+    fields
+}
+
+/// All variants of an enum; the match stops compiling when the enum gains a variant, so the list
+/// cannot fall behind.
+macro_rules! variants {
+    ($ty:ident: $($v:ident),+ $(,)?) => {{
+        let _exhaustive = |x: $ty| match x {
+            $($ty::$v)|+ => (),
+        };
+        vec![$($ty::$v),+]
+    }};
+}
+
+fn serde_names<T: Serialize>(all: &[T]) -> BTreeSet<String> {
+    all.iter()
+        .map(|v| match serde_json::to_value(v) {
+            Ok(Value::String(s)) => s,
+            other => panic!("enum variant serializes as {other:?}, not a string"),
+        })
+        .collect()
+}
+
+// Fully populated model values: every Option is Some, every Vec and map non-empty. They are
+// shapes, not valid catalogs (the tool has all five HTTP mappings). Struct literals without `..`
+// so a new model field stops this file compiling until it is set here.
+
+fn full_boolean_values() -> BooleanValues {
+    BooleanValues {
+        when_true: "desc".into(),
+        when_false: "asc".into(),
+    }
+}
+
+fn full_param() -> Param {
+    Param {
+        kind: ParamType::Boolean,
+        description: Some("Newest first.".into()),
+        required: true,
+        location: ParamIn::Query,
+        upstream: Some("order_direction".into()),
+        min: Some(0.5),
+        max: Some(1.5),
+        max_length: Some(10),
+        choices: Some(vec!["desc".into()]),
+        values: Some(full_boolean_values()),
+        default: Some(json!(true)),
+    }
+}
+
+fn full_tool() -> Tool {
+    Tool {
+        name: "invoices_list".into(),
+        description: "Lists invoices. Example: {}".into(),
+        core: false,
+        risk: Risk::Low,
+        category: Some("income".into()),
+        idempotent: Some(true),
+        side_effects: Some("None.".into()),
+        get: Some("/invoices".into()),
+        post: Some("/invoices".into()),
+        put: Some("/invoices/{id}".into()),
+        patch: Some("/invoices/{id}".into()),
+        delete: Some("/invoices/{id}".into()),
+        raw: true,
+        list: true,
+        params: BTreeMap::from([("descending".into(), full_param())]),
+        fields: vec!["id".into()],
+        default_fields: vec!["id".into()],
+        untrusted: vec!["name".into()],
+        hints: BTreeMap::from([(Status::NotFound, "Look the id up first.".into())]),
+        max_result_bytes: Some(16_384),
+    }
+}
+
+fn full_auth() -> Auth {
+    Auth {
+        bearer: Some("token".into()),
+        header: Some("X-Api-Key".into()),
+        secret: Some("token".into()),
+    }
+}
+
+fn full_list_envelope() -> ListEnvelope {
+    ListEnvelope {
+        items: "entries".into(),
+        page_param: "page".into(),
+        page_size_param: "per_page".into(),
+        total: Some("total_entries".into()),
+        more: Some("has_more".into()),
+        max_page_size: 100,
+    }
+}
+
+fn full_quota_window() -> QuotaWindow {
+    QuotaWindow {
+        calendar_month: Some("Europe/Berlin".into()),
+        day: Some("Europe/Berlin".into()),
+        rolling_hours: Some(24),
+    }
+}
+
+fn full_quota() -> Quota {
+    Quota {
+        remaining: Some("x-remaining-quota".into()),
+        consumed: Some("x-consumed-quota".into()),
+        limit: Some(10_000),
+        window: Some(full_quota_window()),
+        thresholds: vec![80, 95],
+    }
+}
+
+fn full_health() -> Health {
+    Health {
+        get: "/info".into(),
+    }
+}
+
+fn full_catalog() -> Catalog {
+    Catalog {
+        connector: "demo".into(),
+        title: Some("Demo".into()),
+        base_url: "https://{host}/api".into(),
+        secrets: vec!["host".into(), "token".into()],
+        auth: full_auth(),
+        timeout_ms: 5_000,
+        list_envelope: Some(full_list_envelope()),
+        error_message: Some("error.message".into()),
+        quota: Some(full_quota()),
+        health: Some(full_health()),
+        hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
+        tools: vec![full_tool()],
+    }
+}
+
+/// One model struct, the schema object describing it, the fields serde declares for it and a
+/// fully populated value.
+struct Shape {
+    model: &'static str,
+    pointer: &'static str,
+    declared: BTreeSet<String>,
+    full: Value,
+}
+
+fn shape<T: Serialize + DeserializeOwned>(
+    model: &'static str,
+    pointer: &'static str,
+    full: T,
+) -> Shape {
+    Shape {
+        model,
+        pointer,
+        declared: declared_fields::<T>(model),
+        full: serde_json::to_value(full).expect("model values serialize"),
+    }
+}
+
+fn shapes() -> Vec<Shape> {
+    vec![
+        shape("Catalog", "", full_catalog()),
+        shape("Tool", "/$defs/tool", full_tool()),
+        shape("Param", "/$defs/param", full_param()),
+        shape("ListEnvelope", "/$defs/list_envelope", full_list_envelope()),
+        shape("Quota", "/$defs/quota", full_quota()),
+        shape("QuotaWindow", "/$defs/quota_window", full_quota_window()),
+        shape("Health", "/$defs/health", full_health()),
+        shape("Auth", "/$defs/auth", full_auth()),
+        shape(
+            "BooleanValues",
+            "/$defs/boolean_values",
+            full_boolean_values(),
+        ),
+    ]
+}
+
+/// Paths of nulls and empty arrays or maps in a value: fields a fixture left unset.
+fn unset(value: &Value, path: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Null => out.push(path.to_string()),
+        Value::Array(a) if a.is_empty() => out.push(path.to_string()),
+        Value::Object(m) if m.is_empty() => out.push(path.to_string()),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| unset(v, &format!("{path}[{i}]"), out)),
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, v)| unset(v, &format!("{path}.{k}"), out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn fixtures_populate_every_model_field() {
+    let mut problems = Vec::new();
+    for s in shapes() {
+        let serialized = keys(&s.full);
+        for field in s.declared.difference(&serialized) {
+            problems.push(format!(
+                "{}.{field}: the fixture leaves it out; set it (Some, non-empty) in schema_sync.rs",
+                s.model
+            ));
+        }
+        for key in serialized.difference(&s.declared) {
+            problems.push(format!(
+                "{}.{key}: serialized but not a field serde reads",
+                s.model
+            ));
+        }
+        let mut empty = Vec::new();
+        unset(&s.full, s.model, &mut empty);
+        problems.extend(
+            empty.into_iter().map(|p| {
+                format!("{p}: null or empty in the fixture; populate it in schema_sync.rs")
+            }),
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_model_field_is_a_schema_property_and_back() {
+    let schema = schema();
+    let mut problems = BTreeSet::new();
+    for s in shapes() {
+        let node = at(&schema, s.pointer);
+        let props = keys(&node["properties"]);
+        let model_keys: BTreeSet<String> = s.declared.union(&keys(&s.full)).cloned().collect();
+        for field in model_keys.difference(&props) {
+            problems.insert(format!(
+                "{}.{field}: model field without a schema property; add `{field}` (with a \
+                 description) under #{}/properties",
+                s.model, s.pointer
+            ));
+        }
+        for prop in props.difference(&model_keys) {
+            problems.insert(format!(
+                "#{}/properties/{prop}: schema property that is not a field of {} (serde \
+                 rejects it); remove it or add the field",
+                s.pointer, s.model
+            ));
+        }
+    }
+    fail_on(problems.into_iter().collect());
+}
+
+/// Checks a serialized model value against the schema's `$ref`, `type`, `enum`, `properties`,
+/// `additionalProperties` and `items` (combinators such as `oneOf` are left to validators).
+fn check_shape(root: &Value, schema: &Value, value: &Value, path: &str, out: &mut Vec<String>) {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => at(
+            root,
+            r.strip_prefix('#')
+                .unwrap_or_else(|| panic!("{path}: only local $refs are supported, found {r}")),
+        ),
+        None => schema,
+    };
+    if let Some(kind) = schema.get("type").and_then(Value::as_str) {
+        let fits = match kind {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            _ => false,
+        };
+        if !fits {
+            out.push(format!(
+                "{path}: the model serializes {value}, the schema says `{kind}`"
+            ));
+            return;
+        }
+    }
+    if let Some(choices) = schema.get("enum").and_then(Value::as_array)
+        && !choices.contains(value)
+    {
+        out.push(format!(
+            "{path}: the model serializes {value}, not in the schema's enum"
+        ));
+    }
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let sub = schema
+                    .get("properties")
+                    .and_then(|p| p.get(k))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                match sub {
+                    Some(sub) => check_shape(root, sub, v, &format!("{path}.{k}"), out),
+                    None => out.push(format!("{path}.{k}: the schema has no place for this key")),
+                }
+            }
+        }
+        Value::Array(items) => match schema.get("items") {
+            Some(sub) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, v)| check_shape(root, sub, v, &format!("{path}[{i}]"), out)),
+            None => out.push(format!("{path}: the schema has no `items` for this list")),
+        },
+        _ => {}
+    }
+}
+
+#[test]
+fn schema_nesting_and_types_follow_the_model() {
+    let schema = schema();
+    let full = serde_json::to_value(full_catalog()).expect("model values serialize");
+    let mut problems = Vec::new();
+    check_shape(&schema, &schema, &full, "$", &mut problems);
+    fail_on(problems);
+}
+
+/// The keys of the `oneOf: [{required: [k]}, …]` alternatives in a definition's `allOf`.
+fn exactly_one_of(def: &Value, pointer: &str) -> BTreeSet<String> {
+    let one_of = def["allOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|rule| rule.get("oneOf"))
+        .unwrap_or_else(|| panic!("#{pointer} has no `allOf: [{{oneOf: …}}]` rule"));
+    one_of
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|alt| strings(&alt["required"]))
+        .collect()
+}
+
+#[test]
+fn enum_values_match_the_model() {
+    let schema = schema();
+    let mut problems = Vec::new();
+    let mut compare = |what: &str, model: BTreeSet<String>, schema: BTreeSet<String>| {
+        if model != schema {
+            problems.push(format!("{what}: model {model:?}, schema {schema:?}"));
+        }
+    };
+
+    let risks = variants!(Risk: Low, Medium, High, Critical, Forbidden);
+    compare(
+        "risk",
+        serde_names(&risks),
+        strings(&schema["$defs"]["risk"]["enum"]),
+    );
+
+    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date);
+    compare(
+        "param type",
+        serde_names(&kinds),
+        strings(&schema["$defs"]["param_type"]["enum"]),
+    );
+
+    let places = variants!(ParamIn: Query, Path, Body);
+    compare(
+        "param in",
+        serde_names(&places),
+        strings(&schema["$defs"]["param_in"]["enum"]),
+    );
+
+    let statuses = variants!(
+        Status: Ok,
+        NotFound,
+        InvalidInput,
+        Unauthorized,
+        RateLimited,
+        Unavailable,
+        Error,
+        ConfirmationRequired,
+    );
+    let names = serde_names(&statuses);
+    let as_str: BTreeSet<String> = statuses.iter().map(|s| s.as_str().to_string()).collect();
+    compare("Status::as_str against serde", names.clone(), as_str);
+    compare(
+        "status",
+        names.clone(),
+        strings(&schema["$defs"]["status"]["enum"]),
+    );
+    compare(
+        "hint keys",
+        names,
+        keys(&schema["$defs"]["hints"]["properties"]),
+    );
+
+    let methods = variants!(Method: Get, Post, Put, Patch, Delete);
+    let mappings: BTreeSet<String> = methods.iter().map(|m| m.as_str().to_lowercase()).collect();
+    let tool = at(&schema, "/$defs/tool");
+    compare(
+        "tool HTTP mappings (oneOf)",
+        mappings,
+        exactly_one_of(tool, "/$defs/tool"),
+    );
+
+    let window = at(&schema, "/$defs/quota_window");
+    compare(
+        "quota window (oneOf)",
+        declared_fields::<QuotaWindow>("QuotaWindow"),
+        exactly_one_of(window, "/$defs/quota_window"),
+    );
+
+    let reserved = at(
+        &schema,
+        "/$defs/tool/properties/params/propertyNames/allOf/1/not/enum",
+    );
+    compare(
+        "reserved param names",
+        crate::RESERVED_PARAMS
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        strings(reserved),
+    );
+    fail_on(problems);
+}
+
+/// A value without its null map entries; `None` when nothing is left of a null.
+fn without_nulls(v: &Value) -> Option<Value> {
+    match v {
+        Value::Null => None,
+        Value::Object(m) => Some(Value::Object(
+            m.iter()
+                .filter_map(|(k, v)| without_nulls(v).map(|v| (k.clone(), v)))
+                .collect(),
+        )),
+        other => Some(other.clone()),
+    }
+}
+
+fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String> {
+    let parsed: T = serde_json::from_value(v).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_value(parsed).expect("model values serialize"))
+}
+
+#[test]
+fn required_fields_and_defaults_match_serde() {
+    type Parse = fn(Value) -> Result<Value, String>;
+    // The smallest document serde accepts for each struct: exactly its required fields.
+    let minimal: [(&str, &str, Value, Parse); 9] = [
+        (
+            "Catalog",
+            "",
+            json!({"connector": "demo", "base_url": "https://example.test", "tools": [
+                {"name": "invoice_get", "description": "d", "risk": "low", "get": "/i"}]}),
+            roundtrip::<Catalog>,
+        ),
+        (
+            "Tool",
+            "/$defs/tool",
+            json!({"name": "invoice_get", "description": "d", "risk": "low"}),
+            roundtrip::<Tool>,
+        ),
+        (
+            "Param",
+            "/$defs/param",
+            json!({"type": "string"}),
+            roundtrip::<Param>,
+        ),
+        (
+            "ListEnvelope",
+            "/$defs/list_envelope",
+            json!({"items": "entries"}),
+            roundtrip::<ListEnvelope>,
+        ),
+        ("Quota", "/$defs/quota", json!({}), roundtrip::<Quota>),
+        (
+            "QuotaWindow",
+            "/$defs/quota_window",
+            json!({}),
+            roundtrip::<QuotaWindow>,
+        ),
+        (
+            "Health",
+            "/$defs/health",
+            json!({"get": "/info"}),
+            roundtrip::<Health>,
+        ),
+        ("Auth", "/$defs/auth", json!({}), roundtrip::<Auth>),
+        (
+            "BooleanValues",
+            "/$defs/boolean_values",
+            json!({"true": "yes", "false": "no"}),
+            roundtrip::<BooleanValues>,
+        ),
+    ];
+    let schema = schema();
+    let mut problems = Vec::new();
+    for (model, pointer, doc, parse) in minimal {
+        let node = at(&schema, pointer);
+        let serialized = match parse(doc.clone()) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!(
+                    "{model}: {doc} no longer parses ({e}); a new required field belongs in \
+                     #{pointer}/required and in this test's minimal document"
+                ));
+                continue;
+            }
+        };
+        let required = strings(&node["required"]);
+        let needed = keys(&doc);
+        if required != needed {
+            problems.push(format!(
+                "{model}: serde requires {needed:?}, #{pointer}/required lists {required:?}"
+            ));
+        }
+        for field in &needed {
+            let mut less = doc.clone();
+            less.as_object_mut()
+                .expect("documents are maps")
+                .remove(field);
+            if parse(less).is_ok() {
+                problems.push(format!(
+                    "{model}.{field}: optional in serde, required in this test"
+                ));
+            }
+        }
+        let props = node["properties"]
+            .as_object()
+            .expect("struct schemas have properties");
+        for (field, prop) in props.iter().filter(|(f, _)| !required.contains(*f)) {
+            let serde_default = serialized.get(field).and_then(without_nulls);
+            let schema_default = prop.get("default").cloned();
+            if serde_default != schema_default {
+                problems.push(format!(
+                    "{model}.{field}: serde default {}, #{pointer}/properties/{field}/default {}",
+                    serde_default.map_or("none".into(), |v| v.to_string()),
+                    schema_default.map_or("none".into(), |v| v.to_string()),
+                ));
+            }
+        }
+    }
+    fail_on(problems);
+}
+
+/// The root and every `$defs` entry that describes an object with properties.
+fn struct_schemas(schema: &Value) -> Vec<(String, &Value)> {
+    let mut out = vec![("#".to_string(), schema)];
+    if let Some(defs) = schema["$defs"].as_object() {
+        out.extend(
+            defs.iter()
+                .filter(|(_, d)| d.get("properties").is_some())
+                .map(|(name, d)| (format!("#/$defs/{name}"), d)),
+        );
+    }
+    out
+}
+
+#[test]
+fn every_schema_property_has_a_description_with_an_example() {
+    let schema = schema();
+    let mut problems = Vec::new();
+    for (name, def) in schema["$defs"].as_object().expect("the schema has $defs") {
+        if def["description"]
+            .as_str()
+            .is_none_or(|d| d.trim().is_empty())
+        {
+            problems.push(format!("#/$defs/{name}: no description"));
+        }
+    }
+    for (pointer, node) in struct_schemas(&schema) {
+        for (prop, sub) in node["properties"].as_object().into_iter().flatten() {
+            match sub["description"].as_str() {
+                Some(d) if d.contains("Example") => {}
+                Some(_) => problems.push(format!(
+                    "{pointer}/properties/{prop}: the description gives no `Example:`"
+                )),
+                None => problems.push(format!("{pointer}/properties/{prop}: no description")),
+            }
+        }
+    }
+    fail_on(problems);
+}
+
+#[test]
+fn every_struct_schema_rejects_unknown_keys_like_deny_unknown_fields() {
+    let schema = schema();
+    let mut problems = Vec::new();
+    for (pointer, node) in struct_schemas(&schema) {
+        let closed = node["additionalProperties"] == json!(false);
+        // A map keyed by an enum (hints) is closed by `propertyNames` instead.
+        if !closed && node.get("propertyNames").is_none() {
+            problems.push(format!("{pointer}: needs `additionalProperties: false`"));
+        }
+        if node["type"] != json!("object") {
+            problems.push(format!("{pointer}: needs `type: object`"));
+        }
+    }
+    fail_on(problems);
+}
+
+#[test]
+fn schema_declares_draft_2020_12_id_and_title() {
+    let schema = schema();
+    assert_eq!(
+        schema["$schema"],
+        json!("https://json-schema.org/draft/2020-12/schema")
+    );
+    assert!(
+        schema["$id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("https://"))
+    );
+    assert!(schema["title"].as_str().is_some_and(|t| !t.is_empty()));
+}
+
+fn shipped_catalogs() -> (PathBuf, Vec<PathBuf>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../functions/mcp-server/catalogs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    files.sort();
+    (dir, files)
+}
+
+#[test]
+fn shipped_catalogs_load() {
+    let (dir, files) = shipped_catalogs();
+    let catalogs = crate::load_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        catalogs.len(),
+        files.len(),
+        "one catalog per file in {}",
+        dir.display()
+    );
+}
+
+#[test]
+fn shipped_catalogs_point_editors_at_this_schema() {
+    let (dir, files) = shipped_catalogs();
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("catalog.schema.json");
+    let want = schema_path.canonicalize().expect("the schema file exists");
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("catalog is readable");
+        let first = text.lines().next().unwrap_or_default();
+        let Some(target) = first.strip_prefix("# yaml-language-server: $schema=") else {
+            panic!(
+                "{}: the first line should be `# yaml-language-server: $schema=<relative path to \
+                 {SCHEMA_FILE}>`",
+                file.display()
+            );
+        };
+        let resolved = dir.join(target.trim()).canonicalize();
+        assert!(
+            resolved.as_ref().is_ok_and(|p| *p == want),
+            "{}: $schema={target} resolves to {resolved:?}, not {}",
+            file.display(),
+            want.display()
+        );
+    }
+}

@@ -1,0 +1,339 @@
+//! Shared sandbox state: the bearer token, the monthly quota, injected faults and the request log.
+//! Cheap to clone; all clones share the same counters.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Token the sandbox accepts when none is configured.
+pub const DEFAULT_TOKEN: &str = "sandbox-token";
+/// Requests per month, as on a standard Papierkram plan.
+pub const DEFAULT_MONTHLY_LIMIT: u64 = 10_000;
+/// How many request lines `/__sandbox/requests` keeps.
+pub const REQUEST_LOG_CAPACITY: usize = 500;
+
+/// What an injected fault does to a matching request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultAction {
+    /// Answer with this status and the error envelope (429 also gets `retry-after`).
+    Status(u16),
+    /// Sleep this long, then answer normally.
+    Delay(Duration),
+}
+
+/// A fault for the next `times` requests whose path starts with `path_prefix`.
+/// Over HTTP: `{"path_prefix": "/api/v1/income", "status": 503, "times": 2}` or
+/// `{"path_prefix": "/api/v1/info", "delay_ms": 5000}` (`times` defaults to 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "FaultSpec", into = "FaultSpec")]
+pub struct Fault {
+    pub path_prefix: String,
+    pub action: FaultAction,
+    pub times: u32,
+}
+
+impl Fault {
+    pub fn status(path_prefix: impl Into<String>, status: u16) -> Self {
+        Fault {
+            path_prefix: path_prefix.into(),
+            action: FaultAction::Status(status),
+            times: 1,
+        }
+    }
+
+    pub fn delay(path_prefix: impl Into<String>, delay: Duration) -> Self {
+        Fault {
+            path_prefix: path_prefix.into(),
+            action: FaultAction::Delay(delay),
+            times: 1,
+        }
+    }
+
+    pub fn times(self, times: u32) -> Self {
+        Fault { times, ..self }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultSpec {
+    path_prefix: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delay_ms: Option<u64>,
+    #[serde(default = "one")]
+    times: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl TryFrom<FaultSpec> for Fault {
+    type Error = String;
+    fn try_from(s: FaultSpec) -> Result<Self, String> {
+        let action = match (s.status, s.delay_ms) {
+            (Some(code), None) if (100..=599).contains(&code) => FaultAction::Status(code),
+            (Some(code), None) => return Err(format!("status {code} is not an HTTP status")),
+            (None, Some(ms)) => FaultAction::Delay(Duration::from_millis(ms)),
+            _ => return Err("give exactly one of `status` and `delay_ms`".into()),
+        };
+        if s.times == 0 {
+            return Err("`times` must be at least 1".into());
+        }
+        Ok(Fault {
+            path_prefix: s.path_prefix,
+            action,
+            times: s.times,
+        })
+    }
+}
+
+impl From<Fault> for FaultSpec {
+    fn from(f: Fault) -> Self {
+        let (status, delay_ms) = match f.action {
+            FaultAction::Status(code) => (Some(code), None),
+            FaultAction::Delay(d) => (None, Some(d.as_millis() as u64)),
+        };
+        FaultSpec {
+            path_prefix: f.path_prefix,
+            status,
+            delay_ms,
+            times: f.times,
+        }
+    }
+}
+
+/// One request as the sandbox saw it. The `Authorization` header is never recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestLine {
+    pub method: String,
+    pub path: String,
+    pub query: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct QuotaSnapshot {
+    pub limit: u64,
+    pub used: u64,
+    pub remaining: u64,
+}
+
+#[derive(Clone)]
+pub struct SandboxState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    token: String,
+    limit: AtomicU64,
+    used: AtomicU64,
+    faults: Mutex<Vec<Fault>>,
+    requests: Mutex<VecDeque<RequestLine>>,
+    request_count: AtomicU64,
+    correlation: AtomicU64,
+}
+
+impl Default for SandboxState {
+    fn default() -> Self {
+        SandboxState::new(DEFAULT_TOKEN)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking test thread must not wedge the sandbox for the others.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl SandboxState {
+    pub fn new(token: impl Into<String>) -> Self {
+        SandboxState {
+            inner: Arc::new(Inner {
+                token: token.into(),
+                limit: AtomicU64::new(DEFAULT_MONTHLY_LIMIT),
+                used: AtomicU64::new(0),
+                faults: Mutex::new(Vec::new()),
+                requests: Mutex::new(VecDeque::new()),
+                request_count: AtomicU64::new(0),
+                correlation: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    pub fn with_monthly_limit(self, limit: u64) -> Self {
+        self.inner.limit.store(limit, Ordering::SeqCst);
+        self
+    }
+
+    pub fn token(&self) -> &str {
+        &self.inner.token
+    }
+
+    pub fn quota(&self) -> QuotaSnapshot {
+        let limit = self.inner.limit.load(Ordering::SeqCst);
+        let used = self.inner.used.load(Ordering::SeqCst).min(limit);
+        QuotaSnapshot {
+            limit,
+            used,
+            remaining: limit - used,
+        }
+    }
+
+    /// Pretends the month has already used up all but `remaining` requests.
+    pub fn set_quota_remaining(&self, remaining: u64) {
+        let limit = self.inner.limit.load(Ordering::SeqCst);
+        self.inner
+            .used
+            .store(limit.saturating_sub(remaining), Ordering::SeqCst);
+    }
+
+    /// Takes one request from the quota; `None` when it is exhausted.
+    pub(crate) fn consume_quota(&self) -> Option<QuotaSnapshot> {
+        let limit = self.inner.limit.load(Ordering::SeqCst);
+        self.inner
+            .used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
+                (u < limit).then_some(u + 1)
+            })
+            .ok()
+            .map(|before| QuotaSnapshot {
+                limit,
+                used: before + 1,
+                remaining: limit - before - 1,
+            })
+    }
+
+    pub fn inject_fault(&self, fault: Fault) {
+        lock(&self.inner.faults).push(fault);
+    }
+
+    pub fn faults(&self) -> Vec<Fault> {
+        lock(&self.inner.faults).clone()
+    }
+
+    /// The action of the first fault matching `path`, using up one of its `times`.
+    pub(crate) fn take_fault(&self, path: &str) -> Option<FaultAction> {
+        let mut faults = lock(&self.inner.faults);
+        let i = faults
+            .iter()
+            .position(|f| path.starts_with(&f.path_prefix))?;
+        let action = faults[i].action;
+        faults[i].times -= 1;
+        if faults[i].times == 0 {
+            faults.remove(i);
+        }
+        Some(action)
+    }
+
+    pub(crate) fn record(&self, line: RequestLine) {
+        self.inner.request_count.fetch_add(1, Ordering::SeqCst);
+        let mut log = lock(&self.inner.requests);
+        if log.len() == REQUEST_LOG_CAPACITY {
+            log.pop_front();
+        }
+        log.push_back(line);
+    }
+
+    /// Upstream requests since start or the last reset.
+    pub fn request_count(&self) -> u64 {
+        self.inner.request_count.load(Ordering::SeqCst)
+    }
+
+    /// The last `n` requests (at most [`REQUEST_LOG_CAPACITY`]), oldest first.
+    pub fn last_requests(&self, n: usize) -> Vec<RequestLine> {
+        let log = lock(&self.inner.requests);
+        log.iter()
+            .skip(log.len().saturating_sub(n))
+            .cloned()
+            .collect()
+    }
+
+    /// Full quota again, no faults, empty request log.
+    pub fn reset(&self) {
+        self.inner.used.store(0, Ordering::SeqCst);
+        lock(&self.inner.faults).clear();
+        lock(&self.inner.requests).clear();
+        self.inner.request_count.store(0, Ordering::SeqCst);
+    }
+
+    /// A fresh UUID-shaped id for the error envelope and `x-request-id`.
+    pub(crate) fn correlation_id(&self) -> String {
+        let n = self.inner.correlation.fetch_add(1, Ordering::Relaxed);
+        let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15) ^ (Arc::as_ptr(&self.inner) as u64);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let hi = z ^ (z >> 31);
+        format!(
+            "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
+            hi >> 32,
+            (hi >> 16) & 0xffff,
+            hi & 0xfff,
+            n & 0xfff,
+            n.wrapping_mul(0x2545_F491_4F6C_DD1D) & 0xffff_ffff_ffff
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_fire_the_given_number_of_times_then_disappear() {
+        let s = SandboxState::default();
+        s.inject_fault(Fault::status("/api/v1/income", 503).times(2));
+        assert_eq!(s.take_fault("/api/v1/expense/vouchers"), None);
+        assert_eq!(
+            s.take_fault("/api/v1/income/invoices"),
+            Some(FaultAction::Status(503))
+        );
+        assert_eq!(
+            s.take_fault("/api/v1/income/invoices/1"),
+            Some(FaultAction::Status(503))
+        );
+        assert_eq!(s.take_fault("/api/v1/income/invoices"), None);
+    }
+
+    #[test]
+    fn fault_json_needs_exactly_one_action() {
+        let ok: Fault = serde_json::from_str(r#"{"path_prefix":"/api","delay_ms":250}"#).unwrap();
+        assert_eq!(ok, Fault::delay("/api", Duration::from_millis(250)));
+        for bad in [
+            r#"{"path_prefix":"/api"}"#,
+            r#"{"path_prefix":"/api","status":503,"delay_ms":1}"#,
+            r#"{"path_prefix":"/api","status":42}"#,
+            r#"{"path_prefix":"/api","status":500,"times":0}"#,
+        ] {
+            assert!(serde_json::from_str::<Fault>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn quota_counts_down_and_stops_at_zero() {
+        let s = SandboxState::default().with_monthly_limit(2);
+        assert_eq!(s.consume_quota().map(|q| q.remaining), Some(1));
+        assert_eq!(s.consume_quota().map(|q| q.remaining), Some(0));
+        assert_eq!(s.consume_quota(), None);
+        s.reset();
+        assert_eq!(
+            s.quota(),
+            QuotaSnapshot {
+                limit: 2,
+                used: 0,
+                remaining: 2
+            }
+        );
+    }
+
+    #[test]
+    fn correlation_ids_are_uuid_shaped_and_distinct() {
+        let s = SandboxState::default();
+        let (a, b) = (s.correlation_id(), s.correlation_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(a.matches('-').count(), 4);
+    }
+}

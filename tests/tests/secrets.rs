@@ -1,0 +1,125 @@
+//! The deployment secret from AWS Secrets Manager (moto_server, real SDK): loading, rotation
+//! refresh on an upstream 401, and a missing secret answered with 503 without a crash.
+
+use integration_tests::{KEY, Moto, Rpc, Server, repo, structured};
+use papierkram_sandbox::SandboxState;
+use serde_json::json;
+
+fn secret_json(upstream: &str, token: &str) -> String {
+    json!({
+        "api_keys": {"e2e": KEY},
+        "pseudonym_pepper": "moto-pepper",
+        "connectors": {"demo": {"host": upstream, "token": token}}
+    })
+    .to_string()
+}
+
+fn start_server(moto: &Moto, secret_id: &str) -> Server {
+    let catalog = repo().join("tests/catalogs");
+    let mut env: Vec<(&str, String)> = moto.env();
+    env.push(("MCP_SECRET_ID", secret_id.to_string()));
+    env.push(("MCP_SECRET_TTL_SECS", "3600".to_string()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Server::start(&["--catalog", catalog.to_str().unwrap()], &env)
+}
+
+#[tokio::test]
+async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401() {
+    let moto = Moto::start();
+    let sm = moto.secrets_client().await;
+    let sandbox = SandboxState::new("token-after-rotation");
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    sm.create_secret()
+        .name("hosted-mcp/e2e")
+        .secret_string(secret_json(&addr.to_string(), "token-before-rotation"))
+        .send()
+        .await
+        .unwrap();
+    let server = start_server(&moto, "hosted-mcp/e2e");
+    let rpc = Rpc::new(&server.url);
+
+    // Keys come from the secret.
+    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+
+    // The upstream already wants the rotated token: the first call gets 401 with the cached
+    // secret, re-reads the secret once, and retries.
+    sm.put_secret_value()
+        .secret_id("hosted-mcp/e2e")
+        .secret_string(secret_json(&addr.to_string(), "token-after-rotation"))
+        .send()
+        .await
+        .unwrap();
+    let reply = rpc.call("info_get", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert!(
+        server
+            .stderr
+            .joined()
+            .contains("retrying with the re-read secret")
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_fields() {
+    let moto = Moto::start();
+    let sm = moto.secrets_client().await;
+    let sandbox = SandboxState::new("the-right-token");
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    sm.create_secret()
+        .name("hosted-mcp/wrong")
+        .secret_string(secret_json(&addr.to_string(), "a-wrong-token"))
+        .send()
+        .await
+        .unwrap();
+    let server = start_server(&moto, "hosted-mcp/wrong");
+    let rpc = Rpc::new(&server.url);
+    let reply = rpc.call("info_get", json!({})).await;
+    let result = structured(&reply);
+    assert_eq!(result["status"], "unauthorized", "{reply}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(hint.contains("connectors.demo.{host,token}"), "{hint}");
+    assert_eq!(
+        sandbox.request_count(),
+        2,
+        "one call, one retry after re-reading the secret"
+    );
+}
+
+#[tokio::test]
+async fn missing_secret_answers_503_and_the_server_keeps_running() {
+    let moto = Moto::start();
+    let server = start_server(&moto, "hosted-mcp/does-not-exist");
+    let rpc = Rpc::new(&server.url);
+    for _ in 0..2 {
+        let response = rpc
+            .post(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                &[],
+            )
+            .await;
+        assert_eq!(response.status(), 503);
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .contains("deployment secret"),
+            "{body}"
+        );
+    }
+    assert!(
+        server.stderr.joined().contains("was not found"),
+        "the log says why"
+    );
+
+    // Once the secret exists, the same process recovers without a restart.
+    let sm = moto.secrets_client().await;
+    sm.create_secret()
+        .name("hosted-mcp/does-not-exist")
+        .secret_string(secret_json("127.0.0.1:1", "t"))
+        .send()
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert!(rpc.list().await.contains(&"invoice_get".to_string()));
+}
