@@ -118,7 +118,7 @@ async fn upstream_5xx_and_timeouts_are_unavailable_with_retry_advice() {
             .contains("retry")
     );
 
-    sandbox.inject_fault(Fault::delay("/api/v1/info", Duration::from_secs(3)).times(1));
+    sandbox.inject_fault(Fault::delay("/api/v1/info", Duration::from_secs(5)).times(1));
     let reply = rpc.call("info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
     assert!(

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Validate hosted-mcp catalog files against shared/catalog/catalog.schema.json.
 
-    tests/tools/validate_catalogs.py DIR_OR_FILE...
+    .tools/venv/bin/python tests/tools/validate_catalogs.py functions/mcp-server/catalogs
 
-Checks every *.yaml / *.yml file in each directory (not recursive, like the Rust loader) and
-prints one line per file, `ok   FILE` or `FAIL FILE (N problems)`, each problem then on its own
-line as `FILE:LINE: JSON-PATH: message`, e.g.
+Checks every *.yaml / *.yml file in each directory given (not recursive, like the Rust loader;
+a file may be given too) and prints one line per file, `ok   FILE` or `FAIL FILE (N problems)`,
+each problem then on its own line as `FILE:LINE: JSON-PATH: message`, e.g.
 
-    FAIL functions/mcp-server/catalogs/papierkram.yaml (1 problem)
-      functions/mcp-server/catalogs/papierkram.yaml:27: $.tools[0]: Additional properties are not allowed ('lsit' was unexpected); did you mean `list`?
+    FAIL catalogs/demo.yaml (1 problem)
+      catalogs/demo.yaml:25: $.tools[0]: Additional properties are not allowed ('lsit' was
+      unexpected); did you mean `list`?        <- one line in the real output
 
 YAML is read the way the server's loader (yaml_serde) reads it, YAML 1.2 core: only true/false
 are booleans (`yes`, `on`, `no` stay strings), dates stay strings, mapping keys are the text as
@@ -119,8 +120,8 @@ def line_of(node: yaml.Node | None, path: list[str | int]) -> int:
     for part in path:
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):
             node = next((v for k, v in node.value if k.value == part), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            node = node.value[part] if part < len(node.value) else None
         else:
             node = None
         if node is None:
@@ -146,8 +147,8 @@ def describe(error: jsonschema.ValidationError) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
     custom = schema.get("errorMessage")
     message = error.message
-    if error.validator in ("oneOf", "anyOf", "not") and custom:
-        # jsonschema's text repeats the whole object; the rule says more.
+    if error.validator in ("oneOf", "anyOf", "not", "maxItems") and custom:
+        # jsonschema's text repeats the whole value; the rule says more.
         message = custom
     elif custom:
         message = f"{message} ({custom})"
@@ -157,7 +158,7 @@ def describe(error: jsonschema.ValidationError) -> str:
             close = difflib.get_close_matches(extra, known, n=1)
             if close:
                 message += f"; did you mean `{close[0]}`?"
-    if "propertyNames" in error.relative_schema_path or "propertyNames" in error.schema_path:
+    if "propertyNames" in error.absolute_schema_path:
         message = f"key {error.instance!r}: {message}"
     if len(message) > MAX_MESSAGE:
         message = message[: MAX_MESSAGE - 1] + "…"
@@ -170,10 +171,11 @@ def validate_file(validator: jsonschema.protocols.Validator, file: Path) -> list
         document, root = load_yaml(file.read_text(encoding="utf-8"))
     except OSError as e:
         return [f"{file}:1: cannot read: {e.strerror}"]
+    except yaml.MarkedYAMLError as e:
+        line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
+        return [f"{file}:{line}: not valid YAML: {e.problem or e.context}"]
     except (yaml.YAMLError, ValueError) as e:
-        mark = getattr(e, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        return [f"{file}:{line}: not valid YAML: {str(e).splitlines()[0]}"]
+        return [f"{file}:1: not valid YAML: {e}"]
     problems = []
     for error in validator.iter_errors(document):
         path = list(error.absolute_path)
@@ -182,14 +184,15 @@ def validate_file(validator: jsonschema.protocols.Validator, file: Path) -> list
 
 
 def catalog_files(arg: str) -> list[Path]:
+    """The catalog files in a directory (or the file itself); ValueError when there are none."""
     path = Path(arg)
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise SystemExit(f"validate_catalogs.py: {arg}: no such directory")
+        raise ValueError(f"{arg}: no such directory")
     files = sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     if not files:
-        raise SystemExit(f"validate_catalogs.py: {arg}: no catalog files (*.yaml)")
+        raise ValueError(f"{arg}: no catalog files (*.yaml)")
     return files
 
 
@@ -205,8 +208,8 @@ def main() -> int:
 
     try:
         files = [f for arg in args.paths for f in catalog_files(arg)]
-    except SystemExit as e:
-        print(e, file=sys.stderr)
+    except ValueError as e:
+        print(f"validate_catalogs.py: {e}", file=sys.stderr)
         return 2
     failed = 0
     for file in files:

@@ -171,9 +171,9 @@ impl Runtime {
                         Status::Unavailable,
                         "upstream_timeout",
                         format!(
-                            "{} did not answer within {} s; retry later, or narrow the request.",
+                            "{} did not answer within {:.1} s; retry later, or narrow the request.",
                             title(catalog),
-                            catalog.timeout_ms / 1000
+                            catalog.timeout_ms as f64 / 1000.0
                         ),
                     );
                 }
