@@ -178,14 +178,16 @@ async fn foreign_host_and_origin_are_refused() {
 }
 
 #[tokio::test]
-async fn any_browser_origin_is_refused_when_none_is_configured() {
+async fn only_loopback_browser_origins_pass_locally_when_none_is_configured() {
     let app = default_app();
+    let (status, _, _) = send(&app, rpc(initialize(), &[("origin", "https://claude.ai")])).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, _, _) = send(
         &app,
         rpc(initialize(), &[("origin", "http://localhost:6274")]),
     )
     .await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test]

@@ -304,7 +304,9 @@ pub(crate) mod tests {
     use crate::fields;
 
     pub(crate) fn full_event() -> AuditEvent {
+        // A fixed time, so two calls build equal events.
         AuditEvent::new(EventKind::ToolCall)
+            .at("2026-11-23T07:00:00.123Z".parse().unwrap())
             .tool("list_invoices")
             .connector("papierkram")
             .status("ok")

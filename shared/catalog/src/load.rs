@@ -107,6 +107,18 @@ fn is_snake(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// `<resource>_<verb>`: lower-case words joined by single underscores, at least two.
+fn is_tool_name(name: &str) -> bool {
+    let words: Vec<&str> = name.split('_').collect();
+    words.len() >= 2
+        && words[0].starts_with(|c: char| c.is_ascii_lowercase())
+        && words.iter().all(|w| {
+            !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
 /// The placeholders `{name}` in a template.
 pub fn placeholders(template: &str) -> Vec<&str> {
     template
@@ -166,7 +178,7 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
         if !seen.insert(t.name.as_str()) {
             bad("duplicate tool name".into());
         }
-        if !is_snake(&t.name) || !t.name.contains('_') {
+        if !is_tool_name(&t.name) {
             bad("name must be `<resource>_<verb>` in snake_case".into());
         }
         if t.description.trim().is_empty() {
@@ -198,6 +210,9 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
                     "path uses {{{hole}}} but no `in: path` param `{hole}`"
                 )),
             }
+        }
+        if t.raw && t.params.contains_key("path") {
+            bad("raw tools take the platform's `path` argument; remove the `path` param".into());
         }
         if t.raw && method != crate::model::Method::Get {
             bad("raw tools may only GET".into());
@@ -346,6 +361,21 @@ tools:
         let other = GOOD.replace("connector: demo", "connector: other");
         let err = load_sources(&[("a.yaml", GOOD), ("b.yaml", &other)]).unwrap_err();
         assert!(err.to_string().contains("declared by two connectors"));
+    }
+
+    #[test]
+    fn tool_names_are_resource_and_verb() {
+        assert!(is_tool_name("invoices_list") && is_tool_name("month_close_get"));
+        for bad in [
+            "invoices",
+            "invoices_",
+            "a__b",
+            "_list",
+            "Invoices_list",
+            "1a_list",
+        ] {
+            assert!(!is_tool_name(bad), "{bad}");
+        }
     }
 
     #[test]
