@@ -145,10 +145,29 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             insecure_no_auth,
         } => {
             let local_key = local_key_if_unset(&config);
-            let config = match &local_key {
+            let mut config = match &local_key {
                 Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
                 None => config,
             };
+            if needs_sandbox(&config, catalog.as_ref()) {
+                let sandbox = papierkram_sandbox::SandboxState::default();
+                let token = sandbox.token().to_string();
+                let (addr, _task) = papierkram_sandbox::spawn(sandbox)
+                    .await
+                    .context("starting the Papierkram sandbox")?;
+                tracing::warn!(
+                    sandbox = %format!("http://{addr}/api/v1"),
+                    "no Papierkram credentials configured (PAPIERKRAM_TOKEN): the papierkram tools \
+                     answer from the offline sandbox with demo data, not a real account"
+                );
+                config = with_var(
+                    config,
+                    "PAPIERKRAM_BASE_URL",
+                    &format!("http://{addr}/api/v1"),
+                );
+                config = with_var(config, "PAPIERKRAM_TOKEN", &token);
+                config = with_var(config, "PAPIERKRAM_SUBDOMAIN", "sandbox");
+            }
             let mut state = build_state(config, catalog.as_ref(), redactor).await?;
             state.insecure_no_auth = insecure_no_auth;
             let listener = tokio::net::TcpListener::bind(addr)
@@ -177,6 +196,15 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             Ok(())
         }
     }
+}
+
+/// Local runs without Papierkram credentials use the offline sandbox, when the Papierkram
+/// catalog is loaded.
+fn needs_sandbox(config: &Config, catalog_dir: Option<&PathBuf>) -> bool {
+    config.secret_source == SecretSourceConfig::Env
+        && config.env.connector("papierkram", "_TOKEN").is_none()
+        && load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))
+            .is_ok_and(|cs| cs.iter().any(|c| c.connector == "papierkram"))
 }
 
 /// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
