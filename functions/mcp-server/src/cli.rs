@@ -14,11 +14,15 @@ use crate::{AppState, EMBEDDED_CATALOGS, app};
 
 pub const USAGE: &str = "\
 usage: mcp-server serve [--addr 127.0.0.1:8767] [--catalog DIR] [--insecure-no-auth]
+       mcp-server lint [DIR]           (check catalogs against the audit checklist)
        mcp-server                      (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
 
 #[derive(Debug, PartialEq)]
 pub enum Command {
     Lambda,
+    Lint {
+        dir: Option<PathBuf>,
+    },
     Serve {
         addr: SocketAddr,
         catalog: Option<PathBuf>,
@@ -64,6 +68,13 @@ pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Re
                 catalog,
                 insecure_no_auth,
             })
+        }
+        "lint" => {
+            let dir = args.next().map(PathBuf::from);
+            if let Some(extra) = args.next() {
+                bail!("unexpected argument `{extra}`\n{USAGE}");
+            }
+            Ok(Command::Lint { dir })
         }
         "-h" | "--help" | "help" => bail!("{USAGE}"),
         other => bail!("unknown command `{other}`\n{USAGE}"),
@@ -133,6 +144,23 @@ pub async fn build_state(
 
 pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
     match command {
+        Command::Lint { dir } => {
+            let catalogs = load_catalogs(dir.as_ref())?;
+            let rows = crate::lint::lint(&catalogs, &config);
+            // The table is this command's output.
+            std::io::Write::write_all(
+                &mut std::io::stdout(),
+                crate::lint::render(&rows).as_bytes(),
+            )?;
+            let gaps = rows
+                .iter()
+                .filter(|r| r.verdict == crate::lint::Verdict::Gap)
+                .count();
+            if gaps > 0 {
+                bail!("{gaps} gap(s) in the catalogs");
+            }
+            Ok(())
+        }
         Command::Lambda => {
             let state = build_state(config, None, redactor).await?;
             lambda_http::run(app(state))

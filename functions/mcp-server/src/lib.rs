@@ -5,12 +5,14 @@
 //! Run it locally with the shipped catalogs and no AWS account: `cargo run -p mcp-server -- serve`.
 //! `app(state)` is the one router both modes use; tests drive it with `oneshot`.
 
+pub mod aggregate;
 pub mod args;
 pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod handler;
 pub mod health;
+pub mod lint;
 pub mod runtime;
 pub mod secrets;
 pub mod shape;

@@ -6,7 +6,18 @@ use mcp_server::{cli, config::Config};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The command line's own error report (tracing may not be set up yet).
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.

@@ -117,24 +117,54 @@ impl Runtime {
     }
 
     async fn execute(&self, conn: &Connector, tool: &Tool, valid: &ValidArgs) -> Outcome {
+        if let Some(agg) = &tool.aggregate {
+            return crate::aggregate::run(self, conn, agg, valid).await;
+        }
+        match self.fetch(conn, tool, valid).await {
+            Ok(r) => Outcome {
+                status: Status::Ok,
+                body: shape::ok(
+                    &conn.catalog,
+                    tool,
+                    valid.list.as_ref(),
+                    r.body.unwrap_or(Value::Null),
+                ),
+                http_status: Some(r.status),
+                reason: None,
+                quota: None,
+                truncated: false,
+            }
+            .with_quota(r.quota),
+            Err(failed) => failed,
+        }
+    }
+
+    /// One upstream request for a tool with validated arguments: a 2xx reply, or the failed
+    /// status result. Re-reads the secret once on a 401.
+    pub async fn fetch(
+        &self,
+        conn: &Connector,
+        tool: &Tool,
+        valid: &ValidArgs,
+    ) -> Result<Reply, Outcome> {
         let catalog = &conn.catalog;
         let mut secrets = match self.secrets.get().await {
             Ok(s) => s,
             Err(e) => {
                 tracing::error!(error = %e, "secret unavailable for tool call");
-                return Outcome::failed(
+                return Err(Outcome::failed(
                     Status::Unavailable,
                     "secret_unavailable",
                     "The server cannot read its credentials right now; retry in a minute.",
-                );
+                ));
             }
         };
         let Some((method, _)) = tool.http() else {
-            return Outcome::failed(
+            return Err(Outcome::failed(
                 Status::Error,
                 "no_mapping",
                 "This tool has no HTTP mapping.",
-            );
+            ));
         };
         let body = upstream::build_body(tool, valid);
         let timeout = Duration::from_millis(catalog.timeout_ms);
@@ -142,7 +172,7 @@ impl Runtime {
         loop {
             let url = match upstream::build_url(catalog, &conn.base_url, tool, valid, &secrets) {
                 Ok(u) => u,
-                Err(e) => return Outcome::failed(e.status, "not_configured", e.hint),
+                Err(e) => return Err(Outcome::failed(e.status, "not_configured", e.hint)),
             };
             let reply = upstream::send(
                 &self.http,
@@ -162,12 +192,12 @@ impl Runtime {
                             tracing::info!(connector = %catalog.connector, "upstream 401: retrying with the re-read secret");
                             secrets = fresh;
                         }
-                        None => return self.classify(conn, tool, valid, r),
+                        None => return self.check(conn, tool, r),
                     }
                 }
-                Ok(r) => return self.classify(conn, tool, valid, r),
+                Ok(r) => return self.check(conn, tool, r),
                 Err(Ok(Failure::Timeout)) => {
-                    return Outcome::failed(
+                    return Err(Outcome::failed(
                         Status::Unavailable,
                         "upstream_timeout",
                         format!(
@@ -175,37 +205,29 @@ impl Runtime {
                             title(catalog),
                             catalog.timeout_ms as f64 / 1000.0
                         ),
-                    );
+                    ));
                 }
                 Err(Ok(Failure::Unreachable)) => {
-                    return Outcome::failed(
+                    return Err(Outcome::failed(
                         Status::Unavailable,
                         "upstream_unreachable",
                         format!(
                             "{} cannot be reached right now; retry in a few minutes.",
                             title(catalog)
                         ),
-                    );
+                    ));
                 }
-                Err(Err(e)) => return Outcome::failed(e.status, "not_configured", e.hint),
+                Err(Err(e)) => return Err(Outcome::failed(e.status, "not_configured", e.hint)),
             }
         }
     }
 
-    fn classify(&self, conn: &Connector, tool: &Tool, valid: &ValidArgs, r: Reply) -> Outcome {
+    /// A 2xx reply passes; anything else becomes a status result with an actionable hint.
+    fn check(&self, conn: &Connector, tool: &Tool, r: Reply) -> Result<Reply, Outcome> {
         let catalog = &conn.catalog;
         let code = r.status;
         if (200..300).contains(&code) {
-            let body = r.body.unwrap_or(Value::Null);
-            return Outcome {
-                status: Status::Ok,
-                body: shape::ok(catalog, tool, valid.list.as_ref(), body),
-                http_status: Some(code),
-                reason: None,
-                quota: None,
-                truncated: false,
-            }
-            .with_quota(r.quota);
+            return Ok(r);
         }
         let message = upstream::upstream_message(catalog, r.body.as_ref())
             .map(|m| self.redactor.redact(&m).into_owned());
@@ -223,7 +245,7 @@ impl Runtime {
         if let (Some(m), Some(body)) = (message, outcome.body.as_object_mut()) {
             body.insert("upstream_message".into(), m.into());
         }
-        outcome.with_quota(r.quota)
+        Err(outcome.with_quota(r.quota))
     }
 }
 

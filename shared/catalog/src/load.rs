@@ -9,7 +9,7 @@ use crate::model::{Catalog, ParamIn, ParamType, Risk};
 /// A catalog that failed to load: where and why.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{file}: cannot read: {source}")]
+    #[error("{file}: cannot read")]
     Io {
         file: PathBuf,
         #[source]
@@ -188,6 +188,15 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             .iter()
             .filter(|m| m.is_some())
             .count();
+        if let Some(agg) = &t.aggregate {
+            if mappings != 0 || t.list || t.raw {
+                bad("an aggregate tool has no HTTP mapping and is neither list nor raw".into());
+            }
+            for problem in check_aggregate(c, agg) {
+                bad(problem);
+            }
+            continue;
+        }
         if mappings != 1 {
             bad(format!(
                 "needs exactly one HTTP mapping (get/post/put/patch/delete), found {mappings}"
@@ -259,6 +268,80 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
                 bad(format!("param `{name}`: a GET has no body"));
             }
         }
+    }
+    out
+}
+
+/// An aggregation references list tools of its own catalog and earlier measures only.
+fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
+    let mut out = Vec::new();
+    if agg.sources.is_empty() || agg.result.is_empty() {
+        out.push("aggregate needs `sources` and `result`".into());
+    }
+    for (name, source) in &agg.sources {
+        match c.tools.iter().find(|t| t.name == source.tool) {
+            Some(t) if t.list && t.risk != Risk::Forbidden => {
+                for arg in source.args.keys() {
+                    if !t.params.contains_key(arg) {
+                        out.push(format!(
+                            "source `{name}`: `{}` has no param `{arg}`",
+                            t.name
+                        ));
+                    }
+                }
+            }
+            _ => out.push(format!(
+                "source `{name}`: `{}` is not a list tool of this catalog",
+                source.tool
+            )),
+        }
+    }
+    let source_of = |reference: &str| reference.split('.').next().unwrap_or("").to_string();
+    let mut earlier: Vec<&str> = Vec::new();
+    for m in &agg.result {
+        let kinds = [
+            m.count.is_some(),
+            m.sum.is_some(),
+            m.difference.is_some(),
+            m.top.is_some(),
+            m.items.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            out.push(format!(
+                "measure `{}` needs exactly one of count, sum, difference, top, items",
+                m.name
+            ));
+        }
+        let mut sources = Vec::new();
+        if let Some(s) = &m.count {
+            sources.push(s.clone());
+        }
+        if let Some(s) = &m.sum {
+            sources.push(source_of(s));
+            if !s.contains('.') {
+                out.push(format!("measure `{}`: sum needs `source.field`", m.name));
+            }
+        }
+        if let Some(t) = &m.top {
+            sources.push(t.of.clone());
+        }
+        if let Some(i) = &m.items {
+            sources.push(i.of.clone());
+        }
+        for s in sources {
+            if !agg.sources.contains_key(&s) {
+                out.push(format!("measure `{}`: unknown source `{s}`", m.name));
+            }
+        }
+        if let Some(d) = &m.difference
+            && (d.len() != 2 || d.iter().any(|x| !earlier.contains(&x.as_str())))
+        {
+            out.push(format!(
+                "measure `{}`: difference takes two earlier measures",
+                m.name
+            ));
+        }
+        earlier.push(&m.name);
     }
     out
 }

@@ -264,10 +264,94 @@ pub struct Tool {
     /// Largest result in bytes before it is cut with a hint.
     #[serde(default)]
     pub max_result_bytes: Option<usize>,
+    /// An aggregation tool: a composition over this catalog's list tools instead of one
+    /// HTTP call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Aggregate>,
 }
 
 fn yes() -> bool {
     true
+}
+
+/// A composition: every page of some list tools, reduced to a compact answer.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregate {
+    /// Named inputs, each all pages of a list tool.
+    pub sources: BTreeMap<String, Source>,
+    /// The answer's fields, in order.
+    pub result: Vec<Measure>,
+}
+
+/// All pages of a list tool. String arguments may use `{param}` of the aggregation tool and,
+/// when it has `year` and `month`, `{month_start}`/`{month_end}` (else `{year_start}`/`{year_end}`
+/// with just `year`). An argument whose placeholder has no value is left out.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub tool: String,
+    #[serde(default)]
+    pub args: BTreeMap<String, serde_json::Value>,
+    /// Keep only items whose (dotted) field has one of these values.
+    #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
+    pub filter: BTreeMap<String, Vec<String>>,
+}
+
+/// One answer field; exactly one of `count`, `sum`, `difference`, `top`, `items`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    pub name: String,
+    /// Number of items of a source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<String>,
+    /// Exact decimal sum of `source.field`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    /// `[a, b]`: earlier measure a minus earlier measure b.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Vec<String>>,
+    /// Group by a field and keep the largest groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<Top>,
+    /// The first items of a source in a given order, with a few fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Items>,
+    /// Keep only items whose (dotted) field has one of these values.
+    #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
+    pub filter: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Top {
+    /// The source.
+    pub of: String,
+    /// The field to group by (dotted).
+    pub by: String,
+    /// Rank groups by the sum of this field; by item count when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    #[serde(default = "five")]
+    pub n: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Items {
+    pub of: String,
+    pub fields: Vec<String>,
+    /// Field to order by (dates and numbers compare as such).
+    pub sort: String,
+    #[serde(default)]
+    pub descending: bool,
+    #[serde(default = "five")]
+    pub n: usize,
+}
+
+fn five() -> usize {
+    5
 }
 
 impl Tool {

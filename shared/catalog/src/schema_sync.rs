@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::model::{
-    Auth, BooleanValues, Catalog, Health, ListEnvelope, Method, Param, ParamIn, ParamType, Quota,
-    QuotaWindow, Risk, Status, Tool,
+    Aggregate, Auth, BooleanValues, Catalog, Health, Items, ListEnvelope, Measure, Method, Param,
+    ParamIn, ParamType, Quota, QuotaWindow, Risk, Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -100,8 +100,9 @@ fn serde_names<T: Serialize>(all: &[T]) -> BTreeSet<String> {
 }
 
 // Fully populated model values: every Option is Some, every Vec and map non-empty. They are
-// shapes, not valid catalogs (the tool has all five HTTP mappings). Struct literals without `..`
-// so a new model field stops this file compiling until it is set here.
+// shapes, not valid catalogs (the tool has all five HTTP mappings and an aggregate, the measure
+// all five kinds). Struct literals without `..` so a new model field stops this file compiling
+// until it is set here.
 
 fn full_boolean_values() -> BooleanValues {
     BooleanValues {
@@ -148,6 +149,56 @@ fn full_tool() -> Tool {
         untrusted: vec!["name".into()],
         hints: BTreeMap::from([(Status::NotFound, "Look the id up first.".into())]),
         max_result_bytes: Some(16_384),
+        aggregate: Some(full_aggregate()),
+    }
+}
+
+fn full_source() -> Source {
+    Source {
+        tool: "invoices_list".into(),
+        args: BTreeMap::from([
+            ("document_date_from".into(), json!("{month_start}")),
+            ("company_id".into(), json!(7)),
+        ]),
+        filter: BTreeMap::from([("state".into(), vec!["paid".into(), "unpaid".into()])]),
+    }
+}
+
+fn full_top() -> Top {
+    Top {
+        of: "income".into(),
+        by: "billing.company".into(),
+        sum: Some("total_gross".into()),
+        n: 3,
+    }
+}
+
+fn full_items() -> Items {
+    Items {
+        of: "income".into(),
+        fields: vec!["id".into(), "due_date".into()],
+        sort: "due_date".into(),
+        descending: true,
+        n: 3,
+    }
+}
+
+fn full_measure() -> Measure {
+    Measure {
+        name: "income_gross".into(),
+        count: Some("income".into()),
+        sum: Some("income.total_gross".into()),
+        difference: Some(vec!["income_gross".into(), "overdue_gross".into()]),
+        top: Some(full_top()),
+        items: Some(full_items()),
+        filter: BTreeMap::from([("state".into(), vec!["overdue".into()])]),
+    }
+}
+
+fn full_aggregate() -> Aggregate {
+    Aggregate {
+        sources: BTreeMap::from([("income".into(), full_source())]),
+        result: vec![full_measure()],
     }
 }
 
@@ -248,6 +299,11 @@ fn shapes() -> Vec<Shape> {
             "/$defs/boolean_values",
             full_boolean_values(),
         ),
+        shape("Aggregate", "/$defs/aggregate", full_aggregate()),
+        shape("Source", "/$defs/aggregate_source", full_source()),
+        shape("Measure", "/$defs/measure", full_measure()),
+        shape("Top", "/$defs/top", full_top()),
+        shape("Items", "/$defs/items", full_items()),
     ]
 }
 
@@ -461,13 +517,48 @@ fn enum_values_match_the_model() {
         keys(&schema["$defs"]["hints"]["properties"]),
     );
 
+    // A tool has exactly one HTTP mapping (one per method) or an aggregate instead.
     let methods = variants!(Method: Get, Post, Put, Patch, Delete);
-    let mappings: BTreeSet<String> = methods.iter().map(|m| m.as_str().to_lowercase()).collect();
+    let mut mappings: BTreeSet<String> =
+        methods.iter().map(|m| m.as_str().to_lowercase()).collect();
+    mappings.insert("aggregate".into());
+    compare(
+        "tool one-of keys that are Tool fields",
+        mappings.clone(),
+        mappings
+            .intersection(&declared_fields::<Tool>("Tool"))
+            .cloned()
+            .collect(),
+    );
     let tool = at(&schema, "/$defs/tool");
     compare(
-        "tool HTTP mappings (oneOf)",
+        "tool HTTP mapping or aggregate (oneOf)",
         mappings,
         exactly_one_of(tool, "/$defs/tool"),
+    );
+    let aggregate_rule = tool["allOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|rule| rule["if"] == json!({ "required": ["aggregate"] }));
+    compare(
+        "flags an aggregate tool may not set (list, raw)",
+        BTreeSet::from(["list".to_string(), "raw".to_string()]),
+        aggregate_rule.map_or_else(BTreeSet::new, |rule| keys(&rule["then"]["properties"])),
+    );
+
+    // Every Measure field but its name and filter is a kind, and a measure has exactly one. A new
+    // field that is not a kind belongs in `not_kinds`.
+    let not_kinds = BTreeSet::from(["name".to_string(), "where".to_string()]);
+    let kinds: BTreeSet<String> = declared_fields::<Measure>("Measure")
+        .difference(&not_kinds)
+        .cloned()
+        .collect();
+    let measure = at(&schema, "/$defs/measure");
+    compare(
+        "measure kinds (oneOf)",
+        kinds,
+        exactly_one_of(measure, "/$defs/measure"),
     );
 
     let window = at(&schema, "/$defs/quota_window");
@@ -492,13 +583,19 @@ fn enum_values_match_the_model() {
     fail_on(problems);
 }
 
-/// A value without its null map entries; `None` when nothing is left of a null.
+/// A value without its null map entries (at any depth, lists included); `None` when nothing is
+/// left of a null.
 fn without_nulls(v: &Value) -> Option<Value> {
     match v {
         Value::Null => None,
         Value::Object(m) => Some(Value::Object(
             m.iter()
                 .filter_map(|(k, v)| without_nulls(v).map(|v| (k.clone(), v)))
+                .collect(),
+        )),
+        Value::Array(a) => Some(Value::Array(
+            a.iter()
+                .map(|v| without_nulls(v).unwrap_or(Value::Null))
                 .collect(),
         )),
         other => Some(other.clone()),
@@ -514,7 +611,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 9] = [
+    let minimal: [(&str, &str, Value, Parse); 14] = [
         (
             "Catalog",
             "",
@@ -559,6 +656,36 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/boolean_values",
             json!({"true": "yes", "false": "no"}),
             roundtrip::<BooleanValues>,
+        ),
+        (
+            "Aggregate",
+            "/$defs/aggregate",
+            json!({"sources": {}, "result": []}),
+            roundtrip::<Aggregate>,
+        ),
+        (
+            "Source",
+            "/$defs/aggregate_source",
+            json!({"tool": "invoices_list"}),
+            roundtrip::<Source>,
+        ),
+        (
+            "Measure",
+            "/$defs/measure",
+            json!({"name": "invoices"}),
+            roundtrip::<Measure>,
+        ),
+        (
+            "Top",
+            "/$defs/top",
+            json!({"of": "income", "by": "billing.company"}),
+            roundtrip::<Top>,
+        ),
+        (
+            "Items",
+            "/$defs/items",
+            json!({"of": "income", "fields": ["id"], "sort": "due_date"}),
+            roundtrip::<Items>,
         ),
     ];
     let schema = schema();
@@ -726,6 +853,91 @@ fn shipped_catalogs_point_editors_at_this_schema() {
             "{}: $schema={target} resolves to {resolved:?}, not {}",
             file.display(),
             want.display()
+        );
+    }
+}
+
+/// An aggregation tool over a list tool, as documented in the schema; the Python validator
+/// (`tests/tools/validate_catalogs.py`) accepts the same text.
+const AGGREGATE_CATALOG: &str = r#"
+connector: demo
+base_url: "http://{host}/api/v1"
+secrets: [host, token]
+auth: { bearer: token }
+list_envelope: { items: entries, total: total_entries, more: has_more }
+tools:
+  - name: invoices_list
+    risk: low
+    list: true
+    description: 'Lists invoices. Use it to find invoices. Example: {"page": 1}'
+    get: /income/invoices
+    params:
+      document_date_from: { type: date, as: document_date_range_start }
+      document_date_to: { type: date, as: document_date_range_end }
+  - name: month_close_get
+    risk: low
+    description: 'Month close: income, counts and top customers. Use it for monthly reports. Example: {"year": 2026, "month": 5}'
+    params:
+      year: { type: integer, min: 2000, max: 2100, required: true }
+      month: { type: integer, min: 1, max: 12, required: true }
+    aggregate:
+      sources:
+        income: { tool: invoices_list, args: { document_date_from: "{month_start}", document_date_to: "{month_end}" }, where: { state: [paid, unpaid, overdue] } }
+      result:
+        - { name: income_gross, sum: income.total_gross }
+        - { name: invoices, count: income }
+        - { name: overdue_gross, sum: income.total_gross, where: { state: [overdue] } }
+        - { name: not_overdue_gross, difference: [income_gross, overdue_gross] }
+        - { name: top_customers, top: { of: income, by: billing.company, sum: total_gross, n: 5 } }
+        - { name: next_due, items: { of: income, fields: [id, due_date, total_gross], sort: due_date, n: 3 } }
+"#;
+
+#[test]
+fn aggregate_catalog_loads_and_fits_the_schema() {
+    let catalog = crate::parse("demo.yaml", AGGREGATE_CATALOG).unwrap_or_else(|e| panic!("{e}"));
+    let tool = &catalog.tools[1];
+    assert_eq!(tool.http(), None);
+    let agg = tool
+        .aggregate
+        .as_ref()
+        .expect("month_close_get is an aggregation");
+    assert_eq!(agg.sources["income"].tool, "invoices_list");
+    assert_eq!(agg.sources["income"].filter["state"].len(), 3);
+    let names: Vec<&str> = agg.result.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "income_gross",
+            "invoices",
+            "overdue_gross",
+            "not_overdue_gross",
+            "top_customers",
+            "next_due"
+        ]
+    );
+    let top = agg.result[4].top.as_ref().expect("a top measure");
+    assert_eq!((top.sum.as_deref(), top.n), (Some("total_gross"), 5));
+    let items = agg.result[5].items.as_ref().expect("an items measure");
+    assert_eq!((items.n, items.descending), (3, false));
+
+    let schema = schema();
+    // Unset options serialize as null; a catalog file leaves them out.
+    let value = without_nulls(&serde_json::to_value(&catalog).expect("model values serialize"))
+        .expect("a catalog is not null");
+    let mut problems = Vec::new();
+    check_shape(&schema, &schema, &value, "$", &mut problems);
+    fail_on(problems);
+
+    // The loader keeps an aggregation tool apart from HTTP mappings, list and raw.
+    for (from, to) in [
+        ("    aggregate:\n", "    get: /close\n    aggregate:\n"),
+        ("    aggregate:\n", "    list: true\n    aggregate:\n"),
+    ] {
+        let text = AGGREGATE_CATALOG.replace(from, to);
+        let err = crate::parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(
+            err.contains("an aggregate tool has no HTTP mapping"),
+            "{err}"
         );
     }
 }

@@ -1,0 +1,406 @@
+//! Aggregation tools: compositions declared in the catalog (all pages of list tools, exact
+//! decimal sums, counts, group-by, top N) answering in a compact result. A source that fails
+//! part-way is reported with the figures marked partial, never silently dropped.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use catalog::{Aggregate, Measure, Status};
+use rust_decimal::Decimal;
+use serde_json::{Map, Value, json};
+
+use crate::args::{self, ValidArgs};
+use crate::runtime::{Connector, Runtime};
+use crate::shape::{self, Outcome};
+use crate::upstream::QuotaInfo;
+
+/// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
+const MAX_PAGES: u32 = 100;
+
+/// What reading one source produced.
+struct Fetched {
+    items: Vec<Value>,
+    failure: Option<Outcome>,
+}
+
+pub async fn run(rt: &Runtime, conn: &Connector, agg: &Aggregate, valid: &ValidArgs) -> Outcome {
+    let vars = variables(valid);
+    let mut fetched = BTreeMap::new();
+    let mut quota: Option<QuotaInfo> = None;
+    for (name, source) in &agg.sources {
+        let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
+            return Outcome::failed(
+                Status::Error,
+                "bad_aggregate",
+                format!("Unknown source tool `{}`.", source.tool),
+            );
+        };
+        let mut arguments = Map::new();
+        for (arg, template) in &source.args {
+            if let Some(v) = fill(template, &vars) {
+                arguments.insert(arg.clone(), v);
+            }
+        }
+        let mut source_valid = match args::validate(tool, &arguments) {
+            Ok(v) => v,
+            Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
+        };
+        let page_size = conn
+            .catalog
+            .list_envelope
+            .as_ref()
+            .map_or(100, |e| e.max_page_size)
+            .min(100);
+        let mut items = Vec::new();
+        let mut failure = None;
+        for page in 1..=MAX_PAGES {
+            if let Some(list) = source_valid.list.as_mut() {
+                list.page = page;
+                list.page_size = page_size;
+            }
+            match rt.fetch(conn, tool, &source_valid).await {
+                Ok(reply) => {
+                    quota = reply.quota.or(quota);
+                    let body = reply.body.unwrap_or(Value::Null);
+                    let (page_items, more) = page_of(conn, &body);
+                    let got = page_items.len();
+                    items.extend(
+                        page_items
+                            .into_iter()
+                            .filter(|i| matches(i, &source.filter)),
+                    );
+                    if !more || got < page_size as usize {
+                        break;
+                    }
+                    if page == MAX_PAGES {
+                        failure = Some(Outcome::failed(
+                            Status::Error,
+                            "too_many_pages",
+                            format!("`{name}` has more than {MAX_PAGES} pages; narrow the period."),
+                        ));
+                    }
+                }
+                Err(outcome) => {
+                    failure = Some(outcome);
+                    break;
+                }
+            }
+        }
+        fetched.insert(name.clone(), Fetched { items, failure });
+    }
+    let data = measures(&agg.result, &fetched);
+    let failed: Vec<(&String, &Outcome)> = fetched
+        .iter()
+        .filter_map(|(n, f)| f.failure.as_ref().map(|o| (n, o)))
+        .collect();
+    let body = match failed.first() {
+        None => json!({ "status": "ok", "data": data }),
+        Some((_, first)) => {
+            let sources: Vec<Value> = failed
+                .iter()
+                .map(|(n, o)| json!({"source": n, "status": o.status.as_str(), "hint": o.body["hint"]}))
+                .collect();
+            json!({
+                "status": first.status.as_str(),
+                "hint": format!(
+                    "Part of the data could not be read ({}); the figures in `partial_data` are incomplete. {}",
+                    failed.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                    first.body["hint"].as_str().unwrap_or("")
+                ),
+                "partial": true,
+                "partial_data": data,
+                "failed_sources": sources,
+            })
+        }
+    };
+    let status = failed.first().map_or(Status::Ok, |(_, o)| o.status);
+    Outcome {
+        status,
+        body,
+        http_status: None,
+        reason: failed
+            .first()
+            .and_then(|(_, o)| o.reason.clone())
+            .map(|r| format!("partial_{r}")),
+        quota: None,
+        truncated: false,
+    }
+    .with_quota(quota)
+}
+
+/// Template variables: the tool's arguments, and period bounds from `year`/`month`.
+fn variables(valid: &ValidArgs) -> BTreeMap<String, String> {
+    let mut vars: BTreeMap<String, String> = valid
+        .values
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect();
+    let year = valid.values.get("year").and_then(Value::as_i64);
+    let month = valid.values.get("month").and_then(Value::as_i64);
+    if let Some(y) = year.and_then(|y| i16::try_from(y).ok()) {
+        if let Some(m) = month.and_then(|m| i8::try_from(m).ok())
+            && let Ok(start) = jiff::civil::Date::new(y, m, 1)
+        {
+            vars.insert("month_start".into(), start.to_string());
+            vars.insert("month_end".into(), start.last_of_month().to_string());
+        }
+        if let Ok(start) = jiff::civil::Date::new(y, 1, 1) {
+            vars.insert("year_start".into(), start.to_string());
+            vars.insert("year_end".into(), start.last_of_year().to_string());
+        }
+    }
+    vars
+}
+
+/// Fills `{name}` placeholders; `None` when one has no value (the argument is left out).
+fn fill(template: &Value, vars: &BTreeMap<String, String>) -> Option<Value> {
+    let Value::String(text) = template else {
+        return Some(template.clone());
+    };
+    let mut out = text.clone();
+    for hole in catalog::placeholders(text) {
+        out = out.replace(&format!("{{{hole}}}"), vars.get(hole)?);
+    }
+    Some(Value::String(out))
+}
+
+fn page_of(conn: &Connector, body: &Value) -> (Vec<Value>, bool) {
+    let Some(env) = &conn.catalog.list_envelope else {
+        return (Vec::new(), false);
+    };
+    let items = body
+        .get(&env.items)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let more = env
+        .more
+        .as_deref()
+        .and_then(|f| body.get(f))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    (items, more)
+}
+
+/// The value at a dotted path.
+fn field<'a>(item: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(item, |v, p| v.get(p))
+}
+
+fn text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn matches(item: &Value, filter: &BTreeMap<String, Vec<String>>) -> bool {
+    filter
+        .iter()
+        .all(|(f, allowed)| allowed.contains(&text(field(item, f))))
+}
+
+/// A JSON number or numeric string as an exact decimal (the printed form, not the float).
+fn decimal(v: Option<&Value>) -> Option<Decimal> {
+    match v? {
+        Value::Number(n) => Decimal::from_str(&n.to_string())
+            .or_else(|_| Decimal::from_scientific(&n.to_string()))
+            .ok(),
+        Value::String(s) => Decimal::from_str(s.trim()).ok(),
+        _ => None,
+    }
+}
+
+/// Amounts as strings with two decimals: exact, and unambiguous for a model to read.
+fn money(d: Decimal) -> Value {
+    let mut d = d.round_dp(2);
+    d.rescale(2);
+    Value::String(d.to_string())
+}
+
+fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Value {
+    let mut out = Map::new();
+    let mut sums: BTreeMap<&str, Decimal> = BTreeMap::new();
+    let items_of = |source: &str, m: &Measure| -> Vec<&Value> {
+        fetched
+            .get(source)
+            .map(|f| f.items.iter().filter(|i| matches(i, &m.filter)).collect())
+            .unwrap_or_default()
+    };
+    for m in result {
+        let value = if let Some(source) = &m.count {
+            Value::from(items_of(source, m).len())
+        } else if let Some(reference) = &m.sum {
+            let (source, path) = reference.split_once('.').unwrap_or((reference, ""));
+            let total: Decimal = items_of(source, m)
+                .iter()
+                .filter_map(|i| decimal(field(i, path)))
+                .sum();
+            sums.insert(&m.name, total);
+            money(total)
+        } else if let Some([a, b]) = m.difference.as_deref() {
+            let total = sums.get(a.as_str()).copied().unwrap_or_default()
+                - sums.get(b.as_str()).copied().unwrap_or_default();
+            sums.insert(&m.name, total);
+            money(total)
+        } else if let Some(top) = &m.top {
+            let mut groups: BTreeMap<String, (Decimal, usize)> = BTreeMap::new();
+            for item in items_of(&top.of, m) {
+                let g = groups.entry(text(field(item, &top.by))).or_default();
+                g.0 += top
+                    .sum
+                    .as_deref()
+                    .and_then(|p| decimal(field(item, p)))
+                    .unwrap_or_default();
+                g.1 += 1;
+            }
+            let mut ranked: Vec<(String, (Decimal, usize))> = groups.into_iter().collect();
+            ranked.sort_by(|x, y| match top.sum {
+                Some(_) => y.1.0.cmp(&x.1.0).then(x.0.cmp(&y.0)),
+                None => y.1.1.cmp(&x.1.1).then(x.0.cmp(&y.0)),
+            });
+            Value::Array(
+                ranked
+                    .into_iter()
+                    .take(top.n)
+                    .map(|(name, (total, count))| match top.sum {
+                        Some(_) => json!({"name": name, "total": money(total), "count": count}),
+                        None => json!({"name": name, "count": count}),
+                    })
+                    .collect(),
+            )
+        } else if let Some(spec) = &m.items {
+            let mut picked = items_of(&spec.of, m);
+            picked.sort_by(|x, y| {
+                let order = compare(field(x, &spec.sort), field(y, &spec.sort));
+                if spec.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            });
+            Value::Array(
+                picked
+                    .into_iter()
+                    .take(spec.n)
+                    .map(|i| shape::project(i, &spec.fields))
+                    .collect(),
+            )
+        } else {
+            Value::Null
+        };
+        out.insert(m.name.clone(), value);
+    }
+    Value::Object(out)
+}
+
+/// Numbers compare as decimals, everything else (ISO dates included) as text.
+fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    match (decimal(a), decimal(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => text(a).cmp(&text(b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetched(items: Vec<Value>) -> BTreeMap<String, Fetched> {
+        BTreeMap::from([(
+            "inc".to_string(),
+            Fetched {
+                items,
+                failure: None,
+            },
+        )])
+    }
+
+    fn measure(v: Value) -> Measure {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn sums_are_exact_decimals_not_floats() {
+        let items = (0..10).map(|_| json!({"total": 0.1})).collect();
+        let m = [measure(json!({"name": "s", "sum": "inc.total"}))];
+        assert_eq!(measures(&m, &fetched(items))["s"], json!("1.00"));
+    }
+
+    #[test]
+    fn string_amounts_and_filters_and_differences() {
+        let items = vec![
+            json!({"amount": "119.0", "state": "paid"}),
+            json!({"amount": "80.5", "state": "overdue"}),
+            json!({"amount": null, "state": "overdue"}),
+        ];
+        let m = [
+            measure(json!({"name": "all", "sum": "inc.amount"})),
+            measure(
+                json!({"name": "overdue", "sum": "inc.amount", "where": {"state": ["overdue"]}}),
+            ),
+            measure(json!({"name": "rest", "difference": ["all", "overdue"]})),
+            measure(json!({"name": "n", "count": "inc", "where": {"state": ["overdue"]}})),
+        ];
+        let out = measures(&m, &fetched(items));
+        assert_eq!(
+            out,
+            json!({"all": "199.50", "overdue": "80.50", "rest": "119.00", "n": 2})
+        );
+    }
+
+    #[test]
+    fn top_groups_rank_by_sum_then_name() {
+        let items = vec![
+            json!({"c": {"name": "B"}, "t": 10}),
+            json!({"c": {"name": "A"}, "t": 10}),
+            json!({"c": {"name": "C"}, "t": 25.5}),
+            json!({"c": {"name": "A"}, "t": 1}),
+        ];
+        let m = [measure(
+            json!({"name": "top", "top": {"of": "inc", "by": "c.name", "sum": "t", "n": 2}}),
+        )];
+        assert_eq!(
+            measures(&m, &fetched(items))["top"],
+            json!([{"name": "C", "total": "25.50", "count": 1}, {"name": "A", "total": "11.00", "count": 2}])
+        );
+    }
+
+    #[test]
+    fn items_sort_by_date_and_project_fields() {
+        let items = vec![
+            json!({"id": 1, "due": "2026-03-01", "x": 1}),
+            json!({"id": 2, "due": "2026-01-15", "x": 2}),
+        ];
+        let m = [measure(
+            json!({"name": "next", "items": {"of": "inc", "fields": ["id", "due"], "sort": "due", "n": 1}}),
+        )];
+        assert_eq!(
+            measures(&m, &fetched(items))["next"],
+            json!([{"id": 2, "due": "2026-01-15"}])
+        );
+    }
+
+    #[test]
+    fn month_variables_cover_the_whole_month() {
+        let valid = ValidArgs {
+            values: BTreeMap::from([("year".into(), json!(2024)), ("month".into(), json!(2))]),
+            ..ValidArgs::default()
+        };
+        let vars = variables(&valid);
+        assert_eq!(vars["month_start"], "2024-02-01");
+        assert_eq!(vars["month_end"], "2024-02-29");
+        assert_eq!(
+            fill(&json!("{month_end}"), &vars),
+            Some(json!("2024-02-29"))
+        );
+        assert_eq!(fill(&json!("{company_id}"), &vars), None);
+    }
+}
