@@ -179,12 +179,7 @@ async fn a_failing_page_is_reported_as_partial_never_dropped() {
     assert_eq!(result["failed_sources"][0]["source"], "expenses");
     assert!(result["hint"].as_str().unwrap().contains("incomplete"));
     assert!(result["partial_data"]["income_gross"].is_string());
-    let event = server
-        .stdout
-        .events()
-        .into_iter()
-        .find(|e| e["tool"] == "month_close_get")
-        .unwrap();
+    let event = server.stdout.event_for("month_close_get");
     assert_eq!(event["status"], "unavailable");
     assert_eq!(event["reason"], "partial_upstream_503");
 }

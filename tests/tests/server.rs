@@ -59,12 +59,7 @@ async fn list_call_passes_quota_and_drops_upstream_headers() {
     let remaining = sandbox.quota().remaining;
     assert_eq!(result["_quota"]["remaining"], json!(remaining));
     assert_eq!(result["_quota"]["limit"], json!(10_000));
-    let event = server
-        .stdout
-        .events()
-        .into_iter()
-        .find(|e| e["tool"] == "invoices_list")
-        .unwrap();
+    let event = server.stdout.event_for("invoices_list");
     assert_eq!(event["status"], "ok");
     assert_eq!(event["quota_remaining"], json!(remaining));
     assert_eq!(event["arg_keys"], json!(["fields", "page_size"]));
@@ -198,9 +193,25 @@ async fn no_pii_and_no_secrets_in_any_output() {
         let r = rpc.post(body, &[("x-user-email", EMAIL)]).await;
         replies.push_str(&r.text().await.unwrap());
     }
-    // In an upstream error body: a 422 whose message echoes the planted values.
-    sandbox.inject_fault(Fault::status("/api/v1/income/invoices", 422).times(1));
-    replies.push_str(&rpc.call("invoices_list", json!({})).await.to_string());
+    // In upstream error bodies: the sandbox's 422 echoes the bad `order_by` value back.
+    for planted in [planted_token, EMAIL, TOKEN] {
+        let reply = rpc
+            .call("invoices_list", json!({ "order_by": planted }))
+            .await;
+        assert_eq!(structured(&reply)["status"], "invalid_input", "{reply}");
+        assert!(
+            structured(&reply)["upstream_message"]
+                .as_str()
+                .unwrap()
+                .contains("cannot order by")
+        );
+        replies.push_str(&reply.to_string());
+    }
+    assert_eq!(
+        sandbox.request_count(),
+        3,
+        "the planted values reached the upstream"
+    );
     // In a rejected key.
     let mut bad = Rpc::new(&server.url);
     bad.key = Some(format!("{TOKEN}-wrong"));
@@ -225,7 +236,7 @@ async fn no_pii_and_no_secrets_in_any_output() {
             );
         }
     }
-    for planted in [TOKEN, "pepper-planted-value", KEY] {
+    for planted in [EMAIL, TOKEN, "PLANTEDTOKEN", "pepper-planted-value", KEY] {
         assert!(
             !replies.contains(planted),
             "{planted} leaked into a reply:\n{replies}"

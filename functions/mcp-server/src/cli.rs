@@ -113,14 +113,14 @@ pub async fn build_state(
                 &config.env,
                 &fields,
                 &redactor,
+                &secrets::addresses(&catalogs),
             )?))
         }
     };
-    let store = Arc::new(SecretStore::new(
-        loader,
-        config.secret_ttl,
-        redactor.clone(),
-    ));
+    let store = Arc::new(
+        SecretStore::new(loader, config.secret_ttl, redactor.clone())
+            .with_addresses(secrets::addresses(&catalogs)),
+    );
     // Load once per cold start; a failure is logged and answered with 503 until it recovers.
     if let Err(e) = store.get().await {
         tracing::error!(error = %e, "starting without the deployment secret; requests get 503");

@@ -79,8 +79,10 @@ impl AppState {
             .collect();
         let registry = Registry::new(connectors);
         let output = Arc::new(tools::output_schema());
+        // Only core tools are listed; the others stay callable by name (and through search).
         let tool_defs = registry
             .exposed()
+            .filter(|(_, t)| t.core)
             .map(|(_, t)| tools::definition(t, &output))
             .collect();
         AppState {

@@ -112,7 +112,8 @@ impl Runtime {
             );
         }
         let mut outcome = self.execute(conn, tool, &valid).await;
-        outcome.truncated = shape::cap(&mut outcome.body, self.max_result_bytes);
+        let budget = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
+        outcome.truncated = shape::cap(&mut outcome.body, budget);
         outcome
     }
 

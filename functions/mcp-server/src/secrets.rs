@@ -11,7 +11,7 @@
 //!   "connectors": { "papierkram": { "subdomain": "…", "token": "…" } } }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -77,11 +77,28 @@ pub enum SecretError {
     Malformed { id: String, reason: String },
 }
 
-/// Parses the secret JSON, registering every value with the redactor.
+/// `(connector, field)` pairs that are addresses (base-URL parts such as a subdomain), not
+/// credentials: they are not scrubbed from logs, so upstream messages stay readable.
+pub type Addresses = BTreeSet<(String, String)>;
+
+/// The address fields of some catalogs: the placeholders of their base URLs.
+pub fn addresses(catalogs: &[catalog::Catalog]) -> Addresses {
+    catalogs
+        .iter()
+        .flat_map(|c| {
+            catalog::placeholders(&c.base_url)
+                .into_iter()
+                .map(|f| (c.connector.clone(), f.to_string()))
+        })
+        .collect()
+}
+
+/// Parses the secret JSON, registering every credential with the redactor.
 pub fn parse_secret(
     id: &str,
     text: &str,
     redactor: &Redactor,
+    addresses: &Addresses,
 ) -> Result<SecretValues, SecretError> {
     let json: SecretJson = serde_json::from_str(text).map_err(|e| SecretError::Malformed {
         id: id.to_string(),
@@ -96,7 +113,7 @@ pub fn parse_secret(
         redactor.add_secret(key);
         values.api_keys.push(ApiKey::new(key_id, key));
     }
-    register(&values, redactor);
+    register(&values, redactor, addresses);
     Ok(values)
 }
 
@@ -120,6 +137,7 @@ pub fn from_env(
     env: &Env,
     fields: &[(String, Vec<String>)],
     redactor: &Redactor,
+    addresses: &Addresses,
 ) -> Result<SecretValues, config::ConfigError> {
     let mut values = SecretValues::default();
     if let Some(pairs) = env.get(config::API_KEYS) {
@@ -152,17 +170,19 @@ pub fn from_env(
             }
         }
     }
-    register(&values, redactor);
+    register(&values, redactor, addresses);
     Ok(values)
 }
 
-fn register(values: &SecretValues, redactor: &Redactor) {
+fn register(values: &SecretValues, redactor: &Redactor, addresses: &Addresses) {
     if let Some(p) = &values.pepper {
         redactor.add_secret(&String::from_utf8_lossy(p));
     }
-    for fields in values.connectors.values() {
-        for v in fields.values() {
-            redactor.add_secret(v);
+    for (connector, fields) in &values.connectors {
+        for (field, v) in fields {
+            if !addresses.contains(&(connector.clone(), field.clone())) {
+                redactor.add_secret(v);
+            }
         }
     }
 }
@@ -184,6 +204,7 @@ struct Cached {
 /// The cached secret with TTL, retry and the rotation refresh.
 pub struct SecretStore {
     loader: SecretLoader,
+    addresses: Addresses,
     ttl: Duration,
     redactor: Redactor,
     current: RwLock<Option<Cached>>,
@@ -206,12 +227,19 @@ impl SecretStore {
         };
         SecretStore {
             loader,
+            addresses: Addresses::new(),
             ttl,
             redactor,
             current: RwLock::new(current),
             last_error: RwLock::new(None),
             reload: Mutex::new(()),
         }
+    }
+
+    /// Names the address fields, which are not scrubbed from logs (see [`Addresses`]).
+    pub fn with_addresses(mut self, addresses: Addresses) -> Self {
+        self.addresses = addresses;
+        self
     }
 
     /// The current values: cached while fresh, reloaded when stale (a failed reload keeps
@@ -288,7 +316,7 @@ impl SecretStore {
         let mut attempt = 1;
         loop {
             match fetch(client, secret_id).await {
-                Ok(text) => return parse_secret(secret_id, &text, &self.redactor),
+                Ok(text) => return parse_secret(secret_id, &text, &self.redactor, &self.addresses),
                 // A missing secret will not appear by retrying within this request.
                 Err(e @ SecretError::NotFound(_)) => return Err(e),
                 Err(e) if attempt >= ATTEMPTS => return Err(e),
@@ -335,8 +363,9 @@ mod tests {
         let v = parse_secret(
             "s",
             r#"{"api_keys":{"claude":"k-1234567890abcdef"},"pseudonym_pepper":"pepper-xyz",
-                "connectors":{"papierkram":{"token":"tok-secret-123","subdomain":"acme"}}}"#,
+                "connectors":{"papierkram":{"token":"tok-secret-123","subdomain":"acme-gmbh"}}}"#,
             &r,
+            &Addresses::from([("papierkram".to_string(), "subdomain".to_string())]),
         )
         .unwrap();
         assert_eq!(v.api_keys[0].id, "claude");
@@ -344,13 +373,22 @@ mod tests {
         let line = r.redact("token tok-secret-123 key k-1234567890abcdef pepper-xyz");
         assert!(!line.contains("tok-secret-123") && !line.contains("k-1234567890abcdef"));
         assert!(!line.contains("pepper-xyz"));
+        assert!(
+            r.redact("host acme-gmbh").contains("acme-gmbh"),
+            "addresses stay readable"
+        );
     }
 
     #[test]
     fn malformed_secret_says_so_without_values() {
-        let err = parse_secret("s", r#"{"api_key":"oops-secret-value"}"#, &Redactor::new())
-            .unwrap_err()
-            .to_string();
+        let err = parse_secret(
+            "s",
+            r#"{"api_key":"oops-secret-value"}"#,
+            &Redactor::new(),
+            &Addresses::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("not the expected JSON shape"), "{err}");
         assert!(!err.contains("oops-secret-value"), "{err}");
     }
@@ -361,6 +399,7 @@ mod tests {
             "s",
             r#"{"api_keys":"dev:leaky-secret-value"}"#,
             &Redactor::new(),
+            &Addresses::new(),
         )
         .unwrap_err()
         .to_string();
@@ -370,13 +409,13 @@ mod tests {
     #[test]
     fn env_keys_need_id_and_long_key() {
         let env = Env::from_pairs([(config::API_KEYS, "dev:short")]);
-        assert!(from_env(&env, &[], &Redactor::new()).is_err());
+        assert!(from_env(&env, &[], &Redactor::new(), &Addresses::new()).is_err());
         let env = Env::from_pairs([
             (config::API_KEYS, "dev:0123456789abcdef0123"),
             ("PAPIERKRAM_TOKEN", "t-0123456789"),
         ]);
         let fields = vec![("papierkram".to_string(), vec!["token".to_string()])];
-        let v = from_env(&env, &fields, &Redactor::new()).unwrap();
+        let v = from_env(&env, &fields, &Redactor::new(), &Addresses::new()).unwrap();
         assert_eq!(v.api_keys[0].id, "dev");
         assert_eq!(v.field("papierkram", "token"), Some("t-0123456789"));
     }

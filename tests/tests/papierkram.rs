@@ -1,0 +1,779 @@
+//! The shipped Papierkram catalog end to end: the real server process with its embedded catalogs,
+//! pointed at the sandbox upstream. Every listed tool is called once; list shape, filters and
+//! counts are checked against the demo account recomputed in plain loops; error statuses carry
+//! the hints the catalog promises.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use integration_tests::{KEY, Rpc, Server, repo, structured};
+use papierkram_sandbox::model::ContactType;
+use papierkram_sandbox::{Fault, SandboxState, demo};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "papierkram-upstream-token-7f3a";
+/// Not `sandbox`: secret values are redacted from upstream messages, and the sandbox's own
+/// messages contain that word.
+const SUBDOMAIN: &str = "nordlicht-e2e";
+
+/// The sandbox on a loopback port and the server pointed at it with `token`.
+async fn start_with(token: &str, extra: &[(&str, &str)]) -> (Server, SandboxState, Rpc) {
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let base = format!("http://{addr}/api/v1");
+    let keys = format!("e2e:{KEY}");
+    let mut env = vec![
+        ("MCP_API_KEYS", keys.as_str()),
+        ("PAPIERKRAM_BASE_URL", base.as_str()),
+        ("PAPIERKRAM_TOKEN", token),
+        ("PAPIERKRAM_SUBDOMAIN", SUBDOMAIN),
+    ];
+    env.extend_from_slice(extra);
+    let server = Server::start(&[], &env);
+    let rpc = Rpc::new(&server.url);
+    (server, sandbox, rpc)
+}
+
+async fn start() -> (Server, SandboxState, Rpc) {
+    start_with(TOKEN, &[]).await
+}
+
+/// The structured result of a call that must be `ok`.
+async fn ok(rpc: &Rpc, tool: &str, args: Value) -> Value {
+    let reply = rpc.call(tool, args.clone()).await;
+    let result = structured(&reply).clone();
+    assert_eq!(result["status"], "ok", "{tool} {args}: {reply}");
+    result
+}
+
+/// The `count` of a `count_only` call.
+async fn count(rpc: &Rpc, tool: &str, mut args: Value) -> u64 {
+    args["count_only"] = json!(true);
+    let result = ok(rpc, tool, args).await;
+    assert!(result.get("items").is_none(), "{result}");
+    result["count"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{result}"))
+}
+
+fn ids(result: &Value) -> Vec<u64> {
+    result["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no items: {result}"))
+        .iter()
+        .map(|i| i["id"].as_u64().unwrap())
+        .collect()
+}
+
+fn first_id(result: &Value) -> u64 {
+    *ids(result)
+        .first()
+        .unwrap_or_else(|| panic!("empty list: {result}"))
+}
+
+/// `tools/list` with the full definitions.
+async fn definitions(rpc: &Rpc) -> Vec<Value> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let reply: Value = rpc.post(body, &[]).await.json().await.unwrap();
+    reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .clone()
+}
+
+fn allowlist() -> Vec<String> {
+    let path = repo().join("functions/mcp-server/catalogs/papierkram.allowlist");
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Top-level keys of an object.
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The top-level names of (dotted) field names: `billing.company` → `billing`.
+fn roots<'a>(fields: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    fields
+        .into_iter()
+        .map(|f| f.split('.').next().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_equals_the_allowlist_and_stays_within_30_tools() {
+    let (_server, _sandbox, rpc) = start().await;
+    let listed = rpc.list().await;
+    assert_eq!(listed, allowlist());
+    assert!(listed.len() <= 30, "{} tools listed", listed.len());
+    for tool in definitions(&rpc).await {
+        let name = tool["name"].as_str().unwrap();
+        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{name}");
+        // Every description ends with one example call that the tool's own schema accepts.
+        let description = tool["description"].as_str().unwrap();
+        let (prose, example) = description
+            .rsplit_once("Example: ")
+            .unwrap_or_else(|| panic!("{name}: no example in {description:?}"));
+        assert!(
+            prose.matches(". ").count() >= 1,
+            "{name}: one sentence only"
+        );
+        let example: Value = serde_json::from_str(example)
+            .unwrap_or_else(|e| panic!("{name}: example is not JSON ({e}): {example}"));
+        let schema = &tool["inputSchema"];
+        let accepted = keys(&schema["properties"]);
+        let given = keys(&example);
+        assert!(given.is_subset(&accepted), "{name}: example {example}");
+        for required in schema["required"].as_array().unwrap() {
+            assert!(
+                given.contains(required.as_str().unwrap()),
+                "{name}: {example}"
+            );
+        }
+    }
+}
+
+/// Calls every listed tool once with realistic arguments, ids from a preceding list call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_listed_tool_answers_ok_against_the_sandbox() {
+    let (_server, _sandbox, rpc) = start().await;
+    let defs = definitions(&rpc).await;
+    let whitelist = |tool: &str| -> BTreeSet<String> {
+        let def = defs.iter().find(|d| d["name"] == tool).unwrap();
+        let fields = def["inputSchema"]["properties"]["fields"]["items"]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{tool} has no field whitelist"));
+        roots(fields.iter().map(|f| f.as_str().unwrap()))
+    };
+    let mut called = BTreeSet::new();
+
+    let list_calls = [
+        (
+            "invoices_list",
+            json!({"document_date_from": "2026-01-01", "document_date_to": "2026-06-30", "descending": true}),
+        ),
+        (
+            "estimates_list",
+            json!({"order_by": "document_date", "descending": true, "page_size": 10}),
+        ),
+        ("propositions_list", json!({"order_by": "name"})),
+        ("payment_terms_list", json!({})),
+        (
+            "vouchers_list",
+            json!({"document_date_from": "2026-03-01", "document_date_to": "2026-03-31"}),
+        ),
+        (
+            "companies_list",
+            json!({"order_by": "name", "page_size": 100}),
+        ),
+        ("projects_list", json!({"descending": true, "page_size": 5})),
+        ("bank_connections_list", json!({})),
+    ];
+    let mut first = BTreeMap::new();
+    let mut results = BTreeMap::new();
+    for (tool, args) in list_calls {
+        let result = list_ok(&rpc, tool, args, &whitelist(tool)).await;
+        first.insert(tool, first_id(&result));
+        called.insert(tool.to_string());
+        results.insert(tool, result);
+    }
+    let projects = &results["projects_list"];
+    // Lists scoped by an id from a list above.
+    let company = first["companies_list"];
+    let persons = list_ok(
+        &rpc,
+        "contact_persons_list",
+        json!({"company_id": company}),
+        &whitelist("contact_persons_list"),
+    )
+    .await;
+    let project = first["projects_list"];
+    let tasks = list_ok(
+        &rpc,
+        "tracker_tasks_list",
+        json!({"project_id": project}),
+        &whitelist("tracker_tasks_list"),
+    )
+    .await;
+    let task = first_id(&tasks);
+    let entries = list_ok(
+        &rpc,
+        "time_entries_list",
+        json!({"task_id": task, "order_by": "started_at"}),
+        &whitelist("time_entries_list"),
+    )
+    .await;
+    let account = first["bank_connections_list"];
+    let transactions = list_ok(
+        &rpc,
+        "bank_transactions_list",
+        json!({"bank_connection_id": account, "descending": true, "page_size": 20}),
+        &whitelist("bank_transactions_list"),
+    )
+    .await;
+    called.extend(
+        [
+            "contact_persons_list",
+            "tracker_tasks_list",
+            "time_entries_list",
+            "bank_transactions_list",
+        ]
+        .map(String::from),
+    );
+
+    let person = first_id(&persons);
+    let gets = [
+        ("invoice_get", json!({"id": first["invoices_list"]})),
+        ("estimate_get", json!({"id": first["estimates_list"]})),
+        ("proposition_get", json!({"id": first["propositions_list"]})),
+        (
+            "payment_term_get",
+            json!({"id": first["payment_terms_list"]}),
+        ),
+        ("voucher_get", json!({"id": first["vouchers_list"]})),
+        ("company_get", json!({"id": company})),
+        (
+            "contact_person_get",
+            json!({"company_id": company, "id": person}),
+        ),
+        ("project_get", json!({"id": project})),
+        ("tracker_task_get", json!({"id": task})),
+        ("time_entry_get", json!({"id": first_id(&entries)})),
+        ("bank_connection_get", json!({"id": account})),
+        (
+            "bank_transaction_get",
+            json!({"id": first_id(&transactions)}),
+        ),
+    ];
+    for (tool, args) in gets {
+        let result = ok(&rpc, tool, args.clone()).await;
+        assert_eq!(result["data"]["id"], args["id"], "{tool}: {result}");
+        assert!(
+            result.get("truncated").is_none(),
+            "{tool} was cut: {result}"
+        );
+        called.insert(tool.to_string());
+    }
+    let info = ok(&rpc, "info_get", json!({})).await;
+    assert!(info["data"]["api"]["version"].is_string(), "{info}");
+    called.insert("info_get".into());
+
+    let customer = projects["items"][0]["company_id"].clone();
+    let aggregations = [
+        ("month_close_get", json!({"year": 2026, "month": 5})),
+        ("open_items_get", json!({})),
+        ("customer_overview_get", json!({"company_id": customer})),
+    ];
+    for (tool, args) in aggregations {
+        let result = ok(&rpc, tool, args).await;
+        let data = result["data"].as_object();
+        assert!(data.is_some_and(|d| !d.is_empty()), "{tool}: {result}");
+        called.insert(tool.to_string());
+    }
+
+    let listed: BTreeSet<String> = rpc.list().await.into_iter().collect();
+    assert_eq!(called, listed, "every listed tool is called once");
+}
+
+/// A list call that must be ok, non-empty, compact (default fields only) and paged.
+async fn list_ok(rpc: &Rpc, tool: &str, args: Value, whitelist: &BTreeSet<String>) -> Value {
+    let result = ok(rpc, tool, args).await;
+    let items = result["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "{tool}: empty list {result}");
+    for item in items {
+        let k = keys(item);
+        assert!(k.contains("id"), "{tool}: {item}");
+        assert!(
+            k.is_subset(whitelist),
+            "{tool}: {k:?} not within {whitelist:?}"
+        );
+        assert!(
+            k.len() <= 8,
+            "{tool}: default projection is not compact: {item}"
+        );
+    }
+    assert!(
+        result["page"].is_u64() && result["total"].is_u64(),
+        "{result}"
+    );
+    assert!(result["_untrusted"].is_array(), "{tool}: {result}");
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_by_choices_are_all_sortable_upstream() {
+    let (_server, _sandbox, rpc) = start().await;
+    let company = demo().companies[0].id;
+    for def in definitions(&rpc).await {
+        let tool = def["name"].as_str().unwrap();
+        let Some(choices) = def["inputSchema"]["properties"]["order_by"]["enum"].as_array() else {
+            continue;
+        };
+        for choice in choices {
+            let mut args = json!({"order_by": choice, "descending": true, "page_size": 3});
+            if tool == "contact_persons_list" {
+                args["company_id"] = json!(company);
+            }
+            ok(&rpc, tool, args).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn count_only_matches_the_demo_account_for_every_list_tool() {
+    let (_server, _sandbox, rpc) = start().await;
+    let d = demo();
+    let company = d.companies.last().unwrap().id;
+    let expected = [
+        ("invoices_list", json!({}), d.invoices.len()),
+        ("estimates_list", json!({}), d.estimates.len()),
+        ("propositions_list", json!({}), d.propositions.len()),
+        ("payment_terms_list", json!({}), d.payment_terms.len()),
+        ("vouchers_list", json!({}), d.vouchers.len()),
+        ("companies_list", json!({}), d.companies.len()),
+        (
+            "contact_persons_list",
+            json!({"company_id": company}),
+            d.persons_of(company).count(),
+        ),
+        ("projects_list", json!({}), d.projects.len()),
+        ("tracker_tasks_list", json!({}), d.tasks.len()),
+        ("time_entries_list", json!({}), d.time_entries.len()),
+        ("bank_connections_list", json!({}), d.bank_connections.len()),
+        ("bank_transactions_list", json!({}), d.transactions.len()),
+    ];
+    let lists: BTreeSet<String> = rpc
+        .list()
+        .await
+        .into_iter()
+        .filter(|n| n.ends_with("_list"))
+        .collect();
+    let checked: BTreeSet<String> = expected.iter().map(|(t, _, _)| t.to_string()).collect();
+    assert_eq!(lists, checked, "every list tool has a count check");
+    for (tool, args, n) in expected {
+        assert_eq!(count(&rpc, tool, args.clone()).await, n as u64, "{tool}");
+        // The paged answer reports the same total.
+        let mut paged = args;
+        paged["page_size"] = json!(1);
+        assert_eq!(ok(&rpc, tool, paged).await["total"], json!(n), "{tool}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_differ_and_oversized_pages_are_refused_with_a_hint() {
+    let (_server, sandbox, rpc) = start().await;
+    let all: Vec<u64> = demo().invoices.iter().map(|i| i.id).collect();
+    let one = ok(&rpc, "invoices_list", json!({"page_size": 10})).await;
+    let two = ok(&rpc, "invoices_list", json!({"page": 2, "page_size": "10"})).await;
+    assert_eq!(ids(&one), all[..10]);
+    assert_eq!(ids(&two), all[10..20]);
+    assert_eq!(one["has_more"], true);
+    assert!(one["hint"].as_str().unwrap().contains("page=2"), "{one}");
+
+    let before = sandbox.request_count();
+    let reply = rpc.call("invoices_list", json!({"page_size": 101})).await;
+    let result = structured(&reply);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(result["status"], "invalid_input", "{reply}");
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("between 1 and 100"),
+        "{result}"
+    );
+    assert_eq!(
+        sandbox.request_count(),
+        before,
+        "refused before the upstream"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_returns_exactly_the_requested_fields() {
+    let (_server, _sandbox, rpc) = start().await;
+    let invoices = ok(
+        &rpc,
+        "invoices_list",
+        json!({"fields": ["id", "total_gross", "billing.company"], "page_size": 5}),
+    )
+    .await;
+    for item in invoices["items"].as_array().unwrap() {
+        assert_eq!(keys(item), roots(["id", "total_gross", "billing"]));
+        assert_eq!(keys(&item["billing"]), roots(["company"]), "{item}");
+    }
+    let transactions = ok(
+        &rpc,
+        "bank_transactions_list",
+        json!({"fields": "id, value, from.name", "page_size": 5}),
+    )
+    .await;
+    for item in transactions["items"].as_array().unwrap() {
+        assert_eq!(keys(item), roots(["id", "value", "from"]));
+        assert!(item["from"]["name"].is_string(), "{item}");
+    }
+    let reply = rpc
+        .call("vouchers_list", json!({"fields": ["id", "ammount"]}))
+        .await;
+    let result = structured(&reply);
+    assert_eq!(result["status"], "invalid_input", "{reply}");
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `amount`?"),
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() {
+    let (_server, _sandbox, rpc) = start().await;
+    let d = demo();
+    let (from, to) = ("2026-05-01", "2026-05-31");
+    let in_may = |date: String| from <= date.as_str() && date.as_str() <= to;
+
+    let may: Vec<u64> = d
+        .invoices
+        .iter()
+        .filter(|i| in_may(i.document_date.to_string()))
+        .map(|i| i.id)
+        .collect();
+    assert!(!may.is_empty() && may.len() < d.invoices.len());
+    let range = json!({"document_date_from": from, "document_date_to": to});
+    assert_eq!(
+        count(&rpc, "invoices_list", range.clone()).await,
+        may.len() as u64
+    );
+    let mut args = range.clone();
+    args["page_size"] = json!(100);
+    let page = ok(&rpc, "invoices_list", args).await;
+    assert_eq!(ids(&page), may);
+    for item in page["items"].as_array().unwrap() {
+        assert!(
+            in_may(item["document_date"].as_str().unwrap().into()),
+            "{item}"
+        );
+    }
+
+    // The customer with the most invoices, by a plain loop.
+    let customer = d
+        .companies
+        .iter()
+        .filter(|c| c.contact_type == ContactType::Customer)
+        .max_by_key(|c| d.invoices.iter().filter(|i| i.customer_id == c.id).count())
+        .unwrap()
+        .id;
+    let theirs = d.invoices.iter().filter(|i| i.customer_id == customer);
+    let n = theirs.clone().count() as u64;
+    assert!(n > 0 && n < d.invoices.len() as u64);
+    assert_eq!(
+        count(&rpc, "invoices_list", json!({"company_id": customer})).await,
+        n
+    );
+    let mut both = range.clone();
+    both["company_id"] = json!(customer);
+    let n_may = theirs
+        .filter(|i| in_may(i.document_date.to_string()))
+        .count() as u64;
+    assert_eq!(count(&rpc, "invoices_list", both).await, n_may);
+
+    let supplier = d
+        .companies
+        .iter()
+        .find(|c| d.vouchers.iter().any(|v| v.creditor_id == Some(c.id)))
+        .unwrap()
+        .id;
+    let n = d
+        .vouchers
+        .iter()
+        .filter(|v| v.creditor_id == Some(supplier))
+        .count() as u64;
+    assert_eq!(
+        count(&rpc, "vouchers_list", json!({"company_id": supplier})).await,
+        n
+    );
+
+    let n = d
+        .projects
+        .iter()
+        .filter(|p| p.company_id == customer)
+        .count() as u64;
+    assert_eq!(
+        count(&rpc, "projects_list", json!({"company_id": customer})).await,
+        n
+    );
+    let project = d.projects[0].id;
+    let n = d
+        .time_entries
+        .iter()
+        .filter(|t| t.project_id == project)
+        .count() as u64;
+    assert_eq!(
+        count(&rpc, "time_entries_list", json!({"project_id": project})).await,
+        n
+    );
+}
+
+/// Upstream ignores unknown query parameters, so a misnamed filter would silently return
+/// everything: each declared id filter must narrow exactly like a plain loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_id_filter_counts_like_a_plain_loop() {
+    let (_server, _sandbox, rpc) = start().await;
+    let d = demo();
+    let count_where = |n: usize| n as u64;
+    assert!(!d.time_entries.iter().any(|t| t.invoice_id.is_some()));
+    let customer = d.estimates[0].customer_id;
+    let project = d.invoices.iter().find_map(|i| i.project_id).unwrap();
+    let proposition = d.tasks.iter().find_map(|t| t.proposition_id).unwrap();
+    let task = d.tasks[1].id;
+    let user = d.time_entries[0].user_id;
+    // No demo time entry is billed yet, so this filter narrows to nothing.
+    let invoice = d.invoices[0].id;
+    let account = d.transactions[0].bank_connection_id;
+    let voucher_project = d.vouchers.iter().find_map(|v| v.project_id).unwrap();
+    let cases = [
+        (
+            "estimates_list",
+            json!({"company_id": customer}),
+            count_where(
+                d.estimates
+                    .iter()
+                    .filter(|e| e.customer_id == customer)
+                    .count(),
+            ),
+        ),
+        (
+            "invoices_list",
+            json!({"project_id": project}),
+            count_where(
+                d.invoices
+                    .iter()
+                    .filter(|i| i.project_id == Some(project))
+                    .count(),
+            ),
+        ),
+        (
+            "vouchers_list",
+            json!({"project_id": voucher_project}),
+            count_where(
+                d.vouchers
+                    .iter()
+                    .filter(|v| v.project_id == Some(voucher_project))
+                    .count(),
+            ),
+        ),
+        (
+            "tracker_tasks_list",
+            json!({"project_id": project}),
+            count_where(d.tasks.iter().filter(|t| t.project_id == project).count()),
+        ),
+        (
+            "tracker_tasks_list",
+            json!({"proposition_id": proposition}),
+            count_where(
+                d.tasks
+                    .iter()
+                    .filter(|t| t.proposition_id == Some(proposition))
+                    .count(),
+            ),
+        ),
+        (
+            "time_entries_list",
+            json!({"task_id": task}),
+            count_where(d.time_entries.iter().filter(|t| t.task_id == task).count()),
+        ),
+        (
+            "time_entries_list",
+            json!({"user_id": user}),
+            count_where(d.time_entries.iter().filter(|t| t.user_id == user).count()),
+        ),
+        (
+            "time_entries_list",
+            json!({"invoice_id": invoice}),
+            count_where(
+                d.time_entries
+                    .iter()
+                    .filter(|t| t.invoice_id == Some(invoice))
+                    .count(),
+            ),
+        ),
+        (
+            "bank_transactions_list",
+            json!({"bank_connection_id": account}),
+            count_where(
+                d.transactions
+                    .iter()
+                    .filter(|t| t.bank_connection_id == account)
+                    .count(),
+            ),
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let all = count(&rpc, tool, json!({})).await;
+        assert!(expected < all, "{tool} {args}: a filter that cannot narrow");
+        assert_eq!(
+            count(&rpc, tool, args.clone()).await,
+            expected,
+            "{tool} {args}"
+        );
+    }
+}
+
+/// The incident: a model guessed an invoice id and a raw path. The id gets `not_found` with the
+/// tool that finds real ids; the raw tool does not exist in a hosted deployment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guessed_ids_point_to_the_list_tool_and_raw_get_is_not_found_when_hosted() {
+    let (_server, _sandbox, rpc) = start().await;
+    let unknown = demo().invoices.last().unwrap().id + 10_000;
+    let reply = rpc.call("invoice_get", json!({"id": unknown})).await;
+    let result = structured(&reply);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(result["status"], "not_found", "{reply}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(hint.contains("invoices_list"), "{hint}");
+    assert!(
+        result["upstream_message"]
+            .as_str()
+            .unwrap()
+            .contains("Couldn't find Income::Invoice"),
+        "{result}"
+    );
+
+    let reply = rpc.call("invoice_get", json!({"invoice_id": 5})).await;
+    let hint = structured(&reply)["hint"].as_str().unwrap().to_string();
+    assert!(hint.contains("Did you mean `id`?"), "{hint}");
+
+    let reply = rpc
+        .call("raw_get", json!({"path": "/income/invoices/1001"}))
+        .await;
+    assert!(reply.get("result").is_none(), "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Tool not found"), "{message}");
+    assert!(!rpc.list().await.contains(&"raw_get".to_string()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exposed_raw_get_is_listed_and_its_404_names_the_dedicated_tools() {
+    let (_server, _sandbox, rpc) = start_with(TOKEN, &[("PAPIERKRAM_EXPOSE_RAW", "true")]).await;
+    let mut listed = rpc.list().await;
+    let raw = listed
+        .iter()
+        .position(|t| t == "raw_get")
+        .expect("raw_get listed");
+    listed.remove(raw);
+    assert_eq!(listed, allowlist());
+    let result = ok(&rpc, "raw_get", json!({"path": "/income/invoices/1001"})).await;
+    assert_eq!(result["data"]["id"], 1001);
+    let reply = rpc.call("raw_get", json!({"path": "/invoices/1001"})).await;
+    let result = structured(&reply);
+    assert_eq!(result["status"], "not_found", "{reply}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("invoices_list") && hint.contains("invoice_get"),
+        "{hint}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quota_remaining_counts_down_one_per_call_as_the_upstream_reports() {
+    let (server, sandbox, rpc) = start().await;
+    let mut last = None;
+    for (tool, args) in [
+        ("info_get", json!({})),
+        ("invoices_list", json!({"count_only": true})),
+        ("company_get", json!({"id": demo().companies[0].id})),
+    ] {
+        let result = ok(&rpc, tool, args).await;
+        let remaining = result["_quota"]["remaining"].as_u64().unwrap();
+        assert_eq!(remaining, sandbox.quota().remaining, "{tool}");
+        assert_eq!(result["_quota"]["limit"], 10_000);
+        if let Some(before) = last {
+            assert_eq!(remaining, before - 1, "{tool}");
+        }
+        last = Some(remaining);
+    }
+    // company_get is called once in this test, so its event is the one we look for.
+    let event = server.stdout.event_for("company_get");
+    assert_eq!(event["quota_remaining"], json!(last.unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exhausted_quota_is_rate_limited_and_names_the_quota() {
+    let (_server, sandbox, rpc) = start().await;
+    sandbox.set_quota_remaining(0);
+    let reply = rpc.call("invoices_list", json!({})).await;
+    let result = structured(&reply);
+    assert_eq!(result["status"], "rate_limited", "{reply}");
+    assert_eq!(result["_quota"]["remaining"], 0);
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("quota") && hint.contains(": 0 of 10000") && hint.contains("used up"),
+        "{hint}"
+    );
+
+    // A plain 429 with quota left says when to retry.
+    sandbox.set_quota_remaining(500);
+    sandbox.inject_fault(Fault::status("/api/v1/expense/vouchers", 429));
+    let reply = rpc.call("vouchers_list", json!({})).await;
+    let result = structured(&reply);
+    assert_eq!(result["status"], "rate_limited", "{reply}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains(": 500 of 10000") && hint.contains("retry after 1 s"),
+        "{hint}"
+    );
+}
+
+/// Every argument is validated before it reaches Papierkram (ids, dates and sort fields are
+/// typed and bounded), so no tool call provokes a real 422; an injected one stands in for
+/// Papierkram refusing a request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_422_passes_papierkrams_own_message() {
+    let (_server, sandbox, rpc) = start().await;
+    // The sandbox's own 422 for a bad sort field, never sent by the tool…
+    let reply = rpc
+        .call("invoices_list", json!({"order_by": "billing"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "invalid_input");
+    assert_eq!(sandbox.request_count(), 0, "refused before the upstream");
+    // …so Papierkram refusing a request is injected.
+    sandbox.inject_fault(Fault::status("/api/v1/contact/companies", 422));
+    let reply = rpc.call("companies_list", json!({})).await;
+    let result = structured(&reply);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(result["status"], "invalid_input", "{reply}");
+    let message = "Injected fault (Papierkram sandbox)";
+    assert_eq!(result["upstream_message"], message);
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with(&format!("Papierkram refused the request: {message}")),
+        "{hint}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_token_is_unauthorized_naming_the_secret_fields() {
+    let wrong = "papierkram-token-revoked-0000";
+    let (_server, _sandbox, rpc) = start_with(wrong, &[]).await;
+    let reply = rpc.call("invoices_list", json!({})).await;
+    let result = structured(&reply);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(result["status"], "unauthorized", "{reply}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("connectors.papierkram.token")
+            && hint.contains("connectors.papierkram.subdomain"),
+        "{hint}"
+    );
+    let text = reply.to_string();
+    assert!(!text.contains(wrong) && !text.contains(TOKEN), "{text}");
+}
