@@ -15,6 +15,8 @@ use crate::{AppState, EMBEDDED_CATALOGS, app};
 pub const USAGE: &str = "\
 usage: mcp-server serve [--addr 127.0.0.1:8767] [--catalog DIR] [--insecure-no-auth]
        mcp-server lint [DIR]           (check catalogs against the audit checklist)
+       mcp-server smoke --url URL --key KEY [--allowlist FILE] [--tool NAME --args JSON]
+                                       (post-deploy check of what a client sees)
        mcp-server                      (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
 
 #[derive(Debug, PartialEq)]
@@ -23,6 +25,7 @@ pub enum Command {
     Lint {
         dir: Option<PathBuf>,
     },
+    Smoke(Box<crate::smoke::SmokeOptions>),
     Serve {
         addr: SocketAddr,
         catalog: Option<PathBuf>,
@@ -75,6 +78,41 @@ pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Re
                 bail!("unexpected argument `{extra}`\n{USAGE}");
             }
             Ok(Command::Lint { dir })
+        }
+        "smoke" => {
+            let mut url = None;
+            let mut key = None;
+            let mut allowlist = crate::smoke::parse_allowlist(crate::smoke::ALLOWLIST);
+            let mut tool = "info_get".to_string();
+            let mut tool_args = serde_json::json!({});
+            while let Some(flag) = args.next() {
+                let mut value = || args.next().with_context(|| format!("{flag} needs a value"));
+                match flag.as_str() {
+                    "--url" => url = Some(value()?),
+                    "--key" => key = Some(value()?),
+                    "--allowlist" => {
+                        let file = value()?;
+                        let text = std::fs::read_to_string(&file)
+                            .with_context(|| format!("--allowlist {file}"))?;
+                        allowlist = crate::smoke::parse_allowlist(&text);
+                    }
+                    "--tool" => tool = value()?,
+                    "--args" => {
+                        let v = value()?;
+                        tool_args = serde_json::from_str(&v)
+                            .with_context(|| format!("--args `{v}` is not JSON"))?;
+                    }
+                    other => bail!("unknown flag `{other}`\n{USAGE}"),
+                }
+            }
+            Ok(Command::Smoke(Box::new(crate::smoke::SmokeOptions {
+                url: url.context("--url is required")?,
+                key: key.context("--key is required")?,
+                allowlist,
+                tool,
+                args: tool_args,
+                raw_tool: "raw_get".into(),
+            })))
         }
         "-h" | "--help" | "help" => bail!("{USAGE}"),
         other => bail!("unknown command `{other}`\n{USAGE}"),
@@ -144,6 +182,18 @@ pub async fn build_state(
 
 pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
     match command {
+        Command::Smoke(opts) => {
+            let checks = crate::smoke::run(&opts).await;
+            std::io::Write::write_all(
+                &mut std::io::stdout(),
+                crate::smoke::render(&checks).as_bytes(),
+            )?;
+            let failed = checks.iter().filter(|c| !c.ok).count();
+            if failed > 0 {
+                bail!("{failed} smoke check(s) failed");
+            }
+            Ok(())
+        }
         Command::Lint { dir } => {
             let catalogs = load_catalogs(dir.as_ref())?;
             let rows = crate::lint::lint(&catalogs, &config);

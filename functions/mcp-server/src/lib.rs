@@ -16,6 +16,7 @@ pub mod lint;
 pub mod runtime;
 pub mod secrets;
 pub mod shape;
+pub mod smoke;
 pub mod tools;
 pub mod upstream;
 
