@@ -188,11 +188,6 @@ fn page_of(conn: &Connector, body: &Value) -> (Vec<Value>, bool) {
     (items, more)
 }
 
-/// The value at a dotted path.
-fn field<'a>(item: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(item, |v, p| v.get(p))
-}
-
 fn text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
@@ -204,7 +199,7 @@ fn text(v: Option<&Value>) -> String {
 fn matches(item: &Value, filter: &BTreeMap<String, Vec<String>>) -> bool {
     filter
         .iter()
-        .all(|(f, allowed)| allowed.contains(&text(field(item, f))))
+        .all(|(f, allowed)| allowed.contains(&text(shape::at(item, f))))
 }
 
 /// A JSON number or numeric string as an exact decimal (the printed form, not the float).
@@ -241,7 +236,7 @@ fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Value {
             let (source, path) = reference.split_once('.').unwrap_or((reference, ""));
             let total: Decimal = items_of(source, m)
                 .iter()
-                .filter_map(|i| decimal(field(i, path)))
+                .filter_map(|i| decimal(shape::at(i, path)))
                 .sum();
             sums.insert(&m.name, total);
             money(total)
@@ -253,11 +248,11 @@ fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Value {
         } else if let Some(top) = &m.top {
             let mut groups: BTreeMap<String, (Decimal, usize)> = BTreeMap::new();
             for item in items_of(&top.of, m) {
-                let g = groups.entry(text(field(item, &top.by))).or_default();
+                let g = groups.entry(text(shape::at(item, &top.by))).or_default();
                 g.0 += top
                     .sum
                     .as_deref()
-                    .and_then(|p| decimal(field(item, p)))
+                    .and_then(|p| decimal(shape::at(item, p)))
                     .unwrap_or_default();
                 g.1 += 1;
             }
@@ -279,7 +274,7 @@ fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Value {
         } else if let Some(spec) = &m.items {
             let mut picked = items_of(&spec.of, m);
             picked.sort_by(|x, y| {
-                let order = compare(field(x, &spec.sort), field(y, &spec.sort));
+                let order = compare(shape::at(x, &spec.sort), shape::at(y, &spec.sort));
                 if spec.descending {
                     order.reverse()
                 } else {

@@ -83,14 +83,14 @@ fn list_result(tool: &Tool, env: &ListEnvelope, opts: &ListOptions, body: Value)
     let total = env
         .total
         .as_deref()
-        .and_then(|f| body.get(f))
+        .and_then(|f| at(&body, f))
         .and_then(Value::as_u64);
     let more = env
         .more
         .as_deref()
-        .and_then(|f| body.get(f))
+        .and_then(|f| at(&body, f))
         .and_then(Value::as_bool);
-    let items = match body.get(&env.items) {
+    let items = match at(&body, &env.items) {
         Some(Value::Array(items)) => items.clone(),
         _ => Vec::new(),
     };
@@ -127,6 +127,11 @@ fn list_result(tool: &Tool, env: &ListEnvelope, opts: &ListOptions, body: Value)
         );
     }
     out
+}
+
+/// The value at a dotted path (`meta.total`).
+pub fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, p| v.get(p))
 }
 
 /// Keeps only the named (dotted) fields of an item, nesting preserved.

@@ -45,7 +45,8 @@ pub const RESULT_BYTES: &str = "result_bytes";
 pub const TRUNCATED: &str = "truncated";
 /// Upstream quota remaining after the call.
 pub const QUOTA_REMAINING: &str = "quota_remaining";
-/// Upstream quota consumed so far in the window.
+/// Upstream quota the call consumed, as the upstream reports it (Papierkram: the cost of this
+/// one request, not a running total).
 pub const QUOTA_CONSUMED: &str = "quota_consumed";
 /// Upstream quota limit for the window.
 pub const QUOTA_LIMIT: &str = "quota_limit";

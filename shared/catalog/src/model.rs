@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct Catalog {
     /// Connector name, snake_case; prefixes its env vars (`PAPIERKRAM_EXPOSE_RAW`) and secrets.
     pub connector: String,
-    /// Human title shown in `/health` and the lint.
+    /// Human title used in hints (`Papierkram did not answer…`).
     #[serde(default)]
     pub title: Option<String>,
     /// Base URL; `{field}` placeholders are filled from the connector's secret fields.
