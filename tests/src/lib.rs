@@ -4,6 +4,8 @@
 //! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
 //! Run: `cargo test -p integration-tests` after the install.
 
+pub mod logs_endpoint;
+
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
