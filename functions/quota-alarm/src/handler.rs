@@ -1,0 +1,287 @@
+//! The scheduled invocation: query the audit log groups for every window, decide per connector,
+//! and hand back the EMF and decision lines to print.
+//!
+//! The Logs Insights calls sit behind [`LogsQuery`] (the SDK client in `logs.rs`, a fake in
+//! tests). A query that fails, is cancelled or times out fails the invocation, so the
+//! scheduler's retries and alarms on function errors see it; no metric is published from a
+//! partial view.
+//!
+//! Not done yet: probing an upstream (its declared cheap request, credentials from Secrets
+//! Manager) when a connector had no traffic in the window — such a connector is reported
+//! `unknown` and gets no datapoint.
+
+use std::future::Future;
+
+use jiff::Timestamp;
+use lambda_runtime::Diagnostic;
+use serde_json::{Value, json};
+
+use crate::assess::Assessment;
+use crate::emf::{Decision, emf_line};
+use crate::local::FieldRow;
+use crate::policy::Policy;
+use crate::report::{QueryRange, evaluate, ranges};
+use crate::usage::UsageRow;
+
+/// A Logs Insights query failure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QueryError {
+    /// A CloudWatch Logs API call failed (the SDK's message, for the logs).
+    #[error("{operation} failed: {message}")]
+    Api {
+        operation: &'static str,
+        message: String,
+    },
+    /// The query ended without results: `Failed`, `Cancelled` or `Timeout`.
+    #[error("query {query_id} ended as {status}")]
+    Ended { query_id: String, status: String },
+    /// The query was still running when our deadline passed.
+    #[error("query {query_id} still running after {seconds} s")]
+    Deadline { query_id: String, seconds: u64 },
+}
+
+/// Runs Logs Insights queries.
+pub trait LogsQuery {
+    /// The rows of `query` over `groups` in `range`.
+    fn rows(
+        &self,
+        groups: &[String],
+        range: QueryRange,
+        query: &str,
+    ) -> impl Future<Output = Result<Vec<FieldRow>, QueryError>> + Send;
+    /// The names of the log groups starting with `prefix`.
+    fn groups_with_prefix(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<String>, QueryError>> + Send;
+}
+
+/// What one invocation needs, built once at start.
+pub struct Deps<Q> {
+    pub logs: Q,
+    pub connectors: Vec<(String, Option<Policy>)>,
+    pub namespace: String,
+    pub log_groups: Vec<String>,
+    pub log_group_prefix: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    #[error("no audit log groups to query (configured names: none; prefix `{0}` matched none)")]
+    NoLogGroups(String),
+    #[error("listing log groups failed: {0}")]
+    ListGroups(#[source] QueryError),
+    #[error("Logs Insights query from {start} failed: {source}")]
+    Query {
+        start: Timestamp,
+        #[source]
+        source: QueryError,
+    },
+}
+
+impl From<HandlerError> for Diagnostic {
+    fn from(e: HandlerError) -> Self {
+        let error_type = match &e {
+            HandlerError::NoLogGroups(_) => "QuotaAlarm.NoLogGroups",
+            HandlerError::ListGroups(_) => "QuotaAlarm.ListLogGroupsFailed",
+            HandlerError::Query { .. } => "QuotaAlarm.QueryFailed",
+        };
+        Diagnostic {
+            error_type: error_type.into(),
+            error_message: e.to_string(),
+        }
+    }
+}
+
+/// The result of one run: the decisions and the lines to print.
+#[derive(Debug)]
+pub struct Outcome {
+    pub assessments: Vec<Assessment>,
+    /// EMF documents then decision lines, one JSON object each.
+    pub lines: Vec<String>,
+}
+
+impl Outcome {
+    /// The invocation's response: one state per connector.
+    pub fn summary(&self) -> Value {
+        let states: serde_json::Map<String, Value> = self
+            .assessments
+            .iter()
+            .map(|a| (a.connector.clone(), json!(a.state)))
+            .collect();
+        json!({ "connectors": states })
+    }
+}
+
+/// One scheduled run at `now`. The scheduler's event carries nothing we need.
+pub async fn handle<Q: LogsQuery>(deps: &Deps<Q>, now: Timestamp) -> Result<Outcome, HandlerError> {
+    let mut groups = deps.log_groups.clone();
+    if let Some(prefix) = &deps.log_group_prefix {
+        let found = deps
+            .logs
+            .groups_with_prefix(prefix)
+            .await
+            .map_err(HandlerError::ListGroups)?;
+        groups.extend(found);
+    }
+    groups.sort();
+    groups.dedup();
+    let query_ranges = ranges(&deps.connectors, now);
+    if groups.is_empty() && !query_ranges.is_empty() {
+        let prefix = deps.log_group_prefix.clone().unwrap_or_default();
+        return Err(HandlerError::NoLogGroups(prefix));
+    }
+    let query = crate::query::quota_usage();
+    let mut results: Vec<(QueryRange, Vec<UsageRow>)> = Vec::new();
+    for range in query_ranges {
+        let rows = deps
+            .logs
+            .rows(&groups, range, &query)
+            .await
+            .map_err(|source| HandlerError::Query {
+                start: range.start,
+                source,
+            })?;
+        results.push((range, read_rows(&rows)));
+    }
+    let assessments = evaluate(&deps.connectors, now, &results);
+    let mut lines: Vec<String> = assessments
+        .iter()
+        .filter_map(|a| emf_line(a, &deps.namespace, now))
+        .collect();
+    lines.extend(assessments.iter().map(|a| Decision::new(a, now).to_line()));
+    Ok(Outcome { assessments, lines })
+}
+
+/// Rows that cannot be read are logged and skipped: one odd line must not silence every alarm.
+fn read_rows(rows: &[FieldRow]) -> Vec<UsageRow> {
+    rows.iter()
+        .filter_map(|r| {
+            UsageRow::from_fields(r.iter().map(|(f, v)| (f.as_str(), v.as_str())))
+                .inspect_err(|e| tracing::warn!(error = %e, "skipping a query result row"))
+                .ok()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assess::State;
+    use crate::catalogs;
+    use crate::usage::tests::ts;
+    use std::sync::Mutex;
+
+    /// Answers every query with fixed rows, or fails; records what it was asked.
+    struct FakeLogs {
+        rows: Result<Vec<FieldRow>, QueryError>,
+        prefixed: Vec<String>,
+        asked: Mutex<Vec<(Vec<String>, QueryRange)>>,
+    }
+
+    impl LogsQuery for FakeLogs {
+        async fn rows(
+            &self,
+            groups: &[String],
+            range: QueryRange,
+            query: &str,
+        ) -> Result<Vec<FieldRow>, QueryError> {
+            assert!(query.starts_with("filter "));
+            self.asked.lock().unwrap().push((groups.to_vec(), range));
+            self.rows.clone()
+        }
+        async fn groups_with_prefix(&self, _prefix: &str) -> Result<Vec<String>, QueryError> {
+            Ok(self.prefixed.clone())
+        }
+    }
+
+    fn field_row(pairs: &[(&str, &str)]) -> FieldRow {
+        pairs
+            .iter()
+            .map(|(f, v)| (f.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn deps(rows: Result<Vec<FieldRow>, QueryError>) -> Deps<FakeLogs> {
+        Deps {
+            logs: FakeLogs {
+                rows,
+                prefixed: vec!["/aws/lambda/mcp-b".into(), "/aws/lambda/mcp-a".into()],
+                asked: Mutex::new(Vec::new()),
+            },
+            connectors: catalogs::policies(&catalogs::load(None).unwrap()).unwrap(),
+            namespace: "HostedMcp".into(),
+            log_groups: vec!["/aws/lambda/mcp-a".into()],
+            log_group_prefix: Some("/aws/lambda/mcp-".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn rows_become_emf_and_decision_lines() {
+        let rows = vec![
+            field_row(&[
+                ("connector", "papierkram"),
+                ("tool", "invoices_list"),
+                ("calls", "4000"),
+                ("consumed", "4000"),
+                ("remaining", "1500"),
+                ("window_limit", "10000"),
+                ("last_seen", "2026-05-20T09:00:00.000Z"),
+            ]),
+            field_row(&[("tool", "orphan_get"), ("calls", "1")]),
+        ];
+        let deps = deps(Ok(rows));
+        let now = ts("2026-05-20T10:00:00Z");
+        let out = handle(&deps, now).await.unwrap();
+        assert_eq!(out.assessments[0].state, State::Warn);
+        assert_eq!(out.lines.len(), 2);
+        let emf: Value = serde_json::from_str(&out.lines[0]).unwrap();
+        assert_eq!(emf["QuotaUtilizationPercent"], 85.0);
+        assert_eq!(emf["Connector"], "papierkram");
+        let decision: Value = serde_json::from_str(&out.lines[1]).unwrap();
+        assert_eq!(decision["state"], "warn");
+        let asked = deps.logs.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].0, ["/aws/lambda/mcp-a", "/aws/lambda/mcp-b"]);
+        assert_eq!(asked[0].1.start, ts("2026-04-30T22:00:00Z"));
+        assert_eq!(asked[0].1.end, now);
+        assert_eq!(out.summary()["connectors"]["papierkram"], "warn");
+    }
+
+    #[tokio::test]
+    async fn no_traffic_is_unknown_with_no_datapoint() {
+        let out = handle(&deps(Ok(Vec::new())), ts("2026-05-20T10:00:00Z"))
+            .await
+            .unwrap();
+        assert_eq!(out.assessments[0].state, State::Unknown);
+        assert_eq!(
+            out.lines.len(),
+            1,
+            "only the decision line: {:?}",
+            out.lines
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_query_fails_the_invocation() {
+        let failed = QueryError::Ended {
+            query_id: "q-1".into(),
+            status: "Failed".into(),
+        };
+        let err = handle(&deps(Err(failed)), ts("2026-05-20T10:00:00Z"))
+            .await
+            .unwrap_err();
+        let diagnostic = Diagnostic::from(err);
+        assert_eq!(diagnostic.error_type, "QuotaAlarm.QueryFailed");
+        assert!(diagnostic.error_message.contains("ended as Failed"));
+    }
+
+    #[tokio::test]
+    async fn no_log_groups_at_all_is_an_error() {
+        let mut d = deps(Ok(Vec::new()));
+        d.log_groups.clear();
+        d.logs.prefixed.clear();
+        let err = handle(&d, ts("2026-05-20T10:00:00Z")).await.unwrap_err();
+        assert!(matches!(err, HandlerError::NoLogGroups(_)), "{err}");
+    }
+}

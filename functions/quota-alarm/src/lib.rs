@@ -1,0 +1,39 @@
+//! `quota-alarm`: upstream API quota per connector — utilisation, burn rate, forecast exhaustion
+//! and a decision (ok / warn / critical / unknown / n/a) — published as CloudWatch metrics in
+//! Embedded Metric Format (`QuotaUtilizationPercent`, `QuotaForecastDaysLeft`,
+//! `QuotaExhaustedBeforeWindowEnd`, dimension `Connector`) plus one decision line per connector.
+//! DESIGN §6; runs every 15 minutes on Lambda.
+//!
+//! - Pure computation, no SDK types: [`window`] (calendar month / day in an IANA zone, rolling
+//!   hours), [`policy`] (the catalog's quota declaration), [`usage`] (query rows → per-connector
+//!   usage), [`assess`] (the rules), [`report`] (all connectors), [`emf`], [`alarms`], [`table`].
+//! - Data sources: [`logs`] runs `queries/quota-usage.insights` ([`query`]) on CloudWatch Logs
+//!   Insights; [`local`] evaluates the same query over audit JSONL files. Both hand the same
+//!   `(field, value)` rows to [`usage::UsageRow::from_fields`].
+//! - [`handler`]: one scheduled run; [`cli`]: the commands; [`config`]: the environment.
+//!
+//! Locally:
+//! ```text
+//! cargo run -p quota-alarm -- run --local functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-a.jsonl \
+//!     --local functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-b.jsonl --now 2026-05-20T10:00:00Z
+//! cargo run -p quota-alarm -- alarms --json      # the alarm specs infra creates
+//! cargo test -p quota-alarm
+//! ```
+
+pub mod alarms;
+pub mod assess;
+pub mod catalogs;
+pub mod cli;
+pub mod config;
+pub mod emf;
+pub mod handler;
+pub mod local;
+pub mod logs;
+pub mod policy;
+pub mod query;
+pub mod report;
+pub mod table;
+pub mod usage;
+pub mod window;
+
+pub use handler::{Deps, HandlerError, Outcome, handle};
