@@ -21,6 +21,8 @@ pub struct Caller {
     pub key_id: String,
     /// Keyed-hash pseudonym of the `x-user-email` header, when sent.
     pub user: Option<String>,
+    /// The tool profile this request is limited to (path `/mcp/<profile>` or the key's).
+    pub profile: Option<String>,
 }
 
 /// The header some gateways use to pass the end user's identity.
@@ -55,9 +57,14 @@ pub async fn require_key(
     next: Next,
 ) -> Response {
     if state.insecure_no_auth {
+        let profile = match path_profile(&state, request.uri().path()) {
+            Ok(p) => p,
+            Err(response) => return *response,
+        };
         request.extensions_mut().insert(Caller {
             key_id: "insecure-no-auth".into(),
             user: None,
+            profile,
         });
         return next.run(request).await;
     }
@@ -83,8 +90,43 @@ pub async fn require_key(
         .and_then(|v| v.to_str().ok())
         .zip(secrets.pepper.as_deref())
         .map(|(email, pepper)| audit::Pseudonymizer::new(pepper).pseudonym(email));
-    request.extensions_mut().insert(Caller { key_id, user });
+    let path = match path_profile(&state, request.uri().path()) {
+        Ok(p) => p,
+        Err(response) => return *response,
+    };
+    let profile = match (path, state.profiles.for_key(&key_id)) {
+        (Some(p), Some(k)) if p != k => {
+            return (
+                StatusCode::FORBIDDEN,
+                axum::Json(serde_json::json!({"error": "forbidden",
+                    "message": format!("This API key is limited to the profile `{k}`: use /mcp/{k}.")})),
+            )
+                .into_response();
+        }
+        (Some(p), _) => Some(p),
+        (None, k) => k.map(str::to_string),
+    };
+    request.extensions_mut().insert(Caller {
+        key_id,
+        user,
+        profile,
+    });
     next.run(request).await
+}
+
+/// The profile named by `/mcp/<profile>`; 404 for one that does not exist.
+fn path_profile(state: &AppState, path: &str) -> Result<Option<String>, Box<Response>> {
+    let Some(name) = path.strip_prefix("/mcp/").filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    if state.profiles.exists(name) {
+        Ok(Some(name.to_string()))
+    } else {
+        let body = serde_json::json!({"error": "not_found", "message": format!("No tool profile `{name}` here.")});
+        Err(Box::new(
+            (StatusCode::NOT_FOUND, axum::Json(body)).into_response(),
+        ))
+    }
 }
 
 fn deny(state: &AppState, reason: &str) -> Response {

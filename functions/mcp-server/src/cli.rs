@@ -254,7 +254,8 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             let bound = listener.local_addr()?;
             tracing::info!(
                 url = %format!("http://{bound}/mcp"),
-                tools = state.tool_defs.len(),
+                listed = state.tool_defs.len(),
+                searchable = state.search.len(),
                 "serving MCP"
             );
             if let Some((key, _)) = &local_key {

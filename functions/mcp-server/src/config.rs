@@ -53,6 +53,8 @@ pub const ALL: &[&str] = &[
     EMF_NAMESPACE,
     HEALTH_TIMEOUT_MS,
     LOG_FORMAT,
+    crate::profiles::PROFILES,
+    crate::profiles::KEY_PROFILES,
 ];
 
 /// A bad variable: names it and says what was expected.
@@ -168,6 +170,8 @@ pub struct Config {
     pub emf_namespace: Option<String>,
     pub health_timeout: Duration,
     pub json_logs: bool,
+    /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
+    pub profiles: crate::profiles::Profiles,
     pub env: Env,
 }
 
@@ -229,6 +233,7 @@ impl Config {
             },
             health_timeout: Duration::from_millis(env.parse(HEALTH_TIMEOUT_MS, 2000)?),
             json_logs,
+            profiles: crate::profiles::Profiles::from_env(&env)?,
             env,
         })
     }

@@ -15,9 +15,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use crate::AppState;
 use crate::auth::Caller;
 use crate::shape::Outcome;
+use crate::{AppState, profiles, search};
 
 /// One per HTTP request (stateless); cheap to build.
 #[derive(Clone)]
@@ -31,6 +31,13 @@ struct CallContext {
     client: Option<Implementation>,
     protocol_version: Option<String>,
     request_id: Option<String>,
+}
+
+impl CallContext {
+    /// The profile this request is limited to (`None`: the whole deployment).
+    fn profile(&self) -> Option<&str> {
+        self.caller.as_ref().and_then(|c| c.profile.as_deref())
+    }
 }
 
 fn call_context(context: &RequestContext<RoleServer>) -> CallContext {
@@ -99,10 +106,27 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        log_stateless_client(&call_context(&context));
-        Ok(ListToolsResult::with_all_items(
-            self.state.tool_defs.as_ref().clone(),
-        ))
+        let ctx = call_context(&context);
+        log_stateless_client(&ctx);
+        let profile = ctx.profile();
+        let state = &self.state;
+        let mut tools: Vec<rmcp::model::Tool> = state
+            .tool_defs
+            .iter()
+            .filter(|(connector, t)| state.profiles.allows(profile, connector, &t.name))
+            .map(|(_, t)| t.clone())
+            .collect();
+        // Progressive disclosure only where there is something to discover.
+        let hidden = state.registry.exposed().any(|(c, t)| {
+            !t.core
+                && state
+                    .profiles
+                    .allows(profile, &c.catalog.connector, &t.name)
+        });
+        if hidden {
+            tools.extend(state.meta_defs.iter().cloned());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -115,28 +139,79 @@ impl ServerHandler for McpHandler {
         log_stateless_client(&ctx);
         let arguments = request.arguments.unwrap_or_default();
         let name = request.name.as_ref();
-        let Some((conn, tool)) = self.state.registry.find(name) else {
-            let mut event = AuditEvent::new(EventKind::ToolError)
-                .tool(loggable_name(name))
-                .status("not_found")
-                .reason("unknown_tool")
-                .arg_keys(arguments.keys());
-            event = with_context(event, &ctx);
-            self.state.audit.write(&event.duration(started.elapsed()));
-            let suggestion = self
-                .state
-                .registry
-                .suggest(name)
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
-            return Err(McpError::invalid_params(
-                format!(
-                    "Tool not found: `{name}`.{suggestion} Call tools/list for the available tools."
-                ),
-                None,
-            ));
+        let result = match name {
+            profiles::SEARCH_TOOLS => self.search(&arguments, &ctx, started),
+            profiles::CALL_TOOL => {
+                let Some(inner) = arguments.get("name").and_then(|n| n.as_str()) else {
+                    return Ok(into_result(&Outcome::failed(
+                        catalog::Status::InvalidInput,
+                        "invalid_argument",
+                        "call_tool needs `name` (a tool from search_tools) and `arguments`.",
+                    ))
+                    .into());
+                };
+                let inner_args = match arguments.get("arguments") {
+                    None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+                    Some(serde_json::Value::Object(m)) => m.clone(),
+                    Some(_) => {
+                        return Ok(into_result(&Outcome::failed(
+                            catalog::Status::InvalidInput,
+                            "invalid_argument",
+                            "`arguments` must be an object of the tool's arguments.",
+                        ))
+                        .into());
+                    }
+                };
+                match self
+                    .call_catalog_tool(inner, &inner_args, &ctx, started)
+                    .await
+                {
+                    Some(r) => r,
+                    None => self.unknown_via_call_tool(inner, &ctx),
+                }
+            }
+            _ => match self
+                .call_catalog_tool(name, &arguments, &ctx, started)
+                .await
+            {
+                Some(r) => r,
+                None => {
+                    self.audit_unknown(name, &arguments, &ctx, started);
+                    let suggestion = self
+                        .state
+                        .registry
+                        .suggest(name)
+                        .map(|s| format!(" Did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    return Err(McpError::invalid_params(
+                        format!(
+                            "Tool not found: `{name}`.{suggestion} Call tools/list for the available tools."
+                        ),
+                        None,
+                    ));
+                }
+            },
         };
-        let outcome = self.state.runtime.call(conn, tool, &arguments).await;
+        Ok(result.into())
+    }
+}
+
+impl McpHandler {
+    /// A catalog tool visible to this caller's profile; `None` when there is none of that name.
+    async fn call_catalog_tool(
+        &self,
+        name: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+        ctx: &CallContext,
+        started: Instant,
+    ) -> Option<CallToolResult> {
+        let state = &self.state;
+        let (conn, tool) = state.registry.find(name).filter(|(c, t)| {
+            state
+                .profiles
+                .allows(ctx.profile(), &c.catalog.connector, &t.name)
+        })?;
+        let outcome = state.runtime.call(conn, tool, arguments).await;
         let result = into_result(&outcome);
         let bytes = outcome.body.to_string().len() as u64;
         let kind = if outcome.status == catalog::Status::Ok {
@@ -162,9 +237,151 @@ impl ServerHandler for McpHandler {
             event.quota_consumed = q.consumed;
             event.quota_limit = q.limit;
         }
-        event = with_context(event, &ctx);
-        self.state.audit.write(&event.duration(started.elapsed()));
-        Ok(result.into())
+        state
+            .audit
+            .write(&with_context(event, ctx).duration(started.elapsed()));
+        Some(result)
+    }
+
+    fn audit_unknown(
+        &self,
+        name: &str,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+        ctx: &CallContext,
+        started: Instant,
+    ) {
+        let event = AuditEvent::new(EventKind::ToolError)
+            .tool(loggable_name(name))
+            .status("not_found")
+            .reason("unknown_tool")
+            .arg_keys(arguments.keys());
+        self.state
+            .audit
+            .write(&with_context(event, ctx).duration(started.elapsed()));
+    }
+
+    /// `call_tool` with a name nobody can see: a result the model reads, with the closest tools.
+    fn unknown_via_call_tool(&self, name: &str, ctx: &CallContext) -> CallToolResult {
+        self.audit_unknown(name, &serde_json::Map::new(), ctx, Instant::now());
+        let request = search::SearchRequest {
+            query: name.replace('_', " "),
+            detail: Some(search::Detail::Names),
+            limit: Some(3),
+            ..search::SearchRequest::default()
+        };
+        let visible = |tool: &str| self.visible(tool, ctx);
+        let answer = self.state.search.search(&request, &visible);
+        let closest: Vec<String> = answer.structured["tools"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|t| t.as_str().or(t["name"].as_str()).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        into_result(&Outcome::failed(
+            catalog::Status::NotFound,
+            "unknown_tool",
+            format!(
+                "No tool `{name}`. Closest: {}. Use search_tools to find the right one.",
+                if closest.is_empty() {
+                    "none".to_string()
+                } else {
+                    closest.join(", ")
+                }
+            ),
+        ))
+    }
+
+    fn visible(&self, tool: &str, ctx: &CallContext) -> bool {
+        self.state.registry.find(tool).is_some_and(|(c, t)| {
+            self.state
+                .profiles
+                .allows(ctx.profile(), &c.catalog.connector, &t.name)
+        })
+    }
+
+    fn search(
+        &self,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+        ctx: &CallContext,
+        started: Instant,
+    ) -> CallToolResult {
+        let invalid = |hint: String| {
+            into_result(&Outcome::failed(
+                catalog::Status::InvalidInput,
+                "invalid_argument",
+                hint,
+            ))
+        };
+        if let Some(k) = arguments
+            .keys()
+            .find(|k| !["query", "connector", "detail", "limit"].contains(&k.as_str()))
+        {
+            return invalid(format!(
+                "Unknown argument `{k}`. Valid arguments: query, connector, detail, limit."
+            ));
+        }
+        let Some(query) = arguments
+            .get("query")
+            .and_then(|q| q.as_str())
+            .filter(|q| !q.trim().is_empty())
+        else {
+            return invalid(
+                "`query` is required: what the tool should do, e.g. \"unpaid invoices\".".into(),
+            );
+        };
+        let detail = match arguments
+            .get("detail")
+            .and_then(|d| d.as_str())
+            .map(str::parse::<search::Detail>)
+        {
+            None => None,
+            Some(Ok(d)) => Some(d),
+            Some(Err(e)) => return invalid(e),
+        };
+        let limit = match arguments.get("limit") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(v) => match search::parse_limit(v) {
+                Ok(n) => Some(n),
+                Err(e) => return invalid(e),
+            },
+        };
+        let request = search::SearchRequest {
+            query: query.chars().take(200).collect(),
+            connector: arguments
+                .get("connector")
+                .and_then(|c| c.as_str())
+                .map(str::to_string),
+            detail,
+            limit,
+        };
+        let visible = |tool: &str| self.visible(tool, ctx);
+        let answer = self.state.search.search(&request, &visible);
+        let mut event = AuditEvent::new(EventKind::ToolCall)
+            .tool(profiles::SEARCH_TOOLS)
+            .status("ok")
+            .arg_keys(arguments.keys())
+            .result_bytes(answer.bytes() as u64);
+        if answer.matched == 0 {
+            // What users looked for and did not find, for the digest: terms only, scrubbed.
+            let terms = self
+                .state
+                .runtime
+                .redactor
+                .redact(&search::terms(query).join("+"))
+                .into_owned();
+            event = event.reason(format!(
+                "no_match:{}",
+                terms.chars().take(80).collect::<String>()
+            ));
+        }
+        self.state
+            .audit
+            .write(&with_context(event, ctx).duration(started.elapsed()));
+        let mut result = CallToolResult::structured(answer.structured);
+        result.content = vec![ContentBlock::text(answer.text)];
+        result
     }
 }
 
@@ -186,6 +403,9 @@ fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
         event = event.key_id(c.key_id.clone());
         if let Some(u) = &c.user {
             event = event.user(u.clone());
+        }
+        if let Some(p) = &c.profile {
+            event = event.profile(p.clone());
         }
     }
     if let Some(client) = &ctx.client {

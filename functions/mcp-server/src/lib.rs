@@ -13,7 +13,9 @@ pub mod config;
 pub mod handler;
 pub mod health;
 pub mod lint;
+pub mod profiles;
 pub mod runtime;
+pub mod search;
 pub mod secrets;
 pub mod shape;
 pub mod smoke;
@@ -52,7 +54,13 @@ pub struct AppState {
     pub runtime: Arc<Runtime>,
     pub secrets: Arc<SecretStore>,
     pub audit: audit::AuditLog,
-    pub tool_defs: Arc<Vec<rmcp::model::Tool>>,
+    /// Listed (core) tools with their connector, in catalog order.
+    pub tool_defs: Arc<Vec<(String, rmcp::model::Tool)>>,
+    /// `search_tools` and `call_tool`.
+    pub meta_defs: Arc<[rmcp::model::Tool; 2]>,
+    pub profiles: Arc<profiles::Profiles>,
+    /// BM25 index over every exposed tool, built once.
+    pub search: Arc<search::Index>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,
@@ -84,8 +92,16 @@ impl AppState {
         let tool_defs = registry
             .exposed()
             .filter(|(_, t)| t.core)
-            .map(|(_, t)| tools::definition(t, &output))
+            .map(|(c, t)| (c.catalog.connector.clone(), tools::definition(t, &output)))
             .collect();
+        let search = search::Index::build(
+            registry
+                .exposed()
+                .map(|(c, t)| search::Doc::from_tool(&c.catalog.connector, t))
+                .collect(),
+        );
+        let meta_defs = profiles::meta_tools(&output);
+        let profiles = Arc::new(config.profiles.clone());
         AppState {
             runtime: Arc::new(Runtime {
                 http,
@@ -98,6 +114,9 @@ impl AppState {
             secrets,
             audit,
             tool_defs: Arc::new(tool_defs),
+            meta_defs: Arc::new(meta_defs),
+            profiles,
+            search: Arc::new(search),
             insecure_no_auth: false,
         }
     }
@@ -147,7 +166,8 @@ pub fn app(state: AppState) -> Router {
         transport_config(&state.config),
     );
     let authed = Router::new()
-        .route_service("/mcp", mcp)
+        .route_service("/mcp", mcp.clone())
+        .route_service("/mcp/{profile}", mcp)
         .route("/health", get(health::health))
         .layer(middleware::from_fn_with_state(
             state.clone(),

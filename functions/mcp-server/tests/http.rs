@@ -443,3 +443,167 @@ async fn missing_secret_answers_503_with_a_clear_message() {
         "{body}"
     );
 }
+
+/// The demo catalog with two tools taken out of the listing (`core: false`), and profiles.
+fn disclosure_app(env: &[(&str, &str)]) -> TestApp {
+    let text = include_str!("../../../tests/catalogs/demo.yaml")
+        .replace(
+            "  - name: invoice_get\n",
+            "  - name: invoice_get\n    core: false\n",
+        )
+        .replace(
+            "  - name: info_get\n",
+            "  - name: info_get\n    core: false\n",
+        );
+    let catalogs = vec![catalog::parse("demo.yaml", &text).unwrap()];
+    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
+    let store = SecretStore::new(
+        SecretLoader::Static(Arc::new(secrets("127.0.0.1:1", "t"))),
+        Duration::from_secs(300),
+        Redactor::new(),
+    );
+    let (audit, sink) = AuditLog::memory();
+    let state = AppState::new(
+        config,
+        catalogs,
+        Arc::new(store),
+        audit,
+        Redactor::new(),
+        mcp_server::http_client(),
+    );
+    TestApp {
+        router: app(state),
+        audit: sink,
+    }
+}
+
+fn names(body: &Value) -> Vec<String> {
+    body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn list_request(path: &str) -> Request<Body> {
+    let mut r = rpc(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        V2025,
+    );
+    *r.uri_mut() = path.parse().unwrap();
+    r
+}
+
+#[tokio::test]
+async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() {
+    let app = disclosure_app(&[]);
+    let (_, _, body) = send(&app, list_request("/mcp")).await;
+    assert_eq!(
+        names(&body),
+        [
+            "invoices_list",
+            "invoice_archive",
+            "search_tools",
+            "call_tool"
+        ]
+    );
+
+    let search = call(
+        "search_tools",
+        json!({"query": "account info connection", "limit": "3"}),
+    );
+    let (_, _, body) = send(&app, rpc(search, V2025)).await;
+    let text = body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("info_get"), "{body}");
+    assert!(
+        text.contains("matched"),
+        "the footer says how many matched: {text}"
+    );
+
+    let via = call(
+        "call_tool",
+        json!({"name": "invoice_get", "arguments": {"id": "x"}}),
+    );
+    let (_, _, body) = send(&app, rpc(via, V2025)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "invalid_input",
+        "{body}"
+    );
+    let event = app
+        .audit
+        .events()
+        .into_iter()
+        .find(|e| e.tool.as_deref() == Some("invoice_get"))
+        .unwrap();
+    assert_eq!(
+        event.status.as_deref(),
+        Some("invalid_input"),
+        "same audit as a direct call"
+    );
+
+    let unknown = call(
+        "call_tool",
+        json!({"name": "invoice_fetch", "arguments": {}}),
+    );
+    let (_, _, body) = send(&app, rpc(unknown, V2025)).await;
+    assert_eq!(body["result"]["isError"], true);
+    assert!(
+        body["result"]["structuredContent"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("invoice"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn search_without_matches_is_audited_with_its_terms() {
+    let app = disclosure_app(&[]);
+    let search = call("search_tools", json!({"query": "zzqx flux capacitor"}));
+    send(&app, rpc(search, V2025)).await;
+    let event = app
+        .audit
+        .events()
+        .into_iter()
+        .find(|e| e.tool.as_deref() == Some("search_tools"))
+        .unwrap();
+    assert!(
+        event.reason.as_deref().unwrap().starts_with("no_match:"),
+        "{event:?}"
+    );
+}
+
+#[tokio::test]
+async fn profiles_select_tools_by_path_and_by_key() {
+    let env = [
+        (
+            "MCP_PROFILES",
+            "archive=demo/invoice_archive;reading=demo/*_list,demo/*_get",
+        ),
+        ("MCP_KEY_PROFILES", "tester=reading"),
+    ];
+    let app = disclosure_app(&env);
+    let (status, _, body) = send(&app, list_request("/mcp/reading")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(names(&body), ["invoices_list", "search_tools", "call_tool"]);
+    // The key is limited to `reading`: plain /mcp means that profile, another profile is refused.
+    let (_, _, body) = send(&app, list_request("/mcp")).await;
+    assert_eq!(names(&body), ["invoices_list", "search_tools", "call_tool"]);
+    let (status, _, _) = send(&app, list_request("/mcp/archive")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _, _) = send(&app, list_request("/mcp/nope")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // A tool outside the profile cannot be called or found.
+    let (_, _, body) = send(&app, rpc(call("invoice_archive", json!({"id": 1})), V2025)).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let search = call("search_tools", json!({"query": "archive invoice"}));
+    let (_, _, body) = send(&app, rpc(search, V2025)).await;
+    assert!(
+        !body["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("invoice_archive"),
+        "{body}"
+    );
+}

@@ -1,0 +1,224 @@
+//! Running the `queries/` files for the digest's two weeks and reading the results, against
+//! whatever runs Logs Insights queries: CloudWatch Logs (`logs.rs`) or the local engine
+//! (`local.rs`). The same code builds the digest in both.
+
+use std::future::Future;
+
+use insights::TimeRange;
+use jiff::Timestamp;
+
+use crate::digest::{self, Digest, Input, ThisWeek};
+use crate::period::Period;
+use crate::queries;
+use crate::rows::{FieldRow, FromRow, read_rows};
+
+/// Logs Insights returns at most this many rows; a result this long may be cut.
+pub const MAX_ROWS: usize = 10_000;
+
+/// A Logs Insights query that gave no results.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum QueryError {
+    /// A CloudWatch Logs API call failed (the SDK's message).
+    #[error("{operation} failed: {message}")]
+    Api {
+        operation: &'static str,
+        message: String,
+    },
+    /// The query ended as `Failed`, `Cancelled` or `Timeout`.
+    #[error("query {query_id} ended as {status}")]
+    Ended { query_id: String, status: String },
+    /// The query was still running when our deadline passed (it was stopped).
+    #[error("query {query_id} still running after {seconds} s")]
+    Deadline { query_id: String, seconds: u64 },
+    /// The local engine refused the query.
+    #[error("local engine: {0}")]
+    Local(String),
+}
+
+/// Runs Logs Insights queries.
+pub trait LogsQuery {
+    /// The rows of `query` over `groups` in `range` (both ends included).
+    fn rows(
+        &self,
+        groups: &[String],
+        range: TimeRange,
+        query: &str,
+    ) -> impl Future<Output = Result<Vec<FieldRow>, QueryError>> + Send;
+
+    /// The names of the log groups starting with `prefix` (none where groups have no names,
+    /// as in the local engine).
+    fn groups_with_prefix(
+        &self,
+        prefix: &str,
+    ) -> impl Future<Output = Result<Vec<String>, QueryError>> + Send {
+        let _ = prefix;
+        async { Ok(Vec::new()) }
+    }
+}
+
+/// Which query failed, and for which week.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{query} query for {week} failed: {source}")]
+pub struct CollectError {
+    /// The `queries/` file name without extension.
+    pub query: &'static str,
+    /// `2026-11-23 to 2026-11-29 (UTC)`.
+    pub week: String,
+    #[source]
+    pub source: QueryError,
+}
+
+/// Runs every digest query for the week before `now` and the week before that, and builds the
+/// digest with samples for its top tools.
+pub async fn collect<Q: LogsQuery>(
+    logs: &Q,
+    groups: &[String],
+    now: Timestamp,
+    dashboard_url: Option<String>,
+) -> Result<Digest, CollectError> {
+    let period = Period::week_before(now);
+    let mut run = Runner {
+        logs,
+        groups,
+        truncated: false,
+        unreadable: 0,
+    };
+    let this_week = ThisWeek {
+        totals: run
+            .typed("tool-totals", period, queries::TOOL_TOTALS)
+            .await?,
+        failures: run
+            .typed("top-failing-tools", period, queries::TOP_FAILING_TOOLS)
+            .await?,
+        per_day: run
+            .typed("errors-per-day", period, queries::ERRORS_PER_DAY)
+            .await?,
+    };
+    let previous_totals = run
+        .typed("tool-totals", period.previous(), queries::TOOL_TOTALS)
+        .await?;
+    let mut digest = digest::build(Input {
+        period,
+        this_week,
+        previous_totals,
+        dashboard_url,
+        truncated_by_row_cap: false,
+        unreadable_rows: 0,
+    });
+    let tools: Vec<String> = digest.top.iter().map(|t| t.tool.clone()).collect();
+    for tool in tools {
+        match queries::failing_samples(&tool) {
+            Ok(query) => {
+                let samples = run.typed("failing-samples", period, &query).await?;
+                digest.set_samples(&tool, samples);
+            }
+            Err(e) => digest.set_samples_note(&tool, e.to_string()),
+        }
+    }
+    digest.truncated_by_row_cap = run.truncated;
+    digest.unreadable_rows = run.unreadable;
+    Ok(digest)
+}
+
+struct Runner<'a, Q> {
+    logs: &'a Q,
+    groups: &'a [String],
+    truncated: bool,
+    unreadable: usize,
+}
+
+impl<Q: LogsQuery> Runner<'_, Q> {
+    async fn typed<T: FromRow>(
+        &mut self,
+        name: &'static str,
+        period: Period,
+        query: &str,
+    ) -> Result<Vec<T>, CollectError> {
+        let rows = self
+            .logs
+            .rows(self.groups, period.range(), query)
+            .await
+            .map_err(|source| CollectError {
+                query: name,
+                week: period.label(),
+                source,
+            })?;
+        if rows.len() >= MAX_ROWS {
+            tracing::warn!(query = name, rows = rows.len(), "result hit the row cap");
+            self.truncated = true;
+        }
+        let (typed, errors) = read_rows(&rows);
+        for e in &errors {
+            tracing::warn!(query = name, error = %e, "unreadable result row");
+        }
+        self.unreadable += errors.len();
+        Ok(typed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::tests::row;
+
+    /// Answers `tool-totals` with `totals`, every other query with nothing.
+    struct Canned {
+        totals: Vec<FieldRow>,
+    }
+
+    impl LogsQuery for Canned {
+        async fn rows(
+            &self,
+            _groups: &[String],
+            _range: TimeRange,
+            query: &str,
+        ) -> Result<Vec<FieldRow>, QueryError> {
+            Ok(if query == queries::TOOL_TOTALS {
+                self.totals.clone()
+            } else {
+                Vec::new()
+            })
+        }
+    }
+
+    fn now() -> Timestamp {
+        "2026-11-30T06:00:00Z".parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_result_at_the_row_cap_is_flagged_in_the_digest() {
+        let totals = (0..MAX_ROWS)
+            .map(|i| row(&[("tool", &format!("t{i}")), ("calls", "1"), ("errors", "0")]))
+            .collect();
+        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        assert!(d.truncated_by_row_cap);
+        assert!(crate::text::render(&d).contains("maximum of 10,000 rows"));
+    }
+
+    #[tokio::test]
+    async fn unreadable_rows_are_counted_and_said() {
+        let totals = vec![
+            row(&[("tool", "a"), ("calls", "5"), ("errors", "1")]),
+            row(&[("tool", "b"), ("calls", "lots")]),
+        ];
+        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        assert!(!d.truncated_by_row_cap);
+        // Once for this week, once for the week before.
+        assert_eq!(d.unreadable_rows, 2);
+        assert_eq!(d.totals.calls, 5);
+        assert!(crate::text::render(&d).contains("2 query result row(s) could not be read"));
+    }
+
+    #[tokio::test]
+    async fn tool_names_that_cannot_be_queried_get_a_note_instead_of_samples() {
+        let totals = vec![row(&[
+            ("tool", "bad\"name"),
+            ("calls", "5"),
+            ("errors", "5"),
+        ])];
+        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        let note = d.top[0].samples_note.as_deref().unwrap();
+        assert!(note.contains("not queryable"), "{note}");
+        assert!(crate::text::render(&d).contains("Samples unavailable"));
+    }
+}

@@ -1,0 +1,237 @@
+//! Building the digest from typed query rows: pure data in, [`Digest`] out, no SDK types.
+//!
+//! A call failed when its status is not `ok`. Tools are ranked by failed calls, then by error
+//! rate, then by name. A tool is newly failing when it had failed calls this week and none the
+//! week before (whether or not it was called then).
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+
+use crate::period::Period;
+use crate::rows::{DayRow, FailureRow, Sample, TotalRow};
+
+mod build;
+pub use build::build;
+
+/// Tools shown in detail.
+pub const TOP_TOOLS: usize = 5;
+/// Sample requests per top tool.
+pub const SAMPLES_PER_TOOL: usize = 3;
+
+/// What the queries returned for the digest's week.
+#[derive(Debug, Clone, Default)]
+pub struct ThisWeek {
+    pub totals: Vec<TotalRow>,
+    pub failures: Vec<FailureRow>,
+    pub per_day: Vec<DayRow>,
+}
+
+/// Everything [`build`] needs.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub period: Period,
+    pub this_week: ThisWeek,
+    /// `tool-totals` over the week before.
+    pub previous_totals: Vec<TotalRow>,
+    pub dashboard_url: Option<String>,
+    /// A query returned the 10,000-row maximum, so counts may be short.
+    pub truncated_by_row_cap: bool,
+    /// Result rows that could not be read (logged with their content).
+    pub unreadable_rows: usize,
+}
+
+/// Calls and failed calls over a week.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    pub calls: u64,
+    pub errors: u64,
+    /// Tools called at least once.
+    pub tools_called: usize,
+    /// Tools with at least one failed call.
+    pub tools_failing: usize,
+}
+
+impl Totals {
+    /// Failed calls per call, `None` without calls.
+    pub fn error_rate(&self) -> Option<f64> {
+        rate(self.errors, self.calls)
+    }
+}
+
+/// How a count moved against the week before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trend {
+    /// Nothing the week before, something now.
+    New,
+    Up(u64),
+    Down(u64),
+    Unchanged,
+}
+
+impl Trend {
+    pub fn of(previous: u64, now: u64) -> Trend {
+        match (previous, now) {
+            (0, n) if n > 0 => Trend::New,
+            (p, n) if n > p => Trend::Up(n - p),
+            (p, n) if n < p => Trend::Down(p - n),
+            _ => Trend::Unchanged,
+        }
+    }
+}
+
+/// One status/reason combination of a tool's failed calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    pub status: String,
+    pub reason: Option<String>,
+    pub errors: u64,
+    pub last_seen: Option<Timestamp>,
+}
+
+/// A top failing tool, in detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailingTool {
+    pub tool: String,
+    pub calls: u64,
+    pub errors: u64,
+    pub previous_calls: u64,
+    pub previous_errors: u64,
+    /// Most failed calls first.
+    pub causes: Vec<Cause>,
+    pub last_seen: Option<Timestamp>,
+    /// The latest failed calls, at most [`SAMPLES_PER_TOOL`].
+    pub samples: Vec<Sample>,
+    /// Why there are no samples, when they could not be fetched.
+    pub samples_note: Option<String>,
+}
+
+impl FailingTool {
+    pub fn error_rate(&self) -> Option<f64> {
+        rate(self.errors, self.calls)
+    }
+
+    pub fn trend(&self) -> Trend {
+        Trend::of(self.previous_errors, self.errors)
+    }
+
+    pub fn is_new(&self) -> bool {
+        self.previous_errors == 0
+    }
+}
+
+/// A tool failing this week with no failed call the week before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewlyFailing {
+    pub tool: String,
+    pub errors: u64,
+    /// It was called the week before (without failing), rather than not at all.
+    pub called_before: bool,
+}
+
+/// Failed calls per day of the period for the top tools, for the chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chart {
+    pub days: Vec<Date>,
+    /// `(tool, failed calls per day)`, in top-tool order.
+    pub series: Vec<(String, Vec<u64>)>,
+}
+
+impl Chart {
+    /// The largest stacked day total.
+    pub fn max_day_total(&self) -> u64 {
+        (0..self.days.len())
+            .map(|d| self.series.iter().map(|(_, v)| v[d]).sum::<u64>())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The state the subject line announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Calls, some failed.
+    Failing,
+    /// Calls, none failed.
+    AllClear,
+    /// No tool call at all: the server was idle, or the audit logs are not where we look.
+    NoCalls,
+}
+
+/// The weekly digest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digest {
+    pub period: Period,
+    pub totals: Totals,
+    pub previous_totals: Totals,
+    /// The top [`TOP_TOOLS`] failing tools.
+    pub top: Vec<FailingTool>,
+    /// Failing tools beyond the top ones: how many, and their failed calls.
+    pub other_failing: (usize, u64),
+    /// Most failed calls first.
+    pub newly_failing: Vec<NewlyFailing>,
+    /// Tools that failed the week before and were called without failing this week.
+    pub recovered: Vec<String>,
+    pub chart: Chart,
+    pub dashboard_url: Option<String>,
+    pub truncated_by_row_cap: bool,
+    pub unreadable_rows: usize,
+}
+
+impl Digest {
+    pub fn state(&self) -> State {
+        match (self.totals.calls, self.totals.errors) {
+            (0, 0) => State::NoCalls,
+            (_, 0) => State::AllClear,
+            _ => State::Failing,
+        }
+    }
+
+    /// Overall failed calls per call.
+    pub fn error_rate(&self) -> Option<f64> {
+        self.totals.error_rate()
+    }
+
+    /// `3 tools failing, 1 new — week 48`, `All clear — week 48`, `No tool calls — week 48`.
+    pub fn subject(&self) -> String {
+        let week = self.period.week();
+        match self.state() {
+            State::Failing => {
+                let n = self.totals.tools_failing;
+                let tools = if n == 1 { "tool" } else { "tools" };
+                let new = match self.newly_failing.len() {
+                    0 => "none new".to_string(),
+                    k => format!("{k} new"),
+                };
+                format!("{n} {tools} failing, {new} — week {week}")
+            }
+            State::AllClear => format!("All clear — week {week}"),
+            State::NoCalls => format!("No tool calls — week {week}"),
+        }
+    }
+
+    /// Whether to mail this digest: always, except a clean week when all-clear mails are off.
+    /// A week without calls is sent regardless: it may mean the audit logs went missing.
+    pub fn should_send(&self, send_all_clear: bool) -> bool {
+        self.state() != State::AllClear || send_all_clear
+    }
+
+    /// Attaches the samples fetched for a top tool: the latest [`SAMPLES_PER_TOOL`].
+    pub fn set_samples(&mut self, tool: &str, mut samples: Vec<Sample>) {
+        if let Some(t) = self.top.iter_mut().find(|t| t.tool == tool) {
+            samples.sort_by_key(|s| std::cmp::Reverse(s.time));
+            samples.truncate(SAMPLES_PER_TOOL);
+            t.samples = samples;
+        }
+    }
+
+    /// Records why a top tool has no samples.
+    pub fn set_samples_note(&mut self, tool: &str, note: String) {
+        if let Some(t) = self.top.iter_mut().find(|t| t.tool == tool) {
+            t.samples_note = Some(note);
+        }
+    }
+}
+
+pub(crate) fn rate(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}

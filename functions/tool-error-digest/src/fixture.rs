@@ -1,0 +1,583 @@
+//! The realistic two-week audit log the tests use (and `tests/fixtures/audit-two-weeks.jsonl`,
+//! the same lines, for previewing with `run --local`). Deterministic: times, request ids and
+//! durations come from the call's position, not from a clock or a random source.
+//!
+//! The week of the digest is ISO week 48 of 2026 (2026-11-23 to 2026-11-29), the digest runs
+//! at 2026-11-30T06:00:00Z. Per tool, this week / the week before:
+//!
+//! | tool            | calls     | failed   | failures this week                                  |
+//! |-----------------|-----------|----------|-----------------------------------------------------|
+//! | invoice_get     | 120 / 100 | 23 / 5   | 15 invalid_input/invalid_argument (Thu–Sun), 8 upstream_error/timeout |
+//! | contact_search  | 60 / 50   | 9 / 0    | 9 not_found/no_match: newly failing, called before  |
+//! | invoice_list    | 300 / 280 | 6 / 12   | 6 upstream_error/rate_limited                        |
+//! | project_create  | 10 / 0    | 4 / 0    | 4 invalid_input/missing_required: new tool          |
+//! | time_entry_list | 80 / 80   | 2 / 2    | 2 internal/panic                                     |
+//! | document_upload | 15 / 10   | 1 / 3    | 1 upstream_error/bad_gateway (6th, not detailed)     |
+//! | expense_list    | 40 / 30   | 0 / 4    | recovered                                            |
+//! | user_me         | 25 / 20   | 0 / 0    |                                                      |
+//!
+//! Plus events that are not tool calls (client_init, auth_denied), a line that is not JSON,
+//! and tool calls just outside both weeks.
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+
+/// When the fixture's digest runs.
+pub const NOW: &str = "2026-11-30T06:00:00Z";
+/// Start of the digest's week.
+const THIS_WEEK: &str = "2026-11-23T00:00:00Z";
+const PREVIOUS_WEEK: &str = "2026-11-16T00:00:00Z";
+
+/// Failed calls of one kind, spread over `days` (0 = Monday) of a week.
+struct Failures {
+    count: u32,
+    status: &'static str,
+    reason: &'static str,
+    http_status: Option<u16>,
+    days: (u32, u32),
+}
+
+struct Tool {
+    name: &'static str,
+    arg_keys: &'static [&'static str],
+    /// (calls, failures) this week and the week before.
+    weeks: [(u32, Vec<Failures>); 2],
+}
+
+const fn fail(
+    count: u32,
+    status: &'static str,
+    reason: &'static str,
+    http_status: Option<u16>,
+    days: (u32, u32),
+) -> Failures {
+    Failures {
+        count,
+        status,
+        reason,
+        http_status,
+        days,
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    let all = (0, 6);
+    vec![
+        Tool {
+            name: "invoice_get",
+            arg_keys: &["id"],
+            weeks: [
+                (
+                    120,
+                    vec![
+                        fail(15, "invalid_input", "invalid_argument", None, (3, 6)),
+                        fail(8, "upstream_error", "timeout", Some(504), all),
+                    ],
+                ),
+                (
+                    100,
+                    vec![fail(5, "invalid_input", "invalid_argument", None, all)],
+                ),
+            ],
+        },
+        Tool {
+            name: "contact_search",
+            arg_keys: &["query", "limit"],
+            weeks: [
+                (
+                    60,
+                    vec![fail(9, "not_found", "no_match", Some(404), (1, 5))],
+                ),
+                (50, vec![]),
+            ],
+        },
+        Tool {
+            name: "invoice_list",
+            arg_keys: &["status", "page", "per_page"],
+            weeks: [
+                (
+                    300,
+                    vec![fail(6, "upstream_error", "rate_limited", Some(429), all)],
+                ),
+                (
+                    280,
+                    vec![fail(12, "upstream_error", "rate_limited", Some(429), all)],
+                ),
+            ],
+        },
+        Tool {
+            name: "project_create",
+            arg_keys: &["name", "customer_id"],
+            weeks: [
+                (
+                    10,
+                    vec![fail(4, "invalid_input", "missing_required", None, (4, 6))],
+                ),
+                (0, vec![]),
+            ],
+        },
+        Tool {
+            name: "time_entry_list",
+            arg_keys: &["from", "to"],
+            weeks: [
+                (80, vec![fail(2, "internal", "panic", None, all)]),
+                (80, vec![fail(2, "internal", "panic", None, all)]),
+            ],
+        },
+        Tool {
+            name: "document_upload",
+            arg_keys: &["file_name", "content_type"],
+            weeks: [
+                (
+                    15,
+                    vec![fail(1, "upstream_error", "bad_gateway", Some(502), all)],
+                ),
+                (
+                    10,
+                    vec![fail(3, "upstream_error", "bad_gateway", Some(502), all)],
+                ),
+            ],
+        },
+        Tool {
+            name: "expense_list",
+            arg_keys: &[],
+            weeks: [
+                (40, vec![]),
+                (
+                    30,
+                    vec![fail(4, "upstream_error", "timeout", Some(504), all)],
+                ),
+            ],
+        },
+        Tool {
+            name: "user_me",
+            arg_keys: &[],
+            weeks: [(25, vec![]), (20, vec![])],
+        },
+    ]
+}
+
+/// FNV-1a, for request ids that look random but are not.
+fn request_id(parts: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in parts.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// A time on `day` of the week starting at `week`, spread by `i`.
+fn time(week: Timestamp, day: u32, i: u32) -> Timestamp {
+    let seconds = i64::from(day) * 86_400
+        + i64::from((i * 7 + 6) % 18 + 5) * 3_600
+        + i64::from((i * 13) % 60) * 60
+        + i64::from((i * 29) % 60);
+    week + SignedDuration::from_secs(seconds)
+        + SignedDuration::from_millis(i64::from((i * 37) % 1000))
+}
+
+fn format_ts(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn tool_line(tool: &Tool, t: Timestamp, i: u32, failure: Option<&Failures>) -> Value {
+    let mut line = json!({
+        "v": 1,
+        "ts": format_ts(t),
+        "level": "info",
+        "event": "tool_call",
+        "tool": tool.name,
+        "connector": "papierkram",
+        "status": "ok",
+        "duration_ms": f64::from(20 + (i * 17) % 400) + 0.125,
+        "request_id": request_id(&format!("{}{}", tool.name, format_ts(t))),
+        "protocol_version": "2025-11-25",
+        "key_id": "dev",
+        "arg_keys": tool.arg_keys,
+        "result_bytes": 200 + (i * 131) % 4000,
+        "truncated": false,
+    });
+    if let Some(f) = failure {
+        line["level"] = json!("error");
+        line["event"] = json!("tool_error");
+        line["status"] = json!(f.status);
+        line["reason"] = json!(f.reason);
+        line["result_bytes"] = json!(99);
+        if let Some(code) = f.http_status {
+            line["http_status"] = json!(code);
+        }
+        if f.reason == "invalid_argument" {
+            // The model misspelt the argument: the audit line keeps the names it sent.
+            line["arg_keys"] = json!(["idd"]);
+        }
+    }
+    line
+}
+
+/// The fixture's audit lines, in time order.
+pub fn lines() -> Vec<String> {
+    let mut events: Vec<(Timestamp, String)> = Vec::new();
+    for tool in tools() {
+        for (week_index, (calls, failures)) in tool.weeks.iter().enumerate() {
+            let week: Timestamp = [THIS_WEEK, PREVIOUS_WEEK][week_index].parse().unwrap();
+            let failed: u32 = failures.iter().map(|f| f.count).sum();
+            let mut i = 0;
+            for f in failures {
+                let span = f.days.1 - f.days.0 + 1;
+                for k in 0..f.count {
+                    let t = time(week, f.days.0 + k % span, i);
+                    events.push((t, tool_line(&tool, t, i, Some(f)).to_string()));
+                    i += 1;
+                }
+            }
+            for k in 0..calls - failed {
+                let t = time(week, k % 7, i);
+                events.push((t, tool_line(&tool, t, i, None).to_string()));
+                i += 1;
+            }
+        }
+    }
+    let at = |s: &str| s.parse::<Timestamp>().unwrap();
+    // Not tool calls: never counted.
+    for (ts, body) in [
+        (
+            "2026-11-24T08:00:00.000Z",
+            json!({"event": "client_init", "client": "claude-ai"}),
+        ),
+        (
+            "2026-11-25T09:00:00.000Z",
+            json!({"event": "auth_denied", "level": "warn", "status": "unauthorized", "reason": "bad_token"}),
+        ),
+    ] {
+        let mut line = body;
+        line["v"] = json!(1);
+        line["ts"] = json!(ts);
+        events.push((at(ts), line.to_string()));
+    }
+    // Just outside both weeks: the digest's range ends a millisecond before Monday 00:00.
+    let user_me = &tools()[7];
+    for ts in ["2026-11-30T00:00:00.000Z", "2026-11-15T23:59:59.999Z"] {
+        let failure = fail(1, "internal", "panic", None, (0, 0));
+        events.push((
+            at(ts),
+            tool_line(user_me, at(ts), 0, Some(&failure)).to_string(),
+        ));
+    }
+    events.sort();
+    let mut lines: Vec<String> = events.into_iter().map(|(_, line)| line).collect();
+    lines.insert(
+        lines.len() / 2,
+        "INFO tracing line that is not an audit event".to_string(),
+    );
+    lines
+}
+
+/// The fixture as one JSON-lines text.
+pub fn jsonl() -> String {
+    let mut text = lines().join("\n");
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::collect;
+    use crate::digest::{Digest, NewlyFailing, State, Trend};
+    use crate::email::{self, Addresses};
+    use crate::local::LocalInsights;
+    use crate::mime::tests::{decode_header_text, parse};
+
+    const FILE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/audit-two-weeks.jsonl"
+    );
+
+    pub(crate) async fn digest() -> Digest {
+        let (engine, skipped) = LocalInsights::from_jsonl(&jsonl());
+        assert_eq!(skipped, 1, "the tracing line");
+        let dashboard = Some(
+            "https://console.aws.amazon.com/cloudwatch/home#dashboards/dashboard/hosted-mcp"
+                .to_string(),
+        );
+        collect(&engine, &[], NOW.parse().unwrap(), dashboard)
+            .await
+            .unwrap()
+    }
+
+    fn addresses() -> Addresses {
+        Addresses {
+            sender: "digest@example.com".into(),
+            recipients: vec!["ops@example.com".into(), "oncall@example.com".into()],
+            subject_prefix: String::new(),
+        }
+    }
+
+    #[test]
+    fn checked_in_fixture_matches_the_generator() {
+        // UPDATE_FIXTURES=1 cargo test -p tool-error-digest fixture  rewrites it.
+        if std::env::var_os("UPDATE_FIXTURES").is_some() {
+            std::fs::write(FILE, jsonl()).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(FILE).unwrap();
+        assert!(
+            on_disk == jsonl(),
+            "{FILE} is stale: rerun with UPDATE_FIXTURES=1"
+        );
+    }
+
+    #[tokio::test]
+    async fn fixture_digest_ranks_top_five_by_failed_calls() {
+        let d = digest().await;
+        let top: Vec<(&str, u64, u64)> = d
+            .top
+            .iter()
+            .map(|t| (t.tool.as_str(), t.errors, t.calls))
+            .collect();
+        assert_eq!(
+            top,
+            [
+                ("invoice_get", 23, 120),
+                ("contact_search", 9, 60),
+                ("invoice_list", 6, 300),
+                ("project_create", 4, 10),
+                ("time_entry_list", 2, 80),
+            ]
+        );
+        assert_eq!(d.other_failing, (1, 1));
+        assert_eq!(d.totals.calls, 650);
+        assert_eq!(d.totals.errors, 45);
+        assert_eq!(d.totals.tools_called, 8);
+        assert_eq!(d.totals.tools_failing, 6);
+        assert_eq!(d.previous_totals.calls, 570);
+        assert_eq!(d.previous_totals.errors, 26);
+        assert!(!d.truncated_by_row_cap);
+        assert_eq!(d.unreadable_rows, 0);
+        assert_eq!(d.state(), State::Failing);
+        assert_eq!(d.subject(), "6 tools failing, 2 new — week 48");
+    }
+
+    #[tokio::test]
+    async fn fixture_digest_breaks_down_causes_and_last_seen() {
+        let d = digest().await;
+        let invoice_get = &d.top[0];
+        let causes: Vec<(&str, Option<&str>, u64)> = invoice_get
+            .causes
+            .iter()
+            .map(|c| (c.status.as_str(), c.reason.as_deref(), c.errors))
+            .collect();
+        assert_eq!(
+            causes,
+            [
+                ("invalid_input", Some("invalid_argument"), 15),
+                ("upstream_error", Some("timeout"), 8),
+            ]
+        );
+        let last = invoice_get.last_seen.unwrap();
+        assert!(
+            crate::period::date(last).to_string() == "2026-11-29",
+            "{last}"
+        );
+        assert_eq!(
+            Some(last),
+            invoice_get.causes.iter().filter_map(|c| c.last_seen).max()
+        );
+    }
+
+    #[tokio::test]
+    async fn fixture_digest_trends_new_and_recovered_tools() {
+        let d = digest().await;
+        let trends: Vec<(&str, Trend)> =
+            d.top.iter().map(|t| (t.tool.as_str(), t.trend())).collect();
+        assert_eq!(
+            trends,
+            [
+                ("invoice_get", Trend::Up(18)),
+                ("contact_search", Trend::New),
+                ("invoice_list", Trend::Down(6)),
+                ("project_create", Trend::New),
+                ("time_entry_list", Trend::Unchanged),
+            ]
+        );
+        assert_eq!(
+            d.newly_failing,
+            [
+                NewlyFailing {
+                    tool: "contact_search".into(),
+                    errors: 9,
+                    called_before: true
+                },
+                NewlyFailing {
+                    tool: "project_create".into(),
+                    errors: 4,
+                    called_before: false
+                },
+            ]
+        );
+        assert_eq!(d.recovered, ["expense_list"]);
+    }
+
+    #[tokio::test]
+    async fn fixture_digest_samples_are_the_latest_failures_with_names_only() {
+        let d = digest().await;
+        for t in &d.top {
+            assert_eq!(t.samples.len(), 3.min(t.errors as usize), "{}", t.tool);
+            let times: Vec<_> = t.samples.iter().map(|s| s.time.unwrap()).collect();
+            assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
+            assert_eq!(Some(times[0]), t.last_seen, "{}", t.tool);
+        }
+        // The latest invoice_get failures are the misspelt argument from Thursday on.
+        let s = &d.top[0].samples[0];
+        assert_eq!(s.status, "invalid_input");
+        assert_eq!(s.reason.as_deref(), Some("invalid_argument"));
+        assert_eq!(s.arg_keys, ["idd"]);
+        assert_eq!(s.request_id.as_ref().unwrap().len(), 16);
+        let list = &d.top[2].samples[0];
+        assert_eq!(list.arg_keys, ["status", "page", "per_page"]);
+        // Every sample's request id is in the audit log as a failed call of that tool.
+        let text = jsonl();
+        for t in &d.top {
+            for s in &t.samples {
+                let id = s.request_id.as_ref().unwrap();
+                let line = text.lines().find(|l| l.contains(id.as_str())).unwrap();
+                assert!(line.contains(&format!("\"tool\":\"{}\"", t.tool)), "{line}");
+                assert!(line.contains("\"event\":\"tool_error\""), "{line}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn fixture_chart_counts_failures_per_day() {
+        let d = digest().await;
+        let (tool, per_day) = &d.chart.series[0];
+        assert_eq!(tool, "invoice_get");
+        assert_eq!(per_day.iter().sum::<u64>(), 23);
+        // The misspelt argument starts on Thursday.
+        assert!(per_day[3] > per_day[2], "{per_day:?}");
+        let all: u64 = d.chart.series.iter().flat_map(|(_, v)| v).sum();
+        assert_eq!(all, 23 + 9 + 6 + 4 + 2);
+    }
+
+    #[tokio::test]
+    async fn fixture_text_states_the_numbers() {
+        let d = digest().await;
+        let text = crate::text::render(&d);
+        for needle in [
+            "6 tools failing, 2 new — week 48",
+            "2026-11-23 to 2026-11-29 (UTC)",
+            "650",
+            "45",
+            "6.9 %",
+            "1. invoice_get",
+            "23 failed of 120 calls (19.2 %)",
+            "up 18 from 5",
+            "invalid_input / invalid_argument",
+            "args: idd",
+            "2. contact_search  [NEW]",
+            "down 6 from 12",
+            "And 1 more failing tool with 1 failed call.",
+            "project_create: 4 failed calls (not called the week before)",
+            "Failed calls             45   (week before: 26; up 19)",
+            "- expense_list",
+            "Dashboard: https://",
+        ] {
+            assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+        }
+        assert!(!text.contains("document_upload:"), "not newly failing");
+    }
+
+    #[tokio::test]
+    async fn fixture_html_is_mail_safe_and_references_the_chart() {
+        let d = digest().await;
+        let html = crate::html::render(&d, Some(&crate::html::chart_cid()));
+        let lower = html.to_ascii_lowercase();
+        for banned in [
+            "<script",
+            "<style",
+            "javascript:",
+            " class=",
+            "<link",
+            "@import",
+            "data:",
+        ] {
+            assert!(!lower.contains(banned), "HTML contains {banned}");
+        }
+        // Every opening tag that styles itself does so inline; no external resources.
+        assert!(!lower.contains("src=\"http"));
+        assert!(html.contains(&format!("src=\"cid:{}\"", crate::html::CHART_CONTENT_ID)));
+        for needle in [
+            "invoice_get",
+            "19.2 %",
+            "NEW",
+            "expense_list",
+            "Open the dashboard",
+        ] {
+            assert!(html.contains(needle), "missing {needle}");
+        }
+        // Tags balance for the table layout.
+        for tag in ["table", "tr", "td", "div"] {
+            let opened = lower.matches(&format!("<{tag}")).count()
+                - lower.matches(&format!("<{tag}x")).count();
+            let closed = lower.matches(&format!("</{tag}>")).count();
+            assert_eq!(opened, closed, "<{tag}>");
+        }
+    }
+
+    #[tokio::test]
+    async fn fixture_message_parses_with_the_chart_referenced_by_content_id() {
+        let d = digest().await;
+        let mail = email::compose(&d, &addresses(), NOW.parse().unwrap());
+        let root = parse(&mail.raw);
+        assert_eq!(
+            decode_header_text(root.header("subject").unwrap()),
+            "6 tools failing, 2 new — week 48"
+        );
+        assert_eq!(root.header("from"), Some("digest@example.com"));
+        let parts = root.children();
+        assert_eq!(parts.len(), 2);
+        let alt = parts[0].children();
+        let text = String::from_utf8(alt[0].decoded()).unwrap();
+        assert_eq!(text, mail.text.replace('\n', "\r\n"));
+        let html = String::from_utf8(alt[1].decoded()).unwrap();
+        let cid = parts[1]
+            .header("content-id")
+            .unwrap()
+            .trim_matches(['<', '>'])
+            .to_string();
+        assert!(html.contains(&format!("src=\"cid:{cid}\"")));
+        let png = parts[1].decoded();
+        assert_eq!(Some(&png), mail.chart_png.as_ref());
+        assert!(png.starts_with(b"\x89PNG"));
+    }
+
+    #[tokio::test]
+    async fn an_all_clear_mail_is_short_and_has_no_chart() {
+        let clean: String = jsonl()
+            .lines()
+            .filter(|l| !l.contains("\"tool_error\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let (engine, _) = LocalInsights::from_jsonl(&clean);
+        let d = collect(&engine, &[], NOW.parse().unwrap(), None)
+            .await
+            .unwrap();
+        assert_eq!(d.subject(), "All clear — week 48");
+        let mail = email::compose(&d, &addresses(), NOW.parse().unwrap());
+        assert!(mail.chart_png.is_none());
+        assert!(mail.text.lines().count() < 15, "{}", mail.text);
+        assert!(
+            mail.text
+                .contains("No failed tool calls: 605 calls to 8 tools"),
+            "{}",
+            mail.text
+        );
+        let root = parse(&mail.raw);
+        assert!(
+            root.header("content-type")
+                .unwrap()
+                .starts_with("multipart/alternative")
+        );
+        assert!(!mail.html.unwrap().contains("cid:"));
+    }
+}

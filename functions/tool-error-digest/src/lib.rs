@@ -1,0 +1,55 @@
+//! `tool-error-digest`: the weekly digest of failing MCP tools, e-mailed to ops on Monday
+//! morning (DESIGN §6), built from the audit logs with the Logs Insights queries in `queries/`.
+//!
+//! Flow: [`collect`] runs `queries/*.insights` (compiled in by [`queries`]) for the seven full
+//! UTC days before the run and the seven before those ([`period`]), reads the rows into typed
+//! values ([`rows`]) and builds the pure [`digest::Digest`] ([`digest`]); [`text`] and [`html`]
+//! render it, [`chart`] draws errors per day as a PNG, [`mime`] wraps it all in one raw MIME
+//! message ([`email`]). On Lambda, [`handler`] sends it with SES v2 ([`ses`]) after querying
+//! CloudWatch Logs ([`logs`]); locally, [`local`] runs the same queries through the
+//! `insights` engine over a JSON-lines audit log and writes the mail to files.
+//!
+//! Locally:
+//!
+//! ```text
+//! cargo run -p tool-error-digest -- run --local functions/tool-error-digest/tests/fixtures/audit-two-weeks.jsonl \
+//!     --out /tmp/digest --now 2026-11-30T06:00:00Z
+//! cargo test -p tool-error-digest
+//! ```
+//!
+//! Configuration: the `DIGEST_*` variables in [`config`].
+
+pub mod chart;
+pub mod cli;
+pub mod collect;
+pub mod config;
+pub mod digest;
+pub mod email;
+pub mod handler;
+pub mod html;
+pub mod local;
+pub mod logs;
+pub mod mime;
+pub mod period;
+pub mod queries;
+pub mod render;
+pub mod rows;
+pub mod ses;
+pub mod text;
+
+#[cfg(test)]
+mod fixture;
+
+/// Logs to stderr (stdout is the command line's report): JSON on Lambda, text locally;
+/// `RUST_LOG` filters, `info` by default.
+pub fn init_tracing(json: bool) {
+    use tracing_subscriber::EnvFilter;
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr);
+    if json {
+        logs.json().init();
+    } else {
+        logs.with_ansi(false).init();
+    }
+}

@@ -1,0 +1,111 @@
+//! The local run: the `queries/` files through the local Logs Insights engine over a JSON-lines
+//! audit log, the digest written to files instead of mailed.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use insights::{Event, TimeRange};
+use jiff::Timestamp;
+
+use crate::collect::{self, LogsQuery, QueryError};
+use crate::digest::Digest;
+use crate::email::{self, Addresses, CHART_FILE, Email};
+use crate::html;
+use crate::rows::FieldRow;
+
+/// `@log` of the local events.
+pub const LOCAL_LOG_GROUP: &str = "local";
+
+/// The local engine over events read once.
+#[derive(Debug, Clone, Default)]
+pub struct LocalInsights {
+    pub events: Vec<Event>,
+}
+
+impl LocalInsights {
+    /// Reads audit lines; blank lines are ignored, lines that are not audit JSON (no object, no
+    /// `ts`) are counted in the second value.
+    pub fn from_jsonl(text: &str) -> (LocalInsights, usize) {
+        let mut events = Vec::new();
+        let mut skipped = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match insights::event_from_json_line(line, LOCAL_LOG_GROUP) {
+                Some(event) => events.push(event),
+                None => skipped += 1,
+            }
+        }
+        (LocalInsights { events }, skipped)
+    }
+}
+
+impl LogsQuery for LocalInsights {
+    async fn rows(
+        &self,
+        _groups: &[String],
+        range: TimeRange,
+        query: &str,
+    ) -> Result<Vec<FieldRow>, QueryError> {
+        let parsed = insights::parse(query).map_err(|e| QueryError::Local(e.to_string()))?;
+        let rows = insights::run(&parsed, &self.events, range)
+            .map_err(|e| QueryError::Local(e.to_string()))?;
+        Ok(insights::to_results(&rows))
+    }
+}
+
+/// What the local run wrote.
+#[derive(Debug)]
+pub struct LocalRun {
+    pub digest: Digest,
+    pub email: Email,
+    pub files: Vec<PathBuf>,
+    /// Lines of the input that were not audit events.
+    pub skipped_lines: usize,
+}
+
+/// Builds the digest for the week before `now` from `audit_log` and writes `digest.html` (the
+/// mail's HTML with the chart loaded from the file beside it), `digest.txt`,
+/// `errors-per-day.png` (when there were failed calls) and `message.eml` (the message exactly
+/// as it would be sent) to `out_dir`.
+pub async fn run(
+    audit_log: &Path,
+    out_dir: &Path,
+    now: Timestamp,
+    dashboard_url: Option<String>,
+    to: &Addresses,
+) -> anyhow::Result<LocalRun> {
+    let text = std::fs::read_to_string(audit_log)
+        .with_context(|| format!("reading {}", audit_log.display()))?;
+    let (engine, skipped_lines) = LocalInsights::from_jsonl(&text);
+    let digest = collect::collect(&engine, &[], now, dashboard_url).await?;
+    let email = email::compose(&digest, to, now);
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let mut files = Vec::new();
+    let mut write = |name: &str, bytes: &[u8]| -> anyhow::Result<()> {
+        let path = out_dir.join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+        Ok(())
+    };
+    // The file shows the chart from beside it; the mail's `cid:` works only inside the message.
+    let chart_src = email.chart_png.as_ref().map(|_| CHART_FILE);
+    write("digest.html", html::render(&digest, chart_src).as_bytes())?;
+    write("digest.txt", email.text.as_bytes())?;
+    match &email.chart_png {
+        Some(png) => write(CHART_FILE, png)?,
+        None => {
+            // A chart left over from an earlier run would no longer match the digest.
+            let stale = out_dir.join(CHART_FILE);
+            if stale.exists() {
+                std::fs::remove_file(&stale)
+                    .with_context(|| format!("removing {}", stale.display()))?;
+            }
+        }
+    }
+    write("message.eml", email.raw.as_bytes())?;
+    Ok(LocalRun {
+        digest,
+        email,
+        files,
+        skipped_lines,
+    })
+}

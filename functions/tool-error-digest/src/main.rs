@@ -1,0 +1,42 @@
+//! `tool-error-digest`: the scheduled Lambda when `AWS_LAMBDA_RUNTIME_API` is set, else the
+//! local command line (`run --local`, see `cli.rs`).
+
+use aws_config::{BehaviorVersion, timeout::TimeoutConfig};
+use lambda_runtime::service_fn;
+use tool_error_digest::handler::{self, Deps, Settings};
+use tool_error_digest::{cli, config::Config, logs::CloudWatchInsights, ses::SesMailer};
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let result = run().await;
+    if let Err(e) = &result {
+        eprintln!("error: {e:#}"); // the command line's own report; tracing may not be set up
+    }
+    std::process::ExitCode::from(u8::from(result.is_err()))
+}
+
+async fn run() -> anyhow::Result<()> {
+    let config = Config::from_env()?;
+    tool_error_digest::init_tracing(config.json_logs);
+    if !config.lambda {
+        let command = cli::parse(std::env::args().skip(1))?;
+        return cli::run(command, &config, &mut std::io::stdout().lock()).await;
+    }
+    // The SDK config honours AWS_ENDPOINT_URL, so tests can point both clients at local endpoints.
+    let timeouts = TimeoutConfig::builder()
+        .operation_timeout(config.api_timeout)
+        .build();
+    let sdk = aws_config::defaults(BehaviorVersion::latest()).timeout_config(timeouts);
+    let sdk = sdk.load().await;
+    let logs = aws_sdk_cloudwatchlogs::Client::new(&sdk);
+    let deps = &Deps {
+        logs: CloudWatchInsights::new(logs, config.query_timeout),
+        mail: SesMailer::new(aws_sdk_sesv2::Client::new(&sdk)),
+        settings: Settings::from_config(&config),
+    };
+    // Boxed: the handler's future is deep enough to overflow the compiler's layout depth limit.
+    let service = service_fn(move |event| Box::pin(handler::lambda(deps, event)));
+    lambda_runtime::run(service)
+        .await
+        .map_err(|e| anyhow::anyhow!(e))
+}

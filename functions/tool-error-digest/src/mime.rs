@@ -1,0 +1,402 @@
+//! The raw e-mail (RFC 5322 with MIME, RFC 2045–2047 and RFC 2387), as SES `SendEmail` takes it in
+//! `Content::Raw`:
+//!
+//! ```text
+//! multipart/related; type="multipart/alternative"
+//! ├── multipart/alternative
+//! │   ├── text/plain; charset=utf-8
+//! │   └── text/html; charset=utf-8     <img src="cid:…">
+//! └── image/png                         Content-ID: <…>, inline
+//! ```
+//!
+//! Without an image the message is the multipart/alternative alone; a failure notice is a single
+//! text/plain part. Bodies are base64 in 76-character lines, so no body line can contain a
+//! boundary (they start with `=_`, which base64 never produces) and no line exceeds the limits.
+//! Lines end in CRLF. Boundaries are fixed, so the same digest gives the same bytes.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
+
+const RELATED: &str = "=_tool-error-digest.related";
+const ALTERNATIVE: &str = "=_tool-error-digest.alternative";
+const CRLF: &str = "\r\n";
+const BASE64_LINE: usize = 76;
+/// Longest encoded word (RFC 2047 §2).
+const ENCODED_WORD: usize = 75;
+
+/// An image shown inline by Content-ID.
+#[derive(Debug, Clone)]
+pub struct InlineImage {
+    /// Without angle brackets; the HTML refers to it as `cid:{content_id}`.
+    pub content_id: String,
+    pub filename: String,
+    pub png: Vec<u8>,
+}
+
+/// What goes into one message.
+#[derive(Debug, Clone)]
+pub struct Message<'a> {
+    pub from: &'a str,
+    pub to: &'a [String],
+    pub subject: &'a str,
+    pub date: Timestamp,
+    pub text: &'a str,
+    /// `None` for a text-only message.
+    pub html: Option<&'a str>,
+    /// Used only with `html`.
+    pub image: Option<&'a InlineImage>,
+}
+
+/// The message, ready to send or save as `.eml`.
+pub fn build(m: &Message<'_>) -> String {
+    let mut out = String::new();
+    header(&mut out, "From", m.from);
+    header(&mut out, "To", &fold_addresses(m.to));
+    header(&mut out, "Subject", &encode_header_text(m.subject));
+    header(&mut out, "Date", &rfc2822(m.date));
+    header(&mut out, "MIME-Version", "1.0");
+    match (m.html, m.image) {
+        (None, _) => text_part(&mut out, "text/plain", m.text),
+        (Some(html), None) => alternative(&mut out, m.text, html),
+        (Some(html), Some(image)) => {
+            header(
+                &mut out,
+                "Content-Type",
+                &format!(
+                    "multipart/related; type=\"multipart/alternative\";\r\n boundary=\"{RELATED}\""
+                ),
+            );
+            out.push_str(CRLF);
+            out.push_str("This is a multipart message in MIME format.\r\n");
+            open(&mut out, RELATED);
+            alternative(&mut out, m.text, html);
+            open(&mut out, RELATED);
+            header(
+                &mut out,
+                "Content-Type",
+                &format!("image/png; name=\"{}\"", image.filename),
+            );
+            header(&mut out, "Content-Transfer-Encoding", "base64");
+            header(&mut out, "Content-ID", &format!("<{}>", image.content_id));
+            header(
+                &mut out,
+                "Content-Disposition",
+                &format!("inline; filename=\"{}\"", image.filename),
+            );
+            out.push_str(CRLF);
+            base64_body(&mut out, &image.png);
+            close(&mut out, RELATED);
+        }
+    }
+    out
+}
+
+fn alternative(out: &mut String, text: &str, html: &str) {
+    header(
+        out,
+        "Content-Type",
+        &format!("multipart/alternative;\r\n boundary=\"{ALTERNATIVE}\""),
+    );
+    out.push_str(CRLF);
+    open(out, ALTERNATIVE);
+    text_part(out, "text/plain", text);
+    open(out, ALTERNATIVE);
+    text_part(out, "text/html", html);
+    close(out, ALTERNATIVE);
+}
+
+/// Headers and base64 body of one text part; line ends become CRLF before encoding.
+fn text_part(out: &mut String, mime_type: &str, body: &str) {
+    header(out, "Content-Type", &format!("{mime_type}; charset=utf-8"));
+    header(out, "Content-Transfer-Encoding", "base64");
+    out.push_str(CRLF);
+    let crlf = body.replace("\r\n", "\n").replace('\n', CRLF);
+    base64_body(out, crlf.as_bytes());
+}
+
+fn header(out: &mut String, name: &str, value: &str) {
+    out.push_str(name);
+    out.push_str(": ");
+    out.push_str(value);
+    out.push_str(CRLF);
+}
+
+fn open(out: &mut String, boundary: &str) {
+    out.push_str(CRLF);
+    out.push_str("--");
+    out.push_str(boundary);
+    out.push_str(CRLF);
+}
+
+fn close(out: &mut String, boundary: &str) {
+    out.push_str(CRLF);
+    out.push_str("--");
+    out.push_str(boundary);
+    out.push_str("--");
+    out.push_str(CRLF);
+}
+
+fn base64_body(out: &mut String, bytes: &[u8]) {
+    let encoded = STANDARD.encode(bytes);
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(BASE64_LINE)
+        // Base64 output is ASCII.
+        .map(|chunk| std::str::from_utf8(chunk).unwrap_or_default())
+        .collect();
+    out.push_str(&lines.join(CRLF));
+}
+
+/// Addresses separated by commas, one per folded line after the first.
+fn fold_addresses(addresses: &[String]) -> String {
+    addresses.join(",\r\n ")
+}
+
+/// ASCII text as is; anything else as RFC 2047 `=?UTF-8?B?…?=` words of at most 75 characters,
+/// split on character boundaries and folded onto continuation lines.
+pub fn encode_header_text(text: &str) -> String {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return text.to_string();
+    }
+    // "=?UTF-8?B?" and "?=" take 12 of the 75 characters; the other 63 hold 15 base64 groups of
+    // 4 characters, 3 bytes each.
+    let max_bytes = (ENCODED_WORD - 12) / 4 * 3;
+    let mut words = Vec::new();
+    let mut chunk = String::new();
+    for c in text.chars() {
+        if chunk.len() + c.len_utf8() > max_bytes {
+            words.push(encoded_word(&chunk));
+            chunk.clear();
+        }
+        chunk.push(c);
+    }
+    if !chunk.is_empty() {
+        words.push(encoded_word(&chunk));
+    }
+    words.join("\r\n ")
+}
+
+fn encoded_word(chunk: &str) -> String {
+    format!("=?UTF-8?B?{}?=", STANDARD.encode(chunk.as_bytes()))
+}
+
+/// `Mon, 30 Nov 2026 06:00:00 +0000`.
+fn rfc2822(t: Timestamp) -> String {
+    t.to_zoned(TimeZone::UTC)
+        .strftime("%a, %d %b %Y %H:%M:%S +0000")
+        .to_string()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A MIME entity: headers (names lowercased) and the raw body.
+    #[derive(Debug)]
+    pub struct Part {
+        pub headers: Vec<(String, String)>,
+        pub body: String,
+    }
+
+    impl Part {
+        pub fn header(&self, name: &str) -> Option<&str> {
+            self.headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        }
+
+        /// The boundary parameter of a multipart Content-Type.
+        pub fn boundary(&self) -> Option<String> {
+            let ct = self.header("content-type")?;
+            let start = ct.find("boundary=\"")? + "boundary=\"".len();
+            Some(ct[start..].split('"').next()?.to_string())
+        }
+
+        /// The body parts between `--boundary` lines; panics on a missing close delimiter.
+        pub fn children(&self) -> Vec<Part> {
+            let boundary = self.boundary().expect("multipart");
+            let delimiter = format!("\r\n--{boundary}");
+            let body = format!("\r\n{}", self.body);
+            let (inside, _) = body
+                .split_once(&format!("{delimiter}--\r\n"))
+                .expect("close delimiter");
+            inside
+                .split(&delimiter)
+                .skip(1)
+                .map(|p| parse(p.strip_prefix("\r\n").expect("CRLF after delimiter")))
+                .collect()
+        }
+
+        pub fn decoded(&self) -> Vec<u8> {
+            assert_eq!(self.header("content-transfer-encoding"), Some("base64"));
+            for line in self.body.split("\r\n") {
+                assert!(line.len() <= BASE64_LINE, "base64 line of {}", line.len());
+            }
+            STANDARD.decode(self.body.replace("\r\n", "")).unwrap()
+        }
+    }
+
+    /// Parses one entity: unfolded headers, a blank line, the body.
+    pub fn parse(raw: &str) -> Part {
+        let (head, body) = raw
+            .split_once("\r\n\r\n")
+            .expect("blank line after headers");
+        let mut headers: Vec<(String, String)> = Vec::new();
+        for line in head.split("\r\n") {
+            if line.starts_with([' ', '\t']) {
+                headers.last_mut().expect("continuation").1.push_str(line);
+            } else {
+                let (name, value) = line.split_once(": ").expect("header line");
+                headers.push((name.to_ascii_lowercase(), value.to_string()));
+            }
+        }
+        Part {
+            headers,
+            body: body.to_string(),
+        }
+    }
+
+    /// Decodes RFC 2047 B-encoded words written by [`encode_header_text`].
+    pub fn decode_header_text(value: &str) -> String {
+        if !value.starts_with("=?UTF-8?B?") {
+            return value.to_string();
+        }
+        let bytes: Vec<u8> = value
+            .split_whitespace()
+            .flat_map(|w| {
+                let inner = w
+                    .strip_prefix("=?UTF-8?B?")
+                    .unwrap()
+                    .strip_suffix("?=")
+                    .unwrap();
+                STANDARD.decode(inner).unwrap()
+            })
+            .collect();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    fn message<'a>(to: &'a [String], image: Option<&'a InlineImage>) -> Message<'a> {
+        Message {
+            from: "digest@example.com",
+            to,
+            subject: "3 tools failing, 1 new — week 48",
+            date: "2026-11-30T06:00:00Z".parse().unwrap(),
+            text: "line one\nline two — ok\n",
+            html: Some("<p>hi <img src=\"cid:chart@x\"></p>"),
+            image,
+        }
+    }
+
+    #[test]
+    fn related_message_nests_alternative_and_inline_image() {
+        let to = vec![
+            "ops@example.com".to_string(),
+            "oncall@example.com".to_string(),
+        ];
+        let image = InlineImage {
+            content_id: "chart@x".into(),
+            filename: "chart.png".into(),
+            png: vec![0x89, b'P', b'N', b'G', 0, 1, 2, 3],
+        };
+        let raw = build(&message(&to, Some(&image)));
+        assert!(raw.is_ascii());
+        assert!(!raw.replace("\r\n", "").contains('\n'), "bare LF");
+        for line in raw.split("\r\n") {
+            assert!(line.len() <= 78, "long line: {line}");
+        }
+        let root = parse(&raw);
+        assert_eq!(root.header("mime-version"), Some("1.0"));
+        assert_eq!(root.header("date"), Some("Mon, 30 Nov 2026 06:00:00 +0000"));
+        assert_eq!(
+            root.header("to"),
+            Some("ops@example.com, oncall@example.com")
+        );
+        assert_eq!(
+            decode_header_text(root.header("subject").unwrap()),
+            "3 tools failing, 1 new — week 48"
+        );
+        assert!(
+            root.header("content-type")
+                .unwrap()
+                .starts_with("multipart/related;")
+        );
+        let parts = root.children();
+        assert_eq!(parts.len(), 2);
+        let alt = parts[0].children();
+        assert_eq!(alt.len(), 2);
+        assert_eq!(
+            alt[0].header("content-type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(
+            String::from_utf8(alt[0].decoded()).unwrap(),
+            "line one\r\nline two — ok\r\n"
+        );
+        assert_eq!(
+            alt[1].header("content-type"),
+            Some("text/html; charset=utf-8")
+        );
+        assert_eq!(parts[1].header("content-id"), Some("<chart@x>"));
+        assert_eq!(parts[1].decoded(), image.png);
+        assert!(
+            parts[1]
+                .header("content-disposition")
+                .unwrap()
+                .starts_with("inline")
+        );
+    }
+
+    #[test]
+    fn without_image_the_message_is_alternative_only() {
+        let to = vec!["ops@example.com".to_string()];
+        let root = parse(&build(&message(&to, None)));
+        assert!(
+            root.header("content-type")
+                .unwrap()
+                .starts_with("multipart/alternative;")
+        );
+        assert_eq!(root.children().len(), 2);
+    }
+
+    #[test]
+    fn text_only_message_is_a_single_part() {
+        let to = vec!["ops@example.com".to_string()];
+        let mut m = message(&to, None);
+        m.html = None;
+        let root = parse(&build(&m));
+        assert_eq!(
+            root.header("content-type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_eq!(
+            String::from_utf8(root.decoded()).unwrap(),
+            "line one\r\nline two — ok\r\n"
+        );
+    }
+
+    #[test]
+    fn long_non_ascii_subjects_split_into_short_encoded_words() {
+        let subject = "Ümlaut — ".repeat(12);
+        let encoded = encode_header_text(&subject);
+        for word in encoded.split("\r\n ") {
+            assert!(word.len() <= ENCODED_WORD, "{word}");
+        }
+        assert_eq!(decode_header_text(&encoded.replace("\r\n", "")), subject);
+        assert_eq!(encode_header_text("All clear"), "All clear");
+    }
+
+    #[test]
+    fn long_base64_bodies_wrap_at_76() {
+        let mut out = String::new();
+        base64_body(&mut out, &[7u8; 200]);
+        let lines: Vec<&str> = out.split("\r\n").collect();
+        assert!(lines[..lines.len() - 1].iter().all(|l| l.len() == 76));
+        assert_eq!(
+            STANDARD.decode(out.replace("\r\n", "")).unwrap(),
+            [7u8; 200]
+        );
+    }
+}

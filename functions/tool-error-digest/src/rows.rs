@@ -1,0 +1,277 @@
+//! Typed query results. Logs Insights hands back every row as `(field, value)` strings
+//! (GetQueryResults; the local engine's `to_results` has the same shape); each query's rows are
+//! read into one of these types by column name, so column order and extra columns such as
+//! `@ptr` do not matter.
+
+use jiff::Timestamp;
+use jiff::civil::{Date, DateTime};
+use jiff::tz::TimeZone;
+
+use crate::period::date;
+use crate::queries::{SAMPLE_ARG_KEYS, columns};
+
+/// One result row: `(field, value)` pairs as GetQueryResults returns them.
+pub type FieldRow = Vec<(String, String)>;
+
+/// Shown for a group whose `tool` (or `status`) field was missing.
+pub const MISSING: &str = "(none)";
+
+/// A result row that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("result row {row:?}: {problem}")]
+pub struct RowError {
+    pub row: FieldRow,
+    pub problem: String,
+}
+
+/// `top-failing-tools`: failed calls of one tool with one status and reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureRow {
+    pub tool: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub errors: u64,
+    pub last_seen: Option<Timestamp>,
+}
+
+/// `tool-totals`: calls and failed calls of one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TotalRow {
+    pub tool: String,
+    pub calls: u64,
+    pub errors: u64,
+}
+
+/// `errors-per-day`: failed calls of one tool on one UTC day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayRow {
+    pub day: Date,
+    pub tool: String,
+    pub errors: u64,
+}
+
+/// `failing-samples`: one failed call, without argument values (the audit line has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    pub request_id: Option<String>,
+    pub time: Option<Timestamp>,
+    pub status: String,
+    pub reason: Option<String>,
+    pub arg_keys: Vec<String>,
+    /// The call had more argument names than the query shows.
+    pub more_arg_keys: bool,
+}
+
+/// A type read from one result row.
+pub trait FromRow: Sized {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String>;
+}
+
+/// Reads every row; the rows that cannot be read come back as errors for the caller to report.
+pub fn read_rows<T: FromRow>(rows: &[FieldRow]) -> (Vec<T>, Vec<RowError>) {
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for row in rows {
+        match T::from_row(&Cells(row)) {
+            Ok(value) => read.push(value),
+            Err(problem) => errors.push(RowError {
+                row: row.clone(),
+                problem,
+            }),
+        }
+    }
+    (read, errors)
+}
+
+/// The cells of one row, by column name. An empty value counts as missing.
+pub struct Cells<'a>(&'a [(String, String)]);
+
+impl Cells<'_> {
+    pub fn get(&self, column: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(field, _)| field == column)
+            .map(|(_, value)| value.as_str())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn text(&self, column: &str) -> String {
+        self.get(column).unwrap_or(MISSING).to_string()
+    }
+
+    fn count(&self, column: &str) -> Result<u64, String> {
+        let value = self
+            .get(column)
+            .ok_or_else(|| format!("no `{column}` column"))?;
+        parse_count(value).ok_or_else(|| format!("`{column}` is `{value}`, not a count"))
+    }
+
+    fn time(&self, column: &str) -> Result<Option<Timestamp>, String> {
+        self.get(column)
+            .map(|v| parse_time(v).ok_or_else(|| format!("`{column}` is `{v}`, not a time")))
+            .transpose()
+    }
+}
+
+/// Counts render as whole numbers; `sum()` may render `12.0` in other front ends.
+fn parse_count(value: &str) -> Option<u64> {
+    if let Ok(n) = value.parse::<u64>() {
+        return Some(n);
+    }
+    let f: f64 = value.parse().ok()?;
+    (f >= 0.0 && f.fract() == 0.0 && f < 1e15).then_some(f as u64)
+}
+
+/// An RFC 3339 time (the audit `ts`) or Insights' `2026-11-29 17:50:15.811` (UTC, for
+/// `@timestamp` and `bin()`).
+pub fn parse_time(value: &str) -> Option<Timestamp> {
+    if let Ok(t) = value.parse::<Timestamp>() {
+        return Some(t);
+    }
+    let civil: DateTime = value.parse().ok()?;
+    civil.to_zoned(TimeZone::UTC).ok().map(|z| z.timestamp())
+}
+
+impl FromRow for FailureRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(FailureRow {
+            tool: row.text(columns::TOOL),
+            status: row.text(columns::STATUS),
+            reason: row.get(columns::REASON).map(str::to_string),
+            errors: row.count(columns::ERRORS)?,
+            last_seen: row.time(columns::LAST_SEEN)?,
+        })
+    }
+}
+
+impl FromRow for TotalRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(TotalRow {
+            tool: row.text(columns::TOOL),
+            calls: row.count(columns::CALLS)?,
+            // `sum()` over no values is missing rather than 0 in the local engine.
+            errors: match row.get(columns::ERRORS) {
+                None => 0,
+                Some(_) => row.count(columns::ERRORS)?,
+            },
+        })
+    }
+}
+
+impl FromRow for DayRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        let day = row
+            .time(columns::DAY)?
+            .ok_or_else(|| format!("no `{}` column", columns::DAY))?;
+        Ok(DayRow {
+            day: date(day),
+            tool: row.text(columns::TOOL),
+            errors: row.count(columns::ERRORS)?,
+        })
+    }
+}
+
+impl FromRow for Sample {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(Sample {
+            request_id: row.get(columns::REQUEST_ID).map(str::to_string),
+            time: row.time(columns::TS)?,
+            status: row.text(columns::STATUS),
+            reason: row.get(columns::REASON).map(str::to_string),
+            arg_keys: (0..SAMPLE_ARG_KEYS)
+                .filter_map(|i| row.get(&columns::arg_key(i)).map(str::to_string))
+                .collect(),
+            more_arg_keys: row.get(columns::MORE_ARG_KEYS) == Some("1"),
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn row(pairs: &[(&str, &str)]) -> FieldRow {
+        pairs
+            .iter()
+            .map(|(f, v)| (f.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_read_by_column_name_in_any_order() {
+        let rows = [row(&[
+            ("last_seen", "2026-11-29T17:50:15.811Z"),
+            ("errors", "7"),
+            ("@ptr", "CmAKJwoj"),
+            ("reason", "invalid_argument"),
+            ("status", "invalid_input"),
+            ("tool", "invoice_get"),
+        ])];
+        let (read, errors) = read_rows::<FailureRow>(&rows);
+        assert!(errors.is_empty());
+        assert_eq!(
+            read,
+            [FailureRow {
+                tool: "invoice_get".into(),
+                status: "invalid_input".into(),
+                reason: Some("invalid_argument".into()),
+                errors: 7,
+                last_seen: Some("2026-11-29T17:50:15.811Z".parse().unwrap()),
+            }]
+        );
+    }
+
+    #[test]
+    fn missing_group_fields_read_as_none() {
+        let (read, _) = read_rows::<FailureRow>(&[row(&[("errors", "2")])]);
+        assert_eq!(read[0].tool, MISSING);
+        assert_eq!(read[0].status, MISSING);
+        assert_eq!(read[0].reason, None);
+        assert_eq!(read[0].last_seen, None);
+    }
+
+    #[test]
+    fn unreadable_rows_are_returned_as_errors_not_dropped() {
+        let rows = [
+            row(&[("tool", "a"), ("calls", "3"), ("errors", "1")]),
+            row(&[("tool", "b"), ("calls", "many")]),
+            row(&[("tool", "c")]),
+        ];
+        let (read, errors) = read_rows::<TotalRow>(&rows);
+        assert_eq!(read.len(), 1);
+        assert_eq!(errors.len(), 2);
+        assert!(
+            errors[0].to_string().contains("`calls` is `many`"),
+            "{}",
+            errors[0]
+        );
+        assert!(errors[1].problem.contains("no `calls` column"));
+    }
+
+    #[test]
+    fn insights_time_format_and_float_counts_are_understood() {
+        let (read, errors) = read_rows::<DayRow>(&[row(&[
+            ("day", "2026-11-24 00:00:00.000"),
+            ("tool", "x"),
+            ("errors", "4.0"),
+        ])]);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(read[0].day.to_string(), "2026-11-24");
+        assert_eq!(read[0].errors, 4);
+    }
+
+    #[test]
+    fn samples_collect_arg_keys_in_position_order() {
+        let (read, _) = read_rows::<Sample>(&[row(&[
+            ("ts", "2026-11-29T17:50:15.811Z"),
+            ("request_id", "538edf04d6337b6e"),
+            ("status", "invalid_input"),
+            ("arg_keys.1", "limit"),
+            ("arg_keys.0", "idd"),
+            ("more_arg_keys", "0"),
+        ])]);
+        assert_eq!(read[0].arg_keys, ["idd", "limit"]);
+        assert!(!read[0].more_arg_keys);
+        assert_eq!(read[0].reason, None);
+    }
+}

@@ -1,0 +1,216 @@
+//! The plain-text rendering: what text-only mail clients show, and what the local run writes to
+//! `digest.txt`.
+
+use std::fmt::Write;
+
+use crate::digest::{Digest, State};
+use crate::period::Period;
+use crate::render::{self, count, rate};
+
+/// The digest as plain text (LF line ends; the MIME writer turns them into CRLF).
+pub fn render(d: &Digest) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    line(w, &d.subject());
+    line(w, &format!("Tool error digest, {}", d.period.label()));
+    line(w, "");
+    line(w, &render::headline(d));
+    for note in render::notes(d) {
+        line(w, &format!("Note: {note}"));
+    }
+    if d.state() != State::NoCalls {
+        line(w, "");
+        totals(w, d);
+    }
+    if d.state() == State::Failing {
+        top_tools(w, d);
+        newly_failing(w, d);
+    }
+    recovered(w, d);
+    if d.state() == State::Failing {
+        per_day(w, d);
+    }
+    if let Some(url) = &d.dashboard_url {
+        line(w, "");
+        line(w, &format!("Dashboard: {url}"));
+    }
+    out
+}
+
+/// The short mail sent when the digest could not be made.
+pub fn render_failure(period: &Period, error: &str) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    line(w, &failure_subject(period));
+    line(w, "");
+    line(
+        w,
+        &format!(
+            "The tool error digest for {} could not be made:",
+            period.label()
+        ),
+    );
+    line(w, "");
+    line(w, &format!("  {error}"));
+    line(w, "");
+    line(
+        w,
+        "The invocation failed, so the scheduler retries it; if retries fail too, the event goes \
+         to the dead-letter queue. The function's log has the details.",
+    );
+    out
+}
+
+/// `Digest failed — week 48`.
+pub fn failure_subject(period: &Period) -> String {
+    format!("Digest failed — week {}", period.week())
+}
+
+fn line(w: &mut String, text: &str) {
+    w.push_str(text);
+    w.push('\n');
+}
+
+fn totals(w: &mut String, d: &Digest) {
+    let (t, p) = (&d.totals, &d.previous_totals);
+    let rows = [
+        ("Calls", count(t.calls), count(p.calls)),
+        (
+            "Failed calls",
+            count(t.errors),
+            format!(
+                "{}; {}",
+                count(p.errors),
+                render::change(p.errors, t.errors)
+            ),
+        ),
+        ("Error rate", rate(t.error_rate()), rate(p.error_rate())),
+        (
+            "Tools failing",
+            format!("{} of {}", t.tools_failing, t.tools_called),
+            format!("{} of {}", p.tools_failing, p.tools_called),
+        ),
+    ];
+    for (label, now, before) in rows {
+        line(
+            w,
+            &format!("{label:<14} {now:>12}   (week before: {before})"),
+        );
+    }
+}
+
+fn top_tools(w: &mut String, d: &Digest) {
+    line(w, "");
+    line(w, "TOP FAILING TOOLS");
+    for (i, t) in d.top.iter().enumerate() {
+        line(w, "");
+        let new = if t.is_new() { "  [NEW]" } else { "" };
+        line(w, &format!("{}. {}{new}", i + 1, t.tool));
+        line(
+            w,
+            &format!(
+                "   {}; {}; last seen {}",
+                render::tool_line(t),
+                render::trend(t.previous_errors, t.errors),
+                render::minute(t.last_seen)
+            ),
+        );
+        let width = t
+            .causes
+            .iter()
+            .map(|c| render::cause_of(c).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("Status / reason".len());
+        line(
+            w,
+            &format!(
+                "   {:<width$}  {:>7}  Last seen",
+                "Status / reason", "Failed"
+            ),
+        );
+        for c in &t.causes {
+            line(
+                w,
+                &format!(
+                    "   {:<width$}  {:>7}  {}",
+                    render::cause_of(c),
+                    count(c.errors),
+                    render::minute(c.last_seen)
+                ),
+            );
+        }
+        if !t.samples.is_empty() {
+            line(w, "   Latest failed requests (argument names only):");
+        }
+        for s in &t.samples {
+            line(
+                w,
+                &format!(
+                    "   - {}  {}  {}  args: {}",
+                    render::second(s.time),
+                    render::request_id(s),
+                    render::cause(&s.status, s.reason.as_deref()),
+                    render::arg_keys(s)
+                ),
+            );
+        }
+        if let Some(note) = &t.samples_note {
+            line(w, &format!("   Samples unavailable: {note}"));
+        }
+    }
+    if let Some(others) = render::others(d) {
+        line(w, "");
+        line(w, &others);
+    }
+}
+
+fn newly_failing(w: &mut String, d: &Digest) {
+    line(w, "");
+    line(w, "NEWLY FAILING (no failed call the week before)");
+    if d.newly_failing.is_empty() {
+        line(w, "- none");
+    }
+    for n in &d.newly_failing {
+        line(w, &format!("- {}", render::newly_failing(n)));
+    }
+}
+
+fn recovered(w: &mut String, d: &Digest) {
+    if d.recovered.is_empty() {
+        return;
+    }
+    line(w, "");
+    line(
+        w,
+        "RECOVERED (failed the week before, called without failing this week)",
+    );
+    for tool in &d.recovered {
+        line(w, &format!("- {tool}"));
+    }
+}
+
+fn per_day(w: &mut String, d: &Digest) {
+    let width = d
+        .chart
+        .series
+        .iter()
+        .map(|(tool, _)| tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    line(w, "");
+    line(w, "FAILED CALLS PER DAY (top tools)");
+    let mut header = format!("{:<width$}", "");
+    for day in &d.chart.days {
+        let _ = write!(header, "  {:>6}", render::day(*day));
+    }
+    line(w, &header);
+    for (tool, counts) in &d.chart.series {
+        let mut row = format!("{tool:<width$}");
+        for n in counts {
+            let _ = write!(row, "  {:>6}", count(*n));
+        }
+        line(w, &row);
+    }
+}
