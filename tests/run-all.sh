@@ -27,4 +27,7 @@ cargo run --quiet --locked -p mcp-server -- lint functions/mcp-server/catalogs
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked
 
+step "infra (CDK: type-check, assertion tests, offline synth, cfn-lint)"
+infra/test.sh
+
 step "all tests passed"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the pinned end-to-end test tools into <repo>/.tools/ (git-ignored):
 #
-#   .tools/venv               Python venv: moto[server] (moto_server) + the official `mcp` SDK,
-#                             from tests/tools/requirements.txt (every package pinned)
+#   .tools/venv               Python venv: moto[server] (moto_server) + the official `mcp` SDK +
+#                             cfn-lint (infra/test.sh), from tests/tools/requirements.txt (every
+#                             package pinned)
 #   .tools/node               tests/tools/node/package-lock.json: Node 22 (npm package
 #                             `node`), @modelcontextprotocol/conformance, @modelcontextprotocol/inspector
 #   .tools/conformance-next   tests/tools/conformance-next/package-lock.json: the 0.2.0
@@ -38,7 +39,7 @@ up_to_date() { # dir stamp-file-name expected-hash
 install_venv() {
     local dir="$tools/venv" want
     want="$(fingerprint "$here/requirements.txt" <("$python" -c 'import sys; print(sys.version)'))"
-    if up_to_date "$dir" .installed "$want" && [[ -x "$dir/bin/moto_server" ]]; then
+    if up_to_date "$dir" .installed "$want" && [[ -x "$dir/bin/moto_server" && -x "$dir/bin/cfn-lint" ]]; then
         return
     fi
     log "creating $dir"
@@ -49,6 +50,7 @@ install_venv() {
         -r "$here/requirements.txt"
     "$dir/bin/pip" check --disable-pip-version-check >/dev/null
     "$dir/bin/moto_server" --help >/dev/null
+    "$dir/bin/cfn-lint" --version >/dev/null
     echo "$want" >"$dir/.installed"
 }
 
@@ -86,6 +88,7 @@ import platform
 print(f"python            {platform.python_version()}  (.tools/venv)")
 print(f"moto[server]      {md.version('moto')}")
 print(f"mcp (Python SDK)  {md.version('mcp')}")
+print(f"cfn-lint          {md.version('cfn-lint')}")
 EOF
 "$node22" - "$tools" <<'EOF'
 const fs = require("fs");

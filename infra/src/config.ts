@@ -1,0 +1,516 @@
+// The deployment configuration: one typed object per stage, read from a JSON file
+// (`cdk … -c config=config/prod.json`) or from the `hostedMcp` context object (cdk.json or
+// cdk.context.json). Everything is validated before a construct is created; all problems are
+// reported at once, each naming its key, so a bad file fails `cdk synth` with a readable list.
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { INFRA_DIR } from './paths.ts';
+
+export interface ScheduleConfig {
+  /** EventBridge Scheduler expression: `cron(…)` (6 fields) or `rate(…)`. */
+  readonly expression: string;
+  /** IANA time zone the cron fields are read in. */
+  readonly timeZone: string;
+}
+
+export interface FunctionSizing {
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+}
+
+export interface McpServerConfig extends FunctionSizing {
+  /** MCP_SECRET_TTL_SECS */
+  readonly secretTtlSeconds: number;
+  /** MCP_MAX_BODY_BYTES */
+  readonly maxBodyBytes: number;
+  /** MCP_MAX_RESULT_BYTES */
+  readonly maxResultBytes: number;
+  /** MCP_HEALTH_TIMEOUT_MS */
+  readonly healthTimeoutMs: number;
+  /** Reserved concurrency; unset leaves the function on the account pool. */
+  readonly reservedConcurrency?: number;
+}
+
+export interface CustomDomainConfig {
+  /** e.g. `mcp.example.com`; added to MCP_ALLOWED_HOSTS. */
+  readonly domainName: string;
+  /** ACM certificate for `domainName`, in the stack's region (regional endpoint). */
+  readonly certificateArn: string;
+  /** When given, an A alias record for `domainName` is created in this zone. */
+  readonly hostedZone?: { readonly id: string; readonly name: string };
+}
+
+export interface AlarmThresholds {
+  /** mcp-server Lambda `Errors` (crashes, timeouts; tool failures are results, not errors) per 5 min. */
+  readonly lambdaErrors: number;
+  /** mcp-server Lambda `Throttles` per 5 min. */
+  readonly lambdaThrottles: number;
+  /** mcp-server Lambda `Duration` p99, milliseconds, in 2 of 3 five-minute periods. */
+  readonly durationP99Ms: number;
+  /** HTTP API `5xx` per 5 min. */
+  readonly api5xx: number;
+  /** `auth_denied` audit events per 5 min. */
+  readonly authDenied: number;
+}
+
+export interface DeploymentConfig {
+  /** Short name of the deployment: stack names, function names, the dashboard. */
+  readonly stage: string;
+  /** Target account; unset: the CLI's current credentials decide. */
+  readonly account?: string;
+  readonly region: string;
+  /** The deployment secret (MCP_SECRET_ID): a name, or a full ARN with its 6-character suffix. */
+  readonly secretId: string;
+  /** Customer-managed KMS key of the secret, if it has one (kms:Decrypt via Secrets Manager). */
+  readonly secretKmsKeyArn?: string;
+  readonly customDomain?: CustomDomainConfig;
+  /** Host names besides the API Gateway host and the custom domain (MCP_ALLOWED_HOSTS). */
+  readonly allowedHosts: readonly string[];
+  /** Browser origins allowed to call (MCP_ALLOWED_ORIGINS), e.g. `https://claude.ai`. */
+  readonly allowedOrigins: readonly string[];
+  /** Ops e-mail addresses: SNS subscriptions (alarms) and digest recipients. */
+  readonly opsRecipients: readonly string[];
+  /** From address of the digest; its SES identity is created in the ops stack. */
+  readonly sender: string;
+  /** Verify the sender as an e-mail address or its whole domain (then DKIM records are needed). */
+  readonly senderIdentity: 'email' | 'domain';
+  /** Retention of every log group, days (a value CloudWatch Logs accepts). */
+  readonly logRetentionDays: number;
+  /** CloudWatch namespace of the EMF metrics (MCP_EMF_NAMESPACE) and the log metric filters. */
+  readonly metricsNamespace: string;
+  readonly schedules: { readonly digest: ScheduleConfig; readonly quota: ScheduleConfig };
+  readonly mcpServer: McpServerConfig;
+  readonly digest: FunctionSizing & {
+    /** Mail a short "all clear" for a week without failed calls (DIGEST_SEND_ALL_CLEAR). */
+    readonly sendAllClear: boolean;
+  };
+  readonly quotaAlarm: FunctionSizing;
+  /** HTTP API stage throttling (requests per second, burst). */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly alarms: AlarmThresholds;
+  /** Per connector `<CONNECTOR>_BASE_URL` (a sandbox upstream for a test stage). */
+  readonly connectorBaseUrls: Readonly<Record<string, string>>;
+  /** MCP_PROFILES: named tool sets (`connector/tool` globs), served at `/mcp/<name>`. */
+  readonly profiles: Readonly<Record<string, readonly string[]>>;
+  /** MCP_KEY_PROFILES: API key id → the one profile that key may use. */
+  readonly keyProfiles: Readonly<Record<string, string>>;
+}
+
+/** Values a configuration may leave out. */
+export const DEFAULTS = {
+  allowedHosts: [] as string[],
+  allowedOrigins: [] as string[],
+  senderIdentity: 'email' as const,
+  logRetentionDays: 90,
+  metricsNamespace: 'HostedMcp',
+  schedules: {
+    // Monday 07:00 Berlin time (DST handled by the scheduler).
+    digest: { expression: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' },
+    quota: { expression: 'rate(15 minutes)', timeZone: 'Europe/Berlin' },
+  },
+  // Sized by the benchmark (tests/bench): memory buys CPU on Lambda, and the server's cold start
+  // and per-request cost are measured there. Change these only with a bench run to back it.
+  mcpServer: {
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    secretTtlSeconds: 300,
+    maxBodyBytes: 1024 * 1024,
+    maxResultBytes: 32 * 1024,
+    healthTimeoutMs: 2000,
+  },
+  // Logs Insights over a week of audit logs can take minutes.
+  digest: { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true },
+  // Its Logs Insights query gets the timeout minus a minute (QUOTA_QUERY_TIMEOUT_SECS).
+  quotaAlarm: { memoryMb: 256, timeoutSeconds: 180 },
+  throttle: { rateLimit: 50, burstLimit: 100 },
+  alarms: {
+    lambdaErrors: 1,
+    lambdaThrottles: 1,
+    // Default: 80 % of the mcp-server timeout (filled in from mcpServer.timeoutSeconds).
+    durationP99Ms: undefined as number | undefined,
+    api5xx: 5,
+    authDenied: 20,
+  },
+  connectorBaseUrls: {} as Record<string, string>,
+};
+
+/** Retention values CloudWatch Logs accepts (days). */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
+  3288, 3653,
+] as const;
+
+/** The Lambda integration of an HTTP API gives up after 30 s, whatever the function timeout. */
+export const HTTP_API_MAX_TIMEOUT_SECONDS = 29;
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(source: string, problems: readonly string[]) {
+    super(`${source}: invalid deployment configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+const HOST = /^(?=.{1,253}(:|$))([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}(:\d{1,5})?$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/;
+const SCHEDULE = /^(cron\((\S+ ){5}\S+\)|rate\([1-9]\d* (minute|minutes|hour|hours|day|days)\))$/;
+const NAMESPACE = /^[A-Za-z0-9._#:/-]{1,255}$/;
+const CONNECTOR_ENV = /^[a-z][a-z0-9_]*$/;
+
+type Json = Record<string, unknown>;
+
+/** Collects every problem; `get*` return a usable value (the default) even after a problem. */
+class Checker {
+  readonly problems: string[] = [];
+
+  problem(path: string, message: string): void {
+    this.problems.push(`${path}: ${message}`);
+  }
+
+  object(path: string, value: unknown, allowed: readonly string[]): Json {
+    if (value === undefined) return {};
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.problem(path, `expected an object, got ${describe(value)}`);
+      return {};
+    }
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key)) {
+        const hint = closest(key, allowed);
+        this.problem(join2(path, key), `unknown key${hint ? ` (did you mean \`${hint}\`?)` : ''}`);
+      }
+    }
+    return value as Json;
+  }
+
+  string(path: string, value: unknown, pattern: RegExp, what: string): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !pattern.test(value)) {
+      this.problem(path, `expected ${what}, got ${describe(value)}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** `value` as checked by another method: a missing value is reported unless already reported as bad. */
+  required<T>(path: string, value: T | undefined, what: string): T {
+    if (value === undefined && !this.problems.some((p) => p.startsWith(`${path}: `))) {
+      this.problem(path, `required (${what})`);
+    }
+    return value as T;
+  }
+
+  integer(path: string, value: unknown, fallback: number, min: number, max: number): number {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.problem(path, `expected an integer from ${min} to ${max}, got ${describe(value)}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  list(path: string, value: unknown, pattern: RegExp, what: string): string[] {
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) {
+      this.problem(path, `expected a list of ${what}, got ${describe(value)}`);
+      return [];
+    }
+    const out: string[] = [];
+    value.forEach((item, i) => {
+      const s = this.string(`${path}[${i}]`, item, pattern, what);
+      if (s !== undefined) out.push(s);
+    });
+    const dupes = out.filter((s, i) => out.indexOf(s) !== i);
+    if (dupes.length > 0) this.problem(path, `listed twice: ${[...new Set(dupes)].join(', ')}`);
+    return out;
+  }
+}
+
+function join2(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'nothing' : `\`${JSON.stringify(value)}\``;
+}
+
+/** The allowed key nearest to a misspelt one (edit distance ≤ 3), for the error message. */
+function closest(key: string, allowed: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const tmp = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = tmp;
+      }
+    }
+    return row[b.length]!;
+  };
+  let best: string | undefined;
+  let bestDistance = 4;
+  for (const candidate of allowed) {
+    const d = distance(key.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const TOP_KEYS = [
+  'stage', 'account', 'region', 'secretId', 'secretKmsKeyArn', 'customDomain', 'allowedHosts',
+  'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
+  'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
+  'connectorBaseUrls', 'profiles', 'keyProfiles',
+] as const;
+
+/**
+ * Validates a raw configuration object and fills in the defaults.
+ * `connectors` are the catalog connector names (to check `connectorBaseUrls`).
+ */
+export function parseConfig(raw: unknown, source: string, connectors: readonly string[]): DeploymentConfig {
+  const c = new Checker();
+  const top = c.object('', raw ?? undefined, TOP_KEYS);
+  if (raw === undefined || raw === null) c.problem('(root)', 'no configuration given');
+
+  const stage = c.required('stage', c.string('stage', top.stage, /^[a-z][a-z0-9-]{0,19}$/, 'a lower-case name of up to 20 letters, digits and dashes starting with a letter'), 'the deployment name, e.g. `prod`');
+  const account = c.string('account', top.account, /^\d{12}$/, 'a 12-digit AWS account id');
+  const region = c.required('region', c.string('region', top.region, REGION, 'an AWS region such as `eu-central-1`'), 'the AWS region');
+
+  let secretId: string;
+  if (typeof top.secretId === 'string' && top.secretId.startsWith('arn:')) {
+    secretId = c.string('secretId', top.secretId, SECRET_ARN,
+      'a full secret ARN ending in its 6-character suffix (a partial ARN cannot be granted exactly; or give the name)') as string;
+  } else {
+    secretId = c.required('secretId', c.string('secretId', top.secretId, SECRET_NAME, 'a secret name or a full secret ARN'),
+      'the deployment secret (MCP_SECRET_ID)');
+  }
+  const secretKmsKeyArn = c.string('secretKmsKeyArn', top.secretKmsKeyArn, KMS_KEY_ARN, 'a KMS key ARN');
+
+  let customDomain: CustomDomainConfig | undefined;
+  if (top.customDomain !== undefined) {
+    const d = c.object('customDomain', top.customDomain, ['domainName', 'certificateArn', 'hostedZone']);
+    const domainName = c.required('customDomain.domainName', c.string('customDomain.domainName', d.domainName, HOST, 'a lower-case host name'), 'the custom domain');
+    const certificateArn = c.required('customDomain.certificateArn', c.string('customDomain.certificateArn', d.certificateArn,
+      /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'an ACM certificate ARN'), 'the ACM certificate of the domain');
+    if (certificateArn && region && certificateArn.split(':')[3] !== region) {
+      c.problem('customDomain.certificateArn', `must be a certificate in ${region} (the API's regional endpoint), not in ${certificateArn.split(':')[3]}`);
+    }
+    let hostedZone: CustomDomainConfig['hostedZone'];
+    if (d.hostedZone !== undefined) {
+      const z = c.object('customDomain.hostedZone', d.hostedZone, ['id', 'name']);
+      const id = c.required('customDomain.hostedZone.id', c.string('customDomain.hostedZone.id', z.id, /^Z[A-Z0-9]{1,31}$/, 'a Route 53 hosted zone id'), 'the zone id');
+      const name = c.required('customDomain.hostedZone.name', c.string('customDomain.hostedZone.name', z.name, HOST, 'the zone name'), 'the zone name');
+      if (name && domainName && !(domainName === name || domainName.endsWith(`.${name}`))) {
+        c.problem('customDomain.hostedZone.name', `\`${domainName}\` is not in zone \`${name}\``);
+      }
+      hostedZone = { id, name };
+    }
+    customDomain = { domainName, certificateArn, ...(hostedZone ? { hostedZone } : {}) };
+  }
+
+  const allowedHosts = c.list('allowedHosts', top.allowedHosts, HOST, 'lower-case host names (optionally host:port)');
+  const allowedOrigins = c.list('allowedOrigins', top.allowedOrigins, /^https:\/\/[^\s/,]+$/, 'https:// origins without a path, e.g. `https://claude.ai`');
+  const opsRecipients = c.list('opsRecipients', top.opsRecipients, EMAIL, 'e-mail addresses');
+  if (top.opsRecipients === undefined || (Array.isArray(top.opsRecipients) && top.opsRecipients.length === 0)) {
+    c.problem('opsRecipients', 'required: at least one ops e-mail address (alarms and the weekly digest)');
+  }
+  const sender = c.required('sender', c.string('sender', top.sender, EMAIL, 'an e-mail address'), 'the From address of the digest');
+  const senderIdentity = (c.string('senderIdentity', top.senderIdentity, /^(email|domain)$/, '`email` or `domain`') ?? DEFAULTS.senderIdentity) as 'email' | 'domain';
+
+  let logRetentionDays = DEFAULTS.logRetentionDays;
+  if (top.logRetentionDays !== undefined) {
+    if (!(LOG_RETENTION_DAYS as readonly unknown[]).includes(top.logRetentionDays)) {
+      c.problem('logRetentionDays', `expected one of ${LOG_RETENTION_DAYS.join(', ')}, got ${describe(top.logRetentionDays)}`);
+    } else {
+      logRetentionDays = top.logRetentionDays as number;
+    }
+  }
+  const metricsNamespace = c.string('metricsNamespace', top.metricsNamespace, NAMESPACE, 'a CloudWatch namespace') ?? DEFAULTS.metricsNamespace;
+  if (metricsNamespace.startsWith('AWS/')) c.problem('metricsNamespace', 'the AWS/ prefix is reserved');
+
+  const sched = c.object('schedules', top.schedules, ['digest', 'quota']);
+  const schedule = (key: 'digest' | 'quota'): ScheduleConfig => {
+    const path = `schedules.${key}`;
+    const s = c.object(path, sched[key], ['expression', 'timeZone']);
+    const expression = c.string(`${path}.expression`, s.expression, SCHEDULE, 'a scheduler expression: `cron(min hour day-of-month month day-of-week year)` or `rate(N minutes|hours|days)`') ?? DEFAULTS.schedules[key].expression;
+    let timeZone = DEFAULTS.schedules[key].timeZone;
+    if (s.timeZone !== undefined) {
+      if (typeof s.timeZone === 'string' && validTimeZone(s.timeZone)) timeZone = s.timeZone;
+      else c.problem(`${path}.timeZone`, `expected an IANA time zone such as \`Europe/Berlin\`, got ${describe(s.timeZone)}`);
+    }
+    return { expression, timeZone };
+  };
+  const schedules = { digest: schedule('digest'), quota: schedule('quota') };
+
+  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency']);
+  const d = DEFAULTS.mcpServer;
+  const mcpServer: McpServerConfig = {
+    memoryMb: c.integer('mcpServer.memoryMb', m.memoryMb, d.memoryMb, 128, 10240),
+    timeoutSeconds: c.integer('mcpServer.timeoutSeconds', m.timeoutSeconds, d.timeoutSeconds, 1, HTTP_API_MAX_TIMEOUT_SECONDS),
+    secretTtlSeconds: c.integer('mcpServer.secretTtlSeconds', m.secretTtlSeconds, d.secretTtlSeconds, 0, 86400),
+    maxBodyBytes: c.integer('mcpServer.maxBodyBytes', m.maxBodyBytes, d.maxBodyBytes, 1024, 6 * 1024 * 1024),
+    // config.rs refuses less than 1024.
+    maxResultBytes: c.integer('mcpServer.maxResultBytes', m.maxResultBytes, d.maxResultBytes, 1024, 6 * 1024 * 1024),
+    healthTimeoutMs: c.integer('mcpServer.healthTimeoutMs', m.healthTimeoutMs, d.healthTimeoutMs, 100, 10000),
+    ...(m.reservedConcurrency !== undefined
+      ? { reservedConcurrency: c.integer('mcpServer.reservedConcurrency', m.reservedConcurrency, 1, 1, 1000) }
+      : {}),
+  };
+
+  const sizing = (key: 'digest' | 'quotaAlarm', minTimeout: number, extraKeys: string[] = []): FunctionSizing => {
+    const s = c.object(key, top[key], ['memoryMb', 'timeoutSeconds', ...extraKeys]);
+    return {
+      memoryMb: c.integer(`${key}.memoryMb`, s.memoryMb, DEFAULTS[key].memoryMb, 128, 10240),
+      timeoutSeconds: c.integer(`${key}.timeoutSeconds`, s.timeoutSeconds, DEFAULTS[key].timeoutSeconds, minTimeout, 900),
+    };
+  };
+
+  const digestRaw = (typeof top.digest === 'object' && top.digest !== null ? top.digest : {}) as Json;
+  let sendAllClear = DEFAULTS.digest.sendAllClear;
+  if (digestRaw.sendAllClear !== undefined) {
+    if (typeof digestRaw.sendAllClear === 'boolean') sendAllClear = digestRaw.sendAllClear;
+    else c.problem('digest.sendAllClear', `expected true or false, got ${describe(digestRaw.sendAllClear)}`);
+  }
+  // Each Logs Insights query gets up to 2 minutes and must end a minute before the function.
+  const digest = { ...sizing('digest', 90, ['sendAllClear']), sendAllClear };
+  const quotaAlarm = sizing('quotaAlarm', 90);
+
+  const t = c.object('throttle', top.throttle, ['rateLimit', 'burstLimit']);
+  const throttle = {
+    rateLimit: c.integer('throttle.rateLimit', t.rateLimit, DEFAULTS.throttle.rateLimit, 1, 10000),
+    burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
+  };
+
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied']);
+  const timeoutMs = mcpServer.timeoutSeconds * 1000;
+  const alarms: AlarmThresholds = {
+    lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
+    lambdaThrottles: c.integer('alarms.lambdaThrottles', a.lambdaThrottles, DEFAULTS.alarms.lambdaThrottles, 1, 100000),
+    durationP99Ms: c.integer('alarms.durationP99Ms', a.durationP99Ms, Math.round(timeoutMs * 0.8), 1, timeoutMs),
+    api5xx: c.integer('alarms.api5xx', a.api5xx, DEFAULTS.alarms.api5xx, 1, 100000),
+    authDenied: c.integer('alarms.authDenied', a.authDenied, DEFAULTS.alarms.authDenied, 1, 100000),
+  };
+
+  const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);
+  const connectorBaseUrls: Record<string, string> = {};
+  for (const [name, url] of Object.entries(urls)) {
+    if (!connectors.includes(name)) continue; // reported as an unknown key above
+    const u = c.string(`connectorBaseUrls.${name}`, url, /^https:\/\/\S+$/, 'an https:// URL');
+    if (u) connectorBaseUrls[name] = u;
+  }
+
+  const profiles: Record<string, string[]> = {};
+  const rawProfiles = top.profiles;
+  if (rawProfiles !== undefined) {
+    if (typeof rawProfiles !== 'object' || rawProfiles === null || Array.isArray(rawProfiles)) {
+      c.problem('profiles', `expected an object of profile name → ["connector/tool", …], got ${describe(rawProfiles)}`);
+    } else {
+      for (const [name, patterns] of Object.entries(rawProfiles)) {
+        if (!/^[A-Za-z0-9_-]+$/.test(name)) c.problem(`profiles.${name}`, 'profile names are letters, digits, - or _');
+        const list = c.list(`profiles.${name}`, patterns, /^[^\s,;=/]+\/[^\s,;=/]+$/, '`connector/tool` patterns (`*` allowed)');
+        if (list.length === 0 && Array.isArray(patterns)) c.problem(`profiles.${name}`, 'needs at least one pattern');
+        profiles[name] = list;
+      }
+    }
+  }
+  const keyProfiles: Record<string, string> = {};
+  const rawKeys = top.keyProfiles;
+  if (rawKeys !== undefined) {
+    if (typeof rawKeys !== 'object' || rawKeys === null || Array.isArray(rawKeys)) {
+      c.problem('keyProfiles', `expected an object of API key id → profile name, got ${describe(rawKeys)}`);
+    } else {
+      for (const [key, profile] of Object.entries(rawKeys)) {
+        if (!/^[^\s,=]+$/.test(key)) c.problem(`keyProfiles.${key}`, 'key ids contain no spaces, commas or =');
+        if (typeof profile !== 'string' || !(profile in profiles)) {
+          c.problem(`keyProfiles.${key}`, `${describe(profile)} is not a profile defined in \`profiles\``);
+        } else {
+          keyProfiles[key] = profile;
+        }
+      }
+    }
+  }
+
+  if (c.problems.length > 0) throw new ConfigError(source, c.problems);
+  return {
+    stage, ...(account ? { account } : {}), region, secretId,
+    ...(secretKmsKeyArn ? { secretKmsKeyArn } : {}),
+    ...(customDomain ? { customDomain } : {}),
+    allowedHosts, allowedOrigins, opsRecipients, sender, senderIdentity, logRetentionDays,
+    metricsNamespace, schedules, mcpServer, digest, quotaAlarm,
+    throttle, alarms, connectorBaseUrls, profiles, keyProfiles,
+  };
+}
+
+/** Context keys the app reads. */
+export const CONTEXT_CONFIG_FILE = 'config';
+export const CONTEXT_CONFIG_OBJECT = 'hostedMcp';
+
+/**
+ * The configuration from CDK context: `config` (a JSON file, relative to infra/) wins over an
+ * inline `hostedMcp` object.
+ */
+export function loadConfig(
+  tryGetContext: (key: string) => unknown,
+  connectors: readonly string[],
+): DeploymentConfig {
+  const file = tryGetContext(CONTEXT_CONFIG_FILE);
+  if (file !== undefined) {
+    if (typeof file !== 'string' || file === '') {
+      throw new ConfigError('context `config`', ['expected the path of a JSON configuration file']);
+    }
+    const path = isAbsolute(file) ? file : join(INFRA_DIR, file);
+    if (!existsSync(path)) {
+      throw new ConfigError(file, [`no such file (looked for ${path})`]);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new ConfigError(file, [`not valid JSON: ${(e as Error).message}`]);
+    }
+    return parseConfig(raw, file, connectors);
+  }
+  const inline = tryGetContext(CONTEXT_CONFIG_OBJECT);
+  if (inline !== undefined) {
+    const raw = typeof inline === 'string' ? safeJson(inline) : inline;
+    return parseConfig(raw, `context \`${CONTEXT_CONFIG_OBJECT}\``, connectors);
+  }
+  throw new ConfigError('cdk context', [
+    'no deployment configuration: pass `-c config=config/<stage>.json` (see config/example.json), ' +
+      `or set a \`${CONTEXT_CONFIG_OBJECT}\` object in cdk.json / cdk.context.json`,
+  ]);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // reported by parseConfig as "expected an object"
+  }
+}
+
+/** `<CONNECTOR>` of `<CONNECTOR>_EXPOSE_RAW`: what config.rs derives with `to_ascii_uppercase`. */
+export function connectorEnvPrefix(connector: string): string {
+  if (!CONNECTOR_ENV.test(connector)) {
+    throw new Error(`connector \`${connector}\`: not usable in an environment variable name (use [a-z][a-z0-9_]*)`);
+  }
+  return connector.toUpperCase();
+}

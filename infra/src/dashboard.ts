@@ -1,0 +1,184 @@
+// The deployment dashboard: tool traffic and errors (EMF from the audit lines), latency, quota,
+// Lambda and API health, and one Logs Insights widget per queries/*.insights file.
+import { Duration } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import type { ConnectorCatalog } from './catalogs.ts';
+import { dashboardName } from './names.ts';
+import type { InsightsQuery } from './queries.ts';
+import { QUOTA_DIMENSION, QUOTA_METRICS, type QuotaAlarmPlan } from './quota-alarms.ts';
+
+/** EMF names on the audit lines (shared/audit/src/emf.rs and fields.rs). */
+export const EMF = {
+  calls: 'calls',
+  errors: 'errors',
+  durationMs: 'duration_ms',
+  connector: 'connector',
+  tool: 'tool',
+} as const;
+
+const PERIOD = Duration.minutes(5);
+
+export interface DashboardProps {
+  readonly stage: string;
+  readonly namespace: string;
+  readonly fn: lambda.IFunction;
+  readonly api: apigw.HttpApi;
+  readonly auditLogGroupName: string;
+  readonly catalogs: readonly ConnectorCatalog[];
+  readonly queries: readonly InsightsQuery[];
+  readonly quotaAlarmPlan: QuotaAlarmPlan;
+  readonly coldStarts: cw.IMetric;
+  readonly initDuration: cw.IMetric;
+  readonly authDenied: cw.IMetric;
+  readonly mcpUrl: string;
+}
+
+/** `SEARCH` over every tool of every connector: tools come and go without a redeploy. */
+export function perToolSearch(namespace: string, metric: string): string {
+  return `SEARCH('{"${namespace}",${EMF.connector},${EMF.tool}} MetricName="${metric}"', 'Sum', ${PERIOD.toSeconds()})`;
+}
+
+export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboard {
+  const dashboard = new cw.Dashboard(scope, 'Dashboard', {
+    dashboardName: dashboardName(p.stage),
+    defaultInterval: Duration.days(1),
+  });
+  const connectors = p.catalogs.map((c) => c.connector);
+  const emf = (metricName: string, connector: string, statistic: string): cw.Metric =>
+    new cw.Metric({
+      namespace: p.namespace,
+      metricName,
+      dimensionsMap: { [EMF.connector]: connector },
+      statistic,
+      period: PERIOD,
+      label: `${connector} ${statistic === 'Sum' ? metricName : statistic}`,
+    });
+
+  dashboard.addWidgets(
+    new cw.TextWidget({
+      markdown: `# hosted-mcp ${p.stage}\nMCP endpoint: \`${p.mcpUrl}\` · audit log: \`${p.auditLogGroupName}\``,
+      width: 24,
+      height: 2,
+    }),
+  );
+
+  // Tool traffic.
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'Tool calls per tool',
+      left: [new cw.MathExpression({ expression: perToolSearch(p.namespace, EMF.calls), label: '', period: PERIOD })],
+      width: 8,
+    }),
+    new cw.GraphWidget({
+      title: 'Tool errors per tool',
+      left: [new cw.MathExpression({ expression: perToolSearch(p.namespace, EMF.errors), label: '', period: PERIOD })],
+      width: 8,
+    }),
+    new cw.GraphWidget({
+      title: 'Error rate per connector (%)',
+      left: connectors.map(
+        (c, i) =>
+          new cw.MathExpression({
+            expression: `IF(calls${i} > 0, 100 * errors${i} / calls${i}, 0)`,
+            usingMetrics: { [`calls${i}`]: emf(EMF.calls, c, 'Sum'), [`errors${i}`]: emf(EMF.errors, c, 'Sum') },
+            label: c,
+            period: PERIOD,
+          }),
+      ),
+      leftYAxis: { min: 0, max: 100 },
+      width: 8,
+    }),
+  );
+
+  // Latency and Lambda.
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'Tool latency p50 / p95 (ms)',
+      left: connectors.flatMap((c) => [emf(EMF.durationMs, c, 'p50'), emf(EMF.durationMs, c, 'p95')]),
+      width: 8,
+    }),
+    new cw.GraphWidget({
+      title: 'Cold starts and init duration',
+      left: [withLabel(p.coldStarts, 'cold starts')],
+      right: [withLabel(p.initDuration, 'init duration p95 (ms)')],
+      width: 8,
+    }),
+    new cw.GraphWidget({
+      title: 'Lambda errors and throttles',
+      left: [
+        p.fn.metricErrors({ period: PERIOD, statistic: 'Sum', label: 'errors' }),
+        p.fn.metricThrottles({ period: PERIOD, statistic: 'Sum', label: 'throttles' }),
+      ],
+      right: [p.fn.metric('ConcurrentExecutions', { period: PERIOD, statistic: 'Maximum', label: 'concurrency (max)' })],
+      width: 8,
+    }),
+  );
+
+  // Quota, per connector quota-alarm watches, with the thresholds its alarms use.
+  const utilization = p.quotaAlarmPlan.alarms.filter((a) => a.metricName === QUOTA_METRICS.utilizationPercent);
+  const quotaConnectors = [...new Set(utilization.map((a) => a.connector))];
+  const quotaMetric = (metricName: string, connector: string, statistic: string): cw.Metric =>
+    new cw.Metric({
+      namespace: p.namespace,
+      metricName,
+      dimensionsMap: { [QUOTA_DIMENSION]: connector },
+      statistic,
+      period: Duration.minutes(15),
+      label: connector,
+    });
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'Quota utilisation (%)',
+      left: quotaConnectors.map((c) => quotaMetric(QUOTA_METRICS.utilizationPercent, c, 'Maximum')),
+      leftYAxis: { min: 0, max: 100 },
+      leftAnnotations: [...new Set(utilization.map((a) => a.threshold))].map((v) => ({ value: v, label: `${v} %` })),
+      width: 12,
+    }),
+    new cw.GraphWidget({
+      title: 'Quota forecast: days until exhausted',
+      left: quotaConnectors.map((c) => quotaMetric(QUOTA_METRICS.forecastDaysLeft, c, 'Minimum')),
+      leftYAxis: { min: 0 },
+      width: 12,
+    }),
+  );
+
+  // API.
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'HTTP API requests, 4xx, 5xx',
+      left: [p.api.metricCount({ period: PERIOD, label: 'requests' })],
+      right: [
+        p.api.metricClientError({ period: PERIOD, label: '4xx' }),
+        p.api.metricServerError({ period: PERIOD, label: '5xx' }),
+      ],
+      width: 12,
+    }),
+    new cw.GraphWidget({
+      title: 'auth_denied and API latency',
+      left: [withLabel(p.authDenied, 'auth_denied')],
+      right: [p.api.metricLatency({ period: PERIOD, statistic: 'p95', label: 'API latency p95 (ms)' })],
+      width: 12,
+    }),
+  );
+
+  // The digest's own queries, text unchanged.
+  for (const q of p.queries) {
+    dashboard.addWidgets(
+      new cw.LogQueryWidget({
+        title: `${q.name} (queries/${q.name}.insights)`,
+        logGroupNames: [p.auditLogGroupName],
+        queryString: q.text,
+        width: 24,
+        height: 8,
+      }),
+    );
+  }
+  return dashboard;
+}
+
+function withLabel(metric: cw.IMetric, label: string): cw.IMetric {
+  return metric instanceof cw.Metric ? metric.with({ label, period: PERIOD }) : metric;
+}

@@ -1,0 +1,67 @@
+// The IAM statements the functions need, written out rather than taken from `grant*` helpers, so
+// each role holds exactly the actions the design names (the tests compare them one to one).
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { DeploymentConfig } from './config.ts';
+
+/** The deployment secret as IAM resource: the full ARN, or the name with Secrets Manager's random suffix. */
+export function secretArnForPolicy(stack: Stack, secretId: string): string {
+  if (secretId.startsWith('arn:')) return secretId;
+  return stack.formatArn({
+    service: 'secretsmanager',
+    resource: 'secret',
+    resourceName: `${secretId}-??????`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}
+
+/** secretsmanager:GetSecretValue on the one secret (and kms:Decrypt through Secrets Manager for a CMK). */
+export function allowSecretRead(role: iam.Role, config: DeploymentConfig): void {
+  const stack = Stack.of(role);
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'ReadDeploymentSecret',
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [secretArnForPolicy(stack, config.secretId)],
+    }),
+  );
+  if (config.secretKmsKeyArn) {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        sid: 'DecryptDeploymentSecret',
+        actions: ['kms:Decrypt'],
+        resources: [config.secretKmsKeyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` } },
+      }),
+    );
+  }
+}
+
+/** A log group as IAM resource, in both spellings CloudWatch Logs authorizes against. */
+export function logGroupArns(stack: Stack, name: string): string[] {
+  const arn = stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+  return [arn, `${arn}:*`];
+}
+
+/**
+ * Logs Insights over the audit log groups: StartQuery and GetQueryResults scoped to them.
+ * StopQuery supports no resource-level permission (IAM service reference), so a statement scoped
+ * to log groups would never match; it gets `*` and can only stop queries by id.
+ */
+export function allowInsightsQueries(role: iam.Role, logGroupNames: readonly string[]): void {
+  const stack = Stack.of(role);
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'QueryAuditLogs',
+      actions: ['logs:StartQuery', 'logs:GetQueryResults'],
+      resources: logGroupNames.flatMap((n) => logGroupArns(stack, n)),
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'StopOwnQueries',
+      actions: ['logs:StopQuery'],
+      resources: ['*'],
+    }),
+  );
+}

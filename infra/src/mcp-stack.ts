@@ -1,0 +1,282 @@
+// The MCP stack: HTTP API → mcp-server, its audit log group, alarms and the deployment dashboard.
+import { ArnFormat, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as route53 from 'aws-cdk-lib/aws-route53';
+import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import type { ConnectorCatalog } from './catalogs.ts';
+import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
+import { buildDashboard } from './dashboard.ts';
+import { allowSecretRead } from './grants.ts';
+import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } from './names.ts';
+import type { InsightsQuery } from './queries.ts';
+import type { QuotaAlarmPlan } from './quota-alarms.ts';
+import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
+
+/** Names read by functions/mcp-server/src/config.rs (its `pub const`s), one to one. */
+export const MCP_ENV = {
+  secretId: 'MCP_SECRET_ID',
+  secretTtlSecs: 'MCP_SECRET_TTL_SECS',
+  allowedHosts: 'MCP_ALLOWED_HOSTS',
+  allowedOrigins: 'MCP_ALLOWED_ORIGINS',
+  maxBodyBytes: 'MCP_MAX_BODY_BYTES',
+  maxResultBytes: 'MCP_MAX_RESULT_BYTES',
+  emfNamespace: 'MCP_EMF_NAMESPACE',
+  healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
+  logFormat: 'MCP_LOG_FORMAT',
+  profiles: 'MCP_PROFILES',
+  keyProfiles: 'MCP_KEY_PROFILES',
+  exposeRawSuffix: '_EXPOSE_RAW',
+  baseUrlSuffix: '_BASE_URL',
+} as const;
+
+/** The audit `event` value and field (shared/audit) the auth alarm counts. */
+export const AUDIT_EVENT_FIELD = 'event';
+export const AUTH_DENIED_EVENT = 'auth_denied';
+
+/** Metric-filter metrics (in the deployment's metrics namespace). */
+export const FILTER_METRICS = {
+  authDenied: 'AuthDenied',
+  coldStarts: 'ColdStarts',
+  initDurationMs: 'InitDurationMs',
+} as const;
+
+export const ALARM_PERIOD = Duration.minutes(5);
+
+export interface McpStackProps extends StackProps {
+  readonly config: DeploymentConfig;
+  readonly catalogs: readonly ConnectorCatalog[];
+  readonly queries: readonly InsightsQuery[];
+  /** The quota alarms (ops stack): the dashboard shows the same connectors and thresholds. */
+  readonly quotaAlarmPlan: QuotaAlarmPlan;
+  readonly code: LambdaCode;
+}
+
+export class McpStack extends Stack {
+  readonly fn: lambda.Function;
+  readonly api: apigw.HttpApi;
+  readonly auditLogGroup: logs.LogGroup;
+  readonly mcpUrl: string;
+
+  constructor(scope: Construct, id: string, props: McpStackProps) {
+    super(scope, id, props);
+    const { config, catalogs } = props;
+    const { stage } = config;
+
+    // The audit log: mcp-server's stdout. Kept when the stack goes (it is the audit trail).
+    this.auditLogGroup = new logs.LogGroup(this, 'AuditLog', {
+      logGroupName: auditLogGroupName(stage),
+      retention: config.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.api = new apigw.HttpApi(this, 'HttpApi', {
+      apiName: `hosted-mcp-${stage}`,
+      description: `hosted-mcp ${stage}: MCP over Streamable HTTP`,
+      createDefaultStage: false,
+    });
+
+    let domain: apigw.DomainName | undefined;
+    if (config.customDomain) {
+      const cd = config.customDomain;
+      domain = new apigw.DomainName(this, 'CustomDomain', {
+        domainName: cd.domainName,
+        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', cd.certificateArn),
+      });
+      if (cd.hostedZone) {
+        const zone = route53.HostedZone.fromHostedZoneAttributes(this, 'Zone', {
+          hostedZoneId: cd.hostedZone.id,
+          zoneName: cd.hostedZone.name,
+        });
+        new route53.ARecord(this, 'CustomDomainAlias', {
+          zone,
+          recordName: cd.domainName,
+          target: route53.RecordTarget.fromAlias(
+            new route53Targets.ApiGatewayv2DomainProperties(domain.regionalDomainName, domain.regionalHostedZoneId),
+          ),
+        });
+      }
+    }
+
+    const stageResource = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttle.rateLimit, burstLimit: config.throttle.burstLimit },
+    });
+    if (domain) {
+      new apigw.ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: stageResource });
+    }
+
+    const role = functionRole(this, 'McpServerRole', `mcp-server (${stage}): its log group and the deployment secret`);
+    allowLogging(role, this.auditLogGroup);
+    allowSecretRead(role, config);
+
+    const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const hosts = [apiHost, ...(config.customDomain ? [config.customDomain.domainName] : []), ...config.allowedHosts];
+    const environment: Record<string, string> = {
+      [MCP_ENV.secretId]: config.secretId,
+      [MCP_ENV.secretTtlSecs]: String(config.mcpServer.secretTtlSeconds),
+      [MCP_ENV.allowedHosts]: Fn.join(',', hosts),
+      [MCP_ENV.maxBodyBytes]: String(config.mcpServer.maxBodyBytes),
+      [MCP_ENV.maxResultBytes]: String(config.mcpServer.maxResultBytes),
+      [MCP_ENV.emfNamespace]: config.metricsNamespace,
+      [MCP_ENV.healthTimeoutMs]: String(config.mcpServer.healthTimeoutMs),
+      [MCP_ENV.logFormat]: 'json',
+    };
+    if (config.allowedOrigins.length > 0) environment[MCP_ENV.allowedOrigins] = config.allowedOrigins.join(',');
+    const profiles = Object.entries(config.profiles);
+    if (profiles.length > 0) environment[MCP_ENV.profiles] = profiles.map(([name, p]) => `${name}=${p.join(',')}`).join(';');
+    const keyProfiles = Object.entries(config.keyProfiles);
+    if (keyProfiles.length > 0) environment[MCP_ENV.keyProfiles] = keyProfiles.map(([key, p]) => `${key}=${p}`).join(',');
+    for (const c of catalogs) {
+      // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
+      environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';
+      const url = config.connectorBaseUrls[c.connector];
+      if (url) environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.baseUrlSuffix}`] = url;
+    }
+
+    this.fn = rustLambda(this, 'McpServer', props.code, {
+      binaryName: BINARIES.mcpServer,
+      functionName: functionName(stage, BINARIES.mcpServer),
+      description: `hosted-mcp ${stage}: MCP server`,
+      memoryMb: config.mcpServer.memoryMb,
+      timeout: Duration.seconds(config.mcpServer.timeoutSeconds),
+      environment,
+      role,
+      logGroup: this.auditLogGroup,
+      ...(config.mcpServer.reservedConcurrency !== undefined
+        ? { reservedConcurrentExecutions: config.mcpServer.reservedConcurrency }
+        : {}),
+    });
+
+    const integration = new HttpLambdaIntegration('McpServerIntegration', this.fn, {
+      payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+    });
+    this.api.addRoutes({ path: '/mcp', methods: [apigw.HttpMethod.ANY], integration });
+    // A profile's tool set: /mcp/<profile> (MCP_PROFILES).
+    this.api.addRoutes({ path: '/mcp/{profile}', methods: [apigw.HttpMethod.ANY], integration });
+    this.api.addRoutes({ path: '/health', methods: [apigw.HttpMethod.GET], integration });
+
+    // Metric filters on the audit log: auth denials (audit events) and cold starts (platform.report
+    // records carry initDurationMs only after an init).
+    const namespace = config.metricsNamespace;
+    const authDenied = new logs.MetricFilter(this, 'AuthDeniedFilter', {
+      logGroup: this.auditLogGroup,
+      filterPattern: logs.FilterPattern.stringValue(`$.${AUDIT_EVENT_FIELD}`, '=', AUTH_DENIED_EVENT),
+      metricNamespace: namespace,
+      metricName: FILTER_METRICS.authDenied,
+      metricValue: '1',
+      defaultValue: 0,
+      unit: cloudwatch.Unit.COUNT,
+    });
+    const coldStartPattern = logs.FilterPattern.all(
+      logs.FilterPattern.stringValue('$.type', '=', 'platform.report'),
+      logs.FilterPattern.numberValue('$.record.metrics.initDurationMs', '>', 0),
+    );
+    const coldStarts = new logs.MetricFilter(this, 'ColdStartFilter', {
+      logGroup: this.auditLogGroup,
+      filterPattern: coldStartPattern,
+      metricNamespace: namespace,
+      metricName: FILTER_METRICS.coldStarts,
+      metricValue: '1',
+      unit: cloudwatch.Unit.COUNT,
+    });
+    const initDuration = new logs.MetricFilter(this, 'InitDurationFilter', {
+      logGroup: this.auditLogGroup,
+      filterPattern: coldStartPattern,
+      metricNamespace: namespace,
+      metricName: FILTER_METRICS.initDurationMs,
+      metricValue: '$.record.metrics.initDurationMs',
+      unit: cloudwatch.Unit.MILLISECONDS,
+    });
+
+    // Alarms → the ops topic (created by the ops stack under a fixed name).
+    const topic = sns.Topic.fromTopicArn(
+      this,
+      'OpsTopic',
+      this.formatArn({ service: 'sns', resource: opsTopicName(stage), arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+    );
+    const action = new cwActions.SnsAction(topic);
+    const alarm = (id: string, props: cloudwatch.AlarmProps): cloudwatch.Alarm => {
+      const a = new cloudwatch.Alarm(this, id, {
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        ...props,
+      });
+      a.addAlarmAction(action);
+      return a;
+    };
+    const t = config.alarms;
+    alarm('LambdaErrorsAlarm', {
+      alarmName: alarmName(stage, 'mcp-server-errors'),
+      alarmDescription: 'mcp-server invocations failed (crash, timeout, out of memory). Tool failures are results and do not count here.',
+      metric: this.fn.metricErrors({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: t.lambdaErrors,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    alarm('LambdaThrottlesAlarm', {
+      alarmName: alarmName(stage, 'mcp-server-throttles'),
+      alarmDescription: 'mcp-server invocations throttled by Lambda (concurrency limit): clients saw errors.',
+      metric: this.fn.metricThrottles({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: t.lambdaThrottles,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    alarm('DurationP99Alarm', {
+      alarmName: alarmName(stage, 'mcp-server-duration-p99'),
+      alarmDescription: `mcp-server p99 duration above ${t.durationP99Ms} ms (timeout ${config.mcpServer.timeoutSeconds} s) in 2 of 3 five-minute periods: an upstream is slow or the function is undersized.`,
+      metric: this.fn.metricDuration({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.p(99) }),
+      threshold: t.durationP99Ms,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+    alarm('Api5xxAlarm', {
+      alarmName: alarmName(stage, 'api-5xx'),
+      alarmDescription: 'HTTP API answered 5xx (integration failures, Lambda errors or throttles).',
+      metric: this.api.metricServerError({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: t.api5xx,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    alarm('AuthDeniedAlarm', {
+      alarmName: alarmName(stage, 'auth-denied-spike'),
+      alarmDescription: `${t.authDenied} or more auth_denied audit events in 5 minutes: a leaked or revoked key in use, or someone guessing keys.`,
+      metric: authDenied.metric({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: t.authDenied,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    const host = config.customDomain ? config.customDomain.domainName : apiHost;
+    this.mcpUrl = `https://${host}/mcp`;
+
+    const dashboard = buildDashboard(this, {
+      stage,
+      namespace,
+      fn: this.fn,
+      api: this.api,
+      auditLogGroupName: auditLogGroupName(stage),
+      catalogs,
+      queries: props.queries,
+      quotaAlarmPlan: props.quotaAlarmPlan,
+      coldStarts: coldStarts.metric({ statistic: cloudwatch.Stats.SUM }),
+      initDuration: initDuration.metric({ statistic: cloudwatch.Stats.p(95) }),
+      authDenied: authDenied.metric({ statistic: cloudwatch.Stats.SUM }),
+      mcpUrl: this.mcpUrl,
+    });
+
+    new CfnOutput(this, 'McpUrl', { value: this.mcpUrl, description: 'The MCP endpoint clients connect to' });
+    new CfnOutput(this, 'ApiEndpoint', { value: stageResource.url, description: 'The API Gateway endpoint (execute-api)' });
+    new CfnOutput(this, 'AuditLogGroup', { value: this.auditLogGroup.logGroupName });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
+  }
+}

@@ -1,0 +1,20 @@
+// Physical names derived from the stage. Fixed names let the two stacks find each other without
+// CloudFormation exports (no export lock between them) and give ops names they can type.
+
+export const PREFIX = 'hosted-mcp';
+
+/** Folder = package = binary = CDK `binaryName` (DESIGN §2). */
+export const BINARIES = {
+  mcpServer: 'mcp-server',
+  digest: 'tool-error-digest',
+  quotaAlarm: 'quota-alarm',
+} as const;
+
+export const stackName = (stage: string, part: 'mcp' | 'ops'): string => `${PREFIX}-${stage}-${part}`;
+export const functionName = (stage: string, binary: string): string => `${PREFIX}-${stage}-${binary}`;
+/** Log group of a function; for mcp-server this is the audit log (the audit lines are its stdout). */
+export const logGroupName = (stage: string, binary: string): string => `/${PREFIX}/${stage}/${binary}`;
+export const auditLogGroupName = (stage: string): string => logGroupName(stage, BINARIES.mcpServer);
+export const opsTopicName = (stage: string): string => `${PREFIX}-${stage}-ops`;
+export const alarmName = (stage: string, what: string): string => `${PREFIX}-${stage}-${what}`;
+export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;

@@ -1,0 +1,173 @@
+// Deployment configuration: defaults, validation messages that name the key, and the two sources
+// (a JSON file via `-c config=…`, or a `hostedMcp` context object).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, DEFAULTS, type DeploymentConfig, loadConfig, parseConfig } from '../src/config.ts';
+import { EXAMPLE_CONFIG, merge, tempDir, writeFiles } from './helpers.ts';
+
+const CONNECTORS = ['papierkram'];
+const MINIMAL = {
+  stage: 'prod',
+  region: 'eu-central-1',
+  secretId: 'hosted-mcp/prod',
+  opsRecipients: ['ops@example.com'],
+  sender: 'mcp@example.com',
+};
+
+function problems(raw: unknown): string[] {
+  try {
+    parseConfig(raw, 'test', CONNECTORS);
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.match(e.message, /^test: invalid deployment configuration:\n {2}- /);
+    return [...e.problems];
+  }
+  assert.fail('expected a ConfigError');
+}
+
+function problem(over: Record<string, unknown>, key: string, pattern: RegExp): void {
+  const got = problems(merge(MINIMAL, over));
+  assert.ok(got.some((p) => p.startsWith(`${key}: `) && pattern.test(p)), `want ${key}: ${pattern}; got\n${got.join('\n')}`);
+}
+
+describe('parseConfig', () => {
+  it('fills in every default from a minimal configuration', () => {
+    const c: DeploymentConfig = parseConfig(MINIMAL, 'test', CONNECTORS);
+    assert.equal(c.stage, 'prod');
+    assert.equal(c.account, undefined);
+    assert.equal(c.customDomain, undefined);
+    assert.deepEqual(c.allowedHosts, []);
+    assert.deepEqual(c.allowedOrigins, []);
+    assert.equal(c.senderIdentity, 'email');
+    assert.equal(c.logRetentionDays, 90);
+    assert.equal(c.metricsNamespace, 'HostedMcp');
+    assert.deepEqual(c.schedules, {
+      digest: { expression: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' },
+      quota: { expression: 'rate(15 minutes)', timeZone: 'Europe/Berlin' },
+    });
+    assert.deepEqual(c.mcpServer, { memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 32768, healthTimeoutMs: 2000 });
+    assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
+    assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
+    assert.deepEqual(c.throttle, DEFAULTS.throttle);
+    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20 });
+    assert.deepEqual(c.connectorBaseUrls, {});
+    assert.deepEqual(c.profiles, {});
+    assert.deepEqual(c.keyProfiles, {});
+  });
+
+  it('accepts config/example.json', () => {
+    const c = parseConfig(EXAMPLE_CONFIG, 'example.json', CONNECTORS);
+    assert.equal(c.customDomain?.domainName, 'mcp.example.com');
+  });
+
+  it('reports every problem at once', () => {
+    const got = problems({ stage: 'Prod!', region: 'Frankfurt', opsRecipients: [] });
+    assert.deepEqual(got.map((p) => p.split(':')[0]), ['stage', 'region', 'secretId', 'opsRecipients', 'sender']);
+  });
+
+  it('names the required keys when missing', () => {
+    const got = problems({});
+    for (const key of ['stage', 'region', 'secretId', 'opsRecipients', 'sender']) {
+      assert.ok(got.some((p) => p.startsWith(`${key}: required`)), `${key} in ${got.join('\n')}`);
+    }
+    assert.ok(problems(undefined).some((p) => p.includes('no configuration')));
+    assert.ok(problems('stage=prod').some((p) => p.includes('expected an object')));
+  });
+
+  it('rejects unknown keys with a did-you-mean hint, at any depth', () => {
+    problem({ opsRecipient: ['x@example.com'] }, 'opsRecipient', /unknown key \(did you mean `opsRecipients`\?\)/);
+    problem({ mcpServer: { memoryMB: 512 } }, 'mcpServer.memoryMB', /did you mean `memoryMb`/);
+    problem({ throttle: { rate: 1 } }, 'throttle.rate', /unknown key/);
+  });
+
+  it('validates values with a message saying what is expected and what it got', () => {
+    problem({ stage: 'prod_eu' }, 'stage', /lower-case name.*got `"prod_eu"`/);
+    problem({ account: '1234' }, 'account', /12-digit/);
+    problem({ opsRecipients: ['ops'] }, 'opsRecipients[0]', /e-mail/);
+    problem({ opsRecipients: ['a@example.com', 'a@example.com'] }, 'opsRecipients', /listed twice: a@example.com/);
+    problem({ sender: 'mcp' }, 'sender', /e-mail/);
+    problem({ senderIdentity: 'dns' }, 'senderIdentity', /`email` or `domain`/);
+    problem({ allowedHosts: ['https://mcp.example.com'] }, 'allowedHosts[0]', /host names/);
+    problem({ allowedOrigins: ['claude.ai'] }, 'allowedOrigins[0]', /https:\/\//);
+    problem({ logRetentionDays: 10 }, 'logRetentionDays', /one of 1, 3, 5, 7, 14, 30/);
+    problem({ metricsNamespace: 'AWS/Lambda' }, 'metricsNamespace', /reserved/);
+    problem({ schedules: { digest: { expression: 'cron(0 7 * * MON)' } } }, 'schedules.digest.expression', /scheduler expression/);
+    problem({ schedules: { quota: { timeZone: 'Berlin' } } }, 'schedules.quota.timeZone', /IANA time zone/);
+    problem({ mcpServer: { memoryMb: 64 } }, 'mcpServer.memoryMb', /integer from 128 to 10240/);
+    problem({ mcpServer: { maxResultBytes: 100 } }, 'mcpServer.maxResultBytes', /from 1024/);
+    problem({ throttle: { rateLimit: 0 } }, 'throttle.rateLimit', /from 1/);
+    // quota-alarm's query timeout is this minus a minute.
+    problem({ quotaAlarm: { timeoutSeconds: 60 } }, 'quotaAlarm.timeoutSeconds', /from 90 to 900/);
+    problem({ digest: { timeoutSeconds: 60 } }, 'digest.timeoutSeconds', /from 90 to 900/);
+    problem({ digest: { sendAllClear: 'no' } }, 'digest.sendAllClear', /true or false/);
+    problem({ alarms: { authDenied: 'many' } }, 'alarms.authDenied', /integer/);
+  });
+
+  it('keeps the mcp-server timeout under the HTTP API integration limit, and the p99 alarm under the timeout', () => {
+    problem({ mcpServer: { timeoutSeconds: 60 } }, 'mcpServer.timeoutSeconds', /from 1 to 29/);
+    problem({ alarms: { durationP99Ms: 20000 } }, 'alarms.durationP99Ms', /from 1 to 10000/);
+  });
+
+  it('takes a secret name or a full ARN, not a partial ARN (it could not be granted exactly)', () => {
+    assert.equal(parseConfig(merge(MINIMAL, { secretId: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:mcp-AbC123' }), 't', CONNECTORS).secretId,
+      'arn:aws:secretsmanager:eu-central-1:123456789012:secret:mcp-AbC123');
+    problem({ secretId: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:mcp' }, 'secretId', /partial ARN/);
+    problem({ secretId: 'has space' }, 'secretId', /secret name/);
+    problem({ secretKmsKeyArn: 'alias/aws/secretsmanager' }, 'secretKmsKeyArn', /KMS key ARN/);
+  });
+
+  it('checks the custom domain: certificate in the stack region, domain inside the zone', () => {
+    const domain = {
+      domainName: 'mcp.example.com',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+      hostedZone: { id: 'Z123', name: 'other.com' },
+    };
+    problem({ customDomain: domain }, 'customDomain.certificateArn', /must be a certificate in eu-central-1 .* not in us-east-1/);
+    problem({ customDomain: domain }, 'customDomain.hostedZone.name', /`mcp.example.com` is not in zone `other.com`/);
+    problem({ customDomain: { domainName: 'mcp.example.com' } }, 'customDomain.certificateArn', /required/);
+  });
+
+  it('checks profiles and the keys limited to them', () => {
+    problem({ profiles: { 'a b': ['papierkram/*'] } }, 'profiles.a b', /letters, digits/);
+    problem({ profiles: { a: ['papierkram'] } }, 'profiles.a[0]', /connector\/tool/);
+    problem({ profiles: { a: [] } }, 'profiles.a', /at least one/);
+    problem({ profiles: { a: ['x/*'] }, keyProfiles: { k: 'b' } }, 'keyProfiles.k', /not a profile defined/);
+    const c = parseConfig(merge(MINIMAL, { profiles: { a: ['x/*'] }, keyProfiles: { k: 'a' } }), 't', CONNECTORS);
+    assert.deepEqual([c.profiles, c.keyProfiles], [{ a: ['x/*'] }, { k: 'a' }]);
+  });
+
+  it('accepts connector base URLs only for catalog connectors, https only', () => {
+    problem({ connectorBaseUrls: { tickets: 'https://x.example.com' } }, 'connectorBaseUrls.tickets', /unknown key/);
+    problem({ connectorBaseUrls: { papierkram: 'http://127.0.0.1:8768' } }, 'connectorBaseUrls.papierkram', /https/);
+  });
+});
+
+describe('loadConfig', () => {
+  const context = (values: Record<string, unknown>) => (key: string): unknown => values[key];
+
+  it('reads the JSON file named by `-c config=…` (relative to infra/)', () => {
+    const c = loadConfig(context({ config: 'config/example.json' }), CONNECTORS);
+    assert.equal(c.stage, 'example');
+  });
+
+  it('reads an absolute path, and names the file in its errors', () => {
+    const dir = writeFiles(tempDir('config'), { 'bad.json': JSON.stringify({ ...MINIMAL, stage: 'X' }), 'broken.json': '{ stage: ' });
+    assert.throws(() => loadConfig(context({ config: join(dir, 'bad.json') }), CONNECTORS), (e: Error) => e.message.startsWith(`${join(dir, 'bad.json')}: invalid`) && e.message.includes('stage:'));
+    assert.throws(() => loadConfig(context({ config: join(dir, 'broken.json') }), CONNECTORS), /not valid JSON/);
+    assert.throws(() => loadConfig(context({ config: join(dir, 'missing.json') }), CONNECTORS), /no such file/);
+  });
+
+  it('reads an inline `hostedMcp` object (cdk.json context), or its JSON text (-c hostedMcp=…)', () => {
+    assert.equal(loadConfig(context({ hostedMcp: MINIMAL }), CONNECTORS).stage, 'prod');
+    assert.equal(loadConfig(context({ hostedMcp: JSON.stringify(MINIMAL) }), CONNECTORS).stage, 'prod');
+  });
+
+  it('prefers the file over the inline object', () => {
+    assert.equal(loadConfig(context({ config: 'config/example.json', hostedMcp: MINIMAL }), CONNECTORS).stage, 'example');
+  });
+
+  it('says how to configure when nothing is given', () => {
+    assert.throws(() => loadConfig(context({}), CONNECTORS), /pass `-c config=config\/<stage>\.json`/);
+  });
+});

@@ -1,0 +1,145 @@
+// The deployment dashboard: its metric widgets, the audit names they use, and one Logs Insights
+// widget per queries/*.insights file carrying exactly the file's text.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { EMF } from '../src/dashboard.ts';
+import { AUDIT_EVENT_FIELD, AUTH_DENIED_EVENT } from '../src/mcp-stack.ts';
+import { QUERIES_DIR, REPO_ROOT } from '../src/paths.ts';
+import { readQueries } from '../src/queries.ts';
+import { quotaAlarmsFromCatalogs } from '../src/quota-alarms.ts';
+import { CATALOGS, dashboardBody, synth, tempDir, writeFiles } from './helpers.ts';
+
+const AUDIT_LOG = '/hosted-mcp/example/mcp-server';
+type Widget = Record<string, any>;
+
+function widget(widgets: Widget[], title: string): Widget {
+  const w = widgets.find((x) => x.properties?.title === title);
+  assert.ok(w, `no widget "${title}"; have ${widgets.map((x) => x.properties?.title).join(' | ')}`);
+  return w;
+}
+/** `[namespace, metric, dim, value, …, {options}]` rows of a metric widget, options split off. */
+function rows(w: Widget): { path: string[]; opts: Record<string, any> }[] {
+  return (w.properties.metrics as unknown[][]).map((row) => {
+    const last = row[row.length - 1];
+    const hasOpts = typeof last === 'object' && last !== null;
+    return { path: (hasOpts ? row.slice(0, -1) : row) as string[], opts: (hasOpts ? last : {}) as Record<string, any> };
+  });
+}
+
+describe('dashboard widgets', () => {
+  const { mcpT } = synth();
+  const widgets = dashboardBody(mcpT).widgets;
+  const connectors = CATALOGS.map((c) => c.connector);
+  const plan = quotaAlarmsFromCatalogs(CATALOGS)('HostedMcp');
+  const quotaConnectors = [...new Set(plan.alarms.map((a) => a.connector))];
+
+  it('is named per deployment', () => {
+    mcpT.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'hosted-mcp-example' });
+  });
+
+  it('tool calls and errors per tool: SEARCH over the connector+tool EMF dimension set', () => {
+    for (const [title, metric] of [['Tool calls per tool', EMF.calls], ['Tool errors per tool', EMF.errors]] as const) {
+      const [row] = rows(widget(widgets, title));
+      assert.equal(row!.opts.expression, `SEARCH('{"HostedMcp",connector,tool} MetricName="${metric}"', 'Sum', 300)`);
+    }
+  });
+
+  it('error rate per connector: errors / calls in percent', () => {
+    const r = rows(widget(widgets, 'Error rate per connector (%)'));
+    const exprs = r.filter((x) => x.opts.expression).map((x) => x.opts.label);
+    assert.deepEqual(exprs, connectors);
+    for (const c of connectors) {
+      assert.ok(r.some((x) => x.path.join('|') === `HostedMcp|calls|connector|${c}` && x.opts.stat === 'Sum'));
+      assert.ok(r.some((x) => x.path.join('|') === `HostedMcp|errors|connector|${c}` && x.opts.stat === 'Sum'));
+    }
+  });
+
+  it('tool latency p50 and p95 per connector from duration_ms', () => {
+    const r = rows(widget(widgets, 'Tool latency p50 / p95 (ms)'));
+    assert.deepEqual(
+      r.map((x) => [...x.path, x.opts.stat].join('|')),
+      connectors.flatMap((c) => [`HostedMcp|duration_ms|connector|${c}|p50`, `HostedMcp|duration_ms|connector|${c}|p95`]),
+    );
+  });
+
+  it('quota utilisation with the alarm thresholds, and the forecast, per connector quota-alarm watches', () => {
+    const u = widget(widgets, 'Quota utilisation (%)');
+    assert.deepEqual(rows(u).map((x) => x.path.join('|')), quotaConnectors.map((c) => `HostedMcp|QuotaUtilizationPercent|Connector|${c}`));
+    const thresholds = [...new Set(plan.alarms.filter((a) => a.metricName === 'QuotaUtilizationPercent').map((a) => a.threshold))];
+    assert.ok(thresholds.includes(80) && thresholds.includes(95), 'papierkram: 80 and 95');
+    assert.deepEqual(u.properties.annotations.horizontal.map((a: any) => a.value), thresholds);
+    const f = widget(widgets, 'Quota forecast: days until exhausted');
+    assert.deepEqual(rows(f).map((x) => x.path.join('|')), quotaConnectors.map((c) => `HostedMcp|QuotaForecastDaysLeft|Connector|${c}`));
+  });
+
+  it('cold starts, Lambda errors and throttles, API 4xx/5xx, auth_denied', () => {
+    const names = (title: string): string[] => rows(widget(widgets, title)).map((x) => `${x.path[0]}|${x.path[1]}`);
+    assert.deepEqual(names('Cold starts and init duration'), ['HostedMcp|ColdStarts', 'HostedMcp|InitDurationMs']);
+    assert.deepEqual(names('Lambda errors and throttles'), ['AWS/Lambda|Errors', 'AWS/Lambda|Throttles', 'AWS/Lambda|ConcurrentExecutions']);
+    assert.deepEqual(names('HTTP API requests, 4xx, 5xx'), ['AWS/ApiGateway|Count', 'AWS/ApiGateway|4xx', 'AWS/ApiGateway|5xx']);
+    assert.deepEqual(names('auth_denied and API latency'), ['HostedMcp|AuthDenied', 'AWS/ApiGateway|Latency']);
+  });
+});
+
+describe('names shared with the Rust side', () => {
+  const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
+  const emf = readFileSync(join(REPO_ROOT, 'shared/audit/src/emf.rs'), 'utf8');
+  const event = readFileSync(join(REPO_ROOT, 'shared/audit/src/event.rs'), 'utf8');
+  const constValue = (text: string, name: string): string | undefined =>
+    new RegExp(`pub const ${name}: &str = (?:"([^"]*)"|crate::fields::(\\w+));`).exec(text)?.slice(1).find(Boolean);
+
+  it('EMF metric and dimension names are the shared/audit constants', () => {
+    assert.equal(constValue(emf, 'CALLS'), EMF.calls);
+    assert.equal(constValue(emf, 'ERRORS'), EMF.errors);
+    assert.equal(constValue(emf, 'DURATION_MS'), 'DURATION_MS');
+    assert.equal(constValue(fields, 'DURATION_MS'), EMF.durationMs);
+    assert.equal(constValue(fields, 'CONNECTOR'), EMF.connector);
+    assert.equal(constValue(fields, 'TOOL'), EMF.tool);
+    assert.match(emf, /&\[crate::fields::CONNECTOR\],\s*&\[crate::fields::CONNECTOR, crate::fields::TOOL\]/);
+  });
+
+  it('the auth_denied filter matches the audit `event` field and value', () => {
+    assert.equal(constValue(fields, 'EVENT'), AUDIT_EVENT_FIELD);
+    assert.ok(event.includes(`=> "${AUTH_DENIED_EVENT}"`));
+  });
+});
+
+describe('Logs Insights widgets load queries/*.insights', () => {
+  const logWidgets = (queriesDir: string): Widget[] =>
+    dashboardBody(synth({ queries: readQueries(queriesDir) }).mcpT).widgets.filter((w) => w.type === 'log');
+  const expectQueries = (widgets: Widget[], queries: { name: string; text: string }[]): void => {
+    assert.equal(widgets.length, queries.length);
+    queries.forEach((q, i) => {
+      const p = widgets[i]!.properties;
+      assert.equal(p.title, `${q.name} (queries/${q.name}.insights)`);
+      // CDK prefixes the log group; the rest is the file, byte for byte.
+      assert.equal(p.query, `SOURCE '${AUDIT_LOG}' | ${q.text}`);
+      assert.equal(p.region, '${AWS::Region}');
+    });
+  };
+
+  it('each file in the repository queries/ folder becomes a widget with identical text', () => {
+    const files = readQueries(QUERIES_DIR);
+    const widgets = logWidgets(QUERIES_DIR);
+    expectQueries(widgets, files.map((f) => ({ name: f.name, text: readFileSync(f.file, 'utf8') })));
+  });
+
+  it('two files, two widgets in file-name order; other files ignored; text kept exactly', () => {
+    const dir = writeFiles(tempDir('queries'), {
+      'b_errors.insights': 'filter event = "tool_error"\n| stats count(*) as n by tool, reason\n| sort n desc\n| limit 5\n',
+      'a_calls.insights': "fields ts, tool\n| filter tool like /_list$/ and status != 'ok'",
+      'notes.txt': 'not a query',
+    });
+    expectQueries(logWidgets(dir), [
+      { name: 'a_calls', text: "fields ts, tool\n| filter tool like /_list$/ and status != 'ok'" },
+      { name: 'b_errors', text: 'filter event = "tool_error"\n| stats count(*) as n by tool, reason\n| sort n desc\n| limit 5\n' },
+    ]);
+  });
+
+  it('an empty or missing folder gives no Insights widgets', () => {
+    assert.equal(logWidgets(tempDir('empty')).length, 0);
+    assert.equal(logWidgets(join(tempDir('missing'), 'nope')).length, 0);
+  });
+});

@@ -1,0 +1,170 @@
+// The Lambda environments against the names the Rust code reads (functions/<fn>/src/config.rs),
+// so a renamed or new variable fails here instead of on the first deployed request.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MCP_ENV } from '../src/mcp-stack.ts';
+import { BINARIES } from '../src/names.ts';
+import { functionConfigRs } from '../src/paths.ts';
+import { CONNECTORS, logicalId, synth, testConfig } from './helpers.ts';
+
+interface RustNames {
+  /** Every `pub const X: &str = "NAME";` value. */
+  readonly all: Set<string>;
+  /** The values listed in `pub const ALL` (the fixed variable names). */
+  readonly fixed: Set<string>;
+  /** Values starting with `_`: per-connector suffixes (`_EXPOSE_RAW`, `_BASE_URL`). */
+  readonly suffixes: Set<string>;
+}
+
+/** `pub const X: &str = "NAME";` of a Rust file, by identifier. */
+function stringConsts(path: string): Map<string, string> {
+  const consts = new Map<string, string>();
+  for (const m of readFileSync(path, 'utf8').matchAll(/pub const (\w+): &str = "([^"]*)";/g)) consts.set(m[1]!, m[2]!);
+  return consts;
+}
+
+/** The names a function's config.rs declares; `ALL` may point into other modules (`crate::m::X`). */
+export function rustEnvNames(path: string): RustNames {
+  const text = readFileSync(path, 'utf8');
+  const consts = stringConsts(path);
+  const srcDir = dirname(path);
+  const resolve = (ref: string): string | undefined => {
+    const parts = ref.split('::');
+    if (parts.length === 1) return consts.get(ref);
+    if (parts[0] !== 'crate' || parts.length !== 3) return undefined;
+    const [, module, ident] = parts as [string, string, string];
+    const file = [join(srcDir, `${module}.rs`), join(srcDir, module, 'mod.rs')].find(existsSync);
+    return file ? stringConsts(file).get(ident) : undefined;
+  };
+  const allBlock = /pub const ALL: &\[&str\] = &\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+  const fixed = new Set(
+    allBlock.split(',').map((s) => s.trim()).filter(Boolean).map((ref) => {
+      const v = resolve(ref);
+      if (v === undefined) throw new Error(`${path}: ALL lists ${ref}, which is no string const found`);
+      return v;
+    }),
+  );
+  const values = [...consts.values(), ...fixed];
+  return { all: new Set(values), fixed, suffixes: new Set(values.filter((v) => v.startsWith('_'))) };
+}
+
+/** config.rs names an hosted deployment must not set, and why. */
+const NOT_ON_LAMBDA: Record<string, string> = {
+  MCP_API_KEYS: 'local only: keys come from the deployment secret',
+  MCP_PSEUDONYM_PEPPER: 'local only: the pepper comes from the deployment secret',
+  MCP_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
+  AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+};
+/** Set only when the configuration has a value for them. */
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES'];
+/** A configuration giving every optional variable a value. */
+const EVERYTHING = { allowedOrigins: ['https://claude.ai'], profiles: { accounting: ['papierkram/*'] }, keyProfiles: { 'ops-key': 'accounting' } };
+
+function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {
+  const id = logicalId(t, 'AWS::Lambda::Function', { FunctionName: functionName });
+  return t.toJSON().Resources[id].Properties.Environment.Variables;
+}
+
+describe('mcp-server environment matches functions/mcp-server/src/config.rs', () => {
+  const names = rustEnvNames(functionConfigRs(BINARIES.mcpServer));
+  const s = synth({ config: testConfig(EVERYTHING) });
+  const env = lambdaEnv(s.mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`);
+  const keys = Object.keys(env);
+
+  it('config.rs is parsed (sanity: the names the server requires on Lambda are there)', () => {
+    assert.ok(names.fixed.has('MCP_SECRET_ID') && names.fixed.has('MCP_ALLOWED_HOSTS'), [...names.fixed].join(','));
+    assert.deepEqual([...names.suffixes].sort(), ['_BASE_URL', '_EXPOSE_RAW']);
+  });
+
+  it("every infra name is one of config.rs's names", () => {
+    for (const name of Object.values(MCP_ENV)) {
+      assert.ok(names.all.has(name), `${name} (infra MCP_ENV) is not a const in config.rs`);
+    }
+  });
+
+  it('every environment key is a config.rs name or <CONNECTOR><suffix> of a catalog connector', () => {
+    const perConnector = new Set(CONNECTORS.flatMap((c) => [...names.suffixes].map((sfx) => `${c.toUpperCase()}${sfx}`)));
+    for (const key of keys) {
+      assert.ok(names.fixed.has(key) || perConnector.has(key), `${key} is not read by mcp-server`);
+    }
+  });
+
+  it('sets every config.rs name one to one, except the local-only ones', () => {
+    const expected = [...names.fixed].filter((n) => !(n in NOT_ON_LAMBDA)).sort();
+    const fixedKeys = keys.filter((k) => names.fixed.has(k)).sort();
+    assert.deepEqual(fixedKeys, expected, 'a new config.rs variable needs a value here or an entry in NOT_ON_LAMBDA');
+    for (const local of Object.keys(NOT_ON_LAMBDA)) assert.ok(!(local in env), `${local} must not be set: ${NOT_ON_LAMBDA[local]}`);
+  });
+
+  it('sets the variables Lambda mode requires, non-empty', () => {
+    assert.equal(env.MCP_SECRET_ID, 'hosted-mcp/example');
+    assert.ok(env.MCP_ALLOWED_HOSTS, 'MCP_ALLOWED_HOSTS is required on Lambda');
+    assert.equal(env.MCP_LOG_FORMAT, 'json');
+  });
+
+  it('states <CONNECTOR>_EXPOSE_RAW=false for every catalog connector', () => {
+    assert.ok(CONNECTORS.length > 0);
+    for (const c of CONNECTORS) assert.equal(env[`${c.toUpperCase()}_EXPOSE_RAW`], 'false', c);
+  });
+
+  it('sets no <CONNECTOR>_BASE_URL unless configured, then the configured URL', () => {
+    assert.deepEqual(keys.filter((k) => k.endsWith('_BASE_URL')), []);
+    const sandbox = synth({ config: testConfig({ connectorBaseUrls: { papierkram: 'https://sandbox.example.com/api/v1' } }) });
+    const e = lambdaEnv(sandbox.mcpT, 'hosted-mcp-example-mcp-server');
+    assert.equal(e.PAPIERKRAM_BASE_URL, 'https://sandbox.example.com/api/v1');
+  });
+
+  it('omits the optional ones when not configured (no origins: every Origin refused; no profiles)', () => {
+    const none = synth({ config: testConfig({ allowedOrigins: [], profiles: undefined, keyProfiles: undefined }) });
+    const e = lambdaEnv(none.mcpT, 'hosted-mcp-example-mcp-server');
+    for (const name of OPTIONAL) assert.ok(!(name in e), name);
+  });
+
+  it('serializes profiles the way profiles.rs parses them', () => {
+    const t = synth({ config: testConfig({ profiles: { accounting: ['papierkram/*'], read: ['papierkram/*_list', 'papierkram/*_get'] }, keyProfiles: { k1: 'read', k2: 'accounting' } }) });
+    const e = lambdaEnv(t.mcpT, 'hosted-mcp-example-mcp-server');
+    assert.equal(e.MCP_PROFILES, 'accounting=papierkram/*;read=papierkram/*_list,papierkram/*_get');
+    assert.equal(e.MCP_KEY_PROFILES, 'k1=read,k2=accounting');
+  });
+});
+
+/** Per ops function: config.rs names infra deliberately leaves unset on Lambda, and why. */
+const OPS_NOT_ON_LAMBDA: Record<string, Record<string, string>> = {
+  [BINARIES.quotaAlarm]: {
+    QUOTA_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
+    QUOTA_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
+    AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+  },
+  [BINARIES.digest]: {
+    DIGEST_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
+    AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+  },
+};
+
+describe('ops function environments match their config.rs (once it exists)', () => {
+  const s = synth();
+  for (const binary of [BINARIES.digest, BINARIES.quotaAlarm]) {
+    const path = functionConfigRs(binary);
+    const skip = (t: { skip: (m: string) => void }): boolean => {
+      if (existsSync(path)) return false;
+      t.skip(`${path} does not exist yet`);
+      return true;
+    };
+    const env = (): Record<string, unknown> => lambdaEnv(s.opsT, `hosted-mcp-example-${binary}`);
+
+    it(`${binary}: every environment key is a config.rs name`, (t) => {
+      if (skip(t)) return;
+      const names = rustEnvNames(path);
+      for (const key of Object.keys(env())) assert.ok(names.all.has(key), `${key} is not a const in ${path}`);
+    });
+
+    it(`${binary}: every config.rs name is set, or deliberately left out`, (t) => {
+      if (skip(t)) return;
+      const notOnLambda = OPS_NOT_ON_LAMBDA[binary] ?? {};
+      const expected = [...rustEnvNames(path).fixed].filter((n) => !(n in notOnLambda)).sort();
+      assert.deepEqual(Object.keys(env()).sort(), expected, 'set the new variable in ops-stack.ts, or list it in OPS_NOT_ON_LAMBDA with the reason');
+    });
+  }
+});

@@ -1,0 +1,148 @@
+// Least privilege: every role's complete permission set, compared one to one with what the design
+// names. A wider grant (another action, a broader resource, a managed policy) fails here.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { type Statement, flat, logicalId, roleStatements, synth, testConfig } from './helpers.ts';
+
+const ACCOUNT = '${AWS::AccountId}';
+const AUDIT_LOG = '/hosted-mcp/example/mcp-server';
+const AUDIT_ARNS = [
+  `arn:aws:logs:eu-central-1:${ACCOUNT}:log-group:${AUDIT_LOG}`,
+  `arn:aws:logs:eu-central-1:${ACCOUNT}:log-group:${AUDIT_LOG}:*`,
+];
+const SECRET_ARN = `arn:aws:secretsmanager:eu-central-1:${ACCOUNT}:secret:hosted-mcp/example-??????`;
+
+const roleId = (t: Template, prefix: string): string => {
+  const ids = Object.keys(t.findResources('AWS::IAM::Role')).filter((id) => id.startsWith(prefix));
+  assert.equal(ids.length, 1, `one role ${prefix}*: ${ids.join(', ')}`);
+  return ids[0]!;
+};
+const ref = (id: string): string => `\${Ref:${id}}`;
+const arn = (id: string): string => `\${GetAtt:${id}.Arn}`;
+const sorted = (s: Statement[]): Statement[] => s.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const trust = (t: Template, id: string): unknown[] => t.toJSON().Resources[id].Properties.AssumeRolePolicyDocument.Statement;
+
+describe('mcp-server role', () => {
+  const { mcpT: t } = synth();
+  const role = roleId(t, 'McpServerRole');
+
+  it('is the only role in the MCP stack, assumable by Lambda only', () => {
+    assert.equal(Object.keys(t.findResources('AWS::IAM::Role')).length, 1);
+    assert.deepEqual(trust(t, role), [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+  });
+
+  it('may write its log group and read the one deployment secret (GetSecretValue only), nothing else', () => {
+    const { statements, managed } = roleStatements(t, role);
+    assert.deepEqual(managed, []);
+    assert.deepEqual(statements, sorted([
+      { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] },
+      { sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [arn(logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: AUDIT_LOG }))] },
+    ]));
+  });
+});
+
+describe('ops roles', () => {
+  const { opsT: t } = synth();
+  const dlq = (binary: string): string => arn(logicalId(t, 'AWS::SQS::Queue', { QueueName: `hosted-mcp-example-${binary}-dlq` }));
+  const log = (binary: string): string => arn(logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: `/hosted-mcp/example/${binary}` }));
+  const insights: Statement[] = [
+    { sid: 'QueryAuditLogs', actions: ['logs:GetQueryResults', 'logs:StartQuery'], resources: AUDIT_ARNS },
+    // StopQuery has no resource-level permissions in IAM: `*` is the only statement that matches.
+    { sid: 'StopOwnQueries', actions: ['logs:StopQuery'], resources: ['*'] },
+  ];
+
+  it('tool-error-digest: Insights on the audit log group, sending as the sender identity only, its log group, its DLQ', () => {
+    const role = roleId(t, 'DigestRole');
+    const { statements, managed } = roleStatements(t, role);
+    assert.deepEqual(managed, []);
+    const identity = ref(logicalId(t, 'AWS::SES::EmailIdentity'));
+    assert.deepEqual(statements, sorted([
+      ...insights,
+      // SES v2 SendEmail with raw MIME content is authorized as ses:SendRawEmail.
+      { sid: 'SendDigest', actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [`arn:aws:ses:eu-central-1:${ACCOUNT}:identity/${identity}`] },
+      { sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [log('tool-error-digest')] },
+      { sid: 'DeadLetterFailedRuns', actions: ['sqs:SendMessage'], resources: [dlq('tool-error-digest')] },
+    ]));
+  });
+
+  it('quota-alarm: Insights on the audit log group, its log group, its DLQ (it reads no secret yet)', () => {
+    const role = roleId(t, 'QuotaAlarmRole');
+    const { statements, managed } = roleStatements(t, role);
+    assert.deepEqual(managed, []);
+    assert.deepEqual(statements, sorted([
+      ...insights,
+      { sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [log('quota-alarm')] },
+      { sid: 'DeadLetterFailedRuns', actions: ['sqs:SendMessage'], resources: [dlq('quota-alarm')] },
+    ]));
+  });
+
+  it('schedulers: invoke their one function and write its DLQ, assumable by this account\'s scheduler only', () => {
+    const schedules = (Object.values(t.findResources('AWS::Scheduler::Schedule')) as any[]).map((s) => s.Properties);
+    assert.equal(schedules.length, 2);
+    for (const s of schedules) {
+      const roleArn = flat(s.Target.RoleArn);
+      const role = /^\$\{GetAtt:(.+)\.Arn\}$/.exec(roleArn)![1]!;
+      const fn = flat(s.Target.Arn);
+      const binary = (s.Name as string).replace('hosted-mcp-example-', '');
+      const { statements, managed } = roleStatements(t, role);
+      assert.deepEqual(managed, []);
+      assert.deepEqual(statements, sorted([
+        { actions: ['lambda:InvokeFunction'], resources: [fn, `${fn}:*`].sort() },
+        { actions: ['sqs:SendMessage'], resources: [dlq(binary)] },
+      ]));
+      const [stmt] = trust(t, role) as any[];
+      assert.deepEqual(stmt.Principal, { Service: 'scheduler.amazonaws.com' });
+      assert.deepEqual(stmt.Condition.StringEquals['aws:SourceAccount'], { Ref: 'AWS::AccountId' });
+    }
+  });
+
+  it('lambda roles are assumable by Lambda only', () => {
+    for (const prefix of ['DigestRole', 'QuotaAlarmRole']) {
+      assert.deepEqual(trust(t, roleId(t, prefix)), [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+    }
+  });
+});
+
+describe('no wider than stated, anywhere', () => {
+  const { opsT, mcpT } = synth();
+  for (const [name, t] of [['ops', opsT], ['mcp', mcpT]] as const) {
+    it(`${name} stack: no managed policies, no wildcard actions, "*" only for logs:StopQuery`, () => {
+      t.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+      t.resourceCountIs('AWS::IAM::User', 0);
+      for (const id of Object.keys(t.findResources('AWS::IAM::Role'))) {
+        const { statements, managed } = roleStatements(t, id);
+        assert.deepEqual(managed, [], id);
+        for (const s of statements) {
+          for (const a of s.actions) assert.ok(!a.includes('*'), `${id}: wildcard action ${a}`);
+          if (s.resources.includes('*')) assert.deepEqual(s.actions, ['logs:StopQuery'], `${id}: * resource`);
+        }
+      }
+    });
+  }
+});
+
+describe('secret variants (mcp-server is the one reader)', () => {
+  it('a full secret ARN is granted exactly', () => {
+    const full = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:hosted-mcp/prod-AbC123';
+    const { mcpT } = synth({ config: testConfig({ secretId: full }) });
+    const s = roleStatements(mcpT, roleId(mcpT, 'McpServerRole')).statements.find((x) => x.sid === 'ReadDeploymentSecret');
+    assert.deepEqual(s?.resources, [full]);
+  });
+
+  it('a customer-managed key adds kms:Decrypt on that key, through Secrets Manager only', () => {
+    const key = 'arn:aws:kms:eu-central-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const { mcpT, opsT } = synth({ config: testConfig({ secretKmsKeyArn: key }) });
+    const s = roleStatements(mcpT, roleId(mcpT, 'McpServerRole')).statements.find((x) => x.sid === 'DecryptDeploymentSecret');
+    assert.deepEqual(s, {
+      sid: 'DecryptDeploymentSecret',
+      actions: ['kms:Decrypt'],
+      resources: [key],
+      condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-central-1.amazonaws.com' } },
+    });
+    // The ops functions never touch the secret.
+    for (const prefix of ['DigestRole', 'QuotaAlarmRole']) {
+      assert.ok(!roleStatements(opsT, roleId(opsT, prefix)).statements.some((x) => x.actions.some((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:'))), prefix);
+    }
+  });
+});

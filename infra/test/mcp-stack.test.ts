@@ -1,0 +1,277 @@
+// The MCP stack: HTTP API → mcp-server, the audit log group, alarms and outputs.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Match } from 'aws-cdk-lib/assertions';
+import { RustFunction } from 'cargo-lambda-cdk';
+import { flat, logicalId, synth, testConfig } from './helpers.ts';
+
+const FN = 'hosted-mcp-example-mcp-server';
+
+describe('mcp-server function', () => {
+  const { mcp, mcpT: t } = synth();
+  const fnId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN });
+  const fn = t.toJSON().Resources[fnId];
+
+  it('is a cargo-lambda-cdk RustFunction (binary mcp-server of the workspace)', () => {
+    assert.ok(mcp.fn instanceof RustFunction);
+  });
+
+  it('runs on arm64 provided.al2023 with the bootstrap handler', () => {
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: FN,
+      Runtime: 'provided.al2023',
+      Architectures: ['arm64'],
+      Handler: 'bootstrap',
+    });
+  });
+
+  it('is sized 256 MB / 10 s by default (tests/bench sizes these) and follows the config', () => {
+    assert.equal(fn.Properties.MemorySize, 256);
+    assert.equal(fn.Properties.Timeout, 10);
+    const bigger = synth({ config: testConfig({ mcpServer: { memoryMb: 512, timeoutSeconds: 20, reservedConcurrency: 10 } }) }).mcpT;
+    bigger.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: FN, MemorySize: 512, Timeout: 20, ReservedConcurrentExecutions: 10,
+    });
+  });
+
+  it('logs JSON into the audit log group, INFO and up (audit lines carry `level`)', () => {
+    assert.deepEqual(fn.Properties.LoggingConfig, {
+      LogFormat: 'JSON',
+      ApplicationLogLevel: 'INFO',
+      SystemLogLevel: 'INFO',
+      LogGroup: { Ref: logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' }) },
+    });
+  });
+
+  it('uses its own role with no managed policies', () => {
+    const roleRef = flat(fn.Properties.Role);
+    assert.match(roleRef, /^\$\{GetAtt:McpServerRole[0-9A-F]+\.Arn\}$/);
+  });
+});
+
+describe('audit log group', () => {
+  const { mcpT: t } = synth();
+  it('has the configured retention and is kept when the stack is deleted', () => {
+    t.hasResource('AWS::Logs::LogGroup', {
+      Properties: { LogGroupName: '/hosted-mcp/example/mcp-server', RetentionInDays: 90 },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    synth({ config: testConfig({ logRetentionDays: 365 }) }).mcpT.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: '/hosted-mcp/example/mcp-server', RetentionInDays: 365,
+    });
+  });
+  it('is the only log group (the function writes nowhere else)', () => {
+    t.resourceCountIs('AWS::Logs::LogGroup', 1);
+  });
+});
+
+describe('HTTP API', () => {
+  const { mcpT: t } = synth();
+  const fnId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN });
+
+  it('is an HTTP API routing /mcp and /mcp/{profile} (any method) and GET /health to mcp-server, payload 2.0', () => {
+    t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    t.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    const routes = Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties.RouteKey).sort();
+    assert.deepEqual(routes, ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /health']);
+    t.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: { 'Fn::GetAtt': [fnId, 'Arn'] },
+    });
+  });
+
+  it('has one auto-deployed $default stage with the configured throttling', () => {
+    t.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    t.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+    });
+    synth({ config: testConfig({ throttle: { rateLimit: 5, burstLimit: 7 } }) }).mcpT.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 },
+    });
+  });
+
+  it('lets only this API invoke the function', () => {
+    const perms = Object.values(t.findResources('AWS::Lambda::Permission')) as any[];
+    assert.ok(perms.length > 0);
+    for (const p of perms) {
+      assert.equal(p.Properties.Principal, 'apigateway.amazonaws.com');
+      assert.match(flat(p.Properties.SourceArn), /:execute-api:eu-central-1:\$\{AWS::AccountId\}:\$\{Ref:HttpApi[0-9A-F]+\}\//);
+    }
+  });
+});
+
+describe('custom domain', () => {
+  it('maps the configured domain to the stage, with the certificate and an alias record', () => {
+    const { mcpT: t } = synth();
+    t.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'mcp.example.com',
+      DomainNameConfigurations: [Match.objectLike({
+        CertificateArn: 'arn:aws:acm:eu-central-1:123456789012:certificate/00000000-0000-0000-0000-000000000000',
+        EndpointType: 'REGIONAL',
+      })],
+    });
+    const mappings = Object.values(t.findResources('AWS::ApiGatewayV2::ApiMapping')) as any[];
+    assert.equal(mappings.length, 1);
+    const mapping = mappings[0];
+    assert.equal(mapping.Properties.Stage, '$default');
+    assert.match(flat(mapping.Properties.DomainName), /^\$\{Ref:CustomDomain/);
+    // Created after the stage it names.
+    assert.deepEqual(mapping.DependsOn, [logicalId(t, 'AWS::ApiGatewayV2::Stage', { StageName: '$default' })]);
+    t.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'mcp.example.com.', Type: 'A', HostedZoneId: 'Z0123456789ABCDEFGHIJ' });
+  });
+
+  it('is optional: without it there is no domain, mapping or record, and the URL is the execute-api one', () => {
+    const { mcpT: t } = synth({ config: testConfig({ customDomain: undefined }) });
+    t.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    t.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
+    t.resourceCountIs('AWS::Route53::RecordSet', 0);
+    const url = flat(t.toJSON().Outputs.McpUrl.Value);
+    assert.match(url, /^https:\/\/\$\{Ref:HttpApi[0-9A-F]+\}\.execute-api\.eu-central-1\.\$\{AWS::URLSuffix\}\/mcp$/);
+  });
+
+  it('creates no DNS record when no hosted zone is given', () => {
+    const { mcpT: t } = synth({ config: testConfig({ customDomain: { hostedZone: undefined } }) });
+    t.resourceCountIs('AWS::ApiGatewayV2::DomainName', 1);
+    t.resourceCountIs('AWS::Route53::RecordSet', 0);
+  });
+
+  it('puts the API Gateway host, the custom domain and extra hosts into MCP_ALLOWED_HOSTS', () => {
+    const { mcpT: t } = synth({ config: testConfig({ allowedHosts: ['mcp.internal.example.com'] }) });
+    const env = t.toJSON().Resources[logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN })].Properties.Environment.Variables;
+    const hosts = flat(env.MCP_ALLOWED_HOSTS).split(',');
+    assert.equal(hosts.length, 3);
+    assert.match(hosts[0]!, /^\$\{Ref:HttpApi[0-9A-F]+\}\.execute-api\.eu-central-1\.\$\{AWS::URLSuffix\}$/);
+    assert.deepEqual(hosts.slice(1), ['mcp.example.com', 'mcp.internal.example.com']);
+  });
+});
+
+describe('deployment secret', () => {
+  it('is referenced, not created', () => {
+    const { mcpT, opsT } = synth();
+    mcpT.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    opsT.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+});
+
+describe('alarms', () => {
+  const { mcpT: t } = synth();
+  const fnId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN });
+  const opsTopic = 'arn:aws:sns:eu-central-1:${AWS::AccountId}:hosted-mcp-example-ops';
+  const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties);
+  const byName = (name: string): any => {
+    const a = alarms.find((x) => x.AlarmName === `hosted-mcp-example-${name}`);
+    assert.ok(a, `no alarm ${name}; have ${alarms.map((x) => x.AlarmName).join(', ')}`);
+    return a;
+  };
+
+  it('all notify the ops topic and treat missing data as OK', () => {
+    assert.equal(alarms.length, 5);
+    for (const a of alarms) {
+      assert.deepEqual(a.AlarmActions.map(flat), [opsTopic], a.AlarmName);
+      assert.equal(a.TreatMissingData, 'notBreaching', a.AlarmName);
+    }
+  });
+
+  const cases: [string, Record<string, unknown>][] = [
+    ['mcp-server-errors', { Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
+    ['mcp-server-throttles', { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
+    ['mcp-server-duration-p99', { Namespace: 'AWS/Lambda', MetricName: 'Duration', ExtendedStatistic: 'p99', Period: 300, Threshold: 8000, EvaluationPeriods: 3, DatapointsToAlarm: 2, ComparisonOperator: 'GreaterThanThreshold' }],
+    ['api-5xx', { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Statistic: 'Sum', Period: 300, Threshold: 5, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
+    ['auth-denied-spike', { Namespace: 'HostedMcp', MetricName: 'AuthDenied', Statistic: 'Sum', Period: 300, Threshold: 20, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
+  ];
+  for (const [name, expected] of cases) {
+    it(`${name}: ${JSON.stringify(expected)}`, () => {
+      const a = byName(name);
+      for (const [k, v] of Object.entries(expected)) assert.deepEqual(a[k], v, `${name}.${k}`);
+      assert.ok(a.AlarmDescription, 'says what to look at');
+    });
+  }
+
+  it('watch this function and this API', () => {
+    for (const name of ['mcp-server-errors', 'mcp-server-throttles', 'mcp-server-duration-p99']) {
+      assert.deepEqual(byName(name).Dimensions, [{ Name: 'FunctionName', Value: { Ref: fnId } }]);
+    }
+    assert.match(flat(byName('api-5xx').Dimensions[0].Value), /^\$\{Ref:HttpApi/);
+    assert.equal(byName('api-5xx').Dimensions[0].Name, 'ApiId');
+  });
+
+  it('take their thresholds from the config (duration p99 defaults to 80 % of the timeout)', () => {
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50 } }) }).mcpT;
+    const got = Object.fromEntries(Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => [a.Properties.AlarmName, a.Properties.Threshold]));
+    assert.deepEqual(got, {
+      'hosted-mcp-example-mcp-server-errors': 3,
+      'hosted-mcp-example-mcp-server-throttles': 1,
+      'hosted-mcp-example-mcp-server-duration-p99': 16000,
+      'hosted-mcp-example-api-5xx': 10,
+      'hosted-mcp-example-auth-denied-spike': 50,
+    });
+  });
+});
+
+describe('metric filters on the audit log', () => {
+  const { mcpT: t } = synth();
+  const filters = Object.values(t.findResources('AWS::Logs::MetricFilter')).map((f: any) => f.Properties);
+  const byMetric = (name: string): any => filters.find((f) => f.MetricTransformations[0].MetricName === name);
+
+  it('count auth_denied audit events (the `event` field of shared/audit)', () => {
+    const f = byMetric('AuthDenied');
+    assert.equal(f.FilterPattern, '{ $.event = "auth_denied" }');
+    assert.deepEqual(f.MetricTransformations[0], { MetricName: 'AuthDenied', MetricNamespace: 'HostedMcp', MetricValue: '1', DefaultValue: 0, Unit: 'Count' });
+  });
+
+  it('count cold starts and their init duration from platform.report records', () => {
+    const pattern = '{ ($.type = "platform.report") && ($.record.metrics.initDurationMs > 0) }';
+    assert.equal(byMetric('ColdStarts').FilterPattern, pattern);
+    assert.equal(byMetric('InitDurationMs').FilterPattern, pattern);
+    assert.equal(byMetric('InitDurationMs').MetricTransformations[0].MetricValue, '$.record.metrics.initDurationMs');
+  });
+
+  it('all read the audit log group', () => {
+    const lg = logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' });
+    assert.equal(filters.length, 3);
+    for (const f of filters) assert.deepEqual(f.LogGroupName, { Ref: lg });
+  });
+
+  it('use the configured metrics namespace, like MCP_EMF_NAMESPACE', () => {
+    const t2 = synth({ config: testConfig({ metricsNamespace: 'HostedMcp/example' }) }).mcpT;
+    for (const f of Object.values(t2.findResources('AWS::Logs::MetricFilter')) as any[]) {
+      assert.equal(f.Properties.MetricTransformations[0].MetricNamespace, 'HostedMcp/example');
+    }
+    const env = t2.toJSON().Resources[logicalId(t2, 'AWS::Lambda::Function', { FunctionName: FN })].Properties.Environment.Variables;
+    assert.equal(env.MCP_EMF_NAMESPACE, 'HostedMcp/example');
+  });
+});
+
+describe('outputs', () => {
+  it('give the MCP URL (custom domain when there is one), the API endpoint, the audit log group and the dashboard', () => {
+    const { mcpT: t } = synth();
+    const out = t.toJSON().Outputs;
+    assert.equal(out.McpUrl.Value, 'https://mcp.example.com/mcp');
+    assert.match(flat(out.ApiEndpoint.Value), /^https:\/\/\$\{Ref:HttpApi[0-9A-F]+\}\.execute-api\.eu-central-1\.\$\{AWS::URLSuffix\}\/$/);
+    assert.equal(flat(out.AuditLogGroup.Value), '${Ref:' + logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' }) + '}');
+    assert.ok(out.DashboardName);
+  });
+});
+
+describe('stacks', () => {
+  it('are named per stage, in the configured region, and the MCP stack deploys after the ops stack', () => {
+    const { ops, mcp } = synth();
+    assert.equal(ops.stackName, 'hosted-mcp-example-ops');
+    assert.equal(mcp.stackName, 'hosted-mcp-example-mcp');
+    assert.equal(mcp.region, 'eu-central-1');
+    assert.deepEqual(mcp.dependencies.map((d) => d.stackName), ['hosted-mcp-example-ops']);
+    assert.deepEqual(ops.dependencies, []);
+  });
+
+  it('need no CloudFormation exports between them', () => {
+    const { opsT, mcpT } = synth();
+    for (const t of [opsT, mcpT]) {
+      for (const o of Object.values(t.toJSON().Outputs ?? {}) as any[]) assert.equal(o.Export, undefined);
+      assert.ok(!JSON.stringify(t.toJSON()).includes('Fn::ImportValue'));
+    }
+  });
+});

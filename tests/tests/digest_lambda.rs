@@ -1,0 +1,299 @@
+//! `tool-error-digest` on its Lambda path with the real SDK clients: Logs Insights through the
+//! local CloudWatch Logs endpoint (our engine over the audit fixture), SES v2 through
+//! `moto_server`, the sent message read back from moto's data dump.
+
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use integration_tests::Moto;
+use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status};
+use jiff::Timestamp;
+use lambda_runtime::Diagnostic;
+use serde_json::Value;
+use tool_error_digest::email::Addresses;
+use tool_error_digest::handler::{Deps, Settings, handle};
+use tool_error_digest::logs::CloudWatchInsights;
+use tool_error_digest::ses::SesMailer;
+
+const FIXTURE: &str =
+    include_str!("../../functions/tool-error-digest/tests/fixtures/audit-two-weeks.jsonl");
+const NOW: &str = "2026-11-30T06:00:00Z";
+const PROD: &str = "/aws/lambda/hosted-mcp-prod";
+/// Found through the prefix, empty: every query must still cover it.
+const STAGING: &str = "/aws/lambda/hosted-mcp-staging";
+const PREFIX: &str = "/aws/lambda/hosted-mcp-";
+const SENDER: &str = "digest@example.com";
+const RECIPIENTS: [&str; 2] = ["ops@example.com", "oncall@example.com"];
+
+fn sesv2_client(moto: &Moto) -> aws_sdk_sesv2::Client {
+    use aws_sdk_sesv2::config::{Credentials, Region};
+    let config = aws_sdk_sesv2::Config::builder()
+        .behavior_version_latest()
+        .region(Region::new("eu-central-1"))
+        .endpoint_url(&moto.endpoint)
+        .credentials_provider(Credentials::new("testing", "testing", None, None, "moto"))
+        .build();
+    aws_sdk_sesv2::Client::from_conf(config)
+}
+
+/// Moto with a verified sender, the logs endpoint with the fixture, and the handler's deps
+/// built from the real clients as `main` builds them.
+async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
+    let moto = tokio::task::spawn_blocking(Moto::start).await.unwrap();
+    let ses = sesv2_client(&moto);
+    // Moto rejects SendEmail from an identity it does not know ("Did not have authority").
+    ses.create_email_identity()
+        .email_identity(SENDER)
+        .send()
+        .await
+        .expect("create the sender identity in moto");
+    let logs = LogsEndpoint::start().await;
+    logs.add_lines(PROD, &audit_lines(FIXTURE));
+    logs.add_lines(STAGING, "");
+    let deps = Deps {
+        logs: CloudWatchInsights::new(logs.client(), Duration::from_secs(30)),
+        mail: SesMailer::new(ses),
+        settings: Settings {
+            log_groups: vec![PROD.into()],
+            log_group_prefix: Some(PREFIX.into()),
+            addresses: Addresses {
+                sender: SENDER.into(),
+                recipients: RECIPIENTS.map(String::from).to_vec(),
+                subject_prefix: String::new(),
+            },
+            dashboard_url: Some("https://example.com/dashboard".into()),
+            send_all_clear: true,
+        },
+    };
+    (moto, logs, deps)
+}
+
+/// The fixture's audit events. It also holds a plain tracing line, which CloudWatch would store
+/// as a message without fields; the local endpoint takes only audit JSON, so it is left out.
+fn audit_lines(jsonl: &str) -> String {
+    jsonl
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("ts").is_some()))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn now() -> Timestamp {
+    NOW.parse().unwrap()
+}
+
+/// The raw messages moto's SES accepted: `ses.RawMessage` in `/moto-api/data.json`.
+async fn raw_messages(moto: &Moto) -> Vec<Value> {
+    let data: Value = reqwest::get(format!("{}/moto-api/data.json", moto.endpoint))
+        .await
+        .expect("moto data dump")
+        .json()
+        .await
+        .expect("moto data JSON");
+    data["ses"]["RawMessage"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no ses.RawMessage in moto's data: {data}"))
+        .clone()
+}
+
+/// The header block of a message or part, continuation lines unfolded.
+fn headers(block: &str) -> Vec<(String, String)> {
+    let head = block.split("\r\n\r\n").next().unwrap_or_default();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in head.split("\r\n") {
+        if line.starts_with([' ', '\t']) {
+            if let Some((_, value)) = out.last_mut() {
+                value.push_str(line);
+            }
+        } else if let Some((name, value)) = line.split_once(':') {
+            out.push((name.to_ascii_lowercase(), value.trim().to_string()));
+        }
+    }
+    out
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Decodes RFC 2047 `=?UTF-8?B?…?=` words; the space between two encoded words is dropped.
+fn decode_words(value: &str) -> String {
+    value
+        .split_whitespace()
+        .map(|word| {
+            match word
+                .strip_prefix("=?UTF-8?B?")
+                .and_then(|w| w.strip_suffix("?="))
+            {
+                Some(b64) => String::from_utf8(STANDARD.decode(b64).unwrap()).unwrap(),
+                None => format!(" {word}"),
+            }
+        })
+        .collect::<String>()
+        .trim()
+        .replace("  ", " ")
+}
+
+/// One leaf part of a MIME message.
+struct Part {
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Part {
+    fn content_type(&self) -> &str {
+        header(&self.headers, "content-type").unwrap_or_default()
+    }
+}
+
+/// The parts between boundary lines (every `--…` delimiter), base64 bodies decoded. Enough for
+/// messages whose bodies are all base64, as the digest's are.
+fn parts(raw: &str) -> Vec<Part> {
+    raw.split("\r\n--")
+        .skip(1)
+        .filter_map(|segment| {
+            let (_boundary, rest) = segment.split_once("\r\n")?;
+            let headers = headers(rest);
+            header(&headers, "content-type")?;
+            let body = rest.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+            let body = if header(&headers, "content-transfer-encoding") == Some("base64") {
+                let b64: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+                STANDARD.decode(b64).expect("base64 body")
+            } else {
+                body.as_bytes().to_vec()
+            };
+            Some(Part { headers, body })
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
+    let (moto, logs, deps) = setup().await;
+
+    let outcome = handle(&deps, now()).await.expect("digest run");
+    assert_eq!(outcome.subject, "6 tools failing, 2 new — week 48");
+    assert!(outcome.sent);
+    assert_eq!(outcome.log_groups, 2);
+
+    let messages = raw_messages(&moto).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let message = &messages[0];
+    assert_eq!(message["source"], SENDER);
+    assert_eq!(
+        message["id"].as_str(),
+        outcome.message_id.as_deref(),
+        "the id SES answered"
+    );
+    let destinations = message["destinations"].as_array().unwrap();
+    for to in RECIPIENTS {
+        assert!(destinations.iter().any(|d| d == to), "{to}: {message}");
+    }
+
+    let raw = message["raw_data"].as_str().unwrap();
+    let top = headers(raw);
+    assert_eq!(
+        decode_words(header(&top, "subject").unwrap()),
+        "6 tools failing, 2 new — week 48"
+    );
+    assert_eq!(header(&top, "from"), Some(SENDER));
+    let to = header(&top, "to").unwrap();
+    assert!(RECIPIENTS.iter().all(|r| to.contains(r)), "{to}");
+    assert!(
+        header(&top, "content-type")
+            .unwrap()
+            .starts_with("multipart/related"),
+        "{top:?}"
+    );
+
+    let parts = parts(raw);
+    let find = |prefix: &str| {
+        parts
+            .iter()
+            .find(|p| p.content_type().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} part in\n{raw}"))
+    };
+    let text = String::from_utf8(find("text/plain").body.clone()).unwrap();
+    assert!(text.contains("week 48"), "{text}");
+    assert!(
+        text.contains("Dashboard: https://example.com/dashboard"),
+        "{text}"
+    );
+    let html = String::from_utf8(find("text/html").body.clone()).unwrap();
+    let png = find("image/png");
+    assert!(png.body.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
+    let content_id = header(&png.headers, "content-id").expect("Content-ID on the chart");
+    let cid = content_id.trim_start_matches('<').trim_end_matches('>');
+    assert!(
+        html.contains(&format!("src=\"cid:{cid}\"")),
+        "the HTML shows the chart {cid}:\n{html}"
+    );
+
+    let queries = logs.queries();
+    assert!(!queries.is_empty());
+    for q in &queries {
+        assert_eq!(q.log_groups, [PROD, STAGING], "{}", q.query_string);
+    }
+    let mut starts: Vec<Timestamp> = queries.iter().map(|q| q.range.start).collect();
+    starts.sort();
+    starts.dedup();
+    let week = |s: &str| s.parse::<Timestamp>().unwrap();
+    assert_eq!(
+        starts,
+        [week("2026-11-16T00:00:00Z"), week("2026-11-23T00:00:00Z")],
+        "this week and the one before"
+    );
+    for q in queries
+        .iter()
+        .filter(|q| q.range.start == week("2026-11-23T00:00:00Z"))
+    {
+        assert_eq!(q.range.end, week("2026-11-29T23:59:59Z"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_query_sends_digest_failed_mail_and_fails_the_invocation() {
+    let (moto, logs, deps) = setup().await;
+    logs.script(Behaviour::Finish(Status::Failed));
+
+    let err = handle(&deps, now()).await.expect_err("the run must fail");
+    let message = err.to_string();
+    assert!(message.contains("ended as Failed"), "{message}");
+    assert_eq!(
+        Diagnostic::from(err).error_type,
+        "ToolErrorDigest.QueryFailed"
+    );
+
+    let messages = raw_messages(&moto).await;
+    assert_eq!(messages.len(), 1, "only the failure notice: {messages:?}");
+    let raw = messages[0]["raw_data"].as_str().unwrap();
+    let top = headers(raw);
+    assert_eq!(
+        decode_words(header(&top, "subject").unwrap()),
+        "Digest failed — week 48"
+    );
+    assert!(
+        header(&top, "content-type")
+            .unwrap()
+            .starts_with("text/plain"),
+        "{top:?}"
+    );
+    let b64: String = raw
+        .split_once("\r\n\r\n")
+        .unwrap()
+        .1
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let body = String::from_utf8(STANDARD.decode(b64).unwrap()).unwrap();
+    let query_id = &logs.queries()[0].query_id;
+    assert!(
+        body.contains(&format!("query {query_id} ended as Failed")),
+        "{body}"
+    );
+    assert!(body.contains("2026-11-23 to 2026-11-29 (UTC)"), "{body}");
+}
