@@ -213,6 +213,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
         }
         Command::Lambda => {
             let state = build_state(config, None, redactor).await?;
+            warn_if_too_many_listed(&state);
             lambda_http::run(app(state))
                 .await
                 .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
@@ -252,6 +253,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
                 .await
                 .with_context(|| format!("cannot listen on {addr}"))?;
             let bound = listener.local_addr()?;
+            warn_if_too_many_listed(&state);
             tracing::info!(
                 url = %format!("http://{bound}/mcp"),
                 listed = state.tool_defs.len(),
@@ -274,6 +276,19 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
                 .await?;
             Ok(())
         }
+    }
+}
+
+/// Above ~30 listed tools a model's tool selection degrades: say so at start.
+fn warn_if_too_many_listed(state: &AppState) {
+    let listed = state.tool_defs.len();
+    if listed > crate::lint::MAX_LISTED {
+        tracing::warn!(
+            listed,
+            max = crate::lint::MAX_LISTED,
+            "more tools are listed than models choose from well: mark the rest `core: false` \
+             (they stay reachable through search_tools and call_tool)"
+        );
     }
 }
 

@@ -269,8 +269,7 @@ impl McpHandler {
             limit: Some(3),
             ..search::SearchRequest::default()
         };
-        let visible = |tool: &str| self.visible(tool, ctx);
-        let answer = self.state.search.search(&request, &visible);
+        let answer = self.search_visible(&request, ctx);
         let closest: Vec<String> = answer.structured["tools"]
             .as_array()
             .map(|a| {
@@ -293,12 +292,18 @@ impl McpHandler {
         ))
     }
 
-    fn visible(&self, tool: &str, ctx: &CallContext) -> bool {
-        self.state.registry.find(tool).is_some_and(|(c, t)| {
-            self.state
-                .profiles
-                .allows(ctx.profile(), &c.catalog.connector, &t.name)
-        })
+    /// Searches only what the caller's profile may see (visibility worked out at start).
+    fn search_visible(
+        &self,
+        request: &search::SearchRequest,
+        ctx: &CallContext,
+    ) -> search::SearchAnswer {
+        let key = ctx.profile().map(str::to_string);
+        match self.state.visibility.get(&key) {
+            Some(v) => self.state.search.search_in(request, v),
+            // Profiles are checked to exist before a request gets here.
+            None => self.state.search.search(request, &|_| false),
+        }
     }
 
     fn search(
@@ -356,8 +361,7 @@ impl McpHandler {
             detail,
             limit,
         };
-        let visible = |tool: &str| self.visible(tool, ctx);
-        let answer = self.state.search.search(&request, &visible);
+        let answer = self.search_visible(&request, ctx);
         let mut event = AuditEvent::new(EventKind::ToolCall)
             .tool(profiles::SEARCH_TOOLS)
             .status("ok")

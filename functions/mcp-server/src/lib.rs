@@ -61,6 +61,8 @@ pub struct AppState {
     pub profiles: Arc<profiles::Profiles>,
     /// BM25 index over every exposed tool, built once.
     pub search: Arc<search::Index>,
+    /// Which indexed tools each profile sees (`None`: the whole deployment), worked out once.
+    pub visibility: Arc<std::collections::HashMap<Option<String>, search::Visibility>>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,
@@ -102,6 +104,22 @@ impl AppState {
         );
         let meta_defs = profiles::meta_tools(&output);
         let profiles = Arc::new(config.profiles.clone());
+        let connector_of: std::collections::HashMap<&str, &str> = registry
+            .exposed()
+            .map(|(c, t)| (t.name.as_str(), c.catalog.connector.as_str()))
+            .collect();
+        let visibility = std::iter::once(None)
+            .chain(profiles.names().map(|n| Some(n.to_string())))
+            .map(|profile| {
+                let check = |tool: &str| {
+                    connector_of
+                        .get(tool)
+                        .is_some_and(|c| profiles.allows(profile.as_deref(), c, tool))
+                };
+                let v = search.visibility(&check);
+                (profile, v)
+            })
+            .collect();
         AppState {
             runtime: Arc::new(Runtime {
                 http,
@@ -117,6 +135,7 @@ impl AppState {
             meta_defs: Arc::new(meta_defs),
             profiles,
             search: Arc::new(search),
+            visibility: Arc::new(visibility),
             insecure_no_auth: false,
         }
     }

@@ -93,6 +93,11 @@ impl Profiles {
         Ok(Profiles { sets, keys })
     }
 
+    /// Every profile name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.sets.keys().map(String::as_str)
+    }
+
     pub fn exists(&self, name: &str) -> bool {
         self.sets.contains_key(name)
     }

@@ -180,7 +180,10 @@ pub fn parse_limit(v: &Value) -> Result<usize, String> {
 pub struct SearchAnswer {
     /// The answer for the model, ending with the footer line.
     pub text: String,
-    /// The same answer as an index: numbers, shown names or counts per connector.
+    /// The answer as data: `query`, `connector`, `matched`, `total`, `detail` (and
+    /// `reduced_from` when the cap forced a coarser level), `shown`; `tools`, the names shown
+    /// (every level but counts, up to 250 names; longer lists are in the text only); `more` and
+    /// `partial` names; `counts` per connector (names and counts levels); `note`.
     pub structured: Value,
     pub matched: usize,
     pub total: usize,
@@ -309,6 +312,22 @@ impl<'a> Vocabulary<'a> {
         self.words.insert(raw, ids);
         ids
     }
+}
+
+/// Everything one answer shows, whichever detail level renders it.
+struct Page<'a> {
+    q: &'a SearchRequest,
+    requested: Detail,
+    /// Tools matching the most query words, the best `shown` (and a few more) first.
+    matched: &'a [Hit],
+    shown: usize,
+    /// Tools matching fewer words, named when few matched fully.
+    partial: Vec<Hit>,
+    /// Matches per connector (index into `connectors`), most first.
+    counts: Vec<(usize, usize)>,
+    total: usize,
+    /// Words no tool mentions, or that no tool has them all.
+    note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -507,12 +526,36 @@ impl Index {
         } else {
             Vec::new()
         };
-        let counts = self.counts(matched);
+        let unknown: Vec<&str> = words
+            .iter()
+            .zip(&groups)
+            .filter(|(_, g)| {
+                g.terms
+                    .iter()
+                    .all(|(t, _)| self.postings[*t as usize].is_empty())
+            })
+            .map(|(w, _)| w.raw.as_str())
+            .collect();
+        let note = if !unknown.is_empty() {
+            Some(format!("No tool mentions: {}.", unknown.join(", ")))
+        } else if usize::from(max_cover) < words.len() {
+            Some("No tool matches every word; these match the most.".to_string())
+        } else {
+            None
+        };
+        let page = Page {
+            q,
+            requested,
+            counts: self.counts(matched),
+            matched,
+            shown,
+            partial,
+            total,
+            note,
+        };
         let mut level = requested;
         loop {
-            let answer = self.render(
-                q, level, requested, matched, shown, &partial, &counts, total,
-            );
+            let answer = self.render(&page, level);
             if answer.bytes() <= MAX_ANSWER_BYTES || level == Detail::Counts {
                 return answer;
             }
@@ -646,24 +689,20 @@ impl Index {
         counts
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn render(
-        &self,
-        q: &SearchRequest,
-        level: Detail,
-        requested: Detail,
-        matched: &[Hit],
-        shown: usize,
-        partial: &[Hit],
-        counts: &[(usize, usize)],
-        total: usize,
-    ) -> SearchAnswer {
+    fn render(&self, page: &Page<'_>, level: Detail) -> SearchAnswer {
+        let (q, requested, matched, shown, total) =
+            (page.q, page.requested, page.matched, page.shown, page.total);
+        let (partial, counts) = (&page.partial[..], &page.counts[..]);
         let name = |h: &Hit| self.docs[h.doc as usize].name.as_str();
-        let mut text = String::new();
+        let mut text = String::with_capacity(4096);
         let mut structured = json!({
             "query": q.query, "connector": q.connector, "matched": matched.len(), "total": total,
             "detail": level.as_str(),
         });
+        if let Some(note) = &page.note {
+            let _ = writeln!(text, "{note}\n");
+            structured["note"] = note.as_str().into();
+        }
         if level != requested {
             structured["reduced_from"] = requested.as_str().into();
         }
@@ -722,6 +761,11 @@ impl Index {
                     );
                 }
                 structured["shown"] = shown.into();
+                // Long name lists live in the text only: both copies of 2,000 names would not
+                // fit the cap.
+                if shown <= SUMMARY_UP_TO {
+                    structured["tools"] = page.iter().map(name).collect::<Vec<_>>().into();
+                }
             }
             Detail::Counts => {
                 text.push_str("Matches per connector: ");
@@ -1073,6 +1117,7 @@ impl Normaliser {
 fn forms(raw: &str) -> Option<Word> {
     let mut n = Normaliser::default();
     n.load(raw).then(|| Word {
+        raw: raw.to_string(),
         first: n.stem.clone(),
         second: n.second().map(str::to_string),
         surface: n.folded.clone(),
@@ -1082,6 +1127,8 @@ fn forms(raw: &str) -> Option<Word> {
 /// One word as indexed: its stemmed forms, and the unstemmed (folded) word, which scores a
 /// bonus when a query has it exactly: "Belege" prefers the list of vouchers over one "Beleg".
 struct Word {
+    /// As typed, for messages.
+    raw: String,
     first: String,
     second: Option<String>,
     surface: String,
@@ -1092,16 +1139,70 @@ const SURFACE: char = '=';
 
 /// Words of names, parameter names and queries: `_` separates them.
 fn split_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
+    Words {
+        text,
+        pos: 0,
+        underscore: false,
+    }
 }
 
 /// Words of descriptions, without identifiers: `companies_list` or `company_id` in prose refer
 /// to other tools or to parameters (indexed in their own field), and would make every tool that
 /// mentions `invoices_list` match "list invoices".
 fn prose_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty() && !w.contains('_'))
+    Words {
+        text,
+        pos: 0,
+        underscore: true,
+    }
+    .filter(|w| !w.contains('_'))
+}
+
+/// Runs of alphanumeric characters (and `_` when `underscore`), bytewise for ASCII: the index
+/// build splits every description.
+struct Words<'a> {
+    text: &'a str,
+    pos: usize,
+    underscore: bool,
+}
+
+impl Words<'_> {
+    /// Whether the character at byte `i` belongs to a word, and its length in bytes.
+    fn at(&self, i: usize) -> (bool, usize) {
+        let b = self.text.as_bytes()[i];
+        if b.is_ascii() {
+            return (
+                b.is_ascii_alphanumeric() || (self.underscore && b == b'_'),
+                1,
+            );
+        }
+        let c = self.text[i..].chars().next().unwrap_or(' ');
+        (c.is_alphanumeric(), c.len_utf8())
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let len = self.text.len();
+        while self.pos < len {
+            let (word, width) = self.at(self.pos);
+            if word {
+                break;
+            }
+            self.pos += width;
+        }
+        let start = self.pos;
+        while self.pos < len {
+            let (word, width) = self.at(self.pos);
+            if !word {
+                break;
+            }
+            self.pos += width;
+        }
+        (start < self.pos).then(|| &self.text[start..self.pos])
+    }
 }
 
 /// The stemmed index terms of `text` in order, both forms of a word side by side.
@@ -1386,6 +1487,30 @@ mod tests {
     }
 
     #[test]
+    fn words_split_at_every_non_alphanumeric_character() {
+        let text = "Außenstände (offene_posten), e.g. 5€ — “Rechnungen”… éclair";
+        let words: Vec<&str> = split_words(text).collect();
+        assert_eq!(
+            words,
+            [
+                "Außenstände",
+                "offene",
+                "posten",
+                "e",
+                "g",
+                "5",
+                "Rechnungen",
+                "éclair"
+            ]
+        );
+        let prose: Vec<&str> = prose_words(text).collect();
+        assert_eq!(
+            prose,
+            ["Außenstände", "e", "g", "5", "Rechnungen", "éclair"]
+        );
+    }
+
+    #[test]
     fn umlauts_fold_and_the_plain_vowel_form_is_indexed_too() {
         assert_eq!(terms("Umsätze"), ["umsaetz", "umsatz"]);
         assert_eq!(terms("Straße"), ["strass"]);
@@ -1554,6 +1679,27 @@ mod tests {
             answer.text
         );
     }
+    #[test]
+    fn answers_say_which_words_no_tool_has() {
+        let index = small();
+        let unknown = index.search(&req("Zeiterfassung Woche"), &all);
+        assert!(
+            unknown
+                .text
+                .starts_with("No tool mentions: Woche.\n\n## time_entries_list"),
+            "{}",
+            unknown.text
+        );
+        let apart = index.search(&req("Zeiterfassung Belege"), &all);
+        assert!(
+            apart
+                .text
+                .starts_with("No tool matches every word; these match the most.\n\n"),
+            "{}",
+            apart.text
+        );
+        assert_eq!(apart.matched, 2);
+    }
 
     /// 2,001 tools that all contain "widget"; `visible` admits the first `n`.
     fn widgets() -> Index {
@@ -1646,7 +1792,12 @@ mod tests {
             detail: Some(Detail::Names),
             ..req("widget")
         };
-        assert_eq!(index.search(&names, &first(3)).detail, Detail::Names);
+        let answer = index.search(&names, &first(3));
+        assert_eq!(answer.detail, Detail::Names);
+        assert_eq!(
+            answer.structured["tools"],
+            json!(["widget_0000_get", "widget_0001_get", "widget_0002_get"])
+        );
         let full = SearchRequest {
             detail: Some(Detail::Full),
             ..req("widget")

@@ -3,10 +3,10 @@
 `echo(text) -> {"text": text}`, over Streamable HTTP at http://HOST:PORT/mcp.
 
 The benchmark scripts under tests/bench/ measure hosted-mcp against this server side by side, on the
-same machine and in the same run. Install its pinned stack outside the repo's test venv:
+same machine and in the same run. tests/bench/run.sh installs its pinned stack into a venv of its
+own, outside the repo's test venv, and starts it from there; by hand:
 
-    python3 -m venv /tmp/peer-venv && /tmp/peer-venv/bin/pip install -r tests/bench/peer/requirements.txt
-    /tmp/peer-venv/bin/python tests/bench/peer/echo_server.py --port 8765
+    .tools/bench-venv/bin/python tests/bench/peer/echo_server.py --port 8765
 
 By default it mirrors how hosted-mcp answers: stateless (no Mcp-Session-Id) with plain
 application/json replies. --stateful keeps sessions, --sse answers POSTs as text/event-stream, and

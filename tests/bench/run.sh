@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# hosted-mcp vs the FastMCP peer, in one run: builds the release binaries, makes sure the peer's
+# pinned venv exists (.tools/bench-venv), then runs tests/bench/bench.py, which prints the table
+# and writes target/bench/results.json.
+#
+#   tests/bench/run.sh [--no-build] [bench.py options: --runs 5 --requests 3000 --rounds 5 ...]
+#
+# Run one benchmark at a time, on an otherwise quiet machine.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+build=1
+args=()
+for a in "$@"; do
+    case "$a" in
+    --no-build) build=0 ;;
+    -h | --help)
+        sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+        python3 tests/bench/bench.py --help
+        exit 0
+        ;;
+    *) args+=("$a") ;;
+    esac
+done
+
+if ((build)); then
+    echo "building release binaries (slow the first time: lto, codegen-units=1) ..." >&2
+    cargo build --release --quiet -p mcp-server -p papierkram-sandbox
+fi
+for bin in target/release/mcp-server target/release/papierkram-sandbox; do
+    [[ -x "$bin" ]] || { echo "missing $bin (drop --no-build)" >&2; exit 1; }
+done
+
+# The peer venv is (re)built whenever tests/bench/peer/requirements.txt changes.
+venv="$ROOT/.tools/bench-venv"
+reqs="$ROOT/tests/bench/peer/requirements.txt"
+if ! cmp -s "$reqs" "$venv/requirements.installed" || [[ ! -x "$venv/bin/python" ]]; then
+    echo "creating the peer venv $venv (pinned FastMCP) ..." >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$reqs"
+    cp "$reqs" "$venv/requirements.installed"
+fi
+
+exec python3 tests/bench/bench.py --peer-python "$venv/bin/python" "${args[@]}"
