@@ -30,4 +30,7 @@ cargo test --workspace --locked
 step "infra (CDK: type-check, assertion tests, offline synth, cfn-lint)"
 infra/test.sh
 
+step "Lambda zips (cargo lambda build --release --output-format zip), with sizes"
+tests/lambda-zips.sh
+
 step "all tests passed"
