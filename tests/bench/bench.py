@@ -216,6 +216,9 @@ def meta(args) -> dict:
         "peer": {"fastmcp": peer_versions[0] if peer_versions else None,
                  "mcp": peer_versions[1] if len(peer_versions) > 1 else None},
         "ours_binary_bytes": Path(args.ours).stat().st_size,
+        # with --no-build the binary may predate the commit above
+        "ours_binary_built_utc": datetime.datetime.fromtimestamp(
+            Path(args.ours).stat().st_mtime, datetime.timezone.utc).isoformat(timespec="seconds"),
         "params": {k: getattr(args, k) for k in
                    ("runs", "cold_warmup", "requests", "rounds", "warmup", "poll_ms")},
     }
