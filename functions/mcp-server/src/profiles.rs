@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::config::{ConfigError, Env};
+use crate::tools::object;
 
 /// `MCP_PROFILES`: `name=connector/tool-glob,…;name2=…`.
 pub const PROFILES: &str = "MCP_PROFILES";
@@ -140,13 +141,6 @@ fn glob(pattern: &str, text: &str) -> bool {
         }
     }
     true
-}
-
-fn object(v: Value) -> JsonObject {
-    match v {
-        Value::Object(m) => m,
-        _ => JsonObject::new(),
-    }
 }
 
 /// The two meta tools, built once.

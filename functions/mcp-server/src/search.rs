@@ -865,7 +865,7 @@ impl Index {
                 let name = &self.connectors[c];
                 let distance = probe
                     .iter()
-                    .map(|w| edit_distance(w, name))
+                    .map(|w| crate::args::edit_distance(w, name))
                     .min()
                     .unwrap_or(0);
                 (distance, c, *n)
@@ -925,7 +925,7 @@ impl Index {
             .iter()
             .enumerate()
             .filter(|(_, t)| t.len().abs_diff(word.len()) <= max && !t.starts_with(SURFACE))
-            .map(|(i, t)| (edit_distance(word, t), i))
+            .map(|(i, t)| (crate::args::edit_distance(word, t), i))
             .filter(|(d, _)| *d <= max)
             .min_by_key(|(d, i)| (*d, usize::MAX - self.postings[*i].len()))
             .map(|(_, i)| i as u32)
@@ -1380,22 +1380,6 @@ fn summary(description: &str) -> String {
     let cut: String = line.chars().take(MAX_SUMMARY_CHARS).collect();
     let end = cut.rfind(' ').unwrap_or(cut.len());
     format!("{}…", cut[..end].trim_end_matches([',', ';', ':']))
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

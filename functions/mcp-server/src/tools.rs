@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 
 use crate::args::{self, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 
-fn object(v: Value) -> JsonObject {
+/// A JSON object literal as an rmcp `JsonObject` (anything else: empty).
+pub(crate) fn object(v: Value) -> JsonObject {
     match v {
         Value::Object(m) => m,
         _ => Map::new(),
