@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s\n' "$*"; df -h . | awk 'NR == 2 { print "    (disk: " $4 " free)" }'; }
+
+# One full run gains nothing from incremental compilation and it costs gigabytes of disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 step "test tools (pinned, into .tools/)"
 tests/tools/install.sh
