@@ -59,7 +59,7 @@ export interface DeploymentConfig {
   /** Target account; unset: the CLI's current credentials decide. */
   readonly account?: string;
   readonly region: string;
-  /** The deployment secret (MCP_SECRET_ID): a name, or a full ARN with its 6-character suffix. */
+  /** The deployment secret (MCP_SECRET_ID, QUOTA_SECRET_ID): a name, or a full ARN with its 6-character suffix. */
   readonly secretId: string;
   /** Customer-managed KMS key of the secret, if it has one (kms:Decrypt via Secrets Manager). */
   readonly secretKmsKeyArn?: string;

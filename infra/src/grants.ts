@@ -44,7 +44,8 @@ export function logGroupArns(stack: Stack, name: string): string[] {
 }
 
 /**
- * Logs Insights over the audit log groups: StartQuery and GetQueryResults scoped to them.
+ * Logs Insights over the given log groups (the audit log groups; for quota-alarm also its own):
+ * StartQuery and GetQueryResults scoped to them.
  * StopQuery supports no resource-level permission (IAM service reference), so a statement scoped
  * to log groups would never match; it gets `*` and can only stop queries by id.
  */

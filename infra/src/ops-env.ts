@@ -24,11 +24,14 @@ export const DIGEST_ENV = {
 
 /** functions/quota-alarm/src/config.rs. */
 export const QUOTA_ENV = {
-  /** Audit log groups whose quota fields give the utilisation, comma-separated. */
+  /** Log groups whose quota fields give the utilisation, comma-separated: the audit log groups
+   *  and quota-alarm's own (its `quota_probe` lines). */
   logGroups: 'QUOTA_LOG_GROUPS',
   /** Namespace of the EMF quota metrics (the alarms watch the same one). */
   emfNamespace: 'QUOTA_EMF_NAMESPACE',
   /** How long one Logs Insights query may run, seconds. */
   queryTimeoutSecs: 'QUOTA_QUERY_TIMEOUT_SECS',
+  /** The deployment secret (name or ARN, as mcp-server's MCP_SECRET_ID): credentials for the quota probe. */
+  secretId: 'QUOTA_SECRET_ID',
   logFormat: 'QUOTA_LOG_FORMAT',
 } as const;

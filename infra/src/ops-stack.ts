@@ -14,7 +14,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeploymentConfig, FunctionSizing, ScheduleConfig } from './config.ts';
-import { allowInsightsQueries } from './grants.ts';
+import { allowInsightsQueries, allowSecretRead } from './grants.ts';
 import { DIGEST_ENV, QUOTA_ENV } from './ops-env.ts';
 import { BINARIES, alarmName, dashboardName, functionName, logGroupName, opsTopicName } from './names.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
@@ -114,10 +114,30 @@ export class OpsStack extends Stack {
       alarmAction,
     });
 
-    // quota-alarm: quota figures from the audit logs → EMF metrics. It reads no secret yet (the
-    // upstream probe is still to come); grant allowSecretRead when it does.
-    const quotaRole = functionRole(this, 'QuotaAlarmRole', `quota-alarm (${stage}): audit log queries`);
-    allowInsightsQueries(quotaRole, props.auditLogGroupNames);
+    // quota-alarm: quota figures from the audit logs → EMF metrics. When a connector has shown no
+    // quota figures for a while and its catalog declares `quota.probe`, the function sends that one
+    // request upstream itself, with the connector's credentials from the deployment secret (the one
+    // mcp-server reads), and writes the figures as one audit line (event `quota_probe`) to its
+    // stdout, i.e. to its own log group. The next run has to see that line, so the function's own
+    // log group is queried along with the audit log groups.
+    //
+    // Those lines are only found if each stays a top-level JSON object in CloudWatch Logs, as
+    // mcp-server's audit lines do. AWS Lambda developer guide, "Configuring JSON and plain text log
+    // formats": Rust has no built-in JSON application logger, so Lambda formats only its own system
+    // (platform) records, and it does not double-encode application output that is already JSON, so
+    // a JSON object written to stdout arrives as written and Logs Insights discovers its keys as
+    // fields. "Log-level filtering": for such runtimes the JSON log format filters stdout JSON objects
+    // by their "level" key (missing or invalid counts as INFO), so rustLambda's JSON format with
+    // application level INFO keeps every info/warn/error audit line. Hence the same treatment as the
+    // audit log group: JSON log format (rustLambda), the configured retention (scheduledFunction).
+    // Unlike the audit log it goes with the stack (and the function): its probe lines only bridge a
+    // connector's quiet period until the next run.
+    const quotaRole = functionRole(this, 'QuotaAlarmRole', `quota-alarm (${stage}): audit log queries, deployment secret`);
+    const quotaLogGroups = [...props.auditLogGroupNames, logGroupName(stage, BINARIES.quotaAlarm)];
+    allowInsightsQueries(quotaRole, quotaLogGroups);
+    // secretsmanager:GetSecretValue on the one secret, exactly as for mcp-server (plus kms:Decrypt
+    // through Secrets Manager when the secret has a customer-managed key).
+    allowSecretRead(quotaRole, config);
     this.quotaAlarm = this.scheduledFunction('QuotaAlarm', {
       config,
       binary: BINARIES.quotaAlarm,
@@ -125,7 +145,8 @@ export class OpsStack extends Stack {
       sizing: config.quotaAlarm,
       role: quotaRole,
       environment: {
-        [QUOTA_ENV.logGroups]: props.auditLogGroupNames.join(','),
+        [QUOTA_ENV.logGroups]: quotaLogGroups.join(','),
+        [QUOTA_ENV.secretId]: config.secretId,
         [QUOTA_ENV.emfNamespace]: config.metricsNamespace,
         [QUOTA_ENV.queryTimeoutSecs]: String(queryTimeoutSeconds(config.quotaAlarm.timeoutSeconds)),
         [QUOTA_ENV.logFormat]: 'json',

@@ -168,3 +168,13 @@ describe('ops function environments match their config.rs (once it exists)', () 
     });
   }
 });
+
+describe('quota-alarm reads the deployment secret mcp-server reads', () => {
+  for (const secretId of ['hosted-mcp/example', 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:hosted-mcp/prod-AbC123']) {
+    it(`QUOTA_SECRET_ID = MCP_SECRET_ID = ${secretId}`, () => {
+      const s = synth({ config: testConfig({ secretId }) });
+      assert.equal(lambdaEnv(s.opsT, `hosted-mcp-example-${BINARIES.quotaAlarm}`).QUOTA_SECRET_ID, secretId);
+      assert.equal(lambdaEnv(s.mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`).MCP_SECRET_ID, secretId);
+    });
+  }
+});

@@ -12,6 +12,11 @@ const AUDIT_ARNS = [
   `arn:aws:logs:eu-central-1:${ACCOUNT}:log-group:${AUDIT_LOG}:*`,
 ];
 const SECRET_ARN = `arn:aws:secretsmanager:eu-central-1:${ACCOUNT}:secret:hosted-mcp/example-??????`;
+const QUOTA_LOG = '/hosted-mcp/example/quota-alarm';
+const QUOTA_LOG_ARNS = [
+  `arn:aws:logs:eu-central-1:${ACCOUNT}:log-group:${QUOTA_LOG}`,
+  `arn:aws:logs:eu-central-1:${ACCOUNT}:log-group:${QUOTA_LOG}:*`,
+];
 
 const roleId = (t: Template, prefix: string): string => {
   const ids = Object.keys(t.findResources('AWS::IAM::Role')).filter((id) => id.startsWith(prefix));
@@ -66,15 +71,26 @@ describe('ops roles', () => {
     ]));
   });
 
-  it('quota-alarm: Insights on the audit log group, its log group, its DLQ (it reads no secret yet)', () => {
+  it('quota-alarm: Insights on the audit log group and its own, the one deployment secret (GetSecretValue only), its log group, its DLQ', () => {
     const role = roleId(t, 'QuotaAlarmRole');
     const { statements, managed } = roleStatements(t, role);
     assert.deepEqual(managed, []);
     assert.deepEqual(statements, sorted([
-      ...insights,
+      // Its own log group too: the next run reads the quota_probe lines the last one wrote there.
+      { sid: 'QueryAuditLogs', actions: ['logs:GetQueryResults', 'logs:StartQuery'], resources: [...AUDIT_ARNS, ...QUOTA_LOG_ARNS].sort() },
+      { sid: 'StopOwnQueries', actions: ['logs:StopQuery'], resources: ['*'] },
+      // The upstream probe uses the connector's credentials from the secret mcp-server reads.
+      { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] },
       { sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [log('quota-alarm')] },
       { sid: 'DeadLetterFailedRuns', actions: ['sqs:SendMessage'], resources: [dlq('quota-alarm')] },
     ]));
+  });
+
+  it('quota-alarm: the secret grant is the same statement as mcp-server\'s', () => {
+    const { mcpT } = synth();
+    const read = (tt: Template, prefix: string): Statement[] =>
+      roleStatements(tt, roleId(tt, prefix)).statements.filter((x) => x.actions.some((a) => a.startsWith('secretsmanager:') || a.startsWith('kms:')));
+    assert.deepEqual(read(t, 'QuotaAlarmRole'), read(mcpT, 'McpServerRole'));
   });
 
   it('schedulers: invoke their one function and write its DLQ, assumable by this account\'s scheduler only', () => {
@@ -122,27 +138,33 @@ describe('no wider than stated, anywhere', () => {
   }
 });
 
-describe('secret variants (mcp-server is the one reader)', () => {
+describe('secret variants (mcp-server and quota-alarm are the readers)', () => {
+  const readers = (s: ReturnType<typeof synth>): [string, Template, string][] => [
+    ['mcp-server', s.mcpT, 'McpServerRole'],
+    ['quota-alarm', s.opsT, 'QuotaAlarmRole'],
+  ];
+
   it('a full secret ARN is granted exactly', () => {
     const full = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:hosted-mcp/prod-AbC123';
-    const { mcpT } = synth({ config: testConfig({ secretId: full }) });
-    const s = roleStatements(mcpT, roleId(mcpT, 'McpServerRole')).statements.find((x) => x.sid === 'ReadDeploymentSecret');
-    assert.deepEqual(s?.resources, [full]);
+    for (const [name, t, prefix] of readers(synth({ config: testConfig({ secretId: full }) }))) {
+      const s = roleStatements(t, roleId(t, prefix)).statements.filter((x) => x.actions.some((a) => a.startsWith('secretsmanager:')));
+      assert.deepEqual(s, [{ sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [full] }], name);
+    }
   });
 
   it('a customer-managed key adds kms:Decrypt on that key, through Secrets Manager only', () => {
     const key = 'arn:aws:kms:eu-central-1:123456789012:key/11111111-2222-3333-4444-555555555555';
-    const { mcpT, opsT } = synth({ config: testConfig({ secretKmsKeyArn: key }) });
-    const s = roleStatements(mcpT, roleId(mcpT, 'McpServerRole')).statements.find((x) => x.sid === 'DecryptDeploymentSecret');
-    assert.deepEqual(s, {
-      sid: 'DecryptDeploymentSecret',
-      actions: ['kms:Decrypt'],
-      resources: [key],
-      condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-central-1.amazonaws.com' } },
-    });
-    // The ops functions never touch the secret.
-    for (const prefix of ['DigestRole', 'QuotaAlarmRole']) {
-      assert.ok(!roleStatements(opsT, roleId(opsT, prefix)).statements.some((x) => x.actions.some((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:'))), prefix);
+    const s = synth({ config: testConfig({ secretKmsKeyArn: key }) });
+    for (const [name, t, prefix] of readers(s)) {
+      const kms = roleStatements(t, roleId(t, prefix)).statements.filter((x) => x.actions.some((a) => a.startsWith('kms:')));
+      assert.deepEqual(kms, [{
+        sid: 'DecryptDeploymentSecret',
+        actions: ['kms:Decrypt'],
+        resources: [key],
+        condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-central-1.amazonaws.com' } },
+      }], name);
     }
+    // The digest never touches the secret.
+    assert.ok(!roleStatements(s.opsT, roleId(s.opsT, 'DigestRole')).statements.some((x) => x.actions.some((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:'))));
   });
 });

@@ -129,12 +129,43 @@ describe('scheduled ops functions', () => {
       DIGEST_LOG_FORMAT: 'json',
     });
     assert.deepEqual(env('hosted-mcp-example-quota-alarm'), {
-      QUOTA_LOG_GROUPS: '/hosted-mcp/example/mcp-server',
+      // The audit log group and its own (the quota_probe lines of earlier runs).
+      QUOTA_LOG_GROUPS: '/hosted-mcp/example/mcp-server,/hosted-mcp/example/quota-alarm',
+      // The secret mcp-server reads (MCP_SECRET_ID): the probe's upstream credentials.
+      QUOTA_SECRET_ID: 'hosted-mcp/example',
       QUOTA_EMF_NAMESPACE: 'HostedMcp',
       // Its 180 s timeout minus a minute: a stuck query is stopped and reported, not cut off.
       QUOTA_QUERY_TIMEOUT_SECS: '120',
       QUOTA_LOG_FORMAT: 'json',
     });
+  });
+});
+
+describe('quota-alarm reads its own quota_probe lines', () => {
+  const s = synth();
+  const t = s.opsT;
+  const fn = (t.toJSON().Resources[logicalId(t, 'AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-quota-alarm' })] as any).Properties;
+  const groups = (fn.Environment.Variables.QUOTA_LOG_GROUPS as string).split(',');
+  const own = (t.toJSON().Resources[fn.LoggingConfig.LogGroup.Ref] as any).Properties;
+
+  it('queries the log group its stdout goes to, besides the audit log group', () => {
+    assert.equal(own.LogGroupName, '/hosted-mcp/example/quota-alarm');
+    assert.deepEqual(groups, ['/hosted-mcp/example/mcp-server', own.LogGroupName]);
+  });
+
+  it('writes it like the audit log: JSON log format (stdout JSON objects stay top-level), INFO lines kept, same retention', () => {
+    const mcp = s.mcpT.toJSON().Resources;
+    const mcpFn = (mcp[logicalId(s.mcpT, 'AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-mcp-server' })] as any).Properties;
+    const audit = (mcp[mcpFn.LoggingConfig.LogGroup.Ref] as any).Properties;
+    assert.equal(audit.LogGroupName, '/hosted-mcp/example/mcp-server');
+    const format = (c: Record<string, unknown>): Record<string, unknown> => ({ LogFormat: c.LogFormat, ApplicationLogLevel: c.ApplicationLogLevel, SystemLogLevel: c.SystemLogLevel });
+    assert.deepEqual(format(fn.LoggingConfig), { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+    assert.deepEqual(format(fn.LoggingConfig), format(mcpFn.LoggingConfig));
+    assert.equal(own.RetentionInDays, audit.RetentionInDays);
+    const s30 = synth({ config: testConfig({ logRetentionDays: 30 }) });
+    for (const [tt, name] of [[s30.opsT, '/hosted-mcp/example/quota-alarm'], [s30.mcpT, '/hosted-mcp/example/mcp-server']] as const) {
+      tt.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: name, RetentionInDays: 30 });
+    }
   });
 });
 

@@ -9,6 +9,7 @@ use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use quota_alarm::assess::State;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
+use quota_alarm::local::NoProbes;
 use quota_alarm::logs::CloudWatchInsights;
 use quota_alarm::{Deps, catalogs, handle};
 use serde_json::Value;
@@ -32,7 +33,7 @@ fn audit_lines(jsonl: &str) -> String {
         .collect()
 }
 
-async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights>) {
+async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights, NoProbes>) {
     let logs = LogsEndpoint::start().await;
     logs.add_lines(GROUP_A, &audit_lines(A));
     logs.add_lines(GROUP_B, &audit_lines(B));
@@ -41,6 +42,9 @@ async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights>) {
             client: logs.client(),
             timeout: Duration::from_secs(30),
         },
+        // The probe has its own end-to-end test (quota_sandbox.rs); this one reads logs only.
+        prober: NoProbes,
+        probes: Default::default(),
         connectors: catalogs::policies(&catalogs::load(None).unwrap()).unwrap(),
         namespace: DEFAULT_NAMESPACE.into(),
         log_groups: vec![GROUP_A.into()],

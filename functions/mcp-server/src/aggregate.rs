@@ -61,7 +61,7 @@ pub async fn run(rt: &Runtime, conn: &Connector, agg: &Aggregate, valid: &ValidA
             }
             match rt.fetch(conn, tool, &source_valid).await {
                 Ok(reply) => {
-                    quota = reply.quota.or(quota);
+                    quota = add_request(quota, reply.quota);
                     let body = reply.body.unwrap_or(Value::Null);
                     let (page_items, more) = page_of(conn, &body);
                     let got = page_items.len();
@@ -82,6 +82,7 @@ pub async fn run(rt: &Runtime, conn: &Connector, agg: &Aggregate, valid: &ValidA
                     }
                 }
                 Err(outcome) => {
+                    quota = add_request(quota, outcome.quota);
                     failure = Some(outcome);
                     break;
                 }
@@ -127,6 +128,15 @@ pub async fn run(rt: &Runtime, conn: &Connector, agg: &Aggregate, valid: &ValidA
         truncated: false,
     }
     .with_quota(quota)
+}
+
+/// The quota figures of the call so far after one more upstream request: the audit line and
+/// `_quota` report what the whole call cost, not its last page.
+fn add_request(call: Option<QuotaInfo>, request: Option<QuotaInfo>) -> Option<QuotaInfo> {
+    match (call, request) {
+        (Some(call), Some(request)) => Some(call.followed_by(request)),
+        (call, request) => request.or(call),
+    }
 }
 
 /// Template variables: the tool's arguments, and period bounds from `year`/`month`.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use catalog::{Catalog, Method, ParamIn, Status, Tool};
+use catalog::{Catalog, Credential, CredentialError, Method, ParamIn, Status, Tool};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
 use serde_json::Value;
@@ -24,12 +24,7 @@ pub struct BuildError {
 }
 
 /// Quota figures read from the catalog's quota headers.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct QuotaInfo {
-    pub remaining: Option<i64>,
-    pub consumed: Option<i64>,
-    pub limit: Option<i64>,
-}
+pub type QuotaInfo = catalog::QuotaFigures;
 
 /// What the upstream answered, reduced to what the runtime needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,27 +139,23 @@ pub fn fill_base(
     base_url: &str,
     secrets: &SecretValues,
 ) -> Result<String, BuildError> {
-    let mut out = base_url.to_string();
-    for field in catalog::placeholders(base_url) {
-        let value = secrets
-            .field(&catalog.connector, field)
-            .ok_or_else(|| missing(catalog, field))?;
-        let host_safe = !value.is_empty()
-            && value
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c));
-        if !host_safe {
-            return Err(BuildError {
-                status: Status::Unauthorized,
-                hint: format!(
-                    "The secret field connectors.{}.{field} is not a plain host name part; fix it in the deployment secret.",
-                    catalog.connector
-                ),
-            });
-        }
-        out = out.replace(&format!("{{{field}}}"), value);
+    catalog::fill_base_url(base_url, |field| {
+        secrets.field(&catalog.connector, field).map(str::to_string)
+    })
+    .map_err(|e| credential_error(catalog, &e))
+}
+
+fn credential_error(catalog: &Catalog, e: &CredentialError) -> BuildError {
+    match e {
+        CredentialError::Missing(field) => missing(catalog, field),
+        CredentialError::NotHostSafe(field) => BuildError {
+            status: Status::Unauthorized,
+            hint: format!(
+                "The secret field connectors.{}.{field} is not a plain host name part; fix it in the deployment secret.",
+                catalog.connector
+            ),
+        },
     }
-    Ok(out)
 }
 
 fn missing(catalog: &Catalog, field: &str) -> BuildError {
@@ -200,16 +191,15 @@ pub async fn send(
         .request(method, url)
         .timeout(timeout)
         .header(reqwest::header::ACCEPT, "application/json");
-    let auth = &catalog.auth;
-    if let Some(field) = auth.secret_field() {
-        let secret = secrets
-            .field(&catalog.connector, field)
-            .ok_or_else(|| Err(missing(catalog, field)))?;
-        request = match &auth.header {
-            Some(name) => request.header(name.as_str(), secret),
-            None => request.bearer_auth(secret),
-        };
-    }
+    let credential = catalog
+        .auth
+        .credential(|field| secrets.field(&catalog.connector, field).map(str::to_string))
+        .map_err(|e| Err(credential_error(catalog, &e)))?;
+    request = match credential {
+        Some(Credential::Bearer(token)) => request.bearer_auth(token),
+        Some(Credential::Header { name, value }) => request.header(name, value),
+        None => request,
+    };
     if let Some(body) = body {
         request = request
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -218,11 +208,10 @@ pub async fn send(
     let response = request.send().await.map_err(|e| Ok(classify_error(&e)))?;
     let status = response.status().as_u16();
     let headers = response.headers();
-    let quota = catalog.quota.as_ref().map(|q| QuotaInfo {
-        remaining: header_i64(headers, q.remaining.as_deref()),
-        consumed: header_i64(headers, q.consumed.as_deref()),
-        limit: q.limit,
-    });
+    let quota = catalog
+        .quota
+        .as_ref()
+        .map(|q| q.figures(|name| headers.get(name)?.to_str().ok().map(str::to_string)));
     let retry_after = headers
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
@@ -235,10 +224,6 @@ pub async fn send(
         quota,
         retry_after,
     })
-}
-
-fn header_i64(headers: &reqwest::header::HeaderMap, name: Option<&str>) -> Option<i64> {
-    headers.get(name?)?.to_str().ok()?.trim().parse().ok()
 }
 
 fn classify_error(e: &reqwest::Error) -> Failure {

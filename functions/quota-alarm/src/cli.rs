@@ -9,10 +9,10 @@ use jiff::Timestamp;
 
 use crate::config::Config;
 use crate::handler::{Deps, handle};
-use crate::local::{AuditLines, query_rows, usage_rows};
+use crate::local::{LocalInsights, NoProbes};
 use crate::logs::CloudWatchInsights;
-use crate::report::{evaluate, ranges};
-use crate::{alarms, catalogs, emf, table};
+use crate::probe::{self, HttpProber};
+use crate::{alarms, catalogs, table};
 
 pub const USAGE: &str = "\
 usage: quota-alarm run --local AUDIT.jsonl [--local MORE.jsonl] [--catalog DIR] [--now RFC3339] [--emf]
@@ -123,33 +123,36 @@ pub async fn run(command: Command, config: Config, out: &mut impl Write) -> anyh
             now,
             emf,
         } => {
-            let connectors = connectors(catalog_dir(&catalog))?;
-            let mut lines = AuditLines::default();
+            // Each file is a log group; the run is the Lambda's with the local engine answering
+            // the query, and without probes (no upstream is called locally).
+            let mut logs = LocalInsights::default();
             for file in &files {
                 let text = std::fs::read_to_string(file)
                     .with_context(|| format!("reading {}", file.display()))?;
-                lines.extend_from_jsonl(&text);
+                logs.add_jsonl(&file.display().to_string(), &text);
             }
+            let deps = Deps {
+                log_groups: logs.groups().to_vec(),
+                logs,
+                prober: NoProbes,
+                probes: Default::default(),
+                connectors: connectors(catalog_dir(&catalog))?,
+                namespace: config.namespace.clone(),
+                log_group_prefix: None,
+            };
             let now = now.unwrap_or_else(Timestamp::now);
-            let mut results = Vec::new();
-            for range in ranges(&connectors, now) {
-                results.push((range, usage_rows(&query_rows(&lines, range))?));
-            }
-            let assessments = evaluate(&connectors, now, &results);
+            let outcome = handle(&deps, now).await?;
             if emf {
-                for a in &assessments {
-                    if let Some(line) = emf::emf_line(a, &config.namespace, now) {
-                        writeln!(out, "{line}")?;
-                    }
-                    writeln!(out, "{}", emf::Decision::new(a, now).to_line())?;
+                for line in &outcome.lines {
+                    writeln!(out, "{line}")?;
                 }
             } else {
-                write!(out, "{}", table::render(&assessments, now))?;
+                write!(out, "{}", table::render(&outcome.assessments, now))?;
                 writeln!(
                     out,
                     "\n{} audit events read, {} other lines skipped",
-                    lines.events.len(),
-                    lines.skipped
+                    deps.logs.events(),
+                    deps.logs.skipped()
                 )?;
             }
         }
@@ -169,12 +172,22 @@ fn connectors(
 /// Lambda mode: the client and catalogs once, then one run per scheduled event.
 async fn lambda(config: Config) -> anyhow::Result<()> {
     let aws = aws_config::load_from_env().await;
+    let loaded = catalogs::load(config.catalog_dir.as_deref()).context("loading catalogs")?;
     let deps = Deps {
         logs: CloudWatchInsights {
             client: aws_sdk_cloudwatchlogs::Client::new(&aws),
             timeout: config.query_timeout,
         },
-        connectors: connectors(config.catalog_dir.clone())?,
+        prober: HttpProber {
+            http: reqwest::Client::new(),
+            secret: config
+                .secret_id
+                .clone()
+                .map(|id| (aws_sdk_secretsmanager::Client::new(&aws), id)),
+            base_urls: Default::default(),
+        },
+        probes: probe::specs(&loaded),
+        connectors: catalogs::policies(&loaded)?,
         namespace: config.namespace.clone(),
         log_groups: config.log_groups.clone(),
         log_group_prefix: config.log_group_prefix.clone(),

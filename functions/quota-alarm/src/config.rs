@@ -16,6 +16,9 @@ pub const EMF_NAMESPACE: &str = "QUOTA_EMF_NAMESPACE";
 pub const CATALOG_DIR: &str = "QUOTA_CATALOG_DIR";
 /// How long one Logs Insights query may take before the run fails, seconds.
 pub const QUERY_TIMEOUT_SECS: &str = "QUOTA_QUERY_TIMEOUT_SECS";
+/// The deployment secret (name or ARN) holding the connector credentials; the quiet-period
+/// probe of an upstream needs it. Unset: no probes, a quiet connector stays `unknown`.
+pub const SECRET_ID: &str = "QUOTA_SECRET_ID";
 /// `json` (Lambda default) or `text` (local default).
 pub const LOG_FORMAT: &str = "QUOTA_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
@@ -28,6 +31,7 @@ pub const ALL: &[&str] = &[
     EMF_NAMESPACE,
     CATALOG_DIR,
     QUERY_TIMEOUT_SECS,
+    SECRET_ID,
     LOG_FORMAT,
 ];
 
@@ -49,6 +53,7 @@ pub struct Config {
     pub namespace: String,
     pub catalog_dir: Option<PathBuf>,
     pub query_timeout: Duration,
+    pub secret_id: Option<String>,
     pub json_logs: bool,
 }
 
@@ -115,6 +120,7 @@ impl Config {
             namespace,
             catalog_dir: get(CATALOG_DIR).map(PathBuf::from),
             query_timeout: Duration::from_secs(query_timeout),
+            secret_id: get(SECRET_ID),
             json_logs,
         })
     }

@@ -6,10 +6,12 @@
 //! scheduler's retries and alarms on function errors see it; no metric is published from a
 //! partial view.
 //!
-//! Not done yet: probing an upstream (its declared cheap request, credentials from Secrets
-//! Manager) when a connector had no traffic in the window — such a connector is reported
-//! `unknown` and gets no datapoint.
+//! A connector whose catalog declares `quota.probe` and whose window has had no figure for the
+//! probe's quiet hours is probed (`probe.rs`) after the queries: a figure it returns counts like
+//! a call's, and its audit line is printed with the other lines. Without a figure the connector
+//! is `unknown` and gets no datapoint, never 0 %.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use jiff::Timestamp;
@@ -20,6 +22,7 @@ use crate::assess::Assessment;
 use crate::emf::{Decision, emf_line};
 use crate::local::FieldRow;
 use crate::policy::Policy;
+use crate::probe::{self, ProbeSpec, Prober};
 use crate::report::{QueryRange, evaluate, ranges};
 use crate::usage::UsageRow;
 
@@ -57,9 +60,12 @@ pub trait LogsQuery {
 }
 
 /// What one invocation needs, built once at start.
-pub struct Deps<Q> {
+pub struct Deps<Q, P> {
     pub logs: Q,
+    pub prober: P,
     pub connectors: Vec<(String, Option<Policy>)>,
+    /// The declared probes, by connector.
+    pub probes: BTreeMap<String, ProbeSpec>,
     pub namespace: String,
     pub log_groups: Vec<String>,
     pub log_group_prefix: Option<String>,
@@ -97,7 +103,7 @@ impl From<HandlerError> for Diagnostic {
 #[derive(Debug)]
 pub struct Outcome {
     pub assessments: Vec<Assessment>,
-    /// EMF documents then decision lines, one JSON object each.
+    /// Probe audit lines, EMF documents, then decision lines: one JSON object each.
     pub lines: Vec<String>,
 }
 
@@ -114,7 +120,10 @@ impl Outcome {
 }
 
 /// One scheduled run at `now`. The scheduler's event carries nothing we need.
-pub async fn handle<Q: LogsQuery>(deps: &Deps<Q>, now: Timestamp) -> Result<Outcome, HandlerError> {
+pub async fn handle<Q: LogsQuery, P: Prober>(
+    deps: &Deps<Q, P>,
+    now: Timestamp,
+) -> Result<Outcome, HandlerError> {
     let mut groups = deps.log_groups.clone();
     if let Some(prefix) = &deps.log_group_prefix {
         let found = deps
@@ -144,13 +153,79 @@ pub async fn handle<Q: LogsQuery>(deps: &Deps<Q>, now: Timestamp) -> Result<Outc
             })?;
         results.push((range, read_rows(&rows)));
     }
-    let assessments = evaluate(&deps.connectors, now, &results);
-    let mut lines: Vec<String> = assessments
+    let mut assessments = evaluate(&deps.connectors, now, &results);
+    let probed = probe_quiet_connectors(deps, &assessments, now).await;
+    if probed.iter().any(|p| p.row.is_some()) {
+        for p in &probed {
+            let Some(row) = &p.row else { continue };
+            let start = assessments
+                .iter()
+                .find(|a| a.connector == p.connector)
+                .and_then(|a| a.bounds)
+                .map(|b| b.start);
+            if let Some((_, rows)) = results.iter_mut().find(|(r, _)| Some(r.start) == start) {
+                rows.push(row.clone());
+            }
+        }
+        assessments = evaluate(&deps.connectors, now, &results);
+    }
+    for p in &probed {
+        if let (Err(e), Some(a)) = (
+            &p.result,
+            assessments.iter_mut().find(|a| a.connector == p.connector),
+        ) {
+            a.reason = format!("{}; the quiet-period probe failed: {e}", a.reason);
+        }
+    }
+    let mut lines: Vec<String> = probed
         .iter()
-        .filter_map(|a| emf_line(a, &deps.namespace, now))
+        .filter_map(|p| serde_json::to_string(&p.audit).ok())
         .collect();
+    lines.extend(
+        assessments
+            .iter()
+            .filter_map(|a| emf_line(a, &deps.namespace, now)),
+    );
     lines.extend(assessments.iter().map(|a| Decision::new(a, now).to_line()));
     Ok(Outcome { assessments, lines })
+}
+
+/// Probes every connector that declares a probe and has had no figure for its quiet hours;
+/// the secret is read once, and only when some probe is due.
+async fn probe_quiet_connectors<Q, P: Prober>(
+    deps: &Deps<Q, P>,
+    assessments: &[Assessment],
+    now: Timestamp,
+) -> Vec<probe::Probed> {
+    let due: Vec<&ProbeSpec> = assessments
+        .iter()
+        .filter(|a| a.bounds.is_some() && a.state != crate::assess::State::NotApplicable)
+        .filter_map(|a| {
+            let spec = deps.probes.get(&a.connector)?;
+            let last_figure = a
+                .last_seen
+                .filter(|t| a.bounds.is_some_and(|b| *t >= b.start));
+            spec.due(last_figure, now).then_some(spec)
+        })
+        .collect();
+    if due.is_empty() {
+        return Vec::new();
+    }
+    let credentials = deps.prober.credentials().await;
+    let mut out = Vec::new();
+    for spec in due {
+        let probed = probe::run(&deps.prober, spec, &credentials, now).await;
+        match &probed.result {
+            Ok(a) => {
+                tracing::info!(connector = %spec.connector, remaining = ?a.figures.remaining, "probed a quiet connector")
+            }
+            Err(e) => {
+                tracing::warn!(connector = %spec.connector, error = %e, "quiet-period probe failed")
+            }
+        }
+        out.push(probed);
+    }
+    out
 }
 
 /// Rows that cannot be read are logged and skipped: one odd line must not silence every alarm.
@@ -169,7 +244,9 @@ mod tests {
     use super::*;
     use crate::assess::State;
     use crate::catalogs;
+    use crate::probe::{Answer, Credentials, ProbeError};
     use crate::usage::tests::ts;
+    use catalog::QuotaFigures;
     use std::sync::Mutex;
 
     /// Answers every query with fixed rows, or fails; records what it was asked.
@@ -202,14 +279,43 @@ mod tests {
             .collect()
     }
 
-    fn deps(rows: Result<Vec<FieldRow>, QueryError>) -> Deps<FakeLogs> {
+    /// Answers every probe the same way; counts them.
+    struct FakeProber {
+        answer: Result<Answer, ProbeError>,
+        probes: Mutex<u32>,
+    }
+
+    impl Prober for FakeProber {
+        async fn credentials(&self) -> Result<Credentials, ProbeError> {
+            Ok(Credentials::default())
+        }
+        async fn probe(&self, _: &ProbeSpec, _: &Credentials) -> Result<Answer, ProbeError> {
+            *self.probes.lock().unwrap() += 1;
+            self.answer.clone()
+        }
+    }
+
+    fn deps(rows: Result<Vec<FieldRow>, QueryError>) -> Deps<FakeLogs, FakeProber> {
+        deps_probing(rows, Err(ProbeError::NoSecret))
+    }
+
+    fn deps_probing(
+        rows: Result<Vec<FieldRow>, QueryError>,
+        answer: Result<Answer, ProbeError>,
+    ) -> Deps<FakeLogs, FakeProber> {
+        let catalogs = catalogs::load(None).unwrap();
         Deps {
             logs: FakeLogs {
                 rows,
                 prefixed: vec!["/aws/lambda/mcp-b".into(), "/aws/lambda/mcp-a".into()],
                 asked: Mutex::new(Vec::new()),
             },
-            connectors: catalogs::policies(&catalogs::load(None).unwrap()).unwrap(),
+            prober: FakeProber {
+                answer,
+                probes: Mutex::new(0),
+            },
+            probes: crate::probe::specs(&catalogs),
+            connectors: catalogs::policies(&catalogs).unwrap(),
             namespace: "HostedMcp".into(),
             log_groups: vec!["/aws/lambda/mcp-a".into()],
             log_group_prefix: Some("/aws/lambda/mcp-".into()),
@@ -249,17 +355,81 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn no_traffic_is_unknown_with_no_datapoint() {
-        let out = handle(&deps(Ok(Vec::new())), ts("2026-05-20T10:00:00Z"))
-            .await
-            .unwrap();
-        assert_eq!(out.assessments[0].state, State::Unknown);
+    async fn no_traffic_and_a_failed_probe_is_unknown_with_no_datapoint() {
+        let deps = deps(Ok(Vec::new()));
+        let out = handle(&deps, ts("2026-05-20T10:00:00Z")).await.unwrap();
+        let a = &out.assessments[0];
+        assert_eq!(a.state, State::Unknown);
+        assert_eq!(a.utilization_percent, None);
+        assert!(
+            a.reason.contains("probe failed: no deployment secret"),
+            "{}",
+            a.reason
+        );
         assert_eq!(
             out.lines.len(),
-            1,
-            "only the decision line: {:?}",
+            2,
+            "probe audit and decision: {:?}",
             out.lines
         );
+        let audit: Value = serde_json::from_str(&out.lines[0]).unwrap();
+        assert_eq!(
+            (audit["event"].as_str(), audit["reason"].as_str()),
+            (Some("quota_probe"), Some("no_secret"))
+        );
+        let decision: Value = serde_json::from_str(&out.lines[1]).unwrap();
+        assert_eq!(decision["state"], "unknown");
+    }
+
+    #[tokio::test]
+    async fn a_quiet_connector_is_probed_and_its_figure_decides() {
+        let answer = Answer {
+            http_status: 200,
+            figures: QuotaFigures {
+                remaining: Some(1_200),
+                consumed: Some(1),
+                limit: None,
+            },
+        };
+        // The last call was seven hours ago: past the catalog's six quiet hours.
+        let rows = vec![field_row(&[
+            ("connector", "papierkram"),
+            ("tool", "invoices_list"),
+            ("calls", "10"),
+            ("consumed", "10"),
+            ("remaining", "1300"),
+            ("last_seen", "2026-05-20T03:00:00.000Z"),
+        ])];
+        let deps = deps_probing(Ok(rows), Ok(answer));
+        let now = ts("2026-05-20T10:00:00Z");
+        let out = handle(&deps, now).await.unwrap();
+        assert_eq!(*deps.prober.probes.lock().unwrap(), 1);
+        let a = &out.assessments[0];
+        assert_eq!((a.remaining, a.used), (Some(1_200), Some(8_800)));
+        assert_eq!(a.state, State::Warn);
+        assert_eq!(a.last_seen, Some(now));
+        assert_eq!(a.calls, 11);
+        let audit: Value = serde_json::from_str(&out.lines[0]).unwrap();
+        assert_eq!(audit["event"], "quota_probe");
+        assert_eq!(audit["quota_remaining"], 1_200);
+        let emf: Value = serde_json::from_str(&out.lines[1]).unwrap();
+        assert_eq!(emf["QuotaUtilizationPercent"], 88.0);
+    }
+
+    #[tokio::test]
+    async fn a_recent_figure_means_no_probe() {
+        let rows = vec![field_row(&[
+            ("connector", "papierkram"),
+            ("tool", "invoices_list"),
+            ("calls", "1"),
+            ("remaining", "9000"),
+            ("last_seen", "2026-05-20T04:00:01.000Z"),
+        ])];
+        let deps = deps_probing(Ok(rows), Err(ProbeError::Unreachable));
+        let out = handle(&deps, ts("2026-05-20T10:00:00Z")).await.unwrap();
+        assert_eq!(*deps.prober.probes.lock().unwrap(), 0);
+        assert_eq!(out.assessments[0].state, State::Ok);
+        assert!(!out.lines[0].contains("quota_probe"));
     }
 
     #[tokio::test]

@@ -10,6 +10,8 @@
 //! - Data sources: [`logs`] runs `queries/quota-usage.insights` ([`query`]) on CloudWatch Logs
 //!   Insights; [`local`] evaluates the same query over audit JSONL files. Both hand the same
 //!   `(field, value)` rows to [`usage::UsageRow::from_fields`].
+//! - [`probe`]: a quiet connector's own quota request (catalog `quota.probe`, credentials from
+//!   the deployment secret), its usage row and audit line.
 //! - [`handler`]: one scheduled run; [`cli`]: the commands; [`config`]: the environment.
 //!
 //! Locally:
@@ -30,6 +32,7 @@ pub mod handler;
 pub mod local;
 pub mod logs;
 pub mod policy;
+pub mod probe;
 pub mod query;
 pub mod report;
 pub mod table;

@@ -1,116 +1,121 @@
-//! The local run's data source: audit lines from JSONL files, and `quota-usage.insights`
-//! evaluated over them in code, answering with the same `(field, value)` rows Logs Insights
-//! would, so [`crate::usage::UsageRow::from_fields`] reads both.
-//!
-//! This emulates exactly the one query this crate ships (filter on present quota figures, then
-//! `count`, `sum`, `latest` by connector and tool); `latest(x)` takes the latest event that has
-//! `x`. When `shared/insights` can run the query file itself, it replaces [`query_rows`].
+//! The local run's data source: audit lines from JSONL files, one log group per file, queried
+//! by the local Logs Insights engine (`shared/insights`) with the query text the Lambda sends.
+//! [`LocalInsights`] is a [`LogsQuery`], so the local run goes through [`crate::handle`] like
+//! the Lambda, and the two differ only in where the `(field, value)` rows come from.
 
-use std::collections::BTreeMap;
+use insights::{Event, TimeRange};
 
-use audit::AuditEvent;
-use jiff::Timestamp;
-
-use crate::query::columns;
+use crate::handler::{LogsQuery, QueryError};
+use crate::probe::{Answer, Credentials, ProbeError, ProbeSpec, Prober};
 use crate::report::QueryRange;
-use crate::usage::{RowError, UsageRow};
 
-/// Audit events read from JSONL text, in file order, with their parsed time.
-#[derive(Debug, Default)]
-pub struct AuditLines {
-    pub events: Vec<(Timestamp, AuditEvent)>,
+/// One row of the query's result, as GetQueryResults returns it.
+pub type FieldRow = insights::FieldRow;
+
+/// The local engine over audit events read once.
+#[derive(Debug, Clone, Default)]
+pub struct LocalInsights {
+    /// Every event, its `@log` the log group (file) it was read from.
+    events: Vec<Event>,
+    /// The log groups, in the order they were added.
+    groups: Vec<String>,
     /// Lines that are not audit events (start-up logs, Lambda START/END lines, garbage).
-    pub skipped: usize,
+    skipped: usize,
 }
 
-impl AuditLines {
-    /// Adds every audit line of `text`. A line may carry a prefix before its JSON object (as in
-    /// exported CloudWatch logs: time, request id, then the object).
-    pub fn extend_from_jsonl(&mut self, text: &str) {
+impl LocalInsights {
+    /// Adds the audit lines of `text` as log group `group`. A line may carry a prefix before its
+    /// JSON object (as in exported CloudWatch logs: time, request id, then the object); blank
+    /// lines are ignored, other lines without an audit object are counted as skipped.
+    pub fn add_jsonl(&mut self, group: &str, text: &str) {
+        if !self.groups.iter().any(|g| g == group) {
+            self.groups.push(group.to_string());
+        }
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let event = line
-                .find('{')
-                .and_then(|i| serde_json::from_str::<AuditEvent>(&line[i..]).ok())
-                .and_then(|e| e.ts.parse::<Timestamp>().ok().map(|t| (t, e)));
-            match event {
-                Some(e) => self.events.push(e),
+            match insights::event_from_json_line(line, group) {
+                Some(event) => self.events.push(event),
                 None => self.skipped += 1,
             }
         }
     }
-}
 
-/// One row of the query's result, as GetQueryResults returns it.
-pub type FieldRow = Vec<(String, String)>;
-
-#[derive(Default)]
-struct Group {
-    calls: u64,
-    consumed: Option<i64>,
-    remaining: Option<(Timestamp, i64)>,
-    limit: Option<(Timestamp, i64)>,
-    last_seen: Option<(Timestamp, String)>,
-}
-
-/// `queries/quota-usage.insights` over the events in `range` (both ends included).
-pub fn query_rows(lines: &AuditLines, range: QueryRange) -> Vec<FieldRow> {
-    let mut groups: BTreeMap<(String, Option<String>), Group> = BTreeMap::new();
-    for (at, e) in &lines.events {
-        let Some(connector) = &e.connector else {
-            continue;
-        };
-        let has_figures = e.quota_remaining.is_some() || e.quota_consumed.is_some();
-        if !has_figures || *at < range.start || *at > range.end {
-            continue;
-        }
-        let g = groups
-            .entry((connector.clone(), e.tool.clone()))
-            .or_default();
-        g.calls += 1;
-        if let Some(c) = e.quota_consumed {
-            g.consumed = Some(g.consumed.unwrap_or(0) + c);
-        }
-        let later = |slot: &Option<(Timestamp, i64)>| slot.is_none_or(|(t, _)| *at >= t);
-        if let Some(r) = e.quota_remaining.filter(|_| later(&g.remaining)) {
-            g.remaining = Some((*at, r));
-        }
-        if let Some(l) = e.quota_limit.filter(|_| later(&g.limit)) {
-            g.limit = Some((*at, l));
-        }
-        if g.last_seen.as_ref().is_none_or(|(t, _)| *at >= *t) {
-            g.last_seen = Some((*at, e.ts.clone()));
-        }
+    /// The log groups added so far.
+    pub fn groups(&self) -> &[String] {
+        &self.groups
     }
-    groups
-        .into_iter()
-        .map(|((connector, tool), g)| {
-            let mut row = vec![(columns::CONNECTOR.to_string(), connector)];
-            let mut put = |name: &str, value: Option<String>| {
-                if let Some(v) = value {
-                    row.push((name.to_string(), v));
-                }
-            };
-            put(columns::TOOL, tool);
-            put(columns::CALLS, Some(g.calls.to_string()));
-            put(columns::CONSUMED, g.consumed.map(|c| c.to_string()));
-            put(columns::REMAINING, g.remaining.map(|(_, r)| r.to_string()));
-            put(columns::LIMIT, g.limit.map(|(_, l)| l.to_string()));
-            put(columns::LAST_SEEN, g.last_seen.map(|(_, ts)| ts));
-            row
-        })
-        .collect()
+
+    /// How many audit events were read.
+    pub fn events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// How many non-empty lines were not audit events.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
 }
 
-/// Reads field rows the way the Lambda reads GetQueryResults.
-pub fn usage_rows(rows: &[FieldRow]) -> Result<Vec<UsageRow>, RowError> {
-    rows.iter()
-        .map(|r| UsageRow::from_fields(r.iter().map(|(f, v)| (f.as_str(), v.as_str()))))
-        .collect()
+/// The engine refuses a query where CloudWatch's StartQuery would (MalformedQueryException).
+fn refused(operation: &'static str, e: insights::QueryError) -> QueryError {
+    QueryError::Api {
+        operation,
+        message: format!("local engine: {e}"),
+    }
+}
+
+impl LogsQuery for LocalInsights {
+    async fn rows(
+        &self,
+        groups: &[String],
+        range: QueryRange,
+        query: &str,
+    ) -> Result<Vec<FieldRow>, QueryError> {
+        let parsed = insights::parse(query).map_err(|e| refused("StartQuery", e))?;
+        let events: Vec<Event> = self
+            .events
+            .iter()
+            .filter(|e| groups.contains(&e.log_group))
+            .cloned()
+            .collect();
+        let range = TimeRange {
+            start: range.start,
+            end: range.end,
+        };
+        let rows =
+            insights::run(&parsed, &events, range).map_err(|e| refused("GetQueryResults", e))?;
+        Ok(insights::to_results(&rows))
+    }
+
+    async fn groups_with_prefix(&self, prefix: &str) -> Result<Vec<String>, QueryError> {
+        Ok(self
+            .groups
+            .iter()
+            .filter(|g| g.starts_with(prefix))
+            .cloned()
+            .collect())
+    }
+}
+
+/// The local run's prober. Its `Deps` declare no probes, so it is never asked; if it were, it
+/// would answer like a deployment without a secret rather than call an upstream.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProbes;
+
+impl Prober for NoProbes {
+    async fn credentials(&self) -> Result<Credentials, ProbeError> {
+        Err(ProbeError::NoSecret)
+    }
+
+    async fn probe(&self, _: &ProbeSpec, _: &Credentials) -> Result<Answer, ProbeError> {
+        Err(ProbeError::NoSecret)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::{columns, quota_usage};
+    use crate::usage::UsageRow;
     use crate::usage::tests::ts;
 
     const LOG: &str = r#"
@@ -131,19 +136,32 @@ not json at all
         }
     }
 
-    #[test]
-    fn audit_lines_are_read_with_or_without_a_log_prefix() {
-        let mut lines = AuditLines::default();
-        lines.extend_from_jsonl(LOG);
-        assert_eq!(lines.events.len(), 6);
-        assert_eq!(lines.skipped, 2);
+    fn local() -> LocalInsights {
+        let mut logs = LocalInsights::default();
+        logs.add_jsonl("a.jsonl", LOG);
+        logs
+    }
+
+    async fn usage(logs: &LocalInsights, groups: &[String]) -> Vec<UsageRow> {
+        let rows = logs.rows(groups, range(), &quota_usage()).await.unwrap();
+        rows.iter()
+            .map(|r| UsageRow::from_fields(r.iter().map(|(f, v)| (f.as_str(), v.as_str()))))
+            .collect::<Result<_, _>>()
+            .unwrap()
     }
 
     #[test]
-    fn query_rows_count_sum_and_take_the_latest_per_connector_and_tool() {
-        let mut lines = AuditLines::default();
-        lines.extend_from_jsonl(LOG);
-        let rows = usage_rows(&query_rows(&lines, range())).unwrap();
+    fn audit_lines_are_read_with_or_without_a_log_prefix() {
+        let logs = local();
+        assert_eq!(logs.events(), 6);
+        assert_eq!(logs.skipped(), 2);
+        assert_eq!(logs.groups(), ["a.jsonl"]);
+    }
+
+    #[tokio::test]
+    async fn the_usage_query_counts_sums_and_takes_the_latest_per_connector_and_tool() {
+        let logs = local();
+        let rows = usage(&logs, logs.groups()).await;
         assert_eq!(rows.len(), 2);
         let info = &rows[0];
         assert_eq!(info.tool.as_deref(), Some("info_get"));
@@ -158,12 +176,43 @@ not json at all
         assert_eq!(invoices.last_seen, Some(ts("2026-05-01T07:30:00Z")));
     }
 
-    #[test]
-    fn rows_look_like_get_query_results() {
-        let mut lines = AuditLines::default();
-        lines.extend_from_jsonl(LOG);
-        let rows = query_rows(&lines, range());
+    #[tokio::test]
+    async fn rows_look_like_get_query_results() {
+        let logs = local();
+        let rows = logs
+            .rows(logs.groups(), range(), &quota_usage())
+            .await
+            .unwrap();
         let fields: Vec<&str> = rows[0].iter().map(|(f, _)| f.as_str()).collect();
         assert_eq!(fields, columns::ALL);
+    }
+
+    #[tokio::test]
+    async fn only_the_asked_log_groups_are_queried() {
+        let mut logs = local();
+        let other = LOG.replace("\"papierkram\"", "\"other\"");
+        logs.add_jsonl("b.jsonl", &other);
+        assert_eq!(logs.groups(), ["a.jsonl", "b.jsonl"]);
+        let both = usage(&logs, logs.groups()).await;
+        assert_eq!(both.len(), 4);
+        let b = usage(&logs, &["b.jsonl".to_string()]).await;
+        assert!(b.iter().all(|r| r.connector == "other"), "{b:?}");
+        assert_eq!(b.len(), 2);
+        let prefixed = logs.groups_with_prefix("b.").await.unwrap();
+        assert_eq!(prefixed, ["b.jsonl"]);
+    }
+
+    #[tokio::test]
+    async fn a_query_the_engine_refuses_fails_as_start_query_would() {
+        let logs = local();
+        let err = logs
+            .rows(logs.groups(), range(), "stats stddev(quota_remaining)")
+            .await
+            .unwrap_err();
+        let QueryError::Api { operation, message } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(*operation, "StartQuery");
+        assert!(message.starts_with("local engine: stats"), "{message}");
     }
 }

@@ -265,6 +265,7 @@ mod tests {
             EventKind::AuthDenied,
             EventKind::RateLimited,
             EventKind::ServerError,
+            EventKind::QuotaProbe,
         ] {
             let mut event = full_event();
             event.event = kind;

@@ -16,6 +16,8 @@ pub enum EventKind {
     AuthDenied,
     RateLimited,
     ServerError,
+    /// quota-alarm asked an upstream for its quota itself (a quiet period's probe).
+    QuotaProbe,
 }
 
 impl EventKind {
@@ -28,13 +30,14 @@ impl EventKind {
             Self::AuthDenied => "auth_denied",
             Self::RateLimited => "rate_limited",
             Self::ServerError => "server_error",
+            Self::QuotaProbe => "quota_probe",
         }
     }
 
     /// The level an event of this kind is logged at.
     pub fn level(self) -> Level {
         match self {
-            Self::ToolCall | Self::ClientInit => Level::Info,
+            Self::ToolCall | Self::ClientInit | Self::QuotaProbe => Level::Info,
             Self::AuthDenied | Self::RateLimited => Level::Warn,
             Self::ToolError | Self::ServerError => Level::Error,
         }
@@ -348,6 +351,7 @@ pub(crate) mod tests {
             (EventKind::ServerError, Level::Error),
             (EventKind::AuthDenied, Level::Warn),
             (EventKind::RateLimited, Level::Warn),
+            (EventKind::QuotaProbe, Level::Info),
         ];
         for (kind, level) in cases {
             assert_eq!(AuditEvent::new(kind).level, level, "{kind:?}");
@@ -363,6 +367,7 @@ pub(crate) mod tests {
             EventKind::AuthDenied,
             EventKind::RateLimited,
             EventKind::ServerError,
+            EventKind::QuotaProbe,
         ];
         for kind in kinds {
             let json = serde_json::to_value(kind).unwrap();

@@ -6,11 +6,13 @@
 
 mod load;
 mod model;
+mod request;
 #[cfg(test)]
 mod schema_sync;
 
 pub use load::{LoadError, load_dir, load_sources, parse, placeholders};
 pub use model::*;
+pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url};
 
 /// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
 pub const RESERVED_PARAMS: &[&str] = &["page", "page_size", "fields", "count_only", "confirm"];

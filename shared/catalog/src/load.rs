@@ -168,6 +168,25 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             top("quota.window needs exactly one of calendar_month, day, rolling_hours".into());
         }
     }
+    if let Some(q) = &c.quota
+        && let Some(p) = &q.probe
+    {
+        if !p.get.starts_with('/') || !placeholders(&p.get).is_empty() {
+            top("quota.probe.get must be a fixed path starting with `/`".into());
+        }
+        if q.remaining.is_none() {
+            top(
+                "quota.probe needs quota.remaining: a probe learns the quota only from that header"
+                    .into(),
+            );
+        }
+        if q.window.is_none() {
+            top("quota.probe needs quota.window: it is sent when the window had no figures for a while".into());
+        }
+        if p.quiet_hours == 0 {
+            top("quota.probe.quiet_hours must be at least 1: each probe costs quota".into());
+        }
+    }
     if c.tools.is_empty() {
         top("a catalog needs at least one tool".into());
     }
@@ -437,6 +456,42 @@ tools:
         let text = GOOD.replace("      id: {", "      page: { type: integer }\n      id: {");
         let err = parse("demo.yaml", &text).unwrap_err().to_string();
         assert!(err.contains("`page` is reserved"), "{err}");
+    }
+
+    #[test]
+    fn quota_probe_needs_a_fixed_path_the_remaining_header_and_a_window() {
+        let with = |quota: &str| {
+            let text = GOOD.replace("tools:\n", &format!("quota: {quota}\ntools:\n"));
+            parse("demo.yaml", &text).map_err(|e| e.to_string())
+        };
+        let good = "{ remaining: x-left, window: { day: UTC }, probe: { get: /info } }";
+        let probe = with(good).unwrap().quota.unwrap().probe.unwrap();
+        assert_eq!((probe.get.as_str(), probe.quiet_hours), ("/info", 6));
+        for (quota, problem) in [
+            (
+                "{ remaining: x-left, window: { day: UTC }, probe: { get: info } }",
+                "fixed path",
+            ),
+            (
+                "{ remaining: x, window: { day: UTC }, probe: { get: '/i/{id}' } }",
+                "fixed path",
+            ),
+            (
+                "{ consumed: x-used, window: { day: UTC }, probe: { get: /info } }",
+                "quota.remaining",
+            ),
+            (
+                "{ remaining: x-left, probe: { get: /info } }",
+                "quota.window",
+            ),
+            (
+                "{ remaining: x, window: { day: UTC }, probe: { get: /i, quiet_hours: 0 } }",
+                "at least 1",
+            ),
+        ] {
+            let err = with(quota).unwrap_err();
+            assert!(err.contains(problem), "{quota}: {err}");
+        }
     }
 
     #[test]

@@ -117,6 +117,25 @@ pub struct Quota {
     /// Utilisation percentages that warn, then page (default 80 and 95).
     #[serde(default = "default_thresholds")]
     pub thresholds: Vec<u8>,
+    /// A cheap request `quota-alarm` sends itself when no call reported quota figures for a
+    /// while, so a quiet month still has a current figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<QuotaProbe>,
+}
+
+/// The quiet-period probe of a quota.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaProbe {
+    /// Path (under `base_url`) of a cheap GET whose answer carries the quota headers.
+    pub get: String,
+    /// Probe only after this many hours without quota figures: each probe costs quota too.
+    #[serde(default = "default_quiet_hours")]
+    pub quiet_hours: u32,
+}
+
+fn default_quiet_hours() -> u32 {
+    6
 }
 
 fn default_thresholds() -> Vec<u8> {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::model::{
     Aggregate, Auth, BooleanValues, Catalog, Health, Items, ListEnvelope, Measure, Method, Param,
-    ParamIn, ParamType, Quota, QuotaWindow, Risk, Source, Status, Tool, Top,
+    ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -236,6 +236,14 @@ fn full_quota() -> Quota {
         limit: Some(10_000),
         window: Some(full_quota_window()),
         thresholds: vec![80, 95],
+        probe: Some(full_quota_probe()),
+    }
+}
+
+fn full_quota_probe() -> QuotaProbe {
+    QuotaProbe {
+        get: "/info".into(),
+        quiet_hours: 6,
     }
 }
 
@@ -292,6 +300,7 @@ fn shapes() -> Vec<Shape> {
         shape("ListEnvelope", "/$defs/list_envelope", full_list_envelope()),
         shape("Quota", "/$defs/quota", full_quota()),
         shape("QuotaWindow", "/$defs/quota_window", full_quota_window()),
+        shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
         shape("Health", "/$defs/health", full_health()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape(
@@ -611,7 +620,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 14] = [
+    let minimal: [(&str, &str, Value, Parse); 15] = [
         (
             "Catalog",
             "",
@@ -649,6 +658,12 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/health",
             json!({"get": "/info"}),
             roundtrip::<Health>,
+        ),
+        (
+            "QuotaProbe",
+            "/$defs/quota_probe",
+            json!({"get": "/info"}),
+            roundtrip::<QuotaProbe>,
         ),
         ("Auth", "/$defs/auth", json!({}), roundtrip::<Auth>),
         (

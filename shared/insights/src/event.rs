@@ -47,11 +47,14 @@ impl TimeRange {
     }
 }
 
-/// Reads one audit line: `@timestamp` comes from the line's `ts` field (RFC 3339). `None` when
-/// the line is not a JSON object or has no parseable `ts`. `@logStream` is left empty.
+/// Reads one audit line: `@timestamp` comes from the `ts` field (RFC 3339) of the line's JSON
+/// object — the whole line, or else the first JSON object embedded in it, the one Insights
+/// discovers fields in, so lines with a prefix (exported CloudWatch logs: time and request id
+/// before the object) read too. `@message` is the whole line, `@logStream` is left empty.
+/// `None` when the line holds no JSON object or its object has no parseable `ts`.
 pub fn event_from_json_line(line: &str, log_group: &str) -> Option<Event> {
     let line = line.trim_end_matches(['\r', '\n']);
-    let json: Json = serde_json::from_str(line).ok()?;
+    let json = first_json_object(line)?;
     let timestamp = json.get("ts")?.as_str()?.parse::<Timestamp>().ok()?;
     Some(Event {
         timestamp,
@@ -261,6 +264,23 @@ mod tests {
         assert!(event_from_json_line("{\"event\":\"x\"}", "g").is_none());
         assert!(event_from_json_line("{\"ts\":\"yesterday\"}", "g").is_none());
         assert!(event_from_json_line("not json", "g").is_none());
+    }
+
+    #[test]
+    fn event_from_json_line_reads_the_object_after_a_prefix() {
+        let line = "2026-05-01T08:00:01.000Z\tabc\t{\"ts\":\"2026-05-01T07:30:00.000Z\",\"tool\":\"a\"} trailing";
+        let e = event_from_json_line(line, "g").unwrap();
+        assert_eq!(
+            e.timestamp,
+            "2026-05-01T07:30:00.000Z".parse::<Timestamp>().unwrap()
+        );
+        assert_eq!(e.message, line);
+        assert_eq!(Record::from_event(&e).get("tool"), &Value::Str("a".into()));
+        // Lambda platform lines: a JSON string holding escaped JSON is not an object.
+        let quoted = r#""{\"ts\":\"2026-05-01T07:30:00.000Z\"}""#;
+        assert!(event_from_json_line(quoted, "g").is_none());
+        assert!(event_from_json_line("2026-05-01 START RequestId: 6b1c", "g").is_none());
+        assert!(event_from_json_line("2026-05-01 INFO {\"event\":\"x\"}", "g").is_none());
     }
 
     #[test]

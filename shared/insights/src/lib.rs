@@ -76,8 +76,16 @@
 //!
 //! Not reproduced: `@ptr`, `@ingestionTime`, query statistics, and Hyperscan-only regex syntax
 //! (regexes use `regex-lite`: no look-around, ASCII `\d`/`\w`).
+//!
+//! # On CloudWatch Logs
+//!
+//! With the `cloudwatch` feature, the `cloudwatch` module runs the same query text on the
+//! service (StartQuery, GetQueryResults until complete, StopQuery at the caller's deadline) and
+//! returns the same [`FieldRow`]s as [`to_results`], so callers read both alike.
 
 mod ast;
+#[cfg(feature = "cloudwatch")]
+pub mod cloudwatch;
 mod command_parser;
 mod commands;
 mod error;
@@ -102,6 +110,9 @@ use parser::MAX_ROWS;
 /// One result row: `(column, value)` in column order. A column the row has no value for holds
 /// [`Value::Null`].
 pub type Row = Vec<(String, Value)>;
+
+/// One result row as GetQueryResults returns it: `(field, value)` strings.
+pub type FieldRow = Vec<(String, String)>;
 
 /// A parsed query, checked against the supported subset.
 #[derive(Debug, Clone)]
@@ -159,7 +170,7 @@ pub fn run(query: &Query, events: &[Event], range: TimeRange) -> Result<Vec<Row>
 /// [`Value::render`]. Null values are left out: GetQueryResults says "Only the fields requested
 /// in the query are returned" but not what happens to a requested field an event lacks; leaving
 /// it out is this engine's assumption, so read results by field name, not by position.
-pub fn to_results(rows: &[Row]) -> Vec<Vec<(String, String)>> {
+pub fn to_results(rows: &[Row]) -> Vec<FieldRow> {
     rows.iter()
         .map(|row| {
             row.iter()

@@ -27,9 +27,11 @@
 //!   resource's filters, e.g. `document_date_range_start`/`_end`, `company_id` (alias
 //!   `creditor_id`), `project_id`. Bad values answer 422, unknown ids and paths 404, a missing or
 //!   wrong bearer token 401, all with `{type: "error", error_type, message, correlation_id}`.
-//! - Quota: every authenticated request costs 1 of a monthly limit (default 10 000).
-//!   `x-remaining-quota` is what is left, `x-consumed-quota` what *this* request cost (as the
-//!   upstream reports it); once exhausted the answer is 429 with `retry-after`.
+//! - Quota: every authenticated request costs 1 of a monthly limit (default 10 000). The window
+//!   is the calendar month in Europe/Berlin, as the connector's catalog declares: usage starts
+//!   from 0 at 00:00 Berlin time on the first. `x-remaining-quota` is what is left,
+//!   `x-consumed-quota` what *this* request cost (as the upstream reports it); once exhausted the
+//!   answer is 429 with `retry-after` = seconds until the next Berlin month starts.
 //! - Control plane for tests (no token, no quota): `POST /__sandbox/faults`
 //!   (`{"path_prefix", "status" | "delay_ms", "times"}`), `GET /__sandbox/faults`,
 //!   `POST /__sandbox/reset`, `GET /__sandbox/requests?limit=N`, `GET|POST /__sandbox/quota`

@@ -1,10 +1,12 @@
 //! Shared sandbox state: the bearer token, the monthly quota, injected faults and the request log.
 //! Cheap to clone; all clones share the same counters.
 
+use jiff::tz::TimeZone;
+use jiff::{Span, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Token the sandbox accepts when none is configured.
@@ -13,6 +15,26 @@ pub const DEFAULT_TOKEN: &str = "sandbox-token";
 pub const DEFAULT_MONTHLY_LIMIT: u64 = 10_000;
 /// How many request lines `/__sandbox/requests` keeps.
 pub const REQUEST_LOG_CAPACITY: usize = 500;
+
+/// Europe/Berlin, whose calendar month is the quota window (as the connector's catalog declares).
+/// A POSIX rule rather than the tz database: jiff parses it with just `std`, so the crate needs no
+/// tzdb feature, and Berlin's current rule (in force since 1996) covers every month the sandbox
+/// will see.
+static BERLIN: LazyLock<TimeZone> = LazyLock::new(|| {
+    TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").expect("the Europe/Berlin POSIX rule parses")
+});
+
+/// The quota month containing `now`: its first instant and the first instant of the next month.
+pub(crate) fn quota_month(now: Timestamp) -> (Timestamp, Timestamp) {
+    let first = BERLIN.to_datetime(now).date().first_of_month();
+    let midnight = |months| {
+        first
+            .checked_add(Span::new().months(months))
+            .and_then(|d| BERLIN.to_timestamp(d.at(0, 0, 0, 0)))
+            .unwrap_or(Timestamp::MAX)
+    };
+    (midnight(0), midnight(1))
+}
 
 /// What an injected fault does to a matching request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,12 +152,24 @@ pub struct SandboxState {
 struct Inner {
     token: String,
     limit: AtomicU64,
-    used: AtomicU64,
+    usage: Mutex<Usage>,
     faults: Mutex<Vec<Fault>>,
     requests: Mutex<VecDeque<RequestLine>>,
     request_count: AtomicU64,
     correlation: AtomicU64,
 }
+
+/// Requests used in one quota month.
+struct Usage {
+    /// Start of the quota month `used` belongs to; [`Timestamp::MIN`] before the first request.
+    month: Timestamp,
+    used: u64,
+}
+
+const NO_USAGE: Usage = Usage {
+    month: Timestamp::MIN,
+    used: 0,
+};
 
 impl Default for SandboxState {
     fn default() -> Self {
@@ -154,7 +188,7 @@ impl SandboxState {
             inner: Arc::new(Inner {
                 token: token.into(),
                 limit: AtomicU64::new(DEFAULT_MONTHLY_LIMIT),
-                used: AtomicU64::new(0),
+                usage: Mutex::new(NO_USAGE),
                 faults: Mutex::new(Vec::new()),
                 requests: Mutex::new(VecDeque::new()),
                 request_count: AtomicU64::new(0),
@@ -172,38 +206,53 @@ impl SandboxState {
         &self.inner.token
     }
 
+    /// The quota of the current month.
     pub fn quota(&self) -> QuotaSnapshot {
-        let limit = self.inner.limit.load(Ordering::SeqCst);
-        let used = self.inner.used.load(Ordering::SeqCst).min(limit);
-        QuotaSnapshot {
-            limit,
-            used,
-            remaining: limit - used,
-        }
+        self.quota_at(Timestamp::now())
     }
 
-    /// Pretends the month has already used up all but `remaining` requests.
+    /// Pretends the current month has already used up all but `remaining` requests.
     pub fn set_quota_remaining(&self, remaining: u64) {
-        let limit = self.inner.limit.load(Ordering::SeqCst);
-        self.inner
-            .used
-            .store(limit.saturating_sub(remaining), Ordering::SeqCst);
+        self.set_quota_remaining_at(Timestamp::now(), remaining);
     }
 
-    /// Takes one request from the quota; `None` when it is exhausted.
+    /// Takes one request from the current month's quota; `None` when it is exhausted.
     pub(crate) fn consume_quota(&self) -> Option<QuotaSnapshot> {
+        self.consume_quota_at(Timestamp::now())
+    }
+
+    fn quota_at(&self, now: Timestamp) -> QuotaSnapshot {
         let limit = self.inner.limit.load(Ordering::SeqCst);
-        self.inner
-            .used
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |u| {
-                (u < limit).then_some(u + 1)
-            })
-            .ok()
-            .map(|before| QuotaSnapshot {
-                limit,
-                used: before + 1,
-                remaining: limit - before - 1,
-            })
+        snapshot(limit, self.usage_at(now).used)
+    }
+
+    fn set_quota_remaining_at(&self, now: Timestamp, remaining: u64) {
+        let limit = self.inner.limit.load(Ordering::SeqCst);
+        *lock(&self.inner.usage) = Usage {
+            month: quota_month(now).0,
+            used: limit.saturating_sub(remaining),
+        };
+    }
+
+    fn consume_quota_at(&self, now: Timestamp) -> Option<QuotaSnapshot> {
+        let limit = self.inner.limit.load(Ordering::SeqCst);
+        let mut usage = self.usage_at(now);
+        if usage.used >= limit {
+            return None;
+        }
+        usage.used += 1;
+        Some(snapshot(limit, usage.used))
+    }
+
+    /// The usage counter, started from 0 if `now` lies in a later quota month than its own.
+    fn usage_at(&self, now: Timestamp) -> MutexGuard<'_, Usage> {
+        let month = quota_month(now).0;
+        let mut usage = lock(&self.inner.usage);
+        // Only forwards: a clock stepping back a little must not wipe the month's usage.
+        if month > usage.month {
+            *usage = Usage { month, used: 0 };
+        }
+        usage
     }
 
     pub fn inject_fault(&self, fault: Fault) {
@@ -253,7 +302,7 @@ impl SandboxState {
 
     /// Full quota again, no faults, empty request log.
     pub fn reset(&self) {
-        self.inner.used.store(0, Ordering::SeqCst);
+        *lock(&self.inner.usage) = NO_USAGE;
         lock(&self.inner.faults).clear();
         lock(&self.inner.requests).clear();
         self.inner.request_count.store(0, Ordering::SeqCst);
@@ -274,6 +323,15 @@ impl SandboxState {
             n & 0xfff,
             n.wrapping_mul(0x2545_F491_4F6C_DD1D) & 0xffff_ffff_ffff
         )
+    }
+}
+
+fn snapshot(limit: u64, used: u64) -> QuotaSnapshot {
+    let used = used.min(limit);
+    QuotaSnapshot {
+        limit,
+        used,
+        remaining: limit - used,
     }
 }
 
@@ -326,6 +384,63 @@ mod tests {
                 remaining: 2
             }
         );
+    }
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn quota_month_is_the_calendar_month_in_berlin() {
+        for (now, start, next) in [
+            // CEST (UTC+2) in summer, CET (UTC+1) in winter.
+            (
+                "2026-05-31T21:59:59Z",
+                "2026-04-30T22:00:00Z",
+                "2026-05-31T22:00:00Z",
+            ),
+            (
+                "2026-10-31T23:00:00Z",
+                "2026-10-31T23:00:00Z",
+                "2026-11-30T23:00:00Z",
+            ),
+            (
+                "2026-12-31T23:30:00Z",
+                "2026-12-31T23:00:00Z",
+                "2027-01-31T23:00:00Z",
+            ),
+        ] {
+            assert_eq!(quota_month(ts(now)), (ts(start), ts(next)), "{now}");
+        }
+    }
+
+    #[test]
+    fn quota_usage_starts_from_zero_in_a_new_berlin_month() {
+        // Two requests, at `first` and `later`: `used` after the second one.
+        for (first, later, used) in [
+            ("2026-03-01T00:00:00Z", "2026-03-31T21:59:59Z", 2), // 23:59:59 CEST, still March
+            ("2026-03-31T21:59:59Z", "2026-03-31T22:00:00Z", 1), // April 1st 00:00 CEST
+            ("2026-10-31T22:00:00Z", "2026-10-31T22:59:59Z", 2), // 23:59:59 CET, still October
+            ("2026-10-31T22:59:59Z", "2026-10-31T23:00:00Z", 1), // November 1st 00:00 CET
+            ("2026-12-31T22:59:59Z", "2026-12-31T23:00:00Z", 1), // January 1st 2027
+            ("2026-12-15T12:00:00Z", "2027-12-15T12:00:00Z", 1), // same month, a year later
+        ] {
+            let s = SandboxState::default();
+            s.consume_quota_at(ts(first));
+            let q = s.consume_quota_at(ts(later)).unwrap();
+            assert_eq!(q.used, used, "{first} then {later}");
+        }
+    }
+
+    #[test]
+    fn exhausted_quota_refills_when_the_berlin_month_ends() {
+        let s = SandboxState::default().with_monthly_limit(2);
+        s.set_quota_remaining_at(ts("2026-03-31T21:00:00Z"), 0);
+        assert_eq!(s.consume_quota_at(ts("2026-03-31T21:59:59Z")), None);
+        assert_eq!(s.quota_at(ts("2026-03-31T21:59:59Z")).remaining, 0);
+        assert_eq!(s.quota_at(ts("2026-03-31T22:00:00Z")).remaining, 2);
+        let q = s.consume_quota_at(ts("2026-03-31T22:00:01Z"));
+        assert_eq!(q.map(|q| q.remaining), Some(1));
     }
 
     #[test]

@@ -7,9 +7,8 @@ mod error;
 pub mod list;
 mod resources;
 
-use crate::generate::add_months;
 use crate::model::*;
-use crate::state::{FaultAction, RequestLine, SandboxState};
+use crate::state::{FaultAction, RequestLine, SandboxState, quota_month};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -19,7 +18,6 @@ use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use error::ApiError;
-use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 use resources::{info, list, person, persons, show};
 
@@ -136,7 +134,7 @@ async fn guard(State(st): State<SandboxState>, request: Request, next: Next) -> 
             } else if st.consume_quota().is_none() {
                 let mut e =
                     ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Monthly API quota exhausted");
-                e.retry_after = Some(seconds_until_next_month());
+                e.retry_after = Some(seconds_until_next_month(Timestamp::now()));
                 e.into_response()
             } else {
                 consumed = 1;
@@ -232,12 +230,28 @@ fn upstream_headers(
     }
 }
 
-/// Until 00:00 UTC on the first of next month, when a real monthly quota would refill.
-fn seconds_until_next_month() -> u64 {
-    let now = Timestamp::now();
-    let this_month = now.to_zoned(TimeZone::UTC).date().first_of_month();
-    add_months(this_month, 1)
-        .to_zoned(TimeZone::UTC)
-        .map(|z| (z.timestamp().as_second() - now.as_second()).max(1) as u64)
-        .unwrap_or(3_600)
+/// Until the next quota month starts (00:00 Berlin time on the first), when the quota refills.
+fn seconds_until_next_month(now: Timestamp) -> u64 {
+    let (_, next) = quota_month(now);
+    (next.as_second() - now.as_second()).max(1) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_counts_to_the_next_berlin_month() {
+        for (now, secs) in [
+            ("2026-05-31T21:00:00Z", 3_600), // 23:00 CEST, June starts at 22:00Z
+            ("2026-05-31T21:59:59Z", 1),     // one second before the refill
+            ("2026-05-31T22:00:00Z", 2_592_000), // June 1st 00:00 CEST: 30 days to July
+            ("2026-10-31T22:30:00Z", 1_800), // 23:30 CET, November starts at 23:00Z
+            ("2026-12-31T22:59:00Z", 60),    // 23:59 CET, next year
+            ("2026-03-28T23:00:00Z", 255_600), // 3 days, less the hour DST skips on Mar 29
+        ] {
+            let now: Timestamp = now.parse().unwrap();
+            assert_eq!(seconds_until_next_month(now), secs, "{now}");
+        }
+    }
 }

@@ -1,0 +1,211 @@
+//! Reaching a connector's upstream the same way from every function: the base URL with its
+//! `{field}` placeholders filled from the secret, the credential to send, and the quota figures
+//! of an answer. Pure: secret fields and response headers come in as lookups, so the mcp-server
+//! and quota-alarm (its quiet-period probe) build identical requests.
+
+use crate::{Auth, Quota, placeholders};
+
+/// A secret field a request needs is missing or unusable; names the field, never its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CredentialError {
+    #[error("secret field `{0}` is not set")]
+    Missing(String),
+    #[error("secret field `{0}` is not a plain host name part")]
+    NotHostSafe(String),
+}
+
+impl CredentialError {
+    pub fn field(&self) -> &str {
+        match self {
+            CredentialError::Missing(f) | CredentialError::NotHostSafe(f) => f,
+        }
+    }
+}
+
+/// `template` with each `{field}` replaced by that secret field. A value must be a plain host
+/// name part (letters, digits, `-`, `.`, `:`), so a secret cannot move the request elsewhere.
+pub fn fill_base_url(
+    template: &str,
+    field: impl Fn(&str) -> Option<String>,
+) -> Result<String, CredentialError> {
+    let mut out = template.to_string();
+    for name in placeholders(template) {
+        let value = field(name).ok_or_else(|| CredentialError::Missing(name.to_string()))?;
+        let host_safe = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c));
+        if !host_safe {
+            return Err(CredentialError::NotHostSafe(name.to_string()));
+        }
+        out = out.replace(&format!("{{{name}}}"), &value);
+    }
+    Ok(out)
+}
+
+/// What a request carries to authenticate.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// `Authorization: Bearer <token>`.
+    Bearer(String),
+    /// A named header with the secret as its value.
+    Header { name: String, value: String },
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Credential::Bearer(_) => f.write_str("Bearer(<redacted>)"),
+            Credential::Header { name, .. } => write!(f, "Header({name}: <redacted>)"),
+        }
+    }
+}
+
+impl Auth {
+    /// The credential of a request; `None` when the catalog declares no auth.
+    pub fn credential(
+        &self,
+        field: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Credential>, CredentialError> {
+        let Some(name) = self.secret_field() else {
+            return Ok(None);
+        };
+        let secret = field(name).ok_or_else(|| CredentialError::Missing(name.to_string()))?;
+        Ok(Some(match &self.header {
+            Some(header) => Credential::Header {
+                name: header.clone(),
+                value: secret,
+            },
+            None => Credential::Bearer(secret),
+        }))
+    }
+}
+
+/// Quota figures read from an answer's headers (and the catalog's limit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QuotaFigures {
+    pub remaining: Option<i64>,
+    pub consumed: Option<i64>,
+    pub limit: Option<i64>,
+}
+
+impl QuotaFigures {
+    /// The figures of a call that made this request and then `later`: the later remaining and
+    /// limit, the costs added (a cost only one of them reported counts as is).
+    pub fn followed_by(self, later: QuotaFigures) -> QuotaFigures {
+        let consumed = match (self.consumed, later.consumed) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        QuotaFigures {
+            remaining: later.remaining.or(self.remaining),
+            consumed,
+            limit: later.limit.or(self.limit),
+        }
+    }
+}
+
+impl Quota {
+    /// The figures of one answer; `header` looks a response header up by name. A header that is
+    /// absent or not a whole number is no figure.
+    pub fn figures(&self, header: impl Fn(&str) -> Option<String>) -> QuotaFigures {
+        let number = |name: Option<&String>| header(name?)?.trim().parse().ok();
+        QuotaFigures {
+            remaining: number(self.remaining.as_ref()),
+            consumed: number(self.consumed.as_ref()),
+            limit: self.limit,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn base_url_fields_are_filled_and_must_be_host_safe() {
+        let template = "https://{subdomain}.papierkram.de/api/v1";
+        let url = fill_base_url(template, lookup(&[("subdomain", "nordlicht")])).unwrap();
+        assert_eq!(url, "https://nordlicht.papierkram.de/api/v1");
+        for bad in ["evil.com/x?", "", "a b", "x@y"] {
+            let err = fill_base_url(template, lookup(&[("subdomain", bad)])).unwrap_err();
+            assert_eq!(
+                err,
+                CredentialError::NotHostSafe("subdomain".into()),
+                "{bad}"
+            );
+        }
+        let err = fill_base_url(template, lookup(&[])).unwrap_err();
+        assert_eq!(err.to_string(), "secret field `subdomain` is not set");
+    }
+
+    #[test]
+    fn credential_is_bearer_or_a_named_header_and_never_printed() {
+        let bearer = Auth {
+            bearer: Some("token".into()),
+            ..Auth::default()
+        };
+        let c = bearer.credential(lookup(&[("token", "s3cret")])).unwrap();
+        assert_eq!(c, Some(Credential::Bearer("s3cret".into())));
+        assert!(!format!("{c:?}").contains("s3cret"));
+        let header = Auth {
+            header: Some("X-Api-Key".into()),
+            secret: Some("key".into()),
+            ..Auth::default()
+        };
+        let c = header
+            .credential(lookup(&[("key", "k-1")]))
+            .unwrap()
+            .unwrap();
+        assert!(
+            matches!(&c, Credential::Header { name, value } if name == "X-Api-Key" && value == "k-1")
+        );
+        assert!(!format!("{c:?}").contains("k-1"));
+        assert_eq!(Auth::default().credential(lookup(&[])).unwrap(), None);
+        let err = bearer.credential(lookup(&[])).unwrap_err();
+        assert_eq!(err.field(), "token");
+    }
+
+    #[test]
+    fn quota_figures_come_from_the_named_headers() {
+        let quota = Quota {
+            remaining: Some("x-remaining-quota".into()),
+            consumed: Some("x-consumed-quota".into()),
+            limit: Some(10_000),
+            window: None,
+            thresholds: vec![80, 95],
+            probe: None,
+        };
+        let figures = quota.figures(lookup(&[
+            ("x-remaining-quota", " 9876 "),
+            ("x-consumed-quota", "two"),
+        ]));
+        let page = |remaining, consumed| QuotaFigures {
+            remaining: Some(remaining),
+            consumed,
+            limit: Some(10_000),
+        };
+        let call = page(120, Some(1))
+            .followed_by(page(119, Some(1)))
+            .followed_by(page(117, None))
+            .followed_by(page(115, Some(2)));
+        assert_eq!(call, page(115, Some(4)));
+        assert_eq!(
+            figures,
+            QuotaFigures {
+                remaining: Some(9_876),
+                consumed: None,
+                limit: Some(10_000)
+            }
+        );
+    }
+}
