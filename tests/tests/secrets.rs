@@ -83,6 +83,17 @@ async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_field
         2,
         "one call, one retry after re-reading the secret"
     );
+
+    // The token stays wrong: later calls answer unauthorized without re-reading the secret
+    // each time (at most one re-read per 30 s), so one request upstream per call.
+    for _ in 0..3 {
+        let reply = rpc.call("info_get", json!({})).await;
+        assert_eq!(structured(&reply)["status"], "unauthorized", "{reply}");
+    }
+    assert_eq!(sandbox.request_count(), 5);
+    let log = server.stderr.joined();
+    assert_eq!(log.matches("retrying with the re-read secret").count(), 1, "{log}");
+    assert!(log.contains("not re-reading yet"), "{log}");
 }
 
 #[tokio::test]

@@ -210,11 +210,16 @@ pub struct SecretStore {
     current: RwLock<Option<Cached>>,
     last_error: RwLock<Option<(SecretError, Instant)>>,
     reload: Mutex<()>,
+    last_refresh: Mutex<Option<Instant>>,
 }
 
 /// Do not hammer Secrets Manager while it is failing: one attempt round per this interval.
 const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(5);
 const ATTEMPTS: u32 = 3;
+/// At most one re-read per this interval after upstream 401s: a token that stays wrong must not
+/// turn every tool call into a Secrets Manager read. The first 401 always re-reads, so a rotation
+/// right after a cold start is still picked up at once.
+const REFRESH_INTERVAL: Duration = Duration::from_secs(30);
 
 impl SecretStore {
     pub fn new(loader: SecretLoader, ttl: Duration, redactor: Redactor) -> Self {
@@ -233,6 +238,7 @@ impl SecretStore {
             current: RwLock::new(current),
             last_error: RwLock::new(None),
             reload: Mutex::new(()),
+            last_refresh: Mutex::new(None),
         }
     }
 
@@ -253,14 +259,33 @@ impl SecretStore {
         self.reload(None).await
     }
 
-    /// Re-reads the secret once after an upstream 401, unless another request already
-    /// refreshed it since `seen` was handed out. Returns the values to retry with.
+    /// Re-reads the secret after an upstream 401, at most once per [`REFRESH_INTERVAL`];
+    /// values another request loaded since `seen` was handed out are used without a read.
+    /// Returns the values to retry with, `None` when there are none newer.
     pub async fn refresh_after_unauthorized(
         &self,
         seen: &Arc<SecretValues>,
     ) -> Option<Arc<SecretValues>> {
         if matches!(self.loader, SecretLoader::Static(_)) {
             return None;
+        }
+        if let Some(c) = self.current.read().await.as_ref()
+            && !Arc::ptr_eq(&c.values, seen)
+        {
+            return Some(c.values.clone());
+        }
+        {
+            let mut last = self.last_refresh.lock().await;
+            if let Some(at) = *last
+                && at.elapsed() < REFRESH_INTERVAL
+            {
+                tracing::warn!(
+                    seconds_ago = at.elapsed().as_secs(),
+                    "upstream 401 again soon after re-reading the secret; not re-reading yet"
+                );
+                return None;
+            }
+            *last = Some(Instant::now());
         }
         let fresh = self.reload(Some(seen)).await.ok()?;
         (!Arc::ptr_eq(&fresh, seen)).then_some(fresh)
