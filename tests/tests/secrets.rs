@@ -92,7 +92,11 @@ async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_field
     }
     assert_eq!(sandbox.request_count(), 5);
     let log = server.stderr.joined();
-    assert_eq!(log.matches("retrying with the re-read secret").count(), 1, "{log}");
+    assert_eq!(
+        log.matches("retrying with the re-read secret").count(),
+        1,
+        "{log}"
+    );
     assert!(log.contains("not re-reading yet"), "{log}");
 }
 
