@@ -1,0 +1,128 @@
+//! `search_tools`: progressive disclosure for large catalogs. A BM25F index over tool names,
+//! descriptions, parameter names and connector names, built once at start, and answers whose
+//! detail degrades with the number of matches (full schemas up to 25, one-line summaries up to
+//! 250, names up to 2,000, else counts per connector), never above 50 KB, each ending with a
+//! footer that says how many tools matched and how to refine.
+//!
+//! Pure data in and out, no MCP or HTTP types: the handler turns the arguments into a
+//! [`SearchRequest`] and the [`SearchAnswer`] into a tool result. Quality on the shipped catalog:
+//! `cargo test -p mcp-server --lib search -- --nocapture`; scale: `cargo bench -p mcp-server
+//! --bench search`.
+//!
+//! One concern per module: `text` and `stem` turn words into terms, `index` builds the BM25F
+//! index, `rank` scores query words against it, `query` answers one request, `render` writes the
+//! answer per detail level under the cap, `no_match` answers when nothing matched, `summary` cuts
+//! descriptions to one sentence, `request` holds the arguments.
+
+mod fxhash;
+mod index;
+mod no_match;
+mod query;
+mod rank;
+mod render;
+mod request;
+mod stem;
+mod summary;
+mod text;
+
+pub use index::{Doc, Index};
+pub use query::Visibility;
+pub use render::{MAX_ANSWER_BYTES, SearchAnswer};
+pub use request::{Detail, FULL_PAGE, MAX_LIMIT, SearchRequest, parse_limit};
+pub use stem::stem;
+pub use summary::summary_line;
+pub use text::terms;
+
+#[cfg(test)]
+mod fixtures;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::fixtures::{ranked, req};
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct QuerySet {
+        queries: Vec<Case>,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Case {
+        lang: String,
+        q: String,
+        expect: String,
+    }
+
+    #[test]
+    fn shipped_catalog_query_set_hits_the_expected_tool() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/search/queries.yaml"
+        );
+        let text = std::fs::read_to_string(path).expect("tests/search/queries.yaml");
+        let set: QuerySet = yaml_serde::from_str(&text).expect("query set parses");
+        let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).expect("shipped catalogs");
+        let raw: HashSet<String> = catalogs
+            .iter()
+            .flat_map(|c| c.tools.iter().filter(|t| t.raw).map(|t| t.name.clone()))
+            .collect();
+        let docs: Vec<Doc> = catalogs
+            .iter()
+            .flat_map(|c| c.tools.iter().map(|t| Doc::from_tool(&c.connector, t)))
+            .collect();
+        let names: HashSet<String> = docs.iter().map(|d| d.name.clone()).collect();
+        let index = Index::build(docs);
+        // The hosted deployment hides raw tools.
+        let hosted = |name: &str| !raw.contains(name);
+        let (mut top1, mut top5) = (0, 0);
+        let mut per_lang: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+        for case in &set.queries {
+            assert!(names.contains(&case.expect), "unknown tool {}", case.expect);
+            let ranking = ranked(&index, &case.q, &hosted);
+            let rank = ranking.iter().position(|n| *n == case.expect);
+            let entry = per_lang.entry(&case.lang).or_default();
+            entry.0 += 1;
+            if rank == Some(0) {
+                top1 += 1;
+                entry.1 += 1;
+            }
+            if rank.is_some_and(|r| r < 5) {
+                top5 += 1;
+                entry.2 += 1;
+            }
+            if rank != Some(0) {
+                let head: Vec<&str> = ranking.iter().take(5).copied().collect();
+                println!(
+                    "miss: {:<55} expected {:<24} at {:?}; top: {head:?}",
+                    case.q,
+                    case.expect,
+                    rank.map(|r| r + 1)
+                );
+            }
+            // The answer a client gets names the top tools too.
+            let answer = index.search(&req(&case.q), &hosted);
+            assert!(answer.bytes() <= MAX_ANSWER_BYTES);
+        }
+        let n = set.queries.len();
+        let rate = |k: usize, n: usize| 100.0 * k as f64 / n as f64;
+        println!(
+            "search quality: {n} queries, top-1 {top1}/{n} = {:.1} %, top-5 {top5}/{n} = {:.1} %",
+            rate(top1, n),
+            rate(top5, n)
+        );
+        let mut langs: Vec<_> = per_lang.into_iter().collect();
+        langs.sort();
+        for (lang, (n, t1, t5)) in langs {
+            println!(
+                "  {lang}: {n} queries, top-1 {:.1} %, top-5 {:.1} %",
+                rate(t1, n),
+                rate(t5, n)
+            );
+        }
+        assert!(n >= 40, "at least 40 queries");
+        assert!(rate(top5, n) >= 90.0, "top-5 hit rate below 90 %");
+        assert!(rate(top1, n) >= 70.0, "top-1 hit rate below 70 %");
+    }
+}

@@ -1,0 +1,210 @@
+//! Scoring query words against the index: the terms each word matches (its stems, longer
+//! compounds containing it, the known parts of an unknown compound), summed per tool with how many
+//! query words each tool covers, and the order of hits. Matching more words beats a higher score.
+
+use super::index::Index;
+use super::stem::stem;
+use super::text::{SURFACE, Word};
+
+/// A query word found only as part of a longer indexed word (Rechnung in Ausgangsrechnungen)
+/// is weaker evidence than the word itself.
+const COMPOUND_WEIGHT: f32 = 0.5;
+/// Bonus for the exact (unstemmed) word on top of its stem's score: a tie-breaker between the
+/// singular and the plural (invoice_get, invoices_list), not a second match. Top-1 on the
+/// shipped query set is the same from 0.25 to 0.75; the smallest keeps it from outweighing a name.
+const SURFACE_WEIGHT: f32 = 0.25;
+/// Shortest query word matched as part of a compound, and shortest part of a split query word.
+const MIN_PART: usize = 4;
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Hit {
+    pub(super) doc: u32,
+    pub(super) score: f32,
+    pub(super) cover: u16,
+}
+
+/// What one query word matches: candidate terms with weights, and its exact surface term.
+pub(super) struct Group {
+    pub(super) terms: Vec<(u32, f32)>,
+    pub(super) surface: Option<u32>,
+}
+
+impl Index {
+    /// Every in-scope doc that matches at least one query word, with its score and how many
+    /// query words it matched.
+    pub(super) fn score(&self, groups: &[Group], in_scope: &[bool]) -> Vec<Hit> {
+        let n = self.docs.len();
+        let mut total = vec![0f32; n];
+        let mut cover = vec![0u16; n];
+        let mut best = vec![0f32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut any: Vec<u32> = Vec::new();
+        for group in groups {
+            for &(term, weight) in &group.terms {
+                for &(d, s) in &self.postings[term as usize] {
+                    let slot = &mut best[d as usize];
+                    if *slot == 0.0 {
+                        touched.push(d);
+                    }
+                    *slot = slot.max(s * weight);
+                }
+            }
+            for d in touched.drain(..) {
+                let d = d as usize;
+                if cover[d] == 0 {
+                    any.push(d as u32);
+                }
+                total[d] += best[d];
+                cover[d] += 1;
+                best[d] = 0.0;
+            }
+            // Only docs with the stem have the surface word: coverage is already counted.
+            for &(d, s) in group
+                .surface
+                .map_or(&[][..], |t| &self.postings[t as usize])
+            {
+                total[d as usize] += SURFACE_WEIGHT * s;
+            }
+        }
+        any.into_iter()
+            .filter(|d| in_scope[*d as usize])
+            .map(|doc| Hit {
+                doc,
+                score: total[doc as usize],
+                cover: cover[doc as usize],
+            })
+            .collect()
+    }
+
+    /// The indexed terms a query word matches: its own forms, longer words starting or ending
+    /// with it (compounds), and, when the word itself is unknown, known words it starts or ends
+    /// with (Kundenrechnungen: Kunde, Rechnung).
+    pub(super) fn candidates(&self, word: &Word) -> Group {
+        let forms: Vec<&String> = std::iter::once(&word.first).chain(&word.second).collect();
+        let mut out: Vec<(u32, f32)> = Vec::new();
+        for f in forms.iter().copied() {
+            if let Some(&t) = self.term_ids.get(f) {
+                out.push((t, 1.0));
+            }
+        }
+        let known = !out.is_empty();
+        for f in forms {
+            let chars = f.chars().count();
+            if chars < MIN_PART {
+                continue;
+            }
+            let start = self
+                .by_prefix
+                .partition_point(|t| self.terms[*t as usize].as_str() < f.as_str());
+            for &t in &self.by_prefix[start..] {
+                let term = &self.terms[t as usize];
+                if !term.starts_with(f.as_str()) {
+                    break;
+                }
+                if term.len() > f.len() {
+                    out.push((t, COMPOUND_WEIGHT));
+                }
+            }
+            let reversed: String = f.chars().rev().collect();
+            let start = self
+                .by_suffix
+                .partition_point(|(r, _)| r.as_str() < reversed.as_str());
+            for (r, t) in &self.by_suffix[start..] {
+                if !r.starts_with(reversed.as_str()) {
+                    break;
+                }
+                if r.len() > reversed.len() {
+                    out.push((*t, COMPOUND_WEIGHT));
+                }
+            }
+            if known {
+                continue;
+            }
+            let cuts: Vec<usize> = f.char_indices().map(|(i, _)| i).collect();
+            for (k, &cut) in cuts.iter().enumerate() {
+                if k < MIN_PART || cuts.len() - k < MIN_PART {
+                    continue;
+                }
+                for part in [stem(&f[..cut]), f[cut..].to_string()] {
+                    if let Some(&t) = self.term_ids.get(&part) {
+                        out.push((t, COMPOUND_WEIGHT));
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        out.dedup_by_key(|c| c.0);
+        let surface = format!("{SURFACE}{}", word.surface);
+        Group {
+            terms: out,
+            surface: self.term_ids.get(&surface).copied(),
+        }
+    }
+}
+
+/// Moves the elements satisfying `keep` to the front; returns how many there are.
+pub(super) fn partition(hits: &mut [Hit], keep: impl Fn(&Hit) -> bool) -> usize {
+    let mut split = 0;
+    for i in 0..hits.len() {
+        if keep(&hits[i]) {
+            hits.swap(split, i);
+            split += 1;
+        }
+    }
+    split
+}
+
+/// Orders the best `k` hits first (more query words, then score, then catalog order).
+pub(super) fn top(hits: &mut [Hit], k: usize) {
+    let order = |a: &Hit, b: &Hit| {
+        b.cover
+            .cmp(&a.cover)
+            .then(b.score.total_cmp(&a.score))
+            .then(a.doc.cmp(&b.doc))
+    };
+    if k == 0 || hits.is_empty() {
+        return;
+    }
+    if k < hits.len() {
+        hits.select_nth_unstable_by(k - 1, order);
+    }
+    let k = k.min(hits.len());
+    hits[..k].sort_unstable_by(order);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::search::fixtures::{all, ranked, req, small};
+
+    #[test]
+    fn query_words_find_compounds_and_compound_queries_find_their_parts() {
+        let index = small();
+        // The word itself first, then the compound.
+        assert_eq!(
+            ranked(&index, "Rechnung", &all),
+            ["invoices_list", "vouchers_list"]
+        );
+        assert_eq!(ranked(&index, "Eingangsrechnung", &all), ["vouchers_list"]);
+        let parts = ranked(&index, "kundenrechnungen", &all);
+        assert!(
+            parts.contains(&"companies_list") && parts.contains(&"invoices_list"),
+            "{parts:?}"
+        );
+        assert!(ranked(&index, "zeit", &all).contains(&"time_entries_list"));
+    }
+
+    #[test]
+    fn tools_matching_every_word_rank_before_partial_matches() {
+        let index = small();
+        let hits = ranked(&index, "invoices company", &all);
+        // invoices_list: both words; invoice_get only one, despite its short, focused text.
+        assert_eq!(hits[0], "invoices_list", "{hits:?}");
+        let answer = index.search(&req("invoices company"), &all);
+        assert!(answer.matched >= 1 && answer.matched < 4, "{}", answer.text);
+        assert!(
+            answer.text.contains("Partial matches (not every word): "),
+            "{}",
+            answer.text
+        );
+    }
+}
