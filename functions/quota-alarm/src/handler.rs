@@ -26,22 +26,9 @@ use crate::probe::{self, ProbeSpec, Prober};
 use crate::report::{QueryRange, evaluate, ranges};
 use crate::usage::UsageRow;
 
-/// A Logs Insights query failure.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum QueryError {
-    /// A CloudWatch Logs API call failed (the SDK's message, for the logs).
-    #[error("{operation} failed: {message}")]
-    Api {
-        operation: &'static str,
-        message: String,
-    },
-    /// The query ended without results: `Failed`, `Cancelled` or `Timeout`.
-    #[error("query {query_id} ended as {status}")]
-    Ended { query_id: String, status: String },
-    /// The query was still running when our deadline passed.
-    #[error("query {query_id} still running after {seconds} s")]
-    Deadline { query_id: String, seconds: u64 },
-}
+/// A Logs Insights query failure: the shared client's (the local engine reports a query it
+/// refuses as a failed `StartQuery`, as CloudWatch would).
+pub use insights::cloudwatch::CloudWatchError as QueryError;
 
 /// Runs Logs Insights queries.
 pub trait LogsQuery {

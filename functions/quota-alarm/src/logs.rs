@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use aws_sdk_cloudwatchlogs::Client;
 use insights::TimeRange;
-use insights::cloudwatch::{self, CloudWatchError, Polling};
+use insights::cloudwatch::{self, Polling};
 
 use crate::handler::{LogsQuery, QueryError};
 use crate::local::FieldRow;
@@ -32,18 +32,6 @@ fn polling(timeout: Duration) -> Polling {
     }
 }
 
-impl From<CloudWatchError> for QueryError {
-    fn from(e: CloudWatchError) -> Self {
-        match e {
-            CloudWatchError::Api { operation, message } => QueryError::Api { operation, message },
-            CloudWatchError::Ended { query_id, status } => QueryError::Ended { query_id, status },
-            CloudWatchError::Deadline { query_id, seconds } => {
-                QueryError::Deadline { query_id, seconds }
-            }
-        }
-    }
-}
-
 impl LogsQuery for CloudWatchInsights {
     async fn rows(
         &self,
@@ -55,11 +43,11 @@ impl LogsQuery for CloudWatchInsights {
             start: range.start,
             end: range.end,
         };
-        Ok(cloudwatch::rows(&self.client, polling(self.timeout), groups, range, query).await?)
+        cloudwatch::rows(&self.client, polling(self.timeout), groups, range, query).await
     }
 
     async fn groups_with_prefix(&self, prefix: &str) -> Result<Vec<String>, QueryError> {
-        Ok(cloudwatch::groups_with_prefix(&self.client, prefix).await?)
+        cloudwatch::groups_with_prefix(&self.client, prefix).await
     }
 }
 
@@ -73,25 +61,5 @@ mod tests {
         let waits: Vec<u128> = (0..6).map(|a| polling.backoff(a).as_millis()).collect();
         assert_eq!(waits, [250, 500, 1000, 2000, 2000, 2000]);
         assert_eq!(polling.timeout, Duration::from_secs(60));
-    }
-
-    #[test]
-    fn service_errors_keep_their_messages() {
-        for e in [
-            CloudWatchError::Api {
-                operation: "StartQuery",
-                message: "LimitExceededException".into(),
-            },
-            CloudWatchError::Ended {
-                query_id: "q-1".into(),
-                status: "Failed".into(),
-            },
-            CloudWatchError::Deadline {
-                query_id: "q-1".into(),
-                seconds: 60,
-            },
-        ] {
-            assert_eq!(QueryError::from(e.clone()).to_string(), e.to_string());
-        }
     }
 }

@@ -15,25 +15,9 @@ use crate::rows::{FieldRow, FromRow, read_rows};
 /// Logs Insights returns at most this many rows; a result this long may be cut.
 pub const MAX_ROWS: usize = 10_000;
 
-/// A Logs Insights query that gave no results.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum QueryError {
-    /// A CloudWatch Logs API call failed (the SDK's message).
-    #[error("{operation} failed: {message}")]
-    Api {
-        operation: &'static str,
-        message: String,
-    },
-    /// The query ended as `Failed`, `Cancelled` or `Timeout`.
-    #[error("query {query_id} ended as {status}")]
-    Ended { query_id: String, status: String },
-    /// The query was still running when our deadline passed (it was stopped).
-    #[error("query {query_id} still running after {seconds} s")]
-    Deadline { query_id: String, seconds: u64 },
-    /// The local engine refused the query.
-    #[error("local engine: {0}")]
-    Local(String),
-}
+/// A Logs Insights query that gave no results: the shared client's (the local engine reports
+/// a query it refuses as a failed `StartQuery`, as CloudWatch would).
+pub use insights::cloudwatch::CloudWatchError as QueryError;
 
 /// Runs Logs Insights queries.
 pub trait LogsQuery {

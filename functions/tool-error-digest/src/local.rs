@@ -45,9 +45,12 @@ impl LogsQuery for LocalInsights {
         range: TimeRange,
         query: &str,
     ) -> Result<Vec<FieldRow>, QueryError> {
-        let parsed = insights::parse(query).map_err(|e| QueryError::Local(e.to_string()))?;
-        let rows = insights::run(&parsed, &self.events, range)
-            .map_err(|e| QueryError::Local(e.to_string()))?;
+        let refused = |e: insights::QueryError| QueryError::Api {
+            operation: "StartQuery",
+            message: format!("local engine: {e}"),
+        };
+        let parsed = insights::parse(query).map_err(refused)?;
+        let rows = insights::run(&parsed, &self.events, range).map_err(refused)?;
         Ok(insights::to_results(&rows))
     }
 }

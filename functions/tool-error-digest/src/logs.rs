@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use aws_sdk_cloudwatchlogs::Client;
 use insights::TimeRange;
-use insights::cloudwatch::{self, CloudWatchError, Polling};
+use insights::cloudwatch::{self, Polling};
 
 use crate::collect::{LogsQuery, QueryError};
 use crate::rows::FieldRow;
@@ -36,18 +36,6 @@ fn polling(timeout: Duration) -> Polling {
     }
 }
 
-impl From<CloudWatchError> for QueryError {
-    fn from(e: CloudWatchError) -> Self {
-        match e {
-            CloudWatchError::Api { operation, message } => QueryError::Api { operation, message },
-            CloudWatchError::Ended { query_id, status } => QueryError::Ended { query_id, status },
-            CloudWatchError::Deadline { query_id, seconds } => {
-                QueryError::Deadline { query_id, seconds }
-            }
-        }
-    }
-}
-
 impl LogsQuery for CloudWatchInsights {
     async fn rows(
         &self,
@@ -55,11 +43,11 @@ impl LogsQuery for CloudWatchInsights {
         range: TimeRange,
         query: &str,
     ) -> Result<Vec<FieldRow>, QueryError> {
-        Ok(cloudwatch::rows(&self.client, polling(self.timeout), groups, range, query).await?)
+        cloudwatch::rows(&self.client, polling(self.timeout), groups, range, query).await
     }
 
     async fn groups_with_prefix(&self, prefix: &str) -> Result<Vec<String>, QueryError> {
-        Ok(cloudwatch::groups_with_prefix(&self.client, prefix).await?)
+        cloudwatch::groups_with_prefix(&self.client, prefix).await
     }
 }
 
@@ -84,28 +72,5 @@ mod tests {
         assert_eq!(end - start, 7 * 86_400 - 1);
         assert_eq!(prev_end + 1, start);
         assert_eq!(prev_start + 7 * 86_400, start);
-    }
-
-    #[test]
-    fn service_errors_keep_their_messages() {
-        let deadline = CloudWatchError::Deadline {
-            query_id: "q-1".into(),
-            seconds: 120,
-        };
-        assert_eq!(
-            QueryError::from(deadline.clone()).to_string(),
-            deadline.to_string()
-        );
-        let api = CloudWatchError::Api {
-            operation: "StartQuery",
-            message: "LimitExceededException".into(),
-        };
-        assert_eq!(
-            QueryError::from(api),
-            QueryError::Api {
-                operation: "StartQuery",
-                message: "LimitExceededException".into()
-            }
-        );
     }
 }
