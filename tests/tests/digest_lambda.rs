@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::Moto;
 use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::Value;
 use tool_error_digest::email::Addresses;
-use tool_error_digest::handler::{Deps, Settings, handle};
-use tool_error_digest::logs::CloudWatchInsights;
+use tool_error_digest::handler::{Deps, Settings, handle, polling};
 use tool_error_digest::ses::SesMailer;
 
 const FIXTURE: &str =
@@ -52,7 +52,7 @@ async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
     logs.add_lines(PROD, &audit_lines(FIXTURE));
     logs.add_lines(STAGING, "");
     let deps = Deps {
-        logs: CloudWatchInsights::new(logs.client(), Duration::from_secs(30)),
+        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         mail: SesMailer::new(ses),
         settings: Settings {
             log_groups: vec![PROD.into()],

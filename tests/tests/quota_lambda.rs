@@ -4,13 +4,14 @@
 
 use std::time::Duration;
 
+use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use quota_alarm::assess::State;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
+use quota_alarm::handler::polling;
 use quota_alarm::local::NoProbes;
-use quota_alarm::logs::CloudWatchInsights;
 use quota_alarm::{Deps, catalogs, handle};
 use serde_json::Value;
 
@@ -38,10 +39,7 @@ async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights, NoProbes>) {
     logs.add_lines(GROUP_A, &audit_lines(A));
     logs.add_lines(GROUP_B, &audit_lines(B));
     let deps = Deps {
-        logs: CloudWatchInsights {
-            client: logs.client(),
-            timeout: Duration::from_secs(30),
-        },
+        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         // The probe has its own end-to-end test (quota_sandbox.rs); this one reads logs only.
         prober: NoProbes,
         probes: Default::default(),

@@ -11,13 +11,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::logs_endpoint::LogsEndpoint;
 use integration_tests::{KEY, Moto, Rpc, Server, structured};
 use jiff::{SignedDuration, Timestamp};
 use papierkram_sandbox::SandboxState;
 use quota_alarm::assess::{Assessment, State, UsedFrom, min_forecast_span};
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
-use quota_alarm::logs::CloudWatchInsights;
+use quota_alarm::handler::polling;
 use quota_alarm::probe::{self, HttpProber};
 use quota_alarm::{Deps, alarms, catalogs, handle};
 use serde_json::{Value, json};
@@ -63,10 +64,7 @@ async fn deps(
 ) -> Deps<CloudWatchInsights, HttpProber> {
     let loaded = catalogs::load(None).unwrap();
     Deps {
-        logs: CloudWatchInsights {
-            client: logs.client(),
-            timeout: Duration::from_secs(30),
-        },
+        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         prober: HttpProber {
             http: reqwest::Client::new(),
             secret: Some((moto.secrets_client().await, SECRET_ID.to_string())),

@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use env_config::ConfigError;
+
 /// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
 pub const SECRET_ID: &str = "MCP_SECRET_ID";
 /// How long a loaded secret is trusted before it is re-read.
@@ -57,21 +59,6 @@ pub const ALL: &[&str] = &[
     crate::profiles::KEY_PROFILES,
 ];
 
-/// A bad variable: names it and says what was expected.
-#[derive(Debug, thiserror::Error)]
-#[error("{name}: {problem}")]
-pub struct ConfigError {
-    pub name: String,
-    pub problem: String,
-}
-
-fn bad(name: &str, problem: impl Into<String>) -> ConfigError {
-    ConfigError {
-        name: name.to_string(),
-        problem: problem.into(),
-    }
-}
-
 /// The environment as seen at start: real variables over `.env.local`.
 #[derive(Debug, Clone, Default)]
 pub struct Env(HashMap<String, String>);
@@ -102,27 +89,7 @@ impl Env {
 
     /// A variable, `None` when unset or empty.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
-    }
-
-    fn parse<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, ConfigError> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => v
-                .parse()
-                .map_err(|_| bad(name, format!("`{v}` is not a valid number"))),
-        }
-    }
-
-    fn list(&self, name: &str) -> Vec<String> {
-        self.get(name)
-            .map(|v| {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.0.get(name).and_then(|v| env_config::non_blank(v))
     }
 
     /// `<CONNECTOR>_<SUFFIX>` for a connector name.
@@ -181,46 +148,56 @@ impl Config {
     }
 
     pub fn from(env: Env) -> Result<Self, ConfigError> {
+        let read = env_config::Env::new(|name: &str| env.0.get(name).cloned());
         let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
         let secret_source = match env.get(SECRET_ID) {
             Some(id) => SecretSourceConfig::SecretsManager(id.to_string()),
             None if lambda => {
-                return Err(bad(SECRET_ID, "required on Lambda (the deployment secret)"));
+                return Err(ConfigError::new(
+                    SECRET_ID,
+                    "required on Lambda (the deployment secret)",
+                ));
             }
             None => SecretSourceConfig::Env,
         };
-        let allowed_hosts = env.list(ALLOWED_HOSTS);
+        let allowed_hosts = read.list(ALLOWED_HOSTS);
         if lambda && allowed_hosts.is_empty() {
-            return Err(bad(
+            return Err(ConfigError::new(
                 ALLOWED_HOSTS,
                 "required on Lambda: the API Gateway and custom domain host names",
             ));
         }
-        let allowed_origins = env.list(ALLOWED_ORIGINS);
+        let allowed_origins = read.list(ALLOWED_ORIGINS);
         if let Some(o) = allowed_origins
             .iter()
             .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
         {
-            return Err(bad(
+            return Err(ConfigError::new(
                 ALLOWED_ORIGINS,
                 format!("`{o}` needs a scheme (https://…)"),
             ));
         }
+        // Not `read.log_format`: the server's wording of this message is older, and kept.
         let json_logs = match env.get(LOG_FORMAT) {
             None => lambda,
             Some("json") => true,
             Some("text") => false,
-            Some(other) => return Err(bad(LOG_FORMAT, format!("`{other}`: use json or text"))),
+            Some(other) => {
+                return Err(ConfigError::new(
+                    LOG_FORMAT,
+                    format!("`{other}`: use json or text"),
+                ));
+            }
         };
-        let max_body_bytes = env.parse(MAX_BODY_BYTES, 1024 * 1024)?;
-        let max_result_bytes = env.parse(MAX_RESULT_BYTES, 32 * 1024)?;
+        let max_body_bytes = read.number(MAX_BODY_BYTES, 1024 * 1024)?;
+        let max_result_bytes = read.number(MAX_RESULT_BYTES, 32 * 1024)?;
         if max_result_bytes < 1024 {
-            return Err(bad(MAX_RESULT_BYTES, "must be at least 1024"));
+            return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
         }
         Ok(Config {
             lambda,
             secret_source,
-            secret_ttl: Duration::from_secs(env.parse(SECRET_TTL_SECS, 300)?),
+            secret_ttl: Duration::from_secs(read.number(SECRET_TTL_SECS, 300)?),
             catalog_dir: env.get(CATALOG_DIR).map(PathBuf::from),
             allowed_hosts,
             allowed_origins,
@@ -231,7 +208,7 @@ impl Config {
                 Some(v) => Some(v.trim().to_string()),
                 None => Some("HostedMcp".to_string()),
             },
-            health_timeout: Duration::from_millis(env.parse(HEALTH_TIMEOUT_MS, 2000)?),
+            health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             json_logs,
             profiles: crate::profiles::Profiles::from_env(&env)?,
             env,

@@ -5,12 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
+use insights::LocalInsights;
+use insights::cloudwatch::CloudWatchInsights;
 use jiff::Timestamp;
 
 use crate::config::Config;
-use crate::handler::{Deps, handle};
-use crate::local::{LocalInsights, NoProbes};
-use crate::logs::CloudWatchInsights;
+use crate::handler::{self, Deps, handle};
+use crate::local::NoProbes;
 use crate::probe::{self, HttpProber};
 use crate::{alarms, catalogs, table};
 
@@ -174,10 +175,10 @@ async fn lambda(config: Config) -> anyhow::Result<()> {
     let aws = aws_config::load_from_env().await;
     let loaded = catalogs::load(config.catalog_dir.as_deref()).context("loading catalogs")?;
     let deps = Deps {
-        logs: CloudWatchInsights {
-            client: aws_sdk_cloudwatchlogs::Client::new(&aws),
-            timeout: config.query_timeout,
-        },
+        logs: CloudWatchInsights::new(
+            aws_sdk_cloudwatchlogs::Client::new(&aws),
+            handler::polling(config.query_timeout),
+        ),
         prober: HttpProber {
             http: reqwest::Client::new(),
             secret: config

@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use env_config::ConfigError;
+
 use crate::emf::DEFAULT_NAMESPACE;
 
 /// Audit log groups to query, comma-separated names.
@@ -37,14 +39,6 @@ pub const ALL: &[&str] = &[
 
 const DEFAULT_QUERY_TIMEOUT_SECS: u64 = 120;
 
-/// A bad variable: names it and says what was expected.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{name}: {problem}")]
-pub struct ConfigError {
-    pub name: &'static str,
-    pub problem: String,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     pub lambda: bool,
@@ -64,64 +58,30 @@ impl Config {
 
     /// Reads variables through `get` (tests pass a map); empty counts as unset.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let get = |name: &str| {
-            get(name)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
-        let bad = |name, problem: String| ConfigError { name, problem };
-        let lambda = get(LAMBDA_RUNTIME_API).is_some();
-        let log_groups: Vec<String> = get(LOG_GROUPS)
-            .map(|v| {
-                v.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let log_group_prefix = get(LOG_GROUP_PREFIX);
-        if lambda && log_groups.is_empty() && log_group_prefix.is_none() {
-            return Err(bad(
-                LOG_GROUPS,
-                format!("required on Lambda (or {LOG_GROUP_PREFIX}): the audit log groups"),
-            ));
-        }
-        let namespace = get(EMF_NAMESPACE).unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
+        let env = env_config::Env::new(get);
+        let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
+        let (log_groups, log_group_prefix) =
+            env.log_groups(LOG_GROUPS, LOG_GROUP_PREFIX, lambda)?;
+        let namespace = env
+            .get(EMF_NAMESPACE)
+            .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
         if namespace.chars().count() > 255 || namespace.starts_with("AWS/") {
-            return Err(bad(
+            return Err(ConfigError::new(
                 EMF_NAMESPACE,
                 format!("`{namespace}` must be at most 255 characters and not start with AWS/"),
             ));
         }
-        let query_timeout = match get(QUERY_TIMEOUT_SECS) {
-            None => DEFAULT_QUERY_TIMEOUT_SECS,
-            Some(v) => v.parse().ok().filter(|s| *s > 0).ok_or_else(|| {
-                bad(
-                    QUERY_TIMEOUT_SECS,
-                    format!("`{v}` is not a positive number"),
-                )
-            })?,
-        };
-        let json_logs = match get(LOG_FORMAT).as_deref() {
-            None => lambda,
-            Some("json") => true,
-            Some("text") => false,
-            Some(other) => {
-                return Err(bad(
-                    LOG_FORMAT,
-                    format!("`{other}` is neither json nor text"),
-                ));
-            }
-        };
         Ok(Config {
             lambda,
             log_groups,
             log_group_prefix,
             namespace,
-            catalog_dir: get(CATALOG_DIR).map(PathBuf::from),
-            query_timeout: Duration::from_secs(query_timeout),
-            secret_id: get(SECRET_ID),
-            json_logs,
+            catalog_dir: env.get(CATALOG_DIR).map(PathBuf::from),
+            query_timeout: Duration::from_secs(
+                env.positive(QUERY_TIMEOUT_SECS, DEFAULT_QUERY_TIMEOUT_SECS)?,
+            ),
+            secret_id: env.get(SECRET_ID),
+            json_logs: env.log_format(LOG_FORMAT, lambda)?,
         })
     }
 }
@@ -129,14 +89,9 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Config::from_lookup(|name| map.get(name).cloned())
+        Config::from_lookup(env_config::pairs(pairs))
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The scheduled invocation: query the audit log groups for every window, decide per connector,
 //! and hand back the EMF and decision lines to print.
 //!
-//! The Logs Insights calls sit behind [`LogsQuery`] (the SDK client in `logs.rs`, a fake in
-//! tests). A query that fails, is cancelled or times out fails the invocation, so the
-//! scheduler's retries and alarms on function errors see it; no metric is published from a
-//! partial view.
+//! The Logs Insights calls sit behind the shared [`LogsQuery`] (CloudWatch on Lambda, polled as
+//! [`polling`] says; the local engine in the local run; a fake in tests). A query that fails, is
+//! cancelled or times out fails the invocation, so the scheduler's retries and alarms on
+//! function errors see it; no metric is published from a partial view.
 //!
 //! A connector whose catalog declares `quota.probe` and whose window has had no figure for the
 //! probe's quiet hours is probed (`probe.rs`) after the queries: a figure it returns counts like
@@ -12,38 +12,33 @@
 //! is `unknown` and gets no datapoint, never 0 %.
 
 use std::collections::BTreeMap;
-use std::future::Future;
+use std::time::Duration;
 
+use insights::cloudwatch::{LogsQuery, Polling};
+use insights::{FieldRow, TimeRange};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::{Value, json};
 
 use crate::assess::Assessment;
 use crate::emf::{Decision, emf_line};
-use crate::local::FieldRow;
 use crate::policy::Policy;
 use crate::probe::{self, ProbeSpec, Prober};
-use crate::report::{QueryRange, evaluate, ranges};
+use crate::report::{evaluate, ranges};
 use crate::usage::UsageRow;
 
 /// A Logs Insights query failure: the shared client's (the local engine reports a query it
 /// refuses as a failed `StartQuery`, as CloudWatch would).
 pub use insights::cloudwatch::CloudWatchError as QueryError;
 
-/// Runs Logs Insights queries.
-pub trait LogsQuery {
-    /// The rows of `query` over `groups` in `range`.
-    fn rows(
-        &self,
-        groups: &[String],
-        range: QueryRange,
-        query: &str,
-    ) -> impl Future<Output = Result<Vec<FieldRow>, QueryError>> + Send;
-    /// The names of the log groups starting with `prefix`.
-    fn groups_with_prefix(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<String>, QueryError>> + Send;
+/// How the Lambda polls a query that may run for `query_timeout`: every quarter second at first,
+/// then at most every 2 s, since the run repeats every 15 minutes and should finish quickly.
+pub fn polling(query_timeout: Duration) -> Polling {
+    Polling {
+        first_poll: Duration::from_millis(250),
+        max_poll: Duration::from_secs(2),
+        timeout: query_timeout,
+    }
 }
 
 /// What one invocation needs, built once at start.
@@ -128,7 +123,7 @@ pub async fn handle<Q: LogsQuery, P: Prober>(
         return Err(HandlerError::NoLogGroups(prefix));
     }
     let query = crate::query::quota_usage();
-    let mut results: Vec<(QueryRange, Vec<UsageRow>)> = Vec::new();
+    let mut results: Vec<(TimeRange, Vec<UsageRow>)> = Vec::new();
     for range in query_ranges {
         let rows = deps
             .logs
@@ -240,14 +235,14 @@ mod tests {
     struct FakeLogs {
         rows: Result<Vec<FieldRow>, QueryError>,
         prefixed: Vec<String>,
-        asked: Mutex<Vec<(Vec<String>, QueryRange)>>,
+        asked: Mutex<Vec<(Vec<String>, TimeRange)>>,
     }
 
     impl LogsQuery for FakeLogs {
         async fn rows(
             &self,
             groups: &[String],
-            range: QueryRange,
+            range: TimeRange,
             query: &str,
         ) -> Result<Vec<FieldRow>, QueryError> {
             assert!(query.starts_with("filter "));
@@ -307,6 +302,14 @@ mod tests {
             log_groups: vec!["/aws/lambda/mcp-a".into()],
             log_group_prefix: Some("/aws/lambda/mcp-".into()),
         }
+    }
+
+    #[test]
+    fn polls_start_at_a_quarter_second_and_stay_under_two() {
+        let polling = polling(Duration::from_secs(60));
+        let waits: Vec<u128> = (0..6).map(|a| polling.backoff(a).as_millis()).collect();
+        assert_eq!(waits, [250, 500, 1000, 2000, 2000, 2000]);
+        assert_eq!(polling.timeout, Duration::from_secs(60));
     }
 
     #[tokio::test]

@@ -7,9 +7,10 @@
 //! - Pure computation, no SDK types: [`window`] (calendar month / day in an IANA zone, rolling
 //!   hours), [`policy`] (the catalog's quota declaration), [`usage`] (query rows → per-connector
 //!   usage), [`assess`] (the rules), [`report`] (all connectors), [`emf`], [`alarms`], [`table`].
-//! - Data sources: [`logs`] runs `queries/quota-usage.insights` ([`query`]) on CloudWatch Logs
-//!   Insights; [`local`] evaluates the same query over audit JSONL files. Both hand the same
-//!   `(field, value)` rows to [`usage::UsageRow::from_fields`].
+//! - Data sources: [`handler`] runs `queries/quota-usage.insights` ([`query`]) through the shared
+//!   `insights::cloudwatch::LogsQuery`: CloudWatch Logs Insights on Lambda, the local engine over
+//!   audit JSONL files in the local run ([`local`]). Both hand the same `(field, value)` rows to
+//!   [`usage::UsageRow::from_fields`].
 //! - [`probe`]: a quiet connector's own quota request (catalog `quota.probe`, credentials from
 //!   the deployment secret), its usage row and audit line.
 //! - [`handler`]: one scheduled run; [`cli`]: the commands; [`config`]: the environment.
@@ -30,7 +31,6 @@ pub mod config;
 pub mod emf;
 pub mod handler;
 pub mod local;
-pub mod logs;
 pub mod policy;
 pub mod probe;
 pub mod query;

@@ -3,6 +3,7 @@
 //! Connectors whose windows start at the same instant share a query; the Lambda and the local
 //! run both call [`ranges`], fetch rows per range their own way, then [`evaluate`].
 
+use insights::TimeRange;
 use jiff::Timestamp;
 
 use crate::assess::{Assessment, assess};
@@ -12,25 +13,18 @@ use crate::usage::{UsageRow, summarize};
 /// Every connector of the catalogs, with its quota policy if it declares one.
 pub type Connectors = [(String, Option<Policy>)];
 
-/// A time range one query covers: a window start up to now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct QueryRange {
-    pub start: Timestamp,
-    pub end: Timestamp,
-}
-
-/// The distinct ranges to query at `now`, earliest start first.
-pub fn ranges(connectors: &Connectors, now: Timestamp) -> Vec<QueryRange> {
-    let mut out: Vec<QueryRange> = connectors
+/// The distinct ranges to query at `now`, each a window start up to now, earliest start first.
+pub fn ranges(connectors: &Connectors, now: Timestamp) -> Vec<TimeRange> {
+    let mut out: Vec<TimeRange> = connectors
         .iter()
         .filter_map(|(_, p)| p.as_ref().filter(|p| p.measurable))
         .filter_map(|p| p.bounds(now))
-        .map(|b| QueryRange {
+        .map(|b| TimeRange {
             start: b.start,
             end: now,
         })
         .collect();
-    out.sort();
+    out.sort_by_key(|r| (r.start, r.end));
     out.dedup();
     out
 }
@@ -39,7 +33,7 @@ pub fn ranges(connectors: &Connectors, now: Timestamp) -> Vec<QueryRange> {
 pub fn evaluate(
     connectors: &Connectors,
     now: Timestamp,
-    results: &[(QueryRange, Vec<UsageRow>)],
+    results: &[(TimeRange, Vec<UsageRow>)],
 ) -> Vec<Assessment> {
     connectors
         .iter()

@@ -1,16 +1,14 @@
 //! Running the `queries/` files for the digest's two weeks and reading the results, against
-//! whatever runs Logs Insights queries: CloudWatch Logs (`logs.rs`) or the local engine
-//! (`local.rs`). The same code builds the digest in both.
+//! whatever runs Logs Insights queries ([`LogsQuery`]): CloudWatch Logs on Lambda or the local
+//! engine (`local.rs`). The same code builds the digest in both.
 
-use std::future::Future;
-
-use insights::TimeRange;
+use insights::cloudwatch::LogsQuery;
 use jiff::Timestamp;
 
 use crate::digest::{self, Digest, Input, ThisWeek};
 use crate::period::Period;
 use crate::queries;
-use crate::rows::{FieldRow, FromRow, read_rows};
+use crate::rows::{FromRow, read_rows};
 
 /// Logs Insights returns at most this many rows; a result this long may be cut.
 pub const MAX_ROWS: usize = 10_000;
@@ -18,27 +16,6 @@ pub const MAX_ROWS: usize = 10_000;
 /// A Logs Insights query that gave no results: the shared client's (the local engine reports
 /// a query it refuses as a failed `StartQuery`, as CloudWatch would).
 pub use insights::cloudwatch::CloudWatchError as QueryError;
-
-/// Runs Logs Insights queries.
-pub trait LogsQuery {
-    /// The rows of `query` over `groups` in `range` (both ends included).
-    fn rows(
-        &self,
-        groups: &[String],
-        range: TimeRange,
-        query: &str,
-    ) -> impl Future<Output = Result<Vec<FieldRow>, QueryError>> + Send;
-
-    /// The names of the log groups starting with `prefix` (none where groups have no names,
-    /// as in the local engine).
-    fn groups_with_prefix(
-        &self,
-        prefix: &str,
-    ) -> impl Future<Output = Result<Vec<String>, QueryError>> + Send {
-        let _ = prefix;
-        async { Ok(Vec::new()) }
-    }
-}
 
 /// Which query failed, and for which week.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -143,7 +120,10 @@ impl<Q: LogsQuery> Runner<'_, Q> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rows::FieldRow;
     use crate::rows::tests::row;
+    use insights::TimeRange;
+    use insights::cloudwatch::seconds;
 
     /// Answers `tool-totals` with `totals`, every other query with nothing.
     struct Canned {
@@ -163,10 +143,24 @@ mod tests {
                 Vec::new()
             })
         }
+
+        async fn groups_with_prefix(&self, _prefix: &str) -> Result<Vec<String>, QueryError> {
+            Ok(Vec::new())
+        }
     }
 
     fn now() -> Timestamp {
         "2026-11-30T06:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn query_seconds_of_consecutive_weeks_do_not_overlap() {
+        let week = Period::week_before(now());
+        let (start, end) = seconds(week.range());
+        let (prev_start, prev_end) = seconds(week.previous().range());
+        assert_eq!(end - start, 7 * 86_400 - 1);
+        assert_eq!(prev_end + 1, start);
+        assert_eq!(prev_start + 7 * 86_400, start);
     }
 
     #[tokio::test]

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub use env_config::ConfigError;
+
 use crate::email::Addresses;
 
 /// Audit log groups to query, comma-separated names.
@@ -46,14 +48,6 @@ pub const ALL: &[&str] = &[
 pub const LOCAL_SENDER: &str = "tool-error-digest@localhost.invalid";
 pub const LOCAL_RECIPIENT: &str = "ops@localhost.invalid";
 
-/// A bad variable: names it and says what was expected.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{name}: {problem}")]
-pub struct ConfigError {
-    pub name: &'static str,
-    pub problem: String,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub lambda: bool,
@@ -74,42 +68,31 @@ impl Config {
 
     /// Reads variables through `get` (tests pass a map); empty counts as unset.
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let get = |name: &str| {
-            get(name)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
-        let bad = |name, problem: String| ConfigError { name, problem };
-        let lambda = get(LAMBDA_RUNTIME_API).is_some();
+        let env = env_config::Env::new(get);
+        let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
 
-        let log_groups = list(get(LOG_GROUPS));
-        let log_group_prefix = get(LOG_GROUP_PREFIX);
-        if lambda && log_groups.is_empty() && log_group_prefix.is_none() {
-            return Err(bad(
-                LOG_GROUPS,
-                format!("required on Lambda (or {LOG_GROUP_PREFIX}): the audit log groups"),
-            ));
-        }
+        let (log_groups, log_group_prefix) =
+            env.log_groups(LOG_GROUPS, LOG_GROUP_PREFIX, lambda)?;
 
-        let recipients = list(get(RECIPIENTS));
+        let recipients = env.list(RECIPIENTS);
         for address in &recipients {
-            check_address(address).map_err(|p| bad(RECIPIENTS, p))?;
+            check_address(address).map_err(|p| ConfigError::new(RECIPIENTS, p))?;
         }
-        let sender = get(SENDER);
+        let sender = env.get(SENDER);
         if let Some(address) = &sender {
-            check_address(address).map_err(|p| bad(SENDER, p))?;
+            check_address(address).map_err(|p| ConfigError::new(SENDER, p))?;
         }
         let (sender, recipients) = match (lambda, sender, recipients.is_empty()) {
             (true, None, _) => {
-                return Err(bad(
+                return Err(ConfigError::new(
                     SENDER,
-                    "required on Lambda: a verified SES identity".into(),
+                    "required on Lambda: a verified SES identity",
                 ));
             }
             (true, Some(_), true) => {
-                return Err(bad(
+                return Err(ConfigError::new(
                     RECIPIENTS,
-                    "required on Lambda: who gets the digest".into(),
+                    "required on Lambda: who gets the digest",
                 ));
             }
             (_, sender, empty) => (
@@ -122,55 +105,24 @@ impl Config {
             ),
         };
 
-        let dashboard_url = get(DASHBOARD_URL);
+        let dashboard_url = env.get(DASHBOARD_URL);
         if let Some(url) = &dashboard_url {
             let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
             if !scheme_ok || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(bad(
+                return Err(ConfigError::new(
                     DASHBOARD_URL,
                     format!("`{url}` is not an http(s) URL without spaces"),
                 ));
             }
         }
-        let send_all_clear = match get(SEND_ALL_CLEAR).as_deref() {
-            None | Some("true") => true,
-            Some("false") => false,
-            Some(other) => {
-                return Err(bad(
-                    SEND_ALL_CLEAR,
-                    format!("`{other}` is neither true nor false"),
-                ));
-            }
-        };
-        let subject_prefix = get(SUBJECT_PREFIX)
+        let send_all_clear = env.bool(SEND_ALL_CLEAR, true)?;
+        let subject_prefix = env
+            .get(SUBJECT_PREFIX)
             .map(|p| format!("{p} "))
             .unwrap_or_default();
-        let seconds = |name: &'static str, default: u64| match get(name) {
-            None => Ok(Duration::from_secs(default)),
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|s| *s > 0 && *s <= 900)
+        let seconds = |name, default| {
+            env.number_in(name, default, 1..=900, "a number of seconds from 1 to 900")
                 .map(Duration::from_secs)
-                .ok_or_else(|| {
-                    bad(
-                        name,
-                        format!("`{v}` is not a number of seconds from 1 to 900"),
-                    )
-                }),
-        };
-        let query_timeout = seconds(QUERY_TIMEOUT_SECS, 120)?;
-        let api_timeout = seconds(API_TIMEOUT_SECS, 30)?;
-        let json_logs = match get(LOG_FORMAT).as_deref() {
-            None => lambda,
-            Some("json") => true,
-            Some("text") => false,
-            Some(other) => {
-                return Err(bad(
-                    LOG_FORMAT,
-                    format!("`{other}` is neither json nor text"),
-                ));
-            }
         };
         Ok(Config {
             lambda,
@@ -183,22 +135,11 @@ impl Config {
             },
             dashboard_url,
             send_all_clear,
-            query_timeout,
-            api_timeout,
-            json_logs,
+            query_timeout: seconds(QUERY_TIMEOUT_SECS, 120)?,
+            api_timeout: seconds(API_TIMEOUT_SECS, 30)?,
+            json_logs: env.log_format(LOG_FORMAT, lambda)?,
         })
     }
-}
-
-fn list(value: Option<String>) -> Vec<String> {
-    value
-        .map(|v| {
-            v.split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A bare `local@domain`: it goes into mail headers as is, so nothing that could start another
@@ -229,14 +170,9 @@ fn check_address(address: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     fn config(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Config::from_lookup(|name| map.get(name).cloned())
+        Config::from_lookup(env_config::pairs(pairs))
     }
 
     const LAMBDA: (&str, &str) = (LAMBDA_RUNTIME_API, "127.0.0.1:9001");

@@ -286,8 +286,9 @@ mod tests {
     use crate::collect::collect;
     use crate::digest::{Digest, NewlyFailing, State, Trend};
     use crate::email::{self, Addresses};
-    use crate::local::LocalInsights;
+    use crate::local::LOCAL_LOG_GROUP;
     use crate::mime::tests::{decode_header_text, parse};
+    use insights::LocalInsights;
 
     const FILE: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -295,13 +296,13 @@ mod tests {
     );
 
     pub(crate) async fn digest() -> Digest {
-        let (engine, skipped) = LocalInsights::from_jsonl(&jsonl());
-        assert_eq!(skipped, 1, "the tracing line");
+        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &jsonl());
+        assert_eq!(engine.skipped(), 1, "the tracing line");
         let dashboard = Some(
             "https://console.aws.amazon.com/cloudwatch/home#dashboards/dashboard/hosted-mcp"
                 .to_string(),
         );
-        collect(&engine, &[], NOW.parse().unwrap(), dashboard)
+        collect(&engine, engine.groups(), NOW.parse().unwrap(), dashboard)
             .await
             .unwrap()
     }
@@ -558,8 +559,8 @@ mod tests {
             .filter(|l| !l.contains("\"tool_error\""))
             .map(|l| format!("{l}\n"))
             .collect();
-        let (engine, _) = LocalInsights::from_jsonl(&clean);
-        let d = collect(&engine, &[], NOW.parse().unwrap(), None)
+        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &clean);
+        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
             .await
             .unwrap();
         assert_eq!(d.subject(), "All clear — week 48");

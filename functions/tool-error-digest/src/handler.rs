@@ -3,21 +3,33 @@
 //! query, a failed send) sends a "digest failed" mail when it can and fails the invocation, so
 //! the scheduler retries and, after its retries, alarms and the dead-letter queue see it.
 //!
-//! The AWS calls sit behind [`LogsQuery`] (`logs.rs`) and [`Mailer`] (`ses.rs`), both built
-//! once in `main` from the SDK config (which honours `AWS_ENDPOINT_URL`), so tests can point
-//! them at local endpoints or use fakes.
+//! The AWS calls sit behind the shared [`LogsQuery`] (CloudWatch, polled as [`polling`] says)
+//! and [`Mailer`] (`ses.rs`), both built once in `main` from the SDK config (which honours
+//! `AWS_ENDPOINT_URL`), so tests can point them at local endpoints or use fakes.
 
 use std::future::Future;
+use std::time::Duration;
 
+use insights::cloudwatch::{LogsQuery, Polling};
 use jiff::Timestamp;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
 
-use crate::collect::{self, CollectError, LogsQuery, QueryError};
+use crate::collect::{self, CollectError, QueryError};
 use crate::config::Config;
 use crate::digest::State;
 use crate::email::{self, Addresses};
 use crate::period::Period;
+
+/// How the Lambda polls a query that may run for `query_timeout`: every half second at first,
+/// then at most every 5 s; a weekly digest has no hurry, and fewer polls cost fewer API calls.
+pub fn polling(query_timeout: Duration) -> Polling {
+    Polling {
+        first_poll: Duration::from_millis(500),
+        max_poll: Duration::from_secs(5),
+        timeout: query_timeout,
+    }
+}
 
 /// A failed `SendEmail` (the SDK's message).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -215,13 +227,13 @@ async fn run<Q: LogsQuery, M: Mailer>(
 mod tests {
     use super::*;
     use crate::fixture;
-    use crate::local::LocalInsights;
     use crate::mime::tests::{decode_header_text, parse};
     use crate::rows::FieldRow;
-    use insights::TimeRange;
+    use insights::{LocalInsights, TimeRange};
     use std::sync::Mutex;
 
-    /// The local engine over the fixture, failing queries whose text contains `fail_on`.
+    /// The local engine over the fixture (as log group `/aws/lambda/mcp-a`), failing queries
+    /// whose text contains `fail_on`.
     struct FakeLogs {
         engine: LocalInsights,
         fail_on: Option<(&'static str, QueryError)>,
@@ -279,7 +291,7 @@ mod tests {
     fn deps(jsonl: &str) -> Deps<FakeLogs, FakeMail> {
         Deps {
             logs: FakeLogs {
-                engine: LocalInsights::from_jsonl(jsonl).0,
+                engine: LocalInsights::from_jsonl("/aws/lambda/mcp-a", jsonl),
                 fail_on: None,
                 prefixed: vec!["/aws/lambda/mcp-b".into(), "/aws/lambda/mcp-a".into()],
                 asked_groups: Mutex::new(Vec::new()),
@@ -305,6 +317,14 @@ mod tests {
 
     fn subject(raw: &str) -> String {
         decode_header_text(parse(raw).header("subject").unwrap())
+    }
+
+    #[test]
+    fn polls_start_at_half_a_second_and_stay_under_five() {
+        let polling = polling(Duration::from_secs(120));
+        let waits: Vec<u128> = (0..6).map(|a| polling.backoff(a).as_millis()).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 5000, 5000]);
+        assert_eq!(polling.timeout, Duration::from_secs(120));
     }
 
     #[tokio::test]

@@ -6,8 +6,9 @@
 //! values ([`rows`]) and builds the pure [`digest::Digest`] ([`digest`]); [`text`] and [`html`]
 //! render it, [`chart`] draws errors per day as a PNG, [`mime`] wraps it all in one raw MIME
 //! message ([`email`]). On Lambda, [`handler`] sends it with SES v2 ([`ses`]) after querying
-//! CloudWatch Logs ([`logs`]); locally, [`local`] runs the same queries through the
-//! `insights` engine over a JSON-lines audit log and writes the mail to files.
+//! CloudWatch Logs (the shared `insights::cloudwatch` client); locally, [`local`] runs the same
+//! queries through the `insights` engine over a JSON-lines audit log and writes the mail to
+//! files.
 //!
 //! Locally:
 //!
@@ -28,7 +29,6 @@ pub mod email;
 pub mod handler;
 pub mod html;
 pub mod local;
-pub mod logs;
 pub mod mime;
 pub mod period;
 pub mod queries;

@@ -1,59 +1,20 @@
-//! The local run: the `queries/` files through the local Logs Insights engine over a JSON-lines
-//! audit log, the digest written to files instead of mailed.
+//! The local run: the `queries/` files through the shared local Logs Insights engine
+//! ([`LocalInsights`]) over a JSON-lines audit log, the digest written to files instead of
+//! mailed.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use insights::{Event, TimeRange};
+use insights::LocalInsights;
 use jiff::Timestamp;
 
-use crate::collect::{self, LogsQuery, QueryError};
+use crate::collect;
 use crate::digest::Digest;
 use crate::email::{self, Addresses, CHART_FILE, Email};
 use crate::html;
-use crate::rows::FieldRow;
 
-/// `@log` of the local events.
+/// `@log` of the local events: the audit log is the one log group the local run queries.
 pub const LOCAL_LOG_GROUP: &str = "local";
-
-/// The local engine over events read once.
-#[derive(Debug, Clone, Default)]
-pub struct LocalInsights {
-    pub events: Vec<Event>,
-}
-
-impl LocalInsights {
-    /// Reads audit lines; blank lines are ignored, lines that are not audit JSON (no object, no
-    /// `ts`) are counted in the second value.
-    pub fn from_jsonl(text: &str) -> (LocalInsights, usize) {
-        let mut events = Vec::new();
-        let mut skipped = 0;
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            match insights::event_from_json_line(line, LOCAL_LOG_GROUP) {
-                Some(event) => events.push(event),
-                None => skipped += 1,
-            }
-        }
-        (LocalInsights { events }, skipped)
-    }
-}
-
-impl LogsQuery for LocalInsights {
-    async fn rows(
-        &self,
-        _groups: &[String],
-        range: TimeRange,
-        query: &str,
-    ) -> Result<Vec<FieldRow>, QueryError> {
-        let refused = |e: insights::QueryError| QueryError::Api {
-            operation: "StartQuery",
-            message: format!("local engine: {e}"),
-        };
-        let parsed = insights::parse(query).map_err(refused)?;
-        let rows = insights::run(&parsed, &self.events, range).map_err(refused)?;
-        Ok(insights::to_results(&rows))
-    }
-}
 
 /// What the local run wrote.
 #[derive(Debug)]
@@ -78,8 +39,8 @@ pub async fn run(
 ) -> anyhow::Result<LocalRun> {
     let text = std::fs::read_to_string(audit_log)
         .with_context(|| format!("reading {}", audit_log.display()))?;
-    let (engine, skipped_lines) = LocalInsights::from_jsonl(&text);
-    let digest = collect::collect(&engine, &[], now, dashboard_url).await?;
+    let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &text);
+    let digest = collect::collect(&engine, engine.groups(), now, dashboard_url).await?;
     let email = email::compose(&digest, to, now);
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let mut files = Vec::new();
@@ -109,6 +70,6 @@ pub async fn run(
         digest,
         email,
         files,
-        skipped_lines,
+        skipped_lines: engine.skipped(),
     })
 }

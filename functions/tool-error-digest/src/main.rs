@@ -2,9 +2,10 @@
 //! local command line (`run --local`, see `cli.rs`).
 
 use aws_config::{BehaviorVersion, timeout::TimeoutConfig};
+use insights::cloudwatch::CloudWatchInsights;
 use lambda_runtime::service_fn;
 use tool_error_digest::handler::{self, Deps, Settings};
-use tool_error_digest::{cli, config::Config, logs::CloudWatchInsights, ses::SesMailer};
+use tool_error_digest::{cli, config::Config, ses::SesMailer};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -30,7 +31,7 @@ async fn run() -> anyhow::Result<()> {
     let sdk = sdk.load().await;
     let logs = aws_sdk_cloudwatchlogs::Client::new(&sdk);
     let deps = &Deps {
-        logs: CloudWatchInsights::new(logs, config.query_timeout),
+        logs: CloudWatchInsights::new(logs, handler::polling(config.query_timeout)),
         mail: SesMailer::new(aws_sdk_sesv2::Client::new(&sdk)),
         settings: Settings::from_config(&config),
     };

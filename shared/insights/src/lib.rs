@@ -79,12 +79,13 @@
 //!
 //! # On CloudWatch Logs
 //!
-//! With the `cloudwatch` feature, the `cloudwatch` module runs the same query text on the
-//! service (StartQuery, GetQueryResults until complete, StopQuery at the caller's deadline) and
-//! returns the same [`FieldRow`]s as [`to_results`], so callers read both alike.
+//! [`cloudwatch::LogsQuery`] is what the scheduled functions query through. With the
+//! `cloudwatch` feature, `cloudwatch::CloudWatchInsights` runs the query text on the service
+//! (StartQuery, GetQueryResults until complete, StopQuery at the caller's deadline);
+//! [`LocalInsights`] runs it here over JSON-lines files. Both return the same [`FieldRow`]s as
+//! [`to_results`], so callers read both alike.
 
 mod ast;
-#[cfg(feature = "cloudwatch")]
 pub mod cloudwatch;
 mod command_parser;
 mod commands;
@@ -93,6 +94,7 @@ mod eval;
 mod event;
 mod expr_parser;
 mod lexer;
+mod local;
 mod parser;
 mod stats;
 mod timebin;
@@ -102,6 +104,7 @@ use std::str::FromStr;
 
 pub use error::QueryError;
 pub use event::{Event, TimeRange, event_from_json_line};
+pub use local::LocalInsights;
 pub use value::Value;
 
 use event::Record;
