@@ -66,7 +66,7 @@ async fn deps(
     Deps {
         logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         prober: HttpProber {
-            http: reqwest::Client::new(),
+            http: probe::http_client(),
             secret: Some((moto.secrets_client().await, SECRET_ID.to_string())),
             base_urls: BTreeMap::from([("papierkram".to_string(), sandbox_base.to_string())]),
         },

@@ -180,7 +180,7 @@ async fn lambda(config: Config) -> anyhow::Result<()> {
             handler::polling(config.query_timeout),
         ),
         prober: HttpProber {
-            http: reqwest::Client::new(),
+            http: probe::http_client(),
             secret: config
                 .secret_id
                 .clone()

@@ -174,6 +174,20 @@ pub trait Prober {
     ) -> impl Future<Output = Result<Answer, ProbeError>> + Send;
 }
 
+/// The probe's HTTP client: like the server's, it never follows a redirect (the probe's answer
+/// is the upstream's own, or it failed) and gives up connecting after 5 s.
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(5))
+        .user_agent(concat!(
+            "hosted-mcp-quota-alarm/",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .build()
+        .expect("static client configuration")
+}
+
 /// Probes over HTTP with the secret from Secrets Manager.
 #[derive(Debug, Clone)]
 pub struct HttpProber {
