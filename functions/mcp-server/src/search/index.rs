@@ -2,12 +2,11 @@
 //! that have it with the term's score already worked out, so a search only adds up postings.
 //! Fields are weighted, the name most (see `BOOST`).
 
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use serde_json::Value;
 
-use super::fxhash::FxHasher;
 use super::summary::summary;
 use super::text::{Normaliser, SURFACE, prose_words, split_words};
 
@@ -68,7 +67,7 @@ pub struct Index {
 
 /// Term look-ups dominate the index build; catalog text is trusted, so FxHash (rustc's hash)
 /// instead of SipHash, whose flooding resistance buys nothing here.
-type Terms = HashMap<String, u32, BuildHasherDefault<FxHasher>>;
+type Terms = HashMap<String, u32, FxBuildHasher>;
 
 /// Absent term (no second stem, or no surface for this field).
 const NO_TERM: u32 = u32::MAX;
@@ -79,7 +78,7 @@ struct Vocabulary<'a> {
     ids: Terms,
     terms: Vec<String>,
     /// Raw word → [stem, plain-vowel stem, surface]; `None` for stop words.
-    words: HashMap<&'a str, Option<[u32; 3]>, BuildHasherDefault<FxHasher>>,
+    words: HashMap<&'a str, Option<[u32; 3]>, FxBuildHasher>,
     norm: Normaliser,
     buf: String,
 }

@@ -14,7 +14,6 @@
 //! answer per detail level under the cap, `no_match` answers when nothing matched, `summary` cuts
 //! descriptions to one sentence, `request` holds the arguments.
 
-mod fxhash;
 mod index;
 mod no_match;
 mod query;

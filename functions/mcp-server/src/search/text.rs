@@ -3,11 +3,10 @@
 //! plain vowel form), stop words, numbers and single letters dropped, then stemmed.
 
 use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-use super::fxhash::FxHasher;
 use super::stem::stem_into;
+use rustc_hash::FxBuildHasher;
 
 /// Words dropped from queries and documents (folded, lowercase, sorted): question words, articles
 /// and the like in English and German, plus time words that belong in arguments ("last week").
@@ -216,7 +215,7 @@ const STOP_WORD_MAX_LEN: usize = 7;
 
 /// A hash set rather than a binary search: the index build asks for every word.
 fn is_stop_word(word: &str) -> bool {
-    static SET: OnceLock<HashSet<&str, BuildHasherDefault<FxHasher>>> = OnceLock::new();
+    static SET: OnceLock<HashSet<&str, FxBuildHasher>> = OnceLock::new();
     word.len() <= STOP_WORD_MAX_LEN
         && SET
             .get_or_init(|| STOP_WORDS.iter().copied().collect())
