@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use insights::cloudwatch::{LogsQuery, Polling};
+use insights::cloudwatch::{LogsQuery, Polling, log_groups};
 use insights::{FieldRow, TimeRange};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
@@ -106,17 +106,13 @@ pub async fn handle<Q: LogsQuery, P: Prober>(
     deps: &Deps<Q, P>,
     now: Timestamp,
 ) -> Result<Outcome, HandlerError> {
-    let mut groups = deps.log_groups.clone();
-    if let Some(prefix) = &deps.log_group_prefix {
-        let found = deps
-            .logs
-            .groups_with_prefix(prefix)
-            .await
-            .map_err(HandlerError::ListGroups)?;
-        groups.extend(found);
-    }
-    groups.sort();
-    groups.dedup();
+    let groups = log_groups(
+        &deps.logs,
+        &deps.log_groups,
+        deps.log_group_prefix.as_deref(),
+    )
+    .await
+    .map_err(HandlerError::ListGroups)?;
     let query_ranges = ranges(&deps.connectors, now);
     if groups.is_empty() && !query_ranges.is_empty() {
         let prefix = deps.log_group_prefix.clone().unwrap_or_default();
@@ -183,11 +179,9 @@ async fn probe_quiet_connectors<Q, P: Prober>(
         .iter()
         .filter(|a| a.bounds.is_some() && a.state != crate::assess::State::NotApplicable)
         .filter_map(|a| {
+            // `last_seen` only counts figures inside the window (see `usage::summarize`).
             let spec = deps.probes.get(&a.connector)?;
-            let last_figure = a
-                .last_seen
-                .filter(|t| a.bounds.is_some_and(|b| *t >= b.start));
-            spec.due(last_figure, now).then_some(spec)
+            spec.due(a.last_seen, now).then_some(spec)
         })
         .collect();
     if due.is_empty() {

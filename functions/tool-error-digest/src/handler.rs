@@ -10,7 +10,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use insights::cloudwatch::{LogsQuery, Polling};
+use insights::cloudwatch::{LogsQuery, Polling, log_groups};
 use jiff::Timestamp;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
@@ -183,17 +183,13 @@ async fn run<Q: LogsQuery, M: Mailer>(
     now: Timestamp,
 ) -> Result<Outcome, HandlerError> {
     let settings = &deps.settings;
-    let mut groups = settings.log_groups.clone();
-    if let Some(prefix) = &settings.log_group_prefix {
-        let found = deps
-            .logs
-            .groups_with_prefix(prefix)
-            .await
-            .map_err(HandlerError::ListGroups)?;
-        groups.extend(found);
-    }
-    groups.sort();
-    groups.dedup();
+    let groups = log_groups(
+        &deps.logs,
+        &settings.log_groups,
+        settings.log_group_prefix.as_deref(),
+    )
+    .await
+    .map_err(HandlerError::ListGroups)?;
     if groups.is_empty() {
         let prefix = settings.log_group_prefix.clone().unwrap_or_default();
         return Err(HandlerError::NoLogGroups(prefix));

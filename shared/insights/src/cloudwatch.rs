@@ -48,6 +48,22 @@ pub trait LogsQuery {
     ) -> impl Future<Output = Result<Vec<String>, CloudWatchError>> + Send;
 }
 
+/// The log groups a run queries: `names` plus every group starting with `prefix` (resolved on
+/// each run, so new groups are picked up), sorted, without repeats.
+pub async fn log_groups<L: LogsQuery>(
+    logs: &L,
+    names: &[String],
+    prefix: Option<&str>,
+) -> Result<Vec<String>, CloudWatchError> {
+    let mut groups = names.to_vec();
+    if let Some(prefix) = prefix {
+        groups.extend(logs.groups_with_prefix(prefix).await?);
+    }
+    groups.sort();
+    groups.dedup();
+    Ok(groups)
+}
+
 /// How a query is polled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Polling {
