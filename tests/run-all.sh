@@ -22,10 +22,10 @@ step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "catalogs against the JSON Schema"
-python tests/tools/validate_catalogs.py functions/mcp-server/catalogs tests/catalogs
+python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs
 
 step "catalog lint on the shipped catalogs (fails on any gap)"
-cargo run --quiet --locked -p mcp-server -- lint functions/mcp-server/catalogs
+cargo run --quiet --locked -p mcp-server -- lint shared/connector/catalogs
 
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked

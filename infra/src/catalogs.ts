@@ -1,4 +1,4 @@
-// The connector catalogs (functions/mcp-server/catalogs/*.yaml), read at synth time for what infra
+// The connector catalogs (shared/connector/catalogs/*.yaml), read at synth time for what infra
 // needs from them: the connector names (per-connector env vars, dashboard rows) and the quota
 // blocks (quota alarms). The full format is validated by the Rust catalog crate and its schema.
 import { readdirSync, readFileSync } from 'node:fs';

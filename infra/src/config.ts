@@ -94,6 +94,8 @@ export interface DeploymentConfig {
   readonly profiles: Readonly<Record<string, readonly string[]>>;
   /** MCP_KEY_PROFILES: API key id → the one profile that key may use. */
   readonly keyProfiles: Readonly<Record<string, string>>;
+  /** MCP_DEFAULT_PROFILE: the profile of a key missing from `keyProfiles` (unset: refused). */
+  readonly defaultProfile?: string;
 }
 
 /** Values a configuration may leave out. */
@@ -278,7 +280,7 @@ const TOP_KEYS = [
   'stage', 'account', 'region', 'secretId', 'secretKmsKeyArn', 'customDomain', 'allowedHosts',
   'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
   'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
-  'connectorBaseUrls', 'profiles', 'keyProfiles',
+  'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile',
 ] as const;
 
 /**
@@ -447,6 +449,14 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
       }
     }
   }
+  let defaultProfile: string | undefined;
+  if (top.defaultProfile !== undefined) {
+    if (typeof top.defaultProfile !== 'string' || !(top.defaultProfile in profiles)) {
+      c.problem('defaultProfile', `${describe(top.defaultProfile)} is not a profile defined in \`profiles\``);
+    } else {
+      defaultProfile = top.defaultProfile;
+    }
+  }
 
   if (c.problems.length > 0) throw new ConfigError(source, c.problems);
   return {
@@ -456,6 +466,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     allowedHosts, allowedOrigins, opsRecipients, sender, senderIdentity, logRetentionDays,
     metricsNamespace, schedules, mcpServer, digest, quotaAlarm,
     throttle, alarms, connectorBaseUrls, profiles, keyProfiles,
+    ...(defaultProfile === undefined ? {} : { defaultProfile }),
   };
 }
 

@@ -30,12 +30,19 @@ export const MCP_ENV = {
   maxResultBytes: 'MCP_MAX_RESULT_BYTES',
   emfNamespace: 'MCP_EMF_NAMESPACE',
   healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
+  callDeadlineMs: 'MCP_CALL_DEADLINE_MS',
   logFormat: 'MCP_LOG_FORMAT',
   profiles: 'MCP_PROFILES',
   keyProfiles: 'MCP_KEY_PROFILES',
+  defaultProfile: 'MCP_DEFAULT_PROFILE',
   exposeRawSuffix: '_EXPOSE_RAW',
   baseUrlSuffix: '_BASE_URL',
 } as const;
+
+/** The tool-call deadline for a function timeout: the timeout minus 2 s, at least 1 s. */
+export function callDeadlineMs(timeoutSeconds: number): number {
+  return Math.max(1000, timeoutSeconds * 1000 - 2000);
+}
 
 /** The audit `event` value and field (shared/audit) the auth alarm counts. */
 export const AUDIT_EVENT_FIELD = 'event';
@@ -129,6 +136,9 @@ export class McpStack extends Stack {
       [MCP_ENV.maxResultBytes]: String(config.mcpServer.maxResultBytes),
       [MCP_ENV.emfNamespace]: config.metricsNamespace,
       [MCP_ENV.healthTimeoutMs]: String(config.mcpServer.healthTimeoutMs),
+      // A tool call ends 2 s before the function does, so it still answers with a status and
+      // writes its audit line instead of becoming a gateway timeout.
+      [MCP_ENV.callDeadlineMs]: String(callDeadlineMs(config.mcpServer.timeoutSeconds)),
       [MCP_ENV.logFormat]: 'json',
     };
     if (config.allowedOrigins.length > 0) environment[MCP_ENV.allowedOrigins] = config.allowedOrigins.join(',');
@@ -136,6 +146,7 @@ export class McpStack extends Stack {
     if (profiles.length > 0) environment[MCP_ENV.profiles] = profiles.map(([name, p]) => `${name}=${p.join(',')}`).join(';');
     const keyProfiles = Object.entries(config.keyProfiles);
     if (keyProfiles.length > 0) environment[MCP_ENV.keyProfiles] = keyProfiles.map(([key, p]) => `${key}=${p}`).join(',');
+    if (config.defaultProfile !== undefined) environment[MCP_ENV.defaultProfile] = config.defaultProfile;
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';

@@ -134,7 +134,7 @@ describe('the TypeScript plan equals quota-alarm\'s own', () => {
       t.skip(`${binary} not built`);
       return;
     }
-    const sources = ['functions/quota-alarm/src', 'shared/catalog/src', 'functions/mcp-server/catalogs'].map((p) => join(REPO_ROOT, p));
+    const sources = ['functions/quota-alarm/src', 'shared/catalog/src', 'shared/connector'].map((p) => join(REPO_ROOT, p));
     if (statSync(binary).mtimeMs < newest(sources.filter(existsSync))) {
       t.skip(`${binary} is older than its sources; rebuild to compare`);
       return;

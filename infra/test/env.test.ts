@@ -33,9 +33,13 @@ export function rustEnvNames(path: string): RustNames {
   const resolve = (ref: string): string | undefined => {
     const parts = ref.split('::');
     if (parts.length === 1) return consts.get(ref);
-    if (parts[0] !== 'crate' || parts.length !== 3) return undefined;
-    const [, module, ident] = parts as [string, string, string];
-    const file = [join(srcDir, `${module}.rs`), join(srcDir, module, 'mod.rs')].find(existsSync);
+    // `crate::module::X` from the crate's src/, `module::X` a sibling of config.rs.
+    const crateRef = parts[0] === 'crate' && parts.length === 3;
+    if (!crateRef && parts.length !== 2) return undefined;
+    const [module, ident] = (crateRef ? parts.slice(1) : parts) as [string, string];
+    const crateSrc = srcDir.endsWith('/src') ? srcDir : srcDir.slice(0, srcDir.lastIndexOf('/src/') + 4);
+    const dir = crateRef ? crateSrc : srcDir;
+    const file = [join(dir, `${module}.rs`), join(dir, module, 'mod.rs')].find(existsSync);
     return file ? stringConsts(file).get(ident) : undefined;
   };
   const allBlock = /pub const ALL: &\[&str\] = &\[([^\]]*)\]/.exec(text)?.[1] ?? '';
@@ -58,9 +62,14 @@ const NOT_ON_LAMBDA: Record<string, string> = {
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
 };
 /** Set only when the configuration has a value for them. */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES'];
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE'];
 /** A configuration giving every optional variable a value. */
-const EVERYTHING = { allowedOrigins: ['https://claude.ai'], profiles: { accounting: ['papierkram/*'] }, keyProfiles: { 'ops-key': 'accounting' } };
+const EVERYTHING = {
+  allowedOrigins: ['https://claude.ai'],
+  profiles: { accounting: ['papierkram/*'] },
+  keyProfiles: { 'ops-key': 'accounting' },
+  defaultProfile: 'accounting',
+};
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {
   const id = logicalId(t, 'AWS::Lambda::Function', { FunctionName: functionName });
@@ -96,6 +105,11 @@ describe('mcp-server environment matches functions/mcp-server/src/config.rs', ()
     const fixedKeys = keys.filter((k) => names.fixed.has(k)).sort();
     assert.deepEqual(fixedKeys, expected, 'a new config.rs variable needs a value here or an entry in NOT_ON_LAMBDA');
     for (const local of Object.keys(NOT_ON_LAMBDA)) assert.ok(!(local in env), `${local} must not be set: ${NOT_ON_LAMBDA[local]}`);
+  });
+
+  it('gives a tool call a deadline 2 s below the function timeout', () => {
+    assert.equal(env.MCP_CALL_DEADLINE_MS, String(s.config.mcpServer.timeoutSeconds * 1000 - 2000));
+    assert.equal(env.MCP_DEFAULT_PROFILE, 'accounting');
   });
 
   it('sets the variables Lambda mode requires, non-empty', () => {

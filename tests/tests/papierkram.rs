@@ -81,7 +81,7 @@ async fn definitions(rpc: &Rpc) -> Vec<Value> {
 }
 
 fn allowlist() -> Vec<String> {
-    let path = repo().join("functions/mcp-server/catalogs/papierkram.allowlist");
+    let path = repo().join("shared/connector/catalogs/papierkram.allowlist");
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
@@ -753,11 +753,13 @@ async fn upstream_422_passes_papierkrams_own_message() {
     assert_eq!(result["status"], "invalid_input", "{reply}");
     let message = "Injected fault (Papierkram sandbox)";
     assert_eq!(result["upstream_message"], message);
+    // Upstream text travels in `upstream_message`; the hint points there and never quotes it.
     let hint = result["hint"].as_str().unwrap();
     assert!(
-        hint.starts_with(&format!("Papierkram refused the request: {message}")),
+        hint.starts_with("Papierkram refused the request; its reason is in `upstream_message`"),
         "{hint}"
     );
+    assert!(!hint.contains(message), "{hint}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

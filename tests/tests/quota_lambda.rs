@@ -12,7 +12,8 @@ use quota_alarm::assess::State;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
 use quota_alarm::handler::polling;
 use quota_alarm::local::NoProbes;
-use quota_alarm::{Deps, catalogs, handle};
+use quota_alarm::policy::policies;
+use quota_alarm::{Deps, handle};
 use serde_json::Value;
 
 const A: &str =
@@ -43,7 +44,7 @@ async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights, NoProbes>) {
         // The probe has its own end-to-end test (quota_sandbox.rs); this one reads logs only.
         prober: NoProbes,
         probes: Default::default(),
-        connectors: catalogs::policies(&catalogs::load(None).unwrap()).unwrap(),
+        connectors: policies(&connector::load(None).unwrap()).unwrap(),
         namespace: DEFAULT_NAMESPACE.into(),
         log_groups: vec![GROUP_A.into()],
         log_group_prefix: Some("/aws/lambda/hosted-mcp-prod-".into()),

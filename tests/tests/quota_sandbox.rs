@@ -19,8 +19,9 @@ use papierkram_sandbox::SandboxState;
 use quota_alarm::assess::{Assessment, State, UsedFrom, min_forecast_span};
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
 use quota_alarm::handler::polling;
+use quota_alarm::policy::policies;
 use quota_alarm::probe::{self, HttpProber};
-use quota_alarm::{Deps, alarms, catalogs, handle};
+use quota_alarm::{Deps, alarms, handle};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "papierkram-quota-token-51c2";
@@ -43,7 +44,7 @@ async fn sandbox(remaining: u64) -> (SandboxState, String) {
 async fn secret(moto: &Moto, token: &str) {
     let secret = json!({
         "api_keys": {"e2e": KEY},
-        "pseudonym_pepper": "quota-pepper",
+        "pseudonym_pepper": "quota-pepper-0123456789abcdef0123456789",
         "connectors": {"papierkram": {"subdomain": SUBDOMAIN, "token": token}}
     });
     moto.secrets_client()
@@ -62,7 +63,7 @@ async fn deps(
     moto: &Moto,
     sandbox_base: &str,
 ) -> Deps<CloudWatchInsights, HttpProber> {
-    let loaded = catalogs::load(None).unwrap();
+    let loaded = connector::load(None).unwrap();
     Deps {
         logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         prober: HttpProber {
@@ -71,7 +72,7 @@ async fn deps(
             base_urls: BTreeMap::from([("papierkram".to_string(), sandbox_base.to_string())]),
         },
         probes: probe::specs(&loaded),
-        connectors: catalogs::policies(&loaded).unwrap(),
+        connectors: policies(&loaded).unwrap(),
         namespace: DEFAULT_NAMESPACE.into(),
         log_groups: vec![SERVER_GROUP.into(), ALARM_GROUP.into()],
         log_group_prefix: None,

@@ -8,7 +8,7 @@ use serde_json::json;
 fn secret_json(upstream: &str, token: &str) -> String {
     json!({
         "api_keys": {"e2e": KEY},
-        "pseudonym_pepper": "moto-pepper",
+        "pseudonym_pepper": "moto-pepper-0123456789abcdef0123456789",
         "connectors": {"demo": {"host": upstream, "token": token}}
     })
     .to_string()

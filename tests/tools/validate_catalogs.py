@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validate hosted-mcp catalog files against shared/catalog/catalog.schema.json.
 
-    .tools/venv/bin/python tests/tools/validate_catalogs.py functions/mcp-server/catalogs
+    .tools/venv/bin/python tests/tools/validate_catalogs.py shared/connector/catalogs
 
 Checks every *.yaml / *.yml file in each directory given (not recursive, like the Rust loader;
 a file may be given too) and prints one line per file, `ok   FILE` or `FAIL FILE (N problems)`,

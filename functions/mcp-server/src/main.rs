@@ -1,9 +1,8 @@
 //! `mcp-server`: Lambda mode when `AWS_LAMBDA_RUNTIME_API` is set, else the local commands
-//! (`serve`). See `cli.rs` for the commands and `lib.rs` for the router.
+//! (`serve`, `lint`, `smoke`). See `commands/` for the commands and `http/` for the router.
 
-use audit::{RedactingMakeWriter, Redactor};
-use mcp_server::{cli, config::Config};
-use tracing_subscriber::EnvFilter;
+use audit::Redactor;
+use mcp_server::{commands, config::Config};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -21,16 +20,7 @@ async fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn")),
-        )
-        .with_writer(RedactingMakeWriter::stderr(redactor.clone()));
-    if config.json_logs {
-        logs.json().init();
-    } else {
-        logs.with_ansi(false).init();
-    }
-    let command = cli::parse(std::env::args().skip(1), config.lambda)?;
-    cli::run(command, config, redactor).await
+    audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
+    let command = commands::parse(std::env::args().skip(1), config.lambda)?;
+    commands::run(command, config, redactor).await
 }

@@ -78,7 +78,10 @@ async fn initialize_through_api_gateway_returns_json_without_cookies() {
     assert_eq!(body(&response)["result"]["protocolVersion"], "2025-11-25");
     let events = sink.events();
     assert_eq!(events[0].client.as_deref(), Some("claude-ai"));
-    // The API Gateway request id is carried, and the e-mail never is.
+    // The API Gateway request id (from the request context, not a header) is carried to the
+    // audit line and the answer, and the e-mail never is.
+    assert_eq!(events[0].request_id.as_deref(), Some("JKJaXmPLvHcESHA="));
+    assert_eq!(response["headers"]["x-request-id"], "JKJaXmPLvHcESHA=");
     let lines = sink.lines().join("\n");
     assert!(!lines.contains("alice@example.com"));
 }

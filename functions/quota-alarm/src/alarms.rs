@@ -159,10 +159,9 @@ fn for_policy(p: &Policy, namespace: &str) -> [AlarmSpec; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogs;
 
     fn embedded() -> Vec<(String, Option<Policy>)> {
-        catalogs::policies(&catalogs::load(None).unwrap()).unwrap()
+        crate::policy::policies(&connector::load(None).unwrap()).unwrap()
     }
 
     #[test]

@@ -12,8 +12,9 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::handler::{self, Deps, handle};
 use crate::local::NoProbes;
+use crate::policy::{Policy, policies};
 use crate::probe::{self, HttpProber};
-use crate::{alarms, catalogs, table};
+use crate::{alarms, table};
 
 pub const USAGE: &str = "\
 usage: quota-alarm run --local AUDIT.jsonl [--local MORE.jsonl] [--catalog DIR] [--now RFC3339] [--emf]
@@ -163,17 +164,15 @@ pub async fn run(command: Command, config: Config, out: &mut impl Write) -> anyh
     Ok(())
 }
 
-fn connectors(
-    dir: Option<PathBuf>,
-) -> anyhow::Result<Vec<(String, Option<crate::policy::Policy>)>> {
-    let loaded = catalogs::load(dir.as_deref()).context("loading catalogs")?;
-    Ok(catalogs::policies(&loaded)?)
+fn connectors(dir: Option<PathBuf>) -> anyhow::Result<Vec<(String, Option<Policy>)>> {
+    let loaded = connector::load(dir.as_deref()).context("loading catalogs")?;
+    Ok(policies(&loaded)?)
 }
 
 /// Lambda mode: the client and catalogs once, then one run per scheduled event.
 async fn lambda(config: Config) -> anyhow::Result<()> {
     let aws = aws_config::load_from_env().await;
-    let loaded = catalogs::load(config.catalog_dir.as_deref()).context("loading catalogs")?;
+    let loaded = connector::load(config.catalog_dir.as_deref()).context("loading catalogs")?;
     let deps = Deps {
         logs: CloudWatchInsights::new(
             aws_sdk_cloudwatchlogs::Client::new(&aws),
@@ -188,7 +187,7 @@ async fn lambda(config: Config) -> anyhow::Result<()> {
             base_urls: Default::default(),
         },
         probes: probe::specs(&loaded),
-        connectors: catalogs::policies(&loaded)?,
+        connectors: policies(&loaded)?,
         namespace: config.namespace.clone(),
         log_groups: config.log_groups.clone(),
         log_group_prefix: config.log_group_prefix.clone(),

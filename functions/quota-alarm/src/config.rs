@@ -14,7 +14,7 @@ pub const LOG_GROUPS: &str = "QUOTA_LOG_GROUPS";
 pub const LOG_GROUP_PREFIX: &str = "QUOTA_LOG_GROUP_PREFIX";
 /// CloudWatch namespace of the quota metrics (default `HostedMcp`).
 pub const EMF_NAMESPACE: &str = "QUOTA_EMF_NAMESPACE";
-/// Directory of catalog files; the mcp-server's catalogs compiled in when unset.
+/// Directory of catalog files; the shipped catalogs (`connector::EMBEDDED_CATALOGS`) when unset.
 pub const CATALOG_DIR: &str = "QUOTA_CATALOG_DIR";
 /// How long one Logs Insights query may take before the run fails, seconds.
 pub const QUERY_TIMEOUT_SECS: &str = "QUOTA_QUERY_TIMEOUT_SECS";

@@ -219,7 +219,6 @@ fn read_rows(rows: &[FieldRow]) -> Vec<UsageRow> {
 mod tests {
     use super::*;
     use crate::assess::State;
-    use crate::catalogs;
     use crate::probe::{Answer, Credentials, ProbeError};
     use crate::usage::tests::ts;
     use catalog::QuotaFigures;
@@ -279,7 +278,7 @@ mod tests {
         rows: Result<Vec<FieldRow>, QueryError>,
         answer: Result<Answer, ProbeError>,
     ) -> Deps<FakeLogs, FakeProber> {
-        let catalogs = catalogs::load(None).unwrap();
+        let catalogs = connector::load(None).unwrap();
         Deps {
             logs: FakeLogs {
                 rows,
@@ -291,7 +290,7 @@ mod tests {
                 probes: Mutex::new(0),
             },
             probes: crate::probe::specs(&catalogs),
-            connectors: catalogs::policies(&catalogs).unwrap(),
+            connectors: crate::policy::policies(&catalogs).unwrap(),
             namespace: "HostedMcp".into(),
             log_groups: vec!["/aws/lambda/mcp-a".into()],
             log_group_prefix: Some("/aws/lambda/mcp-".into()),

@@ -7,6 +7,8 @@
 //! - Pure computation, no SDK types: [`window`] (calendar month / day in an IANA zone, rolling
 //!   hours), [`policy`] (the catalog's quota declaration), [`usage`] (query rows → per-connector
 //!   usage), [`assess`] (the rules), [`report`] (all connectors), [`emf`], [`alarms`], [`table`].
+//!   The catalogs come from the shared `connector` crate (`connector::load`: a directory, or the
+//!   shipped catalogs compiled in).
 //! - Data sources: [`handler`] runs `queries/quota-usage.insights` ([`query`]) through the shared
 //!   `insights::cloudwatch::LogsQuery`: CloudWatch Logs Insights on Lambda, the local engine over
 //!   audit JSONL files in the local run ([`local`]). Both hand the same `(field, value)` rows to
@@ -25,7 +27,6 @@
 
 pub mod alarms;
 pub mod assess;
-pub mod catalogs;
 pub mod cli;
 pub mod config;
 pub mod emf;

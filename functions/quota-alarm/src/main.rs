@@ -2,7 +2,6 @@
 //! (`run --local`, `alarms`). See `cli.rs` for the commands and `handler.rs` for the run.
 
 use quota_alarm::{cli, config::Config};
-use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -19,14 +18,7 @@ async fn main() -> std::process::ExitCode {
 async fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
     // Logs go to stderr; stdout carries the table, or the EMF and decision lines.
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr);
-    if config.json_logs {
-        logs.json().init();
-    } else {
-        logs.with_ansi(false).init();
-    }
+    audit::init_tracing(config.json_logs, "info", None);
     let command = cli::parse(std::env::args().skip(1), config.lambda)?;
     cli::run(command, config, &mut std::io::stdout().lock()).await
 }

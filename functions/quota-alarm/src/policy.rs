@@ -1,5 +1,6 @@
 //! A connector's quota declaration from its catalog, checked once at start: window (with its
-//! time zone resolved), limit, thresholds, and whether calls carry figures at all.
+//! time zone resolved), limit, thresholds, and whether calls carry figures at all. The catalogs
+//! come from `connector::load` (a directory, or the shipped ones compiled in).
 
 use jiff::Timestamp;
 
@@ -73,6 +74,16 @@ impl Policy {
     }
 }
 
+/// Every connector with its quota policy (`None` without a quota declaration), in catalog order.
+pub fn policies(
+    catalogs: &[catalog::Catalog],
+) -> Result<Vec<(String, Option<Policy>)>, PolicyError> {
+    catalogs
+        .iter()
+        .map(|c| Ok((c.connector.clone(), Policy::from_catalog(c)?)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +120,17 @@ mod tests {
             .to_string();
         assert!(err.contains("Mars/Olympus"), "{err}");
         assert!(load("quota: { remaining: x, thresholds: [0] }").is_err());
+    }
+
+    #[test]
+    fn papierkram_quota_is_ten_thousand_a_berlin_month() {
+        let all = policies(&connector::load(None).unwrap()).unwrap();
+        let (name, policy) = &all[0];
+        assert_eq!(name, "papierkram");
+        let p = policy.as_ref().unwrap();
+        assert_eq!(p.limit, Some(10_000));
+        assert_eq!((p.warn_percent, p.critical_percent), (80, 95));
+        assert!(p.measurable);
+        assert_eq!(p.window.as_ref().unwrap().describe(), "month Europe/Berlin");
     }
 }

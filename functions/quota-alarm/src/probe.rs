@@ -16,9 +16,8 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use audit::{AuditEvent, EventKind, Level};
-use catalog::{Auth, Catalog, Credential, CredentialError, Quota, QuotaFigures};
+use catalog::{Auth, Catalog, CredentialError, Quota, QuotaFigures};
 use jiff::{SignedDuration, Timestamp};
-use serde_json::Value;
 
 use crate::usage::UsageRow;
 
@@ -71,7 +70,8 @@ pub fn specs(catalogs: &[Catalog]) -> BTreeMap<String, ProbeSpec> {
         .collect()
 }
 
-/// Connector credentials from the deployment secret: `connectors.<connector>.<field>`.
+/// Connector credentials from the deployment secret: `connectors.<connector>.<field>`. The
+/// API keys and the pepper are not kept.
 #[derive(Default, Clone)]
 pub struct Credentials(HashMap<String, HashMap<String, String>>);
 
@@ -82,29 +82,13 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    /// Reads the secret's JSON; only the `connectors` object is used, other keys are ignored.
-    /// The error never repeats the text (it is a secret).
+    /// Reads the secret's JSON, checked as the server checks it ([`connector::parse`]): a secret
+    /// the server would refuse is refused here too. Only the `connectors` object is kept. The
+    /// error never repeats the text (it is a secret).
     pub fn from_secret_json(text: &str) -> Result<Self, ProbeError> {
-        let bad = |why: &str| ProbeError::Secret(format!("the secret {why}"));
-        let value: Value = serde_json::from_str(text).map_err(|_| bad("is not JSON"))?;
-        let Some(connectors) = value.get("connectors") else {
-            return Ok(Credentials::default());
-        };
-        let connectors = connectors
-            .as_object()
-            .ok_or_else(|| bad("has `connectors` that is not an object"))?;
-        let mut out = HashMap::new();
-        for (name, fields) in connectors {
-            let fields = fields
-                .as_object()
-                .ok_or_else(|| bad(&format!("has connectors.{name} that is not an object")))?;
-            let fields = fields
-                .iter()
-                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-                .collect();
-            out.insert(name.clone(), fields);
-        }
-        Ok(Credentials(out))
+        let secret = connector::parse(text)
+            .map_err(|e| ProbeError::Secret(format!("the secret is unusable: {e}")))?;
+        Ok(Credentials(secret.connectors))
     }
 
     pub fn field(&self, connector: &str, field: &str) -> Option<String> {
@@ -174,18 +158,13 @@ pub trait Prober {
     ) -> impl Future<Output = Result<Answer, ProbeError>> + Send;
 }
 
-/// The probe's HTTP client: like the server's, it never follows a redirect (the probe's answer
-/// is the upstream's own, or it failed) and gives up connecting after 5 s.
+/// The probe's HTTP client: the server's ([`connector::http_client`]: compiled-in roots, never
+/// a redirect, 5 s to connect) with quota-alarm's user agent.
 pub fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(Duration::from_secs(5))
-        .user_agent(concat!(
-            "hosted-mcp-quota-alarm/",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build()
-        .expect("static client configuration")
+    connector::http_client(concat!(
+        "hosted-mcp-quota-alarm/",
+        env!("CARGO_PKG_VERSION")
+    ))
 }
 
 /// Probes over HTTP with the secret from Secrets Manager.
@@ -226,26 +205,14 @@ impl Prober for HttpProber {
         credentials: &Credentials,
     ) -> Result<Answer, ProbeError> {
         let field = |name: &str| credentials.field(&spec.connector, name);
-        let base = match self.base_urls.get(&spec.connector) {
-            Some(base) => base.clone(),
-            None => catalog::fill_base_url(&spec.base_url, field)
-                .map_err(|e| ProbeError::credential(&spec.connector, &e))?,
-        };
-        let url = format!("{}{}", base.trim_end_matches('/'), spec.path);
-        let mut request = self
-            .http
-            .get(url)
-            .timeout(spec.timeout)
-            .header(reqwest::header::ACCEPT, "application/json");
-        request = match spec
-            .auth
-            .credential(field)
-            .map_err(|e| ProbeError::credential(&spec.connector, &e))?
-        {
-            Some(Credential::Bearer(token)) => request.bearer_auth(token),
-            Some(Credential::Header { name, value }) => request.header(name, value),
-            None => request,
-        };
+        let bad = |e: CredentialError| ProbeError::credential(&spec.connector, &e);
+        let base = self
+            .base_urls
+            .get(&spec.connector)
+            .unwrap_or(&spec.base_url);
+        let url = connector::url(base, &spec.path, field).map_err(bad)?;
+        let request = self.http.get(url).timeout(spec.timeout);
+        let request = connector::authenticate(request, &spec.auth, field).map_err(bad)?;
         // The error's text may hold the URL, whose host carries a secret field: not kept.
         let response = request.send().await.map_err(|e| {
             if e.is_timeout() {
@@ -264,9 +231,7 @@ impl Prober for HttpProber {
                 status: http_status,
             });
         }
-        let figures = spec
-            .quota
-            .figures(|name| headers.get(name)?.to_str().ok().map(str::to_string));
+        let figures = connector::quota_figures(&spec.quota, headers);
         if figures.remaining.is_some() {
             return Ok(Answer {
                 http_status,
@@ -374,16 +339,24 @@ mod tests {
     #[test]
     fn credentials_come_from_the_connectors_object_and_errors_keep_the_secret_out() {
         let c = Credentials::from_secret_json(
-            r#"{"api_keys": {"a": "k"}, "connectors": {"demo": {"host": "h.test", "token": "t-1", "n": 5}}}"#,
+            r#"{"api_keys": {"a": "k-0123456789abcdef"}, "connectors": {"demo": {"host": "h.test", "token": "t-1"}}}"#,
         )
         .unwrap();
         assert_eq!(c.field("demo", "token").as_deref(), Some("t-1"));
         assert_eq!(c.field("demo", "n"), None);
         assert_eq!(c.field("other", "token"), None);
         assert!(!format!("{c:?}").contains("t-1"));
-        for text in ["token=supersecret", r#"{"connectors": "supersecret"}"#] {
-            let err = Credentials::from_secret_json(text).unwrap_err().to_string();
-            assert!(!err.contains("supersecret"), "{err}");
+        for text in [
+            "token=supersecret",
+            r#"{"connectors": "supersecret"}"#,
+            r#"{"connectors": {"demo": {"token": "supersecret", "n": 5}}}"#,
+            r#"{"api_keys": {"a": "supersecret"}}"#,
+            r#"{"pseudonym_pepper": "supersecret"}"#,
+        ] {
+            let err = Credentials::from_secret_json(text).unwrap_err();
+            assert!(matches!(err, ProbeError::Secret(_)), "{err:?}");
+            assert_eq!(err.code(), "secret_unreadable");
+            assert!(!err.to_string().contains("supersecret"), "{err}");
         }
         let empty = Credentials::from_secret_json("{}").unwrap();
         assert_eq!(empty.field("demo", "token"), None);

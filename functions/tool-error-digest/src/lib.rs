@@ -39,17 +39,3 @@ pub mod text;
 
 #[cfg(test)]
 mod fixture;
-
-/// Logs to stderr (stdout is the command line's report): JSON on Lambda, text locally;
-/// `RUST_LOG` filters, `info` by default.
-pub fn init_tracing(json: bool) {
-    use tracing_subscriber::EnvFilter;
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr);
-    if json {
-        logs.json().init();
-    } else {
-        logs.with_ansi(false).init();
-    }
-}

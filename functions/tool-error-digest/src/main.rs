@@ -18,7 +18,7 @@ async fn main() -> std::process::ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     let config = Config::from_env()?;
-    tool_error_digest::init_tracing(config.json_logs);
+    audit::init_tracing(config.json_logs, "info", None); // stderr; stdout is the report
     if !config.lambda {
         let command = cli::parse(std::env::args().skip(1))?;
         return cli::run(command, &config, &mut std::io::stdout().lock()).await;

@@ -102,6 +102,9 @@ pub struct AuditEvent {
     pub profile: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arg_keys: Vec<String>,
+    /// How many distinct argument names were left out of `arg_keys` (over [`MAX_ARG_KEYS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg_keys_omitted: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +122,13 @@ pub struct AuditEvent {
 pub const INVALID_ARG_KEY: &str = "<invalid>";
 
 const MAX_ARG_KEY_LEN: usize = 64;
+/// At most this many argument names are kept; the rest are only counted in [`AuditEvent::arg_keys_omitted`].
+pub const MAX_ARG_KEYS: usize = 32;
+/// Client-supplied identifiers (client name, versions, request id) are cut to these lengths and
+/// reduced to [`is_safe_char`] characters: a client controls them, and they must not carry text.
+const MAX_NAME_LEN: usize = 64;
+const MAX_VERSION_LEN: usize = 32;
+const MAX_ID_LEN: usize = 64;
 
 impl AuditEvent {
     /// A new event stamped now, with the level implied by `kind`.
@@ -142,11 +152,35 @@ impl AuditEvent {
             key_id: None,
             profile: None,
             arg_keys: Vec::new(),
+            arg_keys_omitted: None,
             result_bytes: None,
             truncated: None,
             quota_remaining: None,
             quota_consumed: None,
             quota_limit: None,
+        }
+    }
+
+    /// The event cut to fit an audit line: argument names only counted, every text field at
+    /// most 64 characters. Used when a line would exceed [`crate::MAX_LINE_BYTES`].
+    pub fn shrunk(&self) -> AuditEvent {
+        let cut = |v: &Option<String>| v.as_deref().map(|t| bounded(t, MAX_NAME_LEN));
+        let omitted = self.arg_keys.len() as u64 + self.arg_keys_omitted.unwrap_or(0);
+        AuditEvent {
+            tool: cut(&self.tool),
+            connector: cut(&self.connector),
+            status: cut(&self.status),
+            reason: cut(&self.reason),
+            request_id: cut(&self.request_id),
+            client: cut(&self.client),
+            client_version: cut(&self.client_version),
+            protocol_version: cut(&self.protocol_version),
+            user: cut(&self.user),
+            key_id: cut(&self.key_id),
+            profile: cut(&self.profile),
+            arg_keys: Vec::new(),
+            arg_keys_omitted: (omitted > 0).then_some(omitted),
+            ..self.clone()
         }
     }
 
@@ -196,23 +230,23 @@ impl AuditEvent {
         self.duration_ms(elapsed.as_secs_f64() * 1000.0)
     }
 
-    pub fn request_id(mut self, request_id: impl Into<String>) -> Self {
-        self.request_id = Some(request_id.into());
+    pub fn request_id(mut self, request_id: impl AsRef<str>) -> Self {
+        self.request_id = Some(bounded(request_id.as_ref(), MAX_ID_LEN));
         self
     }
 
-    pub fn client(mut self, client: impl Into<String>) -> Self {
-        self.client = Some(client.into());
+    pub fn client(mut self, client: impl AsRef<str>) -> Self {
+        self.client = Some(bounded(client.as_ref(), MAX_NAME_LEN));
         self
     }
 
-    pub fn client_version(mut self, client_version: impl Into<String>) -> Self {
-        self.client_version = Some(client_version.into());
+    pub fn client_version(mut self, client_version: impl AsRef<str>) -> Self {
+        self.client_version = Some(bounded(client_version.as_ref(), MAX_VERSION_LEN));
         self
     }
 
-    pub fn protocol_version(mut self, protocol_version: impl Into<String>) -> Self {
-        self.protocol_version = Some(protocol_version.into());
+    pub fn protocol_version(mut self, protocol_version: impl AsRef<str>) -> Self {
+        self.protocol_version = Some(bounded(protocol_version.as_ref(), MAX_VERSION_LEN));
         self
     }
 
@@ -246,6 +280,10 @@ impl AuditEvent {
             .collect();
         keys.sort_unstable();
         keys.dedup();
+        if keys.len() > MAX_ARG_KEYS {
+            self.arg_keys_omitted = Some((keys.len() - MAX_ARG_KEYS) as u64);
+            keys.truncate(MAX_ARG_KEYS);
+        }
         self.arg_keys = keys;
         self
     }
@@ -288,6 +326,26 @@ fn serialize_ms<S: Serializer>(ms: &Option<f64>, serializer: S) -> Result<S::Ok,
     ms.map(round_ms).serialize(serializer)
 }
 
+/// Characters a client-supplied identifier keeps; anything else becomes `_`.
+pub fn is_safe_char(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(c, '.' | '_' | '-' | '+' | '/' | ':' | '=' | ' ' | '(' | ')')
+}
+
+/// At most `max` characters, each safe (see [`is_safe_char`]); cut ones end in `…`. Reads at most
+/// `max + 1` characters of `text`, however long it is.
+pub fn bounded(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| if is_safe_char(c) { c } else { '_' })
+        .collect();
+    if text.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 fn sanitize_arg_key(key: &str) -> String {
     let looks_like_a_name = !key.is_empty()
         && key.len() <= MAX_ARG_KEY_LEN
@@ -308,7 +366,7 @@ pub(crate) mod tests {
 
     pub(crate) fn full_event() -> AuditEvent {
         // A fixed time, so two calls build equal events.
-        AuditEvent::new(EventKind::ToolCall)
+        let mut event = AuditEvent::new(EventKind::ToolCall)
             .at("2026-11-23T07:00:00.123Z".parse().unwrap())
             .tool("list_invoices")
             .connector("papierkram")
@@ -328,7 +386,9 @@ pub(crate) mod tests {
             .truncated(false)
             .quota_remaining(900)
             .quota_consumed(100)
-            .quota_limit(1000)
+            .quota_limit(1000);
+        event.arg_keys_omitted = Some(3);
+        event
     }
 
     #[test]
@@ -465,6 +525,43 @@ pub(crate) mod tests {
             &"x".repeat(65),
         ]);
         assert_eq!(event.arg_keys, [INVALID_ARG_KEY, "fields", "page"]);
+    }
+
+    #[test]
+    fn arg_keys_are_capped_and_the_rest_counted() {
+        let keys: Vec<String> = (0..100).map(|i| format!("k{i:03}")).collect();
+        let event = AuditEvent::new(EventKind::ToolCall).arg_keys(&keys);
+        assert_eq!(event.arg_keys.len(), MAX_ARG_KEYS);
+        assert_eq!(event.arg_keys_omitted, Some(68));
+    }
+
+    #[test]
+    fn client_identifiers_are_bounded_and_reduced_to_safe_characters() {
+        let event = AuditEvent::new(EventKind::ToolCall)
+            .client(format!(
+                "evil\n{{\"x\":1}}<script>{}",
+                "a".repeat(1_000_000)
+            ))
+            .client_version("1.0\u{202e}beta")
+            .protocol_version("2025-11-25")
+            .request_id("req\r\nX-Injected: 1");
+        let client = event.client.as_deref().unwrap();
+        assert_eq!(client.chars().count(), MAX_NAME_LEN + 1, "{client}");
+        assert!(client.starts_with("evil___x_:1__script_a"), "{client}");
+        assert_eq!(event.client_version.as_deref(), Some("1.0_beta"));
+        assert_eq!(event.protocol_version.as_deref(), Some("2025-11-25"));
+        assert_eq!(event.request_id.as_deref(), Some("req__X-Injected: 1"));
+    }
+
+    #[test]
+    fn an_over_long_event_is_shrunk_to_fit_a_line() {
+        let keys: Vec<String> = (0..32).map(|i| format!("{}{i}", "k".repeat(60))).collect();
+        let mut event = AuditEvent::new(EventKind::ToolCall).arg_keys(&keys);
+        event.reason = Some("r".repeat(20_000));
+        let small = event.shrunk();
+        assert!(small.arg_keys.is_empty());
+        assert_eq!(small.arg_keys_omitted, Some(32));
+        assert!(small.to_json_line(None).len() < 2048);
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub const KEY_ID: &str = "key_id";
 pub const PROFILE: &str = "profile";
 /// Argument names of the call, never their values.
 pub const ARG_KEYS: &str = "arg_keys";
+/// How many argument names were left out of `arg_keys` (more than 32, or an over-long line).
+pub const ARG_KEYS_OMITTED: &str = "arg_keys_omitted";
 /// Size of the result sent to the client, in bytes.
 pub const RESULT_BYTES: &str = "result_bytes";
 /// Whether the result was cut to the output budget.
@@ -71,6 +73,7 @@ pub const ALL: &[&str] = &[
     KEY_ID,
     PROFILE,
     ARG_KEYS,
+    ARG_KEYS_OMITTED,
     RESULT_BYTES,
     TRUNCATED,
     QUOTA_REMAINING,

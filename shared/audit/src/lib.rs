@@ -8,6 +8,8 @@
 //!   `duration_ms` per connector/tool become metrics without API calls.
 //! - [`Redactor`] and [`RedactingMakeWriter`]: scrub tokens, API keys, registered secrets and
 //!   e-mail addresses from every other log line (tracing → stderr).
+//! - [`init_tracing`]: the one tracing set-up of the three functions (stderr, JSON on Lambda,
+//!   `RUST_LOG` over a default filter, through the redactor when given).
 //! - [`Pseudonymizer`]: the keyed-hash pseudonym stored in `user` instead of an identity.
 //!
 //! ```
@@ -24,16 +26,18 @@ mod emf;
 mod event;
 pub mod fields;
 mod log_writer;
+mod logging;
 mod pseudonym;
 mod redact;
 mod writer;
 
 pub use emf::{EmfConfig, metrics};
-pub use event::{AuditEvent, EventKind, INVALID_ARG_KEY, Level};
+pub use event::{AuditEvent, EventKind, INVALID_ARG_KEY, Level, MAX_ARG_KEYS, bounded};
 pub use log_writer::{RedactingMakeWriter, RedactingWriter};
+pub use logging::init_tracing;
 pub use pseudonym::Pseudonymizer;
 pub use redact::{EMAIL, REDACTED, Redactor};
-pub use writer::{AuditLog, MemorySink};
+pub use writer::{AuditLog, MAX_LINE_BYTES, MemorySink};
 
 /// Version of the audit line schema, written as `v`. Readers ignore unknown fields, so adding a
 /// field keeps the version; renaming or retyping one bumps it.

@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::emf::EmfConfig;
 use crate::event::AuditEvent;
 
+/// No audit line is longer than this: an event that would be is [`AuditEvent::shrunk`] first.
+pub const MAX_LINE_BYTES: usize = 8 * 1024;
+
 /// Writes audit events as JSON lines. Cheap to clone; clones share the output.
 ///
 /// Writing never fails from the caller's point of view: audit must not crash a request, so the
@@ -54,6 +57,9 @@ impl AuditLog {
     /// Writes the event as exactly one line followed by `\n`, then flushes.
     pub fn write(&self, event: &AuditEvent) {
         let mut line = event.to_json_line(self.emf.as_ref());
+        if line.len() > MAX_LINE_BYTES {
+            line = event.shrunk().to_json_line(self.emf.as_ref());
+        }
         line.push('\n');
         // A panic elsewhere while holding the lock must not stop auditing.
         let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);

@@ -145,6 +145,20 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             ));
         }
     }
+    for hint in c
+        .hints
+        .values()
+        .chain(c.tools.iter().flat_map(|t| t.hints.values()))
+    {
+        if hint.contains("{message}") {
+            top(
+                "hints may not quote the upstream's message (`{message}`): upstream text \
+                 travels as `upstream_message`, never in a hint"
+                    .into(),
+            );
+            break;
+        }
+    }
     let a = &c.auth;
     match (&a.bearer, &a.header, &a.secret) {
         (None, None, None) | (Some(_), None, None) | (None, Some(_), Some(_)) => {}
@@ -442,6 +456,16 @@ tools:
         let text = GOOD.replace("get: /invoices\n", "get: /invoices/../admin\n");
         let err = parse("demo.yaml", &text).unwrap_err().to_string();
         assert!(err.contains("without `..`"), "{err}");
+    }
+
+    #[test]
+    fn hints_may_not_quote_the_upstream_message() {
+        let text = GOOD.replace(
+            "tools:",
+            "hints: { invalid_input: \"Refused: {message}\" }\ntools:",
+        );
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.contains("upstream_message"), "{err}");
     }
 
     #[test]

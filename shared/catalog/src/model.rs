@@ -27,6 +27,10 @@ pub struct Catalog {
     /// Upstream timeout per request, milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// The largest answer body read from the upstream, bytes (the server's default, 4 MiB, when
+    /// unset); a larger answer is `unavailable` with a hint to narrow.
+    #[serde(default)]
+    pub max_response_bytes: Option<usize>,
     /// How the upstream wraps lists; list tools need it.
     #[serde(default)]
     pub list_envelope: Option<ListEnvelope>,

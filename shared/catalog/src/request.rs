@@ -91,10 +91,11 @@ pub struct QuotaFigures {
 
 impl QuotaFigures {
     /// The figures of a call that made this request and then `later`: the later remaining and
-    /// limit, the costs added (a cost only one of them reported counts as is).
+    /// limit, the costs added (a cost only one of them reported counts as is). Costs whose sum
+    /// leaves `i64` (an upstream sending absurd headers) are no figure, never a wrong one.
     pub fn followed_by(self, later: QuotaFigures) -> QuotaFigures {
         let consumed = match (self.consumed, later.consumed) {
-            (Some(a), Some(b)) => Some(a + b),
+            (Some(a), Some(b)) => a.checked_add(b),
             (a, b) => a.or(b),
         };
         QuotaFigures {
@@ -199,6 +200,11 @@ mod tests {
             .followed_by(page(117, None))
             .followed_by(page(115, Some(2)));
         assert_eq!(call, page(115, Some(4)));
+        let absurd = page(1, Some(i64::MAX)).followed_by(page(0, Some(1)));
+        assert_eq!(
+            absurd.consumed, None,
+            "an overflowing cost is no figure, not a panic"
+        );
         assert_eq!(
             figures,
             QuotaFigures {

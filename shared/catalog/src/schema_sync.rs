@@ -261,6 +261,7 @@ fn full_catalog() -> Catalog {
         secrets: vec!["host".into(), "token".into()],
         auth: full_auth(),
         timeout_ms: 5_000,
+        max_response_bytes: Some(8 * 1024 * 1024),
         list_envelope: Some(full_list_envelope()),
         error_message: Some("error.message".into()),
         quota: Some(full_quota()),
@@ -825,7 +826,7 @@ fn schema_declares_draft_2020_12_id_and_title() {
 }
 
 fn shipped_catalogs() -> (PathBuf, Vec<PathBuf>) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../functions/mcp-server/catalogs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../connector/catalogs");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("directory entry").path())

@@ -44,7 +44,7 @@ impl Doc {
             connector: connector.to_string(),
             description: tool.description.clone(),
             params: tool.params.keys().cloned().collect(),
-            schema: Value::Object(crate::tools::input_schema(tool)),
+            schema: Value::Object(crate::contract::schema::input_schema(tool)),
         }
     }
 }

@@ -71,7 +71,7 @@ impl Index {
                 let name = &self.connectors[c];
                 let distance = probe
                     .iter()
-                    .map(|w| crate::args::edit_distance(w, name))
+                    .map(|w| crate::contract::names::edit_distance(w, name))
                     .min()
                     .unwrap_or(0);
                 (distance, c, *n)
@@ -131,7 +131,7 @@ impl Index {
             .iter()
             .enumerate()
             .filter(|(_, t)| t.len().abs_diff(word.len()) <= max && !t.starts_with(SURFACE))
-            .map(|(i, t)| (crate::args::edit_distance(word, t), i))
+            .map(|(i, t)| (crate::contract::names::edit_distance(word, t), i))
             .filter(|(d, _)| *d <= max)
             .min_by_key(|(d, i)| (*d, usize::MAX - self.postings[*i].len()))
             .map(|(_, i)| i as u32)

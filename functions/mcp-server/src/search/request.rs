@@ -84,7 +84,8 @@ impl FromStr for Detail {
             "names" => Ok(Detail::Names),
             "counts" => Ok(Detail::Counts),
             _ => Err(format!(
-                "`detail` must be \"full\", \"summary\", \"names\" or \"counts\", not \"{s}\"."
+                "`detail` must be \"full\", \"summary\", \"names\" or \"counts\", not \"{}\".",
+                crate::contract::names::shown(s)
             )),
         }
     }

@@ -1,0 +1,459 @@
+//! Aggregation tools: compositions declared in the catalog (all pages of list tools, exact
+//! decimal sums, counts, group-by, top N) answering in a compact result. A source that fails
+//! part-way, or the call's deadline running out, is reported with the figures marked partial,
+//! never silently dropped. Sums use checked arithmetic: an overflow is an `error`, not a panic.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use catalog::{Aggregate, Measure, Status};
+use rust_decimal::Decimal;
+use serde_json::{Map, Value, json};
+
+use super::outcome::Outcome;
+use super::shape;
+use crate::contract::args::{self, ValidArgs};
+use crate::inventory::{Connector, Registry};
+use crate::upstream::{Deadline, Upstream};
+
+type QuotaInfo = catalog::QuotaFigures;
+
+/// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
+const MAX_PAGES: u32 = 100;
+
+/// What reading one source produced.
+struct Fetched {
+    items: Vec<Value>,
+    failure: Option<Outcome>,
+}
+
+/// A sum beyond `Decimal`'s range (about 7.9e28).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("the figure `{0}` is beyond the exact decimal range")]
+struct Overflow(String);
+
+pub async fn run(
+    upstream: &Upstream,
+    conn: &Connector,
+    agg: &Aggregate,
+    valid: &ValidArgs,
+    deadline: &Deadline,
+) -> Outcome {
+    let vars = variables(valid);
+    let mut fetched = BTreeMap::new();
+    let mut quota: Option<QuotaInfo> = None;
+    for (name, source) in &agg.sources {
+        let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
+            return Outcome::failed(
+                Status::Error,
+                "bad_aggregate",
+                format!("Unknown source tool `{}`.", source.tool),
+            );
+        };
+        let mut arguments = Map::new();
+        for (arg, template) in &source.args {
+            if let Some(v) = fill(template, &vars) {
+                arguments.insert(arg.clone(), v);
+            }
+        }
+        let mut source_valid = match args::validate(tool, &arguments) {
+            Ok(v) => v,
+            Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
+        };
+        let page_size = conn
+            .catalog
+            .list_envelope
+            .as_ref()
+            .map_or(100, |e| e.max_page_size)
+            .min(100);
+        let mut items = Vec::new();
+        let mut failure = None;
+        for page in 1..=MAX_PAGES {
+            if let Some(list) = source_valid.list.as_mut() {
+                list.page = page;
+                list.page_size = page_size;
+            }
+            match upstream.fetch(conn, tool, &source_valid, deadline).await {
+                Ok(reply) => {
+                    quota = add_request(quota, reply.quota);
+                    let Some((page_items, more)) = page_of(conn, &reply.body) else {
+                        failure = Some(Outcome::failed(
+                            Status::Unavailable,
+                            "upstream_unexpected_shape",
+                            format!(
+                                "{} answered `{}` without its list: no data was read from it. \
+                                 Retry in a few minutes.",
+                                Registry::title(&conn.catalog),
+                                tool.name
+                            ),
+                        ));
+                        break;
+                    };
+                    let got = page_items.len();
+                    items.extend(
+                        page_items
+                            .into_iter()
+                            .filter(|i| matches(i, &source.filter)),
+                    );
+                    if !more || got < page_size as usize {
+                        break;
+                    }
+                    if page == MAX_PAGES {
+                        failure = Some(Outcome::failed(
+                            Status::Error,
+                            "too_many_pages",
+                            format!("`{name}` has more than {MAX_PAGES} pages; narrow the period."),
+                        ));
+                    }
+                }
+                Err(e) => {
+                    quota = add_request(quota, e.quota());
+                    failure = Some(Outcome::from_upstream(conn, tool, &e));
+                    break;
+                }
+            }
+        }
+        fetched.insert(name.clone(), Fetched { items, failure });
+    }
+    let data = match measures(&agg.result, &fetched) {
+        Ok(data) => data,
+        Err(Overflow(name)) => {
+            return Outcome::failed(
+                Status::Error,
+                "decimal_overflow",
+                format!(
+                    "The figure `{name}` is beyond the exact decimal range (about 7.9e28), so it \
+                     cannot be reported exactly: the upstream data holds implausible amounts. \
+                     Narrow the period or the filter, and check the amounts with the list tools."
+                ),
+            )
+            .with_quota(quota);
+        }
+    };
+    let failed: Vec<(&String, &Outcome)> = fetched
+        .iter()
+        .filter_map(|(n, f)| f.failure.as_ref().map(|o| (n, o)))
+        .collect();
+    let Some((_, first)) = failed.first() else {
+        return Outcome::ok(super::outcome::data(data)).with_quota(quota);
+    };
+    let sources: Vec<Value> = failed
+        .iter()
+        .map(|(n, o)| json!({"source": n, "status": o.status.as_str(), "hint": o.hint}))
+        .collect();
+    let mut fields = Map::new();
+    fields.insert("partial".into(), true.into());
+    fields.insert("partial_data".into(), data);
+    fields.insert("failed_sources".into(), sources.into());
+    Outcome {
+        status: first.status,
+        hint: Some(format!(
+            "Part of the data could not be read ({}); the figures in `partial_data` are incomplete. {}",
+            failed.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+            first.hint.as_deref().unwrap_or("")
+        )),
+        reason: first.reason.as_ref().map(|r| format!("partial_{r}")),
+        ..Outcome::ok(fields)
+    }
+    .with_quota(quota)
+}
+
+/// The quota figures of the call so far after one more upstream request: the audit line and
+/// `_quota` report what the whole call cost, not its last page.
+fn add_request(call: Option<QuotaInfo>, request: Option<QuotaInfo>) -> Option<QuotaInfo> {
+    match (call, request) {
+        (Some(call), Some(request)) => Some(call.followed_by(request)),
+        (call, request) => request.or(call),
+    }
+}
+
+/// Template variables: the tool's arguments, and period bounds from `year`/`month`.
+fn variables(valid: &ValidArgs) -> BTreeMap<String, String> {
+    let mut vars: BTreeMap<String, String> = valid
+        .values
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            )
+        })
+        .collect();
+    let year = valid.values.get("year").and_then(Value::as_i64);
+    let month = valid.values.get("month").and_then(Value::as_i64);
+    if let Some(y) = year.and_then(|y| i16::try_from(y).ok()) {
+        if let Some(m) = month.and_then(|m| i8::try_from(m).ok())
+            && let Ok(start) = jiff::civil::Date::new(y, m, 1)
+        {
+            vars.insert("month_start".into(), start.to_string());
+            vars.insert("month_end".into(), start.last_of_month().to_string());
+        }
+        if let Ok(start) = jiff::civil::Date::new(y, 1, 1) {
+            vars.insert("year_start".into(), start.to_string());
+            vars.insert("year_end".into(), start.last_of_year().to_string());
+        }
+    }
+    vars
+}
+
+/// Fills `{name}` placeholders; `None` when one has no value (the argument is left out).
+fn fill(template: &Value, vars: &BTreeMap<String, String>) -> Option<Value> {
+    let Value::String(text) = template else {
+        return Some(template.clone());
+    };
+    let mut out = text.clone();
+    for hole in catalog::placeholders(text) {
+        out = out.replace(&format!("{{{hole}}}"), vars.get(hole)?);
+    }
+    Some(Value::String(out))
+}
+
+/// One page's items and whether more follow; `None` when the answer has no list.
+fn page_of(conn: &Connector, body: &Value) -> Option<(Vec<Value>, bool)> {
+    let env = conn.catalog.list_envelope.as_ref()?;
+    let items = shape::at(body, &env.items)?.as_array()?.clone();
+    let more = env
+        .more
+        .as_deref()
+        .and_then(|f| shape::at(body, f))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    Some((items, more))
+}
+
+fn text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn matches(item: &Value, filter: &BTreeMap<String, Vec<String>>) -> bool {
+    filter
+        .iter()
+        .all(|(f, allowed)| allowed.contains(&text(shape::at(item, f))))
+}
+
+/// A JSON number or numeric string as an exact decimal (the printed form, not the float).
+fn decimal(v: Option<&Value>) -> Option<Decimal> {
+    match v? {
+        Value::Number(n) => Decimal::from_str(&n.to_string())
+            .or_else(|_| Decimal::from_scientific(&n.to_string()))
+            .ok(),
+        Value::String(s) => Decimal::from_str(s.trim()).ok(),
+        _ => None,
+    }
+}
+
+/// Amounts as strings with two decimals: exact, and unambiguous for a model to read.
+fn money(d: Decimal) -> Value {
+    let mut d = d.round_dp(2);
+    d.rescale(2);
+    Value::String(d.to_string())
+}
+
+fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Result<Value, Overflow> {
+    let mut out = Map::new();
+    let mut sums: BTreeMap<&str, Decimal> = BTreeMap::new();
+    let items_of = |source: &str, m: &Measure| -> Vec<&Value> {
+        fetched
+            .get(source)
+            .map(|f| f.items.iter().filter(|i| matches(i, &m.filter)).collect())
+            .unwrap_or_default()
+    };
+    for m in result {
+        let value = if let Some(source) = &m.count {
+            Value::from(items_of(source, m).len())
+        } else if let Some(reference) = &m.sum {
+            let (source, path) = reference.split_once('.').unwrap_or((reference, ""));
+            let total = items_of(source, m)
+                .iter()
+                .filter_map(|i| decimal(shape::at(i, path)))
+                .try_fold(Decimal::ZERO, |sum, d| sum.checked_add(d))
+                .ok_or_else(|| Overflow(m.name.clone()))?;
+            sums.insert(&m.name, total);
+            money(total)
+        } else if let Some([a, b]) = m.difference.as_deref() {
+            let total = sums
+                .get(a.as_str())
+                .copied()
+                .unwrap_or_default()
+                .checked_sub(sums.get(b.as_str()).copied().unwrap_or_default())
+                .ok_or_else(|| Overflow(m.name.clone()))?;
+            sums.insert(&m.name, total);
+            money(total)
+        } else if let Some(top) = &m.top {
+            let mut groups: BTreeMap<String, (Decimal, usize)> = BTreeMap::new();
+            for item in items_of(&top.of, m) {
+                let g = groups.entry(text(shape::at(item, &top.by))).or_default();
+                let amount = top
+                    .sum
+                    .as_deref()
+                    .and_then(|p| decimal(shape::at(item, p)))
+                    .unwrap_or_default();
+                g.0 =
+                    g.0.checked_add(amount)
+                        .ok_or_else(|| Overflow(m.name.clone()))?;
+                g.1 += 1;
+            }
+            let mut ranked: Vec<(String, (Decimal, usize))> = groups.into_iter().collect();
+            ranked.sort_by(|x, y| match top.sum {
+                Some(_) => y.1.0.cmp(&x.1.0).then(x.0.cmp(&y.0)),
+                None => y.1.1.cmp(&x.1.1).then(x.0.cmp(&y.0)),
+            });
+            Value::Array(
+                ranked
+                    .into_iter()
+                    .take(top.n)
+                    .map(|(name, (total, count))| match top.sum {
+                        Some(_) => json!({"name": name, "total": money(total), "count": count}),
+                        None => json!({"name": name, "count": count}),
+                    })
+                    .collect(),
+            )
+        } else if let Some(spec) = &m.items {
+            let mut picked = items_of(&spec.of, m);
+            picked.sort_by(|x, y| {
+                let order = compare(shape::at(x, &spec.sort), shape::at(y, &spec.sort));
+                if spec.descending {
+                    order.reverse()
+                } else {
+                    order
+                }
+            });
+            Value::Array(
+                picked
+                    .into_iter()
+                    .take(spec.n)
+                    .map(|i| shape::project(i, &spec.fields))
+                    .collect(),
+            )
+        } else {
+            Value::Null
+        };
+        out.insert(m.name.clone(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+/// Numbers compare as decimals, everything else (ISO dates included) as text.
+fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    match (decimal(a), decimal(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => text(a).cmp(&text(b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetched(items: Vec<Value>) -> BTreeMap<String, Fetched> {
+        BTreeMap::from([(
+            "inc".to_string(),
+            Fetched {
+                items,
+                failure: None,
+            },
+        )])
+    }
+
+    fn measure(v: Value) -> Measure {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn sums_are_exact_decimals_not_floats() {
+        let items = (0..10).map(|_| json!({"total": 0.1})).collect();
+        let m = [measure(json!({"name": "s", "sum": "inc.total"}))];
+        assert_eq!(measures(&m, &fetched(items)).unwrap()["s"], json!("1.00"));
+    }
+
+    #[test]
+    fn string_amounts_and_filters_and_differences() {
+        let items = vec![
+            json!({"amount": "119.0", "state": "paid"}),
+            json!({"amount": "80.5", "state": "overdue"}),
+            json!({"amount": null, "state": "overdue"}),
+        ];
+        let m = [
+            measure(json!({"name": "all", "sum": "inc.amount"})),
+            measure(
+                json!({"name": "overdue", "sum": "inc.amount", "where": {"state": ["overdue"]}}),
+            ),
+            measure(json!({"name": "rest", "difference": ["all", "overdue"]})),
+            measure(json!({"name": "n", "count": "inc", "where": {"state": ["overdue"]}})),
+        ];
+        let out = measures(&m, &fetched(items)).unwrap();
+        assert_eq!(
+            out,
+            json!({"all": "199.50", "overdue": "80.50", "rest": "119.00", "n": 2})
+        );
+    }
+
+    #[test]
+    fn top_groups_rank_by_sum_then_name() {
+        let items = vec![
+            json!({"c": {"name": "B"}, "t": 10}),
+            json!({"c": {"name": "A"}, "t": 10}),
+            json!({"c": {"name": "C"}, "t": 25.5}),
+            json!({"c": {"name": "A"}, "t": 1}),
+        ];
+        let m = [measure(
+            json!({"name": "top", "top": {"of": "inc", "by": "c.name", "sum": "t", "n": 2}}),
+        )];
+        assert_eq!(
+            measures(&m, &fetched(items)).unwrap()["top"],
+            json!([{"name": "C", "total": "25.50", "count": 1}, {"name": "A", "total": "11.00", "count": 2}])
+        );
+    }
+
+    #[test]
+    fn items_sort_by_date_and_project_fields() {
+        let items = vec![
+            json!({"id": 1, "due": "2026-03-01", "x": 1}),
+            json!({"id": 2, "due": "2026-01-15", "x": 2}),
+        ];
+        let m = [measure(
+            json!({"name": "next", "items": {"of": "inc", "fields": ["id", "due"], "sort": "due", "n": 1}}),
+        )];
+        assert_eq!(
+            measures(&m, &fetched(items)).unwrap()["next"],
+            json!([{"id": 2, "due": "2026-01-15"}])
+        );
+    }
+
+    #[test]
+    fn a_sum_beyond_the_decimal_range_is_an_error_not_a_panic() {
+        let items = (0..3)
+            .map(|_| json!({"t": "79228162514264337593543950335"}))
+            .collect();
+        let m = [measure(json!({"name": "s", "sum": "inc.t"}))];
+        assert_eq!(measures(&m, &fetched(items)), Err(Overflow("s".into())));
+        let items = (0..3)
+            .map(|_| json!({"c": "A", "t": "79228162514264337593543950335"}))
+            .collect();
+        let m = [measure(
+            json!({"name": "top", "top": {"of": "inc", "by": "c", "sum": "t", "n": 2}}),
+        )];
+        assert_eq!(measures(&m, &fetched(items)), Err(Overflow("top".into())));
+    }
+
+    #[test]
+    fn month_variables_cover_the_whole_month() {
+        let valid = ValidArgs {
+            values: BTreeMap::from([("year".into(), json!(2024)), ("month".into(), json!(2))]),
+            ..ValidArgs::default()
+        };
+        let vars = variables(&valid);
+        assert_eq!(vars["month_start"], "2024-02-01");
+        assert_eq!(vars["month_end"], "2024-02-29");
+        assert_eq!(
+            fill(&json!("{month_end}"), &vars),
+            Some(json!("2024-02-29"))
+        );
+        assert_eq!(fill(&json!("{company_id}"), &vars), None);
+    }
+}

@@ -1,0 +1,21 @@
+//! Who is calling: set by the HTTP edge after authentication, read by every later stage.
+
+use crate::inventory::Scope;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caller {
+    /// The API key's id.
+    pub key_id: String,
+    /// Keyed-hash pseudonym of the end user, when one is known.
+    pub user: Option<String>,
+    /// What this request may see: one profile, or the whole deployment.
+    pub scope: Scope,
+}
+
+/// Facts about the HTTP request the edge hands down: its id (API Gateway's on Lambda, generated
+/// locally) and, on Lambda, how long the invocation has left.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestMeta {
+    pub id: String,
+    pub time_left: Option<std::time::Duration>,
+}

@@ -1,0 +1,156 @@
+//! The typed result of one tool call, and the one place it becomes the JSON a model reads.
+
+use catalog::{QuotaFigures, Status, Tool};
+use serde_json::{Map, Value};
+
+use crate::inventory::Connector;
+use crate::upstream::{UpstreamError, hints};
+
+/// A finished tool call, before it becomes MCP content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub status: Status,
+    /// What to do next; required when the status is not ok.
+    pub hint: Option<String>,
+    /// The result's other fields: `data` or the list shape, `upstream_message`, partial data…
+    pub fields: Map<String, Value>,
+    /// Short code for the audit log (`upstream_404`, `invalid_argument`, …).
+    pub reason: Option<String>,
+    pub http_status: Option<u16>,
+    /// What the call cost upstream, when the upstream sent figures.
+    pub quota: Option<QuotaFigures>,
+    /// Whether the result was cut to the output budget.
+    pub truncated: bool,
+}
+
+impl Outcome {
+    /// An ok result with these fields.
+    pub fn ok(fields: Map<String, Value>) -> Self {
+        Outcome {
+            status: Status::Ok,
+            hint: None,
+            fields,
+            reason: None,
+            http_status: None,
+            quota: None,
+            truncated: false,
+        }
+    }
+
+    /// A non-ok status with a hint the caller can act on.
+    pub fn failed(status: Status, reason: &str, hint: impl Into<String>) -> Self {
+        Outcome {
+            status,
+            hint: Some(hint.into()),
+            reason: Some(reason.to_string()),
+            ..Outcome::ok(Map::new())
+        }
+    }
+
+    /// An upstream fault as a result: its status, reason and hint, the upstream's own message
+    /// in `upstream_message`, and whatever HTTP status and quota came back.
+    pub fn from_upstream(conn: &Connector, tool: &Tool, err: &UpstreamError) -> Self {
+        let fault = hints::describe(conn, tool, err);
+        let mut outcome = Outcome::failed(fault.status, &fault.reason, fault.hint);
+        outcome.http_status = err.http_status();
+        if let UpstreamError::Refused(r) = err
+            && let Some(m) = &r.message
+        {
+            outcome
+                .fields
+                .insert("upstream_message".into(), m.clone().into());
+        }
+        if let UpstreamError::Refused(r) = err
+            && let Some(s) = r.retry_after_s
+        {
+            outcome.fields.insert("retry_after_s".into(), s.into());
+        }
+        outcome.with_quota(err.quota())
+    }
+
+    pub fn with_http(mut self, status: u16) -> Self {
+        self.http_status = Some(status);
+        self
+    }
+
+    /// Keeps the quota figures when the upstream sent any.
+    pub fn with_quota(mut self, quota: Option<QuotaFigures>) -> Self {
+        if let Some(q) = quota.filter(|q| q.remaining.is_some() || q.consumed.is_some()) {
+            self.quota = Some(q);
+        }
+        self
+    }
+
+    /// The result a model gets: `status`, `hint`, the fields, `truncated` and `_quota`.
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::with_capacity(self.fields.len() + 4);
+        out.insert("status".into(), self.status.as_str().into());
+        if let Some(hint) = &self.hint {
+            out.insert("hint".into(), hint.clone().into());
+        }
+        for (k, v) in &self.fields {
+            out.insert(k.clone(), v.clone());
+        }
+        if self.truncated {
+            out.insert("truncated".into(), true.into());
+        }
+        if let Some(q) = &self.quota {
+            out.insert("_quota".into(), quota_json(q));
+        }
+        Value::Object(out)
+    }
+}
+
+fn quota_json(q: &QuotaFigures) -> Value {
+    let mut m = Map::new();
+    for (k, v) in [
+        ("remaining", q.remaining),
+        ("consumed", q.consumed),
+        ("limit", q.limit),
+    ] {
+        if let Some(v) = v {
+            m.insert(k.into(), v.into());
+        }
+    }
+    Value::Object(m)
+}
+
+/// `{"data": …}` as fields.
+pub fn data(value: Value) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("data".into(), value);
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn quota_is_passed_through_and_status_and_hint_come_first() {
+        let q = QuotaFigures {
+            remaining: Some(9910),
+            consumed: Some(1),
+            limit: Some(10_000),
+        };
+        let o = Outcome::failed(Status::RateLimited, "upstream_429", "wait").with_quota(Some(q));
+        let v = o.to_json();
+        assert_eq!(
+            v["_quota"],
+            json!({"remaining": 9910, "consumed": 1, "limit": 10000})
+        );
+        assert_eq!(v["status"], json!("rate_limited"));
+        assert_eq!(v["hint"], json!("wait"));
+        assert!(v.get("truncated").is_none());
+    }
+
+    #[test]
+    fn figures_without_remaining_or_cost_are_not_reported() {
+        let q = QuotaFigures {
+            limit: Some(10_000),
+            ..QuotaFigures::default()
+        };
+        assert_eq!(Outcome::ok(Map::new()).with_quota(Some(q)).quota, None);
+    }
+}

@@ -1,0 +1,287 @@
+//! Shaping results: the shared list shape, untrusted-data marking and the output budget. Pure
+//! functions over JSON and [`Outcome`].
+
+use catalog::{Catalog, ListEnvelope, Status, Tool};
+use serde_json::{Map, Value, json};
+
+use super::outcome::{self, Outcome};
+use crate::contract::args::ListOptions;
+
+/// A 2xx answer that does not have the shape the catalog declares.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error(
+        "{title} answered without its list (no `{items}` array): no data was read, so do not \
+         report this as an empty result. Retry in a few minutes."
+    )]
+    NoList { title: String, items: String },
+}
+
+impl From<ShapeError> for Outcome {
+    fn from(e: ShapeError) -> Self {
+        Outcome::failed(
+            Status::Unavailable,
+            "upstream_unexpected_shape",
+            e.to_string(),
+        )
+    }
+}
+
+/// The ok result's fields: the list shape for list tools, `data` otherwise. A list tool whose
+/// answer has no list is not "no items": it is `unavailable`.
+pub fn ok(
+    catalog: &Catalog,
+    tool: &Tool,
+    list: Option<&ListOptions>,
+    body: Value,
+) -> Result<Map<String, Value>, ShapeError> {
+    let mut fields = match (list, &catalog.list_envelope) {
+        (Some(opts), Some(env)) => list_result(catalog, tool, env, opts, body)?,
+        _ => outcome::data(body),
+    };
+    if !tool.untrusted.is_empty() && (fields.contains_key("data") || fields.contains_key("items")) {
+        fields.insert("_untrusted".into(), json!(tool.untrusted));
+    }
+    Ok(fields)
+}
+
+fn list_result(
+    catalog: &Catalog,
+    tool: &Tool,
+    env: &ListEnvelope,
+    opts: &ListOptions,
+    body: Value,
+) -> Result<Map<String, Value>, ShapeError> {
+    let total = env
+        .total
+        .as_deref()
+        .and_then(|f| at(&body, f))
+        .and_then(Value::as_u64);
+    let more = env
+        .more
+        .as_deref()
+        .and_then(|f| at(&body, f))
+        .and_then(Value::as_bool);
+    let Some(Value::Array(items)) = at(&body, &env.items) else {
+        return Err(ShapeError::NoList {
+            title: catalog
+                .title
+                .clone()
+                .unwrap_or_else(|| catalog.connector.clone()),
+            items: env.items.clone(),
+        });
+    };
+    let mut out = Map::new();
+    if opts.count_only {
+        out.insert("count".into(), total.unwrap_or(items.len() as u64).into());
+        return Ok(out);
+    }
+    let fields: Option<&[String]> = match &opts.fields {
+        Some(f) => Some(f),
+        None if !tool.default_fields.is_empty() => Some(&tool.default_fields),
+        None => None,
+    };
+    let items: Vec<Value> = match fields {
+        Some(f) => items.iter().map(|i| project(i, f)).collect(),
+        None => items.clone(),
+    };
+    out.insert("items".into(), items.into());
+    out.insert("page".into(), opts.page.into());
+    out.insert("page_size".into(), opts.page_size.into());
+    if let Some(t) = total {
+        out.insert("total".into(), t.into());
+    }
+    let has_more = more.unwrap_or_else(|| {
+        total.is_some_and(|t| u64::from(opts.page) * u64::from(opts.page_size) < t)
+    });
+    out.insert("has_more".into(), has_more.into());
+    Ok(out)
+}
+
+/// The hint of an ok list page with more behind it.
+pub fn more_hint(fields: &Map<String, Value>) -> Option<String> {
+    let more = fields.get("has_more").and_then(Value::as_bool)?;
+    let page = fields.get("page").and_then(Value::as_u64)?;
+    more.then(|| format!("More results: call again with page={}.", page + 1))
+}
+
+/// The value at a dotted path (`meta.total`).
+pub fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |v, p| v.get(p))
+}
+
+/// Keeps only the named (dotted) fields of an item, nesting preserved.
+pub fn project(item: &Value, fields: &[String]) -> Value {
+    let mut out = Map::new();
+    for field in fields {
+        let parts: Vec<&str> = field.split('.').collect();
+        let Some(src) = at(item, field) else {
+            continue;
+        };
+        let mut dst = &mut out;
+        for p in &parts[..parts.len() - 1] {
+            dst = dst
+                .entry(p.to_string())
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+                .expect("built as object");
+        }
+        dst.insert(parts[parts.len() - 1].to_string(), src.clone());
+    }
+    Value::Object(out)
+}
+
+/// Room kept for the hint and the other fields when cutting.
+const SLACK: usize = 400;
+
+/// Cuts a result to `max_bytes`: list items from the end, else the largest `data` fields, and
+/// says so with a hint on how to narrow. Each part's size is measured once, so cutting costs
+/// linear work in the result's size. Returns whether it cut.
+pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
+    if size(&outcome.to_json()) <= max_bytes {
+        return false;
+    }
+    outcome.truncated = true;
+    let budget = max_bytes.saturating_sub(SLACK);
+    if outcome.fields.get("items").is_some_and(Value::is_array) {
+        // Everything but the items, measured once.
+        let rest = size(
+            &Outcome {
+                fields: without(&outcome.fields, "items"),
+                ..outcome.clone()
+            }
+            .to_json(),
+        );
+        let Some(Value::Array(items)) = outcome.fields.get_mut("items") else {
+            unreachable!("checked above");
+        };
+        let total = items.len();
+        let room = max_bytes.saturating_sub(rest + SLACK);
+        let mut used = 2;
+        let kept = items
+            .iter()
+            .take_while(|i| {
+                used += size(i) + 1;
+                used <= room
+            })
+            .count();
+        items.truncate(kept);
+        outcome.hint = Some(format!(
+            "Result cut to {kept} of {total} items (limit {max_bytes} bytes). Narrow it: fields=[…] \
+             with fewer fields, a smaller page_size, count_only=true, or a filter."
+        ));
+        return true;
+    }
+    if let Some(Value::Object(data)) = outcome.fields.get_mut("data") {
+        let mut sizes: Vec<(usize, String)> = data
+            .iter()
+            .map(|(k, v)| (size(v) + k.len() + 4, k.clone()))
+            .collect();
+        let mut used: usize = 2 + sizes.iter().map(|(s, _)| s).sum::<usize>();
+        sizes.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let mut dropped = Vec::new();
+        for (s, key) in sizes {
+            if used <= budget {
+                break;
+            }
+            data.remove(&key);
+            used -= s;
+            dropped.push(key);
+        }
+        let named = dropped
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = match dropped.len().saturating_sub(10) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        outcome.hint = Some(format!(
+            "Result over {max_bytes} bytes: left out the largest fields ({named}{more}). Ask for \
+             them with a more specific tool or a narrower request."
+        ));
+        return true;
+    }
+    outcome.fields.insert("data".into(), Value::Null);
+    outcome.hint = Some(format!(
+        "Result over {max_bytes} bytes; narrow the request."
+    ));
+    true
+}
+
+fn without(fields: &Map<String, Value>, key: &str) -> Map<String, Value> {
+    fields
+        .iter()
+        .filter(|(k, _)| k.as_str() != key)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+pub fn size(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(0, |b| b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_keeps_nested_fields() {
+        let item = json!({"id": 1, "name": "x", "billing": {"company": "A", "city": "B"}});
+        let p = project(
+            &item,
+            &["id".into(), "billing.company".into(), "missing".into()],
+        );
+        assert_eq!(p, json!({"id": 1, "billing": {"company": "A"}}));
+    }
+
+    fn ok_with(fields: Value) -> Outcome {
+        Outcome::ok(fields.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn oversized_list_is_cut_with_a_hint() {
+        let items: Vec<Value> = (0..200)
+            .map(|i| json!({"id": i, "text": "y".repeat(100)}))
+            .collect();
+        let mut o = ok_with(json!({"items": items, "page": 1}));
+        assert!(cap(&mut o, 4096));
+        let body = o.to_json();
+        assert!(size(&body) <= 4096, "{}", size(&body));
+        assert_eq!(body["truncated"], json!(true));
+        let hint = body["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("of 200 items") && hint.contains("count_only"),
+            "{hint}"
+        );
+    }
+
+    #[test]
+    fn oversized_object_drops_largest_fields_and_names_them() {
+        let mut o = ok_with(json!({"data": {"id": 1, "pdf": "z".repeat(10_000)}}));
+        assert!(cap(&mut o, 2048));
+        let body = o.to_json();
+        assert_eq!(body["data"], json!({"id": 1}));
+        assert!(body["hint"].as_str().unwrap().contains("pdf"));
+    }
+
+    #[test]
+    fn an_object_of_many_fields_is_cut_in_linear_work() {
+        let data: Map<String, Value> = (0..100_000)
+            .map(|i| (format!("f{i:06}"), json!("v".repeat(20))))
+            .collect();
+        let mut o = Outcome::ok(outcome::data(Value::Object(data)));
+        assert!(cap(&mut o, 32 * 1024));
+        assert!(size(&o.to_json()) <= 32 * 1024, "{}", size(&o.to_json()));
+        assert!(o.hint.unwrap().contains("more)"));
+    }
+
+    #[test]
+    fn small_results_are_untouched() {
+        let mut o = ok_with(json!({"data": {"id": 1}}));
+        assert!(!cap(&mut o, 2048));
+        assert!(o.to_json().get("truncated").is_none());
+    }
+}

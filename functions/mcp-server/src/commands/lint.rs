@@ -1,0 +1,429 @@
+//! `mcp-server lint [DIR]`: checks catalogs against the audit checklist, one row per rule and
+//! tool (or connector) with ok / gap / n/a. Any gap fails the run.
+
+use std::fmt::Write as _;
+
+use catalog::{Catalog, ParamType, Risk, Status, Tool};
+
+use crate::contract::args;
+use crate::inventory::config::Config;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Gap,
+    NotApplicable,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Gap => "gap",
+            Verdict::NotApplicable => "n/a",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub rule: &'static str,
+    /// `connector/tool`, or `connector` for connector-wide rules.
+    pub subject: String,
+    pub verdict: Verdict,
+    pub detail: String,
+}
+
+/// Most tools a client should see at once; beyond it, selection degrades (search instead).
+pub const MAX_LISTED: usize = 30;
+
+/// Verbs a tool name may end with.
+const VERBS: &[&str] = &[
+    "list",
+    "get",
+    "search",
+    "create",
+    "update",
+    "delete",
+    "archive",
+    "unarchive",
+    "cancel",
+    "send",
+    "pay",
+    "book",
+    "upload",
+    "download",
+];
+
+fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>) -> Row {
+    let verdict = if ok { Verdict::Ok } else { Verdict::Gap };
+    Row {
+        rule,
+        subject,
+        verdict,
+        detail: detail.into(),
+    }
+}
+
+fn na(rule: &'static str, subject: String, detail: &str) -> Row {
+    Row {
+        rule,
+        subject,
+        verdict: Verdict::NotApplicable,
+        detail: detail.into(),
+    }
+}
+
+pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for c in catalogs {
+        connector_rows(c, config, &mut rows);
+        for t in &c.tools {
+            tool_rows(c, t, config, &mut rows);
+        }
+    }
+    let listed: usize = catalogs
+        .iter()
+        .map(|c| {
+            c.tools
+                .iter()
+                .filter(|t| t.core && t.risk != Risk::Forbidden && !t.raw)
+                .count()
+        })
+        .sum();
+    rows.push(row(
+        "listed_tools",
+        "(deployment)".into(),
+        listed <= MAX_LISTED,
+        format!(
+            "{listed} listed tools (max {MAX_LISTED}; beyond it, serve the rest through search)"
+        ),
+    ));
+    rows
+}
+
+fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
+    let subject = c.connector.clone();
+    let has_list = c.tools.iter().any(|t| t.list);
+    let has_agg = c.tools.iter().any(|t| t.aggregate.is_some());
+    rows.push(if has_list {
+        row(
+            "aggregation_tools",
+            subject.clone(),
+            has_agg,
+            if has_agg {
+                "aggregations declared"
+            } else {
+                "list tools but no aggregation tool (sums, counts, top N)"
+            },
+        )
+    } else {
+        na("aggregation_tools", subject.clone(), "no list tools")
+    });
+    let declared = |s: Status| c.hints.contains_key(&s);
+    let missing: Vec<&str> = [
+        (Status::NotFound, "not_found"),
+        (Status::Unauthorized, "unauthorized"),
+        (Status::RateLimited, "rate_limited"),
+    ]
+    .into_iter()
+    .filter(|(s, _)| {
+        !declared(*s)
+            && !c
+                .tools
+                .iter()
+                .all(|t| t.hints.contains_key(s) || t.aggregate.is_some())
+    })
+    .map(|(_, n)| n)
+    .collect();
+    rows.push(row(
+        "error_hints",
+        subject.clone(),
+        missing.is_empty(),
+        if missing.is_empty() {
+            "hints declared".to_string()
+        } else {
+            format!("no hints for {}", missing.join(", "))
+        },
+    ));
+    rows.push(match &c.quota {
+        None => na("quota_headers", subject.clone(), "no quota declared"),
+        Some(q) => row(
+            "quota_headers",
+            subject.clone(),
+            q.remaining.is_some() || q.consumed.is_some(),
+            "remaining/consumed headers are passed through as _quota",
+        ),
+    });
+    let exposed = config.expose_raw(&c.connector) && c.tools.iter().any(|t| t.raw);
+    rows.push(row(
+        "no_raw_hosted",
+        subject,
+        !exposed,
+        if exposed {
+            "raw tools exposed: unset <CONNECTOR>_EXPOSE_RAW"
+        } else {
+            "raw tools hidden"
+        },
+    ));
+}
+
+fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
+    let subject = format!("{}/{}", c.connector, t.name);
+    if t.risk == Risk::Forbidden {
+        rows.push(row(
+            "risk",
+            subject,
+            true,
+            "forbidden: never listed nor callable",
+        ));
+        return;
+    }
+    let verb = t.name.rsplit('_').next().unwrap_or("");
+    rows.push(row(
+        "name",
+        subject.clone(),
+        VERBS.contains(&verb),
+        format!("`<resource>_<verb>`, verb `{verb}`"),
+    ));
+    rows.push(description_row(t, subject.clone()));
+    let write = t.http().is_some_and(|(m, _)| !m.is_read_only());
+    rows.push(row(
+        "risk",
+        subject.clone(),
+        !(write && t.risk == Risk::Low),
+        format!("{:?}{}", t.risk, if write { " (a write)" } else { "" }).to_lowercase(),
+    ));
+    let magic: Vec<&String> = t
+        .params
+        .iter()
+        .filter(|(_, p)| p.choices.as_ref().is_some_and(|c| looks_boolean(c)))
+        .map(|(n, _)| n)
+        .collect();
+    rows.push(if t.params.is_empty() {
+        na("booleans", subject.clone(), "no params")
+    } else {
+        row(
+            "booleans",
+            subject.clone(),
+            magic.is_empty(),
+            if magic.is_empty() {
+                "no magic strings".to_string()
+            } else {
+                format!("use a boolean for {magic:?}")
+            },
+        )
+    });
+    let unbounded: Vec<&String> = t
+        .params
+        .iter()
+        .filter(|(_, p)| match p.kind {
+            ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
+            ParamType::String => p.choices.is_none() && p.max_length.is_none(),
+            ParamType::Boolean | ParamType::Date => false,
+        })
+        .map(|(n, _)| n)
+        .collect();
+    rows.push(if t.params.is_empty() {
+        na("typed_params", subject.clone(), "no params")
+    } else {
+        row(
+            "typed_params",
+            subject.clone(),
+            unbounded.is_empty(),
+            if unbounded.is_empty() {
+                "typed and bounded".to_string()
+            } else {
+                format!("unbounded: {unbounded:?}")
+            },
+        )
+    });
+    rows.push(if t.list {
+        let ok = !t.fields.is_empty() && !t.default_fields.is_empty();
+        row(
+            "list_shape",
+            subject.clone(),
+            ok,
+            "page, page_size ≤ 100, fields whitelist, compact default_fields, count_only",
+        )
+    } else {
+        na("list_shape", subject.clone(), "not a list tool")
+    });
+    rows.push(if t.raw {
+        row(
+            "no_raw_hosted",
+            subject,
+            t.risk >= Risk::Medium,
+            "raw: hidden unless <CONNECTOR>_EXPOSE_RAW=true",
+        )
+    } else {
+        na("no_raw_hosted", subject, "dedicated tool")
+    });
+}
+
+fn looks_boolean(choices: &[String]) -> bool {
+    let mut c: Vec<String> = choices.iter().map(|s| s.to_ascii_lowercase()).collect();
+    c.sort();
+    let pairs = [
+        ["false", "true"],
+        ["no", "yes"],
+        ["ja", "nein"],
+        ["off", "on"],
+        ["0", "1"],
+        ["asc", "desc"],
+    ];
+    c.len() == 2 && pairs.iter().any(|p| c == p)
+}
+
+/// At least two sentences, aliases in parentheses, and an `Example: {…}` the tool accepts.
+fn description_row(t: &Tool, subject: String) -> Row {
+    let d = t.description.trim();
+    let mut problems = Vec::new();
+    let sentences = d
+        .split_terminator(['.', '!', '?'])
+        .filter(|s| s.split_whitespace().count() >= 3)
+        .count();
+    if sentences < 2 {
+        problems.push("fewer than two sentences".to_string());
+    }
+    let aliases = d
+        .split_once('(')
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .is_some_and(|(inside, _)| inside.contains(',') || inside.split_whitespace().count() >= 2);
+    if !aliases {
+        problems.push("no aliases in parentheses (the words users say)".into());
+    }
+    match d
+        .find("Example")
+        .map(|i| &d[i..])
+        .and_then(|s| s.find('{').map(|j| &s[j..]))
+    {
+        None => problems.push("no `Example: {…}`".into()),
+        Some(json) => match serde_json::Deserializer::from_str(json)
+            .into_iter::<serde_json::Value>()
+            .next()
+        {
+            Some(Ok(serde_json::Value::Object(example))) => {
+                if let Err(e) = args::validate(t, &example) {
+                    problems.push(format!("the example is refused: {}", e.hint));
+                }
+            }
+            _ => problems.push("the example is not a JSON object".into()),
+        },
+    }
+    let detail = if problems.is_empty() {
+        "what, when, aliases, example".to_string()
+    } else {
+        problems.join("; ")
+    };
+    row("description", subject, problems.is_empty(), detail)
+}
+
+/// The table, one row per line, and a summary.
+pub fn render(rows: &[Row]) -> String {
+    let width = rows.iter().map(|r| r.subject.len()).max().unwrap_or(10);
+    let mut out = String::new();
+    let _ = writeln!(out, "{:<18} {:<width$} {:<4} detail", "rule", "subject", "");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<18} {:<width$} {:<4} {}",
+            r.rule,
+            r.subject,
+            r.verdict.as_str(),
+            r.detail
+        );
+    }
+    let gaps = rows.iter().filter(|r| r.verdict == Verdict::Gap).count();
+    let oks = rows.iter().filter(|r| r.verdict == Verdict::Ok).count();
+    let _ = writeln!(
+        out,
+        "\n{oks} ok, {gaps} gap(s), {} n/a",
+        rows.len() - oks - gaps
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::config::Env;
+
+    fn config() -> Config {
+        Config::from(Env::default()).unwrap()
+    }
+
+    #[test]
+    fn shipped_catalogs_have_no_gaps() {
+        let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
+        let rows = lint(&catalogs, &config());
+        let gaps: Vec<&Row> = rows.iter().filter(|r| r.verdict == Verdict::Gap).collect();
+        assert!(gaps.is_empty(), "{}", render(&rows));
+    }
+
+    #[test]
+    fn a_bad_catalog_shows_its_gaps() {
+        let bad = catalog::parse(
+            "bad.yaml",
+            r#"
+connector: bad
+base_url: "http://x"
+list_envelope: { items: entries }
+tools:
+  - name: things_list
+    risk: low
+    list: true
+    description: Lists things.
+    get: /things
+    params:
+      order: { type: string, enum: [asc, desc] }
+      limit: { type: integer }
+  - name: thing_delete
+    risk: low
+    description: 'Deletes a thing (Ding, Sache). Use it to remove one. Example: {"id": 1}'
+    delete: /things/{id}
+    params:
+      id: { type: integer, in: path, min: 1 }
+"#,
+        )
+        .unwrap();
+        let rows = lint(&[bad], &config());
+        let gap = |rule: &str, subject: &str| {
+            rows.iter()
+                .any(|r| r.rule == rule && r.subject == subject && r.verdict == Verdict::Gap)
+        };
+        assert!(gap("aggregation_tools", "bad"));
+        assert!(gap("error_hints", "bad"));
+        assert!(gap("description", "bad/things_list"));
+        assert!(gap("booleans", "bad/things_list"));
+        assert!(gap("typed_params", "bad/things_list"));
+        assert!(gap("list_shape", "bad/things_list"));
+        assert!(gap("risk", "bad/thing_delete"));
+        assert!(!gap("description", "bad/thing_delete"));
+        assert!(render(&rows).contains(" gap(s)"));
+    }
+
+    #[test]
+    fn an_example_the_tool_refuses_is_a_gap() {
+        let t: Tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: thing_get
+    risk: low
+    description: 'Returns a thing (Ding, Sache). Use it when you know the id. Example: {"thing_id": 1}'
+    get: /things/{id}
+    params:
+      id: { type: integer, in: path, min: 1 }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let r = description_row(&t, "t/thing_get".into());
+        assert_eq!(r.verdict, Verdict::Gap);
+        assert!(r.detail.contains("Did you mean `id`?"), "{}", r.detail);
+    }
+}

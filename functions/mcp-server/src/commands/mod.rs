@@ -1,0 +1,388 @@
+//! Commands: Lambda mode (when `AWS_LAMBDA_RUNTIME_API` is set), `serve`, and the helpers
+//! around them. Builds every dependency once, then runs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use audit::{AuditLog, EmfConfig, Redactor};
+
+use crate::EMBEDDED_CATALOGS;
+use crate::http::{AppState, app};
+use crate::inventory::config::{self, Config, SecretSourceConfig};
+use crate::inventory::secrets::{self, SecretLoader, SecretStore};
+
+pub mod lint;
+pub mod smoke;
+
+pub const USAGE: &str = "\
+usage: mcp-server serve [--addr 127.0.0.1:8767] [--catalog DIR] [--insecure-no-auth]
+       mcp-server lint [DIR]           (check catalogs against the audit checklist)
+       mcp-server smoke --url URL --key KEY [--allowlist FILE] [--tool NAME --args JSON]
+                                       (post-deploy check of what a client sees)
+       mcp-server                      (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
+
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    Lambda,
+    Lint {
+        dir: Option<PathBuf>,
+    },
+    Smoke(Box<smoke::SmokeOptions>),
+    Serve {
+        addr: SocketAddr,
+        catalog: Option<PathBuf>,
+        insecure_no_auth: bool,
+    },
+}
+
+pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Result<Command> {
+    let mut args = args.into_iter();
+    let Some(command) = args.next() else {
+        if lambda {
+            return Ok(Command::Lambda);
+        }
+        bail!("no command given\n{USAGE}");
+    };
+    match command.as_str() {
+        "serve" => {
+            let mut addr: SocketAddr = "127.0.0.1:8767".parse().expect("literal");
+            let mut catalog = None;
+            let mut insecure_no_auth = false;
+            while let Some(flag) = args.next() {
+                match flag.as_str() {
+                    "--addr" => {
+                        let v = args.next().context("--addr needs a value")?;
+                        addr = v
+                            .parse()
+                            .with_context(|| format!("--addr `{v}` is not host:port"))?;
+                    }
+                    "--catalog" => {
+                        catalog = Some(PathBuf::from(
+                            args.next().context("--catalog needs a directory")?,
+                        ))
+                    }
+                    "--insecure-no-auth" => insecure_no_auth = true,
+                    other => bail!("unknown flag `{other}`\n{USAGE}"),
+                }
+            }
+            if insecure_no_auth && !addr.ip().is_loopback() {
+                bail!("--insecure-no-auth is only allowed on a loopback address, not {addr}");
+            }
+            Ok(Command::Serve {
+                addr,
+                catalog,
+                insecure_no_auth,
+            })
+        }
+        "lint" => {
+            let dir = args.next().map(PathBuf::from);
+            if let Some(extra) = args.next() {
+                bail!("unexpected argument `{extra}`\n{USAGE}");
+            }
+            Ok(Command::Lint { dir })
+        }
+        "smoke" => {
+            let mut url = None;
+            let mut key = None;
+            let mut allowlist = smoke::parse_allowlist(smoke::ALLOWLIST);
+            let mut tool = "info_get".to_string();
+            let mut tool_args = serde_json::json!({});
+            while let Some(flag) = args.next() {
+                let mut value = || args.next().with_context(|| format!("{flag} needs a value"));
+                match flag.as_str() {
+                    "--url" => url = Some(value()?),
+                    "--key" => key = Some(value()?),
+                    "--allowlist" => {
+                        let file = value()?;
+                        let text = std::fs::read_to_string(&file)
+                            .with_context(|| format!("--allowlist {file}"))?;
+                        allowlist = smoke::parse_allowlist(&text);
+                    }
+                    "--tool" => tool = value()?,
+                    "--args" => {
+                        let v = value()?;
+                        tool_args = serde_json::from_str(&v)
+                            .with_context(|| format!("--args `{v}` is not JSON"))?;
+                    }
+                    other => bail!("unknown flag `{other}`\n{USAGE}"),
+                }
+            }
+            Ok(Command::Smoke(Box::new(smoke::SmokeOptions {
+                url: url.context("--url is required")?,
+                key: key.context("--key is required")?,
+                allowlist,
+                tool,
+                args: tool_args,
+                raw_tool: "raw_get".into(),
+            })))
+        }
+        "-h" | "--help" | "help" => bail!("{USAGE}"),
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}
+
+/// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
+pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
+    Ok(match dir {
+        Some(d) => catalog::load_dir(d)?,
+        None => catalog::load_sources(EMBEDDED_CATALOGS)?,
+    })
+}
+
+/// Builds the application state: catalogs, secret store, audit log, HTTP client.
+pub async fn build_state(
+    config: Config,
+    catalog_dir: Option<&PathBuf>,
+    redactor: Redactor,
+) -> anyhow::Result<AppState> {
+    let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
+    let loader = match &config.secret_source {
+        SecretSourceConfig::SecretsManager(id) => {
+            let aws = aws_config::load_from_env().await;
+            SecretLoader::SecretsManager {
+                client: aws_sdk_secretsmanager::Client::new(&aws),
+                secret_id: id.clone(),
+            }
+        }
+        SecretSourceConfig::Env => {
+            let fields: Vec<(String, Vec<String>)> = catalogs
+                .iter()
+                .map(|c| (c.connector.clone(), c.secrets.clone()))
+                .collect();
+            SecretLoader::Static(Arc::new(secrets::from_env(
+                &config.env,
+                &fields,
+                &redactor,
+                &secrets::addresses(&catalogs),
+            )?))
+        }
+    };
+    let store = Arc::new(
+        SecretStore::new(loader, config.secret_ttl, redactor.clone())
+            .with_addresses(secrets::addresses(&catalogs)),
+    );
+    // Load once per cold start; a failure is logged and answered with 503 until it recovers.
+    if let Err(e) = store.get().await {
+        tracing::error!(error = %e, "starting without the deployment secret; requests get 503");
+    }
+    let audit = AuditLog::stdout(
+        config
+            .emf_namespace
+            .clone()
+            .map(|namespace| EmfConfig { namespace }),
+    );
+    let state = AppState::new(
+        config,
+        catalogs,
+        store,
+        audit,
+        redactor,
+        crate::http_client(),
+    );
+    Ok(state)
+}
+
+pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
+    match command {
+        Command::Smoke(opts) => {
+            let checks = smoke::run(&opts).await;
+            std::io::Write::write_all(&mut std::io::stdout(), smoke::render(&checks).as_bytes())?;
+            let failed = checks.iter().filter(|c| !c.ok).count();
+            if failed > 0 {
+                bail!("{failed} smoke check(s) failed");
+            }
+            Ok(())
+        }
+        Command::Lint { dir } => {
+            let catalogs = load_catalogs(dir.as_ref())?;
+            let rows = lint::lint(&catalogs, &config);
+            // The table is this command's output.
+            std::io::Write::write_all(&mut std::io::stdout(), lint::render(&rows).as_bytes())?;
+            let gaps = rows
+                .iter()
+                .filter(|r| r.verdict == lint::Verdict::Gap)
+                .count();
+            if gaps > 0 {
+                bail!("{gaps} gap(s) in the catalogs");
+            }
+            Ok(())
+        }
+        Command::Lambda => {
+            let state = build_state(config, None, redactor).await?;
+            warn_if_too_many_listed(&state);
+            warn_about_keys(&state).await;
+            lambda_http::run(app(state))
+                .await
+                .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
+        }
+        Command::Serve {
+            addr,
+            catalog,
+            insecure_no_auth,
+        } => {
+            let local_key = local_key_if_unset(&config);
+            let mut config = match &local_key {
+                Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
+                None => config,
+            };
+            if needs_sandbox(&config, catalog.as_ref()) {
+                let sandbox = papierkram_sandbox::SandboxState::default();
+                let token = sandbox.token().to_string();
+                let (addr, _task) = papierkram_sandbox::spawn(sandbox)
+                    .await
+                    .context("starting the Papierkram sandbox")?;
+                tracing::warn!(
+                    sandbox = %format!("http://{addr}/api/v1"),
+                    "no Papierkram credentials configured (PAPIERKRAM_TOKEN): the papierkram tools \
+                     answer from the offline sandbox with demo data, not a real account"
+                );
+                config = with_var(
+                    config,
+                    "PAPIERKRAM_BASE_URL",
+                    &format!("http://{addr}/api/v1"),
+                );
+                config = with_var(config, "PAPIERKRAM_TOKEN", &token);
+                config = with_var(config, "PAPIERKRAM_SUBDOMAIN", "sandbox");
+            }
+            let mut state = build_state(config, catalog.as_ref(), redactor).await?;
+            state.insecure_no_auth = insecure_no_auth;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            let bound = listener.local_addr()?;
+            warn_if_too_many_listed(&state);
+            if !insecure_no_auth {
+                warn_about_keys(&state).await;
+            }
+            tracing::info!(
+                url = %format!("http://{bound}/mcp"),
+                listed = state.mcp.listed_count(),
+                searchable = state.inventory.search.len(),
+                "serving MCP"
+            );
+            if let Some((key, _)) = &local_key {
+                // A one-off message for the developer at the terminal, not a log line.
+                eprintln!(
+                    "\nNo MCP_API_KEYS set: generated a key for this run.\n  URL:    http://{bound}/mcp\n  Header: Authorization: Bearer {key}\n"
+                );
+            }
+            if insecure_no_auth {
+                tracing::warn!("--insecure-no-auth: every request is accepted without an API key");
+            }
+            axum::serve(listener, app(state))
+                .with_graceful_shutdown(async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
+                .await?;
+            Ok(())
+        }
+    }
+}
+
+/// Keys the operator may not expect: none at all, or some without a profile once profiles
+/// are mapped to keys (those are refused or get the default profile).
+async fn warn_about_keys(state: &AppState) {
+    let Ok(secrets) = state.secrets.get().await else {
+        return;
+    };
+    if secrets.api_keys.is_empty() {
+        tracing::warn!("no API keys configured: every request to /mcp gets 401");
+    }
+    let unmapped = state
+        .inventory
+        .profiles
+        .unmapped(secrets.api_keys.iter().map(|k| k.id.as_str()));
+    if !unmapped.is_empty() {
+        tracing::warn!(
+            key_ids = %unmapped.join(","),
+            "API keys without a profile in MCP_KEY_PROFILES: they get MCP_DEFAULT_PROFILE, or 403 when it is unset"
+        );
+    }
+}
+
+/// Above ~30 listed tools a model's tool selection degrades: say so at start.
+fn warn_if_too_many_listed(state: &AppState) {
+    let listed = state.mcp.listed_count();
+    if listed > lint::MAX_LISTED {
+        tracing::warn!(
+            listed,
+            max = lint::MAX_LISTED,
+            "more tools are listed than models choose from well: mark the rest `core: false` \
+             (they stay reachable through search_tools and call_tool)"
+        );
+    }
+}
+
+/// Local runs without Papierkram credentials use the offline sandbox, when the Papierkram
+/// catalog is loaded.
+fn needs_sandbox(config: &Config, catalog_dir: Option<&PathBuf>) -> bool {
+    config.secret_source == SecretSourceConfig::Env
+        && config.env.connector("papierkram", "_TOKEN").is_none()
+        && load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))
+            .is_ok_and(|cs| cs.iter().any(|c| c.connector == "papierkram"))
+}
+
+/// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
+fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
+    if config.secret_source != SecretSourceConfig::Env || config.env.get(config::API_KEYS).is_some()
+    {
+        return None;
+    }
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes).ok()?;
+    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Some((key.clone(), format!("dev:{key}")))
+}
+
+fn with_var(mut config: Config, name: &str, value: &str) -> Config {
+    config.env = config.env.with(name, value);
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn serve_defaults_to_loopback_8767() {
+        let c = parse(args("serve"), false).unwrap();
+        assert_eq!(
+            c,
+            Command::Serve {
+                addr: "127.0.0.1:8767".parse().unwrap(),
+                catalog: None,
+                insecure_no_auth: false
+            }
+        );
+    }
+
+    #[test]
+    fn no_command_means_lambda_only_on_lambda() {
+        assert_eq!(parse(args(""), true).unwrap(), Command::Lambda);
+        assert!(parse(args(""), false).is_err());
+    }
+
+    #[test]
+    fn insecure_mode_refuses_public_addresses() {
+        let err = parse(args("serve --addr 0.0.0.0:8767 --insecure-no-auth"), false).unwrap_err();
+        assert!(err.to_string().contains("loopback"));
+        assert!(parse(args("serve --addr 127.0.0.1:9 --insecure-no-auth"), false).is_ok());
+    }
+
+    #[test]
+    fn unknown_flags_are_named() {
+        let err = parse(args("serve --adr x"), false).unwrap_err();
+        assert!(err.to_string().contains("`--adr`"));
+    }
+
+    #[test]
+    fn embedded_catalogs_load() {
+        assert!(!load_catalogs(None).unwrap().is_empty());
+    }
+}

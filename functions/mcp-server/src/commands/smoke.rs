@@ -1,0 +1,310 @@
+//! `mcp-server smoke --url URL --key KEY`: the post-deploy check of what a client sees.
+//!
+//! One line per check, non-zero exit on any failure: `initialize` answers JSON (not an HTML bot
+//! page), no `Set-Cookie`, `tools/list` equals the published allowlist, a raw tool is "tool not
+//! found", no key gets 401, a foreign Origin is refused, `/health` is ok, and one read-only tool
+//! call succeeds.
+
+use reqwest::header::{HeaderMap, SET_COOKIE};
+use serde_json::{Value, json};
+
+/// The published tool list of the shipped catalogs (hosted view).
+pub const ALLOWLIST: &str =
+    include_str!("../../../../shared/connector/catalogs/papierkram.allowlist");
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmokeOptions {
+    pub url: String,
+    pub key: String,
+    pub allowlist: Vec<String>,
+    pub tool: String,
+    pub args: Value,
+    pub raw_tool: String,
+}
+
+/// Names from an allowlist file: one per line, `#` comments and blank lines skipped.
+pub fn parse_allowlist(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+}
+
+fn check(name: &'static str, ok: bool, detail: impl Into<String>) -> Check {
+    Check {
+        name,
+        ok,
+        detail: detail.into(),
+    }
+}
+
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    key: String,
+}
+
+impl Client {
+    async fn rpc(
+        &self,
+        body: Value,
+        key: Option<&str>,
+        origin: Option<&str>,
+    ) -> Result<(u16, HeaderMap, String), String> {
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(k) = key {
+            r = r.bearer_auth(k);
+        }
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        let response = r.send().await.map_err(|e| format!("request failed: {e}"))?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| format!("reading the body: {e}"))?;
+        Ok((status, headers, text))
+    }
+}
+
+fn call(tool: &str, args: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+}
+
+pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
+    let c = Client {
+        http: crate::http_client(),
+        url: opts.url.clone(),
+        key: opts.key.clone(),
+    };
+    let key = Some(c.key.as_str());
+    let mut checks = Vec::new();
+    let mut cookies = 0;
+
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "hosted-mcp-smoke", "version": env!("CARGO_PKG_VERSION")}}});
+    checks.push(match c.rpc(init, key, None).await {
+        Ok((status, headers, text)) => {
+            cookies += headers.get_all(SET_COOKIE).iter().count();
+            let json_type = headers
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|t| t.starts_with("application/json"));
+            let version = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v["result"]["protocolVersion"].as_str().map(str::to_string));
+            match (status, json_type, version) {
+                (200, true, Some(v)) => check("initialize", true, format!("JSON, protocol {v}")),
+                _ => check(
+                    "initialize",
+                    false,
+                    format!("HTTP {status}, not an MCP JSON reply: {}", preview(&text)),
+                ),
+            }
+        }
+        Err(e) => check("initialize", false, e),
+    });
+
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    checks.push(match c.rpc(list, key, None).await {
+        Ok((_, headers, text)) => {
+            cookies += headers.get_all(SET_COOKIE).iter().count();
+            let names: Vec<String> = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v["result"]["tools"].as_array().cloned())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_string))
+                .collect();
+            let extra: Vec<&String> = names
+                .iter()
+                .filter(|n| !opts.allowlist.contains(n))
+                .collect();
+            let missing: Vec<&String> = opts
+                .allowlist
+                .iter()
+                .filter(|n| !names.contains(n))
+                .collect();
+            if extra.is_empty() && missing.is_empty() {
+                check(
+                    "tools/list",
+                    true,
+                    format!("{} tools, equal to the allowlist", names.len()),
+                )
+            } else {
+                check(
+                    "tools/list",
+                    false,
+                    format!("not the allowlist: extra {extra:?}, missing {missing:?}"),
+                )
+            }
+        }
+        Err(e) => check("tools/list", false, e),
+    });
+
+    checks.push(
+        match c
+            .rpc(call(&opts.raw_tool, &json!({"path": "/"})), key, None)
+            .await
+        {
+            Ok((_, headers, text)) => {
+                cookies += headers.get_all(SET_COOKIE).iter().count();
+                let not_found = serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| {
+                        v["error"]["message"]
+                            .as_str()
+                            .map(|m| m.contains("Tool not found"))
+                    })
+                    .unwrap_or(false);
+                check(
+                    "raw tool hidden",
+                    not_found,
+                    format!(
+                        "`{}`: {}",
+                        opts.raw_tool,
+                        if not_found {
+                            "tool not found"
+                        } else {
+                            "reachable!"
+                        }
+                    ),
+                )
+            }
+            Err(e) => check("raw tool hidden", false, e),
+        },
+    );
+
+    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+    checks.push(match c.rpc(ping.clone(), None, None).await {
+        Ok((status, headers, _)) => {
+            let challenge = headers.get("www-authenticate").is_some();
+            check(
+                "no key → 401",
+                status == 401 && challenge,
+                format!(
+                    "HTTP {status}{}",
+                    if challenge {
+                        " with WWW-Authenticate"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
+        Err(e) => check("no key → 401", false, e),
+    });
+
+    checks.push(match c.rpc(ping, key, Some("https://evil.example")).await {
+        Ok((status, _, _)) => check(
+            "foreign Origin refused",
+            status == 403,
+            format!("HTTP {status}"),
+        ),
+        Err(e) => check("foreign Origin refused", false, e),
+    });
+
+    let health_url = format!(
+        "{}/health",
+        opts.url.trim_end_matches('/').trim_end_matches("/mcp")
+    );
+    checks.push(
+        match c.http.get(&health_url).bearer_auth(&c.key).send().await {
+            Ok(r) => {
+                let status = r.status().as_u16();
+                let body: Value = r.json().await.unwrap_or(Value::Null);
+                check(
+                    "/health",
+                    status == 200 && body["ok"] == true,
+                    format!("HTTP {status} {body}"),
+                )
+            }
+            Err(e) => check("/health", false, format!("request failed: {e}")),
+        },
+    );
+
+    checks.push(match c.rpc(call(&opts.tool, &opts.args), key, None).await {
+        Ok((_, headers, text)) => {
+            cookies += headers.get_all(SET_COOKIE).iter().count();
+            let status = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
+                v["result"]["structuredContent"]["status"]
+                    .as_str()
+                    .map(str::to_string)
+            });
+            let ok = status.as_deref() == Some("ok");
+            check(
+                "read-only tool call",
+                ok,
+                format!(
+                    "`{}` → {}",
+                    opts.tool,
+                    status.unwrap_or_else(|| preview(&text))
+                ),
+            )
+        }
+        Err(e) => check("read-only tool call", false, e),
+    });
+
+    checks.push(check(
+        "no Set-Cookie",
+        cookies == 0,
+        format!("{cookies} Set-Cookie header(s) seen"),
+    ));
+    checks
+}
+
+fn preview(text: &str) -> String {
+    text.chars().take(80).collect::<String>().replace('\n', " ")
+}
+
+pub fn render(checks: &[Check]) -> String {
+    checks
+        .iter()
+        .map(|c| {
+            format!(
+                "{:<4} {:<22} {}\n",
+                if c.ok { "ok" } else { "FAIL" },
+                c.name,
+                c.detail
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowlist_skips_comments_and_blanks() {
+        assert_eq!(
+            parse_allowlist("# x\n\na_list\n  b_get \n"),
+            vec!["a_list", "b_get"]
+        );
+        assert!(parse_allowlist(ALLOWLIST).contains(&"invoices_list".to_string()));
+    }
+
+    #[test]
+    fn render_marks_failures() {
+        let out = render(&[check("a", true, "fine"), check("b", false, "broken")]);
+        assert!(out.starts_with("ok   a"));
+        assert!(out.contains("FAIL b"));
+    }
+}

@@ -1,0 +1,409 @@
+//! Strict argument validation at the boundary, with hints a model can act on.
+//!
+//! Unknown keys get "did you mean", numeric strings are accepted for numbers (stale clients send
+//! `"5"`), booleans are booleans, dates are real calendar dates, bounds and enums are enforced.
+
+use std::collections::BTreeMap;
+
+use catalog::{Param, ParamType, Tool};
+
+use super::names::{closest, shown};
+use super::risk;
+use serde_json::{Map, Value};
+
+/// The list shape every list tool shares.
+pub const DEFAULT_PAGE_SIZE: u32 = 50;
+pub const MAX_PAGE_SIZE: u32 = 100;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListOptions {
+    pub page: u32,
+    pub page_size: u32,
+    pub fields: Option<Vec<String>>,
+    pub count_only: bool,
+}
+
+/// Arguments that passed validation, normalised to their declared types.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ValidArgs {
+    pub values: BTreeMap<String, Value>,
+    pub list: Option<ListOptions>,
+    pub confirm: bool,
+}
+
+/// Why the arguments were refused; `hint` tells the caller how to fix the call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    pub hint: String,
+}
+
+fn invalid(hint: impl Into<String>) -> Invalid {
+    Invalid { hint: hint.into() }
+}
+
+/// Every argument name the tool accepts, declared and platform-added.
+pub fn accepted_names(tool: &Tool) -> Vec<&str> {
+    let mut names: Vec<&str> = tool.params.keys().map(String::as_str).collect();
+    if tool.raw {
+        names.push("path");
+    }
+    if tool.list {
+        names.extend(["page", "page_size", "fields", "count_only"]);
+    }
+    if risk::needs_confirmation(tool) {
+        names.push("confirm");
+    }
+    names
+}
+
+pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Invalid> {
+    let accepted = accepted_names(tool);
+    for key in args.keys() {
+        if !accepted.contains(&key.as_str()) {
+            let hint = match closest(key, accepted.iter().copied()) {
+                Some(best) => format!("Unknown argument `{key}`. Did you mean `{best}`?"),
+                None => format!("Unknown argument `{}`.", shown(key)),
+            };
+            return Err(invalid(format!(
+                "{hint} Valid arguments: {}.",
+                accepted.join(", ")
+            )));
+        }
+    }
+    let mut valid = ValidArgs::default();
+    for (name, param) in &tool.params {
+        match args.get(name).filter(|v| !v.is_null()) {
+            Some(v) => {
+                valid.values.insert(name.clone(), check(name, param, v)?);
+            }
+            None if param.required || param.location == catalog::ParamIn::Path => {
+                return Err(invalid(format!(
+                    "Missing required argument `{name}` ({}).",
+                    describe(param)
+                )));
+            }
+            None => {
+                if let Some(d) = &param.default {
+                    valid.values.insert(name.clone(), d.clone());
+                }
+            }
+        }
+    }
+    if tool.raw {
+        let path = args.get("path").and_then(Value::as_str).ok_or_else(|| {
+            invalid("Missing required argument `path` (string starting with `/`).")
+        })?;
+        valid
+            .values
+            .insert("path".into(), Value::String(check_raw_path(path)?));
+    }
+    if tool.list {
+        valid.list = Some(list_options(tool, args)?);
+    }
+    if risk::needs_confirmation(tool) {
+        valid.confirm = match args.get("confirm") {
+            None | Some(Value::Null) => false,
+            Some(v) => boolean("confirm", v)?,
+        };
+    }
+    Ok(valid)
+}
+
+fn list_options(tool: &Tool, args: &Map<String, Value>) -> Result<ListOptions, Invalid> {
+    let int = |name: &str, lo: i64, hi: i64, default: u32| -> Result<u32, Invalid> {
+        match args.get(name).filter(|v| !v.is_null()) {
+            None => Ok(default),
+            Some(v) => {
+                let n = integer(name, v)?;
+                if n < lo || n > hi {
+                    return Err(invalid(format!(
+                        "`{name}` must be between {lo} and {hi}, got {n}."
+                    )));
+                }
+                Ok(n as u32)
+            }
+        }
+    };
+    let fields = match args.get("fields").filter(|v| !v.is_null()) {
+        None => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| invalid("`fields` must be a list of field names."))?,
+        ),
+        // Some clients send a comma-separated string.
+        Some(Value::String(s)) => Some(s.split(',').map(|f| f.trim().to_string()).collect()),
+        Some(_) => return Err(invalid("`fields` must be a list of field names.")),
+    };
+    if let Some(fields) = &fields
+        && !tool.fields.is_empty()
+    {
+        for f in fields {
+            if !tool.fields.contains(f) {
+                let best = closest(f, tool.fields.iter().map(String::as_str))
+                    .map(|b| format!(" Did you mean `{b}`?"))
+                    .unwrap_or_default();
+                return Err(invalid(format!(
+                    "Unknown field `{}`.{best} Selectable fields: {}.",
+                    shown(f),
+                    tool.fields.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(ListOptions {
+        page: int("page", 1, 10_000, 1)?,
+        page_size: int("page_size", 1, MAX_PAGE_SIZE as i64, DEFAULT_PAGE_SIZE)?,
+        fields,
+        count_only: match args.get("count_only") {
+            None | Some(Value::Null) => false,
+            Some(v) => boolean("count_only", v)?,
+        },
+    })
+}
+
+/// A raw path: relative to the connector's base URL, no traversal, no scheme, no query.
+fn check_raw_path(path: &str) -> Result<String, Invalid> {
+    let ok = path.starts_with('/')
+        && !path.contains("..")
+        && !path.contains("//")
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c));
+    if ok {
+        Ok(path.to_string())
+    } else {
+        Err(invalid(
+            "`path` must start with `/` and contain only letters, digits, `/`, `-`, `_`, `.` (no `..`, no query).",
+        ))
+    }
+}
+
+fn describe(p: &Param) -> String {
+    let mut s = match p.kind {
+        ParamType::String => "string".to_string(),
+        ParamType::Integer => "integer".to_string(),
+        ParamType::Number => "number".to_string(),
+        ParamType::Boolean => "true or false".to_string(),
+        ParamType::Date => "date YYYY-MM-DD".to_string(),
+    };
+    if let Some(min) = p.min {
+        s.push_str(&format!(", ≥ {min}"));
+    }
+    if let Some(max) = p.max {
+        s.push_str(&format!(", ≤ {max}"));
+    }
+    if let Some(choices) = &p.choices {
+        s.push_str(&format!(", one of {}", choices.join(", ")));
+    }
+    s
+}
+
+fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
+    let value = match p.kind {
+        ParamType::Integer => Value::from(integer(name, v)?),
+        ParamType::Number => Value::from(number(name, v)?),
+        ParamType::Boolean => Value::Bool(boolean(name, v)?),
+        ParamType::Date => {
+            let s = v
+                .as_str()
+                .ok_or_else(|| invalid(format!("`{name}` must be a date YYYY-MM-DD.")))?;
+            let ok = s.len() == 10 && s.parse::<jiff::civil::Date>().is_ok();
+            if !ok {
+                return Err(invalid(format!(
+                    "`{name}` must be a real date YYYY-MM-DD, e.g. 2026-05-31."
+                )));
+            }
+            Value::String(s.to_string())
+        }
+        ParamType::String => {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return Err(invalid(format!("`{name}` must be a string."))),
+            };
+            if let Some(choices) = &p.choices {
+                let found = choices.iter().find(|c| c.eq_ignore_ascii_case(&s));
+                let Some(found) = found else {
+                    let best = closest(&s, choices.iter().map(String::as_str))
+                        .map(|b| format!(" Did you mean `{b}`?"))
+                        .unwrap_or_default();
+                    return Err(invalid(format!(
+                        "`{name}` must be one of {}.{best}",
+                        choices.join(", ")
+                    )));
+                };
+                return Ok(Value::String(found.clone()));
+            }
+            if let Some(max) = p.max_length
+                && s.chars().count() > max
+            {
+                return Err(invalid(format!(
+                    "`{name}` is longer than {max} characters."
+                )));
+            }
+            Value::String(s)
+        }
+    };
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = p.min.filter(|m| n < *m) {
+            return Err(invalid(format!("`{name}` must be ≥ {min}, got {n}.")));
+        }
+        if let Some(max) = p.max.filter(|m| n > *m) {
+            return Err(invalid(format!("`{name}` must be ≤ {max}, got {n}.")));
+        }
+    }
+    Ok(value)
+}
+
+fn integer(name: &str, v: &Value) -> Result<i64, Invalid> {
+    let n = number(name, v).map_err(|_| invalid(format!("`{name}` must be an integer.")))?;
+    if n.fract() != 0.0 || n.abs() > 9.0e15 {
+        return Err(invalid(format!("`{name}` must be an integer, got {n}.")));
+    }
+    Ok(n as i64)
+}
+
+fn number(name: &str, v: &Value) -> Result<f64, Invalid> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite()),
+        _ => None,
+    }
+    .ok_or_else(|| invalid(format!("`{name}` must be a number.")))
+}
+
+fn boolean(name: &str, v: &Value) -> Result<bool, Invalid> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Value::String(s) if s.eq_ignore_ascii_case("false") => Ok(false),
+        _ => Err(invalid(format!("`{name}` must be true or false."))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool() -> Tool {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+list_envelope: { items: entries }
+tools:
+  - name: invoices_list
+    risk: low
+    list: true
+    description: d
+    get: /invoices
+    fields: [id, name, billing.company]
+    params:
+      invoice_id: { type: integer, min: 1 }
+      document_date_from: { type: date }
+      descending: { type: boolean, values: { true: desc, false: asc } }
+      state: { type: string, enum: [draft, sent, paid] }
+      amount: { type: number, max: 1000 }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0)
+    }
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn unknown_argument_gets_did_you_mean_hint() {
+        let err = validate(&tool(), &args(json!({"invoce_id": 3}))).unwrap_err();
+        assert!(
+            err.hint
+                .starts_with("Unknown argument `invoce_id`. Did you mean `invoice_id`?"),
+            "{}",
+            err.hint
+        );
+        assert!(err.hint.contains("page_size"));
+    }
+
+    #[test]
+    fn numeric_strings_are_accepted_for_numbers() {
+        let v = validate(
+            &tool(),
+            &args(json!({"invoice_id": "5", "amount": " 12.5", "page_size": "20"})),
+        )
+        .unwrap();
+        assert_eq!(v.values["invoice_id"], json!(5));
+        assert_eq!(v.values["amount"], json!(12.5));
+        assert_eq!(v.list.unwrap().page_size, 20);
+    }
+
+    #[test]
+    fn fractional_integer_and_out_of_bounds_are_refused() {
+        assert!(validate(&tool(), &args(json!({"invoice_id": 1.5}))).is_err());
+        let err = validate(&tool(), &args(json!({"invoice_id": 0}))).unwrap_err();
+        assert!(err.hint.contains("≥ 1"), "{}", err.hint);
+        let err = validate(&tool(), &args(json!({"page_size": 500}))).unwrap_err();
+        assert!(err.hint.contains("between 1 and 100"), "{}", err.hint);
+    }
+
+    #[test]
+    fn dates_must_be_real_calendar_dates() {
+        assert!(validate(&tool(), &args(json!({"document_date_from": "2026-02-29"}))).is_err());
+        assert!(validate(&tool(), &args(json!({"document_date_from": "2026-05-01"}))).is_ok());
+        assert!(validate(&tool(), &args(json!({"document_date_from": "01.05.2026"}))).is_err());
+    }
+
+    #[test]
+    fn booleans_are_not_magic_strings() {
+        assert!(validate(&tool(), &args(json!({"descending": "desc"}))).is_err());
+        let v = validate(&tool(), &args(json!({"descending": "true"}))).unwrap();
+        assert_eq!(v.values["descending"], json!(true));
+    }
+
+    #[test]
+    fn enum_typo_gets_a_suggestion_and_case_is_forgiven() {
+        let err = validate(&tool(), &args(json!({"state": "paied"}))).unwrap_err();
+        assert!(err.hint.contains("Did you mean `paid`?"), "{}", err.hint);
+        let v = validate(&tool(), &args(json!({"state": "PAID"}))).unwrap();
+        assert_eq!(v.values["state"], json!("paid"));
+    }
+
+    #[test]
+    fn list_defaults_and_field_whitelist() {
+        let v = validate(&tool(), &args(json!({}))).unwrap();
+        assert_eq!(
+            v.list,
+            Some(ListOptions {
+                page: 1,
+                page_size: 50,
+                fields: None,
+                count_only: false
+            })
+        );
+        let err = validate(&tool(), &args(json!({"fields": ["id", "nmae"]}))).unwrap_err();
+        assert!(err.hint.contains("Did you mean `name`?"), "{}", err.hint);
+        let v = validate(
+            &tool(),
+            &args(json!({"fields": "id, billing.company", "count_only": true})),
+        )
+        .unwrap();
+        let list = v.list.unwrap();
+        assert_eq!(list.fields.unwrap(), vec!["id", "billing.company"]);
+        assert!(list.count_only);
+    }
+
+    #[test]
+    fn raw_paths_cannot_escape() {
+        assert!(check_raw_path("/income/invoices").is_ok());
+        for bad in ["income", "/../admin", "/a?b=1", "//evil.com/x", "/a%2e%2e/"] {
+            assert!(check_raw_path(bad).is_err(), "{bad}");
+        }
+    }
+}

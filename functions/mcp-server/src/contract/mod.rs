@@ -1,0 +1,10 @@
+//! The tool contract as the platform reads it, pure and shared by every stage: argument
+//! validation (`args`), the input schema clients see (`schema`), what the risk level asks
+//! (`risk`), and bounded name handling with "did you mean" (`names`).
+//!
+//! Nothing here knows HTTP, MCP or the upstream; everything else may use it.
+
+pub mod args;
+pub mod names;
+pub mod risk;
+pub mod schema;

@@ -1,0 +1,153 @@
+//! The JSON Schema of a tool's arguments: declared params plus the platform's list shape and
+//! confirmation flag. The same rules `args` enforces, written for clients to read.
+
+use catalog::{ParamType, Tool};
+use serde_json::{Map, Value, json};
+
+use super::args::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+use super::risk;
+
+/// A JSON object (the shape MCP's `inputSchema` takes).
+pub type JsonObject = Map<String, Value>;
+
+/// A JSON object literal as a [`JsonObject`] (anything else: empty).
+pub fn object(v: Value) -> JsonObject {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+/// The JSON Schema of a tool's arguments.
+pub fn input_schema(tool: &Tool) -> JsonObject {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for (name, p) in &tool.params {
+        let mut s = Map::new();
+        let kind = match p.kind {
+            ParamType::String | ParamType::Date => "string",
+            ParamType::Integer => "integer",
+            ParamType::Number => "number",
+            ParamType::Boolean => "boolean",
+        };
+        s.insert("type".into(), kind.into());
+        if p.kind == ParamType::Date {
+            s.insert("format".into(), "date".into());
+        }
+        if let Some(d) = &p.description {
+            s.insert("description".into(), d.clone().into());
+        }
+        if let Some(min) = p.min {
+            s.insert("minimum".into(), json!(min));
+        }
+        if let Some(max) = p.max {
+            s.insert("maximum".into(), json!(max));
+        }
+        if let Some(n) = p.max_length {
+            s.insert("maxLength".into(), n.into());
+        }
+        if let Some(c) = &p.choices {
+            s.insert("enum".into(), json!(c));
+        }
+        if let Some(d) = &p.default {
+            s.insert("default".into(), d.clone());
+        }
+        props.insert(name.clone(), Value::Object(s));
+        if p.required || p.location == catalog::ParamIn::Path {
+            required.push(name.clone());
+        }
+    }
+    if tool.raw {
+        props.insert(
+            "path".into(),
+            json!({"type": "string", "pattern": "^/[A-Za-z0-9/_.-]*$",
+                   "description": "Path under the connector's base URL, e.g. /income/invoices."}),
+        );
+        required.push("path".into());
+    }
+    if tool.list {
+        props.insert(
+            "page".into(),
+            json!({"type": "integer", "minimum": 1, "default": 1}),
+        );
+        props.insert(
+            "page_size".into(),
+            json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}),
+        );
+        let mut items = json!({"type": "string"});
+        if !tool.fields.is_empty() {
+            items["enum"] = json!(tool.fields);
+        }
+        props.insert(
+            "fields".into(),
+            json!({"type": "array", "items": items,
+                   "description": "Return only these fields of each item (smaller answers)."}),
+        );
+        props.insert(
+            "count_only".into(),
+            json!({"type": "boolean", "description": "Return only the number of matches."}),
+        );
+    }
+    if risk::needs_confirmation(tool) {
+        props.insert(
+            "confirm".into(),
+            json!({"type": "boolean", "description": "true after the user confirmed this action."}),
+        );
+    }
+    object(json!({
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<Tool> {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+list_envelope: { items: entries }
+tools:
+  - name: invoices_list
+    risk: low
+    list: true
+    description: d
+    get: /invoices
+    params:
+      from: { type: date }
+  - name: invoice_delete
+    risk: high
+    description: d
+    delete: /invoices/{id}
+    params:
+      id: { type: integer, in: path, min: 1 }
+"#,
+        )
+        .unwrap()
+        .tools
+    }
+
+    #[test]
+    fn list_tools_get_the_shared_list_shape() {
+        let s = Value::Object(input_schema(&tools()[0]));
+        for p in ["page", "page_size", "fields", "count_only", "from"] {
+            assert!(s["properties"].get(p).is_some(), "{p}");
+        }
+        assert_eq!(s["properties"]["page_size"]["maximum"], json!(100));
+        assert_eq!(s["properties"]["from"]["format"], json!("date"));
+        assert_eq!(s["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn path_params_are_required_and_risky_tools_take_confirm() {
+        let s = Value::Object(input_schema(&tools()[1]));
+        assert_eq!(s["required"], json!(["id"]));
+        assert!(s["properties"].get("confirm").is_some());
+    }
+}

@@ -1,0 +1,159 @@
+//! The JSON-RPC body guard in front of the MCP service: every error answer of `/mcp` is JSON.
+//!
+//! A body is read once, within the size limit, and checked to be one JSON value (syntax only,
+//! no allocation) before the MCP service parses it: malformed JSON is HTTP 400 with JSON-RPC
+//! parse error -32700, a batch or a wrong content type a JSON-RPC invalid request. Plain-text
+//! errors of the transport (406, 415 for a JSON value that is no JSON-RPC message, …) are
+//! rewritten as JSON-RPC errors with their status kept, and its JSON-RPC errors without an `id`
+//! get `"id": null`.
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// JSON-RPC 2.0 error codes.
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// Plain-text error bodies of the transport are short; a longer one is cut.
+const MAX_ERROR_TEXT: usize = 300;
+
+pub async fn guard(State(max_body_bytes): State<usize>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return as_json(next.run(request).await).await;
+    }
+    let json_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split(';').next().unwrap_or("").trim();
+            essence.eq_ignore_ascii_case("application/json")
+        });
+    if !json_type {
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            INVALID_REQUEST,
+            "Content-Type must be application/json: send one JSON-RPC message as JSON.",
+        );
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
+        Ok(b) => b,
+        Err(_) => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                INVALID_REQUEST,
+                &format!("The request body is larger than {max_body_bytes} bytes."),
+            );
+        }
+    };
+    if let Err(e) = check(&bytes) {
+        return e.into_response();
+    }
+    as_json(
+        next.run(Request::from_parts(parts, Body::from(bytes)))
+            .await,
+    )
+    .await
+}
+
+/// Why a body is refused before the MCP service reads it.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    // serde's syntax messages name a line and column, never the content.
+    #[error("Parse error: the body is not valid JSON ({0}).")]
+    NotJson(serde_json::Error),
+    #[error("JSON-RPC batches are not supported (MCP removed them): send one message per request.")]
+    Batch,
+}
+
+impl IntoResponse for BodyError {
+    fn into_response(self) -> Response {
+        let code = match self {
+            BodyError::NotJson(_) => PARSE_ERROR,
+            BodyError::Batch => INVALID_REQUEST,
+        };
+        rpc_error(StatusCode::BAD_REQUEST, code, &self.to_string())
+    }
+}
+
+/// One JSON value that is not a batch.
+fn check(bytes: &Bytes) -> Result<(), BodyError> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(BodyError::NotJson)?;
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(BodyError::Batch);
+    }
+    Ok(())
+}
+
+/// A transport error with a plain-text body becomes a JSON-RPC error with the same status.
+async fn as_json(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("json"));
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    if is_json {
+        return with_id(parts, bytes);
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let text: String = text.trim().chars().take(MAX_ERROR_TEXT).collect();
+    let message = match status {
+        // The transport says 415 for JSON that is no JSON-RPC message (its content type was
+        // checked above).
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Invalid Request: not a JSON-RPC 2.0 message \
+             (it needs \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" for requests)."
+            .to_string(),
+        _ if text.is_empty() => status.canonical_reason().unwrap_or("error").to_string(),
+        _ => text,
+    };
+    let status = if status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        StatusCode::BAD_REQUEST
+    } else {
+        status
+    };
+    rpc_error(status, INVALID_REQUEST, &message)
+}
+
+/// A JSON-RPC error of the transport that names no `id` gets `"id": null`, which JSON-RPC 2.0
+/// requires when the request's id could not be read.
+fn with_id(parts: axum::http::response::Parts, bytes: Bytes) -> Response {
+    let mut value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => return Response::from_parts(parts, Body::from(bytes)),
+    };
+    if let Some(m) = value.as_object_mut()
+        && m.contains_key("error")
+        && m.contains_key("jsonrpc")
+        && !m.contains_key("id")
+    {
+        m.insert("id".into(), serde_json::Value::Null);
+        let mut parts = parts;
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::from(value.to_string()));
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// A JSON-RPC error answer without an id (the request's could not be read).
+pub fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    let mut response = (status, axum::Json(body)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

@@ -1,0 +1,107 @@
+//! The HTTP edge, and the only place that knows axum: the router, request hygiene (request id,
+//! no cookies), authentication (`auth`), the JSON-RPC body guard (`jsonrpc`), `/health`
+//! (`health`), the Host rules (`hosts`), JSON error answers (`respond`) and the state built
+//! once at start (`state`).
+//!
+//! A request reads downwards: [`app`] → `hygiene` → `auth::require_key` → `jsonrpc::guard` →
+//! the MCP service (`crate::mcp`).
+
+pub mod auth;
+pub mod health;
+pub mod hosts;
+pub mod jsonrpc;
+pub mod respond;
+pub mod state;
+
+pub use state::AppState;
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{HeaderValue, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::get;
+
+use crate::call::caller::RequestMeta;
+use crate::mcp;
+
+/// Response header carrying the request id (API Gateway's on Lambda, generated locally).
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP) and `/health` (no key).
+pub fn app(state: AppState) -> Router {
+    let service = mcp::service(state.mcp.clone(), transport(&state));
+    let authed = Router::new()
+        .route_service("/mcp", service.clone())
+        .route_service("/mcp/{profile}", service)
+        .layer(middleware::from_fn_with_state(
+            state.config.max_body_bytes,
+            jsonrpc::guard,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_key,
+        ));
+    Router::new()
+        .route("/health", get(health::health))
+        .with_state(state)
+        .merge(authed)
+        .layer(middleware::from_fn(hygiene))
+}
+
+/// The hosts and origins clients may use, and the body limit.
+fn transport(state: &AppState) -> mcp::Transport {
+    mcp::Transport {
+        allowed_hosts: hosts::allowed_hosts(&state.config),
+        allowed_origins: hosts::allowed_origins(&state.config),
+        max_body_bytes: state.config.max_body_bytes,
+    }
+}
+
+/// Request facts in (id, the invocation's time left), no cookies out, the id on the answer.
+async fn hygiene(mut request: Request, next: Next) -> Response {
+    let meta = request_meta(&request);
+    let id = HeaderValue::from_str(&meta.id).ok();
+    request.extensions_mut().insert(meta);
+    let mut response = next.run(request).await;
+    response.headers_mut().remove(header::SET_COOKIE);
+    if let Some(id) = id {
+        response.headers_mut().insert(REQUEST_ID_HEADER, id);
+    }
+    response
+}
+
+/// API Gateway's request id and the invocation's deadline on Lambda; a new id locally.
+fn request_meta(request: &Request) -> RequestMeta {
+    use lambda_http::RequestExt;
+    use lambda_http::request::RequestContext;
+    let gateway_id = match request.request_context_ref() {
+        Some(RequestContext::ApiGatewayV2(c)) => c.request_id.clone(),
+        _ => None,
+    };
+    let time_left = request.lambda_context_ref().and_then(|c| {
+        let now = std::time::UNIX_EPOCH.elapsed().ok()?.as_millis() as u64;
+        Some(Duration::from_millis(c.deadline.checked_sub(now)?))
+    });
+    RequestMeta {
+        id: gateway_id
+            .map(|id| audit::bounded(&id, 64))
+            .unwrap_or_else(new_request_id),
+        time_left,
+    }
+}
+
+fn new_request_id() -> String {
+    let mut bytes = [0u8; 8];
+    // Without entropy an id is still useful for correlation; fall back to the clock.
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes = (std::time::UNIX_EPOCH
+            .elapsed()
+            .unwrap_or_default()
+            .as_nanos() as u64)
+            .to_be_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

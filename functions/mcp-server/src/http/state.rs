@@ -1,0 +1,79 @@
+//! Everything a request needs, built once at start from the configuration and the catalogs.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::health::{self, HealthCache};
+use crate::call::Pipeline;
+use crate::inventory::config::{self, Config};
+use crate::inventory::profiles::Profiles;
+use crate::inventory::secrets::SecretStore;
+use crate::inventory::{Connector, Inventory, Registry};
+use crate::mcp::Mcp;
+use crate::upstream::Upstream;
+
+/// How long clients may cache `tools/list`: the catalogs change only on deploy.
+pub const LIST_TTL: Duration = Duration::from_secs(3600);
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub inventory: Arc<Inventory>,
+    pub mcp: Arc<Mcp>,
+    pub secrets: Arc<SecretStore>,
+    pub audit: audit::AuditLog,
+    pub health: Arc<HealthCache>,
+    /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
+    /// and Lambda mode never sets it.
+    pub insecure_no_auth: bool,
+}
+
+impl AppState {
+    pub fn new(
+        config: Config,
+        catalogs: Vec<catalog::Catalog>,
+        secrets: Arc<SecretStore>,
+        audit: audit::AuditLog,
+        redactor: audit::Redactor,
+        http: reqwest::Client,
+    ) -> Self {
+        let connectors = catalogs
+            .into_iter()
+            .map(|catalog| Connector {
+                base_url: config
+                    .env
+                    .connector(&catalog.connector, config::BASE_URL_SUFFIX)
+                    .map_or_else(|| catalog.base_url.clone(), str::to_string),
+                expose_raw: config.expose_raw(&catalog.connector),
+                catalog,
+            })
+            .collect();
+        let profiles: Profiles = config.profiles.clone();
+        let inventory = Arc::new(Inventory::new(Registry::new(connectors), profiles));
+        let pipeline = Pipeline {
+            upstream: Upstream {
+                http,
+                secrets: secrets.clone(),
+                redactor: redactor.clone(),
+            },
+            max_result_bytes: config.max_result_bytes,
+        };
+        let mcp = Arc::new(Mcp::new(
+            inventory.clone(),
+            pipeline,
+            audit.clone(),
+            redactor,
+            config.call_deadline,
+            LIST_TTL,
+        ));
+        AppState {
+            config: Arc::new(config),
+            inventory,
+            mcp,
+            secrets,
+            audit,
+            health: health::cache(),
+            insecure_no_auth: false,
+        }
+    }
+}

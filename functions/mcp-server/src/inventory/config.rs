@@ -1,0 +1,242 @@
+//! Configuration: every environment variable, parsed once at start into typed values.
+//!
+//! The names are the `const`s below; infra sets the same names one to one. Locally a git-ignored
+//! `.env.local` supplies defaults that real environment variables override; `.env.example`
+//! documents every variable.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use env_config::ConfigError;
+
+pub use super::env::Env;
+use super::profiles::{self, Profiles};
+
+/// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
+pub const SECRET_ID: &str = "MCP_SECRET_ID";
+/// How long a loaded secret is trusted before it is re-read.
+pub const SECRET_TTL_SECS: &str = "MCP_SECRET_TTL_SECS";
+/// Local only: `id:key` pairs, comma-separated, used when no secret id is set.
+pub const API_KEYS: &str = "MCP_API_KEYS";
+/// Local only: the pepper for user pseudonyms.
+pub const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
+/// Directory of catalog files; the catalogs embedded in the binary when unset.
+pub const CATALOG_DIR: &str = "MCP_CATALOG_DIR";
+/// Host names (optionally `host:port`) clients may address, comma-separated.
+pub const ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
+/// Browser origins allowed to call, comma-separated (`https://claude.ai`); others get 403.
+pub const ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
+/// Largest request body, bytes.
+pub const MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
+/// Largest tool result, bytes, before it is cut with a hint.
+pub const MAX_RESULT_BYTES: &str = "MCP_MAX_RESULT_BYTES";
+/// CloudWatch namespace for the metrics riding on audit lines; empty turns them off.
+pub const EMF_NAMESPACE: &str = "MCP_EMF_NAMESPACE";
+/// Timeout of each `/health` probe, milliseconds.
+pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
+/// The most one tool call may take, milliseconds, every upstream request and page included;
+/// below the Lambda timeout so a slow upstream still ends in a result and an audit line.
+pub const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
+/// `json` (Lambda default) or `text` (local default).
+pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
+/// Set by the Lambda runtime; its presence selects Lambda mode.
+pub const LAMBDA_RUNTIME_API: &str = "AWS_LAMBDA_RUNTIME_API";
+/// Per connector: `<CONNECTOR>_EXPOSE_RAW=true` lists and allows its raw tools.
+pub const EXPOSE_RAW_SUFFIX: &str = "_EXPOSE_RAW";
+/// Per connector: `<CONNECTOR>_BASE_URL` replaces the catalog's base URL (sandbox, tests).
+pub const BASE_URL_SUFFIX: &str = "_BASE_URL";
+
+/// Every fixed variable name, for the documentation check.
+pub const ALL: &[&str] = &[
+    SECRET_ID,
+    SECRET_TTL_SECS,
+    API_KEYS,
+    PSEUDONYM_PEPPER,
+    CATALOG_DIR,
+    ALLOWED_HOSTS,
+    ALLOWED_ORIGINS,
+    MAX_BODY_BYTES,
+    MAX_RESULT_BYTES,
+    EMF_NAMESPACE,
+    HEALTH_TIMEOUT_MS,
+    CALL_DEADLINE_MS,
+    LOG_FORMAT,
+    profiles::PROFILES,
+    profiles::KEY_PROFILES,
+    profiles::DEFAULT_PROFILE,
+];
+
+/// Where the deployment secret comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SecretSourceConfig {
+    /// AWS Secrets Manager, by name or ARN.
+    SecretsManager(String),
+    /// Environment variables (local development and tests).
+    Env,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub lambda: bool,
+    pub secret_source: SecretSourceConfig,
+    pub secret_ttl: Duration,
+    pub catalog_dir: Option<PathBuf>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    pub max_result_bytes: usize,
+    pub emf_namespace: Option<String>,
+    pub health_timeout: Duration,
+    pub call_deadline: Duration,
+    pub json_logs: bool,
+    /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
+    pub profiles: Profiles,
+    pub env: Env,
+}
+
+impl Config {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from(Env::load(Some(std::path::Path::new(".env.local"))))
+    }
+
+    pub fn from(env: Env) -> Result<Self, ConfigError> {
+        let read = env_config::Env::new(|name: &str| env.raw(name).map(str::to_string));
+        let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
+        let secret_source = match env.get(SECRET_ID) {
+            Some(id) => SecretSourceConfig::SecretsManager(id.to_string()),
+            None if lambda => {
+                return Err(ConfigError::new(
+                    SECRET_ID,
+                    "required on Lambda (the deployment secret)",
+                ));
+            }
+            None => SecretSourceConfig::Env,
+        };
+        let allowed_hosts = read.list(ALLOWED_HOSTS);
+        if lambda && allowed_hosts.is_empty() {
+            return Err(ConfigError::new(
+                ALLOWED_HOSTS,
+                "required on Lambda: the API Gateway and custom domain host names",
+            ));
+        }
+        let allowed_origins = read.list(ALLOWED_ORIGINS);
+        if let Some(o) = allowed_origins
+            .iter()
+            .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
+        {
+            return Err(ConfigError::new(
+                ALLOWED_ORIGINS,
+                format!("`{o}` needs a scheme (https://…)"),
+            ));
+        }
+        // Not `read.log_format`: the server's wording of this message is older, and kept.
+        let json_logs = match env.get(LOG_FORMAT) {
+            None => lambda,
+            Some("json") => true,
+            Some("text") => false,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    LOG_FORMAT,
+                    format!("`{other}`: use json or text"),
+                ));
+            }
+        };
+        let max_body_bytes = read.number(MAX_BODY_BYTES, 1024 * 1024)?;
+        // The infra's Lambda timeout (10 s) minus the 2 s an answer and its audit line need.
+        let call_deadline = Duration::from_millis(read.number(CALL_DEADLINE_MS, 8000)?);
+        if call_deadline < Duration::from_millis(100) {
+            return Err(ConfigError::new(CALL_DEADLINE_MS, "must be at least 100"));
+        }
+        let max_result_bytes = read.number(MAX_RESULT_BYTES, 32 * 1024)?;
+        if max_result_bytes < 1024 {
+            return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
+        }
+        Ok(Config {
+            lambda,
+            secret_source,
+            secret_ttl: Duration::from_secs(read.number(SECRET_TTL_SECS, 300)?),
+            catalog_dir: env.get(CATALOG_DIR).map(PathBuf::from),
+            allowed_hosts,
+            allowed_origins,
+            max_body_bytes,
+            max_result_bytes,
+            emf_namespace: match env.raw(EMF_NAMESPACE) {
+                Some(v) if v.trim().is_empty() => None,
+                Some(v) => Some(v.trim().to_string()),
+                None => Some("HostedMcp".to_string()),
+            },
+            health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
+            call_deadline,
+            json_logs,
+            profiles: Profiles::from_env(&env)?,
+            env,
+        })
+    }
+
+    /// Whether `<CONNECTOR>_EXPOSE_RAW=true` for this connector (anything else is false).
+    pub fn expose_raw(&self, connector: &str) -> bool {
+        self.env
+            .connector(connector, EXPOSE_RAW_SUFFIX)
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_example_documents_every_variable() {
+        let example = include_str!("../../../../.env.example");
+        for name in ALL
+            .iter()
+            .chain([&"PAPIERKRAM_EXPOSE_RAW", &"PAPIERKRAM_BASE_URL"])
+        {
+            assert!(
+                example.contains(&format!("# {name}=")),
+                "{name} is not in .env.example"
+            );
+        }
+    }
+
+    #[test]
+    fn local_defaults_need_no_aws() {
+        let c = Config::from(Env::default()).unwrap();
+        assert!(!c.lambda);
+        assert_eq!(c.secret_source, SecretSourceConfig::Env);
+        assert_eq!(c.max_result_bytes, 32 * 1024);
+        assert_eq!(c.emf_namespace.as_deref(), Some("HostedMcp"));
+    }
+
+    #[test]
+    fn lambda_requires_secret_and_hosts_naming_the_variable() {
+        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "127.0.0.1:9001")]);
+        assert_eq!(Config::from(env).unwrap_err().name, SECRET_ID);
+        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "x"), (SECRET_ID, "hosted-mcp")]);
+        assert_eq!(Config::from(env).unwrap_err().name, ALLOWED_HOSTS);
+    }
+
+    #[test]
+    fn bad_number_names_the_variable() {
+        let err = Config::from(Env::from_pairs([(MAX_RESULT_BYTES, "lots")])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "MCP_MAX_RESULT_BYTES: `lots` is not a valid number"
+        );
+    }
+
+    #[test]
+    fn origin_without_scheme_is_rejected() {
+        let err = Config::from(Env::from_pairs([(ALLOWED_ORIGINS, "claude.ai")])).unwrap_err();
+        assert_eq!(err.name, ALLOWED_ORIGINS);
+    }
+
+    #[test]
+    fn expose_raw_is_opt_in_per_connector() {
+        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "true")])).unwrap();
+        assert!(c.expose_raw("papierkram"));
+        assert!(!c.expose_raw("tickets"));
+        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "yes")])).unwrap();
+        assert!(!c.expose_raw("papierkram"));
+    }
+}

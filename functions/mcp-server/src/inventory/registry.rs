@@ -1,0 +1,70 @@
+//! Which tools exist for this deployment: every catalog with its deployment settings, every
+//! tool indexed by name, and the rule of which tools are exposed at all.
+
+use std::collections::HashMap;
+
+use catalog::{Catalog, Risk, Tool};
+
+use crate::contract::names;
+
+/// A loaded catalog with its deployment settings.
+#[derive(Debug)]
+pub struct Connector {
+    pub catalog: Catalog,
+    /// The catalog's base URL or its `<CONNECTOR>_BASE_URL` override.
+    pub base_url: String,
+    pub expose_raw: bool,
+}
+
+/// Every tool of every connector, indexed by name.
+#[derive(Debug)]
+pub struct Registry {
+    pub connectors: Vec<Connector>,
+    index: HashMap<String, (usize, usize)>,
+}
+
+impl Registry {
+    pub fn new(connectors: Vec<Connector>) -> Self {
+        let mut index = HashMap::new();
+        for (c, conn) in connectors.iter().enumerate() {
+            for (t, tool) in conn.catalog.tools.iter().enumerate() {
+                index.insert(tool.name.clone(), (c, t));
+            }
+        }
+        Registry { connectors, index }
+    }
+
+    /// Whether a tool may be listed and called in this deployment.
+    pub fn is_exposed(conn: &Connector, tool: &Tool) -> bool {
+        tool.risk != Risk::Forbidden && (!tool.raw || conn.expose_raw)
+    }
+
+    /// Tools a client may see and call, in catalog order.
+    pub fn exposed(&self) -> impl Iterator<Item = (&Connector, &Tool)> {
+        self.connectors.iter().flat_map(|c| {
+            c.catalog
+                .tools
+                .iter()
+                .filter(move |t| Self::is_exposed(c, t))
+                .map(move |t| (c, t))
+        })
+    }
+
+    /// A callable tool by name; hidden and forbidden tools are not found.
+    pub fn find(&self, name: &str) -> Option<(&Connector, &Tool)> {
+        let (c, t) = *self.index.get(name)?;
+        let conn = &self.connectors[c];
+        let tool = &conn.catalog.tools[t];
+        Self::is_exposed(conn, tool).then_some((conn, tool))
+    }
+
+    /// The exposed tool names closest to an unknown one.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        names::closest(name, self.exposed().map(|(_, t)| t.name.as_str()))
+    }
+
+    /// The connector's display name (its title, else its name).
+    pub fn title(catalog: &Catalog) -> &str {
+        catalog.title.as_deref().unwrap_or(&catalog.connector)
+    }
+}

@@ -1,0 +1,61 @@
+//! What each scope sees, computed once at start: the core tools it lists, every tool it may
+//! call, whether the meta tools are offered, and the search visibility. The visibility rule
+//! itself is [`Profiles::allows`]; this module applies it, and nothing else does.
+
+use std::collections::HashSet;
+
+use super::profiles::{Profiles, Scope};
+use super::registry::Registry;
+use crate::search;
+
+#[derive(Debug)]
+pub struct View {
+    /// Core tools this scope lists, as `(connector, tool)` names in catalog order.
+    pub listed: Vec<(String, String)>,
+    /// Whether tools exist beyond the listed ones (then `search_tools` and `call_tool` are listed).
+    pub has_hidden: bool,
+    /// The search index's view of the same tools.
+    pub visibility: search::Visibility,
+    callable: HashSet<String>,
+}
+
+impl View {
+    pub fn new(
+        registry: &Registry,
+        profiles: &Profiles,
+        index: &search::Index,
+        scope: &Scope,
+    ) -> Self {
+        let allowed: Vec<(&str, &catalog::Tool)> = registry
+            .exposed()
+            .filter(|(c, t)| profiles.allows(scope.profile(), &c.catalog.connector, &t.name))
+            .map(|(c, t)| (c.catalog.connector.as_str(), t))
+            .collect();
+        let callable: HashSet<String> = allowed.iter().map(|(_, t)| t.name.clone()).collect();
+        View {
+            listed: allowed
+                .iter()
+                .filter(|(_, t)| t.core)
+                .map(|(c, t)| (c.to_string(), t.name.clone()))
+                .collect(),
+            has_hidden: allowed.iter().any(|(_, t)| !t.core),
+            visibility: index.visibility(&|name| callable.contains(name)),
+            callable,
+        }
+    }
+
+    /// A view of nothing.
+    pub fn empty() -> Self {
+        View {
+            listed: Vec::new(),
+            has_hidden: false,
+            visibility: search::Index::build(Vec::new()).visibility(&|_| false),
+            callable: HashSet::new(),
+        }
+    }
+
+    /// Whether this scope may call the (exposed) tool.
+    pub fn allows(&self, tool: &str) -> bool {
+        self.callable.contains(tool)
+    }
+}

@@ -1,0 +1,117 @@
+//! The audit events of MCP requests, built from plain data: one per tool call (catalog tools,
+//! `search_tools`, unknown names) and one per `initialize`. The audit crate bounds every field.
+
+use std::time::Duration;
+
+use audit::{AuditEvent, EventKind};
+use serde_json::{Map, Value};
+
+use super::context::CallContext;
+use crate::call::Outcome;
+use crate::contract::names;
+
+/// A catalog tool's call.
+pub fn tool_call(
+    tool: &str,
+    connector: &str,
+    arguments: &Map<String, Value>,
+    outcome: &Outcome,
+    result_bytes: usize,
+    ctx: &CallContext,
+    elapsed: Duration,
+) -> AuditEvent {
+    let kind = if outcome.status == catalog::Status::Ok {
+        EventKind::ToolCall
+    } else {
+        EventKind::ToolError
+    };
+    let mut event = AuditEvent::new(kind)
+        .tool(tool)
+        .connector(connector)
+        .status(outcome.status.as_str())
+        .arg_keys(arguments.keys())
+        .result_bytes(result_bytes as u64)
+        .truncated(outcome.truncated);
+    if let Some(code) = outcome.http_status {
+        event = event.http_status(code);
+    }
+    if let Some(reason) = &outcome.reason {
+        event = event.reason(reason.clone());
+    }
+    if let Some(q) = outcome.quota {
+        event.quota_remaining = q.remaining;
+        event.quota_consumed = q.consumed;
+        event.quota_limit = q.limit;
+    }
+    with_context(event, ctx).duration(elapsed)
+}
+
+/// A call of a name that is no visible tool (or no plain name at all).
+pub fn unknown_tool(
+    name: &str,
+    arguments: &Map<String, Value>,
+    ctx: &CallContext,
+    elapsed: Duration,
+) -> AuditEvent {
+    let shown = names::plain_name(name).unwrap_or(audit::INVALID_ARG_KEY);
+    let event = AuditEvent::new(EventKind::ToolError)
+        .tool(shown)
+        .status("not_found")
+        .reason("unknown_tool")
+        .arg_keys(arguments.keys());
+    with_context(event, ctx).duration(elapsed)
+}
+
+/// A `search_tools` call; `no_match` carries the (scrubbed) terms when nothing matched.
+pub fn search(
+    arguments: &Map<String, Value>,
+    status: &str,
+    result_bytes: usize,
+    no_match: Option<String>,
+    ctx: &CallContext,
+    elapsed: Duration,
+) -> AuditEvent {
+    let mut event = AuditEvent::new(EventKind::ToolCall)
+        .tool(super::meta::SEARCH_TOOLS)
+        .status(status)
+        .arg_keys(arguments.keys())
+        .result_bytes(result_bytes as u64);
+    if let Some(terms) = no_match {
+        event = event.reason(format!(
+            "no_match:{}",
+            terms.chars().take(80).collect::<String>()
+        ));
+    }
+    with_context(event, ctx).duration(elapsed)
+}
+
+/// `initialize`: who introduced itself.
+pub fn client_init(ctx: &CallContext, client: &str, version: &str, protocol: &str) -> AuditEvent {
+    AuditEvent::new(EventKind::ClientInit)
+        .client(client)
+        .client_version(version)
+        .protocol_version(protocol)
+        .key_id(ctx.caller.key_id.clone())
+        .request_id(&ctx.request.id)
+}
+
+fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
+    let caller = &ctx.caller;
+    event = event.key_id(caller.key_id.clone());
+    if let Some(u) = &caller.user {
+        event = event.user(u.clone());
+    }
+    if let Some(p) = caller.scope.profile() {
+        event = event.profile(p);
+    }
+    if let Some((name, version)) = &ctx.client {
+        event = event.client(name).client_version(version);
+    }
+    if let Some(v) = &ctx.protocol_version {
+        event = event.protocol_version(v);
+    }
+    if !ctx.request.id.is_empty() {
+        event = event.request_id(&ctx.request.id);
+    }
+    event
+}

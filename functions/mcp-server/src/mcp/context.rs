@@ -1,0 +1,61 @@
+//! Who called and with what client, read once per request from the HTTP request the edge
+//! handed down and the request's `_meta`. Client-supplied strings are bounded here, before
+//! anything logs them.
+
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+
+use crate::call::Caller;
+use crate::call::caller::RequestMeta;
+use crate::inventory::Scope;
+
+/// Client names are cut to this many characters, versions to [`MAX_VERSION`].
+const MAX_CLIENT: usize = 64;
+const MAX_VERSION: usize = 32;
+
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub caller: Caller,
+    /// Client name and version, bounded and reduced to safe characters.
+    pub client: Option<(String, String)>,
+    pub protocol_version: Option<String>,
+    pub request: RequestMeta,
+}
+
+impl CallContext {
+    /// The context of an rmcp request; a request without a caller identity is refused (the
+    /// edge always sets one; without it the request would see the whole deployment).
+    pub fn of(context: &RequestContext<RoleServer>) -> Result<Self, McpError> {
+        let parts = context.extensions.get::<http::request::Parts>();
+        let caller = parts
+            .and_then(|p| p.extensions.get::<Caller>().cloned())
+            .ok_or_else(|| McpError::invalid_request("no caller identity on this request", None))?;
+        let request = parts
+            .and_then(|p| p.extensions.get::<RequestMeta>().cloned())
+            .unwrap_or_default();
+        let header_version = parts
+            .and_then(|p| p.headers.get("mcp-protocol-version"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        Ok(CallContext {
+            caller,
+            client: context.meta.client_info().map(|c| {
+                (
+                    audit::bounded(&c.name, MAX_CLIENT),
+                    audit::bounded(&c.version, MAX_VERSION),
+                )
+            }),
+            protocol_version: context
+                .meta
+                .protocol_version()
+                .map(|v| v.to_string())
+                .or(header_version)
+                .map(|v| audit::bounded(&v, MAX_VERSION)),
+            request,
+        })
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.caller.scope
+    }
+}

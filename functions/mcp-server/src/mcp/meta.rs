@@ -1,0 +1,169 @@
+//! The two meta tools of progressive disclosure, each owning its schema and argument parsing:
+//! `search_tools` (find tools by what they do) and `call_tool` (call one found, by name).
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool as McpTool, ToolAnnotations};
+use serde_json::{Map, Value, json};
+
+use crate::contract::names::{self, NameError};
+use crate::contract::schema::object;
+use crate::search::{self, SearchRequest};
+
+pub const SEARCH_TOOLS: &str = "search_tools";
+pub const CALL_TOOL: &str = "call_tool";
+
+/// The longest query kept; the rest is ignored (a query is a few words).
+const MAX_QUERY_CHARS: usize = 200;
+/// The longest connector name accepted as a filter.
+const MAX_CONNECTOR_LEN: usize = 64;
+
+/// The two meta tools, built once.
+pub fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
+    let read = ToolAnnotations::with_title("Search tools")
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
+    let search = McpTool::new(
+        SEARCH_TOOLS,
+        "Finds tools by what they do when the one you need is not listed (more tools exist than are \
+         listed). Answers with full schemas for a few matches, one-line summaries or names for many, \
+         and a footer saying how to refine. Then call the tool with call_tool. \
+         Example: {\"query\": \"unpaid invoices\", \"limit\": 5}",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "What the tool should do, in the user's words (German or English)."},
+                "connector": {"type": "string", "description": "Only tools of this connector."},
+                "detail": {"type": "string", "enum": ["full", "summary", "names", "counts"], "description": "Force a detail level."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "How many tools to show."}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })),
+    )
+    .with_annotations(read);
+    let call = McpTool::new(
+        CALL_TOOL,
+        "Calls any tool found with search_tools, by name, with its arguments: the same validation, \
+         risk rules and result as calling it directly. Example: {\"name\": \"open_items_get\", \"arguments\": {}}",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The tool name from search_tools."},
+                "arguments": {"type": "object", "description": "The tool's arguments."}
+            },
+            "required": ["name"],
+            "additionalProperties": false
+        })),
+    )
+    .with_raw_output_schema(output.clone())
+    .with_annotations(ToolAnnotations::with_title("Call a tool").open_world(true));
+    [search, call]
+}
+
+/// `search_tools` arguments as a search request; `Err` is the hint for the model.
+pub fn search_request(arguments: &Map<String, Value>) -> Result<SearchRequest, String> {
+    if let Some(k) = arguments
+        .keys()
+        .find(|k| !["query", "connector", "detail", "limit"].contains(&k.as_str()))
+    {
+        let k = audit::bounded(k, 40);
+        return Err(format!(
+            "Unknown argument `{k}`. Valid arguments: query, connector, detail, limit."
+        ));
+    }
+    let Some(query) = arguments
+        .get("query")
+        .and_then(|q| q.as_str())
+        .filter(|q| !q.trim().is_empty())
+    else {
+        return Err(
+            "`query` is required: what the tool should do, e.g. \"unpaid invoices\".".into(),
+        );
+    };
+    let detail = match arguments.get("detail") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) => Some(d.parse::<search::Detail>()?),
+        Some(_) => return Err("`detail` must be one of full, summary, names, counts.".into()),
+    };
+    let limit = match arguments.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(search::parse_limit(v)?),
+    };
+    let connector = match arguments.get("connector") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if c.len() <= MAX_CONNECTOR_LEN => Some(c.clone()),
+        Some(_) => return Err("`connector` must be a connector name, e.g. \"papierkram\".".into()),
+    };
+    Ok(SearchRequest {
+        query: query.chars().take(MAX_QUERY_CHARS).collect(),
+        connector,
+        detail,
+        limit,
+    })
+}
+
+/// `call_tool` arguments: the inner tool's name (checked to be a plain name before any lookup)
+/// and its arguments; `Err` is the hint for the model.
+pub fn call_request(arguments: &Map<String, Value>) -> Result<(&str, Map<String, Value>), String> {
+    let Some(name) = arguments.get("name").and_then(|n| n.as_str()) else {
+        return Err("call_tool needs `name` (a tool from search_tools) and `arguments`.".into());
+    };
+    let name = names::plain_name(name).map_err(|e| name_hint(&e))?;
+    let inner = match arguments.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return Err("`arguments` must be an object of the tool's arguments.".into()),
+    };
+    Ok((name, inner))
+}
+
+/// The hint for a tool name refused before lookup.
+pub fn name_hint(e: &NameError) -> String {
+    format!("Not a tool name: {e}. Use search_tools to find the right tool.")
+}
+
+/// A `call_tool` search for a name nobody can see: its words, few results, names only.
+pub fn closest_request(name: &str) -> SearchRequest {
+    SearchRequest {
+        query: name.replace('_', " "),
+        detail: Some(search::Detail::Names),
+        limit: Some(3),
+        ..SearchRequest::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn search_arguments_are_checked_and_the_query_cut() {
+        let r = search_request(&args(json!({"query": "x".repeat(10_000), "limit": 3}))).unwrap();
+        assert_eq!(r.query.chars().count(), MAX_QUERY_CHARS);
+        assert_eq!(r.limit, Some(3));
+        assert!(search_request(&args(json!({"query": " "}))).is_err());
+        let e = search_request(&args(json!({"query": "a", "qeury": 1}))).unwrap_err();
+        assert!(e.contains("Unknown argument `qeury`"), "{e}");
+        assert!(search_request(&args(json!({"query": "a", "detail": 5}))).is_err());
+        assert!(search_request(&args(json!({"query": "a", "connector": "c".repeat(65)}))).is_err());
+    }
+
+    #[test]
+    fn call_tool_refuses_a_huge_or_odd_name_before_any_lookup() {
+        let e = call_request(&args(json!({"name": "a".repeat(1_000_000)}))).unwrap_err();
+        assert!(e.contains("at most 128 characters"), "{e}");
+        let e = call_request(&args(json!({"name": "drop table;"}))).unwrap_err();
+        assert!(e.contains("letters, digits"), "{e}");
+        let given = args(json!({"name": "info_get", "arguments": {"a": 1}}));
+        let (name, inner) = call_request(&given).unwrap();
+        assert_eq!((name, inner.len()), ("info_get", 1));
+        assert!(call_request(&args(json!({"name": "x", "arguments": [1]}))).is_err());
+    }
+}

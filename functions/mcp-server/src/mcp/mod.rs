@@ -1,0 +1,48 @@
+//! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
+//! context (`context`), the meta tools with their schemas and argument parsing (`meta`), tool
+//! definitions and results (`definitions`) and the audit events (`audit`).
+//!
+//! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
+//! the Streamable HTTP service the edge mounts.
+
+pub mod audit;
+pub mod context;
+pub mod definitions;
+pub mod handler;
+pub mod meta;
+pub mod server;
+
+pub use server::Mcp;
+
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+/// The transport settings the edge decides (hosts, origins, body limit).
+pub struct Transport {
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+}
+
+/// The stateless Streamable HTTP service (JSON replies) over [`Mcp`].
+pub fn service(
+    mcp: Arc<Mcp>,
+    transport: Transport,
+) -> StreamableHttpService<handler::McpHandler, NeverSessionManager> {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_allowed_hosts(transport.allowed_hosts)
+        .with_allowed_origins(transport.allowed_origins)
+        // An empty origin list rejects every browser origin instead of allowing all.
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(transport.max_body_bytes);
+    StreamableHttpService::new(
+        move || Ok(handler::McpHandler { mcp: mcp.clone() }),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    )
+}

@@ -1,0 +1,107 @@
+//! What every MCP request needs, built once at start: the inventory, the call pipeline, the
+//! audit log and each scope's `tools/list`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::Tool as McpTool;
+
+use super::{definitions, meta};
+use crate::call::Pipeline;
+use crate::call::caller::RequestMeta;
+use crate::inventory::{Inventory, Scope};
+use crate::upstream::Deadline;
+
+/// Margin kept between a tool call's deadline and the end of the Lambda invocation, so the
+/// call can still answer and write its audit line.
+pub const INVOCATION_MARGIN: Duration = Duration::from_secs(2);
+
+/// Everything an MCP request needs, built once at start.
+pub struct Mcp {
+    pub inventory: Arc<Inventory>,
+    pub pipeline: Pipeline,
+    pub audit: ::audit::AuditLog,
+    pub redactor: ::audit::Redactor,
+    /// Each scope's `tools/list`, worked out once.
+    lists: HashMap<Scope, Vec<McpTool>>,
+    /// The most a tool call may take (the Lambda timeout minus a margin).
+    pub call_deadline: Duration,
+    /// How long a client may cache `tools/list` (the catalog changes only on deploy).
+    pub list_ttl: Duration,
+    /// Whether lists differ by caller (profiles configured): `cacheScope: private`.
+    pub lists_are_private: bool,
+}
+
+impl Mcp {
+    pub fn new(
+        inventory: Arc<Inventory>,
+        pipeline: Pipeline,
+        audit: ::audit::AuditLog,
+        redactor: ::audit::Redactor,
+        call_deadline: Duration,
+        list_ttl: Duration,
+    ) -> Self {
+        let output = Arc::new(definitions::output_schema());
+        let meta_tools = meta::tools(&output);
+        let definitions: HashMap<&str, McpTool> = inventory
+            .registry
+            .exposed()
+            .filter(|(_, t)| t.core)
+            .map(|(_, t)| (t.name.as_str(), definitions::definition(t, &output)))
+            .collect();
+        let scopes = std::iter::once(Scope::Deployment).chain(
+            inventory
+                .profiles
+                .names()
+                .map(|n| Scope::Profile(n.to_string())),
+        );
+        let lists = scopes
+            .map(|scope| {
+                let view = inventory.view(&scope);
+                let mut tools: Vec<McpTool> = view
+                    .listed
+                    .iter()
+                    .filter_map(|(_, name)| definitions.get(name.as_str()).cloned())
+                    .collect();
+                // Progressive disclosure only where there is something to discover.
+                if view.has_hidden {
+                    tools.extend(meta_tools.iter().cloned());
+                }
+                (scope, tools)
+            })
+            .collect();
+        let lists_are_private = inventory.profiles.names().next().is_some();
+        Mcp {
+            inventory,
+            pipeline,
+            audit,
+            redactor,
+            lists,
+            call_deadline,
+            list_ttl,
+            lists_are_private,
+        }
+    }
+
+    /// The tools a scope lists.
+    pub fn listed(&self, scope: &Scope) -> Vec<McpTool> {
+        self.lists.get(scope).cloned().unwrap_or_default()
+    }
+
+    /// How many tools the whole deployment lists.
+    pub fn listed_count(&self) -> usize {
+        self.lists.get(&Scope::Deployment).map_or(0, Vec::len)
+    }
+
+    /// One call's deadline: the configured budget, cut to what the Lambda invocation has left.
+    pub fn deadline(&self, request: &RequestMeta) -> Deadline {
+        let budget = match request.time_left {
+            Some(left) => self
+                .call_deadline
+                .min(left.saturating_sub(INVOCATION_MARGIN)),
+            None => self.call_deadline,
+        };
+        Deadline::after(budget)
+    }
+}

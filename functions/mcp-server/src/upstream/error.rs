@@ -1,0 +1,66 @@
+//! Everything that can go wrong reaching an upstream, as one typed error. `hints` turns each
+//! into a status, a reason code and a hint; nothing here is shown to a model as is.
+
+use catalog::QuotaFigures;
+
+use super::request::BuildError;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UpstreamError {
+    #[error("the deployment secret is unavailable")]
+    SecretUnavailable,
+    #[error("the request could not be built: {0}")]
+    NotConfigured(#[from] BuildError),
+    #[error("no answer within {after_ms} ms")]
+    Timeout { after_ms: u64 },
+    #[error("the call's deadline ({budget_ms} ms) passed")]
+    Deadline { budget_ms: u64 },
+    #[error("the upstream cannot be reached")]
+    Unreachable,
+    #[error("the answer is larger than {limit} bytes")]
+    TooLarge {
+        limit: usize,
+        http_status: u16,
+        quota: Option<QuotaFigures>,
+    },
+    #[error("the HTTP {http_status} answer is not JSON ({content_type})")]
+    NotJson {
+        http_status: u16,
+        content_type: String,
+        quota: Option<QuotaFigures>,
+    },
+    #[error("the upstream answered HTTP {}", .0.http_status)]
+    Refused(Box<Refusal>),
+}
+
+/// A non-2xx answer, reduced to what a result may carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub http_status: u16,
+    /// The upstream's own message (one line, redacted), for `upstream_message`.
+    pub message: Option<String>,
+    pub quota: Option<QuotaFigures>,
+    /// `Retry-After` in seconds (sent as seconds or as an HTTP date).
+    pub retry_after_s: Option<u64>,
+}
+
+impl UpstreamError {
+    /// The quota figures the failed answer carried, if any came back.
+    pub fn quota(&self) -> Option<QuotaFigures> {
+        match self {
+            UpstreamError::TooLarge { quota, .. } | UpstreamError::NotJson { quota, .. } => *quota,
+            UpstreamError::Refused(r) => r.quota,
+            _ => None,
+        }
+    }
+
+    /// The HTTP status the upstream answered with, if it answered.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            UpstreamError::TooLarge { http_status, .. }
+            | UpstreamError::NotJson { http_status, .. } => Some(*http_status),
+            UpstreamError::Refused(r) => Some(r.http_status),
+            _ => None,
+        }
+    }
+}

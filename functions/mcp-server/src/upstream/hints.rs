@@ -1,0 +1,177 @@
+//! What an upstream fault means for the model: a status, a short reason code for the audit line
+//! and a hint naming what to do next. The tool's declared hint wins, then the connector's, then
+//! a default. Upstream text never goes into a hint (it travels as `upstream_message`).
+
+use catalog::{Status, Tool};
+
+use super::error::UpstreamError;
+use crate::inventory::{Connector, Registry};
+
+/// An upstream fault described for a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub status: Status,
+    /// Short code for the audit log (`upstream_404`, `upstream_timeout`, …).
+    pub reason: String,
+    pub hint: String,
+}
+
+pub fn describe(conn: &Connector, tool: &Tool, err: &UpstreamError) -> Fault {
+    let title = Registry::title(&conn.catalog);
+    let fault = |status, reason: &str, hint: String| Fault {
+        status,
+        reason: reason.to_string(),
+        hint,
+    };
+    match err {
+        UpstreamError::SecretUnavailable => fault(
+            Status::Unavailable,
+            "secret_unavailable",
+            "The server cannot read its credentials right now; retry in a minute.".into(),
+        ),
+        UpstreamError::NotConfigured(e) => fault(e.status, "not_configured", e.hint.clone()),
+        UpstreamError::Timeout { after_ms } => fault(
+            Status::Unavailable,
+            "upstream_timeout",
+            format!(
+                "{title} did not answer within {:.1} s; retry later, or narrow the request.",
+                *after_ms as f64 / 1000.0
+            ),
+        ),
+        UpstreamError::Deadline { budget_ms } => fault(
+            Status::Unavailable,
+            "deadline",
+            format!(
+                "{title} was too slow: the call ran out of its {:.1} s. Retry later, or narrow the \
+                 request (a shorter period, count_only, fewer pages).",
+                *budget_ms as f64 / 1000.0
+            ),
+        ),
+        UpstreamError::Unreachable => fault(
+            Status::Unavailable,
+            "upstream_unreachable",
+            format!("{title} cannot be reached right now; retry in a few minutes."),
+        ),
+        UpstreamError::TooLarge { limit, .. } => fault(
+            Status::Unavailable,
+            "upstream_too_large",
+            format!(
+                "{title}'s answer is larger than {} MiB, more than this server reads. Narrow the \
+                 request: a smaller page_size, fewer fields, a filter or a shorter period.",
+                *limit as f64 / (1024.0 * 1024.0)
+            ),
+        ),
+        UpstreamError::NotJson {
+            content_type,
+            http_status,
+            ..
+        } => fault(
+            Status::Unavailable,
+            "upstream_not_json",
+            format!(
+                "{title} answered HTTP {http_status} with {content_type} instead of its JSON API \
+                 (a maintenance or login page?). No data was read: do not treat this as an empty \
+                 result. Retry in a few minutes."
+            ),
+        ),
+        UpstreamError::Refused(r) => refused(conn, tool, r),
+    }
+}
+
+fn refused(conn: &Connector, tool: &Tool, r: &super::error::Refusal) -> Fault {
+    let catalog = &conn.catalog;
+    let title = Registry::title(catalog);
+    let code = r.http_status;
+    let status = match code {
+        401 | 403 => Status::Unauthorized,
+        404 => Status::NotFound,
+        400 | 409 | 422 => Status::InvalidInput,
+        429 => Status::RateLimited,
+        500..=599 => Status::Unavailable,
+        _ => Status::Error,
+    };
+    let remaining = r.quota.and_then(|q| q.remaining);
+    let secret_fields = || {
+        format!(
+            "connectors.{}.{{{}}}",
+            catalog.connector,
+            catalog.secrets.join(",")
+        )
+    };
+    let default = match status {
+        Status::Unauthorized if code == 403 => format!(
+            "{title} refused access (HTTP 403): the credentials lack permission. Check the token's scope in {}.",
+            secret_fields()
+        ),
+        Status::Unauthorized => format!(
+            "{title} rejected the credentials (HTTP 401). An operator must check {} in the deployment secret.",
+            secret_fields()
+        ),
+        Status::NotFound => match sibling_list_tool(conn, tool) {
+            Some(list) => format!(
+                "Nothing found for these arguments (HTTP 404); the API itself is up. Look the id up with `{list}` first."
+            ),
+            None => {
+                "Nothing found for these arguments (HTTP 404); the API itself is up. Check the id."
+                    .to_string()
+            }
+        },
+        Status::InvalidInput if r.message.is_some() => format!(
+            "{title} refused the request (HTTP {code}); its reason is in `upstream_message`. Fix the arguments and call again."
+        ),
+        Status::InvalidInput => {
+            format!("{title} refused the request (HTTP {code}); check the arguments.")
+        }
+        Status::RateLimited => match remaining {
+            Some(0) => format!(
+                "The {title} API quota is used up (0 remaining); calls fail until it resets. Tell the user."
+            ),
+            _ => format!(
+                "{title} is rate limiting (HTTP 429); retry after {}.",
+                r.retry_after_s
+                    .map_or("a minute".to_string(), |s| format!("{s} s"))
+            ),
+        },
+        Status::Unavailable => format!(
+            "{title} has a temporary problem (HTTP {code}); retry in a few minutes. This is not a problem with the arguments."
+        ),
+        _ => format!("{title} answered HTTP {code}."),
+    };
+    let declared = tool
+        .hints
+        .get(&status)
+        .or_else(|| catalog.hints.get(&status));
+    let hint = match declared {
+        None => default,
+        Some(text) => text
+            .replace("{retry_after}", &r.retry_after_s.unwrap_or(60).to_string())
+            .replace(
+                "{remaining}",
+                &remaining.map_or("unknown".into(), |n| n.to_string()),
+            ),
+    };
+    Fault {
+        status,
+        reason: format!("upstream_{code}"),
+        hint,
+    }
+}
+
+/// The list tool of the same resource (`invoice_get` → `invoices_list`), for 404 hints.
+fn sibling_list_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a str> {
+    let resource = tool
+        .name
+        .rsplit_once('_')
+        .map_or(tool.name.as_str(), |(r, _)| r);
+    conn.catalog
+        .tools
+        .iter()
+        .filter(|t| t.list && Registry::is_exposed(conn, t) && t.name != tool.name)
+        .max_by_key(|t| common_prefix(&t.name, resource))
+        .filter(|t| common_prefix(&t.name, resource) >= resource.len().min(4))
+        .map(|t| t.name.as_str())
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}

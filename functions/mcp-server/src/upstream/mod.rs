@@ -1,0 +1,185 @@
+//! Reaching the upstream for one tool: the request built from validated arguments (`request`),
+//! sent with credentials, a timeout cut to the call's deadline and a cap on the answer (`send`),
+//! re-sent once with a re-read secret after a 401, and the answer classified: a 2xx JSON reply,
+//! or a typed [`UpstreamError`] (`error`) that `hints` describes for the model.
+
+pub mod deadline;
+pub mod error;
+pub mod hints;
+pub mod request;
+pub mod send;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use catalog::{Catalog, Method, QuotaFigures, Status, Tool};
+use serde_json::Value;
+
+pub use deadline::Deadline;
+pub use error::{Refusal, UpstreamError};
+pub use hints::Fault;
+
+use crate::contract::args::ValidArgs;
+use crate::inventory::Connector;
+use crate::inventory::secrets::SecretStore;
+use request::BuildError;
+use send::{Answer, Exchange};
+
+/// The default cap on an upstream answer's body; a catalog's `max_response_bytes` overrides it.
+pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
+/// A 2xx answer with its JSON body (`Null` for no content).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub http_status: u16,
+    pub body: Value,
+    pub quota: Option<QuotaFigures>,
+}
+
+/// What calling an upstream needs, built once at start.
+pub struct Upstream {
+    pub http: reqwest::Client,
+    pub secrets: Arc<SecretStore>,
+    pub redactor: audit::Redactor,
+}
+
+impl Upstream {
+    /// One upstream request for a tool with validated arguments, within `deadline`. Re-reads the
+    /// secret once on a 401 (rotation) and sends again with what is left of the deadline.
+    pub async fn fetch(
+        &self,
+        conn: &Connector,
+        tool: &Tool,
+        valid: &ValidArgs,
+        deadline: &Deadline,
+    ) -> Result<Reply, UpstreamError> {
+        let catalog = &conn.catalog;
+        let mut secrets = self.secrets.get().await.map_err(|e| {
+            tracing::error!(error = %e, "secret unavailable for tool call");
+            UpstreamError::SecretUnavailable
+        })?;
+        let (method, _) = tool.http().ok_or_else(|| BuildError {
+            status: Status::Error,
+            hint: "This tool has no HTTP mapping.".into(),
+        })?;
+        let body = request::build_body(tool, valid);
+        let mut refreshed = false;
+        loop {
+            let url = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
+            let answer = self
+                .send_within(catalog, &secrets, method, url, body.as_ref(), deadline)
+                .await?;
+            if answer.status == 401 && !refreshed {
+                refreshed = true;
+                if let Some(fresh) = self.secrets.refresh_after_unauthorized(&secrets).await {
+                    tracing::info!(connector = %catalog.connector, "upstream 401: retrying with the re-read secret");
+                    secrets = fresh;
+                    continue;
+                }
+            }
+            return self.interpret(catalog, method, answer);
+        }
+    }
+
+    /// A GET of a fixed path (the catalog's health probe): `Ok` on 2xx.
+    pub async fn probe(
+        &self,
+        conn: &Connector,
+        path: &str,
+        timeout: Duration,
+    ) -> Result<(), UpstreamError> {
+        let catalog = &conn.catalog;
+        let secrets = self
+            .secrets
+            .get()
+            .await
+            .map_err(|_| UpstreamError::SecretUnavailable)?;
+        let base = request::fill_base(catalog, &conn.base_url, &secrets)?;
+        let url = reqwest::Url::parse(&format!("{}{path}", base.trim_end_matches('/'))).map_err(
+            |_| BuildError {
+                status: Status::Error,
+                hint: "The probe URL could not be built; check the connector's base URL.".into(),
+            },
+        )?;
+        let deadline = Deadline::after(timeout);
+        let answer = self
+            .send_within(catalog, &secrets, Method::Get, url, None, &deadline)
+            .await?;
+        self.interpret(catalog, Method::Get, answer).map(|_| ())
+    }
+
+    async fn send_within(
+        &self,
+        catalog: &Catalog,
+        secrets: &crate::inventory::secrets::SecretValues,
+        method: Method,
+        url: reqwest::Url,
+        body: Option<&Value>,
+        deadline: &Deadline,
+    ) -> Result<Answer, UpstreamError> {
+        let out_of_time = || UpstreamError::Deadline {
+            budget_ms: deadline.budget().as_millis() as u64,
+        };
+        let timeout = deadline
+            .timeout(Duration::from_millis(catalog.timeout_ms))
+            .ok_or_else(out_of_time)?;
+        let exchange = Exchange {
+            method,
+            url,
+            body,
+            timeout,
+            max_bytes: catalog.max_response_bytes.unwrap_or(MAX_RESPONSE_BYTES),
+        };
+        match send::send(&self.http, catalog, secrets, exchange).await {
+            // The request's timeout was what was left of the call: the call ran out of time.
+            Err(UpstreamError::Timeout { .. }) if deadline.remaining().is_none() => {
+                Err(out_of_time())
+            }
+            other => other,
+        }
+    }
+
+    /// A 2xx answer must be the JSON the catalog expects; anything else is a typed error.
+    fn interpret(
+        &self,
+        catalog: &Catalog,
+        method: Method,
+        answer: Answer,
+    ) -> Result<Reply, UpstreamError> {
+        let parsed = serde_json::from_slice::<Value>(&answer.body);
+        if !(200..300).contains(&answer.status) {
+            let message = request::upstream_message(catalog, parsed.as_ref().ok())
+                .map(|m| self.redactor.redact(&m).into_owned());
+            return Err(UpstreamError::Refused(Box::new(Refusal {
+                http_status: answer.status,
+                message,
+                quota: answer.quota,
+                retry_after_s: answer.retry_after_s,
+            })));
+        }
+        let empty = answer.body.iter().all(u8::is_ascii_whitespace);
+        let body = match parsed {
+            Ok(body) => body,
+            // No content is an answer for writes (and for 204); a read must bring its JSON.
+            Err(_) if empty && (answer.status == 204 || method != Method::Get) => Value::Null,
+            Err(_) => {
+                return Err(UpstreamError::NotJson {
+                    http_status: answer.status,
+                    content_type: if empty {
+                        "an empty body".to_string()
+                    } else {
+                        answer
+                            .content_type
+                            .unwrap_or_else(|| "no content type".to_string())
+                    },
+                    quota: answer.quota,
+                });
+            }
+        };
+        Ok(Reply {
+            http_status: answer.status,
+            body,
+            quota: answer.quota,
+        })
+    }
+}

@@ -1,0 +1,293 @@
+//! Building the upstream request: fixed path templates with encoded parameters, query and body
+//! parameters under their upstream names, the base URL with its secret fields, and the
+//! upstream's own error message read from an answer. Pure.
+
+use catalog::{Catalog, CredentialError, ParamIn, Status, Tool};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::Url;
+use serde_json::Value;
+
+use crate::contract::args::ValidArgs;
+use crate::inventory::secrets::SecretValues;
+
+/// Everything but RFC 3986 unreserved characters is encoded; `.` too, so a value can never be
+/// a `.`/`..` path segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'~');
+
+/// Why a request could not even be built; maps to a status with a hint.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{hint}")]
+pub struct BuildError {
+    pub status: Status,
+    pub hint: String,
+}
+
+/// The full URL for a tool call. `base_url` is the catalog's (or its override).
+pub fn build_url(
+    catalog: &Catalog,
+    base_url: &str,
+    tool: &Tool,
+    args: &ValidArgs,
+    secrets: &SecretValues,
+) -> Result<Url, BuildError> {
+    let base = fill_base(catalog, base_url, secrets)?;
+    let (_, template) = tool.http().ok_or_else(|| BuildError {
+        status: Status::Error,
+        hint: "This tool has no HTTP mapping.".into(),
+    })?;
+    let path = if tool.raw {
+        args.values["path"].as_str().unwrap_or("/").to_string()
+    } else {
+        fill_path(template, args)
+    };
+    let full = format!("{}{}", base.trim_end_matches('/'), path);
+    let mut url = Url::parse(&full).map_err(|_| BuildError {
+        status: Status::Error,
+        hint: "The request URL could not be built; check the connector's base URL.".into(),
+    })?;
+    // The URL parser resolves dot segments; a changed path means a value tried to move the
+    // request elsewhere.
+    if !url.path().ends_with(path.trim_end_matches('/')) {
+        return Err(BuildError {
+            status: Status::InvalidInput,
+            hint: "A path argument contains a relative segment; pass plain ids.".into(),
+        });
+    }
+    {
+        let mut query = url.query_pairs_mut();
+        for (name, param) in &tool.params {
+            if param.location != ParamIn::Query {
+                continue;
+            }
+            if let Some(v) = args.values.get(name) {
+                query.append_pair(param.upstream_name(name), &query_value(param, v));
+            }
+        }
+        if let (Some(list), Some(env)) = (&args.list, &catalog.list_envelope) {
+            let size = if list.count_only { 1 } else { list.page_size };
+            query.append_pair(&env.page_param, &list.page.to_string());
+            query.append_pair(&env.page_size_param, &size.to_string());
+        }
+    }
+    if url.query() == Some("") {
+        url.set_query(None);
+    }
+    Ok(url)
+}
+
+/// The JSON body for writes: body params under their upstream names.
+pub fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
+    let body: serde_json::Map<String, Value> = tool
+        .params
+        .iter()
+        .filter(|(_, p)| p.location == ParamIn::Body)
+        .filter_map(|(name, p)| {
+            args.values
+                .get(name)
+                .map(|v| (p.upstream_name(name).to_string(), v.clone()))
+        })
+        .collect();
+    (!body.is_empty()).then_some(Value::Object(body))
+}
+
+fn query_value(param: &catalog::Param, v: &Value) -> String {
+    match (v, &param.values) {
+        (Value::Bool(true), Some(words)) => words.when_true.clone(),
+        (Value::Bool(false), Some(words)) => words.when_false.clone(),
+        (Value::String(s), _) => s.clone(),
+        (other, _) => other.to_string(),
+    }
+}
+
+fn fill_path(template: &str, args: &ValidArgs) -> String {
+    let mut out = template.to_string();
+    for hole in catalog::placeholders(template) {
+        let value = match args.values.get(hole) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        let encoded = utf8_percent_encode(&value, SEGMENT).to_string();
+        out = out.replace(&format!("{{{hole}}}"), &encoded);
+    }
+    out
+}
+
+/// The base URL with its `{secret}` placeholders filled, each checked to be host-safe.
+pub fn fill_base(
+    catalog: &Catalog,
+    base_url: &str,
+    secrets: &SecretValues,
+) -> Result<String, BuildError> {
+    catalog::fill_base_url(base_url, |field| {
+        secrets.field(&catalog.connector, field).map(str::to_string)
+    })
+    .map_err(|e| credential_error(catalog, &e))
+}
+
+pub fn credential_error(catalog: &Catalog, e: &CredentialError) -> BuildError {
+    match e {
+        CredentialError::Missing(field) => missing(catalog, field),
+        CredentialError::NotHostSafe(field) => BuildError {
+            status: Status::Unauthorized,
+            hint: format!(
+                "The secret field connectors.{}.{field} is not a plain host name part; fix it in the deployment secret.",
+                catalog.connector
+            ),
+        },
+    }
+}
+
+fn missing(catalog: &Catalog, field: &str) -> BuildError {
+    BuildError {
+        status: Status::Unauthorized,
+        hint: format!(
+            "The connector `{c}` is not configured: set connectors.{c}.{field} in the deployment secret (locally {}_{}).",
+            catalog.connector.to_ascii_uppercase(),
+            field.to_ascii_uppercase(),
+            c = catalog.connector
+        ),
+    }
+}
+
+/// The upstream's own error message, one line, at most 300 characters; never a raw body.
+pub fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Option<String> {
+    let path = catalog.error_message.as_deref()?;
+    let mut v = body?;
+    for part in path.split('.') {
+        v = v.get(part)?;
+    }
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => return None,
+    };
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut cut: String = one_line.chars().take(300).collect();
+    if cut.len() < one_line.len() {
+        cut.push('…');
+    }
+    (!cut.is_empty()).then_some(cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn catalog() -> Catalog {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: shop
+base_url: "https://{tenant}.example.com/api/v1"
+secrets: [tenant, token]
+auth: { bearer: token }
+list_envelope: { items: entries, total: total_entries }
+error_message: message
+tools:
+  - name: items_list
+    risk: low
+    list: true
+    description: d
+    get: /items
+    params:
+      descending: { type: boolean, as: order_direction, values: { true: desc, false: asc } }
+      from: { type: date, as: document_date_range_start }
+  - name: item_get
+    risk: low
+    description: d
+    get: /items/{id}/notes
+    params:
+      id: { type: string, in: path }
+"#,
+        )
+        .unwrap()
+    }
+
+    fn secrets(tenant: &str) -> SecretValues {
+        SecretValues {
+            connectors: HashMap::from([(
+                "shop".to_string(),
+                HashMap::from([
+                    ("tenant".to_string(), tenant.to_string()),
+                    ("token".to_string(), "t".to_string()),
+                ]),
+            )]),
+            ..SecretValues::default()
+        }
+    }
+
+    fn args(tool: &Tool, v: Value) -> ValidArgs {
+        crate::contract::args::validate(tool, v.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn list_url_maps_names_booleans_and_paging() {
+        let c = catalog();
+        let t = &c.tools[0];
+        let a = args(
+            t,
+            serde_json::json!({"descending": true, "from": "2026-05-01", "page": 2}),
+        );
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "https://acme.example.com/api/v1/items?order_direction=desc&document_date_range_start=2026-05-01&page=2&page_size=50"
+        );
+    }
+
+    #[test]
+    fn path_parameters_are_encoded_and_cannot_traverse() {
+        let c = catalog();
+        let t = &c.tools[1];
+        for (value, expected) in [
+            ("42", "/api/v1/items/42/notes"),
+            ("../../admin", "/api/v1/items/%2E%2E%2F%2E%2E%2Fadmin/notes"),
+            ("a b?x=1#f", "/api/v1/items/a%20b%3Fx%3D1%23f/notes"),
+        ] {
+            let a = args(t, serde_json::json!({ "id": value }));
+            let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+            assert_eq!(url.path(), expected, "{value}");
+            assert_eq!(url.host_str(), Some("acme.example.com"));
+        }
+        let a = args(t, serde_json::json!({ "id": ".." }));
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap_err();
+        assert_eq!(err.status, Status::InvalidInput);
+    }
+
+    #[test]
+    fn base_url_secret_must_be_host_safe_and_present() {
+        let c = catalog();
+        let t = &c.tools[0];
+        let a = args(t, serde_json::json!({}));
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("evil.com/x?")).unwrap_err();
+        assert_eq!(err.status, Status::Unauthorized);
+        let err = build_url(&c, &c.base_url, t, &a, &SecretValues::default()).unwrap_err();
+        assert!(err.hint.contains("connectors.shop.tenant"), "{}", err.hint);
+        assert!(err.hint.contains("SHOP_TENANT"), "{}", err.hint);
+    }
+
+    #[test]
+    fn upstream_message_is_one_short_line() {
+        let c = catalog();
+        let body = serde_json::json!({"message": "Name\n  muss ausgefüllt werden"});
+        assert_eq!(
+            upstream_message(&c, Some(&body)).unwrap(),
+            "Name muss ausgefüllt werden"
+        );
+        let long = serde_json::json!({"message": "x".repeat(1000)});
+        assert_eq!(
+            upstream_message(&c, Some(&long)).unwrap().chars().count(),
+            301
+        );
+        assert_eq!(
+            upstream_message(&c, Some(&serde_json::json!({"trace": "at foo"}))),
+            None
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! One HTTP exchange with an upstream: credentials on (the shared `connector::authenticate`), a
+//! timeout, the answer read with a size cap. Headers go no further than this module, except the quota figures the catalog names and
+//! `Retry-After` (as seconds).
+
+use std::time::Duration;
+
+use catalog::{Catalog, Method, QuotaFigures};
+use reqwest::Url;
+use serde_json::Value;
+
+use super::error::UpstreamError;
+use super::request::credential_error;
+use crate::inventory::secrets::SecretValues;
+
+/// One request to send.
+#[derive(Debug)]
+pub struct Exchange<'a> {
+    pub method: Method,
+    pub url: Url,
+    pub body: Option<&'a Value>,
+    pub timeout: Duration,
+    /// The largest answer body read; a larger one is [`UpstreamError::TooLarge`].
+    pub max_bytes: usize,
+}
+
+/// What came back, body unread beyond the cap and not yet interpreted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub status: u16,
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
+    pub quota: Option<QuotaFigures>,
+    pub retry_after_s: Option<u64>,
+}
+
+pub async fn send(
+    http: &reqwest::Client,
+    catalog: &Catalog,
+    secrets: &SecretValues,
+    exchange: Exchange<'_>,
+) -> Result<Answer, UpstreamError> {
+    let method = match exchange.method {
+        Method::Get => reqwest::Method::GET,
+        Method::Post => reqwest::Method::POST,
+        Method::Put => reqwest::Method::PUT,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Delete => reqwest::Method::DELETE,
+    };
+    let field = |name: &str| secrets.field(&catalog.connector, name).map(str::to_string);
+    let mut request = connector::authenticate(
+        http.request(method, exchange.url).timeout(exchange.timeout),
+        &catalog.auth,
+        field,
+    )
+    .map_err(|e| credential_error(catalog, &e))?;
+    if let Some(body) = exchange.body {
+        request = request
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+    }
+    let timed_out = |e: &reqwest::Error| {
+        if e.is_timeout() {
+            UpstreamError::Timeout {
+                after_ms: exchange.timeout.as_millis() as u64,
+            }
+        } else {
+            UpstreamError::Unreachable
+        }
+    };
+    let mut response = request.send().await.map_err(|e| timed_out(&e))?;
+    let status = response.status().as_u16();
+    let headers = response.headers();
+    let quota = catalog
+        .quota
+        .as_ref()
+        .map(|q| connector::quota_figures(q, headers));
+    let retry_after_s = headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| retry_after_seconds(v, jiff::Timestamp::now()));
+    let content_type = headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| audit::bounded(v, 64));
+    let too_large = UpstreamError::TooLarge {
+        limit: exchange.max_bytes,
+        http_status: status,
+        quota,
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > exchange.max_bytes as u64)
+    {
+        return Err(too_large);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| timed_out(&e))? {
+        if body.len() + chunk.len() > exchange.max_bytes {
+            return Err(too_large);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Answer {
+        status,
+        content_type,
+        body,
+        quota,
+        retry_after_s,
+    })
+}
+
+/// `Retry-After` as seconds from `now`: the header is either a number of seconds or an HTTP
+/// date (RFC 9110 §10.2.3). A date in the past is 0; anything else is no figure.
+pub fn retry_after_seconds(value: &str, now: jiff::Timestamp) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds);
+    }
+    let at = jiff::fmt::rfc2822::DateTimeParser::new()
+        .parse_timestamp(value)
+        .ok()?;
+    let seconds = at.duration_since(now).as_secs();
+    Some(seconds.max(0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_seconds_whether_sent_as_seconds_or_as_an_http_date() {
+        let now: jiff::Timestamp = "2015-10-21T07:27:00Z".parse().unwrap();
+        assert_eq!(retry_after_seconds("120", now), Some(120));
+        assert_eq!(retry_after_seconds(" 7 ", now), Some(7));
+        assert_eq!(
+            retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now),
+            Some(60)
+        );
+        assert_eq!(
+            retry_after_seconds("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_seconds("soon", now), None);
+        assert_eq!(retry_after_seconds("-5", now), None);
+    }
+}

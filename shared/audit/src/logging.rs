@@ -1,0 +1,143 @@
+//! The one tracing set-up of the three functions: logs on stderr (stdout carries the audit
+//! lines, the EMF lines or a command's report), JSON on Lambda and plain text without colours
+//! locally, `RUST_LOG` over each function's default filter, and every line through the
+//! [`Redactor`] when the function has one.
+
+use tracing::Dispatch;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::writer::BoxMakeWriter;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::log_writer::RedactingMakeWriter;
+use crate::redact::Redactor;
+
+/// Sets the global tracing subscriber, once per process, in `main`: JSON lines when `json`,
+/// else text without ANSI colours; written to stderr, through `redactor` when given. `RUST_LOG`
+/// filters when it is set and valid, else `default_filter` (`"info"`, `"info,rmcp=warn"`).
+///
+/// # Panics
+/// When a global subscriber is already set.
+pub fn init_tracing(json: bool, default_filter: &str, redactor: Option<Redactor>) {
+    let writer = match redactor {
+        Some(redactor) => BoxMakeWriter::new(RedactingMakeWriter::stderr(redactor)),
+        None => BoxMakeWriter::new(std::io::stderr),
+    };
+    let rust_log = std::env::var(EnvFilter::DEFAULT_ENV).ok();
+    dispatch(json, filter(rust_log.as_deref(), default_filter), writer).init();
+}
+
+/// `rust_log` when it is set, not blank and parses; else `default_filter` (which falls back to
+/// `info` should it not parse either).
+fn filter(rust_log: Option<&str>, default_filter: &str) -> EnvFilter {
+    rust_log
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|v| EnvFilter::try_new(v).ok())
+        .or_else(|| EnvFilter::try_new(default_filter).ok())
+        .unwrap_or_else(|| EnvFilter::new("info"))
+}
+
+fn dispatch<W>(json: bool, filter: EnvFilter, writer: W) -> Dispatch
+where
+    W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
+{
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer);
+    if json {
+        Dispatch::new(logs.json().finish())
+    } else {
+        Dispatch::new(logs.with_ansi(false).finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{self, Write};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Capture(Arc<Mutex<Vec<u8>>>);
+
+    impl Capture {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    impl Write for Capture {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What the subscriber `init_tracing` would set writes for a few events.
+    fn logged(json: bool, rust_log: Option<&str>, redactor: Option<Redactor>) -> String {
+        let capture = Capture::default();
+        let sink = capture.clone();
+        let writer = match redactor {
+            Some(r) => BoxMakeWriter::new(RedactingMakeWriter::new(r, move || sink.clone())),
+            None => BoxMakeWriter::new(move || sink.clone()),
+        };
+        let dispatch = dispatch(json, filter(rust_log, "info,noisy=warn"), writer);
+        tracing::dispatcher::with_default(&dispatch, || {
+            tracing::info!(
+                tool = "invoices_list",
+                "tool call with key sk-registered-secret"
+            );
+            tracing::debug!("debug detail");
+            tracing::info!(target: "noisy", "noisy info");
+            tracing::warn!(target: "noisy", "noisy warning");
+        });
+        capture.text()
+    }
+
+    #[test]
+    fn json_logs_are_one_object_a_line_filtered_by_the_default() {
+        let out = logged(true, None, None);
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0]["fields"]["tool"], "invoices_list");
+        assert_eq!(lines[1]["fields"]["message"], "noisy warning");
+    }
+
+    #[test]
+    fn text_logs_have_no_ansi_colours() {
+        let out = logged(false, None, None);
+        assert!(out.contains("tool call") && out.contains("INFO"), "{out}");
+        assert!(!out.contains('\u{1b}'), "{out:?}");
+    }
+
+    #[test]
+    fn rust_log_overrides_the_default_unless_blank_or_invalid() {
+        let out = logged(false, Some("debug"), None);
+        assert!(
+            out.contains("debug detail") && out.contains("noisy info"),
+            "{out}"
+        );
+        for ignored in [Some(""), Some("  "), Some("=[invalid"), None] {
+            let out = logged(false, ignored, None);
+            assert!(!out.contains("debug detail"), "{ignored:?}: {out}");
+            assert!(!out.contains("noisy info"), "{ignored:?}: {out}");
+        }
+    }
+
+    #[test]
+    fn the_redactor_scrubs_every_line_when_given() {
+        let redactor = Redactor::new();
+        redactor.add_secret("sk-registered-secret");
+        let out = logged(true, None, Some(redactor));
+        assert!(!out.contains("sk-registered-secret"), "{out}");
+        assert!(out.contains(crate::REDACTED), "{out}");
+        assert!(logged(true, None, None).contains("sk-registered-secret"));
+    }
+}

@@ -1,0 +1,37 @@
+//! What hosted-mcp's three functions share about a connector (an upstream API declared by a
+//! catalog file), so the mcp-server and the scheduled functions reach an upstream the same way:
+//!
+//! - [`catalogs`]: the shipped catalog files (`catalogs/*.yaml` in this crate's folder),
+//!   compiled in as [`EMBEDDED_CATALOGS`], and [`load`] (a directory, else those).
+//! - [`client`]: the one upstream HTTP client ([`http_client`]): compiled-in Mozilla roots, no
+//!   redirects, a connect timeout.
+//! - [`request`]: the authenticated upstream request ([`authenticate`]), its URL ([`base_url`],
+//!   [`url`]) and the quota figures of its answer ([`quota_figures`]).
+//! - [`secret`]: the deployment secret's JSON format ([`DeploymentSecret`], [`parse`]), with
+//!   minimum key and pepper lengths and errors that never quote a value.
+//!
+//! Kept apart from the server so the scheduled functions get the catalogs and the request rules
+//! without linking axum, rmcp or lambda_http. Nothing here reads the environment or calls AWS.
+//!
+//! ```
+//! let catalogs = connector::load(None).unwrap();
+//! assert_eq!(catalogs[0].connector, "papierkram");
+//! let secret = connector::parse(
+//!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,
+//! )
+//! .unwrap();
+//! let base = connector::base_url(&catalogs[0].base_url, secret.lookup("papierkram")).unwrap();
+//! assert_eq!(base, "https://acme.papierkram.de/api/v1");
+//! ```
+//!
+//! Try it: `cargo test -p connector`.
+
+pub mod catalogs;
+pub mod client;
+pub mod request;
+pub mod secret;
+
+pub use catalogs::{EMBEDDED_CATALOGS, PAPIERKRAM_ALLOWLIST, load};
+pub use client::http_client;
+pub use request::{authenticate, base_url, quota_figures, url};
+pub use secret::{DeploymentSecret, MIN_API_KEY_LEN, MIN_PEPPER_BYTES, SecretFormatError, parse};

@@ -1,0 +1,201 @@
+//! The authenticated upstream request, the same from every function: the URL with the base
+//! URL's `{field}` placeholders filled from the secret, `Accept: application/json`, the
+//! catalog's credential, and the quota figures read back from the answer.
+//!
+//! Secret fields come in as a lookup (`field name → value`), e.g.
+//! [`DeploymentSecret::lookup`](crate::DeploymentSecret::lookup), so nothing here depends on
+//! where the secret was loaded from. Errors name the field, never its value.
+
+use catalog::{Auth, Credential, CredentialError, Quota, QuotaFigures};
+use reqwest::RequestBuilder;
+use reqwest::header::{ACCEPT, HeaderMap, HeaderValue};
+
+/// A connector's base URL: `template` (the catalog's `base_url`, or an override) with each
+/// `{field}` filled from the secret (see [`catalog::fill_base_url`]: values must be plain host
+/// name parts), without a trailing `/`.
+pub fn base_url(
+    template: &str,
+    field: impl Fn(&str) -> Option<String>,
+) -> Result<String, CredentialError> {
+    let filled = catalog::fill_base_url(template, field)?;
+    Ok(filled.trim_end_matches('/').to_string())
+}
+
+/// The URL of `path` (a catalog path such as `/info`, starting with `/`) under the base URL
+/// `template`, filled as [`base_url`] does.
+pub fn url(
+    template: &str,
+    path: &str,
+    field: impl Fn(&str) -> Option<String>,
+) -> Result<String, CredentialError> {
+    Ok(format!("{}{path}", base_url(template, field)?))
+}
+
+/// `request` with `Accept: application/json` and the credential `auth` declares: a bearer
+/// token, or the secret in a named header; nothing more when the catalog declares no auth. The
+/// credential header is marked sensitive, so reqwest never shows it in a `Debug` print.
+pub fn authenticate(
+    request: RequestBuilder,
+    auth: &Auth,
+    field: impl Fn(&str) -> Option<String>,
+) -> Result<RequestBuilder, CredentialError> {
+    let credential = auth.credential(field)?;
+    let request = request.header(ACCEPT, "application/json");
+    Ok(match credential {
+        Some(Credential::Bearer(token)) => request.bearer_auth(token),
+        Some(Credential::Header { name, value }) => match HeaderValue::from_str(&value) {
+            Ok(mut value) => {
+                value.set_sensitive(true);
+                request.header(name, value)
+            }
+            // Not a valid header value: reqwest fails the request when it is sent, with an
+            // error that does not quote the value.
+            Err(_) => request.header(name, value),
+        },
+        None => request,
+    })
+}
+
+/// The quota figures of an answer: the headers `quota` names, and its declared limit.
+pub fn quota_figures(quota: &Quota, headers: &HeaderMap) -> QuotaFigures {
+    quota.figures(|name| headers.get(name)?.to_str().ok().map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::AUTHORIZATION;
+
+    fn field(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    fn client() -> reqwest::Client {
+        crate::http_client("hosted-mcp-test")
+    }
+
+    #[test]
+    fn base_url_is_filled_from_the_secret_without_a_trailing_slash() {
+        let template = "https://{subdomain}.papierkram.de/api/v1/";
+        let base = base_url(template, field(&[("subdomain", "acme")])).unwrap();
+        assert_eq!(base, "https://acme.papierkram.de/api/v1");
+        let info = url(template, "/info", field(&[("subdomain", "acme")])).unwrap();
+        assert_eq!(info, "https://acme.papierkram.de/api/v1/info");
+        assert_eq!(
+            base_url(template, field(&[])).unwrap_err(),
+            CredentialError::Missing("subdomain".into())
+        );
+        let err = base_url(template, field(&[("subdomain", "evil.test/x?")])).unwrap_err();
+        assert_eq!(err, CredentialError::NotHostSafe("subdomain".into()));
+        assert!(!err.to_string().contains("evil"), "{err}");
+    }
+
+    #[test]
+    fn bearer_auth_adds_accept_and_the_token() {
+        let auth = Auth {
+            bearer: Some("token".into()),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/info"),
+            &auth,
+            field(&[("token", "t-secret-1")]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        let headers = request.headers();
+        assert_eq!(headers[ACCEPT], "application/json");
+        assert_eq!(headers[AUTHORIZATION], "Bearer t-secret-1");
+        assert!(headers[AUTHORIZATION].is_sensitive());
+        assert!(!format!("{request:?}").contains("t-secret-1"));
+    }
+
+    #[test]
+    fn header_auth_sends_the_secret_in_the_named_header_marked_sensitive() {
+        let auth = Auth {
+            header: Some("X-Api-Key".into()),
+            secret: Some("key".into()),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/info"),
+            &auth,
+            field(&[("key", "k-secret-1")]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(request.headers()["x-api-key"], "k-secret-1");
+        assert!(request.headers()["x-api-key"].is_sensitive());
+        assert!(request.headers().get(AUTHORIZATION).is_none());
+    }
+
+    #[test]
+    fn no_auth_adds_only_accept_and_a_missing_field_is_named() {
+        let request = authenticate(
+            client().get("https://x.test/"),
+            &Auth::default(),
+            field(&[]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(request.headers().len(), 1);
+        assert_eq!(request.headers()[ACCEPT], "application/json");
+        let auth = Auth {
+            bearer: Some("token".into()),
+            ..Auth::default()
+        };
+        let err = authenticate(client().get("https://x.test/"), &auth, field(&[])).unwrap_err();
+        assert_eq!(err.field(), "token");
+    }
+
+    #[test]
+    fn an_invalid_header_value_fails_the_request_without_quoting_it() {
+        let auth = Auth {
+            header: Some("X-Api-Key".into()),
+            secret: Some("key".into()),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/"),
+            &auth,
+            field(&[("key", "bad\nsecret-value")]),
+        )
+        .unwrap();
+        let err = request.build().unwrap_err().to_string();
+        assert!(!err.contains("secret-value"), "{err}");
+    }
+
+    #[test]
+    fn quota_figures_come_from_the_headers_the_catalog_names() {
+        let quota = Quota {
+            remaining: Some("x-remaining-quota".into()),
+            consumed: Some("x-consumed-quota".into()),
+            limit: Some(10_000),
+            window: None,
+            thresholds: vec![],
+            probe: None,
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert("x-remaining-quota", HeaderValue::from_static("9876"));
+        headers.insert("x-consumed-quota", HeaderValue::from_static("1"));
+        let figures = quota_figures(&quota, &headers);
+        assert_eq!(
+            figures,
+            QuotaFigures {
+                remaining: Some(9_876),
+                consumed: Some(1),
+                limit: Some(10_000)
+            }
+        );
+        let none = quota_figures(&quota, &HeaderMap::new());
+        assert_eq!((none.remaining, none.consumed), (None, None));
+    }
+}
