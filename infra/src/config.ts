@@ -27,6 +27,10 @@ export interface McpServerConfig extends FunctionSizing {
   readonly maxResultBytes: number;
   /** MCP_HEALTH_TIMEOUT_MS */
   readonly healthTimeoutMs: number;
+  /** MCP_LIMIT_PER_IP_PER_MINUTE, MCP_LIMIT_PER_CALLER_PER_MINUTE, MCP_LIMIT_DAILY_CALLS (0: off). */
+  readonly limits: { readonly perIpPerMinute: number; readonly perCallerPerMinute: number; readonly dailyCalls: number };
+  /** MCP_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client (CloudFront's ranges). */
+  readonly trustedProxies: readonly string[];
   /** Reserved concurrency; unset leaves the function on the account pool. */
   readonly reservedConcurrency?: number;
 }
@@ -119,6 +123,9 @@ export const DEFAULTS = {
     maxBodyBytes: 1024 * 1024,
     maxResultBytes: 32 * 1024,
     healthTimeoutMs: 2000,
+    // Sized for a ten-person company; 0 turns one off.
+    limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20_000 },
+    trustedProxies: [] as string[],
   },
   // Logs Insights over a week of audit logs can take minutes.
   digest: { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true },
@@ -362,7 +369,8 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   };
   const schedules = { digest: schedule('digest'), quota: schedule('quota') };
 
-  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency']);
+  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency', 'limits', 'trustedProxies']);
+  const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'perCallerPerMinute', 'dailyCalls']);
   const d = DEFAULTS.mcpServer;
   const mcpServer: McpServerConfig = {
     memoryMb: c.integer('mcpServer.memoryMb', m.memoryMb, d.memoryMb, 128, 10240),
@@ -372,6 +380,14 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     // config.rs refuses less than 1024.
     maxResultBytes: c.integer('mcpServer.maxResultBytes', m.maxResultBytes, d.maxResultBytes, 1024, 6 * 1024 * 1024),
     healthTimeoutMs: c.integer('mcpServer.healthTimeoutMs', m.healthTimeoutMs, d.healthTimeoutMs, 100, 10000),
+    limits: {
+      perIpPerMinute: c.integer('mcpServer.limits.perIpPerMinute', l.perIpPerMinute, d.limits.perIpPerMinute, 0, 1_000_000),
+      perCallerPerMinute: c.integer('mcpServer.limits.perCallerPerMinute', l.perCallerPerMinute, d.limits.perCallerPerMinute, 0, 1_000_000),
+      dailyCalls: c.integer('mcpServer.limits.dailyCalls', l.dailyCalls, d.limits.dailyCalls, 0, 100_000_000),
+    },
+    trustedProxies: m.trustedProxies === undefined
+      ? d.trustedProxies
+      : c.list('mcpServer.trustedProxies', m.trustedProxies, /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/, 'addresses or ranges such as 130.176.0.0/16'),
     ...(m.reservedConcurrency !== undefined
       ? { reservedConcurrency: c.integer('mcpServer.reservedConcurrency', m.reservedConcurrency, 1, 1, 1000) }
       : {}),

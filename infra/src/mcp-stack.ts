@@ -31,6 +31,10 @@ export const MCP_ENV = {
   emfNamespace: 'MCP_EMF_NAMESPACE',
   healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
   callDeadlineMs: 'MCP_CALL_DEADLINE_MS',
+  limitPerIpPerMinute: 'MCP_LIMIT_PER_IP_PER_MINUTE',
+  limitPerCallerPerMinute: 'MCP_LIMIT_PER_CALLER_PER_MINUTE',
+  limitDailyCalls: 'MCP_LIMIT_DAILY_CALLS',
+  trustedProxies: 'MCP_TRUSTED_PROXIES',
   logFormat: 'MCP_LOG_FORMAT',
   profiles: 'MCP_PROFILES',
   keyProfiles: 'MCP_KEY_PROFILES',
@@ -139,6 +143,9 @@ export class McpStack extends Stack {
       // A tool call ends 2 s before the function does, so it still answers with a status and
       // writes its audit line instead of becoming a gateway timeout.
       [MCP_ENV.callDeadlineMs]: String(callDeadlineMs(config.mcpServer.timeoutSeconds)),
+      [MCP_ENV.limitPerIpPerMinute]: String(config.mcpServer.limits.perIpPerMinute),
+      [MCP_ENV.limitPerCallerPerMinute]: String(config.mcpServer.limits.perCallerPerMinute),
+      [MCP_ENV.limitDailyCalls]: String(config.mcpServer.limits.dailyCalls),
       [MCP_ENV.logFormat]: 'json',
     };
     if (config.allowedOrigins.length > 0) environment[MCP_ENV.allowedOrigins] = config.allowedOrigins.join(',');
@@ -147,6 +154,7 @@ export class McpStack extends Stack {
     const keyProfiles = Object.entries(config.keyProfiles);
     if (keyProfiles.length > 0) environment[MCP_ENV.keyProfiles] = keyProfiles.map(([key, p]) => `${key}=${p}`).join(',');
     if (config.defaultProfile !== undefined) environment[MCP_ENV.defaultProfile] = config.defaultProfile;
+    if (config.mcpServer.trustedProxies.length > 0) environment[MCP_ENV.trustedProxies] = config.mcpServer.trustedProxies.join(',');
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';

@@ -46,7 +46,10 @@ describe('parseConfig', () => {
       digest: { expression: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' },
       quota: { expression: 'rate(15 minutes)', timeZone: 'Europe/Berlin' },
     });
-    assert.deepEqual(c.mcpServer, { memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 32768, healthTimeoutMs: 2000 });
+    assert.deepEqual(c.mcpServer, {
+      memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 32768, healthTimeoutMs: 2000,
+      limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20000 }, trustedProxies: [],
+    });
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
     assert.deepEqual(c.throttle, DEFAULTS.throttle);

@@ -60,15 +60,17 @@ const NOT_ON_LAMBDA: Record<string, string> = {
   MCP_PSEUDONYM_PEPPER: 'local only: the pepper comes from the deployment secret',
   MCP_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+  MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
 };
 /** Set only when the configuration has a value for them. */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE'];
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES'];
 /** A configuration giving every optional variable a value. */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
   profiles: { accounting: ['papierkram/*'] },
   keyProfiles: { 'ops-key': 'accounting' },
   defaultProfile: 'accounting',
+  mcpServer: { trustedProxies: ['130.176.0.0/16'] },
 };
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {
@@ -112,6 +114,15 @@ describe('mcp-server environment matches functions/mcp-server/src/config.rs', ()
     assert.equal(env.MCP_DEFAULT_PROFILE, 'accounting');
   });
 
+  it('sets the limits (defaults sized for a ten-person company) and the trusted proxies', () => {
+    assert.deepEqual(
+      [env.MCP_LIMIT_PER_IP_PER_MINUTE, env.MCP_LIMIT_PER_CALLER_PER_MINUTE, env.MCP_LIMIT_DAILY_CALLS],
+      ['120', '60', '20000'],
+    );
+    assert.equal(env.MCP_TRUSTED_PROXIES, '130.176.0.0/16');
+    assert.ok(!('MCP_LIMITS' in env), 'a deployment never turns every limit off');
+  });
+
   it('sets the variables Lambda mode requires, non-empty', () => {
     assert.equal(env.MCP_SECRET_ID, 'hosted-mcp/example');
     assert.ok(env.MCP_ALLOWED_HOSTS, 'MCP_ALLOWED_HOSTS is required on Lambda');
@@ -150,10 +161,12 @@ const OPS_NOT_ON_LAMBDA: Record<string, Record<string, string>> = {
     QUOTA_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
     QUOTA_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
     AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+  MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
   },
   [BINARIES.digest]: {
     DIGEST_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
     AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+  MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
   },
 };
 

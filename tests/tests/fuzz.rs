@@ -220,7 +220,7 @@ fn request(rng: &mut Rng) -> (Vec<u8>, Vec<(String, String)>) {
 const MAX_BODY: usize = 1024 * 1024;
 
 /// The statuses an answer may have: success, or an error documented in the README.
-const DOCUMENTED: &[u16] = &[200, 202, 400, 401, 403, 404, 405, 406, 413, 415, 503];
+const DOCUMENTED: &[u16] = &[200, 202, 400, 401, 403, 404, 405, 406, 413, 415, 429, 503];
 
 /// Whether a body is one valid JSON-RPC 2.0 answer.
 fn is_jsonrpc_answer(v: &Value) -> bool {

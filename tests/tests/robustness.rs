@@ -95,3 +95,34 @@ async fn a_50_mb_upstream_answer_is_cut_at_the_cap_and_memory_stays_small() {
     println!("mcp-server peak RSS after three 50 MB answers: {peak} KiB");
     assert!(peak < 64 * 1024, "peak RSS {peak} KiB");
 }
+
+#[tokio::test]
+async fn start_up_warns_about_keys_without_a_profile_and_refuses_them() {
+    let other = "other-key-0123456789abcdef";
+    let server = Server::start(
+        &[],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY},other:{other}")),
+            ("MCP_PROFILES", "books=papierkram/*"),
+            ("MCP_KEY_PROFILES", "e2e=books"),
+        ],
+    );
+    let warning = server
+        .stderr
+        .wait_for(
+            |l| l.contains("API keys without a profile"),
+            Duration::from_secs(5),
+        )
+        .unwrap_or_else(|| panic!("no warning:\n{}", server.stderr.joined()));
+    assert!(warning.contains("key_ids=other"), "{warning}");
+    let mut rpc = Rpc::new(&server.url);
+    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+    rpc.key = Some(other.to_string());
+    let refused = rpc
+        .post(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            &[],
+        )
+        .await;
+    assert_eq!(refused.status(), 403);
+}

@@ -18,6 +18,7 @@
 //! - `inventory`: what the deployment serves and to whom (registry, profiles, per-profile views,
 //!   config, secrets);
 //! - `search`: the BM25 tool index behind `search_tools`;
+//! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
 pub mod call;
@@ -25,6 +26,7 @@ pub mod commands;
 pub mod contract;
 pub mod http;
 pub mod inventory;
+pub mod limits;
 pub mod mcp;
 pub mod search;
 pub mod upstream;

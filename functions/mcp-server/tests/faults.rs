@@ -3,24 +3,21 @@
 //! slow answers, endless pages, absurd amounts, `Retry-After` dates. Also the JSON-RPC body
 //! guard, hostile client info, fail-closed profiles, `/health` for monitors and caching hints.
 
+mod common;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use audit::{AuditLog, MemorySink, Redactor};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
-use mcp_server::config::{Config, Env};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
-use mcp_server::{AppState, app};
+use common::{TestApp, app_with, demo_secrets, send};
+use http::{Request, StatusCode};
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 const KEY: &str = "test-key-0123456789abcdef";
 const OTHER_KEY: &str = "other-key-0123456789abcdef";
@@ -148,52 +145,13 @@ fn catalogs() -> Vec<catalog::Catalog> {
     vec![catalog::parse("demo.yaml", &text).unwrap()]
 }
 
-struct TestApp {
-    router: Router,
-    audit: MemorySink,
-}
-
 fn test_app(env: &[(&str, &str)], upstream: SocketAddr) -> TestApp {
-    let values = SecretValues {
-        api_keys: vec![ApiKey::new("tester", KEY), ApiKey::new("other", OTHER_KEY)],
-        pepper: Some(b"pepper-for-tests-0123456789abcdef".to_vec()),
-        connectors: HashMap::from([(
-            "demo".to_string(),
-            HashMap::from([
-                ("host".to_string(), upstream.to_string()),
-                ("token".to_string(), "t".to_string()),
-            ]),
-        )]),
-    };
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
-    let store = SecretStore::new(
-        SecretLoader::Static(Arc::new(values)),
-        Duration::from_secs(300),
-        Redactor::new(),
+    let secrets = demo_secrets(
+        &[("tester", KEY), ("other", OTHER_KEY)],
+        &upstream.to_string(),
+        Some(b"pepper-for-tests-0123456789abcdef"),
     );
-    let (audit, sink) = AuditLog::memory();
-    let state = AppState::new(
-        config,
-        catalogs(),
-        Arc::new(store),
-        audit,
-        Redactor::new(),
-        mcp_server::http_client(),
-    );
-    TestApp {
-        router: app(state),
-        audit: sink,
-    }
-}
-
-async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
-    let response = app.router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let body = serde_json::from_slice(&bytes)
-        .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
-    (status, headers, body)
+    app_with(env, catalogs(), secrets)
 }
 
 fn post(body: impl Into<Body>, key: &str, content_type: &str) -> Request<Body> {

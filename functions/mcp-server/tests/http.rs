@@ -1,27 +1,22 @@
 //! HTTP behaviour of `app()` through `oneshot`: auth, host/origin checks, both protocol
 //! generations, the tool list, and tool calls against the sandbox upstream.
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use audit::{AuditLog, MemorySink, Redactor};
-use axum::Router;
+use audit::{AuditLog, Redactor};
 use axum::body::Body;
-use http::{HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
+use common::{TestApp, app_with, send};
+use http::{Request, StatusCode};
 use mcp_server::config::{Config, Env};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
 use serde_json::{Value, json};
-use tower::ServiceExt;
 
 const KEY: &str = "test-key-0123456789abcdef";
-
-struct TestApp {
-    router: Router,
-    audit: MemorySink,
-}
 
 fn catalogs() -> Vec<catalog::Catalog> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/catalogs");
@@ -43,39 +38,11 @@ fn secrets(upstream_host: &str, token: &str) -> SecretValues {
 }
 
 fn test_app(env: &[(&str, &str)], values: SecretValues) -> TestApp {
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
-    let store = SecretStore::new(
-        SecretLoader::Static(Arc::new(values)),
-        Duration::from_secs(300),
-        Redactor::new(),
-    );
-    let (audit, sink) = AuditLog::memory();
-    let state = AppState::new(
-        config,
-        catalogs(),
-        Arc::new(store),
-        audit,
-        Redactor::new(),
-        mcp_server::http_client(),
-    );
-    TestApp {
-        router: app(state),
-        audit: sink,
-    }
+    app_with(env, catalogs(), values)
 }
 
 fn default_app() -> TestApp {
     test_app(&[], secrets("127.0.0.1:1", "t"))
-}
-
-async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
-    let response = app.router.clone().oneshot(request).await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    let body = serde_json::from_slice(&bytes)
-        .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
-    (status, headers, body)
 }
 
 fn rpc(body: Value, extra: &[(&str, &str)]) -> Request<Body> {

@@ -11,16 +11,24 @@ use lambda_http::{Adapter, Context, LambdaEvent, Service};
 use mcp_server::config::{Config, Env};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const HOST: &str = "abc123.execute-api.eu-central-1.amazonaws.com";
 
 fn state() -> (AppState, audit::MemorySink) {
-    let env = Env::from_pairs([
-        ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
-        ("MCP_SECRET_ID", "hosted-mcp/test"),
-        ("MCP_ALLOWED_HOSTS", HOST),
-    ]);
+    state_with(&[])
+}
+
+fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
+    let env = Env::from_pairs(
+        [
+            ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
+            ("MCP_SECRET_ID", "hosted-mcp/test"),
+            ("MCP_ALLOWED_HOSTS", HOST),
+        ]
+        .into_iter()
+        .chain(extra.iter().copied()),
+    );
     let config = Config::from(env).unwrap();
     assert!(config.lambda);
     let values = SecretValues {
@@ -58,6 +66,36 @@ async fn invoke(fixture: &str) -> (Value, audit::MemorySink) {
         .await
         .unwrap();
     (serde_json::to_value(response).unwrap(), sink)
+}
+
+#[tokio::test]
+async fn the_ip_limit_counts_api_gateways_source_ip_not_a_forged_forwarded_header() {
+    let path = format!(
+        "{}/tests/fixtures/apigw-v2-tools-list-base64.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (state, sink) = state_with(&[("MCP_LIMIT_PER_IP_PER_MINUTE", "1")]);
+    let mut adapter = Adapter::from(app(state));
+    // Both requests in one clock minute (they take milliseconds).
+    let into_minute = mcp_server::limits::window::now_s() % 60;
+    if into_minute >= 55 {
+        tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
+    }
+    let mut statuses = Vec::new();
+    for forged in ["198.51.100.1", "198.51.100.2"] {
+        let mut event = fixture.clone();
+        event["headers"]["x-forwarded-for"] = json!(forged);
+        let event: LambdaRequest = serde_json::from_value(event).unwrap();
+        let response = adapter
+            .call(LambdaEvent::new(event, Context::default()))
+            .await
+            .unwrap();
+        statuses.push(serde_json::to_value(response).unwrap()["statusCode"].clone());
+    }
+    assert_eq!(statuses, [json!(200), json!(429)]);
+    let lines = sink.lines().join("\n");
+    assert!(!lines.contains("203.0.113.7") && !lines.contains("198.51.100"));
 }
 
 fn body(response: &Value) -> Value {

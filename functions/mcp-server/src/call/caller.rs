@@ -13,9 +13,11 @@ pub struct Caller {
 }
 
 /// Facts about the HTTP request the edge hands down: its id (API Gateway's on Lambda, generated
-/// locally) and, on Lambda, how long the invocation has left.
+/// locally), the client IP and, on Lambda, how long the invocation has left.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestMeta {
     pub id: String,
     pub time_left: Option<std::time::Duration>,
+    /// The client's IP (see `http::client_ip`), for the limits; never logged.
+    pub client_ip: Option<std::net::IpAddr>,
 }

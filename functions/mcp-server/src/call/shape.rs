@@ -143,18 +143,9 @@ pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
     }
     outcome.truncated = true;
     let budget = max_bytes.saturating_sub(SLACK);
-    if outcome.fields.get("items").is_some_and(Value::is_array) {
+    if let Some(Value::Array(mut items)) = outcome.fields.remove("items") {
         // Everything but the items, measured once.
-        let rest = size(
-            &Outcome {
-                fields: without(&outcome.fields, "items"),
-                ..outcome.clone()
-            }
-            .to_json(),
-        );
-        let Some(Value::Array(items)) = outcome.fields.get_mut("items") else {
-            unreachable!("checked above");
-        };
+        let rest = size(&outcome.to_json());
         let total = items.len();
         let room = max_bytes.saturating_sub(rest + SLACK);
         let mut used = 2;
@@ -166,6 +157,7 @@ pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
             })
             .count();
         items.truncate(kept);
+        outcome.fields.insert("items".into(), Value::Array(items));
         outcome.hint = Some(format!(
             "Result cut to {kept} of {total} items (limit {max_bytes} bytes). Narrow it: fields=[…] \
              with fewer fields, a smaller page_size, count_only=true, or a filter."
@@ -209,14 +201,6 @@ pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
         "Result over {max_bytes} bytes; narrow the request."
     ));
     true
-}
-
-fn without(fields: &Map<String, Value>, key: &str) -> Map<String, Value> {
-    fields
-        .iter()
-        .filter(|(k, _)| k.as_str() != key)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
 }
 
 pub fn size(v: &Value) -> usize {

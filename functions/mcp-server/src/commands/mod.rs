@@ -271,7 +271,9 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             if insecure_no_auth {
                 tracing::warn!("--insecure-no-auth: every request is accepted without an API key");
             }
-            axum::serve(listener, app(state))
+            // The peer address is the client IP locally (the limits count per IP).
+            let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
+            axum::serve(listener, service)
                 .with_graceful_shutdown(async {
                     let _ = tokio::signal::ctrl_c().await;
                 })

@@ -103,10 +103,11 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn tools() -> Vec<Tool> {
+    /// A list tool and a high-risk delete, for the schema and the MCP definitions.
+    pub(crate) fn tools() -> Vec<Tool> {
         catalog::parse(
             "t.yaml",
             r#"

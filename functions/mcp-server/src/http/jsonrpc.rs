@@ -51,14 +51,15 @@ pub async fn guard(State(max_body_bytes): State<usize>, request: Request, next: 
             );
         }
     };
-    if let Err(e) = check(&bytes) {
-        return e.into_response();
+    let method = match check(&bytes) {
+        Ok(m) => m,
+        Err(e) => return e.into_response(),
+    };
+    let mut request = Request::from_parts(parts, Body::from(bytes));
+    if let Some(m) = method {
+        request.extensions_mut().insert(m);
     }
-    as_json(
-        next.run(Request::from_parts(parts, Body::from(bytes)))
-            .await,
-    )
-    .await
+    as_json(next.run(request).await).await
 }
 
 /// Why a body is refused before the MCP service reads it.
@@ -81,13 +82,28 @@ impl IntoResponse for BodyError {
     }
 }
 
-/// One JSON value that is not a batch.
-fn check(bytes: &Bytes) -> Result<(), BodyError> {
+/// The JSON-RPC method of a request body, for the stages after this guard (limits count
+/// `tools/call`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcMethod(pub String);
+
+#[derive(serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// One JSON value that is not a batch; its method when it is an object naming one.
+fn check(bytes: &Bytes) -> Result<Option<RpcMethod>, BodyError> {
     serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(BodyError::NotJson)?;
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return Err(BodyError::Batch);
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => Err(BodyError::Batch),
+        Some(b'{') => Ok(serde_json::from_slice::<Peek<'_>>(bytes)
+            .ok()
+            .and_then(|p| p.method)
+            .map(|m| RpcMethod(m.chars().take(64).collect()))),
+        _ => Ok(None),
     }
-    Ok(())
 }
 
 /// A transport error with a plain-text body becomes a JSON-RPC error with the same status.
@@ -156,4 +172,22 @@ pub fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
         HeaderValue::from_static("application/json"),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_method_of_a_request_is_read_for_later_stages() {
+        let body =
+            Bytes::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#);
+        assert_eq!(check(&body).unwrap(), Some(RpcMethod("tools/call".into())));
+        assert_eq!(check(&Bytes::from("5")).unwrap(), None);
+        assert!(matches!(check(&Bytes::from(" [1]")), Err(BodyError::Batch)));
+        assert!(matches!(
+            check(&Bytes::from("{")),
+            Err(BodyError::NotJson(_))
+        ));
+    }
 }

@@ -3,13 +3,15 @@
 //! (`health`), the Host rules (`hosts`), JSON error answers (`respond`) and the state built
 //! once at start (`state`).
 //!
-//! A request reads downwards: [`app`] → `hygiene` → `auth::require_key` → `jsonrpc::guard` →
-//! the MCP service (`crate::mcp`).
+//! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `limit::per_ip` →
+//! `auth::require_key` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
 
 pub mod auth;
+pub mod client_ip;
 pub mod health;
 pub mod hosts;
 pub mod jsonrpc;
+pub mod limit;
 pub mod respond;
 pub mod state;
 
@@ -18,7 +20,7 @@ pub use state::AppState;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
@@ -33,9 +35,14 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP) and `/health` (no key).
 pub fn app(state: AppState) -> Router {
     let service = mcp::service(state.mcp.clone(), transport(&state));
-    let authed = Router::new()
+    // Layers run outermost first: the last one added sees the request first.
+    let mcp = Router::new()
         .route_service("/mcp", service.clone())
         .route_service("/mcp/{profile}", service)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            limit::per_call,
+        ))
         .layer(middleware::from_fn_with_state(
             state.config.max_body_bytes,
             jsonrpc::guard,
@@ -43,12 +50,13 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::require_key,
-        ));
+        ))
+        .layer(middleware::from_fn_with_state(state.clone(), limit::per_ip));
     Router::new()
         .route("/health", get(health::health))
-        .with_state(state)
-        .merge(authed)
-        .layer(middleware::from_fn(hygiene))
+        .with_state(state.clone())
+        .merge(mcp)
+        .layer(middleware::from_fn_with_state(state, hygiene))
 }
 
 /// The hosts and origins clients may use, and the body limit.
@@ -60,9 +68,10 @@ fn transport(state: &AppState) -> mcp::Transport {
     }
 }
 
-/// Request facts in (id, the invocation's time left), no cookies out, the id on the answer.
-async fn hygiene(mut request: Request, next: Next) -> Response {
-    let meta = request_meta(&request);
+/// Request facts in (id, client IP, the invocation's time left), no cookies out, the id on the
+/// answer.
+async fn hygiene(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let meta = request_meta(&request, &state.config.trusted_proxies);
     let id = HeaderValue::from_str(&meta.id).ok();
     request.extensions_mut().insert(meta);
     let mut response = next.run(request).await;
@@ -74,7 +83,7 @@ async fn hygiene(mut request: Request, next: Next) -> Response {
 }
 
 /// API Gateway's request id and the invocation's deadline on Lambda; a new id locally.
-fn request_meta(request: &Request) -> RequestMeta {
+fn request_meta(request: &Request, trusted_proxies: &[crate::limits::cidr::Cidr]) -> RequestMeta {
     use lambda_http::RequestExt;
     use lambda_http::request::RequestContext;
     let gateway_id = match request.request_context_ref() {
@@ -90,6 +99,7 @@ fn request_meta(request: &Request) -> RequestMeta {
             .map(|id| audit::bounded(&id, 64))
             .unwrap_or_else(new_request_id),
         time_left,
+        client_ip: client_ip::client_ip(request, trusted_proxies),
     }
 }
 

@@ -9,6 +9,7 @@ use crate::inventory::config::{self, Config};
 use crate::inventory::profiles::Profiles;
 use crate::inventory::secrets::SecretStore;
 use crate::inventory::{Connector, Inventory, Registry};
+use crate::limits::Limits;
 use crate::mcp::Mcp;
 use crate::upstream::Upstream;
 
@@ -23,6 +24,7 @@ pub struct AppState {
     pub secrets: Arc<SecretStore>,
     pub audit: audit::AuditLog,
     pub health: Arc<HealthCache>,
+    pub limits: Arc<Limits>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,
@@ -66,6 +68,7 @@ impl AppState {
             config.call_deadline,
             LIST_TTL,
         ));
+        let config_limits = config.limits;
         AppState {
             config: Arc::new(config),
             inventory,
@@ -73,6 +76,7 @@ impl AppState {
             secrets,
             audit,
             health: health::cache(),
+            limits: Arc::new(Limits::new(config_limits)),
             insecure_no_auth: false,
         }
     }

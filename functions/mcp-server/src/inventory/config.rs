@@ -11,6 +11,7 @@ pub use env_config::ConfigError;
 
 pub use super::env::Env;
 use super::profiles::{self, Profiles};
+use crate::limits::{self, cidr::Cidr};
 
 /// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
 pub const SECRET_ID: &str = "MCP_SECRET_ID";
@@ -37,6 +38,17 @@ pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
 /// The most one tool call may take, milliseconds, every upstream request and page included;
 /// below the Lambda timeout so a slow upstream still ends in a result and an audit line.
 pub const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
+/// Requests per client IP per minute, before authentication (0: off).
+pub const LIMIT_PER_IP_PER_MINUTE: &str = "MCP_LIMIT_PER_IP_PER_MINUTE";
+/// Tool calls per caller (API key, or user) per minute (0: off).
+pub const LIMIT_PER_CALLER_PER_MINUTE: &str = "MCP_LIMIT_PER_CALLER_PER_MINUTE";
+/// Tool calls of the whole deployment per UTC day (0: off).
+pub const LIMIT_DAILY_CALLS: &str = "MCP_LIMIT_DAILY_CALLS";
+/// `off` turns every limit off at once (benchmarks, load tests).
+pub const LIMITS: &str = "MCP_LIMITS";
+/// Proxies whose `X-Forwarded-For` is trusted for the client IP: addresses or ranges,
+/// comma-separated (e.g. CloudFront's origin-facing ranges); none by default.
+pub const TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
 /// `json` (Lambda default) or `text` (local default).
 pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
@@ -60,6 +72,11 @@ pub const ALL: &[&str] = &[
     EMF_NAMESPACE,
     HEALTH_TIMEOUT_MS,
     CALL_DEADLINE_MS,
+    LIMIT_PER_IP_PER_MINUTE,
+    LIMIT_PER_CALLER_PER_MINUTE,
+    LIMIT_DAILY_CALLS,
+    LIMITS,
+    TRUSTED_PROXIES,
     LOG_FORMAT,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
@@ -88,6 +105,8 @@ pub struct Config {
     pub emf_namespace: Option<String>,
     pub health_timeout: Duration,
     pub call_deadline: Duration,
+    pub limits: limits::Settings,
+    pub trusted_proxies: Vec<Cidr>,
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
@@ -118,6 +137,16 @@ impl Config {
                 ALLOWED_HOSTS,
                 "required on Lambda: the API Gateway and custom domain host names",
             ));
+        }
+        let mut trusted_proxies = Vec::new();
+        for entry in read.list(TRUSTED_PROXIES) {
+            let cidr = Cidr::parse(&entry).ok_or_else(|| {
+                ConfigError::new(
+                    TRUSTED_PROXIES,
+                    format!("`{entry}` is no address or range (192.0.2.0/24)"),
+                )
+            })?;
+            trusted_proxies.push(cidr);
         }
         let allowed_origins = read.list(ALLOWED_ORIGINS);
         if let Some(o) = allowed_origins
@@ -167,6 +196,8 @@ impl Config {
             },
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             call_deadline,
+            limits: limit_settings(&env, &read)?,
+            trusted_proxies,
             json_logs,
             profiles: Profiles::from_env(&env)?,
             env,
@@ -179,6 +210,29 @@ impl Config {
             .connector(connector, EXPOSE_RAW_SUFFIX)
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     }
+}
+
+/// The limits: each variable (`0` off), or all off with `MCP_LIMITS=off`.
+fn limit_settings<F: Fn(&str) -> Option<String>>(
+    env: &Env,
+    read: &env_config::Env<F>,
+) -> Result<limits::Settings, ConfigError> {
+    match env.get(LIMITS).map(str::to_ascii_lowercase).as_deref() {
+        None | Some("on") => {}
+        Some("off") => return Ok(limits::Settings::OFF),
+        Some(other) => {
+            return Err(ConfigError::new(
+                LIMITS,
+                format!("`{other}`: use on or off"),
+            ));
+        }
+    }
+    let d = limits::Settings::DEFAULT;
+    Ok(limits::Settings {
+        per_ip_per_minute: read.number(LIMIT_PER_IP_PER_MINUTE, d.per_ip_per_minute)?,
+        per_caller_per_minute: read.number(LIMIT_PER_CALLER_PER_MINUTE, d.per_caller_per_minute)?,
+        daily_calls: read.number(LIMIT_DAILY_CALLS, d.daily_calls)?,
+    })
 }
 
 #[cfg(test)]
@@ -223,6 +277,28 @@ mod tests {
             err.to_string(),
             "MCP_MAX_RESULT_BYTES: `lots` is not a valid number"
         );
+    }
+
+    #[test]
+    fn limits_default_on_zero_turns_one_off_and_off_turns_all_off() {
+        let c = Config::from(Env::default()).unwrap();
+        assert_eq!(c.limits, limits::Settings::DEFAULT);
+        let c = Config::from(Env::from_pairs([(LIMIT_PER_CALLER_PER_MINUTE, "0")])).unwrap();
+        assert_eq!(c.limits.per_caller_per_minute, 0);
+        assert_eq!(c.limits.per_ip_per_minute, 120);
+        let c = Config::from(Env::from_pairs([(LIMITS, "off")])).unwrap();
+        assert_eq!(c.limits, limits::Settings::OFF);
+        assert_eq!(
+            Config::from(Env::from_pairs([(LIMITS, "maybe")]))
+                .unwrap_err()
+                .name,
+            LIMITS
+        );
+        let err = Config::from(Env::from_pairs([(
+            TRUSTED_PROXIES,
+            "10.0.0.0/8, cloudfront",
+        )]));
+        assert_eq!(err.unwrap_err().name, TRUSTED_PROXIES);
     }
 
     #[test]

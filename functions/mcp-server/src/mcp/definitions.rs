@@ -105,33 +105,7 @@ pub fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tools() -> Vec<Tool> {
-        catalog::parse(
-            "t.yaml",
-            r#"
-connector: t
-base_url: "http://x"
-list_envelope: { items: entries }
-tools:
-  - name: invoices_list
-    risk: low
-    list: true
-    description: d
-    get: /invoices
-    params:
-      from: { type: date }
-  - name: invoice_delete
-    risk: high
-    description: d
-    delete: /invoices/{id}
-    params:
-      id: { type: integer, in: path, min: 1 }
-"#,
-        )
-        .unwrap()
-        .tools
-    }
+    use crate::contract::schema::tests::tools;
 
     #[test]
     fn annotations_follow_method_and_risk() {

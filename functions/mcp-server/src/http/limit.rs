@@ -1,0 +1,138 @@
+//! The HTTP-level limits as two middlewares: requests per client IP before authentication, and
+//! tool calls per caller and per deployment day after it. Over a limit is HTTP 429 with
+//! `Retry-After` (seconds), `RateLimit-Policy`/`RateLimit` headers and a JSON body naming the
+//! limit and when it resets; every refusal leaves a `rate_limited` audit line with the scope
+//! (never the IP).
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::AppState;
+use super::jsonrpc::RpcMethod;
+use crate::call::Caller;
+use crate::call::caller::RequestMeta;
+use crate::limits::window::now_s;
+use crate::limits::{Exceeded, Scope};
+
+const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+
+/// Before authentication: one request of this client IP.
+pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let ip = request
+        .extensions()
+        .get::<RequestMeta>()
+        .and_then(|m| m.client_ip)
+        .map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
+    match state.limits.request_from(&ip, now_s()) {
+        Ok(_) => next.run(request).await,
+        Err(e) => refuse(&state, &e, None),
+    }
+}
+
+/// After authentication: a `tools/call` counts against the caller's minute and the day.
+pub async fn per_call(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let is_call = request
+        .extensions()
+        .get::<RpcMethod>()
+        .is_some_and(|m| m.0 == "tools/call");
+    let caller = request.extensions().get::<Caller>().cloned();
+    let (true, Some(caller)) = (is_call, caller) else {
+        return next.run(request).await;
+    };
+    let who = caller.user.as_deref().unwrap_or(&caller.key_id);
+    match state
+        .limits
+        .tool_call_by(&format!("{}:{who}", caller.key_id), now_s())
+    {
+        Ok(passed) => {
+            let mut response = next.run(request).await;
+            if let Some(p) = passed {
+                add_headers(
+                    &mut response,
+                    p.scope,
+                    p.limit,
+                    p.window.seconds(),
+                    p.remaining,
+                    p.reset_after_s,
+                );
+            }
+            response
+        }
+        Err(e) => refuse(&state, &e, Some(&caller)),
+    }
+}
+
+fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
+    let mut event = audit::AuditEvent::new(audit::EventKind::RateLimited)
+        .status("rate_limited")
+        .reason(format!("limit_{}", e.scope.as_str()))
+        .http_status(429);
+    if let Some(c) = caller {
+        event = event.key_id(c.key_id.clone());
+        if let Some(u) = &c.user {
+            event = event.user(u.clone());
+        }
+    }
+    state.audit.write(&event);
+    let message = match e.scope {
+        Scope::Ip => format!(
+            "Too many requests from this address: {} a minute at most. Retry after {} s.",
+            e.limit, e.retry_after_s
+        ),
+        Scope::Caller => format!(
+            "Too many tool calls: {} a minute per caller at most. Retry after {} s; a model \
+             calling in a loop should stop and ask the user.",
+            e.limit, e.retry_after_s
+        ),
+        Scope::Daily => format!(
+            "This deployment's {} tool calls for today (UTC) are used up; they reset in {} s. \
+             Tell the user, or ask an operator.",
+            e.limit, e.retry_after_s
+        ),
+    };
+    let body = json!({
+        "error": "rate_limited",
+        "scope": e.scope.as_str(),
+        "limit": e.limit,
+        "window": e.window.name(),
+        "retry_after_s": e.retry_after_s,
+        "message": message,
+    });
+    let mut response = (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(e.retry_after_s));
+    add_headers(
+        &mut response,
+        e.scope,
+        e.limit,
+        e.window.seconds(),
+        0,
+        e.retry_after_s,
+    );
+    response
+}
+
+/// `RateLimit-Policy: "caller";q=60;w=60` and `RateLimit: "caller";r=12;t=37`
+/// (draft-ietf-httpapi-ratelimit-headers).
+fn add_headers(
+    response: &mut Response,
+    scope: Scope,
+    limit: u64,
+    window_s: u64,
+    remaining: u64,
+    reset_s: u64,
+) {
+    let name = scope.as_str();
+    let headers = response.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{name}\";q={limit};w={window_s}")) {
+        headers.insert(RATELIMIT_POLICY, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!("\"{name}\";r={remaining};t={reset_s}")) {
+        headers.insert(RATELIMIT, v);
+    }
+}

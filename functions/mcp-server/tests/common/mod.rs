@@ -1,0 +1,83 @@
+//! What the `app()` tests share: an app over given catalogs, secret values and environment,
+//! with its audit lines in memory, and one request sent through it with `oneshot`.
+// Each test file uses its own part of this.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use audit::{AuditLog, MemorySink, Redactor};
+use axum::Router;
+use axum::body::Body;
+use http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use mcp_server::config::{Config, Env};
+use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{AppState, app};
+use serde_json::Value;
+use tower::ServiceExt;
+
+pub struct TestApp {
+    pub router: Router,
+    pub audit: MemorySink,
+}
+
+/// The test catalogs (`tests/catalogs`: the demo connector).
+pub fn demo_catalogs() -> Vec<catalog::Catalog> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/catalogs");
+    catalog::load_dir(&dir).unwrap()
+}
+
+/// Secret values with these `(id, key)` API keys and the demo connector at `host`.
+pub fn demo_secrets(keys: &[(&str, &str)], host: &str, pepper: Option<&[u8]>) -> SecretValues {
+    SecretValues {
+        api_keys: keys.iter().map(|(id, key)| ApiKey::new(id, key)).collect(),
+        pepper: pepper.map(<[u8]>::to_vec),
+        connectors: HashMap::from([(
+            "demo".to_string(),
+            HashMap::from([
+                ("host".to_string(), host.to_string()),
+                ("token".to_string(), "t".to_string()),
+            ]),
+        )]),
+    }
+}
+
+/// The app over `catalogs` and `values`, configured by `env`.
+pub fn app_with(
+    env: &[(&str, &str)],
+    catalogs: Vec<catalog::Catalog>,
+    values: SecretValues,
+) -> TestApp {
+    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
+    let store = SecretStore::new(
+        SecretLoader::Static(Arc::new(values)),
+        Duration::from_secs(300),
+        Redactor::new(),
+    );
+    let (audit, sink) = AuditLog::memory();
+    let state = AppState::new(
+        config,
+        catalogs,
+        Arc::new(store),
+        audit,
+        Redactor::new(),
+        mcp_server::http_client(),
+    );
+    TestApp {
+        router: app(state),
+        audit: sink,
+    }
+}
+
+/// Sends one request; the body as JSON (a JSON string of the text when it is none).
+pub async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
+    let response = app.router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, headers, body)
+}
