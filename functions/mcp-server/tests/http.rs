@@ -4,16 +4,13 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
-use audit::{AuditLog, Redactor};
+use audit::Redactor;
 use axum::body::Body;
-use common::{TestApp, app_with, send};
+use common::{TestApp, app_with, app_with_store, send};
 use http::{Request, StatusCode};
-use mcp_server::config::{Config, Env};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
-use mcp_server::{AppState, app};
 use serde_json::{Value, json};
 
 const KEY: &str = "test-key-0123456789abcdef";
@@ -370,7 +367,6 @@ async fn mismatched_mcp_name_header_is_rejected() {
 
 #[tokio::test]
 async fn missing_secret_answers_503_with_a_clear_message() {
-    let config = Config::from(Env::default()).unwrap();
     let client = aws_sdk_secretsmanager::Client::from_conf(
         aws_sdk_secretsmanager::Config::builder()
             .behavior_version_latest()
@@ -387,19 +383,7 @@ async fn missing_secret_answers_503_with_a_clear_message() {
         Duration::from_secs(300),
         Redactor::new(),
     );
-    let (audit, _) = AuditLog::memory();
-    let state = AppState::new(
-        config,
-        catalogs(),
-        Arc::new(store),
-        audit,
-        Redactor::new(),
-        mcp_server::http_client(),
-    );
-    let app = TestApp {
-        router: app(state),
-        audit: AuditLog::memory().1,
-    };
+    let app = app_with_store(&[], catalogs(), store);
     let (status, _, body) = send(&app, rpc(initialize(), &[])).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(
@@ -423,25 +407,7 @@ fn disclosure_app(env: &[(&str, &str)]) -> TestApp {
             "  - name: info_get\n    core: false\n",
         );
     let catalogs = vec![catalog::parse("demo.yaml", &text).unwrap()];
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
-    let store = SecretStore::new(
-        SecretLoader::Static(Arc::new(secrets("127.0.0.1:1", "t"))),
-        Duration::from_secs(300),
-        Redactor::new(),
-    );
-    let (audit, sink) = AuditLog::memory();
-    let state = AppState::new(
-        config,
-        catalogs,
-        Arc::new(store),
-        audit,
-        Redactor::new(),
-        mcp_server::http_client(),
-    );
-    TestApp {
-        router: app(state),
-        audit: sink,
-    }
+    app_with(env, catalogs, secrets("127.0.0.1:1", "t"))
 }
 
 fn names(body: &Value) -> Vec<String> {

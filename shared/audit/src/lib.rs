@@ -22,6 +22,8 @@
 //!
 //! Locally: `cargo test -p audit`.
 
+#[cfg(test)]
+mod capture;
 mod emf;
 mod event;
 pub mod fields;

@@ -54,28 +54,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{self, Write};
-    use std::sync::{Arc, Mutex};
 
-    #[derive(Clone, Default)]
-    struct Capture(Arc<Mutex<Vec<u8>>>);
-
-    impl Capture {
-        fn text(&self) -> String {
-            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-        }
-    }
-
-    impl Write for Capture {
-        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::capture::Capture;
 
     /// What the subscriber `init_tracing` would set writes for a few events.
     fn logged(json: bool, rust_log: Option<&str>, redactor: Option<Redactor>) -> String {

@@ -50,12 +50,21 @@ pub fn app_with(
     catalogs: Vec<catalog::Catalog>,
     values: SecretValues,
 ) -> TestApp {
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
     let store = SecretStore::new(
         SecretLoader::Static(Arc::new(values)),
         Duration::from_secs(300),
         Redactor::new(),
     );
+    app_with_store(env, catalogs, store)
+}
+
+/// The app over `catalogs` with its secret from `store` (a Secrets Manager one, say).
+pub fn app_with_store(
+    env: &[(&str, &str)],
+    catalogs: Vec<catalog::Catalog>,
+    store: SecretStore,
+) -> TestApp {
+    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
     let (audit, sink) = AuditLog::memory();
     let state = AppState::new(
         config,
