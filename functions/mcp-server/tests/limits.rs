@@ -41,6 +41,15 @@ fn request(method: &str, key: &str, peer: &str, forwarded: Option<&str>) -> Requ
     r
 }
 
+/// The `rate_limited` audit events so far.
+fn rate_limited(app: &TestApp) -> Vec<audit::AuditEvent> {
+    app.audit
+        .events()
+        .into_iter()
+        .filter(|e| e.event == audit::EventKind::RateLimited)
+        .collect()
+}
+
 /// Runs a boundary scenario inside one clock minute: near the end of a minute it waits for the
 /// next, so the counters cannot start over halfway (a scenario takes milliseconds).
 async fn within_one_minute<F, Fut>(scenario: F)
@@ -84,12 +93,7 @@ async fn the_ip_limit_refuses_the_request_after_the_limit_with_retry_after() {
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
         let (status, _, _) = send(&app, request("tools/list", KEY, "198.51.100.8", None)).await;
         assert_eq!(status, StatusCode::OK, "another address has its own minute");
-        let refused: Vec<audit::AuditEvent> = app
-            .audit
-            .events()
-            .into_iter()
-            .filter(|e| e.event == audit::EventKind::RateLimited)
-            .collect();
+        let refused = rate_limited(&app);
         assert_eq!(refused.len(), 2);
         assert!(
             refused
@@ -136,12 +140,7 @@ async fn the_caller_limit_counts_tool_calls_only_and_names_itself() {
         assert!(headers.contains_key("retry-after"));
         let (status, _, _) = send(&app, request("tools/call", OTHER, "198.51.100.7", None)).await;
         assert_eq!(status, StatusCode::OK, "another caller has its own minute");
-        let refused: Vec<audit::AuditEvent> = app
-            .audit
-            .events()
-            .into_iter()
-            .filter(|e| e.event == audit::EventKind::RateLimited)
-            .collect();
+        let refused = rate_limited(&app);
         assert_eq!(refused.len(), 1);
         assert_eq!(refused[0].reason.as_deref(), Some("limit_caller"));
         assert_eq!(refused[0].key_id.as_deref(), Some("tester"));

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use catalog::{Aggregate, Measure, Status};
+use catalog::{Aggregate, Measure, QuotaFigures, Status};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
@@ -16,8 +16,6 @@ use super::shape;
 use crate::contract::args::{self, ValidArgs};
 use crate::inventory::{Connector, Registry};
 use crate::upstream::{Deadline, Upstream};
-
-type QuotaInfo = catalog::QuotaFigures;
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
 const MAX_PAGES: u32 = 100;
@@ -42,7 +40,7 @@ pub async fn run(
 ) -> Outcome {
     let vars = variables(valid);
     let mut fetched = BTreeMap::new();
-    let mut quota: Option<QuotaInfo> = None;
+    let mut quota: Option<QuotaFigures> = None;
     for (name, source) in &agg.sources {
         let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
             return Outcome::failed(
@@ -161,7 +159,7 @@ pub async fn run(
 
 /// The quota figures of the call so far after one more upstream request: the audit line and
 /// `_quota` report what the whole call cost, not its last page.
-fn add_request(call: Option<QuotaInfo>, request: Option<QuotaInfo>) -> Option<QuotaInfo> {
+fn add_request(call: Option<QuotaFigures>, request: Option<QuotaFigures>) -> Option<QuotaFigures> {
     match (call, request) {
         (Some(call), Some(request)) => Some(call.followed_by(request)),
         (call, request) => request.or(call),

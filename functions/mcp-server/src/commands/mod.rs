@@ -8,7 +8,6 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use audit::{AuditLog, EmfConfig, Redactor};
 
-use crate::EMBEDDED_CATALOGS;
 use crate::http::{AppState, app};
 use crate::inventory::config::{self, Config, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
@@ -125,10 +124,7 @@ pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Re
 
 /// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
 pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
-    Ok(match dir {
-        Some(d) => catalog::load_dir(d)?,
-        None => catalog::load_sources(EMBEDDED_CATALOGS)?,
-    })
+    Ok(connector::load(dir.map(PathBuf::as_path))?)
 }
 
 /// Builds the application state: catalogs, secret store, audit log, HTTP client.

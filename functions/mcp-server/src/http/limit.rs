@@ -43,11 +43,12 @@ pub async fn per_call(State(state): State<AppState>, request: Request, next: Nex
     let (true, Some(caller)) = (is_call, caller) else {
         return next.run(request).await;
     };
-    let who = caller.user.as_deref().unwrap_or(&caller.key_id);
-    match state
-        .limits
-        .tool_call_by(&format!("{}:{who}", caller.key_id), now_s())
-    {
+    // A key shared by several people counts each user on their own.
+    let who = match &caller.user {
+        Some(user) => format!("{}:{user}", caller.key_id),
+        None => caller.key_id.clone(),
+    };
+    match state.limits.tool_call_by(&who, now_s()) {
         Ok(passed) => {
             let mut response = next.run(request).await;
             if let Some(p) = passed {
