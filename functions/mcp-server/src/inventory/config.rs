@@ -46,6 +46,12 @@ pub const LIMIT_PER_CALLER_PER_MINUTE: &str = "MCP_LIMIT_PER_CALLER_PER_MINUTE";
 pub const LIMIT_DAILY_CALLS: &str = "MCP_LIMIT_DAILY_CALLS";
 /// `off` turns every limit off at once (benchmarks, load tests).
 pub const LIMITS: &str = "MCP_LIMITS";
+/// DynamoDB table holding the shared limit and budget counters; in-memory counters per instance
+/// when unset (the local default).
+pub const LIMITS_TABLE: &str = "MCP_LIMITS_TABLE";
+/// How long a tool call waits for the counter table before it falls back to in-memory counters,
+/// milliseconds.
+pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
 /// Proxies whose `X-Forwarded-For` is trusted for the client IP: addresses or ranges,
 /// comma-separated (e.g. CloudFront's origin-facing ranges); none by default.
 pub const TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
@@ -76,6 +82,8 @@ pub const ALL: &[&str] = &[
     LIMIT_PER_CALLER_PER_MINUTE,
     LIMIT_DAILY_CALLS,
     LIMITS,
+    LIMITS_TABLE,
+    LIMITS_TIMEOUT_MS,
     TRUSTED_PROXIES,
     LOG_FORMAT,
     profiles::PROFILES,
