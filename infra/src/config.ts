@@ -28,7 +28,15 @@ export interface McpServerConfig extends FunctionSizing {
   /** MCP_HEALTH_TIMEOUT_MS */
   readonly healthTimeoutMs: number;
   /** MCP_LIMIT_PER_IP_PER_MINUTE, MCP_LIMIT_PER_CALLER_PER_MINUTE, MCP_LIMIT_DAILY_CALLS (0: off). */
-  readonly limits: { readonly perIpPerMinute: number; readonly perCallerPerMinute: number; readonly dailyCalls: number };
+  readonly limits: {
+    readonly perIpPerMinute: number;
+    readonly perCallerPerMinute: number;
+    readonly dailyCalls: number;
+    /** The shared DynamoDB counter table (MCP_LIMITS_TABLE); false: every instance counts in memory. */
+    readonly table: boolean;
+    /** MCP_LIMITS_TIMEOUT_MS: how long a call waits for the table before counting in memory. */
+    readonly tableTimeoutMs: number;
+  };
   /** MCP_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client (CloudFront's ranges). */
   readonly trustedProxies: readonly string[];
   /** Reserved concurrency; unset leaves the function on the account pool. */
@@ -55,6 +63,8 @@ export interface AlarmThresholds {
   readonly api5xx: number;
   /** `auth_denied` audit events per 5 min. */
   readonly authDenied: number;
+  /** `daily_calls_used_pct` (EMF from mcp-server): share of the daily tool-call cap used, percent. */
+  readonly dailyCallsUsedPct: number;
 }
 
 export interface DeploymentConfig {
@@ -124,7 +134,7 @@ export const DEFAULTS = {
     maxResultBytes: 32 * 1024,
     healthTimeoutMs: 2000,
     // Sized for a ten-person company; 0 turns one off.
-    limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20_000 },
+    limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },
     trustedProxies: [] as string[],
   },
   // Logs Insights over a week of audit logs can take minutes.
@@ -139,6 +149,7 @@ export const DEFAULTS = {
     durationP99Ms: undefined as number | undefined,
     api5xx: 5,
     authDenied: 20,
+    dailyCallsUsedPct: 80,
   },
   connectorBaseUrls: {} as Record<string, string>,
 };
@@ -217,6 +228,15 @@ class Checker {
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
       this.problem(path, `expected an integer from ${min} to ${max}, got ${describe(value)}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  boolean(path: string, value: unknown, fallback: boolean): boolean {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'boolean') {
+      this.problem(path, `expected true or false, got ${describe(value)}`);
       return fallback;
     }
     return value;
@@ -370,7 +390,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   const schedules = { digest: schedule('digest'), quota: schedule('quota') };
 
   const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency', 'limits', 'trustedProxies']);
-  const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'perCallerPerMinute', 'dailyCalls']);
+  const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'perCallerPerMinute', 'dailyCalls', 'table', 'tableTimeoutMs']);
   const d = DEFAULTS.mcpServer;
   const mcpServer: McpServerConfig = {
     memoryMb: c.integer('mcpServer.memoryMb', m.memoryMb, d.memoryMb, 128, 10240),
@@ -384,6 +404,9 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
       perIpPerMinute: c.integer('mcpServer.limits.perIpPerMinute', l.perIpPerMinute, d.limits.perIpPerMinute, 0, 1_000_000),
       perCallerPerMinute: c.integer('mcpServer.limits.perCallerPerMinute', l.perCallerPerMinute, d.limits.perCallerPerMinute, 0, 1_000_000),
       dailyCalls: c.integer('mcpServer.limits.dailyCalls', l.dailyCalls, d.limits.dailyCalls, 0, 100_000_000),
+      table: c.boolean('mcpServer.limits.table', l.table, d.limits.table),
+      // On a tool call's hot path: short, and far below any call deadline.
+      tableTimeoutMs: c.integer('mcpServer.limits.tableTimeoutMs', l.tableTimeoutMs, d.limits.tableTimeoutMs, 10, 2000),
     },
     trustedProxies: m.trustedProxies === undefined
       ? d.trustedProxies
@@ -417,7 +440,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
   };
 
-  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied']);
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct']);
   const timeoutMs = mcpServer.timeoutSeconds * 1000;
   const alarms: AlarmThresholds = {
     lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
@@ -425,6 +448,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     durationP99Ms: c.integer('alarms.durationP99Ms', a.durationP99Ms, Math.round(timeoutMs * 0.8), 1, timeoutMs),
     api5xx: c.integer('alarms.api5xx', a.api5xx, DEFAULTS.alarms.api5xx, 1, 100000),
     authDenied: c.integer('alarms.authDenied', a.authDenied, DEFAULTS.alarms.authDenied, 1, 100000),
+    dailyCallsUsedPct: c.integer('alarms.dailyCallsUsedPct', a.dailyCallsUsedPct, DEFAULTS.alarms.dailyCallsUsedPct, 1, 100),
   };
 
   const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);

@@ -7,6 +7,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { dashboardName } from './names.ts';
+import { LIMITER_METRICS, LIMITS_HIT_QUERY, limiterMetric } from './limits.ts';
 import type { InsightsQuery } from './queries.ts';
 import { QUOTA_DIMENSION, QUOTA_METRICS, type QuotaAlarmPlan } from './quota-alarms.ts';
 
@@ -34,6 +35,8 @@ export interface DashboardProps {
   readonly initDuration: cw.IMetric;
   readonly authDenied: cw.IMetric;
   readonly mcpUrl: string;
+  /** The threshold of the daily-cap alarm, drawn on its graph. */
+  readonly dailyCallsUsedPct: number;
 }
 
 /** `SEARCH` over every tool of every connector: tools come and go without a redeploy. */
@@ -164,17 +167,39 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     }),
   );
 
-  // The digest's own queries, text unchanged.
+  // Limits: the limiter's own metrics (one line a minute per instance, no dimensions) and the
+  // requests and calls it refused, from the audit log.
+  const queryWidget = (q: InsightsQuery, width: number): cw.LogQueryWidget =>
+    new cw.LogQueryWidget({
+      title: `${q.name} (queries/${q.name}.insights)`,
+      logGroupNames: [p.auditLogGroupName],
+      queryString: q.text,
+      width,
+      height: 8,
+    });
+  const limitsHit = p.queries.find((q) => q.name === LIMITS_HIT_QUERY);
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'Limiter fallback (1: an instance counts in memory)',
+      left: [limiterMetric(p.namespace, LIMITER_METRICS.fallback, PERIOD, 'limiter_fallback (max)')],
+      leftYAxis: { min: 0, max: 1 },
+      width: 6,
+      height: 8,
+    }),
+    new cw.GraphWidget({
+      title: 'Daily tool-call cap used (%)',
+      left: [limiterMetric(p.namespace, LIMITER_METRICS.dailyCallsUsedPct, PERIOD, 'daily_calls_used_pct (max)')],
+      leftYAxis: { min: 0, max: 100 },
+      leftAnnotations: [{ value: p.dailyCallsUsedPct, label: `${p.dailyCallsUsedPct} %` }],
+      width: 6,
+      height: 8,
+    }),
+    ...(limitsHit ? [queryWidget(limitsHit, 12)] : []),
+  );
+
+  // The digest's own queries, text unchanged (limits-hit sits in the limits row above).
   for (const q of p.queries) {
-    dashboard.addWidgets(
-      new cw.LogQueryWidget({
-        title: `${q.name} (queries/${q.name}.insights)`,
-        logGroupNames: [p.auditLogGroupName],
-        queryString: q.text,
-        width: 24,
-        height: 8,
-      }),
-    );
+    if (q !== limitsHit) dashboard.addWidgets(queryWidget(q, 24));
   }
   return dashboard;
 }

@@ -1,6 +1,7 @@
 // The IAM statements the functions need, written out rather than taken from `grant*` helpers, so
 // each role holds exactly the actions the design names (the tests compare them one to one).
 import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { DeploymentConfig } from './config.ts';
 
@@ -63,6 +64,20 @@ export function allowInsightsQueries(role: iam.Role, logGroupNames: readonly str
       sid: 'StopOwnQueries',
       actions: ['logs:StopQuery'],
       resources: ['*'],
+    }),
+  );
+}
+
+/**
+ * The limit counters: mcp-server only ever issues a conditional UpdateItem (it creates, counts
+ * and refuses in one request), so that is the one action, on the one table (no index ARNs).
+ */
+export function allowLimitCounters(role: iam.Role, table: dynamodb.ITable): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'CountLimits',
+      actions: ['dynamodb:UpdateItem'],
+      resources: [table.tableArn],
     }),
   );
 }

@@ -5,6 +5,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
@@ -14,7 +15,8 @@ import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
 import { buildDashboard } from './dashboard.ts';
-import { allowSecretRead } from './grants.ts';
+import { allowLimitCounters, allowSecretRead } from './grants.ts';
+import { limitAlarms, limitsTable } from './limits.ts';
 import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } from './names.ts';
 import type { InsightsQuery } from './queries.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
@@ -34,6 +36,8 @@ export const MCP_ENV = {
   limitPerIpPerMinute: 'MCP_LIMIT_PER_IP_PER_MINUTE',
   limitPerCallerPerMinute: 'MCP_LIMIT_PER_CALLER_PER_MINUTE',
   limitDailyCalls: 'MCP_LIMIT_DAILY_CALLS',
+  limitsTable: 'MCP_LIMITS_TABLE',
+  limitsTimeoutMs: 'MCP_LIMITS_TIMEOUT_MS',
   trustedProxies: 'MCP_TRUSTED_PROXIES',
   logFormat: 'MCP_LOG_FORMAT',
   profiles: 'MCP_PROFILES',
@@ -74,6 +78,8 @@ export class McpStack extends Stack {
   readonly fn: lambda.Function;
   readonly api: apigw.HttpApi;
   readonly auditLogGroup: logs.LogGroup;
+  /** The shared limit counters; none when `mcpServer.limits.table` is off. */
+  readonly limitsTable: dynamodb.Table | undefined;
   readonly mcpUrl: string;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
@@ -126,9 +132,11 @@ export class McpStack extends Stack {
       new apigw.ApiMapping(this, 'CustomDomainMapping', { api: this.api, domainName: domain, stage: stageResource });
     }
 
-    const role = functionRole(this, 'McpServerRole', `mcp-server (${stage}): its log group and the deployment secret`);
+    this.limitsTable = limitsTable(this, config);
+    const role = functionRole(this, 'McpServerRole', `mcp-server (${stage}): its log group, the deployment secret and the limits table`);
     allowLogging(role, this.auditLogGroup);
     allowSecretRead(role, config);
+    if (this.limitsTable) allowLimitCounters(role, this.limitsTable);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
     const hosts = [apiHost, ...(config.customDomain ? [config.customDomain.domainName] : []), ...config.allowedHosts];
@@ -148,6 +156,10 @@ export class McpStack extends Stack {
       [MCP_ENV.limitDailyCalls]: String(config.mcpServer.limits.dailyCalls),
       [MCP_ENV.logFormat]: 'json',
     };
+    if (this.limitsTable) {
+      environment[MCP_ENV.limitsTable] = this.limitsTable.tableName;
+      environment[MCP_ENV.limitsTimeoutMs] = String(config.mcpServer.limits.tableTimeoutMs);
+    }
     if (config.allowedOrigins.length > 0) environment[MCP_ENV.allowedOrigins] = config.allowedOrigins.join(',');
     const profiles = Object.entries(config.profiles);
     if (profiles.length > 0) environment[MCP_ENV.profiles] = profiles.map(([name, p]) => `${name}=${p.join(',')}`).join(';');
@@ -275,6 +287,8 @@ export class McpStack extends Stack {
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });
 
+    limitAlarms(config, alarm, ALARM_PERIOD);
+
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
     this.mcpUrl = `https://${host}/mcp`;
 
@@ -291,6 +305,7 @@ export class McpStack extends Stack {
       initDuration: initDuration.metric({ statistic: cloudwatch.Stats.p(95) }),
       authDenied: authDenied.metric({ statistic: cloudwatch.Stats.SUM }),
       mcpUrl: this.mcpUrl,
+      dailyCallsUsedPct: config.alarms.dailyCallsUsedPct,
     });
 
     new CfnOutput(this, 'McpUrl', { value: this.mcpUrl, description: 'The MCP endpoint clients connect to' });

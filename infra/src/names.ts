@@ -17,4 +17,6 @@ export const logGroupName = (stage: string, binary: string): string => `/${PREFI
 export const auditLogGroupName = (stage: string): string => logGroupName(stage, BINARIES.mcpServer);
 export const opsTopicName = (stage: string): string => `${PREFIX}-${stage}-ops`;
 export const alarmName = (stage: string, what: string): string => `${PREFIX}-${stage}-${what}`;
+/** The DynamoDB table of mcp-server's shared limit and budget counters. */
+export const limitsTableName = (stage: string): string => `${PREFIX}-${stage}-limits`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;

@@ -48,12 +48,12 @@ describe('parseConfig', () => {
     });
     assert.deepEqual(c.mcpServer, {
       memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 32768, healthTimeoutMs: 2000,
-      limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20000 }, trustedProxies: [],
+      limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20000, table: true, tableTimeoutMs: 250 }, trustedProxies: [],
     });
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
     assert.deepEqual(c.throttle, DEFAULTS.throttle);
-    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20 });
+    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80 });
     assert.deepEqual(c.connectorBaseUrls, {});
     assert.deepEqual(c.profiles, {});
     assert.deepEqual(c.keyProfiles, {});
@@ -105,6 +105,10 @@ describe('parseConfig', () => {
     problem({ digest: { timeoutSeconds: 60 } }, 'digest.timeoutSeconds', /from 90 to 900/);
     problem({ digest: { sendAllClear: 'no' } }, 'digest.sendAllClear', /true or false/);
     problem({ alarms: { authDenied: 'many' } }, 'alarms.authDenied', /integer/);
+    problem({ alarms: { dailyCallsUsedPct: 120 } }, 'alarms.dailyCallsUsedPct', /from 1 to 100/);
+    problem({ mcpServer: { limits: { table: 'off' } } }, 'mcpServer.limits.table', /true or false/);
+    problem({ mcpServer: { limits: { tableTimeoutMs: 5000 } } }, 'mcpServer.limits.tableTimeoutMs', /from 10 to 2000/);
+    problem({ mcpServer: { limits: { tabel: false } } }, 'mcpServer.limits.tabel', /did you mean `table`/);
   });
 
   it('keeps the mcp-server timeout under the HTTP API integration limit, and the p99 alarm under the timeout', () => {

@@ -1,15 +1,16 @@
 // The deployment dashboard: its metric widgets, the audit names they use, and one Logs Insights
 // widget per queries/*.insights file carrying exactly the file's text.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EMF } from '../src/dashboard.ts';
+import { LIMITER_METRICS, LIMITS_HIT_QUERY } from '../src/limits.ts';
 import { AUDIT_EVENT_FIELD, AUTH_DENIED_EVENT } from '../src/mcp-stack.ts';
 import { QUERIES_DIR, REPO_ROOT } from '../src/paths.ts';
 import { readQueries } from '../src/queries.ts';
 import { quotaAlarmsFromCatalogs } from '../src/quota-alarms.ts';
-import { CATALOGS, dashboardBody, synth, tempDir, writeFiles } from './helpers.ts';
+import { CATALOGS, dashboardBody, synth, tempDir, testConfig, writeFiles } from './helpers.ts';
 
 const AUDIT_LOG = '/hosted-mcp/example/mcp-server';
 type Widget = Record<string, any>;
@@ -81,6 +82,22 @@ describe('dashboard widgets', () => {
     assert.deepEqual(names('HTTP API requests, 4xx, 5xx'), ['AWS/ApiGateway|Count', 'AWS/ApiGateway|4xx', 'AWS/ApiGateway|5xx']);
     assert.deepEqual(names('auth_denied and API latency'), ['HostedMcp|AuthDenied', 'AWS/ApiGateway|Latency']);
   });
+
+  it('a limits row: the fallback and the daily cap used (no dimensions, with the alarm threshold), beside limits-hit', () => {
+    const fallback = widget(widgets, 'Limiter fallback (1: an instance counts in memory)');
+    assert.deepEqual(rows(fallback).map((x) => [...x.path, x.opts.stat].join('|')), ['HostedMcp|limiter_fallback|Maximum']);
+    const daily = widget(widgets, 'Daily tool-call cap used (%)');
+    assert.deepEqual(rows(daily).map((x) => [...x.path, x.opts.stat].join('|')), ['HostedMcp|daily_calls_used_pct|Maximum']);
+    assert.deepEqual(daily.properties.annotations.horizontal.map((a: any) => a.value), [80]);
+    assert.deepEqual(daily.properties.yAxis.left, { min: 0, max: 100 });
+    const hit = widget(widgets, `${LIMITS_HIT_QUERY} (queries/${LIMITS_HIT_QUERY}.insights)`);
+    assert.equal(hit.type, 'log');
+    // One row: the three widgets side by side, the query widget right of the graphs.
+    assert.deepEqual([fallback, daily, hit].map((w) => w.y), [fallback.y, fallback.y, fallback.y]);
+    assert.deepEqual([fallback, daily, hit].map((w) => [w.x, w.width]), [[0, 6], [6, 6], [12, 12]]);
+    const threshold = dashboardBody(synth({ config: testConfig({ alarms: { dailyCallsUsedPct: 90 } }) }).mcpT).widgets;
+    assert.deepEqual(widget(threshold, 'Daily tool-call cap used (%)').properties.annotations.horizontal.map((a: any) => a.value), [90]);
+  });
 });
 
 describe('names shared with the Rust side', () => {
@@ -100,6 +117,21 @@ describe('names shared with the Rust side', () => {
     assert.match(emf, /&\[crate::fields::CONNECTOR\],\s*&\[crate::fields::CONNECTOR, crate::fields::TOOL\]/);
   });
 
+  it('the limiter metric names are mcp-server\'s (once it declares them)', (t) => {
+    const rustFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
+      const path = join(dir, f);
+      return statSync(path).isDirectory() ? rustFiles(path) : path.endsWith('.rs') ? [path] : [];
+    });
+    const sources = [join(REPO_ROOT, 'functions/mcp-server/src'), join(REPO_ROOT, 'shared/audit/src')]
+      .flatMap(rustFiles).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const declared = (name: string): boolean => new RegExp(`pub const \\w+: &str = "${name}";`).test(sources);
+    if (!Object.values(LIMITER_METRICS).some(declared)) {
+      t.skip('no Rust constant names the limiter metrics yet');
+      return;
+    }
+    for (const name of Object.values(LIMITER_METRICS)) assert.ok(declared(name), `no \`pub const …: &str = "${name}";\` in mcp-server or shared/audit`);
+  });
+
   it('the auth_denied filter matches the audit `event` field and value', () => {
     assert.equal(constValue(fields, 'EVENT'), AUDIT_EVENT_FIELD);
     assert.ok(event.includes(`=> "${AUTH_DENIED_EVENT}"`));
@@ -111,7 +143,9 @@ describe('Logs Insights widgets load queries/*.insights', () => {
     dashboardBody(synth({ queries: readQueries(queriesDir) }).mcpT).widgets.filter((w) => w.type === 'log');
   const expectQueries = (widgets: Widget[], queries: { name: string; text: string }[]): void => {
     assert.equal(widgets.length, queries.length);
-    queries.forEach((q, i) => {
+    // In file-name order, except limits-hit, which opens the list (it sits in the limits row).
+    const ordered = [...queries.filter((q) => q.name === LIMITS_HIT_QUERY), ...queries.filter((q) => q.name !== LIMITS_HIT_QUERY)];
+    ordered.forEach((q, i) => {
       const p = widgets[i]!.properties;
       assert.equal(p.title, `${q.name} (queries/${q.name}.insights)`);
       // CDK prefixes the log group; the rest is the file, byte for byte.

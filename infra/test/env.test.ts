@@ -123,6 +123,16 @@ describe('mcp-server environment matches functions/mcp-server/src/config.rs', ()
     assert.ok(!('MCP_LIMITS' in env), 'a deployment never turns every limit off');
   });
 
+  it('points the limiter at the counter table with its timeout, or leaves both unset without a table', () => {
+    const table = logicalId(s.mcpT, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' });
+    assert.deepEqual(env.MCP_LIMITS_TABLE, { Ref: table });
+    assert.equal(env.MCP_LIMITS_TIMEOUT_MS, '250');
+    const slow = lambdaEnv(synth({ config: testConfig({ mcpServer: { limits: { tableTimeoutMs: 400 } } }) }).mcpT, 'hosted-mcp-example-mcp-server');
+    assert.equal(slow.MCP_LIMITS_TIMEOUT_MS, '400');
+    const off = lambdaEnv(synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) }).mcpT, 'hosted-mcp-example-mcp-server');
+    assert.ok(!('MCP_LIMITS_TABLE' in off) && !('MCP_LIMITS_TIMEOUT_MS' in off), 'in-memory counters: nothing to point at');
+  });
+
   it('sets the variables Lambda mode requires, non-empty', () => {
     assert.equal(env.MCP_SECRET_ID, 'hosted-mcp/example');
     assert.ok(env.MCP_ALLOWED_HOSTS, 'MCP_ALLOWED_HOSTS is required on Lambda');

@@ -37,13 +37,26 @@ describe('mcp-server role', () => {
     assert.deepEqual(trust(t, role), [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
   });
 
-  it('may write its log group and read the one deployment secret (GetSecretValue only), nothing else', () => {
+  const logGroup = (tt: Template): Statement =>
+    ({ sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [arn(logicalId(tt, 'AWS::Logs::LogGroup', { LogGroupName: AUDIT_LOG }))] });
+  const secret: Statement = { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] };
+
+  it('may write its log group, read the one deployment secret (GetSecretValue only) and UpdateItem the limits table, nothing else', () => {
     const { statements, managed } = roleStatements(t, role);
     assert.deepEqual(managed, []);
+    const table = logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' });
     assert.deepEqual(statements, sorted([
-      { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] },
-      { sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [arn(logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: AUDIT_LOG }))] },
+      secret,
+      logGroup(t),
+      // The limiter's one request: a conditional UpdateItem; no reads, no index ARNs, no other table.
+      { sid: 'CountLimits', actions: ['dynamodb:UpdateItem'], resources: [arn(table)] },
     ]));
+  });
+
+  it('gets no DynamoDB grant when the limits table is off', () => {
+    const off = synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) }).mcpT;
+    const { statements } = roleStatements(off, roleId(off, 'McpServerRole'));
+    assert.deepEqual(statements, sorted([secret, logGroup(off)]));
   });
 });
 

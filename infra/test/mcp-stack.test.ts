@@ -66,6 +66,35 @@ describe('audit log group', () => {
   });
 });
 
+describe('limits table', () => {
+  const { mcp, mcpT: t } = synth();
+  const table = (): any => t.toJSON().Resources[logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' })];
+
+  it('is one table keyed by the string `pk` alone, on demand, expiring by `expires_at`', () => {
+    t.resourceCountIs('AWS::DynamoDB::Table', 1);
+    const p = table().Properties;
+    assert.deepEqual(p.KeySchema, [{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    assert.deepEqual(p.AttributeDefinitions, [{ AttributeName: 'pk', AttributeType: 'S' }]);
+    assert.equal(p.BillingMode, 'PAY_PER_REQUEST');
+    assert.equal(p.ProvisionedThroughput, undefined);
+    assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: 'expires_at', Enabled: true });
+    assert.equal(p.GlobalSecondaryIndexes, undefined);
+    assert.equal(p.StreamSpecification, undefined);
+  });
+
+  it('goes with the stack: counters that expire within a day are not worth keeping (the audit log is)', () => {
+    assert.equal(table().DeletionPolicy, 'Delete');
+    assert.equal(table().UpdateReplacePolicy, 'Delete');
+    assert.ok(mcp.limitsTable);
+  });
+
+  it('is left out with `mcpServer.limits.table: false` (every instance counts in memory)', () => {
+    const off = synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) });
+    off.mcpT.resourceCountIs('AWS::DynamoDB::Table', 0);
+    assert.equal(off.mcp.limitsTable, undefined);
+  });
+});
+
 describe('HTTP API', () => {
   const { mcpT: t } = synth();
   const fnId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN });
@@ -169,7 +198,7 @@ describe('alarms', () => {
   };
 
   it('all notify the ops topic and treat missing data as OK', () => {
-    assert.equal(alarms.length, 5);
+    assert.equal(alarms.length, 7);
     for (const a of alarms) {
       assert.deepEqual(a.AlarmActions.map(flat), [opsTopic], a.AlarmName);
       assert.equal(a.TreatMissingData, 'notBreaching', a.AlarmName);
@@ -182,6 +211,9 @@ describe('alarms', () => {
     ['mcp-server-duration-p99', { Namespace: 'AWS/Lambda', MetricName: 'Duration', ExtendedStatistic: 'p99', Period: 300, Threshold: 8000, EvaluationPeriods: 3, DatapointsToAlarm: 2, ComparisonOperator: 'GreaterThanThreshold' }],
     ['api-5xx', { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Statistic: 'Sum', Period: 300, Threshold: 5, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
     ['auth-denied-spike', { Namespace: 'HostedMcp', MetricName: 'AuthDenied', Statistic: 'Sum', Period: 300, Threshold: 20, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }],
+    // The limiter's EMF metrics carry no dimensions (Dimensions [[]]).
+    ['limiter-fallback', { Namespace: 'HostedMcp', MetricName: 'limiter_fallback', Statistic: 'Maximum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
+    ['daily-calls-used', { Namespace: 'HostedMcp', MetricName: 'daily_calls_used_pct', Statistic: 'Maximum', Period: 300, Threshold: 80, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
   ];
   for (const [name, expected] of cases) {
     it(`${name}: ${JSON.stringify(expected)}`, () => {
@@ -200,7 +232,7 @@ describe('alarms', () => {
   });
 
   it('take their thresholds from the config (duration p99 defaults to 80 % of the timeout)', () => {
-    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50 } }) }).mcpT;
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90 } }) }).mcpT;
     const got = Object.fromEntries(Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => [a.Properties.AlarmName, a.Properties.Threshold]));
     assert.deepEqual(got, {
       'hosted-mcp-example-mcp-server-errors': 3,
@@ -208,7 +240,26 @@ describe('alarms', () => {
       'hosted-mcp-example-mcp-server-duration-p99': 16000,
       'hosted-mcp-example-api-5xx': 10,
       'hosted-mcp-example-auth-denied-spike': 50,
+      'hosted-mcp-example-limiter-fallback': 1,
+      'hosted-mcp-example-daily-calls-used': 90,
     });
+  });
+
+  it('on the limiter exist only with something to watch: a table to fall back from, a daily cap', () => {
+    const names = (config: Parameters<typeof testConfig>[0]): string[] =>
+      Object.values(synth({ config: testConfig(config) }).mcpT.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties.AlarmName);
+    const noTable = names({ mcpServer: { limits: { table: false } } });
+    assert.ok(!noTable.includes('hosted-mcp-example-limiter-fallback') && noTable.includes('hosted-mcp-example-daily-calls-used'), noTable.join());
+    const noCap = names({ mcpServer: { limits: { dailyCalls: 0 } } });
+    assert.ok(noCap.includes('hosted-mcp-example-limiter-fallback') && !noCap.includes('hosted-mcp-example-daily-calls-used'), noCap.join());
+  });
+
+  it('on the limiter use the configured metrics namespace, like MCP_EMF_NAMESPACE', () => {
+    const t2 = synth({ config: testConfig({ metricsNamespace: 'HostedMcp/example' }) }).mcpT;
+    const limiter = Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties)
+      .filter((a) => ['limiter_fallback', 'daily_calls_used_pct'].includes(a.MetricName));
+    assert.equal(limiter.length, 2);
+    for (const a of limiter) assert.equal(a.Namespace, 'HostedMcp/example', a.AlarmName);
   });
 });
 
