@@ -50,6 +50,7 @@ fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
         audit,
         Redactor::new(),
         mcp_server::http_client(),
+        None,
     );
     (state, sink)
 }

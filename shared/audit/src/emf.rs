@@ -24,6 +24,12 @@ pub mod metrics {
         &[crate::fields::CONNECTOR],
         &[crate::fields::CONNECTOR, crate::fields::TOOL],
     ];
+    /// `limiter` lines: 1 while the instance counts in memory (its store failed), else 0.
+    pub const LIMITER_FALLBACK: &str = crate::fields::LIMITER_FALLBACK;
+    /// `limiter` lines: percent of the deployment's daily tool-call cap used today.
+    pub const DAILY_CALLS_USED_PCT: &str = crate::fields::DAILY_CALLS_USED_PCT;
+    /// `limiter` lines are deployment-wide: one metric each, no dimension.
+    pub const NO_DIMENSIONS: &[&[&str]] = &[&[]];
 }
 
 /// Turns EMF on for tool events.
@@ -39,9 +45,13 @@ impl AuditEvent {
     /// With `emf`, `tool_call` and `tool_error` events that name both a connector and a tool also
     /// carry the EMF `_aws` block and the top-level metric values `calls` and `errors`.
     pub fn to_json_line(&self, emf: Option<&EmfConfig>) -> String {
-        let line = match emf.and_then(|config| EmfLine::new(self, config)) {
-            Some(emf_line) => serde_json::to_string(&emf_line),
-            None => serde_json::to_string(self),
+        let line = if let Some(limiter) = emf.and_then(|config| LimiterLine::new(self, config)) {
+            serde_json::to_string(&limiter)
+        } else {
+            match emf.and_then(|config| EmfLine::new(self, config)) {
+                Some(emf_line) => serde_json::to_string(&emf_line),
+                None => serde_json::to_string(self),
+            }
         };
         // Only string-keyed structs and plain values are serialized, which cannot fail.
         line.expect("audit event serializes to JSON")
@@ -84,6 +94,59 @@ struct MetricDefinition {
     unit: &'static str,
 }
 
+/// A `limiter` line: its two figures as deployment-wide metrics.
+#[derive(Serialize)]
+struct LimiterLine<'a> {
+    #[serde(flatten)]
+    event: &'a AuditEvent,
+    #[serde(rename = "_aws")]
+    aws: Metadata<'a>,
+}
+
+impl<'a> LimiterLine<'a> {
+    fn new(event: &'a AuditEvent, config: &'a EmfConfig) -> Option<Self> {
+        let namespace = config.namespace.trim();
+        if event.event != EventKind::Limiter || namespace.is_empty() {
+            return None;
+        }
+        let mut definitions = Vec::new();
+        if event.limiter_fallback.is_some() {
+            definitions.push(MetricDefinition {
+                name: metrics::LIMITER_FALLBACK,
+                unit: "Count",
+            });
+        }
+        if event.daily_calls_used_pct.is_some_and(f64::is_finite) {
+            definitions.push(MetricDefinition {
+                name: metrics::DAILY_CALLS_USED_PCT,
+                unit: "Percent",
+            });
+        }
+        if definitions.is_empty() {
+            return None;
+        }
+        Some(Self {
+            event,
+            aws: Metadata {
+                timestamp: timestamp(event),
+                cloudwatch_metrics: [MetricDirective {
+                    namespace,
+                    dimensions: metrics::NO_DIMENSIONS,
+                    metrics: definitions,
+                }],
+            },
+        })
+    }
+}
+
+fn timestamp(event: &AuditEvent) -> i64 {
+    event
+        .ts
+        .parse::<jiff::Timestamp>()
+        .unwrap_or_else(|_| jiff::Timestamp::now())
+        .as_millisecond()
+}
+
 impl<'a> EmfLine<'a> {
     fn new(event: &'a AuditEvent, config: &'a EmfConfig) -> Option<Self> {
         let is_tool_event = matches!(event.event, EventKind::ToolCall | EventKind::ToolError);
@@ -114,16 +177,10 @@ impl<'a> EmfLine<'a> {
             });
         }
 
-        let timestamp = event
-            .ts
-            .parse::<jiff::Timestamp>()
-            .unwrap_or_else(|_| jiff::Timestamp::now())
-            .as_millisecond();
-
         Some(Self {
             event,
             aws: Metadata {
-                timestamp,
+                timestamp: timestamp(event),
                 cloudwatch_metrics: [MetricDirective {
                     namespace,
                     dimensions: metrics::DIMENSIONS,
@@ -163,6 +220,33 @@ mod tests {
 
     fn emf_line(event: &AuditEvent) -> Map<String, Value> {
         parse(&event.to_json_line(Some(&config())))
+    }
+
+    #[test]
+    fn a_limiter_line_carries_its_two_figures_as_metrics_without_dimensions() {
+        let event = AuditEvent::new(EventKind::Limiter).limiter(true, Some(81.25));
+        let map = emf_line(&event);
+        assert_eq!(map[fields::EVENT], "limiter");
+        assert_eq!(map[fields::LIMITER_FALLBACK], 1);
+        assert_eq!(map[fields::DAILY_CALLS_USED_PCT], 81.3);
+        let directive = &map["_aws"]["CloudWatchMetrics"][0];
+        assert_eq!(directive["Dimensions"], serde_json::json!([[]]));
+        let names: Vec<&str> = directive["Metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["Name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["limiter_fallback", "daily_calls_used_pct"]);
+        assert!(!map.contains_key("calls"), "not a tool call");
+        // No cap configured: only the fallback figure.
+        let event = AuditEvent::new(EventKind::Limiter).limiter(false, None);
+        let map = emf_line(&event);
+        assert_eq!(
+            map["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"],
+            "limiter_fallback"
+        );
+        assert_eq!(map[fields::LIMITER_FALLBACK], 0);
     }
 
     #[test]

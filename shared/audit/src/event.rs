@@ -18,6 +18,8 @@ pub enum EventKind {
     ServerError,
     /// quota-alarm asked an upstream for its quota itself (a quiet period's probe).
     QuotaProbe,
+    /// mcp-server's limiter, at most once a minute per instance: its store and the daily cap.
+    Limiter,
 }
 
 impl EventKind {
@@ -31,13 +33,14 @@ impl EventKind {
             Self::RateLimited => "rate_limited",
             Self::ServerError => "server_error",
             Self::QuotaProbe => "quota_probe",
+            Self::Limiter => "limiter",
         }
     }
 
     /// The level an event of this kind is logged at.
     pub fn level(self) -> Level {
         match self {
-            Self::ToolCall | Self::ClientInit | Self::QuotaProbe => Level::Info,
+            Self::ToolCall | Self::ClientInit | Self::QuotaProbe | Self::Limiter => Level::Info,
             Self::AuthDenied | Self::RateLimited => Level::Warn,
             Self::ToolError | Self::ServerError => Level::Error,
         }
@@ -115,6 +118,10 @@ pub struct AuditEvent {
     pub quota_consumed: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quota_limit: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limiter_fallback: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_calls_used_pct: Option<f64>,
 }
 
 /// Placeholder for an argument name that does not look like a name (a client could send an
@@ -158,6 +165,8 @@ impl AuditEvent {
             quota_remaining: None,
             quota_consumed: None,
             quota_limit: None,
+            limiter_fallback: None,
+            daily_calls_used_pct: None,
         }
     }
 
@@ -312,6 +321,13 @@ impl AuditEvent {
         self.quota_limit = Some(limit);
         self
     }
+
+    /// A `limiter` line's figures: whether the instance counts in memory, and the daily cap used.
+    pub fn limiter(mut self, fallback: bool, daily_calls_used_pct: Option<f64>) -> Self {
+        self.limiter_fallback = Some(u8::from(fallback));
+        self.daily_calls_used_pct = daily_calls_used_pct.map(|p| (p * 10.0).round() / 10.0);
+        self
+    }
 }
 
 fn format_ts(ts: jiff::Timestamp) -> String {
@@ -440,7 +456,8 @@ pub(crate) mod tests {
 
     #[test]
     fn fields_all_matches_keys_of_a_fully_populated_event() {
-        let json = serde_json::to_value(full_event()).unwrap();
+        // The limiter's figures ride only on `limiter` lines; a field is a field all the same.
+        let json = serde_json::to_value(full_event().limiter(false, Some(1.0))).unwrap();
         let keys: Vec<&str> = json
             .as_object()
             .unwrap()

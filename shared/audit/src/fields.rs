@@ -52,6 +52,10 @@ pub const QUOTA_REMAINING: &str = "quota_remaining";
 pub const QUOTA_CONSUMED: &str = "quota_consumed";
 /// Upstream quota limit for the window.
 pub const QUOTA_LIMIT: &str = "quota_limit";
+/// `limiter` events: 1 while this instance counts in memory because its counter store failed.
+pub const LIMITER_FALLBACK: &str = "limiter_fallback";
+/// `limiter` events: the share of the deployment's daily tool-call cap used today, percent.
+pub const DAILY_CALLS_USED_PCT: &str = "daily_calls_used_pct";
 
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
@@ -79,6 +83,8 @@ pub const ALL: &[&str] = &[
     QUOTA_REMAINING,
     QUOTA_CONSUMED,
     QUOTA_LIMIT,
+    LIMITER_FALLBACK,
+    DAILY_CALLS_USED_PCT,
 ];
 
 #[cfg(test)]

@@ -125,6 +125,10 @@ pub struct Quota {
     /// while, so a quiet month still has a current figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<QuotaProbe>,
+    /// Upstream requests one caller may spend on this connector per UTC day (mcp-server's
+    /// budget; aggregations count every page). Unset: no budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller_daily_budget: Option<u64>,
 }
 
 /// The quiet-period probe of a quota.

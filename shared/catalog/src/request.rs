@@ -185,6 +185,7 @@ mod tests {
             window: None,
             thresholds: vec![80, 95],
             probe: None,
+            caller_daily_budget: None,
         };
         let figures = quota.figures(lookup(&[
             ("x-remaining-quota", " 9876 "),

@@ -237,6 +237,7 @@ fn full_quota() -> Quota {
         window: Some(full_quota_window()),
         thresholds: vec![80, 95],
         probe: Some(full_quota_probe()),
+        caller_daily_budget: Some(1000),
     }
 }
 

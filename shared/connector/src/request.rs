@@ -182,6 +182,7 @@ mod tests {
             window: None,
             thresholds: vec![],
             probe: None,
+            caller_daily_budget: None,
         };
         let mut headers = HeaderMap::new();
         headers.insert("x-remaining-quota", HeaderValue::from_static("9876"));

@@ -15,7 +15,7 @@ use super::outcome::Outcome;
 use super::shape;
 use crate::contract::args::{self, ValidArgs};
 use crate::inventory::{Connector, Registry};
-use crate::upstream::{Deadline, Upstream};
+use crate::upstream::{Deadline, Meter, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
 const MAX_PAGES: u32 = 100;
@@ -37,6 +37,7 @@ pub async fn run(
     agg: &Aggregate,
     valid: &ValidArgs,
     deadline: &Deadline,
+    meter: &Meter,
 ) -> Outcome {
     let vars = variables(valid);
     let mut fetched = BTreeMap::new();
@@ -72,7 +73,10 @@ pub async fn run(
                 list.page = page;
                 list.page_size = page_size;
             }
-            match upstream.fetch(conn, tool, &source_valid, deadline).await {
+            match upstream
+                .fetch(conn, tool, &source_valid, deadline, meter)
+                .await
+            {
                 Ok(reply) => {
                     quota = add_request(quota, reply.quota);
                     let Some((page_items, more)) = page_of(conn, &reply.body) else {

@@ -11,6 +11,7 @@ use audit::{AuditLog, EmfConfig, Redactor};
 use crate::http::{AppState, app};
 use crate::inventory::config::{self, Config, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
+use crate::limits::{self, table::Table};
 
 pub mod lint;
 pub mod smoke;
@@ -127,22 +128,35 @@ pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catal
     Ok(connector::load(dir.map(PathBuf::as_path))?)
 }
 
-/// Builds the application state: catalogs, secret store, audit log, HTTP client.
+/// Builds the application state: catalogs, secret store, audit log, HTTP client, limits.
 pub async fn build_state(
     config: Config,
     catalog_dir: Option<&PathBuf>,
     redactor: Redactor,
 ) -> anyhow::Result<AppState> {
     let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
-    let loader = match &config.secret_source {
-        SecretSourceConfig::SecretsManager(id) => {
-            let aws = aws_config::load_from_env().await;
-            SecretLoader::SecretsManager {
-                client: aws_sdk_secretsmanager::Client::new(&aws),
-                secret_id: id.clone(),
-            }
+    let counting = config.limits != limits::Settings::OFF;
+    let table_name = config.limits_table.clone().filter(|_| counting);
+    // The AWS configuration is loaded once, and only when something on AWS is used.
+    let aws = match (&config.secret_source, &table_name) {
+        (SecretSourceConfig::SecretsManager(_), _) | (_, Some(_)) => {
+            Some(aws_config::load_from_env().await)
         }
-        SecretSourceConfig::Env => {
+        _ => None,
+    };
+    let limits_table = table_name.zip(aws.as_ref()).map(|(name, aws)| {
+        Table::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name,
+            config.limits_timeout,
+        )
+    });
+    let loader = match (&config.secret_source, &aws) {
+        (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
+            client: aws_sdk_secretsmanager::Client::new(aws),
+            secret_id: id.clone(),
+        },
+        _ => {
             let fields: Vec<(String, Vec<String>)> = catalogs
                 .iter()
                 .map(|c| (c.connector.clone(), c.secrets.clone()))
@@ -176,6 +190,7 @@ pub async fn build_state(
         audit,
         redactor,
         crate::http_client(),
+        limits_table,
     );
     Ok(state)
 }

@@ -2,7 +2,8 @@
 //! tool calls per caller and per deployment day after it. Over a limit is HTTP 429 with
 //! `Retry-After` (seconds), `RateLimit-Policy`/`RateLimit` headers and a JSON body naming the
 //! limit and when it resets; every refusal leaves a `rate_limited` audit line with the scope
-//! (never the IP).
+//! (never the IP). An admitted tool call carries its [`Admission`] (the caller's budgets) down
+//! to the call pipeline, and the first call of each minute writes the `limiter` line.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
@@ -15,7 +16,7 @@ use super::jsonrpc::RpcMethod;
 use crate::call::Caller;
 use crate::call::caller::RequestMeta;
 use crate::limits::window::now_s;
-use crate::limits::{Exceeded, Scope};
+use crate::limits::{Admission, Exceeded, Report, Scope};
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -43,13 +44,19 @@ pub async fn per_call(State(state): State<AppState>, request: Request, next: Nex
     let (true, Some(caller)) = (is_call, caller) else {
         return next.run(request).await;
     };
+    let mut request = request;
     // A key shared by several people counts each user on their own.
     let who = match &caller.user {
         Some(user) => format!("{}:{user}", caller.key_id),
         None => caller.key_id.clone(),
     };
-    match state.limits.tool_call_by(&who, now_s()) {
-        Ok(passed) => {
+    match state.limits.tool_call_by(&who, now_s()).await {
+        Ok(admission) => {
+            if let Some(report) = admission.report {
+                write_report(&state, report);
+            }
+            let passed = admission.passed;
+            request.extensions_mut().insert::<Admission>(admission);
             let mut response = next.run(request).await;
             if let Some(p) = passed {
                 add_headers(
@@ -65,6 +72,13 @@ pub async fn per_call(State(state): State<AppState>, request: Request, next: Nex
         }
         Err(e) => refuse(&state, &e, Some(&caller)),
     }
+}
+
+/// The `limiter` line (EMF metrics `limiter_fallback`, `daily_calls_used_pct`).
+fn write_report(state: &AppState, report: Report) {
+    let event = audit::AuditEvent::new(audit::EventKind::Limiter)
+        .limiter(report.fallback, report.daily_calls_used_pct);
+    state.audit.write(&event);
 }
 
 fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
@@ -89,7 +103,8 @@ fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
              calling in a loop should stop and ask the user.",
             e.limit, e.retry_after_s
         ),
-        Scope::Daily => format!(
+        // Budgets are answered by the call pipeline as tool results, not here.
+        Scope::Daily | Scope::Budget => format!(
             "This deployment's {} tool calls for today (UTC) are used up; they reset in {} s. \
              Tell the user, or ask an operator.",
             e.limit, e.retry_after_s

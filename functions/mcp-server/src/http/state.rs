@@ -10,6 +10,7 @@ use crate::inventory::profiles::Profiles;
 use crate::inventory::secrets::SecretStore;
 use crate::inventory::{Connector, Inventory, Registry};
 use crate::limits::Limits;
+use crate::limits::table::Table;
 use crate::mcp::Mcp;
 use crate::upstream::Upstream;
 
@@ -38,7 +39,16 @@ impl AppState {
         audit: audit::AuditLog,
         redactor: audit::Redactor,
         http: reqwest::Client,
+        limits_table: Option<Table>,
     ) -> Self {
+        let budgets = catalogs
+            .iter()
+            .filter_map(|c| {
+                let budget = c.quota.as_ref()?.caller_daily_budget?;
+                Some((c.connector.clone(), budget))
+            })
+            .collect();
+        let limits = Arc::new(Limits::new(config.limits, budgets, limits_table));
         let connectors = catalogs
             .into_iter()
             .map(|catalog| Connector {
@@ -58,6 +68,7 @@ impl AppState {
                 secrets: secrets.clone(),
                 redactor: redactor.clone(),
             },
+            limits: limits.clone(),
             max_result_bytes: config.max_result_bytes,
         };
         let mcp = Arc::new(Mcp::new(
@@ -68,7 +79,6 @@ impl AppState {
             config.call_deadline,
             LIST_TTL,
         ));
-        let config_limits = config.limits;
         AppState {
             config: Arc::new(config),
             inventory,
@@ -76,7 +86,7 @@ impl AppState {
             secrets,
             audit,
             health: health::cache(),
-            limits: Arc::new(Limits::new(config_limits)),
+            limits,
             insecure_no_auth: false,
         }
     }

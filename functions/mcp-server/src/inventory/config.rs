@@ -114,6 +114,9 @@ pub struct Config {
     pub health_timeout: Duration,
     pub call_deadline: Duration,
     pub limits: limits::Settings,
+    /// The DynamoDB table of the shared counters; in memory per instance when unset.
+    pub limits_table: Option<String>,
+    pub limits_timeout: Duration,
     pub trusted_proxies: Vec<Cidr>,
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
@@ -205,6 +208,8 @@ impl Config {
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             call_deadline,
             limits: limit_settings(&env, &read)?,
+            limits_table: env.get(LIMITS_TABLE).map(str::to_string),
+            limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             trusted_proxies,
             json_logs,
             profiles: Profiles::from_env(&env)?,
@@ -240,6 +245,7 @@ fn limit_settings<F: Fn(&str) -> Option<String>>(
         per_ip_per_minute: read.number(LIMIT_PER_IP_PER_MINUTE, d.per_ip_per_minute)?,
         per_caller_per_minute: read.number(LIMIT_PER_CALLER_PER_MINUTE, d.per_caller_per_minute)?,
         daily_calls: read.number(LIMIT_DAILY_CALLS, d.daily_calls)?,
+        budgets: true,
     })
 }
 

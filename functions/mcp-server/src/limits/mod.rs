@@ -1,14 +1,28 @@
 //! Edge protection: how many requests a client IP, tool calls a caller and tool calls the whole
-//! deployment may make per window, counted in fixed windows (`window`) in a store (`store`).
-//! Pure counting over plain data; the HTTP edge decides what to count and answers 429.
+//! deployment may make per window, and how many upstream requests a caller may spend per
+//! connector per UTC day (its budget), counted in fixed windows (`window`).
+//!
+//! Pure counting over plain data; the HTTP edge decides what to count and answers 429, the call
+//! pipeline spends budgets. Client IPs are counted in memory on each instance (`store`): a
+//! request before authentication must not cost a table write, or a flood would become a bill.
+//! A tool call's counters go to the shared table when one is configured (`shared`, `table`),
+//! all of them in one tally: one round trip per call.
 //!
 //! Every limit is configurable and `0` turns it off (see `inventory::config`).
 
 pub mod cidr;
+pub mod shared;
 pub mod store;
+pub mod table;
 pub mod window;
 
-use store::{Hit, MemoryStore};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use shared::Counters;
+use store::{Counted, Guard, Hit, MemoryStore, Tally};
+use table::Table;
 use window::Window;
 
 /// Which limit a request ran into.
@@ -20,6 +34,8 @@ pub enum Scope {
     Caller,
     /// Tool calls of the whole deployment per UTC day.
     Daily,
+    /// Upstream requests per caller and connector per UTC day.
+    Budget,
 }
 
 impl Scope {
@@ -28,6 +44,7 @@ impl Scope {
             Scope::Ip => "ip",
             Scope::Caller => "caller",
             Scope::Daily => "daily",
+            Scope::Budget => "budget",
         }
     }
 }
@@ -38,6 +55,8 @@ pub struct Settings {
     pub per_ip_per_minute: u64,
     pub per_caller_per_minute: u64,
     pub daily_calls: u64,
+    /// Whether the catalogs' `caller_daily_budget`s apply.
+    pub budgets: bool,
 }
 
 impl Settings {
@@ -46,12 +65,14 @@ impl Settings {
         per_ip_per_minute: 120,
         per_caller_per_minute: 60,
         daily_calls: 20_000,
+        budgets: true,
     };
-    /// Every limit off (`MCP_LIMITS=off`).
+    /// Every limit and budget off (`MCP_LIMITS=off`).
     pub const OFF: Settings = Settings {
         per_ip_per_minute: 0,
         per_caller_per_minute: 0,
         daily_calls: 0,
+        budgets: false,
     };
 }
 
@@ -75,16 +96,66 @@ pub struct Passed {
     pub reset_after_s: u64,
 }
 
+/// A caller's budget on one connector as counted when the call was admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub limit: u64,
+    pub spent: u64,
+    pub reset_after_s: u64,
+}
+
+impl Budget {
+    pub fn remaining(&self) -> u64 {
+        self.limit.saturating_sub(self.spent)
+    }
+}
+
+/// What admitting a tool call found: the tightest HTTP-level limit, the caller's budgets (by
+/// connector), and the `limiter` line due this minute, if one is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Admission {
+    pub passed: Option<Passed>,
+    /// Whose budgets these are: the key the call's spending is booked on.
+    pub caller: String,
+    pub budgets: BTreeMap<String, Budget>,
+    pub report: Option<Report>,
+}
+
+/// The `limiter` line: whether this instance counts in memory, and the daily cap used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Report {
+    pub fallback: bool,
+    pub daily_calls_used_pct: Option<f64>,
+}
+
 pub struct Limits {
     settings: Settings,
-    store: MemoryStore,
+    /// `caller_daily_budget` per connector.
+    budgets: BTreeMap<String, u64>,
+    ip: MemoryStore,
+    calls: Counters,
+    /// Upstream requests spent since the last tally, booked with the next one (whoever makes
+    /// it), so spending costs no round trip of its own.
+    pending: Mutex<Pending>,
+    /// The minute (since the epoch) of the last `limiter` report.
+    reported: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    day: u64,
+    spent: BTreeMap<(String, String), u64>,
 }
 
 impl Limits {
-    pub fn new(settings: Settings) -> Self {
+    pub fn new(settings: Settings, budgets: BTreeMap<String, u64>, table: Option<Table>) -> Self {
         Limits {
             settings,
-            store: MemoryStore::default(),
+            budgets,
+            ip: MemoryStore::default(),
+            calls: Counters::new(table),
+            pending: Mutex::default(),
+            reported: AtomicU64::new(0),
         }
     }
 
@@ -94,83 +165,244 @@ impl Limits {
 
     /// One request from `ip` (any request to `/mcp`, before authentication).
     pub fn request_from(&self, ip: &str, now: u64) -> Result<Option<Passed>, Exceeded> {
-        self.count(
-            &[(
-                Scope::Ip,
-                self.settings.per_ip_per_minute,
-                Window::Minute,
-                ip,
-            )],
-            now,
-        )
-    }
-
-    /// One tool call by `caller`: the caller's minute and the deployment's day, counted together
-    /// (one store round trip).
-    pub fn tool_call_by(&self, caller: &str, now: u64) -> Result<Option<Passed>, Exceeded> {
-        self.count(
-            &[
-                (
-                    Scope::Caller,
-                    self.settings.per_caller_per_minute,
-                    Window::Minute,
-                    caller,
-                ),
-                (
-                    Scope::Daily,
-                    self.settings.daily_calls,
-                    Window::UtcDay,
-                    "all",
-                ),
-            ],
-            now,
-        )
-    }
-
-    /// Adds one to each limit that is on; the first one over its limit refuses.
-    fn count(
-        &self,
-        limits: &[(Scope, u64, Window, &str)],
-        now: u64,
-    ) -> Result<Option<Passed>, Exceeded> {
-        let on: Vec<&(Scope, u64, Window, &str)> = limits.iter().filter(|l| l.1 > 0).collect();
-        if on.is_empty() {
+        let limit = self.settings.per_ip_per_minute;
+        if limit == 0 {
             return Ok(None);
         }
-        let hits: Vec<Hit> = on
-            .iter()
-            .map(|(scope, _, window, id)| {
-                let start = window.start(now);
-                Hit {
-                    key: format!("{}:{id}:{start}", scope.as_str()),
-                    expires: start + window.seconds(),
-                }
-            })
-            .collect();
-        let counts = self.store.hit(&hits, now);
-        let mut tightest: Option<Passed> = None;
-        for ((scope, limit, window, _), count) in on.into_iter().zip(counts) {
-            if count > *limit {
+        let start = Window::Minute.start(now);
+        let hit = Hit {
+            key: format!("ip:{ip}:{start}"),
+            add: 1,
+            expires: start + 60,
+        };
+        let count = self.ip.hit(&[hit], now)[0];
+        let reset_after_s = Window::Minute.reset_after(now);
+        if count > limit {
+            return Err(Exceeded {
+                scope: Scope::Ip,
+                limit,
+                window: Window::Minute,
+                retry_after_s: reset_after_s,
+            });
+        }
+        Ok(Some(Passed {
+            scope: Scope::Ip,
+            limit,
+            remaining: limit - count,
+            window: Window::Minute,
+            reset_after_s,
+        }))
+    }
+
+    /// One tool call by `caller`: the caller's minute, the deployment's day and the caller's
+    /// budgets, read and counted in one tally (with what earlier calls spent).
+    pub async fn tool_call_by(&self, caller: &str, now: u64) -> Result<Admission, Exceeded> {
+        let s = self.settings;
+        let day = Window::UtcDay.start(now);
+        let day_end = day + Window::UtcDay.seconds();
+        let minute = (now - day) / 60;
+        let mut tally = Tally {
+            item: format!("calls#{}", date(day)),
+            // Kept a day past its end: DynamoDB's TTL sweeps it up later.
+            expires: day_end + Window::UtcDay.seconds(),
+            hits: Vec::new(),
+            stale: Vec::new(),
+            guard: None,
+        };
+        let mut daily_at = None;
+        if s.daily_calls > 0 {
+            daily_at = Some(tally.hits.len());
+            tally.guard = Some(Guard {
+                hit: tally.hits.len(),
+                limit: s.daily_calls,
+            });
+            tally.hits.push(Hit {
+                key: "calls".into(),
+                add: 1,
+                expires: day_end,
+            });
+        }
+        let mut minute_at = None;
+        if s.per_caller_per_minute > 0 {
+            minute_at = Some(tally.hits.len());
+            tally.hits.push(Hit {
+                key: format!("m#{caller}#{minute}"),
+                add: 1,
+                expires: Window::Minute.start(now) + 60,
+            });
+            if let Some(previous) = minute.checked_sub(1) {
+                tally.stale.push(format!("m#{caller}#{previous}"));
+            }
+        }
+        let mut flush = if s.budgets {
+            self.take_pending(day)
+        } else {
+            BTreeMap::new()
+        };
+        let mut budget_at = Vec::new();
+        if s.budgets {
+            for (connector, limit) in &self.budgets {
+                let add = flush
+                    .remove(&(caller.to_string(), connector.clone()))
+                    .unwrap_or(0);
+                budget_at.push((connector.clone(), *limit, tally.hits.len()));
+                tally.hits.push(budget_hit(caller, connector, add, day_end));
+            }
+        }
+        for ((who, connector), add) in &flush {
+            tally.hits.push(budget_hit(who, connector, *add, day_end));
+        }
+        if tally.hits.is_empty() {
+            return Ok(Admission {
+                caller: caller.to_string(),
+                ..Admission::default()
+            });
+        }
+        let (counted, _) = self.calls.count(&tally, now).await;
+        let values = match counted {
+            Counted::Values(v) => v,
+            Counted::Refused => {
+                // Nothing was counted: what was to be booked stays pending.
+                self.restore_pending(day, &tally);
                 return Err(Exceeded {
-                    scope: *scope,
-                    limit: *limit,
-                    window: *window,
+                    scope: Scope::Daily,
+                    limit: s.daily_calls,
+                    window: Window::UtcDay,
+                    retry_after_s: Window::UtcDay.reset_after(now),
+                });
+            }
+        };
+        let mut tightest: Option<Passed> = None;
+        for (scope, limit, window, at) in [
+            (
+                Scope::Caller,
+                s.per_caller_per_minute,
+                Window::Minute,
+                minute_at,
+            ),
+            (Scope::Daily, s.daily_calls, Window::UtcDay, daily_at),
+        ] {
+            let Some(count) = at.map(|i| values[i]) else {
+                continue;
+            };
+            if count > limit {
+                return Err(Exceeded {
+                    scope,
+                    limit,
+                    window,
                     retry_after_s: window.reset_after(now),
                 });
             }
             let passed = Passed {
-                scope: *scope,
-                limit: *limit,
+                scope,
+                limit,
                 remaining: limit - count,
-                window: *window,
+                window,
                 reset_after_s: window.reset_after(now),
             };
             if tightest.is_none_or(|t| passed.remaining < t.remaining) {
                 tightest = Some(passed);
             }
         }
-        Ok(tightest)
+        let budgets = budget_at
+            .into_iter()
+            .map(|(connector, limit, i)| {
+                let budget = Budget {
+                    limit,
+                    spent: values[i],
+                    reset_after_s: Window::UtcDay.reset_after(now),
+                };
+                (connector, budget)
+            })
+            .collect();
+        let report = self.report_due(now).then(|| Report {
+            fallback: self.calls.degraded(),
+            daily_calls_used_pct: daily_at.map(|i| values[i] as f64 * 100.0 / s.daily_calls as f64),
+        });
+        Ok(Admission {
+            passed: tightest,
+            caller: caller.to_string(),
+            budgets,
+            report,
+        })
     }
+
+    /// `requests` upstream requests that `caller`'s call on `connector` sent, booked with the
+    /// next tally.
+    pub fn spent(&self, caller: &str, connector: &str, requests: u64, now: u64) {
+        if !self.settings.budgets || requests == 0 || !self.budgets.contains_key(connector) {
+            return;
+        }
+        let day = Window::UtcDay.start(now);
+        let mut pending = self.lock_pending();
+        if pending.day != day {
+            *pending = Pending {
+                day,
+                spent: BTreeMap::new(),
+            };
+        }
+        *pending
+            .spent
+            .entry((caller.to_string(), connector.to_string()))
+            .or_insert(0) += requests;
+    }
+
+    fn take_pending(&self, day: u64) -> BTreeMap<(String, String), u64> {
+        let mut pending = self.lock_pending();
+        let spent = std::mem::take(&mut pending.spent);
+        // Spending of a day that is over is not booked on the new one.
+        if pending.day == day {
+            spent
+        } else {
+            BTreeMap::new()
+        }
+    }
+
+    /// Puts a refused tally's budget amounts (`b#caller#connector`) back.
+    fn restore_pending(&self, day: u64, tally: &Tally) {
+        let mut pending = self.lock_pending();
+        if pending.day != day {
+            pending.day = day;
+            pending.spent.clear();
+        }
+        for hit in tally.hits.iter().filter(|h| h.add > 0) {
+            if let Some((who, connector)) =
+                hit.key.strip_prefix("b#").and_then(|k| k.rsplit_once('#'))
+            {
+                *pending
+                    .spent
+                    .entry((who.to_string(), connector.to_string()))
+                    .or_insert(0) += hit.add;
+            }
+        }
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// True once a minute per instance (the first call of each minute).
+    fn report_due(&self, now: u64) -> bool {
+        let minute = now / 60;
+        self.reported.swap(minute, Ordering::Relaxed) != minute
+    }
+}
+
+fn budget_hit(caller: &str, connector: &str, add: u64, expires: u64) -> Hit {
+    Hit {
+        key: format!("b#{caller}#{connector}"),
+        add,
+        expires,
+    }
+}
+
+/// `2026-12-01` for a day's start.
+fn date(day_start: u64) -> String {
+    jiff::Timestamp::from_second(day_start as i64)
+        .map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date().to_string())
+        .unwrap_or_else(|_| day_start.to_string())
 }
 
 #[cfg(test)]
@@ -179,9 +411,17 @@ mod tests {
 
     const NOW: u64 = 1_796_120_477; // 10:21:17 UTC: 43 s left in the minute
 
+    fn limits(settings: Settings) -> Limits {
+        Limits::new(
+            settings,
+            BTreeMap::from([("papierkram".to_string(), 10)]),
+            None,
+        )
+    }
+
     #[test]
     fn the_request_at_the_limit_passes_and_the_next_is_refused_until_the_window_ends() {
-        let limits = Limits::new(Settings {
+        let limits = limits(Settings {
             per_ip_per_minute: 3,
             ..Settings::OFF
         });
@@ -199,31 +439,110 @@ mod tests {
         );
     }
 
-    #[test]
-    fn tool_calls_count_per_caller_and_against_the_daily_cap() {
-        let limits = Limits::new(Settings {
+    #[tokio::test]
+    async fn tool_calls_count_per_caller_and_against_the_daily_cap() {
+        let limits = limits(Settings {
             per_caller_per_minute: 2,
             daily_calls: 3,
             ..Settings::OFF
         });
-        assert!(limits.tool_call_by("a", NOW).is_ok());
-        assert!(limits.tool_call_by("a", NOW).is_ok());
-        assert_eq!(
-            limits.tool_call_by("a", NOW).unwrap_err().scope,
-            Scope::Caller
-        );
+        assert!(limits.tool_call_by("a", NOW).await.is_ok());
+        assert!(limits.tool_call_by("a", NOW).await.is_ok());
+        let caller = limits.tool_call_by("a", NOW).await.unwrap_err();
+        assert_eq!(caller.scope, Scope::Caller);
+        assert_eq!(caller.retry_after_s, 43);
         // b's own minute is fresh, but the deployment's day is used up (a's refused call counted).
-        let daily = limits.tool_call_by("b", NOW).unwrap_err();
+        let daily = limits.tool_call_by("b", NOW).await.unwrap_err();
         assert_eq!(daily.scope, Scope::Daily);
         assert_eq!(daily.retry_after_s, 86_400 - (10 * 3600 + 21 * 60 + 17));
+        assert_eq!(
+            limits
+                .tool_call_by("a", NOW + 86_400)
+                .await
+                .unwrap()
+                .passed
+                .unwrap()
+                .remaining,
+            1,
+            "a new day and minute: the caller's minute is the tighter"
+        );
+    }
+
+    #[tokio::test]
+    async fn spending_is_booked_with_the_next_call_and_read_back_as_the_budget() {
+        let limits = limits(Settings::DEFAULT);
+        let first = limits.tool_call_by("a", NOW).await.unwrap();
+        assert_eq!(first.budgets["papierkram"].remaining(), 10);
+        limits.spent("a", "papierkram", 7, NOW);
+        limits.spent("b", "papierkram", 2, NOW);
+        limits.spent("a", "unbudgeted", 5, NOW);
+        let second = limits.tool_call_by("a", NOW + 1).await.unwrap();
+        assert_eq!(second.budgets["papierkram"].spent, 7);
+        assert_eq!(second.budgets["papierkram"].remaining(), 3);
+        // b's spending went with a's tally: b sees it on its first call.
+        let b = limits.tool_call_by("b", NOW + 2).await.unwrap();
+        assert_eq!(b.budgets["papierkram"].spent, 2);
+        // Yesterday's spending is not booked on today.
+        limits.spent("a", "papierkram", 3, NOW);
+        let tomorrow = limits.tool_call_by("a", NOW + 86_400).await.unwrap();
+        assert_eq!(tomorrow.budgets["papierkram"].spent, 0);
+    }
+
+    #[tokio::test]
+    async fn a_refused_call_keeps_what_was_to_be_booked() {
+        let limits = limits(Settings {
+            daily_calls: 1,
+            budgets: true,
+            ..Settings::OFF
+        });
+        limits.tool_call_by("a", NOW).await.unwrap();
+        limits.spent("a", "papierkram", 4, NOW);
+        assert_eq!(
+            limits.tool_call_by("a", NOW).await.unwrap_err().scope,
+            Scope::Daily
+        );
+        assert_eq!(
+            limits.lock_pending().spent[&("a".into(), "papierkram".into())],
+            4
+        );
+    }
+
+    #[tokio::test]
+    async fn a_limiter_report_is_due_once_a_minute() {
+        let limits = limits(Settings {
+            daily_calls: 200,
+            ..Settings::OFF
+        });
+        let report = limits.tool_call_by("a", NOW).await.unwrap().report.unwrap();
+        assert_eq!(report.daily_calls_used_pct, Some(0.5));
+        assert!(!report.fallback);
+        assert_eq!(
+            limits.tool_call_by("a", NOW + 1).await.unwrap().report,
+            None
+        );
+        assert!(
+            limits
+                .tool_call_by("a", NOW + 60)
+                .await
+                .unwrap()
+                .report
+                .is_some()
+        );
+    }
+
+    #[tokio::test]
+    async fn zero_turns_a_limit_off() {
+        let limits = limits(Settings::OFF);
+        for _ in 0..1000 {
+            let admission = limits.tool_call_by("a", NOW).await.unwrap();
+            assert_eq!(admission.passed, None);
+            assert!(admission.budgets.is_empty());
+            assert_eq!(limits.request_from("192.0.2.1", NOW), Ok(None));
+        }
     }
 
     #[test]
-    fn zero_turns_a_limit_off() {
-        let limits = Limits::new(Settings::OFF);
-        for _ in 0..1000 {
-            assert_eq!(limits.tool_call_by("a", NOW), Ok(None));
-            assert_eq!(limits.request_from("192.0.2.1", NOW), Ok(None));
-        }
+    fn days_are_named_by_their_utc_date() {
+        assert_eq!(date(Window::UtcDay.start(NOW)), "2026-12-01");
     }
 }

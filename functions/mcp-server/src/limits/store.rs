@@ -1,15 +1,43 @@
-//! Where counters live. The in-memory store is the local default (and, on Lambda, per
-//! instance); a shared store (DynamoDB) plugs in beside it. Counting is "add one and read the
-//! new value" for several counters at once, so one call costs one store round trip.
+//! Counters in memory: the local default, the per-IP limit everywhere, and the fallback of an
+//! instance whose shared table (`table`) fails. A [`Tally`] is "add to these counters and read
+//! the new values" for everything one tool call counts, so one call is one round trip.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// One counter to add to: its key and when it may be forgotten (seconds since the epoch).
+/// One counter to add to: its key, the amount, and when it may be forgotten (seconds since the
+/// epoch).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     pub key: String,
+    pub add: u64,
     pub expires: u64,
+}
+
+/// Everything one tool call counts: hits on the counters of one day (`item`, kept until
+/// `expires`), counters of that day no longer needed (`stale`), and a `guard` that refuses
+/// the whole tally, counting nothing, when one counter would pass its limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    pub item: String,
+    pub expires: u64,
+    pub hits: Vec<Hit>,
+    pub stale: Vec<String>,
+    pub guard: Option<Guard>,
+}
+
+/// `hits[hit]` may not go past `limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    pub hit: usize,
+    pub limit: u64,
+}
+
+/// The answer to a tally: the new value of each hit, in order, or refused by its guard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counted {
+    Values(Vec<u64>),
+    Refused,
 }
 
 /// Most counters kept in memory; past it, expired ones are dropped first and then, should a
@@ -22,25 +50,44 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
-    /// Adds one to each counter and returns the new counts, in order.
+    /// Adds to each counter and returns the new counts, in order.
     pub fn hit(&self, hits: &[Hit], now: u64) -> Vec<u64> {
-        let mut counters = self
-            .counters
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if counters.len() >= MAX_COUNTERS {
-            prune(&mut counters, now);
-        }
+        let mut counters = self.lock(now);
         hits.iter()
             .map(|h| {
-                let entry = counters.entry(h.key.clone()).or_insert((0, h.expires));
-                if entry.1 <= now {
-                    *entry = (0, h.expires);
-                }
-                entry.0 += 1;
+                let entry = live(&mut counters, &h.key, h.expires, now);
+                entry.0 += h.add;
                 entry.0
             })
             .collect()
+    }
+
+    /// A tally, with the same meaning as the shared table's.
+    pub fn count(&self, tally: &Tally, now: u64) -> Counted {
+        let key = |hit: &Hit| format!("{}/{}", tally.item, hit.key);
+        let mut counters = self.lock(now);
+        if let Some(guard) = tally.guard
+            && let Some(hit) = tally.hits.get(guard.hit)
+        {
+            let current = live(&mut counters, &key(hit), hit.expires, now).0;
+            if current + hit.add > guard.limit {
+                return Counted::Refused;
+            }
+        }
+        for stale in &tally.stale {
+            counters.remove(&format!("{}/{stale}", tally.item));
+        }
+        Counted::Values(
+            tally
+                .hits
+                .iter()
+                .map(|h| {
+                    let entry = live(&mut counters, &key(h), h.expires, now);
+                    entry.0 += h.add;
+                    entry.0
+                })
+                .collect(),
+        )
     }
 
     pub fn len(&self) -> usize {
@@ -53,6 +100,31 @@ impl MemoryStore {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    fn lock(&self, now: u64) -> std::sync::MutexGuard<'_, HashMap<String, (u64, u64)>> {
+        let mut counters = self
+            .counters
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if counters.len() >= MAX_COUNTERS {
+            prune(&mut counters, now);
+        }
+        counters
+    }
+}
+
+/// The counter under `key`, restarted at 0 when its window is over.
+fn live<'a>(
+    counters: &'a mut HashMap<String, (u64, u64)>,
+    key: &str,
+    expires: u64,
+    now: u64,
+) -> &'a mut (u64, u64) {
+    let entry = counters.entry(key.to_string()).or_insert((0, expires));
+    if entry.1 <= now {
+        *entry = (0, expires);
+    }
+    entry
 }
 
 fn prune(counters: &mut HashMap<String, (u64, u64)>, now: u64) {
@@ -71,9 +143,10 @@ fn prune(counters: &mut HashMap<String, (u64, u64)>, now: u64) {
 mod tests {
     use super::*;
 
-    fn hit(key: &str, expires: u64) -> Hit {
+    fn hit(key: &str, add: u64, expires: u64) -> Hit {
         Hit {
             key: key.into(),
+            add,
             expires,
         }
     }
@@ -81,16 +154,57 @@ mod tests {
     #[test]
     fn counts_add_up_per_key_and_restart_when_expired() {
         let store = MemoryStore::default();
-        assert_eq!(store.hit(&[hit("a", 60), hit("b", 60)], 0), [1, 1]);
-        assert_eq!(store.hit(&[hit("a", 60)], 1), [2]);
-        assert_eq!(store.hit(&[hit("a", 120)], 60), [1], "a new window");
+        assert_eq!(store.hit(&[hit("a", 1, 60), hit("b", 1, 60)], 0), [1, 1]);
+        assert_eq!(store.hit(&[hit("a", 2, 60)], 1), [3]);
+        assert_eq!(store.hit(&[hit("a", 1, 120)], 60), [1], "a new window");
+    }
+
+    #[test]
+    fn a_guarded_tally_counts_nothing_once_its_limit_is_reached() {
+        let store = MemoryStore::default();
+        let tally = Tally {
+            item: "day".into(),
+            expires: 100,
+            hits: vec![hit("calls", 1, 100), hit("other", 5, 100)],
+            stale: vec![],
+            guard: Some(Guard { hit: 0, limit: 2 }),
+        };
+        assert_eq!(store.count(&tally, 0), Counted::Values(vec![1, 5]));
+        assert_eq!(store.count(&tally, 0), Counted::Values(vec![2, 10]));
+        assert_eq!(store.count(&tally, 0), Counted::Refused);
+        let unguarded = Tally {
+            guard: None,
+            ..tally
+        };
+        assert_eq!(
+            store.count(&unguarded, 0),
+            Counted::Values(vec![3, 15]),
+            "the refused tally added nothing"
+        );
+    }
+
+    #[test]
+    fn stale_counters_are_dropped() {
+        let store = MemoryStore::default();
+        let mut tally = Tally {
+            item: "day".into(),
+            expires: 100,
+            hits: vec![hit("m1", 1, 100)],
+            stale: vec![],
+            guard: None,
+        };
+        store.count(&tally, 0);
+        tally.hits = vec![hit("m2", 1, 100)];
+        tally.stale = vec!["m1".into()];
+        store.count(&tally, 0);
+        assert_eq!(store.len(), 1);
     }
 
     #[test]
     fn a_flood_of_keys_stays_bounded() {
         let store = MemoryStore::default();
         for i in 0..(MAX_COUNTERS + 10) {
-            store.hit(&[hit(&format!("ip:{i}"), 60)], 0);
+            store.hit(&[hit(&format!("ip:{i}"), 1, 60)], 0);
         }
         assert!(store.len() <= MAX_COUNTERS, "{}", store.len());
     }

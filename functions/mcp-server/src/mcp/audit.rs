@@ -20,8 +20,11 @@ pub fn tool_call(
     ctx: &CallContext,
     elapsed: Duration,
 ) -> AuditEvent {
+    // A call its budget refused is a limit hit, like the edge's 429s, not a failing tool.
     let kind = if outcome.status == catalog::Status::Ok {
         EventKind::ToolCall
+    } else if outcome.reason.as_deref() == Some(crate::call::budget::REASON) {
+        EventKind::RateLimited
     } else {
         EventKind::ToolError
     };

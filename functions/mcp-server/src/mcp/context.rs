@@ -8,6 +8,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use crate::call::Caller;
 use crate::call::caller::RequestMeta;
 use crate::inventory::Scope;
+use crate::limits::Admission;
 
 /// Client names are cut to this many characters, versions to [`MAX_VERSION`].
 const MAX_CLIENT: usize = 64;
@@ -20,6 +21,8 @@ pub struct CallContext {
     pub client: Option<(String, String)>,
     pub protocol_version: Option<String>,
     pub request: RequestMeta,
+    /// What the edge's limits counted for this tool call (the caller's budgets).
+    pub admission: Option<Admission>,
 }
 
 impl CallContext {
@@ -52,6 +55,7 @@ impl CallContext {
                 .or(header_version)
                 .map(|v| audit::bounded(&v, MAX_VERSION)),
             request,
+            admission: parts.and_then(|p| p.extensions.get::<Admission>().cloned()),
         })
     }
 

@@ -141,7 +141,10 @@ impl Mcp {
         let name = names::plain_name(name).ok()?;
         let (conn, tool) = self.inventory.find(ctx.scope(), name)?;
         let deadline = self.deadline(&ctx.request);
-        let outcome = self.pipeline.call(conn, tool, arguments, &deadline).await;
+        let outcome = self
+            .pipeline
+            .call(conn, tool, arguments, &deadline, ctx.admission.as_ref())
+            .await;
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
             &tool.name,

@@ -31,6 +31,9 @@ pub enum UpstreamError {
     },
     #[error("the upstream answered HTTP {}", .0.http_status)]
     Refused(Box<Refusal>),
+    /// The caller's budget allowed no more requests (the budget stage words the answer).
+    #[error("the caller's budget allows no more than {allowance} upstream requests")]
+    OverBudget { allowance: u64 },
 }
 
 /// A non-2xx answer, reduced to what a result may carry.

@@ -47,6 +47,14 @@ pub fn describe(conn: &Connector, tool: &Tool, err: &UpstreamError) -> Fault {
                 *budget_ms as f64 / 1000.0
             ),
         ),
+        UpstreamError::OverBudget { allowance } => fault(
+            Status::RateLimited,
+            "limit_budget",
+            format!(
+                "This call needed more than the {allowance} {title} requests left of your daily \
+                 budget; narrow it (a shorter period, count_only) or wait for the budget to reset."
+            ),
+        ),
         UpstreamError::Unreachable => fault(
             Status::Unavailable,
             "upstream_unreachable",

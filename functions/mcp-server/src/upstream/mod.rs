@@ -6,6 +6,7 @@
 pub mod deadline;
 pub mod error;
 pub mod hints;
+pub mod meter;
 pub mod request;
 pub mod send;
 
@@ -18,6 +19,7 @@ use serde_json::Value;
 pub use deadline::Deadline;
 pub use error::{Refusal, UpstreamError};
 pub use hints::Fault;
+pub use meter::Meter;
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::Connector;
@@ -44,14 +46,16 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    /// One upstream request for a tool with validated arguments, within `deadline`. Re-reads the
-    /// secret once on a 401 (rotation) and sends again with what is left of the deadline.
+    /// One upstream request for a tool with validated arguments, within `deadline` and the
+    /// `meter`'s allowance. Re-reads the secret once on a 401 (rotation) and sends again with
+    /// what is left of the deadline (a second request on the meter).
     pub async fn fetch(
         &self,
         conn: &Connector,
         tool: &Tool,
         valid: &ValidArgs,
         deadline: &Deadline,
+        meter: &Meter,
     ) -> Result<Reply, UpstreamError> {
         let catalog = &conn.catalog;
         let mut secrets = self.secrets.get().await.map_err(|e| {
@@ -66,6 +70,7 @@ impl Upstream {
         let mut refreshed = false;
         loop {
             let url = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
+            meter.take()?;
             let answer = self
                 .send_within(catalog, &secrets, method, url, body.as_ref(), deadline)
                 .await?;

@@ -73,6 +73,7 @@ pub fn app_with_store(
         audit,
         Redactor::new(),
         mcp_server::http_client(),
+        None,
     );
     TestApp {
         router: app(state),

@@ -1,0 +1,94 @@
+//! Where a tool call's tally goes: the shared table when there is one, and memory otherwise.
+//!
+//! **Fail-open with a ceiling**: when the table errors or times out, this instance counts in
+//! memory (the same limits, per instance), says so in the log at most once a minute, reports
+//! it on the `limiter` line that an alarm watches, and asks the table again after
+//! [`RETRY_AFTER_S`]; the first answer ends the fallback. While degraded, N instances may let
+//! N times a limit through.
+
+use std::sync::Mutex;
+
+use super::store::{Counted, MemoryStore, Tally};
+use super::table::Table;
+
+/// How long a failed table is left alone before a tool call tries it again.
+pub const RETRY_AFTER_S: u64 = 5;
+/// The fallback is logged at most this often.
+const LOG_EVERY_S: u64 = 60;
+
+pub struct Counters {
+    table: Option<Table>,
+    memory: MemoryStore,
+    health: Mutex<Health>,
+}
+
+#[derive(Debug, Default)]
+struct Health {
+    /// Since when the table has been failing, if it is.
+    failing_since: Option<u64>,
+    retry_at: u64,
+    logged_at: Option<u64>,
+}
+
+impl Counters {
+    pub fn new(table: Option<Table>) -> Self {
+        Counters {
+            table,
+            memory: MemoryStore::default(),
+            health: Mutex::default(),
+        }
+    }
+
+    /// Whether a table is configured.
+    pub fn shared(&self) -> bool {
+        self.table.is_some()
+    }
+
+    /// Whether this instance counts in memory because its table failed.
+    pub fn degraded(&self) -> bool {
+        self.health().failing_since.is_some()
+    }
+
+    /// Counts a tally; `true` with the answer when it was counted in the table.
+    pub async fn count(&self, tally: &Tally, now: u64) -> (Counted, bool) {
+        let Some(table) = &self.table else {
+            return (self.memory.count(tally, now), false);
+        };
+        if self.health().retry_at > now {
+            return (self.memory.count(tally, now), false);
+        }
+        match table.count(tally).await {
+            Ok(counted) => {
+                let mut health = self.health();
+                if let Some(since) = health.failing_since.take() {
+                    tracing::warn!(
+                        degraded_s = now.saturating_sub(since),
+                        "limits: the counter table answers again; counting there"
+                    );
+                }
+                health.logged_at = None;
+                (counted, true)
+            }
+            Err(e) => {
+                let mut health = self.health();
+                health.failing_since.get_or_insert(now);
+                health.retry_at = now + RETRY_AFTER_S;
+                if health.logged_at.is_none_or(|t| now >= t + LOG_EVERY_S) {
+                    health.logged_at = Some(now);
+                    tracing::error!(
+                        error = %e,
+                        "limits: counting in memory on this instance until the counter table answers"
+                    );
+                }
+                drop(health);
+                (self.memory.count(tally, now), false)
+            }
+        }
+    }
+
+    fn health(&self) -> std::sync::MutexGuard<'_, Health> {
+        self.health
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}

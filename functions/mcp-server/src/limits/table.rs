@@ -1,0 +1,115 @@
+//! The shared counters on Lambda: one DynamoDB item per UTC day (`pk`), one number attribute
+//! per counter, the item's `expires_at` for DynamoDB's TTL. A tally is one conditional
+//! `UpdateItem`: `ADD` every counter, `REMOVE` the stale ones, and the guard (the daily cap) as
+//! the condition, so a tool call costs one request whatever it counts, and a refused one
+//! changes nothing.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+
+use super::store::{Counted, Tally};
+
+/// The table's partition key and TTL attribute (infra creates the table with these).
+pub const KEY: &str = "pk";
+pub const EXPIRES: &str = "expires_at";
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum TableError {
+    #[error("the counter table gave no answer within {0} ms")]
+    Timeout(u128),
+    #[error("the counter table failed: {0}")]
+    Failed(String),
+}
+
+pub struct Table {
+    client: Client,
+    name: String,
+    timeout: Duration,
+}
+
+impl Table {
+    pub fn new(client: Client, name: impl Into<String>, timeout: Duration) -> Self {
+        Table {
+            client,
+            name: name.into(),
+            timeout,
+        }
+    }
+
+    pub async fn count(&self, tally: &Tally) -> Result<Counted, TableError> {
+        let mut names = HashMap::from([("#exp".to_string(), EXPIRES.to_string())]);
+        let mut values = HashMap::from([(
+            ":exp".to_string(),
+            AttributeValue::N(tally.expires.to_string()),
+        )]);
+        let mut adds = Vec::with_capacity(tally.hits.len());
+        for (i, hit) in tally.hits.iter().enumerate() {
+            names.insert(format!("#h{i}"), hit.key.clone());
+            values.insert(format!(":h{i}"), AttributeValue::N(hit.add.to_string()));
+            adds.push(format!("#h{i} :h{i}"));
+        }
+        let mut expression = format!("SET #exp = :exp ADD {}", adds.join(", "));
+        if !tally.stale.is_empty() {
+            let removes: Vec<String> = (0..tally.stale.len()).map(|i| format!("#s{i}")).collect();
+            for (i, key) in tally.stale.iter().enumerate() {
+                names.insert(format!("#s{i}"), key.clone());
+            }
+            expression = format!("{expression} REMOVE {}", removes.join(", "));
+        }
+        let mut request = self
+            .client
+            .update_item()
+            .table_name(&self.name)
+            .key(KEY, AttributeValue::S(tally.item.clone()))
+            .return_values(ReturnValue::UpdatedNew);
+        if let Some(guard) = tally.guard
+            && let Some(hit) = tally.hits.get(guard.hit)
+        {
+            // Passes while the counter plus this add stays within the limit.
+            let Some(max) = guard.limit.checked_sub(hit.add) else {
+                return Ok(Counted::Refused);
+            };
+            values.insert(":max".into(), AttributeValue::N(max.to_string()));
+            request = request.condition_expression(format!(
+                "attribute_not_exists(#h{0}) OR #h{0} <= :max",
+                guard.hit
+            ));
+        }
+        let request = request
+            .update_expression(expression)
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values));
+        let answer = match tokio::time::timeout(self.timeout, request.send()).await {
+            Err(_) => return Err(TableError::Timeout(self.timeout.as_millis())),
+            Ok(Err(e)) => {
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_conditional_check_failed_exception())
+                {
+                    return Ok(Counted::Refused);
+                }
+                return Err(TableError::Failed(
+                    aws_sdk_dynamodb::error::DisplayErrorContext(&e).to_string(),
+                ));
+            }
+            Ok(Ok(answer)) => answer,
+        };
+        let attributes = answer.attributes.unwrap_or_default();
+        tally
+            .hits
+            .iter()
+            .map(|hit| {
+                attributes
+                    .get(&hit.key)
+                    .and_then(|v| v.as_n().ok())
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or_else(|| {
+                        TableError::Failed(format!("the answer lacks the counter `{}`", hit.key))
+                    })
+            })
+            .collect::<Result<Vec<u64>, TableError>>()
+            .map(Counted::Values)
+    }
+}
