@@ -54,6 +54,7 @@ pub async fn collect<Q: LogsQuery>(
         per_day: run
             .typed("errors-per-day", period, queries::ERRORS_PER_DAY)
             .await?,
+        limits: run.typed("limits-hit", period, queries::LIMITS_HIT).await?,
     };
     let previous_totals = run
         .typed("tool-totals", period.previous(), queries::TOOL_TOTALS)

@@ -8,10 +8,12 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use crate::period::Period;
-use crate::rows::{DayRow, FailureRow, Sample, TotalRow};
+use crate::rows::{DayRow, FailureRow, LimitRow, Sample, TotalRow};
 
 mod build;
+mod limits;
 pub use build::build;
+pub use limits::{LIMITS_SHOWN, LimitHit, NO_CALLER, limits_hit};
 
 /// Tools shown in detail.
 pub const TOP_TOOLS: usize = 5;
@@ -24,6 +26,8 @@ pub struct ThisWeek {
     pub totals: Vec<TotalRow>,
     pub failures: Vec<FailureRow>,
     pub per_day: Vec<DayRow>,
+    /// `limits-hit`: refusals by a rate limit or budget.
+    pub limits: Vec<LimitRow>,
 }
 
 /// Everything [`build`] needs.
@@ -172,6 +176,8 @@ pub struct Digest {
     /// Tools that failed the week before and were called without failing this week.
     pub recovered: Vec<String>,
     pub chart: Chart,
+    /// Requests and tool calls refused by a limit, per scope and caller, most first.
+    pub limits_hit: Vec<LimitHit>,
     pub dashboard_url: Option<String>,
     pub truncated_by_row_cap: bool,
     pub unreadable_rows: usize,
@@ -210,9 +216,15 @@ impl Digest {
     }
 
     /// Whether to mail this digest: always, except a clean week when all-clear mails are off.
-    /// A week without calls is sent regardless: it may mean the audit logs went missing.
+    /// A week without calls is sent regardless: it may mean the audit logs went missing. So is a
+    /// week in which a limit refused something: a caller in a loop, or a cap set too low.
     pub fn should_send(&self, send_all_clear: bool) -> bool {
-        self.state() != State::AllClear || send_all_clear
+        self.state() != State::AllClear || send_all_clear || !self.limits_hit.is_empty()
+    }
+
+    /// Requests and tool calls refused by a limit in the week.
+    pub fn refused(&self) -> u64 {
+        self.limits_hit.iter().map(|h| h.refused).sum()
     }
 
     /// Attaches the samples fetched for a top tool: the latest [`SAMPLES_PER_TOOL`].

@@ -18,6 +18,10 @@
 //!
 //! Plus events that are not tool calls (client_init, auth_denied), a line that is not JSON,
 //! and tool calls just outside both weeks.
+//!
+//! Refused by a limit (`rate_limited`) this week, per scope and caller: caller `u_5e0c5b7d1a2f9c3e`
+//! 7 (under two key ids), ip `-` 4, budget `u_5e0c5b7d1a2f9c3e` 3 (`open_items_get`), caller `ci`
+//! 2 (a key without a user), daily `u_91b2e4f07c3d5a68` 1; and 5 ip refusals the week before.
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
@@ -215,6 +219,36 @@ fn tool_line(tool: &Tool, t: Timestamp, i: u32, failure: Option<&Failures>) -> V
     line
 }
 
+/// Pseudonyms of the fixture's two users.
+const ALICE: &str = "u_5e0c5b7d1a2f9c3e";
+const BOB: &str = "u_91b2e4f07c3d5a68";
+
+/// A `rate_limited` line as mcp-server writes it: HTTP 429 for the HTTP-level limits, a tool
+/// result (no `http_status`, with the connector and tool) for a budget.
+fn rate_limited(t: Timestamp, reason: &str, user: Option<&str>, key_id: Option<&str>) -> Value {
+    let mut line = json!({
+        "v": 1,
+        "ts": format_ts(t),
+        "level": "warn",
+        "event": "rate_limited",
+        "status": "rate_limited",
+        "reason": reason,
+    });
+    if reason == "limit_budget" {
+        line["connector"] = json!("papierkram");
+        line["tool"] = json!("open_items_get");
+    } else {
+        line["http_status"] = json!(429);
+    }
+    if let Some(k) = key_id {
+        line["key_id"] = json!(k);
+    }
+    if let Some(u) = user {
+        line["user"] = json!(u);
+    }
+    line
+}
+
 /// The fixture's audit lines, in time order.
 pub fn lines() -> Vec<String> {
     let mut events: Vec<(Timestamp, String)> = Vec::new();
@@ -254,6 +288,22 @@ pub fn lines() -> Vec<String> {
         line["v"] = json!(1);
         line["ts"] = json!(ts);
         events.push((at(ts), line.to_string()));
+    }
+    // Refused by a limit: never tool calls, never an IP.
+    for (week, reason, user, key_id, count) in [
+        (THIS_WEEK, "limit_caller", Some(ALICE), Some("dev"), 5),
+        (THIS_WEEK, "limit_caller", Some(ALICE), Some("laptop"), 2),
+        (THIS_WEEK, "limit_ip", None, None, 4),
+        (THIS_WEEK, "limit_budget", Some(ALICE), Some("dev"), 3),
+        (THIS_WEEK, "limit_caller", None, Some("ci"), 2),
+        (THIS_WEEK, "limit_daily", Some(BOB), Some("dev"), 1),
+        (PREVIOUS_WEEK, "limit_ip", None, None, 5),
+    ] {
+        let week: Timestamp = week.parse().unwrap();
+        for i in 0..count {
+            let t = time(week, (i * 2 + 1) % 7, i + 40);
+            events.push((t, rate_limited(t, reason, user, key_id).to_string()));
+        }
     }
     // Just outside both weeks: the digest's range ends a millisecond before Monday 00:00.
     let user_me = &tools()[7];
@@ -489,6 +539,113 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn fixture_digest_counts_limits_hit_this_week_per_scope_and_caller() {
+        let d = digest().await;
+        let hits: Vec<(&str, &str, u64)> = d
+            .limits_hit
+            .iter()
+            .map(|h| (h.scope.as_str(), h.caller.as_str(), h.refused))
+            .collect();
+        // Alice's caller refusals under two key ids are one caller; last week's 5 are not counted.
+        assert_eq!(
+            hits,
+            [
+                ("caller", ALICE, 7),
+                ("ip", "-", 4),
+                ("budget", ALICE, 3),
+                ("caller", "ci", 2),
+                ("daily", BOB, 1),
+            ]
+        );
+        assert_eq!(d.refused(), 17);
+        // Refusals are not tool calls.
+        assert_eq!(d.totals.calls, 650);
+    }
+
+    #[tokio::test]
+    async fn fixture_text_lists_limits_hit_most_first() {
+        let text = crate::text::render(&digest().await);
+        let expected = "\n\nLIMITS HIT (requests and tool calls refused by a rate limit or budget)\n\
+             17 refused. Caller: the user pseudonym, else the key id; - before authentication (per-IP limit).\n\
+             Scope   Caller              Refused\n\
+             caller  u_5e0c5b7d1a2f9c3e        7\n\
+             ip      -                         4\n\
+             budget  u_5e0c5b7d1a2f9c3e        3\n\
+             caller  ci                        2\n\
+             daily   u_91b2e4f07c3d5a68        1\n\
+             \nDashboard: https://";
+        assert!(text.contains(expected), "{text}");
+    }
+
+    #[tokio::test]
+    async fn fixture_html_lists_limits_hit_before_the_dashboard_link() {
+        let html = crate::html::render(&digest().await, Some(&crate::html::chart_cid()));
+        let section = html
+            .find(">Limits hit</div>")
+            .expect("a Limits hit heading");
+        assert!(section < html.find("Open the dashboard").unwrap());
+        let rows: Vec<&str> = html[section..]
+            .split("<tr>")
+            .skip(2)
+            .take(5)
+            .map(|r| r.split("</tr>").next().unwrap())
+            .collect();
+        assert_eq!(rows.len(), 5);
+        assert!(
+            rows[0].contains(">caller</td>")
+                && rows[0].contains(ALICE)
+                && rows[0].contains(">7</td>"),
+            "{}",
+            rows[0]
+        );
+        assert!(
+            rows[1].contains(">ip</td>")
+                && rows[1].contains(">-</td>")
+                && rows[1].contains(">4</td>"),
+            "{}",
+            rows[1]
+        );
+        assert!(
+            rows[4].contains(">daily</td>") && rows[4].contains(BOB),
+            "{}",
+            rows[4]
+        );
+        assert!(html.contains("17 refused."));
+    }
+
+    #[tokio::test]
+    async fn a_week_without_refusals_has_no_limits_section() {
+        let quiet: String = jsonl()
+            .lines()
+            .filter(|l| !l.contains("\"rate_limited\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &quiet);
+        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
+            .await
+            .unwrap();
+        assert!(d.limits_hit.is_empty());
+        assert!(!crate::text::render(&d).contains("LIMITS HIT"));
+        assert!(!crate::html::render(&d, None).contains("Limits hit"));
+    }
+
+    #[tokio::test]
+    async fn limits_hit_in_a_clean_week_are_mailed_even_with_all_clear_mails_off() {
+        let clean: String = jsonl()
+            .lines()
+            .filter(|l| !l.contains("\"tool_error\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &clean);
+        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
+            .await
+            .unwrap();
+        assert_eq!(d.state(), State::AllClear);
+        assert!(d.should_send(false));
+        assert!(crate::text::render(&d).contains("LIMITS HIT"));
+    }
+
+    #[tokio::test]
     async fn fixture_html_is_mail_safe_and_references_the_chart() {
         let d = digest().await;
         let html = crate::html::render(&d, Some(&crate::html::chart_cid()));
@@ -556,7 +713,7 @@ mod tests {
     async fn an_all_clear_mail_is_short_and_has_no_chart() {
         let clean: String = jsonl()
             .lines()
-            .filter(|l| !l.contains("\"tool_error\""))
+            .filter(|l| !l.contains("\"tool_error\"") && !l.contains("\"rate_limited\""))
             .map(|l| format!("{l}\n"))
             .collect();
         let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &clean);

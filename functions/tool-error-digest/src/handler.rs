@@ -408,9 +408,10 @@ mod tests {
 
     #[tokio::test]
     async fn all_clear_is_sent_unless_turned_off() {
+        // Refusals alone make a clean week worth a mail (see the test below): none here.
         let clean: String = fixture::lines()
             .into_iter()
-            .filter(|l| !l.contains("\"tool_error\""))
+            .filter(|l| !l.contains("\"tool_error\"") && !l.contains("\"rate_limited\""))
             .map(|l| l + "\n")
             .collect();
         let d = deps(&clean);
@@ -423,6 +424,61 @@ mod tests {
         let outcome = handle(&d, now()).await.unwrap();
         assert!(!outcome.sent);
         assert!(d.mail.sent.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_sent_digest_lists_limits_hit_from_the_limits_hit_query() {
+        let d = deps(&fixture::jsonl());
+        handle(&d, now()).await.unwrap();
+        let sent = d.mail.sent.lock().unwrap();
+        let root = parse(&sent[0].2);
+        let alt = root.children()[0].children();
+        let text = String::from_utf8(alt[0].decoded()).unwrap();
+        assert!(text.contains("LIMITS HIT"), "{text}");
+        assert!(
+            text.contains("caller  u_5e0c5b7d1a2f9c3e        7\r\n"),
+            "{text}"
+        );
+        let html = String::from_utf8(alt[1].decoded()).unwrap();
+        assert!(html.contains(">Limits hit</div>"));
+        // The query ran over every log group, like the others.
+        let asked = d.logs.asked_groups.lock().unwrap();
+        assert!(
+            asked
+                .iter()
+                .all(|g| g == &["/aws/lambda/mcp-a", "/aws/lambda/mcp-b"])
+        );
+    }
+
+    #[tokio::test]
+    async fn a_clean_week_with_limits_hit_is_sent_even_with_all_clear_mails_off() {
+        let clean: String = fixture::lines()
+            .into_iter()
+            .filter(|l| !l.contains("\"tool_error\""))
+            .map(|l| l + "\n")
+            .collect();
+        let mut d = deps(&clean);
+        d.settings.send_all_clear = false;
+        let outcome = handle(&d, now()).await.unwrap();
+        assert_eq!(outcome.subject, "[prod] All clear — week 48");
+        assert!(outcome.sent);
+    }
+
+    #[tokio::test]
+    async fn a_failed_limits_query_fails_the_run_naming_it() {
+        let mut d = deps(&fixture::jsonl());
+        let error = QueryError::Ended {
+            query_id: "q-7".into(),
+            status: "Failed".into(),
+        };
+        d.logs.fail_on = Some(("\"rate_limited\"", error));
+        let err = handle(&d, now()).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("limits-hit query for 2026-11-23"),
+            "{err}"
+        );
+        assert_eq!(d.mail.sent.lock().unwrap().len(), 1, "the failure notice");
     }
 
     #[tokio::test]

@@ -79,6 +79,9 @@ pub fn render(d: &Digest, chart_src: Option<&str>) -> String {
             );
         });
     }
+    if !d.limits_hit.is_empty() {
+        section(&mut h, |h| limits_hit(h, d));
+    }
     if let Some(url) = &d.dashboard_url {
         section(&mut h, |h| {
             let _ = write!(
@@ -286,6 +289,30 @@ fn newly_failing(h: &mut String, d: &Digest) {
         let _ = write!(h, "<li>{}</li>", esc(&render::newly_failing(n)));
     }
     h.push_str("</ul>");
+}
+
+fn limits_hit(h: &mut String, d: &Digest) {
+    heading(h, "Limits hit");
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">{}</div>\
+         <table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"margin-top:4px;font-size:13px;\">\
+         <tr><td style=\"{CELL}{MUTED}\">Scope</td><td style=\"{CELL}{MUTED}\">Caller</td><td align=\"right\" style=\"{CELL}{MUTED}\">Refused</td></tr>",
+        esc(&render::limits_summary(d))
+    );
+    for hit in render::limits_shown(d) {
+        let _ = write!(
+            h,
+            "<tr><td style=\"{CELL}{MONO}\">{}</td><td style=\"{CELL}{MONO}\">{}</td><td align=\"right\" style=\"{CELL}\">{}</td></tr>",
+            esc(&hit.scope),
+            esc(&hit.caller),
+            count(hit.refused)
+        );
+    }
+    h.push_str("</table>");
+    if let Some(others) = render::limits_others(d) {
+        let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,10 @@ pub const FAILING_SAMPLES: &str = include_str!("../../../queries/failing-samples
 /// Failed calls per UTC day and tool; see `queries/errors-per-day.insights`.
 pub const ERRORS_PER_DAY: &str = include_str!("../../../queries/errors-per-day.insights");
 
+/// Requests and tool calls refused by a limit, per reason, user and key id; see
+/// `queries/limits-hit.insights`.
+pub const LIMITS_HIT: &str = include_str!("../../../queries/limits-hit.insights");
+
 /// The placeholder in [`FAILING_SAMPLES`] that [`failing_samples`] replaces.
 pub const TOOL_PLACEHOLDER: &str = "{tool}";
 
@@ -24,11 +28,14 @@ pub mod columns {
     pub const REASON: &str = audit::fields::REASON;
     pub const REQUEST_ID: &str = audit::fields::REQUEST_ID;
     pub const TS: &str = audit::fields::TS;
+    pub const USER: &str = audit::fields::USER;
+    pub const KEY_ID: &str = audit::fields::KEY_ID;
     pub const CALLS: &str = "calls";
     pub const ERRORS: &str = "errors";
     pub const LAST_SEEN: &str = "last_seen";
     pub const DAY: &str = "day";
     pub const MORE_ARG_KEYS: &str = "more_arg_keys";
+    pub const REFUSED: &str = "refused";
 
     /// `arg_keys.N`: Insights flattens the JSON array into one field per position.
     pub fn arg_key(position: usize) -> String {
@@ -65,6 +72,7 @@ mod tests {
             ("tool-totals", TOOL_TOTALS.to_string()),
             ("failing-samples", failing_samples("invoice_get").unwrap()),
             ("errors-per-day", ERRORS_PER_DAY.to_string()),
+            ("limits-hit", LIMITS_HIT.to_string()),
         ]
     }
 

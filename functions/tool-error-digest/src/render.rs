@@ -4,7 +4,9 @@ use jiff::Timestamp;
 use jiff::civil::{Date, Weekday};
 use jiff::tz::TimeZone;
 
-use crate::digest::{Cause, Digest, FailingTool, NewlyFailing, State, Trend};
+use crate::digest::{
+    Cause, Digest, FailingTool, LIMITS_SHOWN, LimitHit, NO_CALLER, NewlyFailing, State, Trend,
+};
 use crate::rows::Sample;
 
 /// `1,234,567`.
@@ -192,6 +194,33 @@ pub fn others(d: &Digest) -> Option<String> {
     })
 }
 
+/// `17 refused in the week. Caller: …`: the line under the "Limits hit" heading.
+pub fn limits_summary(d: &Digest) -> String {
+    format!(
+        "{} refused. Caller: the user pseudonym, else the key id; {NO_CALLER} before \
+         authentication (per-IP limit).",
+        count(d.refused())
+    )
+}
+
+/// The scope/caller pairs shown in detail.
+pub fn limits_shown(d: &Digest) -> &[LimitHit] {
+    &d.limits_hit[..d.limits_hit.len().min(LIMITS_SHOWN)]
+}
+
+/// `And 3 more scope/caller pairs with 4 refused.`
+pub fn limits_others(d: &Digest) -> Option<String> {
+    let rest = d.limits_hit.get(LIMITS_SHOWN..).unwrap_or_default();
+    (!rest.is_empty()).then(|| {
+        let noun = if rest.len() == 1 { "pair" } else { "pairs" };
+        format!(
+            "And {} more scope/caller {noun} with {} refused.",
+            rest.len(),
+            count(rest.iter().map(|h| h.refused).sum())
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,5 +250,42 @@ mod tests {
         assert_eq!(minute(Some(t)), "2026-11-29 17:50 UTC");
         assert_eq!(second(Some(t)), "2026-11-29 17:50:15 UTC");
         assert_eq!(day("2026-11-23".parse().unwrap()), "Mon 23");
+    }
+
+    #[test]
+    fn limits_beyond_the_shown_ones_are_summed_in_one_line() {
+        use crate::digest::{Input, ThisWeek, build};
+        use crate::period::Period;
+        use crate::rows::LimitRow;
+        let limits = (0..LIMITS_SHOWN as u64 + 2)
+            .map(|i| LimitRow {
+                reason: Some("limit_caller".into()),
+                user: None,
+                key_id: Some(format!("key{i:02}")),
+                refused: 20 - i,
+            })
+            .collect();
+        let d = build(Input {
+            period: Period::week_before("2026-11-30T06:00:00Z".parse().unwrap()),
+            this_week: ThisWeek {
+                limits,
+                ..ThisWeek::default()
+            },
+            previous_totals: vec![],
+            dashboard_url: None,
+            truncated_by_row_cap: false,
+            unreadable_rows: 0,
+        });
+        assert_eq!(limits_shown(&d).len(), LIMITS_SHOWN);
+        assert_eq!(limits_shown(&d)[0].caller, "key00");
+        assert_eq!(
+            limits_others(&d).as_deref(),
+            Some("And 2 more scope/caller pairs with 19 refused.")
+        );
+        let text = crate::text::render(&d);
+        assert!(text.contains("caller  key09        11\n"), "{text}");
+        assert!(!text.contains("key10"), "{text}");
+        assert!(text.contains("And 2 more scope/caller pairs with 19 refused.\n"));
+        assert!(crate::html::render(&d, None).contains("And 2 more scope/caller pairs"));
     }
 }

@@ -62,6 +62,17 @@ pub struct Sample {
     pub more_arg_keys: bool,
 }
 
+/// `limits-hit`: requests or tool calls refused by one limit, for one user and key id (either
+/// may be missing: an IP limit refuses before authentication).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitRow {
+    /// `limit_ip`, `limit_caller`, `limit_daily` or `limit_budget`.
+    pub reason: Option<String>,
+    pub user: Option<String>,
+    pub key_id: Option<String>,
+    pub refused: u64,
+}
+
 /// A type read from one result row.
 pub trait FromRow: Sized {
     fn from_row(row: &Cells<'_>) -> Result<Self, String>;
@@ -186,6 +197,17 @@ impl FromRow for Sample {
     }
 }
 
+impl FromRow for LimitRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(LimitRow {
+            reason: row.get(columns::REASON).map(str::to_string),
+            user: row.get(columns::USER).map(str::to_string),
+            key_id: row.get(columns::KEY_ID).map(str::to_string),
+            refused: row.count(columns::REFUSED)?,
+        })
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -273,5 +295,37 @@ pub(crate) mod tests {
         assert_eq!(read[0].arg_keys, ["idd", "limit"]);
         assert!(!read[0].more_arg_keys);
         assert_eq!(read[0].reason, None);
+    }
+
+    #[test]
+    fn limit_rows_keep_missing_user_and_key_id_as_none() {
+        let (read, errors) = read_rows::<LimitRow>(&[
+            row(&[
+                ("reason", "limit_caller"),
+                ("user", "u_5e0c5b7d1a2f9c3e"),
+                ("key_id", "dev"),
+                ("refused", "7"),
+            ]),
+            row(&[("reason", "limit_ip"), ("refused", "4")]),
+            row(&[("reason", "limit_ip")]),
+        ]);
+        assert_eq!(
+            read,
+            [
+                LimitRow {
+                    reason: Some("limit_caller".into()),
+                    user: Some("u_5e0c5b7d1a2f9c3e".into()),
+                    key_id: Some("dev".into()),
+                    refused: 7,
+                },
+                LimitRow {
+                    reason: Some("limit_ip".into()),
+                    user: None,
+                    key_id: None,
+                    refused: 4,
+                },
+            ]
+        );
+        assert!(errors[0].problem.contains("no `refused` column"));
     }
 }

@@ -30,6 +30,7 @@ pub fn render(d: &Digest) -> String {
     if d.state() == State::Failing {
         per_day(w, d);
     }
+    limits_hit(w, d);
     if let Some(url) = &d.dashboard_url {
         line(w, "");
         line(w, &format!("Dashboard: {url}"));
@@ -187,6 +188,52 @@ fn recovered(w: &mut String, d: &Digest) {
     );
     for tool in &d.recovered {
         line(w, &format!("- {tool}"));
+    }
+}
+
+fn limits_hit(w: &mut String, d: &Digest) {
+    if d.limits_hit.is_empty() {
+        return;
+    }
+    let shown = render::limits_shown(d);
+    let scope_width = shown
+        .iter()
+        .map(|h| h.scope.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("Scope".len());
+    let caller_width = shown
+        .iter()
+        .map(|h| h.caller.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("Caller".len());
+    line(w, "");
+    line(
+        w,
+        "LIMITS HIT (requests and tool calls refused by a rate limit or budget)",
+    );
+    line(w, &render::limits_summary(d));
+    line(
+        w,
+        &format!(
+            "{:<scope_width$}  {:<caller_width$}  {:>7}",
+            "Scope", "Caller", "Refused"
+        ),
+    );
+    for h in shown {
+        line(
+            w,
+            &format!(
+                "{:<scope_width$}  {:<caller_width$}  {:>7}",
+                h.scope,
+                h.caller,
+                count(h.refused)
+            ),
+        );
+    }
+    if let Some(others) = render::limits_others(d) {
+        line(w, &others);
     }
 }
 

@@ -34,8 +34,14 @@ fn run_local_writes_the_digest_files() {
         text.contains("Dashboard: https://example.com/dashboard"),
         "{text}"
     );
+    // The limits-hit query runs over the file like the others.
+    assert!(
+        text.contains("LIMITS HIT") && text.contains("ip      -                         4\n"),
+        "{text}"
+    );
     let html = std::fs::read_to_string(out.join("digest.html")).unwrap();
     assert!(html.contains("href=\"https://example.com/dashboard\""));
+    assert!(html.contains(">Limits hit</div>"));
     let png = std::fs::read(out.join("errors-per-day.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
     let eml = std::fs::read_to_string(out.join("message.eml")).unwrap();

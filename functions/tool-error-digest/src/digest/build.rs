@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals};
+use super::{
+    Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, limits_hit,
+};
 use crate::period::Period;
 use crate::rows::{DayRow, TotalRow};
 
@@ -122,6 +124,7 @@ pub fn build(input: Input) -> Digest {
         newly_failing,
         recovered,
         chart,
+        limits_hit: limits_hit(&this_week.limits),
         dashboard_url,
         truncated_by_row_cap,
         unreadable_rows,
@@ -255,7 +258,7 @@ mod tests {
                     "2026-11-25T10:00:00Z",
                 ),
             ],
-            per_day: vec![],
+            ..ThisWeek::default()
         };
         let d = build(input(this, vec![]));
         let a = &d.top[0];
@@ -370,6 +373,7 @@ mod tests {
                     errors: 9,
                 },
             ],
+            ..ThisWeek::default()
         };
         let d = build(input(this, vec![]));
         assert_eq!(d.chart.days.len(), 7);
