@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RustFunction } from 'cargo-lambda-cdk';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LIMITS_TABLE_SCHEMA } from '../src/limits.ts';
+import { REPO_ROOT } from '../src/paths.ts';
 import { flat, logicalId, synth, testConfig } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
@@ -80,6 +84,21 @@ describe('limits table', () => {
     assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: 'expires_at', Enabled: true });
     assert.equal(p.GlobalSecondaryIndexes, undefined);
     assert.equal(p.StreamSpecification, undefined);
+  });
+
+  it('uses the key and TTL names mcp-server writes (functions/mcp-server/src/limits/table.rs)', (tc) => {
+    const file = join(REPO_ROOT, 'functions/mcp-server/src/limits/table.rs');
+    if (!existsSync(file)) {
+      tc.skip(`${file} does not exist`);
+      return;
+    }
+    const text = readFileSync(file, 'utf8');
+    const value = (name: string): string | undefined => new RegExp(`pub const ${name}: &str = "([^"]*)";`).exec(text)?.[1];
+    assert.equal(value('KEY'), LIMITS_TABLE_SCHEMA.partitionKey);
+    assert.equal(value('EXPIRES'), LIMITS_TABLE_SCHEMA.ttlAttribute);
+    // The grant is UpdateItem only: the store must issue nothing else.
+    const calls = [...text.matchAll(/\.(get_item|put_item|delete_item|query|scan|batch_\w+|transact_\w+)\(\)/g)].map((m) => m[1]);
+    assert.deepEqual(calls, [], 'the limits store calls more than UpdateItem; widen the grant deliberately');
   });
 
   it('goes with the stack: counters that expire within a day are not worth keeping (the audit log is)', () => {
