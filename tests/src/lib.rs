@@ -5,6 +5,7 @@
 //! Run: `cargo test -p integration-tests` after the install.
 
 pub mod logs_endpoint;
+pub mod proxy;
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -214,7 +215,11 @@ pub struct Moto {
 
 impl Moto {
     pub fn start() -> Moto {
-        let port = free_port();
+        Moto::start_on(free_port())
+    }
+
+    /// On a given port: a restarted emulator comes back where its clients expect it (empty).
+    pub fn start_on(port: u16) -> Moto {
         let child = Command::new(tool("venv/bin/moto_server"))
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
@@ -230,6 +235,20 @@ impl Moto {
             child,
             endpoint: format!("http://{addr}"),
         }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.endpoint
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port in endpoint")
+    }
+
+    /// Stops the emulator now (a store that goes away in the middle of a run).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Environment for a process using the real AWS SDK against this emulator.
@@ -253,6 +272,48 @@ impl Moto {
             ))
             .build();
         aws_sdk_secretsmanager::Client::from_conf(config)
+    }
+
+    pub fn dynamodb_client(&self, endpoint: &str) -> aws_sdk_dynamodb::Client {
+        let config = aws_sdk_dynamodb::Config::builder()
+            .behavior_version_latest()
+            .region(aws_sdk_dynamodb::config::Region::new("eu-central-1"))
+            .endpoint_url(endpoint)
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+                "testing", "testing", None, None, "moto",
+            ))
+            .build();
+        aws_sdk_dynamodb::Client::from_conf(config)
+    }
+
+    /// The limits table as infra creates it: partition key `pk`, on demand.
+    pub async fn create_limits_table(&self, name: &str) -> aws_sdk_dynamodb::Client {
+        use aws_sdk_dynamodb::types::{
+            AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
+        };
+        let client = self.dynamodb_client(&self.endpoint);
+        client
+            .create_table()
+            .table_name(name)
+            .billing_mode(BillingMode::PayPerRequest)
+            .key_schema(
+                KeySchemaElement::builder()
+                    .attribute_name("pk")
+                    .key_type(KeyType::Hash)
+                    .build()
+                    .unwrap(),
+            )
+            .attribute_definitions(
+                AttributeDefinition::builder()
+                    .attribute_name("pk")
+                    .attribute_type(ScalarAttributeType::S)
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .expect("create the limits table");
+        client
     }
 }
 

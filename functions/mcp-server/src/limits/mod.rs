@@ -207,24 +207,30 @@ impl Limits {
             expires: day_end + Window::UtcDay.seconds(),
             hits: Vec::new(),
             stale: Vec::new(),
-            guard: None,
+            guards: Vec::new(),
         };
-        let mut daily_at = None;
+        // The limits, each guarding its counter; the day's first, as the longer wait.
+        let mut limited = Vec::new();
         if s.daily_calls > 0 {
-            daily_at = Some(tally.hits.len());
-            tally.guard = Some(Guard {
-                hit: tally.hits.len(),
-                limit: s.daily_calls,
-            });
+            limited.push((
+                Scope::Daily,
+                s.daily_calls,
+                Window::UtcDay,
+                tally.hits.len(),
+            ));
             tally.hits.push(Hit {
                 key: "calls".into(),
                 add: 1,
                 expires: day_end,
             });
         }
-        let mut minute_at = None;
         if s.per_caller_per_minute > 0 {
-            minute_at = Some(tally.hits.len());
+            limited.push((
+                Scope::Caller,
+                s.per_caller_per_minute,
+                Window::Minute,
+                tally.hits.len(),
+            ));
             tally.hits.push(Hit {
                 key: format!("m#{caller}#{minute}"),
                 add: 1,
@@ -234,6 +240,10 @@ impl Limits {
                 tally.stale.push(format!("m#{caller}#{previous}"));
             }
         }
+        tally.guards = limited
+            .iter()
+            .map(|&(_, limit, _, hit)| Guard { hit, limit })
+            .collect();
         let mut flush = if s.budgets {
             self.take_pending(day)
         } else {
@@ -261,31 +271,14 @@ impl Limits {
         let (counted, _) = self.calls.count(&tally, now).await;
         let values = match counted {
             Counted::Values(v) => v,
-            Counted::Refused => {
+            Counted::Refused(current) => {
                 // Nothing was counted: what was to be booked stays pending.
                 self.restore_pending(day, &tally);
-                return Err(Exceeded {
-                    scope: Scope::Daily,
-                    limit: s.daily_calls,
-                    window: Window::UtcDay,
-                    retry_after_s: Window::UtcDay.reset_after(now),
-                });
-            }
-        };
-        let mut tightest: Option<Passed> = None;
-        for (scope, limit, window, at) in [
-            (
-                Scope::Caller,
-                s.per_caller_per_minute,
-                Window::Minute,
-                minute_at,
-            ),
-            (Scope::Daily, s.daily_calls, Window::UtcDay, daily_at),
-        ] {
-            let Some(count) = at.map(|i| values[i]) else {
-                continue;
-            };
-            if count > limit {
+                let failed = tally.failed_guard(&current).map(|g| g.hit);
+                let &(scope, limit, window, _) = limited
+                    .iter()
+                    .find(|l| Some(l.3) == failed)
+                    .unwrap_or(&limited[0]);
                 return Err(Exceeded {
                     scope,
                     limit,
@@ -293,17 +286,18 @@ impl Limits {
                     retry_after_s: window.reset_after(now),
                 });
             }
-            let passed = Passed {
+        };
+        let tightest = limited
+            .iter()
+            .map(|&(scope, limit, window, i)| Passed {
                 scope,
                 limit,
-                remaining: limit - count,
+                remaining: limit.saturating_sub(values[i]),
                 window,
                 reset_after_s: window.reset_after(now),
-            };
-            if tightest.is_none_or(|t| passed.remaining < t.remaining) {
-                tightest = Some(passed);
-            }
-        }
+            })
+            .min_by_key(|p| p.remaining);
+        let daily_at = limited.iter().find(|l| l.0 == Scope::Daily).map(|l| l.3);
         let budgets = budget_at
             .into_iter()
             .map(|(connector, limit, i)| {
@@ -451,7 +445,10 @@ mod tests {
         let caller = limits.tool_call_by("a", NOW).await.unwrap_err();
         assert_eq!(caller.scope, Scope::Caller);
         assert_eq!(caller.retry_after_s, 43);
-        // b's own minute is fresh, but the deployment's day is used up (a's refused call counted).
+        // A refused call counts nowhere: b still gets the day's third call, not a fourth.
+        let b = limits.tool_call_by("b", NOW).await.unwrap();
+        assert_eq!(b.passed.unwrap().scope, Scope::Daily);
+        assert_eq!(b.passed.unwrap().remaining, 0);
         let daily = limits.tool_call_by("b", NOW).await.unwrap_err();
         assert_eq!(daily.scope, Scope::Daily);
         assert_eq!(daily.retry_after_s, 86_400 - (10 * 3600 + 21 * 60 + 17));

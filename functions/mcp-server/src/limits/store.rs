@@ -15,15 +15,16 @@ pub struct Hit {
 }
 
 /// Everything one tool call counts: hits on the counters of one day (`item`, kept until
-/// `expires`), counters of that day no longer needed (`stale`), and a `guard` that refuses
-/// the whole tally, counting nothing, when one counter would pass its limit.
+/// `expires`), counters of that day no longer needed (`stale`), and `guards` that refuse the
+/// whole tally, counting nothing, when a counter would pass its limit (so a refused call
+/// costs no one else anything).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
     pub item: String,
     pub expires: u64,
     pub hits: Vec<Hit>,
     pub stale: Vec<String>,
-    pub guard: Option<Guard>,
+    pub guards: Vec<Guard>,
 }
 
 /// `hits[hit]` may not go past `limit`.
@@ -33,11 +34,22 @@ pub struct Guard {
     pub limit: u64,
 }
 
-/// The answer to a tally: the new value of each hit, in order, or refused by its guard.
+/// The answer to a tally: the new value of each hit, in order; or refused by a guard, with
+/// the values as they are (so the caller can tell which guard).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Counted {
     Values(Vec<u64>),
-    Refused,
+    Refused(Vec<u64>),
+}
+
+impl Tally {
+    /// The first guard that `values` (the counters before this tally) fail.
+    pub fn failed_guard(&self, values: &[u64]) -> Option<Guard> {
+        self.guards.iter().copied().find(|g| {
+            let add = self.hits.get(g.hit).map_or(0, |h| h.add);
+            values.get(g.hit).is_some_and(|v| v + add > g.limit)
+        })
+    }
 }
 
 /// Most counters kept in memory; past it, expired ones are dropped first and then, should a
@@ -66,12 +78,14 @@ impl MemoryStore {
     pub fn count(&self, tally: &Tally, now: u64) -> Counted {
         let key = |hit: &Hit| format!("{}/{}", tally.item, hit.key);
         let mut counters = self.lock(now);
-        if let Some(guard) = tally.guard
-            && let Some(hit) = tally.hits.get(guard.hit)
-        {
-            let current = live(&mut counters, &key(hit), hit.expires, now).0;
-            if current + hit.add > guard.limit {
-                return Counted::Refused;
+        if !tally.guards.is_empty() {
+            let current: Vec<u64> = tally
+                .hits
+                .iter()
+                .map(|h| live(&mut counters, &key(h), h.expires, now).0)
+                .collect();
+            if tally.failed_guard(&current).is_some() {
+                return Counted::Refused(current);
             }
         }
         for stale in &tally.stale {
@@ -167,13 +181,14 @@ mod tests {
             expires: 100,
             hits: vec![hit("calls", 1, 100), hit("other", 5, 100)],
             stale: vec![],
-            guard: Some(Guard { hit: 0, limit: 2 }),
+            guards: vec![Guard { hit: 0, limit: 2 }],
         };
         assert_eq!(store.count(&tally, 0), Counted::Values(vec![1, 5]));
         assert_eq!(store.count(&tally, 0), Counted::Values(vec![2, 10]));
-        assert_eq!(store.count(&tally, 0), Counted::Refused);
+        assert_eq!(store.count(&tally, 0), Counted::Refused(vec![2, 10]));
+        assert_eq!(tally.failed_guard(&[2, 10]), Some(tally.guards[0]));
         let unguarded = Tally {
-            guard: None,
+            guards: vec![],
             ..tally
         };
         assert_eq!(
@@ -191,7 +206,7 @@ mod tests {
             expires: 100,
             hits: vec![hit("m1", 1, 100)],
             stale: vec![],
-            guard: None,
+            guards: vec![],
         };
         store.count(&tally, 0);
         tally.hits = vec![hit("m2", 1, 100)];

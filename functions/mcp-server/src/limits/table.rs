@@ -1,14 +1,14 @@
 //! The shared counters on Lambda: one DynamoDB item per UTC day (`pk`), one number attribute
 //! per counter, the item's `expires_at` for DynamoDB's TTL. A tally is one conditional
-//! `UpdateItem`: `ADD` every counter, `REMOVE` the stale ones, and the guard (the daily cap) as
-//! the condition, so a tool call costs one request whatever it counts, and a refused one
-//! changes nothing.
+//! `UpdateItem`: `ADD` every counter, `REMOVE` the stale ones, and the guards (the caller's
+//! minute, the daily cap) as its condition, so a tool call costs one request whatever it counts,
+//! and a refused one changes nothing (the item as it was comes back with the refusal).
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
 
 use super::store::{Counted, Tally};
 
@@ -64,19 +64,28 @@ impl Table {
             .update_item()
             .table_name(&self.name)
             .key(KEY, AttributeValue::S(tally.item.clone()))
-            .return_values(ReturnValue::UpdatedNew);
-        if let Some(guard) = tally.guard
-            && let Some(hit) = tally.hits.get(guard.hit)
-        {
+            // The whole item: `UPDATED_NEW` may leave out a counter an `ADD 0` did not change
+            // (a budget read), and the day's item stays small (minutes past are removed).
+            .return_values(ReturnValue::AllNew);
+        let mut conditions = Vec::new();
+        for guard in &tally.guards {
+            let Some(hit) = tally.hits.get(guard.hit) else {
+                continue;
+            };
             // Passes while the counter plus this add stays within the limit.
             let Some(max) = guard.limit.checked_sub(hit.add) else {
-                return Ok(Counted::Refused);
+                return Ok(Counted::Refused(vec![0; tally.hits.len()]));
             };
-            values.insert(":max".into(), AttributeValue::N(max.to_string()));
-            request = request.condition_expression(format!(
-                "attribute_not_exists(#h{0}) OR #h{0} <= :max",
-                guard.hit
-            ));
+            let i = guard.hit;
+            values.insert(format!(":max{i}"), AttributeValue::N(max.to_string()));
+            conditions.push(format!("(attribute_not_exists(#h{i}) OR #h{i} <= :max{i})"));
+        }
+        if !conditions.is_empty() {
+            request = request
+                .condition_expression(conditions.join(" AND "))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                );
         }
         let request = request
             .update_expression(expression)
@@ -85,10 +94,9 @@ impl Table {
         let answer = match tokio::time::timeout(self.timeout, request.send()).await {
             Err(_) => return Err(TableError::Timeout(self.timeout.as_millis())),
             Ok(Err(e)) => {
-                if e.as_service_error()
-                    .is_some_and(|s| s.is_conditional_check_failed_exception())
-                {
-                    return Ok(Counted::Refused);
+                if let Some(aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(refusal)) = e.as_service_error() {
+                    let item = refusal.item.clone().unwrap_or_default();
+                    return Ok(Counted::Refused(values_of(tally, &item, false)?));
                 }
                 return Err(TableError::Failed(
                     aws_sdk_dynamodb::error::DisplayErrorContext(&e).to_string(),
@@ -96,20 +104,34 @@ impl Table {
             }
             Ok(Ok(answer)) => answer,
         };
-        let attributes = answer.attributes.unwrap_or_default();
-        tally
-            .hits
-            .iter()
-            .map(|hit| {
-                attributes
-                    .get(&hit.key)
-                    .and_then(|v| v.as_n().ok())
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .ok_or_else(|| {
-                        TableError::Failed(format!("the answer lacks the counter `{}`", hit.key))
-                    })
-            })
-            .collect::<Result<Vec<u64>, TableError>>()
-            .map(Counted::Values)
+        let item = answer.attributes.unwrap_or_default();
+        values_of(tally, &item, true).map(Counted::Values)
     }
+}
+
+/// The tally's counters in an item. After an update (`updated`) each must be there; in the item
+/// as it was before a refused one, a counter not there yet is 0.
+fn values_of(
+    tally: &Tally,
+    item: &HashMap<String, AttributeValue>,
+    updated: bool,
+) -> Result<Vec<u64>, TableError> {
+    tally
+        .hits
+        .iter()
+        .map(|hit| match item.get(&hit.key) {
+            Some(v) => v
+                .as_n()
+                .ok()
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(|| {
+                    TableError::Failed(format!("the counter `{}` is no count", hit.key))
+                }),
+            None if !updated => Ok(0),
+            None => Err(TableError::Failed(format!(
+                "the answer lacks the counter `{}`",
+                hit.key
+            ))),
+        })
+        .collect()
 }

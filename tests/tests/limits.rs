@@ -1,0 +1,492 @@
+//! Edge protection end to end, with the real server process: budgets counted over every page
+//! of an aggregation against the sandbox upstream; the shared counters in DynamoDB (the real
+//! SDK against `moto_server`) holding across two instances, failing open to memory when the
+//! table goes away and counting there again when it is back; and a bounded loopback load test.
+//! A relay in front of moto counts the `UpdateItem` requests: one per tool call.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use integration_tests::proxy::CountingProxy;
+use integration_tests::{KEY, Moto, Rpc, Server, repo, structured};
+use papierkram_sandbox::SandboxState;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "limits-token";
+const TABLE: &str = "hosted-mcp-limits";
+const UPDATE_ITEM: &str = "DynamoDB_20120810.UpdateItem";
+
+/// The shipped catalogs with Papierkram's `caller_daily_budget` set to `budget`.
+fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
+    let dir = tempdir::Dir::new("limits-catalogs");
+    let shipped = repo().join("shared/connector/catalogs");
+    for entry in std::fs::read_dir(&shipped).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = if path.extension().is_some_and(|e| e == "yaml") {
+            assert!(text.contains("caller_daily_budget: 1000"));
+            text.replace(
+                "caller_daily_budget: 1000",
+                &format!("caller_daily_budget: {budget}"),
+            )
+        } else {
+            text
+        };
+        std::fs::write(dir.path.join(path.file_name().unwrap()), text).unwrap();
+    }
+    dir
+}
+
+mod tempdir {
+    /// A directory removed when dropped.
+    pub struct Dir {
+        pub path: std::path::PathBuf,
+    }
+    impl Dir {
+        pub fn new(name: &str) -> Dir {
+            let path = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            Dir { path }
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+async fn sandbox() -> (SandboxState, String) {
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    (sandbox, format!("http://{addr}/api/v1"))
+}
+
+fn papierkram_env(base: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("PAPIERKRAM_BASE_URL", base.to_string()),
+        ("PAPIERKRAM_TOKEN", TOKEN.to_string()),
+        ("PAPIERKRAM_SUBDOMAIN", "sandbox".to_string()),
+    ]
+}
+
+fn start(env: &[(&str, String)]) -> Server {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Server::start(&[], &env)
+}
+
+/// Waits, if needed, until a scenario of `seconds` fits in the current clock minute (the
+/// per-minute counters must not start over halfway).
+async fn fits_in_this_minute(seconds: u64) {
+    let into = jiff::Timestamp::now().as_second() as u64 % 60;
+    if into + seconds >= 59 {
+        tokio::time::sleep(Duration::from_secs(61 - into)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspending() {
+    const BUDGET: u64 = 10;
+    let (sandbox, base) = sandbox().await;
+    let catalogs = catalogs_with_budget(BUDGET);
+    let mut env = papierkram_env(&base);
+    env.extend([
+        ("MCP_API_KEYS", format!("e2e:{KEY}")),
+        ("MCP_CATALOG_DIR", catalogs.path.display().to_string()),
+        ("MCP_LIMITS", "on".into()),
+    ]);
+    let server = start(&env);
+    let rpc = Rpc::new(&server.url);
+
+    // `open_items_get {}` reads every invoice page: each one counts.
+    let pages = papierkram_sandbox::demo().invoices.len().div_ceil(100) as u64;
+    assert!(pages >= 2, "the demo data spans pages");
+    let mut shown_below_a_fifth = false;
+    let mut refused = None;
+    for _ in 0..BUDGET {
+        let before = sandbox.request_count();
+        let reply = rpc.call("open_items_get", json!({})).await;
+        let result = structured(&reply).clone();
+        let spent = sandbox.request_count();
+        assert!(
+            spent <= BUDGET,
+            "{spent} upstream requests of a budget of {BUDGET}"
+        );
+        if result["status"] == "rate_limited" {
+            refused = Some((result, spent - before));
+            break;
+        }
+        assert_eq!(result["status"], "ok", "{reply}");
+        assert_eq!(spent - before, pages, "every page is a request");
+        // Below a fifth, the result shows what is left: exactly what the sandbox did not serve.
+        match result.get("_budget") {
+            Some(b) => {
+                shown_below_a_fifth = true;
+                assert_eq!(b["remaining"], json!(BUDGET - spent), "{result}");
+                assert_eq!(b["limit"], json!(BUDGET));
+            }
+            None => assert!((BUDGET - spent) * 5 >= BUDGET, "{result}"),
+        }
+    }
+    let (result, cost) = refused.expect("the budget runs out");
+    assert!(
+        cost < pages,
+        "the refused call stopped at what was left ({cost} of {pages} pages)"
+    );
+    assert!(
+        shown_below_a_fifth,
+        "a result said the budget was nearly spent"
+    );
+    assert_eq!(result["scope"], "budget", "{result}");
+    assert_eq!(result["_budget"]["remaining"], 0);
+    let retry = result["retry_after_s"].as_u64().unwrap();
+    assert!((1..=86_400).contains(&retry), "{retry}");
+    assert!(
+        result["hint"].as_str().unwrap().contains("budget"),
+        "{result}"
+    );
+    assert_eq!(
+        sandbox.request_count(),
+        BUDGET,
+        "it spent what was left, then stopped"
+    );
+
+    // Nothing left: a plain call is refused before it reaches the upstream.
+    let reply = rpc.call("info_get", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "rate_limited", "{reply}");
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(sandbox.request_count(), BUDGET);
+
+    // One audit line per call: the refusals are `rate_limited` with the tool, never the IP.
+    let events = server.stdout.events();
+    let limited: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "rate_limited")
+        .collect();
+    assert_eq!(limited.len(), 2, "{limited:?}");
+    for e in &limited {
+        assert_eq!(e["reason"], "limit_budget");
+        assert_eq!(e["connector"], "papierkram");
+        assert!(!e.to_string().contains("127.0.0.1"));
+    }
+    assert_eq!(limited[1]["tool"], "info_get");
+}
+
+/// A counter of the day's item in the table, if it is there.
+async fn counter(client: &aws_sdk_dynamodb::Client, attribute: &str) -> Option<u64> {
+    let day = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date()
+        .to_string();
+    let item = client
+        .get_item()
+        .table_name(TABLE)
+        .key("pk", AttributeValue::S(format!("calls#{day}")))
+        .send()
+        .await
+        .ok()?
+        .item?;
+    item.get(attribute)?.as_n().ok()?.parse().ok()
+}
+
+fn minute_of_day() -> u64 {
+    jiff::Timestamp::now().as_second() as u64 % 86_400 / 60
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_counters_hold_across_instances_fail_open_and_resume() {
+    let (_sandbox, base) = sandbox().await;
+    let mut moto = Moto::start();
+    let client = moto.create_limits_table(TABLE).await;
+    let relay = CountingProxy::start(
+        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+        UPDATE_ITEM,
+    )
+    .await;
+    let keys = [
+        ("a", "limits-key-a-0123456789"),
+        ("b", "limits-key-b-0123456789"),
+        ("c", "limits-key-c-0123456789"),
+    ];
+    let mut env = papierkram_env(&base);
+    env.extend(moto.env());
+    env.extend([
+        ("AWS_ENDPOINT_URL", relay.endpoint()),
+        (
+            "MCP_API_KEYS",
+            keys.iter()
+                .map(|(id, k)| format!("{id}:{k}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ("MCP_LIMITS", "on".into()),
+        ("MCP_LIMITS_TABLE", TABLE.into()),
+        ("MCP_LIMIT_PER_CALLER_PER_MINUTE", "5".into()),
+        ("MCP_LIMITS_TIMEOUT_MS", "1000".into()),
+    ]);
+    let instances = [start(&env), start(&env)];
+    let rpc = |i: usize, key: &str| Rpc {
+        key: Some(key.to_string()),
+        ..Rpc::new(&instances[i].url)
+    };
+    let call = |i: usize, key: &'static str| {
+        let rpc = rpc(i, key);
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                              "params": {"name": "info_get", "arguments": {}}});
+            let response = rpc.post(body, &[]).await;
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        }
+    };
+
+    fits_in_this_minute(8).await;
+    // Shared: five calls spread over two instances use up caller a's minute on both.
+    for i in [0, 1, 0, 1, 0] {
+        let (status, body) = call(i, keys[0].1).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(structured(&body)["status"], "ok", "{body}");
+    }
+    let (status, body) = call(1, keys[0].1).await;
+    assert_eq!(
+        status, 429,
+        "the second instance knows the first one's calls: {body}"
+    );
+    assert_eq!(body["scope"], "caller");
+    assert_eq!(relay.count(), 6, "one UpdateItem per tool call");
+    assert_eq!(
+        counter(&client, "calls").await,
+        Some(5),
+        "a refused call counts nowhere"
+    );
+
+    // The table goes away: calls are still answered, counted in memory per instance, within the
+    // same limits.
+    moto.kill();
+    for n in 0..5 {
+        let (status, body) = call(0, keys[1].1).await;
+        assert_eq!(status, 200, "call {n} while the table is gone: {body}");
+    }
+    let (status, body) = call(0, keys[1].1).await;
+    assert_eq!(
+        status, 429,
+        "the fallback keeps the limit on this instance: {body}"
+    );
+    assert!(
+        instances[0]
+            .stderr
+            .wait_for(|l| l.contains("counting in memory"), Duration::from_secs(5))
+            .is_some(),
+        "the fallback is logged"
+    );
+
+    // Back: after the retry pause the instance counts in the (new, empty) table again.
+    let moto = Moto::start_on(moto.port());
+    let client = moto.create_limits_table(TABLE).await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let (status, body) = call(0, keys[2].1).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        counter(&client, "calls").await,
+        Some(1),
+        "counting resumed in the table"
+    );
+    assert_eq!(
+        counter(&client, &format!("m#c#{}", minute_of_day())).await,
+        Some(1)
+    );
+    assert!(
+        instances[0]
+            .stderr
+            .wait_for(|l| l.contains("answers again"), Duration::from_secs(5))
+            .is_some()
+    );
+}
+
+/// What one request of the load test got.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Got {
+    Ok(usize),
+    Limited(String),
+    Status(u16),
+    Failed,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
+    const CONNECTIONS: usize = 64;
+    // Sized so each limit binds within the run against moto (some 75 tool calls a second):
+    // caller 0 has half the connections and meets its minute's limit, the four share the day.
+    const PER_IP: u64 = 1000;
+    const PER_CALLER: u64 = 40;
+    const DAILY: u64 = 100;
+    let seconds: u64 = std::env::var("LOAD_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let (sandbox, base) = sandbox().await;
+    let moto = Moto::start();
+    moto.create_limits_table(TABLE).await;
+    let relay = CountingProxy::start(
+        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+        UPDATE_ITEM,
+    )
+    .await;
+    let keys: Vec<(String, String)> = (0..4)
+        .map(|i| {
+            (
+                format!("caller{i}"),
+                format!("load-key-{i}-0123456789abcdef"),
+            )
+        })
+        .collect();
+    let mut env = papierkram_env(&base);
+    env.extend(moto.env());
+    env.extend([
+        ("AWS_ENDPOINT_URL", relay.endpoint()),
+        (
+            "MCP_API_KEYS",
+            keys.iter()
+                .map(|(id, k)| format!("{id}:{k}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ("MCP_LIMITS", "on".into()),
+        ("MCP_LIMITS_TABLE", TABLE.into()),
+        // Generous, so a busy emulator never pushes the instance into its fallback.
+        ("MCP_LIMITS_TIMEOUT_MS", "5000".into()),
+        ("MCP_LIMIT_PER_IP_PER_MINUTE", PER_IP.to_string()),
+        ("MCP_LIMIT_PER_CALLER_PER_MINUTE", PER_CALLER.to_string()),
+        ("MCP_LIMIT_DAILY_CALLS", DAILY.to_string()),
+    ]);
+    let mut server = start(&env);
+
+    fits_in_this_minute(seconds + 3).await;
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let tasks: Vec<_> = (0..CONNECTIONS)
+        .map(|task| {
+            let url = server.url.clone();
+            let caller = if task % 2 == 0 { 0 } else { 1 + task / 2 % 3 };
+            let (_, key) = keys[caller].clone();
+            tokio::spawn(async move {
+                // One client per task: its own connection, like separate clients.
+                let http = reqwest::Client::builder()
+                    .timeout(Duration::from_secs(30))
+                    .build()
+                    .unwrap();
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                  "params": {"name": "info_get", "arguments": {}}})
+                .to_string();
+                let mut got = Vec::new();
+                while Instant::now() < until {
+                    let sent = http
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2025-11-25")
+                        .bearer_auth(&key)
+                        .body(body.clone())
+                        .send()
+                        .await;
+                    let Ok(response) = sent else {
+                        got.push(Got::Failed);
+                        continue;
+                    };
+                    let status = response.status().as_u16();
+                    let reply: Value = response.json().await.unwrap_or(Value::Null);
+                    got.push(match status {
+                        200 if structured(&reply)["status"] == "ok" => Got::Ok(caller),
+                        429 => Got::Limited(reply["scope"].as_str().unwrap_or("?").to_string()),
+                        other => Got::Status(other),
+                    });
+                }
+                got
+            })
+        })
+        .collect();
+    let mut tally: BTreeMap<Got, u64> = BTreeMap::new();
+    for task in tasks {
+        for got in task.await.unwrap() {
+            *tally.entry(got).or_default() += 1;
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let total: u64 = tally.values().sum();
+    let count = |g: &Got| tally.get(g).copied().unwrap_or(0);
+    let ok: u64 = (0..keys.len()).map(|c| count(&Got::Ok(c))).sum();
+    let by_ip = count(&Got::Limited("ip".into()));
+    let tool_calls = total - by_ip;
+    let store_requests = relay.count();
+    eprintln!(
+        "load: {CONNECTIONS} connections, {elapsed:.1} s, {total} requests ({:.0}/s): {ok} ok, \
+         {by_ip} over the IP limit, {} over the caller limit, {} over the daily cap; \
+         {store_requests} UpdateItem for {tool_calls} counted tool calls ({:.3} per call); \
+         {} upstream requests; {tally:?}",
+        total as f64 / elapsed,
+        count(&Got::Limited("caller".into())),
+        count(&Got::Limited("daily".into())),
+        store_requests as f64 / tool_calls as f64,
+        sandbox.request_count(),
+    );
+    let table = moto.dynamodb_client(&moto.endpoint);
+    eprintln!(
+        "load: the table counted {:?} calls",
+        counter(&table, "calls").await
+    );
+    assert!(server.alive(), "the server survived");
+    let unexpected: Vec<_> = tally
+        .iter()
+        .filter(|(g, _)| matches!(g, Got::Status(_) | Got::Failed | Got::Limited(_)))
+        .filter(|(g, _)| !matches!(g, Got::Limited(s) if ["ip", "caller", "daily"].contains(&s.as_str())))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "no 5xx, no failed request: {unexpected:?}"
+    );
+    assert!(
+        total > PER_IP,
+        "the load reached the IP limit ({total} requests)"
+    );
+    // The IP counter is this instance's memory: exact. The table's counters are exact at the
+    // boundary when requests come one at a time (the test above); under this load the tolerance
+    // of 5 % is the emulator's: moto serves requests on threads without locking an item, so
+    // concurrent updates of one item now and then lose an increment or pass a condition they
+    // should fail (seen: 101 admitted while the table counted 100). DynamoDB serializes the
+    // writes to one item.
+    assert_eq!(
+        by_ip,
+        total - PER_IP,
+        "the IP limit let exactly {PER_IP} through"
+    );
+    let tolerance = |limit: u64| limit + limit.div_ceil(20);
+    assert!(
+        (DAILY..=tolerance(DAILY)).contains(&ok),
+        "the daily cap admitted {ok} of {DAILY}"
+    );
+    for c in 0..keys.len() {
+        let admitted = count(&Got::Ok(c));
+        assert!(admitted <= tolerance(PER_CALLER), "caller {c}: {tally:?}");
+    }
+    assert!(
+        count(&Got::Limited("caller".into())) > 0,
+        "caller 0 met its limit: {tally:?}"
+    );
+    assert_eq!(
+        sandbox.request_count(),
+        ok,
+        "one upstream request per admitted call"
+    );
+    // One UpdateItem per tool call, refused ones included; the SDK may send one again after a
+    // failed attempt.
+    assert!(
+        (tool_calls..=tool_calls + tool_calls.div_ceil(100)).contains(&store_requests),
+        "{store_requests} UpdateItem for {tool_calls} tool calls"
+    );
+    assert!(
+        !server.stderr.joined().contains("counting in memory"),
+        "the table answered throughout"
+    );
+}
