@@ -219,6 +219,8 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
     };
     let text = String::from_utf8(find("text/plain").body.clone()).unwrap();
     assert!(text.contains("week 48"), "{text}");
+    // The fixture's refusals, through the Logs Insights query the Lambda runs.
+    assert!(text.contains("LIMITS HIT"), "{text}");
     assert!(
         text.contains("Dashboard: https://example.com/dashboard"),
         "{text}"

@@ -172,6 +172,13 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
         assert!(!e.to_string().contains("127.0.0.1"));
     }
     assert_eq!(limited[1]["tool"], "info_get");
+    // The first call of a minute writes the `limiter` line the alarms watch.
+    let limiter = events
+        .iter()
+        .find(|e| e["event"] == "limiter")
+        .expect("a limiter line");
+    assert_eq!(limiter["limiter_fallback"], 0, "{limiter}");
+    assert!(limiter["daily_calls_used_pct"].is_number(), "{limiter}");
 }
 
 /// A counter of the day's item in the table, if it is there.
