@@ -198,6 +198,28 @@ async fn counter(client: &aws_sdk_dynamodb::Client, attribute: &str) -> Option<u
     item.get(attribute)?.as_n().ok()?.parse().ok()
 }
 
+/// A server counting in the table behind `relay`, with these `(id, key)` API keys.
+fn shared_env<K: AsRef<str>>(
+    base: &str,
+    moto: &Moto,
+    relay: &CountingProxy,
+    keys: &[(K, K)],
+) -> Vec<(&'static str, String)> {
+    let mut env = papierkram_env(base);
+    env.extend(moto.env());
+    let keys: Vec<String> = keys
+        .iter()
+        .map(|(id, k)| format!("{}:{}", id.as_ref(), k.as_ref()))
+        .collect();
+    env.extend([
+        ("AWS_ENDPOINT_URL", relay.endpoint()),
+        ("MCP_API_KEYS", keys.join(",")),
+        ("MCP_LIMITS", "on".into()),
+        ("MCP_LIMITS_TABLE", TABLE.into()),
+    ]);
+    env
+}
+
 fn minute_of_day() -> u64 {
     jiff::Timestamp::now().as_second() as u64 % 86_400 / 60
 }
@@ -217,19 +239,8 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
         ("b", "limits-key-b-0123456789"),
         ("c", "limits-key-c-0123456789"),
     ];
-    let mut env = papierkram_env(&base);
-    env.extend(moto.env());
+    let mut env = shared_env(&base, &moto, &relay, &keys);
     env.extend([
-        ("AWS_ENDPOINT_URL", relay.endpoint()),
-        (
-            "MCP_API_KEYS",
-            keys.iter()
-                .map(|(id, k)| format!("{id}:{k}"))
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        ("MCP_LIMITS", "on".into()),
-        ("MCP_LIMITS_TABLE", TABLE.into()),
         ("MCP_LIMIT_PER_CALLER_PER_MINUTE", "5".into()),
         ("MCP_LIMITS_TIMEOUT_MS", "1000".into()),
     ]);
@@ -349,19 +360,8 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
             )
         })
         .collect();
-    let mut env = papierkram_env(&base);
-    env.extend(moto.env());
+    let mut env = shared_env(&base, &moto, &relay, &keys);
     env.extend([
-        ("AWS_ENDPOINT_URL", relay.endpoint()),
-        (
-            "MCP_API_KEYS",
-            keys.iter()
-                .map(|(id, k)| format!("{id}:{k}"))
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        ("MCP_LIMITS", "on".into()),
-        ("MCP_LIMITS_TABLE", TABLE.into()),
         // Generous, so a busy emulator never pushes the instance into its fallback.
         ("MCP_LIMITS_TIMEOUT_MS", "5000".into()),
         ("MCP_LIMIT_PER_IP_PER_MINUTE", PER_IP.to_string()),

@@ -613,17 +613,22 @@ mod tests {
         assert!(html.contains("17 refused."));
     }
 
-    #[tokio::test]
-    async fn a_week_without_refusals_has_no_limits_section() {
-        let quiet: String = jsonl()
+    /// The fixture's digest without the lines that contain `marker`.
+    async fn digest_without(marker: &str) -> Digest {
+        let kept: String = jsonl()
             .lines()
-            .filter(|l| !l.contains("\"rate_limited\""))
+            .filter(|l| !l.contains(marker))
             .map(|l| format!("{l}\n"))
             .collect();
-        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &quiet);
-        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
+        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &kept);
+        collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_week_without_refusals_has_no_limits_section() {
+        let d = digest_without("\"rate_limited\"").await;
         assert!(d.limits_hit.is_empty());
         assert!(!crate::text::render(&d).contains("LIMITS HIT"));
         assert!(!crate::html::render(&d, None).contains("Limits hit"));
@@ -631,15 +636,7 @@ mod tests {
 
     #[tokio::test]
     async fn limits_hit_in_a_clean_week_are_mailed_even_with_all_clear_mails_off() {
-        let clean: String = jsonl()
-            .lines()
-            .filter(|l| !l.contains("\"tool_error\""))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &clean);
-        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
-            .await
-            .unwrap();
+        let d = digest_without("\"tool_error\"").await;
         assert_eq!(d.state(), State::AllClear);
         assert!(d.should_send(false));
         assert!(crate::text::render(&d).contains("LIMITS HIT"));

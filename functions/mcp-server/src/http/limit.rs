@@ -35,7 +35,7 @@ pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next)
 }
 
 /// After authentication: a `tools/call` counts against the caller's minute and the day.
-pub async fn per_call(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn per_call(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let is_call = request
         .extensions()
         .get::<RpcMethod>()
@@ -44,7 +44,6 @@ pub async fn per_call(State(state): State<AppState>, request: Request, next: Nex
     let (true, Some(caller)) = (is_call, caller) else {
         return next.run(request).await;
     };
-    let mut request = request;
     // A key shared by several people counts each user on their own.
     let who = match &caller.user {
         Some(user) => format!("{}:{user}", caller.key_id),

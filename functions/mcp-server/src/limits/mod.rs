@@ -197,128 +197,126 @@ impl Limits {
     /// One tool call by `caller`: the caller's minute, the deployment's day and the caller's
     /// budgets, read and counted in one tally (with what earlier calls spent).
     pub async fn tool_call_by(&self, caller: &str, now: u64) -> Result<Admission, Exceeded> {
-        let s = self.settings;
-        let day = Window::UtcDay.start(now);
-        let day_end = day + Window::UtcDay.seconds();
-        let minute = (now - day) / 60;
-        let mut tally = Tally {
-            item: format!("calls#{}", date(day)),
-            // Kept a day past its end: DynamoDB's TTL sweeps it up later.
-            expires: day_end + Window::UtcDay.seconds(),
-            hits: Vec::new(),
-            stale: Vec::new(),
-            guards: Vec::new(),
-        };
-        // The limits, each guarding its counter; the day's first, as the longer wait.
-        let mut limited = Vec::new();
-        if s.daily_calls > 0 {
-            limited.push((
-                Scope::Daily,
-                s.daily_calls,
-                Window::UtcDay,
-                tally.hits.len(),
-            ));
-            tally.hits.push(Hit {
-                key: "calls".into(),
-                add: 1,
-                expires: day_end,
-            });
-        }
-        if s.per_caller_per_minute > 0 {
-            limited.push((
-                Scope::Caller,
-                s.per_caller_per_minute,
-                Window::Minute,
-                tally.hits.len(),
-            ));
-            tally.hits.push(Hit {
-                key: format!("m#{caller}#{minute}"),
-                add: 1,
-                expires: Window::Minute.start(now) + 60,
-            });
-            if let Some(previous) = minute.checked_sub(1) {
-                tally.stale.push(format!("m#{caller}#{previous}"));
-            }
-        }
-        tally.guards = limited
-            .iter()
-            .map(|&(_, limit, _, hit)| Guard { hit, limit })
-            .collect();
-        let mut flush = if s.budgets {
-            self.take_pending(day)
-        } else {
-            BTreeMap::new()
-        };
-        let mut budget_at = Vec::new();
-        if s.budgets {
-            for (connector, limit) in &self.budgets {
-                let add = flush
-                    .remove(&(caller.to_string(), connector.clone()))
-                    .unwrap_or(0);
-                budget_at.push((connector.clone(), *limit, tally.hits.len()));
-                tally.hits.push(budget_hit(caller, connector, add, day_end));
-            }
-        }
-        for ((who, connector), add) in &flush {
-            tally.hits.push(budget_hit(who, connector, *add, day_end));
-        }
-        if tally.hits.is_empty() {
+        let plan = self.plan(caller, now);
+        if plan.tally.hits.is_empty() {
             return Ok(Admission {
                 caller: caller.to_string(),
                 ..Admission::default()
             });
         }
-        let (counted, _) = self.calls.count(&tally, now).await;
-        let values = match counted {
+        let values = match self.calls.count(&plan.tally, now).await {
             Counted::Values(v) => v,
             Counted::Refused(current) => {
                 // Nothing was counted: what was to be booked stays pending.
-                self.restore_pending(day, &tally);
-                let failed = tally.failed_guard(&current).map(|g| g.hit);
-                let &(scope, limit, window, _) = limited
+                self.restore_pending(Window::UtcDay.start(now), &plan.tally);
+                let failed = plan.tally.failed_guard(&current).map(|g| g.hit);
+                let limit = plan
+                    .limits
                     .iter()
-                    .find(|l| Some(l.3) == failed)
-                    .unwrap_or(&limited[0]);
+                    .find(|l| Some(l.hit) == failed)
+                    .unwrap_or(&plan.limits[0]);
                 return Err(Exceeded {
-                    scope,
-                    limit,
-                    window,
-                    retry_after_s: window.reset_after(now),
+                    scope: limit.scope,
+                    limit: limit.limit,
+                    window: limit.window,
+                    retry_after_s: limit.window.reset_after(now),
                 });
             }
         };
-        let tightest = limited
-            .iter()
-            .map(|&(scope, limit, window, i)| Passed {
-                scope,
-                limit,
-                remaining: limit.saturating_sub(values[i]),
-                window,
-                reset_after_s: window.reset_after(now),
-            })
-            .min_by_key(|p| p.remaining);
-        let daily_at = limited.iter().find(|l| l.0 == Scope::Daily).map(|l| l.3);
-        let budgets = budget_at
-            .into_iter()
-            .map(|(connector, limit, i)| {
-                let budget = Budget {
-                    limit,
-                    spent: values[i],
-                    reset_after_s: Window::UtcDay.reset_after(now),
-                };
-                (connector, budget)
-            })
-            .collect();
+        let passed = |l: &Counter| Passed {
+            scope: l.scope,
+            limit: l.limit,
+            remaining: l.limit.saturating_sub(values[l.hit]),
+            window: l.window,
+            reset_after_s: l.window.reset_after(now),
+        };
+        let daily = plan.limits.iter().find(|l| l.scope == Scope::Daily);
         let report = self.report_due(now).then(|| Report {
             fallback: self.calls.degraded(),
-            daily_calls_used_pct: daily_at.map(|i| values[i] as f64 * 100.0 / s.daily_calls as f64),
+            daily_calls_used_pct: daily.map(|l| values[l.hit] as f64 * 100.0 / l.limit as f64),
         });
         Ok(Admission {
-            passed: tightest,
+            passed: plan.limits.iter().map(passed).min_by_key(|p| p.remaining),
             caller: caller.to_string(),
-            budgets,
+            budgets: plan
+                .budgets
+                .into_iter()
+                .map(|(connector, limit, hit)| {
+                    let budget = Budget {
+                        limit,
+                        spent: values[hit],
+                        reset_after_s: Window::UtcDay.reset_after(now),
+                    };
+                    (connector, budget)
+                })
+                .collect(),
             report,
         })
+    }
+
+    /// The tally of one tool call: the day's calls and the caller's minute (each guarded by
+    /// its limit; the day's first, as the longer wait), the caller's budgets, and the pending
+    /// spending of everyone (booked with it).
+    fn plan(&self, caller: &str, now: u64) -> Plan {
+        let s = self.settings;
+        let day = Window::UtcDay.start(now);
+        let day_end = day + Window::UtcDay.seconds();
+        let minute = (now - day) / 60;
+        let mut plan = Plan {
+            tally: Tally {
+                item: format!("calls#{}", date(day)),
+                // Kept a day past its end: DynamoDB's TTL sweeps it up later.
+                expires: day_end + Window::UtcDay.seconds(),
+                hits: Vec::new(),
+                stale: Vec::new(),
+                guards: Vec::new(),
+            },
+            limits: Vec::new(),
+            budgets: Vec::new(),
+        };
+        if s.daily_calls > 0 {
+            plan.limit(
+                Scope::Daily,
+                s.daily_calls,
+                Window::UtcDay,
+                "calls".into(),
+                day_end,
+            );
+        }
+        if s.per_caller_per_minute > 0 {
+            let key = format!("m#{caller}#{minute}");
+            let end = Window::Minute.start(now) + 60;
+            plan.limit(
+                Scope::Caller,
+                s.per_caller_per_minute,
+                Window::Minute,
+                key,
+                end,
+            );
+            if let Some(previous) = minute.checked_sub(1) {
+                plan.tally.stale.push(format!("m#{caller}#{previous}"));
+            }
+        }
+        if !s.budgets {
+            return plan;
+        }
+        let mut flush = self.take_pending(day);
+        for (connector, limit) in &self.budgets {
+            let add = flush
+                .remove(&(caller.to_string(), connector.clone()))
+                .unwrap_or(0);
+            plan.budgets
+                .push((connector.clone(), *limit, plan.tally.hits.len()));
+            plan.tally
+                .hits
+                .push(budget_hit(caller, connector, add, day_end));
+        }
+        for ((who, connector), add) in &flush {
+            plan.tally
+                .hits
+                .push(budget_hit(who, connector, *add, day_end));
+        }
+        plan
     }
 
     /// `requests` upstream requests that `caller`'s call on `connector` sent, booked with the
@@ -381,6 +379,41 @@ impl Limits {
     fn report_due(&self, now: u64) -> bool {
         let minute = now / 60;
         self.reported.swap(minute, Ordering::Relaxed) != minute
+    }
+}
+
+/// A tool call's tally and where in it each limit's and budget's counter is.
+struct Plan {
+    tally: Tally,
+    limits: Vec<Counter>,
+    /// Connector, budget, index of its counter.
+    budgets: Vec<(String, u64, usize)>,
+}
+
+/// A limited counter of a tally.
+struct Counter {
+    scope: Scope,
+    limit: u64,
+    window: Window,
+    hit: usize,
+}
+
+impl Plan {
+    /// One more call on a counter that `limit` guards.
+    fn limit(&mut self, scope: Scope, limit: u64, window: Window, key: String, expires: u64) {
+        let hit = self.tally.hits.len();
+        self.limits.push(Counter {
+            scope,
+            limit,
+            window,
+            hit,
+        });
+        self.tally.guards.push(Guard { hit, limit });
+        self.tally.hits.push(Hit {
+            key,
+            add: 1,
+            expires,
+        });
     }
 }
 

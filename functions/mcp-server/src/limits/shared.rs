@@ -39,23 +39,18 @@ impl Counters {
         }
     }
 
-    /// Whether a table is configured.
-    pub fn shared(&self) -> bool {
-        self.table.is_some()
-    }
-
     /// Whether this instance counts in memory because its table failed.
     pub fn degraded(&self) -> bool {
         self.health().failing_since.is_some()
     }
 
-    /// Counts a tally; `true` with the answer when it was counted in the table.
-    pub async fn count(&self, tally: &Tally, now: u64) -> (Counted, bool) {
+    /// Counts a tally in the table, or in memory without one or while it fails.
+    pub async fn count(&self, tally: &Tally, now: u64) -> Counted {
         let Some(table) = &self.table else {
-            return (self.memory.count(tally, now), false);
+            return self.memory.count(tally, now);
         };
         if self.health().retry_at > now {
-            return (self.memory.count(tally, now), false);
+            return self.memory.count(tally, now);
         }
         match table.count(tally).await {
             Ok(counted) => {
@@ -67,7 +62,7 @@ impl Counters {
                     );
                 }
                 health.logged_at = None;
-                (counted, true)
+                counted
             }
             Err(e) => {
                 let mut health = self.health();
@@ -81,7 +76,7 @@ impl Counters {
                     );
                 }
                 drop(health);
-                (self.memory.count(tally, now), false)
+                self.memory.count(tally, now)
             }
         }
     }
