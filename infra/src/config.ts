@@ -131,7 +131,7 @@ export const DEFAULTS = {
     timeoutSeconds: 10,
     secretTtlSeconds: 300,
     maxBodyBytes: 1024 * 1024,
-    maxResultBytes: 32 * 1024,
+    maxResultBytes: 25 * 1024,
     healthTimeoutMs: 2000,
     // Sized for a ten-person company; 0 turns one off.
     limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },

@@ -194,7 +194,8 @@ async fn tools_list_equals_the_checked_in_allowlist() {
     assert_eq!(names, expected);
     let list = &body["result"]["tools"][0];
     assert_eq!(list["annotations"]["readOnlyHint"], true);
-    assert!(list["outputSchema"]["properties"]["status"].is_object());
+    // No boilerplate outputSchema per tool (it was half of tools/list and said nothing).
+    assert!(list.get("outputSchema").is_none(), "{list}");
 }
 
 #[tokio::test]

@@ -7,6 +7,8 @@ use catalog::{Catalog, ParamType, Risk, Status, Tool};
 
 use crate::contract::args;
 use crate::inventory::config::Config;
+use crate::inventory::{Connector, Inventory, Registry, Scope};
+use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -99,7 +101,46 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
             "{listed} listed tools (max {MAX_LISTED}; beyond it, serve the rest through search)"
         ),
     ));
+    budget_rows(catalogs, config, &mut rows);
     rows
+}
+
+/// `list_budget`: every scope's `tools/list` (the deployment's, each profile's) within what a
+/// model can afford on every turn.
+fn budget_rows(catalogs: &[Catalog], config: &Config, rows: &mut Vec<Row>) {
+    let connectors = catalogs
+        .iter()
+        .map(|c| Connector {
+            base_url: c.base_url.clone(),
+            expose_raw: config.expose_raw(&c.connector),
+            catalog: c.clone(),
+        })
+        .collect();
+    let inventory = Inventory::new(Registry::new(connectors), config.profiles.clone());
+    let mut scopes: Vec<(Scope, Vec<rmcp::model::Tool>)> =
+        lists::build(&inventory).into_iter().collect();
+    scopes.sort_by_key(|(scope, _)| scope.profile().map(str::to_string));
+    for (scope, tools) in scopes {
+        let size = lists::Size::of(&tools);
+        let subject = match scope.profile() {
+            Some(p) => format!("(profile {p})"),
+            None => "(deployment)".into(),
+        };
+        let mut detail = format!(
+            "tools/list: {} B read (names, descriptions, input schemas; max {MAX_READ_BYTES}), \
+             {} B in all (max {MAX_BYTES}); {} tools",
+            size.read,
+            size.total,
+            tools.len()
+        );
+        if !size.within_budget() {
+            detail.push_str(
+                ". List fewer core tools (`core: false`: found with search_tools) or shorten \
+                 parameter descriptions",
+            );
+        }
+        rows.push(row("list_budget", subject, size.within_budget(), detail));
+    }
 }
 
 fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
@@ -359,6 +400,24 @@ mod tests {
         let rows = lint(&catalogs, &config());
         let gaps: Vec<&Row> = rows.iter().filter(|r| r.verdict == Verdict::Gap).collect();
         assert!(gaps.is_empty(), "{}", render(&rows));
+    }
+
+    #[test]
+    fn a_list_over_its_budget_is_a_gap() {
+        let mut yaml = String::from(
+            "connector: big\nbase_url: \"http://x\"\nlist_envelope: { items: entries }\ntools:\n",
+        );
+        for i in 0..25 {
+            yaml.push_str(&format!(
+                "  - name: things{i}_list\n    risk: low\n    list: true\n    description: >-\n      {}\n    get: /things{i}\n",
+                "Lists things with every detail a person could want to know about them. ".repeat(12)
+            ));
+        }
+        let big = catalog::parse("big.yaml", &yaml).unwrap();
+        let rows = lint(&[big], &config());
+        let budget = rows.iter().find(|r| r.rule == "list_budget").unwrap();
+        assert_eq!(budget.verdict, Verdict::Gap, "{}", budget.detail);
+        assert!(budget.detail.contains("core: false"), "{}", budget.detail);
     }
 
     #[test]

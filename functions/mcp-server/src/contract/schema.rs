@@ -38,10 +38,10 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
             s.insert("description".into(), d.clone().into());
         }
         if let Some(min) = p.min {
-            s.insert("minimum".into(), json!(min));
+            s.insert("minimum".into(), number(min));
         }
         if let Some(max) = p.max {
-            s.insert("maximum".into(), json!(max));
+            s.insert("maximum".into(), number(max));
         }
         if let Some(n) = p.max_length {
             s.insert("maxLength".into(), n.into());
@@ -81,11 +81,11 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
         props.insert(
             "fields".into(),
             json!({"type": "array", "items": items,
-                   "description": "Return only these fields of each item (smaller answers)."}),
+                   "description": "Only these item fields."}),
         );
         props.insert(
             "count_only".into(),
-            json!({"type": "boolean", "description": "Return only the number of matches."}),
+            json!({"type": "boolean", "description": "Only the number of matches."}),
         );
     }
     if risk::needs_confirmation(tool) {
@@ -94,12 +94,25 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
             json!({"type": "boolean", "description": "true after the user confirmed this action."}),
         );
     }
-    object(json!({
+    let mut schema = object(json!({
         "type": "object",
         "properties": props,
-        "required": required,
         "additionalProperties": false,
-    }))
+    }));
+    // Every byte here is read on every turn: no empty `required`.
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    schema
+}
+
+/// `1` rather than `1.0` for a whole bound.
+fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9e15 {
+        json!(n as i64)
+    } else {
+        json!(n)
+    }
 }
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ impl Config {
         if call_deadline < Duration::from_millis(100) {
             return Err(ConfigError::new(CALL_DEADLINE_MS, "must be at least 100"));
         }
-        let max_result_bytes = read.number(MAX_RESULT_BYTES, 32 * 1024)?;
+        let max_result_bytes = read.number(MAX_RESULT_BYTES, 25 * 1024)?;
         if max_result_bytes < 1024 {
             return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
         }
@@ -272,7 +272,7 @@ mod tests {
         let c = Config::from(Env::default()).unwrap();
         assert!(!c.lambda);
         assert_eq!(c.secret_source, SecretSourceConfig::Env);
-        assert_eq!(c.max_result_bytes, 32 * 1024);
+        assert_eq!(c.max_result_bytes, 25 * 1024);
         assert_eq!(c.emf_namespace.as_deref(), Some("HostedMcp"));
     }
 

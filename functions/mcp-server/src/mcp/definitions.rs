@@ -1,8 +1,6 @@
 //! MCP tool definitions derived from catalog contracts: the input schema (`contract::schema`),
 //! the shared output schema, and annotations derived from method and risk. Built once at start.
 
-use std::sync::Arc;
-
 use catalog::{Method, Risk, Status, Tool};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool as McpTool, ToolAnnotations};
 use serde_json::json;
@@ -69,13 +67,16 @@ fn title(name: &str) -> String {
         .unwrap_or_default()
 }
 
-pub fn definition(tool: &Tool, output: &Arc<JsonObject>) -> McpTool {
+/// A catalog tool as listed: name, description, input schema, annotations. No `outputSchema`:
+/// the one every tool could carry (status, hint, `_quota`, `items: array`) says nothing about
+/// the tool and cost half of `tools/list`; a tool gets one when its catalog declares the types
+/// of its fields.
+pub fn definition(tool: &Tool) -> McpTool {
     McpTool::new(
         tool.name.clone(),
         tool.description.trim().to_string(),
         input_schema(tool),
     )
-    .with_raw_output_schema(output.clone())
     .with_annotations(annotations(tool))
 }
 

@@ -9,6 +9,7 @@ pub mod audit;
 pub mod context;
 pub mod definitions;
 pub mod handler;
+pub mod lists;
 pub mod meta;
 pub mod server;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rmcp::model::Tool as McpTool;
 
-use super::{definitions, meta};
+use super::lists;
 use crate::call::Pipeline;
 use crate::call::caller::RequestMeta;
 use crate::inventory::{Inventory, Scope};
@@ -42,35 +42,7 @@ impl Mcp {
         call_deadline: Duration,
         list_ttl: Duration,
     ) -> Self {
-        let output = Arc::new(definitions::output_schema());
-        let meta_tools = meta::tools(&output);
-        let definitions: HashMap<&str, McpTool> = inventory
-            .registry
-            .exposed()
-            .filter(|(_, t)| t.core)
-            .map(|(_, t)| (t.name.as_str(), definitions::definition(t, &output)))
-            .collect();
-        let scopes = std::iter::once(Scope::Deployment).chain(
-            inventory
-                .profiles
-                .names()
-                .map(|n| Scope::Profile(n.to_string())),
-        );
-        let lists = scopes
-            .map(|scope| {
-                let view = inventory.view(&scope);
-                let mut tools: Vec<McpTool> = view
-                    .listed
-                    .iter()
-                    .filter_map(|(_, name)| definitions.get(name.as_str()).cloned())
-                    .collect();
-                // Progressive disclosure only where there is something to discover.
-                if view.has_hidden {
-                    tools.extend(meta_tools.iter().cloned());
-                }
-                (scope, tools)
-            })
-            .collect();
+        let lists = lists::build(&inventory);
         let lists_are_private = inventory.profiles.names().next().is_some();
         Mcp {
             inventory,

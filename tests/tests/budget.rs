@@ -1,0 +1,111 @@
+//! What the model sees, measured against the real server and the sandbox, in bytes and in
+//! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
+//! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
+//! deployment and for a profile within 16 KB read and 24 KB in all, and every tool's default
+//! call (a list tool without arguments, every tool with its description's example) within the
+//! 25 KB result budget, whole (not cut). Run with `--nocapture` for the table.
+
+use integration_tests::{KEY, Rpc, Server, structured};
+use papierkram_sandbox::SandboxState;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "budget-token";
+const READ_BUDGET: usize = 16 * 1024;
+const LIST_BUDGET: usize = 24 * 1024;
+const RESULT_BUDGET: usize = 25 * 1024;
+
+fn tokens(text: &str) -> usize {
+    static BPE: std::sync::OnceLock<tiktoken_rs::CoreBPE> = std::sync::OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().unwrap())
+        .encode_ordinary(text)
+        .len()
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap()
+}
+
+/// Bytes and tokens of what a model reads of a list (names, descriptions, input schemas), and
+/// of the whole result.
+fn list_figures(result: &Value) -> (usize, usize, usize, usize) {
+    let read: String = result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            compact(&json!({"name": t["name"], "description": t["description"],
+                            "inputSchema": t["inputSchema"]}))
+        })
+        .collect();
+    let all = compact(result);
+    (read.len(), tokens(&read), all.len(), tokens(&all))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_model_reads_fits_its_budgets() {
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox).await.unwrap();
+    let server = Server::start(
+        &[],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            ("MCP_PROFILES", "reports=papierkram/*_get"),
+            ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
+            ("PAPIERKRAM_TOKEN", TOKEN),
+            ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
+        ],
+    );
+    let list = |rpc: Rpc| async move {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let reply: Value = rpc.post(body, &[]).await.json().await.unwrap();
+        reply["result"].clone()
+    };
+    let rpc = Rpc::new(&server.url);
+    let reports = Rpc::new(&format!("{}/reports", server.url));
+    println!("tools/list               tools   read B  read tok   all B   all tok");
+    for (scope, result) in [
+        ("deployment", list(Rpc::new(&server.url)).await),
+        ("profile reports", list(reports).await),
+    ] {
+        let (read, read_tokens, all, all_tokens) = list_figures(&result);
+        let n = result["tools"].as_array().unwrap().len();
+        println!("{scope:24} {n:5} {read:8} {read_tokens:9} {all:7} {all_tokens:9}");
+        assert!(n > 0, "{scope}: {result}");
+        assert!(read <= READ_BUDGET, "{scope}: {read} B read");
+        assert!(all <= LIST_BUDGET, "{scope}: {all} B in all");
+    }
+
+    let catalog = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.connector == "papierkram")
+        .unwrap();
+    let mut largest = (0, String::new());
+    println!("default call                              bytes  tokens");
+    for tool in catalog.tools.iter().filter(|t| !t.raw) {
+        let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
+        let example: Value = serde_json::from_str(example.trim()).unwrap();
+        let mut calls = vec![("example", example)];
+        let needs_args = tool
+            .params
+            .values()
+            .any(|p| p.required || p.location == catalog::ParamIn::Path);
+        if tool.list && !needs_args {
+            calls.push(("{}", json!({})));
+        }
+        for (label, args) in calls {
+            let reply = rpc.call(&tool.name, args.clone()).await;
+            let result = structured(&reply);
+            assert_eq!(result["status"], "ok", "{} {args}: {reply}", tool.name);
+            assert_ne!(result["truncated"], true, "{} {args}: cut", tool.name);
+            let text = compact(result);
+            let name = format!("{} {label}", tool.name);
+            println!("{name:40} {:6} {:7}", text.len(), tokens(&text));
+            assert!(text.len() <= RESULT_BUDGET, "{name}: {} B", text.len());
+            if text.len() > largest.0 {
+                largest = (text.len(), name);
+            }
+        }
+    }
+    println!("largest default result: {} ({} B)", largest.1, largest.0);
+}
