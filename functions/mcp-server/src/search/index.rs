@@ -1,28 +1,31 @@
 //! The BM25F index over every tool a deployment serves, built once at start: per term, the docs
 //! that have it with the term's score already worked out, so a search only adds up postings.
-//! Fields are weighted, the name most (see `BOOST`).
+//! Fields are weighted, the name most (see `BOOST`); each posting also says whether the term
+//! names the tool (in its name or its description's subject), which ranking weighs above a mention.
 
 use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::summary::summary;
+use super::summary::{subject_end, summary};
 use super::text::{Normaliser, SURFACE, prose_words, split_words};
 
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
-const FIELDS: usize = 4;
+const FIELDS: usize = 5;
 const NAME: usize = 0;
-const DESCRIPTION: usize = 1;
-const PARAMS: usize = 2;
-/// Field boosts for name, description, parameter names, connector. BM25F: boosted term
-/// frequencies share one saturation, so a word in three fields does not score three times. The
-/// name states what the tool is (×3); parameter names say what it filters by or needs, stronger
-/// than a mention in prose but often generic like `id` or `order_by` (×1.5); descriptions carry
-/// aliases and cross-references (×1); the connector name lets "hubspot contacts" prefer that
-/// connector (×1).
-const BOOST: [f32; FIELDS] = [3.0, 1.0, 1.5, 1.0];
+const SUBJECT: usize = 1;
+const DESCRIPTION: usize = 2;
+const PARAMS: usize = 3;
+/// Field boosts for name, the description's subject (see `subject_end`), the rest of the
+/// description, parameter names, connector. BM25F: boosted term frequencies share one
+/// saturation, so a word in three fields does not score three times. The name states what the
+/// tool is (×3); the subject says it again with its aliases in other languages (×2); parameter
+/// names say what it filters by or needs, stronger than a mention in prose but often generic like
+/// `id` or `order_by` (×1.5); the rest of the description carries examples and cross-references
+/// (×1); the connector name lets "hubspot contacts" prefer that connector (×1).
+const BOOST: [f32; FIELDS] = [3.0, 2.0, 1.0, 1.5, 1.0];
 
 /// One searchable tool, as the caller built it from the catalog. Forbidden tools must not be
 /// passed in at all; hidden ones are filtered per request by `visible`.
@@ -61,8 +64,22 @@ pub struct Index {
     pub(super) by_prefix: Vec<u32>,
     /// Reversed terms with their ids, ordered, for suffix look-ups.
     pub(super) by_suffix: Vec<(String, u32)>,
-    /// Per term: (doc, BM25F score of the term in that doc).
-    pub(super) postings: Vec<Vec<(u32, f32)>>,
+    /// Per term, the docs that have it.
+    pub(super) postings: Vec<Vec<Posting>>,
+}
+
+pub(super) const MENTIONED: u8 = 0;
+pub(super) const IN_SUBJECT: u8 = 1;
+pub(super) const IN_NAME: u8 = 2;
+
+/// One doc that has a term.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Posting {
+    pub(super) doc: u32,
+    /// The BM25F score of the term in the doc.
+    pub(super) score: f32,
+    /// Where the term is: `IN_NAME`, `IN_SUBJECT` or `MENTIONED` (ranking counts points by it).
+    pub(super) place: u8,
 }
 
 /// Term look-ups dominate the index build; catalog text is trusted, so FxHash (rustc's hash)
@@ -143,15 +160,17 @@ impl Index {
         for (d, doc) in docs.iter().enumerate() {
             let start = entries.len();
             starts.push(start);
+            let (subject, rest) = doc.description.split_at(subject_end(&doc.description));
             for (f, len) in lens[d].iter_mut().enumerate() {
                 let words: Box<dyn Iterator<Item = &str>> = match f {
                     NAME => Box::new(split_words(&doc.name)),
-                    DESCRIPTION => Box::new(prose_words(&doc.description)),
+                    SUBJECT => Box::new(prose_words(subject)),
+                    DESCRIPTION => Box::new(prose_words(rest)),
                     PARAMS => Box::new(doc.params.iter().flat_map(|p| split_words(p))),
                     _ => Box::new(split_words(&doc.connector)),
                 };
                 // Only names and prose say "one" or "many"; `company_id` is singular anyway.
-                let with_surface = f == NAME || f == DESCRIPTION;
+                let with_surface = f == NAME || f == SUBJECT || f == DESCRIPTION;
                 for raw in words {
                     let Some([stem, plain, surface]) = vocab.word(raw) else {
                         continue;
@@ -194,7 +213,7 @@ impl Index {
         for (term, _) in &entries {
             df[*term as usize] += 1;
         }
-        let mut postings: Vec<Vec<(u32, f32)>> = df.into_iter().map(Vec::with_capacity).collect();
+        let mut postings: Vec<Vec<Posting>> = df.into_iter().map(Vec::with_capacity).collect();
         for (d, run) in starts.windows(2).enumerate() {
             for (term, tf) in &entries[run[0]..run[1]] {
                 let weighted: f32 = (0..FIELDS)
@@ -204,14 +223,24 @@ impl Index {
                         BOOST[f] * f32::from(tf[f]) / norm
                     })
                     .sum();
-                postings[*term as usize].push((d as u32, weighted));
+                postings[*term as usize].push(Posting {
+                    doc: d as u32,
+                    score: weighted,
+                    place: if tf[NAME] > 0 {
+                        IN_NAME
+                    } else if tf[SUBJECT] > 0 {
+                        IN_SUBJECT
+                    } else {
+                        MENTIONED
+                    },
+                });
             }
         }
         for list in &mut postings {
             let df = list.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for (_, w) in list.iter_mut() {
-                *w = idf * *w / (K1 + *w);
+            for p in list.iter_mut() {
+                p.score = idf * p.score / (K1 + p.score);
             }
         }
         let mut by_prefix: Vec<u32> = (0..terms.len() as u32)

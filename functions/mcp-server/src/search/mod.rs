@@ -11,11 +11,12 @@
 //!
 //! One concern per module: `text` and `stem` turn words into terms, `index` builds the BM25F
 //! index, `rank` scores query words against it, `query` answers one request, `render` writes the
-//! answer per detail level under the cap, `no_match` answers when nothing matched, `summary` cuts
+//! answer per detail level under the cap, `no_match` answers when nothing matched, `period` lets month names find month tools, `summary` cuts
 //! descriptions to one sentence, `request` holds the arguments.
 
 mod index;
 mod no_match;
+mod period;
 mod query;
 mod rank;
 mod render;

@@ -52,6 +52,7 @@ impl Index {
                     doc,
                     score: 0.0,
                     cover: 0,
+                    points: 0,
                 })
                 .collect()
         } else {
@@ -61,7 +62,8 @@ impl Index {
             return self.no_match(q, &words, &vis, &in_scope, total);
         }
         let max_cover = hits.iter().map(|h| h.cover).max().unwrap_or(0);
-        let split = partition(&mut hits, |h| h.cover == max_cover);
+        let max_points = hits.iter().map(|h| h.points).max().unwrap_or(0);
+        let split = partition(&mut hits, |h| h.points == max_points);
         let (matched, rest) = hits.split_at_mut(split);
         let n = matched.len();
         let requested = q

@@ -1,8 +1,12 @@
 //! Scoring query words against the index: the terms each word matches (its stems, longer
-//! compounds containing it, the known parts of an unknown compound), summed per tool with how many
-//! query words each tool covers, and the order of hits. Matching more words beats a higher score.
+//! compounds containing it, the known parts of an unknown compound), summed per tool, and the
+//! order of hits. Relevance first counts points per query word: a word that names the tool (in its
+//! name or subject) earns more than one it merely mentions, so "details of invoice 42" finds
+//! invoice_get before tools that mention invoices and details somewhere; the BM25F score breaks
+//! ties.
 
-use super::index::Index;
+use super::index::{Index, MENTIONED};
+use super::period::{MONTH_WORDS, is_month};
 use super::stem::stem;
 use super::text::{SURFACE, Word};
 
@@ -13,14 +17,23 @@ const COMPOUND_WEIGHT: f32 = 0.5;
 /// singular and the plural (invoice_get, invoices_list), not a second match. Top-1 on the
 /// shipped query set is the same from 0.25 to 0.75; the smallest keeps it from outweighing a name.
 const SURFACE_WEIGHT: f32 = 0.25;
+/// A month name matching the month itself ("März": Monat) is a mention, weaker than the word.
+const MONTH_WEIGHT: f32 = 0.75;
 /// Shortest query word matched as part of a compound, and shortest part of a split query word.
 const MIN_PART: usize = 4;
+/// Points for a query word by where the tool has it (`index::MENTIONED`, `IN_SUBJECT`,
+/// `IN_NAME`); a compound part only ever counts as a mention. A name beats two mentions, often a
+/// filler word ("details") and a cross-reference; the score breaks ties.
+const POINTS: [u16; 3] = [1, 2, 3];
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Hit {
     pub(super) doc: u32,
     pub(super) score: f32,
+    /// Query words matched.
     pub(super) cover: u16,
+    /// `POINTS` per query word matched: what ranks first.
+    pub(super) points: u16,
 }
 
 /// What one query word matches: candidate terms with weights, and its exact surface term.
@@ -36,17 +49,23 @@ impl Index {
         let n = self.docs.len();
         let mut total = vec![0f32; n];
         let mut cover = vec![0u16; n];
+        let mut points = vec![0u16; n];
         let mut best = vec![0f32; n];
+        let mut place = vec![MENTIONED; n];
         let mut touched: Vec<u32> = Vec::new();
         let mut any: Vec<u32> = Vec::new();
         for group in groups {
             for &(term, weight) in &group.terms {
-                for &(d, s) in &self.postings[term as usize] {
-                    let slot = &mut best[d as usize];
+                for p in &self.postings[term as usize] {
+                    let slot = &mut best[p.doc as usize];
                     if *slot == 0.0 {
-                        touched.push(d);
+                        touched.push(p.doc);
                     }
-                    *slot = slot.max(s * weight);
+                    *slot = slot.max(p.score * weight);
+                    if weight == 1.0 {
+                        let slot = &mut place[p.doc as usize];
+                        *slot = (*slot).max(p.place);
+                    }
                 }
             }
             for d in touched.drain(..) {
@@ -56,14 +75,16 @@ impl Index {
                 }
                 total[d] += best[d];
                 cover[d] += 1;
+                points[d] += POINTS[place[d] as usize];
                 best[d] = 0.0;
+                place[d] = MENTIONED;
             }
             // Only docs with the stem have the surface word: coverage is already counted.
-            for &(d, s) in group
+            for p in group
                 .surface
                 .map_or(&[][..], |t| &self.postings[t as usize])
             {
-                total[d as usize] += SURFACE_WEIGHT * s;
+                total[p.doc as usize] += SURFACE_WEIGHT * p.score;
             }
         }
         any.into_iter()
@@ -72,6 +93,7 @@ impl Index {
                 doc,
                 score: total[doc as usize],
                 cover: cover[doc as usize],
+                points: points[doc as usize],
             })
             .collect()
     }
@@ -132,6 +154,13 @@ impl Index {
                 }
             }
         }
+        if is_month(&word.surface) {
+            for m in MONTH_WORDS {
+                if let Some(&t) = self.term_ids.get(&stem(m)) {
+                    out.push((t, MONTH_WEIGHT));
+                }
+            }
+        }
         out.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
         out.dedup_by_key(|c| c.0);
         let surface = format!("{SURFACE}{}", word.surface);
@@ -154,11 +183,11 @@ pub(super) fn partition(hits: &mut [Hit], keep: impl Fn(&Hit) -> bool) -> usize 
     split
 }
 
-/// Orders the best `k` hits first (more query words, then score, then catalog order).
+/// Orders the best `k` hits first (more points, then score, then catalog order).
 pub(super) fn top(hits: &mut [Hit], k: usize) {
     let order = |a: &Hit, b: &Hit| {
-        b.cover
-            .cmp(&a.cover)
+        b.points
+            .cmp(&a.points)
             .then(b.score.total_cmp(&a.score))
             .then(a.doc.cmp(&b.doc))
     };

@@ -48,6 +48,14 @@ pub fn summary_line(description: &str) -> &str {
     text
 }
 
+/// Where a description's subject ends: its first sentence, what the tool is with its other
+/// names ("Lists outgoing invoices (Ausgangsrechnungen, Rechnungen) with totals."), before what it
+/// is for and its examples.
+pub(super) fn subject_end(description: &str) -> usize {
+    let first = summary_line(description);
+    description.len() - description.trim_start().len() + first.len()
+}
+
 /// White space collapsed to single spaces (descriptions are folded YAML).
 pub(super) fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -74,6 +82,15 @@ pub(super) fn summary(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subject_is_the_first_sentence() {
+        let text = "  Lists invoices (Rechnungen) with totals. Use it.";
+        assert_eq!(
+            &text[..subject_end(text)],
+            "  Lists invoices (Rechnungen) with totals."
+        );
+    }
 
     #[test]
     fn summary_line_ends_at_a_real_sentence_end() {
