@@ -236,6 +236,11 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             ));
             continue;
         }
+        if let Some(template) = &t.resource {
+            for problem in check_resource(c, t, template) {
+                bad(problem);
+            }
+        }
         let Some((method, path)) = t.http() else {
             continue;
         };
@@ -306,6 +311,34 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
 }
 
 /// An aggregation references list tools of its own catalog and earlier measures only.
+/// A resource template names this connector's scheme and exactly the tool's path parameters,
+/// on a get tool that reads one record.
+fn check_resource(c: &Catalog, t: &crate::model::Tool, template: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    let prefix = format!("{}://", c.connector);
+    if !template.starts_with(&prefix) {
+        problems.push(format!("resource `{template}` must start with `{prefix}`"));
+    }
+    if t.get.is_none() || t.list || t.raw {
+        problems
+            .push("a resource is a get tool's one record (not a list, raw or write tool)".into());
+    }
+    let wanted: BTreeSet<&str> = t
+        .params
+        .iter()
+        .filter(|(_, p)| p.location == crate::model::ParamIn::Path)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let named: BTreeSet<&str> = placeholders(template).into_iter().collect();
+    if named.is_empty() || named != wanted {
+        problems.push(format!(
+            "resource `{template}` must name exactly the path parameters ({})",
+            wanted.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    problems
+}
+
 fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
     let mut out = Vec::new();
     if agg.sources.is_empty() || agg.result.is_empty() {
@@ -466,6 +499,34 @@ tools:
         );
         let err = parse("demo.yaml", &text).unwrap_err().to_string();
         assert!(err.contains("upstream_message"), "{err}");
+    }
+
+    #[test]
+    fn a_resource_template_names_the_connector_and_exactly_the_path_parameters() {
+        let with = |r: &str| {
+            GOOD.replace(
+                "    get: /invoices/{id}\n",
+                &format!("    get: /invoices/{{id}}\n    resource: \"{r}\"\n"),
+            )
+        };
+        assert!(parse("demo.yaml", &with("demo://invoices/{id}")).is_ok());
+        for (bad, says) in [
+            ("other://invoices/{id}", "must start with `demo://`"),
+            ("demo://invoices", "exactly the path parameters (id)"),
+            (
+                "demo://invoices/{number}",
+                "exactly the path parameters (id)",
+            ),
+        ] {
+            let err = parse("demo.yaml", &with(bad)).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let on_list = GOOD.replace(
+            "    get: /invoices\n",
+            "    get: /invoices\n    resource: \"demo://invoices/{id}\"\n",
+        );
+        let err = parse("demo.yaml", &on_list).unwrap_err().to_string();
+        assert!(err.contains("one record"), "{err}");
     }
 
     #[test]

@@ -291,6 +291,10 @@ pub struct Tool {
     /// Largest result in bytes before it is cut with a hint.
     #[serde(default)]
     pub max_result_bytes: Option<usize>,
+    /// A get tool's record as an MCP resource: a URI template over its path parameters, e.g.
+    /// `papierkram://invoices/{id}`, read through the same contract runtime as the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
     /// An aggregation tool: a composition over this catalog's list tools instead of one
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]

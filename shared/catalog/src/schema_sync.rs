@@ -149,6 +149,7 @@ fn full_tool() -> Tool {
         untrusted: vec!["name".into()],
         hints: BTreeMap::from([(Status::NotFound, "Look the id up first.".into())]),
         max_result_bytes: Some(16_384),
+        resource: Some("t://invoices/{id}".into()),
         aggregate: Some(full_aggregate()),
     }
 }

@@ -6,5 +6,6 @@
 
 pub mod args;
 pub mod names;
+pub mod resource;
 pub mod risk;
 pub mod schema;

@@ -39,7 +39,8 @@ pub async fn per_call(State(state): State<AppState>, mut request: Request, next:
     let is_call = request
         .extensions()
         .get::<RpcMethod>()
-        .is_some_and(|m| m.0 == "tools/call");
+        // A record read runs a tool too: it counts like a tool call.
+        .is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");
     let caller = request.extensions().get::<Caller>().cloned();
     let (true, Some(caller)) = (is_call, caller) else {
         return next.run(request).await;

@@ -65,6 +65,16 @@ pub fn unknown_tool(
     with_context(event, ctx).duration(elapsed)
 }
 
+/// A `resources/read` of a URI that names no record this caller may read (the URI itself is
+/// not logged: a client chooses it).
+pub fn unknown_resource(ctx: &CallContext, elapsed: Duration) -> AuditEvent {
+    let event = AuditEvent::new(EventKind::ToolError)
+        .tool("resources_read")
+        .status("not_found")
+        .reason("unknown_resource");
+    with_context(event, ctx).duration(elapsed)
+}
+
 /// A `search_tools` call; `no_match` carries the (scrubbed) terms when nothing matched.
 pub fn search(
     arguments: &Map<String, Value>,

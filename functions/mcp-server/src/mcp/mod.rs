@@ -11,6 +11,7 @@ pub mod definitions;
 pub mod handler;
 pub mod lists;
 pub mod meta;
+pub mod resources;
 pub mod server;
 
 pub use server::Mcp;
