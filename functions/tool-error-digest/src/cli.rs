@@ -4,8 +4,9 @@
 //! tool-error-digest run --local AUDIT.jsonl --out DIR [--now RFC3339]
 //! ```
 //!
-//! Builds the digest for the seven full UTC days before `--now` (default: the current time)
-//! and the seven before, from a JSON-lines audit log (what `mcp-server serve` writes to
+//! Builds the digest for the seven full UTC days before `--now` (without it: the last full week
+//! that has events in the file, or the seven days up to its last event when it spans less, so
+//! a preview of fresh calls is not empty) and the seven before, from a JSON-lines audit log (what `mcp-server serve` writes to
 //! stdout), and writes `digest.html`, `digest.txt`, `errors-per-day.png` and `message.eml` to
 //! `DIR`. Sender, recipients, dashboard link and subject prefix come from the same variables as
 //! on Lambda (see `config.rs`), with placeholder addresses when unset.
@@ -21,7 +22,9 @@ use crate::local;
 
 pub const USAGE: &str = "usage: tool-error-digest run --local AUDIT.jsonl --out DIR [--now RFC3339]
 
-Writes the weekly tool error digest for the 7 full UTC days before --now (default: now) to DIR:
+Writes the weekly tool error digest for the 7 full UTC days before --now to DIR (without --now:
+the last full week that has events in the file, or the 7 days up to its last event when it
+spans less):
 digest.html, digest.txt, errors-per-day.png (when there were failed calls) and message.eml.
 On Lambda (AWS_LAMBDA_RUNTIME_API set) the binary serves the scheduled handler instead.";
 
@@ -90,7 +93,6 @@ pub async fn run(command: Command, config: &Config, out: &mut impl Write) -> any
         writeln!(out, "{USAGE}")?;
         return Ok(());
     };
-    let now = now.unwrap_or_else(Timestamp::now);
     let result = local::run(
         &audit_log,
         &out_dir,
@@ -101,6 +103,18 @@ pub async fn run(command: Command, config: &Config, out: &mut impl Write) -> any
     .await?;
     writeln!(out, "{}", result.email.subject)?;
     writeln!(out, "period: {}", result.digest.period.label())?;
+    if result.period_from_file {
+        writeln!(
+            out,
+            "  the last full week with events in the file (the 7 days up to its last event when \
+             it spans less); --now picks another"
+        )?;
+    }
+    writeln!(
+        out,
+        "{} of {} audit event(s) in the file fall outside the period",
+        result.outside, result.events
+    )?;
     if result.skipped_lines > 0 {
         writeln!(
             out,
@@ -201,6 +215,56 @@ mod tests {
             html.contains("<img src=\"errors-per-day.png\""),
             "the preview loads the file"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The README's path: serve, make some calls, preview at once. Without `--now` the preview
+    /// covers the file's days, not the (empty) week before today.
+    #[tokio::test]
+    async fn a_preview_without_now_finds_the_calls_just_made() {
+        let dir =
+            std::env::temp_dir().join(format!("tool-error-digest-fresh-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("audit.jsonl");
+        let now = Timestamp::now();
+        let line = |minutes_ago: i64, status: &str| {
+            let ts = now - jiff::SignedDuration::from_mins(minutes_ago);
+            let event = if status == "ok" {
+                "tool_call"
+            } else {
+                "tool_error"
+            };
+            format!(
+                r#"{{"v":1,"ts":"{ts}","level":"info","event":"{event}","tool":"invoices_list","connector":"papierkram","status":"{status}","reason":"upstream_503"}}"#
+            )
+        };
+        let text = [
+            line(30, "ok"),
+            line(20, "unavailable"),
+            line(10, "unavailable"),
+        ]
+        .join("\n");
+        std::fs::write(&log, text).unwrap();
+        let command = Command::RunLocal {
+            audit_log: log,
+            out_dir: dir.join("out"),
+            now: None,
+        };
+        let config = Config::from_lookup(|_| None).unwrap();
+        let mut report = Vec::new();
+        run(command, &config, &mut report).await.unwrap();
+        let report = String::from_utf8(report).unwrap();
+        assert!(
+            report.contains("the last full week with events in the file"),
+            "{report}"
+        );
+        assert!(
+            report.contains("0 of 3 audit event(s) in the file fall outside"),
+            "{report}"
+        );
+        let text = std::fs::read_to_string(dir.join("out/digest.txt")).unwrap();
+        assert!(text.contains("invoices_list"), "{text}");
+        assert!(!text.contains("No tool calls"), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,6 +12,7 @@ use crate::collect;
 use crate::digest::Digest;
 use crate::email::{self, Addresses, CHART_FILE, Email};
 use crate::html;
+use crate::period::{Period, preview_now};
 
 /// `@log` of the local events: the audit log is the one log group the local run queries.
 pub const LOCAL_LOG_GROUP: &str = "local";
@@ -24,22 +25,36 @@ pub struct LocalRun {
     pub files: Vec<PathBuf>,
     /// Lines of the input that were not audit events.
     pub skipped_lines: usize,
+    /// Whether the period was chosen from the file's events (no `now` given).
+    pub period_from_file: bool,
+    /// Audit events in the file, and how many of them fall outside the period.
+    pub events: usize,
+    pub outside: usize,
 }
 
-/// Builds the digest for the week before `now` from `audit_log` and writes `digest.html` (the
+/// Builds the digest for the week before `now` (without one: the week [`preview_now`] picks from
+/// the file's events, so a preview of fresh data is not empty) from `audit_log` and writes
+/// `digest.html` (the
 /// mail's HTML with the chart loaded from the file beside it), `digest.txt`,
 /// `errors-per-day.png` (when there were failed calls) and `message.eml` (the message exactly
 /// as it would be sent) to `out_dir`.
 pub async fn run(
     audit_log: &Path,
     out_dir: &Path,
-    now: Timestamp,
+    now: Option<Timestamp>,
     dashboard_url: Option<String>,
     to: &Addresses,
 ) -> anyhow::Result<LocalRun> {
     let text = std::fs::read_to_string(audit_log)
         .with_context(|| format!("reading {}", audit_log.display()))?;
     let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &text);
+    let times = event_times(&text);
+    let period_from_file = now.is_none();
+    let now = now
+        .or_else(|| preview_now(&times))
+        .unwrap_or_else(Timestamp::now);
+    let week = Period::week_before(now).range();
+    let outside = times.iter().filter(|t| !week.contains(**t)).count();
     let digest = collect::collect(&engine, engine.groups(), now, dashboard_url).await?;
     let email = email::compose(&digest, to, now);
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
@@ -71,5 +86,17 @@ pub async fn run(
         email,
         files,
         skipped_lines: engine.skipped(),
+        period_from_file,
+        events: times.len(),
+        outside,
     })
+}
+
+/// The `ts` of every audit event line.
+fn event_times(jsonl: &str) -> Vec<Timestamp> {
+    jsonl
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|v| v.get(audit::fields::TS)?.as_str()?.parse().ok())
+        .collect()
 }

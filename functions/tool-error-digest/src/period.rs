@@ -71,6 +71,34 @@ impl Period {
     }
 }
 
+/// The `now` a local preview without `--now` runs at, from the file's event times: the last full
+/// ISO week (Monday to Sunday) that has events, or, when the file spans less than a week, the
+/// seven days up to its last event's day. `None` for a file without events.
+pub fn preview_now(events: &[Timestamp]) -> Option<Timestamp> {
+    let first = events.iter().min()?;
+    let last = events.iter().max()?;
+    let midnight = |t: &Timestamp| t.as_second().div_euclid(DAY_SECONDS) * DAY_SECONDS;
+    let after_last_day = midnight(last) + DAY_SECONDS;
+    if after_last_day - midnight(first) <= DAYS * DAY_SECONDS {
+        return Timestamp::from_second(after_last_day).ok();
+    }
+    // Mondays at or before the day after the last event; the latest whose week has events.
+    let weekday = date(*last).weekday().to_monday_zero_offset() as i64;
+    let mut monday = midnight(last) - weekday * DAY_SECONDS;
+    if weekday == 6 {
+        monday += DAYS * DAY_SECONDS; // the last event's week ends that Sunday: it is full
+    }
+    while monday > midnight(first) {
+        let now = Timestamp::from_second(monday).ok()?;
+        let week = Period::week_before(now);
+        if events.iter().any(|t| week.range().contains(*t)) {
+            return Some(now);
+        }
+        monday -= DAYS * DAY_SECONDS;
+    }
+    Timestamp::from_second(after_last_day).ok()
+}
+
 /// The UTC date of `t`.
 pub fn date(t: Timestamp) -> Date {
     t.to_zoned(TimeZone::UTC).date()
@@ -94,6 +122,53 @@ mod tests {
         assert_eq!(p.label(), "2026-11-23 to 2026-11-29 (UTC)");
         assert_eq!(p.days().len(), 7);
         assert_eq!(p.days()[6].to_string(), "2026-11-29");
+    }
+
+    fn preview(events: &[&str]) -> Period {
+        let events: Vec<Timestamp> = events.iter().map(|e| ts(e)).collect();
+        Period::week_before(preview_now(&events).unwrap())
+    }
+
+    #[test]
+    fn a_preview_of_a_file_from_last_week_covers_that_week() {
+        // Tuesday to Saturday of week 48, previewed any day later.
+        let p = preview(&[
+            "2026-11-24T09:00:00Z",
+            "2026-11-26T10:00:00Z",
+            "2026-11-28T17:00:00Z",
+        ]);
+        assert_eq!(
+            p.label(),
+            "2026-11-22 to 2026-11-28 (UTC)",
+            "younger than a week: its days"
+        );
+        let p = preview(&["2026-11-16T09:00:00Z", "2026-11-28T17:00:00Z"]);
+        assert_eq!(
+            p.label(),
+            "2026-11-16 to 2026-11-22 (UTC)",
+            "week 48 is not over yet on Saturday"
+        );
+        let p = preview(&["2026-11-16T09:00:00Z", "2026-11-29T17:00:00Z"]);
+        assert_eq!(
+            p.label(),
+            "2026-11-23 to 2026-11-29 (UTC)",
+            "a Sunday ends the week"
+        );
+    }
+
+    #[test]
+    fn a_preview_of_a_file_from_this_week_covers_its_days() {
+        let p = preview(&["2026-11-30T08:00:00Z", "2026-12-01T12:30:00Z"]);
+        assert_eq!(p.label(), "2026-11-25 to 2026-12-01 (UTC)");
+        assert!(p.range().contains(ts("2026-12-01T12:30:00Z")));
+    }
+
+    #[test]
+    fn a_preview_of_a_file_spanning_weeks_takes_the_last_full_week_with_events() {
+        // Events in week 47 and on Tuesday of week 49; week 48 has none.
+        let p = preview(&["2026-11-17T08:00:00Z", "2026-12-01T12:00:00Z"]);
+        assert_eq!(p.label(), "2026-11-16 to 2026-11-22 (UTC)");
+        assert_eq!(preview_now(&[]), None);
     }
 
     #[test]
