@@ -75,12 +75,17 @@ pub fn unknown_resource(ctx: &CallContext, elapsed: Duration) -> AuditEvent {
     with_context(event, ctx).duration(elapsed)
 }
 
-/// A `search_tools` call; `no_match` carries the (scrubbed) terms when nothing matched.
+/// The most characters of known words a `no_match` reason keeps.
+const MAX_NO_MATCH_CHARS: usize = 80;
+
+/// A `search_tools` call; when nothing matched, `no_match` has the query's words the catalogs
+/// know and how many others it had: the reason is `no_match:<words>[ +N]`
+/// (`no_match:mahnung lieferschein +2`), the others never written.
 pub fn search(
     arguments: &Map<String, Value>,
     status: &str,
     result_bytes: usize,
-    no_match: Option<String>,
+    no_match: Option<(Vec<String>, usize)>,
     ctx: &CallContext,
     elapsed: Duration,
 ) -> AuditEvent {
@@ -89,11 +94,22 @@ pub fn search(
         .status(status)
         .arg_keys(arguments.keys())
         .result_bytes(result_bytes as u64);
-    if let Some(terms) = no_match {
-        event = event.reason(format!(
-            "no_match:{}",
-            terms.chars().take(80).collect::<String>()
-        ));
+    if let Some((known, mut other)) = no_match {
+        let mut kept: Vec<&str> = Vec::new();
+        let mut chars = 0;
+        for word in &known {
+            if chars + word.chars().count() + 1 > MAX_NO_MATCH_CHARS {
+                other += 1;
+                continue;
+            }
+            chars += word.chars().count() + 1;
+            kept.push(word);
+        }
+        let mut reason = format!("no_match:{}", kept.join(" "));
+        if other > 0 {
+            reason.push_str(&format!(" +{other}"));
+        }
+        event = event.reason(reason);
     }
     with_context(event, ctx).duration(elapsed)
 }

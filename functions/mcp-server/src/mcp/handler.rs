@@ -263,12 +263,10 @@ impl Mcp {
         };
         let view = self.inventory.view(ctx.scope());
         let answer = self.inventory.search.search_in(&request, &view.visibility);
-        // What users looked for and did not find, for the digest: terms only, scrubbed.
-        let no_match = (answer.matched == 0).then(|| {
-            self.redactor
-                .redact(&crate::search::terms(&request.query).join("+"))
-                .into_owned()
-        });
+        // What users looked for and did not find, for the digest: only the words the catalogs
+        // know; the others (names, addresses: possibly personal) are only counted.
+        let no_match =
+            (answer.matched == 0).then(|| self.inventory.search.known_words(&request.query));
         self.audit.write(&audit::search(
             arguments,
             "ok",

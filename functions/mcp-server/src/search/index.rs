@@ -279,6 +279,26 @@ impl Index {
         self.docs.len()
     }
 
+    /// A query as an audit line may keep it: its words that are in the index's vocabulary (as
+    /// stems: catalog words, not what a person typed about someone), and how many other words
+    /// it had, which may be personal data and are only counted. Stop words and numbers are
+    /// neither.
+    pub fn known_words(&self, query: &str) -> (Vec<String>, usize) {
+        let mut known = Vec::new();
+        let mut other = 0;
+        for word in super::text::query_words(query) {
+            let in_vocabulary = std::iter::once(&word.first)
+                .chain(word.second.as_ref())
+                .any(|t| self.term_ids.contains_key(t));
+            if in_vocabulary {
+                known.push(word.first);
+            } else {
+                other += 1;
+            }
+        }
+        (known, other)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
     }
@@ -287,6 +307,15 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use crate::search::fixtures::{all, ranked, small};
+
+    #[test]
+    fn known_words_are_the_vocabulary_and_the_rest_is_only_counted() {
+        let index = small();
+        let (known, other) = index.known_words("Rechnungen von Erika Mustermann 2026");
+        assert_eq!(other, 2, "erika, mustermann ({known:?})");
+        assert_eq!(known.len(), 1, "{known:?}");
+        assert!(!known.iter().any(|w| w.contains("erika")));
+    }
 
     #[test]
     fn bm25_prefers_names_then_parameters_then_prose() {
