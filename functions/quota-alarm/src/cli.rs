@@ -1,89 +1,124 @@
 //! Commands: Lambda mode (when `AWS_LAMBDA_RUNTIME_API` is set), `run --local`, `alarms`.
 //! Builds every dependency once, then runs.
 
+use std::convert::Infallible;
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 use insights::LocalInsights;
 use insights::cloudwatch::CloudWatchInsights;
 use jiff::Timestamp;
 
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::handler::{self, Deps, handle};
 use crate::local::NoProbes;
 use crate::policy::{Policy, policies};
 use crate::probe::{self, HttpProber};
 use crate::{alarms, table};
 
-pub const USAGE: &str = "\
-usage: quota-alarm run --local AUDIT.jsonl [--local MORE.jsonl] [--catalog DIR] [--now RFC3339] [--emf]
-                             (the per-connector table from audit files; --emf prints the metric
-                              and decision lines the Lambda would write instead)
-       quota-alarm alarms [--json] [--catalog DIR] [--namespace NS]
-                             (the CloudWatch alarms infra creates from the catalogs)
-       quota-alarm           (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
+/// Upstream quota utilisation, forecast and EMF metrics per connector.
+///
+/// Without a command and with AWS_LAMBDA_RUNTIME_API set the binary serves the scheduled
+/// handler (Lambda mode); elsewhere it runs one of the commands.
+#[derive(Debug, Parser)]
+#[command(name = "quota-alarm", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug, PartialEq, Subcommand)]
 pub enum Command {
+    #[command(skip)]
     Lambda,
+    /// The per-connector table from audit files, as the Lambda would assess them.
     Run {
+        /// JSON-lines audit log (one log group); repeat for more.
+        #[arg(long = "local", value_name = "AUDIT.jsonl", required = true)]
         files: Vec<PathBuf>,
+        /// Catalog directory; the shipped catalogs when unset.
+        #[arg(long, value_name = "DIR", env = config::CATALOG_DIR, value_parser = any_path)]
         catalog: Option<PathBuf>,
+        /// The time of the run (default: now).
+        #[arg(long, value_name = "RFC3339", value_parser = rfc3339)]
         now: Option<Timestamp>,
+        /// Print the metric and decision lines the Lambda would write instead of the table.
+        #[arg(long)]
         emf: bool,
     },
+    /// The CloudWatch alarms infra creates from the catalogs.
     Alarms {
+        /// The plan as JSON (what infra reads).
+        #[arg(long)]
         json: bool,
+        /// Catalog directory; the shipped catalogs when unset.
+        #[arg(long, value_name = "DIR", env = config::CATALOG_DIR, value_parser = any_path)]
         catalog: Option<PathBuf>,
+        /// Metrics namespace (default: HostedMcp).
+        #[arg(long, value_name = "NS", env = config::EMF_NAMESPACE)]
         namespace: Option<String>,
     },
 }
 
-pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Result<Command> {
-    let mut args = args.into_iter();
-    let Some(command) = args.next() else {
-        if lambda {
-            return Ok(Command::Lambda);
-        }
-        bail!("no command given\n{USAGE}");
-    };
-    let mut catalog = None;
-    let (mut files, mut now, mut emf, mut json, mut namespace) = (vec![], None, false, false, None);
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().with_context(|| format!("{flag} needs a value"));
-        match (command.as_str(), flag.as_str()) {
-            (_, "--catalog") => catalog = Some(PathBuf::from(value()?)),
-            ("run", "--local") => files.push(PathBuf::from(value()?)),
-            ("run", "--emf") => emf = true,
-            ("run", "--now") => {
-                let v = value()?;
-                now = Some(v.parse().with_context(|| {
-                    format!("--now `{v}` is not an RFC 3339 time like 2026-05-20T10:00:00Z")
-                })?);
+/// Parses the arguments after the program name (see [`Cli::into_command`]).
+pub fn parse<T: Into<OsString> + Clone>(
+    args: impl IntoIterator<Item = T>,
+    lambda: bool,
+) -> Result<Command, clap::Error> {
+    let args =
+        std::iter::once(OsString::from("quota-alarm")).chain(args.into_iter().map(Into::into));
+    Cli::try_parse_from(args)?.into_command(lambda)
+}
+
+impl Cli {
+    /// The command to run: none means Lambda mode, only on Lambda. A blank variable behind
+    /// `--catalog` or `--namespace` counts as unset, as in `Config`.
+    pub fn into_command(self, lambda: bool) -> Result<Command, clap::Error> {
+        let blank = |p: &PathBuf| p.as_os_str().is_empty();
+        Ok(match self.command {
+            None if lambda => Command::Lambda,
+            None => {
+                return Err(Cli::command().error(
+                    ErrorKind::MissingSubcommand,
+                    "no command given (Lambda mode needs AWS_LAMBDA_RUNTIME_API)",
+                ));
             }
-            ("alarms", "--json") => json = true,
-            ("alarms", "--namespace") => namespace = Some(value()?),
-            ("run" | "alarms", other) => bail!("unknown flag `{other}`\n{USAGE}"),
-            _ => break,
-        }
+            Some(Command::Run {
+                files,
+                catalog,
+                now,
+                emf,
+            }) => Command::Run {
+                files,
+                catalog: catalog.filter(|p| !blank(p)),
+                now,
+                emf,
+            },
+            Some(Command::Alarms {
+                json,
+                catalog,
+                namespace,
+            }) => Command::Alarms {
+                json,
+                catalog: catalog.filter(|p| !blank(p)),
+                namespace: namespace.filter(|n| !n.trim().is_empty()),
+            },
+            Some(Command::Lambda) => Command::Lambda,
+        })
     }
-    match command.as_str() {
-        "run" if files.is_empty() => bail!("run needs --local AUDIT.jsonl\n{USAGE}"),
-        "run" => Ok(Command::Run {
-            files,
-            catalog,
-            now,
-            emf,
-        }),
-        "alarms" => Ok(Command::Alarms {
-            json,
-            catalog,
-            namespace,
-        }),
-        "-h" | "--help" | "help" => bail!("{USAGE}"),
-        other => bail!("unknown command `{other}`\n{USAGE}"),
-    }
+}
+
+fn any_path(text: &str) -> Result<PathBuf, Infallible> {
+    Ok(PathBuf::from(text))
+}
+
+fn rfc3339(text: &str) -> Result<Timestamp, String> {
+    text.parse()
+        .map_err(|_| "not an RFC 3339 time like 2026-05-20T10:00:00Z".to_string())
 }
 
 /// Runs a command; output goes to `out` (stdout in `main`).
@@ -244,15 +279,28 @@ mod tests {
         );
     }
 
+    /// clap's messages: each names the command or flag at fault, exit code 2.
     #[test]
     fn bad_invocations_explain_themselves() {
-        let err = |s: &str| parse(args(s), false).unwrap_err().to_string();
-        assert!(err("run").contains("--local"));
-        assert!(err("run --local a --now tomorrow").contains("RFC 3339"));
-        assert!(err("alarms --emf").contains("unknown flag `--emf`"));
-        assert!(err("serve").contains("unknown command"));
-        assert!(err("").contains("no command"));
+        let err = |s: &str| {
+            let e = parse(args(s), false).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{s}");
+            e.to_string()
+        };
+        assert!(err("run").contains("--local <AUDIT.jsonl>"));
+        assert!(
+            err("run --local a --now tomorrow")
+                .contains("invalid value 'tomorrow' for '--now <RFC3339>': not an RFC 3339 time")
+        );
+        assert!(err("alarms --emf").contains("unexpected argument '--emf'"));
+        assert!(err("serve").contains("unrecognized subcommand 'serve'"));
+        assert!(err("").contains("no command given"));
         assert_eq!(parse(args(""), true).unwrap(), Command::Lambda);
+    }
+
+    #[test]
+    fn clap_configuration_is_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[tokio::test]
