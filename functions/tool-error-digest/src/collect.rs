@@ -55,14 +55,28 @@ pub async fn collect<Q: LogsQuery>(
             .typed("errors-per-day", period, queries::ERRORS_PER_DAY)
             .await?,
         limits: run.typed("limits-hit", period, queries::LIMITS_HIT).await?,
+        latency: run
+            .typed("tool-latency", period, queries::TOOL_LATENCY)
+            .await?,
+        missing: run
+            .typed(
+                "missing-capabilities",
+                period,
+                queries::MISSING_CAPABILITIES,
+            )
+            .await?,
     };
     let previous_totals = run
         .typed("tool-totals", period.previous(), queries::TOOL_TOTALS)
+        .await?;
+    let previous_latency = run
+        .typed("tool-latency", period.previous(), queries::TOOL_LATENCY)
         .await?;
     let mut digest = digest::build(Input {
         period,
         this_week,
         previous_totals,
+        previous_latency,
         dashboard_url,
         truncated_by_row_cap: false,
         unreadable_rows: 0,

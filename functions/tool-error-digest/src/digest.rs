@@ -8,12 +8,21 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use crate::period::Period;
-use crate::rows::{DayRow, FailureRow, LimitRow, Sample, TotalRow};
+use crate::rows::{DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, TotalRow};
 
 mod build;
+mod latency;
 mod limits;
+mod missing;
+#[cfg(test)]
+mod section_tests;
 pub use build::build;
+pub use latency::{LATENCY_SHOWN, ToolLatency, tool_latency};
 pub use limits::{LIMITS_SHOWN, LimitHit, NO_CALLER, limits_hit};
+pub use missing::{
+    MISSING_SHOWN, Miss, MissingCapabilities, NO_MATCH_PREFIX, UNKNOWN_TOOL, missing_capabilities,
+    no_match_words,
+};
 
 /// Tools shown in detail.
 pub const TOP_TOOLS: usize = 5;
@@ -28,6 +37,10 @@ pub struct ThisWeek {
     pub per_day: Vec<DayRow>,
     /// `limits-hit`: refusals by a rate limit or budget.
     pub limits: Vec<LimitRow>,
+    /// `tool-latency`: call durations per tool.
+    pub latency: Vec<LatencyRow>,
+    /// `missing-capabilities`: searches without a match, calls of unknown tools.
+    pub missing: Vec<MissRow>,
 }
 
 /// Everything [`build`] needs.
@@ -37,6 +50,8 @@ pub struct Input {
     pub this_week: ThisWeek,
     /// `tool-totals` over the week before.
     pub previous_totals: Vec<TotalRow>,
+    /// `tool-latency` over the week before.
+    pub previous_latency: Vec<LatencyRow>,
     pub dashboard_url: Option<String>,
     /// A query returned the 10,000-row maximum, so counts may be short.
     pub truncated_by_row_cap: bool,
@@ -178,6 +193,10 @@ pub struct Digest {
     pub chart: Chart,
     /// Requests and tool calls refused by a limit, per scope and caller, most first.
     pub limits_hit: Vec<LimitHit>,
+    /// Call durations per tool, slowest p95 first.
+    pub latency: Vec<ToolLatency>,
+    /// What searches and calls asked for that no tool could do.
+    pub missing: MissingCapabilities,
     pub dashboard_url: Option<String>,
     pub truncated_by_row_cap: bool,
     pub unreadable_rows: usize,

@@ -79,6 +79,12 @@ pub fn render(d: &Digest, chart_src: Option<&str>) -> String {
             );
         });
     }
+    if d.state() != State::NoCalls && !d.latency.is_empty() {
+        section(&mut h, |h| latency(h, d));
+    }
+    if !d.missing.is_empty() {
+        section(&mut h, |h| missing(h, d));
+    }
     if !d.limits_hit.is_empty() {
         section(&mut h, |h| limits_hit(h, d));
     }
@@ -289,6 +295,86 @@ fn newly_failing(h: &mut String, d: &Digest) {
         let _ = write!(h, "<li>{}</li>", esc(&render::newly_failing(n)));
     }
     h.push_str("</ul>");
+}
+
+fn latency(h: &mut String, d: &Digest) {
+    heading(h, "Latency per tool");
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">{}</div>\
+         <table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"margin-top:4px;font-size:13px;\">\
+         <tr><td style=\"{CELL}{MUTED}\">Tool</td><td align=\"right\" style=\"{CELL}{MUTED}\">Calls</td><td align=\"right\" style=\"{CELL}{MUTED}\">p50</td><td align=\"right\" style=\"{CELL}{MUTED}\">p95</td><td align=\"right\" style=\"{CELL}{MUTED}\">p99</td><td style=\"{CELL}{MUTED}\">p95 week before</td></tr>",
+        esc(render::latency_summary())
+    );
+    for t in render::latency_shown(d) {
+        let _ = write!(
+            h,
+            "<tr><td style=\"{CELL}{MONO}\">{}</td><td align=\"right\" style=\"{CELL}\">{}</td><td align=\"right\" style=\"{CELL}{NOWRAP}\">{}</td><td align=\"right\" style=\"{CELL}{NOWRAP}\"><b>{}</b></td><td align=\"right\" style=\"{CELL}{NOWRAP}\">{}</td><td style=\"{CELL}{NOWRAP}\">{}</td></tr>",
+            esc(&t.tool),
+            count(t.calls),
+            esc(&render::ms(t.p50)),
+            esc(&render::ms(t.p95)),
+            esc(&render::ms(t.p99)),
+            esc(&render::latency_before(t))
+        );
+    }
+    h.push_str("</table>");
+    if let Some(others) = render::latency_others(d) {
+        let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
+    }
+}
+
+fn missing(h: &mut String, d: &Digest) {
+    let m = &d.missing;
+    heading(h, "Missing capabilities");
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">Searches that found nothing and calls of tools that do not exist. {}</div>",
+        esc(&render::missing_summary(d))
+    );
+    let lists = [
+        (
+            "Search words",
+            "Searches",
+            &m.searches,
+            true,
+            ("word group", "word groups", "searches"),
+        ),
+        (
+            "Unknown tool",
+            "Calls",
+            &m.unknown_tools,
+            false,
+            ("unknown tool", "unknown tools", "calls"),
+        ),
+    ];
+    for (label, unit, list, searches, (one, many, counted)) in lists {
+        if list.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            h,
+            "<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"margin-top:6px;font-size:13px;\">\
+             <tr><td style=\"{CELL}{MUTED}\">{label}</td><td align=\"right\" style=\"{CELL}{MUTED}\">{unit}</td></tr>"
+        );
+        for miss in render::missing_shown(list) {
+            let what = if searches {
+                render::search_words(miss)
+            } else {
+                &miss.what
+            };
+            let _ = write!(
+                h,
+                "<tr><td style=\"{CELL}{MONO}\">{}</td><td align=\"right\" style=\"{CELL}\">{}</td></tr>",
+                esc(what),
+                count(miss.count)
+            );
+        }
+        h.push_str("</table>");
+        if let Some(others) = render::missing_others(list, one, many, counted) {
+            let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
+        }
+    }
 }
 
 fn limits_hit(h: &mut String, d: &Digest) {

@@ -15,6 +15,14 @@ pub const ERRORS_PER_DAY: &str = include_str!("../../../queries/errors-per-day.i
 /// `queries/limits-hit.insights`.
 pub const LIMITS_HIT: &str = include_str!("../../../queries/limits-hit.insights");
 
+/// Each tool's call durations, p50/p95/p99; see `queries/tool-latency.insights`.
+pub const TOOL_LATENCY: &str = include_str!("../../../queries/tool-latency.insights");
+
+/// Searches that found nothing and calls of names that are no tool; see
+/// `queries/missing-capabilities.insights`.
+pub const MISSING_CAPABILITIES: &str =
+    include_str!("../../../queries/missing-capabilities.insights");
+
 /// The placeholder in [`FAILING_SAMPLES`] that [`failing_samples`] replaces.
 pub const TOOL_PLACEHOLDER: &str = "{tool}";
 
@@ -36,6 +44,11 @@ pub mod columns {
     pub const DAY: &str = "day";
     pub const MORE_ARG_KEYS: &str = "more_arg_keys";
     pub const REFUSED: &str = "refused";
+    pub const EVENT: &str = audit::fields::EVENT;
+    pub const MISSES: &str = "misses";
+    pub const P50: &str = "p50";
+    pub const P95: &str = "p95";
+    pub const P99: &str = "p99";
 
     /// `arg_keys.N`: Insights flattens the JSON array into one field per position.
     pub fn arg_key(position: usize) -> String {
@@ -73,6 +86,8 @@ mod tests {
             ("failing-samples", failing_samples("invoice_get").unwrap()),
             ("errors-per-day", ERRORS_PER_DAY.to_string()),
             ("limits-hit", LIMITS_HIT.to_string()),
+            ("tool-latency", TOOL_LATENCY.to_string()),
+            ("missing-capabilities", MISSING_CAPABILITIES.to_string()),
         ]
     }
 
@@ -101,6 +116,7 @@ mod tests {
         "max",
         "bin",
         "ispresent",
+        "pct",
     ];
 
     /// Identifiers of `query` outside comments and string literals, except numbers and periods

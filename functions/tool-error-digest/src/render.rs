@@ -5,7 +5,8 @@ use jiff::civil::{Date, Weekday};
 use jiff::tz::TimeZone;
 
 use crate::digest::{
-    Cause, Digest, FailingTool, LIMITS_SHOWN, LimitHit, NO_CALLER, NewlyFailing, State, Trend,
+    Cause, Digest, FailingTool, LATENCY_SHOWN, LIMITS_SHOWN, LimitHit, MISSING_SHOWN, Miss,
+    NO_CALLER, NewlyFailing, State, ToolLatency, Trend,
 };
 use crate::rows::Sample;
 
@@ -221,6 +222,114 @@ pub fn limits_others(d: &Digest) -> Option<String> {
     })
 }
 
+/// `224 ms`, `12,480 ms` (whole milliseconds), `–` without a figure.
+pub fn ms(v: Option<f64>) -> String {
+    match v {
+        Some(v) => format!("{} ms", count(v.round() as u64)),
+        None => "–".to_string(),
+    }
+}
+
+/// A p95 against the week before, in whole milliseconds: `up 12 ms`, `down 5 ms`,
+/// `unchanged`, `new` (no timed call the week before).
+pub fn latency_change(previous: Option<f64>, now: Option<f64>) -> String {
+    match (previous, now) {
+        (_, None) => "–".to_string(),
+        (None, Some(_)) => "new".to_string(),
+        (Some(p), Some(n)) => match Trend::of(p.round() as u64, n.round() as u64) {
+            Trend::Up(d) => format!("up {} ms", count(d)),
+            Trend::Down(d) => format!("down {} ms", count(d)),
+            // A p95 of 0 ms rounded both weeks, or one that rose from 0 ms.
+            Trend::New if n.round() > 0.0 => format!("up {} ms", count(n.round() as u64)),
+            _ => "unchanged".to_string(),
+        },
+    }
+}
+
+/// `p95 (week before)`: `380 ms (up 12 ms)`.
+pub fn latency_before(t: &ToolLatency) -> String {
+    match t.previous_p95 {
+        Some(p) => format!("{} ({})", ms(Some(p)), latency_change(Some(p), t.p95)),
+        None => "– (new)".to_string(),
+    }
+}
+
+/// The line under the "Latency per tool" heading.
+pub fn latency_summary() -> &'static str {
+    "duration_ms of each tool's calls, failed ones included, slowest p95 first; p95 week before \
+     in brackets."
+}
+
+pub fn latency_shown(d: &Digest) -> &[ToolLatency] {
+    &d.latency[..d.latency.len().min(LATENCY_SHOWN)]
+}
+
+/// `And 2 more tools with 40 calls, p95 at most 120 ms.`
+pub fn latency_others(d: &Digest) -> Option<String> {
+    let rest = d.latency.get(LATENCY_SHOWN..).unwrap_or_default();
+    (!rest.is_empty()).then(|| {
+        let noun = if rest.len() == 1 { "tool" } else { "tools" };
+        let top = rest
+            .iter()
+            .filter_map(|t| t.p95)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+        format!(
+            "And {} more {noun} with {} calls, p95 at most {}.",
+            rest.len(),
+            count(rest.iter().map(|t| t.calls).sum()),
+            ms(top)
+        )
+    })
+}
+
+/// `7 searches found nothing (9 more words not in the search vocabulary, not logged); 4 calls named
+/// no tool.`
+pub fn missing_summary(d: &Digest) -> String {
+    let m = &d.missing;
+    let searches = m.search_count();
+    let calls = m.unknown_tool_calls();
+    format!(
+        "{} {} found nothing ({} further {} not in the search vocabulary, not logged); {} {} \
+         named no tool.",
+        count(searches),
+        if searches == 1 { "search" } else { "searches" },
+        count(m.dropped_words),
+        if m.dropped_words == 1 {
+            "word"
+        } else {
+            "words"
+        },
+        count(calls),
+        if calls == 1 { "call" } else { "calls" },
+    )
+}
+
+/// A search group's words, `(no known word)` when the audit line kept none.
+pub fn search_words(m: &Miss) -> &str {
+    if m.what.is_empty() {
+        "(no known word)"
+    } else {
+        &m.what
+    }
+}
+
+pub fn missing_shown(list: &[Miss]) -> &[Miss] {
+    &list[..list.len().min(MISSING_SHOWN)]
+}
+
+/// `And 3 more word groups with 4 searches.`, `And 1 more unknown tool with 2 calls.`
+pub fn missing_others(list: &[Miss], one: &str, many: &str, unit: &str) -> Option<String> {
+    let rest = list.get(MISSING_SHOWN..).unwrap_or_default();
+    (!rest.is_empty()).then(|| {
+        let noun = if rest.len() == 1 { one } else { many };
+        format!(
+            "And {} more {noun} with {} {unit}.",
+            rest.len(),
+            count(rest.iter().map(|m| m.count).sum())
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +381,7 @@ mod tests {
                 ..ThisWeek::default()
             },
             previous_totals: vec![],
+            previous_latency: vec![],
             dashboard_url: None,
             truncated_by_row_cap: false,
             unreadable_rows: 0,
@@ -287,5 +397,41 @@ mod tests {
         assert!(!text.contains("key10"), "{text}");
         assert!(text.contains("And 2 more scope/caller pairs with 19 refused.\n"));
         assert!(crate::html::render(&d, None).contains("And 2 more scope/caller pairs"));
+    }
+
+    #[test]
+    fn latency_is_whole_milliseconds_and_changes_compare_rounded_figures() {
+        assert_eq!(ms(Some(224.125)), "224 ms");
+        assert_eq!(ms(Some(12_480.6)), "12,481 ms");
+        assert_eq!(ms(None), "–");
+        assert_eq!(latency_change(Some(380.4), Some(392.2)), "up 12 ms");
+        assert_eq!(latency_change(Some(380.0), Some(375.0)), "down 5 ms");
+        assert_eq!(latency_change(Some(380.4), Some(379.9)), "unchanged");
+        assert_eq!(latency_change(Some(0.2), Some(3.0)), "up 3 ms");
+        assert_eq!(latency_change(None, Some(3.0)), "new");
+        assert_eq!(latency_change(Some(3.0), None), "–");
+    }
+
+    #[test]
+    fn missing_capabilities_beyond_the_shown_ones_are_summed_in_one_line() {
+        let list: Vec<Miss> = (0..MISSING_SHOWN as u64 + 3)
+            .map(|i| Miss {
+                what: format!("w{i}"),
+                count: 20 - i,
+            })
+            .collect();
+        assert_eq!(missing_shown(&list).len(), MISSING_SHOWN);
+        assert_eq!(
+            missing_others(&list, "word group", "word groups", "searches").as_deref(),
+            Some("And 3 more word groups with 27 searches.")
+        );
+        assert_eq!(missing_others(&list[..2], "a", "b", "c"), None);
+        assert_eq!(
+            search_words(&Miss {
+                what: String::new(),
+                count: 1
+            }),
+            "(no known word)"
+        );
     }
 }

@@ -73,6 +73,28 @@ pub struct LimitRow {
     pub refused: u64,
 }
 
+/// `tool-latency`: one tool's calls and the percentiles of their `duration_ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatencyRow {
+    pub tool: String,
+    pub calls: u64,
+    /// Milliseconds; `None` when the column is missing (no numeric duration).
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+/// `missing-capabilities`: searches without a match (`tool_call` of `search_tools`, reason
+/// `no_match:…`) or calls of an unknown tool (`tool_error`, reason `unknown_tool`) with one
+/// event, tool and reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissRow {
+    pub event: String,
+    pub tool: String,
+    pub reason: Option<String>,
+    pub misses: u64,
+}
+
 /// A type read from one result row.
 pub trait FromRow: Sized {
     fn from_row(row: &Cells<'_>) -> Result<Self, String>;
@@ -115,6 +137,17 @@ impl Cells<'_> {
             .get(column)
             .ok_or_else(|| format!("no `{column}` column"))?;
         parse_count(value).ok_or_else(|| format!("`{column}` is `{value}`, not a count"))
+    }
+
+    fn millis(&self, column: &str) -> Result<Option<f64>, String> {
+        self.get(column)
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                    .ok_or_else(|| format!("`{column}` is `{v}`, not milliseconds"))
+            })
+            .transpose()
     }
 
     fn time(&self, column: &str) -> Result<Option<Timestamp>, String> {
@@ -204,6 +237,29 @@ impl FromRow for LimitRow {
             user: row.get(columns::USER).map(str::to_string),
             key_id: row.get(columns::KEY_ID).map(str::to_string),
             refused: row.count(columns::REFUSED)?,
+        })
+    }
+}
+
+impl FromRow for LatencyRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(LatencyRow {
+            tool: row.text(columns::TOOL),
+            calls: row.count(columns::CALLS)?,
+            p50: row.millis(columns::P50)?,
+            p95: row.millis(columns::P95)?,
+            p99: row.millis(columns::P99)?,
+        })
+    }
+}
+
+impl FromRow for MissRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(MissRow {
+            event: row.text(columns::EVENT),
+            tool: row.text(columns::TOOL),
+            reason: row.get(columns::REASON).map(str::to_string),
+            misses: row.count(columns::MISSES)?,
         })
     }
 }
@@ -327,5 +383,35 @@ pub(crate) mod tests {
             ]
         );
         assert!(errors[0].problem.contains("no `refused` column"));
+    }
+
+    #[test]
+    fn latency_rows_read_fractional_milliseconds_and_refuse_text() {
+        let (read, errors) = read_rows::<LatencyRow>(&[
+            row(&[
+                ("tool", "invoice_get"),
+                ("calls", "120"),
+                ("p50", "224.125"),
+                ("p95", "395.125"),
+                ("p99", "412.125"),
+            ]),
+            row(&[("tool", "x"), ("calls", "1"), ("p95", "slow")]),
+        ]);
+        assert_eq!(read[0].p95, Some(395.125));
+        assert_eq!(read[0].calls, 120);
+        assert!(errors[0].problem.contains("`p95` is `slow`"), "{errors:?}");
+    }
+
+    #[test]
+    fn miss_rows_keep_event_tool_and_reason() {
+        let (read, errors) = read_rows::<MissRow>(&[row(&[
+            ("event", "tool_call"),
+            ("tool", "search_tools"),
+            ("reason", "no_match:mahnung +2"),
+            ("misses", "3"),
+        ])]);
+        assert!(errors.is_empty());
+        assert_eq!(read[0].reason.as_deref(), Some("no_match:mahnung +2"));
+        assert_eq!(read[0].misses, 3);
     }
 }

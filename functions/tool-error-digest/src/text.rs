@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::digest::{Digest, State};
+use crate::digest::{Digest, Miss, State};
 use crate::period::Period;
 use crate::render::{self, count, rate};
 
@@ -30,6 +30,10 @@ pub fn render(d: &Digest) -> String {
     if d.state() == State::Failing {
         per_day(w, d);
     }
+    if d.state() != State::NoCalls {
+        latency(w, d);
+    }
+    missing(w, d);
     limits_hit(w, d);
     if let Some(url) = &d.dashboard_url {
         line(w, "");
@@ -234,6 +238,104 @@ fn limits_hit(w: &mut String, d: &Digest) {
     }
     if let Some(others) = render::limits_others(d) {
         line(w, &others);
+    }
+}
+
+fn latency(w: &mut String, d: &Digest) {
+    if d.latency.is_empty() {
+        return;
+    }
+    let shown = render::latency_shown(d);
+    let tool_width = shown
+        .iter()
+        .map(|t| t.tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("Tool".len());
+    let row = |tool: &str, calls: &str, p50: &str, p95: &str, p99: &str, before: &str| {
+        format!("{tool:<tool_width$}  {calls:>7}  {p50:>9}  {p95:>9}  {p99:>9}  {before}")
+    };
+    line(w, "");
+    line(w, "LATENCY PER TOOL");
+    line(w, render::latency_summary());
+    line(
+        w,
+        &row("Tool", "Calls", "p50", "p95", "p99", "p95 week before"),
+    );
+    for t in shown {
+        line(
+            w,
+            row(
+                &t.tool,
+                &count(t.calls),
+                &render::ms(t.p50),
+                &render::ms(t.p95),
+                &render::ms(t.p99),
+                &render::latency_before(t),
+            )
+            .trim_end(),
+        );
+    }
+    if let Some(others) = render::latency_others(d) {
+        line(w, &others);
+    }
+}
+
+fn missing(w: &mut String, d: &Digest) {
+    let m = &d.missing;
+    if m.is_empty() {
+        return;
+    }
+    line(w, "");
+    line(
+        w,
+        "MISSING CAPABILITIES (searches that found nothing, calls of tools that do not exist)",
+    );
+    line(w, &render::missing_summary(d));
+    let lists = [
+        (
+            "Search words",
+            "Searches",
+            &m.searches,
+            true,
+            ("word group", "word groups", "searches"),
+        ),
+        (
+            "Unknown tool",
+            "Calls",
+            &m.unknown_tools,
+            false,
+            ("unknown tool", "unknown tools", "calls"),
+        ),
+    ];
+    for (label, unit, list, searches, (one, many, counted)) in lists {
+        if list.is_empty() {
+            continue;
+        }
+        let shown = render::missing_shown(list);
+        let what = |miss: &Miss| -> String {
+            if searches {
+                render::search_words(miss).to_string()
+            } else {
+                miss.what.clone()
+            }
+        };
+        let width = shown
+            .iter()
+            .map(|m| what(m).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(label.len());
+        line(w, &format!("{label:<width$}  {unit:>8}"));
+        for miss in shown {
+            line(
+                w,
+                &format!("{:<width$}  {:>8}", what(miss), count(miss.count)),
+            );
+        }
+        if let Some(others) = render::missing_others(list, one, many, counted) {
+            line(w, &others);
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{
     Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, limits_hit,
+    missing_capabilities, tool_latency,
 };
 use crate::period::Period;
 use crate::rows::{DayRow, TotalRow};
@@ -15,6 +16,7 @@ pub fn build(input: Input) -> Digest {
         period,
         this_week,
         previous_totals,
+        previous_latency,
         dashboard_url,
         truncated_by_row_cap,
         unreadable_rows,
@@ -125,6 +127,8 @@ pub fn build(input: Input) -> Digest {
         recovered,
         chart,
         limits_hit: limits_hit(&this_week.limits),
+        latency: tool_latency(&this_week.latency, &previous_latency),
+        missing: missing_capabilities(&this_week.missing),
         dashboard_url,
         truncated_by_row_cap,
         unreadable_rows,
@@ -203,6 +207,7 @@ mod tests {
             period: Period::week_before("2026-11-30T06:00:00Z".parse().unwrap()),
             this_week: this,
             previous_totals: previous,
+            previous_latency: vec![],
             dashboard_url: None,
             truncated_by_row_cap: false,
             unreadable_rows: 0,
