@@ -65,6 +65,8 @@ export interface AlarmThresholds {
   readonly authDenied: number;
   /** `daily_calls_used_pct` (EMF from mcp-server): share of the daily tool-call cap used, percent. */
   readonly dailyCallsUsedPct: number;
+  /** EMF `duration_ms` p95 per connector, milliseconds, in 2 of 3 five-minute periods. */
+  readonly toolLatencyP95Ms: number;
 }
 
 export interface DeploymentConfig {
@@ -150,6 +152,7 @@ export const DEFAULTS = {
     api5xx: 5,
     authDenied: 20,
     dailyCallsUsedPct: 80,
+    toolLatencyP95Ms: 3000,
   },
   connectorBaseUrls: {} as Record<string, string>,
 };
@@ -440,7 +443,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
   };
 
-  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct']);
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms']);
   const timeoutMs = mcpServer.timeoutSeconds * 1000;
   const alarms: AlarmThresholds = {
     lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
@@ -449,6 +452,8 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     api5xx: c.integer('alarms.api5xx', a.api5xx, DEFAULTS.alarms.api5xx, 1, 100000),
     authDenied: c.integer('alarms.authDenied', a.authDenied, DEFAULTS.alarms.authDenied, 1, 100000),
     dailyCallsUsedPct: c.integer('alarms.dailyCallsUsedPct', a.dailyCallsUsedPct, DEFAULTS.alarms.dailyCallsUsedPct, 1, 100),
+    // A tool call cannot take longer than the function's timeout.
+    toolLatencyP95Ms: c.integer('alarms.toolLatencyP95Ms', a.toolLatencyP95Ms, Math.min(DEFAULTS.alarms.toolLatencyP95Ms, timeoutMs), 1, timeoutMs),
   };
 
   const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);

@@ -7,6 +7,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { dashboardName } from './names.ts';
+import { TOOL_LATENCY_QUERY, connectorP95 } from './latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY, limiterMetric } from './limits.ts';
 import type { InsightsQuery } from './queries.ts';
 import { QUOTA_DIMENSION, QUOTA_METRICS, type QuotaAlarmPlan } from './quota-alarms.ts';
@@ -37,6 +38,8 @@ export interface DashboardProps {
   readonly mcpUrl: string;
   /** The threshold of the daily-cap alarm, drawn on its graph. */
   readonly dailyCallsUsedPct: number;
+  /** The threshold of the per-connector latency alarms, drawn on their graph. */
+  readonly toolLatencyP95Ms: number;
 }
 
 /** `SEARCH` over every tool of every connector: tools come and go without a redeploy. */
@@ -120,6 +123,29 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     }),
   );
 
+  // Latency per tool: the p95 per connector the latency alarms watch, with their threshold, and
+  // p50/p95/p99 per tool from the audit log (what the digest reports).
+  const queryWidget = (q: InsightsQuery, width: number): cw.LogQueryWidget =>
+    new cw.LogQueryWidget({
+      title: `${q.name} (queries/${q.name}.insights)`,
+      logGroupNames: [p.auditLogGroupName],
+      queryString: q.text,
+      width,
+      height: 8,
+    });
+  const toolLatency = p.queries.find((q) => q.name === TOOL_LATENCY_QUERY);
+  dashboard.addWidgets(
+    new cw.GraphWidget({
+      title: 'Tool latency p95 per connector (ms), alarm threshold',
+      left: connectors.map((c) => connectorP95(p.namespace, c, PERIOD, `${c} p95`)),
+      leftYAxis: { min: 0 },
+      leftAnnotations: [{ value: p.toolLatencyP95Ms, label: `alarm: p95 > ${p.toolLatencyP95Ms} ms` }],
+      width: 12,
+      height: 8,
+    }),
+    ...(toolLatency ? [queryWidget(toolLatency, 12)] : []),
+  );
+
   // Quota, per connector quota-alarm watches, with the thresholds its alarms use.
   const utilization = p.quotaAlarmPlan.alarms.filter((a) => a.metricName === QUOTA_METRICS.utilizationPercent);
   const quotaConnectors = [...new Set(utilization.map((a) => a.connector))];
@@ -169,14 +195,6 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
 
   // Limits: the limiter's own metrics (one line a minute per instance, no dimensions) and the
   // requests and calls it refused, from the audit log.
-  const queryWidget = (q: InsightsQuery, width: number): cw.LogQueryWidget =>
-    new cw.LogQueryWidget({
-      title: `${q.name} (queries/${q.name}.insights)`,
-      logGroupNames: [p.auditLogGroupName],
-      queryString: q.text,
-      width,
-      height: 8,
-    });
   const limitsHit = p.queries.find((q) => q.name === LIMITS_HIT_QUERY);
   dashboard.addWidgets(
     new cw.GraphWidget({
@@ -197,9 +215,9 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     ...(limitsHit ? [queryWidget(limitsHit, 12)] : []),
   );
 
-  // The digest's own queries, text unchanged (limits-hit sits in the limits row above).
+  // The digest's own queries, text unchanged (tool-latency and limits-hit sit in their rows above).
   for (const q of p.queries) {
-    if (q !== limitsHit) dashboard.addWidgets(queryWidget(q, 24));
+    if (q !== limitsHit && q !== toolLatency) dashboard.addWidgets(queryWidget(q, 24));
   }
   return dashboard;
 }

@@ -16,6 +16,7 @@ import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
 import { buildDashboard } from './dashboard.ts';
 import { allowLimitCounters, allowSecretRead } from './grants.ts';
+import { latencyAlarms } from './latency.ts';
 import { limitAlarms, limitsTable } from './limits.ts';
 import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } from './names.ts';
 import type { InsightsQuery } from './queries.ts';
@@ -288,6 +289,7 @@ export class McpStack extends Stack {
     });
 
     limitAlarms(config, alarm, ALARM_PERIOD);
+    latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
     this.mcpUrl = `https://${host}/mcp`;
@@ -306,6 +308,7 @@ export class McpStack extends Stack {
       authDenied: authDenied.metric({ statistic: cloudwatch.Stats.SUM }),
       mcpUrl: this.mcpUrl,
       dailyCallsUsedPct: config.alarms.dailyCallsUsedPct,
+      toolLatencyP95Ms: config.alarms.toolLatencyP95Ms,
     });
 
     new CfnOutput(this, 'McpUrl', { value: this.mcpUrl, description: 'The MCP endpoint clients connect to' });

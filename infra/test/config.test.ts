@@ -53,7 +53,7 @@ describe('parseConfig', () => {
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
     assert.deepEqual(c.throttle, DEFAULTS.throttle);
-    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80 });
+    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80, toolLatencyP95Ms: 3000 });
     assert.deepEqual(c.connectorBaseUrls, {});
     assert.deepEqual(c.profiles, {});
     assert.deepEqual(c.keyProfiles, {});
@@ -114,6 +114,7 @@ describe('parseConfig', () => {
   it('keeps the mcp-server timeout under the HTTP API integration limit, and the p99 alarm under the timeout', () => {
     problem({ mcpServer: { timeoutSeconds: 60 } }, 'mcpServer.timeoutSeconds', /from 1 to 29/);
     problem({ alarms: { durationP99Ms: 20000 } }, 'alarms.durationP99Ms', /from 1 to 10000/);
+    problem({ alarms: { toolLatencyP95Ms: 20000 } }, 'alarms.toolLatencyP95Ms', /from 1 to 10000/);
   });
 
   it('takes a secret name or a full ARN, not a partial ARN (it could not be granted exactly)', () => {

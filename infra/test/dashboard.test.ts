@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { EMF } from '../src/dashboard.ts';
+import { TOOL_LATENCY_QUERY } from '../src/latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY } from '../src/limits.ts';
 import { AUDIT_EVENT_FIELD, AUTH_DENIED_EVENT } from '../src/mcp-stack.ts';
 import { QUERIES_DIR, REPO_ROOT } from '../src/paths.ts';
@@ -100,6 +101,30 @@ describe('dashboard widgets', () => {
   });
 });
 
+describe('latency row', () => {
+  const { mcpT } = synth();
+  const widgets = dashboardBody(mcpT).widgets;
+  const connectors = CATALOGS.map((c) => c.connector);
+
+  it('p95 per connector (the metric the latency alarms watch, their threshold drawn) beside tool-latency', () => {
+    const graph = widget(widgets, 'Tool latency p95 per connector (ms), alarm threshold');
+    assert.deepEqual(rows(graph).map((x) => [...x.path, x.opts.stat].join('|')), connectors.map((c) => `HostedMcp|duration_ms|connector|${c}|p95`));
+    assert.deepEqual(graph.properties.annotations.horizontal.map((a: any) => a.value), [3000]);
+    const table = widget(widgets, `${TOOL_LATENCY_QUERY} (queries/${TOOL_LATENCY_QUERY}.insights)`);
+    assert.equal(table.type, 'log');
+    assert.match(table.properties.query, /pct\(duration_ms, 95\) as p95/);
+    assert.deepEqual([graph, table].map((w) => [w.x, w.y, w.width]), [[0, graph.y, 12], [12, graph.y, 12]]);
+    const other = dashboardBody(synth({ config: testConfig({ alarms: { toolLatencyP95Ms: 1500 } }) }).mcpT).widgets;
+    assert.deepEqual(widget(other, 'Tool latency p95 per connector (ms), alarm threshold').properties.annotations.horizontal.map((a: any) => a.value), [1500]);
+  });
+
+  it('missing-capabilities is a widget of its own, full width', () => {
+    const w = widget(widgets, 'missing-capabilities (queries/missing-capabilities.insights)');
+    assert.equal(w.type, 'log');
+    assert.equal(w.width, 24);
+  });
+});
+
 describe('names shared with the Rust side', () => {
   const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
   const emf = readFileSync(join(REPO_ROOT, 'shared/audit/src/emf.rs'), 'utf8');
@@ -143,8 +168,13 @@ describe('Logs Insights widgets load queries/*.insights', () => {
     dashboardBody(synth({ queries: readQueries(queriesDir) }).mcpT).widgets.filter((w) => w.type === 'log');
   const expectQueries = (widgets: Widget[], queries: { name: string; text: string }[]): void => {
     assert.equal(widgets.length, queries.length);
-    // In file-name order, except limits-hit, which opens the list (it sits in the limits row).
-    const ordered = [...queries.filter((q) => q.name === LIMITS_HIT_QUERY), ...queries.filter((q) => q.name !== LIMITS_HIT_QUERY)];
+    // In file-name order, except tool-latency and limits-hit, which open the list (each sits in
+    // its row, latency above limits).
+    const first = [TOOL_LATENCY_QUERY, LIMITS_HIT_QUERY];
+    const ordered = [
+      ...first.flatMap((name) => queries.filter((q) => q.name === name)),
+      ...queries.filter((q) => !first.includes(q.name)),
+    ];
     ordered.forEach((q, i) => {
       const p = widgets[i]!.properties;
       assert.equal(p.title, `${q.name} (queries/${q.name}.insights)`);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS_TABLE_SCHEMA } from '../src/limits.ts';
 import { REPO_ROOT } from '../src/paths.ts';
-import { flat, logicalId, synth, testConfig } from './helpers.ts';
+import { CONNECTORS, flat, logicalId, synth, testConfig } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
 
@@ -217,7 +217,8 @@ describe('alarms', () => {
   };
 
   it('all notify the ops topic and treat missing data as OK', () => {
-    assert.equal(alarms.length, 7);
+    // Seven for the deployment, one tool-latency alarm per catalog connector.
+    assert.equal(alarms.length, 7 + CONNECTORS.length);
     for (const a of alarms) {
       assert.deepEqual(a.AlarmActions.map(flat), [opsTopic], a.AlarmName);
       assert.equal(a.TreatMissingData, 'notBreaching', a.AlarmName);
@@ -233,6 +234,11 @@ describe('alarms', () => {
     // The limiter's EMF metrics carry no dimensions (Dimensions [[]]).
     ['limiter-fallback', { Namespace: 'HostedMcp', MetricName: 'limiter_fallback', Statistic: 'Maximum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
     ['daily-calls-used', { Namespace: 'HostedMcp', MetricName: 'daily_calls_used_pct', Statistic: 'Maximum', Period: 300, Threshold: 80, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
+    // The EMF duration_ms mcp-server publishes per connector (shared/audit/src/emf.rs), p95.
+    ...CONNECTORS.map((c): [string, Record<string, unknown>] => [`tool-latency-p95-${c}`, {
+      Namespace: 'HostedMcp', MetricName: 'duration_ms', ExtendedStatistic: 'p95', Statistic: undefined, Dimensions: [{ Name: 'connector', Value: c }],
+      Period: 300, Threshold: 3000, EvaluationPeriods: 3, DatapointsToAlarm: 2, ComparisonOperator: 'GreaterThanThreshold',
+    }]),
   ];
   for (const [name, expected] of cases) {
     it(`${name}: ${JSON.stringify(expected)}`, () => {
@@ -251,7 +257,7 @@ describe('alarms', () => {
   });
 
   it('take their thresholds from the config (duration p99 defaults to 80 % of the timeout)', () => {
-    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90 } }) }).mcpT;
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90, toolLatencyP95Ms: 5000 } }) }).mcpT;
     const got = Object.fromEntries(Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => [a.Properties.AlarmName, a.Properties.Threshold]));
     assert.deepEqual(got, {
       'hosted-mcp-example-mcp-server-errors': 3,
@@ -261,6 +267,7 @@ describe('alarms', () => {
       'hosted-mcp-example-auth-denied-spike': 50,
       'hosted-mcp-example-limiter-fallback': 1,
       'hosted-mcp-example-daily-calls-used': 90,
+      ...Object.fromEntries(CONNECTORS.map((c) => [`hosted-mcp-example-tool-latency-p95-${c}`, 5000])),
     });
   });
 
@@ -271,6 +278,18 @@ describe('alarms', () => {
     assert.ok(!noTable.includes('hosted-mcp-example-limiter-fallback') && noTable.includes('hosted-mcp-example-daily-calls-used'), noTable.join());
     const noCap = names({ mcpServer: { limits: { dailyCalls: 0 } } });
     assert.ok(noCap.includes('hosted-mcp-example-limiter-fallback') && !noCap.includes('hosted-mcp-example-daily-calls-used'), noCap.join());
+  });
+
+  it('on tool latency: the default 3000 ms stays under a short timeout, and the namespace is the configured one', () => {
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 2 }, metricsNamespace: 'HostedMcp/example' }) }).mcpT;
+    const latency = Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => a.Properties)
+      .filter((a) => a.MetricName === 'duration_ms');
+    assert.equal(latency.length, CONNECTORS.length);
+    for (const a of latency) {
+      assert.equal(a.Threshold, 2000, a.AlarmName);
+      assert.equal(a.Namespace, 'HostedMcp/example', a.AlarmName);
+      assert.match(a.AlarmDescription, /queries\/tool-latency\.insights/);
+    }
   });
 
   it('on the limiter use the configured metrics namespace, like MCP_EMF_NAMESPACE', () => {
