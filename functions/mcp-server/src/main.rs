@@ -2,6 +2,7 @@
 //! (`serve`, `lint`, `smoke`). See `commands/` for the commands and `http/` for the router.
 
 use audit::Redactor;
+use clap::Parser;
 use mcp_server::{commands, config::Config};
 
 #[tokio::main]
@@ -17,10 +18,12 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
+    // First, so --help and --version answer whatever the environment; bad arguments exit 2.
+    let cli = commands::Cli::parse();
     let config = Config::from_env()?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
     audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
-    let command = commands::parse(std::env::args().skip(1), config.lambda)?;
+    let command = cli.into_command(config.lambda).unwrap_or_else(|e| e.exit());
     commands::run(command, config, redactor).await
 }

@@ -1,5 +1,5 @@
 //! Commands: Lambda mode (when `AWS_LAMBDA_RUNTIME_API` is set), `serve`, and the helpers
-//! around them. Builds every dependency once, then runs.
+//! around them (the command line is `args.rs`). Builds every dependency once, then runs.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,15 +13,11 @@ use crate::inventory::config::{self, Config, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::limits::{self, table::Table};
 
+mod args;
 pub mod lint;
 pub mod smoke;
 
-pub const USAGE: &str = "\
-usage: mcp-server serve [--addr 127.0.0.1:8767] [--catalog DIR] [--insecure-no-auth]
-       mcp-server lint [DIR]           (check catalogs against the audit checklist)
-       mcp-server smoke --url URL --key KEY [--allowlist FILE] [--tool NAME --args JSON]
-                                       (post-deploy check of what a client sees)
-       mcp-server                      (Lambda mode, when AWS_LAMBDA_RUNTIME_API is set)";
+pub use args::{Cli, parse};
 
 #[derive(Debug, PartialEq)]
 pub enum Command {
@@ -35,92 +31,6 @@ pub enum Command {
         catalog: Option<PathBuf>,
         insecure_no_auth: bool,
     },
-}
-
-pub fn parse(args: impl IntoIterator<Item = String>, lambda: bool) -> anyhow::Result<Command> {
-    let mut args = args.into_iter();
-    let Some(command) = args.next() else {
-        if lambda {
-            return Ok(Command::Lambda);
-        }
-        bail!("no command given\n{USAGE}");
-    };
-    match command.as_str() {
-        "serve" => {
-            let mut addr: SocketAddr = "127.0.0.1:8767".parse().expect("literal");
-            let mut catalog = None;
-            let mut insecure_no_auth = false;
-            while let Some(flag) = args.next() {
-                match flag.as_str() {
-                    "--addr" => {
-                        let v = args.next().context("--addr needs a value")?;
-                        addr = v
-                            .parse()
-                            .with_context(|| format!("--addr `{v}` is not host:port"))?;
-                    }
-                    "--catalog" => {
-                        catalog = Some(PathBuf::from(
-                            args.next().context("--catalog needs a directory")?,
-                        ))
-                    }
-                    "--insecure-no-auth" => insecure_no_auth = true,
-                    other => bail!("unknown flag `{other}`\n{USAGE}"),
-                }
-            }
-            if insecure_no_auth && !addr.ip().is_loopback() {
-                bail!("--insecure-no-auth is only allowed on a loopback address, not {addr}");
-            }
-            Ok(Command::Serve {
-                addr,
-                catalog,
-                insecure_no_auth,
-            })
-        }
-        "lint" => {
-            let dir = args.next().map(PathBuf::from);
-            if let Some(extra) = args.next() {
-                bail!("unexpected argument `{extra}`\n{USAGE}");
-            }
-            Ok(Command::Lint { dir })
-        }
-        "smoke" => {
-            let mut url = None;
-            let mut key = None;
-            let mut allowlist = smoke::parse_allowlist(smoke::ALLOWLIST);
-            let mut tool = "info_get".to_string();
-            let mut tool_args = serde_json::json!({});
-            while let Some(flag) = args.next() {
-                let mut value = || args.next().with_context(|| format!("{flag} needs a value"));
-                match flag.as_str() {
-                    "--url" => url = Some(value()?),
-                    "--key" => key = Some(value()?),
-                    "--allowlist" => {
-                        let file = value()?;
-                        let text = std::fs::read_to_string(&file)
-                            .with_context(|| format!("--allowlist {file}"))?;
-                        allowlist = smoke::parse_allowlist(&text);
-                    }
-                    "--tool" => tool = value()?,
-                    "--args" => {
-                        let v = value()?;
-                        tool_args = serde_json::from_str(&v)
-                            .with_context(|| format!("--args `{v}` is not JSON"))?;
-                    }
-                    other => bail!("unknown flag `{other}`\n{USAGE}"),
-                }
-            }
-            Ok(Command::Smoke(Box::new(smoke::SmokeOptions {
-                url: url.context("--url is required")?,
-                key: key.context("--key is required")?,
-                allowlist,
-                tool,
-                args: tool_args,
-                raw_tool: "raw_get".into(),
-            })))
-        }
-        "-h" | "--help" | "help" => bail!("{USAGE}"),
-        other => bail!("unknown command `{other}`\n{USAGE}"),
-    }
 }
 
 /// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
@@ -357,42 +267,6 @@ fn with_var(mut config: Config, name: &str, value: &str) -> Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn serve_defaults_to_loopback_8767() {
-        let c = parse(args("serve"), false).unwrap();
-        assert_eq!(
-            c,
-            Command::Serve {
-                addr: "127.0.0.1:8767".parse().unwrap(),
-                catalog: None,
-                insecure_no_auth: false
-            }
-        );
-    }
-
-    #[test]
-    fn no_command_means_lambda_only_on_lambda() {
-        assert_eq!(parse(args(""), true).unwrap(), Command::Lambda);
-        assert!(parse(args(""), false).is_err());
-    }
-
-    #[test]
-    fn insecure_mode_refuses_public_addresses() {
-        let err = parse(args("serve --addr 0.0.0.0:8767 --insecure-no-auth"), false).unwrap_err();
-        assert!(err.to_string().contains("loopback"));
-        assert!(parse(args("serve --addr 127.0.0.1:9 --insecure-no-auth"), false).is_ok());
-    }
-
-    #[test]
-    fn unknown_flags_are_named() {
-        let err = parse(args("serve --adr x"), false).unwrap_err();
-        assert!(err.to_string().contains("`--adr`"));
-    }
 
     #[test]
     fn embedded_catalogs_load() {

@@ -1,0 +1,245 @@
+//! The command line (clap): `serve`, `lint`, `smoke`, and none for Lambda mode. `--help` and
+//! `--version` answer on stdout; a bad argument is reported naming it, with exit code 2.
+
+use std::convert::Infallible;
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
+
+use super::{Command, smoke};
+use crate::inventory::config;
+
+/// MCP over Streamable HTTP, serving the catalogs' tools.
+///
+/// Without a command and with AWS_LAMBDA_RUNTIME_API set the binary serves the Lambda function
+/// (Lambda mode); elsewhere it runs one of the commands. Settings come from MCP_* variables
+/// (over a git-ignored .env.local).
+#[derive(Debug, Parser)]
+#[command(name = "mcp-server", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Serves MCP at http://ADDR/mcp; stdout carries the audit lines.
+    ///
+    /// Without MCP_API_KEYS a key is generated for the run; without Papierkram credentials the
+    /// papierkram tools answer from the offline sandbox.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8767")]
+        addr: SocketAddr,
+        /// Catalog directory; the embedded catalogs when unset.
+        #[arg(long, value_name = "DIR", env = config::CATALOG_DIR, value_parser = any_path)]
+        catalog: Option<PathBuf>,
+        /// Accepts every request without an API key (loopback addresses only).
+        #[arg(long)]
+        insecure_no_auth: bool,
+    },
+    /// Checks catalogs against the audit checklist; exits 1 on any gap.
+    Lint {
+        /// Catalog directory; the embedded catalogs when omitted.
+        dir: Option<PathBuf>,
+    },
+    /// Post-deploy check of what a client sees; exits 1 on any failed check.
+    Smoke {
+        /// The deployed endpoint, e.g. https://…/mcp.
+        #[arg(long)]
+        url: String,
+        /// An API key of the deployment.
+        #[arg(long)]
+        key: String,
+        /// The tool names tools/list must show, one a line (default: the built-in list).
+        #[arg(long, value_name = "FILE")]
+        allowlist: Option<PathBuf>,
+        /// The read-only tool called once.
+        #[arg(long, value_name = "NAME", default_value = "info_get")]
+        tool: String,
+        /// Its arguments.
+        #[arg(long = "args", value_name = "JSON", default_value = "{}", value_parser = json)]
+        tool_args: serde_json::Value,
+    },
+}
+
+/// Parses the arguments after the program name (see [`Cli::into_command`]).
+pub fn parse<T: Into<OsString> + Clone>(
+    args: impl IntoIterator<Item = T>,
+    lambda: bool,
+) -> Result<Command, clap::Error> {
+    let args =
+        std::iter::once(OsString::from("mcp-server")).chain(args.into_iter().map(Into::into));
+    Cli::try_parse_from(args)?.into_command(lambda)
+}
+
+impl Cli {
+    /// The command to run: none means Lambda mode, only on Lambda. Checks what clap cannot
+    /// (a loopback address for `--insecure-no-auth`) and reads the `--allowlist` file.
+    pub fn into_command(self, lambda: bool) -> Result<Command, clap::Error> {
+        Ok(match self.command {
+            None if lambda => Command::Lambda,
+            None => {
+                return Err(error(
+                    None,
+                    ErrorKind::MissingSubcommand,
+                    "no command given (Lambda mode needs AWS_LAMBDA_RUNTIME_API)".into(),
+                ));
+            }
+            Some(Sub::Serve {
+                addr,
+                catalog,
+                insecure_no_auth,
+            }) => {
+                if insecure_no_auth && !addr.ip().is_loopback() {
+                    return Err(error(
+                        Some("serve"),
+                        ErrorKind::ArgumentConflict,
+                        format!(
+                            "--insecure-no-auth is only allowed on a loopback address, not {addr}"
+                        ),
+                    ));
+                }
+                Command::Serve {
+                    addr,
+                    // A blank variable counts as unset, as in `Config`.
+                    catalog: catalog.filter(|p| !p.as_os_str().is_empty()),
+                    insecure_no_auth,
+                }
+            }
+            Some(Sub::Lint { dir }) => Command::Lint { dir },
+            Some(Sub::Smoke {
+                url,
+                key,
+                allowlist,
+                tool,
+                tool_args,
+            }) => {
+                let allowlist = match allowlist {
+                    None => smoke::parse_allowlist(smoke::ALLOWLIST),
+                    Some(file) => match std::fs::read_to_string(&file) {
+                        Ok(text) => smoke::parse_allowlist(&text),
+                        Err(e) => {
+                            return Err(error(
+                                Some("smoke"),
+                                ErrorKind::ValueValidation,
+                                format!("--allowlist {}: {e}", file.display()),
+                            ));
+                        }
+                    },
+                };
+                Command::Smoke(Box::new(smoke::SmokeOptions {
+                    url,
+                    key,
+                    allowlist,
+                    tool,
+                    args: tool_args,
+                    raw_tool: "raw_get".into(),
+                }))
+            }
+        })
+    }
+}
+
+/// An error after parsing, with the usage line of `command` (or the binary's).
+fn error(command: Option<&str>, kind: ErrorKind, message: String) -> clap::Error {
+    let mut cli = Cli::command();
+    cli.build();
+    match command.and_then(|name| cli.find_subcommand_mut(name)) {
+        Some(sub) => sub.error(kind, message),
+        None => cli.error(kind, message),
+    }
+}
+
+fn any_path(text: &str) -> Result<PathBuf, Infallible> {
+    Ok(PathBuf::from(text))
+}
+
+fn json(text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn serve_defaults_to_loopback_8767() {
+        let c = parse(args("serve"), false).unwrap();
+        assert_eq!(
+            c,
+            Command::Serve {
+                addr: "127.0.0.1:8767".parse().unwrap(),
+                catalog: None,
+                insecure_no_auth: false
+            }
+        );
+    }
+
+    #[test]
+    fn no_command_means_lambda_only_on_lambda() {
+        assert_eq!(parse(args(""), true).unwrap(), Command::Lambda);
+        let err = parse(args(""), false).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("no command given"), "{err}");
+    }
+
+    #[test]
+    fn insecure_mode_refuses_public_addresses() {
+        let err = parse(args("serve --addr 0.0.0.0:8767 --insecure-no-auth"), false).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("--insecure-no-auth"), "{err}");
+        assert!(err.to_string().contains("loopback"), "{err}");
+        assert!(parse(args("serve --addr 127.0.0.1:9 --insecure-no-auth"), false).is_ok());
+    }
+
+    /// clap's messages: each names the command or flag at fault, exit code 2.
+    #[test]
+    fn bad_arguments_name_the_flag() {
+        for (line, needle) in [
+            ("serve --adr x", "unexpected argument '--adr' found"),
+            (
+                "serve --addr x",
+                "invalid value 'x' for '--addr <HOST:PORT>'",
+            ),
+            ("lint a b", "unexpected argument 'b' found"),
+            ("smoke --key k", "--url <URL>"),
+            (
+                "smoke --url u --key k --args {",
+                "invalid value '{' for '--args <JSON>': not JSON",
+            ),
+            (
+                "smoke --url u --key k --allowlist /nonexistent/allowlist",
+                "--allowlist /nonexistent/allowlist: No such file",
+            ),
+            ("sevre", "unrecognized subcommand 'sevre'"),
+        ] {
+            let err = parse(args(line), false).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{line}");
+            assert!(err.to_string().contains(needle), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn smoke_takes_its_defaults() {
+        let Command::Smoke(opts) = parse(args("smoke --url u --key k"), false).unwrap() else {
+            panic!("not smoke");
+        };
+        assert_eq!((opts.url.as_str(), opts.key.as_str()), ("u", "k"));
+        assert_eq!(opts.tool, "info_get");
+        assert_eq!(opts.args, serde_json::json!({}));
+        assert_eq!(opts.allowlist, smoke::parse_allowlist(smoke::ALLOWLIST));
+    }
+
+    #[test]
+    fn clap_configuration_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
