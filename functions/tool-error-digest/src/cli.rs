@@ -11,86 +11,77 @@
 //! `DIR`. Sender, recipients, dashboard link and subject prefix come from the same variables as
 //! on Lambda (see `config.rs`), with placeholder addresses when unset.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use clap::{CommandFactory, Parser, Subcommand};
 use jiff::Timestamp;
 
 use crate::config::Config;
 use crate::local;
 
-pub const USAGE: &str = "usage: tool-error-digest run --local AUDIT.jsonl --out DIR [--now RFC3339]
-
-Writes the weekly tool error digest for the 7 full UTC days before --now to DIR (without --now:
-the last full week that has events in the file, or the 7 days up to its last event when it
-spans less):
-digest.html, digest.txt, errors-per-day.png (when there were failed calls) and message.eml.
-On Lambda (AWS_LAMBDA_RUNTIME_API set) the binary serves the scheduled handler instead.";
+/// The weekly tool error digest from the audit logs.
+///
+/// On Lambda (AWS_LAMBDA_RUNTIME_API set) the binary serves the scheduled handler; elsewhere
+/// `run --local` previews the digest from an audit log.
+#[derive(Debug, Parser)]
+#[command(name = "tool-error-digest", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
 
 /// A parsed command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub enum Command {
-    Help,
+    /// Writes the digest of an audit log to a directory.
+    ///
+    /// digest.html, digest.txt, errors-per-day.png (when calls failed) and message.eml, for the
+    /// 7 full UTC days before --now and the 7 before. Without --now: the last full week that has
+    /// events in the file, or the 7 days up to its last event when it spans less.
+    #[command(name = "run")]
     RunLocal {
+        /// JSON-lines audit log, e.g. what `mcp-server serve` writes to stdout (outside Lambda
+        /// the only source).
+        #[arg(long = "local", value_name = "AUDIT.jsonl")]
         audit_log: PathBuf,
+        /// Directory for the four files (created when missing).
+        #[arg(long = "out", value_name = "DIR")]
         out_dir: PathBuf,
+        /// The report time: the digest covers the 7 full UTC days before it.
+        #[arg(long, value_name = "RFC3339", value_parser = rfc3339)]
         now: Option<Timestamp>,
     },
 }
 
-/// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Command> {
-    let mut args = args.into_iter();
-    match args.next().as_deref() {
-        None | Some("-h" | "--help" | "help") => return Ok(Command::Help),
-        Some("run") => {}
-        Some(other) => bail!("unknown command `{other}`\n\n{USAGE}"),
-    }
-    let (mut audit_log, mut out_dir, mut now) = (None, None, None);
-    while let Some(flag) = args.next() {
-        let mut value = || {
-            args.next()
-                .with_context(|| format!("{flag} needs a value\n\n{USAGE}"))
-        };
-        match flag.as_str() {
-            "--local" => audit_log = Some(PathBuf::from(value()?)),
-            "--out" => out_dir = Some(PathBuf::from(value()?)),
-            "--now" => {
-                let text = value()?;
-                let t = text
-                    .parse::<Timestamp>()
-                    .with_context(|| format!("--now `{text}` is not an RFC 3339 time"))?;
-                now = Some(t);
-            }
-            "-h" | "--help" => return Ok(Command::Help),
-            other => bail!("unknown option `{other}`\n\n{USAGE}"),
-        }
-    }
-    let Some(audit_log) = audit_log else {
-        bail!(
-            "run needs --local AUDIT.jsonl (only the local run is available outside Lambda)\n\n{USAGE}"
-        );
-    };
-    let Some(out_dir) = out_dir else {
-        bail!("run needs --out DIR\n\n{USAGE}");
-    };
-    Ok(Command::RunLocal {
-        audit_log,
-        out_dir,
-        now,
-    })
+/// Parses the arguments after the program name; `None` is no command (the help).
+pub fn parse<T: Into<OsString> + Clone>(
+    args: impl IntoIterator<Item = T>,
+) -> Result<Option<Command>, clap::Error> {
+    let args = std::iter::once(OsString::from("tool-error-digest"))
+        .chain(args.into_iter().map(Into::into));
+    Ok(Cli::try_parse_from(args)?.command)
+}
+
+fn rfc3339(text: &str) -> Result<Timestamp, String> {
+    text.parse()
+        .map_err(|_| "not an RFC 3339 time like 2026-11-30T06:00:00Z".to_string())
 }
 
 /// Runs `command`, reporting to `out`.
-pub async fn run(command: Command, config: &Config, out: &mut impl Write) -> anyhow::Result<()> {
-    let Command::RunLocal {
+pub async fn run(
+    command: Option<Command>,
+    config: &Config,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let Some(Command::RunLocal {
         audit_log,
         out_dir,
         now,
-    } = command
+    }) = command
     else {
-        writeln!(out, "{USAGE}")?;
+        write!(out, "{}", Cli::command().render_help())?;
         return Ok(());
     };
     let result = local::run(
@@ -145,35 +136,58 @@ mod tests {
         .unwrap();
         assert_eq!(
             c,
-            Command::RunLocal {
+            Some(Command::RunLocal {
                 audit_log: "a.jsonl".into(),
                 out_dir: "dir".into(),
                 now: Some("2026-11-30T06:00:00Z".parse().unwrap()),
-            }
+            })
         );
         assert!(matches!(
             parse(args("run --out d --local a")).unwrap(),
-            Command::RunLocal { now: None, .. }
+            Some(Command::RunLocal { now: None, .. })
         ));
-        assert_eq!(parse(args("")).unwrap(), Command::Help);
+        assert_eq!(parse(args("")).unwrap(), None);
+    }
+
+    /// clap's messages: each names the command or flag at fault.
+    #[test]
+    fn bad_command_lines_name_the_flag() {
+        for (line, needle) in [
+            ("send", "unrecognized subcommand 'send'"),
+            ("run --out d", "--local <AUDIT.jsonl>"),
+            ("run --local a", "--out <DIR>"),
+            (
+                "run --local a --out d --now monday",
+                "invalid value 'monday' for '--now <RFC3339>': not an RFC 3339 time",
+            ),
+            (
+                "run --local",
+                "a value is required for '--local <AUDIT.jsonl>'",
+            ),
+            (
+                "run --local a --out d --verbose",
+                "unexpected argument '--verbose'",
+            ),
+        ] {
+            let err = parse(args(line)).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{line}");
+            let err = err.to_string();
+            assert!(err.contains(needle), "{line}: {err}");
+        }
     }
 
     #[test]
-    fn bad_command_lines_say_what_is_wrong() {
-        for (line, needle) in [
-            ("send", "unknown command `send`"),
-            ("run --out d", "needs --local"),
-            ("run --local a", "needs --out"),
-            ("run --local a --out d --now monday", "not an RFC 3339 time"),
-            ("run --local", "--local needs a value"),
-            (
-                "run --local a --out d --verbose",
-                "unknown option `--verbose`",
-            ),
-        ] {
-            let err = format!("{:#}", parse(args(line)).unwrap_err());
-            assert!(err.contains(needle), "{line}: {err}");
-        }
+    fn clap_configuration_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[tokio::test]
+    async fn no_command_prints_the_help() {
+        let config = Config::from_lookup(|_| None).unwrap();
+        let mut out = Vec::new();
+        run(None, &config, &mut out).await.unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("Usage: tool-error-digest [COMMAND]"), "{out}");
     }
 
     #[tokio::test]
@@ -184,11 +198,11 @@ mod tests {
         let log = dir.join("audit.jsonl");
         std::fs::write(&log, crate::fixture::jsonl()).unwrap();
         let out_dir = dir.join("out");
-        let command = Command::RunLocal {
+        let command = Some(Command::RunLocal {
             audit_log: log,
             out_dir: out_dir.clone(),
             now: Some(crate::fixture::NOW.parse().unwrap()),
-        };
+        });
         let config = Config::from_lookup(|_| None).unwrap();
         let mut report = Vec::new();
         run(command, &config, &mut report).await.unwrap();
@@ -245,11 +259,11 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&log, text).unwrap();
-        let command = Command::RunLocal {
+        let command = Some(Command::RunLocal {
             audit_log: log,
             out_dir: dir.join("out"),
             now: None,
-        };
+        });
         let config = Config::from_lookup(|_| None).unwrap();
         let mut report = Vec::new();
         run(command, &config, &mut report).await.unwrap();

@@ -17,10 +17,11 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
+    // First, so --help and --version answer whatever the environment; bad arguments exit 2.
+    let command = cli::parse(std::env::args_os().skip(1)).unwrap_or_else(|e| e.exit());
     let config = Config::from_env()?;
     audit::init_tracing(config.json_logs, "info", None); // stderr; stdout is the report
     if !config.lambda {
-        let command = cli::parse(std::env::args().skip(1))?;
         return cli::run(command, &config, &mut std::io::stdout().lock()).await;
     }
     // The SDK config honours AWS_ENDPOINT_URL, so tests can point both clients at local endpoints.

@@ -57,11 +57,18 @@ fn bad_arguments_fail_with_usage() {
         .env_remove("AWS_LAMBDA_RUNTIME_API")
         .output()
         .unwrap();
-    assert!(!output.status.success());
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "clap's exit code for a usage error"
+    );
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("run needs --out DIR"), "{stderr}");
     assert!(
-        stderr.contains("usage: tool-error-digest run --local"),
+        stderr.contains("the following required arguments were not provided:\n  --out <DIR>"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Usage: tool-error-digest run --local <AUDIT.jsonl> --out <DIR>"),
         "{stderr}"
     );
 }
