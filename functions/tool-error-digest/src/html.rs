@@ -332,23 +332,14 @@ fn missing(h: &mut String, d: &Digest) {
         "<div style=\"{MUTED}font-size:12px;\">Searches that found nothing and calls of tools that do not exist. {}</div>",
         esc(&render::missing_summary(d))
     );
-    let lists = [
-        (
-            "Search words",
-            "Searches",
-            &m.searches,
-            true,
-            ("word group", "word groups", "searches"),
-        ),
-        (
-            "Unknown tool",
-            "Calls",
-            &m.unknown_tools,
-            false,
-            ("unknown tool", "unknown tools", "calls"),
-        ),
-    ];
-    for (label, unit, list, searches, (one, many, counted)) in lists {
+    for render::MissingList {
+        label,
+        unit,
+        list,
+        searches,
+        names: (one, many, counted),
+    } in render::missing_lists(m)
+    {
         if list.is_empty() {
             continue;
         }

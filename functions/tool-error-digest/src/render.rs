@@ -313,6 +313,37 @@ pub fn search_words(m: &Miss) -> &str {
     }
 }
 
+/// One list of the missing-capabilities section, as both renderings show it.
+pub struct MissingList<'a> {
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub list: &'a [Miss],
+    /// Search groups (shown by their words) rather than tool names.
+    pub searches: bool,
+    /// The "and N more" wording: one, many, what is counted.
+    pub names: (&'static str, &'static str, &'static str),
+}
+
+/// The section's two lists: search words, then unknown tools.
+pub fn missing_lists(m: &crate::digest::MissingCapabilities) -> [MissingList<'_>; 2] {
+    [
+        MissingList {
+            label: "Search words",
+            unit: "Searches",
+            list: &m.searches,
+            searches: true,
+            names: ("word group", "word groups", "searches"),
+        },
+        MissingList {
+            label: "Unknown tool",
+            unit: "Calls",
+            list: &m.unknown_tools,
+            searches: false,
+            names: ("unknown tool", "unknown tools", "calls"),
+        },
+    ]
+}
+
 pub fn missing_shown(list: &[Miss]) -> &[Miss] {
     &list[..list.len().min(MISSING_SHOWN)]
 }

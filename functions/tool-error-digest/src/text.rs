@@ -292,23 +292,14 @@ fn missing(w: &mut String, d: &Digest) {
         "MISSING CAPABILITIES (searches that found nothing, calls of tools that do not exist)",
     );
     line(w, &render::missing_summary(d));
-    let lists = [
-        (
-            "Search words",
-            "Searches",
-            &m.searches,
-            true,
-            ("word group", "word groups", "searches"),
-        ),
-        (
-            "Unknown tool",
-            "Calls",
-            &m.unknown_tools,
-            false,
-            ("unknown tool", "unknown tools", "calls"),
-        ),
-    ];
-    for (label, unit, list, searches, (one, many, counted)) in lists {
+    for render::MissingList {
+        label,
+        unit,
+        list,
+        searches,
+        names: (one, many, counted),
+    } in render::missing_lists(m)
+    {
         if list.is_empty() {
             continue;
         }
