@@ -14,8 +14,6 @@ mod build;
 mod latency;
 mod limits;
 mod missing;
-#[cfg(test)]
-mod section_tests;
 pub use build::build;
 pub use latency::{LATENCY_SHOWN, ToolLatency, tool_latency};
 pub use limits::{LIMITS_SHOWN, LimitHit, NO_CALLER, limits_hit};

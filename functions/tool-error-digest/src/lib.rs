@@ -40,3 +40,7 @@ pub mod text;
 
 #[cfg(test)]
 mod fixture;
+/// The digest's sections end to end (collect → digest → text and HTML): beside `digest`, which
+/// the renderings import, not inside it.
+#[cfg(test)]
+mod section_tests;
