@@ -19,6 +19,8 @@ async fn setup() -> (Server, SandboxState, Rpc) {
         &["--catalog", catalog.to_str().unwrap()],
         &[
             ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            // Open WebUI's forwarded user header, trusted from this key.
+            ("MCP_USER_HEADER_KEYS", "e2e"),
             (
                 "MCP_PSEUDONYM_PEPPER",
                 "pepper-planted-value-0123456789abcdef",

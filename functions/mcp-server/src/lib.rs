@@ -19,6 +19,7 @@
 //!   config, secrets);
 //! - `search`: the BM25 tool index behind `search_tools`;
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
+//! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
 pub mod call;
@@ -28,6 +29,7 @@ pub mod http;
 pub mod inventory;
 pub mod limits;
 pub mod mcp;
+pub mod oauth;
 pub mod search;
 pub mod upstream;
 

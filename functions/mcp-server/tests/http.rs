@@ -88,7 +88,7 @@ async fn missing_or_wrong_key_gets_401_with_www_authenticate_and_is_audited_with
     let lines = app.audit.lines().join("\n");
     assert!(lines.contains("\"event\":\"auth_denied\""), "{lines}");
     assert!(
-        lines.contains("missing_key") && lines.contains("invalid_key"),
+        lines.contains("missing_credentials") && lines.contains("invalid_key"),
         "{lines}"
     );
     assert!(!lines.contains("wrong-key-123"), "{lines}");

@@ -148,6 +148,10 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
                 Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
                 None => config,
             };
+            if let Some(pepper) = local_pepper_if_unset(&config) {
+                // OAuth callers are recorded by pseudonym, which needs a pepper.
+                config = with_var(config, config::PSEUDONYM_PEPPER, &pepper);
+            }
             if needs_sandbox(&config, catalog.as_ref()) {
                 let sandbox = papierkram_sandbox::SandboxState::default();
                 let token = sandbox.token().to_string();
@@ -210,8 +214,8 @@ async fn warn_about_keys(state: &AppState) {
     let Ok(secrets) = state.secrets.get().await else {
         return;
     };
-    if secrets.api_keys.is_empty() {
-        tracing::warn!("no API keys configured: every request to /mcp gets 401");
+    if state.config.api_keys && secrets.api_keys.is_empty() {
+        tracing::warn!("no API keys configured: every request to /mcp without OAuth gets 401");
     }
     let unmapped = state
         .inventory
@@ -257,6 +261,20 @@ fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
     getrandom::fill(&mut bytes).ok()?;
     let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     Some((key.clone(), format!("dev:{key}")))
+}
+
+/// With env secrets, OAuth on and no `MCP_PSEUDONYM_PEPPER`, a random pepper for this run (the
+/// pseudonyms then hold for this run only).
+fn local_pepper_if_unset(config: &Config) -> Option<String> {
+    if config.secret_source != SecretSourceConfig::Env
+        || config.oauth.is_none()
+        || config.env.get(config::PSEUDONYM_PEPPER).is_some()
+    {
+        return None;
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn with_var(mut config: Config, name: &str, value: &str) -> Config {

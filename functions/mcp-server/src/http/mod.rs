@@ -1,10 +1,10 @@
 //! The HTTP edge, and the only place that knows axum: the router, request hygiene (request id,
-//! no cookies), authentication (`auth`), the JSON-RPC body guard (`jsonrpc`), `/health`
-//! (`health`), the Host rules (`hosts`), JSON error answers (`respond`) and the state built
-//! once at start (`state`).
+//! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
+//! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the Host rules
+//! (`hosts`), JSON error answers (`respond`) and the state built once at start (`state`).
 //!
 //! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `limit::per_ip` →
-//! `auth::require_key` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
+//! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
 
 pub mod auth;
 pub mod client_ip;
@@ -14,6 +14,7 @@ pub mod jsonrpc;
 pub mod limit;
 pub mod respond;
 pub mod state;
+pub mod wellknown;
 
 pub use state::AppState;
 
@@ -32,7 +33,8 @@ use crate::mcp;
 /// Response header carrying the request id (API Gateway's on Lambda, generated locally).
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
-/// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP) and `/health` (no key).
+/// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP), `/health` and, with OAuth
+/// on, the resource metadata (no credentials).
 pub fn app(state: AppState) -> Router {
     let service = mcp::service(state.mcp.clone(), transport(&state));
     // Layers run outermost first: the last one added sees the request first.
@@ -49,12 +51,23 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            auth::require_key,
+            auth::authenticate,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), limit::per_ip));
-    Router::new()
-        .route("/health", get(health::health))
-        .with_state(state.clone())
+    let mut open = Router::new().route("/health", get(health::health));
+    if state.oauth.is_some() {
+        let well_known = crate::oauth::discovery::WELL_KNOWN;
+        open = open
+            .route(
+                well_known,
+                get(wellknown::root).options(wellknown::preflight),
+            )
+            .route(
+                &format!("{well_known}/{{*rest}}"),
+                get(wellknown::suffixed).options(wellknown::preflight),
+            );
+    }
+    open.with_state(state.clone())
         .merge(mcp)
         .layer(middleware::from_fn_with_state(state, hygiene))
 }

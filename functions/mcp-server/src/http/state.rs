@@ -12,6 +12,7 @@ use crate::inventory::{Connector, Inventory, Registry};
 use crate::limits::Limits;
 use crate::limits::table::Table;
 use crate::mcp::Mcp;
+use crate::oauth::Verifier;
 use crate::upstream::Upstream;
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.
@@ -26,6 +27,8 @@ pub struct AppState {
     pub audit: audit::AuditLog,
     pub health: Arc<HealthCache>,
     pub limits: Arc<Limits>,
+    /// The access-token check, when OAuth is on.
+    pub oauth: Option<Arc<Verifier>>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,
@@ -62,6 +65,10 @@ impl AppState {
             .collect();
         let profiles: Profiles = config.profiles.clone();
         let inventory = Arc::new(Inventory::new(Registry::new(connectors), profiles));
+        let oauth = config
+            .oauth
+            .clone()
+            .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
         let pipeline = Pipeline {
             upstream: Upstream {
                 http,
@@ -87,6 +94,7 @@ impl AppState {
             audit,
             health: health::cache(),
             limits,
+            oauth,
             insecure_no_auth: false,
         }
     }

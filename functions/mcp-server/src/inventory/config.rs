@@ -12,6 +12,7 @@ pub use env_config::ConfigError;
 pub use super::env::Env;
 use super::profiles::{self, Profiles};
 use crate::limits::{self, cidr::Cidr};
+use crate::oauth;
 
 /// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
 pub const SECRET_ID: &str = "MCP_SECRET_ID";
@@ -55,6 +56,12 @@ pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
 /// Proxies whose `X-Forwarded-For` is trusted for the client IP: addresses or ranges,
 /// comma-separated (e.g. CloudFront's origin-facing ranges); none by default.
 pub const TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
+/// Which credentials are accepted: `api_key`, `oauth` or both (`api_key,oauth`); `api_key` alone
+/// unless `MCP_OAUTH_ISSUER` is set, then both.
+pub const AUTH: &str = "MCP_AUTH";
+/// API key ids trusted to assert the end user in `x-user-email` (Open WebUI's forwarded user
+/// header); other callers' header is ignored.
+pub const USER_HEADER_KEYS: &str = "MCP_USER_HEADER_KEYS";
 /// `json` (Lambda default) or `text` (local default).
 pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
@@ -85,7 +92,18 @@ pub const ALL: &[&str] = &[
     LIMITS_TABLE,
     LIMITS_TIMEOUT_MS,
     TRUSTED_PROXIES,
+    AUTH,
+    USER_HEADER_KEYS,
     LOG_FORMAT,
+    oauth::settings::ISSUER,
+    oauth::settings::RESOURCE_URL,
+    oauth::settings::PROFILES,
+    oauth::settings::PROFILE_CLAIM,
+    oauth::settings::AUDIENCE_CLAIM,
+    oauth::settings::AUDIENCE,
+    oauth::settings::ALGORITHMS,
+    oauth::settings::LEEWAY_SECS,
+    oauth::settings::TIMEOUT_MS,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,
@@ -118,6 +136,12 @@ pub struct Config {
     pub limits_table: Option<String>,
     pub limits_timeout: Duration,
     pub trusted_proxies: Vec<Cidr>,
+    /// API keys accepted (`MCP_AUTH`).
+    pub api_keys: bool,
+    /// OAuth access tokens accepted: the resource server's settings.
+    pub oauth: Option<oauth::Settings>,
+    /// Key ids whose `x-user-email` is honoured.
+    pub user_header_keys: Vec<String>,
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
@@ -191,6 +215,8 @@ impl Config {
         if max_result_bytes < 1024 {
             return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
         }
+        let profiles = Profiles::from_env(&env)?;
+        let (api_keys, oauth) = auth_modes(&env, &read, &profiles)?;
         Ok(Config {
             lambda,
             secret_source,
@@ -211,8 +237,11 @@ impl Config {
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             trusted_proxies,
+            api_keys,
+            oauth,
+            user_header_keys: read.list(USER_HEADER_KEYS),
             json_logs,
-            profiles: Profiles::from_env(&env)?,
+            profiles,
             env,
         })
     }
@@ -222,6 +251,57 @@ impl Config {
         self.env
             .connector(connector, EXPOSE_RAW_SUFFIX)
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+}
+
+/// `MCP_AUTH` and the OAuth settings, whose profiles must exist.
+fn auth_modes<F: Fn(&str) -> Option<String>>(
+    env: &Env,
+    read: &env_config::Env<F>,
+    profiles: &Profiles,
+) -> Result<(bool, Option<oauth::Settings>), ConfigError> {
+    let settings = oauth::Settings::from_env(read)?;
+    if let Some(missing) = settings
+        .iter()
+        .flat_map(|s| s.profiles())
+        .find(|p| !profiles.exists(p))
+    {
+        return Err(ConfigError::new(
+            oauth::settings::PROFILES,
+            format!(
+                "profile `{missing}` is not defined in {}",
+                profiles::PROFILES
+            ),
+        ));
+    }
+    let modes = match env.get(AUTH) {
+        None => vec!["api_key".to_string()]
+            .into_iter()
+            .chain(settings.is_some().then(|| "oauth".to_string()))
+            .collect(),
+        Some(_) => read.list(AUTH),
+    };
+    if let Some(other) = modes.iter().find(|m| *m != "api_key" && *m != "oauth") {
+        return Err(ConfigError::new(
+            AUTH,
+            format!("`{other}`: use api_key, oauth or api_key,oauth"),
+        ));
+    }
+    let (api_keys, wants_oauth) = (
+        modes.iter().any(|m| m == "api_key"),
+        modes.iter().any(|m| m == "oauth"),
+    );
+    match (wants_oauth, settings) {
+        (true, None) => Err(ConfigError::new(
+            AUTH,
+            format!(
+                "`oauth` needs {} and {}",
+                oauth::settings::ISSUER,
+                oauth::settings::RESOURCE_URL
+            ),
+        )),
+        (false, _) if !api_keys => Err(ConfigError::new(AUTH, "name at least one mode")),
+        (wants, settings) => Ok((api_keys, settings.filter(|_| wants))),
     }
 }
 
@@ -313,6 +393,35 @@ mod tests {
             "10.0.0.0/8, cloudfront",
         )]));
         assert_eq!(err.unwrap_err().name, TRUSTED_PROXIES);
+    }
+
+    #[test]
+    fn oauth_turns_on_with_its_urls_and_auth_names_the_modes() {
+        let urls = [
+            (oauth::settings::ISSUER, "https://login.example.com"),
+            (oauth::settings::RESOURCE_URL, "https://mcp.example.com/mcp"),
+        ];
+        let c = Config::from(Env::default()).unwrap();
+        assert!(c.api_keys && c.oauth.is_none());
+        let c = Config::from(Env::from_pairs(urls)).unwrap();
+        assert!(c.api_keys && c.oauth.is_some());
+        let c = Config::from(Env::from_pairs(urls).with(AUTH, "oauth")).unwrap();
+        assert!(!c.api_keys && c.oauth.is_some());
+        let c = Config::from(Env::from_pairs(urls).with(AUTH, "api_key")).unwrap();
+        assert!(c.api_keys && c.oauth.is_none());
+        for bad in ["oauth", "saml", ","] {
+            let err = Config::from(Env::from_pairs([(AUTH, bad)])).unwrap_err();
+            assert_eq!(err.name, AUTH, "{bad}");
+        }
+        let env = Env::from_pairs(urls).with(oauth::settings::PROFILES, "books:rw=books");
+        assert_eq!(
+            Config::from(env).unwrap_err().name,
+            oauth::settings::PROFILES
+        );
+        let env = Env::from_pairs(urls)
+            .with(profiles::PROFILES, "books=papierkram/*")
+            .with(oauth::settings::PROFILES, "books:rw=books");
+        assert!(Config::from(env).unwrap().oauth.is_some());
     }
 
     #[test]

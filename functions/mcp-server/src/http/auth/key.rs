@@ -1,0 +1,73 @@
+//! API keys: kept only as SHA-256 hashes; the presented key is hashed and compared against
+//! every stored hash in constant time, so neither a match position nor a prefix leaks through
+//! timing. The key's id, never the key, goes to the audit log. The end user named in
+//! `x-user-email` counts only for keys trusted to assert it (`MCP_USER_HEADER_KEYS`).
+
+use axum::http::HeaderMap;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::Denied;
+use crate::call::Caller;
+use crate::http::AppState;
+use crate::inventory::secrets::{ApiKey, SecretValues};
+
+/// The header some gateways use to pass the end user's identity.
+pub const USER_EMAIL_HEADER: &str = "x-user-email";
+
+/// Returns the id of the key that matches `presented`, if any.
+pub fn verify(keys: &[ApiKey], presented: &str) -> Option<String> {
+    let hash: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+    let mut found = None;
+    for key in keys {
+        // No early exit: every key is compared.
+        if bool::from(key.hash.ct_eq(&hash)) {
+            found = Some(key.id.clone());
+        }
+    }
+    found
+}
+
+/// The caller of a valid key on this path.
+pub fn caller(
+    state: &AppState,
+    secrets: &SecretValues,
+    presented: &str,
+    headers: &HeaderMap,
+    path: Option<&str>,
+) -> Result<Caller, Denied> {
+    let key_id = verify(&secrets.api_keys, presented).ok_or(Denied::InvalidKey)?;
+    let scope = state
+        .inventory
+        .profiles
+        .scope_for(&key_id, path)
+        .map_err(Denied::Scope)?;
+    let trusted = state.config.user_header_keys.contains(&key_id);
+    let user = headers
+        .get(USER_EMAIL_HEADER)
+        .filter(|_| trusted)
+        .and_then(|v| v.to_str().ok())
+        .zip(secrets.pepper.as_deref())
+        .map(|(email, pepper)| audit::Pseudonymizer::new(pepper).pseudonym(email));
+    Ok(Caller {
+        key_id,
+        user,
+        scope,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matching_key_returns_its_id_only() {
+        let keys = vec![
+            ApiKey::new("a", "key-aaaaaaaaaaaaaaaa"),
+            ApiKey::new("b", "key-bbbbbbbbbbbbbbbb"),
+        ];
+        assert_eq!(verify(&keys, "key-bbbbbbbbbbbbbbbb").as_deref(), Some("b"));
+        assert_eq!(verify(&keys, "key-bbbbbbbbbbbbbbb"), None);
+        assert_eq!(verify(&[], "anything"), None);
+    }
+}

@@ -1,0 +1,212 @@
+//! Authentication, run before any MCP parsing: an API key or an OAuth access token in
+//! `Authorization: Bearer …` becomes the [`Caller`]; anything else is refused with a challenge
+//! saying how to get in. With OAuth on, a bearer value shaped like a JWT goes to the token check
+//! (`token`), any other to the key check (`key`). Neither the key nor the token is ever logged.
+
+pub mod key;
+pub mod token;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use crate::call::Caller;
+use crate::inventory::Scope;
+use crate::inventory::profiles::ScopeError;
+use crate::oauth::{self, TokenError, discovery};
+
+/// Why a request gets no caller.
+#[derive(Debug)]
+pub enum Denied {
+    /// No `Authorization: Bearer …` at all.
+    Missing,
+    /// An API key no stored hash matches (or keys are off).
+    InvalidKey,
+    /// An access token that fails its check.
+    Token(TokenError),
+    /// A valid key or token that may not use this path.
+    Scope(ScopeError),
+    /// A valid token whose grants do not open this path.
+    InsufficientScope,
+    /// The deployment cannot check credentials now (secret or signing keys missing).
+    Unavailable(String),
+}
+
+/// Axum middleware: sets the [`Caller`], or answers 401/403/404/503.
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let path = path_profile(request.uri().path());
+    if let Some(p) = path.as_deref()
+        && !state.inventory.profiles.exists(p)
+    {
+        return refusal(
+            &state,
+            path.as_deref(),
+            Denied::Scope(ScopeError::NoSuchProfile(p.into())),
+        );
+    }
+    match caller(&state, request.headers(), path.as_deref()).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(denied) => refusal(&state, path.as_deref(), denied),
+    }
+}
+
+async fn caller(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: Option<&str>,
+) -> Result<Caller, Denied> {
+    if state.insecure_no_auth {
+        return Ok(Caller {
+            key_id: "insecure-no-auth".into(),
+            user: None,
+            scope: path.map_or(Scope::Deployment, |p| Scope::Profile(p.into())),
+        });
+    }
+    let secrets = state.secrets.get().await.map_err(|e| {
+        tracing::error!(error = %e, "refusing requests: no deployment secret");
+        Denied::Unavailable(
+            "The server cannot load its deployment secret, so it cannot check credentials. \
+             The reason is in the server log; an operator must fix the secret."
+                .into(),
+        )
+    })?;
+    let presented = bearer(headers).ok_or(Denied::Missing)?;
+    match &state.oauth {
+        Some(verifier) if oauth::looks_like_jwt(presented) => {
+            token::caller(verifier, presented, path, &secrets).await
+        }
+        _ if state.config.api_keys => key::caller(state, &secrets, presented, headers, path),
+        _ => Err(Denied::InvalidKey),
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// The profile named by `/mcp/<profile>`.
+fn path_profile(path: &str) -> Option<String> {
+    path.strip_prefix("/mcp/")
+        .filter(|n| !n.is_empty())
+        .map(|n| audit::bounded(n, 64))
+}
+
+/// The answer to a refused request, audited (never with the credential).
+fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
+    let settings = state.oauth.as_ref().map(|v| v.settings());
+    let (status, reason, message, challenge) = match &denied {
+        Denied::Missing | Denied::InvalidKey => {
+            let reason = match denied {
+                Denied::Missing => "missing_credentials",
+                _ => "invalid_key",
+            };
+            let (message, challenge) = match settings {
+                Some(s) => (
+                    "Sign in with OAuth (the authorization server is named in the resource \
+                     metadata), or send `Authorization: Bearer <API key>`."
+                        .to_string(),
+                    discovery::unauthorized(s, path, None),
+                ),
+                None => (
+                    "Send `Authorization: Bearer <API key>`; ask the operator for a key.".into(),
+                    r#"Bearer realm="hosted-mcp", error="invalid_token""#.to_string(),
+                ),
+            };
+            (StatusCode::UNAUTHORIZED, reason, message, Some(challenge))
+        }
+        Denied::Token(TokenError::Keys(e)) => {
+            (StatusCode::SERVICE_UNAVAILABLE, "keys_unavailable", format!("{e}; try again shortly."), None)
+        }
+        Denied::Token(e) => (
+            StatusCode::UNAUTHORIZED,
+            e.reason(),
+            format!("The access token is refused: {e}. Sign in again."),
+            settings.map(|s| discovery::unauthorized(s, path, Some(&e.to_string()))),
+        ),
+        Denied::InsufficientScope => (
+            StatusCode::FORBIDDEN,
+            "insufficient_scope",
+            match path {
+                Some(p) => format!("This sign-in does not open the profile `{p}`: ask for the scope named in WWW-Authenticate."),
+                None => "This sign-in does not open every tool: ask for the scope named in WWW-Authenticate, or connect to /mcp/<profile>.".into(),
+            },
+            settings.map(|s| discovery::insufficient_scope(s, path)),
+        ),
+        Denied::Scope(e) => {
+            let (status, code) = match e {
+                ScopeError::NoSuchProfile(_) => (StatusCode::NOT_FOUND, "not_found"),
+                ScopeError::KeyLimitedTo(_) | ScopeError::Unmapped => {
+                    (StatusCode::FORBIDDEN, "forbidden")
+                }
+            };
+            return super::respond::error(status, code, &e.to_string());
+        }
+        Denied::Unavailable(message) => {
+            return super::respond::unavailable(message);
+        }
+    };
+    let mut event = audit::AuditEvent::new(audit::EventKind::AuthDenied);
+    event.reason = Some(reason.to_string());
+    event.http_status = Some(status.as_u16());
+    state.audit.write(&event);
+    let mut body = serde_json::json!({
+        "error": match status {
+            StatusCode::UNAUTHORIZED => "unauthorized",
+            StatusCode::FORBIDDEN => "insufficient_scope",
+            _ => "unavailable",
+        },
+        "message": message,
+    });
+    if let Some(s) = settings {
+        // The challenge again, in the body: some front doors rename the header.
+        body["resource_metadata"] = discovery::metadata_url(s, path).into();
+        if let Some(c) = &challenge {
+            body["www_authenticate"] = c.as_str().into();
+        }
+    }
+    let mut response = (status, axum::Json(body)).into_response();
+    if let Some(value) = challenge.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive_and_needs_a_token() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc"),
+        );
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&h), None);
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
+        assert_eq!(bearer(&h), None);
+    }
+}
