@@ -63,6 +63,9 @@ enum Sub {
         /// Its arguments.
         #[arg(long = "args", value_name = "JSON", default_value = "{}", value_parser = json)]
         tool_args: serde_json::Value,
+        /// OAuth discovery must work: 401 → resource metadata → authorization server.
+        #[arg(long)]
+        oauth: bool,
     },
 }
 
@@ -117,6 +120,7 @@ impl Cli {
                 allowlist,
                 tool,
                 tool_args,
+                oauth,
             }) => {
                 let allowlist = match allowlist {
                     None => smoke::parse_allowlist(smoke::ALLOWLIST),
@@ -138,6 +142,7 @@ impl Cli {
                     tool,
                     args: tool_args,
                     raw_tool: "raw_get".into(),
+                    oauth,
                 }))
             }
         })

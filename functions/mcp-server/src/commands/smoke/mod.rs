@@ -3,14 +3,17 @@
 //! One line per check, non-zero exit on any failure: `initialize` answers JSON (not an HTML bot
 //! page), no `Set-Cookie`, `tools/list` equals the published allowlist, a raw tool is "tool not
 //! found", no key gets 401, a foreign Origin is refused, `/health` is ok, and one read-only tool
-//! call succeeds.
+//! call succeeds. With OAuth (`--oauth`, or whenever the 401 names resource metadata) the
+//! discovery a client does follows: 401 → resource metadata → authorization server metadata.
+
+pub mod discovery;
 
 use reqwest::header::{HeaderMap, SET_COOKIE};
 use serde_json::{Value, json};
 
 /// The published tool list of the shipped catalogs (hosted view).
 pub const ALLOWLIST: &str =
-    include_str!("../../../../shared/connector/catalogs/papierkram.allowlist");
+    include_str!("../../../../../shared/connector/catalogs/papierkram.allowlist");
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SmokeOptions {
@@ -20,6 +23,8 @@ pub struct SmokeOptions {
     pub tool: String,
     pub args: Value,
     pub raw_tool: String,
+    /// OAuth discovery must work (else checked only when the 401 names metadata).
+    pub oauth: bool,
 }
 
 /// Names from an allowlist file: one per line, `#` comments and blank lines skipped.
@@ -193,24 +198,35 @@ pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
     );
 
     let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+    let mut challenge = None;
     checks.push(match c.rpc(ping.clone(), None, None).await {
-        Ok((status, headers, _)) => {
-            let challenge = headers.get("www-authenticate").is_some();
-            check(
-                "no key → 401",
-                status == 401 && challenge,
-                format!(
-                    "HTTP {status}{}",
-                    if challenge {
-                        " with WWW-Authenticate"
-                    } else {
-                        ""
-                    }
+        Ok((status, headers, body)) => {
+            let seen = discovery::Challenge::read(&headers, &body);
+            let detail = match (&seen.header, &seen.remapped) {
+                (Some(_), _) => "with WWW-Authenticate".to_string(),
+                (None, Some(_)) => format!(
+                    "WWW-Authenticate arrived renamed to {}",
+                    discovery::REMAPPED
                 ),
-            )
+                (None, None) => "without WWW-Authenticate".to_string(),
+            };
+            let ok = status == 401 && (seen.header.is_some() || seen.remapped.is_some());
+            challenge = Some(seen);
+            check("no key → 401", ok, format!("HTTP {status} {detail}"))
         }
         Err(e) => check("no key → 401", false, e),
     });
+    match challenge {
+        Some(seen) if opts.oauth || seen.names_oauth() => {
+            checks.extend(discovery::run(&c.http, &opts.url, &seen).await);
+        }
+        None if opts.oauth => checks.push(check(
+            "401 names metadata",
+            false,
+            "no 401 to start discovery from",
+        )),
+        _ => {}
+    }
 
     checks.push(match c.rpc(ping, key, Some("https://evil.example")).await {
         Ok((status, _, _)) => check(
