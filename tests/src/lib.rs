@@ -1,10 +1,12 @@
 //! End-to-end test harness for hosted-mcp: starts the real `mcp-server` process, `moto_server`
-//! for AWS APIs and the Papierkram sandbox upstream, and talks to them like clients do.
+//! for AWS APIs, the Papierkram sandbox upstream and a local OpenID provider ([`oidc::Op`]), and
+//! talks to them like clients do.
 //!
 //! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
 //! Run: `cargo test -p integration-tests` after the install.
 
 pub mod logs_endpoint;
+pub mod oidc;
 pub mod proxy;
 
 use std::io::{BufRead, BufReader};

@@ -5,7 +5,8 @@
 #                             cfn-lint (infra/test.sh), from tests/tools/requirements.txt (every
 #                             package pinned)
 #   .tools/node               tests/tools/node/package-lock.json: Node 22 (npm package
-#                             `node`), @modelcontextprotocol/conformance, @modelcontextprotocol/inspector
+#                             `node`), @modelcontextprotocol/conformance, @modelcontextprotocol/inspector,
+#                             oidc-provider (the local OpenID provider tests/tools/oidc/op.mjs runs)
 #   .tools/conformance-next   tests/tools/conformance-next/package-lock.json: the 0.2.0
 #                             pre-release conformance suite (2026-07-28 scenarios), run with the Node 22 above
 #
@@ -56,8 +57,9 @@ install_venv() {
 
 # Installs tests/tools/<name>/package{,-lock}.json into .tools/<name>, at the locked versions.
 # `npm install` on a copy of the lock rather than `npm ci`: vite (under the inspector) has a
-# Windows-only optional dependency, napi-windows-process-start-time, that the registry answers
-# with 404; `npm install` skips such an optional package, `npm ci` rejects the lock for lacking it.
+# Windows-only optional dependency, napi-windows-process-start-time, that the registry answered
+# with 404 when the lock was first made, so the lock lacked it; `npm install` skips such an
+# optional package, `npm ci` rejects a lock without it. (The regenerated lock records it now.)
 install_npm() {
     local src="$here/$1" dir="$tools/$1" want
     want="$(fingerprint "$src/package.json" "$src/package-lock.json")"
@@ -99,5 +101,6 @@ console.log(`node              ${process.version}  (.tools/node)`);
 console.log(`conformance       ${version("node", "@modelcontextprotocol/conformance")}`);
 console.log(`conformance-next  ${version("conformance-next", "@modelcontextprotocol/conformance")}  (.tools/conformance-next)`);
 console.log(`inspector         ${version("node", "@modelcontextprotocol/inspector")}`);
+console.log(`oidc-provider     ${version("node", "oidc-provider")}`);
 EOF
 log "tools ready in $((SECONDS - started)) s"
