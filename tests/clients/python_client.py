@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Drive an MCP server with the official Python SDK (`mcp`) over Streamable HTTP.
 
-Connects to --url (with `Authorization: Bearer <--key>` when --key is given), negotiates the
-protocol (the `initialize` handshake by default, `server/discover` with --era modern), lists the
-tools, calls each --call NAME=JSONARGS in order, and prints ONE JSON document on stdout:
+Connects to --url (with `Authorization: Bearer <--key>` when --key is given, or through OAuth with
+--oauth), negotiates the protocol (the `initialize` handshake by default, `server/discover` with
+--era modern), lists the tools, calls each --call NAME=JSONARGS in order, and prints ONE JSON
+document on stdout:
 
     {"server": {"name", "version", "protocol_version"},
      "tools": [names],
@@ -11,7 +12,28 @@ tools, calls each --call NAME=JSONARGS in order, and prints ONE JSON document on
 
 A call the server answers with a JSON-RPC error gets an "error": {"type", "code", "message"} entry
 instead of its result; a failure before the tool list adds a top-level "error": {"type", "message"};
-the first HTTP status >= 400 seen (e.g. 401 without a valid key) is reported as "http_status".
+the first HTTP status >= 400 of a POST (e.g. 401 without a valid key) is reported as "http_status".
+
+With --oauth the SDK's own OAuth client (`mcp.client.auth.OAuthClientProvider`) authorizes: from
+the server's 401 it finds the protected resource metadata (RFC 9728) and the authorization
+server's metadata (RFC 8414), registers a public client dynamically (RFC 7591,
+token_endpoint_auth_method none, redirect URI http://127.0.0.1:33418/callback, where nothing
+listens), sends the authorization request with PKCE S256 and the resource parameter (RFC 8707)
+and exchanges the code at the token endpoint. Tokens and the registration live in memory only.
+This script plays the person's browser: it follows the authorization server's redirects with a
+cookie jar of its own until one goes to the redirect URI, and hands the code, state and iss from
+there to the SDK. That needs an authorization server that logs in and consents without a person;
+tests/tools/oidc/op.mjs logs in the --oauth-user the browser adds as login_hint. --oauth-scope
+replaces the scope the SDK put in the authorization request (the person asks for other scopes).
+The report gets
+
+    "oauth": {"client_id", "token_scope", "resource" (sent in the authorization request),
+              "steps": [URLs without query, in order: the request answered 401 (or 403), each
+                        discovery, registration and token request the SDK made, and the
+                        authorization request the browser was sent to]}
+
+and "http_status" only for a status the OAuth flow did not resolve (the 401 that started a
+successful flow is in "steps"). No token is ever printed.
 
 Exit status: 0 when every step succeeded (tool results with isError=true count as success: that
 is the server reporting a tool failure correctly), 1 on any protocol failure (connection, HTTP
@@ -22,6 +44,8 @@ Run it with the Python from .tools/venv (tests/tools/install.sh), for example:
 
     .tools/venv/bin/python tests/clients/python_client.py --url http://127.0.0.1:8767/mcp \
         --key "$KEY" --call 'invoices_list={"page_size": 5}' --call 'echo={"text": "hi"}'
+    .tools/venv/bin/python tests/clients/python_client.py --url http://127.0.0.1:8767/mcp \
+        --oauth --oauth-user alice@example.com --era modern
 """
 
 from __future__ import annotations
@@ -30,15 +54,23 @@ import argparse
 import json
 import sys
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import anyio
 import httpx2
 from mcp import ClientSession
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, Implementation, TextContent
 
 CLIENT_INFO = Implementation(name="hosted-mcp-python-client", version="0.1.0")
+
+# Registered as the client's redirect URI; the browser below stops before it, so nothing listens.
+REDIRECT_URI = "http://127.0.0.1:33418/callback"
+# Redirects the browser follows at most between the authorization request and the redirect URI.
+MAX_AUTHORIZE_REDIRECTS = 20
 
 
 def parse_call(spec: str) -> tuple[str, dict[str, Any]]:
@@ -68,7 +100,24 @@ def parse_header(spec: str) -> tuple[str, str]:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--url", required=True, help="MCP endpoint, e.g. http://127.0.0.1:8767/mcp")
-    ap.add_argument("--key", help="API key sent as 'Authorization: Bearer KEY' (omit for no auth header)")
+    auth = ap.add_mutually_exclusive_group()
+    auth.add_argument("--key", help="API key sent as 'Authorization: Bearer KEY' (omit for no auth header)")
+    auth.add_argument(
+        "--oauth",
+        action="store_true",
+        help="authorize with OAuth: discovery from the 401, dynamic registration, authorization code with PKCE",
+    )
+    ap.add_argument(
+        "--oauth-user",
+        metavar="EMAIL",
+        help="with --oauth: sent as login_hint in the authorization request (who logs in at the test provider)",
+    )
+    ap.add_argument(
+        "--oauth-scope",
+        metavar="'SCOPE ...'",
+        help="with --oauth: the scope the person agrees to, replacing the one the SDK asks for "
+        "(default: the SDK's choice, from the 401 or the metadata)",
+    )
     ap.add_argument(
         "--call",
         action="append",
@@ -92,7 +141,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="handshake: initialize (2025-11-25); modern: server/discover (2026-07-28)",
     )
     ap.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds (default 60)")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if not args.oauth and (args.oauth_user or args.oauth_scope):
+        ap.error("--oauth-user and --oauth-scope need --oauth")
+    return args
 
 
 def describe(exc: BaseException) -> dict[str, Any]:
@@ -116,24 +168,172 @@ def call_entry(name: str, result: CallToolResult) -> dict[str, Any]:
     }
 
 
+def without_query(url: str | httpx2.URL) -> str:
+    parts = urlsplit(str(url))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+class MemoryTokenStorage:
+    """The SDK's `TokenStorage`: tokens and the client registration for this run only."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+class OAuthRun:
+    """OAuth for one run: the SDK's provider, the person's browser, and what goes in the report.
+
+    `report["oauth"]` is filled as the flow goes, so a flow that fails shows how far it got.
+    """
+
+    def __init__(self, args: argparse.Namespace, report: dict[str, Any]) -> None:
+        self.mcp_url = without_query(args.url)
+        self.login_hint: str | None = args.oauth_user
+        self.scope: str | None = args.oauth_scope
+        self.timeout = args.timeout
+        self.storage = MemoryTokenStorage()
+        self.steps: list[str] = []
+        self.info: dict[str, Any] = {"client_id": None, "token_scope": None, "resource": None, "steps": self.steps}
+        report["oauth"] = self.info
+        # A 401/403 challenge no token has answered yet: reported as http_status if none does.
+        self.unanswered: int | None = None
+        self.answered_with: OAuthToken | None = None
+        self.result: AuthorizationCodeResult | None = None
+        self.provider = OAuthClientProvider(
+            server_url=args.url,
+            client_metadata=OAuthClientMetadata(
+                redirect_uris=[REDIRECT_URI],
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                token_endpoint_auth_method="none",
+                client_name=CLIENT_INFO.name,
+            ),
+            storage=self.storage,
+            redirect_handler=self.browse,
+            callback_handler=self.callback,
+        )
+
+    def is_challenge(self, response: httpx2.Response) -> bool:
+        return without_query(response.request.url) == self.mcp_url and response.status_code in (401, 403)
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        """Event hook of the MCP client, whose requests include the SDK's discovery, registration
+        and token requests: a challenge from the MCP endpoint is a step."""
+        # First what the SDK stored since the last response: a new token (a new object each
+        # time) answers the challenge before it; the response then is to a request carrying it.
+        if self.storage.client_info is not None:
+            self.info["client_id"] = self.storage.client_info.client_id
+        if self.storage.tokens is not None and self.storage.tokens is not self.answered_with:
+            self.answered_with = self.storage.tokens
+            self.info["token_scope"] = self.storage.tokens.scope
+            self.unanswered = None
+        if self.is_challenge(response):
+            self.unanswered = response.status_code
+            self.steps.append(without_query(response.request.url))
+
+    async def on_request(self, request: httpx2.Request) -> None:
+        """Event hook: a step for each request of the SDK's flow, answered or not."""
+        if without_query(request.url) != self.mcp_url:
+            self.steps.append(without_query(request.url))
+
+    async def browse(self, authorization_url: str) -> None:
+        """The SDK's redirect_handler: what a person's browser would do with the authorization URL,
+        without the person (the test authorization server logs in and consents by itself)."""
+        self.steps.append(without_query(authorization_url))
+        parts = urlsplit(authorization_url)
+        query = dict(parse_qsl(parts.query))
+        self.info["resource"] = query.get("resource")
+        if self.login_hint:
+            query["login_hint"] = self.login_hint
+        if self.scope:
+            query["scope"] = self.scope
+        url = urlunsplit(parts._replace(query=urlencode(query)))
+        # Its own client and cookie jar: the provider keeps the interaction in cookies.
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=httpx2.Timeout(self.timeout)) as browser:
+            for _ in range(MAX_AUTHORIZE_REDIRECTS):
+                response = await browser.get(url)
+                location = response.headers.get("location")
+                if not response.is_redirect or not location:
+                    raise RuntimeError(
+                        f"authorization stopped at {without_query(url)}: HTTP {response.status_code} "
+                        f"{response.text[:300]}"
+                    )
+                url = urljoin(str(response.url), location)
+                if url.startswith(REDIRECT_URI):
+                    break
+            else:
+                raise RuntimeError(f"authorization did not reach {REDIRECT_URI} in {MAX_AUTHORIZE_REDIRECTS} redirects")
+        answer = dict(parse_qsl(urlsplit(url).query))
+        if "error" in answer:
+            raise RuntimeError(f"authorization refused: {answer['error']}: {answer.get('error_description', '')}")
+        self.result = AuthorizationCodeResult(
+            code=answer.get("code", ""), state=answer.get("state"), iss=answer.get("iss")
+        )
+
+    async def callback(self) -> AuthorizationCodeResult:
+        """The SDK's callback_handler: the redirect URI's parameters `browse` stopped at."""
+        if self.result is None:
+            raise RuntimeError("no authorization response")
+        result, self.result = self.result, None
+        return result
+
+    def finish(self, report: dict[str, Any]) -> None:
+        if self.storage.tokens is not None:
+            self.info["token_scope"] = self.storage.tokens.scope
+        if self.storage.client_info is not None:
+            self.info["client_id"] = self.storage.client_info.client_id
+        if self.unanswered is not None and "http_status" not in report:
+            report["http_status"] = self.unanswered
+
+
 async def run(args: argparse.Namespace, report: dict[str, Any]) -> bool:
     """Fill `report` step by step (so a late failure still prints what worked); True if all succeeded."""
     headers = dict(args.header)
     if args.key:
         headers["Authorization"] = f"Bearer {args.key}"
-    ok = True
+    oauth = OAuthRun(args, report) if args.oauth else None
 
     async def note_http_error(response: httpx2.Response) -> None:
         # The SDK turns a 4xx/5xx into a generic JSON-RPC error; keep the status for the report.
         # Only POSTs count: a 405 on the optional GET stream or the session DELETE is no failure.
+        # With OAuth, a challenge counts only if no token answers it (OAuthRun.finish), and the
+        # authorization server's answers are steps, not the MCP server's status.
+        if oauth is not None:
+            await oauth.on_response(response)
+            if oauth.is_challenge(response) or without_query(response.request.url) != oauth.mcp_url:
+                return
         if response.request.method == "POST" and response.status_code >= 400 and "http_status" not in report:
             report["http_status"] = response.status_code
 
     http = httpx2.AsyncClient(
         headers=headers,
         timeout=httpx2.Timeout(30.0, read=args.timeout),
-        event_hooks={"response": [note_http_error]},
+        event_hooks={"request": [oauth.on_request] if oauth else [], "response": [note_http_error]},
+        auth=oauth.provider if oauth else None,
     )
+    try:
+        return await drive_session(args, report, http)
+    finally:
+        if oauth is not None:
+            oauth.finish(report)
+
+
+async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: httpx2.AsyncClient) -> bool:
+    """Negotiate, list the tools and make the calls; True if every step succeeded."""
+    ok = True
     async with http, streamable_http_client(args.url, http_client=http) as (read, write):
         async with ClientSession(read, write, client_info=CLIENT_INFO) as session:
             if args.era == "modern":
