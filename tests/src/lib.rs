@@ -118,8 +118,15 @@ impl Server {
     /// Starts `mcp-server serve --addr 127.0.0.1:0 ARGS` with `env` (and nothing inherited but
     /// PATH/HOME), waiting until it listens.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::start_at(0, args, env)
+    }
+
+    /// The same on a given port (0: one from the OS), for a URL known before the start.
+    pub fn start_at(port: u16, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(server_binary());
-        cmd.arg("serve").args(["--addr", "127.0.0.1:0"]).args(args);
+        cmd.arg("serve")
+            .args(["--addr", &format!("127.0.0.1:{port}")])
+            .args(args);
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUST_LOG", "info,rmcp=warn")
