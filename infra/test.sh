@@ -3,7 +3,9 @@
 #   1. npm ci from package-lock.json into infra/node_modules (only when missing or the lock changed)
 #   2. type-check (tsc 7, no emit; Node runs the .ts files itself)
 #   3. node:test suites in test/ (aws-cdk-lib/assertions on the synthesized stacks)
-#   4. `cdk synth` of both stacks to infra/cdk.out with config/example.json, bundling skipped
+#   4. `cdk synth` of both stacks to infra/cdk.out with config/example.json, bundling skipped, and
+#      of the three stacks of config/example-oauth.json (Cognito, CloudFront + Lambda@Edge in us-east-1)
+#      to a temporary directory
 #   5. cfn-lint (pinned in tests/tools/requirements.txt) on the synthesized templates
 # Needs tests/tools/install.sh to have run (Node 22 in .tools/node, cfn-lint in .tools/venv).
 set -euo pipefail
@@ -46,7 +48,17 @@ npx --no-install cdk synth --no-notices --quiet -c config=config/example.json
 templates=(cdk.out/*.template.json)
 [[ ${#templates[@]} -eq 2 ]] || { echo "infra/test.sh: expected 2 templates, got ${templates[*]}" >&2; exit 1; }
 
+step "synth with OAuth (config/example-oauth.json: ops, mcp, and the us-east-1 edge stack)"
+oauth_out="$(mktemp -d)"
+trap 'rm -rf "$oauth_out"' EXIT
+npx --no-install cdk synth --no-notices --quiet -c config=config/example-oauth.json -o "$oauth_out"
+oauth_templates=("$oauth_out"/*.template.json)
+[[ ${#oauth_templates[@]} -eq 3 ]] || { echo "infra/test.sh: expected 3 OAuth templates, got ${oauth_templates[*]}" >&2; exit 1; }
+edge_template="$oauth_out/hosted-mcp-example-edge.template.json"
+[[ -f "$edge_template" ]] || { echo "infra/test.sh: no $edge_template" >&2; exit 1; }
+
 step "cfn-lint $("$cfn_lint" --version | cut -d' ' -f2)"
-"$cfn_lint" --regions eu-central-1 -- "${templates[@]}"
+"$cfn_lint" --regions eu-central-1 -- "${templates[@]}" "$oauth_out"/hosted-mcp-example-{ops,mcp}.template.json
+"$cfn_lint" --regions us-east-1 -- "$edge_template"
 
 step "infra passed"

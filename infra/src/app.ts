@@ -4,6 +4,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { Annotations, App, Tags } from 'aws-cdk-lib';
 import { type ConnectorCatalog, readCatalogs } from './catalogs.ts';
 import { ConfigError, type DeploymentConfig, loadConfig } from './config.ts';
+import { EdgeStack } from './edge-stack.ts';
+import { EDGE_REGION } from './front-door.ts';
 import { McpStack } from './mcp-stack.ts';
 import { auditLogGroupName, stackName } from './names.ts';
 import { OpsStack } from './ops-stack.ts';
@@ -27,7 +29,7 @@ export interface AppInputs {
   readonly quotaAlarms: QuotaAlarmSource;
 }
 
-export function addStacks(app: App, inputs: AppInputs): { ops: OpsStack; mcp: McpStack } {
+export function addStacks(app: App, inputs: AppInputs): { ops: OpsStack; mcp: McpStack; edge?: EdgeStack } {
   const { config } = inputs;
   const quotaAlarmPlan = inputs.quotaAlarms(config.metricsNamespace);
   const env = { region: config.region, ...(config.account ? { account: config.account } : {}) };
@@ -39,6 +41,14 @@ export function addStacks(app: App, inputs: AppInputs): { ops: OpsStack; mcp: Mc
     quotaAlarmPlan,
     code: inputs.code,
   });
+  // Lambda@Edge lives in us-east-1: a third stack there, unless the deployment is in us-east-1 itself.
+  const edge = config.oauth?.frontDoor === 'cloudfront' && config.region !== EDGE_REGION
+    ? new EdgeStack(app, stackName(config.stage, 'edge'), {
+      env: { ...env, region: EDGE_REGION },
+      description: `hosted-mcp ${config.stage}: Lambda@Edge restoring WWW-Authenticate (OAuth behind CloudFront)`,
+      stage: config.stage,
+    })
+    : undefined;
   const mcp = new McpStack(app, stackName(config.stage, 'mcp'), {
     env,
     description: `hosted-mcp ${config.stage}: HTTP API, mcp-server, alarms, dashboard`,
@@ -47,14 +57,15 @@ export function addStacks(app: App, inputs: AppInputs): { ops: OpsStack; mcp: Mc
     queries: inputs.queries,
     quotaAlarmPlan,
     code: inputs.code,
+    ...(edge ? { edge } : {}),
   });
   // The alarms publish to the ops topic by name; create it first.
   mcp.addStackDependency(ops, 'alarm actions publish to the ops topic');
-  for (const stack of [ops, mcp]) {
+  for (const stack of [ops, mcp, ...(edge ? [edge] : [])]) {
     Tags.of(stack).add('project', 'hosted-mcp');
     Tags.of(stack).add('stage', config.stage);
   }
-  return { ops, mcp };
+  return { ops, mcp, ...(edge ? { edge } : {}) };
 }
 
 /** `-c quotaAlarmBinary=../target/debug/quota-alarm` asks the function; otherwise the catalogs. */

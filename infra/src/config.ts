@@ -4,6 +4,8 @@
 // reported at once, each naming its key, so a bad file fails `cdk synth` with a readable list.
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { Checker, HOST, type Json, describe } from './checker.ts';
+import { type OAuthConfig, parseOAuthConfig, requestedFrontDoor } from './oauth-config.ts';
 import { INFRA_DIR } from './paths.ts';
 
 export interface ScheduleConfig {
@@ -46,7 +48,10 @@ export interface McpServerConfig extends FunctionSizing {
 export interface CustomDomainConfig {
   /** e.g. `mcp.example.com`; added to MCP_ALLOWED_HOSTS. */
   readonly domainName: string;
-  /** ACM certificate for `domainName`, in the stack's region (regional endpoint). */
+  /**
+   * ACM certificate for `domainName`: in the stack's region (API Gateway's regional endpoint), or
+   * in us-east-1 when CloudFront serves the domain (`oauth.frontDoor` `cloudfront`).
+   */
   readonly certificateArn: string;
   /** When given, an A alias record for `domainName` is created in this zone. */
   readonly hostedZone?: { readonly id: string; readonly name: string };
@@ -112,6 +117,10 @@ export interface DeploymentConfig {
   readonly keyProfiles: Readonly<Record<string, string>>;
   /** MCP_DEFAULT_PROFILE: the profile of a key missing from `keyProfiles` (unset: refused). */
   readonly defaultProfile?: string;
+  /** MCP_USER_HEADER_KEYS: API key ids trusted to assert `x-user-email` (Open WebUI); others' header is ignored. */
+  readonly userHeaderKeys: readonly string[];
+  /** OAuth 2.1 resource server (issue 13); unset: API keys only, as before. */
+  readonly oauth?: OAuthConfig;
 }
 
 /** Values a configuration may leave out. */
@@ -176,7 +185,6 @@ export class ConfigError extends Error {
 }
 
 const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
-const HOST = /^(?=.{1,253}(:|$))([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}(:\d{1,5})?$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
@@ -184,118 +192,6 @@ const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/;
 const SCHEDULE = /^(cron\((\S+ ){5}\S+\)|rate\([1-9]\d* (minute|minutes|hour|hours|day|days)\))$/;
 const NAMESPACE = /^[A-Za-z0-9._#:/-]{1,255}$/;
 const CONNECTOR_ENV = /^[a-z][a-z0-9_]*$/;
-
-type Json = Record<string, unknown>;
-
-/** Collects every problem; `get*` return a usable value (the default) even after a problem. */
-class Checker {
-  readonly problems: string[] = [];
-
-  problem(path: string, message: string): void {
-    this.problems.push(`${path}: ${message}`);
-  }
-
-  object(path: string, value: unknown, allowed: readonly string[]): Json {
-    if (value === undefined) return {};
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.problem(path, `expected an object, got ${describe(value)}`);
-      return {};
-    }
-    for (const key of Object.keys(value)) {
-      if (!allowed.includes(key)) {
-        const hint = closest(key, allowed);
-        this.problem(join2(path, key), `unknown key${hint ? ` (did you mean \`${hint}\`?)` : ''}`);
-      }
-    }
-    return value as Json;
-  }
-
-  string(path: string, value: unknown, pattern: RegExp, what: string): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string' || !pattern.test(value)) {
-      this.problem(path, `expected ${what}, got ${describe(value)}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  /** `value` as checked by another method: a missing value is reported unless already reported as bad. */
-  required<T>(path: string, value: T | undefined, what: string): T {
-    if (value === undefined && !this.problems.some((p) => p.startsWith(`${path}: `))) {
-      this.problem(path, `required (${what})`);
-    }
-    return value as T;
-  }
-
-  integer(path: string, value: unknown, fallback: number, min: number, max: number): number {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      this.problem(path, `expected an integer from ${min} to ${max}, got ${describe(value)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  boolean(path: string, value: unknown, fallback: boolean): boolean {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'boolean') {
-      this.problem(path, `expected true or false, got ${describe(value)}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  list(path: string, value: unknown, pattern: RegExp, what: string): string[] {
-    if (value === undefined) return [];
-    if (!Array.isArray(value)) {
-      this.problem(path, `expected a list of ${what}, got ${describe(value)}`);
-      return [];
-    }
-    const out: string[] = [];
-    value.forEach((item, i) => {
-      const s = this.string(`${path}[${i}]`, item, pattern, what);
-      if (s !== undefined) out.push(s);
-    });
-    const dupes = out.filter((s, i) => out.indexOf(s) !== i);
-    if (dupes.length > 0) this.problem(path, `listed twice: ${[...new Set(dupes)].join(', ')}`);
-    return out;
-  }
-}
-
-function join2(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
-}
-
-function describe(value: unknown): string {
-  return value === undefined ? 'nothing' : `\`${JSON.stringify(value)}\``;
-}
-
-/** The allowed key nearest to a misspelt one (edit distance ≤ 3), for the error message. */
-function closest(key: string, allowed: readonly string[]): string | undefined {
-  const distance = (a: string, b: string): number => {
-    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      let prev = row[0]!;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const tmp = row[j]!;
-        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-        prev = tmp;
-      }
-    }
-    return row[b.length]!;
-  };
-  let best: string | undefined;
-  let bestDistance = 4;
-  for (const candidate of allowed) {
-    const d = distance(key.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
 
 function validTimeZone(tz: string): boolean {
   try {
@@ -310,7 +206,7 @@ const TOP_KEYS = [
   'stage', 'account', 'region', 'secretId', 'secretKmsKeyArn', 'customDomain', 'allowedHosts',
   'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
   'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
-  'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile',
+  'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile', 'userHeaderKeys', 'oauth',
 ] as const;
 
 /**
@@ -342,8 +238,14 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     const domainName = c.required('customDomain.domainName', c.string('customDomain.domainName', d.domainName, HOST, 'a lower-case host name'), 'the custom domain');
     const certificateArn = c.required('customDomain.certificateArn', c.string('customDomain.certificateArn', d.certificateArn,
       /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/, 'an ACM certificate ARN'), 'the ACM certificate of the domain');
-    if (certificateArn && region && certificateArn.split(':')[3] !== region) {
-      c.problem('customDomain.certificateArn', `must be a certificate in ${region} (the API's regional endpoint), not in ${certificateArn.split(':')[3]}`);
+    const certRegion = certificateArn?.split(':')[3];
+    if (requestedFrontDoor(top.oauth) === 'cloudfront') {
+      // CloudFront serves the domain then, and takes certificates from us-east-1 only.
+      if (certRegion && certRegion !== 'us-east-1') {
+        c.problem('customDomain.certificateArn', `with \`oauth\` (front door \`cloudfront\`) CloudFront serves the domain: the certificate must be in us-east-1, not in ${certRegion}`);
+      }
+    } else if (certRegion && region && certRegion !== region) {
+      c.problem('customDomain.certificateArn', `must be a certificate in ${region} (the API's regional endpoint), not in ${certRegion}`);
     }
     let hostedZone: CustomDomainConfig['hostedZone'];
     if (d.hostedZone !== undefined) {
@@ -503,6 +405,13 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     }
   }
 
+  const userHeaderKeys = c.list('userHeaderKeys', top.userHeaderKeys, /^[^\s,=]+$/, 'API key ids (no spaces, commas or =)');
+  const oauth = parseOAuthConfig(c, top.oauth, {
+    profiles: Object.keys(profiles),
+    ...(customDomain?.domainName ? { customDomain: customDomain.domainName } : {}),
+    timeoutMs,
+  });
+
   if (c.problems.length > 0) throw new ConfigError(source, c.problems);
   return {
     stage, ...(account ? { account } : {}), region, secretId,
@@ -512,6 +421,8 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     metricsNamespace, schedules, mcpServer, digest, quotaAlarm,
     throttle, alarms, connectorBaseUrls, profiles, keyProfiles,
     ...(defaultProfile === undefined ? {} : { defaultProfile }),
+    userHeaderKeys,
+    ...(oauth ? { oauth } : {}),
   };
 }
 

@@ -1,8 +1,11 @@
-// The MCP stack: HTTP API → mcp-server, its audit log group, alarms and the deployment dashboard.
-import { ArnFormat, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+// The MCP stack: HTTP API → mcp-server, its audit log group, alarms and the deployment dashboard;
+// with OAuth on, the authorization server (Cognito, or an existing one) and the front door
+// (CloudFront + Lambda@Edge, unless the configuration relies on the clients' well-known fallback).
+import { Annotations, ArnFormat, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -15,10 +18,13 @@ import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
 import { buildDashboard } from './dashboard.ts';
+import type { EdgeStack } from './edge-stack.ts';
+import { cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
 import { allowLimitCounters, allowSecretRead } from './grants.ts';
 import { latencyAlarms } from './latency.ts';
 import { limitAlarms, limitsTable } from './limits.ts';
 import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } from './names.ts';
+import { OAUTH_ENV, oauthSetup } from './oauth.ts';
 import type { InsightsQuery } from './queries.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
@@ -46,7 +52,11 @@ export const MCP_ENV = {
   defaultProfile: 'MCP_DEFAULT_PROFILE',
   exposeRawSuffix: '_EXPOSE_RAW',
   baseUrlSuffix: '_BASE_URL',
+  ...OAUTH_ENV,
 } as const;
+
+/** The protected resource metadata (RFC 9728) mcp-server serves with OAuth on, and its path-suffixed forms. */
+export const WELL_KNOWN_PATH = '/.well-known/oauth-protected-resource';
 
 /** The tool-call deadline for a function timeout: the timeout minus 2 s, at least 1 s. */
 export function callDeadlineMs(timeoutSeconds: number): number {
@@ -73,6 +83,8 @@ export interface McpStackProps extends StackProps {
   /** The quota alarms (ops stack): the dashboard shows the same connectors and thresholds. */
   readonly quotaAlarmPlan: QuotaAlarmPlan;
   readonly code: LambdaCode;
+  /** The us-east-1 stack of the Lambda@Edge function (OAuth behind CloudFront, stack not in us-east-1). */
+  readonly edge?: EdgeStack;
 }
 
 export class McpStack extends Stack {
@@ -81,7 +93,10 @@ export class McpStack extends Stack {
   readonly auditLogGroup: logs.LogGroup;
   /** The shared limit counters; none when `mcpServer.limits.table` is off. */
   readonly limitsTable: dynamodb.Table | undefined;
+  /** What clients connect to; with OAuth on, the resource URL (MCP_RESOURCE_URL). */
   readonly mcpUrl: string;
+  /** CloudFront in front of the API (OAuth with front door `cloudfront`). */
+  readonly distribution: cloudfront.Distribution | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -101,8 +116,11 @@ export class McpStack extends Stack {
       createDefaultStage: false,
     });
 
+    const oauth = config.oauth;
+    const viaCloudFront = oauth?.frontDoor === 'cloudfront';
+    // With CloudFront in front, the custom domain is the distribution's (front-door.ts).
     let domain: apigw.DomainName | undefined;
-    if (config.customDomain) {
+    if (config.customDomain && !viaCloudFront) {
       const cd = config.customDomain;
       domain = new apigw.DomainName(this, 'CustomDomain', {
         domainName: cd.domainName,
@@ -140,6 +158,34 @@ export class McpStack extends Stack {
     if (this.limitsTable) allowLimitCounters(role, this.limitsTable);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+
+    // The resource URL is fixed before the function exists: from the configuration or the custom
+    // domain when given, else the front door's own host. The distribution depends on the API only
+    // (its origin is the API's host, not the function), so the function's environment may name
+    // the distribution without a dependency cycle.
+    const resourceOrigin = oauth?.resourceUrl ? new URL(oauth.resourceUrl).origin
+      : config.customDomain ? `https://${config.customDomain.domainName}` : undefined;
+    let distribution: cloudfront.Distribution | undefined;
+    if (viaCloudFront) {
+      distribution = cloudFrontFrontDoor(this, {
+        stage,
+        api: this.api,
+        apiHost,
+        ...(config.customDomain ? { customDomain: config.customDomain } : {}),
+        ...(resourceOrigin ? { resourceOrigin } : {}),
+        edgeRole: props.edge?.role ?? edgeFunctionRole(this, stage),
+        ...(props.edge ? { edgeStackId: props.edge.node.id } : {}),
+      }).distribution;
+      if (config.mcpServer.trustedProxies.length === 0) {
+        Annotations.of(this).addWarningV2('hosted-mcp:trusted-proxies',
+          'OAuth behind CloudFront without mcpServer.trustedProxies: mcp-server sees CloudFront\'s addresses, so the per-IP limit ' +
+          'counts per edge location. Set mcpServer.trustedProxies to CloudFront\'s origin-facing ranges (README, OAuth).');
+      }
+    }
+    this.distribution = distribution;
+    const frontHost = distribution ? distribution.distributionDomainName : apiHost;
+    const resourceUrl = oauth?.resourceUrl ?? `${resourceOrigin ?? `https://${frontHost}`}/mcp`;
+
     const hosts = [apiHost, ...(config.customDomain ? [config.customDomain.domainName] : []), ...config.allowedHosts];
     const environment: Record<string, string> = {
       [MCP_ENV.secretId]: config.secretId,
@@ -168,6 +214,8 @@ export class McpStack extends Stack {
     if (keyProfiles.length > 0) environment[MCP_ENV.keyProfiles] = keyProfiles.map(([key, p]) => `${key}=${p}`).join(',');
     if (config.defaultProfile !== undefined) environment[MCP_ENV.defaultProfile] = config.defaultProfile;
     if (config.mcpServer.trustedProxies.length > 0) environment[MCP_ENV.trustedProxies] = config.mcpServer.trustedProxies.join(',');
+    if (config.userHeaderKeys.length > 0) environment[MCP_ENV.userHeaderKeys] = config.userHeaderKeys.join(',');
+    if (oauth) Object.assign(environment, oauthSetup(this, stage, oauth, resourceUrl).environment);
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';
@@ -196,6 +244,12 @@ export class McpStack extends Stack {
     // A profile's tool set: /mcp/<profile> (MCP_PROFILES).
     this.api.addRoutes({ path: '/mcp/{profile}', methods: [apigw.HttpMethod.ANY], integration });
     this.api.addRoutes({ path: '/health', methods: [apigw.HttpMethod.GET], integration });
+    if (oauth) {
+      // Unauthenticated, as mcp-server serves them (GET, and OPTIONS for browsers' preflight).
+      const methods = [apigw.HttpMethod.GET, apigw.HttpMethod.OPTIONS];
+      this.api.addRoutes({ path: WELL_KNOWN_PATH, methods, integration });
+      this.api.addRoutes({ path: `${WELL_KNOWN_PATH}/{proxy+}`, methods, integration });
+    }
 
     // Metric filters on the audit log: auth denials (audit events) and cold starts (platform.report
     // records carry initDurationMs only after an init).
@@ -292,7 +346,7 @@ export class McpStack extends Stack {
     latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
-    this.mcpUrl = `https://${host}/mcp`;
+    this.mcpUrl = oauth ? resourceUrl : `https://${host}/mcp`;
 
     const dashboard = buildDashboard(this, {
       stage,
@@ -315,5 +369,9 @@ export class McpStack extends Stack {
     new CfnOutput(this, 'ApiEndpoint', { value: stageResource.url, description: 'The API Gateway endpoint (execute-api)' });
     new CfnOutput(this, 'AuditLogGroup', { value: this.auditLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
+    if (distribution) {
+      new CfnOutput(this, 'DistributionDomainName', { value: distribution.distributionDomainName, description: 'CloudFront in front of the API (the CNAME target of a custom domain without a hosted zone)' });
+      new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });
+    }
   }
 }

@@ -10,7 +10,8 @@ export const BINARIES = {
   quotaAlarm: 'quota-alarm',
 } as const;
 
-export const stackName = (stage: string, part: 'mcp' | 'ops'): string => `${PREFIX}-${stage}-${part}`;
+/** `edge`: the us-east-1 stack of the Lambda@Edge function (OAuth behind CloudFront only). */
+export const stackName = (stage: string, part: 'mcp' | 'ops' | 'edge'): string => `${PREFIX}-${stage}-${part}`;
 export const functionName = (stage: string, binary: string): string => `${PREFIX}-${stage}-${binary}`;
 /** Log group of a function; for mcp-server this is the audit log (the audit lines are its stdout). */
 export const logGroupName = (stage: string, binary: string): string => `/${PREFIX}/${stage}/${binary}`;
@@ -20,3 +21,5 @@ export const alarmName = (stage: string, what: string): string => `${PREFIX}-${s
 /** The DynamoDB table of mcp-server's shared limit and budget counters. */
 export const limitsTableName = (stage: string): string => `${PREFIX}-${stage}-limits`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;
+/** The Lambda@Edge function restoring the 401's WWW-Authenticate (OAuth behind CloudFront). */
+export const edgeFunctionName = (stage: string): string => `${PREFIX}-${stage}-www-authenticate`;

@@ -65,10 +65,16 @@ export function rustLambda(scope: Construct, id: string, code: LambdaCode, props
           manifestPath: WORKSPACE_MANIFEST,
           binaryName: props.binaryName,
         });
-  // CDK makes every function DependsOn its role although `Role: !GetAtt` already orders them;
-  // cfn-lint's W3005 (redundant dependency) is silenced for this resource only.
-  (fn.node.defaultChild as CfnResource).addMetadata('cfn-lint', { config: { ignore_checks: ['W3005'] } });
+  ignoreRedundantRoleDependency(fn.node.defaultChild as CfnResource);
   return fn;
+}
+
+/**
+ * CDK makes every function DependsOn its role although `Role: !GetAtt` already orders them;
+ * cfn-lint's W3005 (redundant dependency) is silenced for this resource only.
+ */
+export function ignoreRedundantRoleDependency(fn: CfnResource): void {
+  fn.addMetadata('cfn-lint', { config: { ignore_checks: ['W3005'] } });
 }
 
 /** `<dir>/<binary>`, which must hold the `bootstrap` cargo lambda built. */

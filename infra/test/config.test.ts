@@ -1,9 +1,11 @@
 // Deployment configuration: defaults, validation messages that name the key, and the two sources
 // (a JSON file via `-c config=…`, or a `hostedMcp` context object).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, DEFAULTS, type DeploymentConfig, loadConfig, parseConfig } from '../src/config.ts';
+import { INFRA_DIR } from '../src/paths.ts';
 import { EXAMPLE_CONFIG, merge, tempDir, writeFiles } from './helpers.ts';
 
 const CONNECTORS = ['papierkram'];
@@ -148,6 +150,98 @@ describe('parseConfig', () => {
   it('accepts connector base URLs only for catalog connectors, https only', () => {
     problem({ connectorBaseUrls: { tickets: 'https://x.example.com' } }, 'connectorBaseUrls.tickets', /unknown key/);
     problem({ connectorBaseUrls: { papierkram: 'http://127.0.0.1:8768' } }, 'connectorBaseUrls.papierkram', /https/);
+  });
+});
+
+describe('oauth (issue 13)', () => {
+  const COGNITO = { cognito: { domainPrefix: 'acme-mcp' } };
+  const oauth = (o: Record<string, unknown>, more: Record<string, unknown> = {}) => ({ oauth: o, ...more });
+  const EAST = 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123';
+  const CENTRAL = 'arn:aws:acm:eu-central-1:123456789012:certificate/abc-123';
+
+  it('is off unless configured, and userHeaderKeys empty', () => {
+    const c = parseConfig(MINIMAL, 'test', CONNECTORS);
+    assert.equal(c.oauth, undefined);
+    assert.deepEqual(c.userHeaderKeys, []);
+  });
+
+  it('fills in the defaults: API keys stay on, CloudFront in front, Cognito scope `tools` for everything, a public client', () => {
+    const c = parseConfig(merge(MINIMAL, oauth(COGNITO)), 'test', CONNECTORS);
+    assert.deepEqual(c.oauth, {
+      apiKeys: true,
+      frontDoor: 'cloudfront',
+      cognito: { domainPrefix: 'acme-mcp', scopes: { tools: '*' }, callbackUrls: [], confidentialClient: false, selfSignUp: false, mfa: 'optional' },
+    });
+  });
+
+  it('accepts config/example-oauth.json', () => {
+    const raw = JSON.parse(readFileSync(join(INFRA_DIR, 'config', 'example-oauth.json'), 'utf8'));
+    const c = parseConfig(raw, 'example-oauth.json', CONNECTORS);
+    assert.deepEqual(c.oauth?.cognito?.scopes, { tools: '*', accounting: 'accounting' });
+    assert.deepEqual(c.userHeaderKeys, ['open-webui']);
+  });
+
+  it('needs exactly one authorization server', () => {
+    problem(oauth({}), 'oauth', /give the authorization server: `cognito` .* or `external`/);
+    problem(oauth({ ...COGNITO, external: { issuer: 'https://login.example.com' } }), 'oauth', /not both/);
+    problem(oauth({ cognitoo: {} }), 'oauth.cognitoo', /did you mean `cognito`/);
+    problem(oauth(true as unknown as Record<string, unknown>), 'oauth', /expected an object/);
+  });
+
+  it('checks the Cognito settings', () => {
+    problem(oauth({ cognito: {} }), 'oauth.cognito.domainPrefix', /required/);
+    problem(oauth({ cognito: { domainPrefix: 'Acme_MCP' } }), 'oauth.cognito.domainPrefix', /lower-case letters/);
+    problem(oauth({ cognito: { domainPrefix: 'acme-cognito' } }), 'oauth.cognito.domainPrefix', /refuses prefixes containing/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', scopes: { 'a/b': '*' } } }), 'oauth.cognito.scopes.a/b', /without `\/`/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', scopes: { books: 'books' } } }), 'oauth.cognito.scopes.books', /neither `\*` nor a profile defined/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', scopes: {} } }), 'oauth.cognito.scopes', /at least one/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', callbackUrls: ['http://127.0.0.1:8080/cb'] } }), 'oauth.cognito.callbackUrls[0]', /plain http for localhost only/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', callbackUrls: ['https://claude.ai/api/mcp/auth_callback'] } }), 'oauth.cognito.callbackUrls', /always registered/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', mfa: 'sms' } }), 'oauth.cognito.mfa', /`off`, `optional` or `required`/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', confidentialClient: 'yes' } }), 'oauth.cognito.confidentialClient', /true or false/);
+    const c = parseConfig(merge(MINIMAL, { profiles: { books: ['papierkram/*'] }, ...oauth({ cognito: { domainPrefix: 'acme', scopes: { tools: '*', books: 'books' }, callbackUrls: ['http://localhost:33418/callback'] } }) }), 't', CONNECTORS);
+    assert.deepEqual(c.oauth?.cognito?.callbackUrls, ['http://localhost:33418/callback']);
+  });
+
+  it('checks an external server: https issuer, claim names, values and profiles', () => {
+    problem(oauth({ external: {} }), 'oauth.external.issuer', /required/);
+    problem(oauth({ external: { issuer: 'http://login.example.com' } }), 'oauth.external.issuer', /https issuer URL/);
+    problem(oauth({ external: { issuer: 'https://x.example.com', audienceClaim: 'a b' } }), 'oauth.external.audienceClaim', /claim name/);
+    problem(oauth({ external: { issuer: 'https://x.example.com', audience: [] } }), 'oauth.external.audience', /at least one/);
+    problem(oauth({ external: { issuer: 'https://x.example.com', audience: ['a,b'] } }), 'oauth.external.audience[0]', /no spaces, commas or =/);
+    problem(oauth({ external: { issuer: 'https://x.example.com', profiles: { 'mcp:books': 'books' } } }), 'oauth.external.profiles.mcp:books', /neither `\*` nor a profile defined/);
+  });
+
+  it('checks the resource URL: https, ending in /mcp, on the custom domain when there is one', () => {
+    problem(oauth({ ...COGNITO, resourceUrl: 'https://mcp.example.com/' }), 'oauth.resourceUrl', /ending in \/mcp/);
+    problem(oauth({ ...COGNITO, resourceUrl: 'http://mcp.example.com/mcp' }), 'oauth.resourceUrl', /https URL/);
+    problem(oauth({ ...COGNITO, resourceUrl: 'https://other.example.com/mcp' }, { customDomain: { domainName: 'mcp.example.com', certificateArn: EAST } }),
+      'oauth.resourceUrl', /must be on the custom domain `mcp.example.com`/);
+    const c = parseConfig(merge(MINIMAL, oauth({ ...COGNITO, resourceUrl: 'https://mcp.example.com/mcp' })), 't', CONNECTORS);
+    assert.equal(c.oauth?.resourceUrl, 'https://mcp.example.com/mcp');
+  });
+
+  it('checks the front door, the algorithms, the leeway and the fetch timeout', () => {
+    problem(oauth({ ...COGNITO, frontDoor: 'alb' }), 'oauth.frontDoor', /`cloudfront` or `api-gateway`/);
+    problem(oauth({ ...COGNITO, algorithms: ['HS256'] }), 'oauth.algorithms[0]', /RS256, .*EdDSA/);
+    problem(oauth({ ...COGNITO, algorithms: [] }), 'oauth.algorithms', /at least one/);
+    problem(oauth({ ...COGNITO, leewaySeconds: 600 }), 'oauth.leewaySeconds', /from 0 to 300/);
+    // A third of the 10 s function timeout: a cold start may fetch metadata and keys in one call.
+    problem(oauth({ ...COGNITO, fetchTimeoutMs: 5000 }), 'oauth.fetchTimeoutMs', /from 100 to 3333/);
+    problem(oauth({ ...COGNITO, apiKeys: 'no' }), 'oauth.apiKeys', /true or false/);
+  });
+
+  it('wants the custom domain certificate in us-east-1 behind CloudFront, in the stack region on API Gateway', () => {
+    const domain = (certificateArn: string) => ({ customDomain: { domainName: 'mcp.example.com', certificateArn } });
+    problem(oauth(COGNITO, domain(CENTRAL)), 'customDomain.certificateArn', /CloudFront serves the domain: the certificate must be in us-east-1, not in eu-central-1/);
+    problem(oauth({ ...COGNITO, frontDoor: 'api-gateway' }, domain(EAST)), 'customDomain.certificateArn', /must be a certificate in eu-central-1/);
+    assert.ok(parseConfig(merge(MINIMAL, oauth(COGNITO, domain(EAST))), 't', CONNECTORS).customDomain);
+    assert.ok(parseConfig(merge(MINIMAL, oauth({ ...COGNITO, frontDoor: 'api-gateway' }, domain(CENTRAL))), 't', CONNECTORS).customDomain);
+  });
+
+  it('checks userHeaderKeys', () => {
+    problem({ userHeaderKeys: ['open webui'] }, 'userHeaderKeys[0]', /API key ids/);
+    problem({ userHeaderKeys: 'open-webui' }, 'userHeaderKeys', /expected a list/);
   });
 });
 

@@ -6,8 +6,9 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { MCP_ENV } from '../src/mcp-stack.ts';
 import { BINARIES } from '../src/names.ts';
+import { OAUTH_ENV } from '../src/oauth.ts';
 import { functionConfigRs } from '../src/paths.ts';
-import { CONNECTORS, logicalId, synth, testConfig } from './helpers.ts';
+import { CONNECTORS, OAUTH_CERTIFICATE_ARN, logicalId, synth, testConfig } from './helpers.ts';
 
 interface RustNames {
   /** Every `pub const X: &str = "NAME";` value. */
@@ -32,15 +33,20 @@ export function rustEnvNames(path: string): RustNames {
   const srcDir = dirname(path);
   const resolve = (ref: string): string | undefined => {
     const parts = ref.split('::');
-    if (parts.length === 1) return consts.get(ref);
-    // `crate::module::X` from the crate's src/, `module::X` a sibling of config.rs.
-    const crateRef = parts[0] === 'crate' && parts.length === 3;
-    if (!crateRef && parts.length !== 2) return undefined;
-    const [module, ident] = (crateRef ? parts.slice(1) : parts) as [string, string];
+    const ident = parts.pop()!;
+    if (parts.length === 0) return consts.get(ident);
+    // `crate::a::b::X` from the crate's src/; `a::b::X` a sibling module of config.rs, or one a
+    // `use crate::a;` brought in (then from the crate's src/).
+    const fromCrate = parts[0] === 'crate';
+    const modules = fromCrate ? parts.slice(1) : parts;
     const crateSrc = srcDir.endsWith('/src') ? srcDir : srcDir.slice(0, srcDir.lastIndexOf('/src/') + 4);
-    const dir = crateRef ? crateSrc : srcDir;
-    const file = [join(dir, `${module}.rs`), join(dir, module, 'mod.rs')].find(existsSync);
-    return file ? stringConsts(file).get(ident) : undefined;
+    for (const dir of fromCrate ? [crateSrc] : [srcDir, crateSrc]) {
+      const base = join(dir, ...modules);
+      const file = [`${base}.rs`, join(base, 'mod.rs')].find(existsSync);
+      const value = file ? stringConsts(file).get(ident) : undefined;
+      if (value !== undefined) return value;
+    }
+    return undefined;
   };
   const allBlock = /pub const ALL: &\[&str\] = &\[([^\]]*)\]/.exec(text)?.[1] ?? '';
   const fixed = new Set(
@@ -62,15 +68,18 @@ const NOT_ON_LAMBDA: Record<string, string> = {
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
 };
-/** Set only when the configuration has a value for them. */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES'];
-/** A configuration giving every optional variable a value. */
+/** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', ...Object.values(OAUTH_ENV)];
+/** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
   profiles: { accounting: ['papierkram/*'] },
   keyProfiles: { 'ops-key': 'accounting' },
   defaultProfile: 'accounting',
   mcpServer: { trustedProxies: ['130.176.0.0/16'] },
+  userHeaderKeys: ['open-webui'],
+  customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },
+  oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500 },
 };
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {

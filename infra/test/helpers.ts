@@ -8,6 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS, addStacks } from '../src/app.ts';
 import { type ConnectorCatalog, readCatalogs } from '../src/catalogs.ts';
 import { type DeploymentConfig, parseConfig } from '../src/config.ts';
+import type { EdgeStack } from '../src/edge-stack.ts';
 import type { McpStack } from '../src/mcp-stack.ts';
 import type { OpsStack } from '../src/ops-stack.ts';
 import { CATALOG_DIR, INFRA_DIR, QUERIES_DIR } from '../src/paths.ts';
@@ -19,6 +20,9 @@ export const CDK_CONTEXT = (JSON.parse(readFileSync(join(INFRA_DIR, 'cdk.json'),
 export const EXAMPLE_CONFIG = JSON.parse(readFileSync(join(INFRA_DIR, 'config', 'example.json'), 'utf8')) as Record<string, unknown>;
 export const CATALOGS: readonly ConnectorCatalog[] = readCatalogs(CATALOG_DIR);
 export const CONNECTORS = CATALOGS.map((c) => c.connector);
+
+/** A certificate CloudFront can take (us-east-1), for the custom domain behind the OAuth front door. */
+export const OAUTH_CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
 
 /** config/example.json with `overrides` merged in (objects deeply, `undefined` removes a key). */
 export function testConfig(overrides: Record<string, unknown> = {}): DeploymentConfig {
@@ -45,6 +49,9 @@ export interface Synth {
   readonly mcp: McpStack;
   readonly opsT: Template;
   readonly mcpT: Template;
+  /** The us-east-1 stack of the Lambda@Edge function (OAuth behind CloudFront, MCP stack elsewhere). */
+  readonly edge?: EdgeStack;
+  readonly edgeT?: Template;
   readonly config: DeploymentConfig;
 }
 
@@ -75,14 +82,18 @@ function synthNew(options: SynthOptions): Synth {
     ...(options.skipBundling === false ? {} : { postCliContext: { [BUNDLING_STACKS]: [] } }),
     ...(options.outdir ? { outdir: options.outdir } : {}),
   });
-  const { ops, mcp } = addStacks(app, {
+  const { ops, mcp, edge } = addStacks(app, {
     config,
     catalogs,
     queries: options.queries ?? readQueries(QUERIES_DIR),
     code: options.code ?? { kind: 'cargo-lambda' },
     quotaAlarms: options.quotaAlarms ?? quotaAlarmsFromCatalogs(catalogs),
   });
-  return { app, ops, mcp, opsT: Template.fromStack(ops), mcpT: Template.fromStack(mcp), config };
+  return {
+    app, ops, mcp, opsT: Template.fromStack(ops), mcpT: Template.fromStack(mcp),
+    ...(edge ? { edge, edgeT: Template.fromStack(edge) } : {}),
+    config,
+  };
 }
 
 const tempDirs: string[] = [];

@@ -1,0 +1,207 @@
+// The optional `oauth` part of the deployment configuration (issue 13): which authorization
+// server issues the tokens (a Cognito user pool created here, or an existing server), the
+// resource URL they are bound to, and the front door that keeps OAuth discovery working.
+// Validated with the rest of the configuration (config.ts), every problem naming its key.
+import { Checker, HOST, type Json, describe } from './checker.ts';
+
+/** The callbacks of claude.ai's connectors, always registered with the Cognito app client. */
+export const CLAUDE_CALLBACK_URLS = [
+  'https://claude.ai/api/mcp/auth_callback',
+  // Reported as the callback Claude may move to; registering both costs nothing.
+  'https://claude.com/api/mcp/auth_callback',
+] as const;
+
+/** Signature algorithms mcp-server accepts in MCP_OAUTH_ALGORITHMS (asymmetric only). */
+export const OAUTH_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'] as const;
+
+export type FrontDoor = 'cloudfront' | 'api-gateway';
+
+export interface CognitoConfig {
+  /** The user-pool domain `https://<prefix>.auth.<region>.amazoncognito.com` (login pages, endpoints). */
+  readonly domainPrefix: string;
+  /** The resource server's identifier, the prefix of its scopes; unset: the resource URL. */
+  readonly resourceServerId?: string;
+  /** Scope name → profile (`*`: the whole deployment); each becomes `<resourceServerId>/<name>`. */
+  readonly scopes: Readonly<Record<string, string>>;
+  /** Callbacks besides claude.ai's (e.g. a Claude Code or Cursor loopback callback). */
+  readonly callbackUrls: readonly string[];
+  /** An app client with a secret (entered next to the client id); default: public, PKCE. */
+  readonly confidentialClient: boolean;
+  /** People may create their own accounts; default: only admin-created users. */
+  readonly selfSignUp: boolean;
+  /** TOTP second factor. */
+  readonly mfa: 'off' | 'optional' | 'required';
+}
+
+export interface ExternalIssuerConfig {
+  /** MCP_OAUTH_ISSUER */
+  readonly issuer: string;
+  /** MCP_OAUTH_AUDIENCE_CLAIM (server default `aud`). */
+  readonly audienceClaim?: string;
+  /** MCP_OAUTH_AUDIENCE (server default: the resource URL and its profile URLs). */
+  readonly audience?: readonly string[];
+  /** MCP_OAUTH_PROFILE_CLAIM (server default `scope`). */
+  readonly profileClaim?: string;
+  /** MCP_OAUTH_PROFILES: claim value → profile, `*` the whole deployment (server default `mcp:tools=*`). */
+  readonly profiles?: Readonly<Record<string, string>>;
+}
+
+export interface OAuthConfig {
+  /** MCP_RESOURCE_URL; unset: `https://<custom domain or the front door's own host>/mcp`, known at deploy. */
+  readonly resourceUrl?: string;
+  /** MCP_AUTH: API keys keep working next to OAuth (`api_key,oauth`), or OAuth only (`oauth`). */
+  readonly apiKeys: boolean;
+  /** `cloudfront`: CloudFront + Lambda@Edge restore the 401's WWW-Authenticate; `api-gateway`: rely on the clients' well-known fallback. */
+  readonly frontDoor: FrontDoor;
+  /** MCP_OAUTH_ALGORITHMS (server default RS256, PS256, ES256, EdDSA). */
+  readonly algorithms?: readonly string[];
+  /** MCP_OAUTH_LEEWAY_SECS (server default 30). */
+  readonly leewaySeconds?: number;
+  /** MCP_OAUTH_TIMEOUT_MS: one metadata or key-set request (server default 2000). */
+  readonly fetchTimeoutMs?: number;
+  /** Exactly one of `cognito` and `external`. */
+  readonly cognito?: CognitoConfig;
+  readonly external?: ExternalIssuerConfig;
+}
+
+export const OAUTH_DEFAULTS = {
+  apiKeys: true,
+  frontDoor: 'cloudfront' as FrontDoor,
+  cognito: { scopes: { tools: '*' }, confidentialClient: false, selfSignUp: false, mfa: 'optional' as const },
+};
+
+const HTTPS_URL = /^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
+// Cognito: lower-case letters, digits and hyphens, not starting or ending with a hyphen.
+const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// Cognito's patterns for a resource server identifier and a scope name (no `/` in a scope name).
+const RESOURCE_SERVER_ID = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
+const SCOPE_NAME = /^[\x21\x23-\x2E\x30-\x5B\x5D-\x7E]{1,256}$/;
+const CLAIM = /^[A-Za-z0-9_:.-]{1,128}$/;
+// A value in MCP_OAUTH_PROFILES / MCP_OAUTH_AUDIENCE: the lists are `,`-separated `value=profile`.
+const LIST_VALUE = /^[^\s,=]{1,512}$/;
+// Cognito accepts https callbacks, and plain http for localhost only.
+const CALLBACK = /^(https:\/\/[^\s/?#]+|http:\/\/localhost(:\d{1,5})?)(\/[^\s#]*)?$/;
+
+/** The front door a raw `oauth` object asks for, before validation (the custom domain's certificate region depends on it). */
+export function requestedFrontDoor(raw: unknown): FrontDoor | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const door = (raw as Json).frontDoor;
+  return door === undefined ? OAUTH_DEFAULTS.frontDoor : door === 'api-gateway' ? 'api-gateway' : 'cloudfront';
+}
+
+export interface OAuthContext {
+  /** The profiles defined in `profiles` (what a scope or claim value may grant, besides `*`). */
+  readonly profiles: readonly string[];
+  /** The custom domain, which the resource URL must be on when both are given. */
+  readonly customDomain?: string;
+  /** The mcp-server timeout: a key-set fetch must end well before it. */
+  readonly timeoutMs: number;
+}
+
+export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): OAuthConfig | undefined {
+  if (raw === undefined) return undefined;
+  const o = c.object('oauth', raw, ['cognito', 'external', 'resourceUrl', 'apiKeys', 'frontDoor', 'algorithms', 'leewaySeconds', 'fetchTimeoutMs']);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined; // reported by c.object
+
+  let resourceUrl: string | undefined;
+  if (o.resourceUrl !== undefined) {
+    resourceUrl = c.string('oauth.resourceUrl', o.resourceUrl, /^https:\/\/[^\s/?#]+\/mcp$/, 'the https URL clients connect to, ending in /mcp (e.g. `https://mcp.example.com/mcp`)');
+    const host = resourceUrl?.slice('https://'.length, -'/mcp'.length);
+    if (host !== undefined && !HOST.test(host)) c.problem('oauth.resourceUrl', `\`${host}\` is not a lower-case host name`);
+    if (host !== undefined && ctx.customDomain && host !== ctx.customDomain) {
+      c.problem('oauth.resourceUrl', `must be on the custom domain \`${ctx.customDomain}\` (clients connect there, and the tokens are bound to this URL), not on \`${host}\``);
+    }
+  }
+  const apiKeys = c.boolean('oauth.apiKeys', o.apiKeys, OAUTH_DEFAULTS.apiKeys);
+  const frontDoor = (c.string('oauth.frontDoor', o.frontDoor, /^(cloudfront|api-gateway)$/, '`cloudfront` or `api-gateway`') ?? OAUTH_DEFAULTS.frontDoor) as FrontDoor;
+  const algorithms = o.algorithms === undefined ? undefined : c.list('oauth.algorithms', o.algorithms, new RegExp(`^(${OAUTH_ALGORITHMS.join('|')})$`), `signature algorithms (${OAUTH_ALGORITHMS.join(', ')})`);
+  if (Array.isArray(o.algorithms) && o.algorithms.length === 0) c.problem('oauth.algorithms', 'name at least one algorithm, or leave the key out for the server default');
+  const leewaySeconds = o.leewaySeconds === undefined ? undefined : c.integer('oauth.leewaySeconds', o.leewaySeconds, 30, 0, 300);
+  // A cold start's first token check may fetch metadata and keys: both inside one call.
+  const maxFetch = Math.max(100, Math.min(10_000, Math.floor(ctx.timeoutMs / 3)));
+  const fetchTimeoutMs = o.fetchTimeoutMs === undefined ? undefined : c.integer('oauth.fetchTimeoutMs', o.fetchTimeoutMs, 2000, 100, maxFetch);
+
+  if ((o.cognito === undefined) === (o.external === undefined)) {
+    c.problem('oauth', o.cognito === undefined
+      ? 'give the authorization server: `cognito` (a user pool created here) or `external` (an existing one, by issuer)'
+      : 'give `cognito` or `external`, not both');
+  }
+  const grantable = ['*', ...ctx.profiles];
+  const cognito = o.cognito === undefined ? undefined : parseCognito(c, o.cognito, grantable);
+  const external = o.external === undefined ? undefined : parseExternal(c, o.external, grantable);
+
+  return {
+    ...(resourceUrl ? { resourceUrl } : {}),
+    apiKeys, frontDoor,
+    ...(algorithms ? { algorithms } : {}),
+    ...(leewaySeconds === undefined ? {} : { leewaySeconds }),
+    ...(fetchTimeoutMs === undefined ? {} : { fetchTimeoutMs }),
+    ...(cognito ? { cognito } : {}),
+    ...(external ? { external } : {}),
+  };
+}
+
+function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): CognitoConfig {
+  const p = 'oauth.cognito';
+  const g = c.object(p, raw, ['domainPrefix', 'resourceServerId', 'scopes', 'callbackUrls', 'confidentialClient', 'selfSignUp', 'mfa']);
+  const domainPrefix = c.required(`${p}.domainPrefix`, c.string(`${p}.domainPrefix`, g.domainPrefix, DOMAIN_PREFIX,
+    'lower-case letters, digits and hyphens (up to 63), e.g. `acme-mcp`'), 'the prefix of the user-pool domain <prefix>.auth.<region>.amazoncognito.com');
+  if (domainPrefix && /aws|amazon|cognito/.test(domainPrefix)) {
+    c.problem(`${p}.domainPrefix`, 'Cognito refuses prefixes containing `aws`, `amazon` or `cognito`');
+  }
+  const resourceServerId = c.string(`${p}.resourceServerId`, g.resourceServerId, RESOURCE_SERVER_ID, 'a Cognito resource server identifier (printable ASCII without spaces, quotes or backslashes), e.g. the resource URL');
+  const scopes = g.scopes === undefined
+    ? OAUTH_DEFAULTS.cognito.scopes
+    : grants(c, `${p}.scopes`, g.scopes, SCOPE_NAME, 'scope name → profile (`*` for the whole deployment)', 'scope names are printable ASCII without `/`, spaces, quotes or backslashes', grantable);
+  const callbackUrls = c.list(`${p}.callbackUrls`, g.callbackUrls, CALLBACK, 'https URLs, or http://localhost:<port>/… (Cognito allows plain http for localhost only)');
+  for (const url of callbackUrls) {
+    if ((CLAUDE_CALLBACK_URLS as readonly string[]).includes(url)) c.problem(`${p}.callbackUrls`, `\`${url}\` is always registered; list only extra callbacks`);
+  }
+  return {
+    domainPrefix,
+    ...(resourceServerId ? { resourceServerId } : {}),
+    scopes,
+    callbackUrls,
+    confidentialClient: c.boolean(`${p}.confidentialClient`, g.confidentialClient, OAUTH_DEFAULTS.cognito.confidentialClient),
+    selfSignUp: c.boolean(`${p}.selfSignUp`, g.selfSignUp, OAUTH_DEFAULTS.cognito.selfSignUp),
+    mfa: (c.string(`${p}.mfa`, g.mfa, /^(off|optional|required)$/, '`off`, `optional` or `required`') ?? OAUTH_DEFAULTS.cognito.mfa) as CognitoConfig['mfa'],
+  };
+}
+
+function parseExternal(c: Checker, raw: unknown, grantable: readonly string[]): ExternalIssuerConfig {
+  const p = 'oauth.external';
+  const e = c.object(p, raw, ['issuer', 'audienceClaim', 'audience', 'profileClaim', 'profiles']);
+  const issuer = c.required(`${p}.issuer`, c.string(`${p}.issuer`, e.issuer, HTTPS_URL, 'the https issuer URL, exactly as the tokens\' `iss` says it'), 'the authorization server\'s issuer URL (MCP_OAUTH_ISSUER)');
+  const audienceClaim = c.string(`${p}.audienceClaim`, e.audienceClaim, CLAIM, 'a claim name such as `aud` or `client_id`');
+  const audience = e.audience === undefined ? undefined : c.list(`${p}.audience`, e.audience, LIST_VALUE, 'accepted values of the audience claim (no spaces, commas or =)');
+  if (Array.isArray(e.audience) && e.audience.length === 0) c.problem(`${p}.audience`, 'name at least one value, or leave the key out (then the resource URL)');
+  const profileClaim = c.string(`${p}.profileClaim`, e.profileClaim, CLAIM, 'a claim name such as `scope`, `scp`, `roles` or `groups`');
+  const profiles = e.profiles === undefined ? undefined
+    : grants(c, `${p}.profiles`, e.profiles, LIST_VALUE, 'claim value → profile (`*` for the whole deployment)', 'claim values contain no spaces, commas or =', grantable);
+  return {
+    issuer,
+    ...(audienceClaim ? { audienceClaim } : {}),
+    ...(audience ? { audience } : {}),
+    ...(profileClaim ? { profileClaim } : {}),
+    ...(profiles ? { profiles } : {}),
+  };
+}
+
+/** `{ value: profile }`, each profile `*` or a defined one, at least one entry. */
+function grants(c: Checker, path: string, raw: unknown, key: RegExp, what: string, keyRule: string, grantable: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    c.problem(path, `expected an object of ${what}, got ${describe(raw)}`);
+    return out;
+  }
+  if (Object.keys(raw).length === 0) c.problem(path, `needs at least one ${what}`);
+  for (const [name, profile] of Object.entries(raw)) {
+    if (!key.test(name)) c.problem(`${path}.${name}`, keyRule);
+    else if (typeof profile !== 'string' || !grantable.includes(profile)) {
+      c.problem(`${path}.${name}`, `${describe(profile)} is neither \`*\` nor a profile defined in \`profiles\``);
+    } else {
+      out[name] = profile;
+    }
+  }
+  return out;
+}

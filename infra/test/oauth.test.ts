@@ -1,0 +1,391 @@
+// OAuth (issue 13), the infra side: off by default and then nothing changes; the Cognito user pool,
+// resource server and claude.ai app client; an external authorization server; mcp-server's OAuth
+// environment; the well-known routes; the CloudFront front door with its Lambda@Edge
+// origin-response function; no dependency cycle in any variant.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { parseConfig } from '../src/config.ts';
+import { edgeFunctionCode } from '../src/front-door.ts';
+import { CONNECTORS, EXAMPLE_CONFIG, OAUTH_CERTIFICATE_ARN, flat, logicalId, merge, roleStatements, synth, testConfig } from './helpers.ts';
+
+const FN = 'hosted-mcp-example-mcp-server';
+const RESOURCE_URL = 'https://mcp.example.com/mcp';
+const OAUTH_NAMES = [
+  'MCP_AUTH', 'MCP_USER_HEADER_KEYS', 'MCP_OAUTH_ISSUER', 'MCP_RESOURCE_URL', 'MCP_OAUTH_PROFILES', 'MCP_OAUTH_PROFILE_CLAIM',
+  'MCP_OAUTH_AUDIENCE_CLAIM', 'MCP_OAUTH_AUDIENCE', 'MCP_OAUTH_ALGORITHMS', 'MCP_OAUTH_LEEWAY_SECS', 'MCP_OAUTH_TIMEOUT_MS',
+];
+/** CloudFront's managed policies (their ids are fixed). */
+const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+/**
+ * config/example.json with OAuth on: Cognito, CloudFront (the custom domain's certificate in
+ * us-east-1, CloudFront's ranges trusted), then `over` (`undefined` removes a key).
+ */
+function oauthConfig(over: Record<string, unknown> = {}) {
+  const on = merge(EXAMPLE_CONFIG, {
+    customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },
+    mcpServer: { trustedProxies: ['130.176.0.0/17'] },
+    oauth: { cognito: { domainPrefix: 'example-mcp' } },
+  });
+  return parseConfig(merge(on, over), 'test config', CONNECTORS);
+}
+
+function env(t: Template): Record<string, any> {
+  return t.toJSON().Resources[logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN })].Properties.Environment.Variables;
+}
+
+function only(t: Template, type: string): any {
+  const all = Object.values(t.findResources(type)) as any[];
+  assert.equal(all.length, 1, `one ${type}`);
+  return all[0];
+}
+
+function routes(t: Template): string[] {
+  return (Object.values(t.findResources('AWS::ApiGatewayV2::Route')) as any[]).map((r) => r.Properties.RouteKey).sort();
+}
+
+/** A cycle of logical ids through Ref, Fn::GetAtt, Fn::Sub and DependsOn, or none. */
+function dependencyCycle(template: Record<string, any>): string[] | undefined {
+  const resources = template.Resources as Record<string, any>;
+  const deps = new Map<string, Set<string>>();
+  const collect = (v: unknown, out: Set<string>): void => {
+    if (Array.isArray(v)) v.forEach((x) => collect(x, out));
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'Ref' && typeof x === 'string' && x in resources) out.add(x);
+        else if (k === 'Fn::GetAtt') out.add((Array.isArray(x) ? x[0] : String(x).split('.')[0]) as string);
+        else if (k === 'Fn::Sub') {
+          const text = Array.isArray(x) ? x[0] : x;
+          for (const m of String(text).matchAll(/\$\{([A-Za-z0-9]+)[.}]/g)) if (m[1]! in resources) out.add(m[1]!);
+          collect(x, out);
+        } else collect(x, out);
+      }
+    }
+  };
+  for (const [id, r] of Object.entries(resources)) {
+    const out = new Set<string>();
+    collect(r.Properties ?? {}, out);
+    for (const d of [r.DependsOn ?? []].flat()) out.add(d);
+    deps.set(id, out);
+  }
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'visiting');
+    path.push(id);
+    for (const d of deps.get(id) ?? []) {
+      const cycle = visit(d);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of deps.keys()) {
+    const cycle = visit(id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe('OAuth off (the default)', () => {
+  const s = synth();
+
+  it('adds nothing: no user pool, distribution, edge stack, well-known routes or OAuth variables', () => {
+    for (const type of ['AWS::Cognito::UserPool', 'AWS::Cognito::UserPoolClient', 'AWS::CloudFront::Distribution', 'Custom::CrossRegionStringParameterReader']) {
+      s.mcpT.resourceCountIs(type, 0);
+    }
+    assert.deepEqual(s.app.node.children.filter((c) => 'templateOptions' in c).map((c) => c.node.id).sort(), ['hosted-mcp-example-mcp', 'hosted-mcp-example-ops']);
+    assert.deepEqual(routes(s.mcpT), ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /health']);
+    assert.deepEqual(Object.keys(env(s.mcpT)).filter((k) => OAUTH_NAMES.includes(k)), []);
+    assert.equal(s.config.oauth, undefined);
+    assert.equal(s.mcp.distribution, undefined);
+    // The custom domain stays API Gateway's, with its regional certificate.
+    s.mcpT.resourceCountIs('AWS::ApiGatewayV2::DomainName', 1);
+  });
+
+  it('synthesizes the same templates as a configuration stating the OAuth keys off', () => {
+    const stated = synth({ config: testConfig({ userHeaderKeys: [] }) });
+    assert.deepEqual(stated.mcpT.toJSON(), s.mcpT.toJSON());
+    assert.deepEqual(stated.opsT.toJSON(), s.opsT.toJSON());
+  });
+
+  it('sets MCP_USER_HEADER_KEYS from userHeaderKeys alone, without turning OAuth on', () => {
+    const e = env(synth({ config: testConfig({ userHeaderKeys: ['open-webui', 'ops'] }) }).mcpT);
+    assert.equal(e.MCP_USER_HEADER_KEYS, 'open-webui,ops');
+    assert.deepEqual(Object.keys(e).filter((k) => OAUTH_NAMES.includes(k)), ['MCP_USER_HEADER_KEYS']);
+  });
+});
+
+describe('Cognito authorization server', () => {
+  const s = synth({ config: oauthConfig() });
+  const t = s.mcpT;
+
+  it('is a user pool of admin-created users signing in by e-mail, strong passwords, optional TOTP, kept on delete', () => {
+    const pool = only(t, 'AWS::Cognito::UserPool');
+    const p = pool.Properties;
+    assert.deepEqual(p.AdminCreateUserConfig, { AllowAdminCreateUserOnly: true });
+    assert.deepEqual(p.UsernameAttributes, ['email']);
+    assert.deepEqual(p.Policies.PasswordPolicy, {
+      MinimumLength: 14, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true, TemporaryPasswordValidityDays: 3,
+    });
+    assert.equal(p.MfaConfiguration, 'OPTIONAL');
+    assert.deepEqual(p.EnabledMfas, ['SOFTWARE_TOKEN_MFA']);
+    assert.equal(p.DeletionProtection, 'ACTIVE');
+    assert.equal(pool.DeletionPolicy, 'Retain');
+    assert.equal(pool.UpdateReplacePolicy, 'Retain');
+  });
+
+  it('follows selfSignUp and mfa', () => {
+    const open = only(synth({ config: oauthConfig({ oauth: { cognito: { selfSignUp: true, mfa: 'required' } } }) }).mcpT, 'AWS::Cognito::UserPool').Properties;
+    assert.deepEqual([open.AdminCreateUserConfig.AllowAdminCreateUserOnly, open.MfaConfiguration], [false, 'ON']);
+    const off = only(synth({ config: oauthConfig({ oauth: { cognito: { mfa: 'off' } } }) }).mcpT, 'AWS::Cognito::UserPool').Properties;
+    assert.deepEqual([off.MfaConfiguration, off.EnabledMfas], ['OFF', undefined]);
+  });
+
+  it('has a domain with the configured prefix', () => {
+    assert.equal(only(t, 'AWS::Cognito::UserPoolDomain').Properties.Domain, 'example-mcp');
+  });
+
+  it('has a resource server named by the resource URL with the scope `tools`, or the configured identifier and scopes', () => {
+    const rs = only(t, 'AWS::Cognito::UserPoolResourceServer').Properties;
+    assert.equal(rs.Identifier, RESOURCE_URL);
+    assert.deepEqual(rs.Scopes.map((x: any) => x.ScopeName), ['tools']);
+    const custom = synth({ config: oauthConfig({ oauth: { cognito: { resourceServerId: 'hosted-mcp', scopes: { tools: '*', accounting: 'accounting' } } } }) }).mcpT;
+    const crs = only(custom, 'AWS::Cognito::UserPoolResourceServer').Properties;
+    assert.equal(crs.Identifier, 'hosted-mcp');
+    assert.deepEqual(crs.Scopes.map((x: any) => x.ScopeName), ['tools', 'accounting']);
+    assert.equal(env(custom).MCP_OAUTH_PROFILES, 'hosted-mcp/tools=*,hosted-mcp/accounting=accounting');
+  });
+
+  it("registers one app client for claude.ai: authorization code only, no secret, claude.ai's callbacks, the resource server's scopes and openid", () => {
+    const c = only(t, 'AWS::Cognito::UserPoolClient').Properties;
+    assert.deepEqual(c.AllowedOAuthFlows, ['code']);
+    assert.equal(c.AllowedOAuthFlowsUserPoolClient, true);
+    assert.equal(c.GenerateSecret, false);
+    assert.deepEqual(c.CallbackURLs, ['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback']);
+    const rs = logicalId(t, 'AWS::Cognito::UserPoolResourceServer');
+    assert.deepEqual(c.AllowedOAuthScopes.map(flat), [`\${Ref:${rs}}/tools`, 'openid']);
+    assert.deepEqual(c.SupportedIdentityProviders, ['COGNITO']);
+    assert.deepEqual(c.ExplicitAuthFlows, ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']);
+    assert.equal(c.PreventUserExistenceErrors, 'ENABLED');
+  });
+
+  it('adds the configured callbacks, and a secret when confidential', () => {
+    const c = only(synth({ config: oauthConfig({ oauth: { cognito: { callbackUrls: ['http://localhost:33418/callback'], confidentialClient: true } } }) }).mcpT, 'AWS::Cognito::UserPoolClient').Properties;
+    assert.deepEqual(c.CallbackURLs.slice(2), ['http://localhost:33418/callback']);
+    assert.equal(c.GenerateSecret, true);
+  });
+
+  it("points mcp-server at the pool: issuer, client_id as audience, the prefixed scope as the whole deployment's grant", () => {
+    const e = env(t);
+    const pool = logicalId(t, 'AWS::Cognito::UserPool');
+    const client = logicalId(t, 'AWS::Cognito::UserPoolClient');
+    assert.equal(flat(e.MCP_OAUTH_ISSUER), `https://cognito-idp.eu-central-1.\${AWS::URLSuffix}/\${Ref:${pool}}`);
+    assert.equal(e.MCP_RESOURCE_URL, RESOURCE_URL);
+    assert.equal(e.MCP_AUTH, 'api_key,oauth');
+    assert.equal(e.MCP_OAUTH_AUDIENCE_CLAIM, 'client_id');
+    assert.deepEqual(e.MCP_OAUTH_AUDIENCE, { Ref: client });
+    assert.equal(e.MCP_OAUTH_PROFILE_CLAIM, 'scope');
+    assert.equal(e.MCP_OAUTH_PROFILES, `${RESOURCE_URL}/tools=*`);
+    for (const unset of ['MCP_OAUTH_ALGORITHMS', 'MCP_OAUTH_LEEWAY_SECS', 'MCP_OAUTH_TIMEOUT_MS', 'MCP_USER_HEADER_KEYS']) assert.ok(!(unset in e), unset);
+  });
+
+  it('turns API keys off with apiKeys: false, and passes algorithms, leeway and fetch timeout through', () => {
+    const e = env(synth({ config: oauthConfig({ oauth: { apiKeys: false, algorithms: ['RS256', 'ES256'], leewaySeconds: 10, fetchTimeoutMs: 1500 } }) }).mcpT);
+    assert.deepEqual([e.MCP_AUTH, e.MCP_OAUTH_ALGORITHMS, e.MCP_OAUTH_LEEWAY_SECS, e.MCP_OAUTH_TIMEOUT_MS], ['oauth', 'RS256,ES256', '10', '1500']);
+  });
+
+  it('outputs the pool id, the client id, the domain URL and the issuer (never a client secret)', () => {
+    const out = t.toJSON().Outputs;
+    assert.equal(flat(out.CognitoUserPoolId.Value), `\${Ref:${logicalId(t, 'AWS::Cognito::UserPool')}}`);
+    assert.equal(flat(out.CognitoClientId.Value), `\${Ref:${logicalId(t, 'AWS::Cognito::UserPoolClient')}}`);
+    assert.equal(flat(out.CognitoDomainUrl.Value), `https://\${Ref:${logicalId(t, 'AWS::Cognito::UserPoolDomain')}}.auth.eu-central-1.amazoncognito.com`);
+    assert.equal(flat(out.OAuthIssuer.Value), flat(env(t).MCP_OAUTH_ISSUER));
+    assert.equal(out.McpUrl.Value, RESOURCE_URL);
+    assert.ok(!JSON.stringify(out).includes('ClientSecret'));
+  });
+});
+
+describe('external authorization server', () => {
+  const external = { issuer: 'https://login.example.com/realms/mcp', audienceClaim: 'aud', audience: ['https://mcp.example.com/mcp', 'mcp'], profileClaim: 'roles', profiles: { 'mcp-all': '*' } };
+  const t = synth({ config: oauthConfig({ oauth: { cognito: undefined, external } }) }).mcpT;
+
+  it('creates no user pool and passes the configured issuer and claim settings', () => {
+    t.resourceCountIs('AWS::Cognito::UserPool', 0);
+    const e = env(t);
+    assert.deepEqual(
+      [e.MCP_OAUTH_ISSUER, e.MCP_OAUTH_AUDIENCE_CLAIM, e.MCP_OAUTH_AUDIENCE, e.MCP_OAUTH_PROFILE_CLAIM, e.MCP_OAUTH_PROFILES, e.MCP_RESOURCE_URL],
+      ['https://login.example.com/realms/mcp', 'aud', 'https://mcp.example.com/mcp,mcp', 'roles', 'mcp-all=*', RESOURCE_URL],
+    );
+    assert.equal(t.toJSON().Outputs.OAuthIssuer.Value, 'https://login.example.com/realms/mcp');
+  });
+
+  it("leaves unconfigured claim settings to the server's defaults", () => {
+    const e = env(synth({ config: oauthConfig({ oauth: { cognito: undefined, external: { issuer: 'https://login.example.com' } } }) }).mcpT);
+    for (const unset of ['MCP_OAUTH_AUDIENCE_CLAIM', 'MCP_OAUTH_AUDIENCE', 'MCP_OAUTH_PROFILE_CLAIM', 'MCP_OAUTH_PROFILES']) assert.ok(!(unset in e), unset);
+    assert.equal(e.MCP_OAUTH_ISSUER, 'https://login.example.com');
+  });
+});
+
+describe('well-known routes', () => {
+  it('route the protected resource metadata, root and path-suffixed, GET and OPTIONS, to mcp-server', () => {
+    for (const frontDoor of ['cloudfront', 'api-gateway']) {
+      const t = synth({ config: oauthConfig({ oauth: { frontDoor }, ...(frontDoor === 'api-gateway' ? { customDomain: { certificateArn: 'arn:aws:acm:eu-central-1:123456789012:certificate/00000000-0000-0000-0000-000000000000' } } : {}) }) }).mcpT;
+      assert.deepEqual(routes(t), [
+        'ANY /mcp', 'ANY /mcp/{profile}',
+        'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/{proxy+}', 'GET /health',
+        'OPTIONS /.well-known/oauth-protected-resource', 'OPTIONS /.well-known/oauth-protected-resource/{proxy+}',
+      ], frontDoor);
+      const integrations = new Set((Object.values(t.findResources('AWS::ApiGatewayV2::Route')) as any[]).map((r) => flat(r.Properties.Target)));
+      assert.equal(integrations.size, 1, 'one integration: mcp-server');
+    }
+  });
+});
+
+describe('CloudFront front door', () => {
+  const s = synth({ config: oauthConfig() });
+  const t = s.mcpT;
+  const dist = (): any => only(t, 'AWS::CloudFront::Distribution').Properties.DistributionConfig;
+
+  it('forwards everything but Host to the HTTP API over HTTPS, caches nothing, allows every method, HTTPS only', () => {
+    const d = dist();
+    const b = d.DefaultCacheBehavior;
+    assert.deepEqual(b.AllowedMethods, ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
+    assert.equal(b.ViewerProtocolPolicy, 'https-only');
+    assert.equal(b.CachePolicyId, CACHING_DISABLED);
+    assert.equal(b.OriginRequestPolicyId, ALL_VIEWER_EXCEPT_HOST_HEADER);
+    assert.equal(d.CacheBehaviors, undefined, 'one behavior for every path');
+    assert.equal(d.Origins.length, 1);
+    assert.match(flat(d.Origins[0].DomainName), /^\$\{Ref:HttpApi[0-9A-F]+\}\.execute-api\.eu-central-1\.\$\{AWS::URLSuffix\}$/);
+    assert.deepEqual(d.Origins[0].CustomOriginConfig, { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+  });
+
+  it('runs the edge function on origin responses (viewer responses skip errors), its version read across regions', () => {
+    const assoc = dist().DefaultCacheBehavior.LambdaFunctionAssociations;
+    assert.equal(assoc.length, 1);
+    assert.equal(assoc[0].EventType, 'origin-response');
+    const reader = logicalId(t, 'Custom::CrossRegionStringParameterReader');
+    assert.equal(flat(assoc[0].LambdaFunctionARN), `\${GetAtt:${reader}.FunctionArn}`);
+  });
+
+  it('puts the edge function in a us-east-1 stack: Node.js 22, the inline code with the resource origin, logs only', () => {
+    assert.ok(s.edge, 'edge stack');
+    assert.equal(s.edge.stackName, 'hosted-mcp-example-edge');
+    assert.equal(s.edge.region, 'us-east-1');
+    assert.deepEqual(s.mcp.dependencies.map((d) => d.stackName).sort(), ['hosted-mcp-example-edge', 'hosted-mcp-example-ops']);
+    const e = s.edgeT!;
+    const fnId = logicalId(e, 'AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-www-authenticate' });
+    const fn = e.toJSON().Resources[fnId].Properties;
+    assert.deepEqual([fn.Runtime, fn.Handler, fn.MemorySize, fn.Timeout], ['nodejs22.x', 'index.handler', 128, 5]);
+    assert.equal(fn.Code.ZipFile, edgeFunctionCode('https://mcp.example.com'));
+    assert.match(fn.Code.ZipFile, /const RESOURCE_ORIGIN = "https:\/\/mcp\.example\.com";/);
+    e.resourceCountIs('AWS::Lambda::Version', 1);
+    const role = /^\$\{GetAtt:(.+)\.Arn\}$/.exec(flat(fn.Role))![1]!;
+    const trust = e.toJSON().Resources[role].Properties.AssumeRolePolicyDocument.Statement;
+    assert.deepEqual(trust, [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: ['edgelambda.amazonaws.com', 'lambda.amazonaws.com'] } }]);
+    const logGroup = 'arn:aws:logs:*:${AWS::AccountId}:log-group:/aws/lambda/us-east-1.hosted-mcp-example-www-authenticate';
+    assert.deepEqual(roleStatements(e, role), {
+      statements: [{ sid: 'WriteEdgeLogs', actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup, `${logGroup}:*`] }],
+      managed: [],
+    });
+  });
+
+  it("serves the custom domain (us-east-1 certificate, A and AAAA aliases to the distribution), not API Gateway's", () => {
+    const d = dist();
+    assert.deepEqual(d.Aliases, ['mcp.example.com']);
+    assert.deepEqual(d.ViewerCertificate, { AcmCertificateArn: OAUTH_CERTIFICATE_ARN, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+    t.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    t.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
+    const records = (Object.values(t.findResources('AWS::Route53::RecordSet')) as any[]).map((r) => r.Properties);
+    assert.deepEqual(records.map((r) => r.Type).sort(), ['A', 'AAAA']);
+    const distId = logicalId(t, 'AWS::CloudFront::Distribution');
+    for (const r of records) {
+      assert.equal(r.Name, 'mcp.example.com.');
+      assert.equal(flat(r.AliasTarget.DNSName), `\${GetAtt:${distId}.DomainName}`);
+    }
+    const out = t.toJSON().Outputs;
+    assert.equal(flat(out.DistributionDomainName.Value), `\${GetAtt:${distId}.DomainName}`);
+  });
+
+  it("without a custom domain: the distribution's own host is the resource URL, and the edge code takes it from the event", () => {
+    const n = synth({ config: oauthConfig({ customDomain: undefined }) });
+    const distId = logicalId(n.mcpT, 'AWS::CloudFront::Distribution');
+    const url = `https://\${GetAtt:${distId}.DomainName}/mcp`;
+    assert.equal(flat(env(n.mcpT).MCP_RESOURCE_URL), url);
+    assert.equal(flat(n.mcpT.toJSON().Outputs.McpUrl.Value), url);
+    assert.equal(flat(only(n.mcpT, 'AWS::Cognito::UserPoolResourceServer').Properties.Identifier), url);
+    assert.equal(only(n.edgeT!, 'AWS::Lambda::Function').Properties.Code.ZipFile, edgeFunctionCode());
+    n.mcpT.resourceCountIs('AWS::Route53::RecordSet', 0);
+  });
+
+  it('in us-east-1 needs no edge stack: the function sits in the MCP stack', () => {
+    const east = synth({ config: oauthConfig({ region: 'us-east-1', customDomain: undefined }) });
+    assert.equal(east.edge, undefined);
+    east.mcpT.resourceCountIs('Custom::CrossRegionStringParameterReader', 0);
+    east.mcpT.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-www-authenticate', Runtime: 'nodejs22.x' });
+    const assoc = only(east.mcpT, 'AWS::CloudFront::Distribution').Properties.DistributionConfig.DefaultCacheBehavior.LambdaFunctionAssociations;
+    assert.equal(assoc[0].EventType, 'origin-response');
+  });
+
+  it('warns when mcpServer.trustedProxies is empty (the client IP would be CloudFront\'s), not when set', () => {
+    const warning = Match.stringLikeRegexp('without mcpServer.trustedProxies');
+    Annotations.fromStack(s.mcp).hasNoWarning('*', warning);
+    assert.equal(env(t).MCP_TRUSTED_PROXIES, '130.176.0.0/17');
+    const untrusted = synth({ config: oauthConfig({ mcpServer: { trustedProxies: undefined } }) });
+    Annotations.fromStack(untrusted.mcp).hasWarning('*', warning);
+  });
+
+  it("adds one role to the MCP stack: CDK's reader of the edge version (ssm:GetParameter on its parameters, basic execution)", () => {
+    const roles = Object.keys(t.findResources('AWS::IAM::Role')).filter((id) => !id.startsWith('McpServerRole'));
+    assert.equal(roles.length, 1);
+    const { statements, managed } = roleStatements(t, roles[0]!);
+    assert.deepEqual(statements, [{ actions: ['ssm:GetParameter'], resources: ['arn:aws:ssm:us-east-1:${AWS::AccountId}:parameter/cdk/EdgeFunctionArn/*'] }]);
+    assert.deepEqual(managed.map(flat), ['arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
+  });
+});
+
+describe('front door `api-gateway` (relying on the clients\' well-known fallback)', () => {
+  const regional = 'arn:aws:acm:eu-central-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
+  const s = synth({ config: oauthConfig({ oauth: { frontDoor: 'api-gateway' }, customDomain: { certificateArn: regional } }) });
+
+  it('adds no distribution and no edge stack; the custom domain stays on API Gateway and names the resource', () => {
+    s.mcpT.resourceCountIs('AWS::CloudFront::Distribution', 0);
+    assert.equal(s.edge, undefined);
+    s.mcpT.resourceCountIs('AWS::ApiGatewayV2::DomainName', 1);
+    assert.equal(env(s.mcpT).MCP_RESOURCE_URL, RESOURCE_URL);
+    Annotations.fromStack(s.mcp).hasNoWarning('*', Match.stringLikeRegexp('trustedProxies'));
+  });
+
+  it('without a custom domain names the execute-api host', () => {
+    const n = synth({ config: oauthConfig({ oauth: { frontDoor: 'api-gateway' }, customDomain: undefined }) });
+    assert.match(flat(env(n.mcpT).MCP_RESOURCE_URL), /^https:\/\/\$\{Ref:HttpApi[0-9A-F]+\}\.execute-api\.eu-central-1\.\$\{AWS::URLSuffix\}\/mcp$/);
+  });
+});
+
+describe('no dependency cycle (function environment ↔ distribution ↔ API ↔ function)', () => {
+  const variants: [string, Record<string, unknown>][] = [
+    ['CloudFront, custom domain', {}],
+    ['CloudFront, no custom domain (the environment names the distribution)', { customDomain: undefined }],
+    ['CloudFront in us-east-1', { region: 'us-east-1', customDomain: undefined }],
+    ['API Gateway, no custom domain', { oauth: { frontDoor: 'api-gateway' }, customDomain: undefined }],
+    ['external server behind CloudFront', { oauth: { cognito: undefined, external: { issuer: 'https://login.example.com' } }, customDomain: undefined }],
+  ];
+  for (const [name, over] of variants) {
+    it(name, () => {
+      const s = synth({ config: oauthConfig(over) });
+      for (const t of [s.mcpT, s.opsT, ...(s.edgeT ? [s.edgeT] : [])]) {
+        assert.equal(dependencyCycle(t.toJSON()), undefined);
+      }
+      assert.ok(CONNECTORS.length > 0);
+    });
+  }
+
+  it('the cycle check finds one', () => {
+    assert.deepEqual(dependencyCycle({ Resources: { A: { Properties: { X: { Ref: 'B' } } }, B: { DependsOn: ['A'] } } }), ['A', 'B', 'A']);
+  });
+});
