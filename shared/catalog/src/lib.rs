@@ -15,4 +15,13 @@ pub use model::*;
 pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url};
 
 /// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
-pub const RESERVED_PARAMS: &[&str] = &["page", "page_size", "fields", "count_only", "confirm"];
+pub const RESERVED_PARAMS: &[&str] = &[
+    "page",
+    "page_size",
+    "fields",
+    "count_only",
+    "confirm",
+    "dry_run",
+    "idempotency_key",
+    "confirmation_token",
+];

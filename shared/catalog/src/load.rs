@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::model::{Catalog, ParamIn, ParamType, Risk};
+use crate::model::{Catalog, Method, ParamIn, ParamType, Risk, Tool};
 
 /// A catalog that failed to load: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -250,6 +250,9 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             ));
         }
         let holes = placeholders(path);
+        for problem in check_write_contract(c, t, method, &holes) {
+            bad(problem);
+        }
         for hole in &holes {
             match t.params.get(*hole) {
                 Some(p) if p.location == ParamIn::Path => {}
@@ -261,7 +264,7 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
         if t.raw && t.params.contains_key("path") {
             bad("raw tools take the platform's `path` argument; remove the `path` param".into());
         }
-        if t.raw && method != crate::model::Method::Get {
+        if t.raw && method != Method::Get {
             bad("raw tools may only GET".into());
         }
         if t.list && c.list_envelope.is_none() {
@@ -302,12 +305,57 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             {
                 bad(format!("param `{name}`: min {lo} is above max {hi}"));
             }
-            if p.location == ParamIn::Body && method == crate::model::Method::Get {
+            if p.location == ParamIn::Body && method == Method::Get {
                 bad(format!("param `{name}`: a GET has no body"));
             }
         }
     }
     out
+}
+
+/// The write-side fields: only on writes, an event named `<record>.<past tense>`, and a
+/// `current` get tool taking the same path parameters.
+fn check_write_contract(c: &Catalog, t: &Tool, method: Method, holes: &[&str]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let declared = t.effect.is_some()
+        || t.audit_event.is_some()
+        || !t.failure_modes.is_empty()
+        || t.current.is_some();
+    if method.is_read_only() && declared {
+        problems
+            .push("`effect`, `audit_event`, `failure_modes` and `current` are for writes".into());
+    }
+    if let Some(event) = &t.audit_event {
+        let ok = event.split_once('.').is_some_and(|(record, what)| {
+            [record, what].iter().all(|w| {
+                w.starts_with(|ch: char| ch.is_ascii_lowercase())
+                    && w.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_')
+            })
+        });
+        if !ok {
+            problems.push(format!(
+                "audit_event `{event}` must be `<record>.<past tense>` (`invoice.delivered`)"
+            ));
+        }
+    }
+    if let Some(name) = &t.current {
+        let get = c.tools.iter().find(|g| &g.name == name);
+        match get.and_then(|g| g.http()) {
+            Some((Method::Get, path)) => {
+                let mut theirs = placeholders(path);
+                let mut ours = holes.to_vec();
+                theirs.sort_unstable();
+                ours.sort_unstable();
+                if theirs != ours {
+                    problems.push(format!(
+                        "current `{name}` takes the path parameters {theirs:?}, this tool {ours:?}"
+                    ));
+                }
+            }
+            _ => problems.push(format!("current `{name}` is no get tool of this catalog")),
+        }
+    }
+    problems
 }
 
 /// An aggregation references list tools of its own catalog and earlier measures only.
@@ -527,6 +575,43 @@ tools:
         );
         let err = parse("demo.yaml", &on_list).unwrap_err().to_string();
         assert!(err.contains("one record"), "{err}");
+    }
+
+    #[test]
+    fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
+        let write = |extra: &str| {
+            format!(
+                "{GOOD}  - name: invoice_update
+    risk: high
+    description: 'Changes an invoice. Use it to fix its title. Example {{\"id\": 1}}'
+    put: /invoices/{{id}}
+    params:
+      id: {{ type: integer, in: path, required: true, min: 1 }}
+{extra}"
+            )
+        };
+        let ok = write(
+            "    effect: financial\n    audit_event: invoice.updated\n    current: invoice_get\n    failure_modes: [\"422: bad title\"]\n",
+        );
+        let c = parse("demo.yaml", &ok).unwrap();
+        assert_eq!(c.tools[2].effect, Some(crate::model::Effect::Financial));
+        for (extra, says) in [
+            (
+                "    audit_event: Invoice.Updated\n",
+                "<record>.<past tense>",
+            ),
+            ("    current: invoices_list\n", "takes the path parameters"),
+            ("    current: invoice_nope\n", "no get tool"),
+        ] {
+            let err = parse("demo.yaml", &write(extra)).unwrap_err().to_string();
+            assert!(err.contains(says), "{extra}: {err}");
+        }
+        let read = GOOD.replace(
+            "    get: /invoices/{id}\n",
+            "    get: /invoices/{id}\n    effect: change\n",
+        );
+        let err = parse("demo.yaml", &read).unwrap_err().to_string();
+        assert!(err.contains("are for writes"), "{err}");
     }
 
     #[test]

@@ -212,6 +212,35 @@ pub enum Risk {
     Forbidden,
 }
 
+/// What a write does, in the terms of the risk model: the least risk level each needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// A reversible change in a narrow scope (a contact's phone number): at least `medium`.
+    Change,
+    /// A change to a financial document (an invoice's lines): at least `high`.
+    Financial,
+    /// Removes a record: at least `high`.
+    Delete,
+    /// Communicates outside the company (e-mails an invoice to a customer): `critical`.
+    External,
+    /// Moves or books money (marks a voucher paid): `critical`.
+    Money,
+    /// Cannot be undone (cancels an invoice with a reverse entry): `critical`.
+    Irreversible,
+}
+
+impl Effect {
+    /// The least risk level a tool with this effect must declare.
+    pub fn least_risk(self) -> Risk {
+        match self {
+            Effect::Change => Risk::Medium,
+            Effect::Financial | Effect::Delete => Risk::High,
+            Effect::External | Effect::Money | Effect::Irreversible => Risk::Critical,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Method {
@@ -257,6 +286,18 @@ pub struct Tool {
     /// Upstream writes the call causes, in words (empty for reads).
     #[serde(default)]
     pub side_effects: Option<String>,
+    /// Writes: the kind of change, which the risk level must match (see [`Effect`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
+    /// Writes: the audit event a call records, `<record>.<past tense>` (`invoice.delivered`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_event: Option<String>,
+    /// Writes: how a call can fail, each in words a caller can act on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_modes: Vec<String>,
+    /// Updates: the get tool (same path parameters) whose record a dry run shows and compares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

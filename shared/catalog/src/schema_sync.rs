@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::model::{
-    Aggregate, Auth, BooleanValues, Catalog, Health, Items, ListEnvelope, Measure, Method, Param,
-    ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source, Status, Tool, Top,
+    Aggregate, Auth, BooleanValues, Catalog, Effect, Health, Items, ListEnvelope, Measure, Method,
+    Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -136,6 +136,10 @@ fn full_tool() -> Tool {
         category: Some("income".into()),
         idempotent: Some(true),
         side_effects: Some("None.".into()),
+        effect: Some(Effect::Change),
+        audit_event: Some("invoice.updated".into()),
+        failure_modes: vec!["422: a required field is empty.".into()],
+        current: Some("invoices_get".into()),
         get: Some("/invoices".into()),
         post: Some("/invoices".into()),
         put: Some("/invoices/{id}".into()),

@@ -115,7 +115,6 @@ pub fn stats(mut samples: Vec<Duration>) -> Stats {
     }
 }
 
-
 /// `ROUNDS` from the environment, else `default`.
 pub fn rounds(default: usize) -> usize {
     std::env::var("ROUNDS")

@@ -229,12 +229,41 @@ fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
     ));
     rows.push(description_row(t, subject.clone()));
     let write = t.http().is_some_and(|(m, _)| !m.is_read_only());
+    let (least, why) = least_risk(t);
     rows.push(row(
         "risk",
         subject.clone(),
-        !(write && t.risk == Risk::Low),
-        format!("{:?}{}", t.risk, if write { " (a write)" } else { "" }).to_lowercase(),
+        t.risk >= least,
+        match why {
+            Some(why) if t.risk < least => format!("{} below {why}", level(t.risk)),
+            Some(why) => format!("{} ({why})", level(t.risk)),
+            None => level(t.risk).to_string(),
+        },
     ));
+    rows.push(if write {
+        let missing: Vec<&str> = [
+            ("side_effects", t.side_effects.is_none()),
+            ("effect", t.effect.is_none()),
+            ("audit_event", t.audit_event.is_none()),
+            ("idempotent", t.idempotent.is_none()),
+            ("failure_modes", t.failure_modes.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(field, absent)| absent.then_some(field))
+        .collect();
+        row(
+            "write_contract",
+            subject.clone(),
+            missing.is_empty(),
+            if missing.is_empty() {
+                "side effects, effect, audit event, idempotency, failure modes".to_string()
+            } else {
+                format!("declare {}", missing.join(", "))
+            },
+        )
+    } else {
+        na("write_contract", subject.clone(), "a read")
+    });
     let magic: Vec<&String> = t
         .params
         .iter()
@@ -300,6 +329,38 @@ fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
     } else {
         na("no_raw_hosted", subject, "dedicated tool")
     });
+}
+
+/// The least risk a tool may declare, and why: a write at least `medium`, a delete at least
+/// `high`, and what its declared effect needs.
+fn least_risk(t: &Tool) -> (Risk, Option<String>) {
+    let Some((method, _)) = t.http().filter(|(m, _)| !m.is_read_only()) else {
+        return (Risk::Low, None);
+    };
+    let mut least = (Risk::Medium, "a write needs medium".to_string());
+    if method == catalog::Method::Delete {
+        least = (Risk::High, "a delete needs high".into());
+    }
+    if let Some(effect) = t.effect
+        && effect.least_risk() > least.0
+    {
+        let name = format!("{effect:?}").to_lowercase();
+        least = (
+            effect.least_risk(),
+            format!("effect {name} needs {}", level(effect.least_risk())),
+        );
+    }
+    (least.0, Some(least.1))
+}
+
+fn level(risk: Risk) -> &'static str {
+    match risk {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+        Risk::Critical => "critical",
+        Risk::Forbidden => "forbidden",
+    }
 }
 
 fn looks_boolean(choices: &[String]) -> bool {
@@ -458,8 +519,46 @@ tools:
         assert!(gap("typed_params", "bad/things_list"));
         assert!(gap("list_shape", "bad/things_list"));
         assert!(gap("risk", "bad/thing_delete"));
+        assert!(gap("write_contract", "bad/thing_delete"));
+        assert!(!gap("write_contract", "bad/things_list"));
         assert!(!gap("description", "bad/thing_delete"));
         assert!(render(&rows).contains(" gap(s)"));
+    }
+
+    #[test]
+    fn risk_follows_method_and_effect() {
+        let with = |risk: &str, method: &str, effect: &str| -> Row {
+            let c = catalog::parse(
+                "w.yaml",
+                &format!(
+                    r#"
+connector: w
+base_url: "http://x"
+tools:
+  - name: thing_send
+    risk: {risk}
+    description: 'Sends a thing (Ding). Use it to send one. Example: {{"id": 1}}'
+    {method}: /things/{{id}}
+    effect: {effect}
+    params:
+      id: {{ type: integer, in: path, min: 1 }}
+"#
+                ),
+            )
+            .unwrap();
+            lint(&[c], &config())
+                .into_iter()
+                .find(|r| r.rule == "risk")
+                .unwrap()
+        };
+        assert_eq!(with("medium", "post", "change").verdict, Verdict::Ok);
+        let r = with("high", "post", "external");
+        assert_eq!(r.verdict, Verdict::Gap);
+        assert_eq!(r.detail, "high below effect external needs critical");
+        assert_eq!(with("medium", "delete", "change").verdict, Verdict::Gap);
+        assert_eq!(with("high", "delete", "delete").verdict, Verdict::Ok);
+        assert_eq!(with("high", "put", "financial").verdict, Verdict::Ok);
+        assert_eq!(with("high", "post", "money").verdict, Verdict::Gap);
     }
 
     #[test]
