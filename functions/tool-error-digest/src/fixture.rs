@@ -788,6 +788,44 @@ pub(crate) mod tests {
         assert!(png.starts_with(b"\x89PNG"));
     }
 
+    /// Two runs over the same events build the same bytes: what SES gets does not depend on
+    /// the run, the thread or the order of anything in memory.
+    #[tokio::test]
+    async fn the_same_digest_gives_the_same_message_bytes() {
+        let mut to = addresses();
+        to.subject_prefix = "[prod] ".into();
+        let first = email::compose(&digest().await, &to, NOW.parse().unwrap()).raw;
+        let again = digest().await;
+        let second = std::thread::spawn(move || email::compose(&again, &to, NOW.parse().unwrap()))
+            .join()
+            .unwrap()
+            .raw;
+        assert!(first == second, "the two messages differ");
+    }
+
+    #[tokio::test]
+    async fn mail_parser_reads_the_fixture_message() {
+        use mail_parser::{MessageParser, MimeHeaders};
+
+        let mut to = addresses();
+        to.subject_prefix = "[prod] ".into();
+        let mail = email::compose(&digest().await, &to, NOW.parse().unwrap());
+        let parsed = MessageParser::default().parse(mail.raw.as_bytes()).unwrap();
+        assert_eq!(
+            parsed.subject(),
+            Some("[prod] 6 tools failing, 2 new — week 48")
+        );
+        let crlf = |s: &str| s.replace('\n', "\r\n");
+        assert_eq!(parsed.body_text(0).unwrap(), crlf(&mail.text));
+        assert_eq!(
+            parsed.body_html(0).unwrap(),
+            crlf(mail.html.as_deref().unwrap())
+        );
+        let png = parsed.attachment(0).expect("the chart");
+        assert_eq!(png.content_id(), Some(crate::html::CHART_CONTENT_ID));
+        assert_eq!(Some(png.contents()), mail.chart_png.as_deref());
+    }
+
     #[tokio::test]
     async fn an_all_clear_mail_is_short_and_has_no_chart() {
         let clean: String = jsonl()

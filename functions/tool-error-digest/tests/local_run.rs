@@ -1,23 +1,29 @@
 //! The binary end to end: `run --local` over the checked-in fixture writes the four files.
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
 
-#[test]
-fn run_local_writes_the_digest_files() {
-    let out = std::env::temp_dir().join(format!("tool-error-digest-bin-{}", std::process::id()));
+/// `run --local` over the checked-in fixture into `out`.
+fn run_local(out: &Path) -> Output {
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/audit-two-weeks.jsonl"
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_tool-error-digest"))
+    Command::new(env!("CARGO_BIN_EXE_tool-error-digest"))
         .args(["run", "--local", fixture, "--out"])
-        .arg(&out)
+        .arg(out)
         .args(["--now", "2026-11-30T06:00:00Z"])
         .env_remove("AWS_LAMBDA_RUNTIME_API")
         .env("DIGEST_DASHBOARD_URL", "https://example.com/dashboard")
         .env("DIGEST_SUBJECT_PREFIX", "[local]")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn run_local_writes_the_digest_files() {
+    let out = std::env::temp_dir().join(format!("tool-error-digest-bin-{}", std::process::id()));
+    let output = run_local(&out);
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
         output.status.success(),
@@ -48,6 +54,23 @@ fn run_local_writes_the_digest_files() {
     assert!(eml.contains("\r\nContent-ID: <errors-per-day@tool-error-digest>\r\n"));
     assert!(eml.ends_with("--=_tool-error-digest.related--\r\n"));
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Another process, the same events: the same message, byte for byte.
+#[test]
+fn two_runs_write_the_same_message_bytes() {
+    let base = std::env::temp_dir().join(format!("tool-error-digest-twice-{}", std::process::id()));
+    let mut messages = Vec::new();
+    for run in ["a", "b"] {
+        let out = base.join(run);
+        assert!(run_local(&out).status.success());
+        messages.push(std::fs::read(out.join("message.eml")).unwrap());
+    }
+    assert!(
+        messages[0] == messages[1],
+        "the two runs' message.eml differ"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
 }
 
 #[test]
