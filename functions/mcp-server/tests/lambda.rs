@@ -34,6 +34,7 @@ fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
     let values = SecretValues {
         api_keys: vec![ApiKey::new("claude-ai", "lambda-key-0123456789abcdef")],
         pepper: Some(b"pepper".to_vec()),
+        confirmation_keys: Vec::new(),
         connectors: HashMap::new(),
     };
     let store = SecretStore::new(

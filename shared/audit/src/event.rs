@@ -122,6 +122,16 @@ pub struct AuditEvent {
     pub limiter_fallback: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daily_calls_used_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency: Option<String>,
 }
 
 /// Placeholder for an argument name that does not look like a name (a client could send an
@@ -167,6 +177,11 @@ impl AuditEvent {
             quota_limit: None,
             limiter_fallback: None,
             daily_calls_used_pct: None,
+            audit_event: None,
+            risk: None,
+            dry_run: None,
+            confirmation: None,
+            idempotency: None,
         }
     }
 
@@ -322,6 +337,24 @@ impl AuditEvent {
         self
     }
 
+    /// A write's facts: the contract's event and risk, whether it was a preview, how it was
+    /// confirmed and what the idempotency ledger found. Fixed words only (bounded here).
+    pub fn write(
+        mut self,
+        audit_event: Option<&str>,
+        risk: &str,
+        dry_run: bool,
+        confirmation: Option<&str>,
+        idempotency: Option<&str>,
+    ) -> Self {
+        self.audit_event = audit_event.map(|e| crate::bounded(e, 64));
+        self.risk = Some(crate::bounded(risk, 16));
+        self.dry_run = Some(dry_run);
+        self.confirmation = confirmation.map(|c| crate::bounded(c, 16));
+        self.idempotency = idempotency.map(|i| crate::bounded(i, 16));
+        self
+    }
+
     /// A `limiter` line's figures: whether the instance counts in memory, and the daily cap used.
     pub fn limiter(mut self, fallback: bool, daily_calls_used_pct: Option<f64>) -> Self {
         self.limiter_fallback = Some(u8::from(fallback));
@@ -457,7 +490,14 @@ pub(crate) mod tests {
     #[test]
     fn fields_all_matches_keys_of_a_fully_populated_event() {
         // The limiter's figures ride only on `limiter` lines; a field is a field all the same.
-        let json = serde_json::to_value(full_event().limiter(false, Some(1.0))).unwrap();
+        let event = full_event().limiter(false, Some(1.0)).write(
+            Some("invoice.delivered"),
+            "critical",
+            false,
+            Some("token"),
+            Some("new"),
+        );
+        let json = serde_json::to_value(event).unwrap();
         let keys: Vec<&str> = json
             .as_object()
             .unwrap()

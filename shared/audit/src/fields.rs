@@ -57,6 +57,17 @@ pub const LIMITER_FALLBACK: &str = "limiter_fallback";
 /// `limiter` events: the share of the deployment's daily tool-call cap used today, percent.
 pub const DAILY_CALLS_USED_PCT: &str = "daily_calls_used_pct";
 
+/// Writes: the contract's audit event (`invoice.delivered`).
+pub const AUDIT_EVENT: &str = "audit_event";
+/// Writes (and confirmed reads): the tool's risk level.
+pub const RISK: &str = "risk";
+/// Writes: true for a preview that wrote nothing.
+pub const DRY_RUN: &str = "dry_run";
+/// How the call was confirmed: `token` or `elicitation`; absent when none was needed.
+pub const CONFIRMATION: &str = "confirmation";
+/// Writes with an idempotency key: `new`, `replayed`, `conflict` or `unknown`.
+pub const IDEMPOTENCY: &str = "idempotency";
+
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
     V,
@@ -85,6 +96,11 @@ pub const ALL: &[&str] = &[
     QUOTA_LIMIT,
     LIMITER_FALLBACK,
     DAILY_CALLS_USED_PCT,
+    AUDIT_EVENT,
+    RISK,
+    DRY_RUN,
+    CONFIRMATION,
+    IDEMPOTENCY,
 ];
 
 #[cfg(test)]

@@ -184,6 +184,8 @@ pub enum Status {
     Unavailable,
     Error,
     ConfirmationRequired,
+    /// A write whose upstream answer never got recorded: it may or may not have happened.
+    OutcomeUnknown,
 }
 
 impl Status {
@@ -197,6 +199,7 @@ impl Status {
             Status::Unavailable => "unavailable",
             Status::Error => "error",
             Status::ConfirmationRequired => "confirmation_required",
+            Status::OutcomeUnknown => "outcome_unknown",
         }
     }
 }

@@ -518,6 +518,7 @@ fn enum_values_match_the_model() {
         Unavailable,
         Error,
         ConfirmationRequired,
+        OutcomeUnknown,
     );
     let names = serde_names(&statuses);
     let as_str: BTreeSet<String> = statuses.iter().map(|s| s.as_str().to_string()).collect();

@@ -5,6 +5,7 @@
 //! ```json
 //! { "api_keys": { "claude-ai": "…", "cursor": "…" },
 //!   "pseudonym_pepper": "…",
+//!   "confirmation_keys": ["…new…", "…old…"],
 //!   "connectors": { "papierkram": { "subdomain": "…", "token": "…" } } }
 //! ```
 //!
@@ -20,6 +21,8 @@ use serde::Deserialize;
 pub const MIN_API_KEY_LEN: usize = 16;
 /// The shortest pseudonym pepper accepted, in bytes (as long as the HMAC-SHA-256 key it is).
 pub const MIN_PEPPER_BYTES: usize = 32;
+/// The shortest confirmation signing key accepted, in bytes (an HMAC-SHA-256 key).
+pub const MIN_CONFIRMATION_KEY_BYTES: usize = 32;
 
 /// The parsed deployment secret. Its `Debug` never shows a value.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -27,6 +30,9 @@ pub struct DeploymentSecret {
     /// Key id (audited, e.g. `claude-ai`) → key.
     pub api_keys: BTreeMap<String, String>,
     pub pseudonym_pepper: Option<String>,
+    /// Keys that sign confirmation tokens and states: the first signs, every one verifies (two
+    /// while a new key rolls out).
+    pub confirmation_keys: Vec<String>,
     /// Connector → secret field (`token`, `subdomain`, …) → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
 }
@@ -46,6 +52,8 @@ pub enum SecretFormatError {
     ShortApiKey { id: String },
     #[error("pseudonym_pepper: shorter than {MIN_PEPPER_BYTES} bytes")]
     ShortPepper,
+    #[error("confirmation_keys[{index}]: shorter than {MIN_CONFIRMATION_KEY_BYTES} bytes")]
+    ShortConfirmationKey { index: usize },
 }
 
 #[derive(Deserialize)]
@@ -55,6 +63,8 @@ struct SecretJson {
     api_keys: BTreeMap<String, String>,
     #[serde(default)]
     pseudonym_pepper: Option<String>,
+    #[serde(default)]
+    confirmation_keys: Vec<String>,
     #[serde(default)]
     connectors: HashMap<String, HashMap<String, String>>,
 }
@@ -77,9 +87,17 @@ pub fn parse(text: &str) -> Result<DeploymentSecret, SecretFormatError> {
     {
         return Err(SecretFormatError::ShortPepper);
     }
+    if let Some(index) = json
+        .confirmation_keys
+        .iter()
+        .position(|k| k.len() < MIN_CONFIRMATION_KEY_BYTES)
+    {
+        return Err(SecretFormatError::ShortConfirmationKey { index });
+    }
     Ok(DeploymentSecret {
         api_keys: json.api_keys,
         pseudonym_pepper: json.pseudonym_pepper,
+        confirmation_keys: json.confirmation_keys,
         connectors: json.connectors,
     })
 }
@@ -104,7 +122,7 @@ fn describe(e: &serde_json::Error) -> SecretFormatError {
         return SecretFormatError::Shape(message);
     }
     SecretFormatError::Shape(format!(
-        "expected {{api_keys: {{id: key}}, pseudonym_pepper, connectors: {{name: {{field: value}}}}}} \
+        "expected {{api_keys: {{id: key}}, pseudonym_pepper, confirmation_keys: [key], connectors: {{name: {{field: value}}}}}} \
          with string values (problem near line {} column {})",
         e.line(),
         e.column()
@@ -145,6 +163,7 @@ impl std::fmt::Debug for DeploymentSecret {
                 "pseudonym_pepper",
                 &self.pseudonym_pepper.as_ref().map(|_| "<redacted>"),
             )
+            .field("confirmation_keys", &self.confirmation_keys.len())
             .field("connectors", &connectors)
             .finish()
     }

@@ -29,6 +29,7 @@ pub fn router(env: &[(&str, &str)]) -> Router {
     let values = SecretValues {
         api_keys: vec![ApiKey::new("bench", KEY)],
         pepper: Some(b"bench-pepper-0123456789abcdef0123".to_vec()),
+        confirmation_keys: Vec::new(),
         connectors: HashMap::from([(
             "papierkram".to_string(),
             HashMap::from([

@@ -21,6 +21,18 @@ pub struct Outcome {
     pub quota: Option<QuotaFigures>,
     /// Whether the result was cut to the output budget.
     pub truncated: bool,
+    /// What the write stages did, for the audit line (none for reads).
+    pub write: Option<WriteFacts>,
+}
+
+/// How a write went through the stages, in fixed audit words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteFacts {
+    pub dry_run: bool,
+    /// `token` (or, later, `elicitation`); none when no confirmation was needed or given.
+    pub confirmation: Option<&'static str>,
+    /// `new`, `replayed`, `conflict` or `unknown`; none without an idempotency key.
+    pub idempotency: Option<&'static str>,
 }
 
 impl Outcome {
@@ -34,6 +46,7 @@ impl Outcome {
             http_status: None,
             quota: None,
             truncated: false,
+            write: None,
         }
     }
 
@@ -79,6 +92,26 @@ impl Outcome {
             self.quota = Some(q);
         }
         self
+    }
+
+    /// A recorded result again: its status, hint and fields, marked `replayed: true`.
+    pub fn replayed(stored: &Value) -> Self {
+        let status = stored
+            .get("status")
+            .and_then(|s| serde_json::from_value(s.clone()).ok())
+            .unwrap_or(Status::Ok);
+        let mut fields = stored.as_object().cloned().unwrap_or_default();
+        let hint = fields
+            .remove("hint")
+            .and_then(|h| h.as_str().map(str::to_string));
+        fields.remove("status");
+        fields.insert("replayed".into(), true.into());
+        Outcome {
+            status,
+            hint,
+            reason: Some("replayed".into()),
+            ..Outcome::ok(fields)
+        }
     }
 
     /// The result a model gets: `status`, `hint`, the fields, `truncated` and `_quota`.

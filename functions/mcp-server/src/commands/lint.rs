@@ -235,9 +235,11 @@ fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
         subject.clone(),
         t.risk >= least,
         match why {
-            Some(why) if t.risk < least => format!("{} below {why}", level(t.risk)),
-            Some(why) => format!("{} ({why})", level(t.risk)),
-            None => level(t.risk).to_string(),
+            Some(why) if t.risk < least => {
+                format!("{} below {why}", crate::contract::risk::word(t.risk))
+            }
+            Some(why) => format!("{} ({why})", crate::contract::risk::word(t.risk)),
+            None => crate::contract::risk::word(t.risk).to_string(),
         },
     ));
     rows.push(if write {
@@ -347,20 +349,13 @@ fn least_risk(t: &Tool) -> (Risk, Option<String>) {
         let name = format!("{effect:?}").to_lowercase();
         least = (
             effect.least_risk(),
-            format!("effect {name} needs {}", level(effect.least_risk())),
+            format!(
+                "effect {name} needs {}",
+                crate::contract::risk::word(effect.least_risk())
+            ),
         );
     }
     (least.0, Some(least.1))
-}
-
-fn level(risk: Risk) -> &'static str {
-    match risk {
-        Risk::Low => "low",
-        Risk::Medium => "medium",
-        Risk::High => "high",
-        Risk::Critical => "critical",
-        Risk::Forbidden => "forbidden",
-    }
 }
 
 fn looks_boolean(choices: &[String]) -> bool {

@@ -23,12 +23,41 @@ pub struct ListOptions {
     pub count_only: bool,
 }
 
+/// The longest idempotency key and confirmation token accepted.
+pub const MAX_IDEMPOTENCY_KEY: usize = 64;
+pub const MAX_TOKEN: usize = 1024;
+
+/// What the platform adds to a write: a preview instead of the write, the key that makes a
+/// retry run once, and the confirmation of a previewed call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WriteArgs {
+    pub dry_run: bool,
+    pub idempotency_key: Option<String>,
+    pub confirmation_token: Option<String>,
+}
+
 /// Arguments that passed validation, normalised to their declared types.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValidArgs {
     pub values: BTreeMap<String, Value>,
     pub list: Option<ListOptions>,
-    pub confirm: bool,
+    pub write: WriteArgs,
+}
+
+impl ValidArgs {
+    /// SHA-256 over the tool and its canonical arguments (sorted keys, normalised values), hex:
+    /// what a confirmation and an idempotency key are bound to.
+    pub fn digest(&self, connector: &str, tool: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let canonical = serde_json::to_string(&self.values).unwrap_or_default();
+        let list = self
+            .list
+            .as_ref()
+            .map(|l| format!("{}:{}:{:?}:{}", l.page, l.page_size, l.fields, l.count_only))
+            .unwrap_or_default();
+        let hash = Sha256::digest(format!("{connector}/{tool}\n{canonical}\n{list}").as_bytes());
+        hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// Why the arguments were refused; `hint` tells the caller how to fix the call.
@@ -50,8 +79,11 @@ pub fn accepted_names(tool: &Tool) -> Vec<&str> {
     if tool.list {
         names.extend(["page", "page_size", "fields", "count_only"]);
     }
+    if risk::is_write(tool) {
+        names.extend(["dry_run", "idempotency_key"]);
+    }
     if risk::needs_confirmation(tool) {
-        names.push("confirm");
+        names.push("confirmation_token");
     }
     names
 }
@@ -100,13 +132,36 @@ pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Inv
     if tool.list {
         valid.list = Some(list_options(tool, args)?);
     }
-    if risk::needs_confirmation(tool) {
-        valid.confirm = match args.get("confirm") {
-            None | Some(Value::Null) => false,
-            Some(v) => boolean("confirm", v)?,
-        };
-    }
+    valid.write = write_args(args)?;
     Ok(valid)
+}
+
+/// `dry_run`, `idempotency_key`, `confirmation_token` (only accepted names reach here).
+fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid> {
+    let text = |name: &str, max: usize| -> Result<Option<String>, Invalid> {
+        match args.get(name).filter(|v| !v.is_null()) {
+            None => Ok(None),
+            Some(Value::String(s))
+                if !s.is_empty()
+                    && s.len() <= max
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)) =>
+            {
+                Ok(Some(s.clone()))
+            }
+            Some(_) => Err(invalid(format!(
+                "`{name}` must be 1 to {max} characters of letters, digits, `-`, `_` or `.`."
+            ))),
+        }
+    };
+    Ok(WriteArgs {
+        dry_run: match args.get("dry_run") {
+            None | Some(Value::Null) => false,
+            Some(v) => boolean("dry_run", v)?,
+        },
+        idempotency_key: text("idempotency_key", MAX_IDEMPOTENCY_KEY)?,
+        confirmation_token: text("confirmation_token", MAX_TOKEN)?,
+    })
 }
 
 fn list_options(tool: &Tool, args: &Map<String, Value>) -> Result<ListOptions, Invalid> {

@@ -1,10 +1,10 @@
 //! The JSON Schema of a tool's arguments: declared params plus the platform's list shape and
-//! confirmation flag. The same rules `args` enforces, written for clients to read.
+//! write arguments (`dry_run`, `idempotency_key`, `confirmation_token`). The same rules `args` enforces, written for clients to read.
 
 use catalog::{ParamType, Tool};
 use serde_json::{Map, Value, json};
 
-use super::args::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_PAGE_SIZE, MAX_TOKEN};
 use super::risk;
 
 /// A JSON object (the shape MCP's `inputSchema` takes).
@@ -88,10 +88,22 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
             json!({"type": "boolean", "description": "Only the number of matches."}),
         );
     }
+    if risk::is_write(tool) {
+        props.insert(
+            "dry_run".into(),
+            json!({"type": "boolean", "description": "true: check everything and show the exact request and its effects; nothing is written."}),
+        );
+        props.insert(
+            "idempotency_key".into(),
+            json!({"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY, "pattern": "^[A-Za-z0-9_.-]+$",
+                   "description": "Any unique value; send the same one when retrying this write, and it runs once."}),
+        );
+    }
     if risk::needs_confirmation(tool) {
         props.insert(
-            "confirm".into(),
-            json!({"type": "boolean", "description": "true after the user confirmed this action."}),
+            "confirmation_token".into(),
+            json!({"type": "string", "maxLength": MAX_TOKEN,
+                   "description": "From the confirmation_required answer, after the user agreed to its preview; same arguments."}),
         );
     }
     let mut schema = object(json!({
@@ -159,9 +171,12 @@ tools:
     }
 
     #[test]
-    fn path_params_are_required_and_risky_tools_take_confirm() {
+    fn path_params_are_required_and_risky_writes_take_the_write_arguments() {
         let s = Value::Object(input_schema(&tools()[1]));
         assert_eq!(s["required"], json!(["id"]));
-        assert!(s["properties"].get("confirm").is_some());
+        for p in ["dry_run", "idempotency_key", "confirmation_token"] {
+            assert!(s["properties"].get(p).is_some(), "{p}");
+        }
+        assert!(s["properties"].get("confirm").is_none());
     }
 }

@@ -77,6 +77,8 @@ impl AppState {
             },
             limits: limits.clone(),
             max_result_bytes: config.max_result_bytes,
+            ledger: crate::call::ledger::Ledger::default(),
+            token_confirms_critical: config.token_confirms_critical.clone(),
         };
         let mcp = Arc::new(Mcp::new(
             inventory.clone(),

@@ -22,6 +22,12 @@ pub const SECRET_TTL_SECS: &str = "MCP_SECRET_TTL_SECS";
 pub const API_KEYS: &str = "MCP_API_KEYS";
 /// Local only: the pepper for user pseudonyms.
 pub const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
+/// Local only: confirmation signing keys, comma-separated (the first signs); one is generated
+/// for the run when unset.
+pub const CONFIRMATION_KEYS: &str = "MCP_CONFIRMATION_KEYS";
+/// Profiles (or `*` for the whole deployment) whose `critical` tools accept a confirmation
+/// token; elsewhere they need a person's answer through the client (elicitation).
+pub const TOKEN_CONFIRMS_CRITICAL: &str = "MCP_TOKEN_CONFIRMS_CRITICAL";
 /// Directory of catalog files; the catalogs embedded in the binary when unset.
 pub const CATALOG_DIR: &str = "MCP_CATALOG_DIR";
 /// Host names (optionally `host:port`) clients may address, comma-separated.
@@ -77,6 +83,8 @@ pub const ALL: &[&str] = &[
     SECRET_TTL_SECS,
     API_KEYS,
     PSEUDONYM_PEPPER,
+    CONFIRMATION_KEYS,
+    TOKEN_CONFIRMS_CRITICAL,
     CATALOG_DIR,
     ALLOWED_HOSTS,
     ALLOWED_ORIGINS,
@@ -142,6 +150,8 @@ pub struct Config {
     pub oauth: Option<oauth::Settings>,
     /// Key ids whose `x-user-email` is honoured.
     pub user_header_keys: Vec<String>,
+    /// Profiles (`*`: all) whose critical tools accept a confirmation token.
+    pub token_confirms_critical: Vec<String>,
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
@@ -240,6 +250,7 @@ impl Config {
             api_keys,
             oauth,
             user_header_keys: read.list(USER_HEADER_KEYS),
+            token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
             json_logs,
             profiles,
             env,

@@ -42,6 +42,8 @@ impl ApiKey {
 pub struct SecretValues {
     pub api_keys: Vec<ApiKey>,
     pub pepper: Option<Vec<u8>>,
+    /// Confirmation signing keys: the first signs, all verify.
+    pub confirmation_keys: Vec<Vec<u8>>,
     /// connector → field → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
 }
@@ -95,6 +97,11 @@ pub fn parse_secret(
     })?;
     let mut values = SecretValues {
         pepper: secret.pseudonym_pepper.map(String::into_bytes),
+        confirmation_keys: secret
+            .confirmation_keys
+            .into_iter()
+            .map(String::into_bytes)
+            .collect(),
         connectors: secret.connectors,
         ..SecretValues::default()
     };
@@ -148,6 +155,28 @@ pub fn from_env(
             ),
         });
     }
+    values.confirmation_keys = match env.get(config::CONFIRMATION_KEYS) {
+        Some(list) => list
+            .split(',')
+            .map(|k| k.trim().as_bytes().to_vec())
+            .filter(|k| !k.is_empty())
+            .collect(),
+        // Like the API key: one for this run, so confirmations work out of the box.
+        None => random_key().into_iter().collect(),
+    };
+    if values
+        .confirmation_keys
+        .iter()
+        .any(|k| k.len() < connector::secret::MIN_CONFIRMATION_KEY_BYTES)
+    {
+        return Err(config::ConfigError {
+            name: config::CONFIRMATION_KEYS.into(),
+            problem: format!(
+                "each key must be at least {} bytes",
+                connector::secret::MIN_CONFIRMATION_KEY_BYTES
+            ),
+        });
+    }
     for (connector, names) in fields {
         for name in names {
             if let Some(v) = env.connector(connector, &format!("_{}", name.to_ascii_uppercase())) {
@@ -163,9 +192,25 @@ pub fn from_env(
     Ok(values)
 }
 
+/// 32 random bytes as 64 hex characters.
+fn random_key() -> Option<Vec<u8>> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(
+        bytes
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+            .into_bytes(),
+    )
+}
+
 fn register(values: &SecretValues, redactor: &Redactor, addresses: &Addresses) {
     if let Some(p) = &values.pepper {
         redactor.add_secret(&String::from_utf8_lossy(p));
+    }
+    for k in &values.confirmation_keys {
+        redactor.add_secret(&String::from_utf8_lossy(k));
     }
     for (connector, fields) in &values.connectors {
         for (field, v) in fields {

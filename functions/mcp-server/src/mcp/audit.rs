@@ -11,9 +11,12 @@ use crate::call::Outcome;
 use crate::contract::names;
 
 /// A catalog tool's call.
+#[allow(clippy::too_many_arguments)]
 pub fn tool_call(
     tool: &str,
     connector: &str,
+    risk: catalog::Risk,
+    audit_event: Option<&str>,
     arguments: &Map<String, Value>,
     outcome: &Outcome,
     result_bytes: usize,
@@ -45,6 +48,15 @@ pub fn tool_call(
         event.quota_remaining = q.remaining;
         event.quota_consumed = q.consumed;
         event.quota_limit = q.limit;
+    }
+    if let Some(w) = outcome.write {
+        event = event.write(
+            audit_event,
+            crate::contract::risk::word(risk),
+            w.dry_run,
+            w.confirmation,
+            w.idempotency,
+        );
     }
     with_context(event, ctx).duration(elapsed)
 }

@@ -19,6 +19,7 @@ pub fn output_schema() -> JsonObject {
         "unavailable",
         "error",
         "confirmation_required",
+        "outcome_unknown",
     ];
     object(json!({
         "type": "object",

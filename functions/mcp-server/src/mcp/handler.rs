@@ -166,12 +166,21 @@ impl Mcp {
         let deadline = self.deadline(&ctx.request);
         let outcome = self
             .pipeline
-            .call(conn, tool, arguments, &deadline, ctx.admission.as_ref())
+            .call(
+                conn,
+                tool,
+                arguments,
+                &ctx.caller,
+                &deadline,
+                ctx.admission.as_ref(),
+            )
             .await;
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
             &tool.name,
             &conn.catalog.connector,
+            tool.risk,
+            tool.audit_event.as_deref(),
             arguments,
             &outcome,
             bytes,

@@ -68,12 +68,21 @@ impl Mcp {
         let deadline = self.deadline(&ctx.request);
         let outcome = self
             .pipeline
-            .call(conn, tool, &args, &deadline, ctx.admission.as_ref())
+            .call(
+                conn,
+                tool,
+                &args,
+                &ctx.caller,
+                &deadline,
+                ctx.admission.as_ref(),
+            )
             .await;
         let (_, bytes) = into_result(&outcome);
         self.audit.write(&audit::tool_call(
             &tool.name,
             &conn.catalog.connector,
+            tool.risk,
+            tool.audit_event.as_deref(),
             &args,
             &outcome,
             bytes,

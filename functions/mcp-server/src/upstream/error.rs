@@ -47,7 +47,35 @@ pub struct Refusal {
     pub retry_after_s: Option<u64>,
 }
 
+/// Whether a failed write may have happened upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Happened {
+    /// Nothing was sent, or the upstream refused it (4xx): it did not happen.
+    No,
+    /// The upstream accepted it (2xx) but its answer was unusable.
+    Yes,
+    /// Sent without a usable answer (a timeout, a broken connection, a 5xx): it may have.
+    Unknown,
+}
+
 impl UpstreamError {
+    /// What a failed write's error says about the write itself.
+    pub fn happened(&self) -> Happened {
+        match self {
+            UpstreamError::SecretUnavailable
+            | UpstreamError::NotConfigured(_)
+            | UpstreamError::OverBudget { .. } => Happened::No,
+            UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
+            UpstreamError::TooLarge { http_status, .. }
+            | UpstreamError::NotJson { http_status, .. }
+                if (200..300).contains(http_status) =>
+            {
+                Happened::Yes
+            }
+            _ => Happened::Unknown,
+        }
+    }
+
     /// The quota figures the failed answer carried, if any came back.
     pub fn quota(&self) -> Option<QuotaFigures> {
         match self {

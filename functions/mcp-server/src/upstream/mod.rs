@@ -17,7 +17,7 @@ use catalog::{Catalog, Method, QuotaFigures, Status, Tool};
 use serde_json::Value;
 
 pub use deadline::Deadline;
-pub use error::{Refusal, UpstreamError};
+pub use error::{Happened, Refusal, UpstreamError};
 pub use hints::Fault;
 pub use meter::Meter;
 
@@ -84,6 +84,31 @@ impl Upstream {
             }
             return self.interpret(catalog, method, answer);
         }
+    }
+
+    /// The request a call would send: method, path with query (no host, no credentials) and
+    /// body, for a dry run's preview.
+    pub async fn request_line(
+        &self,
+        conn: &Connector,
+        tool: &Tool,
+        valid: &ValidArgs,
+    ) -> Result<(Method, String, Option<Value>), UpstreamError> {
+        let secrets = self
+            .secrets
+            .get()
+            .await
+            .map_err(|_| UpstreamError::SecretUnavailable)?;
+        let (method, _) = tool.http().ok_or_else(|| BuildError {
+            status: Status::Error,
+            hint: "This tool has no HTTP mapping.".into(),
+        })?;
+        let url = request::build_url(&conn.catalog, &conn.base_url, tool, valid, &secrets)?;
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        Ok((method, path, request::build_body(tool, valid)))
     }
 
     /// A GET of a fixed path (the catalog's health probe): `Ok` on 2xx.

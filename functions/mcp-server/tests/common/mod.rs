@@ -34,6 +34,7 @@ pub fn demo_secrets(keys: &[(&str, &str)], host: &str, pepper: Option<&[u8]>) ->
     SecretValues {
         api_keys: keys.iter().map(|(id, key)| ApiKey::new(id, key)).collect(),
         pepper: pepper.map(<[u8]>::to_vec),
+        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
         connectors: HashMap::from([(
             "demo".to_string(),
             HashMap::from([

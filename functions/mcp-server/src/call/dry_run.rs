@@ -1,0 +1,166 @@
+//! The dry-run stage: every write can be previewed. After all validation, instead of the write
+//! the call answers with the exact upstream request (method, path, body), the contract's side
+//! effects and failure modes, whether a retry is safe, what confirmation it needs, and warnings;
+//! for an update with a `current` get tool, the current record and the fields that would
+//! change (one read, and the preview says what it cost). Nothing is written upstream. The same
+//! preview is what a confirmation shows and is bound to.
+
+use catalog::{Effect, Risk, Tool};
+use serde_json::{Map, Value, json};
+
+use super::outcome::Outcome;
+use crate::contract::args::ValidArgs;
+use crate::contract::risk;
+use crate::inventory::Connector;
+use crate::upstream::{Deadline, Meter, Upstream};
+
+/// The preview of one write, as plain JSON fields.
+pub async fn preview(
+    upstream: &Upstream,
+    conn: &Connector,
+    tool: &Tool,
+    valid: &ValidArgs,
+    deadline: &Deadline,
+    meter: &Meter,
+) -> Result<Map<String, Value>, Outcome> {
+    let (method, path, body) = upstream
+        .request_line(conn, tool, valid)
+        .await
+        .map_err(|e| Outcome::from_upstream(conn, tool, &e))?;
+    let mut out = Map::new();
+    out.insert(
+        "request".into(),
+        json!({"method": method.as_str(), "path": path, "body": body}),
+    );
+    out.insert("risk".into(), risk::word(tool.risk).into());
+    if let Some(s) = &tool.side_effects {
+        out.insert("side_effects".into(), s.clone().into());
+    }
+    if let Some(e) = tool.effect {
+        out.insert("effect".into(), effect_word(e).into());
+    }
+    out.insert("retry_safe".into(), risk::retry_safe(tool).into());
+    if !tool.failure_modes.is_empty() {
+        out.insert("failure_modes".into(), json!(tool.failure_modes));
+    }
+    out.insert("confirmation".into(), needs(tool).into());
+    let warnings = warnings(tool);
+    if !warnings.is_empty() {
+        out.insert("warnings".into(), json!(warnings));
+    }
+    if let Some(current) = current_tool(conn, tool) {
+        let mut read = ValidArgs::default();
+        for (name, p) in &current.params {
+            if p.location == catalog::ParamIn::Path
+                && let Some(v) = valid.values.get(name)
+            {
+                read.values.insert(name.clone(), v.clone());
+            }
+        }
+        match upstream.fetch(conn, current, &read, deadline, meter).await {
+            Ok(reply) => {
+                let record = reply.body.get("data").unwrap_or(&reply.body).clone();
+                out.insert("changes".into(), changes(&record, body.as_ref()));
+                out.insert("current".into(), record);
+                out.insert(
+                    "cost".into(),
+                    format!("This preview read the current record with {}: one upstream request of the quota.", current.name).into(),
+                );
+            }
+            Err(e) => return Err(Outcome::from_upstream(conn, current, &e)),
+        }
+    }
+    Ok(out)
+}
+
+/// The dry run's answer: the preview, nothing written.
+pub fn answer(tool: &Tool, preview: Map<String, Value>) -> Outcome {
+    let mut fields = Map::new();
+    fields.insert("dry_run".into(), true.into());
+    fields.insert("preview".into(), Value::Object(preview));
+    Outcome {
+        hint: Some(format!(
+            "Nothing was written. To do it, call {} again with the same arguments and without dry_run{}.",
+            tool.name,
+            if risk::needs_confirmation(tool) {
+                "; it will ask for confirmation first"
+            } else {
+                ""
+            }
+        )),
+        ..Outcome::ok(fields)
+    }
+}
+
+fn current_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a Tool> {
+    let name = tool.current.as_deref()?;
+    conn.catalog.tools.iter().find(|t| t.name == name)
+}
+
+/// The body's fields against the current record: `{field: {from, to}}` for those that differ.
+fn changes(current: &Value, body: Option<&Value>) -> Value {
+    let mut out = Map::new();
+    let Some(Value::Object(body)) = body else {
+        return Value::Object(out);
+    };
+    for (k, to) in body {
+        let from = current.get(k).cloned().unwrap_or(Value::Null);
+        if &from != to {
+            out.insert(k.clone(), json!({"from": from, "to": to}));
+        }
+    }
+    Value::Object(out)
+}
+
+/// What the call needs before it runs, in words.
+fn needs(tool: &Tool) -> &'static str {
+    match tool.risk {
+        Risk::Critical => "a person's confirmation of this preview",
+        Risk::High => "confirmation of this preview",
+        _ => "none: it runs when called",
+    }
+}
+
+fn warnings(tool: &Tool) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    match tool.effect {
+        Some(Effect::External) => {
+            out.push("This communicates outside the company; it cannot be called back.")
+        }
+        Some(Effect::Money) => out.push("This moves or books money."),
+        Some(Effect::Irreversible) => out.push("This cannot be undone."),
+        Some(Effect::Delete) => out.push("This removes the record."),
+        _ => {}
+    }
+    if !risk::retry_safe(tool) {
+        out.push("Not safe to repeat: retry only with the same idempotency_key.");
+    }
+    out
+}
+
+fn effect_word(e: Effect) -> &'static str {
+    match e {
+        Effect::Change => "change",
+        Effect::Financial => "financial",
+        Effect::Delete => "delete",
+        Effect::External => "external",
+        Effect::Money => "money",
+        Effect::Irreversible => "irreversible",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_list_only_fields_that_differ() {
+        let current = json!({"name": "Acme", "city": "Kiel", "id": 3});
+        let body = json!({"name": "Acme GmbH", "city": "Kiel"});
+        assert_eq!(
+            changes(&current, Some(&body)),
+            json!({"name": {"from": "Acme", "to": "Acme GmbH"}})
+        );
+        assert_eq!(changes(&current, None), json!({}));
+    }
+}
