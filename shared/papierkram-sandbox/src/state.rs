@@ -1,13 +1,19 @@
-//! Shared sandbox state: the bearer token, the monthly quota, injected faults and the request log.
-//! Cheap to clone; all clones share the same counters.
+//! Shared sandbox state: the bearer token, the monthly quota, injected faults, the request log,
+//! the account's data with every write applied, the write log and the outbox.
+//! Cheap to clone; all clones share the same counters and data.
 
+use crate::fault::{Fault, FaultAction};
+use crate::journal::{OUTBOX_CAPACITY, OutboxMail, Ring, WRITE_LOG_CAPACITY, WriteLine};
+use crate::model::DemoData;
+use crate::model::ser::BerlinTime;
+use crate::store::Store;
+use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::{Span, Timestamp};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock};
 
 /// Token the sandbox accepts when none is configured.
 pub const DEFAULT_TOKEN: &str = "sandbox-token";
@@ -36,97 +42,15 @@ pub(crate) fn quota_month(now: Timestamp) -> (Timestamp, Timestamp) {
     (midnight(0), midnight(1))
 }
 
-/// What an injected fault does to a matching request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FaultAction {
-    /// Answer with this status and the error envelope (429 also gets `retry-after`).
-    Status(u16),
-    /// Sleep this long, then answer normally.
-    Delay(Duration),
+/// The wall clock in Germany, to the second, as records carry it in `created_at`/`updated_at`.
+pub(crate) fn berlin_now() -> BerlinTime {
+    let t = BERLIN.to_datetime(Timestamp::now());
+    BerlinTime(t.date().at(t.hour(), t.minute(), t.second(), 0))
 }
 
-/// A fault for the next `times` requests whose path starts with `path_prefix`.
-/// Over HTTP: `{"path_prefix": "/api/v1/income", "status": 503, "times": 2}` or
-/// `{"path_prefix": "/api/v1/info", "delay_ms": 5000}` (`times` defaults to 1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "FaultSpec", into = "FaultSpec")]
-pub struct Fault {
-    pub path_prefix: String,
-    pub action: FaultAction,
-    pub times: u32,
-}
-
-impl Fault {
-    pub fn status(path_prefix: impl Into<String>, status: u16) -> Self {
-        Fault {
-            path_prefix: path_prefix.into(),
-            action: FaultAction::Status(status),
-            times: 1,
-        }
-    }
-
-    pub fn delay(path_prefix: impl Into<String>, delay: Duration) -> Self {
-        Fault {
-            path_prefix: path_prefix.into(),
-            action: FaultAction::Delay(delay),
-            times: 1,
-        }
-    }
-
-    pub fn times(self, times: u32) -> Self {
-        Fault { times, ..self }
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FaultSpec {
-    path_prefix: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    delay_ms: Option<u64>,
-    #[serde(default = "one")]
-    times: u32,
-}
-
-fn one() -> u32 {
-    1
-}
-
-impl TryFrom<FaultSpec> for Fault {
-    type Error = String;
-    fn try_from(s: FaultSpec) -> Result<Self, String> {
-        let action = match (s.status, s.delay_ms) {
-            (Some(code), None) if (100..=599).contains(&code) => FaultAction::Status(code),
-            (Some(code), None) => return Err(format!("status {code} is not an HTTP status")),
-            (None, Some(ms)) => FaultAction::Delay(Duration::from_millis(ms)),
-            _ => return Err("give exactly one of `status` and `delay_ms`".into()),
-        };
-        if s.times == 0 {
-            return Err("`times` must be at least 1".into());
-        }
-        Ok(Fault {
-            path_prefix: s.path_prefix,
-            action,
-            times: s.times,
-        })
-    }
-}
-
-impl From<Fault> for FaultSpec {
-    fn from(f: Fault) -> Self {
-        let (status, delay_ms) = match f.action {
-            FaultAction::Status(code) => (Some(code), None),
-            FaultAction::Delay(d) => (None, Some(d.as_millis() as u64)),
-        };
-        FaultSpec {
-            path_prefix: f.path_prefix,
-            status,
-            delay_ms,
-            times: f.times,
-        }
-    }
+/// Today in Germany: the default document date and the date a delivery or payment is booked on.
+pub(crate) fn berlin_today() -> Date {
+    BERLIN.to_datetime(Timestamp::now()).date()
 }
 
 /// One request as the sandbox saw it. The `Authorization` header is never recorded.
@@ -157,6 +81,9 @@ struct Inner {
     requests: Mutex<VecDeque<RequestLine>>,
     request_count: AtomicU64,
     correlation: AtomicU64,
+    store: RwLock<Store>,
+    writes: Mutex<Ring<WriteLine>>,
+    outbox: Mutex<Ring<OutboxMail>>,
 }
 
 /// Requests used in one quota month.
@@ -182,6 +109,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Why a delivery could not be put into the outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OutboxFull;
+
 impl SandboxState {
     pub fn new(token: impl Into<String>) -> Self {
         SandboxState {
@@ -193,6 +124,9 @@ impl SandboxState {
                 requests: Mutex::new(VecDeque::new()),
                 request_count: AtomicU64::new(0),
                 correlation: AtomicU64::new(0),
+                store: RwLock::new(Store::new(crate::demo_shared())),
+                writes: Mutex::new(Ring::new(WRITE_LOG_CAPACITY)),
+                outbox: Mutex::new(Ring::new(OUTBOX_CAPACITY)),
             }),
         }
     }
@@ -216,9 +150,10 @@ impl SandboxState {
         self.set_quota_remaining_at(Timestamp::now(), remaining);
     }
 
-    /// Takes one request from the current month's quota; `None` when it is exhausted.
-    pub(crate) fn consume_quota(&self) -> Option<QuotaSnapshot> {
-        self.consume_quota_at(Timestamp::now())
+    /// Takes `cost` requests from the current month's quota; `None` (and nothing taken) when
+    /// fewer than `cost` are left.
+    pub(crate) fn consume_quota(&self, cost: u64) -> Option<QuotaSnapshot> {
+        self.consume_quota_at(Timestamp::now(), cost)
     }
 
     fn quota_at(&self, now: Timestamp) -> QuotaSnapshot {
@@ -234,13 +169,13 @@ impl SandboxState {
         };
     }
 
-    fn consume_quota_at(&self, now: Timestamp) -> Option<QuotaSnapshot> {
+    fn consume_quota_at(&self, now: Timestamp, cost: u64) -> Option<QuotaSnapshot> {
         let limit = self.inner.limit.load(Ordering::SeqCst);
         let mut usage = self.usage_at(now);
-        if usage.used >= limit {
+        if usage.used.saturating_add(cost) > limit {
             return None;
         }
-        usage.used += 1;
+        usage.used += cost;
         Some(snapshot(limit, usage.used))
     }
 
@@ -263,12 +198,13 @@ impl SandboxState {
         lock(&self.inner.faults).clone()
     }
 
-    /// The action of the first fault matching `path`, using up one of its `times`.
-    pub(crate) fn take_fault(&self, path: &str) -> Option<FaultAction> {
+    /// The action of the first fault matching `path` (and, for answer delays, a write), using up
+    /// one of its `times`.
+    pub(crate) fn take_fault(&self, path: &str, write: bool) -> Option<FaultAction> {
         let mut faults = lock(&self.inner.faults);
         let i = faults
             .iter()
-            .position(|f| path.starts_with(&f.path_prefix))?;
+            .position(|f| path.starts_with(&f.path_prefix) && f.action.matches(write))?;
         let action = faults[i].action;
         faults[i].times -= 1;
         if faults[i].times == 0 {
@@ -300,12 +236,77 @@ impl SandboxState {
             .collect()
     }
 
-    /// Full quota again, no faults, empty request log.
+    /// The account as reads see it now: the demo data with every write applied. The handle stays
+    /// valid (and unchanged) while further writes go on.
+    pub fn data(&self) -> Arc<DemoData> {
+        self.read_store().snapshot()
+    }
+
+    fn read_store(&self) -> std::sync::RwLockReadGuard<'_, Store> {
+        self.inner
+            .store
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` with the store locked for writing: writes are applied one at a time, and a write
+    /// that fails validation (returns `Err`) must leave the store as it was.
+    pub(crate) fn write<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+        let mut store = self
+            .inner
+            .store
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut store)
+    }
+
+    pub(crate) fn log_write(&self, line: impl FnOnce(u64) -> WriteLine) {
+        let mut log = lock(&self.inner.writes);
+        let seq = log.next_seq();
+        log.push(line(seq));
+    }
+
+    /// Every write line kept (at most [`WRITE_LOG_CAPACITY`]), oldest first.
+    pub fn writes(&self) -> Vec<WriteLine> {
+        lock(&self.inner.writes).lines()
+    }
+
+    /// Write requests since start or the last reset, also those the log no longer keeps.
+    pub fn write_count(&self) -> u64 {
+        lock(&self.inner.writes).total()
+    }
+
+    /// Whether the outbox can take another e-mail.
+    pub(crate) fn outbox_has_room(&self) -> bool {
+        !lock(&self.inner.outbox).is_full()
+    }
+
+    /// Puts an e-mail into the outbox; refuses instead of dropping an older one.
+    pub(crate) fn send_mail(&self, mail: impl FnOnce(u64) -> OutboxMail) -> Result<(), OutboxFull> {
+        let mut outbox = lock(&self.inner.outbox);
+        if outbox.is_full() {
+            return Err(OutboxFull);
+        }
+        let seq = outbox.next_seq();
+        outbox.push(mail(seq));
+        Ok(())
+    }
+
+    /// The e-mails delivered invoices sent since start or the last reset, oldest first.
+    pub fn outbox(&self) -> Vec<OutboxMail> {
+        lock(&self.inner.outbox).lines()
+    }
+
+    /// Full quota again, no faults, empty request and write logs and outbox, and the data back to
+    /// the demo account as generated.
     pub fn reset(&self) {
         *lock(&self.inner.usage) = NO_USAGE;
         lock(&self.inner.faults).clear();
         lock(&self.inner.requests).clear();
         self.inner.request_count.store(0, Ordering::SeqCst);
+        self.write(|store| *store = Store::new(crate::demo_shared()));
+        lock(&self.inner.writes).clear();
+        lock(&self.inner.outbox).clear();
     }
 
     /// A fresh UUID-shaped id for the error envelope and `x-request-id`.
@@ -343,38 +344,24 @@ mod tests {
     fn faults_fire_the_given_number_of_times_then_disappear() {
         let s = SandboxState::default();
         s.inject_fault(Fault::status("/api/v1/income", 503).times(2));
-        assert_eq!(s.take_fault("/api/v1/expense/vouchers"), None);
+        assert_eq!(s.take_fault("/api/v1/expense/vouchers", false), None);
         assert_eq!(
-            s.take_fault("/api/v1/income/invoices"),
+            s.take_fault("/api/v1/income/invoices", false),
             Some(FaultAction::Status(503))
         );
         assert_eq!(
-            s.take_fault("/api/v1/income/invoices/1"),
+            s.take_fault("/api/v1/income/invoices/1", true),
             Some(FaultAction::Status(503))
         );
-        assert_eq!(s.take_fault("/api/v1/income/invoices"), None);
-    }
-
-    #[test]
-    fn fault_json_needs_exactly_one_action() {
-        let ok: Fault = serde_json::from_str(r#"{"path_prefix":"/api","delay_ms":250}"#).unwrap();
-        assert_eq!(ok, Fault::delay("/api", Duration::from_millis(250)));
-        for bad in [
-            r#"{"path_prefix":"/api"}"#,
-            r#"{"path_prefix":"/api","status":503,"delay_ms":1}"#,
-            r#"{"path_prefix":"/api","status":42}"#,
-            r#"{"path_prefix":"/api","status":500,"times":0}"#,
-        ] {
-            assert!(serde_json::from_str::<Fault>(bad).is_err(), "{bad}");
-        }
+        assert_eq!(s.take_fault("/api/v1/income/invoices", false), None);
     }
 
     #[test]
     fn quota_counts_down_and_stops_at_zero() {
         let s = SandboxState::default().with_monthly_limit(2);
-        assert_eq!(s.consume_quota().map(|q| q.remaining), Some(1));
-        assert_eq!(s.consume_quota().map(|q| q.remaining), Some(0));
-        assert_eq!(s.consume_quota(), None);
+        assert_eq!(s.consume_quota(1).map(|q| q.remaining), Some(1));
+        assert_eq!(s.consume_quota(1).map(|q| q.remaining), Some(0));
+        assert_eq!(s.consume_quota(1), None);
         s.reset();
         assert_eq!(
             s.quota(),
@@ -426,8 +413,8 @@ mod tests {
             ("2026-12-15T12:00:00Z", "2027-12-15T12:00:00Z", 1), // same month, a year later
         ] {
             let s = SandboxState::default();
-            s.consume_quota_at(ts(first));
-            let q = s.consume_quota_at(ts(later)).unwrap();
+            s.consume_quota_at(ts(first), 1);
+            let q = s.consume_quota_at(ts(later), 1).unwrap();
             assert_eq!(q.used, used, "{first} then {later}");
         }
     }
@@ -436,11 +423,55 @@ mod tests {
     fn exhausted_quota_refills_when_the_berlin_month_ends() {
         let s = SandboxState::default().with_monthly_limit(2);
         s.set_quota_remaining_at(ts("2026-03-31T21:00:00Z"), 0);
-        assert_eq!(s.consume_quota_at(ts("2026-03-31T21:59:59Z")), None);
+        assert_eq!(s.consume_quota_at(ts("2026-03-31T21:59:59Z"), 1), None);
         assert_eq!(s.quota_at(ts("2026-03-31T21:59:59Z")).remaining, 0);
         assert_eq!(s.quota_at(ts("2026-03-31T22:00:00Z")).remaining, 2);
-        let q = s.consume_quota_at(ts("2026-03-31T22:00:01Z"));
+        let q = s.consume_quota_at(ts("2026-03-31T22:00:01Z"), 1);
         assert_eq!(q.map(|q| q.remaining), Some(1));
+    }
+
+    #[test]
+    fn a_cost_larger_than_what_is_left_takes_nothing() {
+        let s = SandboxState::default().with_monthly_limit(12);
+        assert_eq!(s.consume_quota(10).map(|q| q.remaining), Some(2));
+        assert_eq!(s.consume_quota(10), None);
+        assert_eq!(s.quota().remaining, 2);
+    }
+
+    #[test]
+    fn answer_delays_wait_for_a_write() {
+        let s = SandboxState::default();
+        let late = Fault::delay_answer("/api/v1/income", std::time::Duration::from_millis(5));
+        s.inject_fault(late);
+        assert_eq!(s.take_fault("/api/v1/income/invoices", false), None);
+        assert!(matches!(
+            s.take_fault("/api/v1/income/invoices", true),
+            Some(FaultAction::DelayAnswer(_))
+        ));
+        assert!(s.faults().is_empty());
+    }
+
+    #[test]
+    fn the_outbox_refuses_rather_than_drops() {
+        let s = SandboxState::default();
+        let mail = |seq| OutboxMail {
+            seq,
+            invoice_id: 1,
+            invoice_no: "RE-1".into(),
+            recipient: "a@b.example".into(),
+            subject: "s".into(),
+            body: String::new(),
+            sent_at: String::new(),
+        };
+        for _ in 0..OUTBOX_CAPACITY {
+            s.send_mail(mail).unwrap();
+        }
+        assert!(!s.outbox_has_room());
+        assert_eq!(s.send_mail(mail), Err(OutboxFull));
+        assert_eq!(s.outbox().len(), OUTBOX_CAPACITY);
+        assert_eq!(s.outbox()[0].seq, 1, "the oldest is still there");
+        s.reset();
+        assert!(s.outbox().is_empty());
     }
 
     #[test]

@@ -322,18 +322,19 @@ async fn missing_or_wrong_token_answers_401_without_spending_quota() {
 }
 
 #[tokio::test]
-async fn writes_are_refused_with_an_envelope() {
+async fn methods_the_upstream_lacks_are_refused_with_an_envelope() {
     let st = state();
-    let r = send(
-        &st,
-        Method::POST,
-        "/api/v1/income/invoices",
-        Some(TOKEN),
-        Some("{}"),
-    )
-    .await;
-    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(r.body["type"], "error");
+    for (method, uri) in [
+        (Method::POST, "/api/v1/info"),
+        (Method::DELETE, "/api/v1/tracker/tasks/2001"),
+        (Method::PUT, "/api/v1/banking/transactions/9001"),
+        (Method::POST, "/api/v1/income/estimates"),
+    ] {
+        let r = send(&st, method.clone(), uri, Some(TOKEN), Some("{}")).await;
+        assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {uri}");
+        assert_eq!(r.body["type"], "error");
+        assert!(r.body["message"].as_str().unwrap().contains(uri));
+    }
 }
 
 #[tokio::test]

@@ -2,7 +2,8 @@
 
 use super::error::ApiError;
 use super::list::Params;
-use crate::state::{Fault, SandboxState};
+use crate::fault::Fault;
+use crate::state::SandboxState;
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
@@ -19,6 +20,8 @@ pub(crate) fn routes() -> Router<SandboxState> {
         .route("/__sandbox/faults", get(list_faults).post(add_fault))
         .route("/__sandbox/reset", post(reset))
         .route("/__sandbox/requests", get(requests))
+        .route("/__sandbox/writes", get(writes))
+        .route("/__sandbox/outbox", get(outbox))
         .route("/__sandbox/quota", get(quota).post(set_quota))
 }
 
@@ -39,6 +42,7 @@ async fn list_faults(State(st): State<SandboxState>) -> Json<Value> {
     Json(json!({ "faults": st.faults() }))
 }
 
+/// Quota, faults, logs, outbox and the data back to the start.
 async fn reset(State(st): State<SandboxState>) -> Json<Value> {
     st.reset();
     Json(json!({ "quota": st.quota() }))
@@ -50,15 +54,51 @@ async fn requests(
     q: Result<Query<Vec<(String, String)>>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let params = Params::from_query(q)?;
-    let limit = match params.get("limit") {
-        None => usize::MAX,
-        Some(v) => v
-            .parse()
-            .map_err(|_| invalid(format!("limit must be a number, got {v:?}")))?,
-    };
+    let limit = limit(&params)?;
     Ok(Json(
         json!({ "count": st.request_count(), "requests": st.last_requests(limit) }),
     ))
+}
+
+fn limit(params: &Params) -> Result<usize, ApiError> {
+    match params.get("limit") {
+        None => Ok(usize::MAX),
+        Some(v) => v
+            .parse()
+            .map_err(|_| invalid(format!("limit must be a number, got {v:?}"))),
+    }
+}
+
+/// `?method=POST&path_prefix=/api/v1/income&limit=N` (all optional) →
+/// `{total, count, writes: [{seq, method, path, query, status, at, body_bytes, body_digest, body,
+/// record_id, answer_delay_ms}]}`: `total` counts every write since the last reset, `count` the
+/// lines matching the filters, `writes` the last `limit` of those, oldest first.
+async fn writes(
+    State(st): State<SandboxState>,
+    q: Result<Query<Vec<(String, String)>>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::from_query(q)?;
+    let limit = limit(&params)?;
+    let method = params.get("method");
+    let prefix = params.get("path_prefix").unwrap_or("");
+    let matching: Vec<_> = st
+        .writes()
+        .into_iter()
+        .filter(|w| method.is_none_or(|m| w.method.eq_ignore_ascii_case(m)))
+        .filter(|w| w.path.starts_with(prefix))
+        .collect();
+    let skip = matching.len().saturating_sub(limit);
+    Ok(Json(json!({
+        "total": st.write_count(),
+        "count": matching.len(),
+        "writes": &matching[skip..],
+    })))
+}
+
+/// `{count, mails: [{seq, invoice_id, invoice_no, recipient, subject, body, sent_at}]}`.
+async fn outbox(State(st): State<SandboxState>) -> Json<Value> {
+    let mails = st.outbox();
+    Json(json!({ "count": mails.len(), "mails": mails }))
 }
 
 async fn quota(State(st): State<SandboxState>) -> Json<Value> {

@@ -1,103 +1,39 @@
-//! The HTTP face: `/api/v1/…` read endpoints behind the upstream's auth, quota and headers, plus
-//! the `/__sandbox/…` control plane.
+//! The HTTP face: the `/api/v1/…` endpoints (reads and writes) behind the upstream's auth, quota
+//! and headers, plus the `/__sandbox/…` control plane.
 
 mod bindings;
 mod control;
 mod error;
 pub mod list;
 mod resources;
+mod routes;
+pub(crate) mod write;
 
-use crate::model::*;
-use crate::state::{FaultAction, RequestLine, SandboxState, quota_month};
+use crate::fault::FaultAction;
+use crate::journal::{WriteLine, digest, logged_body};
+use crate::state::{RequestLine, SandboxState, quota_month};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::handler::Handler;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
 use error::ApiError;
 use jiff::{SignedDuration, Timestamp};
-use resources::{info, list, person, persons, show};
+use std::time::Duration;
 
 /// `retry-after` seconds on an injected 429.
 pub const FAULT_RETRY_AFTER_SECS: u64 = 1;
 /// Name of the session cookie the sandbox sets on every answer, as the upstream does.
 pub const SESSION_COOKIE: &str = "sandbox_session";
 
-/// The sandbox app: every upstream read endpoint under `/api/v1/` and the `/__sandbox/` controls.
+/// The sandbox app: every upstream endpoint under `/api/v1/` and the `/__sandbox/` controls.
 pub fn router(state: SandboxState) -> Router {
-    Router::new()
-        .route("/api/v1/info", read(info))
-        .route("/api/v1/income/invoices", read(list::<Invoice>))
-        .route("/api/v1/income/invoices/{id}", read(show::<Invoice>))
-        .route("/api/v1/income/estimates", read(list::<Estimate>))
-        .route("/api/v1/income/estimates/{id}", read(show::<Estimate>))
-        .route("/api/v1/income/propositions", read(list::<Proposition>))
-        .route(
-            "/api/v1/income/propositions/{id}",
-            read(show::<Proposition>),
-        )
-        .route("/api/v1/income/payment_terms", read(list::<PaymentTerm>))
-        .route(
-            "/api/v1/income/payment_terms/{id}",
-            read(show::<PaymentTerm>),
-        )
-        .route("/api/v1/expense/vouchers", read(list::<Voucher>))
-        .route("/api/v1/expense/vouchers/{id}", read(show::<Voucher>))
-        .route("/api/v1/contact/companies", read(list::<Company>))
-        .route("/api/v1/contact/companies/{id}", read(show::<Company>))
-        .route(
-            "/api/v1/contact/companies/{company_id}/persons",
-            read(persons),
-        )
-        .route(
-            "/api/v1/contact/companies/{company_id}/persons/{id}",
-            read(person),
-        )
-        .route("/api/v1/projects", read(list::<Project>))
-        .route("/api/v1/projects/{id}", read(show::<Project>))
-        .route("/api/v1/tracker/tasks", read(list::<Task>))
-        .route("/api/v1/tracker/tasks/{id}", read(show::<Task>))
-        .route("/api/v1/tracker/time_entries", read(list::<TimeEntry>))
-        .route("/api/v1/tracker/time_entries/{id}", read(show::<TimeEntry>))
-        .route(
-            "/api/v1/banking/bank_connections",
-            read(list::<BankConnection>),
-        )
-        .route(
-            "/api/v1/banking/bank_connections/{id}",
-            read(show::<BankConnection>),
-        )
-        .route(
-            "/api/v1/banking/transactions",
-            read(list::<BankTransaction>),
-        )
-        .route(
-            "/api/v1/banking/transactions/{id}",
-            read(show::<BankTransaction>),
-        )
+    routes::api()
         .merge(control::routes())
         .fallback(unknown_path)
         .layer(from_fn_with_state(state.clone(), guard))
         .with_state(state)
-}
-
-/// GET (and HEAD); any other method gets the envelope instead of an empty 405.
-fn read<H, T>(handler: H) -> MethodRouter<SandboxState>
-where
-    H: Handler<T, SandboxState>,
-    T: 'static,
-{
-    get(handler).fallback(read_only)
-}
-
-async fn read_only() -> ApiError {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "The Papierkram sandbox is read-only",
-    )
 }
 
 async fn unknown_path(request: Request) -> ApiError {
@@ -109,7 +45,19 @@ async fn unknown_path(request: Request) -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, message)
 }
 
-/// Order of business for an upstream request: log → injected fault → token → quota → handler.
+fn is_write(method: &Method) -> bool {
+    !matches!(*method, Method::GET | Method::HEAD)
+}
+
+/// What the guard learned about a write's body before the handler ran.
+struct WriteBody {
+    bytes: usize,
+    digest: String,
+    body: Option<serde_json::Value>,
+}
+
+/// Order of business for an upstream request: log → injected fault → token → body (writes) →
+/// quota → handler → write log → held-back answer (an injected answer delay).
 async fn guard(State(st): State<SandboxState>, request: Request, next: Next) -> Response {
     let correlation_id = st.correlation_id();
     if request.uri().path().starts_with(control::PREFIX) {
@@ -121,36 +69,99 @@ async fn guard(State(st): State<SandboxState>, request: Request, next: Next) -> 
         query: request.uri().query().map(str::to_owned),
     };
     st.record(line.clone());
+    let write = is_write(request.method());
     let mut consumed = 0;
-    let response = match st.take_fault(request.uri().path()) {
+    let mut answer_delay = None;
+    let mut seen_body = None;
+    let response = match st.take_fault(&line.path, write) {
         Some(FaultAction::Status(code)) => injected(code).into_response(),
-        delay => {
-            if let Some(FaultAction::Delay(d)) = delay {
-                tokio::time::sleep(d).await;
+        fault => {
+            match fault {
+                Some(FaultAction::Delay(d)) => tokio::time::sleep(d).await,
+                Some(FaultAction::DelayAnswer(d)) => answer_delay = Some(d),
+                _ => {}
             }
-            if !authorized(&request, st.token()) {
-                ApiError::new(StatusCode::UNAUTHORIZED, "Invalid or missing API token")
-                    .into_response()
-            } else if st.consume_quota().is_none() {
-                let mut e =
-                    ApiError::new(StatusCode::TOO_MANY_REQUESTS, "Monthly API quota exhausted");
-                e.retry_after = Some(seconds_until_next_month(Timestamp::now()));
-                e.into_response()
-            } else {
-                consumed = 1;
-                next.run(request).await
+            match authorize(&st, request, write).await {
+                Err(refusal) => refusal,
+                Ok((request, body)) => {
+                    seen_body = body;
+                    let cost = write::quota_cost(&line.method, &line.path);
+                    if st.consume_quota(cost).is_none() {
+                        let mut e = ApiError::new(
+                            StatusCode::TOO_MANY_REQUESTS,
+                            "Monthly API quota exhausted",
+                        );
+                        e.retry_after = Some(seconds_until_next_month(Timestamp::now()));
+                        e.into_response()
+                    } else {
+                        consumed = cost;
+                        next.run(request).await
+                    }
+                }
             }
         }
     };
     let mut response = render_error(response, &correlation_id);
     upstream_headers(&mut response, &st, consumed, &correlation_id);
+    let status = response.status().as_u16();
     tracing::info!(
         method = %line.method,
         path = %line.path,
-        status = response.status().as_u16(),
+        status,
         "papierkram sandbox request"
     );
+    if write {
+        let record_id = response.extensions().get::<write::Touched>().map(|t| t.0);
+        let body = seen_body.unwrap_or_else(|| WriteBody {
+            bytes: 0,
+            digest: digest(b""),
+            body: None,
+        });
+        st.log_write(|seq| WriteLine {
+            seq,
+            method: line.method,
+            path: line.path,
+            query: line.query,
+            status,
+            at: Timestamp::now().to_string(),
+            body_bytes: body.bytes,
+            body_digest: body.digest,
+            body: body.body,
+            record_id,
+            answer_delay_ms: answer_delay.map(|d: Duration| d.as_millis() as u64),
+        });
+    }
+    if let Some(d) = answer_delay {
+        // The write is applied and logged; only the answer is late.
+        tokio::time::sleep(d).await;
+    }
     response
+}
+
+/// Checks the token and, for a write, reads the body (refusing one that is too large); both
+/// refusals happen before the quota is touched, as at the upstream.
+async fn authorize(
+    st: &SandboxState,
+    request: Request,
+    write: bool,
+) -> Result<(Request, Option<WriteBody>), Response> {
+    if !authorized(&request, st.token()) {
+        return Err(
+            ApiError::new(StatusCode::UNAUTHORIZED, "Invalid or missing API token").into_response(),
+        );
+    }
+    if !write {
+        return Ok((request, None));
+    }
+    let (request, bytes) = write::buffer(request)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    let body = WriteBody {
+        bytes: bytes.len(),
+        digest: digest(&bytes),
+        body: logged_body(&bytes),
+    };
+    Ok((request, Some(body)))
 }
 
 fn injected(code: u16) -> ApiError {

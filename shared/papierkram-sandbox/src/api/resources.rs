@@ -1,13 +1,14 @@
-//! The read handlers, generic over [`Resource`]; `bindings` says what each resource is.
+//! The read handlers, generic over [`Resource`]; `bindings` says what each resource is. They read
+//! the sandbox's current data, so every write shows up in lists, details and filters at once.
 
 use super::error::ApiError;
 use super::list::{Filter, Params, respond};
-use crate::demo;
 use crate::model::views::PersonDetail;
 use crate::model::*;
+use crate::state::SandboxState;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
@@ -25,16 +26,22 @@ pub(crate) trait Resource: HasId + Sized + Sync + 'static {
     }
 }
 
-pub(crate) async fn list<T: Resource>(q: QueryPairs) -> Result<Response, ApiError> {
+pub(crate) async fn list<T: Resource>(
+    State(st): State<SandboxState>,
+    q: QueryPairs,
+) -> Result<Response, ApiError> {
     let params = Params::from_query(q)?;
-    respond(T::all(demo()), |_| true, T::entry, &T::filters(), &params)
-        .map(IntoResponse::into_response)
+    let d = st.data();
+    respond(T::all(&d), |_| true, T::entry, &T::filters(), &params).map(IntoResponse::into_response)
 }
 
-pub(crate) async fn show<T: Resource>(Path(id): Path<String>) -> Result<Response, ApiError> {
-    let d = demo();
-    let item = find_by_text::<T>(d, &id)?;
-    Ok(Json(item.detail(d)).into_response())
+pub(crate) async fn show<T: Resource>(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let d = st.data();
+    let item = find_by_text::<T>(&d, &id)?;
+    Ok(Json(item.detail(&d)).into_response())
 }
 
 fn find_by_text<'a, T: Resource>(d: &'a DemoData, id: &str) -> Result<&'a T, ApiError> {
@@ -46,23 +53,25 @@ fn find_by_text<'a, T: Resource>(d: &'a DemoData, id: &str) -> Result<&'a T, Api
 
 /// `/contact/companies/{company_id}/persons`
 pub(crate) async fn persons(
+    State(st): State<SandboxState>,
     Path(company): Path<String>,
     q: QueryPairs,
 ) -> Result<Response, ApiError> {
     let params = Params::from_query(q)?;
-    let d = demo();
-    let company = find_by_text::<Company>(d, &company)?.id;
+    let d = st.data();
+    let company = find_by_text::<Company>(&d, &company)?.id;
     respond(&d.persons, |p| p.company_id == company, |p| p, &[], &params)
         .map(IntoResponse::into_response)
 }
 
 /// `/contact/companies/{company_id}/persons/{id}`
 pub(crate) async fn person(
+    State(st): State<SandboxState>,
     Path((company, id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let d = demo();
-    let company = find_by_text::<Company>(d, &company)?;
-    let person = find_by_text::<Person>(d, &id)?;
+    let d = st.data();
+    let company = find_by_text::<Company>(&d, &company)?;
+    let person = find_by_text::<Person>(&d, &id)?;
     if person.company_id != company.id {
         return Err(ApiError::record_not_found("Contact::Person", &id));
     }

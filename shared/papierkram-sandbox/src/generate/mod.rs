@@ -13,6 +13,8 @@ pub(crate) mod prng;
 mod projects;
 mod vouchers;
 
+pub(crate) use documents::totals;
+
 use crate::model::ser::BerlinTime;
 use crate::model::{DemoData, DueTimeUnit, PaymentTerm};
 use jiff::Span;

@@ -17,6 +17,8 @@ pub enum VoucherState {
     Overdue,
     Paid,
     Canceled,
+    /// Cancelled with a reverse entry after it was paid (the upstream's word for it, recorded).
+    Deleted,
 }
 
 /// One booking line of a voucher; `amount` is gross.

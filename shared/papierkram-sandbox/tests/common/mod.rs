@@ -73,6 +73,35 @@ pub async fn get(state: &SandboxState, uri: &str) -> Reply {
     send(state, Method::GET, uri, Some(TOKEN), None).await
 }
 
+/// An authorised write with a JSON body (`""` sends none).
+pub async fn write(state: &SandboxState, method: Method, uri: &str, body: &str) -> Reply {
+    let body = (!body.is_empty()).then_some(body);
+    send(state, method, uri, Some(TOKEN), body).await
+}
+
+pub async fn post(state: &SandboxState, uri: &str, body: &str) -> Reply {
+    write(state, Method::POST, uri, body).await
+}
+
+pub async fn put(state: &SandboxState, uri: &str, body: &str) -> Reply {
+    write(state, Method::PUT, uri, body).await
+}
+
+pub async fn delete(state: &SandboxState, uri: &str) -> Reply {
+    write(state, Method::DELETE, uri, "").await
+}
+
+/// Asserts the upstream error envelope with this status and returns its message.
+pub fn error_message(reply: &Reply, status: StatusCode) -> String {
+    assert_eq!(reply.status, status, "{}", reply.body);
+    assert_eq!(reply.body["type"], "error", "{}", reply.body);
+    assert_eq!(
+        reply.body["correlation_id"].as_str(),
+        reply.header("x-request-id")
+    );
+    reply.body["message"].as_str().unwrap().to_owned()
+}
+
 /// Every entry of a list endpoint, following `has_more`.
 pub async fn all_pages(state: &SandboxState, uri: &str) -> Vec<Value> {
     let mut out = Vec::new();

@@ -1,0 +1,354 @@
+//! Projects and the time tracker: projects, tasks, time entries.
+//!
+//! Recordings: `Project_Requests/*` (create 201 without `location`, update via PUT 200,
+//! archive/unarchive 200, delete 204), `Tracker_Tasks_Requests/*` (create 201, update via PUT 200;
+//! no archive or delete recorded) and `Tracker_TimeEntries_Requests/*` (create 201 from
+//! `entry_date` + `started_at_time`/`ended_at_time`, update via PUT 200, archive/unarchive 200; no
+//! delete recorded).
+
+use super::*;
+use crate::model::{Project, Task, TimeEntry, User};
+use crate::state::berlin_now;
+use jiff::civil::Date;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+impl Writable for Project {
+    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
+        &mut d.projects
+    }
+    fn touch(&mut self, now: BerlinTime) {
+        self.updated_at = now;
+    }
+}
+
+impl Archivable for Project {
+    fn record_state_mut(&mut self) -> &mut RecordState {
+        &mut self.record_state
+    }
+}
+
+impl Writable for Task {
+    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
+        &mut d.tasks
+    }
+    fn touch(&mut self, now: BerlinTime) {
+        self.updated_at = now;
+    }
+}
+
+impl Writable for TimeEntry {
+    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
+        &mut d.time_entries
+    }
+    fn touch(&mut self, now: BerlinTime) {
+        self.updated_at = now;
+        self.fingerprint = fingerprint(now);
+    }
+}
+
+impl Archivable for TimeEntry {
+    fn record_state_mut(&mut self) -> &mut RecordState {
+        &mut self.record_state
+    }
+}
+
+/// Changes so far, so that two updates within one second still get different fingerprints.
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// The upstream's fingerprint is the time of the last change as digits plus a few more; it
+/// changes on every update (recorded).
+fn fingerprint(now: BerlinTime) -> String {
+    let n = CHANGES.fetch_add(1, Ordering::Relaxed);
+    let t = now.0;
+    format!(
+        "{:04}{:02}{:02}{:02}{:02}{:02}{:03}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        n % 1000
+    )
+}
+
+fn apply_project(store: &Store, f: &Fields<'_>, p: &mut Project) -> Result<(), ApiError> {
+    let d = store.data();
+    if let Some(name) = still_required("Name", f.text("name")?)? {
+        p.name = name;
+    }
+    if let Some(customer) = still_required("Kunde", f.reference("customer")?)? {
+        p.company_id = referenced(&d.companies, "customer", customer)?.id;
+    }
+    if let Some(proposition) = f.reference("default_proposition")? {
+        if let Some(id) = proposition {
+            referenced(&d.propositions, "default_proposition", id)?;
+        }
+        p.default_proposition_id = proposition;
+    }
+    assign(&mut p.description, f.raw_text("description")?);
+    assign(&mut p.start_date, f.date("start_date")?);
+    assign(&mut p.end_date, f.date("end_date")?);
+    assign(&mut p.flagged, f.boolean("flagged")?);
+    assign(&mut p.budget_type, f.text("budget_type")?);
+    assign(&mut p.budget_money, f.text_or_number("budget_money")?);
+    assign(&mut p.budget_time, f.text_or_number("budget_time")?);
+    assign(&mut p.budget_time_unit, f.text("budget_time_unit")?);
+    assign(&mut p.color, f.text("color")?);
+    Ok(())
+}
+
+/// `POST /projects` → 201 with the project's detail (the upstream sends no `location` here).
+pub(crate) async fn create_project(
+    State(st): State<SandboxState>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    let mut required = Required::default();
+    required.check("Name", f.text("name")?.flatten());
+    required.check("Kunde", f.reference("customer")?.flatten());
+    required.done()?;
+    st.write(|store| {
+        let mut project = Project::default();
+        apply_project(store, &f, &mut project)?;
+        if !store.has_room() {
+            return Err(full());
+        }
+        let id = store.new_id(Project::MODEL, Project::all);
+        let now = berlin_now();
+        project.id = id;
+        project.created_at = now;
+        project.updated_at = now;
+        let d = store.data_mut();
+        d.projects.push(project);
+        Ok(created(
+            id,
+            None,
+            detail_value(d.projects.last().expect("just pushed"), d),
+        ))
+    })
+}
+
+/// `PUT|PATCH /projects/{id}` → 200 with the detail.
+pub(crate) async fn update_project(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    change::<Project>(&st, &id, |store, p| apply_project(store, &f, p))
+}
+
+/// `DELETE /projects/{id}` → 204; refused while tasks or documents belong to the project.
+pub(crate) async fn delete_project(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    remove::<Project>(&st, &id, |store, p| {
+        let d = store.data();
+        let pid = Some(p.id);
+        let used = d.tasks.iter().any(|t| t.project_id == p.id)
+            || d.invoices.iter().any(|i| i.project_id == pid)
+            || d.estimates.iter().any(|e| e.project_id == pid)
+            || d.vouchers.iter().any(|v| v.project_id == pid);
+        if used {
+            return Err(in_use(
+                Project::MODEL,
+                "Aufgaben, Rechnungen, Angebote oder Belege",
+            ));
+        }
+        Ok(())
+    })
+}
+
+fn apply_task(store: &Store, f: &Fields<'_>, t: &mut Task) -> Result<(), ApiError> {
+    let d = store.data();
+    if let Some(name) = still_required("Name", f.text("name")?)? {
+        t.name = name;
+    }
+    if let Some(project) = still_required("Projekt", f.reference("project")?)? {
+        t.project_id = referenced(&d.projects, "project", project)?.id;
+    }
+    if let Some(proposition) = f.reference("proposition")? {
+        if let Some(id) = proposition {
+            referenced(&d.propositions, "proposition", id)?;
+        }
+        t.proposition_id = proposition;
+    }
+    if let Some(user) = f.reference("user")? {
+        if let Some(id) = user {
+            user_of(d, id)?;
+        }
+        t.user_id = user;
+    }
+    assign(&mut t.relative_costs, f.text_or_number("relative_costs")?);
+    assign(&mut t.complete, f.boolean("complete")?);
+    assign(&mut t.deadline, f.date("deadline")?);
+    assign(&mut t.flagged, f.boolean("flagged")?);
+    Ok(())
+}
+
+/// `POST /tracker/tasks` → 201 with the task, its project, proposition and user.
+pub(crate) async fn create_task(
+    State(st): State<SandboxState>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    let mut required = Required::default();
+    required.check("Name", f.text("name")?.flatten());
+    required.check("Projekt", f.reference("project")?.flatten());
+    required.done()?;
+    st.write(|store| {
+        let mut task = Task::default();
+        apply_task(store, &f, &mut task)?;
+        if !store.has_room() {
+            return Err(full());
+        }
+        let id = store.new_id(Task::MODEL, Task::all);
+        let now = berlin_now();
+        task.id = id;
+        task.created_at = now;
+        task.updated_at = now;
+        let d = store.data_mut();
+        d.tasks.push(task);
+        let detail = detail_value(d.tasks.last().expect("just pushed"), d);
+        Ok(created(
+            id,
+            Some(format!("/zeiterfassung/aufgaben/{id}")),
+            detail,
+        ))
+    })
+}
+
+/// `PUT|PATCH /tracker/tasks/{id}` → 200. Moving a task to another project moves its time
+/// entries along, so an entry's `project_id` is always its task's.
+pub(crate) async fn update_task(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    change_and::<Task>(
+        &st,
+        &id,
+        |store, t| apply_task(store, &f, t),
+        |d, t| {
+            for e in d.time_entries.iter_mut().filter(|e| e.task_id == t.id) {
+                e.project_id = t.project_id;
+            }
+        },
+    )
+}
+
+/// The account's users have no endpoint of their own, hence no [`Resource`].
+fn user_of(d: &DemoData, id: u64) -> Result<&User, ApiError> {
+    find(&d.users, id).ok_or_else(|| refused(format!("user: Couldn't find User with 'id'={id}")))
+}
+
+/// The parts of a time entry a body may set.
+struct Times {
+    day: Option<Date>,
+    start: Option<(i8, i8)>,
+    end: Option<(i8, i8)>,
+}
+
+fn apply_entry(store: &Store, f: &Fields<'_>, e: &mut TimeEntry) -> Result<(), ApiError> {
+    let d = store.data();
+    let times = Times {
+        day: still_required("Datum", f.date("entry_date")?)?,
+        start: still_required("Startzeit", f.time_of_day("started_at_time")?)?,
+        end: still_required("Endzeit", f.time_of_day("ended_at_time")?)?,
+    };
+    if let Some(task) = still_required("Aufgabe", f.reference("task")?)? {
+        let task = referenced(&d.tasks, "task", task)?;
+        e.task_id = task.id;
+        e.project_id = task.project_id;
+    }
+    if let Some(user) = still_required("Benutzer", f.reference("user")?)? {
+        e.user_id = user_of(d, user)?.id;
+    }
+    if let Some(comments) = f.raw_text("comments")? {
+        e.comments = comments.unwrap_or_default();
+    }
+    if let Some(unbillable) = f.boolean("unbillable")? {
+        e.unbillable = unbillable.unwrap_or(false);
+    }
+    let day = times.day.unwrap_or(e.started_at.date());
+    let (sh, sm) = times
+        .start
+        .unwrap_or((e.started_at.0.hour(), e.started_at.0.minute()));
+    let (eh, em) = times
+        .end
+        .unwrap_or((e.ended_at.0.hour(), e.ended_at.0.minute()));
+    let (start, end) = (day.at(sh, sm, 0, 0), day.at(eh, em, 0, 0));
+    if end <= start {
+        return Err(refused("Endzeit muss nach der Startzeit liegen"));
+    }
+    e.started_at = BerlinTime(start);
+    e.ended_at = BerlinTime(end);
+    e.duration = end.duration_since(start).as_secs().unsigned_abs();
+    e.billable_duration = if e.unbillable { 0 } else { e.duration };
+    Ok(())
+}
+
+/// `POST /tracker/time_entries` → 201 with the entry, its project, task, user and invoice.
+/// Without a `user` the entry is the account owner's (the user the API token belongs to).
+pub(crate) async fn create_time_entry(
+    State(st): State<SandboxState>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    let mut required = Required::default();
+    required.check("Datum", f.date("entry_date")?.flatten());
+    required.check("Startzeit", f.time_of_day("started_at_time")?.flatten());
+    required.check("Endzeit", f.time_of_day("ended_at_time")?.flatten());
+    required.check("Aufgabe", f.reference("task")?.flatten());
+    required.done()?;
+    st.write(|store| {
+        let mut entry = TimeEntry {
+            user_id: store.data().users.first().map_or(1, |u| u.id),
+            ..Default::default()
+        };
+        apply_entry(store, &f, &mut entry)?;
+        if !store.has_room() {
+            return Err(full());
+        }
+        let id = store.new_id(TimeEntry::MODEL, TimeEntry::all);
+        entry.id = id;
+        let now = berlin_now();
+        entry.created_at = now;
+        entry.touch(now);
+        let d = store.data_mut();
+        d.time_entries.push(entry);
+        let detail = detail_value(d.time_entries.last().expect("just pushed"), d);
+        Ok(created(
+            id,
+            Some(format!("/zeiterfassung/buchungen/{id}")),
+            detail,
+        ))
+    })
+}
+
+/// `PUT|PATCH /tracker/time_entries/{id}` → 200; the fingerprint changes, as recorded.
+pub(crate) async fn update_time_entry(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    change::<TimeEntry>(&st, &id, |store, e| apply_entry(store, &f, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+
+    #[test]
+    fn fingerprints_are_the_change_time_as_digits_and_never_repeat() {
+        let t = BerlinTime(date(2026, 12, 1).at(9, 5, 7, 0));
+        let (a, b) = (fingerprint(t), fingerprint(t));
+        assert!(a.starts_with("20261201090507") && a.len() == 17, "{a}");
+        assert_ne!(a, b);
+    }
+}
