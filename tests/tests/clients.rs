@@ -70,7 +70,8 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
                 "invoices_list",
                 "invoice_get",
                 "info_get",
-                "invoice_archive"
+                "invoice_archive",
+                "invoice_deliver"
             ]
         );
         assert_eq!(doc["calls"][0]["is_error"], false, "{doc}");
@@ -123,7 +124,7 @@ async fn inspector_cli_lists_and_calls() {
     let listed: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         listed["result"]["tools"].as_array().unwrap().len(),
-        4,
+        5,
         "{listed}"
     );
     let (code, out) = inspector(

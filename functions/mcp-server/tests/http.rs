@@ -514,6 +514,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
         [
             "invoices_list",
             "invoice_archive",
+            "invoice_deliver",
             "search_tools",
             "call_tool"
         ]

@@ -1,7 +1,8 @@
 //! The consent stage: what a tool's risk level asks before it may run. `low` reads and `medium`
 //! writes run on their own. A `high` or `critical` call first answers `confirmation_required`
 //! with the preview and a `confirmation_token`; the call repeated with that token and the same
-//! arguments runs. The token is bound to the caller, the tool, a hash of the canonical
+//! arguments runs. A client that can show a person a form (2026-07-28 elicitation) gets the
+//! same token as the `requestState` of an input request instead. The token is bound to the caller, the tool, a hash of the canonical
 //! arguments, an expiry and a nonce, and signed with the deployment's confirmation key
 //! (HMAC-SHA-256; every listed key verifies, the first signs, so keys rotate without breaking
 //! tokens in flight). The nonce becomes the write's idempotency key.
@@ -159,13 +160,31 @@ pub fn nonce() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// How a token came back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// In the call's arguments: the model saw the preview.
+    Token,
+    /// As the `requestState` of a form a person accepted in the client.
+    Elicitation,
+}
+
+impl Channel {
+    pub fn word(self) -> &'static str {
+        match self {
+            Channel::Token => "token",
+            Channel::Elicitation => "elicitation",
+        }
+    }
+}
+
 /// How this call is confirmed, once the stage lets it through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Consent {
     /// A `low` or `medium` tool: it runs on its own.
     NotNeeded,
-    /// Confirmed with a token; its nonce is the write's idempotency key.
-    Token { nonce: String },
+    /// Confirmed; the token's nonce is the write's idempotency key.
+    Confirmed { nonce: String, channel: Channel },
 }
 
 impl Consent {
@@ -173,7 +192,7 @@ impl Consent {
     pub fn channel(&self) -> Option<&'static str> {
         match self {
             Consent::NotNeeded => None,
-            Consent::Token { .. } => Some("token"),
+            Consent::Confirmed { channel, .. } => Some(channel.word()),
         }
     }
 }
@@ -187,22 +206,45 @@ pub enum Step {
     Ask,
 }
 
+/// What the call brings and what its client can do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Presented<'a> {
+    /// A token and how it came back.
+    pub token: Option<(&'a str, Channel)>,
+    /// The client can show a person a form (it declared elicitation, 2026-07-28).
+    pub can_elicit: bool,
+    /// This profile's critical tools accept a token in the arguments.
+    pub token_confirms_critical: bool,
+}
+
 /// The stage's decision: run, refuse, or ask.
-#[allow(clippy::too_many_arguments)]
 pub fn check(
     tool: &Tool,
     qualified: &str,
-    token: Option<&str>,
+    presented: Presented<'_>,
     caller: &str,
     digest: &str,
-    token_allowed: bool,
     keys: &[Vec<u8>],
     now: u64,
 ) -> Step {
     if !risk::needs_confirmation(tool) {
         return Step::Go(Consent::NotNeeded);
     }
-    if tool.risk == Risk::Critical && !token_allowed {
+    let critical = tool.risk == Risk::Critical && !presented.token_confirms_critical;
+    if let Some((_, Channel::Token)) = presented.token
+        && critical
+    {
+        return Step::Answer(Box::new(Outcome::failed(
+            Status::ConfirmationRequired,
+            "person_confirmation_required",
+            format!(
+                "{} is a critical action: a confirmation_token does not confirm it here, only \
+                 a person's answer in the client's confirmation form does.",
+                tool.name
+            ),
+        )));
+    }
+    if presented.token.is_none() && critical && !presented.can_elicit {
         return Step::Answer(Box::new(Outcome::failed(
             Status::ConfirmationRequired,
             "person_confirmation_required",
@@ -215,11 +257,14 @@ pub fn check(
             ),
         )));
     }
-    let Some(token) = token else {
+    let Some((token, channel)) = presented.token else {
         return Step::Ask;
     };
     match Signer::new(keys).verify(token, caller, qualified, digest, now) {
-        Ok(binding) => Step::Go(Consent::Token { nonce: binding.n }),
+        Ok(binding) => Step::Go(Consent::Confirmed {
+            nonce: binding.n,
+            channel,
+        }),
         Err(e) => Step::Answer(Box::new(Outcome::failed(
             Status::InvalidInput,
             "confirmation_refused",

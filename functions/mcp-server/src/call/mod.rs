@@ -36,8 +36,27 @@ use crate::inventory::{Connector, Scope};
 use crate::limits::window::now_s;
 use crate::limits::{Admission, Limits};
 use crate::upstream::{Deadline, Happened, Meter, Upstream};
-use consent::{Consent, Step};
+use consent::{Channel, Consent, Presented, Step};
 use ledger::{Claim, Ledger};
+
+/// What the client can do for a confirmation, and what it brought back.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Elicitation<'a> {
+    /// The client can show a person a form.
+    pub available: bool,
+    /// The token of a form a person accepted (the echoed `requestState`).
+    pub accepted: Option<&'a str>,
+}
+
+/// Who calls, within what time and budget, and what the client can do for a confirmation.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub caller: &'a Caller,
+    pub deadline: &'a Deadline,
+    /// What the edge counted for this call (the caller's budgets); none when limits are off.
+    pub admission: Option<&'a Admission>,
+    pub elicitation: Elicitation<'a>,
+}
 
 /// What a tool call needs, built once at start.
 pub struct Pipeline {
@@ -53,17 +72,19 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// `admission` is what the edge counted for this call (the caller's budgets); none when
-    /// limits are off.
     pub async fn call(
         &self,
         conn: &Connector,
         tool: &Tool,
         arguments: &Map<String, Value>,
-        caller: &Caller,
-        deadline: &Deadline,
-        admission: Option<&Admission>,
+        request: Request<'_>,
     ) -> Outcome {
+        let Request {
+            caller,
+            deadline,
+            admission,
+            elicitation,
+        } = request;
         let valid = match args::validate(tool, arguments) {
             Ok(v) => v,
             Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
@@ -73,7 +94,9 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let mut outcome = self.run(conn, tool, &valid, caller, deadline, &meter).await;
+        let mut outcome = self
+            .run(conn, tool, &valid, caller, deadline, &meter, elicitation)
+            .await;
         if let Some(a) = admission {
             self.limits
                 .spent(&a.caller, &conn.catalog.connector, meter.sent(), now_s());
@@ -87,6 +110,7 @@ impl Pipeline {
     }
 
     /// Dry run, consent, ledger and execution of a validated call within its budget.
+    #[allow(clippy::too_many_arguments)]
     async fn run(
         &self,
         conn: &Connector,
@@ -95,6 +119,7 @@ impl Pipeline {
         caller: &Caller,
         deadline: &Deadline,
         meter: &Meter,
+        elicitation: Elicitation<'_>,
     ) -> Outcome {
         let write = risk::is_write(tool);
         if write && valid.write.dry_run {
@@ -114,16 +139,19 @@ impl Pipeline {
         let who = who(caller);
         let keys = self.confirmation_keys().await;
         let now = now_s();
-        let step = consent::check(
-            tool,
-            &qualified,
-            valid.write.confirmation_token.as_deref(),
-            &who,
-            &digest,
-            self.token_confirms_critical(&caller.scope),
-            &keys,
-            now,
-        );
+        let presented = Presented {
+            token: elicitation
+                .accepted
+                .map(|t| (t, Channel::Elicitation))
+                .or(valid
+                    .write
+                    .confirmation_token
+                    .as_deref()
+                    .map(|t| (t, Channel::Token))),
+            can_elicit: elicitation.available,
+            token_confirms_critical: self.token_confirms_critical(&caller.scope),
+        };
+        let step = consent::check(tool, &qualified, presented, &who, &digest, &keys, now);
         let consent =
             match step {
                 Step::Go(consent) => consent,
@@ -143,7 +171,7 @@ impl Pipeline {
             };
         let channel = consent.channel();
         let key = match (&consent, &valid.write.idempotency_key) {
-            (Consent::Token { nonce }, _) => Some(format!("confirmed:{nonce}")),
+            (Consent::Confirmed { nonce, .. }, _) => Some(format!("confirmed:{nonce}")),
             (Consent::NotNeeded, Some(k)) if write => Some(format!("{who}|{qualified}|{k}")),
             _ => None,
         };

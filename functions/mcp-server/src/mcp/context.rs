@@ -23,6 +23,8 @@ pub struct CallContext {
     pub request: RequestMeta,
     /// What the edge's limits counted for this tool call (the caller's budgets).
     pub admission: Option<Admission>,
+    /// The client can show a person a form: 2026-07-28 with the elicitation capability.
+    pub can_elicit: bool,
 }
 
 impl CallContext {
@@ -40,6 +42,17 @@ impl CallContext {
             .and_then(|p| p.headers.get("mcp-protocol-version"))
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let protocol_version = context
+            .meta
+            .protocol_version()
+            .map(|v| v.to_string())
+            .or(header_version)
+            .map(|v| audit::bounded(&v, MAX_VERSION));
+        let can_elicit = protocol_version.as_deref() >= Some("2026-07-28")
+            && context
+                .meta
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some());
         Ok(CallContext {
             caller,
             client: context.meta.client_info().map(|c| {
@@ -48,14 +61,10 @@ impl CallContext {
                     audit::bounded(&c.version, MAX_VERSION),
                 )
             }),
-            protocol_version: context
-                .meta
-                .protocol_version()
-                .map(|v| v.to_string())
-                .or(header_version)
-                .map(|v| audit::bounded(&v, MAX_VERSION)),
+            protocol_version,
             request,
             admission: parts.and_then(|p| p.extensions.get::<Admission>().cloned()),
+            can_elicit,
         })
     }
 

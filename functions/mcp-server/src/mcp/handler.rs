@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::context::CallContext;
 use super::definitions::into_result;
 use super::server::Mcp;
-use super::{audit, meta};
+use super::{audit, confirm, meta};
 use crate::call::Outcome;
 use crate::contract::names;
 
@@ -119,19 +119,27 @@ impl ServerHandler for McpHandler {
         let started = Instant::now();
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
+        let answer = confirm::answer(&request);
         let arguments = request.arguments.unwrap_or_default();
         let mcp = &self.mcp;
-        let result = match request.name.as_ref() {
-            meta::SEARCH_TOOLS => mcp.search(&arguments, &ctx, started),
+        let result: CallToolResponse = match request.name.as_ref() {
+            meta::SEARCH_TOOLS => mcp.search(&arguments, &ctx, started).into(),
             meta::CALL_TOOL => match meta::call_request(&arguments) {
-                Err(hint) => refused(hint),
-                Ok((name, inner)) => match mcp.call_catalog_tool(name, &inner, &ctx, started).await
-                {
-                    Some(r) => r,
-                    None => mcp.unknown_via_call_tool(name, &ctx, started),
-                },
+                Err(hint) => refused(hint).into(),
+                Ok((name, inner)) => {
+                    match mcp
+                        .call_catalog_tool(name, &inner, &ctx, answer.as_ref(), started)
+                        .await
+                    {
+                        Some(r) => r,
+                        None => mcp.unknown_via_call_tool(name, &ctx, started).into(),
+                    }
+                }
             },
-            name => match mcp.call_catalog_tool(name, &arguments, &ctx, started).await {
+            name => match mcp
+                .call_catalog_tool(name, &arguments, &ctx, answer.as_ref(), started)
+                .await
+            {
                 Some(r) => r,
                 None => {
                     mcp.audit.write(&audit::unknown_tool(
@@ -147,34 +155,62 @@ impl ServerHandler for McpHandler {
                 }
             },
         };
-        Ok(result.into())
+        Ok(result)
     }
 }
 
 impl Mcp {
     /// A catalog tool visible to this caller; `None` when there is none of that name (a name
     /// that is no plain name is looked up nowhere).
+    /// A person's answer to a confirmation form (`answer`) is checked by the consent stage
+    /// when accepted; a decline runs nothing.
     async fn call_catalog_tool(
         &self,
         name: &str,
         arguments: &Map<String, Value>,
         ctx: &CallContext,
+        answer: Option<&confirm::Answer>,
         started: Instant,
-    ) -> Option<CallToolResult> {
+    ) -> Option<CallToolResponse> {
         let name = names::plain_name(name).ok()?;
         let (conn, tool) = self.inventory.find(ctx.scope(), name)?;
         let deadline = self.deadline(&ctx.request);
-        let outcome = self
-            .pipeline
-            .call(
-                conn,
-                tool,
-                arguments,
-                &ctx.caller,
-                &deadline,
-                ctx.admission.as_ref(),
-            )
-            .await;
+        let outcome = match answer {
+            Some(confirm::Answer::Declined) => {
+                let mut o = confirm::declined(&tool.name);
+                o.write = Some(crate::call::WriteFacts {
+                    confirmation: Some("elicitation"),
+                    ..Default::default()
+                });
+                o
+            }
+            _ => {
+                let elicitation = crate::call::Elicitation {
+                    available: ctx.can_elicit,
+                    accepted: match answer {
+                        Some(confirm::Answer::Accepted(state)) => Some(state.as_str()),
+                        _ => None,
+                    },
+                };
+                self.pipeline
+                    .call(
+                        conn,
+                        tool,
+                        arguments,
+                        crate::call::Request {
+                            caller: &ctx.caller,
+                            deadline: &deadline,
+                            admission: ctx.admission.as_ref(),
+                            elicitation,
+                        },
+                    )
+                    .await
+            }
+        };
+        let asked = ctx
+            .can_elicit
+            .then(|| confirm::ask(&tool.name, &outcome))
+            .flatten();
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
             &tool.name,
@@ -188,7 +224,10 @@ impl Mcp {
             started.elapsed(),
         );
         self.audit.write(&event);
-        Some(result)
+        Some(match asked {
+            Some(input) => input.into(),
+            None => result.into(),
+        })
     }
 
     /// The protocol error for `tools/call` of an unknown name, with the closest listed name.

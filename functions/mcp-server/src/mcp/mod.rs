@@ -1,11 +1,12 @@
 //! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
-//! context (`context`), the meta tools with their schemas and argument parsing (`meta`), tool
+//! context (`context`), confirmation by a person through the client (`confirm`), the meta tools with their schemas and argument parsing (`meta`), tool
 //! definitions and results (`definitions`) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
 //! the Streamable HTTP service the edge mounts.
 
 pub mod audit;
+pub mod confirm;
 pub mod context;
 pub mod definitions;
 pub mod handler;

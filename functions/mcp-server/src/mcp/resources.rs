@@ -72,9 +72,12 @@ impl Mcp {
                 conn,
                 tool,
                 &args,
-                &ctx.caller,
-                &deadline,
-                ctx.admission.as_ref(),
+                crate::call::Request {
+                    caller: &ctx.caller,
+                    deadline: &deadline,
+                    admission: ctx.admission.as_ref(),
+                    elicitation: crate::call::Elicitation::default(),
+                },
             )
             .await;
         let (_, bytes) = into_result(&outcome);

@@ -184,6 +184,11 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, value);
     }
+    // The request body was not read: the connection cannot carry another request, so say so
+    // (a client reusing it would see it closed under its next request, e.g. the metadata GET).
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     if status == StatusCode::SERVICE_UNAVAILABLE {
         response
             .headers_mut()

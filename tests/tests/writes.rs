@@ -1,0 +1,332 @@
+//! Writes with consent end to end, the real server process against the sandbox upstream (its
+//! write log shows every write that reached it): dry runs send nothing; a critical write is
+//! confirmed by a person through the real Python SDK's form (accepted: one write; declined:
+//! none); the token flow for a high write; 20 concurrent identical confirmed calls make exactly
+//! one upstream write; a write whose answer comes too late answers `outcome_unknown` on retry,
+//! never a second write.
+
+use std::process::Command;
+use std::time::Duration;
+
+use integration_tests::{KEY, Rpc, Server, repo, structured, tool};
+use papierkram_sandbox::SandboxState;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "writes-token";
+
+async fn setup(env: &[(&str, &str)]) -> (Server, SandboxState, Rpc) {
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let catalog = repo().join("tests/catalogs");
+    let host = addr.to_string();
+    let keys = format!("e2e:{KEY}");
+    let mut all = vec![
+        ("MCP_API_KEYS", keys.as_str()),
+        ("DEMO_HOST", host.as_str()),
+        ("DEMO_TOKEN", TOKEN),
+    ];
+    all.extend_from_slice(env);
+    let server = Server::start(&["--catalog", catalog.to_str().unwrap()], &all);
+    let rpc = Rpc::new(&server.url);
+    (server, sandbox, rpc)
+}
+
+/// Invoice ids the sandbox knows, the nth of them.
+fn invoice(sandbox: &SandboxState, n: usize) -> u64 {
+    sandbox.data().invoices[n].id
+}
+
+/// The sandbox's writes to paths ending in `suffix`.
+fn writes_to(sandbox: &SandboxState, suffix: &str) -> usize {
+    sandbox
+        .writes()
+        .iter()
+        .filter(|w| w.path.ends_with(suffix))
+        .count()
+}
+
+fn confirm_client(url: &str, tool_name: &str, args: Value, answer: &str) -> Value {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/confirm_client.py"))
+        .args(["--url", url, "--key", KEY, "--tool", tool_name])
+        .args(["--args", &args.to_string(), "--answer", answer])
+        .output()
+        .expect("run confirm client");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn audit_of(server: &Server, tool_name: &str) -> Vec<Value> {
+    std::thread::sleep(Duration::from_millis(150));
+    server
+        .stdout
+        .events()
+        .into_iter()
+        .filter(|e| e["tool"] == tool_name)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dry_run_sends_no_write_upstream() {
+    let (server, sandbox, rpc) = setup(&[]).await;
+    for (tool_name, action) in [
+        ("invoice_archive", "archive"),
+        ("invoice_deliver", "deliver"),
+    ] {
+        let reply = rpc.call(tool_name, json!({"id": 1, "dry_run": true})).await;
+        let r = structured(&reply);
+        assert_eq!(r["status"], "ok", "{reply}");
+        assert_eq!(r["dry_run"], true);
+        assert_eq!(r["preview"]["request"]["method"], "POST");
+        assert_eq!(
+            r["preview"]["request"]["path"],
+            format!("/api/v1/income/invoices/1/{action}")
+        );
+    }
+    assert_eq!(sandbox.write_count(), 0, "{:?}", sandbox.writes());
+    let lines = audit_of(&server, "invoice_deliver");
+    assert_eq!(lines[0]["dry_run"], true);
+    assert_eq!(lines[0]["audit_event"], "invoice.delivered");
+    assert_eq!(lines[0]["risk"], "critical");
+}
+
+/// The real SDK client with a form: accepted, the invoice goes out once; declined, nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_accepts_or_declines_a_critical_write_in_the_clients_form() {
+    let (server, sandbox, rpc) = setup(&[]).await;
+    let [one, two, three] = [0, 1, 2].map(|n| invoice(&sandbox, n));
+    let accepted = confirm_client(&server.url, "invoice_deliver", json!({"id": one}), "accept");
+    assert!(accepted.get("error").is_none(), "{accepted}");
+    assert_eq!(accepted["is_error"], false, "{accepted}");
+    assert_eq!(accepted["structured"]["status"], "ok", "{accepted}");
+    let form = &accepted["elicitations"][0];
+    let message = form["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("POST /api/v1/income/invoices/{one}/deliver")),
+        "{message}"
+    );
+    assert!(message.contains("cannot be called back"), "{message}");
+    assert_eq!(
+        writes_to(&sandbox, &format!("/income/invoices/{one}/deliver")),
+        1
+    );
+
+    let declined = confirm_client(
+        &server.url,
+        "invoice_deliver",
+        json!({"id": two}),
+        "decline",
+    );
+    assert_eq!(declined["structured"]["declined"], true, "{declined}");
+    assert!(
+        declined["structured"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("did nothing")
+    );
+    assert_eq!(
+        writes_to(&sandbox, &format!("/income/invoices/{two}/deliver")),
+        0
+    );
+
+    // Without a form (no elicitation capability, or the 2025-11-25 generation), a critical
+    // write is refused: a token would only prove the model saw the preview.
+    let none = confirm_client(&server.url, "invoice_deliver", json!({"id": three}), "none");
+    assert_eq!(
+        none["structured"]["status"], "confirmation_required",
+        "{none}"
+    );
+    assert!(none["structured"].get("confirmation_token").is_none());
+    let reply = rpc.call("invoice_deliver", json!({"id": three})).await;
+    assert_eq!(structured(&reply)["status"], "confirmation_required");
+    assert_eq!(
+        writes_to(&sandbox, &format!("/income/invoices/{three}/deliver")),
+        0
+    );
+
+    let lines = audit_of(&server, "invoice_deliver");
+    let channels: Vec<(&str, &str, &str)> = lines
+        .iter()
+        .map(|e| {
+            (
+                e["status"].as_str().unwrap_or(""),
+                e["confirmation"].as_str().unwrap_or("-"),
+                e["reason"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert!(
+        channels.contains(&("ok", "elicitation", "-")),
+        "{channels:?}"
+    );
+    assert!(
+        channels.contains(&("ok", "elicitation", "declined")),
+        "{channels:?}"
+    );
+}
+
+/// A state the client tampers with, replays or moves to other arguments is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tampered_replayed_and_retargeted_states_are_refused() {
+    let (_server, sandbox, rpc) = setup(&[]).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+    });
+    let call = |args: Value, state: Option<&str>| {
+        let mut params = json!({"name": "invoice_deliver", "arguments": args, "_meta": meta});
+        if let Some(s) = state {
+            params["requestState"] = s.into();
+            params["inputResponses"] =
+                json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    };
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "invoice_deliver"),
+    ];
+    let post = |body: Value| {
+        let mut r = rpc
+            .http
+            .post(&rpc.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .bearer_auth(KEY)
+            .body(body.to_string());
+        for (k, v) in headers {
+            r = r.header(k, v);
+        }
+        async move { r.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let [four, five] = [3, 4].map(|n| invoice(&sandbox, n));
+    let asked = post(call(json!({"id": four}), None)).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let result = |r: &Value| r["result"]["structuredContent"].clone();
+
+    let tampered = format!("{}A{}", &state[..10], &state[11..]);
+    let r = post(call(json!({"id": four}), Some(&tampered))).await;
+    assert!(
+        result(&r)["hint"].as_str().unwrap().contains("not valid"),
+        "{r}"
+    );
+    let r = post(call(json!({"id": five}), Some(&state))).await;
+    assert!(
+        result(&r)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("arguments differ"),
+        "{r}"
+    );
+    assert_eq!(sandbox.write_count(), 0);
+
+    let r = post(call(json!({"id": four}), Some(&state))).await;
+    assert_eq!(result(&r)["status"], "ok", "{r}");
+    let again = post(call(json!({"id": four}), Some(&state))).await;
+    assert_eq!(result(&again)["replayed"], true, "{again}");
+    let path = format!("/income/invoices/{four}/deliver");
+    assert_eq!(writes_to(&sandbox, &path), 1, "replayed, not resent");
+}
+
+/// The token flow for a high write, 20 times at once with the same confirmation: one write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_concurrent_identical_confirmed_calls_make_one_upstream_write() {
+    let (server, sandbox, rpc) = setup(&[]).await;
+    let six = invoice(&sandbox, 5);
+    let path = format!("/income/invoices/{six}/archive");
+    let asked = rpc.call("invoice_archive", json!({"id": six})).await;
+    assert_eq!(
+        structured(&asked)["status"],
+        "confirmation_required",
+        "{asked}"
+    );
+    let token = structured(&asked)["confirmation_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let (url, token) = (server.url.clone(), token.clone());
+        calls.spawn(async move {
+            let rpc = Rpc::new(&url);
+            rpc.call(
+                "invoice_archive",
+                json!({"id": six, "confirmation_token": token}),
+            )
+            .await
+        });
+    }
+    let mut statuses = Vec::new();
+    while let Some(reply) = calls.join_next().await {
+        statuses.push(
+            structured(&reply.unwrap())["status"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    assert_eq!(writes_to(&sandbox, &path), 1, "{statuses:?}");
+    assert!(
+        statuses.iter().all(|s| s == "ok" || s == "outcome_unknown"),
+        "{statuses:?}"
+    );
+    assert!(statuses.iter().any(|s| s == "ok"), "{statuses:?}");
+    // After it finished, the same confirmation replays the recorded result.
+    let again = rpc
+        .call(
+            "invoice_archive",
+            json!({"id": six, "confirmation_token": token}),
+        )
+        .await;
+    assert_eq!(structured(&again)["replayed"], true, "{again}");
+    assert_eq!(writes_to(&sandbox, &path), 1);
+}
+
+/// The upstream accepts the write but answers after the call's deadline: the retry with the
+/// same idempotency key answers outcome_unknown and sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_answered_too_late_is_outcome_unknown_on_retry_not_a_duplicate() {
+    let (_server, sandbox, rpc) = setup(&[("MCP_CALL_DEADLINE_MS", "800")]).await;
+    sandbox.inject_fault(papierkram_sandbox::Fault::delay_answer(
+        "/api/v1/income/invoices/7/archive",
+        Duration::from_millis(2500),
+    ));
+    let asked = rpc.call("invoice_archive", json!({"id": 7})).await;
+    let token = structured(&asked)["confirmation_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let args = json!({"id": 7, "confirmation_token": token});
+    let first = rpc.call("invoice_archive", args.clone()).await;
+    assert_ne!(structured(&first)["status"], "ok", "{first}");
+    tokio::time::sleep(Duration::from_millis(2800)).await;
+    assert_eq!(
+        writes_to(&sandbox, "/income/invoices/7/archive"),
+        1,
+        "it did happen"
+    );
+    let retry = rpc.call("invoice_archive", args).await;
+    assert_eq!(structured(&retry)["status"], "outcome_unknown", "{retry}");
+    assert!(
+        structured(&retry)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("whether it happened")
+    );
+    assert_eq!(
+        writes_to(&sandbox, "/income/invoices/7/archive"),
+        1,
+        "no second write"
+    );
+}
