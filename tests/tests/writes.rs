@@ -17,18 +17,23 @@ const TOKEN: &str = "writes-token";
 async fn setup(env: &[(&str, &str)]) -> (Server, SandboxState, Rpc) {
     let sandbox = SandboxState::new(TOKEN);
     let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let (server, rpc) = server_on(&addr.to_string(), env);
+    (server, sandbox, rpc)
+}
+
+/// A server with the test catalogs whose upstream is the sandbox at `host`.
+fn server_on(host: &str, env: &[(&str, &str)]) -> (Server, Rpc) {
     let catalog = repo().join("tests/catalogs");
-    let host = addr.to_string();
     let keys = format!("e2e:{KEY}");
     let mut all = vec![
         ("MCP_API_KEYS", keys.as_str()),
-        ("DEMO_HOST", host.as_str()),
+        ("DEMO_HOST", host),
         ("DEMO_TOKEN", TOKEN),
     ];
     all.extend_from_slice(env);
     let server = Server::start(&["--catalog", catalog.to_str().unwrap()], &all);
     let rpc = Rpc::new(&server.url);
-    (server, sandbox, rpc)
+    (server, rpc)
 }
 
 /// Invoice ids the sandbox knows, the nth of them.
@@ -328,5 +333,68 @@ async fn a_write_answered_too_late_is_outcome_unknown_on_retry_not_a_duplicate()
         writes_to(&sandbox, "/income/invoices/7/archive"),
         1,
         "no second write"
+    );
+}
+
+/// On Lambda the ledger is a DynamoDB table (the real SDK against moto here): two server
+/// instances share it, so a confirmed write that ran on one replays on the other, never runs
+/// twice. A relay in front of moto counts what the ledger costs: a confirmed write two
+/// requests (the claim, the recorded result), a replay one, a read or a confirmation asked
+/// none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_table_is_shared_by_instances_and_costs_two_requests_a_write() {
+    let moto = integration_tests::Moto::start();
+    moto.create_limits_table("hosted-mcp-ledger").await;
+    let relay = integration_tests::proxy::CountingProxy::start(
+        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+        "DynamoDB_20120810.",
+    )
+    .await;
+    let mut env: Vec<(&str, String)> = moto
+        .env()
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "AWS_ENDPOINT_URL" {
+                (k, relay.endpoint())
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    env.push(("MCP_LEDGER_TABLE", "hosted-mcp-ledger".into()));
+    // Both instances sign with the same deployment key, as on Lambda.
+    env.push((
+        "MCP_CONFIRMATION_KEYS",
+        "shared-confirmation-key-0123456789abcdef".into(),
+    ));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let (_a, rpc_a) = server_on(&addr.to_string(), &env);
+    let (_b, rpc_b) = server_on(&addr.to_string(), &env);
+
+    let id = invoice(&sandbox, 8);
+    let path = format!("/income/invoices/{id}/archive");
+    assert_eq!(
+        structured(&rpc_a.call("invoices_list", json!({})).await)["status"],
+        "ok"
+    );
+    let asked = rpc_a.call("invoice_archive", json!({"id": id})).await;
+    assert_eq!(relay.count(), 0, "reads and asking cost the ledger nothing");
+    let token = structured(&asked)["confirmation_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let args = json!({"id": id, "confirmation_token": token});
+    let done = rpc_a.call("invoice_archive", args.clone()).await;
+    assert_eq!(structured(&done)["status"], "ok", "{done}");
+    assert_eq!(relay.count(), 2, "claim + record");
+    let replay = rpc_b.call("invoice_archive", args).await;
+    assert_eq!(structured(&replay)["replayed"], true, "{replay}");
+    assert_eq!(relay.count(), 3, "a replay is one refused claim");
+    assert_eq!(
+        writes_to(&sandbox, &path),
+        1,
+        "one write across both instances"
     );
 }

@@ -51,7 +51,7 @@ fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
         audit,
         Redactor::new(),
         mcp_server::http_client(),
-        None,
+        Default::default(),
     );
     (state, sink)
 }

@@ -59,7 +59,7 @@ pub fn router(env: &[(&str, &str)]) -> Router {
         audit,
         Redactor::new(),
         mcp_server::http_client(),
-        None,
+        Default::default(),
     );
     app(state)
 }

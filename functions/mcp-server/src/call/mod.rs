@@ -179,7 +179,7 @@ impl Pipeline {
             let outcome = self.execute(conn, tool, valid, deadline, meter).await.0;
             return with_facts(outcome, write, channel, None);
         };
-        match self.ledger.claim(&key, &digest, now) {
+        match self.ledger.claim(&key, &digest, now).await {
             Claim::New => {}
             Claim::Replay(stored) => {
                 return with_facts(Outcome::replayed(&stored), write, channel, Some("replayed"));
@@ -196,11 +196,13 @@ impl Pipeline {
             Claim::Unknown => {
                 return with_facts(unknown(conn, tool), write, channel, Some("unknown"));
             }
-            Claim::Full => {
+            Claim::Unavailable(why) => {
+                tracing::error!(reason = %why, "the idempotency ledger cannot answer: write refused");
                 let outcome = Outcome::failed(
                     Status::Unavailable,
-                    "ledger_full",
-                    "Too many writes are being tracked right now; try again in a minute.",
+                    "ledger_unavailable",
+                    "This write cannot be made sure to run once right now, so it was not sent; \
+                     try again in a minute with the same arguments.",
                 );
                 return with_facts(outcome, write, channel, None);
             }
@@ -208,8 +210,8 @@ impl Pipeline {
         let (outcome, happened) = self.execute(conn, tool, valid, deadline, meter).await;
         match happened {
             Happened::Unknown => {} // the claim stays: a retry answers outcome_unknown
-            Happened::No => self.ledger.release(&key), // nothing happened: a retry may go
-            Happened::Yes => self.ledger.record(&key, outcome.to_json()),
+            Happened::No => self.ledger.release(&key).await, // nothing happened: a retry may go
+            Happened::Yes => self.ledger.record(&key, outcome.to_json()).await,
         }
         with_facts(outcome, write, channel, Some("new"))
     }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use audit::{AuditLog, EmfConfig, Redactor};
 
-use crate::http::{AppState, app};
+use crate::call::ledger::{Ledger, TableLedger};
+use crate::http::{AppState, Stores, app};
 use crate::inventory::config::{self, Config, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::limits::{self, table::Table};
@@ -48,11 +49,13 @@ pub async fn build_state(
     let counting = config.limits != limits::Settings::OFF;
     let table_name = config.limits_table.clone().filter(|_| counting);
     // The AWS configuration is loaded once, and only when something on AWS is used.
-    let aws = match (&config.secret_source, &table_name) {
-        (SecretSourceConfig::SecretsManager(_), _) | (_, Some(_)) => {
-            Some(aws_config::load_from_env().await)
-        }
-        _ => None,
+    let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
+        || table_name.is_some()
+        || config.ledger_table.is_some();
+    let aws = if on_aws {
+        Some(aws_config::load_from_env().await)
+    } else {
+        None
     };
     let limits_table = table_name.zip(aws.as_ref()).map(|(name, aws)| {
         Table::new(
@@ -61,6 +64,13 @@ pub async fn build_state(
             config.limits_timeout,
         )
     });
+    let ledger = match (&config.ledger_table, &aws) {
+        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name.clone(),
+        )),
+        _ => Ledger::default(),
+    };
     let loader = match (&config.secret_source, &aws) {
         (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
             client: aws_sdk_secretsmanager::Client::new(aws),
@@ -100,7 +110,10 @@ pub async fn build_state(
         audit,
         redactor,
         crate::http_client(),
-        limits_table,
+        Stores {
+            limits: limits_table,
+            ledger,
+        },
     );
     Ok(state)
 }

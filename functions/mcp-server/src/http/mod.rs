@@ -16,7 +16,7 @@ pub mod respond;
 pub mod state;
 pub mod wellknown;
 
-pub use state::AppState;
+pub use state::{AppState, Stores};
 
 use std::time::Duration;
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::health::{self, HealthCache};
 use crate::call::Pipeline;
+use crate::call::ledger::Ledger;
 use crate::inventory::config::{self, Config};
 use crate::inventory::profiles::Profiles;
 use crate::inventory::secrets::SecretStore;
@@ -17,6 +18,15 @@ use crate::upstream::Upstream;
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.
 pub const LIST_TTL: Duration = Duration::from_secs(3600);
+
+/// The shared stores on Lambda (DynamoDB tables); in memory per instance when left out.
+#[derive(Default)]
+pub struct Stores {
+    /// The limit and budget counters.
+    pub limits: Option<Table>,
+    /// The idempotency ledger of writes.
+    pub ledger: Ledger,
+}
 
 #[derive(Clone)]
 pub struct AppState {
@@ -42,7 +52,7 @@ impl AppState {
         audit: audit::AuditLog,
         redactor: audit::Redactor,
         http: reqwest::Client,
-        limits_table: Option<Table>,
+        stores: Stores,
     ) -> Self {
         let budgets = catalogs
             .iter()
@@ -51,7 +61,7 @@ impl AppState {
                 Some((c.connector.clone(), budget))
             })
             .collect();
-        let limits = Arc::new(Limits::new(config.limits, budgets, limits_table));
+        let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
         let connectors = catalogs
             .into_iter()
             .map(|catalog| Connector {
@@ -77,7 +87,7 @@ impl AppState {
             },
             limits: limits.clone(),
             max_result_bytes: config.max_result_bytes,
-            ledger: crate::call::ledger::Ledger::default(),
+            ledger: stores.ledger,
             token_confirms_critical: config.token_confirms_critical.clone(),
         };
         let mcp = Arc::new(Mcp::new(

@@ -56,6 +56,9 @@ pub const LIMITS: &str = "MCP_LIMITS";
 /// DynamoDB table holding the shared limit and budget counters; in-memory counters per instance
 /// when unset (the local default).
 pub const LIMITS_TABLE: &str = "MCP_LIMITS_TABLE";
+/// DynamoDB table of the idempotency ledger (writes run once); in memory per instance when
+/// unset (the local default).
+pub const LEDGER_TABLE: &str = "MCP_LEDGER_TABLE";
 /// How long a tool call waits for the counter table before it falls back to in-memory counters,
 /// milliseconds.
 pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
@@ -99,6 +102,7 @@ pub const ALL: &[&str] = &[
     LIMITS,
     LIMITS_TABLE,
     LIMITS_TIMEOUT_MS,
+    LEDGER_TABLE,
     TRUSTED_PROXIES,
     AUTH,
     USER_HEADER_KEYS,
@@ -143,6 +147,8 @@ pub struct Config {
     /// The DynamoDB table of the shared counters; in memory per instance when unset.
     pub limits_table: Option<String>,
     pub limits_timeout: Duration,
+    /// The DynamoDB table of the idempotency ledger; in memory per instance when unset.
+    pub ledger_table: Option<String>,
     pub trusted_proxies: Vec<Cidr>,
     /// API keys accepted (`MCP_AUTH`).
     pub api_keys: bool,
@@ -246,6 +252,7 @@ impl Config {
             limits: limit_settings(&env, &read)?,
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
+            ledger_table: env.get(LEDGER_TABLE).map(str::to_string),
             trusted_proxies,
             api_keys,
             oauth,

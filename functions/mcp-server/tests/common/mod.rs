@@ -74,7 +74,7 @@ pub fn app_with_store(
         audit,
         Redactor::new(),
         mcp_server::http_client(),
-        None,
+        Default::default(),
     );
     TestApp {
         router: app(state),

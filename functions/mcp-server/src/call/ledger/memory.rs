@@ -1,38 +1,14 @@
-//! The idempotency ledger: exactly-once writes. A write with an idempotency key (the
-//! confirmation's nonce, or the caller's `idempotency_key`) claims the key before its upstream
-//! request and records the (bounded) result after it. A repeat with the same key gets the
-//! recorded result marked `replayed: true` and sends nothing; the same key with other arguments
-//! is refused; a claim whose outcome never got recorded (a timeout after sending, a crash)
-//! answers `outcome_unknown`, never a second request. Entries expire after [`TTL_S`].
-//!
-//! In memory per instance here (the local default); the stage sees only [`Claim`]s, so a
-//! shared table slots in behind the same calls.
+//! The ledger in memory, per instance: the local default (tests and `serve`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde_json::Value;
 
-/// How long a key is remembered.
-pub const TTL_S: u64 = 24 * 3600;
+use super::{Claim, TTL_S};
+
 /// The most keys one instance remembers; past it, expired ones go first, then new claims wait.
 pub const MAX_ENTRIES: usize = 100_000;
-
-/// What claiming a key found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Claim {
-    /// The key is this call's now: send the write, then [`Ledger::record`] or
-    /// [`Ledger::release`].
-    New,
-    /// Done before with the same arguments: its recorded result.
-    Replay(Value),
-    /// Used before with other arguments.
-    Conflict,
-    /// Claimed before, no result recorded: in flight elsewhere, or lost after sending.
-    Unknown,
-    /// No room for another key right now.
-    Full,
-}
 
 #[derive(Debug)]
 struct Entry {
@@ -42,11 +18,11 @@ struct Entry {
 }
 
 #[derive(Debug, Default)]
-pub struct Ledger {
+pub struct MemoryLedger {
     entries: Mutex<HashMap<String, Entry>>,
 }
 
-impl Ledger {
+impl MemoryLedger {
     pub fn claim(&self, key: &str, digest: &str, now: u64) -> Claim {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = entries.get(key).filter(|e| e.expires > now) {
@@ -59,7 +35,7 @@ impl Ledger {
         if entries.len() >= MAX_ENTRIES {
             entries.retain(|_, e| e.expires > now);
             if entries.len() >= MAX_ENTRIES {
-                return Claim::Full;
+                return Claim::Unavailable("too many writes are being tracked".into());
             }
         }
         entries.insert(
@@ -95,7 +71,7 @@ mod tests {
 
     #[test]
     fn a_key_runs_once_replays_its_result_and_refuses_other_arguments() {
-        let l = Ledger::default();
+        let l = MemoryLedger::default();
         assert_eq!(l.claim("k", "args-1", 100), Claim::New);
         assert_eq!(l.claim("k", "args-1", 101), Claim::Unknown, "in flight");
         l.record("k", json!({"status": "ok"}));
@@ -112,7 +88,7 @@ mod tests {
 
     #[test]
     fn concurrent_claims_of_one_key_let_exactly_one_through() {
-        let l = std::sync::Arc::new(Ledger::default());
+        let l = std::sync::Arc::new(MemoryLedger::default());
         let handles: Vec<_> = (0..20)
             .map(|_| {
                 let l = l.clone();
