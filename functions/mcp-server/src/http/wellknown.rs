@@ -22,20 +22,25 @@ pub async fn suffixed(State(state): State<AppState>, Path(rest): Path<String>) -
 
 /// The CORS preflight of a browser client that sends extra headers.
 pub async fn preflight() -> Response {
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    let h = response.headers_mut();
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, OPTIONS"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("*"),
-    );
+    with_headers(
+        StatusCode::NO_CONTENT.into_response(),
+        &[
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            (header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
+            (header::ACCESS_CONTROL_ALLOW_HEADERS, "*"),
+        ],
+    )
+}
+
+fn with_headers(
+    mut response: Response,
+    headers: &[(header::HeaderName, &'static str)],
+) -> Response {
+    for (name, value) in headers {
+        response
+            .headers_mut()
+            .insert(name.clone(), HeaderValue::from_static(value));
+    }
     response
 }
 
@@ -55,15 +60,11 @@ fn document(state: &AppState, rest: &str) -> Response {
             "No protected resource at this path: try /.well-known/oauth-protected-resource/mcp.",
         );
     };
-    let mut response = Json(discovery::metadata(settings, profile)).into_response();
-    let h = response.headers_mut();
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=300"),
-    );
-    response
+    with_headers(
+        Json(discovery::metadata(settings, profile)).into_response(),
+        &[
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            (header::CACHE_CONTROL, "public, max-age=300"),
+        ],
+    )
 }
