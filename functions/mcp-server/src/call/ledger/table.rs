@@ -55,7 +55,9 @@ impl TableLedger {
                 Some(PutItemError::ConditionalCheckFailedException(taken)) => {
                     entry(&taken.item.clone().unwrap_or_default(), digest)
                 }
-                _ => Claim::Unavailable(aws_sdk_dynamodb::error::DisplayErrorContext(&e).to_string()),
+                _ => {
+                    Claim::Unavailable(aws_sdk_dynamodb::error::DisplayErrorContext(&e).to_string())
+                }
             },
         }
     }
@@ -94,7 +96,11 @@ impl TableLedger {
 
 /// What an entry that is not free says about this claim.
 fn entry(item: &HashMap<String, AttributeValue>, digest: &str) -> Claim {
-    let same = item.get(DIGEST).and_then(|d| d.as_s().ok()).map(String::as_str) == Some(digest);
+    let same = item
+        .get(DIGEST)
+        .and_then(|d| d.as_s().ok())
+        .map(String::as_str)
+        == Some(digest);
     let result = item
         .get(RESULT)
         .and_then(|r| r.as_s().ok())
@@ -117,6 +123,9 @@ mod tests {
         assert_eq!(entry(&item, "d1"), Claim::Unknown);
         assert_eq!(entry(&item, "d2"), Claim::Conflict);
         item.insert(RESULT.to_string(), s(r#"{"status":"ok"}"#));
-        assert_eq!(entry(&item, "d1"), Claim::Replay(serde_json::json!({"status": "ok"})));
+        assert_eq!(
+            entry(&item, "d1"),
+            Claim::Replay(serde_json::json!({"status": "ok"}))
+        );
     }
 }
