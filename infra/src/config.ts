@@ -72,6 +72,8 @@ export interface AlarmThresholds {
   readonly dailyCallsUsedPct: number;
   /** EMF `duration_ms` p95 per connector, milliseconds, in 2 of 3 five-minute periods. */
   readonly toolLatencyP95Ms: number;
+  /** Write calls answered `outcome_unknown` (audit `idempotency` `unknown`) per 5 min. */
+  readonly outcomeUnknown: number;
 }
 
 export interface DeploymentConfig {
@@ -119,6 +121,12 @@ export interface DeploymentConfig {
   readonly defaultProfile?: string;
   /** MCP_USER_HEADER_KEYS: API key ids trusted to assert `x-user-email` (Open WebUI); others' header is ignored. */
   readonly userHeaderKeys: readonly string[];
+  /**
+   * MCP_TOKEN_CONFIRMS_CRITICAL: profiles (names from `profiles`, or `*` for the whole
+   * deployment) whose `critical` tools accept a confirmation token; elsewhere they need a
+   * person's answer through the client (elicitation). Empty: nowhere.
+   */
+  readonly tokenConfirmsCritical: readonly string[];
   /** OAuth 2.1 resource server (issue 13); unset: API keys only, as before. */
   readonly oauth?: OAuthConfig;
 }
@@ -162,6 +170,8 @@ export const DEFAULTS = {
     authDenied: 20,
     dailyCallsUsedPct: 80,
     toolLatencyP95Ms: 3000,
+    // One is worth a look: a write that may or may not have happened upstream.
+    outcomeUnknown: 1,
   },
   connectorBaseUrls: {} as Record<string, string>,
 };
@@ -206,7 +216,8 @@ const TOP_KEYS = [
   'stage', 'account', 'region', 'secretId', 'secretKmsKeyArn', 'customDomain', 'allowedHosts',
   'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
   'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
-  'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile', 'userHeaderKeys', 'oauth',
+  'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile', 'userHeaderKeys',
+  'tokenConfirmsCritical', 'oauth',
 ] as const;
 
 /**
@@ -345,7 +356,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
   };
 
-  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms']);
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms', 'outcomeUnknown']);
   const timeoutMs = mcpServer.timeoutSeconds * 1000;
   const alarms: AlarmThresholds = {
     lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
@@ -356,6 +367,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     dailyCallsUsedPct: c.integer('alarms.dailyCallsUsedPct', a.dailyCallsUsedPct, DEFAULTS.alarms.dailyCallsUsedPct, 1, 100),
     // A tool call cannot take longer than the function's timeout.
     toolLatencyP95Ms: c.integer('alarms.toolLatencyP95Ms', a.toolLatencyP95Ms, Math.min(DEFAULTS.alarms.toolLatencyP95Ms, timeoutMs), 1, timeoutMs),
+    outcomeUnknown: c.integer('alarms.outcomeUnknown', a.outcomeUnknown, DEFAULTS.alarms.outcomeUnknown, 1, 100000),
   };
 
   const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);
@@ -406,6 +418,17 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   }
 
   const userHeaderKeys = c.list('userHeaderKeys', top.userHeaderKeys, /^[^\s,=]+$/, 'API key ids (no spaces, commas or =)');
+  const tokenConfirmsCritical = c.list('tokenConfirmsCritical', top.tokenConfirmsCritical, /^(\*|[A-Za-z0-9_-]+)$/,
+    'profile names, or `*` for the whole deployment');
+  // Indexed as written (c.list drops the malformed entries from what it returns).
+  (Array.isArray(top.tokenConfirmsCritical) ? top.tokenConfirmsCritical as unknown[] : []).forEach((p, i) => {
+    if (typeof p === 'string' && /^[A-Za-z0-9_-]+$/.test(p) && !Object.hasOwn(profiles, p)) {
+      c.problem(`tokenConfirmsCritical[${i}]`, `\`${p}\` is not a profile defined in \`profiles\` (or \`*\` for the whole deployment)`);
+    }
+  });
+  if (tokenConfirmsCritical.includes('*') && tokenConfirmsCritical.length > 1) {
+    c.problem('tokenConfirmsCritical', '`*` already covers every profile: give `["*"]` alone, or the profile names');
+  }
   const oauth = parseOAuthConfig(c, top.oauth, {
     profiles: Object.keys(profiles),
     ...(customDomain?.domainName ? { customDomain: customDomain.domainName } : {}),
@@ -421,7 +444,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     metricsNamespace, schedules, mcpServer, digest, quotaAlarm,
     throttle, alarms, connectorBaseUrls, profiles, keyProfiles,
     ...(defaultProfile === undefined ? {} : { defaultProfile }),
-    userHeaderKeys,
+    userHeaderKeys, tokenConfirmsCritical,
     ...(oauth ? { oauth } : {}),
   };
 }

@@ -81,3 +81,19 @@ export function allowLimitCounters(role: iam.Role, table: dynamodb.ITable): void
     }),
   );
 }
+
+/**
+ * The idempotency ledger: mcp-server claims a key with a conditional PutItem (a refused claim
+ * returns the entry it ran into, so no GetItem), records the result with UpdateItem and releases
+ * a claim whose write never happened with DeleteItem. Those three item actions on the one table;
+ * no reads, no index ARNs.
+ */
+export function allowLedgerWrites(role: iam.Role, table: dynamodb.ITable): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'IdempotencyLedger',
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resources: [table.tableArn],
+    }),
+  );
+}

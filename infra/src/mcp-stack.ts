@@ -20,8 +20,9 @@ import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
 import { buildDashboard } from './dashboard.ts';
 import type { EdgeStack } from './edge-stack.ts';
 import { cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
-import { allowLimitCounters, allowSecretRead } from './grants.ts';
+import { allowLedgerWrites, allowLimitCounters, allowSecretRead } from './grants.ts';
 import { latencyAlarms } from './latency.ts';
+import { OUTCOME_UNKNOWN_METRIC, ledgerAlarms, ledgerTable, outcomeUnknownFilter } from './ledger.ts';
 import { limitAlarms, limitsTable } from './limits.ts';
 import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } from './names.ts';
 import { OAUTH_ENV, oauthSetup } from './oauth.ts';
@@ -45,6 +46,8 @@ export const MCP_ENV = {
   limitDailyCalls: 'MCP_LIMIT_DAILY_CALLS',
   limitsTable: 'MCP_LIMITS_TABLE',
   limitsTimeoutMs: 'MCP_LIMITS_TIMEOUT_MS',
+  ledgerTable: 'MCP_LEDGER_TABLE',
+  tokenConfirmsCritical: 'MCP_TOKEN_CONFIRMS_CRITICAL',
   trustedProxies: 'MCP_TRUSTED_PROXIES',
   logFormat: 'MCP_LOG_FORMAT',
   profiles: 'MCP_PROFILES',
@@ -72,6 +75,7 @@ export const FILTER_METRICS = {
   authDenied: 'AuthDenied',
   coldStarts: 'ColdStarts',
   initDurationMs: 'InitDurationMs',
+  outcomeUnknown: OUTCOME_UNKNOWN_METRIC,
 } as const;
 
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -93,6 +97,8 @@ export class McpStack extends Stack {
   readonly auditLogGroup: logs.LogGroup;
   /** The shared limit counters; none when `mcpServer.limits.table` is off. */
   readonly limitsTable: dynamodb.Table | undefined;
+  /** The idempotency ledger (exactly-once writes); always there: without it writes could run twice. */
+  readonly ledgerTable: dynamodb.Table;
   /** What clients connect to; with OAuth on, the resource URL (MCP_RESOURCE_URL). */
   readonly mcpUrl: string;
   /** CloudFront in front of the API (OAuth with front door `cloudfront`). */
@@ -152,10 +158,12 @@ export class McpStack extends Stack {
     }
 
     this.limitsTable = limitsTable(this, config);
-    const role = functionRole(this, 'McpServerRole', `mcp-server (${stage}): its log group, the deployment secret and the limits table`);
+    this.ledgerTable = ledgerTable(this, config);
+    const role = functionRole(this, 'McpServerRole', `mcp-server (${stage}): its log group, the deployment secret, the limits table and the idempotency ledger`);
     allowLogging(role, this.auditLogGroup);
     allowSecretRead(role, config);
     if (this.limitsTable) allowLimitCounters(role, this.limitsTable);
+    allowLedgerWrites(role, this.ledgerTable);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -201,6 +209,8 @@ export class McpStack extends Stack {
       [MCP_ENV.limitPerIpPerMinute]: String(config.mcpServer.limits.perIpPerMinute),
       [MCP_ENV.limitPerCallerPerMinute]: String(config.mcpServer.limits.perCallerPerMinute),
       [MCP_ENV.limitDailyCalls]: String(config.mcpServer.limits.dailyCalls),
+      // The ledger fails closed: a keyed write is refused while the table cannot be reached.
+      [MCP_ENV.ledgerTable]: this.ledgerTable.tableName,
       [MCP_ENV.logFormat]: 'json',
     };
     if (this.limitsTable) {
@@ -215,6 +225,7 @@ export class McpStack extends Stack {
     if (config.defaultProfile !== undefined) environment[MCP_ENV.defaultProfile] = config.defaultProfile;
     if (config.mcpServer.trustedProxies.length > 0) environment[MCP_ENV.trustedProxies] = config.mcpServer.trustedProxies.join(',');
     if (config.userHeaderKeys.length > 0) environment[MCP_ENV.userHeaderKeys] = config.userHeaderKeys.join(',');
+    if (config.tokenConfirmsCritical.length > 0) environment[MCP_ENV.tokenConfirmsCritical] = config.tokenConfirmsCritical.join(',');
     if (oauth) Object.assign(environment, oauthSetup(this, stage, oauth, resourceUrl).environment);
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
@@ -343,6 +354,7 @@ export class McpStack extends Stack {
     });
 
     limitAlarms(config, alarm, ALARM_PERIOD);
+    ledgerAlarms(config, outcomeUnknownFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
     latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;

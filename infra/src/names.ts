@@ -20,6 +20,8 @@ export const opsTopicName = (stage: string): string => `${PREFIX}-${stage}-ops`;
 export const alarmName = (stage: string, what: string): string => `${PREFIX}-${stage}-${what}`;
 /** The DynamoDB table of mcp-server's shared limit and budget counters. */
 export const limitsTableName = (stage: string): string => `${PREFIX}-${stage}-limits`;
+/** The DynamoDB table of mcp-server's idempotency ledger (exactly-once writes). */
+export const ledgerTableName = (stage: string): string => `${PREFIX}-${stage}-ledger`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;
 /** The Lambda@Edge function restoring the 401's WWW-Authenticate (OAuth behind CloudFront). */
 export const edgeFunctionName = (stage: string): string => `${PREFIX}-${stage}-www-authenticate`;

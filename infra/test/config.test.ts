@@ -55,10 +55,11 @@ describe('parseConfig', () => {
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
     assert.deepEqual(c.throttle, DEFAULTS.throttle);
-    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80, toolLatencyP95Ms: 3000 });
+    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80, toolLatencyP95Ms: 3000, outcomeUnknown: 1 });
     assert.deepEqual(c.connectorBaseUrls, {});
     assert.deepEqual(c.profiles, {});
     assert.deepEqual(c.keyProfiles, {});
+    assert.deepEqual(c.tokenConfirmsCritical, [], 'critical tools need a person everywhere unless configured');
   });
 
   it('accepts config/example.json', () => {
@@ -108,6 +109,8 @@ describe('parseConfig', () => {
     problem({ digest: { sendAllClear: 'no' } }, 'digest.sendAllClear', /true or false/);
     problem({ alarms: { authDenied: 'many' } }, 'alarms.authDenied', /integer/);
     problem({ alarms: { dailyCallsUsedPct: 120 } }, 'alarms.dailyCallsUsedPct', /from 1 to 100/);
+    problem({ alarms: { outcomeUnknown: 0 } }, 'alarms.outcomeUnknown', /integer from 1 to 100000/);
+    problem({ alarms: { outcomeUnkown: 2 } }, 'alarms.outcomeUnkown', /did you mean `outcomeUnknown`/);
     problem({ mcpServer: { limits: { table: 'off' } } }, 'mcpServer.limits.table', /true or false/);
     problem({ mcpServer: { limits: { tableTimeoutMs: 5000 } } }, 'mcpServer.limits.tableTimeoutMs', /from 10 to 2000/);
     problem({ mcpServer: { limits: { tabel: false } } }, 'mcpServer.limits.tabel', /did you mean `table`/);
@@ -145,6 +148,23 @@ describe('parseConfig', () => {
     problem({ profiles: { a: ['x/*'] }, keyProfiles: { k: 'b' } }, 'keyProfiles.k', /not a profile defined/);
     const c = parseConfig(merge(MINIMAL, { profiles: { a: ['x/*'] }, keyProfiles: { k: 'a' } }), 't', CONNECTORS);
     assert.deepEqual([c.profiles, c.keyProfiles], [{ a: ['x/*'] }, { k: 'a' }]);
+  });
+
+  it('checks tokenConfirmsCritical: defined profiles, or `*` alone', () => {
+    const profiles = { accounting: ['papierkram/*'], read: ['papierkram/*_get'] };
+    const ok = (list: unknown[]): readonly string[] => parseConfig(merge(MINIMAL, { profiles, tokenConfirmsCritical: list }), 't', CONNECTORS).tokenConfirmsCritical;
+    assert.deepEqual(ok(['accounting', 'read']), ['accounting', 'read']);
+    assert.deepEqual(ok(['*']), ['*']);
+    assert.deepEqual(parseConfig(merge(MINIMAL, { tokenConfirmsCritical: ['*'] }), 't', CONNECTORS).tokenConfirmsCritical, ['*']);
+    problem({ profiles, tokenConfirmsCritical: ['books'] }, 'tokenConfirmsCritical[0]', /`books` is not a profile defined in `profiles`/);
+    problem({ tokenConfirmsCritical: ['toString'] }, 'tokenConfirmsCritical[0]', /not a profile defined/);
+    // Indexed as written, also after a malformed entry.
+    problem({ profiles, tokenConfirmsCritical: ['a,b', 'books'] }, 'tokenConfirmsCritical[1]', /`books` is not a profile/);
+    problem({ profiles, tokenConfirmsCritical: ['a,b'] }, 'tokenConfirmsCritical[0]', /profile names, or `\*`/);
+    problem({ profiles, tokenConfirmsCritical: ['*', 'accounting'] }, 'tokenConfirmsCritical', /`\*` already covers every profile/);
+    problem({ profiles, tokenConfirmsCritical: ['read', 'read'] }, 'tokenConfirmsCritical', /listed twice: read/);
+    problem({ tokenConfirmsCritical: 'accounting' }, 'tokenConfirmsCritical', /expected a list/);
+    problem({ tokenConfirmCritical: ['*'] }, 'tokenConfirmCritical', /did you mean `tokenConfirmsCritical`/);
   });
 
   it('accepts connector base URLs only for catalog connectors, https only', () => {

@@ -64,12 +64,13 @@ export function rustEnvNames(path: string): RustNames {
 const NOT_ON_LAMBDA: Record<string, string> = {
   MCP_API_KEYS: 'local only: keys come from the deployment secret',
   MCP_PSEUDONYM_PEPPER: 'local only: the pepper comes from the deployment secret',
+  MCP_CONFIRMATION_KEYS: 'local only: the signing keys come from the deployment secret (`confirmation_keys`)',
   MCP_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
 };
 /** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', ...Object.values(OAUTH_ENV)];
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ...Object.values(OAUTH_ENV)];
 /** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
@@ -78,6 +79,7 @@ const EVERYTHING = {
   defaultProfile: 'accounting',
   mcpServer: { trustedProxies: ['130.176.0.0/16'] },
   userHeaderKeys: ['open-webui'],
+  tokenConfirmsCritical: ['accounting'],
   customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },
   oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500 },
 };
@@ -140,6 +142,23 @@ describe('mcp-server environment matches functions/mcp-server/src/config.rs', ()
     assert.equal(slow.MCP_LIMITS_TIMEOUT_MS, '400');
     const off = lambdaEnv(synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) }).mcpT, 'hosted-mcp-example-mcp-server');
     assert.ok(!('MCP_LIMITS_TABLE' in off) && !('MCP_LIMITS_TIMEOUT_MS' in off), 'in-memory counters: nothing to point at');
+  });
+
+  it('points the idempotency ledger at its table, with or without the limits table', () => {
+    const ledger = logicalId(s.mcpT, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' });
+    assert.deepEqual(env.MCP_LEDGER_TABLE, { Ref: ledger });
+    const off = synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) }).mcpT;
+    const offEnv = lambdaEnv(off, 'hosted-mcp-example-mcp-server');
+    assert.deepEqual(offEnv.MCP_LEDGER_TABLE, { Ref: logicalId(off, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' }) });
+  });
+
+  it('passes tokenConfirmsCritical as the comma-separated list config.rs reads, and leaves it unset by default', () => {
+    assert.equal(env.MCP_TOKEN_CONFIRMS_CRITICAL, 'accounting');
+    const two = synth({ config: testConfig({ profiles: { accounting: ['papierkram/*'], read: ['papierkram/*_get'] }, tokenConfirmsCritical: ['accounting', 'read'] }) });
+    assert.equal(lambdaEnv(two.mcpT, 'hosted-mcp-example-mcp-server').MCP_TOKEN_CONFIRMS_CRITICAL, 'accounting,read');
+    const all = synth({ config: testConfig({ tokenConfirmsCritical: ['*'] }) });
+    assert.equal(lambdaEnv(all.mcpT, 'hosted-mcp-example-mcp-server').MCP_TOKEN_CONFIRMS_CRITICAL, '*');
+    assert.ok(!('MCP_TOKEN_CONFIRMS_CRITICAL' in lambdaEnv(synth().mcpT, 'hosted-mcp-example-mcp-server')), 'default: critical tools need a person everywhere');
   });
 
   it('sets the variables Lambda mode requires, non-empty', () => {

@@ -41,7 +41,15 @@ describe('mcp-server role', () => {
     ({ sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [arn(logicalId(tt, 'AWS::Logs::LogGroup', { LogGroupName: AUDIT_LOG }))] });
   const secret: Statement = { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] };
 
-  it('may write its log group, read the one deployment secret (GetSecretValue only) and UpdateItem the limits table, nothing else', () => {
+  // The ledger's three item requests (claim, record, release) on its table alone: no GetItem,
+  // Query or Scan, no index ARNs.
+  const ledger = (tt: Template): Statement => ({
+    sid: 'IdempotencyLedger',
+    actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    resources: [arn(logicalId(tt, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' }))],
+  });
+
+  it('may write its log group, read the one deployment secret (GetSecretValue only), UpdateItem the limits table and Put/Update/DeleteItem the ledger, nothing else', () => {
     const { statements, managed } = roleStatements(t, role);
     assert.deepEqual(managed, []);
     const table = logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' });
@@ -50,13 +58,14 @@ describe('mcp-server role', () => {
       logGroup(t),
       // The limiter's one request: a conditional UpdateItem; no reads, no index ARNs, no other table.
       { sid: 'CountLimits', actions: ['dynamodb:UpdateItem'], resources: [arn(table)] },
+      ledger(t),
     ]));
   });
 
-  it('gets no DynamoDB grant when the limits table is off', () => {
+  it('keeps the ledger grant, and only that DynamoDB grant, when the limits table is off', () => {
     const off = synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) }).mcpT;
     const { statements } = roleStatements(off, roleId(off, 'McpServerRole'));
-    assert.deepEqual(statements, sorted([secret, logGroup(off)]));
+    assert.deepEqual(statements, sorted([secret, logGroup(off), ledger(off)]));
   });
 });
 

@@ -5,6 +5,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { RustFunction } from 'cargo-lambda-cdk';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LEDGER_TABLE_SCHEMA } from '../src/ledger.ts';
 import { LIMITS_TABLE_SCHEMA } from '../src/limits.ts';
 import { REPO_ROOT } from '../src/paths.ts';
 import { CONNECTORS, flat, logicalId, synth, testConfig } from './helpers.ts';
@@ -75,7 +76,8 @@ describe('limits table', () => {
   const table = (): any => t.toJSON().Resources[logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' })];
 
   it('is one table keyed by the string `pk` alone, on demand, expiring by `expires_at`', () => {
-    t.resourceCountIs('AWS::DynamoDB::Table', 1);
+    // The limits table and the idempotency ledger.
+    t.resourceCountIs('AWS::DynamoDB::Table', 2);
     const p = table().Properties;
     assert.deepEqual(p.KeySchema, [{ AttributeName: 'pk', KeyType: 'HASH' }]);
     assert.deepEqual(p.AttributeDefinitions, [{ AttributeName: 'pk', AttributeType: 'S' }]);
@@ -84,6 +86,7 @@ describe('limits table', () => {
     assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: 'expires_at', Enabled: true });
     assert.equal(p.GlobalSecondaryIndexes, undefined);
     assert.equal(p.StreamSpecification, undefined);
+    assert.equal(p.PointInTimeRecoverySpecification, undefined, 'counters of one day: nothing to recover');
   });
 
   it('uses the key and TTL names mcp-server writes (functions/mcp-server/src/limits/table.rs)', (tc) => {
@@ -109,8 +112,57 @@ describe('limits table', () => {
 
   it('is left out with `mcpServer.limits.table: false` (every instance counts in memory)', () => {
     const off = synth({ config: testConfig({ mcpServer: { limits: { table: false } } }) });
-    off.mcpT.resourceCountIs('AWS::DynamoDB::Table', 0);
+    // The ledger stays: it has no in-memory fallback on Lambda.
+    off.mcpT.resourceCountIs('AWS::DynamoDB::Table', 1);
+    logicalId(off.mcpT, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' });
     assert.equal(off.mcp.limitsTable, undefined);
+  });
+});
+
+describe('idempotency ledger', () => {
+  const { mcp, mcpT: t } = synth();
+  const table = (): any => t.toJSON().Resources[logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' })];
+
+  it('is keyed by the string `pk` alone, on demand, expiring by `expires_at`, with point-in-time recovery', () => {
+    const p = table().Properties;
+    assert.deepEqual(p.KeySchema, [{ AttributeName: 'pk', KeyType: 'HASH' }]);
+    assert.deepEqual(p.AttributeDefinitions, [{ AttributeName: 'pk', AttributeType: 'S' }]);
+    assert.equal(p.BillingMode, 'PAY_PER_REQUEST');
+    assert.equal(p.ProvisionedThroughput, undefined);
+    assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: 'expires_at', Enabled: true });
+    assert.deepEqual(p.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true });
+    assert.equal(p.GlobalSecondaryIndexes, undefined);
+    assert.equal(p.LocalSecondaryIndexes, undefined);
+    assert.equal(p.StreamSpecification, undefined);
+    assert.ok(mcp.ledgerTable);
+  });
+
+  it('is kept when the stack is deleted or the table replaced (it records which writes already happened)', () => {
+    assert.equal(table().DeletionPolicy, 'Retain');
+    assert.equal(table().UpdateReplacePolicy, 'Retain');
+  });
+
+  it('exists whatever the configuration (no switch: without it a write could run twice)', () => {
+    for (const config of [testConfig({ mcpServer: { limits: { table: false } } }), testConfig({ oauth: { cognito: { domainPrefix: 'example-mcp' }, frontDoor: 'api-gateway' } })]) {
+      const s = synth({ config });
+      assert.ok(s.mcp.ledgerTable);
+      logicalId(s.mcpT, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' });
+    }
+  });
+
+  it('uses the key and TTL names mcp-server writes, and only the item requests it is granted (functions/mcp-server/src/call/ledger/table.rs)', (tc) => {
+    const file = join(REPO_ROOT, 'functions/mcp-server/src/call/ledger/table.rs');
+    if (!existsSync(file)) {
+      tc.skip(`${file} does not exist`);
+      return;
+    }
+    const text = readFileSync(file, 'utf8');
+    const value = (name: string): string | undefined => new RegExp(`pub const ${name}: &str = "([^"]*)";`).exec(text)?.[1];
+    assert.equal(value('KEY'), LEDGER_TABLE_SCHEMA.partitionKey);
+    assert.equal(value('EXPIRES'), LEDGER_TABLE_SCHEMA.ttlAttribute);
+    // The grant is PutItem, UpdateItem and DeleteItem: the ledger must issue nothing else.
+    const calls = [...new Set([...text.matchAll(/\.(get_item|put_item|update_item|delete_item|query|scan|batch_\w+|transact_\w+)\(\)/g)].map((m) => m[1]))].sort();
+    assert.deepEqual(calls, ['delete_item', 'put_item', 'update_item'], 'the ledger calls other DynamoDB requests than its grant; change the grant deliberately');
   });
 });
 
@@ -217,8 +269,8 @@ describe('alarms', () => {
   };
 
   it('all notify the ops topic and treat missing data as OK', () => {
-    // Seven for the deployment, one tool-latency alarm per catalog connector.
-    assert.equal(alarms.length, 7 + CONNECTORS.length);
+    // Eight for the deployment, one tool-latency alarm per catalog connector.
+    assert.equal(alarms.length, 8 + CONNECTORS.length);
     for (const a of alarms) {
       assert.deepEqual(a.AlarmActions.map(flat), [opsTopic], a.AlarmName);
       assert.equal(a.TreatMissingData, 'notBreaching', a.AlarmName);
@@ -234,6 +286,8 @@ describe('alarms', () => {
     // The limiter's EMF metrics carry no dimensions (Dimensions [[]]).
     ['limiter-fallback', { Namespace: 'HostedMcp', MetricName: 'limiter_fallback', Statistic: 'Maximum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
     ['daily-calls-used', { Namespace: 'HostedMcp', MetricName: 'daily_calls_used_pct', Statistic: 'Maximum', Period: 300, Threshold: 80, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
+    // The metric filter on audit lines of writes with idempotency `unknown`: one is worth a look.
+    ['outcome-unknown', { Namespace: 'HostedMcp', MetricName: 'OutcomeUnknown', Statistic: 'Sum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Dimensions: undefined }],
     // The EMF duration_ms mcp-server publishes per connector (shared/audit/src/emf.rs), p95.
     ...CONNECTORS.map((c): [string, Record<string, unknown>] => [`tool-latency-p95-${c}`, {
       Namespace: 'HostedMcp', MetricName: 'duration_ms', ExtendedStatistic: 'p95', Statistic: undefined, Dimensions: [{ Name: 'connector', Value: c }],
@@ -257,7 +311,7 @@ describe('alarms', () => {
   });
 
   it('take their thresholds from the config (duration p99 defaults to 80 % of the timeout)', () => {
-    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90, toolLatencyP95Ms: 5000 } }) }).mcpT;
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90, toolLatencyP95Ms: 5000, outcomeUnknown: 3 } }) }).mcpT;
     const got = Object.fromEntries(Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => [a.Properties.AlarmName, a.Properties.Threshold]));
     assert.deepEqual(got, {
       'hosted-mcp-example-mcp-server-errors': 3,
@@ -267,6 +321,7 @@ describe('alarms', () => {
       'hosted-mcp-example-auth-denied-spike': 50,
       'hosted-mcp-example-limiter-fallback': 1,
       'hosted-mcp-example-daily-calls-used': 90,
+      'hosted-mcp-example-outcome-unknown': 3,
       ...Object.fromEntries(CONNECTORS.map((c) => [`hosted-mcp-example-tool-latency-p95-${c}`, 5000])),
     });
   });
@@ -312,6 +367,14 @@ describe('metric filters on the audit log', () => {
     assert.deepEqual(f.MetricTransformations[0], { MetricName: 'AuthDenied', MetricNamespace: 'HostedMcp', MetricValue: '1', DefaultValue: 0, Unit: 'Count' });
   });
 
+  it('count write calls whose outcome is unknown (the `idempotency` field of shared/audit)', () => {
+    const f = byMetric('OutcomeUnknown');
+    assert.equal(f.FilterPattern, '{ $.idempotency = "unknown" }');
+    assert.deepEqual(f.MetricTransformations[0], { MetricName: 'OutcomeUnknown', MetricNamespace: 'HostedMcp', MetricValue: '1', DefaultValue: 0, Unit: 'Count' });
+    const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
+    assert.match(fields, /pub const IDEMPOTENCY: &str = "idempotency";/);
+  });
+
   it('count cold starts and their init duration from platform.report records', () => {
     const pattern = '{ ($.type = "platform.report") && ($.record.metrics.initDurationMs > 0) }';
     assert.equal(byMetric('ColdStarts').FilterPattern, pattern);
@@ -321,7 +384,7 @@ describe('metric filters on the audit log', () => {
 
   it('all read the audit log group', () => {
     const lg = logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' });
-    assert.equal(filters.length, 3);
+    assert.equal(filters.length, 4);
     for (const f of filters) assert.deepEqual(f.LogGroupName, { Ref: lg });
   });
 
