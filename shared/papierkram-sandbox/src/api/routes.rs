@@ -9,7 +9,7 @@ use super::write::expense::*;
 use super::write::income::*;
 use super::write::invoices::*;
 use super::write::work::*;
-use super::write::{archive, unarchive};
+use super::write::{archive, unarchive, update};
 use crate::model::*;
 use crate::state::SandboxState;
 use axum::Router;
@@ -92,7 +92,7 @@ fn income() -> Router<SandboxState> {
             "/api/v1/income/propositions/{id}",
             only(
                 get(show::<Proposition>)
-                    .merge(put_or_patch(update_proposition))
+                    .merge(put_or_patch(update::<Proposition>))
                     .delete(delete_proposition),
             ),
         )
@@ -157,7 +157,7 @@ fn contacts() -> Router<SandboxState> {
             "/api/v1/contact/companies/{id}",
             only(
                 get(show::<Company>)
-                    .merge(put_or_patch(update_company))
+                    .merge(put_or_patch(update::<Company>))
                     .delete(delete_company),
             ),
         )
@@ -193,7 +193,7 @@ fn work() -> Router<SandboxState> {
             "/api/v1/projects/{id}",
             only(
                 get(show::<Project>)
-                    .merge(put_or_patch(update_project))
+                    .merge(put_or_patch(update::<Project>))
                     .delete(delete_project),
             ),
         )
@@ -219,7 +219,7 @@ fn work() -> Router<SandboxState> {
         )
         .route(
             "/api/v1/tracker/time_entries/{id}",
-            only(get(show::<TimeEntry>).merge(put_or_patch(update_time_entry))),
+            only(get(show::<TimeEntry>).merge(put_or_patch(update::<TimeEntry>))),
         )
         .route(
             "/api/v1/tracker/time_entries/{id}/archive",

@@ -6,30 +6,13 @@
 
 use super::*;
 use crate::model::{Company, ContactType, Person};
-use crate::state::berlin_now;
 
-impl Writable for Company {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.companies
-    }
-    fn touch(&mut self, now: BerlinTime) {
-        self.updated_at = now;
-    }
-}
+writable!(Company, companies, stamped);
+archivable!(Company);
+writable!(Person, persons, stamped);
 
-impl Archivable for Company {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
-}
-
-impl Writable for Person {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.persons
-    }
-    fn touch(&mut self, now: BerlinTime) {
-        self.updated_at = now;
-    }
+impl Editable for Company {
+    const APPLY: Apply<Self> = |_, f, c| apply_company(f, c);
 }
 
 const COUNTRY: &str = "Deutschland";
@@ -102,24 +85,15 @@ pub(crate) async fn create_company(
     };
     apply_company(&f, &mut company)?;
     st.write(|store| {
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Company::MODEL, Company::all);
-        let now = berlin_now();
-        company.id = id;
-        company.created_at = now;
-        company.updated_at = now;
-        company.bank_sepa_mandate_reference = format!("MREF-N{id:05}");
-        company.inbound_address = inbound_address(id);
-        let d = store.data_mut();
-        d.companies.push(company);
-        let detail = detail_value(d.companies.last().expect("just pushed"), d);
-        Ok(created(
-            id,
-            Some(format!("/adressbuch/eintraege/{id}")),
-            detail,
-        ))
+        insert_with(
+            store,
+            company,
+            |_, c| {
+                c.bank_sepa_mandate_reference = format!("MREF-N{:05}", c.id);
+                c.inbound_address = inbound_address(c.id);
+            },
+            |c| Some(format!("/adressbuch/eintraege/{}", c.id)),
+        )
     })
 }
 
@@ -134,16 +108,6 @@ fn inbound_address(id: u64) -> String {
             c
         })
         .collect()
-}
-
-/// `PUT|PATCH /contact/companies/{id}` → 200 with the detail.
-pub(crate) async fn update_company(
-    State(st): State<SandboxState>,
-    Path(id): Path<String>,
-    body: Object,
-) -> Result<Response, ApiError> {
-    let f = body.fields();
-    change::<Company>(&st, &id, |_, c| apply_company(&f, c))
 }
 
 /// `DELETE /contact/companies/{id}` → 204; its contact persons go with it. Refused while
@@ -219,23 +183,14 @@ pub(crate) async fn create_person(
         required.check("Vorname", f.text("first_name")?.flatten());
         required.check("Nachname", f.text("last_name")?.flatten());
         required.done()?;
-        let mut person = Person::default();
+        let mut person = Person {
+            company_id: store.data().companies[i].id,
+            ..Default::default()
+        };
         apply_person(&f, &mut person)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Person::MODEL, Person::all);
-        let now = berlin_now();
-        let d = store.data_mut();
-        person.id = id;
-        person.company_id = d.companies[i].id;
-        person.created_at = now;
-        person.updated_at = now;
-        let company_id = person.company_id;
-        d.persons.push(person);
-        let detail = detail_value(d.persons.last().expect("just pushed"), d);
-        let location = format!("/adressbuch/eintraege/{company_id}");
-        Ok(created(id, Some(location), detail))
+        insert(store, person, |p| {
+            Some(format!("/adressbuch/eintraege/{}", p.company_id))
+        })
     })
 }
 

@@ -10,17 +10,8 @@ use super::*;
 use crate::model::{Voucher, VoucherLineItem, VoucherState};
 use crate::state::berlin_today;
 
-impl Writable for Voucher {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.vouchers
-    }
-}
-
-impl Archivable for Voucher {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
-}
+writable!(Voucher, vouchers);
+archivable!(Voucher);
 
 /// Largest amount of a voucher line or payment, in euros.
 const MAX_AMOUNT: i64 = 100_000_000;
@@ -154,24 +145,22 @@ pub(crate) async fn create_voucher(
             ..Default::default()
         };
         apply(store, &f, &mut v)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let highest = store
-            .data()
-            .vouchers
-            .iter()
-            .filter_map(|x| x.voucher_no.strip_prefix("B-")?.parse().ok())
-            .max()
-            .unwrap_or(0);
-        let n = store.next_number("voucher_no", highest);
-        let id = store.new_id(Voucher::MODEL, Voucher::all);
-        v.id = id;
-        v.voucher_no = format!("B-{n:05}");
-        let d = store.data_mut();
-        d.vouchers.push(v);
-        let detail = detail_value(d.vouchers.last().expect("just pushed"), d);
-        Ok(created(id, Some(format!("/ausgaben/belege/{id}")), detail))
+        insert_with(
+            store,
+            v,
+            |store, v| {
+                let highest = store
+                    .data()
+                    .vouchers
+                    .iter()
+                    .filter_map(|x| x.voucher_no.strip_prefix("B-")?.parse().ok())
+                    .max()
+                    .unwrap_or(0);
+                let n = store.next_number("voucher_no", highest);
+                v.voucher_no = format!("B-{n:05}");
+            },
+            |v| Some(format!("/ausgaben/belege/{}", v.id)),
+        )
     })
 }
 

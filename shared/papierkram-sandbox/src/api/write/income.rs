@@ -5,21 +5,12 @@
 
 use super::*;
 use crate::model::{Proposition, VatRate};
-use crate::state::berlin_now;
 
-impl Writable for Proposition {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.propositions
-    }
-    fn touch(&mut self, now: BerlinTime) {
-        self.updated_at = now;
-    }
-}
+writable!(Proposition, propositions, stamped);
+archivable!(Proposition);
 
-impl Archivable for Proposition {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
+impl Editable for Proposition {
+    const APPLY: Apply<Self> = apply;
 }
 
 /// Largest price a proposition or line item may have, in euros.
@@ -108,33 +99,8 @@ pub(crate) async fn create_proposition(
             ..Default::default()
         };
         apply(store, &f, &mut p)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Proposition::MODEL, Proposition::all);
-        let now = berlin_now();
-        p.id = id;
-        p.created_at = now;
-        p.updated_at = now;
-        let d = store.data_mut();
-        d.propositions.push(p);
-        let detail = detail_value(d.propositions.last().expect("just pushed"), d);
-        Ok(created(
-            id,
-            Some(format!("/einnahmen/produkte/{id}")),
-            detail,
-        ))
+        insert(store, p, |p| Some(format!("/einnahmen/produkte/{}", p.id)))
     })
-}
-
-/// `PUT|PATCH /income/propositions/{id}` → 200.
-pub(crate) async fn update_proposition(
-    State(st): State<SandboxState>,
-    Path(id): Path<String>,
-    body: Object,
-) -> Result<Response, ApiError> {
-    let f = body.fields();
-    change::<Proposition>(&st, &id, |store, p| apply(store, &f, p))
 }
 
 /// `DELETE /income/propositions/{id}` → 204; refused while tasks, projects or line items use it.

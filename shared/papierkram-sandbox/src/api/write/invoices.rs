@@ -11,17 +11,8 @@ use crate::generate::{due_date, german, totals};
 use crate::model::{Billing, Company, Invoice, InvoiceState, LineItem, NamedRef, Person};
 use crate::state::berlin_today;
 
-impl Writable for Invoice {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.invoices
-    }
-}
-
-impl Archivable for Invoice {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
-}
+writable!(Invoice, invoices);
+archivable!(Invoice);
 
 /// Largest quantity of one line item.
 const MAX_QUANTITY: i64 = 100_000;
@@ -280,19 +271,9 @@ pub(crate) async fn create_invoice(
         if !f.has("supply_date") {
             inv.supply_date = german(inv.document_date);
         }
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Invoice::MODEL, Invoice::all);
-        inv.id = id;
-        let d = store.data_mut();
-        d.invoices.push(inv);
-        let detail = detail_value(d.invoices.last().expect("just pushed"), d);
-        Ok(created(
-            id,
-            Some(format!("/einnahmen/rechnungen/{id}")),
-            detail,
-        ))
+        insert(store, inv, |inv| {
+            Some(format!("/einnahmen/rechnungen/{}", inv.id))
+        })
     })
 }
 

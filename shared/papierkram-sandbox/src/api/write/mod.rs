@@ -6,6 +6,46 @@
 //! changes the data, so a refused write changes nothing and concurrent writes never lose one
 //! another.
 
+/// [`Writable`] for a record kept in `DemoData::$all`; a `stamped` one notes `created_at` on
+/// create and moves `updated_at` on every change.
+macro_rules! writable {
+    (@impl $t:ty, $all:ident, { $($stamps:item)* }) => {
+        impl super::Writable for $t {
+            fn all_mut(d: &mut super::DemoData) -> &mut Vec<Self> {
+                &mut d.$all
+            }
+            fn set_id(&mut self, id: u64) {
+                self.id = id;
+            }
+            $($stamps)*
+        }
+    };
+    ($t:ty, $all:ident) => {
+        writable!(@impl $t, $all, {});
+    };
+    ($t:ty, $all:ident, stamped) => {
+        writable!(@impl $t, $all, {
+            fn touch(&mut self, now: super::BerlinTime) {
+                self.updated_at = now;
+            }
+            fn created(&mut self, now: super::BerlinTime) {
+                self.created_at = now;
+            }
+        });
+    };
+}
+
+/// [`Archivable`] for records with a `record_state` field.
+macro_rules! archivable {
+    ($($t:ty),+) => {
+        $(impl super::Archivable for $t {
+            fn record_state_mut(&mut self) -> &mut super::RecordState {
+                &mut self.record_state
+            }
+        })+
+    };
+}
+
 pub(crate) mod contacts;
 pub(crate) mod deliver;
 pub(crate) mod expense;
@@ -126,7 +166,7 @@ fn touched(mut response: Response, id: u64) -> Response {
 }
 
 /// 201 with the created record; `location` is the web-UI path the upstream points at, if any.
-pub(crate) fn created(id: u64, location: Option<String>, body: Value) -> Response {
+fn created(id: u64, location: Option<String>, body: Value) -> Response {
     let mut response = (StatusCode::CREATED, Json(body)).into_response();
     if let Some(value) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
         response.headers_mut().insert(header::LOCATION, value);
@@ -151,7 +191,7 @@ pub(crate) fn refused(message: impl Into<String>) -> ApiError {
 }
 
 /// The create cap was reached.
-pub(crate) fn full() -> ApiError {
+fn full() -> ApiError {
     refused(format!(
         "The sandbox holds at most {MAX_CREATED_RECORDS} records created since the last reset; \
          POST /__sandbox/reset to start over"
@@ -210,13 +250,59 @@ pub(crate) fn assign<T>(target: &mut Option<T>, field: Field<T>) {
 /// A record the write endpoints can change in place.
 pub(crate) trait Writable: Resource + Clone {
     fn all_mut(d: &mut DemoData) -> &mut Vec<Self>;
+    fn set_id(&mut self, id: u64);
     /// Records with timestamps move `updated_at` on every change.
     fn touch(&mut self, _now: BerlinTime) {}
+    /// Records with timestamps note when they were created.
+    fn created(&mut self, _now: BerlinTime) {}
+}
+
+/// How a create's or an update's body changes a record.
+pub(crate) type Apply<T> = fn(&Store, &Fields<'_>, &mut T) -> Result<(), ApiError>;
+
+/// A record whose `PUT|PATCH …/{id}` applies the body with nothing else to check; [`update`]
+/// serves it.
+pub(crate) trait Editable: Writable {
+    const APPLY: Apply<Self>;
 }
 
 /// A record with `POST …/{id}/archive` and `…/unarchive`.
 pub(crate) trait Archivable: Writable {
     fn record_state_mut(&mut self) -> &mut RecordState;
+}
+
+/// Adds `record` as a new one once the body can refuse it no more: the create cap, then the next
+/// id and the timestamps, `init` for what follows from the id; 201 with the detail at
+/// `location`.
+pub(crate) fn insert_with<T: Writable>(
+    store: &mut Store,
+    mut record: T,
+    init: impl FnOnce(&mut Store, &mut T),
+    location: impl FnOnce(&T) -> Option<String>,
+) -> Result<Response, ApiError> {
+    if !store.has_room() {
+        return Err(full());
+    }
+    let id = store.new_id(T::MODEL, T::all);
+    record.set_id(id);
+    let now = berlin_now();
+    record.created(now);
+    record.touch(now);
+    init(store, &mut record);
+    let location = location(&record);
+    let d = store.data_mut();
+    T::all_mut(d).push(record);
+    let detail = detail_value(T::all(d).last().expect("just pushed"), d);
+    Ok(created(id, location, detail))
+}
+
+/// [`insert_with`] for a record nothing more follows for from its id.
+pub(crate) fn insert<T: Writable>(
+    store: &mut Store,
+    record: T,
+    location: impl FnOnce(&T) -> Option<String>,
+) -> Result<Response, ApiError> {
+    insert_with(store, record, |_, _| {}, location)
 }
 
 /// Applies `change` to the record `id`, answering 200 with its detail.
@@ -274,6 +360,16 @@ pub(crate) async fn unarchive<T: Archivable>(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     set_record_state::<T>(st, id, RecordState::Active).await
+}
+
+/// `PUT|PATCH …/{id}` → 200 with the changed record's detail.
+pub(crate) async fn update<T: Editable>(
+    State(st): State<SandboxState>,
+    Path(id): Path<String>,
+    body: Object,
+) -> Result<Response, ApiError> {
+    let f = body.fields();
+    change::<T>(&st, &id, |store, record| (T::APPLY)(store, &f, record))
 }
 
 /// Removes the record `id` after `allowed` found nothing against it; 204.

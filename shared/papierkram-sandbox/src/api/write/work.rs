@@ -8,48 +8,36 @@
 
 use super::*;
 use crate::model::{Project, Task, TimeEntry, User};
-use crate::state::berlin_now;
 use jiff::civil::Date;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-impl Writable for Project {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.projects
-    }
-    fn touch(&mut self, now: BerlinTime) {
-        self.updated_at = now;
-    }
-}
-
-impl Archivable for Project {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
-}
-
-impl Writable for Task {
-    fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
-        &mut d.tasks
-    }
-    fn touch(&mut self, now: BerlinTime) {
-        self.updated_at = now;
-    }
-}
+writable!(Project, projects, stamped);
+writable!(Task, tasks, stamped);
+archivable!(Project, TimeEntry);
 
 impl Writable for TimeEntry {
     fn all_mut(d: &mut DemoData) -> &mut Vec<Self> {
         &mut d.time_entries
     }
+    fn set_id(&mut self, id: u64) {
+        self.id = id;
+    }
     fn touch(&mut self, now: BerlinTime) {
         self.updated_at = now;
         self.fingerprint = fingerprint(now);
     }
+    fn created(&mut self, now: BerlinTime) {
+        self.created_at = now;
+    }
 }
 
-impl Archivable for TimeEntry {
-    fn record_state_mut(&mut self) -> &mut RecordState {
-        &mut self.record_state
-    }
+impl Editable for Project {
+    const APPLY: Apply<Self> = apply_project;
+}
+
+/// An update changes the fingerprint, as recorded.
+impl Editable for TimeEntry {
+    const APPLY: Apply<Self> = apply_entry;
 }
 
 /// Changes so far, so that two updates within one second still get different fingerprints.
@@ -111,32 +99,8 @@ pub(crate) async fn create_project(
     st.write(|store| {
         let mut project = Project::default();
         apply_project(store, &f, &mut project)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Project::MODEL, Project::all);
-        let now = berlin_now();
-        project.id = id;
-        project.created_at = now;
-        project.updated_at = now;
-        let d = store.data_mut();
-        d.projects.push(project);
-        Ok(created(
-            id,
-            None,
-            detail_value(d.projects.last().expect("just pushed"), d),
-        ))
+        insert(store, project, |_| None)
     })
-}
-
-/// `PUT|PATCH /projects/{id}` → 200 with the detail.
-pub(crate) async fn update_project(
-    State(st): State<SandboxState>,
-    Path(id): Path<String>,
-    body: Object,
-) -> Result<Response, ApiError> {
-    let f = body.fields();
-    change::<Project>(&st, &id, |store, p| apply_project(store, &f, p))
 }
 
 /// `DELETE /projects/{id}` → 204; refused while tasks or documents belong to the project.
@@ -201,22 +165,9 @@ pub(crate) async fn create_task(
     st.write(|store| {
         let mut task = Task::default();
         apply_task(store, &f, &mut task)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(Task::MODEL, Task::all);
-        let now = berlin_now();
-        task.id = id;
-        task.created_at = now;
-        task.updated_at = now;
-        let d = store.data_mut();
-        d.tasks.push(task);
-        let detail = detail_value(d.tasks.last().expect("just pushed"), d);
-        Ok(created(
-            id,
-            Some(format!("/zeiterfassung/aufgaben/{id}")),
-            detail,
-        ))
+        insert(store, task, |t| {
+            Some(format!("/zeiterfassung/aufgaben/{}", t.id))
+        })
     })
 }
 
@@ -310,33 +261,10 @@ pub(crate) async fn create_time_entry(
             ..Default::default()
         };
         apply_entry(store, &f, &mut entry)?;
-        if !store.has_room() {
-            return Err(full());
-        }
-        let id = store.new_id(TimeEntry::MODEL, TimeEntry::all);
-        entry.id = id;
-        let now = berlin_now();
-        entry.created_at = now;
-        entry.touch(now);
-        let d = store.data_mut();
-        d.time_entries.push(entry);
-        let detail = detail_value(d.time_entries.last().expect("just pushed"), d);
-        Ok(created(
-            id,
-            Some(format!("/zeiterfassung/buchungen/{id}")),
-            detail,
-        ))
+        insert(store, entry, |e| {
+            Some(format!("/zeiterfassung/buchungen/{}", e.id))
+        })
     })
-}
-
-/// `PUT|PATCH /tracker/time_entries/{id}` → 200; the fingerprint changes, as recorded.
-pub(crate) async fn update_time_entry(
-    State(st): State<SandboxState>,
-    Path(id): Path<String>,
-    body: Object,
-) -> Result<Response, ApiError> {
-    let f = body.fields();
-    change::<TimeEntry>(&st, &id, |store, e| apply_entry(store, &f, e))
 }
 
 #[cfg(test)]
