@@ -60,6 +60,23 @@ async fn assert_created(
     id
 }
 
+/// `POST {record}/archive` answers 200 with the record archived.
+async fn assert_archives(st: &papierkram_sandbox::SandboxState, record: &str) {
+    let r = post(st, &format!("{record}/archive"), "{}").await;
+    assert_eq!(
+        (r.status, r.body["record_state"].as_str()),
+        (StatusCode::OK, Some("archived"))
+    );
+}
+
+/// `POST {record}/archive`, then `…/unarchive`, each answering the record in its new state.
+async fn archive_and_unarchive(st: &papierkram_sandbox::SandboxState, record: &str) {
+    for (action, state) in [("archive", "archived"), ("unarchive", "active")] {
+        let r = post(st, &format!("{record}/{action}"), "{}").await;
+        assert_eq!(r.body["record_state"], state);
+    }
+}
+
 #[tokio::test]
 async fn company_create_update_archive_and_delete_follow_the_recordings() {
     let st = state();
@@ -109,16 +126,7 @@ async fn company_create_update_archive_and_delete_follow_the_recordings() {
     .await;
     assert_eq!(r.body["contact_type"], "supplier", "PATCH updates like PUT");
 
-    let r = post(
-        &st,
-        &format!("/api/v1/contact/companies/{id}/archive"),
-        "{}",
-    )
-    .await;
-    assert_eq!(
-        (r.status, r.body["record_state"].as_str()),
-        (StatusCode::OK, Some("archived"))
-    );
+    assert_archives(&st, &format!("/api/v1/contact/companies/{id}")).await;
     let r = post(
         &st,
         &format!("/api/v1/contact/companies/{id}/unarchive"),
@@ -421,15 +429,7 @@ async fn projects_tasks_and_time_entries_are_written_and_read_back() {
         r.body["fingerprint"], fingerprint,
         "the fingerprint changes on update, as recorded"
     );
-    for (action, state) in [("archive", "archived"), ("unarchive", "active")] {
-        let r = post(
-            &st,
-            &format!("/api/v1/tracker/time_entries/{entry}/{action}"),
-            "{}",
-        )
-        .await;
-        assert_eq!(r.body["record_state"], state);
-    }
+    archive_and_unarchive(&st, &format!("/api/v1/tracker/time_entries/{entry}")).await;
     let r = put(
         &st,
         &format!("/api/v1/tracker/time_entries/{entry}"),
@@ -467,10 +467,7 @@ async fn projects_tasks_and_time_entries_are_written_and_read_back() {
     )
     .await;
     assert_eq!(r.body["name"], "Relaunch Intranet 2027");
-    for (action, state) in [("archive", "archived"), ("unarchive", "active")] {
-        let r = post(&st, &format!("/api/v1/projects/{project}/{action}"), "{}").await;
-        assert_eq!(r.body["record_state"], state);
-    }
+    archive_and_unarchive(&st, &format!("/api/v1/projects/{project}")).await;
     let r = delete(&st, &format!("/api/v1/projects/{project}")).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
 }
@@ -556,20 +553,7 @@ async fn propositions_carry_their_vat_rate_and_unit_names() {
         ),
         (Some("135.5"), Some("7%"))
     );
-    let r = post(
-        &st,
-        &format!("/api/v1/income/propositions/{id}/archive"),
-        "{}",
-    )
-    .await;
-    assert_eq!(r.body["record_state"], "archived");
-    let r = post(
-        &st,
-        &format!("/api/v1/income/propositions/{id}/unarchive"),
-        "{}",
-    )
-    .await;
-    assert_eq!(r.body["record_state"], "active");
+    archive_and_unarchive(&st, &format!("/api/v1/income/propositions/{id}")).await;
     let r = put(
         &st,
         &format!("/api/v1/income/propositions/{id}"),
@@ -781,11 +765,7 @@ async fn cancelling_and_deleting_invoices_follow_their_state() {
     let id = r.body["id"].as_u64().unwrap();
     let r = post(&st, &format!("/api/v1/income/invoices/{id}/cancel"), "{}").await;
     assert!(error_message(&r, StatusCode::UNPROCESSABLE_ENTITY).contains("Rechnungsentwurf"));
-    let r = post(&st, &format!("/api/v1/income/invoices/{id}/archive"), "{}").await;
-    assert_eq!(
-        (r.status, r.body["record_state"].as_str()),
-        (StatusCode::OK, Some("archived"))
-    );
+    assert_archives(&st, &format!("/api/v1/income/invoices/{id}")).await;
     let r = post(
         &st,
         &format!("/api/v1/income/invoices/{id}/unarchive"),
@@ -962,15 +942,7 @@ async fn unpaid_vouchers_are_cancelled_archived_or_deleted() {
     )
     .await;
     assert!(error_message(&r, StatusCode::UNPROCESSABLE_ENTITY).contains("keine Zahlung"));
-    for (action, state) in [("archive", "archived"), ("unarchive", "active")] {
-        let r = post(
-            &st,
-            &format!("/api/v1/expense/vouchers/{id}/{action}"),
-            "{}",
-        )
-        .await;
-        assert_eq!(r.body["record_state"], state);
-    }
+    archive_and_unarchive(&st, &format!("/api/v1/expense/vouchers/{id}")).await;
     let r = post(&st, &format!("/api/v1/expense/vouchers/{id}/cancel"), "{}").await;
     assert_eq!(
         (r.body["state"].as_str(), r.body["record_state"].as_str()),
