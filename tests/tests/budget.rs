@@ -2,8 +2,9 @@
 //! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
 //! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
 //! deployment and for a profile within 16 KB read and 24 KB in all, and every tool's default
-//! call (a list tool without arguments, every tool with its description's example) within the
-//! 25 KB result budget, whole (not cut). Run with `--nocapture` for the table.
+//! call (a list tool without arguments, every tool with its description's example, a write as
+//! a dry run) within the 25 KB result budget, whole (not cut). Run with `--nocapture` for the
+//! table.
 
 use integration_tests::{KEY, Rpc, Server, structured};
 use papierkram_sandbox::SandboxState;
@@ -82,9 +83,14 @@ async fn what_the_model_reads_fits_its_budgets() {
         .unwrap();
     let mut largest = (0, String::new());
     println!("default call                              bytes  tokens");
-    for tool in catalog.tools.iter().filter(|t| !t.raw) {
+    let callable = |t: &&catalog::Tool| !t.raw && t.risk != catalog::Risk::Forbidden;
+    for tool in catalog.tools.iter().filter(callable) {
         let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
-        let example: Value = serde_json::from_str(example.trim()).unwrap();
+        let mut example: Value = serde_json::from_str(example.trim()).unwrap();
+        // A write's default call is its dry run: the preview, nothing written.
+        if tool.http().is_some_and(|(m, _)| !m.is_read_only()) {
+            example["dry_run"] = json!(true);
+        }
         let mut calls = vec![("example", example)];
         let needs_args = tool
             .params

@@ -172,10 +172,11 @@ async fn tools_list_equals_the_allowlist_and_stays_within_30_tools() {
     }
 }
 
-/// Calls every tool (listed or found) once with realistic arguments, ids from a preceding list call.
+/// Calls every tool (listed or found) once with realistic arguments, ids from a preceding list call;
+/// the writes as dry runs, whose previews show the catalog's request and which write nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_ok_against_the_sandbox() {
-    let (_server, _sandbox, rpc) = start().await;
+    let (_server, sandbox, rpc) = start().await;
     let defs = definitions(&rpc).await;
     let whitelist = |tool: &str| -> BTreeSet<String> {
         let def = defs.iter().find(|d| d["name"] == tool).unwrap();
@@ -309,6 +310,123 @@ async fn every_tool_answers_ok_against_the_sandbox() {
         assert!(data.is_some_and(|d| !d.is_empty()), "{tool}: {result}");
         called.insert(tool.to_string());
     }
+
+    let (invoice, voucher) = (first["invoices_list"], first["vouchers_list"]);
+    let proposition = first["propositions_list"];
+    let entry = first_id(&entries);
+    let by_id = |tools: &[&'static str], id: u64| -> Vec<(&'static str, Value)> {
+        tools.iter().map(|t| (*t, json!({"id": id}))).collect()
+    };
+    let mut writes = vec![
+        (
+            "company_create",
+            json!({"name": "Probelauf GmbH", "contact_type": "customer"}),
+        ),
+        (
+            "company_update",
+            json!({"id": company, "phone": "+49 40 5550123"}),
+        ),
+        (
+            "contact_person_create",
+            json!({"company_id": company, "last_name": "Beispiel"}),
+        ),
+        (
+            "contact_person_update",
+            json!({"company_id": company, "id": person, "position": "CFO"}),
+        ),
+        (
+            "contact_person_delete",
+            json!({"company_id": company, "id": person}),
+        ),
+        ("project_update", json!({"id": project, "name": "Relaunch"})),
+        (
+            "tracker_task_update",
+            json!({"id": task, "name": "Konzept"}),
+        ),
+        (
+            "time_entry_update",
+            json!({"id": entry, "comments": "Workshop"}),
+        ),
+        (
+            "proposition_create",
+            json!({"name": "Webdesign", "price": "95.0", "vat_rate": "19%"}),
+        ),
+        (
+            "proposition_update",
+            json!({"id": proposition, "price": "105.0"}),
+        ),
+        (
+            "invoice_update",
+            json!({"id": invoice, "name": "Relaunch, phase 2"}),
+        ),
+        (
+            "voucher_update",
+            json!({"id": voucher, "due_date": "2026-06-30"}),
+        ),
+        ("voucher_pay", json!({"id": voucher, "value": 1.5})),
+    ];
+    writes.extend(by_id(
+        &["company_archive", "company_unarchive", "company_delete"],
+        company,
+    ));
+    writes.extend(by_id(
+        &["project_archive", "project_unarchive", "project_delete"],
+        project,
+    ));
+    writes.extend(by_id(
+        &["time_entry_archive", "time_entry_unarchive"],
+        entry,
+    ));
+    writes.extend(by_id(
+        &[
+            "proposition_archive",
+            "proposition_unarchive",
+            "proposition_delete",
+        ],
+        proposition,
+    ));
+    let invoice_writes = [
+        "invoice_archive",
+        "invoice_unarchive",
+        "invoice_send",
+        "invoice_cancel",
+        "invoice_delete",
+    ];
+    writes.extend(by_id(&invoice_writes, invoice));
+    let voucher_writes = [
+        "voucher_archive",
+        "voucher_unarchive",
+        "voucher_cancel",
+        "voucher_reverse_cancel",
+        "voucher_delete",
+    ];
+    writes.extend(by_id(&voucher_writes, voucher));
+    let catalog = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.connector == "papierkram")
+        .unwrap();
+    for (tool, mut args) in writes {
+        let (method, template) = catalog
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| t.http())
+            .unwrap_or_else(|| panic!("{tool}: no such write"));
+        let mut path = template.to_string();
+        for (name, value) in args.as_object().unwrap() {
+            path = path.replace(&format!("{{{name}}}"), &value.to_string());
+        }
+        args["dry_run"] = json!(true);
+        let result = ok(&rpc, tool, args).await;
+        assert_eq!(result["dry_run"], true, "{tool}: {result}");
+        let request = &result["preview"]["request"];
+        assert_eq!(request["method"], method.as_str(), "{tool}: {result}");
+        let sent = request["path"].as_str().unwrap_or_default();
+        assert!(sent.ends_with(&path), "{tool}: {sent} is not {path}");
+        called.insert(tool.to_string());
+    }
+    assert_eq!(sandbox.write_count(), 0, "{:?}", sandbox.writes());
 
     let tools: BTreeSet<String> = defs
         .iter()
