@@ -79,12 +79,7 @@ impl Pipeline {
         arguments: &Map<String, Value>,
         request: Request<'_>,
     ) -> Outcome {
-        let Request {
-            caller,
-            deadline,
-            admission,
-            elicitation,
-        } = request;
+        let admission = request.admission;
         let valid = match args::validate(tool, arguments) {
             Ok(v) => v,
             Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
@@ -94,9 +89,7 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let mut outcome = self
-            .run(conn, tool, &valid, caller, deadline, &meter, elicitation)
-            .await;
+        let mut outcome = self.run(conn, tool, &valid, request, &meter).await;
         if let Some(a) = admission {
             self.limits
                 .spent(&a.caller, &conn.catalog.connector, meter.sent(), now_s());
@@ -109,19 +102,26 @@ impl Pipeline {
         outcome
     }
 
-    /// Dry run, consent, ledger and execution of a validated call within its budget.
-    #[allow(clippy::too_many_arguments)]
+    /// Dry run, consent, ledger and execution of a validated call within its budget. A read
+    /// that needs no confirmation goes straight to the upstream: reads pay for none of this.
     async fn run(
         &self,
         conn: &Connector,
         tool: &Tool,
         valid: &ValidArgs,
-        caller: &Caller,
-        deadline: &Deadline,
+        request: Request<'_>,
         meter: &Meter,
-        elicitation: Elicitation<'_>,
     ) -> Outcome {
+        let Request {
+            caller,
+            deadline,
+            elicitation,
+            ..
+        } = request;
         let write = risk::is_write(tool);
+        if !write && !risk::needs_confirmation(tool) {
+            return self.execute(conn, tool, valid, deadline, meter).await.0;
+        }
         if write && valid.write.dry_run {
             let mut outcome =
                 match dry_run::preview(&self.upstream, conn, tool, valid, deadline, meter).await {
@@ -211,7 +211,7 @@ impl Pipeline {
         match happened {
             Happened::Unknown => {} // the claim stays: a retry answers outcome_unknown
             Happened::No => self.ledger.release(&key).await, // nothing happened: a retry may go
-            Happened::Yes => self.ledger.record(&key, outcome.to_json()).await,
+            Happened::Yes => self.ledger.record(&key, stored(&outcome)).await,
         }
         with_facts(outcome, write, channel, Some("new"))
     }
@@ -287,6 +287,23 @@ fn who(caller: &Caller) -> String {
         Some(user) => format!("{}:{user}", caller.key_id),
         None => caller.key_id.clone(),
     }
+}
+
+/// The most of a result the ledger keeps; a larger one is kept as its status and a hint.
+pub const MAX_STORED_BYTES: usize = 64 * 1024;
+
+/// A claimed write's result as the ledger keeps it, bounded.
+fn stored(outcome: &Outcome) -> Value {
+    let full = outcome.to_json();
+    if full.to_string().len() <= MAX_STORED_BYTES {
+        return full;
+    }
+    serde_json::json!({
+        "status": outcome.status.as_str(),
+        "hint": "The write ran; its result was too large to keep for a replay. Read the record \
+                 with the matching get tool.",
+        "truncated": true,
+    })
 }
 
 /// `outcome_unknown`: the write was sent before and its answer never recorded.
