@@ -75,18 +75,32 @@ pub fn build_url(
     Ok(url)
 }
 
-/// The JSON body for writes: body params under their upstream names.
+/// The JSON body for writes: body params under their upstream names; a dotted name nests
+/// (`as: customer.id` sends `{"customer": {"id": …}}`).
 pub fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
-    let body: serde_json::Map<String, Value> = tool
+    let mut body = serde_json::Map::new();
+    for (name, p) in tool
         .params
         .iter()
         .filter(|(_, p)| p.location == ParamIn::Body)
-        .filter_map(|(name, p)| {
-            args.values
-                .get(name)
-                .map(|v| (p.upstream_name(name).to_string(), v.clone()))
-        })
-        .collect();
+    {
+        let Some(v) = args.values.get(name) else {
+            continue;
+        };
+        let mut path: Vec<&str> = p.upstream_name(name).split('.').collect();
+        let last = path.pop().unwrap_or(name);
+        let mut at = &mut body;
+        for segment in path {
+            let slot = at
+                .entry(segment.to_string())
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if !slot.is_object() {
+                *slot = Value::Object(serde_json::Map::new());
+            }
+            at = slot.as_object_mut().expect("an object was just put here");
+        }
+        at.insert(last.to_string(), v.clone());
+    }
     (!body.is_empty()).then_some(Value::Object(body))
 }
 
@@ -207,6 +221,35 @@ tools:
 "#,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn dotted_body_names_nest() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: project_create
+    risk: medium
+    description: d
+    post: /projects
+    params:
+      name: { type: string, in: body, max_length: 9 }
+      customer_id: { type: integer, in: body, as: customer.id, min: 1 }
+      customer_note: { type: string, in: body, as: customer.note, max_length: 9 }
+"#,
+        )
+        .unwrap();
+        let mut args = ValidArgs::default();
+        args.values.insert("name".into(), "P".into());
+        args.values.insert("customer_id".into(), 7.into());
+        args.values.insert("customer_note".into(), "n".into());
+        assert_eq!(
+            build_body(&c.tools[0], &args),
+            Some(serde_json::json!({"name": "P", "customer": {"id": 7, "note": "n"}}))
+        );
     }
 
     fn secrets(tenant: &str) -> SecretValues {
