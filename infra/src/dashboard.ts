@@ -1,5 +1,5 @@
 // The deployment dashboard: tool traffic and errors (EMF from the audit lines), latency, quota,
-// Lambda and API health, and one Logs Insights widget per queries/*.insights file.
+// Lambda and API health, limits, writes, and one Logs Insights widget per queries/*.insights file.
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
@@ -22,6 +22,19 @@ export const EMF = {
 } as const;
 
 const PERIOD = Duration.minutes(5);
+
+/** The `queries/` file of the dashboard's writes row (and the digest's "Writes" section). */
+export const WRITES_QUERY = 'writes';
+
+/** Beside the writes table: what its columns mean and what to do about `outcome_unknown`. */
+export const WRITES_NOTE = [
+  '### Writes per tool',
+  'One column per way a write call ended (`queries/writes.insights`).',
+  '',
+  '- **outcome_unknown**: sent, its answer never recorded. Check with the tool\'s get or list tool whether it happened before anyone retries.',
+  '- **asked**: a confirmation was requested (no failure); **declined**: a person said no; **refused**: a confirmation token did not match; **needs_person**: a critical write without a confirmation form.',
+  '- **replayed**: answered from the idempotency ledger, not run again; **conflicts**: a key reused with other arguments.',
+].join('\n');
 
 export interface DashboardProps {
   readonly stage: string;
@@ -215,9 +228,17 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     ...(limitsHit ? [queryWidget(limitsHit, 12)] : []),
   );
 
-  // The digest's own queries, text unchanged (tool-latency and limits-hit sit in their rows above).
+  // Writes: what ran, was previewed, confirmed, refused or replayed, and the unknown outcomes
+  // someone must check, per tool from the audit log, with what the columns mean.
+  const writes = p.queries.find((q) => q.name === WRITES_QUERY);
+  if (writes) {
+    dashboard.addWidgets(new cw.TextWidget({ markdown: WRITES_NOTE, width: 6, height: 8 }), queryWidget(writes, 18));
+  }
+
+  // The digest's own queries, text unchanged (tool-latency, limits-hit and writes sit in their
+  // rows above).
   for (const q of p.queries) {
-    if (q !== limitsHit && q !== toolLatency) dashboard.addWidgets(queryWidget(q, 24));
+    if (q !== limitsHit && q !== toolLatency && q !== writes) dashboard.addWidgets(queryWidget(q, 24));
   }
   return dashboard;
 }

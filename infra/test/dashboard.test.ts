@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EMF } from '../src/dashboard.ts';
+import { EMF, WRITES_NOTE, WRITES_QUERY } from '../src/dashboard.ts';
 import { TOOL_LATENCY_QUERY } from '../src/latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY } from '../src/limits.ts';
 import { AUDIT_EVENT_FIELD, AUTH_DENIED_EVENT } from '../src/mcp-stack.ts';
@@ -125,6 +125,36 @@ describe('latency row', () => {
   });
 });
 
+describe('writes row', () => {
+  const { mcpT } = synth();
+  const widgets = dashboardBody(mcpT).widgets;
+
+  it('queries/writes.insights per tool beside what its columns mean, below the limits row', () => {
+    const table = widget(widgets, `${WRITES_QUERY} (queries/${WRITES_QUERY}.insights)`);
+    assert.equal(table.type, 'log');
+    assert.match(table.properties.query, /filter event in \["tool_call", "tool_error"\] and ispresent\(dry_run\)/);
+    assert.match(table.properties.query, /by connector, tool\n\| sort executed desc/);
+    const note = widgets.find((w) => w.type === 'text' && w.properties.markdown === WRITES_NOTE);
+    assert.ok(note, 'the note beside the table');
+    assert.deepEqual([note, table].map((w) => [w.x, w.y, w.width, w.height]), [[0, table.y, 6, 8], [6, table.y, 18, 8]]);
+    const limits = widget(widgets, 'Limiter fallback (1: an instance counts in memory)');
+    assert.ok(table.y > limits.y, 'below the limits row');
+    // Every column the query makes is explained, outcome_unknown with what to do.
+    const aliases = [...(table.properties.query as string).matchAll(/\) as (\w+)/g)].map((m) => m[1]!);
+    assert.deepEqual(aliases, ['calls', 'executed', 'dry_runs', 'asked', 'declined', 'refused', 'needs_person', 'replayed', 'conflicts', 'outcome_unknown', 'failed']);
+    for (const a of aliases.filter((a) => !['calls', 'executed', 'dry_runs', 'failed'].includes(a))) {
+      assert.ok(WRITES_NOTE.includes(`**${a}**`), `the note explains ${a}`);
+    }
+    assert.match(WRITES_NOTE, /outcome_unknown\*\*: sent, its answer never recorded\. Check/);
+  });
+
+  it('no writes query, no writes row', () => {
+    const dir = writeFiles(tempDir('queries-no-writes'), { 'a.insights': 'filter event = "tool_call"\n| stats count(*) as n by tool\n' });
+    const body = dashboardBody(synth({ queries: readQueries(dir) }).mcpT).widgets;
+    assert.ok(!body.some((w) => w.type === 'text' && w.properties.markdown === WRITES_NOTE));
+  });
+});
+
 describe('names shared with the Rust side', () => {
   const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
   const emf = readFileSync(join(REPO_ROOT, 'shared/audit/src/emf.rs'), 'utf8');
@@ -168,9 +198,9 @@ describe('Logs Insights widgets load queries/*.insights', () => {
     dashboardBody(synth({ queries: readQueries(queriesDir) }).mcpT).widgets.filter((w) => w.type === 'log');
   const expectQueries = (widgets: Widget[], queries: { name: string; text: string }[]): void => {
     assert.equal(widgets.length, queries.length);
-    // In file-name order, except tool-latency and limits-hit, which open the list (each sits in
-    // its row, latency above limits).
-    const first = [TOOL_LATENCY_QUERY, LIMITS_HIT_QUERY];
+    // In file-name order, except tool-latency, limits-hit and writes, which open the list (each
+    // sits in its row: latency, limits, writes).
+    const first = [TOOL_LATENCY_QUERY, LIMITS_HIT_QUERY, WRITES_QUERY];
     const ordered = [
       ...first.flatMap((name) => queries.filter((q) => q.name === name)),
       ...queries.filter((q) => !first.includes(q.name)),

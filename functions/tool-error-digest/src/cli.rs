@@ -208,7 +208,7 @@ mod tests {
         run(command, &config, &mut report).await.unwrap();
         let report = String::from_utf8(report).unwrap();
         assert!(
-            report.starts_with("6 tools failing, 2 new — week 48\n"),
+            report.starts_with("7 tools failing, 2 new — week 48\n"),
             "{report}"
         );
         assert!(report.contains("skipped 1 line(s)"), "{report}");

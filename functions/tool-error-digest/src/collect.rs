@@ -65,6 +65,7 @@ pub async fn collect<Q: LogsQuery>(
                 queries::MISSING_CAPABILITIES,
             )
             .await?,
+        writes: run.typed("writes", period, queries::WRITES).await?,
     };
     let previous_totals = run
         .typed("tool-totals", period.previous(), queries::TOOL_TOTALS)

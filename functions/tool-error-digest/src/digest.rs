@@ -8,12 +8,13 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use crate::period::Period;
-use crate::rows::{DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, TotalRow};
+use crate::rows::{DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, TotalRow, WriteRow};
 
 mod build;
 mod latency;
 mod limits;
 mod missing;
+mod writes;
 pub use build::build;
 pub use latency::{LATENCY_SHOWN, ToolLatency, tool_latency};
 pub use limits::{LIMITS_SHOWN, LimitHit, NO_CALLER, limits_hit};
@@ -21,6 +22,7 @@ pub use missing::{
     MISSING_SHOWN, Miss, MissingCapabilities, NO_MATCH_PREFIX, UNKNOWN_TOOL, missing_capabilities,
     no_match_words,
 };
+pub use writes::{ToolWrites, WRITES_SHOWN, Writes, writes};
 
 /// Tools shown in detail.
 pub const TOP_TOOLS: usize = 5;
@@ -39,6 +41,8 @@ pub struct ThisWeek {
     pub latency: Vec<LatencyRow>,
     /// `missing-capabilities`: searches without a match, calls of unknown tools.
     pub missing: Vec<MissRow>,
+    /// `writes`: calls of write tools per connector and tool.
+    pub writes: Vec<WriteRow>,
 }
 
 /// Everything [`build`] needs.
@@ -195,6 +199,8 @@ pub struct Digest {
     pub latency: Vec<ToolLatency>,
     /// What searches and calls asked for that no tool could do.
     pub missing: MissingCapabilities,
+    /// Calls of write tools: executed, previewed, confirmed, refused, unknown outcomes.
+    pub writes: Writes,
     pub dashboard_url: Option<String>,
     pub truncated_by_row_cap: bool,
     pub unreadable_rows: usize,

@@ -27,6 +27,17 @@
 //! search `mahnung`, one `invoice_send` (not reported). Unknown-tool calls are not calls of a
 //! tool: the totals above leave them out.
 //!
+//! Writes (lines with the write facts), this week / the week before:
+//!
+//! | tool           | calls | how they ended this week                                        |
+//! |----------------|-------|-----------------------------------------------------------------|
+//! | company_create | 8 / 2 | 5 executed (3 with an idempotency key), 2 dry runs, 1 replayed    |
+//! | invoice_cancel | 9 / 3 | 2 dry runs, 3 asked, 1 declined, 2 confirmed, 1 outcome_unknown   |
+//!
+//! The week before, invoice_cancel: 1 asked, 1 executed, 1 outcome_unknown (so it is failing,
+//! not newly failing); company_create: 2 executed. Confirmations asked are no failed calls; the
+//! outcome_unknown calls are. With them the totals above become 676 / 577 calls, 46 / 27 failed.
+//!
 //! Refused by a limit (`rate_limited`) this week, per scope and caller: caller `u_5e0c5b7d1a2f9c3e`
 //! 7 (under two key ids), ip `-` 4, budget `u_5e0c5b7d1a2f9c3e` 3 (`open_items_get`), caller `ci`
 //! 2 (a key without a user), daily `u_91b2e4f07c3d5a68` 1; and 5 ip refusals the week before.
@@ -257,6 +268,94 @@ fn rate_limited(t: Timestamp, reason: &str, user: Option<&str>, key_id: Option<&
     line
 }
 
+/// How a write call ended, as its audit line records it.
+#[derive(Clone, Copy)]
+enum WriteEnd {
+    DryRun,
+    /// Ran without confirmation; with an idempotency key when `true`.
+    Executed(bool),
+    Asked,
+    Declined,
+    /// Ran after a person confirmed in the client's form.
+    Confirmed,
+    Replayed,
+    Unknown,
+}
+
+/// A write tool's line as mcp-server writes it: the write facts (audit event, risk, dry run,
+/// confirmation channel, idempotency outcome) beside the usual fields.
+fn write_line(
+    t: Timestamp,
+    i: u32,
+    tool: &str,
+    audit_event: &str,
+    risk: &str,
+    end: WriteEnd,
+) -> Value {
+    let keyed = matches!(end, WriteEnd::Executed(true) | WriteEnd::Replayed);
+    let mut arg_keys = vec!["name"];
+    if keyed {
+        arg_keys.push("idempotency_key");
+    }
+    if matches!(end, WriteEnd::DryRun) {
+        arg_keys.push("dry_run");
+    }
+    let mut line = json!({
+        "v": 1,
+        "ts": format_ts(t),
+        "level": "info",
+        "event": "tool_call",
+        "tool": tool,
+        "connector": "papierkram",
+        "status": "ok",
+        "duration_ms": f64::from(60 + (i * 23) % 300) + 0.5,
+        "request_id": request_id(&format!("{tool}{}", format_ts(t))),
+        "protocol_version": "2025-11-25",
+        "key_id": "dev",
+        "user": ALICE,
+        "arg_keys": arg_keys,
+        "result_bytes": 400 + (i * 59) % 900,
+        "audit_event": audit_event,
+        "risk": risk,
+        "dry_run": matches!(end, WriteEnd::DryRun),
+    });
+    let mut failed = |status: &str, reason: &str| {
+        line["level"] = json!("error");
+        line["event"] = json!("tool_error");
+        line["status"] = json!(status);
+        line["reason"] = json!(reason);
+    };
+    match end {
+        WriteEnd::DryRun => {}
+        WriteEnd::Executed(keyed) => {
+            line["http_status"] = json!(201);
+            if keyed {
+                line["idempotency"] = json!("new");
+            }
+        }
+        WriteEnd::Asked => failed("confirmation_required", "confirmation_required"),
+        WriteEnd::Declined => {
+            line["reason"] = json!("declined");
+            line["confirmation"] = json!("elicitation");
+        }
+        WriteEnd::Confirmed => {
+            line["http_status"] = json!(200);
+            line["confirmation"] = json!("elicitation");
+            line["idempotency"] = json!("new");
+        }
+        WriteEnd::Replayed => {
+            line["reason"] = json!("replayed");
+            line["idempotency"] = json!("replayed");
+        }
+        WriteEnd::Unknown => {
+            failed("outcome_unknown", "outcome_unknown");
+            line["confirmation"] = json!("elicitation");
+            line["idempotency"] = json!("unknown");
+        }
+    }
+    line
+}
+
 /// A `search_tools` call as mcp-server writes it: no connector; `no_match` is the reason's
 /// rest when nothing matched (the query's words in the search vocabulary, ` +N` others).
 fn search_line(t: Timestamp, i: u32, no_match: Option<&str>) -> Value {
@@ -386,6 +485,63 @@ pub fn lines() -> Vec<String> {
             i += 1;
         }
     }
+    // Writes: executed, previewed, confirmed, declined, replayed, one whose outcome is unknown.
+    let mut i = 200;
+    for (week, tool, audit_event, risk, ends) in [
+        (
+            THIS_WEEK,
+            "company_create",
+            "company.created",
+            "medium",
+            &[
+                (WriteEnd::Executed(true), 3),
+                (WriteEnd::Executed(false), 2),
+                (WriteEnd::DryRun, 2),
+                (WriteEnd::Replayed, 1),
+            ][..],
+        ),
+        (
+            THIS_WEEK,
+            "invoice_cancel",
+            "invoice.canceled",
+            "critical",
+            &[
+                (WriteEnd::DryRun, 2),
+                (WriteEnd::Asked, 3),
+                (WriteEnd::Declined, 1),
+                (WriteEnd::Confirmed, 2),
+                (WriteEnd::Unknown, 1),
+            ],
+        ),
+        (
+            PREVIOUS_WEEK,
+            "company_create",
+            "company.created",
+            "medium",
+            &[(WriteEnd::Executed(true), 2)],
+        ),
+        (
+            PREVIOUS_WEEK,
+            "invoice_cancel",
+            "invoice.canceled",
+            "critical",
+            &[
+                (WriteEnd::Asked, 1),
+                (WriteEnd::Confirmed, 1),
+                (WriteEnd::Unknown, 1),
+            ],
+        ),
+    ] {
+        let week: Timestamp = week.parse().unwrap();
+        for (end, count) in ends {
+            for _ in 0..*count {
+                let t = time(week, i % 7, i);
+                let line = write_line(t, i, tool, audit_event, risk, *end);
+                events.push((t, line.to_string()));
+                i += 1;
+            }
+        }
+    }
     // Just outside both weeks: the digest's range ends a millisecond before Monday 00:00.
     let user_me = &tools()[7];
     for ts in ["2026-11-30T00:00:00.000Z", "2026-11-15T23:59:59.999Z"] {
@@ -477,18 +633,19 @@ pub(crate) mod tests {
                 ("time_entry_list", 2, 80),
             ]
         );
-        assert_eq!(d.other_failing, (1, 1));
-        // search_tools (9 calls) counts; the 4 calls of unknown tools do not.
-        assert_eq!(d.totals.calls, 659);
-        assert_eq!(d.totals.errors, 45);
-        assert_eq!(d.totals.tools_called, 9);
-        assert_eq!(d.totals.tools_failing, 6);
-        assert_eq!(d.previous_totals.calls, 572);
-        assert_eq!(d.previous_totals.errors, 26);
+        assert_eq!(d.other_failing, (2, 2));
+        // search_tools (9 calls) and the write tools (17) count; the 4 calls of unknown tools
+        // do not, nor do the 3 confirmations asked count as failed.
+        assert_eq!(d.totals.calls, 676);
+        assert_eq!(d.totals.errors, 46);
+        assert_eq!(d.totals.tools_called, 11);
+        assert_eq!(d.totals.tools_failing, 7);
+        assert_eq!(d.previous_totals.calls, 577);
+        assert_eq!(d.previous_totals.errors, 27);
         assert!(!d.truncated_by_row_cap);
         assert_eq!(d.unreadable_rows, 0);
         assert_eq!(d.state(), State::Failing);
-        assert_eq!(d.subject(), "6 tools failing, 2 new — week 48");
+        assert_eq!(d.subject(), "7 tools failing, 2 new — week 48");
     }
 
     #[tokio::test]
@@ -597,10 +754,10 @@ pub(crate) mod tests {
         let d = digest().await;
         let text = crate::text::render(&d);
         for needle in [
-            "6 tools failing, 2 new — week 48",
+            "7 tools failing, 2 new — week 48",
             "2026-11-23 to 2026-11-29 (UTC)",
-            "659",
-            "45",
+            "676",
+            "46",
             "6.8 %",
             "1. invoice_get",
             "23 failed of 120 calls (19.2 %)",
@@ -609,9 +766,9 @@ pub(crate) mod tests {
             "args: idd",
             "2. contact_search  [NEW]",
             "down 6 from 12",
-            "And 1 more failing tool with 1 failed call.",
+            "And 2 more failing tools with 2 failed calls.",
             "project_create: 4 failed calls (not called the week before)",
-            "Failed calls             45   (week before: 26; up 19)",
+            "Failed calls             46   (week before: 27; up 19)",
             "- expense_list",
             "Dashboard: https://",
         ] {
@@ -641,7 +798,7 @@ pub(crate) mod tests {
         );
         assert_eq!(d.refused(), 17);
         // Refusals are not tool calls.
-        assert_eq!(d.totals.calls, 659);
+        assert_eq!(d.totals.calls, 676);
     }
 
     #[tokio::test]
@@ -768,7 +925,7 @@ pub(crate) mod tests {
         let root = parse(&mail.raw);
         assert_eq!(
             decode_header_text(root.header("subject").unwrap()),
-            "6 tools failing, 2 new — week 48"
+            "7 tools failing, 2 new — week 48"
         );
         assert_eq!(root.header("from"), Some("digest@example.com"));
         let parts = root.children();
@@ -813,7 +970,7 @@ pub(crate) mod tests {
         let parsed = MessageParser::default().parse(mail.raw.as_bytes()).unwrap();
         assert_eq!(
             parsed.subject(),
-            Some("[prod] 6 tools failing, 2 new — week 48")
+            Some("[prod] 7 tools failing, 2 new — week 48")
         );
         let crlf = |s: &str| s.replace('\n', "\r\n");
         assert_eq!(parsed.body_text(0).unwrap(), crlf(&mail.text));
@@ -840,14 +997,15 @@ pub(crate) mod tests {
         assert_eq!(d.subject(), "All clear — week 48");
         let mail = email::compose(&d, &addresses(), NOW.parse().unwrap());
         assert!(mail.chart_png.is_none());
-        // Short: totals and latency (9 tools), no failing-tool detail; searches without a
-        // match still say what is missing.
+        // Short: totals, the writes that did not fail and latency (10 of 11 tools), no
+        // failing-tool detail; searches without a match still say what is missing.
         assert!(!mail.text.contains("TOP FAILING"), "{}", mail.text);
         assert!(mail.text.contains("LATENCY PER TOOL"), "{}", mail.text);
-        assert!(mail.text.lines().count() < 30, "{}", mail.text);
+        assert!(mail.text.contains("\nWRITES"), "{}", mail.text);
+        assert!(mail.text.lines().count() < 40, "{}", mail.text);
         assert!(
             mail.text
-                .contains("No failed tool calls: 614 calls to 9 tools"),
+                .contains("No failed tool calls: 627 calls to 11 tools"),
             "{}",
             mail.text
         );

@@ -327,7 +327,7 @@ mod tests {
     async fn digest_is_sent_to_the_recipients_over_every_log_group() {
         let d = deps(&fixture::jsonl());
         let outcome = handle(&d, now()).await.unwrap();
-        assert_eq!(outcome.subject, "[prod] 6 tools failing, 2 new — week 48");
+        assert_eq!(outcome.subject, "[prod] 7 tools failing, 2 new — week 48");
         assert!(outcome.sent);
         assert_eq!(outcome.message_id.as_deref(), Some("msg-1"));
         assert_eq!(outcome.log_groups, 2);
@@ -465,6 +465,42 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_sent_digest_lists_writes_from_the_writes_query() {
+        let d = deps(&fixture::jsonl());
+        handle(&d, now()).await.unwrap();
+        let sent = d.mail.sent.lock().unwrap();
+        let root = parse(&sent[0].2);
+        let alt = root.children()[0].children();
+        let text = String::from_utf8(alt[0].decoded()).unwrap();
+        assert!(
+            text.contains("\r\ninvoice_cancel      9         2         2      3         1         0        1\r\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Check: 1 write has an unknown outcome"),
+            "{text}"
+        );
+        let html = String::from_utf8(alt[1].decoded()).unwrap();
+        assert!(html.contains(">Writes</div>"));
+    }
+
+    #[tokio::test]
+    async fn a_failed_writes_query_fails_the_run_naming_it() {
+        let mut d = deps(&fixture::jsonl());
+        let error = QueryError::Ended {
+            query_id: "q-8".into(),
+            status: "Failed".into(),
+        };
+        d.logs.fail_on = Some(("ispresent(dry_run)", error));
+        let err = handle(&d, now()).await.unwrap_err();
+        assert!(
+            err.to_string().starts_with("writes query for 2026-11-23"),
+            "{err}"
+        );
+        assert_eq!(d.mail.sent.lock().unwrap().len(), 1, "the failure notice");
+    }
+
+    #[tokio::test]
     async fn a_failed_limits_query_fails_the_run_naming_it() {
         let mut d = deps(&fixture::jsonl());
         let error = QueryError::Ended {
@@ -509,6 +545,6 @@ mod tests {
         let out = lambda(&d, LambdaEvent::new(monday, Default::default()))
             .await
             .unwrap();
-        assert_eq!(out["subject"], "[prod] 6 tools failing, 2 new — week 48");
+        assert_eq!(out["subject"], "[prod] 7 tools failing, 2 new — week 48");
     }
 }

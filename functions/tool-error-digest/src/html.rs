@@ -16,6 +16,8 @@ const MONO: &str = "font-family:Consolas,Menlo,'Courier New',monospace;";
 const MUTED: &str = "color:#5f6b7a;";
 const CELL: &str = "padding:4px 8px;border-bottom:1px solid #e4e7eb;";
 const NOWRAP: &str = "white-space:nowrap;";
+/// The colour of what needs someone's attention (the failing headline's, writes to check).
+const ALERT: &str = "#b42318";
 
 /// `src` of the chart in the mail: the inline image part.
 pub fn chart_cid() -> String {
@@ -78,6 +80,9 @@ pub fn render(d: &Digest, chart_src: Option<&str>) -> String {
                     .join(", ")
             );
         });
+    }
+    if !d.writes.is_empty() {
+        section(&mut h, |h| writes(h, d));
     }
     if d.state() != State::NoCalls && !d.latency.is_empty() {
         section(&mut h, |h| latency(h, d));
@@ -295,6 +300,63 @@ fn newly_failing(h: &mut String, d: &Digest) {
         let _ = write!(h, "<li>{}</li>", esc(&render::newly_failing(n)));
     }
     h.push_str("</ul>");
+}
+
+fn writes(h: &mut String, d: &Digest) {
+    let columns = render::write_columns(d);
+    let by_connector = d.writes.several_connectors();
+    heading(h, "Writes");
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">{}</div><div style=\"{MUTED}font-size:11px;line-height:15px;margin-top:2px;\">{}</div>",
+        esc(&render::writes_summary(d)),
+        esc(render::writes_legend())
+    );
+    if let Some(check) = render::writes_check(d) {
+        let _ = write!(
+            h,
+            "<div style=\"margin-top:8px;border-left:4px solid {ALERT};background:#fef3f2;padding:8px 12px;\"><b>Check:</b> {}</div>",
+            esc(&check)
+        );
+    }
+    let _ = write!(
+        h,
+        "<table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"margin-top:6px;font-size:12px;\"><tr><td style=\"{CELL}{MUTED}\">Tool</td>"
+    );
+    if by_connector {
+        let _ = write!(h, "<td style=\"{CELL}{MUTED}\">Connector</td>");
+    }
+    for c in &columns {
+        let _ = write!(
+            h,
+            "<td align=\"right\" style=\"{CELL}{MUTED}{NOWRAP}\">{}</td>",
+            esc(c.header)
+        );
+    }
+    h.push_str("</tr>");
+    for t in render::writes_shown(d) {
+        let _ = write!(h, "<tr><td style=\"{CELL}{MONO}\">{}</td>", esc(&t.tool));
+        if by_connector {
+            let _ = write!(h, "<td style=\"{CELL}{MONO}\">{}</td>", esc(&t.connector));
+        }
+        for c in &columns {
+            let n = (c.count)(&t.counts);
+            if c.check && n > 0 {
+                let _ = write!(
+                    h,
+                    "<td align=\"right\" style=\"{CELL}color:{ALERT};\"><b>{}</b></td>",
+                    count(n)
+                );
+            } else {
+                let _ = write!(h, "<td align=\"right\" style=\"{CELL}\">{}</td>", count(n));
+            }
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    if let Some(others) = render::writes_others(d) {
+        let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
+    }
 }
 
 fn latency(h: &mut String, d: &Digest) {

@@ -3,8 +3,9 @@
 //!
 //! Flow: [`collect`] runs `queries/*.insights` (compiled in by [`queries`]) for the seven full
 //! UTC days before the run and the seven before those ([`period`]), reads the rows into typed
-//! values ([`rows`]) and builds the pure [`digest::Digest`] ([`digest`]: failing tools, and the
-//! requests and calls a rate limit or budget refused, per scope and caller); [`text`] and [`html`]
+//! values ([`rows`]) and builds the pure [`digest::Digest`] ([`digest`]: failing tools, writes per
+//! tool with the unknown outcomes to check, latency, missing capabilities, and the requests and
+//! calls a rate limit or budget refused, per scope and caller); [`text`] and [`html`]
 //! render it, [`chart`] draws errors per day as a PNG, [`mime`] wraps it all in one raw MIME
 //! message ([`email`]). On Lambda, [`handler`] sends it with SES v2 ([`ses`]) after querying
 //! CloudWatch Logs (the shared `insights::cloudwatch` client); locally, [`local`] runs the same

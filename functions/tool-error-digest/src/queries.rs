@@ -23,6 +23,10 @@ pub const TOOL_LATENCY: &str = include_str!("../../../queries/tool-latency.insig
 pub const MISSING_CAPABILITIES: &str =
     include_str!("../../../queries/missing-capabilities.insights");
 
+/// Calls of write tools per connector and tool, one column per way a write call ended; see
+/// `queries/writes.insights`.
+pub const WRITES: &str = include_str!("../../../queries/writes.insights");
+
 /// The placeholder in [`FAILING_SAMPLES`] that [`failing_samples`] replaces.
 pub const TOOL_PLACEHOLDER: &str = "{tool}";
 
@@ -43,12 +47,37 @@ pub mod columns {
     pub const LAST_SEEN: &str = "last_seen";
     pub const DAY: &str = "day";
     pub const MORE_ARG_KEYS: &str = "more_arg_keys";
+    /// `limits-hit`: refusals by a limit; `writes`: confirmation tokens refused.
     pub const REFUSED: &str = "refused";
     pub const EVENT: &str = audit::fields::EVENT;
     pub const MISSES: &str = "misses";
     pub const P50: &str = "p50";
     pub const P95: &str = "p95";
     pub const P99: &str = "p99";
+    pub const CONNECTOR: &str = audit::fields::CONNECTOR;
+    /// The `writes` columns besides `calls`: each write call counts in exactly one.
+    pub const EXECUTED: &str = "executed";
+    pub const DRY_RUNS: &str = "dry_runs";
+    pub const ASKED: &str = "asked";
+    pub const DECLINED: &str = "declined";
+    // REFUSED above: confirmation tokens refused here.
+    pub const NEEDS_PERSON: &str = "needs_person";
+    pub const REPLAYED: &str = "replayed";
+    pub const CONFLICTS: &str = "conflicts";
+    pub const OUTCOME_UNKNOWN: &str = "outcome_unknown";
+    pub const FAILED: &str = "failed";
+    pub const WRITE_COUNTS: &[&str] = &[
+        EXECUTED,
+        DRY_RUNS,
+        ASKED,
+        DECLINED,
+        REFUSED,
+        NEEDS_PERSON,
+        REPLAYED,
+        CONFLICTS,
+        OUTCOME_UNKNOWN,
+        FAILED,
+    ];
 
     /// `arg_keys.N`: Insights flattens the JSON array into one field per position.
     pub fn arg_key(position: usize) -> String {
@@ -88,6 +117,7 @@ mod tests {
             ("limits-hit", LIMITS_HIT.to_string()),
             ("tool-latency", TOOL_LATENCY.to_string()),
             ("missing-capabilities", MISSING_CAPABILITIES.to_string()),
+            ("writes", WRITES.to_string()),
         ]
     }
 
@@ -203,6 +233,16 @@ mod tests {
         assert_eq!(aliases, ["n"]);
         assert!(!is_audit_field("toolname"));
         assert!(is_audit_field("arg_keys.12") && !is_audit_field("arg_keys.x"));
+    }
+
+    #[test]
+    fn writes_query_names_every_column_the_digest_reads() {
+        let (_, aliases) = identifiers(WRITES);
+        let mut expected = vec![columns::CALLS];
+        expected.extend(columns::WRITE_COUNTS);
+        assert_eq!(aliases, expected);
+        let by = format!("by {}, {}", columns::CONNECTOR, columns::TOOL);
+        assert!(WRITES.contains(&by), "{WRITES}");
     }
 
     #[test]

@@ -6,9 +6,9 @@ use jiff::tz::TimeZone;
 
 use crate::digest::{
     Cause, Digest, FailingTool, LATENCY_SHOWN, LIMITS_SHOWN, LimitHit, MISSING_SHOWN, Miss,
-    NO_CALLER, NewlyFailing, State, ToolLatency, Trend,
+    NO_CALLER, NewlyFailing, State, ToolLatency, ToolWrites, Trend, WRITES_SHOWN,
 };
-use crate::rows::Sample;
+use crate::rows::{Sample, WriteCounts};
 
 /// `1,234,567`.
 pub fn count(n: u64) -> String {
@@ -179,6 +179,14 @@ pub fn notes(d: &Digest) -> Vec<String> {
              has them.",
             d.unreadable_rows
         ));
+    }
+    match d.writes.total.outcome_unknown {
+        0 => {}
+        1 => notes.push("1 write has an unknown outcome and needs a check (see Writes).".into()),
+        n => notes.push(format!(
+            "{} writes have an unknown outcome and need a check (see Writes).",
+            count(n)
+        )),
     }
     notes
 }
@@ -361,6 +369,138 @@ pub fn missing_others(list: &[Miss], one: &str, many: &str, unit: &str) -> Optio
     })
 }
 
+/// `1 dry run`, `2 dry runs`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
+/// The line under the "Writes" heading: every count, zeros included (the table leaves out
+/// columns without any).
+pub fn writes_summary(d: &Digest) -> String {
+    let c = &d.writes.total;
+    format!(
+        "{} of write tools: {} executed, {}; {}, {} declined, {} refused, {} needing a person; \
+         {} replayed, {}; {} with the outcome unknown, {} failed.",
+        counted(c.calls, "call", "calls"),
+        count(c.executed),
+        counted(c.dry_runs, "dry run", "dry runs"),
+        counted(c.asked, "confirmation asked", "confirmations asked"),
+        count(c.declined),
+        count(c.refused),
+        count(c.needs_person),
+        count(c.replayed),
+        counted(c.conflicts, "idempotency conflict", "idempotency conflicts"),
+        count(c.outcome_unknown),
+        count(c.failed),
+    )
+}
+
+/// What the section's words mean.
+pub fn writes_legend() -> &'static str {
+    "Declined: a person said no, nothing ran. Refused: a confirmation token that did not match \
+     (expired, used, other arguments). Needs person: a critical write in a client without a \
+     confirmation form. Replayed: answered from the idempotency ledger, not run again."
+}
+
+/// What someone must look at: the writes whose outcome is unknown, by tool and connector.
+pub fn writes_check(d: &Digest) -> Option<String> {
+    let n = d.writes.total.outcome_unknown;
+    (n > 0).then(|| {
+        let tools: Vec<String> = d
+            .writes
+            .unknown()
+            .map(|t| {
+                format!(
+                    "{} ({}) {}",
+                    t.tool,
+                    t.connector,
+                    count(t.counts.outcome_unknown)
+                )
+            })
+            .collect();
+        let (has, was, it) = if n == 1 {
+            ("write has", "It was sent and its answer", "it")
+        } else {
+            ("writes have", "They were sent and their answers", "each")
+        };
+        format!(
+            "{} {has} an unknown outcome: {}. {was} never recorded: look {it} up with the \
+             matching get or list tool before anyone tries again.",
+            count(n),
+            tools.join(", ")
+        )
+    })
+}
+
+/// One count column of the "Writes" table.
+pub struct WriteColumn {
+    pub header: &'static str,
+    pub count: fn(&WriteCounts) -> u64,
+    /// Shown even when no tool has any.
+    pub always: bool,
+    /// A count someone must act on (drawn as a warning in HTML).
+    pub check: bool,
+}
+
+const fn column(header: &'static str, count: fn(&WriteCounts) -> u64) -> WriteColumn {
+    WriteColumn {
+        header,
+        count,
+        always: false,
+        check: false,
+    }
+}
+
+/// Every count column, in table order.
+pub const WRITE_COLUMNS: &[WriteColumn] = &[
+    WriteColumn {
+        always: true,
+        ..column("Calls", |c| c.calls)
+    },
+    WriteColumn {
+        always: true,
+        ..column("Executed", |c| c.executed)
+    },
+    column("Dry runs", |c| c.dry_runs),
+    column("Asked", |c| c.asked),
+    column("Declined", |c| c.declined),
+    column("Refused", |c| c.refused),
+    column("Needs person", |c| c.needs_person),
+    column("Replayed", |c| c.replayed),
+    column("Conflicts", |c| c.conflicts),
+    WriteColumn {
+        check: true,
+        ..column("Unknown", |c| c.outcome_unknown)
+    },
+    column("Failed", |c| c.failed),
+];
+
+/// The columns the table shows: calls and executed, and the others with a count this week.
+pub fn write_columns(d: &Digest) -> Vec<&'static WriteColumn> {
+    WRITE_COLUMNS
+        .iter()
+        .filter(|c| c.always || (c.count)(&d.writes.total) > 0)
+        .collect()
+}
+
+pub fn writes_shown(d: &Digest) -> &[ToolWrites] {
+    &d.writes.tools[..d.writes.tools.len().min(WRITES_SHOWN)]
+}
+
+/// `And 2 more write tools with 5 calls, 3 executed.`
+pub fn writes_others(d: &Digest) -> Option<String> {
+    let rest = d.writes.tools.get(WRITES_SHOWN..).unwrap_or_default();
+    (!rest.is_empty()).then(|| {
+        let noun = if rest.len() == 1 { "tool" } else { "tools" };
+        format!(
+            "And {} more write {noun} with {}, {} executed.",
+            rest.len(),
+            counted(rest.iter().map(|t| t.counts.calls).sum(), "call", "calls"),
+            count(rest.iter().map(|t| t.counts.executed).sum())
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,6 +568,53 @@ mod tests {
         assert!(!text.contains("key10"), "{text}");
         assert!(text.contains("And 2 more scope/caller pairs with 19 refused.\n"));
         assert!(crate::html::render(&d, None).contains("And 2 more scope/caller pairs"));
+    }
+
+    #[test]
+    fn writes_beyond_the_shown_tools_are_summed_and_zero_columns_left_out() {
+        use crate::digest::{Input, ThisWeek, build};
+        use crate::period::Period;
+        use crate::rows::WriteRow;
+        let writes = (0..WRITES_SHOWN as u64 + 2)
+            .map(|i| WriteRow {
+                connector: "papierkram".into(),
+                tool: format!("tool{i:02}"),
+                counts: WriteCounts {
+                    calls: 30 - i,
+                    executed: 20 - i,
+                    dry_runs: 12 - i,
+                    ..WriteCounts::default()
+                },
+            })
+            .collect();
+        let d = build(Input {
+            period: Period::week_before("2026-11-30T06:00:00Z".parse().unwrap()),
+            this_week: ThisWeek {
+                writes,
+                ..ThisWeek::default()
+            },
+            previous_totals: vec![],
+            previous_latency: vec![],
+            dashboard_url: None,
+            truncated_by_row_cap: false,
+            unreadable_rows: 0,
+        });
+        assert_eq!(writes_shown(&d).len(), WRITES_SHOWN);
+        assert_eq!(
+            writes_others(&d).as_deref(),
+            Some("And 2 more write tools with 39 calls, 19 executed.")
+        );
+        let headers: Vec<&str> = write_columns(&d).iter().map(|c| c.header).collect();
+        assert_eq!(headers, ["Calls", "Executed", "Dry runs"]);
+        assert_eq!(writes_check(&d), None);
+        let text = crate::text::render(&d);
+        assert!(
+            text.contains("Tool    Calls  Executed  Dry runs\ntool00     30        20        12\n"),
+            "{text}"
+        );
+        assert!(!text.contains("tool10"), "{text}");
+        assert!(text.contains("And 2 more write tools with 39 calls, 19 executed.\n"));
+        assert!(crate::html::render(&d, None).contains("And 2 more write tools"));
     }
 
     #[test]

@@ -95,6 +95,55 @@ pub struct MissRow {
     pub misses: u64,
 }
 
+/// `writes`: the write calls of one connector's tool. Each call counts in `calls` and in exactly
+/// one other column (the query's comment defines them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteRow {
+    pub connector: String,
+    pub tool: String,
+    pub counts: WriteCounts,
+}
+
+/// Write calls by how they ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteCounts {
+    pub calls: u64,
+    /// Ran upstream and succeeded (a new idempotency key or none).
+    pub executed: u64,
+    pub dry_runs: u64,
+    /// Answered `confirmation_required` with a preview (token or form).
+    pub asked: u64,
+    /// A person declined the confirmation form; nothing ran.
+    pub declined: u64,
+    /// A confirmation token was refused.
+    pub refused: u64,
+    /// A critical write no person could confirm (`person_confirmation_required`).
+    pub needs_person: u64,
+    /// Answered from the idempotency ledger, not run again.
+    pub replayed: u64,
+    /// An idempotency key reused with other arguments.
+    pub conflicts: u64,
+    /// Sent before and its answer never recorded: someone must check upstream.
+    pub outcome_unknown: u64,
+    pub failed: u64,
+}
+
+impl std::ops::AddAssign for WriteCounts {
+    fn add_assign(&mut self, o: WriteCounts) {
+        self.calls += o.calls;
+        self.executed += o.executed;
+        self.dry_runs += o.dry_runs;
+        self.asked += o.asked;
+        self.declined += o.declined;
+        self.refused += o.refused;
+        self.needs_person += o.needs_person;
+        self.replayed += o.replayed;
+        self.conflicts += o.conflicts;
+        self.outcome_unknown += o.outcome_unknown;
+        self.failed += o.failed;
+    }
+}
+
 /// A type read from one result row.
 pub trait FromRow: Sized {
     fn from_row(row: &Cells<'_>) -> Result<Self, String>;
@@ -137,6 +186,14 @@ impl Cells<'_> {
             .get(column)
             .ok_or_else(|| format!("no `{column}` column"))?;
         parse_count(value).ok_or_else(|| format!("`{column}` is `{value}`, not a count"))
+    }
+
+    /// A `sum()` column: missing reads as 0, like `errors` in [`TotalRow`].
+    fn sum(&self, column: &str) -> Result<u64, String> {
+        match self.get(column) {
+            None => Ok(0),
+            Some(_) => self.count(column),
+        }
     }
 
     fn millis(&self, column: &str) -> Result<Option<f64>, String> {
@@ -260,6 +317,28 @@ impl FromRow for MissRow {
             tool: row.text(columns::TOOL),
             reason: row.get(columns::REASON).map(str::to_string),
             misses: row.count(columns::MISSES)?,
+        })
+    }
+}
+
+impl FromRow for WriteRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(WriteRow {
+            connector: row.text(columns::CONNECTOR),
+            tool: row.text(columns::TOOL),
+            counts: WriteCounts {
+                calls: row.count(columns::CALLS)?,
+                executed: row.sum(columns::EXECUTED)?,
+                dry_runs: row.sum(columns::DRY_RUNS)?,
+                asked: row.sum(columns::ASKED)?,
+                declined: row.sum(columns::DECLINED)?,
+                refused: row.sum(columns::REFUSED)?,
+                needs_person: row.sum(columns::NEEDS_PERSON)?,
+                replayed: row.sum(columns::REPLAYED)?,
+                conflicts: row.sum(columns::CONFLICTS)?,
+                outcome_unknown: row.sum(columns::OUTCOME_UNKNOWN)?,
+                failed: row.sum(columns::FAILED)?,
+            },
         })
     }
 }
@@ -413,5 +492,47 @@ pub(crate) mod tests {
         assert!(errors.is_empty());
         assert_eq!(read[0].reason.as_deref(), Some("no_match:mahnung +2"));
         assert_eq!(read[0].misses, 3);
+    }
+
+    #[test]
+    fn write_rows_read_every_count_and_a_missing_sum_as_zero() {
+        let (read, errors) = read_rows::<WriteRow>(&[
+            row(&[
+                ("connector", "papierkram"),
+                ("tool", "invoice_cancel"),
+                ("calls", "9"),
+                ("executed", "2"),
+                ("dry_runs", "2"),
+                ("asked", "3"),
+                ("declined", "1"),
+                ("refused", "0"),
+                ("needs_person", "0"),
+                ("replayed", "0"),
+                ("conflicts", "0"),
+                ("outcome_unknown", "1"),
+                ("failed", "0.0"),
+            ]),
+            row(&[("tool", "x"), ("calls", "1")]),
+            row(&[("tool", "y"), ("calls", "1"), ("executed", "yes")]),
+        ]);
+        assert_eq!(read[0].connector, "papierkram");
+        assert_eq!(
+            read[0].counts,
+            WriteCounts {
+                calls: 9,
+                executed: 2,
+                dry_runs: 2,
+                asked: 3,
+                declined: 1,
+                outcome_unknown: 1,
+                ..WriteCounts::default()
+            }
+        );
+        assert_eq!(read[1].connector, MISSING);
+        assert_eq!(read[1].counts.executed, 0);
+        assert!(
+            errors[0].problem.contains("`executed` is `yes`"),
+            "{errors:?}"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! The latency and missing-capabilities sections end to end: audit lines through the local
+//! The latency, missing-capabilities and writes sections end to end: audit lines through the local
 //! engine and the `queries/` files, then the digest and both renderings.
 
 use std::collections::BTreeMap;
@@ -8,9 +8,10 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::collect::collect;
-use crate::digest::Digest;
+use crate::digest::{Digest, State};
 use crate::fixture::{self, tests::digest as fixture_digest};
 use crate::local::LOCAL_LOG_GROUP;
+use crate::rows::WriteCounts;
 
 /// Tool, calls, p50, p95, p99, p95 the week before.
 type Row<'a> = (
@@ -142,7 +143,11 @@ async fn fixture_latency_is_the_nearest_rank_percentile_of_each_tools_durations(
         }
     }
     assert_eq!(d.latency.len(), durations.len());
-    assert_eq!(d.latency.len(), 9, "8 tools and search_tools");
+    assert_eq!(
+        d.latency.len(),
+        11,
+        "8 tools, search_tools and 2 write tools"
+    );
     for t in &d.latency {
         let mut v = durations[&t.tool].clone();
         v.sort_by(f64::total_cmp);
@@ -225,4 +230,302 @@ async fn a_week_without_misses_has_no_missing_capabilities_section() {
     assert!(d.missing.is_empty());
     assert!(!crate::text::render(&d).contains("MISSING CAPABILITIES"));
     assert!(!crate::html::render(&d, None).contains("Missing capabilities"));
+}
+
+/// A write tool's line: the write facts, `extra` on top (status and the rest).
+fn write(ts: &str, connector: &str, tool: &str, extra: Value) -> Value {
+    let mut line = json!({
+        "v": 1, "ts": ts, "event": "tool_call", "tool": tool, "connector": connector,
+        "status": "ok", "duration_ms": 40.0, "audit_event": "x.changed", "risk": "high",
+        "dry_run": false,
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        line[k] = v.clone();
+    }
+    if line["status"] != "ok" {
+        line["event"] = json!("tool_error");
+    }
+    line
+}
+
+/// `count` copies of `line`.
+fn times(count: usize, line: Value) -> Vec<Value> {
+    vec![line; count]
+}
+
+/// Every way a write call ends, across two connectors, plus lines that are no writes of the
+/// week.
+fn known_writes() -> Vec<Value> {
+    let at = "2026-11-25T10:00:00Z";
+    let pay = |extra| write(at, "papierkram", "voucher_pay", extra);
+    let create = |extra| write(at, "papierkram", "company_create", extra);
+    let token = |status: &str, reason: &str, idempotency: &str| json!({"status": status, "reason": reason, "confirmation": "token", "idempotency": idempotency});
+    let mut lines = Vec::new();
+    lines.extend(times(
+        2,
+        pay(json!({"status": "confirmation_required", "reason": "confirmation_required"})),
+    ));
+    lines.push(pay(
+        json!({"status": "confirmation_required", "reason": "person_confirmation_required"}),
+    ));
+    lines.push(pay(
+        json!({"status": "invalid_input", "reason": "confirmation_refused"}),
+    ));
+    lines.push(pay(json!({"confirmation": "token", "idempotency": "new"})));
+    lines.extend(times(
+        2,
+        pay(token("outcome_unknown", "outcome_unknown", "unknown")),
+    ));
+    // A repeat of a write that failed upstream: answered from the ledger, not run again.
+    lines.push(pay(token("invalid_input", "replayed", "replayed")));
+    lines.push(pay(token("upstream_error", "timeout", "new")));
+    // A preview that failed is still a dry run.
+    lines.push(pay(json!({"dry_run": true, "status": "not_found"})));
+    lines.extend(times(3, create(json!({}))));
+    lines.push(create(
+        json!({"status": "invalid_input", "reason": "idempotency_conflict", "idempotency": "conflict"}),
+    ));
+    lines.push(create(
+        json!({"reason": "replayed", "idempotency": "replayed"}),
+    ));
+    lines.push(create(
+        json!({"status": "unavailable", "reason": "ledger_full"}),
+    ));
+    lines.push(create(json!({"dry_run": true})));
+    // The same tool name on another connector is another tool.
+    lines.push(write(
+        at,
+        "othercrm",
+        "company_create",
+        json!({"reason": "declined", "confirmation": "elicitation"}),
+    ));
+    lines.push(write(at, "othercrm", "company_create", json!({})));
+    // No writes of the week: a read, a budget refusal, the week before, the Monday after.
+    lines.push(call(at, "invoice_get", Some(5.0)));
+    lines.push(
+        json!({"v": 1, "ts": at, "event": "rate_limited", "tool": "voucher_pay",
+        "connector": "papierkram", "status": "rate_limited", "reason": "limit_budget",
+        "dry_run": false}),
+    );
+    lines.push(write(
+        "2026-11-18T10:00:00Z",
+        "papierkram",
+        "voucher_pay",
+        json!({}),
+    ));
+    lines.push(write(
+        "2026-11-30T00:00:00Z",
+        "papierkram",
+        "voucher_pay",
+        token("outcome_unknown", "outcome_unknown", "unknown"),
+    ));
+    lines
+}
+
+#[tokio::test]
+async fn writes_of_known_lines_are_counted_per_connector_and_tool_unknown_first() {
+    let d = digest_of(&known_writes()).await;
+    let got: Vec<(&str, &str, WriteCounts)> = d
+        .writes
+        .tools
+        .iter()
+        .map(|t| (t.connector.as_str(), t.tool.as_str(), t.counts))
+        .collect();
+    let pay = WriteCounts {
+        calls: 10,
+        executed: 1,
+        dry_runs: 1,
+        asked: 2,
+        refused: 1,
+        needs_person: 1,
+        replayed: 1,
+        outcome_unknown: 2,
+        failed: 1,
+        ..WriteCounts::default()
+    };
+    let create = WriteCounts {
+        calls: 7,
+        executed: 3,
+        dry_runs: 1,
+        replayed: 1,
+        conflicts: 1,
+        failed: 1,
+        ..WriteCounts::default()
+    };
+    let other = WriteCounts {
+        calls: 2,
+        executed: 1,
+        declined: 1,
+        ..WriteCounts::default()
+    };
+    assert_eq!(
+        got,
+        [
+            ("papierkram", "voucher_pay", pay),
+            ("papierkram", "company_create", create),
+            ("othercrm", "company_create", other),
+        ]
+    );
+    let t = d.writes.total;
+    assert_eq!((t.calls, t.executed, t.outcome_unknown), (19, 5, 2));
+    // Each call counts in exactly one column.
+    for c in d.writes.tools.iter().map(|t| t.counts).chain([t]) {
+        let columns = c.executed
+            + c.dry_runs
+            + c.asked
+            + c.declined
+            + c.refused
+            + c.needs_person
+            + c.replayed
+            + c.conflicts
+            + c.outcome_unknown
+            + c.failed;
+        assert_eq!(columns, c.calls, "{c:?}");
+    }
+    // Confirmations asked are no failed calls; the other refusals and the unknown outcomes are.
+    let failing = d.top.iter().find(|f| f.tool == "voucher_pay").unwrap();
+    assert_eq!(failing.errors, 7);
+    assert!(
+        !failing
+            .causes
+            .iter()
+            .any(|c| c.reason.as_deref() == Some("confirmation_required")),
+        "{:?}",
+        failing.causes
+    );
+}
+
+#[tokio::test]
+async fn writes_text_shows_the_counted_columns_by_connector_and_the_check() {
+    let text = crate::text::render(&digest_of(&known_writes()).await);
+    let expected = format!(
+        "\n\nWRITES (calls of write tools: run, previewed, confirmed, refused)\n\
+         19 calls of write tools: 5 executed, 2 dry runs; 2 confirmations asked, 1 declined, 1 refused, 1 needing a person; 2 replayed, 1 idempotency conflict; 2 with the outcome unknown, 2 failed.\n\
+         {}\n\
+         Check: 2 writes have an unknown outcome: voucher_pay (papierkram) 2. They were sent and their answers never recorded: look each up with the matching get or list tool before anyone tries again.\n\
+         Tool            Connector   Calls  Executed  Dry runs  Asked  Declined  Refused  Needs person  Replayed  Conflicts  Unknown  Failed\n\
+         voucher_pay     papierkram     10         1         1      2         0        1             1         1          0        2       1\n\
+         company_create  papierkram      7         3         1      0         0        0             0         1          1        0       1\n\
+         company_create  othercrm        2         1         0      0         1        0             0         0          0        0       0\n\
+         \nLATENCY PER TOOL",
+        crate::render::writes_legend()
+    );
+    assert!(text.contains(&expected), "{text}");
+    assert!(
+        text.contains("Note: 2 writes have an unknown outcome and need a check (see Writes).\n"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn writes_html_marks_unknown_outcomes_and_names_connectors() {
+    let html = crate::html::render(&digest_of(&known_writes()).await, None);
+    let start = html.find(">Writes</div>").expect("a Writes heading");
+    let part = &html[start..html.find(">Latency per tool</div>").unwrap()];
+    assert!(
+        part.contains("<b>Check:</b> 2 writes have an unknown outcome"),
+        "{part}"
+    );
+    assert!(part.contains(">Connector</td>") && part.contains(">othercrm</td>"));
+    let table = &part[..part.find("</table>").unwrap()];
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 3, "{part}");
+    assert!(rows[0].contains(">voucher_pay</td>"), "{}", rows[0]);
+    // The unknown count stands out; zeros in other rows do not.
+    assert!(
+        rows[0].contains("color:#b42318;\"><b>2</b></td>"),
+        "{}",
+        rows[0]
+    );
+    assert!(!rows[1].contains("<b>"), "{}", rows[1]);
+}
+
+#[tokio::test]
+async fn fixture_writes_are_counted_this_week_with_the_unknown_outcome_first() {
+    let d = fixture_digest().await;
+    let got: Vec<(&str, WriteCounts)> = d
+        .writes
+        .tools
+        .iter()
+        .map(|t| (t.tool.as_str(), t.counts))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "invoice_cancel",
+                WriteCounts {
+                    calls: 9,
+                    executed: 2,
+                    dry_runs: 2,
+                    asked: 3,
+                    declined: 1,
+                    outcome_unknown: 1,
+                    ..WriteCounts::default()
+                }
+            ),
+            (
+                "company_create",
+                WriteCounts {
+                    calls: 8,
+                    executed: 5,
+                    dry_runs: 2,
+                    replayed: 1,
+                    ..WriteCounts::default()
+                }
+            ),
+        ]
+    );
+    // Its outcome_unknown failed the week before too: failing, not newly failing.
+    assert!(!d.newly_failing.iter().any(|n| n.tool == "invoice_cancel"));
+}
+
+#[tokio::test]
+async fn fixture_text_lists_writes_after_the_failures_and_before_latency() {
+    let text = crate::text::render(&fixture_digest().await);
+    let expected = format!(
+        "\n\nWRITES (calls of write tools: run, previewed, confirmed, refused)\n\
+         17 calls of write tools: 7 executed, 4 dry runs; 3 confirmations asked, 1 declined, 0 refused, 0 needing a person; 1 replayed, 0 idempotency conflicts; 1 with the outcome unknown, 0 failed.\n\
+         {}\n\
+         Check: 1 write has an unknown outcome: invoice_cancel (papierkram) 1. It was sent and its answer never recorded: look it up with the matching get or list tool before anyone tries again.\n\
+         Tool            Calls  Executed  Dry runs  Asked  Declined  Replayed  Unknown\n\
+         invoice_cancel      9         2         2      3         1         0        1\n\
+         company_create      8         5         2      0         0         1        0\n\
+         \nLATENCY PER TOOL",
+        crate::render::writes_legend()
+    );
+    assert!(text.contains(&expected), "{text}");
+    assert!(text.find("FAILED CALLS PER DAY").unwrap() < text.find("\nWRITES").unwrap());
+}
+
+#[tokio::test]
+async fn confirmations_asked_are_no_failed_calls() {
+    let at = "2026-11-24T10:00:00Z";
+    let ask = json!({"status": "confirmation_required", "reason": "confirmation_required"});
+    let mut lines = times(2, write(at, "papierkram", "company_delete", ask));
+    lines.push(write(
+        at,
+        "papierkram",
+        "company_delete",
+        json!({"confirmation": "token", "idempotency": "new"}),
+    ));
+    let d = digest_of(&lines).await;
+    assert_eq!(d.state(), State::AllClear);
+    assert_eq!((d.totals.calls, d.totals.errors), (3, 0));
+    assert_eq!(d.writes.total.asked, 2);
+    assert_eq!(d.writes.total.executed, 1);
+    let text = crate::text::render(&d);
+    assert!(
+        !text.contains("Check:") && !text.contains("Note:"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_week_without_writes_has_no_writes_section() {
+    let lines = [call("2026-11-24T10:00:00Z", "a", Some(5.0))];
+    let d = digest_of(&lines).await;
+    assert!(d.writes.is_empty());
+    assert!(!crate::text::render(&d).contains("WRITES"));
+    assert!(!crate::html::render(&d, None).contains(">Writes</div>"));
 }

@@ -30,6 +30,7 @@ pub fn render(d: &Digest) -> String {
     if d.state() == State::Failing {
         per_day(w, d);
     }
+    writes(w, d);
     if d.state() != State::NoCalls {
         latency(w, d);
     }
@@ -237,6 +238,54 @@ fn limits_hit(w: &mut String, d: &Digest) {
         );
     }
     if let Some(others) = render::limits_others(d) {
+        line(w, &others);
+    }
+}
+
+fn writes(w: &mut String, d: &Digest) {
+    if d.writes.is_empty() {
+        return;
+    }
+    let shown = render::writes_shown(d);
+    let columns = render::write_columns(d);
+    let by_connector = d.writes.several_connectors();
+    // Cells per row: tool, connector, then the counts.
+    let mut rows: Vec<Vec<String>> = vec![
+        ["Tool", "Connector"]
+            .into_iter()
+            .chain(columns.iter().map(|c| c.header))
+            .map(str::to_string)
+            .collect(),
+    ];
+    for t in shown {
+        let mut cells = vec![t.tool.clone(), t.connector.clone()];
+        cells.extend(columns.iter().map(|c| count((c.count)(&t.counts))));
+        rows.push(cells);
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    line(w, "");
+    line(
+        w,
+        "WRITES (calls of write tools: run, previewed, confirmed, refused)",
+    );
+    line(w, &render::writes_summary(d));
+    line(w, render::writes_legend());
+    if let Some(check) = render::writes_check(d) {
+        line(w, &format!("Check: {check}"));
+    }
+    for cells in &rows {
+        let mut out = format!("{:<w$}", cells[0], w = widths[0]);
+        if by_connector {
+            let _ = write!(out, "  {:<w$}", cells[1], w = widths[1]);
+        }
+        for (cell, width) in cells.iter().zip(&widths).skip(2) {
+            let _ = write!(out, "  {cell:>width$}");
+        }
+        line(w, &out);
+    }
+    if let Some(others) = render::writes_others(d) {
         line(w, &others);
     }
 }

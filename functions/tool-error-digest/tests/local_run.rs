@@ -31,7 +31,7 @@ fn run_local_writes_the_digest_files() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(
-        stdout.starts_with("[local] 6 tools failing, 2 new — week 48\n"),
+        stdout.starts_with("[local] 7 tools failing, 2 new — week 48\n"),
         "{stdout}"
     );
 
@@ -45,9 +45,17 @@ fn run_local_writes_the_digest_files() {
         text.contains("LIMITS HIT") && text.contains("ip      -                         4\n"),
         "{text}"
     );
+    // So does the writes query, with the write whose outcome is unknown called out.
+    assert!(
+        text.contains("\nWRITES (")
+            && text
+                .contains("Check: 1 write has an unknown outcome: invoice_cancel (papierkram) 1."),
+        "{text}"
+    );
     let html = std::fs::read_to_string(out.join("digest.html")).unwrap();
     assert!(html.contains("href=\"https://example.com/dashboard\""));
     assert!(html.contains(">Limits hit</div>"));
+    assert!(html.contains(">Writes</div>"));
     let png = std::fs::read(out.join("errors-per-day.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
     let eml = std::fs::read_to_string(out.join("message.eml")).unwrap();

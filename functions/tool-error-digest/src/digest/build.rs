@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{
     Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, limits_hit,
-    missing_capabilities, tool_latency,
+    missing_capabilities, tool_latency, writes,
 };
 use crate::period::Period;
 use crate::rows::{DayRow, TotalRow};
@@ -129,6 +129,7 @@ pub fn build(input: Input) -> Digest {
         limits_hit: limits_hit(&this_week.limits),
         latency: tool_latency(&this_week.latency, &previous_latency),
         missing: missing_capabilities(&this_week.missing),
+        writes: writes(&this_week.writes),
         dashboard_url,
         truncated_by_row_cap,
         unreadable_rows,
