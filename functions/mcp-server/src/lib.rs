@@ -35,7 +35,7 @@ pub mod search;
 pub mod upstream;
 
 pub use connector::EMBEDDED_CATALOGS;
-pub use http::{AppState, app};
+pub use http::{AppState, Stores, app};
 pub use inventory::{config, secrets};
 
 /// The HTTP client for upstream calls (compiled-in roots, no redirects, timeouts).

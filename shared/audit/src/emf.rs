@@ -14,7 +14,8 @@ use crate::event::{AuditEvent, EventKind};
 pub mod metrics {
     /// One per tool call.
     pub const CALLS: &str = "calls";
-    /// 1 when the call's status is not `ok`, else 0.
+    /// 1 when the call's status is not `ok`, else 0; a confirmation asked for is no error
+    /// (every high or critical write asks once before it runs).
     pub const ERRORS: &str = "errors";
     /// Duration in milliseconds (same member as the audit field).
     pub const DURATION_MS: &str = crate::fields::DURATION_MS;
@@ -188,7 +189,10 @@ impl<'a> EmfLine<'a> {
                 }],
             },
             calls: 1,
-            errors: u8::from(event.status.as_deref() != Some("ok")),
+            errors: u8::from(!matches!(
+                event.status.as_deref(),
+                Some("ok" | "confirmation_required")
+            )),
         })
     }
 }
@@ -334,6 +338,12 @@ mod tests {
 
     #[test]
     fn status_other_than_ok_counts_as_an_error() {
+        let asked = full_event().status("confirmation_required");
+        assert_eq!(
+            emf_line(&asked)[metrics::ERRORS],
+            0,
+            "a confirmation asked for is no error"
+        );
         let failed = full_event().status("not_found");
         assert_eq!(emf_line(&failed)[metrics::ERRORS], 1);
 
