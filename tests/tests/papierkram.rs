@@ -338,10 +338,22 @@ async fn every_tool_answers_ok_against_the_sandbox() {
             "contact_person_delete",
             json!({"company_id": company, "id": person}),
         ),
+        (
+            "project_create",
+            json!({"name": "Relaunch", "customer_id": company, "default_proposition_id": proposition}),
+        ),
         ("project_update", json!({"id": project, "name": "Relaunch"})),
+        (
+            "tracker_task_create",
+            json!({"name": "Konzept", "project_id": project, "proposition_id": proposition}),
+        ),
         (
             "tracker_task_update",
             json!({"id": task, "name": "Konzept"}),
+        ),
+        (
+            "time_entry_create",
+            json!({"task_id": task, "entry_date": "2026-05-11", "started_at_time": "10:00", "ended_at_time": "12:00"}),
         ),
         (
             "time_entry_update",
@@ -912,6 +924,97 @@ async fn upstream_422_passes_papierkrams_own_message() {
         "{hint}"
     );
     assert!(!hint.contains(message), "{hint}");
+}
+
+/// The creates send their references nested (`customer_id` as `{"customer": {"id": …}}`), run
+/// without confirmation (risk medium), and what they created reads back through the get tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creates_send_nested_references_and_read_back() {
+    let (_server, sandbox, rpc) = start().await;
+    let customer = first_id(&ok(&rpc, "companies_list", json!({})).await);
+    let proposition = first_id(&ok(&rpc, "propositions_list", json!({})).await);
+    let creates = [
+        (
+            "project_create",
+            "/projects",
+            json!({"name": "Probelauf Projekt", "customer_id": customer, "end_date": "2026-12-31"}),
+        ),
+        (
+            "tracker_task_create",
+            "/tracker/tasks",
+            json!({"name": "Probelauf Aufgabe", "proposition_id": proposition}),
+        ),
+        (
+            "time_entry_create",
+            "/tracker/time_entries",
+            json!({"entry_date": "2026-05-11", "started_at_time": "10:00",
+                   "ended_at_time": "12:00", "comments": "Probelauf"}),
+        ),
+    ];
+    let mut created = Vec::new();
+    for (n, (tool, path, mut args)) in creates.into_iter().enumerate() {
+        // Each record hangs on the one created before it.
+        match tool {
+            "tracker_task_create" => args["project_id"] = json!(created[0]),
+            "time_entry_create" => args["task_id"] = json!(created[1]),
+            _ => {}
+        }
+        let result = ok(&rpc, tool, args).await;
+        let writes = sandbox.writes();
+        assert_eq!(writes.len(), n + 1, "{writes:?}");
+        let write = writes.last().unwrap();
+        assert_eq!(
+            (write.method.as_str(), write.status),
+            ("POST", 201),
+            "{write:?}"
+        );
+        assert!(write.path.ends_with(path), "{write:?}");
+        let id = write
+            .record_id
+            .unwrap_or_else(|| panic!("{tool}: {write:?}"));
+        assert_eq!(result["data"]["id"], id, "{tool}: {result}");
+        created.push(id);
+    }
+    let bodies: Vec<Value> = sandbox
+        .writes()
+        .into_iter()
+        .map(|w| w.body.unwrap())
+        .collect();
+    assert_eq!(
+        bodies[0]["customer"],
+        json!({"id": customer}),
+        "{}",
+        bodies[0]
+    );
+    assert_eq!(
+        bodies[1]["project"],
+        json!({"id": created[0]}),
+        "{}",
+        bodies[1]
+    );
+    assert_eq!(
+        bodies[1]["proposition"],
+        json!({"id": proposition}),
+        "{}",
+        bodies[1]
+    );
+    assert_eq!(
+        bodies[2]["task"],
+        json!({"id": created[1]}),
+        "{}",
+        bodies[2]
+    );
+
+    let project = ok(&rpc, "project_get", json!({"id": created[0]})).await;
+    assert_eq!(project["data"]["name"], "Probelauf Projekt", "{project}");
+    assert_eq!(project["data"]["company_id"], customer, "{project}");
+    let task = ok(&rpc, "tracker_task_get", json!({"id": created[1]})).await;
+    assert_eq!(task["data"]["project_id"], created[0], "{task}");
+    let entry = ok(&rpc, "time_entry_get", json!({"id": created[2]})).await;
+    assert_eq!(entry["data"]["task_id"], created[1], "{entry}");
+    assert_eq!(entry["data"]["project_id"], created[0], "{entry}");
+    assert_eq!(entry["data"]["duration"], 7200, "{entry}");
+    assert_eq!(entry["data"]["comments"], "Probelauf", "{entry}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
