@@ -368,8 +368,18 @@ async fn every_tool_answers_ok_against_the_sandbox() {
             json!({"id": proposition, "price": "105.0"}),
         ),
         (
+            "invoice_create",
+            json!({"name": "Relaunch", "customer_id": customer, "project_id": project,
+                   "line_items": [{"name": "Konzept", "quantity": 8, "price": 95, "vat_rate": "19%"}]}),
+        ),
+        (
             "invoice_update",
             json!({"id": invoice, "name": "Relaunch, phase 2"}),
+        ),
+        (
+            "voucher_create",
+            json!({"name": "Bewirtung", "creditor_id": company,
+                   "line_items": [{"amount": 150.8, "category": "Bewirtungskosten", "vat_rate": "19%"}]}),
         ),
         (
             "voucher_update",
@@ -1015,6 +1025,90 @@ async fn creates_send_nested_references_and_read_back() {
     assert_eq!(entry["data"]["project_id"], created[0], "{entry}");
     assert_eq!(entry["data"]["duration"], 7200, "{entry}");
     assert_eq!(entry["data"]["comments"], "Probelauf", "{entry}");
+}
+
+/// The financial creates take their line items as a list of objects and their references
+/// nested (`project_id` as `{"customer": {"project": {"id": …}}}`); they run once confirmed and
+/// Papierkram computes the totals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
+    let (_server, sandbox, rpc) = start().await;
+    let projects = ok(&rpc, "projects_list", json!({})).await;
+    let (project, customer) = (
+        first_id(&projects),
+        projects["items"][0]["company_id"].clone(),
+    );
+    let supplier = first_id(&ok(&rpc, "companies_list", json!({})).await);
+    let creates = [
+        (
+            "invoice_create",
+            "/income/invoices",
+            json!({"name": "Probelauf Rechnung", "customer_id": customer, "project_id": project,
+                   "line_items": [
+                       {"name": "Konzept", "quantity": 8, "unit": "Stunden", "price": 95, "vat_rate": "19%"},
+                       {"name": "Druck", "quantity": "2", "price": "10.5", "vat_rate": "7%"}]}),
+        ),
+        (
+            "voucher_create",
+            "/expense/vouchers",
+            json!({"name": "Probelauf Beleg", "creditor_id": supplier, "document_date": "2026-06-14",
+                   "line_items": [{"amount": 150.8, "name": "Essen", "category": "Bewirtungskosten",
+                                   "vat_rate": "19%"}]}),
+        ),
+    ];
+    let mut created = Vec::new();
+    for (tool, path, args) in creates {
+        let asked = structured(&rpc.call(tool, args.clone()).await).clone();
+        assert_eq!(asked["status"], "confirmation_required", "{tool}: {asked}");
+        assert_eq!(
+            sandbox.write_count(),
+            created.len() as u64,
+            "nothing before confirmation"
+        );
+        let mut confirmed = args;
+        confirmed["confirmation_token"] = asked["confirmation_token"].clone();
+        let result = ok(&rpc, tool, confirmed).await;
+        let write = sandbox.writes().pop().unwrap();
+        assert_eq!(
+            (write.method.as_str(), write.status),
+            ("POST", 201),
+            "{write:?}"
+        );
+        assert!(write.path.ends_with(path), "{write:?}");
+        let id = write
+            .record_id
+            .unwrap_or_else(|| panic!("{tool}: {write:?}"));
+        assert_eq!(result["data"]["id"], id, "{tool}: {result}");
+        created.push((id, write.body.unwrap()));
+    }
+    let (invoice, sent) = &created[0];
+    assert_eq!(
+        sent["customer"],
+        json!({"id": customer, "project": {"id": project}}),
+        "{sent}"
+    );
+    assert_eq!(
+        sent["line_items"][1],
+        json!({"name": "Druck", "quantity": 2.0, "price": 10.5, "vat_rate": "7%"}),
+        "{sent}"
+    );
+    let (voucher, sent) = &created[1];
+    assert_eq!(sent["creditor"], json!({"id": supplier}), "{sent}");
+
+    let inv = ok(&rpc, "invoice_get", json!({"id": invoice})).await;
+    assert_eq!(inv["data"]["name"], "Probelauf Rechnung", "{inv}");
+    assert_eq!(inv["data"]["project"]["id"], project, "{inv}");
+    let net: f64 = inv["data"]["total_net"].as_str().map_or_else(
+        || inv["data"]["total_net"].as_f64().unwrap(),
+        |s| s.parse().unwrap(),
+    );
+    assert!((net - 781.0).abs() < 1e-9, "8 × 95 + 2 × 10.5: {inv}");
+    let v = ok(&rpc, "voucher_get", json!({"id": voucher})).await;
+    assert_eq!(v["data"]["creditor"]["id"], supplier, "{v}");
+    assert_eq!(
+        v["data"]["line_items"][0]["category"], "Bewirtungskosten",
+        "{v}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

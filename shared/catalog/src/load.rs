@@ -300,6 +300,9 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             if p.choices.is_some() && p.kind != ParamType::String {
                 bad(format!("param `{name}`: `enum` only applies to strings"));
             }
+            for problem in array_problems(p) {
+                bad(format!("param `{name}`: {problem}"));
+            }
             if let (Some(lo), Some(hi)) = (p.min, p.max)
                 && lo > hi
             {
@@ -308,6 +311,52 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             if p.location == ParamIn::Body && method == Method::Get {
                 bad(format!("param `{name}`: a GET has no body"));
             }
+        }
+    }
+    out
+}
+
+/// An array param: body only, with `items` and `max_items`; its item fields are plain typed
+/// values (no arrays, no `in` or `as`, `enum` on strings, `values` on booleans).
+fn array_problems(p: &crate::model::Param) -> Vec<String> {
+    let mut out = Vec::new();
+    if p.kind != ParamType::Array {
+        if p.items.is_some() || p.max_items.is_some() {
+            out.push("`items` and `max_items` only apply to arrays".to_string());
+        }
+        return out;
+    }
+    if p.location != ParamIn::Body {
+        out.push("an array goes in the body (`in: body`)".to_string());
+    }
+    if p.max_items.is_none_or(|n| n == 0) {
+        out.push("an array needs `max_items` of at least 1".to_string());
+    }
+    let fields = p.items.iter().flatten();
+    if p.items.as_ref().is_none_or(|f| f.is_empty()) {
+        out.push("an array needs `items` with at least one field".to_string());
+    }
+    for (field, f) in fields {
+        if !is_snake(field) {
+            out.push(format!("item field `{field}` must be snake_case"));
+        }
+        if f.kind == ParamType::Array || f.items.is_some() || f.max_items.is_some() {
+            out.push(format!("item field `{field}`: arrays do not nest"));
+        }
+        if f.location != ParamIn::Query || f.upstream.is_some() {
+            out.push(format!(
+                "item field `{field}`: `in` and `as` do not apply to item fields"
+            ));
+        }
+        if f.values.is_some() && f.kind != ParamType::Boolean {
+            out.push(format!(
+                "item field `{field}`: `values` only applies to booleans"
+            ));
+        }
+        if f.choices.is_some() && f.kind != ParamType::String {
+            out.push(format!(
+                "item field `{field}`: `enum` only applies to strings"
+            ));
         }
     }
     out
@@ -661,6 +710,50 @@ tools:
         ] {
             let err = with(quota).unwrap_err();
             assert!(err.contains(problem), "{quota}: {err}");
+        }
+    }
+
+    #[test]
+    fn array_params_are_bounded_body_lists_of_flat_typed_fields() {
+        let with = |param: &str| {
+            let text = GOOD
+                .replace("get: /invoices/{id}", "post: /invoices/{id}")
+                .replace(
+                    "      id: {",
+                    &format!("      line_items: {param}\n      id: {{"),
+                );
+            parse("demo.yaml", &text).map_err(|e| e.to_string())
+        };
+        let good = "{ type: array, in: body, max_items: 50, items: { name: { type: string, required: true, max_length: 9 } } }";
+        let c = with(good).unwrap();
+        let p = &c.tools[1].params["line_items"];
+        assert_eq!((p.kind, p.max_items), (ParamType::Array, Some(50)));
+        assert!(p.items.as_ref().unwrap()["name"].required);
+        for (param, problem) in [
+            (
+                "{ type: array, max_items: 5, items: { n: { type: string, max_length: 9 } } }",
+                "goes in the body",
+            ),
+            (
+                "{ type: array, in: body, items: { n: { type: string, max_length: 9 } } }",
+                "needs `max_items`",
+            ),
+            ("{ type: array, in: body, max_items: 5 }", "needs `items`"),
+            (
+                "{ type: array, in: body, max_items: 5, items: { n: { type: array, in: body, max_items: 1, items: { m: { type: date } } } } }",
+                "arrays do not nest",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, items: { n: { type: date, as: x } } }",
+                "do not apply to item fields",
+            ),
+            (
+                "{ type: string, in: body, max_length: 5, max_items: 5 }",
+                "only apply to arrays",
+            ),
+        ] {
+            let err = with(param).unwrap_err();
+            assert!(err.contains(problem), "{param}: {err}");
         }
     }
 

@@ -457,6 +457,8 @@ pub enum ParamType {
     Boolean,
     /// `YYYY-MM-DD`.
     Date,
+    /// A list of objects, each with the typed fields `items` declares, at most `max_items`.
+    Array,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -497,6 +499,13 @@ pub struct Param {
     pub values: Option<BooleanValues>,
     #[serde(default)]
     pub default: Option<serde_json::Value>,
+    /// For `type: array`: the fields of each item, typed and bounded like params (no `in`, `as`
+    /// or nested arrays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<BTreeMap<String, Param>>,
+    /// For `type: array`: the most items accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<usize>,
 }
 
 impl Param {

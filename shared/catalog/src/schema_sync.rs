@@ -124,6 +124,27 @@ fn full_param() -> Param {
         choices: Some(vec!["desc".into()]),
         values: Some(full_boolean_values()),
         default: Some(json!(true)),
+        items: Some(BTreeMap::from([("quantity".into(), item_field())])),
+        max_items: Some(50),
+    }
+}
+
+/// A field of an array's items: a param without items of its own (no nested arrays).
+fn item_field() -> Param {
+    Param {
+        kind: ParamType::Number,
+        description: Some("Quantity.".into()),
+        required: true,
+        location: ParamIn::Query,
+        upstream: Some("qty".into()),
+        min: Some(0.0),
+        max: Some(1e6),
+        max_length: Some(10),
+        choices: Some(vec!["1".into()]),
+        values: Some(full_boolean_values()),
+        default: Some(json!(1)),
+        items: None,
+        max_items: None,
     }
 }
 
@@ -495,7 +516,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["risk"]["enum"]),
     );
 
-    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date);
+    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date, Array);
     compare(
         "param type",
         serde_names(&kinds),

@@ -57,6 +57,22 @@ const VERBS: &[&str] = &[
     "download",
 ];
 
+/// A param the model could fill without limit: a number without bounds, a free string without a
+/// length, an array without `max_items` or with an unbounded item field.
+fn unbounded(p: &catalog::Param) -> bool {
+    match p.kind {
+        ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
+        ParamType::String => p.choices.is_none() && p.max_length.is_none(),
+        ParamType::Boolean | ParamType::Date => false,
+        ParamType::Array => {
+            p.max_items.is_none()
+                || p.items
+                    .as_ref()
+                    .is_none_or(|f| f.is_empty() || f.values().any(unbounded))
+        }
+    }
+}
+
 fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>) -> Row {
     let verdict = if ok { Verdict::Ok } else { Verdict::Gap };
     Row {
@@ -289,11 +305,7 @@ fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
     let unbounded: Vec<&String> = t
         .params
         .iter()
-        .filter(|(_, p)| match p.kind {
-            ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
-            ParamType::String => p.choices.is_none() && p.max_length.is_none(),
-            ParamType::Boolean | ParamType::Date => false,
-        })
+        .filter(|(_, p)| unbounded(p))
         .map(|(n, _)| n)
         .collect();
     rows.push(if t.params.is_empty() {
@@ -554,6 +566,25 @@ tools:
         assert_eq!(with("high", "delete", "delete").verdict, Verdict::Ok);
         assert_eq!(with("high", "put", "financial").verdict, Verdict::Ok);
         assert_eq!(with("high", "post", "money").verdict, Verdict::Gap);
+    }
+
+    #[test]
+    fn an_array_is_bounded_only_with_max_items_and_bounded_item_fields() {
+        let bounded = |item: &str| -> bool {
+            let p: catalog::Param = yaml_serde::from_str(&format!(
+                "{{ type: array, in: body, max_items: 5, items: {{ n: {item} }} }}"
+            ))
+            .unwrap();
+            !unbounded(&p)
+        };
+        assert!(bounded("{ type: string, max_length: 9 }"));
+        assert!(bounded("{ type: date }"));
+        assert!(!bounded("{ type: string }"));
+        assert!(!bounded("{ type: number }"));
+        let p: catalog::Param =
+            yaml_serde::from_str("{ type: array, in: body, items: { d: { type: date } } }")
+                .unwrap();
+        assert!(unbounded(&p), "no max_items");
     }
 
     #[test]

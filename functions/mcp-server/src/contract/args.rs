@@ -1,7 +1,8 @@
 //! Strict argument validation at the boundary, with hints a model can act on.
 //!
 //! Unknown keys get "did you mean", numeric strings are accepted for numbers (stale clients send
-//! `"5"`), booleans are booleans, dates are real calendar dates, bounds and enums are enforced.
+//! `"5"`), booleans are booleans, dates are real calendar dates, bounds and enums are enforced;
+//! an array's items are objects whose fields are checked the same way, named `line_items[1].price`.
 
 use std::collections::BTreeMap;
 
@@ -243,6 +244,14 @@ fn describe(p: &Param) -> String {
         ParamType::Number => "number".to_string(),
         ParamType::Boolean => "true or false".to_string(),
         ParamType::Date => "date YYYY-MM-DD".to_string(),
+        ParamType::Array => {
+            let fields: Vec<&str> = p.items.iter().flatten().map(|(n, _)| n.as_str()).collect();
+            format!(
+                "list of at most {} objects with {}",
+                p.max_items.unwrap_or(0),
+                fields.join(", ")
+            )
+        }
     };
     if let Some(min) = p.min {
         s.push_str(&format!(", ≥ {min}"));
@@ -261,6 +270,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
         ParamType::Integer => Value::from(integer(name, v)?),
         ParamType::Number => Value::from(number(name, v)?),
         ParamType::Boolean => Value::Bool(boolean(name, v)?),
+        ParamType::Array => array(name, p, v)?,
         ParamType::Date => {
             let s = v
                 .as_str()
@@ -311,6 +321,65 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
         }
     }
     Ok(value)
+}
+
+/// A list of objects: each item's keys are the declared fields, each field checked like a param.
+fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
+    let empty = BTreeMap::new();
+    let fields = p.items.as_ref().unwrap_or(&empty);
+    let max = p.max_items.unwrap_or(0);
+    let Value::Array(items) = v else {
+        return Err(invalid(format!(
+            "`{name}` must be a list of objects ({}).",
+            describe(p)
+        )));
+    };
+    if items.is_empty() || items.len() > max {
+        return Err(invalid(format!(
+            "`{name}` must have 1 to {max} items, got {}.",
+            items.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{name}[{i}]");
+        let Value::Object(item) = item else {
+            return Err(invalid(format!(
+                "`{at}` must be an object with {}.",
+                fields.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        };
+        for key in item.keys() {
+            if !fields.contains_key(key) {
+                let best = closest(key, fields.keys().map(String::as_str))
+                    .map(|b| format!(" Did you mean `{b}`?"))
+                    .unwrap_or_default();
+                return Err(invalid(format!(
+                    "Unknown field `{}` in `{at}`.{best} Fields: {}.",
+                    shown(key),
+                    fields.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        let mut checked = Map::new();
+        for (field, fp) in fields {
+            let path = format!("{at}.{field}");
+            match item.get(field).filter(|v| !v.is_null()) {
+                Some(v) => {
+                    checked.insert(field.clone(), check(&path, fp, v)?);
+                }
+                None if fp.required => {
+                    return Err(invalid(format!(
+                        "Missing required field `{path}` ({}).",
+                        describe(fp)
+                    )));
+                }
+                None => {}
+            }
+        }
+        out.push(Value::Object(checked));
+    }
+    Ok(Value::Array(out))
 }
 
 fn integer(name: &str, v: &Value) -> Result<i64, Invalid> {
@@ -373,6 +442,81 @@ tools:
 
     fn args(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    fn invoice_create() -> Tool {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: invoice_create
+    risk: high
+    description: d
+    post: /invoices
+    params:
+      line_items:
+        type: array
+        in: body
+        required: true
+        max_items: 2
+        items:
+          name: { type: string, required: true, max_length: 9 }
+          quantity: { type: number, min: 0 }
+          unit: { type: string, enum: [hour, day] }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0)
+    }
+
+    #[test]
+    fn array_items_are_checked_field_by_field_and_normalised() {
+        let v = validate(
+            &invoice_create(),
+            &args(json!({"line_items": [{"name": "Konzept", "quantity": "1.5", "unit": "Hour"}]})),
+        )
+        .unwrap();
+        assert_eq!(
+            v.values["line_items"],
+            json!([{"name": "Konzept", "quantity": 1.5, "unit": "hour"}])
+        );
+    }
+
+    #[test]
+    fn array_refusals_name_the_item_and_field_with_a_hint() {
+        let hint = |line_items: Value| {
+            validate(&invoice_create(), &args(json!({"line_items": line_items})))
+                .unwrap_err()
+                .hint
+        };
+        let typo = hint(json!([{"name": "A", "quantitiy": 1}]));
+        assert!(
+            typo.starts_with(
+                "Unknown field `quantitiy` in `line_items[0]`. Did you mean `quantity`?"
+            ),
+            "{typo}"
+        );
+        assert!(hint(json!([{"quantity": 1}])).contains("`line_items[0].name`"));
+        let low = hint(json!([{"name": "A"}, {"name": "B", "quantity": -1}]));
+        assert!(
+            low.contains("`line_items[1].quantity` must be ≥ 0"),
+            "{low}"
+        );
+        let many = hint(json!([{"name": "A"}, {"name": "B"}, {"name": "C"}]));
+        assert!(many.contains("1 to 2 items, got 3"), "{many}");
+        assert!(hint(json!([])).contains("1 to 2 items"));
+        assert!(hint(json!({"name": "A"})).contains("must be a list of objects"));
+        assert!(hint(json!(["A"])).contains("`line_items[0]` must be an object"));
+        let missing = validate(&invoice_create(), &args(json!({})))
+            .unwrap_err()
+            .hint;
+        assert!(
+            missing.contains("list of at most 2 objects with name, quantity, unit"),
+            "{missing}"
+        );
     }
 
     #[test]

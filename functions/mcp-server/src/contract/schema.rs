@@ -23,36 +23,7 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
     let mut props = Map::new();
     let mut required = Vec::new();
     for (name, p) in &tool.params {
-        let mut s = Map::new();
-        let kind = match p.kind {
-            ParamType::String | ParamType::Date => "string",
-            ParamType::Integer => "integer",
-            ParamType::Number => "number",
-            ParamType::Boolean => "boolean",
-        };
-        s.insert("type".into(), kind.into());
-        if p.kind == ParamType::Date {
-            s.insert("format".into(), "date".into());
-        }
-        if let Some(d) = &p.description {
-            s.insert("description".into(), d.clone().into());
-        }
-        if let Some(min) = p.min {
-            s.insert("minimum".into(), number(min));
-        }
-        if let Some(max) = p.max {
-            s.insert("maximum".into(), number(max));
-        }
-        if let Some(n) = p.max_length {
-            s.insert("maxLength".into(), n.into());
-        }
-        if let Some(c) = &p.choices {
-            s.insert("enum".into(), json!(c));
-        }
-        if let Some(d) = &p.default {
-            s.insert("default".into(), d.clone());
-        }
-        props.insert(name.clone(), Value::Object(s));
+        props.insert(name.clone(), Value::Object(param_schema(p)));
         if p.required || p.location == catalog::ParamIn::Path {
             required.push(name.clone());
         }
@@ -118,6 +89,61 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
     schema
 }
 
+/// One param's schema; an array's items are closed objects with their own typed fields.
+fn param_schema(p: &catalog::Param) -> JsonObject {
+    let mut s = Map::new();
+    let kind = match p.kind {
+        ParamType::String | ParamType::Date => "string",
+        ParamType::Integer => "integer",
+        ParamType::Number => "number",
+        ParamType::Boolean => "boolean",
+        ParamType::Array => "array",
+    };
+    s.insert("type".into(), kind.into());
+    if p.kind == ParamType::Date {
+        s.insert("format".into(), "date".into());
+    }
+    if let Some(d) = &p.description {
+        s.insert("description".into(), d.clone().into());
+    }
+    if let Some(min) = p.min {
+        s.insert("minimum".into(), number(min));
+    }
+    if let Some(max) = p.max {
+        s.insert("maximum".into(), number(max));
+    }
+    if let Some(n) = p.max_length {
+        s.insert("maxLength".into(), n.into());
+    }
+    if let Some(c) = &p.choices {
+        s.insert("enum".into(), json!(c));
+    }
+    if let Some(d) = &p.default {
+        s.insert("default".into(), d.clone());
+    }
+    if let Some(fields) = &p.items {
+        let props: Map<String, Value> = fields
+            .iter()
+            .map(|(n, f)| (n.clone(), Value::Object(param_schema(f))))
+            .collect();
+        let required: Vec<&String> = fields
+            .iter()
+            .filter(|(_, f)| f.required)
+            .map(|(n, _)| n)
+            .collect();
+        s.insert(
+            "items".into(),
+            json!({"type": "object", "properties": props, "required": required,
+                   "additionalProperties": false}),
+        );
+        s.insert("minItems".into(), 1.into());
+    }
+    if let Some(n) = p.max_items {
+        s.insert("maxItems".into(), n.into());
+    }
+    s
+}
+
 /// `1` rather than `1.0` for a whole bound.
 fn number(n: f64) -> Value {
     if n.fract() == 0.0 && n.abs() < 9e15 {
@@ -157,6 +183,43 @@ tools:
         )
         .unwrap()
         .tools
+    }
+
+    #[test]
+    fn arrays_are_bounded_lists_of_closed_objects() {
+        let tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: invoice_create
+    risk: high
+    description: d
+    post: /invoices
+    params:
+      line_items:
+        type: array
+        in: body
+        max_items: 50
+        items:
+          name: { type: string, required: true, max_length: 200 }
+          quantity: { type: number, min: 0 }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let s = Value::Object(input_schema(&tool));
+        let p = &s["properties"]["line_items"];
+        assert_eq!(
+            (&p["type"], &p["minItems"], &p["maxItems"]),
+            (&json!("array"), &json!(1), &json!(50))
+        );
+        assert_eq!(p["items"]["additionalProperties"], json!(false));
+        assert_eq!(p["items"]["required"], json!(["name"]));
+        assert_eq!(p["items"]["properties"]["name"]["maxLength"], json!(200));
+        assert_eq!(p["items"]["properties"]["quantity"]["minimum"], json!(0));
     }
 
     #[test]
