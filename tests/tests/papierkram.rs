@@ -1128,3 +1128,34 @@ async fn wrong_token_is_unauthorized_naming_the_secret_fields() {
     let text = reply.to_string();
     assert!(!text.contains(wrong) && !text.contains(TOKEN), "{text}");
 }
+
+/// `invoice_send` by e-mail: Papierkram mails the invoice to the customer (the sandbox's outbox),
+/// once, and only after the confirmation (here a token, allowed for the deployment).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invoice_send_by_email_lands_in_the_outbox_once_confirmed() {
+    let (_server, sandbox, rpc) = start_with(TOKEN, &[("MCP_TOKEN_CONFIRMS_CRITICAL", "*")]).await;
+    let invoice = first_id(&ok(&rpc, "invoices_list", json!({})).await);
+    let args = json!({"id": invoice, "send_via": "email", "email_recipient": "buchhaltung@kunde.example",
+                      "email_subject": "Ihre Rechnung", "email_body": "Guten Tag, anbei die Rechnung."});
+    let asked = structured(&rpc.call("invoice_send", args.clone()).await).clone();
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    assert_eq!(
+        asked["preview"]["request"]["body"],
+        json!({"send_via": "email", "email": {"recipient": "buchhaltung@kunde.example",
+               "subject": "Ihre Rechnung", "body": "Guten Tag, anbei die Rechnung."}})
+    );
+    assert!(
+        sandbox.outbox().is_empty(),
+        "nothing before the confirmation"
+    );
+    let mut confirmed = args;
+    confirmed["confirmation_token"] = asked["confirmation_token"].clone();
+    ok(&rpc, "invoice_send", confirmed.clone()).await;
+    let again = structured(&rpc.call("invoice_send", confirmed).await).clone();
+    assert_eq!(again["replayed"], true, "{again}");
+    let outbox = sandbox.outbox();
+    assert_eq!(outbox.len(), 1, "{outbox:?}");
+    assert_eq!(outbox[0].invoice_id, invoice);
+    assert_eq!(outbox[0].recipient, "buchhaltung@kunde.example");
+    assert_eq!(outbox[0].subject, "Ihre Rechnung");
+}
