@@ -176,7 +176,7 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
     let (moto, logs, deps) = setup().await;
 
     let outcome = handle(&deps, now()).await.expect("digest run");
-    assert_eq!(outcome.subject, "6 tools failing, 2 new — week 48");
+    assert_eq!(outcome.subject, "7 tools failing, 2 new — week 48");
     assert!(outcome.sent);
     assert_eq!(outcome.log_groups, 2);
 
@@ -198,7 +198,7 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
     let top = headers(raw);
     assert_eq!(
         decode_words(header(&top, "subject").unwrap()),
-        "6 tools failing, 2 new — week 48"
+        "7 tools failing, 2 new — week 48"
     );
     assert_eq!(header(&top, "from"), Some(SENDER));
     let to = header(&top, "to").unwrap();
@@ -221,6 +221,9 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
     assert!(text.contains("week 48"), "{text}");
     // The fixture's refusals, through the Logs Insights query the Lambda runs.
     assert!(text.contains("LIMITS HIT"), "{text}");
+    // The fixture's write calls, with the unknown outcome called out.
+    assert!(text.contains("WRITES"), "{text}");
+    assert!(text.contains("Check:"), "{text}");
     assert!(
         text.contains("Dashboard: https://example.com/dashboard"),
         "{text}"
