@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::settings::Settings;
+use super::url::origin_and_path;
 
 /// The RFC 9728 well-known path; the resource's own path follows it.
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -25,11 +26,7 @@ pub fn metadata(settings: &Settings, profile: Option<&str>) -> Value {
 /// Where the metadata of a resource lives: the well-known segment between host and path.
 pub fn metadata_url(settings: &Settings, profile: Option<&str>) -> String {
     let resource = settings.resource_for(profile);
-    let start = resource.find("://").map_or(0, |i| i + 3);
-    let (origin, path) = match resource[start..].find('/') {
-        Some(slash) => resource.split_at(start + slash),
-        None => (resource.as_str(), ""),
-    };
+    let (origin, path) = origin_and_path(&resource);
     format!("{origin}{WELL_KNOWN}{path}")
 }
 
@@ -57,9 +54,7 @@ pub fn resource_of_path<'a>(settings: &Settings, rest: &'a str) -> Option<Option
 }
 
 fn resource_path(settings: &Settings) -> &str {
-    let r = settings.resource.as_str();
-    let start = r.find("://").map_or(0, |i| i + 3);
-    r[start..].find('/').map_or("", |slash| &r[start + slash..])
+    origin_and_path(&settings.resource).1
 }
 
 /// The 401 challenge: where the metadata is, the scopes to ask for, and with a refused token

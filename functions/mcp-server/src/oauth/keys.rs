@@ -194,16 +194,10 @@ struct KeySet {
 }
 
 /// The issuer's discovery documents, in the order tried.
-fn metadata_urls(issuer: &str) -> [String; 2] {
+pub fn metadata_urls(issuer: &str) -> [String; 2] {
     let base = issuer.trim_end_matches('/');
     // RFC 8414: the well-known segment goes between the host and the issuer's path.
-    let (origin, path) = match base.find("://").map(|i| i + 3) {
-        Some(start) => match base[start..].find('/') {
-            Some(slash) => base.split_at(start + slash),
-            None => (base, ""),
-        },
-        None => (base, ""),
-    };
+    let (origin, path) = super::url::origin_and_path(base);
     [
         format!("{base}/.well-known/openid-configuration"),
         format!("{origin}/.well-known/oauth-authorization-server{path}"),

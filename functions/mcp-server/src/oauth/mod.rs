@@ -5,12 +5,13 @@
 //! knows HTTP frameworks, profiles or the audit log.
 //!
 //! Reads downwards: `settings` → `keys` (JWKS cache) → `token` (one token's check) →
-//! `discovery` (metadata and `WWW-Authenticate`).
+//! `discovery` (metadata and `WWW-Authenticate`); `url` splits a URL for the well-known paths.
 
 pub mod discovery;
 pub mod keys;
 pub mod settings;
 pub mod token;
+pub mod url;
 
 pub use settings::Settings;
 pub use token::{Identity, TokenError, Verifier};

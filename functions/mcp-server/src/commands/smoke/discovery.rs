@@ -7,6 +7,9 @@ use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use super::{Check, check};
+use crate::oauth::discovery::WELL_KNOWN;
+use crate::oauth::keys::metadata_urls;
+use crate::oauth::url::origin_and_path;
 
 /// The header API Gateway turns a Lambda's `WWW-Authenticate` into.
 pub const REMAPPED: &str = "x-amzn-remapped-www-authenticate";
@@ -57,13 +60,8 @@ fn metadata_param(challenge: &str) -> Option<String> {
 
 /// The well-known URL a client builds itself: between the host and the endpoint's path.
 fn well_known(url: &str) -> String {
-    let url = url.trim_end_matches('/');
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let (origin, path) = match url[start..].find('/') {
-        Some(slash) => url.split_at(start + slash),
-        None => (url, ""),
-    };
-    format!("{origin}/.well-known/oauth-protected-resource{path}")
+    let (origin, path) = origin_and_path(url.trim_end_matches('/'));
+    format!("{origin}{WELL_KNOWN}{path}")
 }
 
 /// The three discovery checks.
@@ -109,16 +107,8 @@ pub async fn run(http: &reqwest::Client, url: &str, challenge: &Challenge) -> Ve
     if issuer.is_empty() {
         return checks;
     }
-    let base = issuer.trim_end_matches('/');
-    let start = base.find("://").map_or(0, |i| i + 3);
-    let (origin, path) = match base[start..].find('/') {
-        Some(slash) => base.split_at(start + slash),
-        None => (base, ""),
-    };
-    let candidates = [
-        format!("{origin}/.well-known/oauth-authorization-server{path}"),
-        format!("{base}/.well-known/openid-configuration"),
-    ];
+    // The documents the server itself reads its keys' location from.
+    let candidates = metadata_urls(issuer);
     let mut errors = Vec::new();
     for candidate in &candidates {
         match get_json(http, candidate).await {
