@@ -21,6 +21,7 @@
 //! - `search`: the BM25 tool index behind `search_tools`;
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
+//! - `random`: random hex (keys, nonces, request ids);
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
 pub mod call;
@@ -31,6 +32,7 @@ pub mod inventory;
 pub mod limits;
 pub mod mcp;
 pub mod oauth;
+pub mod random;
 pub mod search;
 pub mod upstream;
 

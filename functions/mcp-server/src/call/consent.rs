@@ -145,19 +145,10 @@ fn tag(key: &[u8], payload: &str) -> Vec<u8> {
     mac.finalize().into_bytes().to_vec()
 }
 
-/// A fresh nonce: 16 random bytes, hex.
+/// A fresh nonce: 16 random bytes, hex. Without entropy a clock value at least differs per
+/// call, and the ledger still refuses a second use.
 pub fn nonce() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // Without entropy no confirmation can be trusted to be unique: a clock value at least
-        // differs per call; the ledger still refuses a second use.
-        bytes = (std::time::UNIX_EPOCH
-            .elapsed()
-            .unwrap_or_default()
-            .as_nanos())
-        .to_be_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::random::hex_or_clock(16)
 }
 
 /// How a token came back.

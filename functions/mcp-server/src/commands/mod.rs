@@ -270,9 +270,7 @@ fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
     {
         return None;
     }
-    let mut bytes = [0u8; 24];
-    getrandom::fill(&mut bytes).ok()?;
-    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let key = crate::random::hex(24)?;
     Some((key.clone(), format!("dev:{key}")))
 }
 
@@ -285,9 +283,7 @@ fn local_pepper_if_unset(config: &Config) -> Option<String> {
     {
         return None;
     }
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex(32)
 }
 
 fn with_var(mut config: Config, name: &str, value: &str) -> Config {

@@ -116,15 +116,7 @@ fn request_meta(request: &Request, trusted_proxies: &[crate::limits::cidr::Cidr]
     }
 }
 
+/// Without entropy an id is still useful for correlation: the clock's.
 fn new_request_id() -> String {
-    let mut bytes = [0u8; 8];
-    // Without entropy an id is still useful for correlation; fall back to the clock.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = (std::time::UNIX_EPOCH
-            .elapsed()
-            .unwrap_or_default()
-            .as_nanos() as u64)
-            .to_be_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::random::hex_or_clock(8)
 }

@@ -194,15 +194,7 @@ pub fn from_env(
 
 /// 32 random bytes as 64 hex characters.
 fn random_key() -> Option<Vec<u8>> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(
-        bytes
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-            .into_bytes(),
-    )
+    crate::random::hex(32).map(String::into_bytes)
 }
 
 fn register(values: &SecretValues, redactor: &Redactor, addresses: &Addresses) {
