@@ -81,6 +81,12 @@ impl Lines {
         }
         None
     }
+    /// Whether a line containing `needle` arrives within 5 s; the reader thread may lag behind
+    /// the answer that caused the line.
+    pub fn shows(&self, needle: &str) -> bool {
+        self.wait_for(|l| l.contains(needle), Duration::from_secs(5))
+            .is_some()
+    }
     /// Waits (up to 5 s) for the first audit event about `tool`; the reader thread may lag.
     pub fn event_for(&self, tool: &str) -> Value {
         let start = Instant::now();

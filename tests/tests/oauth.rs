@@ -502,12 +502,7 @@ async fn signing_keys_are_fetched_on_first_need_and_survive_an_outage() {
         "{}",
         a.body
     );
-    assert!(
-        fresh
-            .stderr
-            .joined()
-            .contains("cannot load the OAuth signing keys")
-    );
+    assert!(fresh.stderr.shows("cannot load the OAuth signing keys"));
     let back = Op::start_on(s.op.port(), &s.resource, SCOPES);
     let token = back.mint(json!({})).await;
     tokio::time::sleep(oauth_retry()).await;

@@ -51,12 +51,7 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
         .unwrap();
     let reply = rpc.call("info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
-    assert!(
-        server
-            .stderr
-            .joined()
-            .contains("retrying with the re-read secret")
-    );
+    assert!(server.stderr.shows("retrying with the re-read secret"));
 }
 
 #[tokio::test]
@@ -91,6 +86,7 @@ async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_field
         assert_eq!(structured(&reply)["status"], "unauthorized", "{reply}");
     }
     assert_eq!(sandbox.request_count(), 5);
+    assert!(server.stderr.shows("not re-reading yet"));
     let log = server.stderr.joined();
     assert_eq!(
         log.matches("retrying with the re-read secret").count(),
@@ -123,7 +119,7 @@ async fn missing_secret_answers_503_and_the_server_keeps_running() {
         );
     }
     assert!(
-        server.stderr.joined().contains("was not found"),
+        server.stderr.shows("was not found"),
         "the log says why"
     );
 
