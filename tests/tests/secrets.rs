@@ -118,10 +118,7 @@ async fn missing_secret_answers_503_and_the_server_keeps_running() {
             "{body}"
         );
     }
-    assert!(
-        server.stderr.shows("was not found"),
-        "the log says why"
-    );
+    assert!(server.stderr.shows("was not found"), "the log says why");
 
     // Once the secret exists, the same process recovers without a restart.
     let sm = moto.secrets_client().await;

@@ -1,7 +1,8 @@
 //! Writes with consent end to end, the real server process against the sandbox upstream (its
 //! write log shows every write that reached it): dry runs send nothing; a critical write is
 //! confirmed by a person through the real Python SDK's form (accepted: one write; declined:
-//! none); the token flow for a high write; 20 concurrent identical confirmed calls make exactly
+//! none); the token flow for a high write, and tokens refused for another caller, another
+//! tool, an expiry or a retired key; 20 concurrent identical confirmed calls make exactly
 //! one upstream write; a write whose answer comes too late answers `outcome_unknown` on retry,
 //! never a second write.
 
@@ -242,6 +243,87 @@ async fn tampered_replayed_and_retargeted_states_are_refused() {
     assert_eq!(result(&again)["replayed"], true, "{again}");
     let path = format!("/income/invoices/{four}/deliver");
     assert_eq!(writes_to(&sandbox, &path), 1, "replayed, not resent");
+}
+
+/// A confirmation token is refused, with a hint and without a write, when another caller brings
+/// it, when it is used for another tool, or when it has expired (signed with the deployment's
+/// own key, so only the expiry is wrong). Keys rotate: a server that lists a new key first and
+/// the old one second still accepts the old token; one that dropped the old key refuses it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused() {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use mcp_server::call::consent::{Binding, Signer};
+
+    const OLD: &str = "old-confirmation-key-0123456789abcdef";
+    const NEW: &str = "new-confirmation-key-0123456789abcdef";
+    const OTHER: &str = "other-key-0123456789abcdef";
+    let keys = format!("e2e:{KEY},other:{OTHER}");
+    let sandbox = SandboxState::new(TOKEN);
+    let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let host = addr.to_string();
+    let start = |confirmation_keys: &str| {
+        server_on(
+            &host,
+            &[
+                ("MCP_API_KEYS", keys.as_str()),
+                ("MCP_CONFIRMATION_KEYS", confirmation_keys),
+                ("MCP_TOKEN_CONFIRMS_CRITICAL", "*"),
+            ],
+        )
+    };
+    let (_old_server, rpc) = start(OLD);
+    let other = Rpc {
+        key: Some(OTHER.into()),
+        ..Rpc::new(&rpc.url)
+    };
+    let id = invoice(&sandbox, 2);
+    let asked = rpc.call("invoice_archive", json!({"id": id})).await;
+    let token = structured(&asked)["confirmation_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no token: {asked}"))
+        .to_string();
+    let hint = |reply: &Value| {
+        let s = structured(reply);
+        assert_eq!(s["status"], "invalid_input", "{reply}");
+        s["hint"].as_str().unwrap().to_string()
+    };
+    let confirmed = json!({"id": id, "confirmation_token": token});
+
+    let r = other.call("invoice_archive", confirmed.clone()).await;
+    assert!(hint(&r).contains("another caller"), "{r}");
+    let r = rpc.call("invoice_deliver", confirmed.clone()).await;
+    assert!(hint(&r).contains("another tool"), "{r}");
+
+    // The same binding, signed with the same key, but expired a second ago.
+    let payload = token.split('.').next().unwrap();
+    let mut binding: Binding =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+    binding.e = jiff::Timestamp::now().as_second() as u64 - 1;
+    let expired = Signer::new(&[OLD.as_bytes().to_vec()])
+        .issue(binding)
+        .unwrap();
+    let r = rpc
+        .call(
+            "invoice_archive",
+            json!({"id": id, "confirmation_token": expired}),
+        )
+        .await;
+    assert!(hint(&r).contains("expired"), "{r}");
+    assert_eq!(sandbox.write_count(), 0, "nothing refused was written");
+
+    // Rotation: the old key retired to second place still verifies; dropped, it does not.
+    let (_retired, rpc) = start(&format!("{NEW},{OLD}"));
+    let (_dropped, dropped) = start(NEW);
+    let r = dropped.call("invoice_archive", confirmed.clone()).await;
+    assert!(hint(&r).contains("not valid"), "{r}");
+    assert_eq!(sandbox.write_count(), 0);
+    let r = rpc.call("invoice_archive", confirmed).await;
+    assert_eq!(structured(&r)["status"], "ok", "{r}");
+    assert_eq!(
+        writes_to(&sandbox, &format!("/income/invoices/{id}/archive")),
+        1
+    );
 }
 
 /// The token flow for a high write, 20 times at once with the same confirmation: one write.
