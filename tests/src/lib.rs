@@ -103,6 +103,25 @@ impl Lines {
         }
     }
 
+    /// The audit events that satisfy `pred`, once there are at least `at_least` of them (up to
+    /// 5 s): the reader thread may lag behind the answers that caused them.
+    pub fn events_where(&self, at_least: usize, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let start = Instant::now();
+        loop {
+            let found: Vec<Value> = self.events().into_iter().filter(|e| pred(e)).collect();
+            if found.len() >= at_least {
+                return found;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "{} of {at_least} expected audit events:\n{}",
+                found.len(),
+                self.joined()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Audit events (stdout JSON lines) so far.
     pub fn events(&self) -> Vec<Value> {
         self.all()

@@ -1,12 +1,21 @@
-//! A TCP relay in front of a service that counts the AWS API calls passing through it (by their
-//! `X-Amz-Target` header), so a test can say how many store requests a tool call cost.
+//! An HTTP relay in front of an AWS API emulator that counts the calls passing through it (by
+//! their `X-Amz-Target` header), so a test can say how many store requests a tool call cost.
+//!
+//! It also passes one request at a time, as DynamoDB serializes the writes to one item: moto
+//! serves requests on threads without locking an item, so under load its conditional updates
+//! would now and then pass a condition they should fail. Behind the relay they cannot, and a
+//! limit held under load is held exactly.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use tokio::net::TcpListener;
+use tokio::sync::Mutex;
 
 pub struct CountingProxy {
     pub addr: SocketAddr,
@@ -14,25 +23,34 @@ pub struct CountingProxy {
     task: tokio::task::JoinHandle<()>,
 }
 
+struct Relay {
+    target: SocketAddr,
+    operation: String,
+    count: Arc<AtomicU64>,
+    http: reqwest::Client,
+    one_at_a_time: Mutex<()>,
+}
+
 impl CountingProxy {
-    /// Relays every connection to `target`, counting requests whose `X-Amz-Target` names
-    /// `operation` (e.g. `DynamoDB_20120810.UpdateItem`).
+    /// Relays every request to `target`, counting those whose `X-Amz-Target` starts with
+    /// `operation` (`DynamoDB_20120810.UpdateItem`, or `DynamoDB_20120810.` for every call).
     pub async fn start(target: SocketAddr, operation: &str) -> CountingProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let count = Arc::new(AtomicU64::new(0));
-        let needle = format!("x-amz-target: {operation}").to_ascii_lowercase();
-        let counter = count.clone();
+        let relay = Arc::new(Relay {
+            target,
+            operation: operation.to_string(),
+            count: count.clone(),
+            http: reqwest::Client::new(),
+            one_at_a_time: Mutex::new(()),
+        });
+        let app = axum::Router::new()
+            .fallback(forward)
+            .layer(DefaultBodyLimit::disable())
+            .with_state(relay);
         let task = tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let counter = counter.clone();
-                let needle = needle.clone();
-                tokio::spawn(async move {
-                    if let Ok(server) = TcpStream::connect(target).await {
-                        relay(client, server, &needle, &counter).await;
-                    }
-                });
-            }
+            let _ = axum::serve(listener, app).await;
         });
         CountingProxy { addr, count, task }
     }
@@ -53,44 +71,52 @@ impl Drop for CountingProxy {
     }
 }
 
-async fn relay(client: TcpStream, server: TcpStream, needle: &str, counter: &AtomicU64) {
-    let (mut client_read, mut client_write) = client.into_split();
-    let (mut server_read, mut server_write) = server.into_split();
-    let upstream = async {
-        let mut buf = vec![0u8; 16 * 1024];
-        // The tail of the previous read, so a header split across reads is still seen once.
-        let mut carry: Vec<u8> = Vec::new();
-        loop {
-            let n = match client_read.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            let mut window = std::mem::take(&mut carry);
-            let seen_before = window.len();
-            window.extend(buf[..n].iter().map(u8::to_ascii_lowercase));
-            let mut from = 0;
-            while let Some(at) = find(&window[from..], needle.as_bytes()) {
-                // Count only matches that end in the new bytes (not wholly inside the carry).
-                if from + at + needle.len() > seen_before {
-                    counter.fetch_add(1, Ordering::Relaxed);
-                }
-                from += at + needle.len();
-            }
-            let keep = needle.len().saturating_sub(1).min(window.len());
-            carry = window[window.len() - keep..].to_vec();
-            if server_write.write_all(&buf[..n]).await.is_err() {
-                break;
-            }
-        }
-        let _ = server_write.shutdown().await;
-    };
-    let downstream = async {
-        let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
-        let _ = client_write.shutdown().await;
-    };
-    tokio::join!(upstream, downstream);
-}
+/// Headers that describe one hop, not the request: each side sets its own.
+const HOP: [&str; 4] = [
+    "connection",
+    "content-length",
+    "transfer-encoding",
+    "keep-alive",
+];
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+async fn forward(
+    State(relay): State<Arc<Relay>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if headers
+        .get("x-amz-target")
+        .is_some_and(|t| t.as_bytes().starts_with(relay.operation.as_bytes()))
+    {
+        relay.count.fetch_add(1, Ordering::Relaxed);
+    }
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut request = relay
+        .http
+        .request(method, format!("http://{}{path}", relay.target))
+        .body(body);
+    for (name, value) in &headers {
+        if !HOP.contains(&name.as_str()) {
+            request = request.header(name, value);
+        }
+    }
+    let _turn = relay.one_at_a_time.lock().await;
+    let answer = match request.send().await {
+        Ok(answer) => answer,
+        // The emulator is down (a test stopped it): the client sees a gateway error.
+        Err(e) => return (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+    };
+    let status = answer.status();
+    let mut out = HeaderMap::new();
+    for (name, value) in answer.headers() {
+        if !HOP.contains(&name.as_str()) {
+            out.append(name, value.clone());
+        }
+    }
+    match answer.bytes().await {
+        Ok(bytes) => (status, out, bytes).into_response(),
+        Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+    }
 }

@@ -135,15 +135,9 @@ fn tool_names(answer: &Answer) -> Vec<String> {
         .collect()
 }
 
-/// The audit events of one kind (`tool_call`, `auth_denied`, …) so far.
-fn events(server: &Server, kind: &str) -> Vec<Value> {
-    std::thread::sleep(Duration::from_millis(100));
-    server
-        .stdout
-        .events()
-        .into_iter()
-        .filter(|e| e["event"] == kind)
-        .collect()
+/// The audit events of one kind (`tool_call`, `auth_denied`, …), at least `at_least` of them.
+fn events(server: &Server, kind: &str, at_least: usize) -> Vec<Value> {
+    server.stdout.events_where(at_least, |e| e["event"] == kind)
 }
 
 fn now() -> u64 {
@@ -258,7 +252,7 @@ async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym(
             .await;
     assert_eq!(s.call("/mcp", &service, "invoices_list").await.status, 200);
 
-    let calls = events(&s.server, "tool_call");
+    let calls = events(&s.server, "tool_call", 2);
     let users: Vec<&str> = calls.iter().map(|e| e["user"].as_str().unwrap()).collect();
     assert!(calls.iter().all(|e| e["key_id"] == "oauth"), "{calls:?}");
     assert!(users.iter().all(|u| u.starts_with("u_")), "{users:?}");
@@ -373,7 +367,7 @@ async fn refusals_each_with_its_status_and_challenge() {
         assert!(!text.contains(&token), "{name}: the token echoed");
         tokens.push((name, token, reason));
     }
-    let denied = events(&s.server, "auth_denied");
+    let denied = events(&s.server, "auth_denied", cases.len());
     let reasons: Vec<&str> = denied
         .iter()
         .map(|e| e["reason"].as_str().unwrap())
@@ -426,7 +420,7 @@ async fn api_keys_keep_working_beside_oauth_and_the_user_header_needs_a_trusted_
             .unwrap();
         assert_eq!(r.status(), 200);
     }
-    let calls = events(&s.server, "tool_call");
+    let calls = events(&s.server, "tool_call", 2);
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert_eq!(calls[0]["key_id"], "e2e");
     assert_eq!(
@@ -563,7 +557,7 @@ async fn python_sdk_signs_in_through_discovery_for_both_generations() {
             position("/token"),
         ];
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{era}: {steps:?}");
-        let calls = events(&s.server, "tool_call");
+        let calls = events(&s.server, "tool_call", users.len() + 1);
         let last = calls.last().unwrap();
         assert_eq!(last["key_id"], "oauth");
         users.push(last["user"].as_str().unwrap().to_string());

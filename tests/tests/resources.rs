@@ -134,16 +134,14 @@ async fn records_are_resources_in_both_protocol_generations() {
     }
 
     // Each read has its audit line: the tool's own, or an unknown resource (no URI logged).
-    let events = server.stdout.events();
-    let reads: Vec<&Value> = events
-        .iter()
-        .filter(|e| e["tool"] == "invoice_get")
-        .collect();
+    let reads = server
+        .stdout
+        .events_where(4, |e| e["tool"] == "invoice_get");
     assert_eq!(reads.len(), 4, "two reads and two not-found ids");
-    let unknown = events
-        .iter()
-        .filter(|e| e["reason"] == "unknown_resource")
-        .count();
-    assert_eq!(unknown, 6);
+    let unknown = server
+        .stdout
+        .events_where(6, |e| e["reason"] == "unknown_resource");
+    assert_eq!(unknown.len(), 6);
+    let events = server.stdout.events();
     assert!(!events.iter().any(|e| e.to_string().contains("passwd")));
 }
