@@ -2,9 +2,9 @@
 //! write log shows every write that reached it): dry runs send nothing; a critical write is
 //! confirmed by a person through the real Python SDK's form (accepted: one write; declined:
 //! none); the token flow for a high write, and tokens refused for another caller, another
-//! tool, an expiry or a retired key; 20 concurrent identical confirmed calls make exactly
-//! one upstream write; a write whose answer comes too late answers `outcome_unknown` on retry,
-//! never a second write.
+//! tool, an expiry or a retired key; 20 concurrent identical confirmed calls make exactly one
+//! upstream write (on the in-memory ledger and on the DynamoDB table); a write whose answer
+//! comes too late answers `outcome_unknown` on retry, never a second write.
 
 use std::process::Command;
 use std::time::Duration;
@@ -323,11 +323,21 @@ async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused
     );
 }
 
-/// The token flow for a high write, 20 times at once with the same confirmation: one write.
+/// The token flow for a high write, 20 times at once with the same confirmation: one write,
+/// on the in-memory ledger and on the DynamoDB table (the real SDK against moto, its requests
+/// passed one at a time as DynamoDB serializes the writes to one item).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_concurrent_identical_confirmed_calls_make_one_upstream_write() {
     let (server, sandbox, rpc) = setup(&[]).await;
-    let six = invoice(&sandbox, 5);
+    twenty_at_once(&server, &sandbox, &rpc).await;
+    let table = LedgerTable::start().await;
+    let (server, sandbox, rpc) = setup(&table.env()).await;
+    twenty_at_once(&server, &sandbox, &rpc).await;
+    assert!(table.relay.count() >= 20, "the table was asked");
+}
+
+async fn twenty_at_once(server: &Server, sandbox: &SandboxState, rpc: &Rpc) {
+    let six = invoice(sandbox, 5);
     let path = format!("/income/invoices/{six}/archive");
     let asked = rpc.call("invoice_archive", json!({"id": six})).await;
     assert_eq!(
@@ -360,7 +370,7 @@ async fn twenty_concurrent_identical_confirmed_calls_make_one_upstream_write() {
                 .to_string(),
         );
     }
-    assert_eq!(writes_to(&sandbox, &path), 1, "{statuses:?}");
+    assert_eq!(writes_to(sandbox, &path), 1, "{statuses:?}");
     assert!(
         statuses.iter().all(|s| s == "ok" || s == "outcome_unknown"),
         "{statuses:?}"
@@ -374,7 +384,7 @@ async fn twenty_concurrent_identical_confirmed_calls_make_one_upstream_write() {
         )
         .await;
     assert_eq!(structured(&again)["replayed"], true, "{again}");
-    assert_eq!(writes_to(&sandbox, &path), 1);
+    assert_eq!(writes_to(sandbox, &path), 1);
 }
 
 /// The upstream accepts the write but answers after the call's deadline: the retry with the
@@ -422,31 +432,9 @@ async fn a_write_answered_too_late_is_outcome_unknown_on_retry_not_a_duplicate()
 /// none.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_ledger_table_is_shared_by_instances_and_costs_two_requests_a_write() {
-    let moto = integration_tests::Moto::start();
-    moto.create_limits_table("hosted-mcp-ledger").await;
-    let relay = integration_tests::proxy::CountingProxy::start(
-        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
-        "DynamoDB_20120810.",
-    )
-    .await;
-    let mut env: Vec<(&str, String)> = moto
-        .env()
-        .into_iter()
-        .map(|(k, v)| {
-            if k == "AWS_ENDPOINT_URL" {
-                (k, relay.endpoint())
-            } else {
-                (k, v)
-            }
-        })
-        .collect();
-    env.push(("MCP_LEDGER_TABLE", "hosted-mcp-ledger".into()));
-    // Both instances sign with the same deployment key, as on Lambda.
-    env.push((
-        "MCP_CONFIRMATION_KEYS",
-        "shared-confirmation-key-0123456789abcdef".into(),
-    ));
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let table = LedgerTable::start().await;
+    let relay = &table.relay;
+    let env = table.env();
     let sandbox = SandboxState::new(TOKEN);
     let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
     let (_a, rpc_a) = server_on(&addr.to_string(), &env);
@@ -476,4 +464,50 @@ async fn the_ledger_table_is_shared_by_instances_and_costs_two_requests_a_write(
         1,
         "one write across both instances"
     );
+}
+
+/// The ledger's DynamoDB table on moto, behind a relay that counts the table's requests.
+struct LedgerTable {
+    _moto: integration_tests::Moto,
+    relay: integration_tests::proxy::CountingProxy,
+    env: Vec<(&'static str, String)>,
+}
+
+impl LedgerTable {
+    async fn start() -> LedgerTable {
+        let moto = integration_tests::Moto::start();
+        moto.create_limits_table("hosted-mcp-ledger").await;
+        let relay = integration_tests::proxy::CountingProxy::start(
+            format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+            "DynamoDB_20120810.",
+        )
+        .await;
+        let mut env: Vec<(&str, String)> = moto
+            .env()
+            .into_iter()
+            .map(|(k, v)| {
+                if k == "AWS_ENDPOINT_URL" {
+                    (k, relay.endpoint())
+                } else {
+                    (k, v)
+                }
+            })
+            .collect();
+        env.push(("MCP_LEDGER_TABLE", "hosted-mcp-ledger".into()));
+        // Every instance signs with the same deployment key, as on Lambda.
+        env.push((
+            "MCP_CONFIRMATION_KEYS",
+            "shared-confirmation-key-0123456789abcdef".into(),
+        ));
+        LedgerTable {
+            _moto: moto,
+            relay,
+            env,
+        }
+    }
+
+    /// What a server process needs to keep its ledger in the table.
+    fn env(&self) -> Vec<(&str, &str)> {
+        self.env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+    }
 }
