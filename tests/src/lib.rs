@@ -89,18 +89,7 @@ impl Lines {
     }
     /// Waits (up to 5 s) for the first audit event about `tool`; the reader thread may lag.
     pub fn event_for(&self, tool: &str) -> Value {
-        let start = Instant::now();
-        loop {
-            if let Some(e) = self.events().into_iter().find(|e| e["tool"] == tool) {
-                return e;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(5),
-                "no audit event for {tool}:\n{}",
-                self.joined()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.events_where(1, |e| e["tool"] == tool).remove(0)
     }
 
     /// The audit events that satisfy `pred`, once there are at least `at_least` of them (up to
