@@ -1028,8 +1028,9 @@ async fn creates_send_nested_references_and_read_back() {
 }
 
 /// The financial creates take their line items as a list of objects and their references
-/// nested (`project_id` as `{"customer": {"project": {"id": …}}}`); they run once confirmed and
-/// Papierkram computes the totals.
+/// nested (`project_id` as `{"customer": {"project": {"id": …}}}`), a voucher its
+/// `entertainment_persons` as a list of names; they run once confirmed and Papierkram computes
+/// the totals.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
     let (_server, sandbox, rpc) = start().await;
@@ -1053,7 +1054,8 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
             "/expense/vouchers",
             json!({"name": "Probelauf Beleg", "creditor_id": supplier, "document_date": "2026-06-14",
                    "line_items": [{"amount": 150.8, "name": "Essen", "category": "Bewirtungskosten",
-                                   "vat_rate": "19%"}]}),
+                                   "vat_rate": "19%"}],
+                   "entertainment_persons": ["Carl Customer", "Inga Hansen"]}),
         ),
     ];
     let mut created = Vec::new();
@@ -1094,6 +1096,8 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
     );
     let (voucher, sent) = &created[1];
     assert_eq!(sent["creditor"], json!({"id": supplier}), "{sent}");
+    let persons = json!(["Carl Customer", "Inga Hansen"]);
+    assert_eq!(sent["entertainment_persons"], persons, "{sent}");
 
     let inv = ok(&rpc, "invoice_get", json!({"id": invoice})).await;
     assert_eq!(inv["data"]["name"], "Probelauf Rechnung", "{inv}");
@@ -1109,6 +1113,7 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
         v["data"]["line_items"][0]["category"], "Bewirtungskosten",
         "{v}"
     );
+    assert_eq!(v["data"]["entertainment_persons"], persons, "{v}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

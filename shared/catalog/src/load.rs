@@ -316,13 +316,14 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
     out
 }
 
-/// An array param: body only, with `items` and `max_items`; its item fields are plain typed
-/// values (no arrays, no `in` or `as`, `enum` on strings, `values` on booleans).
+/// An array param: body only, with `max_items` and exactly one of `items` (objects of plain
+/// typed fields) or `item` (one plain typed value per element). No arrays nest, `in` and `as`
+/// belong to the array, `enum` is for strings and `values` for booleans.
 fn array_problems(p: &crate::model::Param) -> Vec<String> {
     let mut out = Vec::new();
     if p.kind != ParamType::Array {
-        if p.items.is_some() || p.max_items.is_some() {
-            out.push("`items` and `max_items` only apply to arrays".to_string());
+        if p.items.is_some() || p.item.is_some() || p.max_items.is_some() {
+            out.push("`items`, `item` and `max_items` only apply to arrays".to_string());
         }
         return out;
     }
@@ -332,32 +333,53 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
     if p.max_items.is_none_or(|n| n == 0) {
         out.push("an array needs `max_items` of at least 1".to_string());
     }
-    let fields = p.items.iter().flatten();
-    if p.items.as_ref().is_none_or(|f| f.is_empty()) {
-        out.push("an array needs `items` with at least one field".to_string());
+    match (&p.items, &p.item) {
+        (Some(_), Some(_)) => out.push(
+            "an array takes `items` (fields of objects) or `item` (one plain value), not both"
+                .to_string(),
+        ),
+        (Some(fields), None) if !fields.is_empty() => {}
+        (None, Some(_)) => {}
+        _ => out.push(
+            "an array needs `items` with at least one field, or `item` for plain values"
+                .to_string(),
+        ),
     }
-    for (field, f) in fields {
+    for (field, f) in p.items.iter().flatten() {
         if !is_snake(field) {
             out.push(format!("item field `{field}` must be snake_case"));
         }
-        if f.kind == ParamType::Array || f.items.is_some() || f.max_items.is_some() {
-            out.push(format!("item field `{field}`: arrays do not nest"));
+        out.extend(element_problems(&format!("item field `{field}`"), f));
+    }
+    if let Some(item) = &p.item {
+        out.extend(element_problems("`item`", item));
+        if item.required || item.default.is_some() {
+            out.push(
+                "`item`: `required` and `default` do not apply (every element is checked)"
+                    .to_string(),
+            );
         }
-        if f.location != ParamIn::Query || f.upstream.is_some() {
-            out.push(format!(
-                "item field `{field}`: `in` and `as` do not apply to item fields"
-            ));
-        }
-        if f.values.is_some() && f.kind != ParamType::Boolean {
-            out.push(format!(
-                "item field `{field}`: `values` only applies to booleans"
-            ));
-        }
-        if f.choices.is_some() && f.kind != ParamType::String {
-            out.push(format!(
-                "item field `{field}`: `enum` only applies to strings"
-            ));
-        }
+    }
+    out
+}
+
+/// What an array's element (an item field, or the `item`) may not be.
+fn element_problems(what: &str, f: &crate::model::Param) -> Vec<String> {
+    let mut out = Vec::new();
+    if f.kind == ParamType::Array || f.items.is_some() || f.item.is_some() || f.max_items.is_some()
+    {
+        out.push(format!("{what}: arrays do not nest"));
+    }
+    if f.location != ParamIn::Query || f.upstream.is_some() {
+        out.push(format!(
+            "{what}: `in` and `as` do not apply inside an array"
+        ));
+    }
+    if f.values.is_some() && f.kind != ParamType::Boolean {
+        out.push(format!("{what}: `values` only applies to booleans"));
+    }
+    if f.choices.is_some() && f.kind != ParamType::String {
+        out.push(format!("{what}: `enum` only applies to strings"));
     }
     out
 }
@@ -745,11 +767,84 @@ tools:
             ),
             (
                 "{ type: array, in: body, max_items: 5, items: { n: { type: date, as: x } } }",
-                "do not apply to item fields",
+                "do not apply inside an array",
             ),
             (
                 "{ type: string, in: body, max_length: 5, max_items: 5 }",
                 "only apply to arrays",
+            ),
+        ] {
+            let err = with(param).unwrap_err();
+            assert!(err.contains(problem), "{param}: {err}");
+        }
+    }
+
+    #[test]
+    fn arrays_of_plain_values_take_one_scalar_item() {
+        let with = |param: &str| {
+            let text = GOOD
+                .replace("get: /invoices/{id}", "post: /invoices/{id}")
+                .replace(
+                    "      id: {",
+                    &format!("      persons: {param}\n      id: {{"),
+                );
+            parse("demo.yaml", &text).map_err(|e| e.to_string())
+        };
+        let c = with(
+            "{ type: array, in: body, max_items: 20, item: { type: string, max_length: 200 } }",
+        )
+        .unwrap();
+        let p = &c.tools[1].params["persons"];
+        let item = p.item.as_deref().unwrap();
+        assert_eq!((item.kind, item.max_length), (ParamType::String, Some(200)));
+        assert!(p.items.is_none());
+        for good in [
+            "{ type: array, in: body, max_items: 3, item: { type: integer, min: 1, max: 9 } }",
+            "{ type: array, in: body, max_items: 3, item: { type: string, enum: [a, b] } }",
+            "{ type: array, in: body, max_items: 3, item: { type: date } }",
+        ] {
+            assert!(with(good).is_ok(), "{good}: {:?}", with(good));
+        }
+        for (param, problem) in [
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: string, max_length: 9 }, items: { n: { type: date } } }",
+                "`items` (fields of objects) or `item` (one plain value), not both",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: array, max_items: 2, item: { type: date } } }",
+                "param `persons`: `item`: arrays do not nest",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: string, max_length: 9, in: body } }",
+                "`item`: `in` and `as` do not apply inside an array",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: string, max_length: 9, as: name } }",
+                "`item`: `in` and `as` do not apply inside an array",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: integer, enum: [a] } }",
+                "`item`: `enum` only applies to strings",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: string, required: true } }",
+                "`item`: `required` and `default` do not apply",
+            ),
+            (
+                "{ type: array, in: body, item: { type: string, max_length: 9 } }",
+                "needs `max_items`",
+            ),
+            (
+                "{ type: array, max_items: 5, item: { type: string, max_length: 9 } }",
+                "goes in the body",
+            ),
+            (
+                "{ type: string, in: body, max_length: 5, item: { type: string } }",
+                "only apply to arrays",
+            ),
+            (
+                "{ type: array, in: body, max_items: 5, item: { type: string, lenght: 9 } }",
+                "unknown field `lenght`",
             ),
         ] {
             let err = with(param).unwrap_err();

@@ -457,7 +457,8 @@ pub enum ParamType {
     Boolean,
     /// `YYYY-MM-DD`.
     Date,
-    /// A list of objects, each with the typed fields `items` declares, at most `max_items`.
+    /// A list of at most `max_items`: objects with the typed fields `items` declares, or plain
+    /// values each checked as the one param `item` declares.
     Array,
 }
 
@@ -503,6 +504,10 @@ pub struct Param {
     /// or nested arrays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<BTreeMap<String, Param>>,
+    /// For `type: array` of plain values (instead of `items`): the scalar each element is,
+    /// typed and bounded like a param (no `in`, `as`, `required`, `default` or nested arrays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<Box<Param>>,
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,

@@ -125,11 +125,13 @@ fn full_param() -> Param {
         values: Some(full_boolean_values()),
         default: Some(json!(true)),
         items: Some(BTreeMap::from([("quantity".into(), item_field())])),
+        item: Some(Box::new(item_field())),
         max_items: Some(50),
     }
 }
 
-/// A field of an array's items: a param without items of its own (no nested arrays).
+/// A field of an array's items, or an array's `item`: a param without items of its own (no
+/// nested arrays).
 fn item_field() -> Param {
     Param {
         kind: ParamType::Number,
@@ -144,6 +146,7 @@ fn item_field() -> Param {
         values: Some(full_boolean_values()),
         default: Some(json!(1)),
         items: None,
+        item: None,
         max_items: None,
     }
 }

@@ -848,6 +848,7 @@ async fn vouchers_are_created_paid_and_cancelled_with_a_reverse_entry() {
     let last_no = demo().vouchers.last().unwrap().voucher_no.clone();
     assert!(r.body["voucher_no"].as_str().unwrap() > last_no.as_str());
     assert_eq!(r.body["creditor"]["id"], supplier_id());
+    assert_eq!(r.body["entertainment_persons"], json!(["Inga Hansen"]));
 
     let r = put(
         &st,
@@ -856,6 +857,22 @@ async fn vouchers_are_created_paid_and_cancelled_with_a_reverse_entry() {
     )
     .await;
     assert_eq!(r.body["name"], "Bewirtung Abschluss");
+    assert_eq!(
+        r.body["entertainment_persons"],
+        json!(["Inga Hansen"]),
+        "an update without the list keeps it"
+    );
+    let r = put(
+        &st,
+        &format!("/api/v1/expense/vouchers/{id}"),
+        r#"{"entertainment_persons":["Carl Customer"]}"#,
+    )
+    .await;
+    assert_eq!(
+        r.body["entertainment_persons"],
+        json!(["Carl Customer"]),
+        "an update with the list replaces it"
+    );
     let r = post(
         &st,
         &format!("/api/v1/expense/vouchers/{id}/pay"),

@@ -58,7 +58,7 @@ const VERBS: &[&str] = &[
 ];
 
 /// A param the model could fill without limit: a number without bounds, a free string without a
-/// length, an array without `max_items` or with an unbounded item field.
+/// length, an array without `max_items` or with an unbounded item field or `item`.
 fn unbounded(p: &catalog::Param) -> bool {
     match p.kind {
         ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
@@ -66,9 +66,11 @@ fn unbounded(p: &catalog::Param) -> bool {
         ParamType::Boolean | ParamType::Date => false,
         ParamType::Array => {
             p.max_items.is_none()
-                || p.items
-                    .as_ref()
-                    .is_none_or(|f| f.is_empty() || f.values().any(unbounded))
+                || match (&p.items, &p.item) {
+                    (Some(f), None) => f.is_empty() || f.values().any(unbounded),
+                    (None, Some(item)) => unbounded(item),
+                    _ => true,
+                }
         }
     }
 }
@@ -584,6 +586,25 @@ tools:
         let p: catalog::Param =
             yaml_serde::from_str("{ type: array, in: body, items: { d: { type: date } } }")
                 .unwrap();
+        assert!(unbounded(&p), "no max_items");
+    }
+
+    #[test]
+    fn an_array_of_values_is_bounded_only_with_a_bounded_item() {
+        let bounded = |item: &str| -> bool {
+            let p: catalog::Param = yaml_serde::from_str(&format!(
+                "{{ type: array, in: body, max_items: 20, item: {item} }}"
+            ))
+            .unwrap();
+            !unbounded(&p)
+        };
+        assert!(bounded("{ type: string, max_length: 200 }"));
+        assert!(bounded("{ type: string, enum: [a, b] }"));
+        assert!(bounded("{ type: integer, min: 1 }"));
+        assert!(!bounded("{ type: string }"));
+        assert!(!bounded("{ type: number }"));
+        let p: catalog::Param =
+            yaml_serde::from_str("{ type: array, in: body, item: { type: date } }").unwrap();
         assert!(unbounded(&p), "no max_items");
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Unknown keys get "did you mean", numeric strings are accepted for numbers (stale clients send
 //! `"5"`), booleans are booleans, dates are real calendar dates, bounds and enums are enforced;
-//! an array's items are objects whose fields are checked the same way, named `line_items[1].price`.
+//! an array's items are objects whose fields are checked the same way, named `line_items[1].price`,
+//! or plain values each checked as the array's `item`, named `entertainment_persons[2]`.
 
 use std::collections::BTreeMap;
 
@@ -244,14 +245,21 @@ fn describe(p: &Param) -> String {
         ParamType::Number => "number".to_string(),
         ParamType::Boolean => "true or false".to_string(),
         ParamType::Date => "date YYYY-MM-DD".to_string(),
-        ParamType::Array => {
-            let fields: Vec<&str> = p.items.iter().flatten().map(|(n, _)| n.as_str()).collect();
-            format!(
-                "list of at most {} objects with {}",
+        ParamType::Array => match &p.item {
+            Some(item) => format!(
+                "list of at most {} values, each {}",
                 p.max_items.unwrap_or(0),
-                fields.join(", ")
-            )
-        }
+                describe(item)
+            ),
+            None => {
+                let fields: Vec<&str> = p.items.iter().flatten().map(|(n, _)| n.as_str()).collect();
+                format!(
+                    "list of at most {} objects with {}",
+                    p.max_items.unwrap_or(0),
+                    fields.join(", ")
+                )
+            }
+        },
     };
     if let Some(min) = p.min {
         s.push_str(&format!(", ≥ {min}"));
@@ -324,21 +332,30 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
 }
 
 /// A list of objects: each item's keys are the declared fields, each field checked like a param.
+/// With `item` instead, a list of plain values, each checked like a param.
 fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
     let empty = BTreeMap::new();
     let fields = p.items.as_ref().unwrap_or(&empty);
     let max = p.max_items.unwrap_or(0);
     let Value::Array(items) = v else {
-        return Err(invalid(format!(
-            "`{name}` must be a list of objects ({}).",
-            describe(p)
-        )));
+        return Err(invalid(match p.item {
+            Some(_) => format!("`{name}` must be a {}.", describe(p)),
+            None => format!("`{name}` must be a list of objects ({}).", describe(p)),
+        }));
     };
     if items.is_empty() || items.len() > max {
         return Err(invalid(format!(
             "`{name}` must have 1 to {max} items, got {}.",
             items.len()
         )));
+    }
+    if let Some(item) = &p.item {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| check(&format!("{name}[{i}]"), item, v))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -515,6 +532,86 @@ tools:
             .hint;
         assert!(
             missing.contains("list of at most 2 objects with name, quantity, unit"),
+            "{missing}"
+        );
+    }
+
+    fn voucher_create() -> Tool {
+        catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: voucher_create
+    risk: high
+    description: d
+    post: /vouchers
+    params:
+      entertainment_persons:
+        type: array
+        in: body
+        required: true
+        max_items: 3
+        item: { type: string, max_length: 9 }
+      line_ids: { type: array, in: body, max_items: 2, item: { type: integer, min: 1 } }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0)
+    }
+
+    #[test]
+    fn arrays_of_values_are_checked_element_by_element_and_normalised() {
+        let v = validate(
+            &voucher_create(),
+            &args(json!({"entertainment_persons": ["Carl", "Inga"], "line_ids": ["5", 7]})),
+        )
+        .unwrap();
+        assert_eq!(v.values["entertainment_persons"], json!(["Carl", "Inga"]));
+        assert_eq!(v.values["line_ids"], json!([5, 7]));
+    }
+
+    #[test]
+    fn array_of_values_refusals_name_the_element_with_a_hint() {
+        let hint = |persons: Value| {
+            validate(
+                &voucher_create(),
+                &args(json!({"entertainment_persons": persons})),
+            )
+            .unwrap_err()
+            .hint
+        };
+        assert_eq!(
+            hint(json!(["Carl", "Inga", "Maximilian"])),
+            "`entertainment_persons[2]` is longer than 9 characters."
+        );
+        assert_eq!(
+            hint(json!(["Carl", true])),
+            "`entertainment_persons[1]` must be a string."
+        );
+        assert_eq!(
+            hint(json!(["A", "B", "C", "D"])),
+            "`entertainment_persons` must have 1 to 3 items, got 4."
+        );
+        assert!(hint(json!([])).contains("1 to 3 items, got 0"));
+        assert_eq!(
+            hint(json!("Carl")),
+            "`entertainment_persons` must be a list of at most 3 values, each string."
+        );
+        let low = validate(
+            &voucher_create(),
+            &args(json!({"entertainment_persons": ["A"], "line_ids": [1, 0]})),
+        )
+        .unwrap_err()
+        .hint;
+        assert_eq!(low, "`line_ids[1]` must be ≥ 1, got 0.");
+        let missing = validate(&voucher_create(), &args(json!({})))
+            .unwrap_err()
+            .hint;
+        assert!(
+            missing.contains("(list of at most 3 values, each string)"),
             "{missing}"
         );
     }

@@ -89,7 +89,8 @@ pub fn input_schema(tool: &Tool) -> JsonObject {
     schema
 }
 
-/// One param's schema; an array's items are closed objects with their own typed fields.
+/// One param's schema; an array's items are closed objects with their own typed fields, or
+/// the schema of its one `item`.
 fn param_schema(p: &catalog::Param) -> JsonObject {
     let mut s = Map::new();
     let kind = match p.kind {
@@ -136,6 +137,10 @@ fn param_schema(p: &catalog::Param) -> JsonObject {
             json!({"type": "object", "properties": props, "required": required,
                    "additionalProperties": false}),
         );
+        s.insert("minItems".into(), 1.into());
+    }
+    if let Some(item) = &p.item {
+        s.insert("items".into(), Value::Object(param_schema(item)));
         s.insert("minItems".into(), 1.into());
     }
     if let Some(n) = p.max_items {
@@ -220,6 +225,39 @@ tools:
         assert_eq!(p["items"]["required"], json!(["name"]));
         assert_eq!(p["items"]["properties"]["name"]["maxLength"], json!(200));
         assert_eq!(p["items"]["properties"]["quantity"]["minimum"], json!(0));
+    }
+
+    #[test]
+    fn arrays_of_values_are_bounded_lists_of_the_item_schema() {
+        let tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: voucher_create
+    risk: high
+    description: d
+    post: /vouchers
+    params:
+      entertainment_persons:
+        type: array
+        in: body
+        max_items: 20
+        description: Who attended.
+        item: { type: string, max_length: 200 }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let s = Value::Object(input_schema(&tool));
+        assert_eq!(
+            s["properties"]["entertainment_persons"],
+            json!({"type": "array", "description": "Who attended.",
+                   "items": {"type": "string", "maxLength": 200},
+                   "minItems": 1, "maxItems": 20})
+        );
     }
 
     #[test]

@@ -252,6 +252,37 @@ tools:
         );
     }
 
+    #[test]
+    fn arrays_of_values_go_up_as_json_lists() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: voucher_create
+    risk: high
+    description: d
+    post: /vouchers
+    params:
+      name: { type: string, in: body, max_length: 9 }
+      entertainment_persons: { type: array, in: body, max_items: 3, item: { type: string, max_length: 20 } }
+"#,
+        )
+        .unwrap();
+        let t = &c.tools[0];
+        let a = args(
+            t,
+            serde_json::json!({"name": "Essen", "entertainment_persons": ["Carl Customer", "Inga"]}),
+        );
+        assert_eq!(
+            build_body(t, &a),
+            Some(
+                serde_json::json!({"name": "Essen", "entertainment_persons": ["Carl Customer", "Inga"]})
+            )
+        );
+    }
+
     fn secrets(tenant: &str) -> SecretValues {
         SecretValues {
             connectors: HashMap::from([(
