@@ -109,18 +109,14 @@ fn apply(store: &Store, f: &Fields<'_>, v: &mut Voucher) -> Result<(), ApiError>
         v.entertainment_persons = persons.unwrap_or_default();
     }
     assign(&mut v.flagged, f.boolean("flagged")?);
-    if let Some(creditor) = f.reference("creditor")? {
-        if let Some(id) = creditor {
-            referenced(&d.companies, "creditor", id)?;
-        }
-        v.creditor_id = creditor;
-    }
-    if let Some(project) = f.reference("project")? {
-        if let Some(id) = project {
-            referenced(&d.projects, "project", id)?;
-        }
-        v.project_id = project;
-    }
+    assign(
+        &mut v.creditor_id,
+        optional_reference(f, "creditor", &d.companies)?,
+    );
+    assign(
+        &mut v.project_id,
+        optional_reference(f, "project", &d.projects)?,
+    );
     Ok(())
 }
 

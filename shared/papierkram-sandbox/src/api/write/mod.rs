@@ -240,6 +240,19 @@ pub(crate) fn exact(field: &str, value: Decimal, max: i64) -> Result<Decimal, Ap
     Ok(value)
 }
 
+/// A reference the body may set (`{"id": n}`, which must name one of `items`) or clear.
+pub(crate) fn optional_reference<T: Resource>(
+    f: &Fields<'_>,
+    key: &str,
+    items: &[T],
+) -> Result<Field<u64>, ApiError> {
+    let field = f.reference(key)?;
+    if let Some(Some(id)) = field {
+        referenced(items, key, id)?;
+    }
+    Ok(field)
+}
+
 /// Sets `target` when the field was sent (`null` clears it).
 pub(crate) fn assign<T>(target: &mut Option<T>, field: Field<T>) {
     if let Some(value) = field {

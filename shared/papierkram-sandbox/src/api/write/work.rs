@@ -68,12 +68,10 @@ fn apply_project(store: &Store, f: &Fields<'_>, p: &mut Project) -> Result<(), A
     if let Some(customer) = still_required("Kunde", f.reference("customer")?)? {
         p.company_id = referenced(&d.companies, "customer", customer)?.id;
     }
-    if let Some(proposition) = f.reference("default_proposition")? {
-        if let Some(id) = proposition {
-            referenced(&d.propositions, "default_proposition", id)?;
-        }
-        p.default_proposition_id = proposition;
-    }
+    assign(
+        &mut p.default_proposition_id,
+        optional_reference(f, "default_proposition", &d.propositions)?,
+    );
     assign(&mut p.description, f.raw_text("description")?);
     assign(&mut p.start_date, f.date("start_date")?);
     assign(&mut p.end_date, f.date("end_date")?);
@@ -133,12 +131,10 @@ fn apply_task(store: &Store, f: &Fields<'_>, t: &mut Task) -> Result<(), ApiErro
     if let Some(project) = still_required("Projekt", f.reference("project")?)? {
         t.project_id = referenced(&d.projects, "project", project)?.id;
     }
-    if let Some(proposition) = f.reference("proposition")? {
-        if let Some(id) = proposition {
-            referenced(&d.propositions, "proposition", id)?;
-        }
-        t.proposition_id = proposition;
-    }
+    assign(
+        &mut t.proposition_id,
+        optional_reference(f, "proposition", &d.propositions)?,
+    );
     if let Some(user) = f.reference("user")? {
         if let Some(id) = user {
             user_of(d, id)?;
