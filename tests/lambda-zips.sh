@@ -10,9 +10,27 @@ source tests/tools/env.sh
 functions=(mcp-server tool-error-digest quota-alarm)
 args=()
 for f in "${functions[@]}"; do args+=(-p "$f"); done
-cargo lambda build --release --output-format zip "${args[@]}" "$@"
+# --no-default-features: the Lambda build carries no offline sandbox (mcp-server's `sandbox`
+# feature, on for local `cargo run -p mcp-server -- serve`).
+cargo lambda build --release --output-format zip --no-default-features "${args[@]}" "$@"
 for f in "${functions[@]}"; do
     zip="target/lambda/$f/bootstrap.zip"
     [[ -s "$zip" ]] || { echo "missing $zip" >&2; exit 1; }
     printf '%-20s %9d bytes  %s\n' "$f" "$(stat -c %s "$zip")" "$zip"
 done
+
+# The shipped binary cannot start the sandbox: `serve` without Papierkram credentials must refuse
+# and say why, where a local build would answer from demo data.
+unpacked="$(mktemp -d)"
+trap 'rm -rf "$unpacked"' EXIT
+python3 -m zipfile -e target/lambda/mcp-server/bootstrap.zip "$unpacked"
+chmod +x "$unpacked/bootstrap"
+if out="$(env -i PATH="$PATH" HOME="$unpacked" "$unpacked/bootstrap" serve --addr 127.0.0.1:0 2>&1)"; then
+    echo "the Lambda build of mcp-server served without credentials: it must not carry the sandbox" >&2
+    exit 1
+fi
+grep -q "this build has no offline sandbox" <<<"$out" || {
+    printf 'the Lambda build refused for another reason than the missing sandbox:\n%s\n' "$out" >&2
+    exit 1
+}
+echo "mcp-server (Lambda build): serve without credentials refused, no sandbox in the zip"

@@ -27,7 +27,7 @@
 //!   content, and Q or B words for the subject, with no switch: the fixture digest came out as
 //!   quoted-printable text and HTML (`src=3D"cid:…"`), subject `=?utf-8?Q?6_tools_failing,…?=`,
 //!   addresses as `<a@b>`, plus a Message-ID it requires. The end-to-end test
-//!   (`tests/tests/digest_lambda.rs`) failed on the subject at once. Keeping base64 and B words
+//!   (`tests/tests/it/digest_lambda.rs`) failed on the subject at once. Keeping base64 and B words
 //!   means `transfer_encoding()` (the part becomes raw, we encode it) and `Raw` headers, which
 //!   leaves the crate only the multipart framing (`build`, `alternative`, `open`, `close`, about
 //!   70 lines here).

@@ -15,6 +15,7 @@ use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::limits::{self, table::Table};
 
 mod args;
+mod sandbox;
 pub mod lint;
 pub mod smoke;
 
@@ -166,23 +167,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
                 config = with_var(config, config::PSEUDONYM_PEPPER, &pepper);
             }
             if needs_sandbox(&config, catalog.as_ref()) {
-                let sandbox = papierkram_sandbox::SandboxState::default();
-                let token = sandbox.token().to_string();
-                let (addr, _task) = papierkram_sandbox::spawn(sandbox)
-                    .await
-                    .context("starting the Papierkram sandbox")?;
-                tracing::warn!(
-                    sandbox = %format!("http://{addr}/api/v1"),
-                    "no Papierkram credentials configured (PAPIERKRAM_TOKEN): the papierkram tools \
-                     answer from the offline sandbox with demo data, not a real account"
-                );
-                config = with_var(
-                    config,
-                    "PAPIERKRAM_BASE_URL",
-                    &format!("http://{addr}/api/v1"),
-                );
-                config = with_var(config, "PAPIERKRAM_TOKEN", &token);
-                config = with_var(config, "PAPIERKRAM_SUBDOMAIN", "sandbox");
+                config = sandbox::start(config).await?;
             }
             let mut state = build_state(config, catalog.as_ref(), redactor).await?;
             state.insecure_no_auth = insecure_no_auth;

@@ -17,7 +17,7 @@ use tool_error_digest::handler::{Deps, Settings, handle, polling};
 use tool_error_digest::ses::SesMailer;
 
 const FIXTURE: &str =
-    include_str!("../../functions/tool-error-digest/tests/fixtures/audit-two-weeks.jsonl");
+    include_str!("../../../functions/tool-error-digest/tests/fixtures/audit-two-weeks.jsonl");
 const NOW: &str = "2026-11-30T06:00:00Z";
 const PROD: &str = "/aws/lambda/hosted-mcp-prod";
 /// Found through the prefix, empty: every query must still cover it.

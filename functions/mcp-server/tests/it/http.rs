@@ -1,14 +1,12 @@
 //! HTTP behaviour of `app()` through `oneshot`: auth, host/origin checks, both protocol
 //! generations, the tool list, and tool calls against the sandbox upstream.
 
-mod common;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
 use audit::Redactor;
 use axum::body::Body;
-use common::{TestApp, app_with, app_with_store, send};
+use crate::common::{TestApp, app_with, app_with_store, send};
 use http::{Request, StatusCode};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use serde_json::{Value, json};
@@ -187,7 +185,7 @@ async fn tools_list_equals_the_checked_in_allowlist() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    let allowlist = include_str!("../../../tests/catalogs/demo.allowlist");
+    let allowlist = include_str!("../../../../tests/catalogs/demo.allowlist");
     let expected: Vec<&str> = allowlist
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -474,7 +472,7 @@ async fn missing_secret_answers_503_with_a_clear_message() {
 
 /// The demo catalog with two tools taken out of the listing (`core: false`), and profiles.
 fn disclosure_app(env: &[(&str, &str)]) -> TestApp {
-    let text = include_str!("../../../tests/catalogs/demo.yaml")
+    let text = include_str!("../../../../tests/catalogs/demo.yaml")
         .replace(
             "  - name: invoice_get\n",
             "  - name: invoice_get\n    core: false\n",

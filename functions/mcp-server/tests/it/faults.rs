@@ -3,8 +3,6 @@
 //! slow answers, endless pages, absurd amounts, `Retry-After` dates. Also the JSON-RPC body
 //! guard, hostile client info, fail-closed profiles, `/health` for monitors and caching hints.
 
-mod common;
-
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +13,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use common::{TestApp, app_with, demo_secrets, send};
+use crate::common::{TestApp, app_with, demo_secrets, send};
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
 
@@ -126,7 +124,7 @@ async fn spawn_upstream(mode: Mode) -> (SocketAddr, Upstream) {
 
 /// The demo catalog plus an aggregation over every page of invoices.
 fn catalogs() -> Vec<catalog::Catalog> {
-    let text = include_str!("../../../tests/catalogs/demo.yaml").to_string()
+    let text = include_str!("../../../../tests/catalogs/demo.yaml").to_string()
         + r#"
   - name: open_total_get
     risk: low

@@ -3,14 +3,12 @@
 //! the client IP from the socket or API Gateway's request context and never from a forged
 //! `X-Forwarded-For`, and a `rate_limited` audit line without the IP.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use common::{TestApp, app_with, demo_catalogs, demo_secrets, send};
+use crate::common::{TestApp, app_with, demo_catalogs, demo_secrets, send};
 use http::{Request, StatusCode};
 use mcp_server::limits::window::now_s;
 use serde_json::json;

@@ -17,9 +17,9 @@ use quota_alarm::{Deps, handle};
 use serde_json::Value;
 
 const A: &str =
-    include_str!("../../functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-a.jsonl");
+    include_str!("../../../functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-a.jsonl");
 const B: &str =
-    include_str!("../../functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-b.jsonl");
+    include_str!("../../../functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-b.jsonl");
 const GROUP_A: &str = "/aws/lambda/hosted-mcp-prod";
 const GROUP_B: &str = "/aws/lambda/hosted-mcp-prod-eu";
 const NOW: &str = "2026-05-20T10:00:00Z";

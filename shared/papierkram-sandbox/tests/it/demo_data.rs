@@ -1,8 +1,6 @@
 //! The demo account: determinism, counts, bookkeeping invariants, and the wire shapes.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use jiff::civil::Date;
 use papierkram_sandbox::model::*;
 use papierkram_sandbox::*;

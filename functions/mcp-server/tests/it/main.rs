@@ -1,0 +1,8 @@
+//! One test binary for this crate: each module below was a binary of its own.
+
+mod cli;
+mod common;
+mod faults;
+mod http;
+mod lambda;
+mod limits;

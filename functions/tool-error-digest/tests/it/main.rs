@@ -1,0 +1,4 @@
+//! One test binary for this crate: each module below was a binary of its own.
+
+mod cli;
+mod local_run;

@@ -1,0 +1,3 @@
+//! One test binary for this crate: each module below was a binary of its own.
+
+mod end_to_end;

@@ -1,0 +1,22 @@
+//! One test binary for this crate: each module below was a binary of its own.
+
+mod aggregations;
+mod budget;
+mod clients;
+mod digest_lambda;
+mod disclosure;
+mod fuzz;
+mod ledger_lambda;
+mod limits;
+mod logs_endpoint;
+mod oauth;
+mod oidc_harness;
+mod papierkram;
+mod quota_lambda;
+mod quota_sandbox;
+mod resources;
+mod robustness;
+mod secrets;
+mod server;
+mod smoke;
+mod writes;
