@@ -16,10 +16,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use catalog::{Risk, Status, Tool};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::outcome::Outcome;
+use super::outcome::{Confirmation, Outcome};
+use super::preview::Preview;
 use crate::contract::risk;
 
 /// How long a confirmation stays valid.
@@ -191,8 +191,8 @@ impl Consent {
 /// What the stage decides for a call that carries `token` (or none).
 pub enum Step {
     Go(Consent),
-    /// Answer with this refusal.
-    Answer(Box<Outcome>),
+    /// Refused: the call answers with this.
+    Refuse(Box<Outcome>),
     /// Ask for a confirmation of the preview ([`ask`]).
     Ask,
 }
@@ -225,7 +225,7 @@ pub fn check(
     if let Some((_, Channel::Token)) = presented.token
         && critical
     {
-        return Step::Answer(Box::new(Outcome::failed(
+        return Step::Refuse(Box::new(Outcome::failed(
             Status::ConfirmationRequired,
             "person_confirmation_required",
             format!(
@@ -236,7 +236,7 @@ pub fn check(
         )));
     }
     if presented.token.is_none() && critical && !presented.can_elicit {
-        return Step::Answer(Box::new(Outcome::failed(
+        return Step::Refuse(Box::new(Outcome::failed(
             Status::ConfirmationRequired,
             "person_confirmation_required",
             format!(
@@ -256,7 +256,7 @@ pub fn check(
             nonce: binding.n,
             channel,
         }),
-        Err(e) => Step::Answer(Box::new(Outcome::failed(
+        Err(e) => Step::Refuse(Box::new(Outcome::failed(
             Status::InvalidInput,
             "confirmation_refused",
             e.to_string(),
@@ -272,7 +272,7 @@ pub fn ask(
     digest: &str,
     keys: &[Vec<u8>],
     now: u64,
-    preview: Map<String, Value>,
+    preview: Preview,
 ) -> Outcome {
     let binding = Binding {
         k: String::new(),
@@ -290,7 +290,7 @@ pub fn ask(
              operator must add them.",
         );
     };
-    let mut outcome = Outcome::failed(
+    let outcome = Outcome::failed(
         Status::ConfirmationRequired,
         "confirmation_required",
         format!(
@@ -300,16 +300,14 @@ pub fn ask(
             tool.name
         ),
     );
-    outcome
-        .fields
-        .insert("preview".into(), Value::Object(preview));
-    outcome
-        .fields
-        .insert("confirmation_token".into(), token.into());
-    outcome
-        .fields
-        .insert("expires_in_s".into(), TOKEN_TTL_S.into());
-    outcome
+    Outcome {
+        preview: Some(preview),
+        confirmation: Some(Confirmation {
+            token,
+            expires_in_s: TOKEN_TTL_S,
+        }),
+        ..outcome
+    }
 }
 
 #[cfg(test)]

@@ -9,12 +9,13 @@ use catalog::{Effect, Risk, Tool};
 use serde_json::{Map, Value, json};
 
 use super::outcome::Outcome;
+use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
 use crate::inventory::Connector;
 use crate::upstream::{Deadline, Meter, Upstream};
 
-/// The preview of one write, as plain JSON fields.
+/// The preview of one write.
 pub async fn preview(
     upstream: &Upstream,
     conn: &Connector,
@@ -22,32 +23,28 @@ pub async fn preview(
     valid: &ValidArgs,
     deadline: &Deadline,
     meter: &Meter,
-) -> Result<Map<String, Value>, Outcome> {
+) -> Result<Preview, Outcome> {
     let (method, path, body) = upstream
         .request_line(conn, tool, valid)
         .await
         .map_err(|e| Outcome::from_upstream(conn, tool, &e))?;
-    let mut out = Map::new();
-    out.insert(
-        "request".into(),
-        json!({"method": method.as_str(), "path": path, "body": body}),
-    );
-    out.insert("risk".into(), risk::word(tool.risk).into());
-    if let Some(s) = &tool.side_effects {
-        out.insert("side_effects".into(), s.clone().into());
-    }
-    if let Some(e) = tool.effect {
-        out.insert("effect".into(), effect_word(e).into());
-    }
-    out.insert("retry_safe".into(), risk::retry_safe(tool).into());
-    if !tool.failure_modes.is_empty() {
-        out.insert("failure_modes".into(), json!(tool.failure_modes));
-    }
-    out.insert("confirmation".into(), needs(tool).into());
-    let warnings = warnings(tool);
-    if !warnings.is_empty() {
-        out.insert("warnings".into(), json!(warnings));
-    }
+    let mut preview = Preview {
+        request: RequestLine {
+            method: method.as_str(),
+            path,
+            body,
+        },
+        risk: risk::word(tool.risk),
+        side_effects: tool.side_effects.clone(),
+        effect: tool.effect.map(effect_word),
+        retry_safe: risk::retry_safe(tool),
+        failure_modes: tool.failure_modes.clone(),
+        confirmation: needs(tool),
+        warnings: warnings(tool),
+        current: None,
+        changes: None,
+        cost: None,
+    };
     if let Some(current) = current_tool(conn, tool) {
         let mut read = ValidArgs::default();
         for (name, p) in &current.params {
@@ -60,24 +57,23 @@ pub async fn preview(
         match upstream.fetch(conn, current, &read, deadline, meter).await {
             Ok(reply) => {
                 let record = reply.body.get("data").unwrap_or(&reply.body).clone();
-                out.insert("changes".into(), changes(&record, body.as_ref()));
-                out.insert("current".into(), record);
-                out.insert(
-                    "cost".into(),
-                    format!("This preview read the current record with {}: one upstream request of the quota.", current.name).into(),
-                );
+                preview.changes = Some(changes(&record, preview.request.body.as_ref()));
+                preview.current = Some(record);
+                preview.cost = Some(format!(
+                    "This preview read the current record with {}: one upstream request of the quota.",
+                    current.name
+                ));
             }
             Err(e) => return Err(Outcome::from_upstream(conn, current, &e)),
         }
     }
-    Ok(out)
+    Ok(preview)
 }
 
 /// The dry run's answer: the preview, nothing written.
-pub fn answer(tool: &Tool, preview: Map<String, Value>) -> Outcome {
+pub fn answer(tool: &Tool, preview: Preview) -> Outcome {
     let mut fields = Map::new();
     fields.insert("dry_run".into(), true.into());
-    fields.insert("preview".into(), Value::Object(preview));
     Outcome {
         hint: Some(format!(
             "Nothing was written. To do it, call {} again with the same arguments and without dry_run{}.",
@@ -88,6 +84,7 @@ pub fn answer(tool: &Tool, preview: Map<String, Value>) -> Outcome {
                 ""
             }
         )),
+        preview: Some(preview),
         ..Outcome::ok(fields)
     }
 }
@@ -98,10 +95,10 @@ fn current_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a Tool> {
 }
 
 /// The body's fields against the current record: `{field: {from, to}}` for those that differ.
-fn changes(current: &Value, body: Option<&Value>) -> Value {
+fn changes(current: &Value, body: Option<&Value>) -> Map<String, Value> {
     let mut out = Map::new();
     let Some(Value::Object(body)) = body else {
-        return Value::Object(out);
+        return out;
     };
     for (k, to) in body {
         let from = current.get(k).cloned().unwrap_or(Value::Null);
@@ -109,7 +106,7 @@ fn changes(current: &Value, body: Option<&Value>) -> Value {
             out.insert(k.clone(), json!({"from": from, "to": to}));
         }
     }
-    Value::Object(out)
+    out
 }
 
 /// What the call needs before it runs, in words.
@@ -158,9 +155,9 @@ mod tests {
         let current = json!({"name": "Acme", "city": "Kiel", "id": 3});
         let body = json!({"name": "Acme GmbH", "city": "Kiel"});
         assert_eq!(
-            changes(&current, Some(&body)),
+            Value::Object(changes(&current, Some(&body))),
             json!({"name": {"from": "Acme", "to": "Acme GmbH"}})
         );
-        assert_eq!(changes(&current, None), json!({}));
+        assert!(changes(&current, None).is_empty());
     }
 }

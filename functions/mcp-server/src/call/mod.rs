@@ -1,17 +1,25 @@
-//! One tool call as a pipeline of named stages, read top to bottom:
+//! One tool call as a pipeline of named stages, each a function in `stages` (or its own
+//! module), read top to bottom in [`Pipeline::call`]:
 //!
 //! 1. **validate** the arguments against the contract (`contract::args`);
-//! 2. **budget**: the caller's daily budget of upstream requests on the connector (`budget`);
-//! 3. **dry run**: a write with `dry_run: true` answers its preview and stops (`dry_run`);
+//! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
+//!    call's [`Meter`](crate::upstream::Meter) (`budget`);
+//! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
-//! 5. **ledger**: a write with an idempotency key claims it, so it runs once (`ledger`);
-//! 6. **execute**: one upstream request (`plain`) or an aggregation over pages (`aggregate`),
-//!    all within the call's [`Deadline`] and the budget's [`Meter`], what was sent booked; the
-//!    ledger records what came of a claimed write;
-//! 7. **shape**: the list shape, untrusted marking and the output budget (`shape`).
+//! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
+//!    in the [`Ledger`], so it runs once;
+//! 6. **upstream**: one request (or an aggregation over pages, `aggregate`) within the call's
+//!    [`Deadline`] and the budget's meter;
+//! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
+//! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
+//!    releases a claim that sent nothing;
+//! 9. **settle** the budget: what was sent is booked, and a nearly spent budget rides along;
+//! 10. **cap** the result to the output budget (`shape`).
 //!
-//! Every stage answers with an [`Outcome`]; the MCP adapter turns it into a result in one place.
+//! A stage either goes on with a typed value or answers the call now ([`Flow`]); reads that
+//! need no confirmation skip stages 3 to 5 and 8. Every answer is an [`Outcome`]; the MCP
+//! adapter turns it into a result in one place.
 
 pub mod aggregate;
 pub mod budget;
@@ -20,24 +28,27 @@ pub mod consent;
 pub mod dry_run;
 pub mod ledger;
 pub mod outcome;
+pub mod preview;
 pub mod shape;
+mod stages;
 
 pub use caller::Caller;
-pub use outcome::{Outcome, WriteFacts};
+pub use ledger::Ledger;
+pub use outcome::{Confirmation, Outcome, WriteFacts};
+pub use preview::Preview;
+pub use stages::{Flow, MAX_STORED_BYTES};
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use catalog::{Status, Tool};
+use catalog::Tool;
 use serde_json::{Map, Value};
 
-use crate::contract::args::{self, ValidArgs};
-use crate::contract::risk;
-use crate::inventory::{Connector, Scope};
+use crate::inventory::Connector;
+use crate::limits::Limits;
 use crate::limits::window::now_s;
-use crate::limits::{Admission, Limits};
-use crate::upstream::{Deadline, Happened, Meter, Upstream};
-use consent::{Channel, Consent, Presented, Step};
-use ledger::{Claim, Ledger};
+use crate::upstream::{Deadline, Upstream};
+use stages::Call;
 
 /// What the client can do for a confirmation, and what it brought back.
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,24 +65,46 @@ pub struct Request<'a> {
     pub caller: &'a Caller,
     pub deadline: &'a Deadline,
     /// What the edge counted for this call (the caller's budgets); none when limits are off.
-    pub admission: Option<&'a Admission>,
+    pub admission: Option<&'a crate::limits::Admission>,
     pub elicitation: Elicitation<'a>,
 }
 
 /// What a tool call needs, built once at start.
 pub struct Pipeline {
-    pub upstream: Upstream,
+    upstream: Upstream,
     /// Where spent upstream requests are booked.
-    pub limits: Arc<Limits>,
+    limits: Arc<Limits>,
     /// The default output budget; a tool's `max_result_bytes` overrides it.
-    pub max_result_bytes: usize,
+    max_result_bytes: usize,
     /// Where confirmed and keyed writes are claimed and recorded.
-    pub ledger: Ledger,
+    ledger: Ledger,
     /// Profiles (`*`: the whole deployment) whose critical tools accept a confirmation token.
-    pub token_confirms_critical: Vec<String>,
+    token_confirms_critical: Vec<String>,
 }
 
 impl Pipeline {
+    pub fn new(
+        upstream: Upstream,
+        limits: Arc<Limits>,
+        max_result_bytes: usize,
+        ledger: Ledger,
+        token_confirms_critical: Vec<String>,
+    ) -> Self {
+        Pipeline {
+            upstream,
+            limits,
+            max_result_bytes,
+            ledger,
+            token_confirms_critical,
+        }
+    }
+
+    /// The upstream client (the `/health` probes and resource reads use it too).
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    /// One tool call, stage by stage.
     pub async fn call(
         &self,
         conn: &Connector,
@@ -79,18 +112,22 @@ impl Pipeline {
         arguments: &Map<String, Value>,
         request: Request<'_>,
     ) -> Outcome {
-        let admission = request.admission;
-        let valid = match args::validate(tool, arguments) {
-            Ok(v) => v,
-            Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
+        let valid = match stages::validate(tool, arguments) {
+            ControlFlow::Continue(valid) => valid,
+            ControlFlow::Break(answer) => return answer,
         };
-        let budget = admission.and_then(|a| a.budgets.get(&conn.catalog.connector).copied());
+        let budget = request
+            .admission
+            .and_then(|a| a.budgets.get(&conn.catalog.connector).copied());
         let meter = match budget::admit(conn, budget) {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let mut outcome = self.run(conn, tool, &valid, request, &meter).await;
-        if let Some(a) = admission {
+        let call = Call::new(conn, tool, &valid, request.deadline, &meter);
+        let mut outcome = match self.guarded(&call, request).await {
+            ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
+        };
+        if let Some(a) = request.admission {
             self.limits
                 .spent(&a.caller, &conn.catalog.connector, meter.sent(), now_s());
         }
@@ -102,241 +139,22 @@ impl Pipeline {
         outcome
     }
 
-    /// Dry run, consent, ledger and execution of a validated call within its budget. A read
-    /// that needs no confirmation goes straight to the upstream: reads pay for none of this.
-    async fn run(
-        &self,
-        conn: &Connector,
-        tool: &Tool,
-        valid: &ValidArgs,
-        request: Request<'_>,
-        meter: &Meter,
-    ) -> Outcome {
-        let Request {
-            caller,
-            deadline,
-            elicitation,
-            ..
-        } = request;
-        let write = risk::is_write(tool);
-        if !write && !risk::needs_confirmation(tool) {
-            return self.execute(conn, tool, valid, deadline, meter).await.0;
+    /// Dry run → consent → idempotency claim → upstream → shape → record, for a validated
+    /// call within its budget. A read that needs no confirmation goes straight to the
+    /// upstream: reads pay for none of the write stages.
+    async fn guarded(&self, call: &Call<'_>, request: Request<'_>) -> Flow<Outcome> {
+        if !call.guarded() {
+            return ControlFlow::Continue(self.execute(call).await.outcome);
         }
-        if write && valid.write.dry_run {
-            let mut outcome =
-                match dry_run::preview(&self.upstream, conn, tool, valid, deadline, meter).await {
-                    Ok(preview) => dry_run::answer(tool, preview),
-                    Err(outcome) => outcome,
-                };
-            outcome.write = Some(WriteFacts {
-                dry_run: true,
-                ..WriteFacts::default()
-            });
-            return outcome;
-        }
-        let qualified = format!("{}/{}", conn.catalog.connector, tool.name);
-        let digest = valid.digest(&conn.catalog.connector, &tool.name);
-        let who = who(caller);
-        let keys = self.confirmation_keys().await;
-        let now = now_s();
-        let presented = Presented {
-            token: elicitation
-                .accepted
-                .map(|t| (t, Channel::Elicitation))
-                .or(valid
-                    .write
-                    .confirmation_token
-                    .as_deref()
-                    .map(|t| (t, Channel::Token))),
-            can_elicit: elicitation.available,
-            token_confirms_critical: self.token_confirms_critical(&caller.scope),
+        self.dry_run(call).await?;
+        let bound = call.bound(request.caller);
+        let consent = self.consent(call, &bound, request).await?;
+        let Some(key) = self.claim(call, &bound, &consent).await? else {
+            let outcome = self.execute(call).await.outcome;
+            return ControlFlow::Continue(call.facts(outcome, consent.channel(), None));
         };
-        let step = consent::check(tool, &qualified, presented, &who, &digest, &keys, now);
-        let consent =
-            match step {
-                Step::Go(consent) => consent,
-                Step::Answer(outcome) => return with_facts(*outcome, write, None, None),
-                Step::Ask => {
-                    let outcome =
-                        match dry_run::preview(&self.upstream, conn, tool, valid, deadline, meter)
-                            .await
-                        {
-                            Ok(preview) => {
-                                consent::ask(tool, &qualified, &who, &digest, &keys, now, preview)
-                            }
-                            Err(outcome) => outcome,
-                        };
-                    return with_facts(outcome, write, None, None);
-                }
-            };
-        let channel = consent.channel();
-        let key = match (&consent, &valid.write.idempotency_key) {
-            (Consent::Confirmed { nonce, .. }, _) => Some(format!("confirmed:{nonce}")),
-            (Consent::NotNeeded, Some(k)) if write => Some(format!("{who}|{qualified}|{k}")),
-            _ => None,
-        };
-        let Some(key) = key else {
-            let outcome = self.execute(conn, tool, valid, deadline, meter).await.0;
-            return with_facts(outcome, write, channel, None);
-        };
-        match self.ledger.claim(&key, &digest, now).await {
-            Claim::New => {}
-            Claim::Replay(stored) => {
-                return with_facts(Outcome::replayed(&stored), write, channel, Some("replayed"));
-            }
-            Claim::Conflict => {
-                let outcome = Outcome::failed(
-                    Status::InvalidInput,
-                    "idempotency_conflict",
-                    "This idempotency_key was used for a call with other arguments. Use a new key \
-                     for a new write; reuse a key only to retry the very same call.",
-                );
-                return with_facts(outcome, write, channel, Some("conflict"));
-            }
-            Claim::Unknown => {
-                return with_facts(unknown(conn, tool), write, channel, Some("unknown"));
-            }
-            Claim::Unavailable(why) => {
-                tracing::error!(reason = %why, "the idempotency ledger cannot answer: write refused");
-                let outcome = Outcome::failed(
-                    Status::Unavailable,
-                    "ledger_unavailable",
-                    "This write cannot be made sure to run once right now, so it was not sent; \
-                     try again in a minute with the same arguments.",
-                );
-                return with_facts(outcome, write, channel, None);
-            }
-        }
-        let (outcome, happened) = self.execute(conn, tool, valid, deadline, meter).await;
-        match happened {
-            Happened::Unknown => {} // the claim stays: a retry answers outcome_unknown
-            Happened::No => self.ledger.release(&key).await, // nothing happened: a retry may go
-            Happened::Yes => self.ledger.record(&key, stored(&outcome)).await,
-        }
-        with_facts(outcome, write, channel, Some("new"))
+        let executed = self.execute(call).await;
+        self.record(&key, &executed).await;
+        ControlFlow::Continue(call.facts(executed.outcome, consent.channel(), Some("new")))
     }
-
-    /// The upstream part, and whether a failed write may have happened.
-    async fn execute(
-        &self,
-        conn: &Connector,
-        tool: &Tool,
-        valid: &ValidArgs,
-        deadline: &Deadline,
-        meter: &Meter,
-    ) -> (Outcome, Happened) {
-        match &tool.aggregate {
-            Some(agg) => (
-                aggregate::run(&self.upstream, conn, agg, valid, deadline, meter).await,
-                Happened::No,
-            ),
-            None => self.plain(conn, tool, valid, deadline, meter).await,
-        }
-    }
-
-    async fn confirmation_keys(&self) -> Vec<Vec<u8>> {
-        match self.upstream.secrets.get().await {
-            Ok(s) => s.confirmation_keys.clone(),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    fn token_confirms_critical(&self, scope: &Scope) -> bool {
-        self.token_confirms_critical
-            .iter()
-            .any(|p| p == "*" || scope.profile() == Some(p.as_str()))
-    }
-
-    /// One upstream request, its answer in the tool's shape.
-    async fn plain(
-        &self,
-        conn: &Connector,
-        tool: &Tool,
-        valid: &ValidArgs,
-        deadline: &Deadline,
-        meter: &Meter,
-    ) -> (Outcome, Happened) {
-        let reply = match self
-            .upstream
-            .fetch(conn, tool, valid, deadline, meter)
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => return (Outcome::from_upstream(conn, tool, &e), e.happened()),
-        };
-        let outcome = match shape::ok(&conn.catalog, tool, valid.list.as_ref(), reply.body) {
-            Ok(fields) => {
-                let hint = shape::more_hint(&fields);
-                Outcome {
-                    hint,
-                    ..Outcome::ok(fields)
-                }
-            }
-            Err(e) => e.into(),
-        };
-        (
-            outcome.with_http(reply.http_status).with_quota(reply.quota),
-            Happened::Yes,
-        )
-    }
-}
-
-/// The caller as a token and a ledger key bind it: the key id, and the user when known.
-fn who(caller: &Caller) -> String {
-    match &caller.user {
-        Some(user) => format!("{}:{user}", caller.key_id),
-        None => caller.key_id.clone(),
-    }
-}
-
-/// The most of a result the ledger keeps; a larger one is kept as its status and a hint.
-pub const MAX_STORED_BYTES: usize = 64 * 1024;
-
-/// A claimed write's result as the ledger keeps it, bounded.
-fn stored(outcome: &Outcome) -> Value {
-    let full = outcome.to_json();
-    if full.to_string().len() <= MAX_STORED_BYTES {
-        return full;
-    }
-    serde_json::json!({
-        "status": outcome.status.as_str(),
-        "hint": "The write ran; its result was too large to keep for a replay. Read the record \
-                 with the matching get tool.",
-        "truncated": true,
-    })
-}
-
-/// `outcome_unknown`: the write was sent before and its answer never recorded.
-fn unknown(conn: &Connector, tool: &Tool) -> Outcome {
-    let check = tool
-        .current
-        .as_deref()
-        .map(|get| format!("check with {get}"))
-        .unwrap_or_else(|| format!("check in {}", conn.catalog.connector));
-    Outcome::failed(
-        Status::OutcomeUnknown,
-        "outcome_unknown",
-        format!(
-            "This write was sent before and its outcome is unknown (it may still be running, or \
-             its answer was lost): {check} whether it happened before trying again, and retry \
-             only with a new idempotency_key if it did not."
-        ),
-    )
-}
-
-/// The write facts for the audit line, on writes and confirmed calls.
-fn with_facts(
-    mut outcome: Outcome,
-    write: bool,
-    confirmation: Option<&'static str>,
-    idempotency: Option<&'static str>,
-) -> Outcome {
-    if write || confirmation.is_some() {
-        outcome.write = Some(WriteFacts {
-            dry_run: false,
-            confirmation,
-            idempotency,
-        });
-    }
-    outcome
 }

@@ -3,6 +3,7 @@
 use catalog::{QuotaFigures, Status, Tool};
 use serde_json::{Map, Value};
 
+use super::preview::Preview;
 use crate::inventory::Connector;
 use crate::upstream::{UpstreamError, hints};
 
@@ -21,16 +22,28 @@ pub struct Outcome {
     pub quota: Option<QuotaFigures>,
     /// Whether the result was cut to the output budget.
     pub truncated: bool,
+    /// What the write would do: a dry run's answer, or what a confirmation is asked for.
+    pub preview: Option<Preview>,
+    /// The confirmation a `confirmation_required` answer asks for.
+    pub confirmation: Option<Confirmation>,
     /// What the write stages did, for the audit line (none for reads).
     pub write: Option<WriteFacts>,
+}
+
+/// The signed token a `confirmation_required` answer carries, and how long it stays valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmation {
+    pub token: String,
+    pub expires_in_s: u64,
 }
 
 /// How a write went through the stages, in fixed audit words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteFacts {
     pub dry_run: bool,
-    /// `token` (or, later, `elicitation`); none when no confirmation was needed or given.
-    pub confirmation: Option<&'static str>,
+    /// How the call was confirmed (the audit field `confirmation`): `token` or `elicitation`;
+    /// none when no confirmation was needed or given.
+    pub confirmed_by: Option<&'static str>,
     /// `new`, `replayed`, `conflict` or `unknown`; none without an idempotency key.
     pub idempotency: Option<&'static str>,
 }
@@ -46,6 +59,8 @@ impl Outcome {
             http_status: None,
             quota: None,
             truncated: false,
+            preview: None,
+            confirmation: None,
             write: None,
         }
     }
@@ -114,7 +129,8 @@ impl Outcome {
         }
     }
 
-    /// The result a model gets: `status`, `hint`, the fields, `truncated` and `_quota`.
+    /// The result a model gets: `status`, `hint`, the fields, `preview`, `confirmation_token`
+    /// with `expires_in_s`, `truncated` and `_quota`.
     pub fn to_json(&self) -> Value {
         let mut out = Map::with_capacity(self.fields.len() + 4);
         out.insert("status".into(), self.status.as_str().into());
@@ -123,6 +139,13 @@ impl Outcome {
         }
         for (k, v) in &self.fields {
             out.insert(k.clone(), v.clone());
+        }
+        if let Some(preview) = &self.preview {
+            out.insert("preview".into(), preview.to_json());
+        }
+        if let Some(c) = &self.confirmation {
+            out.insert("confirmation_token".into(), c.token.clone().into());
+            out.insert("expires_in_s".into(), c.expires_in_s.into());
         }
         if self.truncated {
             out.insert("truncated".into(), true.into());
@@ -176,6 +199,36 @@ mod tests {
         assert_eq!(v["status"], json!("rate_limited"));
         assert_eq!(v["hint"], json!("wait"));
         assert!(v.get("truncated").is_none());
+    }
+
+    #[test]
+    fn the_typed_preview_and_token_reach_the_json_under_their_old_keys() {
+        let mut o = Outcome::failed(Status::ConfirmationRequired, "confirmation_required", "h");
+        o.preview = Some(Preview {
+            request: crate::call::preview::RequestLine {
+                method: "POST",
+                path: "/x/7/deliver".into(),
+                body: None,
+            },
+            risk: "high",
+            side_effects: None,
+            effect: Some("external"),
+            retry_safe: false,
+            failure_modes: Vec::new(),
+            confirmation: "confirmation of this preview",
+            warnings: vec!["This cannot be undone."],
+            current: None,
+            changes: None,
+            cost: None,
+        });
+        o.confirmation = Some(Confirmation {
+            token: "tok.sig".into(),
+            expires_in_s: 300,
+        });
+        assert_eq!(
+            o.to_json().to_string(),
+            r#"{"confirmation_token":"tok.sig","expires_in_s":300,"hint":"h","preview":{"confirmation":"confirmation of this preview","effect":"external","request":{"body":null,"method":"POST","path":"/x/7/deliver"},"retry_safe":false,"risk":"high","warnings":["This cannot be undone."]},"status":"confirmation_required"}"#
+        );
     }
 
     #[test]

@@ -76,7 +76,7 @@ async fn probe_all(state: &AppState) -> BTreeMap<String, String> {
         let (path, timeout) = (probe.get.clone(), state.config.health_timeout);
         probes.spawn(async move {
             let conn = &inventory.registry.connectors[i];
-            let result = mcp.pipeline.upstream.probe(conn, &path, timeout).await;
+            let result = mcp.pipeline.upstream().probe(conn, &path, timeout).await;
             (conn.catalog.connector.clone(), status_word(&result))
         });
     }

@@ -79,17 +79,17 @@ impl AppState {
             .oauth
             .clone()
             .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
-        let pipeline = Pipeline {
-            upstream: Upstream {
+        let pipeline = Pipeline::new(
+            Upstream {
                 http,
                 secrets: secrets.clone(),
                 redactor: redactor.clone(),
             },
-            limits: limits.clone(),
-            max_result_bytes: config.max_result_bytes,
-            ledger: stores.ledger,
-            token_confirms_critical: config.token_confirms_critical.clone(),
-        };
+            limits.clone(),
+            config.max_result_bytes,
+            stores.ledger,
+            config.token_confirms_critical.clone(),
+        );
         let mcp = Arc::new(Mcp::new(
             inventory.clone(),
             pipeline,

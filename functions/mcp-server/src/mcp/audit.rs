@@ -54,7 +54,7 @@ pub fn tool_call(
             audit_event,
             crate::contract::risk::word(risk),
             w.dry_run,
-            w.confirmation,
+            w.confirmed_by,
             w.idempotency,
         );
     }

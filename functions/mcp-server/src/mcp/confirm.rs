@@ -9,37 +9,37 @@
 use rmcp::model::{CallToolRequestParams, InputRequest, InputRequests, InputRequiredResult};
 use serde_json::{Map, Value, json};
 
-use crate::call::Outcome;
+use crate::call::{Outcome, Preview};
 
 /// The key of the one input request.
 pub const KEY: &str = "confirm";
 
-/// What the retried call brought back.
+/// What the person decided, as the retried call brought it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub enum Decision {
     /// A person accepted the form: the echoed state (the token).
     Accepted(String),
     /// Declined, cancelled, or accepted without ticking the box.
     Declined,
 }
 
-/// The person's answer, if the call carries one (a state without an answer asks again).
-pub fn answer(request: &CallToolRequestParams) -> Option<Answer> {
+/// The person's decision, if the call carries one (a state without an answer asks again).
+pub fn decision(request: &CallToolRequestParams) -> Option<Decision> {
     let state = request.request_state.as_ref()?;
     let reply = request.input_responses.as_ref()?.get(KEY)?;
     let accepted = reply.get("action").and_then(Value::as_str) == Some("accept")
         && reply["content"][KEY] == true;
     Some(if accepted {
-        Answer::Accepted(state.clone())
+        Decision::Accepted(state.clone())
     } else {
-        Answer::Declined
+        Decision::Declined
     })
 }
 
 /// The `input_required` result for an outcome that asks for confirmation with a token.
 pub fn ask(tool: &str, outcome: &Outcome) -> Option<InputRequiredResult> {
-    let token = outcome.fields.get("confirmation_token")?.as_str()?;
-    let preview = outcome.fields.get("preview")?.as_object()?;
+    let token = &outcome.confirmation.as_ref()?.token;
+    let preview = outcome.preview.as_ref()?;
     let request = json!({
         "method": "elicitation/create",
         "params": {
@@ -78,31 +78,21 @@ pub fn declined(tool: &str) -> Outcome {
 }
 
 /// What the person reads: the action, the exact request, its effects and warnings.
-fn message(tool: &str, preview: &Map<String, Value>) -> String {
-    let text = |k: &str| preview.get(k).and_then(Value::as_str);
+fn message(tool: &str, preview: &Preview) -> String {
+    let r = &preview.request;
     let mut out = format!("The assistant wants to run {tool}.\n");
-    if let Some(r) = preview.get("request") {
-        out.push_str(&format!(
-            "Request: {} {}\n",
-            r["method"].as_str().unwrap_or(""),
-            r["path"].as_str().unwrap_or("")
-        ));
-        if !r["body"].is_null() {
-            out.push_str(&format!("Data sent: {}\n", r["body"]));
-        }
+    out.push_str(&format!("Request: {} {}\n", r.method, r.path));
+    if let Some(body) = r.body.as_ref().filter(|b| !b.is_null()) {
+        out.push_str(&format!("Data sent: {body}\n"));
     }
-    if let Some(s) = text("side_effects") {
+    if let Some(s) = &preview.side_effects {
         out.push_str(&format!("What it does: {s}\n"));
     }
-    if let Some(Value::Object(changes)) = preview.get("changes")
-        && !changes.is_empty()
-    {
+    if let Some(changes) = preview.changes.as_ref().filter(|c| !c.is_empty()) {
         out.push_str(&format!("Changes: {}\n", Value::Object(changes.clone())));
     }
-    if let Some(Value::Array(w)) = preview.get("warnings") {
-        for warning in w.iter().filter_map(Value::as_str) {
-            out.push_str(&format!("Warning: {warning}\n"));
-        }
+    for warning in &preview.warnings {
+        out.push_str(&format!("Warning: {warning}\n"));
     }
     out.push_str("Nothing happens unless you agree.");
     out
@@ -123,8 +113,8 @@ mod tests {
     fn only_an_accepted_ticked_form_confirms() {
         let accept = json!({"action": "accept", "content": {"confirm": true}});
         assert_eq!(
-            answer(&request(Some("s"), Some(accept.clone()))),
-            Some(Answer::Accepted("s".into()))
+            decision(&request(Some("s"), Some(accept.clone()))),
+            Some(Decision::Accepted("s".into()))
         );
         for other in [
             json!({"action": "accept", "content": {"confirm": false}}),
@@ -132,24 +122,38 @@ mod tests {
             json!({"action": "cancel"}),
         ] {
             assert_eq!(
-                answer(&request(Some("s"), Some(other))),
-                Some(Answer::Declined)
+                decision(&request(Some("s"), Some(other))),
+                Some(Decision::Declined)
             );
         }
-        assert_eq!(answer(&request(None, Some(accept))), None);
-        assert_eq!(answer(&request(Some("s"), None)), None, "asked again");
+        assert_eq!(decision(&request(None, Some(accept))), None);
+        assert_eq!(decision(&request(Some("s"), None)), None, "asked again");
     }
 
     #[test]
     fn the_input_request_shows_the_preview_and_carries_the_token_as_state() {
         let mut o = Outcome::failed(catalog::Status::ConfirmationRequired, "c", "h");
-        o.fields
-            .insert("confirmation_token".into(), "tok.sig".into());
-        o.fields.insert(
-            "preview".into(),
-            json!({"request": {"method": "POST", "path": "/x/7/deliver", "body": null},
-                   "side_effects": "E-mails the invoice.", "warnings": ["Cannot be undone."]}),
-        );
+        o.confirmation = Some(crate::call::Confirmation {
+            token: "tok.sig".into(),
+            expires_in_s: 300,
+        });
+        o.preview = Some(Preview {
+            request: crate::call::preview::RequestLine {
+                method: "POST",
+                path: "/x/7/deliver".into(),
+                body: None,
+            },
+            risk: "high",
+            side_effects: Some("E-mails the invoice.".into()),
+            effect: None,
+            retry_safe: false,
+            failure_modes: Vec::new(),
+            confirmation: "confirmation of this preview",
+            warnings: vec!["Cannot be undone."],
+            current: None,
+            changes: None,
+            cost: None,
+        });
         let r = serde_json::to_value(ask("invoice_deliver", &o).unwrap()).unwrap();
         assert_eq!(r["resultType"], "input_required");
         assert_eq!(r["requestState"], "tok.sig");

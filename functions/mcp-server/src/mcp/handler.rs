@@ -119,7 +119,7 @@ impl ServerHandler for McpHandler {
         let started = Instant::now();
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
-        let answer = confirm::answer(&request);
+        let decision = confirm::decision(&request);
         let arguments = request.arguments.unwrap_or_default();
         let mcp = &self.mcp;
         let result: CallToolResponse = match request.name.as_ref() {
@@ -128,7 +128,7 @@ impl ServerHandler for McpHandler {
                 Err(hint) => refused(hint).into(),
                 Ok((name, inner)) => {
                     match mcp
-                        .call_catalog_tool(name, &inner, &ctx, answer.as_ref(), started)
+                        .call_catalog_tool(name, &inner, &ctx, decision.as_ref(), started)
                         .await
                     {
                         Some(r) => r,
@@ -137,7 +137,7 @@ impl ServerHandler for McpHandler {
                 }
             },
             name => match mcp
-                .call_catalog_tool(name, &arguments, &ctx, answer.as_ref(), started)
+                .call_catalog_tool(name, &arguments, &ctx, decision.as_ref(), started)
                 .await
             {
                 Some(r) => r,
@@ -162,24 +162,24 @@ impl ServerHandler for McpHandler {
 impl Mcp {
     /// A catalog tool visible to this caller; `None` when there is none of that name (a name
     /// that is no plain name is looked up nowhere).
-    /// A person's answer to a confirmation form (`answer`) is checked by the consent stage
-    /// when accepted; a decline runs nothing.
+    /// A person's decision on a confirmation form is checked by the consent stage when
+    /// accepted; a decline runs nothing.
     async fn call_catalog_tool(
         &self,
         name: &str,
         arguments: &Map<String, Value>,
         ctx: &CallContext,
-        answer: Option<&confirm::Answer>,
+        decision: Option<&confirm::Decision>,
         started: Instant,
     ) -> Option<CallToolResponse> {
         let name = names::plain_name(name).ok()?;
         let (conn, tool) = self.inventory.find(ctx.scope(), name)?;
         let deadline = self.deadline(&ctx.request);
-        let outcome = match answer {
-            Some(confirm::Answer::Declined) => {
+        let outcome = match decision {
+            Some(confirm::Decision::Declined) => {
                 let mut o = confirm::declined(&tool.name);
                 o.write = Some(crate::call::WriteFacts {
-                    confirmation: Some("elicitation"),
+                    confirmed_by: Some("elicitation"),
                     ..Default::default()
                 });
                 o
@@ -187,8 +187,8 @@ impl Mcp {
             _ => {
                 let elicitation = crate::call::Elicitation {
                     available: ctx.can_elicit,
-                    accepted: match answer {
-                        Some(confirm::Answer::Accepted(state)) => Some(state.as_str()),
+                    accepted: match decision {
+                        Some(confirm::Decision::Accepted(state)) => Some(state.as_str()),
                         _ => None,
                     },
                 };

@@ -1,0 +1,343 @@
+//! The stages of [`Pipeline::call`] after the budget, each a function with a typed input and
+//! output: a stage goes on with its value or answers the call now ([`Flow`]).
+
+use std::ops::ControlFlow;
+
+use catalog::{Status, Tool};
+use serde_json::{Map, Value};
+
+use super::consent::{self, Channel, Consent, Presented, Step};
+use super::ledger::Claim;
+use super::outcome::{Outcome, WriteFacts};
+use super::{Caller, Pipeline, Request, aggregate, dry_run, shape};
+use crate::contract::args::{self, ValidArgs};
+use crate::contract::risk;
+use crate::inventory::{Connector, Scope};
+use crate::limits::window::now_s;
+use crate::upstream::{Deadline, Happened, Meter, Reply};
+
+/// A stage's result: go on with `T`, or answer the call now with this outcome.
+pub type Flow<T> = ControlFlow<Outcome, T>;
+
+/// The most of a result the ledger keeps; a larger one is kept as its status and a hint.
+pub const MAX_STORED_BYTES: usize = 64 * 1024;
+
+/// A validated call within its budget: what every later stage reads.
+pub(super) struct Call<'a> {
+    conn: &'a Connector,
+    tool: &'a Tool,
+    valid: &'a ValidArgs,
+    deadline: &'a Deadline,
+    meter: &'a Meter,
+    /// The tool writes (its audit line carries [`WriteFacts`]).
+    write: bool,
+}
+
+/// What a confirmation token and an idempotency key bind: the caller, the tool, the
+/// arguments' digest; and the time the call is judged at.
+pub(super) struct Bound {
+    /// The caller: the key id, and the user when known.
+    who: String,
+    /// `connector/tool`.
+    qualified: String,
+    digest: String,
+    now: u64,
+}
+
+/// What the upstream stage brought: the shaped outcome, and whether a failed write may have
+/// happened.
+pub(super) struct Executed {
+    pub(super) outcome: Outcome,
+    happened: Happened,
+}
+
+/// Validate: the arguments against the contract, normalised.
+pub(super) fn validate(tool: &Tool, arguments: &Map<String, Value>) -> Flow<ValidArgs> {
+    match args::validate(tool, arguments) {
+        Ok(valid) => ControlFlow::Continue(valid),
+        Err(e) => ControlFlow::Break(Outcome::failed(
+            Status::InvalidInput,
+            "invalid_argument",
+            e.hint,
+        )),
+    }
+}
+
+impl<'a> Call<'a> {
+    pub(super) fn new(
+        conn: &'a Connector,
+        tool: &'a Tool,
+        valid: &'a ValidArgs,
+        deadline: &'a Deadline,
+        meter: &'a Meter,
+    ) -> Self {
+        let write = risk::is_write(tool);
+        Call {
+            conn,
+            tool,
+            valid,
+            deadline,
+            meter,
+            write,
+        }
+    }
+
+    /// Whether the write stages (dry run, consent, claim, record) apply.
+    pub(super) fn guarded(&self) -> bool {
+        self.write || risk::needs_confirmation(self.tool)
+    }
+
+    pub(super) fn bound(&self, caller: &Caller) -> Bound {
+        let connector = &self.conn.catalog.connector;
+        Bound {
+            who: match &caller.user {
+                Some(user) => format!("{}:{user}", caller.key_id),
+                None => caller.key_id.clone(),
+            },
+            qualified: format!("{connector}/{}", self.tool.name),
+            digest: self.valid.digest(connector, &self.tool.name),
+            now: now_s(),
+        }
+    }
+
+    /// The write facts for the audit line, on writes and confirmed calls.
+    pub(super) fn facts(
+        &self,
+        mut outcome: Outcome,
+        confirmed_by: Option<&'static str>,
+        idempotency: Option<&'static str>,
+    ) -> Outcome {
+        if self.write || confirmed_by.is_some() {
+            outcome.write = Some(WriteFacts {
+                dry_run: false,
+                confirmed_by,
+                idempotency,
+            });
+        }
+        outcome
+    }
+}
+
+impl Pipeline {
+    /// Dry run: a write with `dry_run: true` answers its preview; nothing is written.
+    pub(super) async fn dry_run(&self, call: &Call<'_>) -> Flow<()> {
+        if !(call.write && call.valid.write.dry_run) {
+            return ControlFlow::Continue(());
+        }
+        let mut outcome = match self.preview(call).await {
+            Ok(preview) => dry_run::answer(call.tool, preview),
+            Err(outcome) => outcome,
+        };
+        outcome.write = Some(WriteFacts {
+            dry_run: true,
+            ..WriteFacts::default()
+        });
+        ControlFlow::Break(outcome)
+    }
+
+    /// Consent: run, refuse, or answer `confirmation_required` with the preview and a token.
+    pub(super) async fn consent(
+        &self,
+        call: &Call<'_>,
+        bound: &Bound,
+        request: Request<'_>,
+    ) -> Flow<Consent> {
+        if !risk::needs_confirmation(call.tool) {
+            return ControlFlow::Continue(Consent::NotNeeded);
+        }
+        let keys = self.confirmation_keys().await;
+        let elicitation = request.elicitation;
+        let presented = Presented {
+            token: elicitation
+                .accepted
+                .map(|t| (t, Channel::Elicitation))
+                .or(call
+                    .valid
+                    .write
+                    .confirmation_token
+                    .as_deref()
+                    .map(|t| (t, Channel::Token))),
+            can_elicit: elicitation.available,
+            token_confirms_critical: self.token_confirms_critical(&request.caller.scope),
+        };
+        let Bound {
+            who,
+            qualified,
+            digest,
+            now,
+        } = bound;
+        let outcome =
+            match consent::check(call.tool, qualified, presented, who, digest, &keys, *now) {
+                Step::Go(consent) => return ControlFlow::Continue(consent),
+                Step::Refuse(outcome) => *outcome,
+                Step::Ask => match self.preview(call).await {
+                    Ok(preview) => {
+                        consent::ask(call.tool, qualified, who, digest, &keys, *now, preview)
+                    }
+                    Err(outcome) => outcome,
+                },
+            };
+        ControlFlow::Break(call.facts(outcome, None, None))
+    }
+
+    /// Idempotency claim: the key a confirmed or keyed write runs under, claimed in the
+    /// ledger; none for a call without one. A key used before answers now.
+    pub(super) async fn claim(
+        &self,
+        call: &Call<'_>,
+        bound: &Bound,
+        consent: &Consent,
+    ) -> Flow<Option<String>> {
+        let key = match (consent, &call.valid.write.idempotency_key) {
+            (Consent::Confirmed { nonce, .. }, _) => format!("confirmed:{nonce}"),
+            (Consent::NotNeeded, Some(k)) if call.write => {
+                format!("{}|{}|{k}", bound.who, bound.qualified)
+            }
+            _ => return ControlFlow::Continue(None),
+        };
+        let (outcome, idempotency) = match self.ledger.claim(&key, &bound.digest, bound.now).await {
+            Claim::New => return ControlFlow::Continue(Some(key)),
+            Claim::Replay(stored) => (Outcome::replayed(&stored), Some("replayed")),
+            Claim::Conflict => (
+                Outcome::failed(
+                    Status::InvalidInput,
+                    "idempotency_conflict",
+                    "This idempotency_key was used for a call with other arguments. Use a new \
+                     key for a new write; reuse a key only to retry the very same call.",
+                ),
+                Some("conflict"),
+            ),
+            Claim::Unknown => (unknown(call), Some("unknown")),
+            Claim::Unavailable(why) => {
+                tracing::error!(reason = %why, "the idempotency ledger cannot answer: write refused");
+                let outcome = Outcome::failed(
+                    Status::Unavailable,
+                    "ledger_unavailable",
+                    "This write cannot be made sure to run once right now, so it was not sent; \
+                     try again in a minute with the same arguments.",
+                );
+                (outcome, None)
+            }
+        };
+        ControlFlow::Break(call.facts(outcome, consent.channel(), idempotency))
+    }
+
+    /// Upstream, then shape: one request in the tool's shape, or an aggregation over pages.
+    pub(super) async fn execute(&self, call: &Call<'_>) -> Executed {
+        let Call {
+            conn,
+            tool,
+            valid,
+            deadline,
+            meter,
+            ..
+        } = *call;
+        if let Some(agg) = &tool.aggregate {
+            let outcome = aggregate::run(&self.upstream, conn, agg, valid, deadline, meter).await;
+            return Executed {
+                outcome,
+                happened: Happened::No,
+            };
+        }
+        match self
+            .upstream
+            .fetch(conn, tool, valid, deadline, meter)
+            .await
+        {
+            Ok(reply) => Executed {
+                outcome: shaped(call, reply),
+                happened: Happened::Yes,
+            },
+            Err(e) => Executed {
+                outcome: Outcome::from_upstream(conn, tool, &e),
+                happened: e.happened(),
+            },
+        }
+    }
+
+    /// Record: what came of a claimed write. Nothing sent gives the claim back; an unknown
+    /// outcome keeps it, so a retry answers `outcome_unknown`.
+    pub(super) async fn record(&self, key: &str, executed: &Executed) {
+        match executed.happened {
+            Happened::Unknown => {}
+            Happened::No => self.ledger.release(key).await,
+            Happened::Yes => self.ledger.record(key, stored(&executed.outcome)).await,
+        }
+    }
+
+    async fn preview(&self, call: &Call<'_>) -> Result<super::Preview, Outcome> {
+        dry_run::preview(
+            &self.upstream,
+            call.conn,
+            call.tool,
+            call.valid,
+            call.deadline,
+            call.meter,
+        )
+        .await
+    }
+
+    async fn confirmation_keys(&self) -> Vec<Vec<u8>> {
+        match self.upstream.secrets.get().await {
+            Ok(s) => s.confirmation_keys.clone(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Whether this caller's profile lets a token confirm a critical tool.
+    fn token_confirms_critical(&self, scope: &Scope) -> bool {
+        self.token_confirms_critical
+            .iter()
+            .any(|p| p == "*" || scope.profile() == Some(p.as_str()))
+    }
+}
+
+/// Shape: a 2xx answer in the tool's shape (the list shape, untrusted marking).
+fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
+    let outcome = match shape::ok(
+        &call.conn.catalog,
+        call.tool,
+        call.valid.list.as_ref(),
+        reply.body,
+    ) {
+        Ok(fields) => Outcome {
+            hint: shape::more_hint(&fields),
+            ..Outcome::ok(fields)
+        },
+        Err(e) => e.into(),
+    };
+    outcome.with_http(reply.http_status).with_quota(reply.quota)
+}
+
+/// A claimed write's result as the ledger keeps it, bounded.
+fn stored(outcome: &Outcome) -> Value {
+    let full = outcome.to_json();
+    if full.to_string().len() <= MAX_STORED_BYTES {
+        return full;
+    }
+    serde_json::json!({
+        "status": outcome.status.as_str(),
+        "hint": "The write ran; its result was too large to keep for a replay. Read the record \
+                 with the matching get tool.",
+        "truncated": true,
+    })
+}
+
+/// `outcome_unknown`: the write was sent before and its answer never recorded.
+fn unknown(call: &Call<'_>) -> Outcome {
+    let check = call
+        .tool
+        .current
+        .as_deref()
+        .map(|get| format!("check with {get}"))
+        .unwrap_or_else(|| format!("check in {}", call.conn.catalog.connector));
+    Outcome::failed(
+        Status::OutcomeUnknown,
+        "outcome_unknown",
+        format!(
+            "This write was sent before and its outcome is unknown (it may still be running, or \
+             its answer was lost): {check} whether it happened before trying again, and retry \
+             only with a new idempotency_key if it did not."
+        ),
+    )
+}
