@@ -15,8 +15,8 @@ use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::limits::{self, table::Table};
 
 mod args;
-mod sandbox;
 pub mod lint;
+mod sandbox;
 pub mod smoke;
 
 pub use args::{Cli, parse};

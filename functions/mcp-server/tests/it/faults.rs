@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::common::{TestApp, app_with, demo_secrets, send};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use crate::common::{TestApp, app_with, demo_secrets, send};
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
 

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::common::{TestApp, app_with, app_with_store, send};
 use audit::Redactor;
 use axum::body::Body;
-use crate::common::{TestApp, app_with, app_with_store, send};
 use http::{Request, StatusCode};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use serde_json::{Value, json};

@@ -6,9 +6,9 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::common::{TestApp, app_with, demo_catalogs, demo_secrets, send};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
-use crate::common::{TestApp, app_with, demo_catalogs, demo_secrets, send};
 use http::{Request, StatusCode};
 use mcp_server::limits::window::now_s;
 use serde_json::json;
