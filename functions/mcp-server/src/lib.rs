@@ -9,6 +9,8 @@
 //!
 //! - `commands`: the command line (`serve`, `lint`, `smoke`, Lambda mode), apart from the
 //!   request path;
+//! - `startup`: the composition root: builds the state (clients, stores, inventory, pipeline)
+//!   once and hands it to the edge;
 //! - `http`: the edge (router, auth, `/health`, JSON-RPC guard, state), the only place that
 //!   knows axum;
 //! - `mcp`: the rmcp adapter (handler, call context, meta tools, results, audit events), the
@@ -34,11 +36,13 @@ pub mod mcp;
 pub mod oauth;
 pub mod random;
 pub mod search;
+pub mod startup;
 pub mod upstream;
 
 pub use connector::EMBEDDED_CATALOGS;
-pub use http::{AppState, Stores, app};
+pub use http::{AppState, app};
 pub use inventory::{config, secrets};
+pub use startup::Stores;
 
 /// The HTTP client for upstream calls (compiled-in roots, no redirects, timeouts).
 pub fn http_client() -> reqwest::Client {

@@ -1,18 +1,16 @@
 //! Commands: Lambda mode (when `AWS_LAMBDA_RUNTIME_API` is set), `serve`, and the helpers
-//! around them (the command line is `args.rs`). Builds every dependency once, then runs.
+//! around them (the command line is `args.rs`). [`crate::startup`] builds every dependency
+//! once; the commands run it.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use audit::{AuditLog, EmfConfig, Redactor};
+use audit::Redactor;
 
-use crate::call::ledger::{Ledger, TableLedger};
-use crate::http::{AppState, Stores, app};
+use crate::http::{AppState, app};
 use crate::inventory::config::{self, Config, SecretSourceConfig};
-use crate::inventory::secrets::{self, SecretLoader, SecretStore};
-use crate::limits::{self, table::Table};
+use crate::startup::{self, load_catalogs};
 
 mod args;
 pub mod lint;
@@ -33,90 +31,6 @@ pub enum Command {
         catalog: Option<PathBuf>,
         insecure_no_auth: bool,
     },
-}
-
-/// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
-pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
-    Ok(connector::load(dir.map(PathBuf::as_path))?)
-}
-
-/// Builds the application state: catalogs, secret store, audit log, HTTP client, limits.
-pub async fn build_state(
-    config: Config,
-    catalog_dir: Option<&PathBuf>,
-    redactor: Redactor,
-) -> anyhow::Result<AppState> {
-    let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
-    let counting = config.limits != limits::Settings::OFF;
-    let table_name = config.limits_table.clone().filter(|_| counting);
-    // The AWS configuration is loaded once, and only when something on AWS is used.
-    let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
-        || table_name.is_some()
-        || config.ledger_table.is_some();
-    let aws = if on_aws {
-        Some(aws_config::load_from_env().await)
-    } else {
-        None
-    };
-    let limits_table = table_name.zip(aws.as_ref()).map(|(name, aws)| {
-        Table::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            name,
-            config.limits_timeout,
-        )
-    });
-    let ledger = match (&config.ledger_table, &aws) {
-        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            name.clone(),
-        )),
-        _ => Ledger::default(),
-    };
-    let loader = match (&config.secret_source, &aws) {
-        (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
-            client: aws_sdk_secretsmanager::Client::new(aws),
-            secret_id: id.clone(),
-        },
-        _ => {
-            let fields: Vec<(String, Vec<String>)> = catalogs
-                .iter()
-                .map(|c| (c.connector.clone(), c.secrets.clone()))
-                .collect();
-            SecretLoader::Static(Arc::new(secrets::from_env(
-                &config.env,
-                &fields,
-                &redactor,
-                &secrets::addresses(&catalogs),
-            )?))
-        }
-    };
-    let store = Arc::new(
-        SecretStore::new(loader, config.secret_ttl, redactor.clone())
-            .with_addresses(secrets::addresses(&catalogs)),
-    );
-    // Load once per cold start; a failure is logged and answered with 503 until it recovers.
-    if let Err(e) = store.get().await {
-        tracing::error!(error = %e, "starting without the deployment secret; requests get 503");
-    }
-    let audit = AuditLog::stdout(
-        config
-            .emf_namespace
-            .clone()
-            .map(|namespace| EmfConfig { namespace }),
-    );
-    let state = AppState::new(
-        config,
-        catalogs,
-        store,
-        audit,
-        redactor,
-        crate::http_client(),
-        Stores {
-            limits: limits_table,
-            ledger,
-        },
-    );
-    Ok(state)
 }
 
 pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
@@ -145,7 +59,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             Ok(())
         }
         Command::Lambda => {
-            let state = build_state(config, None, redactor).await?;
+            let state = startup::build(config, None, redactor).await?;
             warn_if_too_many_listed(&state);
             warn_about_keys(&state).await;
             lambda_http::run(app(state))
@@ -169,7 +83,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             if needs_sandbox(&config, catalog.as_ref()) {
                 config = sandbox::start(config).await?;
             }
-            let mut state = build_state(config, catalog.as_ref(), redactor).await?;
+            let mut state = startup::build(config, catalog.as_ref(), redactor).await?;
             state.insecure_no_auth = insecure_no_auth;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -274,14 +188,4 @@ fn local_pepper_if_unset(config: &Config) -> Option<String> {
 fn with_var(mut config: Config, name: &str, value: &str) -> Config {
     config.env = config.env.with(name, value);
     config
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn embedded_catalogs_load() {
-        assert!(!load_catalogs(None).unwrap().is_empty());
-    }
 }

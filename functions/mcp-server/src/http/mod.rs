@@ -1,7 +1,8 @@
 //! The HTTP edge, and the only place that knows axum: the router, request hygiene (request id,
 //! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
 //! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the Host rules
-//! (`hosts`), JSON error answers (`respond`) and the state built once at start (`state`).
+//! (`hosts`), JSON error answers (`respond`) and the state it receives, built once at start by
+//! [`crate::startup`] (`state`).
 //!
 //! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `limit::per_ip` →
 //! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
@@ -16,7 +17,7 @@ pub mod respond;
 pub mod state;
 pub mod wellknown;
 
-pub use state::{AppState, Stores};
+pub use state::AppState;
 
 use std::time::Duration;
 

@@ -1,0 +1,207 @@
+//! The composition root: everything a request needs, built once at start from the
+//! configuration and the catalogs (the AWS clients and shared stores, the secret store, the
+//! inventory, the limits, the call pipeline, the MCP state), handed to the edge as one
+//! [`AppState`]. The commands call [`build`]; tests call [`AppState::new`] with their own
+//! secret store and stores. Nothing later reads the environment.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use audit::{AuditLog, EmfConfig, Redactor};
+
+use crate::call::Pipeline;
+use crate::call::ledger::{Ledger, TableLedger};
+use crate::http::{AppState, health};
+use crate::inventory::config::{self, Config, SecretSourceConfig};
+use crate::inventory::secrets::{self, SecretLoader, SecretStore};
+use crate::inventory::{Connector, Inventory, Registry};
+use crate::limits::{self, Limits, table::Table};
+use crate::mcp::Mcp;
+use crate::oauth::Verifier;
+use crate::upstream::Upstream;
+
+/// How long clients may cache `tools/list`: the catalogs change only on deploy.
+pub const LIST_TTL: Duration = Duration::from_secs(3600);
+
+/// The shared stores on Lambda (DynamoDB tables); in memory per instance when left out.
+#[derive(Default)]
+pub struct Stores {
+    /// The limit and budget counters.
+    pub limits: Option<Table>,
+    /// The idempotency ledger of writes.
+    pub ledger: Ledger,
+}
+
+/// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
+pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
+    Ok(connector::load(dir.map(PathBuf::as_path))?)
+}
+
+/// Builds the application state: catalogs, AWS clients and stores (only when something on
+/// AWS is configured), the secret store (loaded once here), the audit log and the HTTP client.
+pub async fn build(
+    config: Config,
+    catalog_dir: Option<&PathBuf>,
+    redactor: Redactor,
+) -> anyhow::Result<AppState> {
+    let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
+    let counting = config.limits != limits::Settings::OFF;
+    let table_name = config.limits_table.clone().filter(|_| counting);
+    // The AWS configuration is loaded once, and only when something on AWS is used.
+    let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
+        || table_name.is_some()
+        || config.ledger_table.is_some();
+    let aws = if on_aws {
+        Some(aws_config::load_from_env().await)
+    } else {
+        None
+    };
+    let limits_table = table_name.zip(aws.as_ref()).map(|(name, aws)| {
+        Table::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name,
+            config.limits_timeout,
+        )
+    });
+    let ledger = match (&config.ledger_table, &aws) {
+        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name.clone(),
+        )),
+        _ => Ledger::default(),
+    };
+    let loader = match (&config.secret_source, &aws) {
+        (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
+            client: aws_sdk_secretsmanager::Client::new(aws),
+            secret_id: id.clone(),
+        },
+        _ => {
+            let fields: Vec<(String, Vec<String>)> = catalogs
+                .iter()
+                .map(|c| (c.connector.clone(), c.secrets.clone()))
+                .collect();
+            SecretLoader::Static(Arc::new(secrets::from_env(
+                &config.env,
+                &fields,
+                &redactor,
+                &secrets::addresses(&catalogs),
+            )?))
+        }
+    };
+    let store = Arc::new(
+        SecretStore::new(loader, config.secret_ttl, redactor.clone())
+            .with_addresses(secrets::addresses(&catalogs)),
+    );
+    // Load once per cold start; a failure is logged and answered with 503 until it recovers.
+    if let Err(e) = store.get().await {
+        tracing::error!(error = %e, "starting without the deployment secret; requests get 503");
+    }
+    let audit = AuditLog::stdout(
+        config
+            .emf_namespace
+            .clone()
+            .map(|namespace| EmfConfig { namespace }),
+    );
+    let stores = Stores {
+        limits: limits_table,
+        ledger,
+    };
+    Ok(AppState::new(
+        config,
+        catalogs,
+        store,
+        audit,
+        redactor,
+        crate::http_client(),
+        stores,
+    ))
+}
+
+impl AppState {
+    /// The state over these catalogs, secret store and stores: the inventory, the limits, the
+    /// pipeline and the MCP state, each built once.
+    pub fn new(
+        config: Config,
+        catalogs: Vec<catalog::Catalog>,
+        secrets: Arc<SecretStore>,
+        audit: AuditLog,
+        redactor: Redactor,
+        http: reqwest::Client,
+        stores: Stores,
+    ) -> Self {
+        let budgets = catalogs
+            .iter()
+            .filter_map(|c| {
+                let budget = c.quota.as_ref()?.caller_daily_budget?;
+                Some((c.connector.clone(), budget))
+            })
+            .collect();
+        let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
+        let connectors = catalogs
+            .into_iter()
+            .map(|catalog| connector(&config, catalog))
+            .collect();
+        let inventory = Arc::new(Inventory::new(
+            Registry::new(connectors),
+            config.profiles.clone(),
+        ));
+        let oauth = config
+            .oauth
+            .clone()
+            .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
+        let upstream = Upstream {
+            http,
+            secrets: secrets.clone(),
+            redactor: redactor.clone(),
+        };
+        let pipeline = Pipeline::new(
+            upstream,
+            limits.clone(),
+            config.max_result_bytes,
+            stores.ledger,
+            config.token_confirms_critical.clone(),
+        );
+        let mcp = Arc::new(Mcp::new(
+            inventory.clone(),
+            pipeline,
+            audit.clone(),
+            redactor,
+            config.call_deadline,
+            LIST_TTL,
+        ));
+        AppState {
+            config: Arc::new(config),
+            inventory,
+            mcp,
+            secrets,
+            audit,
+            health: health::cache(),
+            limits,
+            oauth,
+            insecure_no_auth: false,
+        }
+    }
+}
+
+/// A catalog with this deployment's settings for it.
+fn connector(config: &Config, catalog: catalog::Catalog) -> Connector {
+    Connector {
+        base_url: config
+            .env
+            .connector(&catalog.connector, config::BASE_URL_SUFFIX)
+            .map_or_else(|| catalog.base_url.clone(), str::to_string),
+        expose_raw: config.expose_raw(&catalog.connector),
+        catalog,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_catalogs_load() {
+        assert!(!load_catalogs(None).unwrap().is_empty());
+    }
+}
