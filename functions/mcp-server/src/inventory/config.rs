@@ -2,7 +2,8 @@
 //!
 //! The names are the `const`s below; infra sets the same names one to one. Locally a git-ignored
 //! `.env.local` supplies defaults that real environment variables override; `.env.example`
-//! documents every variable.
+//! documents every variable, and the configuration table of this crate's README lists exactly
+//! the variables read (both checked by the tests below).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -363,6 +364,139 @@ mod tests {
                 "{name} is not in .env.example"
             );
         }
+    }
+
+    /// The variable names in the first column of the table under `## Configuration` in a README
+    /// (every backticked name in that column: one row may name two variables).
+    fn configuration_table(readme: &str, file: &str) -> std::collections::BTreeSet<String> {
+        let section = readme
+            .split("\n## Configuration\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{file} has no `## Configuration` section"));
+        let rows: Vec<&str> = section
+            .lines()
+            .skip_while(|l| !l.starts_with("| variable |"))
+            .skip(2) // the header and the |---| line
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert!(
+            !rows.is_empty(),
+            "{file}: no `| variable | …` table under `## Configuration`"
+        );
+        rows.iter()
+            .flat_map(|row| {
+                let first = row.split('|').nth(1).unwrap_or_default();
+                first.split('`').skip(1).step_by(2).map(str::to_string)
+            })
+            .collect()
+    }
+
+    /// Compares a README's configuration table with the variables the code reads, both ways,
+    /// naming every variable that is only on one side.
+    fn assert_table_lists_exactly(
+        file: &str,
+        readme: &str,
+        read: impl IntoIterator<Item = String>,
+    ) {
+        let read: std::collections::BTreeSet<String> = read.into_iter().collect();
+        let table = configuration_table(readme, file);
+        let missing: Vec<_> = read.difference(&table).collect();
+        let extra: Vec<_> = table.difference(&read).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{file}, `## Configuration` table: read by the code but without a row: {missing:?}; \
+             a row but not read by the code: {extra:?}"
+        );
+    }
+
+    /// Read outside the `const`s here: the Lambda runtime's variable, and `RUST_LOG` through
+    /// `audit::init_tracing` (tracing's `EnvFilter`), in all three functions.
+    const READ_BY_EVERY_FUNCTION: [&str; 2] = [LAMBDA_RUNTIME_API, "RUST_LOG"];
+
+    #[test]
+    fn readme_configuration_table_lists_exactly_the_variables_read() {
+        let read = ALL
+            .iter()
+            .chain(&READ_BY_EVERY_FUNCTION)
+            .map(|name| name.to_string())
+            .chain(
+                // Per connector: its secret fields (`secrets.rs`), base URL and raw tools.
+                ["_<FIELD>", BASE_URL_SUFFIX, EXPOSE_RAW_SUFFIX]
+                    .map(|suffix| format!("<CONNECTOR>{suffix}")),
+            );
+        assert_table_lists_exactly(
+            "functions/mcp-server/README.md",
+            include_str!("../../README.md"),
+            read,
+        );
+    }
+
+    /// The `pub const NAME: &str = "VALUE";` lines of a `config.rs` whose value is a variable
+    /// name (capitals, digits and `_`). The scheduled functions are not dependencies of this
+    /// crate, so their source is read as text.
+    fn variable_consts(source: &str) -> Vec<String> {
+        source
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("pub const "))
+            .filter_map(|l| l.split_once(": &str = \"")?.1.strip_suffix("\";"))
+            .filter(|v| {
+                v.contains('_')
+                    && v.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn scheduled_functions_configuration_tables_list_exactly_their_variables() {
+        for (file, readme, source) in [
+            (
+                "functions/tool-error-digest/README.md",
+                include_str!("../../../tool-error-digest/README.md"),
+                include_str!("../../../tool-error-digest/src/config.rs"),
+            ),
+            (
+                "functions/quota-alarm/README.md",
+                include_str!("../../../quota-alarm/README.md"),
+                include_str!("../../../quota-alarm/src/config.rs"),
+            ),
+        ] {
+            let consts = variable_consts(source);
+            assert!(
+                consts.len() > 5 && consts.iter().any(|c| c == LAMBDA_RUNTIME_API),
+                "{file}: the `pub const` lines of its config.rs were not found: {consts:?}"
+            );
+            let read = consts
+                .into_iter()
+                .chain(READ_BY_EVERY_FUNCTION.map(str::to_string));
+            assert_table_lists_exactly(file, readme, read);
+        }
+    }
+
+    #[test]
+    fn the_table_check_names_what_is_missing_and_what_is_extra() {
+        let readme = "# x\n\n## Configuration\n\nText.\n\n| variable | meaning |\n|---|---|\n\
+                      | `A_ONE` / `A_TWO` | two |\n| `B_GONE` | stale |\n\nAfter.\n| `NOT_A_ROW` |\n";
+        assert_eq!(
+            configuration_table(readme, "x")
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["A_ONE", "A_TWO", "B_GONE"]
+        );
+        let failure = std::panic::catch_unwind(|| {
+            assert_table_lists_exactly("x", readme, ["A_ONE", "A_TWO", "C_NEW"].map(String::from))
+        })
+        .unwrap_err();
+        let message = failure.downcast_ref::<String>().unwrap();
+        assert!(
+            message.contains("\"C_NEW\"") && message.contains("\"B_GONE\""),
+            "{message}"
+        );
+        assert_eq!(
+            variable_consts("pub const X: &str = \"X_Y\";\npub const S: &str = \"a@b.c\";"),
+            ["X_Y"]
+        );
     }
 
     #[test]
