@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use common::{call, line, micros, router, stats};
-use mcp_server::limits::{Limits, Settings};
+use mcp_server::limits::{Limits, Thresholds};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -58,7 +58,7 @@ async fn main() {
 
     // The limiter alone: one request's IP count and one tool call's tally, many callers.
     let limits = Limits::new(
-        Settings {
+        Thresholds {
             per_ip_per_minute: 100_000_000,
             per_caller_per_minute: 100_000_000,
             daily_calls: 100_000_000,

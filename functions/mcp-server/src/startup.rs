@@ -15,7 +15,7 @@ use crate::call::ledger::{Ledger, TableLedger};
 use crate::http::{AppState, health};
 use crate::inventory::config::{self, Config, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
-use crate::inventory::{Connector, Inventory, Registry};
+use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
@@ -46,7 +46,7 @@ pub async fn build(
     redactor: Redactor,
 ) -> anyhow::Result<AppState> {
     let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
-    let counting = config.limits != limits::Settings::OFF;
+    let counting = config.limits != limits::Thresholds::OFF;
     let table_name = config.limits_table.clone().filter(|_| counting);
     // The AWS configuration is loaded once, and only when something on AWS is used.
     let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
@@ -138,12 +138,12 @@ impl AppState {
             })
             .collect();
         let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
-        let connectors = catalogs
+        let deployed_catalogs = catalogs
             .into_iter()
-            .map(|catalog| connector(&config, catalog))
+            .map(|catalog| deployed(&config, catalog))
             .collect();
         let inventory = Arc::new(Inventory::new(
-            Registry::new(connectors),
+            Registry::new(deployed_catalogs),
             config.profiles.clone(),
         ));
         let oauth = config
@@ -185,11 +185,11 @@ impl AppState {
 }
 
 /// A catalog with this deployment's settings for it.
-fn connector(config: &Config, catalog: catalog::Catalog) -> Connector {
-    Connector {
+fn deployed(config: &Config, catalog: catalog::Catalog) -> DeployedCatalog {
+    DeployedCatalog {
         base_url: config
             .env
-            .connector(&catalog.connector, config::BASE_URL_SUFFIX)
+            .per_connector(&catalog.connector, config::BASE_URL_SUFFIX)
             .map_or_else(|| catalog.base_url.clone(), str::to_string),
         expose_raw: config.expose_raw(&catalog.connector),
         catalog,

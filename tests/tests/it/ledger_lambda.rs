@@ -13,7 +13,7 @@ use integration_tests::{Moto, repo};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
 use mcp_server::call::ledger::{Ledger, TableLedger};
-use mcp_server::config::{Config, Env};
+use mcp_server::config::{Config, EnvSnapshot};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, Stores, app};
 use papierkram_sandbox::SandboxState;
@@ -56,7 +56,7 @@ async fn a_confirmed_write_runs_once_with_the_ledger_in_dynamodb() {
     let dynamodb = moto.create_limits_table(TABLE).await;
     let sandbox = SandboxState::new("lambda-token");
     let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    let env = Env::from_pairs([
+    let env = EnvSnapshot::from_pairs([
         ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
         ("MCP_SECRET_ID", "hosted-mcp/test"),
         ("MCP_ALLOWED_HOSTS", HOST),

@@ -15,7 +15,7 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use http::Request;
 use http_body_util::BodyExt;
-use mcp_server::config::{Config, Env};
+use mcp_server::config::{Config, EnvSnapshot};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
 use serde_json::json;
@@ -25,7 +25,7 @@ pub const KEY: &str = "bench-key-0123456789abcdef";
 pub const TOKEN: &str = "bench-token";
 
 pub fn router(env: &[(&str, &str)]) -> Router {
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
+    let config = Config::from(EnvSnapshot::from_pairs(env.iter().copied())).unwrap();
     let values = SecretValues {
         api_keys: vec![ApiKey::new("bench", KEY)],
         pepper: Some(b"bench-pepper-0123456789abcdef0123".to_vec()),

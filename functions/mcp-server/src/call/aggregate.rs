@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use super::outcome::Outcome;
 use super::shape;
 use crate::contract::args::{self, ValidArgs};
-use crate::inventory::{Connector, Registry};
+use crate::inventory::{DeployedCatalog, Registry};
 use crate::upstream::{Deadline, Meter, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
@@ -33,7 +33,7 @@ struct Overflow(String);
 
 pub async fn run(
     upstream: &Upstream,
-    conn: &Connector,
+    conn: &DeployedCatalog,
     agg: &Aggregate,
     valid: &ValidArgs,
     deadline: &Deadline,
@@ -212,7 +212,7 @@ fn fill(template: &Value, vars: &BTreeMap<String, String>) -> Option<Value> {
 }
 
 /// One page's items and whether more follow; `None` when the answer has no list.
-fn page_of(conn: &Connector, body: &Value) -> Option<(Vec<Value>, bool)> {
+fn page_of(conn: &DeployedCatalog, body: &Value) -> Option<(Vec<Value>, bool)> {
     let env = conn.catalog.list_envelope.as_ref()?;
     let items = shape::at(body, &env.items)?.as_array()?.clone();
     let more = env

@@ -7,8 +7,8 @@
 use catalog::Status;
 use serde_json::{Value, json};
 
-use crate::inventory::{Connector, Registry};
-use crate::limits::{Budget, Scope};
+use crate::inventory::{DeployedCatalog, Registry};
+use crate::limits::{Budget, LimitKind};
 use crate::upstream::Meter;
 
 use super::Outcome;
@@ -20,7 +20,7 @@ pub const REASON: &str = "limit_budget";
 const SHOW_BELOW_PERCENT: u64 = 20;
 
 /// The call's meter, or the answer when the budget is used up.
-pub fn admit(conn: &Connector, budget: Option<Budget>) -> Result<Meter, Box<Outcome>> {
+pub fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Meter, Box<Outcome>> {
     let Some(budget) = budget else {
         return Ok(Meter::unlimited());
     };
@@ -44,7 +44,12 @@ pub fn admit(conn: &Connector, budget: Option<Budget>) -> Result<Meter, Box<Outc
 
 /// After the call: a call stopped by its allowance becomes a `rate_limited` result, and a
 /// budget nearly spent rides along as `_budget`.
-pub fn settle(outcome: &mut Outcome, conn: &Connector, budget: Option<Budget>, meter: &Meter) {
+pub fn settle(
+    outcome: &mut Outcome,
+    conn: &DeployedCatalog,
+    budget: Option<Budget>,
+    meter: &Meter,
+) {
     let Some(before) = budget else {
         return;
     };
@@ -75,11 +80,11 @@ pub fn settle(outcome: &mut Outcome, conn: &Connector, budget: Option<Budget>, m
     }
 }
 
-fn refused(conn: &Connector, budget: &Budget, hint: String) -> Outcome {
+fn refused(conn: &DeployedCatalog, budget: &Budget, hint: String) -> Outcome {
     let mut outcome = Outcome::failed(Status::RateLimited, REASON, hint);
     outcome
         .fields
-        .insert("scope".into(), json!(Scope::Budget.as_str()));
+        .insert("scope".into(), json!(LimitKind::Budget.as_str()));
     outcome
         .fields
         .insert("retry_after_s".into(), json!(budget.reset_after_s));
@@ -89,7 +94,7 @@ fn refused(conn: &Connector, budget: &Budget, hint: String) -> Outcome {
     outcome
 }
 
-fn figures(conn: &Connector, budget: &Budget) -> Value {
+fn figures(conn: &DeployedCatalog, budget: &Budget) -> Value {
     json!({
         "connector": conn.catalog.connector,
         "limit": budget.limit,
@@ -112,13 +117,13 @@ fn duration(seconds: u64) -> String {
 mod tests {
     use super::*;
 
-    fn conn() -> Connector {
+    fn conn() -> DeployedCatalog {
         let catalog = connector::load(None)
             .unwrap()
             .into_iter()
             .find(|c| c.connector == "papierkram")
             .unwrap();
-        Connector {
+        DeployedCatalog {
             base_url: catalog.base_url.clone(),
             expose_raw: false,
             catalog,

@@ -12,13 +12,13 @@ use super::outcome::Outcome;
 use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
-use crate::inventory::Connector;
+use crate::inventory::DeployedCatalog;
 use crate::upstream::{Deadline, Meter, Upstream};
 
 /// The preview of one write.
 pub async fn preview(
     upstream: &Upstream,
-    conn: &Connector,
+    conn: &DeployedCatalog,
     tool: &Tool,
     valid: &ValidArgs,
     deadline: &Deadline,
@@ -89,7 +89,7 @@ pub fn answer(tool: &Tool, preview: Preview) -> Outcome {
     }
 }
 
-fn current_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a Tool> {
+fn current_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a Tool> {
     let name = tool.current.as_deref()?;
     conn.catalog.tools.iter().find(|t| t.name == name)
 }

@@ -44,7 +44,7 @@ use std::sync::Arc;
 use catalog::Tool;
 use serde_json::{Map, Value};
 
-use crate::inventory::Connector;
+use crate::inventory::DeployedCatalog;
 use crate::limits::Limits;
 use crate::limits::window::now_s;
 use crate::upstream::{Deadline, Upstream};
@@ -107,7 +107,7 @@ impl Pipeline {
     /// One tool call, stage by stage.
     pub async fn call(
         &self,
-        conn: &Connector,
+        conn: &DeployedCatalog,
         tool: &Tool,
         arguments: &Map<String, Value>,
         request: Request<'_>,

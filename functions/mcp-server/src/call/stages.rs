@@ -12,7 +12,7 @@ use super::outcome::{Outcome, WriteFacts};
 use super::{Caller, Pipeline, Request, aggregate, dry_run, shape};
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
-use crate::inventory::{Connector, Scope};
+use crate::inventory::{DeployedCatalog, Scope};
 use crate::limits::window::now_s;
 use crate::upstream::{Deadline, Happened, Meter, Reply};
 
@@ -24,7 +24,7 @@ pub const MAX_STORED_BYTES: usize = 64 * 1024;
 
 /// A validated call within its budget: what every later stage reads.
 pub(super) struct Call<'a> {
-    conn: &'a Connector,
+    conn: &'a DeployedCatalog,
     tool: &'a Tool,
     valid: &'a ValidArgs,
     deadline: &'a Deadline,
@@ -65,7 +65,7 @@ pub(super) fn validate(tool: &Tool, arguments: &Map<String, Value>) -> Flow<Vali
 
 impl<'a> Call<'a> {
     pub(super) fn new(
-        conn: &'a Connector,
+        conn: &'a DeployedCatalog,
         tool: &'a Tool,
         valid: &'a ValidArgs,
         deadline: &'a Deadline,

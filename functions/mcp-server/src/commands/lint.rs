@@ -7,7 +7,7 @@ use catalog::{Catalog, ParamType, Risk, Status, Tool};
 
 use crate::contract::args;
 use crate::inventory::config::Config;
-use crate::inventory::{Connector, Inventory, Registry, Scope};
+use crate::inventory::{DeployedCatalog, Inventory, Registry, Scope};
 use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
 fn budget_rows(catalogs: &[Catalog], config: &Config, rows: &mut Vec<Row>) {
     let connectors = catalogs
         .iter()
-        .map(|c| Connector {
+        .map(|c| DeployedCatalog {
             base_url: c.base_url.clone(),
             expose_raw: config.expose_raw(&c.connector),
             catalog: c.clone(),
@@ -458,10 +458,10 @@ pub fn render(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::config::Env;
+    use crate::inventory::config::EnvSnapshot;
 
     fn config() -> Config {
-        Config::from(Env::default()).unwrap()
+        Config::from(EnvSnapshot::default()).unwrap()
     }
 
     #[test]

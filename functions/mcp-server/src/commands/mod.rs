@@ -157,15 +157,16 @@ fn warn_if_too_many_listed(state: &AppState) {
 /// Local runs without Papierkram credentials use the offline sandbox, when the Papierkram
 /// catalog is loaded.
 fn needs_sandbox(config: &Config, catalog_dir: Option<&PathBuf>) -> bool {
-    config.secret_source == SecretSourceConfig::Env
-        && config.env.connector("papierkram", "_TOKEN").is_none()
+    config.secret_source == SecretSourceConfig::Variables
+        && config.env.per_connector("papierkram", "_TOKEN").is_none()
         && load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))
             .is_ok_and(|cs| cs.iter().any(|c| c.connector == "papierkram"))
 }
 
 /// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
 fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
-    if config.secret_source != SecretSourceConfig::Env || config.env.get(config::API_KEYS).is_some()
+    if config.secret_source != SecretSourceConfig::Variables
+        || config.env.get(config::API_KEYS).is_some()
     {
         return None;
     }
@@ -176,7 +177,7 @@ fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
 /// With env secrets, OAuth on and no `MCP_PSEUDONYM_PEPPER`, a random pepper for this run (the
 /// pseudonyms then hold for this run only).
 fn local_pepper_if_unset(config: &Config) -> Option<String> {
-    if config.secret_source != SecretSourceConfig::Env
+    if config.secret_source != SecretSourceConfig::Variables
         || config.oauth.is_none()
         || config.env.get(config::PSEUDONYM_PEPPER).is_some()
     {

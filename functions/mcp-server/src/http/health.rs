@@ -67,7 +67,7 @@ async fn statuses(state: &AppState) -> BTreeMap<String, String> {
 async fn probe_all(state: &AppState) -> BTreeMap<String, String> {
     let mut probes = tokio::task::JoinSet::new();
     let mut out = BTreeMap::new();
-    for (i, conn) in state.inventory.registry.connectors.iter().enumerate() {
+    for (i, conn) in state.inventory.registry.catalogs.iter().enumerate() {
         let Some(probe) = conn.catalog.health.as_ref() else {
             out.insert(conn.catalog.connector.clone(), "no_probe".to_string());
             continue;
@@ -75,7 +75,7 @@ async fn probe_all(state: &AppState) -> BTreeMap<String, String> {
         let (inventory, mcp) = (state.inventory.clone(), state.mcp.clone());
         let (path, timeout) = (probe.get.clone(), state.config.health_timeout);
         probes.spawn(async move {
-            let conn = &inventory.registry.connectors[i];
+            let conn = &inventory.registry.catalogs[i];
             let result = mcp.pipeline.upstream().probe(conn, &path, timeout).await;
             (conn.catalog.connector.clone(), status_word(&result))
         });

@@ -16,7 +16,7 @@ use super::jsonrpc::RpcMethod;
 use crate::call::Caller;
 use crate::call::caller::RequestMeta;
 use crate::limits::window::now_s;
-use crate::limits::{Admission, Exceeded, Report, Scope};
+use crate::limits::{Admission, Exceeded, LimitKind, Report};
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -94,17 +94,17 @@ fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
     }
     state.audit.write(&event);
     let message = match e.scope {
-        Scope::Ip => format!(
+        LimitKind::Ip => format!(
             "Too many requests from this address: {} a minute at most. Retry after {} s.",
             e.limit, e.retry_after_s
         ),
-        Scope::Caller => format!(
+        LimitKind::Caller => format!(
             "Too many tool calls: {} a minute per caller at most. Retry after {} s; a model \
              calling in a loop should stop and ask the user.",
             e.limit, e.retry_after_s
         ),
         // Budgets are answered by the call pipeline as tool results, not here.
-        Scope::Daily | Scope::Budget => format!(
+        LimitKind::Daily | LimitKind::Budget => format!(
             "This deployment's {} tool calls for today (UTC) are used up; they reset in {} s. \
              Tell the user, or ask an operator.",
             e.limit, e.retry_after_s
@@ -137,7 +137,7 @@ fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
 /// (draft-ietf-httpapi-ratelimit-headers).
 fn add_headers(
     response: &mut Response,
-    scope: Scope,
+    scope: LimitKind,
     limit: u64,
     window_s: u64,
     remaining: u64,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 pub use env_config::ConfigError;
 
-pub use super::env::Env;
+pub use super::env::EnvSnapshot;
 use super::profiles::{self, Profiles};
 use crate::limits::{self, cidr::Cidr};
 use crate::oauth;
@@ -128,7 +128,7 @@ pub enum SecretSourceConfig {
     /// AWS Secrets Manager, by name or ARN.
     SecretsManager(String),
     /// Environment variables (local development and tests).
-    Env,
+    Variables,
 }
 
 #[derive(Debug, Clone)]
@@ -144,7 +144,7 @@ pub struct Config {
     pub emf_namespace: Option<String>,
     pub health_timeout: Duration,
     pub call_deadline: Duration,
-    pub limits: limits::Settings,
+    pub limits: limits::Thresholds,
     /// The DynamoDB table of the shared counters; in memory per instance when unset.
     pub limits_table: Option<String>,
     pub limits_timeout: Duration,
@@ -162,15 +162,15 @@ pub struct Config {
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
-    pub env: Env,
+    pub env: EnvSnapshot,
 }
 
 impl Config {
     pub fn from_env() -> Result<Self, ConfigError> {
-        Self::from(Env::load(Some(std::path::Path::new(".env.local"))))
+        Self::from(EnvSnapshot::load(Some(std::path::Path::new(".env.local"))))
     }
 
-    pub fn from(env: Env) -> Result<Self, ConfigError> {
+    pub fn from(env: EnvSnapshot) -> Result<Self, ConfigError> {
         let read = env_config::Env::new(|name: &str| env.raw(name).map(str::to_string));
         let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
         let secret_source = match env.get(SECRET_ID) {
@@ -181,7 +181,7 @@ impl Config {
                     "required on Lambda (the deployment secret)",
                 ));
             }
-            None => SecretSourceConfig::Env,
+            None => SecretSourceConfig::Variables,
         };
         let allowed_hosts = read.list(ALLOWED_HOSTS);
         if lambda && allowed_hosts.is_empty() {
@@ -268,14 +268,14 @@ impl Config {
     /// Whether `<CONNECTOR>_EXPOSE_RAW=true` for this connector (anything else is false).
     pub fn expose_raw(&self, connector: &str) -> bool {
         self.env
-            .connector(connector, EXPOSE_RAW_SUFFIX)
+            .per_connector(connector, EXPOSE_RAW_SUFFIX)
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     }
 }
 
 /// `MCP_AUTH` and the OAuth settings, whose profiles must exist.
 fn auth_modes<F: Fn(&str) -> Option<String>>(
-    env: &Env,
+    env: &EnvSnapshot,
     read: &env_config::Env<F>,
     profiles: &Profiles,
 ) -> Result<(bool, Option<oauth::Settings>), ConfigError> {
@@ -326,12 +326,12 @@ fn auth_modes<F: Fn(&str) -> Option<String>>(
 
 /// The limits: each variable (`0` off), or all off with `MCP_LIMITS=off`.
 fn limit_settings<F: Fn(&str) -> Option<String>>(
-    env: &Env,
+    env: &EnvSnapshot,
     read: &env_config::Env<F>,
-) -> Result<limits::Settings, ConfigError> {
+) -> Result<limits::Thresholds, ConfigError> {
     match env.get(LIMITS).map(str::to_ascii_lowercase).as_deref() {
         None | Some("on") => {}
-        Some("off") => return Ok(limits::Settings::OFF),
+        Some("off") => return Ok(limits::Thresholds::OFF),
         Some(other) => {
             return Err(ConfigError::new(
                 LIMITS,
@@ -339,8 +339,8 @@ fn limit_settings<F: Fn(&str) -> Option<String>>(
             ));
         }
     }
-    let d = limits::Settings::DEFAULT;
-    Ok(limits::Settings {
+    let d = limits::Thresholds::DEFAULT;
+    Ok(limits::Thresholds {
         per_ip_per_minute: read.number(LIMIT_PER_IP_PER_MINUTE, d.per_ip_per_minute)?,
         per_caller_per_minute: read.number(LIMIT_PER_CALLER_PER_MINUTE, d.per_caller_per_minute)?,
         daily_calls: read.number(LIMIT_DAILY_CALLS, d.daily_calls)?,
@@ -501,24 +501,24 @@ mod tests {
 
     #[test]
     fn local_defaults_need_no_aws() {
-        let c = Config::from(Env::default()).unwrap();
+        let c = Config::from(EnvSnapshot::default()).unwrap();
         assert!(!c.lambda);
-        assert_eq!(c.secret_source, SecretSourceConfig::Env);
+        assert_eq!(c.secret_source, SecretSourceConfig::Variables);
         assert_eq!(c.max_result_bytes, 25 * 1024);
         assert_eq!(c.emf_namespace.as_deref(), Some("HostedMcp"));
     }
 
     #[test]
     fn lambda_requires_secret_and_hosts_naming_the_variable() {
-        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "127.0.0.1:9001")]);
+        let env = EnvSnapshot::from_pairs([(LAMBDA_RUNTIME_API, "127.0.0.1:9001")]);
         assert_eq!(Config::from(env).unwrap_err().name, SECRET_ID);
-        let env = Env::from_pairs([(LAMBDA_RUNTIME_API, "x"), (SECRET_ID, "hosted-mcp")]);
+        let env = EnvSnapshot::from_pairs([(LAMBDA_RUNTIME_API, "x"), (SECRET_ID, "hosted-mcp")]);
         assert_eq!(Config::from(env).unwrap_err().name, ALLOWED_HOSTS);
     }
 
     #[test]
     fn bad_number_names_the_variable() {
-        let err = Config::from(Env::from_pairs([(MAX_RESULT_BYTES, "lots")])).unwrap_err();
+        let err = Config::from(EnvSnapshot::from_pairs([(MAX_RESULT_BYTES, "lots")])).unwrap_err();
         assert_eq!(
             err.to_string(),
             "MCP_MAX_RESULT_BYTES: `lots` is not a valid number"
@@ -527,20 +527,24 @@ mod tests {
 
     #[test]
     fn limits_default_on_zero_turns_one_off_and_off_turns_all_off() {
-        let c = Config::from(Env::default()).unwrap();
-        assert_eq!(c.limits, limits::Settings::DEFAULT);
-        let c = Config::from(Env::from_pairs([(LIMIT_PER_CALLER_PER_MINUTE, "0")])).unwrap();
+        let c = Config::from(EnvSnapshot::default()).unwrap();
+        assert_eq!(c.limits, limits::Thresholds::DEFAULT);
+        let c = Config::from(EnvSnapshot::from_pairs([(
+            LIMIT_PER_CALLER_PER_MINUTE,
+            "0",
+        )]))
+        .unwrap();
         assert_eq!(c.limits.per_caller_per_minute, 0);
         assert_eq!(c.limits.per_ip_per_minute, 120);
-        let c = Config::from(Env::from_pairs([(LIMITS, "off")])).unwrap();
-        assert_eq!(c.limits, limits::Settings::OFF);
+        let c = Config::from(EnvSnapshot::from_pairs([(LIMITS, "off")])).unwrap();
+        assert_eq!(c.limits, limits::Thresholds::OFF);
         assert_eq!(
-            Config::from(Env::from_pairs([(LIMITS, "maybe")]))
+            Config::from(EnvSnapshot::from_pairs([(LIMITS, "maybe")]))
                 .unwrap_err()
                 .name,
             LIMITS
         );
-        let err = Config::from(Env::from_pairs([(
+        let err = Config::from(EnvSnapshot::from_pairs([(
             TRUSTED_PROXIES,
             "10.0.0.0/8, cloudfront",
         )]));
@@ -553,24 +557,24 @@ mod tests {
             (oauth::settings::ISSUER, "https://login.example.com"),
             (oauth::settings::RESOURCE_URL, "https://mcp.example.com/mcp"),
         ];
-        let c = Config::from(Env::default()).unwrap();
+        let c = Config::from(EnvSnapshot::default()).unwrap();
         assert!(c.api_keys && c.oauth.is_none());
-        let c = Config::from(Env::from_pairs(urls)).unwrap();
+        let c = Config::from(EnvSnapshot::from_pairs(urls)).unwrap();
         assert!(c.api_keys && c.oauth.is_some());
-        let c = Config::from(Env::from_pairs(urls).with(AUTH, "oauth")).unwrap();
+        let c = Config::from(EnvSnapshot::from_pairs(urls).with(AUTH, "oauth")).unwrap();
         assert!(!c.api_keys && c.oauth.is_some());
-        let c = Config::from(Env::from_pairs(urls).with(AUTH, "api_key")).unwrap();
+        let c = Config::from(EnvSnapshot::from_pairs(urls).with(AUTH, "api_key")).unwrap();
         assert!(c.api_keys && c.oauth.is_none());
         for bad in ["oauth", "saml", ","] {
-            let err = Config::from(Env::from_pairs([(AUTH, bad)])).unwrap_err();
+            let err = Config::from(EnvSnapshot::from_pairs([(AUTH, bad)])).unwrap_err();
             assert_eq!(err.name, AUTH, "{bad}");
         }
-        let env = Env::from_pairs(urls).with(oauth::settings::PROFILES, "books:rw=books");
+        let env = EnvSnapshot::from_pairs(urls).with(oauth::settings::PROFILES, "books:rw=books");
         assert_eq!(
             Config::from(env).unwrap_err().name,
             oauth::settings::PROFILES
         );
-        let env = Env::from_pairs(urls)
+        let env = EnvSnapshot::from_pairs(urls)
             .with(profiles::PROFILES, "books=papierkram/*")
             .with(oauth::settings::PROFILES, "books:rw=books");
         assert!(Config::from(env).unwrap().oauth.is_some());
@@ -578,16 +582,17 @@ mod tests {
 
     #[test]
     fn origin_without_scheme_is_rejected() {
-        let err = Config::from(Env::from_pairs([(ALLOWED_ORIGINS, "claude.ai")])).unwrap_err();
+        let err =
+            Config::from(EnvSnapshot::from_pairs([(ALLOWED_ORIGINS, "claude.ai")])).unwrap_err();
         assert_eq!(err.name, ALLOWED_ORIGINS);
     }
 
     #[test]
     fn expose_raw_is_opt_in_per_connector() {
-        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "true")])).unwrap();
+        let c = Config::from(EnvSnapshot::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "true")])).unwrap();
         assert!(c.expose_raw("papierkram"));
         assert!(!c.expose_raw("tickets"));
-        let c = Config::from(Env::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "yes")])).unwrap();
+        let c = Config::from(EnvSnapshot::from_pairs([("PAPIERKRAM_EXPOSE_RAW", "yes")])).unwrap();
         assert!(!c.expose_raw("papierkram"));
     }
 }

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 /// The environment as seen at start: real variables over `.env.local`.
 #[derive(Debug, Clone, Default)]
-pub struct Env(HashMap<String, String>);
+pub struct EnvSnapshot(HashMap<String, String>);
 
-impl Env {
+impl EnvSnapshot {
     /// Reads the process environment, with `dotenv` file values underneath.
     pub fn load(dotenv: Option<&std::path::Path>) -> Self {
         let mut vars = HashMap::new();
@@ -15,14 +15,16 @@ impl Env {
             vars.extend(parse_dotenv(&text));
         }
         vars.extend(std::env::vars());
-        Env(vars)
+        EnvSnapshot(vars)
     }
 
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Env(pairs
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect())
+        EnvSnapshot(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
     }
 
     /// A copy with one variable set (start-up only; never mutates the process environment).
@@ -42,7 +44,7 @@ impl Env {
     }
 
     /// `<CONNECTOR>_<SUFFIX>` for a connector name.
-    pub fn connector(&self, connector: &str, suffix: &str) -> Option<&str> {
+    pub fn per_connector(&self, connector: &str, suffix: &str) -> Option<&str> {
         self.get(&format!("{}{suffix}", connector.to_ascii_uppercase()))
     }
 }

@@ -13,7 +13,7 @@ pub mod secrets;
 pub mod views;
 
 pub use profiles::Scope;
-pub use registry::{Connector, Registry};
+pub use registry::{DeployedCatalog, Registry};
 pub use views::View;
 
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ impl Inventory {
     }
 
     /// A callable tool by name within a scope's view.
-    pub fn find(&self, scope: &Scope, name: &str) -> Option<(&Connector, &catalog::Tool)> {
+    pub fn find(&self, scope: &Scope, name: &str) -> Option<(&DeployedCatalog, &catalog::Tool)> {
         self.registry
             .find(name)
             .filter(|(_, t)| self.view(scope).allows(&t.name))

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use env_config::ConfigError;
 
-use super::env::Env;
+use super::env::EnvSnapshot;
 
 /// `MCP_PROFILES`: `name=connector/tool-glob,…;name2=…`.
 pub const PROFILES: &str = "MCP_PROFILES";
@@ -54,7 +54,7 @@ pub enum ScopeError {
 }
 
 impl Profiles {
-    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+    pub fn from_env(env: &EnvSnapshot) -> Result<Self, ConfigError> {
         let bad = |name: &str, problem: String| ConfigError {
             name: name.into(),
             problem,
@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn profiles_parse_and_match_globs() {
-        let env = Env::from_pairs([
+        let env = EnvSnapshot::from_pairs([
             (
                 PROFILES,
                 "books=papierkram/*; reports=papierkram/*_get,papierkram/invoices_list",
@@ -240,15 +240,16 @@ mod tests {
 
     #[test]
     fn bad_profile_config_names_the_variable() {
-        let err = Profiles::from_env(&Env::from_pairs([(PROFILES, "books")])).unwrap_err();
+        let err = Profiles::from_env(&EnvSnapshot::from_pairs([(PROFILES, "books")])).unwrap_err();
         assert_eq!(err.name, PROFILES);
-        let err = Profiles::from_env(&Env::from_pairs([(KEY_PROFILES, "k=ghost")])).unwrap_err();
+        let err =
+            Profiles::from_env(&EnvSnapshot::from_pairs([(KEY_PROFILES, "k=ghost")])).unwrap_err();
         assert_eq!(err.name, KEY_PROFILES);
     }
 
     #[test]
     fn unmapped_keys_fail_closed_once_any_key_is_mapped() {
-        let env = Env::from_pairs([
+        let env = EnvSnapshot::from_pairs([
             (PROFILES, "books=papierkram/*;reports=papierkram/*_get"),
             (KEY_PROFILES, "cursor=books"),
         ]);
@@ -279,7 +280,8 @@ mod tests {
 
     #[test]
     fn without_key_mappings_a_key_sees_the_deployment_or_the_path_profile() {
-        let p = Profiles::from_env(&Env::from_pairs([(PROFILES, "books=papierkram/*")])).unwrap();
+        let p = Profiles::from_env(&EnvSnapshot::from_pairs([(PROFILES, "books=papierkram/*")]))
+            .unwrap();
         assert_eq!(p.scope_for("any", None), Ok(Scope::Deployment));
         assert_eq!(
             p.scope_for("any", Some("books")),
@@ -290,7 +292,8 @@ mod tests {
             Err(ScopeError::NoSuchProfile("nope".into()))
         );
         assert!(p.unmapped(["any"].into_iter()).is_empty());
-        let err = Profiles::from_env(&Env::from_pairs([(DEFAULT_PROFILE, "ghost")])).unwrap_err();
+        let err =
+            Profiles::from_env(&EnvSnapshot::from_pairs([(DEFAULT_PROFILE, "ghost")])).unwrap_err();
         assert_eq!(err.name, DEFAULT_PROFILE);
     }
 

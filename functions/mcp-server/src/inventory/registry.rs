@@ -7,9 +7,10 @@ use catalog::{Catalog, Risk, Tool};
 
 use crate::contract::names;
 
-/// A loaded catalog with its deployment settings.
+/// A connector's catalog as this deployment serves it: with its base URL and whether its raw
+/// tools are exposed.
 #[derive(Debug)]
-pub struct Connector {
+pub struct DeployedCatalog {
     pub catalog: Catalog,
     /// The catalog's base URL or its `<CONNECTOR>_BASE_URL` override.
     pub base_url: String,
@@ -19,29 +20,29 @@ pub struct Connector {
 /// Every tool of every connector, indexed by name.
 #[derive(Debug)]
 pub struct Registry {
-    pub connectors: Vec<Connector>,
+    pub catalogs: Vec<DeployedCatalog>,
     index: HashMap<String, (usize, usize)>,
 }
 
 impl Registry {
-    pub fn new(connectors: Vec<Connector>) -> Self {
+    pub fn new(catalogs: Vec<DeployedCatalog>) -> Self {
         let mut index = HashMap::new();
-        for (c, conn) in connectors.iter().enumerate() {
+        for (c, conn) in catalogs.iter().enumerate() {
             for (t, tool) in conn.catalog.tools.iter().enumerate() {
                 index.insert(tool.name.clone(), (c, t));
             }
         }
-        Registry { connectors, index }
+        Registry { catalogs, index }
     }
 
     /// Whether a tool may be listed and called in this deployment.
-    pub fn is_exposed(conn: &Connector, tool: &Tool) -> bool {
+    pub fn is_exposed(conn: &DeployedCatalog, tool: &Tool) -> bool {
         tool.risk != Risk::Forbidden && (!tool.raw || conn.expose_raw)
     }
 
     /// Tools a client may see and call, in catalog order.
-    pub fn exposed(&self) -> impl Iterator<Item = (&Connector, &Tool)> {
-        self.connectors.iter().flat_map(|c| {
+    pub fn exposed(&self) -> impl Iterator<Item = (&DeployedCatalog, &Tool)> {
+        self.catalogs.iter().flat_map(|c| {
             c.catalog
                 .tools
                 .iter()
@@ -51,9 +52,9 @@ impl Registry {
     }
 
     /// A callable tool by name; hidden and forbidden tools are not found.
-    pub fn find(&self, name: &str) -> Option<(&Connector, &Tool)> {
+    pub fn find(&self, name: &str) -> Option<(&DeployedCatalog, &Tool)> {
         let (c, t) = *self.index.get(name)?;
-        let conn = &self.connectors[c];
+        let conn = &self.catalogs[c];
         let tool = &conn.catalog.tools[t];
         Self::is_exposed(conn, tool).then_some((conn, tool))
     }

@@ -19,7 +19,7 @@ use audit::Redactor;
 use sha2::{Digest, Sha256};
 use tokio::sync::{Mutex, RwLock};
 
-use super::config::{self, Env};
+use super::config::{self, EnvSnapshot};
 
 /// One accepted API key: its id (audited) and the SHA-256 of the key (the key is not kept).
 #[derive(Debug, Clone)]
@@ -116,7 +116,7 @@ pub fn parse_secret(
 /// Builds the secret from environment variables: `MCP_API_KEYS` (`id:key,…`),
 /// `MCP_PSEUDONYM_PEPPER`, and `<CONNECTOR>_<FIELD>` for each declared secret field.
 pub fn from_env(
-    env: &Env,
+    env: &EnvSnapshot,
     fields: &[(String, Vec<String>)],
     redactor: &Redactor,
     addresses: &Addresses,
@@ -179,7 +179,9 @@ pub fn from_env(
     }
     for (connector, names) in fields {
         for name in names {
-            if let Some(v) = env.connector(connector, &format!("_{}", name.to_ascii_uppercase())) {
+            if let Some(v) =
+                env.per_connector(connector, &format!("_{}", name.to_ascii_uppercase()))
+            {
                 values
                     .connectors
                     .entry(connector.clone())
@@ -473,9 +475,9 @@ mod tests {
 
     #[test]
     fn env_keys_need_id_and_long_key() {
-        let env = Env::from_pairs([(config::API_KEYS, "dev:short")]);
+        let env = EnvSnapshot::from_pairs([(config::API_KEYS, "dev:short")]);
         assert!(from_env(&env, &[], &Redactor::new(), &Addresses::new()).is_err());
-        let env = Env::from_pairs([
+        let env = EnvSnapshot::from_pairs([
             (config::API_KEYS, "dev:0123456789abcdef0123"),
             ("PAPIERKRAM_TOKEN", "t-0123456789"),
         ]);

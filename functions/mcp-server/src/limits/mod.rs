@@ -27,7 +27,7 @@ use window::Window;
 
 /// Which limit a request ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub enum LimitKind {
     /// Requests per client IP per minute, before authentication.
     Ip,
     /// Tool calls per caller (API key or user) per minute.
@@ -38,20 +38,20 @@ pub enum Scope {
     Budget,
 }
 
-impl Scope {
+impl LimitKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            Scope::Ip => "ip",
-            Scope::Caller => "caller",
-            Scope::Daily => "daily",
-            Scope::Budget => "budget",
+            LimitKind::Ip => "ip",
+            LimitKind::Caller => "caller",
+            LimitKind::Daily => "daily",
+            LimitKind::Budget => "budget",
         }
     }
 }
 
 /// The configured limits; `0` is off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Settings {
+pub struct Thresholds {
     pub per_ip_per_minute: u64,
     pub per_caller_per_minute: u64,
     pub daily_calls: u64,
@@ -59,16 +59,16 @@ pub struct Settings {
     pub budgets: bool,
 }
 
-impl Settings {
+impl Thresholds {
     /// The defaults, sized for a ten-person company.
-    pub const DEFAULT: Settings = Settings {
+    pub const DEFAULT: Thresholds = Thresholds {
         per_ip_per_minute: 120,
         per_caller_per_minute: 60,
         daily_calls: 20_000,
         budgets: true,
     };
     /// Every limit and budget off (`MCP_LIMITS=off`).
-    pub const OFF: Settings = Settings {
+    pub const OFF: Thresholds = Thresholds {
         per_ip_per_minute: 0,
         per_caller_per_minute: 0,
         daily_calls: 0,
@@ -80,7 +80,7 @@ impl Settings {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the {} limit of {limit} per {} is reached; it resets in {retry_after_s} s", scope.as_str(), window.name())]
 pub struct Exceeded {
-    pub scope: Scope,
+    pub scope: LimitKind,
     pub limit: u64,
     pub window: Window,
     pub retry_after_s: u64,
@@ -89,7 +89,7 @@ pub struct Exceeded {
 /// The counters of one request that passed: what is left of the tightest limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Passed {
-    pub scope: Scope,
+    pub scope: LimitKind,
     pub limit: u64,
     pub remaining: u64,
     pub window: Window,
@@ -129,7 +129,7 @@ pub struct Report {
 }
 
 pub struct Limits {
-    settings: Settings,
+    settings: Thresholds,
     /// `caller_daily_budget` per connector.
     budgets: BTreeMap<String, u64>,
     ip: MemoryStore,
@@ -148,7 +148,7 @@ struct Pending {
 }
 
 impl Limits {
-    pub fn new(settings: Settings, budgets: BTreeMap<String, u64>, table: Option<Table>) -> Self {
+    pub fn new(settings: Thresholds, budgets: BTreeMap<String, u64>, table: Option<Table>) -> Self {
         Limits {
             settings,
             budgets,
@@ -159,7 +159,7 @@ impl Limits {
         }
     }
 
-    pub fn settings(&self) -> Settings {
+    pub fn settings(&self) -> Thresholds {
         self.settings
     }
 
@@ -179,14 +179,14 @@ impl Limits {
         let reset_after_s = Window::Minute.reset_after(now);
         if count > limit {
             return Err(Exceeded {
-                scope: Scope::Ip,
+                scope: LimitKind::Ip,
                 limit,
                 window: Window::Minute,
                 retry_after_s: reset_after_s,
             });
         }
         Ok(Some(Passed {
-            scope: Scope::Ip,
+            scope: LimitKind::Ip,
             limit,
             remaining: limit - count,
             window: Window::Minute,
@@ -230,7 +230,7 @@ impl Limits {
             window: l.window,
             reset_after_s: l.window.reset_after(now),
         };
-        let daily = plan.limits.iter().find(|l| l.scope == Scope::Daily);
+        let daily = plan.limits.iter().find(|l| l.scope == LimitKind::Daily);
         let report = self.report_due(now).then(|| Report {
             fallback: self.calls.degraded(),
             daily_calls_used_pct: daily.map(|l| values[l.hit] as f64 * 100.0 / l.limit as f64),
@@ -276,7 +276,7 @@ impl Limits {
         };
         if s.daily_calls > 0 {
             plan.limit(
-                Scope::Daily,
+                LimitKind::Daily,
                 s.daily_calls,
                 Window::UtcDay,
                 "calls".into(),
@@ -287,7 +287,7 @@ impl Limits {
             let key = format!("m#{caller}#{minute}");
             let end = Window::Minute.start(now) + 60;
             plan.limit(
-                Scope::Caller,
+                LimitKind::Caller,
                 s.per_caller_per_minute,
                 Window::Minute,
                 key,
@@ -392,7 +392,7 @@ struct Plan {
 
 /// A limited counter of a tally.
 struct Counter {
-    scope: Scope,
+    scope: LimitKind,
     limit: u64,
     window: Window,
     hit: usize,
@@ -400,7 +400,7 @@ struct Counter {
 
 impl Plan {
     /// One more call on a counter that `limit` guards.
-    fn limit(&mut self, scope: Scope, limit: u64, window: Window, key: String, expires: u64) {
+    fn limit(&mut self, scope: LimitKind, limit: u64, window: Window, key: String, expires: u64) {
         let hit = self.tally.hits.len();
         self.limits.push(Counter {
             scope,
@@ -438,7 +438,7 @@ mod tests {
 
     const NOW: u64 = 1_796_120_477; // 10:21:17 UTC: 43 s left in the minute
 
-    fn limits(settings: Settings) -> Limits {
+    fn limits(settings: Thresholds) -> Limits {
         Limits::new(
             settings,
             BTreeMap::from([("papierkram".to_string(), 10)]),
@@ -448,16 +448,16 @@ mod tests {
 
     #[test]
     fn the_request_at_the_limit_passes_and_the_next_is_refused_until_the_window_ends() {
-        let limits = limits(Settings {
+        let limits = limits(Thresholds {
             per_ip_per_minute: 3,
-            ..Settings::OFF
+            ..Thresholds::OFF
         });
         for left in [2, 1, 0] {
             let passed = limits.request_from("192.0.2.1", NOW).unwrap().unwrap();
             assert_eq!(passed.remaining, left);
         }
         let refused = limits.request_from("192.0.2.1", NOW).unwrap_err();
-        assert_eq!(refused.scope, Scope::Ip);
+        assert_eq!(refused.scope, LimitKind::Ip);
         assert_eq!(refused.retry_after_s, 43);
         assert!(limits.request_from("192.0.2.2", NOW).is_ok(), "per IP");
         assert!(
@@ -468,22 +468,22 @@ mod tests {
 
     #[tokio::test]
     async fn tool_calls_count_per_caller_and_against_the_daily_cap() {
-        let limits = limits(Settings {
+        let limits = limits(Thresholds {
             per_caller_per_minute: 2,
             daily_calls: 3,
-            ..Settings::OFF
+            ..Thresholds::OFF
         });
         assert!(limits.tool_call_by("a", NOW).await.is_ok());
         assert!(limits.tool_call_by("a", NOW).await.is_ok());
         let caller = limits.tool_call_by("a", NOW).await.unwrap_err();
-        assert_eq!(caller.scope, Scope::Caller);
+        assert_eq!(caller.scope, LimitKind::Caller);
         assert_eq!(caller.retry_after_s, 43);
         // A refused call counts nowhere: b still gets the day's third call, not a fourth.
         let b = limits.tool_call_by("b", NOW).await.unwrap();
-        assert_eq!(b.passed.unwrap().scope, Scope::Daily);
+        assert_eq!(b.passed.unwrap().scope, LimitKind::Daily);
         assert_eq!(b.passed.unwrap().remaining, 0);
         let daily = limits.tool_call_by("b", NOW).await.unwrap_err();
-        assert_eq!(daily.scope, Scope::Daily);
+        assert_eq!(daily.scope, LimitKind::Daily);
         assert_eq!(daily.retry_after_s, 86_400 - (10 * 3600 + 21 * 60 + 17));
         assert_eq!(
             limits
@@ -500,7 +500,7 @@ mod tests {
 
     #[tokio::test]
     async fn spending_is_booked_with_the_next_call_and_read_back_as_the_budget() {
-        let limits = limits(Settings::DEFAULT);
+        let limits = limits(Thresholds::DEFAULT);
         let first = limits.tool_call_by("a", NOW).await.unwrap();
         assert_eq!(first.budgets["papierkram"].remaining(), 10);
         limits.spent("a", "papierkram", 7, NOW);
@@ -520,16 +520,16 @@ mod tests {
 
     #[tokio::test]
     async fn a_refused_call_keeps_what_was_to_be_booked() {
-        let limits = limits(Settings {
+        let limits = limits(Thresholds {
             daily_calls: 1,
             budgets: true,
-            ..Settings::OFF
+            ..Thresholds::OFF
         });
         limits.tool_call_by("a", NOW).await.unwrap();
         limits.spent("a", "papierkram", 4, NOW);
         assert_eq!(
             limits.tool_call_by("a", NOW).await.unwrap_err().scope,
-            Scope::Daily
+            LimitKind::Daily
         );
         assert_eq!(
             limits.lock_pending().spent[&("a".into(), "papierkram".into())],
@@ -539,9 +539,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_limiter_report_is_due_once_a_minute() {
-        let limits = limits(Settings {
+        let limits = limits(Thresholds {
             daily_calls: 200,
-            ..Settings::OFF
+            ..Thresholds::OFF
         });
         let report = limits.tool_call_by("a", NOW).await.unwrap().report.unwrap();
         assert_eq!(report.daily_calls_used_pct, Some(0.5));
@@ -562,7 +562,7 @@ mod tests {
 
     #[tokio::test]
     async fn zero_turns_a_limit_off() {
-        let limits = limits(Settings::OFF);
+        let limits = limits(Thresholds::OFF);
         for _ in 0..1000 {
             let admission = limits.tool_call_by("a", NOW).await.unwrap();
             assert_eq!(admission.passed, None);

@@ -5,7 +5,7 @@
 use catalog::{Status, Tool};
 
 use super::error::UpstreamError;
-use crate::inventory::{Connector, Registry};
+use crate::inventory::{DeployedCatalog, Registry};
 
 /// An upstream fault described for a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +16,7 @@ pub struct Fault {
     pub hint: String,
 }
 
-pub fn describe(conn: &Connector, tool: &Tool, err: &UpstreamError) -> Fault {
+pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fault {
     let title = Registry::title(&conn.catalog);
     let fault = |status, reason: &str, hint: String| Fault {
         status,
@@ -86,7 +86,7 @@ pub fn describe(conn: &Connector, tool: &Tool, err: &UpstreamError) -> Fault {
     }
 }
 
-fn refused(conn: &Connector, tool: &Tool, r: &super::error::Refusal) -> Fault {
+fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fault {
     let catalog = &conn.catalog;
     let title = Registry::title(catalog);
     let code = r.http_status;
@@ -166,7 +166,7 @@ fn refused(conn: &Connector, tool: &Tool, r: &super::error::Refusal) -> Fault {
 }
 
 /// The list tool of the same resource (`invoice_get` → `invoices_list`), for 404 hints.
-fn sibling_list_tool<'a>(conn: &'a Connector, tool: &Tool) -> Option<&'a str> {
+fn sibling_list_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a str> {
     let resource = tool
         .name
         .rsplit_once('_')

@@ -22,10 +22,10 @@ pub use hints::Fault;
 pub use meter::Meter;
 
 use crate::contract::args::ValidArgs;
-use crate::inventory::Connector;
+use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretStore;
 use request::BuildError;
-use send::{Answer, Exchange};
+use send::{Exchange, Received};
 
 /// The default cap on an upstream answer's body; a catalog's `max_response_bytes` overrides it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
@@ -51,7 +51,7 @@ impl Upstream {
     /// what is left of the deadline (a second request on the meter).
     pub async fn fetch(
         &self,
-        conn: &Connector,
+        conn: &DeployedCatalog,
         tool: &Tool,
         valid: &ValidArgs,
         deadline: &Deadline,
@@ -90,7 +90,7 @@ impl Upstream {
     /// body, for a dry run's preview.
     pub async fn request_line(
         &self,
-        conn: &Connector,
+        conn: &DeployedCatalog,
         tool: &Tool,
         valid: &ValidArgs,
     ) -> Result<(Method, String, Option<Value>), UpstreamError> {
@@ -114,7 +114,7 @@ impl Upstream {
     /// A GET of a fixed path (the catalog's health probe): `Ok` on 2xx.
     pub async fn probe(
         &self,
-        conn: &Connector,
+        conn: &DeployedCatalog,
         path: &str,
         timeout: Duration,
     ) -> Result<(), UpstreamError> {
@@ -146,7 +146,7 @@ impl Upstream {
         url: reqwest::Url,
         body: Option<&Value>,
         deadline: &Deadline,
-    ) -> Result<Answer, UpstreamError> {
+    ) -> Result<Received, UpstreamError> {
         let out_of_time = || UpstreamError::Deadline {
             budget_ms: deadline.budget().as_millis() as u64,
         };
@@ -174,7 +174,7 @@ impl Upstream {
         &self,
         catalog: &Catalog,
         method: Method,
-        answer: Answer,
+        answer: Received,
     ) -> Result<Reply, UpstreamError> {
         let parsed = serde_json::from_slice::<Value>(&answer.body);
         if !(200..300).contains(&answer.status) {

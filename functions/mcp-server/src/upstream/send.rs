@@ -25,7 +25,7 @@ pub struct Exchange<'a> {
 
 /// What came back, body unread beyond the cap and not yet interpreted.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub struct Received {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
@@ -38,7 +38,7 @@ pub async fn send(
     catalog: &Catalog,
     secrets: &SecretValues,
     exchange: Exchange<'_>,
-) -> Result<Answer, UpstreamError> {
+) -> Result<Received, UpstreamError> {
     let method = match exchange.method {
         Method::Get => reqwest::Method::GET,
         Method::Post => reqwest::Method::POST,
@@ -100,7 +100,7 @@ pub async fn send(
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(Answer {
+    Ok(Received {
         status,
         content_type,
         body,

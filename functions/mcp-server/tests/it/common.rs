@@ -12,7 +12,7 @@ use axum::Router;
 use axum::body::Body;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::config::{Config, Env};
+use mcp_server::config::{Config, EnvSnapshot};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
 use serde_json::Value;
@@ -65,7 +65,7 @@ pub fn app_with_store(
     catalogs: Vec<catalog::Catalog>,
     store: SecretStore,
 ) -> TestApp {
-    let config = Config::from(Env::from_pairs(env.iter().copied())).unwrap();
+    let config = Config::from(EnvSnapshot::from_pairs(env.iter().copied())).unwrap();
     let (audit, sink) = AuditLog::memory();
     let state = AppState::new(
         config,

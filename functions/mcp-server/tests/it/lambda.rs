@@ -8,7 +8,7 @@ use std::time::Duration;
 use audit::{AuditLog, Redactor};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
-use mcp_server::config::{Config, Env};
+use mcp_server::config::{Config, EnvSnapshot};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
 use serde_json::{Value, json};
@@ -20,7 +20,7 @@ fn state() -> (AppState, audit::MemorySink) {
 }
 
 fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
-    let env = Env::from_pairs(
+    let env = EnvSnapshot::from_pairs(
         [
             ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
             ("MCP_SECRET_ID", "hosted-mcp/test"),
