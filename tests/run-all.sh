@@ -1,19 +1,80 @@
 #!/usr/bin/env bash
-# Runs every test of hosted-mcp: installs the pinned test tools (moto, MCP clients, conformance
-# suite) into .tools/, then format, lint, the catalog checks and the whole cargo test suite
-# (unit, HTTP, end-to-end with real clients). This is the command CI runs (.ci/run).
+# Runs every test of hosted-mcp; this is the command CI runs (.ci/run).
+#
+#   tests/run-all.sh           everything: format, clippy, docs, catalog checks, the whole cargo
+#                              test suite (unit, HTTP, end to end with real clients), infra, and
+#                              the Lambda zips
+#   tests/run-all.sh --quick   the developer tier: format, clippy, unit tests (no tools to install)
+#
+# Order and overlap: the checks that need nothing but cargo come first, while the pinned test
+# tools (moto, MCP clients, conformance suites, Node 22) install into .tools/ in the background.
+# Once the test binaries are built, the release build of the Lambda zips and the infra tests run
+# beside the test run at the lowest CPU priority: the tests spend much of their time waiting on
+# the processes they start, and keep the CPU whenever they want it. Each step's time is printed
+# at the end (also after a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; df -h . | awk 'NR == 2 { print "    (disk: " $4 " free)" }'; }
+quick=false
+case "${1:-}" in
+--quick) quick=true ;;
+"") ;;
+*)
+    echo "usage: tests/run-all.sh [--quick]" >&2
+    exit 2
+    ;;
+esac
 
 # One full run gains nothing from incremental compilation and it costs gigabytes of disk.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-step "test tools (pinned, into .tools/)"
-tests/tools/install.sh
-# shellcheck source=tools/env.sh
-source tests/tools/env.sh
+logs="$(mktemp -d)"
+started=$SECONDS
+timings=()
+current=""
+current_start=0
+
+step() {
+    finish_step
+    current="$*"
+    current_start=$SECONDS
+    printf '\n==> %s\n' "$current"
+    df -h . | awk 'NR == 2 { print "    (disk: " $4 " free)" }'
+}
+finish_step() {
+    [[ -n "$current" ]] && timings+=("$(printf '%5ss  %s' $((SECONDS - current_start)) "$current")")
+    current=""
+}
+report() {
+    local status=$?
+    # A failed step leaves no background job behind.
+    jobs -p | xargs -r kill 2>/dev/null || true
+    finish_step
+    printf '\n==> step times\n'
+    printf '    %s\n' "${timings[@]}"
+    printf '    %5ss  total (%s)\n' $((SECONDS - started)) "$([[ $status -eq 0 ]] && echo passed || echo FAILED)"
+    rm -rf "$logs"
+}
+trap report EXIT
+
+# A background job whose output is shown when it is waited for.
+background() { # name command...
+    local name=$1
+    shift
+    "$@" >"$logs/$name.log" 2>&1 &
+    echo $! >"$logs/$name.pid"
+}
+await() { # name "step title"
+    local name=$1 status=0
+    step "$2"
+    wait "$(cat "$logs/$name.pid")" || status=$?
+    cat "$logs/$name.log"
+    return "$status"
+}
+
+if ! $quick; then
+    background tools tests/tools/install.sh
+fi
 
 step "format"
 cargo fmt --all -- --check
@@ -21,19 +82,39 @@ cargo fmt --all -- --check
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+if $quick; then
+    step "unit tests"
+    cargo test --workspace --locked --lib --bins
+    finish_step
+    printf '\n==> quick tier passed (the full run: tests/run-all.sh)\n'
+    exit 0
+fi
+
+step "docs (rustdoc, warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+await tools "test tools (pinned, into .tools/)"
+# shellcheck source=tools/env.sh
+source tests/tools/env.sh
+
 step "catalogs against the JSON Schema"
 python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs
+
+step "build the tests"
+cargo test --workspace --locked --no-run
 
 step "catalog lint on the shipped catalogs (fails on any gap)"
 cargo run --quiet --locked -p mcp-server -- lint shared/connector/catalogs
 
+# Beside the test run, at the lowest priority (see the top).
+background zips nice -n 19 tests/lambda-zips.sh
+background infra nice -n 19 infra/test.sh
+
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked
 
-step "infra (CDK: type-check, assertion tests, offline synth, cfn-lint)"
-infra/test.sh
+await infra "infra (CDK: type-check, assertion tests, offline synth, cfn-lint)"
+await zips "Lambda zips (cargo lambda build --release --output-format zip), with sizes"
 
-step "Lambda zips (cargo lambda build --release --output-format zip), with sizes"
-tests/lambda-zips.sh
-
-step "all tests passed"
+finish_step
+printf '\n==> all tests passed\n'

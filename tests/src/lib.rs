@@ -18,6 +18,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// Polls `check` every 50 ms until it gives a value, failing after `timeout` with `what`: for a
+/// state the server reaches by itself (a retry pause over, a late write done) instead of
+/// sleeping for a fixed time.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(start.elapsed() < timeout, "not within {timeout:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The API key every test server accepts.
 pub const KEY: &str = "e2e-key-0123456789abcdef";
 

@@ -1,9 +1,9 @@
 //! The deployment secret from AWS Secrets Manager (moto_server, real SDK): loading, rotation
 //! refresh on an upstream 401, and a missing secret answered with 503 without a crash.
 
-use integration_tests::{KEY, Moto, Rpc, Server, repo, structured};
+use integration_tests::{KEY, Moto, Rpc, Server, eventually, repo, structured};
 use papierkram_sandbox::SandboxState;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn secret_json(upstream: &str, token: &str) -> String {
     json!({
@@ -128,6 +128,19 @@ async fn missing_secret_answers_503_and_the_server_keeps_running() {
         .send()
         .await
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
-    assert!(rpc.list().await.contains(&"invoice_get".to_string()));
+    // After the server's retry pause the next request loads it.
+    eventually(
+        "the secret is loaded after the retry pause",
+        std::time::Duration::from_secs(15),
+        || async {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+            let reply: Value = rpc.post(body, &[]).await.json().await.ok()?;
+            let tools = reply["result"]["tools"].as_array()?;
+            tools
+                .iter()
+                .any(|t| t["name"] == "invoice_get")
+                .then_some(())
+        },
+    )
+    .await;
 }

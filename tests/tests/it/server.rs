@@ -231,7 +231,10 @@ async fn no_pii_and_no_secrets_in_any_output() {
         .unwrap(),
     );
 
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The rejected key's audit line is the last one this test causes.
+    server
+        .stdout
+        .events_where(1, |e| e["event"] == "auth_denied");
     let outputs = [server.stdout.joined(), server.stderr.joined()];
     for (name, text) in [("stdout", &outputs[0]), ("stderr", &outputs[1])] {
         for planted in [
