@@ -8,10 +8,11 @@
 #
 # Order and overlap: the checks that need nothing but cargo come first, while the pinned test
 # tools (moto, MCP clients, conformance suites, Node 22) install into .tools/ in the background.
-# Once the test binaries are built, the release build of the Lambda zips and the infra tests run
-# beside the test run at the lowest CPU priority: the tests spend much of their time waiting on
-# the processes they start, and keep the CPU whenever they want it. Each step's time is printed
-# at the end (also after a failure).
+# The release build of the Lambda zips (its own directory under target/, so it shares no build
+# lock) and, once the tools are there, the infra tests run beside everything else at the lowest
+# CPU priority: a release build with one codegen unit leaves a core idle for long stretches, and
+# the tests spend much of their time waiting on the processes they start; the foreground keeps
+# the CPU whenever it wants it. Each step's time is printed at the end (also after a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,10 +46,16 @@ finish_step() {
     [[ -n "$current" ]] && timings+=("$(printf '%5ss  %s' $((SECONDS - current_start)) "$current")")
     current=""
 }
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+}
 report() {
     local status=$?
-    # A failed step leaves no background job behind.
-    jobs -p | xargs -r kill 2>/dev/null || true
+    # A failed step leaves no background job (nor its cargo) behind.
+    local job
+    for job in $(jobs -p); do kill_tree "$job"; done
     finish_step
     printf '\n==> step times\n'
     printf '    %s\n' "${timings[@]}"
@@ -74,6 +81,9 @@ await() { # name "step title"
 
 if ! $quick; then
     background tools tests/tools/install.sh
+    # cargo-lambda comes with the tools; install.sh holds a lock, so this one waits for the
+    # install above and then finds everything in place.
+    background zips nice -n 19 bash -c 'tests/tools/install.sh 2>/dev/null && tests/lambda-zips.sh'
 fi
 
 step "format"
@@ -96,6 +106,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 await tools "test tools (pinned, into .tools/)"
 # shellcheck source=tools/env.sh
 source tests/tools/env.sh
+background infra nice -n 19 infra/test.sh
 
 step "catalogs against the JSON Schema"
 python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs
@@ -105,10 +116,6 @@ cargo test --workspace --locked --no-run
 
 step "catalog lint on the shipped catalogs (fails on any gap)"
 cargo run --quiet --locked -p mcp-server -- lint shared/connector/catalogs
-
-# Beside the test run, at the lowest priority (see the top).
-background zips nice -n 19 tests/lambda-zips.sh
-background infra nice -n 19 infra/test.sh
 
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked
