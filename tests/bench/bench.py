@@ -1,22 +1,32 @@
 #!/usr/bin/env python3
-"""hosted-mcp vs the FastMCP peer, side by side in one run: cold start, warm tools/call latency, RSS.
+"""hosted-mcp against a bare rmcp server and the FastMCP peer, side by side in one run.
 
 Run it through tests/bench/run.sh (which builds the release binaries and the peer venv first):
 
-    tests/bench/run.sh [--runs 5] [--requests 3000] [--rounds 5] [--warmup 200]
+    tests/bench/run.sh [--before PATH] [--runs 5] [--requests 3000] [--rounds 5] [--tp-seconds 3]
 
-What is measured (every figure from this one run, on this machine):
-- cold start: wall time from spawning the server process to its first successful tools/list reply,
-  polling every --poll-ms with a fresh connection; --runs runs per server, alternating, median.
+The servers (every figure from this one run, on this machine):
+    bare     tests/bench/bare: rmcp's stateless Streamable HTTP service, JSON replies, one echo
+             tool, on the workspace's axum and tokio; no auth, no limits, no logs (the yardstick)
+    ours     target/release/mcp-server serve, authenticated (API key), limits off
+    before   the same for another binary (--before), e.g. the one before a change
+    peer     FastMCP (Python) with one echo tool
+and the upstream sandbox behind ours (`info_get` → GET /api/v1/info).
+
+What is measured:
+- cold start: spawning the process → its first answered `initialize`, polling every --poll-ms
+  with a fresh connection; --runs runs per server, alternating.
 - warm latency: sequential requests over one keep-alive connection per target, interleaved in
-  --rounds blocks so drift in machine load hits every target alike:
-    ours    tools/call info_get (hosted-mcp → GET /api/v1/info on the sandbox)
-    direct  GET /api/v1/info on the sandbox itself (the upstream alone, same client)
-    peer    tools/call echo on FastMCP (no upstream)
-  Our overhead = median(ours) − median(direct).
-- RSS: VmRSS and VmHWM (peak) from /proc/PID/status, idle after start and after the warm run.
+  --rounds blocks so drift in machine load hits every target alike: `ping` on each server,
+  `tools/call info_get` on ours (the whole pipeline and the upstream hop), GET /api/v1/info on
+  the sandbox itself (`direct`), `tools/call echo` on the peer. Plus the CPU each serving process
+  spends per request.
+- throughput: `ping` over 8 keep-alive connections from one client thread (tests/bench/bare's
+  bench-load, like `wrk -t1 -c8`) for --tp-seconds, --tp-rounds times per target, rotating;
+  ours also with the in-memory limits on, set far above the load.
+- RSS: VmHWM (peak) and VmRSS from /proc/PID/status after all of the above.
 
-It writes target/bench/results.json and prints a table with ratios and the target verdicts.
+Writes target/bench/results.json and prints the table with ratios and the goal verdicts.
 Performance is judged only by these ratios, never by timed assertions in tests.
 """
 
@@ -36,14 +46,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from client import (
+    INITIALIZE,
     Endpoint,
     check_http_ok,
+    check_ok,
     check_tool_ok,
     free_port,
     mcp_call,
     mcp_result,
     proc_cpu_ms,
     proc_memory_kib,
+    raw_mcp_request,
     summary,
 )
 
@@ -53,14 +66,23 @@ MIB = 1024.0  # /proc reports KiB
 SCRUBBED_ENV = ("MCP_", "AWS_", "DEMO_", "PAPIERKRAM_", "TOKIO_", "RUST_LOG", "SSL_CERT_",
                 "PYTHON")
 
-TARGET_COLD_RATIO = 100.0
-TARGET_OVERHEAD_MS = 0.5
-TARGET_RSS_MIB = 20.0
+# Goals against the bare server (issue 24), and the peer's.
+GOAL_COLD_X_BARE = 1.5
+GOAL_PING_X_BARE = 1.3
+GOAL_INFO_X = 2.0  # info_get ≤ 2 × bare ping + the sandbox's own answer time
+GOAL_RSS_MIB = 10.0
+GOAL_THROUGHPUT_OF_BARE = 0.60
+GOAL_COLD_PEER_X = 100.0
+CONNECTIONS = 8
+# The in-memory limits far above anything the load generator can send.
+LIMITS_ABOVE_LOAD = {"MCP_LIMITS": "on", "MCP_LIMIT_PER_IP_PER_MINUTE": "1000000000",
+                     "MCP_LIMIT_PER_CALLER_PER_MINUTE": "1000000000",
+                     "MCP_LIMIT_DAILY_CALLS": "1000000000"}
 
 
 @dataclass
 class Spec:
-    """How to start one server: argv with {port}, extra env, and how to ask it for tools/list."""
+    """How to start one server: argv with {port}, extra env, and the bearer token it wants."""
     name: str
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
@@ -83,6 +105,13 @@ class Spec:
             )
 
 
+@dataclass
+class Running:
+    spec: Spec
+    proc: subprocess.Popen
+    port: int
+
+
 def stop(proc: subprocess.Popen) -> None:
     """SIGTERM to the process group we started, SIGKILL if it lingers."""
     if proc.poll() is None:
@@ -97,8 +126,8 @@ def stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def start_until_tools_list(spec: Spec, log: Path, poll_s: float, timeout_s: float):
-    """Spawn the server and poll tools/list; (ms from exec to first good reply, tool count, proc, port)."""
+def start_until_initialized(spec: Spec, log: Path, poll_s: float, timeout_s: float):
+    """Spawn the server and poll `initialize`; (ms from exec to the first answer, Running)."""
     port = free_port()
     t0 = time.perf_counter()
     proc = spec.popen(port, log)
@@ -106,14 +135,13 @@ def start_until_tools_list(spec: Spec, log: Path, poll_s: float, timeout_s: floa
     last_error = None
     try:
         while True:
-            probe = mcp_call(port, "tools/list", {}, spec.token)
+            probe = mcp_call(port, "initialize", INITIALIZE, spec.token)
             probe.timeout = 5.0
             try:
                 status, body = probe.send()
-                tools = mcp_result(status, body).get("tools") or []
-                if tools:
-                    return (time.perf_counter() - t0) * 1000.0, len(tools), proc, port
-                last_error = "empty tools/list"
+                if mcp_result(status, body).get("protocolVersion"):
+                    return (time.perf_counter() - t0) * 1000.0, Running(spec, proc, port)
+                last_error = "initialize without protocolVersion"
             except Exception as e:  # not listening yet, or not ready to answer
                 last_error = e
             finally:
@@ -121,7 +149,7 @@ def start_until_tools_list(spec: Spec, log: Path, poll_s: float, timeout_s: floa
             if proc.poll() is not None:
                 raise RuntimeError(f"{spec.name} exited with {proc.returncode}; see {log}")
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"{spec.name}: no tools/list within {timeout_s}s ({last_error})")
+                raise RuntimeError(f"{spec.name}: no initialize within {timeout_s}s ({last_error})")
             time.sleep(poll_s)
     except BaseException:
         stop(proc)
@@ -133,12 +161,12 @@ def cold_starts(specs: list[Spec], args, logdir: Path) -> dict:
     times: dict[str, list[float]] = {s.name: [] for s in specs}
     for i in range(args.cold_warmup + args.runs):
         for spec in specs if i % 2 == 0 else reversed(specs):
-            ms, _, proc, _ = start_until_tools_list(
+            ms, run = start_until_initialized(
                 spec, logdir / f"{spec.name}.log", args.poll_ms / 1000.0, args.timeout)
-            stop(proc)
+            stop(run.proc)
             if i >= args.cold_warmup:
                 times[spec.name].append(ms)
-            time.sleep(0.2)
+            time.sleep(0.1)
     return {name: {"runs_ms": t, **summary(t)} for name, t in times.items()}
 
 
@@ -153,6 +181,7 @@ def warm_latency(targets: dict[str, tuple[Endpoint, object, dict[str, int]]], ar
         for _ in range(args.warmup):
             check(*ep.send())
     samples: dict[str, list[float]] = {n: [] for n in names}
+    block_medians: dict[str, list[float]] = {n: [] for n in names}
     cpu_ms: dict[str, dict[str, float]] = {n: dict.fromkeys(targets[n][2], 0.0) for n in names}
     per_round = max(1, args.requests // args.rounds)
     for r in range(args.rounds):
@@ -161,7 +190,9 @@ def warm_latency(targets: dict[str, tuple[Endpoint, object, dict[str, int]]], ar
             ep, check, pids = targets[name]
             check(*ep.prime())
             before = {who: proc_cpu_ms(pid) for who, pid in pids.items()}
-            samples[name] += ep.timed(per_round, check)
+            block = ep.timed(per_round, check)
+            samples[name] += block
+            block_medians[name].append(summary(block)["median"])
             for who, pid in pids.items():
                 cpu_ms[name][who] += proc_cpu_ms(pid) - before[who]
     out = {}
@@ -170,10 +201,36 @@ def warm_latency(targets: dict[str, tuple[Endpoint, object, dict[str, int]]], ar
         n = len(samples[name])
         out[name] = {
             **summary(samples[name]),
+            "round_medians": block_medians[name],
             "reconnects": ep.reconnects,
             "cpu_us_per_request": {who: ms * 1000.0 / n for who, ms in cpu_ms[name].items()},
         }
         ep.close()
+    return out
+
+
+def throughput(targets: dict[str, Running], args) -> dict:
+    """`ping` over CONNECTIONS connections for --tp-seconds per target and round, rotating."""
+    names = list(targets)
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    for r in range(args.tp_rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            run = targets[name]
+            request = raw_mcp_request(run.port, "ping", {}, run.spec.token)
+            done = subprocess.run(
+                [args.load, str(run.port), str(CONNECTIONS), str(args.tp_warmup),
+                 str(args.tp_seconds)],
+                input=request, capture_output=True, check=True)
+            res = json.loads(done.stdout)
+            if res["errors"]:
+                raise RuntimeError(f"throughput {name}: {res['errors']} errors, first: "
+                                   f"{res['first_error']}")
+            runs[name].append(res)
+    out = {}
+    for name in names:
+        rps = [r["per_second"] for r in runs[name]]
+        out[name] = {"per_second_runs": rps, **summary(rps)}
     return out
 
 
@@ -204,7 +261,17 @@ def meta(args) -> dict:
         pass
     peer_versions = run(args.peer_python, "-c",
                         "import importlib.metadata as m; "
-                        "print(m.version('fastmcp'), m.version('mcp'))").split()
+                        "print(m.version('fastmcp'), m.version('mcp'))").split() if args.peer else []
+
+    def binary(path):
+        if not path:
+            return None
+        st = Path(path).stat()
+        # with --no-build the binary may predate the commit below
+        return {"path": str(path), "bytes": st.st_size,
+                "built_utc": datetime.datetime.fromtimestamp(
+                    st.st_mtime, datetime.timezone.utc).isoformat(timespec="seconds")}
+
     return {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": run("git", "rev-parse", "--short", "HEAD"),
@@ -215,12 +282,11 @@ def meta(args) -> dict:
         "driver_python": platform.python_version(),
         "peer": {"fastmcp": peer_versions[0] if peer_versions else None,
                  "mcp": peer_versions[1] if len(peer_versions) > 1 else None},
-        "ours_binary_bytes": Path(args.ours).stat().st_size,
-        # with --no-build the binary may predate the commit above
-        "ours_binary_built_utc": datetime.datetime.fromtimestamp(
-            Path(args.ours).stat().st_mtime, datetime.timezone.utc).isoformat(timespec="seconds"),
+        "binaries": {"ours": binary(args.ours), "before": binary(args.before),
+                     "bare": binary(args.bare)},
         "params": {k: getattr(args, k) for k in
-                   ("runs", "cold_warmup", "requests", "rounds", "warmup", "poll_ms")},
+                   ("runs", "cold_warmup", "requests", "rounds", "warmup", "poll_ms",
+                    "tp_rounds", "tp_seconds", "tp_warmup")},
     }
 
 
@@ -236,64 +302,110 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def report(res: dict) -> str:
-    cs, wl, mem = res["cold_start"], res["warm"], res["rss_kib"]
-    ours_w, peer_w, direct_w = wl["ours"], wl["peer"], wl["direct"]
-    rows = [
-        ("cold start, exec → tools/list (ms)", cs["ours"]["median"], cs["peer"]["median"], 1),
-        ("warm tools/call median (ms)", ours_w["median"], peer_w["median"], 3),
-        ("warm tools/call p95 (ms)", ours_w["p95"], peer_w["p95"], 3),
-        ("warm tools/call p99 (ms)", ours_w["p99"], peer_w["p99"], 3),
-        ("RSS idle after start (MiB)", mem["ours"]["idle"]["VmRSS"] / MIB,
-         mem["peer"]["idle"]["VmRSS"] / MIB, 1),
-        ("RSS after warm run (MiB)", mem["ours"]["after"]["VmRSS"] / MIB,
-         mem["peer"]["after"]["VmRSS"] / MIB, 1),
-        ("RSS peak, VmHWM (MiB)", mem["ours"]["after"]["VmHWM"] / MIB,
-         mem["peer"]["after"]["VmHWM"] / MIB, 1),
+def spread(s: dict, prec: int) -> str:
+    return f"{s['min']:.{prec}f}/{s['median']:.{prec}f}/{s['max']:.{prec}f}"
+
+
+def goals(res: dict, ours: str) -> list[tuple[str, float, str, bool]]:
+    """(label, ratio or value, goal text, met) for one of our binaries against bare."""
+    cs, wl, tp, mem = res["cold_start"], res["warm"], res["throughput"], res["rss_kib"]
+    bare_ping, direct = wl["bare ping"]["median"], wl["direct"]["median"]
+    info_budget = GOAL_INFO_X * bare_ping + direct
+    cold = cs[ours]["median"] / cs["bare"]["median"]
+    ping = wl[f"{ours} ping"]["median"] / bare_ping
+    info = wl[f"{ours} info_get"]["median"] / info_budget
+    tp_off = tp[ours]["median"] / tp["bare"]["median"]
+    tp_lim = tp[f"{ours}+limits"]["median"] / tp["bare"]["median"]
+    rss = mem[ours]["VmHWM"] / MIB
+    return [
+        ("cold start / bare", cold, f"≤ {GOAL_COLD_X_BARE}×", cold <= GOAL_COLD_X_BARE),
+        ("ping / bare ping", ping, f"≤ {GOAL_PING_X_BARE}×", ping <= GOAL_PING_X_BARE),
+        ("info_get / (2×bare ping + direct)", info, "≤ 1.0×", info <= 1.0),
+        ("throughput, limits off / bare", tp_off, f"≥ {GOAL_THROUGHPUT_OF_BARE:.2f}×",
+         tp_off >= GOAL_THROUGHPUT_OF_BARE),
+        ("throughput, limits on / bare", tp_lim, f"≥ {GOAL_THROUGHPUT_OF_BARE:.2f}×",
+         tp_lim >= GOAL_THROUGHPUT_OF_BARE),
+        ("peak RSS (MiB)", rss, f"≤ {GOAL_RSS_MIB:.0f} MiB", rss <= GOAL_RSS_MIB),
     ]
+
+
+def report(res: dict) -> str:
+    cs, wl, tp, mem = res["cold_start"], res["warm"], res["throughput"], res["rss_kib"]
     m = res["meta"]
+    ours_cols = [c for c in ("before", "ours") if c in cs]
+    cols = ["bare", *ours_cols]
+    header = f"  {'':38}" + "".join(f" {c:>21}" for c in cols)
     lines = [
-        f"hosted-mcp vs FastMCP {m['peer']['fastmcp']} (mcp {m['peer']['mcp']}), same run, "
-        f"{m['cpus']} CPUs, {m['date_utc']}, commit {m['git_commit']}{' (dirty)' if m['git_dirty'] else ''}",
+        f"hosted-mcp vs a bare rmcp server{' and FastMCP ' + str(m['peer']['fastmcp']) if m['peer']['fastmcp'] else ''}, "
+        f"same run, {m['cpus']} CPUs, {m['date_utc']}, commit {m['git_commit']}"
+        f"{' (dirty)' if m['git_dirty'] else ''}",
         f"  machine load (1-min avg) before the run {m['load_start']:.2f}, after {m['load_end']:.2f} "
         "(includes this benchmark)"
         + ("\n  WARNING: other work was running before the run; rerun on a quiet machine"
            if m["load_start"] > 1.0 else ""),
-        f"  cold start: median of {m['params']['runs']} runs each; warm: {ours_w['n']} sequential "
-        f"keep-alive requests per target in {m['params']['rounds']} interleaved rounds",
+        f"  cold start: {m['params']['runs']} runs each; latency: {wl['bare ping']['n']} sequential "
+        f"keep-alive requests per target in {m['params']['rounds']} interleaved rounds; "
+        f"throughput: {m['params']['tp_rounds']} × {m['params']['tp_seconds']} s per target, "
+        f"{CONNECTIONS} connections",
+        "  figures are min/median/max (over runs, or for latency over the rounds' medians)",
         "",
-        f"  {'':40} {'ours':>10} {'peer':>10} {'peer/ours':>10}",
+        header,
     ]
-    for label, ours, peer, prec in rows:
-        lines.append(f"  {label:40} {ours:>10.{prec}f} {peer:>10.{prec}f} {peer / ours:>9.1f}×")
-    lines.append("  cold start runs (ms): ours " +
-                 ", ".join(f"{t:.1f}" for t in cs["ours"]["runs_ms"]) +
-                 "; peer " + ", ".join(f"{t:.0f}" for t in cs["peer"]["runs_ms"]))
-    r = res["ratios"]
-    per_overhead = r["peer_median_over_our_overhead"]
+
+    def row(label, per_col):
+        lines.append(f"  {label:38}" + "".join(f" {per_col(c):>21}" for c in cols))
+
+    def rounds(name, prec=3):
+        r = wl[name]["round_medians"]
+        return f"{min(r):.{prec}f}/{wl[name]['median']:.{prec}f}/{max(r):.{prec}f}"
+
+    row("cold start → initialize (ms)", lambda c: spread(cs[c], 1))
+    row("ping, sequential (ms)", lambda c: rounds(f"{c} ping"))
+    row("info_get, sequential (ms)", lambda c: "—" if c == "bare" else rounds(f"{c} info_get"))
+    row(f"ping/s, {CONNECTIONS} conns, limits off", lambda c: spread(tp[c], 0))
+    row(f"ping/s, {CONNECTIONS} conns, limits on", lambda c: "—" if c == "bare"
+        else spread(tp[f"{c}+limits"], 0))
+    row("server CPU per ping (µs)", lambda c: f"{wl[f'{c} ping']['cpu_us_per_request'][c]:.0f}")
+    row("server CPU per info_get (µs)", lambda c: "—" if c == "bare"
+        else f"{wl[f'{c} info_get']['cpu_us_per_request'][c]:.0f}")
+    row("RSS peak after the run, VmHWM (MiB)", lambda c: f"{mem[c]['VmHWM'] / MIB:.1f}")
+    if any(f"{c}+limits" in mem for c in ours_cols):
+        row("  with limits on (MiB)", lambda c: "—" if c == "bare"
+            else f"{mem[f'{c}+limits']['VmHWM'] / MIB:.1f}")
+    d = wl["direct"]
     lines += [
         "",
-        f"  upstream alone, GET /api/v1/info median {direct_w['median']:.3f} ms "
-        f"(p95 {direct_w['p95']:.3f}, p99 {direct_w['p99']:.3f})",
-        f"  server CPU per request (µs): ours {ours_w['cpu_us_per_request']['ours']:.0f} "
-        f"(+ sandbox {ours_w['cpu_us_per_request']['sandbox']:.0f}), "
-        f"peer {peer_w['cpu_us_per_request']['peer']:.0f}, "
-        f"sandbox alone {direct_w['cpu_us_per_request']['sandbox']:.0f}",
-        f"  our overhead = median(ours) − median(direct) = {r['overhead_ms']:.3f} ms; "
-        f"peer median / our overhead = "
-        f"{'n/a' if per_overhead is None else f'{per_overhead:.1f}×'}",
+        f"  sandbox alone, GET /api/v1/info: {rounds('direct')} ms "
+        f"(CPU {d['cpu_us_per_request']['sandbox']:.0f} µs); info_get budget = 2 × bare ping + "
+        f"that = {GOAL_INFO_X * wl['bare ping']['median'] + d['median']:.3f} ms",
         "",
-        "  targets:",
+        "  goals against bare (issue 24):",
+        f"    {'':38}" + "".join(f" {c:>14}" for c in ours_cols) + f" {'goal':>10}",
     ]
-    checks = [
-        (f"cold start ≥ {TARGET_COLD_RATIO:.0f}× faster than the peer", f"{r['cold_start']:.0f}×",
-         "cold_start"),
-        (f"median warm overhead ≤ {TARGET_OVERHEAD_MS} ms", f"{r['overhead_ms']:.3f} ms", "overhead"),
-        (f"RSS ≤ {TARGET_RSS_MIB:.0f} MiB (peak VmHWM)", f"{mem['ours']['after']['VmHWM'] / MIB:.1f} MiB",
-         "rss"),
-    ]
-    lines += [f"    {label:40} {value:>12}   {verdict(res['targets'][key])}"
-              for label, value, key in checks]
+    per_col = {c: goals(res, c) for c in ours_cols}
+    for i, (label, _, goal, _) in enumerate(per_col[ours_cols[-1]]):
+        cells = []
+        for c in ours_cols:
+            _, value, _, ok = per_col[c][i]
+            unit = "" if "MiB" in label else "×"
+            cells.append(f"{value:.2f}{unit} {verdict(ok)}")
+        lines.append(f"    {label:38}" + "".join(f" {x:>14}" for x in cells) + f" {goal:>10}")
+    if "peer" in cs:
+        peer_ping, ours_ping = wl["peer ping"]["median"], wl["ours ping"]["median"]
+        cold_x = cs["peer"]["median"] / cs["ours"]["median"]
+        lines += [
+            "",
+            "  against the FastMCP peer (peer / ours):",
+            f"    cold start {cs['peer']['median']:.0f} ms / {cs['ours']['median']:.1f} ms = "
+            f"{cold_x:.0f}× (goal ≥ {GOAL_COLD_PEER_X:.0f}×: {verdict(cold_x >= GOAL_COLD_PEER_X)})",
+            f"    ping {peer_ping:.3f} / {ours_ping:.3f} ms = {peer_ping / ours_ping:.1f}×; "
+            f"tools/call echo {wl['peer echo']['median']:.3f} ms vs our info_get "
+            f"{wl['ours info_get']['median']:.3f} ms = "
+            f"{wl['peer echo']['median'] / wl['ours info_get']['median']:.1f}×",
+            f"    throughput {tp['peer']['median']:.0f} vs {tp['ours']['median']:.0f} ping/s = "
+            f"{tp['ours']['median'] / tp['peer']['median']:.1f}× ours; RSS peak "
+            f"{mem['peer']['VmHWM'] / MIB:.1f} vs {mem['ours']['VmHWM'] / MIB:.1f} MiB",
+        ]
     return "\n".join(lines)
 
 
@@ -307,9 +419,18 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=200, help="untimed requests per target first (200)")
     ap.add_argument("--poll-ms", type=float, default=1.0, help="cold start poll interval, ms (1)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a server may take to start (60)")
+    ap.add_argument("--tp-rounds", type=int, default=3, help="throughput runs per target (3)")
+    ap.add_argument("--tp-seconds", type=float, default=3.0, help="seconds per throughput run (3)")
+    ap.add_argument("--tp-warmup", type=float, default=0.5,
+                    help="uncounted seconds before each throughput run (0.5)")
     ap.add_argument("--ours", default=str(ROOT / "target/release/mcp-server"))
+    ap.add_argument("--before", default=None,
+                    help="another mcp-server binary to measure beside ours (e.g. before a change)")
+    ap.add_argument("--bare", default=str(ROOT / "target/release/bench-bare"))
+    ap.add_argument("--load", default=str(ROOT / "target/release/bench-load"))
     ap.add_argument("--sandbox", default=str(ROOT / "target/release/papierkram-sandbox"))
     ap.add_argument("--peer-python", default=str(ROOT / ".tools/bench-venv/bin/python"))
+    ap.add_argument("--no-peer", dest="peer", action="store_false", help="leave the peer out")
     ap.add_argument("--out", default=str(ROOT / "target/bench/results.json"))
     args = ap.parse_args()
 
@@ -322,19 +443,28 @@ def main() -> int:
     api_key = secrets.token_hex(16)
     upstream_token = "bench-" + secrets.token_hex(8)
     sandbox_port = free_port()
-    # The limits are off: the bench sends thousands of calls a minute from one address.
-    quiet = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text", "MCP_LIMITS": "off"}
-    ours = Spec("ours", [args.ours, "serve", "--addr", "127.0.0.1:{port}",
-                         "--catalog", str(ROOT / "tests/catalogs")],
-                env={**quiet, "MCP_API_KEYS": f"bench:{api_key}",
-                     "DEMO_HOST": f"127.0.0.1:{sandbox_port}", "DEMO_TOKEN": upstream_token},
-                token=api_key)
+    quiet = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text"}
+
+    def ours_spec(name: str, binary: str, limits: dict[str, str]) -> Spec:
+        return Spec(name, [binary, "serve", "--addr", "127.0.0.1:{port}",
+                           "--catalog", str(ROOT / "tests/catalogs")],
+                    env={**quiet, **limits, "MCP_API_KEYS": f"bench:{api_key}",
+                         "DEMO_HOST": f"127.0.0.1:{sandbox_port}", "DEMO_TOKEN": upstream_token},
+                    token=api_key)
+
+    # Limits off for everything but the throughput run that turns them on.
+    ours_names = {"ours": args.ours, **({"before": args.before} if args.before else {})}
+    ours = {n: ours_spec(n, b, {"MCP_LIMITS": "off"}) for n, b in ours_names.items()}
+    limited = {f"{n}+limits": ours_spec(f"{n}+limits", b, LIMITS_ABOVE_LOAD)
+               for n, b in ours_names.items()}
+    bare = Spec("bare", [args.bare, "--addr", "127.0.0.1:{port}"])
     peer = Spec("peer", [args.peer_python, str(ROOT / "tests/bench/peer/echo_server.py"),
                          "--port", "{port}"])
     sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
                                "--token", upstream_token,
                                # every request spends quota; a long run must not hit the 429s
                                "--monthly-limit", "1000000000"], env=quiet)
+    servers = [bare, *ours.values(), *([peer] if args.peer else [])]
 
     load_start = loadavg()
     running: list[subprocess.Popen] = []
@@ -347,56 +477,48 @@ def main() -> int:
 
         print(f"cold start: {args.cold_warmup} untimed + {args.runs} timed runs per server ...",
               file=sys.stderr)
-        cold = cold_starts([ours, peer], args, logdir)
+        cold = cold_starts(servers, args, logdir)
 
-        print(f"warm: {args.requests} requests per target ...", file=sys.stderr)
-        procs, ports, rss = {}, {}, {}
-        for spec in (ours, peer):
-            _, ntools, proc, port = start_until_tools_list(
+        print(f"warm: {args.requests} sequential requests per target ...", file=sys.stderr)
+        up: dict[str, Running] = {}
+        for spec in [*servers, *limited.values()]:
+            _, run = start_until_initialized(
                 spec, logdir / f"{spec.name}.log", args.poll_ms / 1000.0, args.timeout)
-            running.append(proc)
-            procs[spec.name], ports[spec.name] = proc, port
-            rss[spec.name] = {"idle": proc_memory_kib(proc.pid)}
+            running.append(run.proc)
+            up[spec.name] = run
         upstream = {"sandbox": running[0].pid}
-        targets = {
-            "direct": (direct, check_http_ok, upstream),
-            "ours": (mcp_call(ports["ours"], "tools/call", {"name": "info_get", "arguments": {}},
-                              api_key), check_tool_ok, {"ours": procs["ours"].pid, **upstream}),
-            "peer": (mcp_call(ports["peer"], "tools/call",
-                              {"name": "echo", "arguments": {"text": "hello"}}), check_tool_ok,
-                     {"peer": procs["peer"].pid}),
-        }
+        targets = {"direct": (direct, check_http_ok, upstream)}
+        for name, run in up.items():
+            if name.endswith("+limits"):
+                continue
+            pid = {name: run.proc.pid}
+            targets[f"{name} ping"] = (mcp_call(run.port, "ping", {}, run.spec.token), check_ok, pid)
+            if name in ours:
+                targets[f"{name} info_get"] = (
+                    mcp_call(run.port, "tools/call", {"name": "info_get", "arguments": {}},
+                             run.spec.token), check_tool_ok, {**pid, **upstream})
+            if name == "peer":
+                targets["peer echo"] = (
+                    mcp_call(run.port, "tools/call",
+                             {"name": "echo", "arguments": {"text": "hello"}}), check_tool_ok, pid)
         warm = warm_latency(targets, args)
-        for name, proc in procs.items():
-            rss[name]["after"] = proc_memory_kib(proc.pid)
+
+        print(f"throughput: {args.tp_rounds} × {args.tp_seconds} s per server ...", file=sys.stderr)
+        tp = throughput(up, args)
+        rss = {name: proc_memory_kib(run.proc.pid) for name, run in up.items()}
     finally:
         for proc in running:
             stop(proc)
 
-    overhead = warm["ours"]["median"] - warm["direct"]["median"]
     res = {
         "meta": {**meta(args), "load_start": load_start, "load_end": loadavg()},
         "cold_start": cold,
         "warm": warm,
+        "throughput": tp,
         "rss_kib": rss,
-        "ratios": {
-            "cold_start": cold["peer"]["median"] / cold["ours"]["median"],
-            "warm_median": warm["peer"]["median"] / warm["ours"]["median"],
-            "warm_p95": warm["peer"]["p95"] / warm["ours"]["p95"],
-            "warm_p99": warm["peer"]["p99"] / warm["ours"]["p99"],
-            "overhead_ms": overhead,
-            "peer_median_over_our_overhead": warm["peer"]["median"] / overhead if overhead > 0 else None,
-            "cpu_per_request": warm["peer"]["cpu_us_per_request"]["peer"]
-            / warm["ours"]["cpu_us_per_request"]["ours"],
-            "rss_after": rss["peer"]["after"]["VmRSS"] / rss["ours"]["after"]["VmRSS"],
-            "rss_peak": rss["peer"]["after"]["VmHWM"] / rss["ours"]["after"]["VmHWM"],
-        },
     }
-    res["targets"] = {
-        "cold_start": res["ratios"]["cold_start"] >= TARGET_COLD_RATIO,
-        "overhead": overhead <= TARGET_OVERHEAD_MS,
-        "rss": rss["ours"]["after"]["VmHWM"] / MIB <= TARGET_RSS_MIB,
-    }
+    res["goals"] = {c: [{"goal": label, "value": v, "target": g, "met": ok}
+                        for label, v, g, ok in goals(res, c)] for c in ours}
     out.write_text(json.dumps(res, indent=2) + "\n")
     print(report(res))
     print(f"\n  wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")

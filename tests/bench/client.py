@@ -98,6 +98,25 @@ def mcp_result(status: int, body: bytes) -> dict:
     return msg["result"]
 
 
+INITIALIZE = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+              "clientInfo": {"name": "bench", "version": "1"}}
+
+
+def raw_mcp_request(port: int, method: str, params: dict, token: str | None = None) -> bytes:
+    """The bytes of the same POST /mcp request `mcp_call` sends (for the load generator)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    headers = {"Host": f"127.0.0.1:{port}", **MCP_HEADERS, "Content-Length": str(len(body))}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    head = "POST /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return (head + "\r\n").encode() + body
+
+
+def check_ok(status: int, body: bytes) -> None:
+    """Any JSON-RPC result (ping answers `{}`)."""
+    mcp_result(status, body)
+
+
 def check_tool_ok(status: int, body: bytes) -> None:
     if mcp_result(status, body).get("isError"):
         raise RuntimeError(f"tool returned isError: {body[:300]!r}")

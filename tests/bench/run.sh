@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# hosted-mcp vs the FastMCP peer, in one run: builds the release binaries, makes sure the peer's
-# pinned venv exists (.tools/bench-venv), then runs tests/bench/bench.py, which prints the table
-# and writes target/bench/results.json.
+# hosted-mcp against a bare rmcp server (tests/bench/bare) and the FastMCP peer, in one run:
+# builds the release binaries, makes sure the peer's pinned venv exists (.tools/bench-venv), then
+# runs tests/bench/bench.py, which prints the table and writes target/bench/results.json.
 #
-#   tests/bench/run.sh [--no-build] [bench.py options: --runs 5 --requests 3000 --rounds 5 ...]
+#   tests/bench/run.sh [--no-build] [bench.py options: --before BIN --no-peer --runs 5 ...]
 #
 # Run one benchmark at a time, on an otherwise quiet machine.
 set -euo pipefail
@@ -12,10 +12,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
 build=1
+peer=1
 args=()
 for a in "$@"; do
     case "$a" in
     --no-build) build=0 ;;
+    --no-peer) peer=0; args+=("$a") ;;
     -h | --help)
         sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
         python3 tests/bench/bench.py --help
@@ -27,16 +29,16 @@ done
 
 if ((build)); then
     echo "building release binaries (slow the first time: lto, codegen-units=1) ..." >&2
-    cargo build --release --quiet -p mcp-server -p papierkram-sandbox
+    cargo build --release --quiet -p mcp-server -p papierkram-sandbox -p bench-bare
 fi
-for bin in target/release/mcp-server target/release/papierkram-sandbox; do
+for bin in target/release/{mcp-server,papierkram-sandbox,bench-bare,bench-load}; do
     [[ -x "$bin" ]] || { echo "missing $bin (drop --no-build)" >&2; exit 1; }
 done
 
 # The peer venv is (re)built whenever tests/bench/peer/requirements.txt changes.
 venv="$ROOT/.tools/bench-venv"
 reqs="$ROOT/tests/bench/peer/requirements.txt"
-if ! cmp -s "$reqs" "$venv/requirements.installed" || [[ ! -x "$venv/bin/python" ]]; then
+if ((peer)) && { ! cmp -s "$reqs" "$venv/requirements.installed" || [[ ! -x "$venv/bin/python" ]]; }; then
     echo "creating the peer venv $venv (pinned FastMCP) ..." >&2
     rm -rf "$venv"
     python3 -m venv "$venv"
