@@ -3,7 +3,8 @@
 
 use audit::Redactor;
 use clap::Parser;
-use mcp_server::{commands, config::Config};
+use mcp_server::commands;
+use mcp_server::config::{Config, EnvSnapshot};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -20,10 +21,11 @@ async fn main() -> std::process::ExitCode {
 async fn run() -> anyhow::Result<()> {
     // First, so --help and --version answer whatever the environment; bad arguments exit 2.
     let cli = commands::Cli::parse();
-    let config = Config::from_env()?;
+    let env = EnvSnapshot::local();
+    let config = Config::parse(&env)?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
     audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
     let command = cli.into_command(config.lambda).unwrap_or_else(|e| e.exit());
-    commands::run(command, config, redactor).await
+    commands::run(command, config, env, redactor).await
 }

@@ -2,7 +2,8 @@
 //! configuration and the catalogs (the AWS clients and shared stores, the secret store, the
 //! inventory, the limits, the call pipeline, the MCP state), handed to the edge as one
 //! [`AppState`]. The commands call [`build`]; tests call [`AppState::new`] with their own
-//! secret store and stores. Nothing later reads the environment.
+//! secret store and stores. The environment is read here and in the configuration, at start;
+//! the state keeps none of it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use audit::{AuditLog, EmfConfig, Redactor};
 use crate::call::Pipeline;
 use crate::call::ledger::{Ledger, TableLedger};
 use crate::http::{AppState, health};
-use crate::inventory::config::{self, Config, SecretSourceConfig};
+use crate::inventory::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
@@ -40,8 +41,11 @@ pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catal
 
 /// Builds the application state: catalogs, AWS clients and stores (only when something on
 /// AWS is configured), the secret store (loaded once here), the audit log and the HTTP client.
+/// `env` is read here only for the local secret (no Secrets Manager): API keys, pepper,
+/// confirmation keys and each connector's fields; the state keeps no environment.
 pub async fn build(
     config: Config,
+    env: &EnvSnapshot,
     catalog_dir: Option<&PathBuf>,
     redactor: Redactor,
 ) -> anyhow::Result<AppState> {
@@ -82,7 +86,7 @@ pub async fn build(
                 .map(|c| (c.connector.clone(), c.secrets.clone()))
                 .collect();
             SecretLoader::Static(Arc::new(secrets::from_env(
-                &config.env,
+                env,
                 &fields,
                 &redactor,
                 &secrets::addresses(&catalogs),
@@ -188,8 +192,7 @@ impl AppState {
 fn deployed(config: &Config, catalog: catalog::Catalog) -> DeployedCatalog {
     DeployedCatalog {
         base_url: config
-            .env
-            .per_connector(&catalog.connector, config::BASE_URL_SUFFIX)
+            .base_url(&catalog.connector)
             .map_or_else(|| catalog.base_url.clone(), str::to_string),
         expose_raw: config.expose_raw(&catalog.connector),
         catalog,

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use audit::Redactor;
 
 use crate::http::{AppState, app};
-use crate::inventory::config::{self, Config, SecretSourceConfig};
+use crate::inventory::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::startup::{self, load_catalogs};
 
 mod args;
@@ -33,7 +33,14 @@ pub enum Command {
     },
 }
 
-pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow::Result<()> {
+/// Runs a command. `env` is the snapshot `config` was parsed from; only the start-up of
+/// `serve` and Lambda mode reads it (the local secret).
+pub async fn run(
+    command: Command,
+    config: Config,
+    env: EnvSnapshot,
+    redactor: Redactor,
+) -> anyhow::Result<()> {
     match command {
         Command::Smoke(opts) => {
             let checks = smoke::run(&opts).await;
@@ -59,7 +66,7 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             Ok(())
         }
         Command::Lambda => {
-            let state = startup::build(config, None, redactor).await?;
+            let state = startup::build(config, &env, None, redactor).await?;
             warn_if_too_many_listed(&state);
             warn_about_keys(&state).await;
             lambda_http::run(app(state))
@@ -71,19 +78,21 @@ pub async fn run(command: Command, config: Config, redactor: Redactor) -> anyhow
             catalog,
             insecure_no_auth,
         } => {
-            let local_key = local_key_if_unset(&config);
-            let mut config = match &local_key {
-                Some((_, pairs)) => with_var(config, config::API_KEYS, pairs),
-                None => config,
-            };
-            if let Some(pepper) = local_pepper_if_unset(&config) {
+            let (mut config, mut env) = (config, env);
+            let local_key = local_key_if_unset(&config, &env);
+            if let Some((_, pairs)) = &local_key {
+                env = env.with(config::API_KEYS, pairs);
+            }
+            if let Some(pepper) = local_pepper_if_unset(&config, &env) {
                 // OAuth callers are recorded by pseudonym, which needs a pepper.
-                config = with_var(config, config::PSEUDONYM_PEPPER, &pepper);
+                env = env.with(config::PSEUDONYM_PEPPER, &pepper);
             }
-            if needs_sandbox(&config, catalog.as_ref()) {
-                config = sandbox::start(config).await?;
+            if needs_sandbox(&config, &env, catalog.as_ref()) {
+                env = sandbox::start(env).await?;
+                // The sandbox's address is a connector variable: parse again.
+                config = Config::parse(&env)?;
             }
-            let mut state = startup::build(config, catalog.as_ref(), redactor).await?;
+            let mut state = startup::build(config, &env, catalog.as_ref(), redactor).await?;
             state.insecure_no_auth = insecure_no_auth;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -156,17 +165,16 @@ fn warn_if_too_many_listed(state: &AppState) {
 
 /// Local runs without Papierkram credentials use the offline sandbox, when the Papierkram
 /// catalog is loaded.
-fn needs_sandbox(config: &Config, catalog_dir: Option<&PathBuf>) -> bool {
+fn needs_sandbox(config: &Config, env: &EnvSnapshot, catalog_dir: Option<&PathBuf>) -> bool {
     config.secret_source == SecretSourceConfig::Variables
-        && config.env.per_connector("papierkram", "_TOKEN").is_none()
+        && env.per_connector("papierkram", "_TOKEN").is_none()
         && load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))
             .is_ok_and(|cs| cs.iter().any(|c| c.connector == "papierkram"))
 }
 
 /// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
-fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
-    if config.secret_source != SecretSourceConfig::Variables
-        || config.env.get(config::API_KEYS).is_some()
+fn local_key_if_unset(config: &Config, env: &EnvSnapshot) -> Option<(String, String)> {
+    if config.secret_source != SecretSourceConfig::Variables || env.get(config::API_KEYS).is_some()
     {
         return None;
     }
@@ -176,17 +184,12 @@ fn local_key_if_unset(config: &Config) -> Option<(String, String)> {
 
 /// With env secrets, OAuth on and no `MCP_PSEUDONYM_PEPPER`, a random pepper for this run (the
 /// pseudonyms then hold for this run only).
-fn local_pepper_if_unset(config: &Config) -> Option<String> {
+fn local_pepper_if_unset(config: &Config, env: &EnvSnapshot) -> Option<String> {
     if config.secret_source != SecretSourceConfig::Variables
         || config.oauth.is_none()
-        || config.env.get(config::PSEUDONYM_PEPPER).is_some()
+        || env.get(config::PSEUDONYM_PEPPER).is_some()
     {
         return None;
     }
     crate::random::hex(32)
-}
-
-fn with_var(mut config: Config, name: &str, value: &str) -> Config {
-    config.env = config.env.with(name, value);
-    config
 }

@@ -3,11 +3,12 @@
 
 use anyhow::Context as _;
 
-use crate::config::Config;
+use crate::config::EnvSnapshot;
 
-/// Starts the sandbox on a loopback port and points the papierkram connector at it.
+/// Starts the sandbox on a loopback port; the environment it returns points the papierkram
+/// connector at it.
 #[cfg(feature = "sandbox")]
-pub(super) async fn start(config: Config) -> anyhow::Result<Config> {
+pub(super) async fn start(env: EnvSnapshot) -> anyhow::Result<EnvSnapshot> {
     let sandbox = papierkram_sandbox::SandboxState::default();
     let token = sandbox.token().to_string();
     let (addr, _task) = papierkram_sandbox::spawn(sandbox)
@@ -19,17 +20,15 @@ pub(super) async fn start(config: Config) -> anyhow::Result<Config> {
         "no Papierkram credentials configured (PAPIERKRAM_TOKEN): the papierkram tools \
          answer from the offline sandbox with demo data, not a real account"
     );
-    let env = config
-        .env
+    Ok(env
         .with("PAPIERKRAM_BASE_URL", &base_url)
         .with("PAPIERKRAM_TOKEN", &token)
-        .with("PAPIERKRAM_SUBDOMAIN", "sandbox");
-    Ok(Config { env, ..config })
+        .with("PAPIERKRAM_SUBDOMAIN", "sandbox"))
 }
 
 /// A build without the sandbox (the Lambda zip) names what is missing instead.
 #[cfg(not(feature = "sandbox"))]
-pub(super) async fn start(_config: Config) -> anyhow::Result<Config> {
+pub(super) async fn start(_env: EnvSnapshot) -> anyhow::Result<EnvSnapshot> {
     Err(anyhow::anyhow!(
         "no Papierkram credentials configured (PAPIERKRAM_TOKEN), and this build has no offline \
          sandbox (built without the `sandbox` feature, as the Lambda zip is): set PAPIERKRAM_TOKEN \

@@ -5,6 +5,7 @@
 //! documents every variable, and the configuration table of this crate's README lists exactly
 //! the variables read (both checked by the tests below).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -162,15 +163,28 @@ pub struct Config {
     pub json_logs: bool,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
-    pub env: EnvSnapshot,
+    /// `<CONNECTOR>_BASE_URL` and `<CONNECTOR>_EXPOSE_RAW`, by the connector's name in upper
+    /// case as it stands in the variables.
+    pub connector_vars: BTreeMap<String, ConnectorVars>,
+}
+
+/// What the variables set for one connector.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectorVars {
+    /// Replaces the catalog's base URL (sandbox, tests).
+    pub base_url: Option<String>,
+    /// `true` lists and allows the connector's raw tools (anything else is false).
+    pub expose_raw: bool,
 }
 
 impl Config {
-    pub fn from_env() -> Result<Self, ConfigError> {
-        Self::from(EnvSnapshot::load(Some(std::path::Path::new(".env.local"))))
+    /// The configuration in this environment snapshot (see [`EnvSnapshot::local`]).
+    pub fn from(env: EnvSnapshot) -> Result<Self, ConfigError> {
+        Self::parse(&env)
     }
 
-    pub fn from(env: EnvSnapshot) -> Result<Self, ConfigError> {
+    /// Every variable parsed into typed values; the snapshot is not kept.
+    pub fn parse(env: &EnvSnapshot) -> Result<Self, ConfigError> {
         let read = env_config::Env::new(|name: &str| env.raw(name).map(str::to_string));
         let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
         let secret_source = match env.get(SECRET_ID) {
@@ -232,8 +246,8 @@ impl Config {
         if max_result_bytes < 1024 {
             return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
         }
-        let profiles = Profiles::from_env(&env)?;
-        let (api_keys, oauth) = auth_modes(&env, &read, &profiles)?;
+        let profiles = Profiles::from_env(env)?;
+        let (api_keys, oauth) = auth_modes(env, &read, &profiles)?;
         Ok(Config {
             lambda,
             secret_source,
@@ -250,7 +264,7 @@ impl Config {
             },
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             call_deadline,
-            limits: limit_settings(&env, &read)?,
+            limits: limit_settings(env, &read)?,
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             ledger_table: env.get(LEDGER_TABLE).map(str::to_string),
@@ -261,16 +275,36 @@ impl Config {
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
             json_logs,
             profiles,
-            env,
+            connector_vars: connector_vars(env),
         })
     }
 
     /// Whether `<CONNECTOR>_EXPOSE_RAW=true` for this connector (anything else is false).
     pub fn expose_raw(&self, connector: &str) -> bool {
-        self.env
-            .per_connector(connector, EXPOSE_RAW_SUFFIX)
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        self.vars_of(connector).is_some_and(|v| v.expose_raw)
     }
+
+    /// `<CONNECTOR>_BASE_URL`, when set for this connector.
+    pub fn base_url(&self, connector: &str) -> Option<&str> {
+        self.vars_of(connector)?.base_url.as_deref()
+    }
+
+    fn vars_of(&self, connector: &str) -> Option<&ConnectorVars> {
+        self.connector_vars.get(&connector.to_ascii_uppercase())
+    }
+}
+
+/// Every `<CONNECTOR>_BASE_URL` and `<CONNECTOR>_EXPOSE_RAW` set (blank ones are unset).
+fn connector_vars(env: &EnvSnapshot) -> BTreeMap<String, ConnectorVars> {
+    let mut vars: BTreeMap<String, ConnectorVars> = BTreeMap::new();
+    for (connector, url) in env.ending_with(BASE_URL_SUFFIX) {
+        vars.entry(connector.to_string()).or_default().base_url = Some(url.to_string());
+    }
+    for (connector, value) in env.ending_with(EXPOSE_RAW_SUFFIX) {
+        vars.entry(connector.to_string()).or_default().expose_raw =
+            value.eq_ignore_ascii_case("true");
+    }
+    vars
 }
 
 /// `MCP_AUTH` and the OAuth settings, whose profiles must exist.

@@ -8,6 +8,11 @@ use std::collections::HashMap;
 pub struct EnvSnapshot(HashMap<String, String>);
 
 impl EnvSnapshot {
+    /// The process environment over a git-ignored `.env.local` in the working directory.
+    pub fn local() -> Self {
+        Self::load(Some(std::path::Path::new(".env.local")))
+    }
+
     /// Reads the process environment, with `dotenv` file values underneath.
     pub fn load(dotenv: Option<&std::path::Path>) -> Self {
         let mut vars = HashMap::new();
@@ -43,6 +48,14 @@ impl EnvSnapshot {
         self.0.get(name).and_then(|v| env_config::non_blank(v))
     }
 
+    /// Every set (non-blank) variable whose name ends in `suffix`: the name before it, the value.
+    pub fn ending_with<'a>(&'a self, suffix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
+        self.0.iter().filter_map(move |(name, value)| {
+            let prefix = name.strip_suffix(suffix).filter(|p| !p.is_empty())?;
+            Some((prefix, env_config::non_blank(value)?))
+        })
+    }
+
     /// `<CONNECTOR>_<SUFFIX>` for a connector name.
     pub fn per_connector(&self, connector: &str, suffix: &str) -> Option<&str> {
         self.get(&format!("{}{suffix}", connector.to_ascii_uppercase()))
@@ -69,6 +82,18 @@ fn parse_dotenv(text: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variables_ending_in_a_suffix_are_found_by_their_prefix_blank_ones_not() {
+        let env = EnvSnapshot::from_pairs([
+            ("PAPIERKRAM_BASE_URL", "http://127.0.0.1:9/api/v1"),
+            ("TICKETS_BASE_URL", " "),
+            ("_BASE_URL", "x"),
+            ("PAPIERKRAM_TOKEN", "t"),
+        ]);
+        let found: Vec<_> = env.ending_with("_BASE_URL").collect();
+        assert_eq!(found, vec![("PAPIERKRAM", "http://127.0.0.1:9/api/v1")]);
+    }
 
     #[test]
     fn dotenv_lines_are_parsed_and_comments_skipped() {
