@@ -1,7 +1,7 @@
 //! Fault injection, reset, request log and quota control — in-process and over HTTP.
 
-use axum::http::{Method, StatusCode};
 use crate::common::*;
+use axum::http::{Method, StatusCode};
 use papierkram_sandbox::{FAULT_RETRY_AFTER_SECS, Fault, spawn};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -1,7 +1,7 @@
 //! The `/api/v1` surface: envelopes, paging, filters, ordering, errors, auth, quota, headers.
 
-use axum::http::{Method, StatusCode};
 use crate::common::*;
+use axum::http::{Method, StatusCode};
 use jiff::civil::date;
 use papierkram_sandbox::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SESSION_COOKIE, demo};
 use std::collections::BTreeSet;

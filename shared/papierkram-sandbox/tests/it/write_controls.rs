@@ -1,8 +1,8 @@
 //! What tests see of writes: the write log, the outbox, answer-delay faults, quota, limits, reset
 //! — in-process and over HTTP.
 
-use axum::http::{Method, StatusCode};
 use crate::common::*;
+use axum::http::{Method, StatusCode};
 use papierkram_sandbox::model::ContactType;
 use papierkram_sandbox::{
     Fault, FaultAction, MAX_BODY_BYTES, MAX_FAULT_DELAY, MAX_LINE_ITEMS, SandboxState, demo, spawn,

@@ -1,7 +1,7 @@
 //! Every write kind over HTTP: status, shape, read-after-write, 422 envelopes, 404s, quota.
 
-use axum::http::{Method, StatusCode};
 use crate::common::*;
+use axum::http::{Method, StatusCode};
 use papierkram_sandbox::model::{ContactType, InvoiceState, VoucherState};
 use papierkram_sandbox::{CREATE_QUOTA_COST, DOCUMENT_CREATE_QUOTA_COST, demo};
 use rust_decimal::Decimal;
