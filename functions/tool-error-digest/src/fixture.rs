@@ -46,7 +46,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
 /// When the fixture's digest runs.
-pub const NOW: &str = "2026-11-30T06:00:00Z";
+pub(crate) const NOW: &str = "2026-11-30T06:00:00Z";
 /// Start of the digest's week.
 const THIS_WEEK: &str = "2026-11-23T00:00:00Z";
 const PREVIOUS_WEEK: &str = "2026-11-16T00:00:00Z";
@@ -399,7 +399,7 @@ fn unknown_tool_line(t: Timestamp, name: &str) -> Value {
 }
 
 /// The fixture's audit lines, in time order.
-pub fn lines() -> Vec<String> {
+pub(crate) fn lines() -> Vec<String> {
     let mut events: Vec<(Timestamp, String)> = Vec::new();
     for tool in tools() {
         for (week_index, (calls, failures)) in tool.weeks.iter().enumerate() {
@@ -561,7 +561,7 @@ pub fn lines() -> Vec<String> {
 }
 
 /// The fixture as one JSON-lines text.
-pub fn jsonl() -> String {
+pub(crate) fn jsonl() -> String {
     let mut text = lines().join("\n");
     text.push('\n');
     text

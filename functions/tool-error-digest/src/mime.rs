@@ -231,13 +231,13 @@ pub(crate) mod tests {
 
     /// A MIME entity: headers (names lowercased) and the raw body.
     #[derive(Debug)]
-    pub struct Part {
+    pub(crate) struct Part {
         pub headers: Vec<(String, String)>,
         pub body: String,
     }
 
     impl Part {
-        pub fn header(&self, name: &str) -> Option<&str> {
+        pub(crate) fn header(&self, name: &str) -> Option<&str> {
             self.headers
                 .iter()
                 .find(|(n, _)| n == name)
@@ -245,14 +245,14 @@ pub(crate) mod tests {
         }
 
         /// The boundary parameter of a multipart Content-Type.
-        pub fn boundary(&self) -> Option<String> {
+        pub(crate) fn boundary(&self) -> Option<String> {
             let ct = self.header("content-type")?;
             let start = ct.find("boundary=\"")? + "boundary=\"".len();
             Some(ct[start..].split('"').next()?.to_string())
         }
 
         /// The body parts between `--boundary` lines; panics on a missing close delimiter.
-        pub fn children(&self) -> Vec<Part> {
+        pub(crate) fn children(&self) -> Vec<Part> {
             let boundary = self.boundary().expect("multipart");
             let delimiter = format!("\r\n--{boundary}");
             let body = format!("\r\n{}", self.body);
@@ -266,7 +266,7 @@ pub(crate) mod tests {
                 .collect()
         }
 
-        pub fn decoded(&self) -> Vec<u8> {
+        pub(crate) fn decoded(&self) -> Vec<u8> {
             assert_eq!(self.header("content-transfer-encoding"), Some("base64"));
             for line in self.body.split("\r\n") {
                 assert!(line.len() <= BASE64_LINE, "base64 line of {}", line.len());
@@ -276,7 +276,7 @@ pub(crate) mod tests {
     }
 
     /// Parses one entity: unfolded headers, a blank line, the body.
-    pub fn parse(raw: &str) -> Part {
+    pub(crate) fn parse(raw: &str) -> Part {
         let (head, body) = raw
             .split_once("\r\n\r\n")
             .expect("blank line after headers");
@@ -296,7 +296,7 @@ pub(crate) mod tests {
     }
 
     /// Decodes RFC 2047 B-encoded words written by [`encode_header_text`].
-    pub fn decode_header_text(value: &str) -> String {
+    pub(crate) fn decode_header_text(value: &str) -> String {
         if !value.starts_with("=?UTF-8?B?") {
             return value.to_string();
         }

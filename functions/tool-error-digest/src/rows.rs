@@ -347,7 +347,7 @@ impl FromRow for WriteRow {
 pub(crate) mod tests {
     use super::*;
 
-    pub fn row(pairs: &[(&str, &str)]) -> FieldRow {
+    pub(crate) fn row(pairs: &[(&str, &str)]) -> FieldRow {
         pairs
             .iter()
             .map(|(f, v)| (f.to_string(), v.to_string()))

@@ -376,12 +376,12 @@ fn serialize_ms<S: Serializer>(ms: &Option<f64>, serializer: S) -> Result<S::Ok,
 }
 
 /// Characters a client-supplied identifier keeps; anything else becomes `_`.
-pub fn is_safe_char(c: char) -> bool {
+pub(crate) fn is_safe_char(c: char) -> bool {
     c.is_ascii_alphanumeric()
         || matches!(c, '.' | '_' | '-' | '+' | '/' | ':' | '=' | ' ' | '(' | ')')
 }
 
-/// At most `max` characters, each safe (see [`is_safe_char`]); cut ones end in `…`. Reads at most
+/// At most `max` characters, each safe (see `is_safe_char`); cut ones end in `…`. Reads at most
 /// `max + 1` characters of `text`, however long it is.
 pub fn bounded(text: &str, max: usize) -> String {
     let mut out: String = text

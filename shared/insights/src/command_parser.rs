@@ -10,7 +10,7 @@ use crate::timebin::{PERIOD_HELP, PeriodError, parse_period};
 
 impl Parser<'_> {
     /// `parse [field] "glob" as name, ...` — the source defaults to `@message`.
-    pub fn parse_command(&mut self) -> Result<Command, QueryError> {
+    pub(crate) fn parse_command(&mut self) -> Result<Command, QueryError> {
         let source = match self.peek() {
             Tok::Str(_) => "@message".to_string(),
             _ => self.field_name()?,
@@ -54,7 +54,7 @@ impl Parser<'_> {
         })
     }
 
-    pub fn stats(&mut self) -> Result<Command, QueryError> {
+    pub(crate) fn stats(&mut self) -> Result<Command, QueryError> {
         let aggs = self.comma_list(Self::aggregate)?;
         let groups = if self.eat_kw("by") {
             self.comma_list(Self::group)?
@@ -164,7 +164,7 @@ impl Parser<'_> {
 
     /// `sort column asc|desc`. The column may be a field, an alias or a stats column written
     /// as in `stats` (`count(*)`, `bin(5m)`).
-    pub fn sort(&mut self) -> Result<Command, QueryError> {
+    pub(crate) fn sort(&mut self) -> Result<Command, QueryError> {
         let start = self.at();
         let column = match (self.peek().clone(), self.peek_at(1)) {
             (Tok::Ident(f), Tok::LParen) if !is_stats_call(&f) => {
@@ -211,7 +211,7 @@ impl Parser<'_> {
         Ok(Command::Sort { column, descending })
     }
 
-    pub fn limit(&mut self) -> Result<Command, QueryError> {
+    pub(crate) fn limit(&mut self) -> Result<Command, QueryError> {
         let at = self.at();
         match self.next().tok {
             Tok::Num(n) if n.fract() == 0.0 && (1.0..=MAX_ROWS as f64).contains(&n) => {

@@ -77,7 +77,7 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    pub fn from_event(event: &Event) -> Record {
+    pub(crate) fn from_event(event: &Event) -> Record {
         let mut fields = HashMap::new();
         if let Some(json) = first_json_object(&event.message) {
             let mut count = 0;
@@ -93,12 +93,12 @@ impl Record {
         }
     }
 
-    pub fn get(&self, name: &str) -> &Value {
+    pub(crate) fn get(&self, name: &str) -> &Value {
         self.fields.get(name).unwrap_or(&Value::Null)
     }
 
     /// Sets a field; `Null` removes it, since a missing field and a null one are the same here.
-    pub fn set(&mut self, name: &str, value: Value) {
+    pub(crate) fn set(&mut self, name: &str, value: Value) {
         if value.is_null() {
             self.fields.remove(name);
         } else {

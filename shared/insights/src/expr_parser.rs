@@ -23,7 +23,7 @@ use crate::value::Value;
 const EXPR_FUNCTIONS: &str = "the only function supported in filter and fields is ispresent(field); aggregation functions belong in stats";
 
 impl Parser<'_> {
-    pub fn expr(&mut self) -> Result<Expr, QueryError> {
+    pub(crate) fn expr(&mut self) -> Result<Expr, QueryError> {
         let mut left = self.and_expr()?;
         while self.eat_kw("or") {
             let right = self.and_expr()?;

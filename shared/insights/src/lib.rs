@@ -189,7 +189,7 @@ pub(crate) mod testutil {
     use super::*;
 
     /// Events from `(RFC 3339 time, JSON body)` pairs; the body gets no `ts` of its own.
-    pub fn events(items: &[(&str, &str)]) -> Vec<Event> {
+    pub(crate) fn events(items: &[(&str, &str)]) -> Vec<Event> {
         items
             .iter()
             .map(|(ts, body)| Event {
@@ -201,7 +201,7 @@ pub(crate) mod testutil {
             .collect()
     }
 
-    pub fn all_time() -> TimeRange {
+    pub(crate) fn all_time() -> TimeRange {
         TimeRange {
             start: "2000-01-01T00:00:00Z".parse().unwrap(),
             end: "2100-01-01T00:00:00Z".parse().unwrap(),
@@ -209,12 +209,12 @@ pub(crate) mod testutil {
     }
 
     /// Runs `query` over `events` and renders the result like GetQueryResults.
-    pub fn results(query: &str, events: &[Event]) -> Vec<Vec<(String, String)>> {
+    pub(crate) fn results(query: &str, events: &[Event]) -> Vec<Vec<(String, String)>> {
         to_results(&run(&parse(query).unwrap(), events, all_time()).unwrap())
     }
 
     /// The rendered values of one column, row by row ("" when absent).
-    pub fn column(query: &str, events: &[Event], name: &str) -> Vec<String> {
+    pub(crate) fn column(query: &str, events: &[Event], name: &str) -> Vec<String> {
         results(query, events)
             .into_iter()
             .map(|row| {
@@ -226,7 +226,7 @@ pub(crate) mod testutil {
             .collect()
     }
 
-    pub fn error(query: &str) -> String {
+    pub(crate) fn error(query: &str) -> String {
         parse(query).unwrap_err().to_string()
     }
 }

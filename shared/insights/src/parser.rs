@@ -66,15 +66,15 @@ pub(crate) fn parse_query(text: &str) -> Result<Vec<Command>, QueryError> {
 }
 
 impl Parser<'_> {
-    pub fn peek(&self) -> &Tok {
+    pub(crate) fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
 
-    pub fn peek_at(&self, ahead: usize) -> &Tok {
+    pub(crate) fn peek_at(&self, ahead: usize) -> &Tok {
         &self.toks[(self.pos + ahead).min(self.toks.len() - 1)].tok
     }
 
-    pub fn next(&mut self) -> Token {
+    pub(crate) fn next(&mut self) -> Token {
         let t = self.toks[self.pos].clone();
         if t.tok != Tok::Eof {
             self.pos += 1;
@@ -83,16 +83,16 @@ impl Parser<'_> {
     }
 
     /// Byte offset of the next token.
-    pub fn at(&self) -> usize {
+    pub(crate) fn at(&self) -> usize {
         self.toks[self.pos].start
     }
 
     /// Byte offset just after the last consumed token.
-    pub fn prev_end(&self) -> usize {
+    pub(crate) fn prev_end(&self) -> usize {
         self.toks[self.pos.saturating_sub(1)].end
     }
 
-    pub fn syntax(&self, at: usize, message: &str) -> QueryError {
+    pub(crate) fn syntax(&self, at: usize, message: &str) -> QueryError {
         let (line, column) = line_col(self.text, at);
         QueryError::Syntax {
             command: self.command.into(),
@@ -102,7 +102,7 @@ impl Parser<'_> {
         }
     }
 
-    pub fn unsupported(&self, at: usize, feature: &str, supported: &str) -> QueryError {
+    pub(crate) fn unsupported(&self, at: usize, feature: &str, supported: &str) -> QueryError {
         let (line, column) = line_col(self.text, at);
         QueryError::Unsupported {
             command: self.command.into(),
@@ -113,11 +113,11 @@ impl Parser<'_> {
         }
     }
 
-    pub fn is_kw(&self, kw: &str) -> bool {
+    pub(crate) fn is_kw(&self, kw: &str) -> bool {
         matches!(self.peek(), Tok::Ident(w) if w == kw)
     }
 
-    pub fn eat_kw(&mut self, kw: &str) -> bool {
+    pub(crate) fn eat_kw(&mut self, kw: &str) -> bool {
         let hit = self.is_kw(kw);
         if hit {
             self.pos += 1;
@@ -125,7 +125,7 @@ impl Parser<'_> {
         hit
     }
 
-    pub fn expect(&mut self, tok: Tok, what: &str) -> Result<Token, QueryError> {
+    pub(crate) fn expect(&mut self, tok: Tok, what: &str) -> Result<Token, QueryError> {
         if *self.peek() == tok {
             Ok(self.next())
         } else {
@@ -135,7 +135,7 @@ impl Parser<'_> {
 
     /// A field name: a bare word or a name in backticks. `@ptr` and `@ingestionTime` exist in
     /// AWS but not in local events, so they are refused rather than always empty.
-    pub fn field_name(&mut self) -> Result<String, QueryError> {
+    pub(crate) fn field_name(&mut self) -> Result<String, QueryError> {
         if let Tok::Ident(name) = self.peek()
             && matches!(name.as_str(), "@ptr" | "@ingestionTime")
         {
@@ -195,7 +195,7 @@ impl Parser<'_> {
         }
     }
 
-    pub fn comma_list<T>(
+    pub(crate) fn comma_list<T>(
         &mut self,
         mut item: impl FnMut(&mut Self) -> Result<T, QueryError>,
     ) -> Result<Vec<T>, QueryError> {
@@ -220,7 +220,7 @@ impl Parser<'_> {
         Ok(Projection { expr, name })
     }
 
-    pub fn alias(&mut self) -> Result<Option<String>, QueryError> {
+    pub(crate) fn alias(&mut self) -> Result<Option<String>, QueryError> {
         if self.eat_kw("as") {
             self.field_name().map(Some)
         } else {

@@ -59,7 +59,7 @@ pub(crate) struct Ring<T> {
 }
 
 impl<T: Clone> Ring<T> {
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Ring {
             lines: VecDeque::new(),
             capacity,
@@ -68,11 +68,11 @@ impl<T: Clone> Ring<T> {
     }
 
     /// The sequence number the next line gets.
-    pub fn next_seq(&self) -> u64 {
+    pub(crate) fn next_seq(&self) -> u64 {
         self.total + 1
     }
 
-    pub fn push(&mut self, line: T) {
+    pub(crate) fn push(&mut self, line: T) {
         self.total += 1;
         if self.lines.len() == self.capacity {
             self.lines.pop_front();
@@ -80,19 +80,19 @@ impl<T: Clone> Ring<T> {
         self.lines.push_back(line);
     }
 
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.lines.len() >= self.capacity
     }
 
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.total
     }
 
-    pub fn lines(&self) -> Vec<T> {
+    pub(crate) fn lines(&self) -> Vec<T> {
         self.lines.iter().cloned().collect()
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.lines.clear();
         self.total = 0;
     }

@@ -23,7 +23,7 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    pub fn new(data: Arc<DemoData>) -> Self {
+    pub(crate) fn new(data: Arc<DemoData>) -> Self {
         Store {
             data,
             created: 0,
@@ -32,34 +32,38 @@ impl Store {
         }
     }
 
-    pub fn data(&self) -> &DemoData {
+    pub(crate) fn data(&self) -> &DemoData {
         &self.data
     }
 
     /// A handle on the current data that stays valid while writes go on.
-    pub fn snapshot(&self) -> Arc<DemoData> {
+    pub(crate) fn snapshot(&self) -> Arc<DemoData> {
         Arc::clone(&self.data)
     }
 
-    pub fn data_mut(&mut self) -> &mut DemoData {
+    pub(crate) fn data_mut(&mut self) -> &mut DemoData {
         Arc::make_mut(&mut self.data)
     }
 
     /// Whether one more record may be created.
-    pub fn has_room(&self) -> bool {
+    pub(crate) fn has_room(&self) -> bool {
         self.created < MAX_CREATED_RECORDS
     }
 
     /// The id for a new record of `kind` in `items` (sorted by id), counted against the cap.
     /// Call it only once nothing can refuse the write any more.
-    pub fn new_id<T: HasId>(&mut self, kind: &'static str, items: fn(&DemoData) -> &[T]) -> u64 {
+    pub(crate) fn new_id<T: HasId>(
+        &mut self,
+        kind: &'static str,
+        items: fn(&DemoData) -> &[T],
+    ) -> u64 {
         self.created += 1;
         let last = items(&self.data).last().map_or(0, HasId::id);
         self.next(kind, last)
     }
 
     /// The next number of a numbering like `RE-00042`, given the highest one in use.
-    pub fn next_number(&mut self, kind: &'static str, highest_in_use: u64) -> u64 {
+    pub(crate) fn next_number(&mut self, kind: &'static str, highest_in_use: u64) -> u64 {
         self.next(kind, highest_in_use)
     }
 
@@ -69,15 +73,15 @@ impl Store {
         *mark
     }
 
-    pub fn voucher_paid(&self, id: u64) -> Decimal {
+    pub(crate) fn voucher_paid(&self, id: u64) -> Decimal {
         self.voucher_payments.get(&id).copied().unwrap_or_default()
     }
 
-    pub fn book_voucher_payment(&mut self, id: u64, value: Decimal) {
+    pub(crate) fn book_voucher_payment(&mut self, id: u64, value: Decimal) {
         *self.voucher_payments.entry(id).or_default() += value;
     }
 
-    pub fn reverse_voucher_payments(&mut self, id: u64) {
+    pub(crate) fn reverse_voucher_payments(&mut self, id: u64) {
         self.voucher_payments.remove(&id);
     }
 }

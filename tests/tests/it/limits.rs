@@ -40,11 +40,11 @@ fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
 
 mod tempdir {
     /// A directory removed when dropped.
-    pub struct Dir {
+    pub(super) struct Dir {
         pub path: std::path::PathBuf,
     }
     impl Dir {
-        pub fn new(name: &str) -> Dir {
+        pub(super) fn new(name: &str) -> Dir {
             let path = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).unwrap();

@@ -21,10 +21,10 @@ use mcp_server::{AppState, app};
 use serde_json::json;
 use tower::ServiceExt;
 
-pub const KEY: &str = "bench-key-0123456789abcdef";
-pub const TOKEN: &str = "bench-token";
+pub(crate) const KEY: &str = "bench-key-0123456789abcdef";
+pub(crate) const TOKEN: &str = "bench-token";
 
-pub fn router(env: &[(&str, &str)]) -> Router {
+pub(crate) fn router(env: &[(&str, &str)]) -> Router {
     let config = Config::from(EnvSnapshot::from_pairs(env.iter().copied())).unwrap();
     let values = SecretValues {
         api_keys: vec![ApiKey::new("bench", KEY)],
@@ -65,12 +65,12 @@ pub fn router(env: &[(&str, &str)]) -> Router {
 }
 
 /// One `info_get` call with the API key.
-pub async fn call(router: &Router) -> Duration {
+pub(crate) async fn call(router: &Router) -> Duration {
     call_as(router, KEY).await
 }
 
 /// One `info_get` call with `bearer` (an API key or an access token).
-pub async fn call_as(router: &Router, bearer: &str) -> Duration {
+pub(crate) async fn call_as(router: &Router, bearer: &str) -> Duration {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                       "params": {"name": "info_get", "arguments": {}}});
     let mut request = Request::post("/mcp")
@@ -96,17 +96,17 @@ pub async fn call_as(router: &Router, bearer: &str) -> Duration {
     elapsed
 }
 
-pub fn micros(d: Duration) -> f64 {
+pub(crate) fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-pub struct Stats {
+pub(crate) struct Stats {
     pub p50: f64,
     pub p99: f64,
     pub mean: f64,
 }
 
-pub fn stats(mut samples: Vec<Duration>) -> Stats {
+pub(crate) fn stats(mut samples: Vec<Duration>) -> Stats {
     samples.sort();
     let at = |q: f64| micros(samples[((samples.len() - 1) as f64 * q) as usize]);
     Stats {
@@ -117,7 +117,7 @@ pub fn stats(mut samples: Vec<Duration>) -> Stats {
 }
 
 /// `ROUNDS` from the environment, else `default`.
-pub fn rounds(default: usize) -> usize {
+pub(crate) fn rounds(default: usize) -> usize {
     std::env::var("ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -125,14 +125,14 @@ pub fn rounds(default: usize) -> usize {
 }
 
 /// The Papierkram sandbox on loopback, its base URL.
-pub async fn sandbox() -> String {
+pub(crate) async fn sandbox() -> String {
     let sandbox = papierkram_sandbox::SandboxState::new(TOKEN).with_monthly_limit(u64::MAX / 2);
     let (addr, _handle) = papierkram_sandbox::spawn(sandbox).await.unwrap();
     format!("http://{addr}/api/v1")
 }
 
 /// The p50/p99/mean line of one side.
-pub fn line(name: &str, s: &Stats) -> String {
+pub(crate) fn line(name: &str, s: &Stats) -> String {
     format!(
         "  {name:<24} p50 {:8.1}  p99 {:8.1}  mean {:8.1}",
         s.p50, s.p99, s.mean

@@ -287,7 +287,7 @@ impl SecretStore {
         self.reload(None).await
     }
 
-    /// Re-reads the secret after an upstream 401, at most once per [`REFRESH_INTERVAL`];
+    /// Re-reads the secret after an upstream 401, at most once per `REFRESH_INTERVAL`;
     /// values another request loaded since `seen` was handed out are used without a read.
     /// Returns the values to retry with, `None` when there are none newer.
     pub async fn refresh_after_unauthorized(

@@ -3,7 +3,7 @@
 //!
 //! Catalog tools are data, not Rust functions, so this implements `ServerHandler` directly
 //! instead of the `#[tool]` macros. Reading a tool call downwards: [`McpHandler::call_tool`] →
-//! [`Mcp::call_catalog_tool`] → `call::Pipeline::call` → `upstream::Upstream::fetch`.
+//! `Mcp::call_catalog_tool` → `call::Pipeline::call` → `upstream::Upstream::fetch`.
 
 use std::sync::Arc;
 use std::time::Instant;

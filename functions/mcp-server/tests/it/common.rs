@@ -18,19 +18,23 @@ use mcp_server::{AppState, app};
 use serde_json::Value;
 use tower::ServiceExt;
 
-pub struct TestApp {
+pub(crate) struct TestApp {
     pub router: Router,
     pub audit: MemorySink,
 }
 
 /// The test catalogs (`tests/catalogs`: the demo connector).
-pub fn demo_catalogs() -> Vec<catalog::Catalog> {
+pub(crate) fn demo_catalogs() -> Vec<catalog::Catalog> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/catalogs");
     catalog::load_dir(&dir).unwrap()
 }
 
 /// Secret values with these `(id, key)` API keys and the demo connector at `host`.
-pub fn demo_secrets(keys: &[(&str, &str)], host: &str, pepper: Option<&[u8]>) -> SecretValues {
+pub(crate) fn demo_secrets(
+    keys: &[(&str, &str)],
+    host: &str,
+    pepper: Option<&[u8]>,
+) -> SecretValues {
     SecretValues {
         api_keys: keys.iter().map(|(id, key)| ApiKey::new(id, key)).collect(),
         pepper: pepper.map(<[u8]>::to_vec),
@@ -46,7 +50,7 @@ pub fn demo_secrets(keys: &[(&str, &str)], host: &str, pepper: Option<&[u8]>) ->
 }
 
 /// The app over `catalogs` and `values`, configured by `env`.
-pub fn app_with(
+pub(crate) fn app_with(
     env: &[(&str, &str)],
     catalogs: Vec<catalog::Catalog>,
     values: SecretValues,
@@ -60,7 +64,7 @@ pub fn app_with(
 }
 
 /// The app over `catalogs` with its secret from `store` (a Secrets Manager one, say).
-pub fn app_with_store(
+pub(crate) fn app_with_store(
     env: &[(&str, &str)],
     catalogs: Vec<catalog::Catalog>,
     store: SecretStore,
@@ -83,7 +87,7 @@ pub fn app_with_store(
 }
 
 /// Sends one request; the body as JSON (a JSON string of the text when it is none).
-pub async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
+pub(crate) async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, HeaderMap, Value) {
     let response = app.router.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();

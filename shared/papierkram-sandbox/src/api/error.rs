@@ -26,7 +26,7 @@ pub(crate) struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Self {
         ApiError {
             status,
             message: message.into(),
@@ -35,19 +35,19 @@ impl ApiError {
     }
 
     /// Rails' wording for a missing record, e.g. `Couldn't find Income::Invoice with 'id'=7`.
-    pub fn record_not_found(model: &str, id: &str) -> Self {
+    pub(crate) fn record_not_found(model: &str, id: &str) -> Self {
         Self::new(
             StatusCode::NOT_FOUND,
             format!("Couldn't find {model} with 'id'={id}"),
         )
     }
 
-    pub fn unprocessable(message: impl Into<String>) -> Self {
+    pub(crate) fn unprocessable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)
     }
 
     /// `unauthorized`, `not_found`, `unprocessable_entity`, `too_many_requests`, …
-    pub fn error_type(&self) -> String {
+    pub(crate) fn error_type(&self) -> String {
         self.status
             .canonical_reason()
             .unwrap_or("error")
@@ -56,7 +56,7 @@ impl ApiError {
             .replace(' ', "_")
     }
 
-    pub fn envelope(&self, correlation_id: &str) -> String {
+    pub(crate) fn envelope(&self, correlation_id: &str) -> String {
         let envelope = Envelope {
             kind: "error",
             error_type: self.error_type(),

@@ -18,14 +18,14 @@ pub const MAX_PAGE_SIZE: u64 = 100;
 pub(crate) struct Params(Vec<(String, String)>);
 
 impl Params {
-    pub fn from_query(
+    pub(crate) fn from_query(
         q: Result<Query<Vec<(String, String)>>, QueryRejection>,
     ) -> Result<Self, ApiError> {
         q.map(|Query(pairs)| Params(pairs))
             .map_err(|e| ApiError::unprocessable(e.body_text()))
     }
 
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()
             .rev()
@@ -63,7 +63,7 @@ pub(crate) struct Paging {
 }
 
 impl Paging {
-    pub fn parse(p: &Params) -> Result<Self, ApiError> {
+    pub(crate) fn parse(p: &Params) -> Result<Self, ApiError> {
         let positive = |key: &str, default: u64| match p.get(key) {
             None => Ok(default),
             Some(v) => v.parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
@@ -77,7 +77,7 @@ impl Paging {
     }
 
     /// `(offset, total_pages, has_more)` for `total` entries; pages past the end are empty.
-    pub fn window(self, total: u64) -> (u64, u64, bool) {
+    pub(crate) fn window(self, total: u64) -> (u64, u64, bool) {
         let total_pages = total.div_ceil(self.page_size);
         (
             (self.page - 1).saturating_mul(self.page_size),

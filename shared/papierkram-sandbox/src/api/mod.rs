@@ -4,7 +4,7 @@
 mod bindings;
 mod control;
 mod error;
-pub mod list;
+pub(crate) mod list;
 mod resources;
 mod routes;
 pub(crate) mod write;

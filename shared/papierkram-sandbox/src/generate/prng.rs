@@ -4,7 +4,7 @@ pub(crate) struct Rng(u64);
 
 impl Rng {
     /// Each generation stage gets its own stream so that changing one stage leaves the others alone.
-    pub fn new(seed: u64, stage: u64) -> Self {
+    pub(crate) fn new(seed: u64, stage: u64) -> Self {
         // splitmix64 scrambles the pair into a well-mixed, non-zero state.
         let mut z = seed ^ stage.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -13,7 +13,7 @@ impl Rng {
         Rng(z | 1)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -23,33 +23,33 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (the modulo bias is irrelevant for demo data).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "empty range");
         self.next_u64() % n
     }
 
     /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn range(&mut self, lo: i64, hi: i64) -> i64 {
         assert!(lo <= hi, "empty range {lo}..={hi}");
         lo + self.below((hi - lo + 1) as u64) as i64
     }
 
-    pub fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len() as u64) as usize]
     }
 
     /// `n` lowercase letters and digits.
-    pub fn token(&mut self, n: usize) -> String {
+    pub(crate) fn token(&mut self, n: usize) -> String {
         const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
         (0..n).map(|_| *self.pick(ALPHABET) as char).collect()
     }
 
     /// `n` decimal digits.
-    pub fn digits(&mut self, n: usize) -> String {
+    pub(crate) fn digits(&mut self, n: usize) -> String {
         (0..n)
             .map(|_| char::from(b'0' + self.below(10) as u8))
             .collect()

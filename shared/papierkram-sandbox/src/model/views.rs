@@ -16,7 +16,7 @@ pub(crate) struct CompanyDetail<'a> {
 }
 
 impl<'a> CompanyDetail<'a> {
-    pub fn new(c: &'a Company, d: &'a DemoData) -> Self {
+    pub(crate) fn new(c: &'a Company, d: &'a DemoData) -> Self {
         let id = c.id;
         CompanyDetail {
             company: c,
@@ -70,7 +70,7 @@ pub(crate) struct ProjectDetail<'a> {
 }
 
 impl<'a> ProjectDetail<'a> {
-    pub fn new(p: &'a Project, d: &'a DemoData) -> Self {
+    pub(crate) fn new(p: &'a Project, d: &'a DemoData) -> Self {
         let id = p.id;
         ProjectDetail {
             project: p,
@@ -133,7 +133,7 @@ pub(crate) struct DocumentDetail<'a, T> {
 }
 
 impl<'a, T> DocumentDetail<'a, T> {
-    pub fn new(
+    pub(crate) fn new(
         document: &'a T,
         d: &'a DemoData,
         (customer, person, project): (u64, Option<u64>, Option<u64>),

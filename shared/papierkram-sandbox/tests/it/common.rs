@@ -8,20 +8,20 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 use tower::ServiceExt;
 
-pub const TOKEN: &str = "test-token";
+pub(crate) const TOKEN: &str = "test-token";
 
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Value,
 }
 
 impl Reply {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    pub fn ids(&self) -> Vec<u64> {
+    pub(crate) fn ids(&self) -> Vec<u64> {
         self.body["entries"]
             .as_array()
             .expect("a list")
@@ -31,11 +31,11 @@ impl Reply {
     }
 }
 
-pub fn state() -> SandboxState {
+pub(crate) fn state() -> SandboxState {
     SandboxState::new(TOKEN)
 }
 
-pub async fn send(
+pub(crate) async fn send(
     state: &SandboxState,
     method: Method,
     uri: &str,
@@ -69,30 +69,30 @@ pub async fn send(
 }
 
 /// An authorised GET.
-pub async fn get(state: &SandboxState, uri: &str) -> Reply {
+pub(crate) async fn get(state: &SandboxState, uri: &str) -> Reply {
     send(state, Method::GET, uri, Some(TOKEN), None).await
 }
 
 /// An authorised write with a JSON body (`""` sends none).
-pub async fn write(state: &SandboxState, method: Method, uri: &str, body: &str) -> Reply {
+pub(crate) async fn write(state: &SandboxState, method: Method, uri: &str, body: &str) -> Reply {
     let body = (!body.is_empty()).then_some(body);
     send(state, method, uri, Some(TOKEN), body).await
 }
 
-pub async fn post(state: &SandboxState, uri: &str, body: &str) -> Reply {
+pub(crate) async fn post(state: &SandboxState, uri: &str, body: &str) -> Reply {
     write(state, Method::POST, uri, body).await
 }
 
-pub async fn put(state: &SandboxState, uri: &str, body: &str) -> Reply {
+pub(crate) async fn put(state: &SandboxState, uri: &str, body: &str) -> Reply {
     write(state, Method::PUT, uri, body).await
 }
 
-pub async fn delete(state: &SandboxState, uri: &str) -> Reply {
+pub(crate) async fn delete(state: &SandboxState, uri: &str) -> Reply {
     write(state, Method::DELETE, uri, "").await
 }
 
 /// Asserts the upstream error envelope with this status and returns its message.
-pub fn error_message(reply: &Reply, status: StatusCode) -> String {
+pub(crate) fn error_message(reply: &Reply, status: StatusCode) -> String {
     assert_eq!(reply.status, status, "{}", reply.body);
     assert_eq!(reply.body["type"], "error", "{}", reply.body);
     assert_eq!(
@@ -103,7 +103,7 @@ pub fn error_message(reply: &Reply, status: StatusCode) -> String {
 }
 
 /// Every entry of a list endpoint, following `has_more`.
-pub async fn all_pages(state: &SandboxState, uri: &str) -> Vec<Value> {
+pub(crate) async fn all_pages(state: &SandboxState, uri: &str) -> Vec<Value> {
     let mut out = Vec::new();
     for page in 1.. {
         let sep = if uri.contains('?') { '&' } else { '?' };
@@ -118,7 +118,7 @@ pub async fn all_pages(state: &SandboxState, uri: &str) -> Vec<Value> {
 }
 
 /// A wire amount (JSON number or string) as an exact decimal.
-pub fn money(v: &Value) -> Decimal {
+pub(crate) fn money(v: &Value) -> Decimal {
     match v {
         Value::Number(n) => n.to_string().parse().unwrap(),
         Value::String(s) => s.parse().unwrap(),

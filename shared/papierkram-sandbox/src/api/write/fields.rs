@@ -26,11 +26,11 @@ fn invalid(message: String) -> ApiError {
 }
 
 impl<'a> Fields<'a> {
-    pub fn new(map: &'a Map<String, Value>, at: &'a str) -> Self {
+    pub(crate) fn new(map: &'a Map<String, Value>, at: &'a str) -> Self {
         Fields { map, at }
     }
 
-    pub fn has(&self, key: &str) -> bool {
+    pub(crate) fn has(&self, key: &str) -> bool {
         self.map.contains_key(key)
     }
 
@@ -52,13 +52,13 @@ impl<'a> Fields<'a> {
     }
 
     /// A string; blank (only whitespace) counts as `null`.
-    pub fn text(&self, key: &str) -> Result<Field<String>, ApiError> {
+    pub(crate) fn text(&self, key: &str) -> Result<Field<String>, ApiError> {
         self.raw_text(key)
             .map(|f| f.map(|t| t.filter(|s| !s.trim().is_empty())))
     }
 
     /// A string kept as sent, blanks included (for fields the upstream stores as `""`).
-    pub fn raw_text(&self, key: &str) -> Result<Field<String>, ApiError> {
+    pub(crate) fn raw_text(&self, key: &str) -> Result<Field<String>, ApiError> {
         match self.get(key) {
             None => Ok(None),
             Some(None) => Ok(Some(None)),
@@ -68,14 +68,14 @@ impl<'a> Fields<'a> {
     }
 
     /// A string or a number, kept as text (budgets, article numbers).
-    pub fn text_or_number(&self, key: &str) -> Result<Field<String>, ApiError> {
+    pub(crate) fn text_or_number(&self, key: &str) -> Result<Field<String>, ApiError> {
         match self.get(key) {
             Some(Some(Value::Number(n))) => Ok(Some(Some(n.to_string()))),
             _ => self.text(key),
         }
     }
 
-    pub fn boolean(&self, key: &str) -> Result<Field<bool>, ApiError> {
+    pub(crate) fn boolean(&self, key: &str) -> Result<Field<bool>, ApiError> {
         match self.get(key) {
             None => Ok(None),
             Some(None) => Ok(Some(None)),
@@ -85,7 +85,7 @@ impl<'a> Fields<'a> {
     }
 
     /// `YYYY-MM-DD`.
-    pub fn date(&self, key: &str) -> Result<Field<Date>, ApiError> {
+    pub(crate) fn date(&self, key: &str) -> Result<Field<Date>, ApiError> {
         match self.text(key)? {
             Some(Some(s)) => {
                 let name = format!("{}{key}", self.at);
@@ -96,7 +96,7 @@ impl<'a> Fields<'a> {
     }
 
     /// `HH:MM` (24 hours), as hour and minute.
-    pub fn time_of_day(&self, key: &str) -> Result<Field<(i8, i8)>, ApiError> {
+    pub(crate) fn time_of_day(&self, key: &str) -> Result<Field<(i8, i8)>, ApiError> {
         let Some(Some(s)) = self.text(key)? else {
             return Ok(self.get(key).map(|_| None));
         };
@@ -115,7 +115,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A JSON number or a numeric string (`150.8`, `"150.0"`), exact.
-    pub fn decimal(&self, key: &str) -> Result<Field<Decimal>, ApiError> {
+    pub(crate) fn decimal(&self, key: &str) -> Result<Field<Decimal>, ApiError> {
         let text = match self.get(key) {
             None => return Ok(None),
             Some(None) => return Ok(Some(None)),
@@ -131,7 +131,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A positive integer id, such as the `id` inside `customer: {"id": 3, …}`.
-    pub fn id(&self, key: &str) -> Result<Field<u64>, ApiError> {
+    pub(crate) fn id(&self, key: &str) -> Result<Field<u64>, ApiError> {
         match self.get(key) {
             None => Ok(None),
             Some(None) => Ok(Some(None)),
@@ -143,7 +143,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A reference `{"id": 3}`; `{}` and `null` mean none.
-    pub fn reference(&self, key: &str) -> Result<Field<u64>, ApiError> {
+    pub(crate) fn reference(&self, key: &str) -> Result<Field<u64>, ApiError> {
         match self.get(key) {
             None => Ok(None),
             Some(None) => Ok(Some(None)),
@@ -162,7 +162,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A nested object (absent and `null` are `None`).
-    pub fn object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, ApiError> {
+    pub(crate) fn object(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, ApiError> {
         match self.get(key).flatten() {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m)),
@@ -171,7 +171,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An array of objects, at most `max` long (absent and `null` are `None`).
-    pub fn objects(
+    pub(crate) fn objects(
         &self,
         key: &str,
         max: usize,
@@ -201,7 +201,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An array of strings, at most `max` long.
-    pub fn strings(&self, key: &str, max: usize) -> Result<Field<Vec<String>>, ApiError> {
+    pub(crate) fn strings(&self, key: &str, max: usize) -> Result<Field<Vec<String>>, ApiError> {
         match self.get(key) {
             None => Ok(None),
             Some(None) => Ok(Some(None)),
@@ -220,7 +220,7 @@ impl<'a> Fields<'a> {
     }
 
     /// One of `allowed`.
-    pub fn choice(&self, key: &str, allowed: &[&str]) -> Result<Field<String>, ApiError> {
+    pub(crate) fn choice(&self, key: &str, allowed: &[&str]) -> Result<Field<String>, ApiError> {
         match self.text(key)? {
             Some(Some(s)) if !allowed.contains(&s.as_str()) => Err(invalid(format!(
                 "{}{key} must be one of {}, got {s:?}",
@@ -253,14 +253,14 @@ pub(crate) struct Required(Vec<&'static str>);
 
 impl Required {
     /// `value` if it is there; otherwise notes `label` as missing.
-    pub fn check<T>(&mut self, label: &'static str, value: Option<T>) -> Option<T> {
+    pub(crate) fn check<T>(&mut self, label: &'static str, value: Option<T>) -> Option<T> {
         if value.is_none() {
             self.0.push(label);
         }
         value
     }
 
-    pub fn done(self) -> Result<(), ApiError> {
+    pub(crate) fn done(self) -> Result<(), ApiError> {
         if self.0.is_empty() {
             return Ok(());
         }

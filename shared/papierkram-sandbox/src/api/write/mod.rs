@@ -111,7 +111,7 @@ pub fn quota_cost(method: &str, path: &str) -> u64 {
 pub(crate) struct Object(pub Map<String, Value>);
 
 impl Object {
-    pub fn fields(&self) -> Fields<'_> {
+    pub(crate) fn fields(&self) -> Fields<'_> {
         Fields::new(&self.0, "")
     }
 }
