@@ -129,6 +129,16 @@ export interface DeploymentConfig {
   readonly tokenConfirmsCritical: readonly string[];
   /** OAuth 2.1 resource server (issue 13); unset: API keys only, as before. */
   readonly oauth?: OAuthConfig;
+  readonly ledger: LedgerConfig;
+}
+
+export interface LedgerConfig {
+  /**
+   * Point-in-time recovery of the idempotency ledger, with this recovery period in days (1–35);
+   * unset: off. Whatever the table held at any second of the period stays restorable that long,
+   * recorded results (personal data) included.
+   */
+  readonly pointInTimeRecoveryDays?: number;
 }
 
 /** Values a configuration may leave out. */
@@ -217,7 +227,7 @@ const TOP_KEYS = [
   'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
   'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
   'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile', 'userHeaderKeys',
-  'tokenConfirmsCritical', 'oauth',
+  'tokenConfirmsCritical', 'oauth', 'ledger',
 ] as const;
 
 /**
@@ -435,6 +445,12 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     timeoutMs,
   });
 
+  const lg = c.object('ledger', top.ledger, ['pointInTimeRecoveryDays']);
+  const ledger: LedgerConfig = lg.pointInTimeRecoveryDays === undefined ? {} : {
+    // DynamoDB's RecoveryPeriodInDays: 1 to 35.
+    pointInTimeRecoveryDays: c.integer('ledger.pointInTimeRecoveryDays', lg.pointInTimeRecoveryDays, 1, 1, 35),
+  };
+
   if (c.problems.length > 0) throw new ConfigError(source, c.problems);
   return {
     stage, ...(account ? { account } : {}), region, secretId,
@@ -446,6 +462,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     ...(defaultProfile === undefined ? {} : { defaultProfile }),
     userHeaderKeys, tokenConfirmsCritical,
     ...(oauth ? { oauth } : {}),
+    ledger,
   };
 }
 

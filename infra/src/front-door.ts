@@ -1,10 +1,12 @@
 // The front door that keeps OAuth discovery working (issue 13): CloudFront in front of the HTTP
 // API with a Lambda@Edge origin-response function that puts back the WWW-Authenticate header API
 // Gateway renames on the 401 (src/edge/www-authenticate.cjs). Nothing is cached; every viewer
-// header but Host reaches the API (API Gateway answers only to its own host name).
+// header but Host reaches the API (API Gateway answers only to its own host name). CloudFront adds
+// a secret header to every origin request (ORIGIN_VERIFY) so that mcp-server can refuse requests
+// that reach the execute-api endpoint around the distribution.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Duration, SecretValue, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -18,6 +20,19 @@ import type { CustomDomainConfig } from './config.ts';
 import { edgeFunctionName } from './names.ts';
 import { INFRA_DIR } from './paths.ts';
 import { ignoreRedundantRoleDependency } from './rust-function.ts';
+
+/**
+ * The origin-verify header: CloudFront sets it on every request to the API (replacing one a viewer
+ * sent), its value the deployment secret's `field`, resolved by CloudFormation at deploy (a
+ * dynamic reference: the value is in no template). mcp-server learns the header's name from `env`
+ * and compares the value with the same secret field (`previousField` too, while rolling it).
+ */
+export const ORIGIN_VERIFY = {
+  header: 'x-origin-verify',
+  field: 'origin_verify',
+  previousField: 'origin_verify_previous',
+  env: 'MCP_ORIGIN_VERIFY_HEADER',
+} as const;
 
 /** Lambda@Edge functions live in us-east-1 (CloudFront replicates them). */
 export const EDGE_REGION = 'us-east-1';
@@ -62,6 +77,8 @@ export function edgeFunctionRole(scope: Construct, stage: string): iam.Role {
 
 export interface CloudFrontFrontDoorProps {
   readonly stage: string;
+  /** The deployment secret (name or full ARN): its `origin_verify` field is the origin-verify header's value. */
+  readonly secretId: string;
   readonly api: apigw.IHttpApi;
   /** `<api id>.execute-api.<region>.<suffix>`: the origin. */
   readonly apiHost: string;
@@ -73,6 +90,11 @@ export interface CloudFrontFrontDoorProps {
   readonly edgeRole: iam.IRole;
   /** The edge stack's construct id, for EdgeFunction to put the function there. */
   readonly edgeStackId?: string;
+}
+
+/** `{{resolve:secretsmanager:<secretId>:SecretString:origin_verify::}}`: resolved by CloudFormation, never in the template. */
+export function originVerifyValue(secretId: string): SecretValue {
+  return SecretValue.secretsManager(secretId, { jsonField: ORIGIN_VERIFY.field });
 }
 
 export function cloudFrontFrontDoor(scope: Construct, props: CloudFrontFrontDoorProps): {
@@ -103,6 +125,7 @@ export function cloudFrontFrontDoor(scope: Construct, props: CloudFrontFrontDoor
       origin: new origins.HttpOrigin(props.apiHost, {
         protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
         originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
+        customHeaders: { [ORIGIN_VERIFY.header]: originVerifyValue(props.secretId).unsafeUnwrap() },
       }),
       allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,

@@ -21,17 +21,24 @@ export const OUTCOME_UNKNOWN_METRIC = 'OutcomeUnknown';
 
 /**
  * The ledger: one item per idempotency key, expiring by TTL after a day. Unlike the limit
- * counters it is kept when the stack goes, and point-in-time recovery is on: an entry is the
- * record that a write (an invoice sent, a payment booked) already happened, and losing it would
- * let a retry run the write again.
+ * counters it is kept when the stack goes and protected against deletion: an entry is the record
+ * that a write (an invoice sent, a payment booked) already happened, and losing it would let a
+ * retry run the write again. Point-in-time recovery is off unless `ledger.pointInTimeRecoveryDays`
+ * asks for it: the recorded results may hold personal data, and with recovery on every one stays
+ * restorable for the recovery period (1–35 days), long after its entry expired; the table is only
+ * worth anything for the 24 h an entry lives, which deletion protection and `Retain` cover.
  */
 export function ledgerTable(scope: Construct, config: DeploymentConfig): dynamodb.Table {
+  const days = config.ledger.pointInTimeRecoveryDays;
   return new dynamodb.Table(scope, 'LedgerTable', {
     tableName: ledgerTableName(config.stage),
     partitionKey: { name: LEDGER_TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     timeToLiveAttribute: LEDGER_TABLE_SCHEMA.ttlAttribute,
-    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    pointInTimeRecoverySpecification: days === undefined
+      ? { pointInTimeRecoveryEnabled: false }
+      : { pointInTimeRecoveryEnabled: true, recoveryPeriodInDays: days },
+    deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
   });
 }

@@ -19,7 +19,7 @@ import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
 import { buildDashboard } from './dashboard.ts';
 import type { EdgeStack } from './edge-stack.ts';
-import { cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
+import { ORIGIN_VERIFY, cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
 import { allowLedgerWrites, allowLimitCounters, allowSecretRead } from './grants.ts';
 import { latencyAlarms } from './latency.ts';
 import { OUTCOME_UNKNOWN_METRIC, ledgerAlarms, ledgerTable, outcomeUnknownFilter } from './ledger.ts';
@@ -177,6 +177,7 @@ export class McpStack extends Stack {
     if (viaCloudFront) {
       distribution = cloudFrontFrontDoor(this, {
         stage,
+        secretId: config.secretId,
         api: this.api,
         apiHost,
         ...(config.customDomain ? { customDomain: config.customDomain } : {}),
@@ -226,7 +227,10 @@ export class McpStack extends Stack {
     if (config.mcpServer.trustedProxies.length > 0) environment[MCP_ENV.trustedProxies] = config.mcpServer.trustedProxies.join(',');
     if (config.userHeaderKeys.length > 0) environment[MCP_ENV.userHeaderKeys] = config.userHeaderKeys.join(',');
     if (config.tokenConfirmsCritical.length > 0) environment[MCP_ENV.tokenConfirmsCritical] = config.tokenConfirmsCritical.join(',');
-    if (oauth) Object.assign(environment, oauthSetup(this, stage, oauth, resourceUrl).environment);
+    // Behind CloudFront: the header whose value (the secret's `origin_verify`) proves a request
+    // came through the distribution; mcp-server refuses requests without it (issue 23, finding 11).
+    if (distribution) environment[ORIGIN_VERIFY.env] = ORIGIN_VERIFY.header;
+    if (oauth) Object.assign(environment, oauthSetup(this, stage, oauth, resourceUrl, config.logRetentionDays).environment);
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';

@@ -29,6 +29,12 @@ export interface CognitoConfig {
   readonly confidentialClient: boolean;
   /** People may create their own accounts; default: only admin-created users. */
   readonly selfSignUp: boolean;
+  /**
+   * Scope names (from `scopes`) a person in none of the scope groups receives: what anyone who
+   * signs up may reach. Required with `selfSignUp` (`[]`: nothing until an admin adds a group),
+   * refused without it.
+   */
+  readonly selfSignUpScopes: readonly string[];
   /** TOTP second factor. */
   readonly mfa: 'off' | 'optional' | 'required';
 }
@@ -76,6 +82,8 @@ const DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // Cognito's patterns for a resource server identifier and a scope name (no `/` in a scope name).
 const RESOURCE_SERVER_ID = /^[\x21\x23-\x5B\x5D-\x7E]{1,256}$/;
 const SCOPE_NAME = /^[\x21\x23-\x2E\x30-\x5B\x5D-\x7E]{1,256}$/;
+/** Cognito's limit on a group name (a scope's group has the scope's name). */
+export const COGNITO_GROUP_NAME_MAX = 128;
 const CLAIM = /^[A-Za-z0-9_:.-]{1,128}$/;
 // A value in MCP_OAUTH_PROFILES / MCP_OAUTH_AUDIENCE: the lists are `,`-separated `value=profile`.
 const LIST_VALUE = /^[^\s,=]{1,512}$/;
@@ -143,7 +151,7 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
 
 function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): CognitoConfig {
   const p = 'oauth.cognito';
-  const g = c.object(p, raw, ['domainPrefix', 'resourceServerId', 'scopes', 'callbackUrls', 'confidentialClient', 'selfSignUp', 'mfa']);
+  const g = c.object(p, raw, ['domainPrefix', 'resourceServerId', 'scopes', 'callbackUrls', 'confidentialClient', 'selfSignUp', 'selfSignUpScopes', 'mfa']);
   const domainPrefix = c.required(`${p}.domainPrefix`, c.string(`${p}.domainPrefix`, g.domainPrefix, DOMAIN_PREFIX,
     'lower-case letters, digits and hyphens (up to 63), e.g. `acme-mcp`'), 'the prefix of the user-pool domain <prefix>.auth.<region>.amazoncognito.com');
   if (domainPrefix && /aws|amazon|cognito/.test(domainPrefix)) {
@@ -153,6 +161,22 @@ function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): C
   const scopes = g.scopes === undefined
     ? OAUTH_DEFAULTS.cognito.scopes
     : grants(c, `${p}.scopes`, g.scopes, SCOPE_NAME, 'scope name → profile (`*` for the whole deployment)', 'scope names are printable ASCII without `/`, spaces, quotes or backslashes', grantable);
+  for (const name of Object.keys(scopes)) {
+    // Each scope has a Cognito group of the same name, and group names end at 128 characters.
+    if (name.length > COGNITO_GROUP_NAME_MAX) c.problem(`${p}.scopes.${name}`, `at most ${COGNITO_GROUP_NAME_MAX} characters (it also names the Cognito group whose members receive it)`);
+  }
+  const selfSignUp = c.boolean(`${p}.selfSignUp`, g.selfSignUp, OAUTH_DEFAULTS.cognito.selfSignUp);
+  const selfSignUpScopes = c.list(`${p}.selfSignUpScopes`, g.selfSignUpScopes, SCOPE_NAME, 'scope names from `scopes`');
+  if (selfSignUp && g.selfSignUpScopes === undefined) {
+    c.problem(`${p}.selfSignUp`, 'anyone who verifies an e-mail address can then sign in: say what such a person may reach with ' +
+      '`selfSignUpScopes` (scope names from `scopes`; `[]`: nothing until an admin adds them to a group)');
+  }
+  if (!selfSignUp && g.selfSignUpScopes !== undefined) {
+    c.problem(`${p}.selfSignUpScopes`, 'only with `selfSignUp: true` (without it everyone is admin-created and gets scopes through groups)');
+  }
+  for (const name of selfSignUpScopes) {
+    if (!Object.hasOwn(scopes, name)) c.problem(`${p}.selfSignUpScopes`, `\`${name}\` is not a scope of \`scopes\` (${Object.keys(scopes).map((k) => `\`${k}\``).join(', ')})`);
+  }
   const callbackUrls = c.list(`${p}.callbackUrls`, g.callbackUrls, CALLBACK, 'https URLs, or http://localhost:<port>/… (Cognito allows plain http for localhost only)');
   for (const url of callbackUrls) {
     if ((CLAUDE_CALLBACK_URLS as readonly string[]).includes(url)) c.problem(`${p}.callbackUrls`, `\`${url}\` is always registered; list only extra callbacks`);
@@ -163,7 +187,8 @@ function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): C
     scopes,
     callbackUrls,
     confidentialClient: c.boolean(`${p}.confidentialClient`, g.confidentialClient, OAUTH_DEFAULTS.cognito.confidentialClient),
-    selfSignUp: c.boolean(`${p}.selfSignUp`, g.selfSignUp, OAUTH_DEFAULTS.cognito.selfSignUp),
+    selfSignUp,
+    selfSignUpScopes: selfSignUp ? selfSignUpScopes : [],
     mfa: (c.string(`${p}.mfa`, g.mfa, /^(off|optional|required)$/, '`off`, `optional` or `required`') ?? OAUTH_DEFAULTS.cognito.mfa) as CognitoConfig['mfa'],
   };
 }

@@ -2,10 +2,17 @@
 // (a Cognito user pool with a resource server and an app client registered with claude.ai's
 // callback, or an existing server named by its issuer) and the environment that tells mcp-server
 // which tokens to accept.
-import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CfnResource, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { PREFIX, logGroupName } from './names.ts';
 import { CLAUDE_CALLBACK_URLS, type CognitoConfig, type OAuthConfig } from './oauth-config.ts';
+import { INFRA_DIR } from './paths.ts';
+import { allowLogging, functionRole, ignoreRedundantRoleDependency } from './rust-function.ts';
 
 /** Names read by functions/mcp-server (inventory/config.rs, oauth/settings.rs), one to one. */
 export const OAUTH_ENV = {
@@ -22,9 +29,21 @@ export const OAUTH_ENV = {
   oauthTimeoutMs: 'MCP_OAUTH_TIMEOUT_MS',
 } as const;
 
-/** Cognito access tokens carry the app client id in `client_id` (no `aud`) and the scopes in `scope`. */
+/**
+ * Cognito access tokens carry the app client id in `client_id` (no `aud`) and the scopes in `scope`.
+ * The profile claim stays `scope`, not `cognito:groups`: mcp-server advertises the values of
+ * MCP_OAUTH_PROFILES as the scopes to request (`scopes_supported`, the challenge's `scope=`), and
+ * Cognito refuses a scope its app client does not allow, so those values must be real scopes.
+ * Which person may receive which scope is the pre-token-generation trigger's job (below).
+ */
 export const COGNITO_AUDIENCE_CLAIM = 'client_id';
 export const COGNITO_PROFILE_CLAIM = 'scope';
+
+/** The pre-token-generation trigger (V2_0): keeps a scope only for members of its group. */
+export const SCOPE_TRIGGER_CODE_FILE = join(INFRA_DIR, 'src', 'cognito', 'scope-groups.cjs');
+export const scopeTriggerName = (stage: string): string => `${PREFIX}-${stage}-cognito-scopes`;
+/** The trigger's environment (Lambda code, not mcp-server's). */
+export const SCOPE_TRIGGER_ENV = { resourceServerId: 'RESOURCE_SERVER_ID', scopeGroups: 'SCOPE_GROUPS', noGroupScopes: 'NO_GROUP_SCOPES' } as const;
 
 export interface CognitoServer {
   readonly userPool: cognito.UserPool;
@@ -33,6 +52,9 @@ export interface CognitoServer {
   /** The resource server's identifier, the prefix of every custom scope. */
   readonly resourceServerId: string;
   readonly issuer: string;
+  /** One group per scope, of the scope's name: its members receive the scope. */
+  readonly groups: readonly cognito.UserPoolGroup[];
+  readonly scopeTrigger: lambda.Function;
 }
 
 /**
@@ -40,11 +62,15 @@ export interface CognitoServer {
  * as user name, a strong password policy, TOTP as second factor; kept when the stack goes (the
  * accounts are people's, like the audit log). One resource server whose scopes map to profiles,
  * and one app client for claude.ai: authorization code only, public (PKCE) unless configured
- * confidential, allowed exactly the resource server's scopes and `openid`.
+ * confidential, allowed exactly the resource server's scopes and `openid`. The client allows
+ * every scope to everyone, so who receives which is decided per person: one group per scope and
+ * a pre-token-generation trigger that drops the scopes of groups the person is not in (issue 23).
  */
-export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfig, resourceUrl: string): CognitoServer {
+export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfig, resourceUrl: string, logRetentionDays: number): CognitoServer {
   const stack = Stack.of(scope);
   const userPool = new cognito.UserPool(scope, 'UserPool', {
+    // Access-token customization (the V2_0 trigger below) needs Essentials or Plus; stated, not defaulted.
+    featurePlan: cognito.FeaturePlan.ESSENTIALS,
     userPoolName: `hosted-mcp-${stage}`,
     selfSignUpEnabled: cfg.selfSignUp,
     signInAliases: { email: true },
@@ -75,6 +101,12 @@ export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfi
     userPoolResourceServerName: `hosted-mcp-${stage}`,
     scopes,
   });
+  const groups = Object.entries(cfg.scopes).map(([scopeName, profile], i) => userPool.addGroup(`ScopeGroup${i}`, {
+    groupName: scopeName,
+    description: `Members receive scope ${scopeName}: ${profile === '*' ? 'every tool of the deployment' : `the tools of profile ${profile}`}`,
+  }));
+  const scopeTrigger = scopeGroupsTrigger(scope, stage, resourceServerId, cfg, logRetentionDays);
+  userPool.addTrigger(cognito.UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG, scopeTrigger, cognito.LambdaVersion.V2_0);
   const domain = userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: cfg.domainPrefix } });
   const client = userPool.addClient('ClaudeClient', {
     userPoolClientName: `hosted-mcp-${stage}-claude`,
@@ -91,7 +123,43 @@ export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfi
     enableTokenRevocation: true,
   });
   const issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${userPool.userPoolId}`;
-  return { userPool, client, domain, resourceServerId, issuer };
+  return { userPool, client, domain, resourceServerId, issuer, groups, scopeTrigger };
+}
+
+/**
+ * The pre-token-generation trigger: Node.js 22, inline (src/cognito/scope-groups.cjs), its own
+ * log group and a role that may write only there. It runs at every token issue, refresh included,
+ * so leaving a group takes effect with the next access token (Cognito's default: within an hour).
+ */
+function scopeGroupsTrigger(scope: Construct, stage: string, resourceServerId: string, cfg: CognitoConfig, logRetentionDays: number): lambda.Function {
+  const name = scopeTriggerName(stage);
+  const logGroup = new logs.LogGroup(scope, 'CognitoScopesLog', {
+    logGroupName: logGroupName(stage, 'cognito-scopes'),
+    retention: logRetentionDays as logs.RetentionDays,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const role = functionRole(scope, 'CognitoScopesRole', `hosted-mcp ${stage}: Cognito pre-token-generation trigger; its log group only`);
+  allowLogging(role, logGroup);
+  const fn = new lambda.Function(scope, 'CognitoScopes', {
+    functionName: name,
+    description: `hosted-mcp ${stage}: keeps a scope in the access token only for members of its Cognito group`,
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    handler: 'index.handler',
+    code: lambda.Code.fromInline(readFileSync(SCOPE_TRIGGER_CODE_FILE, 'utf8')),
+    memorySize: 128,
+    // Cognito waits 5 s for a trigger.
+    timeout: Duration.seconds(5),
+    environment: {
+      [SCOPE_TRIGGER_ENV.resourceServerId]: resourceServerId,
+      [SCOPE_TRIGGER_ENV.scopeGroups]: JSON.stringify(Object.keys(cfg.scopes)),
+      [SCOPE_TRIGGER_ENV.noGroupScopes]: JSON.stringify(cfg.selfSignUpScopes),
+    },
+    role,
+    logGroup,
+  });
+  ignoreRedundantRoleDependency(fn.node.defaultChild as CfnResource);
+  return fn;
 }
 
 /** `value=profile,…` as MCP_OAUTH_PROFILES takes it. */
@@ -104,7 +172,7 @@ export function grantList(grants: Readonly<Record<string, string>>, prefix = '')
  * the modes, and the claim settings (for Cognito always stated; for an external server only
  * what the configuration gives, the server's defaults otherwise).
  */
-export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, resourceUrl: string): {
+export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, resourceUrl: string, logRetentionDays: number): {
   environment: Record<string, string>;
   cognito?: CognitoServer;
 } {
@@ -114,7 +182,7 @@ export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, 
   };
   let server: CognitoServer | undefined;
   if (oauth.cognito) {
-    server = cognitoServer(scope, stage, oauth.cognito, resourceUrl);
+    server = cognitoServer(scope, stage, oauth.cognito, resourceUrl, logRetentionDays);
     Object.assign(environment, {
       [OAUTH_ENV.oauthIssuer]: server.issuer,
       [OAUTH_ENV.oauthAudienceClaim]: COGNITO_AUDIENCE_CLAIM,

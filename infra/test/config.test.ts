@@ -190,7 +190,7 @@ describe('oauth (issue 13)', () => {
     assert.deepEqual(c.oauth, {
       apiKeys: true,
       frontDoor: 'cloudfront',
-      cognito: { domainPrefix: 'acme-mcp', scopes: { tools: '*' }, callbackUrls: [], confidentialClient: false, selfSignUp: false, mfa: 'optional' },
+      cognito: { domainPrefix: 'acme-mcp', scopes: { tools: '*' }, callbackUrls: [], confidentialClient: false, selfSignUp: false, selfSignUpScopes: [], mfa: 'optional' },
     });
   });
 
@@ -221,6 +221,22 @@ describe('oauth (issue 13)', () => {
     problem(oauth({ cognito: { domainPrefix: 'acme', confidentialClient: 'yes' } }), 'oauth.cognito.confidentialClient', /true or false/);
     const c = parseConfig(merge(MINIMAL, { profiles: { books: ['papierkram/*'] }, ...oauth({ cognito: { domainPrefix: 'acme', scopes: { tools: '*', books: 'books' }, callbackUrls: ['http://localhost:33418/callback'] } }) }), 't', CONNECTORS);
     assert.deepEqual(c.oauth?.cognito?.callbackUrls, ['http://localhost:33418/callback']);
+  });
+
+  // Issue 23, finding 8: `selfSignUp: true` let anyone who verifies an e-mail address reach every tool.
+  it('refuses selfSignUp unless selfSignUpScopes says what a self-registered person reaches', () => {
+    const books = { profiles: { books: ['papierkram/*_list'] } };
+    const cognito = (more: Record<string, unknown>) => oauth({ cognito: { domainPrefix: 'acme', scopes: { tools: '*', books: 'books' }, ...more } }, books);
+    problem(cognito({ selfSignUp: true }), 'oauth.cognito.selfSignUp', /say what such a person may reach with `selfSignUpScopes`/);
+    problem(cognito({ selfSignUp: true, selfSignUpScopes: ['admin'] }), 'oauth.cognito.selfSignUpScopes', /`admin` is not a scope of `scopes` \(`tools`, `books`\)/);
+    problem(cognito({ selfSignUpScopes: ['books'] }), 'oauth.cognito.selfSignUpScopes', /only with `selfSignUp: true`/);
+    problem(cognito({ selfSignUp: true, selfSignUpScopes: 'books' }), 'oauth.cognito.selfSignUpScopes', /expected a list/);
+    problem(oauth({ cognito: { domainPrefix: 'acme', scopes: { ['s'.repeat(129)]: '*' } } }), `oauth.cognito.scopes.${'s'.repeat(129)}`, /at most 128 characters/);
+    const open = parseConfig(merge(MINIMAL, cognito({ selfSignUp: true, selfSignUpScopes: ['books'] })), 't', CONNECTORS);
+    assert.deepEqual([open.oauth?.cognito?.selfSignUp, open.oauth?.cognito?.selfSignUpScopes], [true, ['books']]);
+    // Stated: sign-up open, nothing reachable until an admin adds the person to a group.
+    const approval = parseConfig(merge(MINIMAL, cognito({ selfSignUp: true, selfSignUpScopes: [] })), 't', CONNECTORS);
+    assert.deepEqual(approval.oauth?.cognito?.selfSignUpScopes, []);
   });
 
   it('checks an external server: https issuer, claim names, values and profiles', () => {
@@ -262,6 +278,15 @@ describe('oauth (issue 13)', () => {
   it('checks userHeaderKeys', () => {
     problem({ userHeaderKeys: ['open webui'] }, 'userHeaderKeys[0]', /API key ids/);
     problem({ userHeaderKeys: 'open-webui' }, 'userHeaderKeys', /expected a list/);
+  });
+});
+
+describe('ledger', () => {
+  it('has no point-in-time recovery unless a recovery period is given (1–35 days)', () => {
+    assert.deepEqual(parseConfig(MINIMAL, 't', CONNECTORS).ledger, {});
+    assert.deepEqual(parseConfig(merge(MINIMAL, { ledger: { pointInTimeRecoveryDays: 35 } }), 't', CONNECTORS).ledger, { pointInTimeRecoveryDays: 35 });
+    problem({ ledger: { pointInTimeRecoveryDays: 0 } }, 'ledger.pointInTimeRecoveryDays', /from 1 to 35/);
+    problem({ ledger: { pitr: true } }, 'ledger.pitr', /unknown key/);
   });
 });
 

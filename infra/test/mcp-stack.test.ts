@@ -123,23 +123,42 @@ describe('idempotency ledger', () => {
   const { mcp, mcpT: t } = synth();
   const table = (): any => t.toJSON().Resources[logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' })];
 
-  it('is keyed by the string `pk` alone, on demand, expiring by `expires_at`, with point-in-time recovery', () => {
+  it('is keyed by the string `pk` alone, on demand, expiring by `expires_at`', () => {
     const p = table().Properties;
     assert.deepEqual(p.KeySchema, [{ AttributeName: 'pk', KeyType: 'HASH' }]);
     assert.deepEqual(p.AttributeDefinitions, [{ AttributeName: 'pk', AttributeType: 'S' }]);
     assert.equal(p.BillingMode, 'PAY_PER_REQUEST');
     assert.equal(p.ProvisionedThroughput, undefined);
     assert.deepEqual(p.TimeToLiveSpecification, { AttributeName: 'expires_at', Enabled: true });
-    assert.deepEqual(p.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true });
     assert.equal(p.GlobalSecondaryIndexes, undefined);
     assert.equal(p.LocalSecondaryIndexes, undefined);
     assert.equal(p.StreamSpecification, undefined);
     assert.ok(mcp.ledgerTable);
   });
 
-  it('is kept when the stack is deleted or the table replaced (it records which writes already happened)', () => {
+  it('is kept when the stack is deleted or the table replaced, and protected against deletion (it records which writes already happened)', () => {
     assert.equal(table().DeletionPolicy, 'Retain');
     assert.equal(table().UpdateReplacePolicy, 'Retain');
+    assert.equal(table().Properties.DeletionProtectionEnabled, true);
+  });
+
+  // Issue 23, finding 10: with recovery on by default, recorded results (personal data) stayed
+  // restorable for 35 days, not the 24 h an entry lives.
+  it('has point-in-time recovery off by default: a recorded result is gone once its entry is', () => {
+    assert.deepEqual(table().Properties.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: false });
+    for (const example of ['example.json', 'example-oauth.json']) {
+      const raw = JSON.parse(readFileSync(join(REPO_ROOT, 'infra', 'config', example), 'utf8'));
+      assert.equal(raw.ledger, undefined, `${example} turns recovery on without saying so in the README`);
+    }
+  });
+
+  it('turns point-in-time recovery on only with a stated recovery period (ledger.pointInTimeRecoveryDays, 1–35)', () => {
+    const s = synth({ config: testConfig({ ledger: { pointInTimeRecoveryDays: 2 } }) });
+    const p = s.mcpT.toJSON().Resources[logicalId(s.mcpT, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' })].Properties;
+    assert.deepEqual(p.PointInTimeRecoverySpecification, { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 2 });
+    for (const days of [0, 36, 1.5, 'week']) {
+      assert.throws(() => testConfig({ ledger: { pointInTimeRecoveryDays: days } }), /ledger\.pointInTimeRecoveryDays: expected an integer from 1 to 35/);
+    }
   });
 
   it('exists whatever the configuration (no switch: without it a write could run twice)', () => {

@@ -5,8 +5,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
 import { parseConfig } from '../src/config.ts';
-import { edgeFunctionCode } from '../src/front-door.ts';
+import { ORIGIN_VERIFY, edgeFunctionCode } from '../src/front-door.ts';
+import { SCOPE_TRIGGER_CODE_FILE } from '../src/oauth.ts';
 import { CONNECTORS, EXAMPLE_CONFIG, OAUTH_CERTIFICATE_ARN, flat, logicalId, merge, roleStatements, synth, testConfig } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
@@ -141,7 +144,7 @@ describe('Cognito authorization server', () => {
   });
 
   it('follows selfSignUp and mfa', () => {
-    const open = only(synth({ config: oauthConfig({ oauth: { cognito: { selfSignUp: true, mfa: 'required' } } }) }).mcpT, 'AWS::Cognito::UserPool').Properties;
+    const open = only(synth({ config: oauthConfig({ oauth: { cognito: { selfSignUp: true, selfSignUpScopes: [], mfa: 'required' } } }) }).mcpT, 'AWS::Cognito::UserPool').Properties;
     assert.deepEqual([open.AdminCreateUserConfig.AllowAdminCreateUserOnly, open.MfaConfiguration], [false, 'ON']);
     const off = only(synth({ config: oauthConfig({ oauth: { cognito: { mfa: 'off' } } }) }).mcpT, 'AWS::Cognito::UserPool').Properties;
     assert.deepEqual([off.MfaConfiguration, off.EnabledMfas], ['OFF', undefined]);
@@ -341,11 +344,136 @@ describe('CloudFront front door', () => {
   });
 
   it("adds one role to the MCP stack: CDK's reader of the edge version (ssm:GetParameter on its parameters, basic execution)", () => {
-    const roles = Object.keys(t.findResources('AWS::IAM::Role')).filter((id) => !id.startsWith('McpServerRole'));
+    // mcp-server's and the Cognito trigger's roles are checked elsewhere (iam.test.ts, below).
+    const roles = Object.keys(t.findResources('AWS::IAM::Role')).filter((id) => !id.startsWith('McpServerRole') && !id.startsWith('CognitoScopesRole'));
     assert.equal(roles.length, 1);
     const { statements, managed } = roleStatements(t, roles[0]!);
     assert.deepEqual(statements, [{ actions: ['ssm:GetParameter'], resources: ['arn:aws:ssm:us-east-1:${AWS::AccountId}:parameter/cdk/EdgeFunctionArn/*'] }]);
     assert.deepEqual(managed.map(flat), ['arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
+  });
+});
+
+/** The pre-token-generation trigger as Lambda's Node.js runtime loads it, with `env` as its environment. */
+function scopeTrigger(env: Record<string, string>): (event: unknown) => Promise<any> {
+  const module = { exports: {} as { handler?: (e: unknown) => Promise<unknown> } };
+  runInNewContext(readFileSync(SCOPE_TRIGGER_CODE_FILE, 'utf8'), { module, exports: module.exports, process: { env } });
+  return async (e) => JSON.parse(JSON.stringify(await module.exports.handler!(e)));
+}
+
+/** A V2_0 pre-token-generation event, trimmed to what the trigger reads. */
+function tokenEvent(groups: string[], scopes: string[]) {
+  return {
+    version: '2', triggerSource: 'TokenGeneration_HostedAuth', region: 'eu-central-1', userPoolId: 'eu-central-1_EXAMPLE',
+    request: { userAttributes: { sub: 'u-1' }, groupConfiguration: { groupsToOverride: groups, iamRolesToOverride: [], preferredRole: null }, scopes },
+    response: { claimsAndScopeOverrideDetails: null },
+  };
+}
+
+// Issue 23, finding 8: scopes belonged to the app client, so every person could request every scope.
+describe('Cognito: scopes belong to people (groups and a pre-token-generation trigger)', () => {
+  const config = oauthConfig({ profiles: { accounting: ['papierkram/*'] }, oauth: { cognito: { scopes: { tools: '*', accounting: 'accounting' } } } });
+  const s = synth({ config });
+  const t = s.mcpT;
+  const triggerId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-cognito-scopes' });
+  const trigger = t.toJSON().Resources[triggerId].Properties;
+
+  it('creates one Cognito group per scope, named like the scope', () => {
+    const groups = (Object.values(t.findResources('AWS::Cognito::UserPoolGroup')) as any[]).map((g) => g.Properties);
+    assert.deepEqual(groups.map((g) => g.GroupName), ['tools', 'accounting']);
+    const pool = logicalId(t, 'AWS::Cognito::UserPool');
+    for (const g of groups) assert.deepEqual(g.UserPoolId, { Ref: pool });
+    assert.match(groups[1].Description, /profile accounting/);
+  });
+
+  it('runs the trigger (V2_0, access-token customization) at every token issue, on the Essentials plan it needs', () => {
+    const p = only(t, 'AWS::Cognito::UserPool').Properties;
+    assert.deepEqual(p.LambdaConfig, { PreTokenGenerationConfig: { LambdaArn: { 'Fn::GetAtt': [triggerId, 'Arn'] }, LambdaVersion: 'V2_0' } });
+    assert.equal(p.UserPoolTier, 'ESSENTIALS');
+    const perm = (Object.values(t.findResources('AWS::Lambda::Permission')) as any[]).map((r) => r.Properties).filter((r) => flat(r.FunctionName) === `\${GetAtt:${triggerId}.Arn}`);
+    assert.equal(perm.length, 1);
+    assert.equal(perm[0].Principal, 'cognito-idp.amazonaws.com');
+    assert.equal(flat(perm[0].SourceArn), `\${GetAtt:${logicalId(t, 'AWS::Cognito::UserPool')}.Arn}`);
+  });
+
+  it('gives the trigger the resource server, the scope groups and nothing for a person in no group (no self sign-up)', () => {
+    assert.deepEqual([trigger.Runtime, trigger.Handler, trigger.MemorySize, trigger.Timeout], ['nodejs22.x', 'index.handler', 128, 5]);
+    assert.equal(trigger.Code.ZipFile, readFileSync(SCOPE_TRIGGER_CODE_FILE, 'utf8'));
+    assert.deepEqual(trigger.Environment.Variables, { RESOURCE_SERVER_ID: RESOURCE_URL, SCOPE_GROUPS: '["tools","accounting"]', NO_GROUP_SCOPES: '[]' });
+    const open = synth({ config: oauthConfig({ profiles: { accounting: ['papierkram/*'] }, oauth: { cognito: { selfSignUp: true, selfSignUpScopes: ['accounting'], scopes: { tools: '*', accounting: 'accounting' } } } }) }).mcpT;
+    const v = open.toJSON().Resources[logicalId(open, 'AWS::Lambda::Function', { FunctionName: 'hosted-mcp-example-cognito-scopes' })].Properties.Environment.Variables;
+    assert.equal(v.NO_GROUP_SCOPES, '["accounting"]');
+  });
+
+  it('lets the trigger write its own log group and nothing else', () => {
+    const roleId = /^\$\{GetAtt:(.+)\.Arn\}$/.exec(flat(trigger.Role))![1]!;
+    const log = logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/cognito-scopes' });
+    const { statements, managed } = roleStatements(t, roleId);
+    assert.deepEqual(statements, [{ sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [`\${GetAtt:${log}.Arn}`] }]);
+    assert.deepEqual(managed, []);
+  });
+
+  it('keeps MCP_OAUTH_PROFILE_CLAIM `scope`: what mcp-server advertises to request must be scopes Cognito knows', () => {
+    const e = env(t);
+    assert.equal(e.MCP_OAUTH_PROFILE_CLAIM, 'scope');
+    assert.equal(e.MCP_OAUTH_PROFILES, `${RESOURCE_URL}/tools=*,${RESOURCE_URL}/accounting=accounting`);
+  });
+
+  describe('the trigger code, on sample events', () => {
+    const run = scopeTrigger({ RESOURCE_SERVER_ID: RESOURCE_URL, SCOPE_GROUPS: '["tools","accounting"]', NO_GROUP_SCOPES: '[]' });
+    const [TOOLS, ACCOUNTING] = [`${RESOURCE_URL}/tools`, `${RESOURCE_URL}/accounting`];
+    const suppressed = async (groups: string[], scopes: string[], r = run) =>
+      (await r(tokenEvent(groups, scopes))).response.claimsAndScopeOverrideDetails.accessTokenGeneration.scopesToSuppress;
+
+    it('keeps a scope for members of its group and drops the others: asking for every scope gains nothing', async () => {
+      assert.deepEqual(await suppressed(['accounting'], ['openid', TOOLS, ACCOUNTING]), [TOOLS]);
+      assert.deepEqual(await suppressed(['tools'], ['openid', TOOLS]), []);
+      assert.deepEqual(await suppressed(['tools', 'accounting'], [TOOLS, ACCOUNTING]), []);
+    });
+
+    it('drops every resource-server scope of a person in none of the groups (other groups do not count), keeps openid', async () => {
+      assert.deepEqual(await suppressed([], ['openid', TOOLS, ACCOUNTING]), [TOOLS, ACCOUNTING]);
+      assert.deepEqual(await suppressed(['eu-central-1_EXAMPLE_Google', 'admins'], [TOOLS]), [TOOLS]);
+      assert.deepEqual(await suppressed(['accounting'], [`${RESOURCE_URL}/unknown`]), [`${RESOURCE_URL}/unknown`]);
+    });
+
+    it('gives a person in no group selfSignUpScopes, and a group member their groups only', async () => {
+      const open = scopeTrigger({ RESOURCE_SERVER_ID: RESOURCE_URL, SCOPE_GROUPS: '["tools","accounting"]', NO_GROUP_SCOPES: '["accounting"]' });
+      assert.deepEqual(await suppressed([], [TOOLS, ACCOUNTING], open), [TOOLS]);
+      assert.deepEqual(await suppressed(['tools'], [TOOLS, ACCOUNTING], open), [ACCOUNTING]);
+    });
+
+    it('refuses to load without the resource server (the sign-in fails rather than open)', () => {
+      assert.throws(() => scopeTrigger({ SCOPE_GROUPS: '[]' }), /RESOURCE_SERVER_ID is not set/);
+    });
+  });
+});
+
+// Issue 23, finding 11: the execute-api endpoint stayed reachable beside the distribution.
+describe('CloudFront origin verify: the API answers only requests that came through the distribution', () => {
+  const s = synth({ config: oauthConfig() });
+  const origin = (): any => only(s.mcpT, 'AWS::CloudFront::Distribution').Properties.DistributionConfig.Origins[0];
+
+  it('adds the header to every origin request, its value the deployment secret\'s origin_verify (a dynamic reference, no value in the template)', () => {
+    assert.deepEqual(origin().OriginCustomHeaders, [{ HeaderName: 'x-origin-verify', HeaderValue: '{{resolve:secretsmanager:hosted-mcp/example:SecretString:origin_verify::}}' }]);
+    const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:hosted-mcp/prod-AbC123';
+    const byArn = only(synth({ config: oauthConfig({ secretId: arn }) }).mcpT, 'AWS::CloudFront::Distribution');
+    assert.equal(byArn.Properties.DistributionConfig.Origins[0].OriginCustomHeaders[0].HeaderValue, `{{resolve:secretsmanager:${arn}:SecretString:origin_verify::}}`);
+  });
+
+  it('tells mcp-server the header to check (MCP_ORIGIN_VERIFY_HEADER), with CloudFront only', () => {
+    assert.equal(env(s.mcpT)[ORIGIN_VERIFY.env], 'x-origin-verify');
+    const east = synth({ config: oauthConfig({ region: 'us-east-1', customDomain: undefined }) });
+    assert.equal(env(east.mcpT)[ORIGIN_VERIFY.env], 'x-origin-verify');
+    for (const config of [testConfig(), oauthConfig({ oauth: { frontDoor: 'api-gateway' }, customDomain: { certificateArn: 'arn:aws:acm:eu-central-1:123456789012:certificate/00000000-0000-0000-0000-000000000000' } })]) {
+      assert.ok(!(ORIGIN_VERIFY.env in env(synth({ config }).mcpT)), 'no distribution, nothing to verify');
+    }
+  });
+
+  it('puts the value in no template, output or environment', () => {
+    for (const tt of [s.mcpT, s.opsT, s.edgeT!]) {
+      const text = JSON.stringify(tt.toJSON());
+      assert.equal(text.match(/origin_verify/g)?.length ?? 0, tt === s.mcpT ? 1 : 0, 'only the one dynamic reference');
+    }
   });
 });
 
