@@ -305,6 +305,24 @@ async fn refusals_each_with_its_status_and_challenge() {
             "audience",
         ),
         (
+            "our resource inside another audience string (never split on spaces)",
+            json!({"claims": {"aud": format!("http://127.0.0.1:9/api {}", s.resource)}}),
+            401,
+            "audience",
+        ),
+        (
+            "an ID token's type",
+            json!({"header": {"typ": "JWT"}}),
+            401,
+            "token_type",
+        ),
+        (
+            "no type",
+            json!({"header": {"typ": null}}),
+            401,
+            "token_type",
+        ),
+        (
             "no subject",
             json!({"claims": {"sub": null}}),
             401,

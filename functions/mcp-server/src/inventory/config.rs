@@ -118,6 +118,7 @@ pub const ALL: &[&str] = &[
     oauth::settings::ALGORITHMS,
     oauth::settings::LEEWAY_SECS,
     oauth::settings::TIMEOUT_MS,
+    oauth::settings::TOKEN_TYPES,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

@@ -25,6 +25,10 @@ pub const ALGORITHMS: &str = "MCP_OAUTH_ALGORITHMS";
 pub const LEEWAY_SECS: &str = "MCP_OAUTH_LEEWAY_SECS";
 /// Timeout of one metadata or key-set request to the authorization server, milliseconds.
 pub const TIMEOUT_MS: &str = "MCP_OAUTH_TIMEOUT_MS";
+/// Accepted values of the token header's `typ`, comma-separated, compared without case and
+/// without an `application/` prefix; `none` admits a header without `typ`. Default `at+jwt`
+/// (RFC 9068), `none` for a Cognito issuer (its access tokens carry no `typ`).
+pub const TOKEN_TYPES: &str = "MCP_OAUTH_TOKEN_TYPES";
 
 /// Every variable name, for the documentation check.
 pub const ALL: &[&str] = &[
@@ -37,6 +41,7 @@ pub const ALL: &[&str] = &[
     ALGORITHMS,
     LEEWAY_SECS,
     TIMEOUT_MS,
+    TOKEN_TYPES,
 ];
 
 /// What a claim value grants when it is not configured otherwise.
@@ -70,6 +75,12 @@ pub struct Settings {
     pub algorithms: Vec<Algorithm>,
     pub leeway: Duration,
     pub timeout: Duration,
+    /// Accepted header `typ` values, lower case without `application/`; `None` in the list
+    /// admits a header without one.
+    pub token_types: Vec<Option<String>>,
+    /// Whether `token_use: access` must be present (a Cognito issuer: its ID tokens are signed
+    /// by the same pool, and nothing else tells them apart).
+    pub require_token_use: bool,
 }
 
 impl Settings {
@@ -107,6 +118,22 @@ impl Settings {
             return Err(ConfigError::new(ALGORITHMS, "name at least one algorithm"));
         }
         let audience = Some(read.list(AUDIENCE)).filter(|a| !a.is_empty());
+        let cognito = is_cognito(&issuer);
+        let token_types = match read.get(TOKEN_TYPES) {
+            Some(_) => read
+                .list(TOKEN_TYPES)
+                .iter()
+                .map(|t| token_type(t))
+                .collect(),
+            None if cognito => vec![None],
+            None => vec![Some("at+jwt".to_string())],
+        };
+        if token_types.is_empty() {
+            return Err(ConfigError::new(
+                TOKEN_TYPES,
+                "name at least one token type (`at+jwt`, `jwt`, or `none`)",
+            ));
+        }
         Ok(Some(Settings {
             issuer,
             resource: resource.trim_end_matches('/').to_string(),
@@ -127,7 +154,14 @@ impl Settings {
                 100..=10_000,
                 "100 to 10000 ms",
             )?),
+            token_types,
+            require_token_use: cognito,
         }))
+    }
+
+    /// Whether a token header's `typ` (absent: `None`) is one of the accepted ones.
+    pub fn accepts_type(&self, typ: Option<&str>) -> bool {
+        self.token_types.contains(&typ.and_then(token_type))
     }
 
     /// The resource URL of `/mcp` (`None`) or `/mcp/<profile>`.
@@ -235,6 +269,22 @@ fn grants(spec: &str) -> Result<Vec<Grant>, ConfigError> {
     Ok(out)
 }
 
+/// A `typ` value as compared: lower case, without `application/` (RFC 7515, 4.1.9); `none`
+/// stands for a header without `typ`.
+fn token_type(value: &str) -> Option<String> {
+    let lower = value.trim().to_ascii_lowercase();
+    let bare = lower.strip_prefix("application/").unwrap_or(&lower);
+    (bare != "none").then(|| bare.to_string())
+}
+
+/// Amazon Cognito user pools issue from `https://cognito-idp.<region>.amazonaws.com/<pool>`.
+fn is_cognito(issuer: &str) -> bool {
+    issuer
+        .strip_prefix("https://cognito-idp.")
+        .and_then(|rest| rest.split('/').next())
+        .is_some_and(|host| host.ends_with(".amazonaws.com"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +328,41 @@ mod tests {
         assert_eq!(s.audience, None);
         assert_eq!(s.algorithms, DEFAULT_ALGORITHMS);
         assert_eq!(s.leeway, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn token_types_default_to_at_jwt_and_to_none_with_cognito_which_also_needs_token_use() {
+        let s = parse(&ON).unwrap().unwrap();
+        assert!(s.accepts_type(Some("at+jwt")));
+        assert!(s.accepts_type(Some("application/AT+JWT")));
+        assert!(!s.accepts_type(Some("JWT")), "an ID token's type");
+        assert!(!s.accepts_type(None));
+        assert!(!s.require_token_use);
+
+        let cognito = "https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_AbC";
+        let s = parse(&[(ISSUER, cognito), ON[1]]).unwrap().unwrap();
+        assert!(s.accepts_type(None));
+        assert!(!s.accepts_type(Some("at+jwt")));
+        assert!(s.require_token_use);
+        for lookalike in [
+            "https://cognito-idp.example.com/pool",
+            "https://login.example.com/cognito-idp.eu-central-1.amazonaws.com",
+        ] {
+            let s = parse(&[(ISSUER, lookalike), ON[1]]).unwrap().unwrap();
+            assert!(!s.require_token_use, "{lookalike}");
+        }
+
+        let s = parse(&[ON[0], ON[1], (TOKEN_TYPES, "JWT, none")])
+            .unwrap()
+            .unwrap();
+        assert!(s.accepts_type(Some("jwt")) && s.accepts_type(None));
+        assert!(!s.accepts_type(Some("at+jwt")));
+        assert_eq!(
+            parse(&[ON[0], ON[1], (TOKEN_TYPES, " , ")])
+                .unwrap_err()
+                .name,
+            TOKEN_TYPES
+        );
     }
 
     #[test]

@@ -42,6 +42,8 @@ pub enum TokenError {
     MissingClaim(String),
     #[error("the token is not an access token")]
     NotAccessToken,
+    #[error("tokens of type `{0}` are not accepted")]
+    TokenType(String),
     #[error("{0}")]
     Keys(#[from] KeyError),
 }
@@ -60,6 +62,7 @@ impl TokenError {
             TokenError::Audience => "audience",
             TokenError::MissingClaim(_) => "missing_claim",
             TokenError::NotAccessToken => "not_access_token",
+            TokenError::TokenType(_) => "token_type",
             TokenError::Keys(_) => "keys_unavailable",
         }
     }
@@ -95,12 +98,7 @@ impl Verifier {
             jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &self.validation(alg))
                 .map_err(|e| refusal(e.kind()))?
                 .claims;
-        if claims
-            .get("token_use")
-            .is_some_and(|u| u.as_str() != Some("access"))
-        {
-            return Err(TokenError::NotAccessToken);
-        }
+        token_use(&claims, self.settings.require_token_use)?;
         let accepted = match &self.settings.audience {
             Some(configured) => configured.clone(),
             None => {
@@ -110,7 +108,7 @@ impl Verifier {
             }
         };
         let audience = claims.get(&self.settings.audience_claim);
-        if !values(audience).iter().any(|v| accepted.contains(v)) {
+        if !audiences(audience).iter().any(|v| accepted.contains(v)) {
             return Err(match audience {
                 None => TokenError::MissingClaim(self.settings.audience_claim.clone()),
                 Some(_) => TokenError::Audience,
@@ -128,8 +126,8 @@ impl Verifier {
         })
     }
 
-    /// The header's algorithm, if allowed, and key id. Read here rather than by the library so
-    /// an unlisted algorithm (`none`, `HS256`) is named in the refusal.
+    /// The header's algorithm, if allowed, and key id; its `typ`, if accepted. Read here rather
+    /// than by the library so an unlisted algorithm (`none`, `HS256`) is named in the refusal.
     fn header(&self, token: &str) -> Result<(Algorithm, Option<String>), TokenError> {
         let mut parts = token.split('.');
         let (Some(head), Some(_), Some(_), None) =
@@ -151,6 +149,17 @@ impl Verifier {
             .ok()
             .filter(|a| self.settings.algorithms.contains(a))
             .ok_or_else(|| TokenError::Algorithm(audit::bounded(name, 16)))?;
+        let typ = match header.get("typ") {
+            None => None,
+            Some(Value::String(t)) => Some(t.as_str()),
+            Some(_) => return Err(TokenError::Malformed),
+        };
+        if !self.settings.accepts_type(typ) {
+            return Err(TokenError::TokenType(audit::bounded(
+                typ.unwrap_or("none"),
+                32,
+            )));
+        }
         let kid = header
             .get("kid")
             .and_then(Value::as_str)
@@ -183,6 +192,25 @@ fn refusal(kind: &ErrorKind) -> TokenError {
         | ErrorKind::InvalidEddsaKey
         | ErrorKind::InvalidRsaKey(_) => TokenError::Signature,
         _ => TokenError::Malformed,
+    }
+}
+
+/// `token_use`, where an issuer sends it, must say `access`; where the settings require it
+/// (Cognito), it must be there.
+fn token_use(claims: &Map<String, Value>, required: bool) -> Result<(), TokenError> {
+    match claims.get("token_use") {
+        Some(u) if u.as_str() == Some("access") => Ok(()),
+        None if !required => Ok(()),
+        _ => Err(TokenError::NotAccessToken),
+    }
+}
+
+/// The audience as the JSON type it is: a string is one value (never split: "https://other
+/// <ours>" names no resource of ours), an array lists them.
+fn audiences(claim: Option<&Value>) -> Vec<String> {
+    match claim {
+        Some(Value::String(s)) => vec![s.clone()],
+        other => values(other),
     }
 }
 
@@ -244,10 +272,70 @@ mod tests {
         }
         // An allowed algorithm goes on to the keys: here, an unreachable server.
         let err = v
-            .verify(&token(json!({"alg": "RS256", "kid": "k"})), None)
+            .verify(
+                &token(json!({"alg": "RS256", "kid": "k", "typ": "at+jwt"})),
+                None,
+            )
             .await
             .unwrap_err();
         assert_eq!(err.reason(), "keys_unavailable");
+    }
+
+    #[tokio::test]
+    async fn token_types_outside_the_settings_are_refused_before_any_key_is_fetched() {
+        let v = verifier();
+        for (typ, named) in [
+            (json!("JWT"), "JWT"),
+            (json!("id_token+jwt"), "id_token+jwt"),
+        ] {
+            let err = v
+                .verify(
+                    &token(json!({"alg": "RS256", "kid": "k", "typ": typ})),
+                    None,
+                )
+                .await
+                .unwrap_err();
+            assert_eq!(err, TokenError::TokenType(named.into()));
+        }
+        let err = v
+            .verify(&token(json!({"alg": "RS256", "kid": "k"})), None)
+            .await
+            .unwrap_err();
+        assert_eq!(err, TokenError::TokenType("none".into()));
+        let err = v
+            .verify(&token(json!({"alg": "RS256", "typ": 7})), None)
+            .await
+            .unwrap_err();
+        assert_eq!(err, TokenError::Malformed);
+        // The accepted type goes on to the keys: here, an unreachable server.
+        let err = v
+            .verify(&token(json!({"alg": "RS256", "typ": "at+jwt"})), None)
+            .await
+            .unwrap_err();
+        assert_eq!(err.reason(), "keys_unavailable");
+    }
+
+    #[test]
+    fn token_use_must_say_access_and_must_be_there_where_required() {
+        let claims = |v: Value| v.as_object().unwrap().clone();
+        let access = claims(json!({"token_use": "access"}));
+        let id = claims(json!({"token_use": "id"}));
+        let none = claims(json!({}));
+        assert_eq!(token_use(&access, true), Ok(()));
+        assert_eq!(token_use(&none, false), Ok(()));
+        assert_eq!(token_use(&none, true), Err(TokenError::NotAccessToken));
+        assert_eq!(token_use(&id, false), Err(TokenError::NotAccessToken));
+    }
+
+    #[test]
+    fn an_audience_string_is_one_value_and_never_split() {
+        let ours = "https://mcp.example.com/mcp";
+        assert_eq!(
+            audiences(Some(&json!(format!("https://other.example/api {ours}")))),
+            [format!("https://other.example/api {ours}")]
+        );
+        assert_eq!(audiences(Some(&json!(["a b", ours]))), ["a b", ours]);
+        assert!(audiences(Some(&json!(1))).is_empty());
     }
 
     #[test]
