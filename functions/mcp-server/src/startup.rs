@@ -11,8 +11,7 @@ use std::time::Duration;
 
 use audit::{AuditLog, EmfConfig, Redactor};
 
-use crate::call::Pipeline;
-use crate::call::ledger::{Ledger, TableLedger};
+use crate::call::{Ledger, Pipeline, TableLedger};
 use crate::http::{AppState, health};
 use crate::inventory::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};

@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::{Moto, repo};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
-use mcp_server::call::ledger::{Ledger, TableLedger};
+use mcp_server::call::{Ledger, TableLedger};
 use mcp_server::config::{Config, EnvSnapshot};
 use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, Stores, app};

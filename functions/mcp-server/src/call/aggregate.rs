@@ -31,7 +31,7 @@ struct Fetched {
 #[error("the figure `{0}` is beyond the exact decimal range")]
 struct Overflow(String);
 
-pub async fn run(
+pub(super) async fn run(
     upstream: &Upstream,
     conn: &DeployedCatalog,
     agg: &Aggregate,

@@ -20,7 +20,7 @@ pub const REASON: &str = "limit_budget";
 const SHOW_BELOW_PERCENT: u64 = 20;
 
 /// The call's meter, or the answer when the budget is used up.
-pub fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Meter, Box<Outcome>> {
+pub(super) fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Meter, Box<Outcome>> {
     let Some(budget) = budget else {
         return Ok(Meter::unlimited());
     };
@@ -44,7 +44,7 @@ pub fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Meter, Bo
 
 /// After the call: a call stopped by its allowance becomes a `rate_limited` result, and a
 /// budget nearly spent rides along as `_budget`.
-pub fn settle(
+pub(super) fn settle(
     outcome: &mut Outcome,
     conn: &DeployedCatalog,
     budget: Option<Budget>,

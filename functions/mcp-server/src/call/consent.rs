@@ -147,13 +147,13 @@ fn tag(key: &[u8], payload: &str) -> Vec<u8> {
 
 /// A fresh nonce: 16 random bytes, hex. Without entropy a clock value at least differs per
 /// call, and the ledger still refuses a second use.
-pub fn nonce() -> String {
+pub(super) fn nonce() -> String {
     crate::random::hex_or_clock(16)
 }
 
 /// How a token came back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
+pub(super) enum Channel {
     /// In the call's arguments: the model saw the preview.
     Token,
     /// As the `requestState` of a form a person accepted in the client.
@@ -161,7 +161,7 @@ pub enum Channel {
 }
 
 impl Channel {
-    pub fn word(self) -> &'static str {
+    pub(super) fn word(self) -> &'static str {
         match self {
             Channel::Token => "token",
             Channel::Elicitation => "elicitation",
@@ -171,7 +171,7 @@ impl Channel {
 
 /// How this call is confirmed, once the stage lets it through.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Consent {
+pub(super) enum Consent {
     /// A `low` or `medium` tool: it runs on its own.
     NotNeeded,
     /// Confirmed; the token's nonce is the write's idempotency key.
@@ -180,7 +180,7 @@ pub enum Consent {
 
 impl Consent {
     /// The audit word for the confirmation channel.
-    pub fn channel(&self) -> Option<&'static str> {
+    pub(super) fn channel(&self) -> Option<&'static str> {
         match self {
             Consent::NotNeeded => None,
             Consent::Confirmed { channel, .. } => Some(channel.word()),
@@ -189,7 +189,7 @@ impl Consent {
 }
 
 /// What the stage decides for a call that carries `token` (or none).
-pub enum Step {
+pub(super) enum Step {
     Go(Consent),
     /// Refused: the call answers with this.
     Refuse(Box<Outcome>),
@@ -199,7 +199,7 @@ pub enum Step {
 
 /// What the call brings and what its client can do.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Presented<'a> {
+pub(super) struct Presented<'a> {
     /// A token and how it came back.
     pub token: Option<(&'a str, Channel)>,
     /// The client can show a person a form (it declared elicitation, 2026-07-28).
@@ -209,7 +209,7 @@ pub struct Presented<'a> {
 }
 
 /// The stage's decision: run, refuse, or ask.
-pub fn check(
+pub(super) fn check(
     tool: &Tool,
     qualified: &str,
     presented: Presented<'_>,
@@ -265,7 +265,7 @@ pub fn check(
 }
 
 /// `confirmation_required` with the preview and a token bound to this call.
-pub fn ask(
+pub(super) fn ask(
     tool: &Tool,
     qualified: &str,
     caller: &str,

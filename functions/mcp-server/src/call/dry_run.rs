@@ -16,7 +16,7 @@ use crate::inventory::DeployedCatalog;
 use crate::upstream::{Deadline, Meter, Upstream};
 
 /// The preview of one write.
-pub async fn preview(
+pub(super) async fn preview(
     upstream: &Upstream,
     conn: &DeployedCatalog,
     tool: &Tool,
@@ -71,7 +71,7 @@ pub async fn preview(
 }
 
 /// The dry run's answer: the preview, nothing written.
-pub fn answer(tool: &Tool, preview: Preview) -> Outcome {
+pub(super) fn answer(tool: &Tool, preview: Preview) -> Outcome {
     let mut fields = Map::new();
     fields.insert("dry_run".into(), true.into());
     Outcome {

@@ -21,21 +21,23 @@
 //! need no confirmation skip stages 3 to 5 and 8. Every answer is an [`Outcome`]; the MCP
 //! adapter turns it into a result in one place.
 
-pub mod aggregate;
-pub mod budget;
-pub mod caller;
-pub mod consent;
-pub mod dry_run;
-pub mod ledger;
-pub mod outcome;
-pub mod preview;
-pub mod shape;
+mod aggregate;
+mod budget;
+mod caller;
+mod consent;
+mod dry_run;
+mod ledger;
+mod outcome;
+mod preview;
+mod shape;
 mod stages;
 
-pub use caller::Caller;
-pub use ledger::Ledger;
+pub use budget::REASON as BUDGET_REASON;
+pub use caller::{Caller, RequestMeta};
+pub use consent::{Binding, Signer, TOKEN_TTL_S};
+pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
-pub use preview::Preview;
+pub use preview::{Preview, RequestLine};
 pub use stages::{Flow, MAX_STORED_BYTES};
 
 use std::ops::ControlFlow;

@@ -172,7 +172,7 @@ fn quota_json(q: &QuotaFigures) -> Value {
 }
 
 /// `{"data": …}` as fields.
-pub fn data(value: Value) -> Map<String, Value> {
+pub(super) fn data(value: Value) -> Map<String, Value> {
     let mut fields = Map::new();
     fields.insert("data".into(), value);
     fields
@@ -205,7 +205,7 @@ mod tests {
     fn the_typed_preview_and_token_reach_the_json_under_their_old_keys() {
         let mut o = Outcome::failed(Status::ConfirmationRequired, "confirmation_required", "h");
         o.preview = Some(Preview {
-            request: crate::call::preview::RequestLine {
+            request: crate::call::RequestLine {
                 method: "POST",
                 path: "/x/7/deliver".into(),
                 body: None,

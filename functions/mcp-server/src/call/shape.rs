@@ -29,7 +29,7 @@ impl From<ShapeError> for Outcome {
 
 /// The ok result's fields: the list shape for list tools, `data` otherwise. A list tool whose
 /// answer has no list is not "no items": it is `unavailable`.
-pub fn ok(
+pub(super) fn ok(
     catalog: &Catalog,
     tool: &Tool,
     list: Option<&ListOptions>,
@@ -99,19 +99,19 @@ fn list_result(
 }
 
 /// The hint of an ok list page with more behind it.
-pub fn more_hint(fields: &Map<String, Value>) -> Option<String> {
+pub(super) fn more_hint(fields: &Map<String, Value>) -> Option<String> {
     let more = fields.get("has_more").and_then(Value::as_bool)?;
     let page = fields.get("page").and_then(Value::as_u64)?;
     more.then(|| format!("More results: call again with page={}.", page + 1))
 }
 
 /// The value at a dotted path (`meta.total`).
-pub fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+pub(super) fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     path.split('.').try_fold(v, |v, p| v.get(p))
 }
 
 /// Keeps only the named (dotted) fields of an item, nesting preserved.
-pub fn project(item: &Value, fields: &[String]) -> Value {
+pub(super) fn project(item: &Value, fields: &[String]) -> Value {
     let mut out = Map::new();
     for field in fields {
         let parts: Vec<&str> = field.split('.').collect();
@@ -137,7 +137,7 @@ const SLACK: usize = 400;
 /// Cuts a result to `max_bytes`: list items from the end, else the largest `data` fields, and
 /// says so with a hint on how to narrow. Each part's size is measured once, so cutting costs
 /// linear work in the result's size. Returns whether it cut.
-pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
+pub(super) fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
     if size(&outcome.to_json()) <= max_bytes {
         return false;
     }
@@ -203,7 +203,7 @@ pub fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
     true
 }
 
-pub fn size(v: &Value) -> usize {
+pub(super) fn size(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::AppState;
 use super::jsonrpc::RpcMethod;
 use crate::call::Caller;
-use crate::call::caller::RequestMeta;
+use crate::call::RequestMeta;
 use crate::limits::window::now_s;
 use crate::limits::{Admission, Exceeded, LimitKind, Report};
 
@@ -26,9 +26,12 @@ pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next)
     let ip = request
         .extensions()
         .get::<RequestMeta>()
-        .and_then(|m| m.client_ip)
-        .map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
-    match state.limits.request_from(&ip, now_s()) {
+        .and_then(|m| m.client_ip);
+    let counted = match ip {
+        Some(ip) => state.limits.request_from(ip, now_s()),
+        None => state.limits.request_from("unknown", now_s()),
+    };
+    match counted {
         Ok(_) => next.run(request).await,
         Err(e) => refuse(&state, &e, None),
     }
@@ -41,8 +44,10 @@ pub async fn per_call(State(state): State<AppState>, mut request: Request, next:
         .get::<RpcMethod>()
         // A record read runs a tool too: it counts like a tool call.
         .is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");
-    let caller = request.extensions().get::<Caller>().cloned();
-    let (true, Some(caller)) = (is_call, caller) else {
+    let caller = is_call
+        .then(|| request.extensions().get::<Caller>().cloned())
+        .flatten();
+    let Some(caller) = caller else {
         return next.run(request).await;
     };
     // A key shared by several people counts each user on their own.

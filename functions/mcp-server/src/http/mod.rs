@@ -19,16 +19,21 @@ pub mod wellknown;
 
 pub use state::AppState;
 
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::call::caller::RequestMeta;
+use crate::call::RequestMeta;
 use crate::mcp;
 
 /// Response header carrying the request id (API Gateway's on Lambda, generated locally).
@@ -37,24 +42,12 @@ pub const REQUEST_ID_HEADER: &str = "x-request-id";
 /// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP), `/health` and, with OAuth
 /// on, the resource metadata (no credentials).
 pub fn app(state: AppState) -> Router {
-    let service = mcp::service(state.mcp.clone(), transport(&state));
-    // Layers run outermost first: the last one added sees the request first.
+    let service = Shared(Arc::new(mcp::service(state.mcp.clone(), transport(&state))));
     let mcp = Router::new()
-        .route_service("/mcp", service.clone())
-        .route_service("/mcp/{profile}", service)
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            limit::per_call,
-        ))
-        .layer(middleware::from_fn_with_state(
-            state.config.max_body_bytes,
-            jsonrpc::guard,
-        ))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::authenticate,
-        ))
-        .layer(middleware::from_fn_with_state(state.clone(), limit::per_ip));
+        .route_service("/mcp", stages(&state, service.clone()))
+        .route_service("/mcp/{profile}", stages(&state, service))
+        // Other paths pass the same stages too (401 without credentials, else a JSON 404).
+        .fallback_service(stages(&state, NotFound));
     let mut open = Router::new().route("/health", get(health::health));
     if state.oauth.is_some() {
         let well_known = crate::oauth::discovery::WELL_KNOWN;
@@ -71,6 +64,84 @@ pub fn app(state: AppState) -> Router {
     open.with_state(state.clone())
         .merge(mcp)
         .layer(middleware::from_fn_with_state(state, hygiene))
+}
+
+/// The edge's stages around `inner`, outermost first. Stacked here rather than with
+/// `Router::layer`, which boxes each stage as a route of its own: axum clones a route's service
+/// for every request, and each middleware clones what it wraps.
+fn stages<S>(
+    state: &AppState,
+    inner: S,
+) -> impl tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
++ Clone
++ Send
++ Sync
++ 'static
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + Sync,
+    S: 'static,
+    S::Future: Send + 'static,
+{
+    tower::ServiceBuilder::new()
+        .layer(middleware::from_fn_with_state(state.clone(), limit::per_ip))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.config.max_body_bytes,
+            jsonrpc::guard,
+        ))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            limit::per_call,
+        ))
+        .service(inner)
+}
+
+/// A service behind an `Arc`, so the clone axum makes for each request costs no allocation
+/// (rmcp's service carries its whole configuration, host and origin lists included).
+struct Shared<T>(Arc<T>);
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+type Answer = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+impl tower::Service<Request> for Shared<mcp::Service> {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Answer;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Answer {
+        let service = self.0.clone();
+        Box::pin(async move { Ok(service.handle(request).await.map(Body::new)) })
+    }
+}
+
+/// axum's default fallback: an empty 404 (the JSON-RPC guard words it).
+#[derive(Clone)]
+struct NotFound;
+
+impl tower::Service<Request> for NotFound {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: Request) -> Self::Future {
+        std::future::ready(Ok(StatusCode::NOT_FOUND.into_response()))
+    }
 }
 
 /// The hosts and origins clients may use, and the body limit.

@@ -26,7 +26,7 @@ pub fn tool_call(
     // A call its budget refused is a limit hit, like the edge's 429s, not a failing tool.
     let kind = if outcome.status == catalog::Status::Ok {
         EventKind::ToolCall
-    } else if outcome.reason.as_deref() == Some(crate::call::budget::REASON) {
+    } else if outcome.reason.as_deref() == Some(crate::call::BUDGET_REASON) {
         EventKind::RateLimited
     } else {
         EventKind::ToolError

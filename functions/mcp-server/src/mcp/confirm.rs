@@ -138,7 +138,7 @@ mod tests {
             expires_in_s: 300,
         });
         o.preview = Some(Preview {
-            request: crate::call::preview::RequestLine {
+            request: crate::call::RequestLine {
                 method: "POST",
                 path: "/x/7/deliver".into(),
                 body: None,

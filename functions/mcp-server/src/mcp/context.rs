@@ -6,7 +6,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
 use crate::call::Caller;
-use crate::call::caller::RequestMeta;
+use crate::call::RequestMeta;
 use crate::inventory::Scope;
 use crate::limits::Admission;
 

@@ -9,7 +9,7 @@ use rmcp::model::Tool as McpTool;
 
 use super::lists;
 use crate::call::Pipeline;
-use crate::call::caller::RequestMeta;
+use crate::call::RequestMeta;
 use crate::inventory::{Inventory, Scope};
 use crate::upstream::Deadline;
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Claim, TTL_S};
 
 /// The most keys one instance remembers; past it, expired ones go first, then new claims wait.
-pub const MAX_ENTRIES: usize = 100_000;
+pub(crate) const MAX_ENTRIES: usize = 100_000;
 
 #[derive(Debug)]
 struct Entry {

@@ -9,8 +9,8 @@
 //! so every instance sees every claim. The table fails closed: when it cannot be reached, a
 //! keyed write is refused rather than risk running twice.
 
-pub mod memory;
-pub mod table;
+pub(super) mod memory;
+pub(super) mod table;
 
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub use memory::MemoryLedger;
 pub use table::TableLedger;
 
 /// How long a key is remembered.
-pub const TTL_S: u64 = 24 * 3600;
+pub(super) const TTL_S: u64 = 24 * 3600;
 
 /// What claiming a key found.
 #[derive(Debug, Clone, PartialEq)]

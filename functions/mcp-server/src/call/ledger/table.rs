@@ -15,12 +15,12 @@ use serde_json::Value;
 use super::{Claim, TTL_S};
 
 /// The table's partition key and TTL attribute (infra creates the table with these).
-pub const KEY: &str = "pk";
-pub const EXPIRES: &str = "expires_at";
+pub(crate) const KEY: &str = "pk";
+pub(crate) const EXPIRES: &str = "expires_at";
 const DIGEST: &str = "digest";
 const RESULT: &str = "result";
 /// The most one ledger request may take.
-pub const TIMEOUT: Duration = Duration::from_millis(1500);
+pub(crate) const TIMEOUT: Duration = Duration::from_millis(1500);
 
 pub struct TableLedger {
     client: Client,
