@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::preview::Preview;
 use crate::inventory::DeployedCatalog;
-use crate::upstream::{UpstreamError, hints};
+use crate::upstream::{UpstreamError, describe};
 
 /// A finished tool call, before it becomes MCP content.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ impl Outcome {
     /// An upstream fault as a result: its status, reason and hint, the upstream's own message
     /// in `upstream_message`, and whatever HTTP status and quota came back.
     pub fn from_upstream(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Self {
-        let fault = hints::describe(conn, tool, err);
+        let fault = describe(conn, tool, err);
         let mut outcome = Outcome::failed(fault.status, &fault.reason, fault.hint);
         outcome.http_status = err.http_status();
         if let UpstreamError::Refused(r) = err

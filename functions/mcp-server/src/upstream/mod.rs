@@ -3,12 +3,12 @@
 //! re-sent once with a re-read secret after a 401, and the answer classified: a 2xx JSON reply,
 //! or a typed [`UpstreamError`] (`error`) that `hints` describes for the model.
 
-pub mod deadline;
-pub mod error;
-pub mod hints;
-pub mod meter;
-pub mod request;
-pub mod send;
+mod deadline;
+mod error;
+mod hints;
+mod meter;
+mod request;
+mod send;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 pub use deadline::Deadline;
 pub use error::{Happened, Refusal, UpstreamError};
-pub use hints::Fault;
+pub use hints::{Fault, describe};
 pub use meter::Meter;
 
 use crate::contract::args::ValidArgs;

@@ -23,7 +23,7 @@ pub struct BuildError {
 }
 
 /// The full URL for a tool call. `base_url` is the catalog's (or its override).
-pub fn build_url(
+pub(super) fn build_url(
     catalog: &Catalog,
     base_url: &str,
     tool: &Tool,
@@ -77,7 +77,7 @@ pub fn build_url(
 
 /// The JSON body for writes: body params under their upstream names; a dotted name nests
 /// (`as: customer.id` sends `{"customer": {"id": …}}`).
-pub fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
+pub(super) fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
     let mut body = serde_json::Map::new();
     for (name, p) in tool
         .params
@@ -128,7 +128,7 @@ fn fill_path(template: &str, args: &ValidArgs) -> String {
 }
 
 /// The base URL with its `{secret}` placeholders filled, each checked to be host-safe.
-pub fn fill_base(
+pub(super) fn fill_base(
     catalog: &Catalog,
     base_url: &str,
     secrets: &SecretValues,
@@ -139,7 +139,7 @@ pub fn fill_base(
     .map_err(|e| credential_error(catalog, &e))
 }
 
-pub fn credential_error(catalog: &Catalog, e: &CredentialError) -> BuildError {
+pub(super) fn credential_error(catalog: &Catalog, e: &CredentialError) -> BuildError {
     match e {
         CredentialError::Missing(field) => missing(catalog, field),
         CredentialError::NotHostSafe(field) => BuildError {
@@ -165,7 +165,7 @@ fn missing(catalog: &Catalog, field: &str) -> BuildError {
 }
 
 /// The upstream's own error message, one line, at most 300 characters; never a raw body.
-pub fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Option<String> {
+pub(super) fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Option<String> {
     let path = catalog.error_message.as_deref()?;
     let mut v = body?;
     for part in path.split('.') {

@@ -14,7 +14,7 @@ use crate::inventory::secrets::SecretValues;
 
 /// One request to send.
 #[derive(Debug)]
-pub struct Exchange<'a> {
+pub(super) struct Exchange<'a> {
     pub method: Method,
     pub url: Url,
     pub body: Option<&'a Value>,
@@ -25,7 +25,7 @@ pub struct Exchange<'a> {
 
 /// What came back, body unread beyond the cap and not yet interpreted.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Received {
+pub(super) struct Received {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
@@ -33,7 +33,7 @@ pub struct Received {
     pub retry_after_s: Option<u64>,
 }
 
-pub async fn send(
+pub(super) async fn send(
     http: &reqwest::Client,
     catalog: &Catalog,
     secrets: &SecretValues,
@@ -111,7 +111,7 @@ pub async fn send(
 
 /// `Retry-After` as seconds from `now`: the header is either a number of seconds or an HTTP
 /// date (RFC 9110 §10.2.3). A date in the past is 0; anything else is no figure.
-pub fn retry_after_seconds(value: &str, now: jiff::Timestamp) -> Option<u64> {
+pub(super) fn retry_after_seconds(value: &str, now: jiff::Timestamp) -> Option<u64> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(seconds);
