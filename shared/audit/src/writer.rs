@@ -18,7 +18,8 @@ pub const MAX_LINE_BYTES: usize = 8 * 1024;
 #[derive(Clone)]
 pub struct AuditLog {
     out: Arc<Mutex<Box<dyn Write + Send>>>,
-    emf: Option<EmfConfig>,
+    /// Shared, so cloning the log (a clone rides in every request's state) allocates nothing.
+    emf: Option<Arc<EmfConfig>>,
     error_reported: Arc<AtomicBool>,
 }
 
@@ -32,7 +33,7 @@ impl AuditLog {
     pub fn from_writer(writer: impl Write + Send + 'static, emf: Option<EmfConfig>) -> Self {
         Self {
             out: Arc::new(Mutex::new(Box::new(writer))),
-            emf,
+            emf: emf.map(Arc::new),
             error_reported: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -46,19 +47,19 @@ impl AuditLog {
 
     /// The same output with a different EMF setting.
     pub fn with_emf(mut self, emf: Option<EmfConfig>) -> Self {
-        self.emf = emf;
+        self.emf = emf.map(Arc::new);
         self
     }
 
     pub fn emf(&self) -> Option<&EmfConfig> {
-        self.emf.as_ref()
+        self.emf.as_deref()
     }
 
     /// Writes the event as exactly one line followed by `\n`, then flushes.
     pub fn write(&self, event: &AuditEvent) {
-        let mut line = event.to_json_line(self.emf.as_ref());
+        let mut line = event.to_json_line(self.emf.as_deref());
         if line.len() > MAX_LINE_BYTES {
-            line = event.shrunk().to_json_line(self.emf.as_ref());
+            line = event.shrunk().to_json_line(self.emf.as_deref());
         }
         line.push('\n');
         // A panic elsewhere while holding the lock must not stop auditing.

@@ -29,11 +29,11 @@ pub struct Transport {
     pub max_body_bytes: usize,
 }
 
+/// rmcp's Streamable HTTP service over [`Mcp`].
+pub type Service = StreamableHttpService<handler::McpHandler, NeverSessionManager>;
+
 /// The stateless Streamable HTTP service (JSON replies) over [`Mcp`].
-pub fn service(
-    mcp: Arc<Mcp>,
-    transport: Transport,
-) -> StreamableHttpService<handler::McpHandler, NeverSessionManager> {
+pub fn service(mcp: Arc<Mcp>, transport: Transport) -> Service {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)
