@@ -1,11 +1,23 @@
 //! Random values as hex: generated keys and peppers for local runs, confirmation nonces,
 //! request ids. A leaf: it depends on nothing in the crate.
 
-/// `n` random bytes as `2n` hex characters; `None` without entropy.
+/// `n` random bytes as `2n` hex characters; `None` without entropy. One allocation (a request
+/// id is made for every request).
 pub fn hex(n: usize) -> Option<String> {
-    let mut bytes = vec![0u8; n];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(2 * n);
+    let mut chunk = [0u8; 32];
+    let mut left = n;
+    while left > 0 {
+        let bytes = &mut chunk[..left.min(32)];
+        getrandom::fill(bytes).ok()?;
+        for b in bytes.iter() {
+            out.push(DIGITS[usize::from(b >> 4)] as char);
+            out.push(DIGITS[usize::from(b & 0x0f)] as char);
+        }
+        left -= bytes.len();
+    }
+    Some(out)
 }
 
 /// Random hex, or without entropy the clock's nanoseconds (still distinct per call, for ids

@@ -164,7 +164,11 @@ impl Limits {
     }
 
     /// One request from `ip` (any request to `/mcp`, before authentication).
-    pub fn request_from(&self, ip: &str, now: u64) -> Result<Option<Passed>, Exceeded> {
+    pub fn request_from(
+        &self,
+        ip: impl std::fmt::Display,
+        now: u64,
+    ) -> Result<Option<Passed>, Exceeded> {
         let limit = self.settings.per_ip_per_minute;
         if limit == 0 {
             return Ok(None);

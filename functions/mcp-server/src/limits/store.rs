@@ -134,7 +134,11 @@ fn live<'a>(
     expires: u64,
     now: u64,
 ) -> &'a mut (u64, u64) {
-    let entry = counters.entry(key.to_string()).or_insert((0, expires));
+    // A key already counted is found without building an owned copy of it.
+    if !counters.contains_key(key) {
+        counters.insert(key.to_string(), (0, expires));
+    }
+    let entry = counters.get_mut(key).expect("inserted above");
     if entry.1 <= now {
         *entry = (0, expires);
     }
