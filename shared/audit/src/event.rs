@@ -274,7 +274,7 @@ impl AuditEvent {
         self
     }
 
-    /// The pseudonym from [`crate::Pseudonymizer::pseudonym`], never a raw identity.
+    /// The pseudonym from [`crate::Pseudonymizer`], never a raw identity.
     pub fn user(mut self, pseudonym: impl Into<String>) -> Self {
         self.user = Some(pseudonym.into());
         self

@@ -9,8 +9,9 @@ use sha2::Sha256;
 /// users, too short to be a useful stand-in for the full digest).
 const PSEUDONYM_HEX_CHARS: usize = 16;
 
-/// Maps an identity (e.g. the e-mail in the identity header) to a stable pseudonym
-/// `u_` + 16 hex chars of HMAC-SHA256(pepper, identity trimmed and lowercased).
+/// Maps an identity to a stable pseudonym `u_` + 16 hex chars of HMAC-SHA256(pepper, identity):
+/// an e-mail address trimmed and lower-cased (one mailbox, however it is typed), an OAuth
+/// subject exactly as the issuer sends it (`AbC` and `abc` are two people there).
 ///
 /// Without the pepper the pseudonym cannot be reversed by hashing candidate e-mail addresses, so
 /// the pepper is a secret (Secrets Manager; at least 32 random bytes) and rotating it breaks
@@ -28,9 +29,21 @@ impl Pseudonymizer {
         }
     }
 
-    pub fn pseudonym(&self, identity: &str) -> String {
+    /// The pseudonym of an e-mail address (the trusted user header), case and surrounding
+    /// whitespace ignored.
+    pub fn pseudonym_of_email(&self, email: &str) -> String {
+        self.pseudonym(email.trim().to_lowercase().as_bytes())
+    }
+
+    /// The pseudonym of an OAuth subject, byte for byte: subjects are case-sensitive
+    /// identifiers (OpenID Connect Core 1.0, 2), so nothing is folded.
+    pub fn pseudonym_of_subject(&self, subject: &str) -> String {
+        self.pseudonym(subject.as_bytes())
+    }
+
+    fn pseudonym(&self, identity: &[u8]) -> String {
         let mut mac = self.mac.clone();
-        mac.update(identity.trim().to_lowercase().as_bytes());
+        mac.update(identity);
         let digest = mac.finalize().into_bytes();
 
         let mut out = String::with_capacity(2 + PSEUDONYM_HEX_CHARS);
@@ -61,7 +74,7 @@ mod tests {
 
     #[test]
     fn pseudonym_is_u_prefix_and_sixteen_lowercase_hex_chars() {
-        let p = Pseudonymizer::new(PEPPER).pseudonym("alice@example.com");
+        let p = Pseudonymizer::new(PEPPER).pseudonym_of_email("alice@example.com");
         assert_eq!(p.len(), 18, "{p}");
         assert!(p.starts_with("u_"));
         assert!(
@@ -84,13 +97,13 @@ mod tests {
             .collect();
         let expected = format!("u_{}", &full[..16]);
         let p = Pseudonymizer::new(PEPPER);
-        assert_eq!(p.pseudonym("alice@example.com"), expected);
+        assert_eq!(p.pseudonym_of_email("alice@example.com"), expected);
     }
 
     #[test]
     fn pseudonym_is_stable_across_instances() {
-        let a = Pseudonymizer::new(PEPPER).pseudonym("alice@example.com");
-        let b = Pseudonymizer::new(PEPPER).pseudonym("alice@example.com");
+        let a = Pseudonymizer::new(PEPPER).pseudonym_of_email("alice@example.com");
+        let b = Pseudonymizer::new(PEPPER).pseudonym_of_email("alice@example.com");
         assert_eq!(a, b);
     }
 
@@ -98,24 +111,34 @@ mod tests {
     fn pseudonym_ignores_case_and_surrounding_whitespace() {
         let p = Pseudonymizer::new(PEPPER);
         assert_eq!(
-            p.pseudonym("alice@example.com"),
-            p.pseudonym("  Alice@Example.COM\n")
+            p.pseudonym_of_email("alice@example.com"),
+            p.pseudonym_of_email("  Alice@Example.COM\n")
         );
+    }
+
+    #[test]
+    fn subjects_are_taken_exactly_as_sent() {
+        let p = Pseudonymizer::new(PEPPER);
+        let subjects = ["AbCdEf-user", "abcdef-USER", "abcdef-user", " abcdef-user"];
+        let mut seen: Vec<String> = subjects.iter().map(|s| p.pseudonym_of_subject(s)).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), subjects.len(), "one person each: {seen:?}");
     }
 
     #[test]
     fn different_identities_get_different_pseudonyms() {
         let p = Pseudonymizer::new(PEPPER);
         assert_ne!(
-            p.pseudonym("alice@example.com"),
-            p.pseudonym("bob@example.com")
+            p.pseudonym_of_email("alice@example.com"),
+            p.pseudonym_of_email("bob@example.com")
         );
     }
 
     #[test]
     fn different_peppers_give_different_pseudonyms() {
-        let a = Pseudonymizer::new(b"pepper-one").pseudonym("alice@example.com");
-        let b = Pseudonymizer::new(b"pepper-two").pseudonym("alice@example.com");
+        let a = Pseudonymizer::new(b"pepper-one").pseudonym_of_email("alice@example.com");
+        let b = Pseudonymizer::new(b"pepper-two").pseudonym_of_email("alice@example.com");
         assert_ne!(a, b);
     }
 
@@ -128,7 +151,7 @@ mod tests {
             "carol",
             "user-42@corp.example",
         ] {
-            let pseudonym = p.pseudonym(identity);
+            let pseudonym = p.pseudonym_of_email(identity);
             assert!(!pseudonym.contains(identity), "{identity} -> {pseudonym}");
             let normalized = identity.trim().to_lowercase();
             assert!(

@@ -19,6 +19,14 @@ use serde::Deserialize;
 
 /// The shortest API key accepted, in characters.
 pub const MIN_API_KEY_LEN: usize = 16;
+/// The key id an OAuth caller is recorded under: no API key may take it.
+pub const OAUTH_KEY_ID: &str = "oauth";
+/// The key id of a local run with `--insecure-no-auth`: no API key may take it.
+pub const NO_AUTH_KEY_ID: &str = "insecure-no-auth";
+/// Key ids the server gives callers itself; an API key named like one would merge its callers
+/// with those (limits, budgets, the ledger's replays).
+pub const RESERVED_KEY_IDS: [&str; 2] = [OAUTH_KEY_ID, NO_AUTH_KEY_ID];
+
 /// The shortest pseudonym pepper accepted, in bytes (as long as the HMAC-SHA-256 key it is).
 pub const MIN_PEPPER_BYTES: usize = 32;
 /// The shortest confirmation signing key accepted, in bytes (an HMAC-SHA-256 key).
@@ -48,6 +56,8 @@ pub enum SecretFormatError {
     Shape(String),
     #[error("api_keys: a key id must not be empty")]
     EmptyKeyId,
+    #[error("api_keys.{id}: the id is reserved for callers the server names itself")]
+    ReservedKeyId { id: String },
     #[error("api_keys.{id}: the key is shorter than {MIN_API_KEY_LEN} characters")]
     ShortApiKey { id: String },
     #[error("pseudonym_pepper: shorter than {MIN_PEPPER_BYTES} bytes")]
@@ -75,6 +85,9 @@ pub fn parse(text: &str) -> Result<DeploymentSecret, SecretFormatError> {
     for (id, key) in &json.api_keys {
         if id.is_empty() {
             return Err(SecretFormatError::EmptyKeyId);
+        }
+        if RESERVED_KEY_IDS.contains(&id.as_str()) {
+            return Err(SecretFormatError::ReservedKeyId { id: id.clone() });
         }
         if key.chars().count() < MIN_API_KEY_LEN {
             return Err(SecretFormatError::ShortApiKey { id: id.clone() });
@@ -254,6 +267,13 @@ mod tests {
         assert!(parse(&format!(r#"{{"api_keys": {{"a": "{}"}}}}"#, "ä".repeat(15))).is_err());
         let empty_id = format!(r#"{{"api_keys": {{"": "{KEY}"}}}}"#);
         assert_eq!(parse(&empty_id), Err(SecretFormatError::EmptyKeyId));
+        for id in RESERVED_KEY_IDS {
+            let reserved = format!(r#"{{"api_keys": {{"{id}": "{KEY}"}}}}"#);
+            assert_eq!(
+                parse(&reserved),
+                Err(SecretFormatError::ReservedKeyId { id: id.into() })
+            );
+        }
     }
 
     #[test]

@@ -252,15 +252,19 @@ async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym(
             .await;
     assert_eq!(s.call("/mcp", &service, "invoices_list").await.status, 200);
 
-    let calls = events(&s.server, "tool_call", 2);
+    // Subjects are case-sensitive: two that differ only in case are two people.
+    for sub in ["AbCdEf-user", "abcdef-USER"] {
+        let token = s.op.mint(json!({"claims": {"sub": sub}})).await;
+        assert_eq!(s.call("/mcp", &token, "invoices_list").await.status, 200);
+    }
+
+    let calls = events(&s.server, "tool_call", 4);
     let users: Vec<&str> = calls.iter().map(|e| e["user"].as_str().unwrap()).collect();
     assert!(calls.iter().all(|e| e["key_id"] == "oauth"), "{calls:?}");
     assert!(users.iter().all(|u| u.starts_with("u_")), "{users:?}");
-    assert_ne!(
-        users[0],
-        users[users.len() - 1],
-        "alice and the service differ"
-    );
+    assert_eq!(users.len(), 4, "{users:?}");
+    assert_ne!(users[0], users[1], "alice and the service differ");
+    assert_ne!(users[2], users[3], "AbCdEf-user and abcdef-USER differ");
     let out = s.server.stdout.joined() + &s.server.stderr.joined();
     for planted in [
         "alice@example.com",

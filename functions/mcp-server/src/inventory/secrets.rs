@@ -135,6 +135,14 @@ pub fn from_env(
                     ),
                 });
             };
+            if connector::secret::RESERVED_KEY_IDS.contains(&id) {
+                return Err(config::ConfigError {
+                    name: config::API_KEYS.into(),
+                    problem: format!(
+                        "the key id `{id}` is reserved for callers the server names itself"
+                    ),
+                });
+            }
             redactor.add_secret(key);
             values.api_keys.push(ApiKey::new(id, key));
         }
@@ -477,6 +485,9 @@ mod tests {
     fn env_keys_need_id_and_long_key() {
         let env = EnvSnapshot::from_pairs([(config::API_KEYS, "dev:short")]);
         assert!(from_env(&env, &[], &Redactor::new(), &Addresses::new()).is_err());
+        let env = EnvSnapshot::from_pairs([(config::API_KEYS, "oauth:0123456789abcdef0123")]);
+        let err = from_env(&env, &[], &Redactor::new(), &Addresses::new()).unwrap_err();
+        assert!(err.problem.contains("reserved"), "{err:?}");
         let env = EnvSnapshot::from_pairs([
             (config::API_KEYS, "dev:0123456789abcdef0123"),
             ("PAPIERKRAM_TOKEN", "t-0123456789"),

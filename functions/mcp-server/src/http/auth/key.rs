@@ -48,7 +48,7 @@ pub fn caller(
         .filter(|_| trusted)
         .and_then(|v| v.to_str().ok())
         .zip(secrets.pepper.as_deref())
-        .map(|(email, pepper)| audit::Pseudonymizer::new(pepper).pseudonym(email));
+        .map(|(email, pepper)| audit::Pseudonymizer::new(pepper).pseudonym_of_email(email));
     Ok(Caller {
         key_id,
         user,

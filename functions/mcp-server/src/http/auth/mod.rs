@@ -66,7 +66,7 @@ async fn caller(
 ) -> Result<Caller, Denied> {
     if state.insecure_no_auth {
         return Ok(Caller {
-            key_id: "insecure-no-auth".into(),
+            key_id: connector::secret::NO_AUTH_KEY_ID.into(),
             user: None,
             scope: path.map_or(Scope::Deployment, |p| Scope::Profile(p.into())),
         });

@@ -9,7 +9,7 @@ use crate::inventory::secrets::SecretValues;
 use crate::oauth::{self, Verifier};
 
 /// The key id an OAuth caller carries in the audit log and the limits.
-pub const KEY_ID: &str = "oauth";
+pub const KEY_ID: &str = connector::secret::OAUTH_KEY_ID;
 
 pub async fn caller(
     verifier: &Verifier,
@@ -30,7 +30,7 @@ pub async fn caller(
     })?;
     Ok(Caller {
         key_id: KEY_ID.into(),
-        user: Some(audit::Pseudonymizer::new(pepper).pseudonym(&identity.subject)),
+        user: Some(audit::Pseudonymizer::new(pepper).pseudonym_of_subject(&identity.subject)),
         scope: scope.map_or(Scope::Deployment, Scope::Profile),
     })
 }
