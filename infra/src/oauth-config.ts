@@ -65,6 +65,12 @@ export interface OAuthConfig {
   readonly leewaySeconds?: number;
   /** MCP_OAUTH_TIMEOUT_MS: one metadata or key-set request (server default 2000). */
   readonly fetchTimeoutMs?: number;
+  /**
+   * MCP_OAUTH_TOKEN_TYPES: the access tokens' header `typ` values the server accepts (server default
+   * `at+jwt`, and `none` for a Cognito issuer, whose access tokens carry no `typ`); `none` admits a
+   * header without one. Keycloak and Entra ID send `JWT`.
+   */
+  readonly tokenTypes?: readonly string[];
   /** Exactly one of `cognito` and `external`. */
   readonly cognito?: CognitoConfig;
   readonly external?: ExternalIssuerConfig;
@@ -108,7 +114,7 @@ export interface OAuthContext {
 
 export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): OAuthConfig | undefined {
   if (raw === undefined) return undefined;
-  const o = c.object('oauth', raw, ['cognito', 'external', 'resourceUrl', 'apiKeys', 'frontDoor', 'algorithms', 'leewaySeconds', 'fetchTimeoutMs']);
+  const o = c.object('oauth', raw, ['cognito', 'external', 'resourceUrl', 'apiKeys', 'frontDoor', 'algorithms', 'leewaySeconds', 'fetchTimeoutMs', 'tokenTypes']);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined; // reported by c.object
 
   let resourceUrl: string | undefined;
@@ -128,6 +134,8 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
   // A cold start's first token check may fetch metadata and keys: both inside one call.
   const maxFetch = Math.max(100, Math.min(10_000, Math.floor(ctx.timeoutMs / 3)));
   const fetchTimeoutMs = o.fetchTimeoutMs === undefined ? undefined : c.integer('oauth.fetchTimeoutMs', o.fetchTimeoutMs, 2000, 100, maxFetch);
+  const tokenTypes = o.tokenTypes === undefined ? undefined : c.list('oauth.tokenTypes', o.tokenTypes, /^(none|[A-Za-z0-9+./-]{1,64})$/, 'header `typ` values (`at+jwt`, `JWT`) or `none`');
+  if (Array.isArray(o.tokenTypes) && o.tokenTypes.length === 0) c.problem('oauth.tokenTypes', 'name at least one type, or leave the key out for the server default');
 
   if ((o.cognito === undefined) === (o.external === undefined)) {
     c.problem('oauth', o.cognito === undefined
@@ -144,6 +152,7 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
     ...(algorithms ? { algorithms } : {}),
     ...(leewaySeconds === undefined ? {} : { leewaySeconds }),
     ...(fetchTimeoutMs === undefined ? {} : { fetchTimeoutMs }),
+    ...(tokenTypes ? { tokenTypes } : {}),
     ...(cognito ? { cognito } : {}),
     ...(external ? { external } : {}),
   };

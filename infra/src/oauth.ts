@@ -27,6 +27,7 @@ export const OAUTH_ENV = {
   oauthAlgorithms: 'MCP_OAUTH_ALGORITHMS',
   oauthLeewaySecs: 'MCP_OAUTH_LEEWAY_SECS',
   oauthTimeoutMs: 'MCP_OAUTH_TIMEOUT_MS',
+  oauthTokenTypes: 'MCP_OAUTH_TOKEN_TYPES',
 } as const;
 
 /**
@@ -205,6 +206,7 @@ export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, 
   if (oauth.algorithms) environment[OAUTH_ENV.oauthAlgorithms] = oauth.algorithms.join(',');
   if (oauth.leewaySeconds !== undefined) environment[OAUTH_ENV.oauthLeewaySecs] = String(oauth.leewaySeconds);
   if (oauth.fetchTimeoutMs !== undefined) environment[OAUTH_ENV.oauthTimeoutMs] = String(oauth.fetchTimeoutMs);
+  if (oauth.tokenTypes) environment[OAUTH_ENV.oauthTokenTypes] = oauth.tokenTypes.join(',');
   new CfnOutput(scope, 'OAuthIssuer', { value: environment[OAUTH_ENV.oauthIssuer]!, description: 'The authorization server (MCP_OAUTH_ISSUER)' });
   return { environment, ...(server ? { cognito: server } : {}) };
 }

@@ -91,7 +91,7 @@ const EVERYTHING = {
   userHeaderKeys: ['open-webui'],
   tokenConfirmsCritical: ['accounting'],
   customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },
-  oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500 },
+  oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500, tokenTypes: ['none'] },
 };
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {

@@ -195,12 +195,12 @@ describe('Cognito authorization server', () => {
     assert.deepEqual(e.MCP_OAUTH_AUDIENCE, { Ref: client });
     assert.equal(e.MCP_OAUTH_PROFILE_CLAIM, 'scope');
     assert.equal(e.MCP_OAUTH_PROFILES, `${RESOURCE_URL}/tools=*`);
-    for (const unset of ['MCP_OAUTH_ALGORITHMS', 'MCP_OAUTH_LEEWAY_SECS', 'MCP_OAUTH_TIMEOUT_MS', 'MCP_USER_HEADER_KEYS']) assert.ok(!(unset in e), unset);
+    for (const unset of ['MCP_OAUTH_ALGORITHMS', 'MCP_OAUTH_LEEWAY_SECS', 'MCP_OAUTH_TIMEOUT_MS', 'MCP_OAUTH_TOKEN_TYPES', 'MCP_USER_HEADER_KEYS']) assert.ok(!(unset in e), unset);
   });
 
-  it('turns API keys off with apiKeys: false, and passes algorithms, leeway and fetch timeout through', () => {
-    const e = env(synth({ config: oauthConfig({ oauth: { apiKeys: false, algorithms: ['RS256', 'ES256'], leewaySeconds: 10, fetchTimeoutMs: 1500 } }) }).mcpT);
-    assert.deepEqual([e.MCP_AUTH, e.MCP_OAUTH_ALGORITHMS, e.MCP_OAUTH_LEEWAY_SECS, e.MCP_OAUTH_TIMEOUT_MS], ['oauth', 'RS256,ES256', '10', '1500']);
+  it('turns API keys off with apiKeys: false, and passes algorithms, leeway, fetch timeout and token types through', () => {
+    const e = env(synth({ config: oauthConfig({ oauth: { apiKeys: false, algorithms: ['RS256', 'ES256'], leewaySeconds: 10, fetchTimeoutMs: 1500, tokenTypes: ['at+jwt', 'JWT'] } }) }).mcpT);
+    assert.deepEqual([e.MCP_AUTH, e.MCP_OAUTH_ALGORITHMS, e.MCP_OAUTH_LEEWAY_SECS, e.MCP_OAUTH_TIMEOUT_MS, e.MCP_OAUTH_TOKEN_TYPES], ['oauth', 'RS256,ES256', '10', '1500', 'at+jwt,JWT']);
   });
 
   it('outputs the pool id, the client id, the domain URL and the issuer (never a client secret)', () => {
