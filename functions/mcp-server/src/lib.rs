@@ -15,8 +15,8 @@
 //!   knows axum;
 //! - `mcp`: the rmcp adapter (handler, call context, meta tools, results, audit events), the
 //!   only place that knows rmcp;
-//! - `call`: one tool call as a pipeline: validate → budget → dry run → consent → ledger →
-//!   plain or aggregate → shape;
+//! - `call`: one tool call as a pipeline of stage functions: validate → budget → dry run →
+//!   consent → idempotency claim → upstream → shape → record → settle → cap;
 //! - `upstream`: building, sending and classifying the upstream request;
 //! - `inventory`: what the deployment serves and to whom (registry, profiles, per-profile views,
 //!   config, secrets);

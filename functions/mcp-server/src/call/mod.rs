@@ -1,5 +1,6 @@
-//! One tool call as a pipeline of named stages, each a function in `stages` (or its own
-//! module), read top to bottom in [`Pipeline::call`]:
+//! One tool call as a pipeline of named stages, each a function with a typed input and output
+//! (`stages`, `idempotency`, or the stage's own module), read top to bottom in
+//! [`Pipeline::call`]:
 //!
 //! 1. **validate** the arguments against the contract (`contract::args`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
@@ -8,7 +9,7 @@
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
 //! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
-//!    in the [`Ledger`], so it runs once;
+//!    in the [`Ledger`], so it runs once (`idempotency`);
 //! 6. **upstream**: one request (or an aggregation over pages, `aggregate`) within the call's
 //!    [`Deadline`] and the budget's meter;
 //! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
@@ -26,6 +27,7 @@ mod budget;
 mod caller;
 mod consent;
 mod dry_run;
+mod idempotency;
 mod ledger;
 mod outcome;
 mod preview;
@@ -38,7 +40,8 @@ pub use consent::{Binding, Signer, TOKEN_TTL_S};
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
-pub use stages::{Flow, MAX_STORED_BYTES};
+pub use idempotency::MAX_STORED_BYTES;
+pub use stages::Flow;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;

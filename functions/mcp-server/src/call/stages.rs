@@ -7,7 +7,6 @@ use catalog::{Status, Tool};
 use serde_json::{Map, Value};
 
 use super::consent::{self, Channel, Consent, Presented, Step};
-use super::ledger::Claim;
 use super::outcome::{Outcome, WriteFacts};
 use super::{Caller, Pipeline, Request, aggregate, dry_run, shape};
 use crate::contract::args::{self, ValidArgs};
@@ -19,36 +18,33 @@ use crate::upstream::{Deadline, Happened, Meter, Reply};
 /// A stage's result: go on with `T`, or answer the call now with this outcome.
 pub type Flow<T> = ControlFlow<Outcome, T>;
 
-/// The most of a result the ledger keeps; a larger one is kept as its status and a hint.
-pub const MAX_STORED_BYTES: usize = 64 * 1024;
-
 /// A validated call within its budget: what every later stage reads.
 pub(super) struct Call<'a> {
-    conn: &'a DeployedCatalog,
-    tool: &'a Tool,
-    valid: &'a ValidArgs,
+    pub(super) conn: &'a DeployedCatalog,
+    pub(super) tool: &'a Tool,
+    pub(super) valid: &'a ValidArgs,
     deadline: &'a Deadline,
     meter: &'a Meter,
     /// The tool writes (its audit line carries [`WriteFacts`]).
-    write: bool,
+    pub(super) write: bool,
 }
 
 /// What a confirmation token and an idempotency key bind: the caller, the tool, the
 /// arguments' digest; and the time the call is judged at.
 pub(super) struct Bound {
     /// The caller: the key id, and the user when known.
-    who: String,
+    pub(super) who: String,
     /// `connector/tool`.
-    qualified: String,
-    digest: String,
-    now: u64,
+    pub(super) qualified: String,
+    pub(super) digest: String,
+    pub(super) now: u64,
 }
 
 /// What the upstream stage brought: the shaped outcome, and whether a failed write may have
 /// happened.
 pub(super) struct Executed {
     pub(super) outcome: Outcome,
-    happened: Happened,
+    pub(super) happened: Happened,
 }
 
 /// Validate: the arguments against the contract, normalised.
@@ -180,48 +176,6 @@ impl Pipeline {
         ControlFlow::Break(call.facts(outcome, None, None))
     }
 
-    /// Idempotency claim: the key a confirmed or keyed write runs under, claimed in the
-    /// ledger; none for a call without one. A key used before answers now.
-    pub(super) async fn claim(
-        &self,
-        call: &Call<'_>,
-        bound: &Bound,
-        consent: &Consent,
-    ) -> Flow<Option<String>> {
-        let key = match (consent, &call.valid.write.idempotency_key) {
-            (Consent::Confirmed { nonce, .. }, _) => format!("confirmed:{nonce}"),
-            (Consent::NotNeeded, Some(k)) if call.write => {
-                format!("{}|{}|{k}", bound.who, bound.qualified)
-            }
-            _ => return ControlFlow::Continue(None),
-        };
-        let (outcome, idempotency) = match self.ledger.claim(&key, &bound.digest, bound.now).await {
-            Claim::New => return ControlFlow::Continue(Some(key)),
-            Claim::Replay(stored) => (Outcome::replayed(&stored), Some("replayed")),
-            Claim::Conflict => (
-                Outcome::failed(
-                    Status::InvalidInput,
-                    "idempotency_conflict",
-                    "This idempotency_key was used for a call with other arguments. Use a new \
-                     key for a new write; reuse a key only to retry the very same call.",
-                ),
-                Some("conflict"),
-            ),
-            Claim::Unknown => (unknown(call), Some("unknown")),
-            Claim::Unavailable(why) => {
-                tracing::error!(reason = %why, "the idempotency ledger cannot answer: write refused");
-                let outcome = Outcome::failed(
-                    Status::Unavailable,
-                    "ledger_unavailable",
-                    "This write cannot be made sure to run once right now, so it was not sent; \
-                     try again in a minute with the same arguments.",
-                );
-                (outcome, None)
-            }
-        };
-        ControlFlow::Break(call.facts(outcome, consent.channel(), idempotency))
-    }
-
     /// Upstream, then shape: one request in the tool's shape, or an aggregation over pages.
     pub(super) async fn execute(&self, call: &Call<'_>) -> Executed {
         let Call {
@@ -252,16 +206,6 @@ impl Pipeline {
                 outcome: Outcome::from_upstream(conn, tool, &e),
                 happened: e.happened(),
             },
-        }
-    }
-
-    /// Record: what came of a claimed write. Nothing sent gives the claim back; an unknown
-    /// outcome keeps it, so a retry answers `outcome_unknown`.
-    pub(super) async fn record(&self, key: &str, executed: &Executed) {
-        match executed.happened {
-            Happened::Unknown => {}
-            Happened::No => self.ledger.release(key).await,
-            Happened::Yes => self.ledger.record(key, stored(&executed.outcome)).await,
         }
     }
 
@@ -307,37 +251,4 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
         Err(e) => e.into(),
     };
     outcome.with_http(reply.http_status).with_quota(reply.quota)
-}
-
-/// A claimed write's result as the ledger keeps it, bounded.
-fn stored(outcome: &Outcome) -> Value {
-    let full = outcome.to_json();
-    if full.to_string().len() <= MAX_STORED_BYTES {
-        return full;
-    }
-    serde_json::json!({
-        "status": outcome.status.as_str(),
-        "hint": "The write ran; its result was too large to keep for a replay. Read the record \
-                 with the matching get tool.",
-        "truncated": true,
-    })
-}
-
-/// `outcome_unknown`: the write was sent before and its answer never recorded.
-fn unknown(call: &Call<'_>) -> Outcome {
-    let check = call
-        .tool
-        .current
-        .as_deref()
-        .map(|get| format!("check with {get}"))
-        .unwrap_or_else(|| format!("check in {}", call.conn.catalog.connector));
-    Outcome::failed(
-        Status::OutcomeUnknown,
-        "outcome_unknown",
-        format!(
-            "This write was sent before and its outcome is unknown (it may still be running, or \
-             its answer was lost): {check} whether it happened before trying again, and retry \
-             only with a new idempotency_key if it did not."
-        ),
-    )
 }
