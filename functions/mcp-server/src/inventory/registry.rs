@@ -5,8 +5,6 @@ use std::collections::HashMap;
 
 use catalog::{Catalog, Risk, Tool};
 
-use crate::contract::names;
-
 /// A connector's catalog as this deployment serves it: with its base URL and whether its raw
 /// tools are exposed.
 #[derive(Debug)]
@@ -57,11 +55,6 @@ impl Registry {
         let conn = &self.catalogs[c];
         let tool = &conn.catalog.tools[t];
         Self::is_exposed(conn, tool).then_some((conn, tool))
-    }
-
-    /// The exposed tool names closest to an unknown one.
-    pub fn suggest(&self, name: &str) -> Option<&str> {
-        names::closest(name, self.exposed().map(|(_, t)| t.name.as_str()))
     }
 
     /// The connector's display name (its title, else its name).

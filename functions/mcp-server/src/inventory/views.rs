@@ -2,7 +2,7 @@
 //! call, whether the meta tools are offered, and the search visibility. The visibility rule
 //! itself is [`Profiles::allows`]; this module applies it, and nothing else does.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 use super::profiles::{Profiles, Scope};
 use super::registry::Registry;
@@ -16,7 +16,8 @@ pub struct View {
     pub has_hidden: bool,
     /// The search index's view of the same tools.
     pub visibility: search::Visibility,
-    callable: HashSet<String>,
+    /// Sorted, so a suggestion among equally close names is always the same one.
+    callable: BTreeSet<String>,
 }
 
 impl View {
@@ -31,7 +32,7 @@ impl View {
             .filter(|(c, t)| profiles.allows(scope.profile(), &c.catalog.connector, &t.name))
             .map(|(c, t)| (c.catalog.connector.as_str(), t))
             .collect();
-        let callable: HashSet<String> = allowed.iter().map(|(_, t)| t.name.clone()).collect();
+        let callable: BTreeSet<String> = allowed.iter().map(|(_, t)| t.name.clone()).collect();
         View {
             listed: allowed
                 .iter()
@@ -50,8 +51,13 @@ impl View {
             listed: Vec::new(),
             has_hidden: false,
             visibility: search::Index::build(Vec::new()).visibility(&|_| false),
-            callable: HashSet::new(),
+            callable: BTreeSet::new(),
         }
+    }
+
+    /// The tool of this scope closest to a mistyped name: never one the scope cannot call.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        crate::contract::names::closest(name, self.callable.iter().map(String::as_str))
     }
 
     /// Whether this scope may call the (exposed) tool.

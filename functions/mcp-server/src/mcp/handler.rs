@@ -149,7 +149,7 @@ impl ServerHandler for McpHandler {
                         started.elapsed(),
                     ));
                     return Err(McpError::invalid_params(
-                        mcp.unknown_tool_message(name),
+                        mcp.unknown_tool_message(name, &ctx),
                         None,
                     ));
                 }
@@ -230,8 +230,9 @@ impl Mcp {
         })
     }
 
-    /// The protocol error for `tools/call` of an unknown name, with the closest listed name.
-    fn unknown_tool_message(&self, name: &str) -> String {
+    /// The protocol error for `tools/call` of an unknown name, with the closest name the caller
+    /// may call.
+    fn unknown_tool_message(&self, name: &str, ctx: &CallContext) -> String {
         let Ok(name) = names::plain_name(name) else {
             return format!(
                 "Tool not found: `{}` is not a tool name. Call tools/list for the available tools.",
@@ -240,7 +241,7 @@ impl Mcp {
         };
         let suggestion = self
             .inventory
-            .registry
+            .view(ctx.scope())
             .suggest(name)
             .map(|s| format!(" Did you mean `{s}`?"))
             .unwrap_or_default();

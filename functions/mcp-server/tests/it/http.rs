@@ -611,9 +611,18 @@ async fn profiles_select_tools_by_path_and_by_key() {
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, _, _) = send(&app, list_request("/mcp/nope")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    // A tool outside the profile cannot be called or found.
+    // A tool outside the profile cannot be called or found, nor is it suggested for a typo.
     let (_, _, body) = send(&app, rpc(call("invoice_archive", json!({"id": 1})), V2025)).await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
+    let (_, _, body) = send(&app, rpc(call("invoice_archiv", json!({"id": 1})), V2025)).await;
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("invoice_archive"), "{message}");
+    let (_, _, body) = send(&app, rpc(call("invoices_lst", json!({})), V2025)).await;
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Did you mean `invoices_list`?"),
+        "{message}"
+    );
     let search = call("search_tools", json!({"query": "archive invoice"}));
     let (_, _, body) = send(&app, rpc(search, V2025)).await;
     assert!(
