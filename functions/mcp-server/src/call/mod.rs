@@ -37,10 +37,10 @@ mod stages;
 pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
 pub use consent::{Binding, Signer, TOKEN_TTL_S};
+pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
-pub use idempotency::MAX_STORED_BYTES;
 pub use stages::Flow;
 
 use std::ops::ControlFlow;
