@@ -32,6 +32,8 @@ export interface McpServerConfig extends FunctionSizing {
   /** MCP_LIMIT_PER_IP_PER_MINUTE, MCP_LIMIT_PER_CALLER_PER_MINUTE, MCP_LIMIT_DAILY_CALLS (0: off). */
   readonly limits: {
     readonly perIpPerMinute: number;
+    /** MCP_LIMIT_IPV6_PREFIX: an IPv6 client is counted by this prefix (32–128; IPv4 by its address). */
+    readonly ipv6Prefix: number;
     readonly perCallerPerMinute: number;
     readonly dailyCalls: number;
     /** The shared DynamoDB counter table (MCP_LIMITS_TABLE); false: every instance counts in memory. */
@@ -163,7 +165,7 @@ export const DEFAULTS = {
     maxResultBytes: 25 * 1024,
     healthTimeoutMs: 2000,
     // Sized for a ten-person company; 0 turns one off.
-    limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },
+    limits: { perIpPerMinute: 120, ipv6Prefix: 64, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },
     trustedProxies: [] as string[],
   },
   // Logs Insights over a week of audit logs can take minutes.
@@ -316,7 +318,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   const schedules = { digest: schedule('digest'), quota: schedule('quota') };
 
   const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency', 'limits', 'trustedProxies']);
-  const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'perCallerPerMinute', 'dailyCalls', 'table', 'tableTimeoutMs']);
+  const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'ipv6Prefix', 'perCallerPerMinute', 'dailyCalls', 'table', 'tableTimeoutMs']);
   const d = DEFAULTS.mcpServer;
   const mcpServer: McpServerConfig = {
     memoryMb: c.integer('mcpServer.memoryMb', m.memoryMb, d.memoryMb, 128, 10240),
@@ -328,6 +330,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     healthTimeoutMs: c.integer('mcpServer.healthTimeoutMs', m.healthTimeoutMs, d.healthTimeoutMs, 100, 10000),
     limits: {
       perIpPerMinute: c.integer('mcpServer.limits.perIpPerMinute', l.perIpPerMinute, d.limits.perIpPerMinute, 0, 1_000_000),
+      ipv6Prefix: c.integer('mcpServer.limits.ipv6Prefix', l.ipv6Prefix, d.limits.ipv6Prefix, 32, 128),
       perCallerPerMinute: c.integer('mcpServer.limits.perCallerPerMinute', l.perCallerPerMinute, d.limits.perCallerPerMinute, 0, 1_000_000),
       dailyCalls: c.integer('mcpServer.limits.dailyCalls', l.dailyCalls, d.limits.dailyCalls, 0, 100_000_000),
       table: c.boolean('mcpServer.limits.table', l.table, d.limits.table),

@@ -42,6 +42,7 @@ export const MCP_ENV = {
   healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
   callDeadlineMs: 'MCP_CALL_DEADLINE_MS',
   limitPerIpPerMinute: 'MCP_LIMIT_PER_IP_PER_MINUTE',
+  limitIpv6Prefix: 'MCP_LIMIT_IPV6_PREFIX',
   limitPerCallerPerMinute: 'MCP_LIMIT_PER_CALLER_PER_MINUTE',
   limitDailyCalls: 'MCP_LIMIT_DAILY_CALLS',
   limitsTable: 'MCP_LIMITS_TABLE',
@@ -208,6 +209,7 @@ export class McpStack extends Stack {
       // writes its audit line instead of becoming a gateway timeout.
       [MCP_ENV.callDeadlineMs]: String(callDeadlineMs(config.mcpServer.timeoutSeconds)),
       [MCP_ENV.limitPerIpPerMinute]: String(config.mcpServer.limits.perIpPerMinute),
+      [MCP_ENV.limitIpv6Prefix]: String(config.mcpServer.limits.ipv6Prefix),
       [MCP_ENV.limitPerCallerPerMinute]: String(config.mcpServer.limits.perCallerPerMinute),
       [MCP_ENV.limitDailyCalls]: String(config.mcpServer.limits.dailyCalls),
       // The ledger fails closed: a keyed write is refused while the table cannot be reached.

@@ -50,7 +50,7 @@ describe('parseConfig', () => {
     });
     assert.deepEqual(c.mcpServer, {
       memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 25600, healthTimeoutMs: 2000,
-      limits: { perIpPerMinute: 120, perCallerPerMinute: 60, dailyCalls: 20000, table: true, tableTimeoutMs: 250 }, trustedProxies: [],
+      limits: { perIpPerMinute: 120, ipv6Prefix: 64, perCallerPerMinute: 60, dailyCalls: 20000, table: true, tableTimeoutMs: 250 }, trustedProxies: [],
     });
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
@@ -114,6 +114,7 @@ describe('parseConfig', () => {
     problem({ mcpServer: { limits: { table: 'off' } } }, 'mcpServer.limits.table', /true or false/);
     problem({ mcpServer: { limits: { tableTimeoutMs: 5000 } } }, 'mcpServer.limits.tableTimeoutMs', /from 10 to 2000/);
     problem({ mcpServer: { limits: { tabel: false } } }, 'mcpServer.limits.tabel', /did you mean `table`/);
+    problem({ mcpServer: { limits: { ipv6Prefix: 16 } } }, 'mcpServer.limits.ipv6Prefix', /from 32 to 128/);
   });
 
   it('keeps the mcp-server timeout under the HTTP API integration limit, and the p99 alarm under the timeout', () => {

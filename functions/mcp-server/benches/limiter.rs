@@ -62,17 +62,18 @@ async fn main() {
             per_ip_per_minute: 100_000_000,
             per_caller_per_minute: 100_000_000,
             daily_calls: 100_000_000,
-            budgets: true,
+            ..Thresholds::DEFAULT
         },
         BTreeMap::from([("papierkram".to_string(), 100_000_000)]),
         None,
     );
     let now = mcp_server::limits::window::now_s();
     let n = 200_000u32;
+    let client = Some(std::net::IpAddr::from([192, 0, 2, 10]));
     let started = Instant::now();
     for i in 0..n {
         let caller = format!("key{}", i % 10);
-        limits.request_from("192.0.2.10", now).unwrap();
+        limits.request_from(client, now).unwrap();
         limits.tool_call_by(&caller, now).await.unwrap();
         limits.spent(&caller, "papierkram", 1, now);
     }

@@ -27,11 +27,7 @@ pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next)
         .extensions()
         .get::<RequestMeta>()
         .and_then(|m| m.client_ip);
-    let counted = match ip {
-        Some(ip) => state.limits.request_from(ip, now_s()),
-        None => state.limits.request_from("unknown", now_s()),
-    };
-    match counted {
+    match state.limits.request_from(ip, now_s()) {
         Ok(_) => next.run(request).await,
         Err(e) => refuse(&state, &e, None),
     }

@@ -49,6 +49,8 @@ pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
 pub const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
 /// Requests per client IP per minute, before authentication (0: off).
 pub const LIMIT_PER_IP_PER_MINUTE: &str = "MCP_LIMIT_PER_IP_PER_MINUTE";
+/// The IPv6 prefix length the per-IP limit counts a client under (32 to 128, default 64).
+pub const LIMIT_IPV6_PREFIX: &str = "MCP_LIMIT_IPV6_PREFIX";
 /// Tool calls per caller (API key, or user) per minute (0: off).
 pub const LIMIT_PER_CALLER_PER_MINUTE: &str = "MCP_LIMIT_PER_CALLER_PER_MINUTE";
 /// Tool calls of the whole deployment per UTC day (0: off).
@@ -99,6 +101,7 @@ pub const ALL: &[&str] = &[
     HEALTH_TIMEOUT_MS,
     CALL_DEADLINE_MS,
     LIMIT_PER_IP_PER_MINUTE,
+    LIMIT_IPV6_PREFIX,
     LIMIT_PER_CALLER_PER_MINUTE,
     LIMIT_DAILY_CALLS,
     LIMITS,
@@ -377,6 +380,12 @@ fn limit_settings<F: Fn(&str) -> Option<String>>(
     let d = limits::Thresholds::DEFAULT;
     Ok(limits::Thresholds {
         per_ip_per_minute: read.number(LIMIT_PER_IP_PER_MINUTE, d.per_ip_per_minute)?,
+        ipv6_prefix: read.number_in(
+            LIMIT_IPV6_PREFIX,
+            d.ipv6_prefix,
+            32..=128,
+            "a prefix length from 32 to 128",
+        )?,
         per_caller_per_minute: read.number(LIMIT_PER_CALLER_PER_MINUTE, d.per_caller_per_minute)?,
         daily_calls: read.number(LIMIT_DAILY_CALLS, d.daily_calls)?,
         budgets: true,

@@ -1,6 +1,8 @@
-//! Address ranges (`192.0.2.0/24`, `2001:db8::/32`, one address) for the trusted-proxy list.
+//! Address ranges (`192.0.2.0/24`, `2001:db8::/32`, one address) for the trusted-proxy list,
+//! and the network a client address is counted under by the per-IP limit.
 
-use std::net::IpAddr;
+use std::fmt;
+use std::net::{IpAddr, Ipv6Addr};
 
 /// An address range: `192.0.2.0/24`, `2001:db8::/32`, or one address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,25 @@ impl Cidr {
         Some(Cidr { net, bits })
     }
 
+    /// The network `ip` is counted under: an IPv4 address alone, an IPv6 address by its first
+    /// `v6_bits` (one host usually holds a whole /64, so counting /128s limits nobody).
+    pub fn around(ip: IpAddr, v6_bits: u8) -> Cidr {
+        match ip.to_canonical() {
+            IpAddr::V4(v4) => Cidr {
+                net: IpAddr::V4(v4),
+                bits: 32,
+            },
+            IpAddr::V6(v6) => {
+                let bits = v6_bits.min(128);
+                let mask = u128::MAX.checked_shl(u32::from(128 - bits)).unwrap_or(0);
+                Cidr {
+                    net: IpAddr::V6(Ipv6Addr::from(u128::from(v6) & mask)),
+                    bits,
+                }
+            }
+        }
+    }
+
     pub fn contains(&self, ip: IpAddr) -> bool {
         let prefix = |a: u128, b: u128, bits: u8, width: u8| {
             let shift = width - bits;
@@ -39,12 +60,35 @@ impl Cidr {
     }
 }
 
+impl fmt::Display for Cidr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.net, self.bits)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ip(s: &str) -> IpAddr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn clients_are_counted_by_address_in_v4_and_by_prefix_in_v6() {
+        let around = |s: &str, bits| Cidr::around(ip(s), bits).to_string();
+        assert_eq!(around("192.0.2.7", 64), "192.0.2.7/32");
+        assert_eq!(
+            around("::ffff:192.0.2.7", 64),
+            "192.0.2.7/32",
+            "v4-mapped v6"
+        );
+        assert_eq!(around("2001:db8:1:2:aaaa::1", 64), "2001:db8:1:2::/64");
+        assert_eq!(around("2001:db8:1:2:ffff::9", 64), "2001:db8:1:2::/64");
+        assert_ne!(around("2001:db8:1:3::1", 64), around("2001:db8:1:2::1", 64));
+        assert_eq!(around("2001:db8:1:2::1", 128), "2001:db8:1:2::1/128");
+        assert_eq!(around("2001:db8:1:2::1", 48), "2001:db8:1::/48");
+        assert!(Cidr::around(ip("2001:db8:1:2::1"), 64).contains(ip("2001:db8:1:2::99")));
     }
 
     #[test]

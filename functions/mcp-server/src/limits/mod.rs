@@ -17,9 +17,11 @@ pub mod table;
 pub mod window;
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cidr::Cidr;
 use shared::Counters;
 use store::{Counted, Guard, Hit, MemoryStore, Tally};
 use table::Table;
@@ -53,6 +55,8 @@ impl LimitKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Thresholds {
     pub per_ip_per_minute: u64,
+    /// The IPv6 prefix length a client is counted under by the per-IP limit (IPv4: the address).
+    pub ipv6_prefix: u8,
     pub per_caller_per_minute: u64,
     pub daily_calls: u64,
     /// Whether the catalogs' `caller_daily_budget`s apply.
@@ -63,6 +67,7 @@ impl Thresholds {
     /// The defaults, sized for a ten-person company.
     pub const DEFAULT: Thresholds = Thresholds {
         per_ip_per_minute: 120,
+        ipv6_prefix: 64,
         per_caller_per_minute: 60,
         daily_calls: 20_000,
         budgets: true,
@@ -70,6 +75,7 @@ impl Thresholds {
     /// Every limit and budget off (`MCP_LIMITS=off`).
     pub const OFF: Thresholds = Thresholds {
         per_ip_per_minute: 0,
+        ipv6_prefix: 64,
         per_caller_per_minute: 0,
         daily_calls: 0,
         budgets: false,
@@ -163,19 +169,20 @@ impl Limits {
         self.settings
     }
 
-    /// One request from `ip` (any request to `/mcp`, before authentication).
-    pub fn request_from(
-        &self,
-        ip: impl std::fmt::Display,
-        now: u64,
-    ) -> Result<Option<Passed>, Exceeded> {
+    /// One request from `ip` (any request to `/mcp`, before authentication), counted for its
+    /// network ([`Cidr::around`]); requests without a known address share one counter.
+    pub fn request_from(&self, ip: Option<IpAddr>, now: u64) -> Result<Option<Passed>, Exceeded> {
         let limit = self.settings.per_ip_per_minute;
         if limit == 0 {
             return Ok(None);
         }
         let start = Window::Minute.start(now);
+        let network = match ip {
+            Some(ip) => Cidr::around(ip, self.settings.ipv6_prefix).to_string(),
+            None => "unknown".to_string(),
+        };
         let hit = Hit {
-            key: format!("ip:{ip}:{start}"),
+            key: format!("ip:{network}:{start}"),
             add: 1,
             expires: start + 60,
         };
@@ -442,6 +449,10 @@ mod tests {
 
     const NOW: u64 = 1_796_120_477; // 10:21:17 UTC: 43 s left in the minute
 
+    fn ip(text: &str) -> Option<IpAddr> {
+        Some(text.parse().unwrap())
+    }
+
     fn limits(settings: Thresholds) -> Limits {
         Limits::new(
             settings,
@@ -457,17 +468,50 @@ mod tests {
             ..Thresholds::OFF
         });
         for left in [2, 1, 0] {
-            let passed = limits.request_from("192.0.2.1", NOW).unwrap().unwrap();
+            let passed = limits.request_from(ip("192.0.2.1"), NOW).unwrap().unwrap();
             assert_eq!(passed.remaining, left);
         }
-        let refused = limits.request_from("192.0.2.1", NOW).unwrap_err();
+        let refused = limits.request_from(ip("192.0.2.1"), NOW).unwrap_err();
         assert_eq!(refused.scope, LimitKind::Ip);
         assert_eq!(refused.retry_after_s, 43);
-        assert!(limits.request_from("192.0.2.2", NOW).is_ok(), "per IP");
+        assert!(limits.request_from(ip("192.0.2.2"), NOW).is_ok(), "per IP");
         assert!(
-            limits.request_from("192.0.2.1", NOW + 43).is_ok(),
+            limits.request_from(ip("192.0.2.1"), NOW + 43).is_ok(),
             "the next minute"
         );
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64_prefix_unless_configured_otherwise() {
+        let limits = limits(Thresholds {
+            per_ip_per_minute: 3,
+            ..Thresholds::OFF
+        });
+        // 20 addresses of one /64: one client.
+        let passed = (1..=20)
+            .filter(|n| {
+                limits
+                    .request_from(ip(&format!("2001:db8:1:2::{n:x}")), NOW)
+                    .is_ok()
+            })
+            .count();
+        assert_eq!(passed, 3);
+        assert!(
+            limits.request_from(ip("2001:db8:1:3::1"), NOW).is_ok(),
+            "the next /64"
+        );
+        let per_address = self::limits(Thresholds {
+            per_ip_per_minute: 3,
+            ipv6_prefix: 128,
+            ..Thresholds::OFF
+        });
+        for n in 1..=20 {
+            assert!(
+                per_address
+                    .request_from(ip(&format!("2001:db8:1:2::{n:x}")), NOW)
+                    .is_ok()
+            );
+        }
     }
 
     #[tokio::test]
@@ -571,7 +615,7 @@ mod tests {
             let admission = limits.tool_call_by("a", NOW).await.unwrap();
             assert_eq!(admission.passed, None);
             assert!(admission.budgets.is_empty());
-            assert_eq!(limits.request_from("192.0.2.1", NOW), Ok(None));
+            assert_eq!(limits.request_from(ip("192.0.2.1"), NOW), Ok(None));
         }
     }
 

@@ -34,7 +34,7 @@ fn request(method: &str, key: &str, peer: &str, forwarded: Option<&str>) -> Requ
         r = r.header("x-forwarded-for", f);
     }
     let mut r = r.body(Body::from(body.to_string())).unwrap();
-    let addr: SocketAddr = format!("{peer}:40000").parse().unwrap();
+    let addr = SocketAddr::new(peer.parse().unwrap(), 40000);
     r.extensions_mut().insert(ConnectInfo(addr));
     r
 }
@@ -109,6 +109,32 @@ async fn the_ip_limit_refuses_the_request_after_the_limit_with_retry_after() {
         );
     })
     .await;
+}
+
+#[tokio::test]
+async fn ipv6_clients_are_counted_by_their_64_prefix() {
+    within_one_minute(|| async {
+        let app = test_app(&[("MCP_LIMIT_PER_IP_PER_MINUTE", "3")]);
+        let statuses: Vec<StatusCode> =
+            statuses_from(&app, (1..=20).map(|n| format!("2001:db8:7:1::{n:x}"))).await;
+        assert_eq!(
+            statuses.iter().filter(|s| **s == StatusCode::OK).count(),
+            3,
+            "20 addresses of one /64 are one client: {statuses:?}"
+        );
+        let (status, _, _) = send(&app, request("tools/list", KEY, "2001:db8:7:2::1", None)).await;
+        assert_eq!(status, StatusCode::OK, "the next /64 has its own minute");
+    })
+    .await;
+}
+
+async fn statuses_from(app: &TestApp, addresses: impl Iterator<Item = String>) -> Vec<StatusCode> {
+    let mut statuses = Vec::new();
+    for address in addresses {
+        let (status, _, _) = send(app, request("tools/list", KEY, &address, None)).await;
+        statuses.push(status);
+    }
+    statuses
 }
 
 #[tokio::test]
