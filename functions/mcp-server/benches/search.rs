@@ -557,7 +557,7 @@ fn listed(name: &str, description: &str, schema: &Value, read_only: bool) -> Val
         "title": name.replace('_', " "),
         "description": description,
         "inputSchema": schema,
-        "outputSchema": Value::Object(mcp_server::mcp::definitions::output_schema()),
+        "outputSchema": Value::Object(mcp_server::mcp::output_schema()),
         "annotations": {"readOnlyHint": read_only, "destructiveHint": !read_only,
                         "idempotentHint": read_only, "openWorldHint": true},
     })

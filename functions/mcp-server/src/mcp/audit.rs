@@ -12,7 +12,7 @@ use crate::contract::names;
 
 /// A catalog tool's call.
 #[allow(clippy::too_many_arguments)]
-pub fn tool_call(
+pub(super) fn tool_call(
     tool: &str,
     connector: &str,
     risk: catalog::Risk,
@@ -62,7 +62,7 @@ pub fn tool_call(
 }
 
 /// A call of a name that is no visible tool (or no plain name at all).
-pub fn unknown_tool(
+pub(super) fn unknown_tool(
     name: &str,
     arguments: &Map<String, Value>,
     ctx: &CallContext,
@@ -79,7 +79,7 @@ pub fn unknown_tool(
 
 /// A `resources/read` of a URI that names no record this caller may read (the URI itself is
 /// not logged: a client chooses it).
-pub fn unknown_resource(ctx: &CallContext, elapsed: Duration) -> AuditEvent {
+pub(super) fn unknown_resource(ctx: &CallContext, elapsed: Duration) -> AuditEvent {
     let event = AuditEvent::new(EventKind::ToolError)
         .tool("resources_read")
         .status("not_found")
@@ -93,7 +93,7 @@ const MAX_NO_MATCH_CHARS: usize = 80;
 /// A `search_tools` call; when nothing matched, `no_match` has the query's words the catalogs
 /// know and how many others it had: the reason is `no_match:<words>[ +N]`
 /// (`no_match:mahnung lieferschein +2`), the others never written.
-pub fn search(
+pub(super) fn search(
     arguments: &Map<String, Value>,
     status: &str,
     result_bytes: usize,
@@ -127,7 +127,12 @@ pub fn search(
 }
 
 /// `initialize`: who introduced itself.
-pub fn client_init(ctx: &CallContext, client: &str, version: &str, protocol: &str) -> AuditEvent {
+pub(super) fn client_init(
+    ctx: &CallContext,
+    client: &str,
+    version: &str,
+    protocol: &str,
+) -> AuditEvent {
     AuditEvent::new(EventKind::ClientInit)
         .client(client)
         .client_version(version)

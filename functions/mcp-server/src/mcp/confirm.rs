@@ -12,11 +12,11 @@ use serde_json::{Map, Value, json};
 use crate::call::{Outcome, Preview};
 
 /// The key of the one input request.
-pub const KEY: &str = "confirm";
+pub(super) const KEY: &str = "confirm";
 
 /// What the person decided, as the retried call brought it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(super) enum Decision {
     /// A person accepted the form: the echoed state (the token).
     Accepted(String),
     /// Declined, cancelled, or accepted without ticking the box.
@@ -24,7 +24,7 @@ pub enum Decision {
 }
 
 /// The person's decision, if the call carries one (a state without an answer asks again).
-pub fn decision(request: &CallToolRequestParams) -> Option<Decision> {
+pub(super) fn decision(request: &CallToolRequestParams) -> Option<Decision> {
     let state = request.request_state.as_ref()?;
     let reply = request.input_responses.as_ref()?.get(KEY)?;
     let accepted = reply.get("action").and_then(Value::as_str) == Some("accept")
@@ -37,7 +37,7 @@ pub fn decision(request: &CallToolRequestParams) -> Option<Decision> {
 }
 
 /// The `input_required` result for an outcome that asks for confirmation with a token.
-pub fn ask(tool: &str, outcome: &Outcome) -> Option<InputRequiredResult> {
+pub(super) fn ask(tool: &str, outcome: &Outcome) -> Option<InputRequiredResult> {
     let token = &outcome.confirmation.as_ref()?.token;
     let preview = outcome.preview.as_ref()?;
     let request = json!({
@@ -65,7 +65,7 @@ pub fn ask(tool: &str, outcome: &Outcome) -> Option<InputRequiredResult> {
 }
 
 /// The outcome of a declined confirmation: nothing was done.
-pub fn declined(tool: &str) -> Outcome {
+pub(super) fn declined(tool: &str) -> Outcome {
     let mut fields = Map::new();
     fields.insert("declined".into(), true.into());
     Outcome {

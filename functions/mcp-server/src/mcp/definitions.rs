@@ -44,7 +44,7 @@ pub fn output_schema() -> JsonObject {
     }))
 }
 
-pub fn annotations(tool: &Tool) -> ToolAnnotations {
+pub(super) fn annotations(tool: &Tool) -> ToolAnnotations {
     let method = tool.http().map_or(Method::Get, |(m, _)| m);
     let read_only = method.is_read_only();
     let destructive = !read_only && (method == Method::Delete || tool.risk >= Risk::High);
@@ -72,7 +72,7 @@ fn title(name: &str) -> String {
 /// the one every tool could carry (status, hint, `_quota`, `items: array`) says nothing about
 /// the tool and cost half of `tools/list`; a tool gets one when its catalog declares the types
 /// of its fields.
-pub fn definition(tool: &Tool) -> McpTool {
+pub(super) fn definition(tool: &Tool) -> McpTool {
     McpTool::new(
         tool.name.clone(),
         tool.description.trim().to_string(),
@@ -83,7 +83,7 @@ pub fn definition(tool: &Tool) -> McpTool {
 
 /// The MCP result of an outcome: structured content, a text rendering for older clients,
 /// `isError` when the status is not ok; with its size in bytes (for the audit line).
-pub fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
+pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
     let body = outcome.to_json();
     let json = body.to_string();
     let bytes = json.len();

@@ -10,8 +10,8 @@ use crate::contract::names::{self, NameError};
 use crate::contract::schema::object;
 use crate::search::{self, SearchRequest};
 
-pub const SEARCH_TOOLS: &str = "search_tools";
-pub const CALL_TOOL: &str = "call_tool";
+pub(super) const SEARCH_TOOLS: &str = "search_tools";
+pub(super) const CALL_TOOL: &str = "call_tool";
 
 /// The longest query kept; the rest is ignored (a query is a few words).
 const MAX_QUERY_CHARS: usize = 200;
@@ -19,7 +19,7 @@ const MAX_QUERY_CHARS: usize = 200;
 const MAX_CONNECTOR_LEN: usize = 64;
 
 /// The two meta tools, built once.
-pub fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
+pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
     let read = ToolAnnotations::with_title("Search tools")
         .read_only(true)
         .destructive(false)
@@ -64,7 +64,7 @@ pub fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
 }
 
 /// `search_tools` arguments as a search request; `Err` is the hint for the model.
-pub fn search_request(arguments: &Map<String, Value>) -> Result<SearchRequest, String> {
+pub(super) fn search_request(arguments: &Map<String, Value>) -> Result<SearchRequest, String> {
     if let Some(k) = arguments
         .keys()
         .find(|k| !["query", "connector", "detail", "limit"].contains(&k.as_str()))
@@ -107,7 +107,9 @@ pub fn search_request(arguments: &Map<String, Value>) -> Result<SearchRequest, S
 
 /// `call_tool` arguments: the inner tool's name (checked to be a plain name before any lookup)
 /// and its arguments; `Err` is the hint for the model.
-pub fn call_request(arguments: &Map<String, Value>) -> Result<(&str, Map<String, Value>), String> {
+pub(super) fn call_request(
+    arguments: &Map<String, Value>,
+) -> Result<(&str, Map<String, Value>), String> {
     let Some(name) = arguments.get("name").and_then(|n| n.as_str()) else {
         return Err("call_tool needs `name` (a tool from search_tools) and `arguments`.".into());
     };
@@ -121,12 +123,12 @@ pub fn call_request(arguments: &Map<String, Value>) -> Result<(&str, Map<String,
 }
 
 /// The hint for a tool name refused before lookup.
-pub fn name_hint(e: &NameError) -> String {
+pub(super) fn name_hint(e: &NameError) -> String {
     format!("Not a tool name: {e}. Use search_tools to find the right tool.")
 }
 
 /// A `call_tool` search for a name nobody can see: its words, few results, names only.
-pub fn closest_request(name: &str) -> SearchRequest {
+pub(super) fn closest_request(name: &str) -> SearchRequest {
     SearchRequest {
         query: name.replace('_', " "),
         detail: Some(search::Detail::Names),

@@ -1,20 +1,24 @@
 //! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
-//! context (`context`), confirmation by a person through the client (`confirm`), the meta tools with their schemas and argument parsing (`meta`), tool
-//! definitions and results (`definitions`) and the audit events (`audit`).
+//! context (`context`), confirmation by a person through the client (`confirm`), the meta
+//! tools with their schemas and argument parsing (`meta`), tool definitions and results
+//! (`definitions`), resources (`resources`), each scope's `tools/list` (`lists`, which `lint`
+//! measures too) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
 //! the Streamable HTTP service the edge mounts.
 
-pub mod audit;
-pub mod confirm;
-pub mod context;
-pub mod definitions;
-pub mod handler;
+mod audit;
+mod confirm;
+mod context;
+mod definitions;
+mod handler;
 pub mod lists;
-pub mod meta;
-pub mod resources;
-pub mod server;
+mod meta;
+mod resources;
+mod server;
 
+pub use definitions::output_schema;
+pub use handler::McpHandler;
 pub use server::Mcp;
 
 use std::sync::Arc;

@@ -19,7 +19,7 @@ use crate::contract::resource;
 use crate::inventory::Scope;
 
 /// How long a client may treat a read record as fresh: records change, but not by the second.
-pub const READ_TTL_MS: u64 = 60_000;
+pub(super) const READ_TTL_MS: u64 = 60_000;
 
 const NOT_FOUND: &str = "No such record. Find ids with the connector's list tools (or \
                          search_tools), then read `<connector>://<entity>/<id>`.";

@@ -15,7 +15,7 @@ use crate::upstream::Deadline;
 
 /// Margin kept between a tool call's deadline and the end of the Lambda invocation, so the
 /// call can still answer and write its audit line.
-pub const INVOCATION_MARGIN: Duration = Duration::from_secs(2);
+pub(super) const INVOCATION_MARGIN: Duration = Duration::from_secs(2);
 
 /// Everything an MCP request needs, built once at start.
 pub struct Mcp {
