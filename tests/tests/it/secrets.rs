@@ -1,7 +1,7 @@
 //! The deployment secret from AWS Secrets Manager (moto_server, real SDK): loading, rotation
 //! refresh on an upstream 401, and a missing secret answered with 503 without a crash.
 
-use integration_tests::{KEY, Moto, Rpc, Server, eventually, repo, structured};
+use integration_tests::{KEY, Moto, Rpc, Server, eventually, repo, server_binary, structured};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -143,4 +143,34 @@ async fn missing_secret_answers_503_and_the_server_keeps_running() {
         },
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_key_trusted_to_assert_users_without_a_pepper_refuses_the_start() {
+    let moto = Moto::start();
+    let sm = moto.secrets_client().await;
+    let without_pepper = json!({"api_keys": {"gateway": KEY}}).to_string();
+    sm.create_secret()
+        .name("hosted-mcp/no-pepper")
+        .secret_string(without_pepper)
+        .send()
+        .await
+        .unwrap();
+    let catalog = repo().join("tests/catalogs");
+    let out = std::process::Command::new(server_binary())
+        .args(["serve", "--addr", "127.0.0.1:0", "--catalog"])
+        .arg(&catalog)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(moto.env())
+        .env("MCP_SECRET_ID", "hosted-mcp/no-pepper")
+        .env("MCP_USER_HEADER_KEYS", "gateway")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "it started: {stderr}");
+    assert!(
+        stderr.contains("MCP_USER_HEADER_KEYS") && stderr.contains("pseudonym_pepper"),
+        "{stderr}"
+    );
 }

@@ -68,7 +68,7 @@ pub async fn run(
         Command::Lambda => {
             let state = startup::build(config, &env, None, redactor).await?;
             warn_if_too_many_listed(&state);
-            warn_about_keys(&state).await;
+            check_keys(&state).await?;
             lambda_http::run(app(state))
                 .await
                 .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
@@ -84,7 +84,7 @@ pub async fn run(
                 env = env.with(config::API_KEYS, pairs);
             }
             if let Some(pepper) = local_pepper_if_unset(&config, &env) {
-                // OAuth callers are recorded by pseudonym, which needs a pepper.
+                // OAuth callers and asserted users are recorded by pseudonym: it needs a pepper.
                 env = env.with(config::PSEUDONYM_PEPPER, &pepper);
             }
             if needs_sandbox(&config, &env, catalog.as_ref()) {
@@ -100,7 +100,7 @@ pub async fn run(
             let bound = listener.local_addr()?;
             warn_if_too_many_listed(&state);
             if !insecure_no_auth {
-                warn_about_keys(&state).await;
+                check_keys(&state).await?;
             }
             tracing::info!(
                 url = %format!("http://{bound}/mcp"),
@@ -131,10 +131,22 @@ pub async fn run(
 
 /// Keys the operator may not expect: none at all, or some without a profile once profiles
 /// are mapped to keys (those are refused or get the default profile).
-async fn warn_about_keys(state: &AppState) {
+/// A key trusted to assert its users without a pepper to record them refuses the start: its
+/// gateway's users would all be one caller (limits, budgets, replays of each other's writes).
+async fn check_keys(state: &AppState) -> anyhow::Result<()> {
     let Ok(secrets) = state.secrets.get().await else {
-        return;
+        return Ok(());
     };
+    if !state.config.user_header_keys.is_empty() && secrets.pepper.is_none() {
+        bail!(
+            "{} trusts the key(s) {} to assert their users, but the deployment secret has no \
+             pseudonym_pepper to record them by: every user of such a gateway would be one \
+             caller. Add a pepper (32+ random bytes) to the secret, or unset {}",
+            config::USER_HEADER_KEYS,
+            state.config.user_header_keys.join(","),
+            config::USER_HEADER_KEYS
+        );
+    }
     if state.config.api_keys && secrets.api_keys.is_empty() {
         tracing::warn!("no API keys configured: every request to /mcp without OAuth gets 401");
     }
@@ -148,6 +160,7 @@ async fn warn_about_keys(state: &AppState) {
             "API keys without a profile in MCP_KEY_PROFILES: they get MCP_DEFAULT_PROFILE, or 403 when it is unset"
         );
     }
+    Ok(())
 }
 
 /// Above ~30 listed tools a model's tool selection degrades: say so at start.
@@ -182,11 +195,11 @@ fn local_key_if_unset(config: &Config, env: &EnvSnapshot) -> Option<(String, Str
     Some((key.clone(), format!("dev:{key}")))
 }
 
-/// With env secrets, OAuth on and no `MCP_PSEUDONYM_PEPPER`, a random pepper for this run (the
-/// pseudonyms then hold for this run only).
+/// With env secrets, OAuth on or keys trusted to assert users, and no `MCP_PSEUDONYM_PEPPER`, a
+/// random pepper for this run (the pseudonyms then hold for this run only).
 fn local_pepper_if_unset(config: &Config, env: &EnvSnapshot) -> Option<String> {
     if config.secret_source != SecretSourceConfig::Variables
-        || config.oauth.is_none()
+        || (config.oauth.is_none() && config.user_header_keys.is_empty())
         || env.get(config::PSEUDONYM_PEPPER).is_some()
     {
         return None;

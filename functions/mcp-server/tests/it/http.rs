@@ -633,3 +633,21 @@ async fn profiles_select_tools_by_path_and_by_key() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn an_asserted_user_without_a_pepper_to_record_them_is_refused_not_folded() {
+    let values = SecretValues {
+        pepper: None,
+        ..secrets("127.0.0.1:1", "t")
+    };
+    let app = test_app(&[("MCP_USER_HEADER_KEYS", "tester")], values);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let mut headers = V2025.to_vec();
+    headers.push(("x-user-email", "alice@example.com"));
+    let (status, _, body) = send(&app, rpc(list.clone(), &headers)).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body.to_string().contains("pseudonym pepper"), "{body}");
+    // The same key without an asserted user is still the key's own caller.
+    let (status, _, body) = send(&app, rpc(list, V2025)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

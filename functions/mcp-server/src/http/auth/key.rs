@@ -43,12 +43,28 @@ pub fn caller(
         .scope_for(&key_id, path)
         .map_err(Denied::Scope)?;
     let trusted = state.config.user_header_keys.contains(&key_id);
-    let user = headers
+    let asserted = headers
         .get(USER_EMAIL_HEADER)
         .filter(|_| trusted)
-        .and_then(|v| v.to_str().ok())
-        .zip(secrets.pepper.as_deref())
-        .map(|(email, pepper)| audit::Pseudonymizer::new(pepper).pseudonym_of_email(email));
+        .and_then(|v| v.to_str().ok());
+    let user = match (asserted, secrets.pepper.as_deref()) {
+        (None, _) => None,
+        (Some(email), Some(pepper)) => {
+            Some(audit::Pseudonymizer::new(pepper).pseudonym_of_email(email))
+        }
+        // Refused at start too; a secret reloaded without its pepper fails closed as well,
+        // rather than folding every user of the gateway into one caller.
+        (Some(_), None) => {
+            tracing::error!(
+                "refusing asserted users: the deployment secret has no pseudonym_pepper"
+            );
+            return Err(Denied::Unavailable(
+                "The server cannot record who is calling (no pseudonym pepper in its secret); an \
+                 operator must add one."
+                    .into(),
+            ));
+        }
+    };
     Ok(Caller {
         key_id,
         user,
