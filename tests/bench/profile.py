@@ -83,7 +83,8 @@ def main() -> int:
     ap.add_argument("binary")
     ap.add_argument("--n", type=int, default=200, help="requests in the first run (200)")
     ap.add_argument("--warmup", type=int, default=20, help="requests before them (20)")
-    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--kinds", help="comma-separated, of: " + ", ".join(KINDS)
+                    + " (default: all but echo; with --bare all but info_get)")
     ap.add_argument("--bare", action="store_true", help="BIN is bench-bare (no auth, no upstream)")
     ap.add_argument("--callgrind", action="store_true", help="also an instruction profile per kind")
     ap.add_argument("--sandbox", default=str(ROOT / "target/release/papierkram-sandbox"))
@@ -103,6 +104,8 @@ def main() -> int:
                 token=api_key)
     if args.bare:
         ours = Spec("bare", [args.binary, "--addr", "127.0.0.1:{port}"])
+    kinds = args.kinds.split(",") if args.kinds else [
+        k for k in KINDS if k != ("info_get" if args.bare else "echo")]
     sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
                                "--token", upstream_token, "--monthly-limit", "1000000000"],
                    env=quiet)
@@ -112,7 +115,7 @@ def main() -> int:
     try:
         wait_http_ok(Endpoint(sandbox_port, "GET", "/api/v1/info",
                               {"Authorization": f"Bearer {upstream_token}"}, None), 30)
-        for kind in args.kinds.split(","):
+        for kind in kinds:
             totals = []
             for n in (args.n, 2 * args.n):
                 dhat_file = out / f"dhat.{kind.replace('/', '_')}.{n}.json"

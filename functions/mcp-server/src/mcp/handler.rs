@@ -101,17 +101,33 @@ impl ServerHandler for McpHandler {
         )
     }
 
+    // The two that run the call pipeline are boxed: rmcp holds the future of whichever handler
+    // a request needs inside the one it builds for every request, so an unboxed pipeline future
+    // made every request (a ping too) carry and move kilobytes of state.
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let ctx = CallContext::of(&context)?;
-        let result = self.mcp.read_resource(&request.uri, &ctx).await?;
-        Ok(result.into())
+        Box::pin(async move {
+            let ctx = CallContext::of(&context)?;
+            let result = self.mcp.read_resource(&request.uri, &ctx).await?;
+            Ok(result.into())
+        })
+        .await
     }
 
     async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        Box::pin(self.tool_call(request, context)).await
+    }
+}
+
+impl McpHandler {
+    async fn tool_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
