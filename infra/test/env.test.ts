@@ -75,12 +75,9 @@ const NOT_ON_LAMBDA: Record<string, string> = {
  * only while config.rs lacks them; once the server reads one, it is checked like every other name
  * (and its entry here is dead: remove it).
  */
-export const AWAITING_SERVER: Record<string, string> = {
-  [ORIGIN_VERIFY.env]: 'issue 23, finding 11: refuse every request whose header of this name is not the deployment secret\'s ' +
-    '`origin_verify` (or `origin_verify_previous`), so that nobody reaches the function around CloudFront',
-};
+export const AWAITING_SERVER: Record<string, string> = {};
 /** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ...Object.values(OAUTH_ENV)];
+const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
 /** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
@@ -201,7 +198,7 @@ describe('mcp-server environment matches functions/mcp-server/src/config.rs', ()
   it('omits the optional ones when not configured (no origins: every Origin refused; no profiles)', () => {
     const none = synth({ config: testConfig({ allowedOrigins: [], profiles: undefined, keyProfiles: undefined }) });
     const e = lambdaEnv(none.mcpT, 'hosted-mcp-example-mcp-server');
-    for (const name of [...OPTIONAL, ORIGIN_VERIFY.env]) assert.ok(!(name in e), name);
+    for (const name of OPTIONAL) assert.ok(!(name in e), name);
   });
 
   it('serializes profiles the way profiles.rs parses them', () => {

@@ -29,6 +29,8 @@ pub const RESERVED_KEY_IDS: [&str; 2] = [OAUTH_KEY_ID, NO_AUTH_KEY_ID];
 
 /// The shortest pseudonym pepper accepted, in bytes (as long as the HMAC-SHA-256 key it is).
 pub const MIN_PEPPER_BYTES: usize = 32;
+/// The shortest front-door proof (`origin_verify`) accepted, in characters.
+pub const MIN_ORIGIN_VERIFY_LEN: usize = 32;
 /// The shortest confirmation signing key accepted, in bytes (an HMAC-SHA-256 key).
 pub const MIN_CONFIRMATION_KEY_BYTES: usize = 32;
 
@@ -43,6 +45,10 @@ pub struct DeploymentSecret {
     pub confirmation_keys: Vec<String>,
     /// Connector → secret field (`token`, `subdomain`, …) → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
+    /// The value the front door (CloudFront) sends in `MCP_ORIGIN_VERIFY_HEADER`; the previous
+    /// one is accepted too while a new value rolls out.
+    pub origin_verify: Option<String>,
+    pub origin_verify_previous: Option<String>,
 }
 
 /// Why the secret text is not a usable deployment secret. Never quotes a value.
@@ -64,6 +70,8 @@ pub enum SecretFormatError {
     ShortPepper,
     #[error("confirmation_keys[{index}]: shorter than {MIN_CONFIRMATION_KEY_BYTES} bytes")]
     ShortConfirmationKey { index: usize },
+    #[error("{field}: shorter than {MIN_ORIGIN_VERIFY_LEN} characters")]
+    ShortOriginVerify { field: &'static str },
 }
 
 #[derive(Deserialize)]
@@ -77,6 +85,10 @@ struct SecretJson {
     confirmation_keys: Vec<String>,
     #[serde(default)]
     connectors: HashMap<String, HashMap<String, String>>,
+    #[serde(default)]
+    origin_verify: Option<String>,
+    #[serde(default)]
+    origin_verify_previous: Option<String>,
 }
 
 /// Parses and checks the secret's JSON text: the shape, then key and pepper lengths.
@@ -107,11 +119,24 @@ pub fn parse(text: &str) -> Result<DeploymentSecret, SecretFormatError> {
     {
         return Err(SecretFormatError::ShortConfirmationKey { index });
     }
+    for (field, value) in [
+        ("origin_verify", &json.origin_verify),
+        ("origin_verify_previous", &json.origin_verify_previous),
+    ] {
+        if value
+            .as_ref()
+            .is_some_and(|v| v.chars().count() < MIN_ORIGIN_VERIFY_LEN)
+        {
+            return Err(SecretFormatError::ShortOriginVerify { field });
+        }
+    }
     Ok(DeploymentSecret {
         api_keys: json.api_keys,
         pseudonym_pepper: json.pseudonym_pepper,
         confirmation_keys: json.confirmation_keys,
         connectors: json.connectors,
+        origin_verify: json.origin_verify,
+        origin_verify_previous: json.origin_verify_previous,
     })
 }
 
@@ -135,7 +160,7 @@ fn describe(e: &serde_json::Error) -> SecretFormatError {
         return SecretFormatError::Shape(message);
     }
     SecretFormatError::Shape(format!(
-        "expected {{api_keys: {{id: key}}, pseudonym_pepper, confirmation_keys: [key], connectors: {{name: {{field: value}}}}}} \
+        "expected {{api_keys: {{id: key}}, pseudonym_pepper, confirmation_keys: [key], connectors: {{name: {{field: value}}}}, origin_verify, origin_verify_previous}} \
          with string values (problem near line {} column {})",
         e.line(),
         e.column()
@@ -178,6 +203,10 @@ impl std::fmt::Debug for DeploymentSecret {
             )
             .field("confirmation_keys", &self.confirmation_keys.len())
             .field("connectors", &connectors)
+            .field(
+                "origin_verify",
+                &self.origin_verify.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -287,5 +316,24 @@ mod tests {
             "p".repeat(MIN_PEPPER_BYTES)
         );
         assert!(parse(&exact).is_ok());
+    }
+
+    #[test]
+    fn the_front_door_proof_parses_and_a_short_one_is_refused_without_quoting_it() {
+        let current = "o".repeat(MIN_ORIGIN_VERIFY_LEN);
+        let s = parse(&format!(
+            r#"{{"origin_verify": "{current}", "origin_verify_previous": "{current}p"}}"#
+        ))
+        .unwrap();
+        assert_eq!(s.origin_verify.as_deref(), Some(current.as_str()));
+        assert!(!format!("{s:?}").contains(&current));
+        let err = parse(r#"{"origin_verify_previous": "short-proof"}"#).unwrap_err();
+        assert_eq!(
+            err,
+            SecretFormatError::ShortOriginVerify {
+                field: "origin_verify_previous"
+            }
+        );
+        assert!(!err.to_string().contains("short-proof"));
     }
 }

@@ -4,7 +4,8 @@
 //! (`hosts`), JSON error answers (`respond`) and the state it receives, built once at start by
 //! [`crate::startup`] (`state`).
 //!
-//! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `limit::per_ip` →
+//! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `origin::verify`
+//! (the front door's proof, when one is configured) → `limit::per_ip` →
 //! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
 
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod health;
 pub mod hosts;
 pub mod jsonrpc;
 pub mod limit;
+mod origin;
 pub mod respond;
 pub mod state;
 pub mod wellknown;
@@ -63,6 +65,10 @@ pub fn app(state: AppState) -> Router {
     }
     open.with_state(state.clone())
         .merge(mcp)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            origin::verify,
+        ))
         .layer(middleware::from_fn_with_state(state, hygiene))
 }
 

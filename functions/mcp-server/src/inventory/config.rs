@@ -75,6 +75,9 @@ pub const AUTH: &str = "MCP_AUTH";
 /// API key ids trusted to assert the end user in `x-user-email` (Open WebUI's forwarded user
 /// header); other callers' header is ignored.
 pub const USER_HEADER_KEYS: &str = "MCP_USER_HEADER_KEYS";
+/// The header a front door (CloudFront) proves itself with: every request must carry the
+/// deployment secret's `origin_verify` in it. Unset: no front door to prove.
+pub const ORIGIN_VERIFY_HEADER: &str = "MCP_ORIGIN_VERIFY_HEADER";
 /// `json` (Lambda default) or `text` (local default).
 pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
@@ -111,6 +114,7 @@ pub const ALL: &[&str] = &[
     TRUSTED_PROXIES,
     AUTH,
     USER_HEADER_KEYS,
+    ORIGIN_VERIFY_HEADER,
     LOG_FORMAT,
     oauth::settings::ISSUER,
     oauth::settings::RESOURCE_URL,
@@ -162,6 +166,8 @@ pub struct Config {
     pub oauth: Option<oauth::Settings>,
     /// Key ids whose `x-user-email` is honoured.
     pub user_header_keys: Vec<String>,
+    /// The front door's proof header (lower case), when one is configured.
+    pub origin_verify_header: Option<String>,
     /// Profiles (`*`: all) whose critical tools accept a confirmation token.
     pub token_confirms_critical: Vec<String>,
     pub json_logs: bool,
@@ -276,6 +282,7 @@ impl Config {
             api_keys,
             oauth,
             user_header_keys: read.list(USER_HEADER_KEYS),
+            origin_verify_header: origin_verify_header(env)?,
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
             json_logs,
             profiles,
@@ -390,6 +397,23 @@ fn limit_settings<F: Fn(&str) -> Option<String>>(
         daily_calls: read.number(LIMIT_DAILY_CALLS, d.daily_calls)?,
         budgets: true,
     })
+}
+
+/// `MCP_ORIGIN_VERIFY_HEADER`: a header name (letters, digits and `-`), kept in lower case.
+fn origin_verify_header(env: &EnvSnapshot) -> Result<Option<String>, ConfigError> {
+    let Some(name) = env.get(ORIGIN_VERIFY_HEADER) else {
+        return Ok(None);
+    };
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if !valid {
+        return Err(ConfigError::new(
+            ORIGIN_VERIFY_HEADER,
+            "a header name of letters, digits and `-` (e.g. x-origin-verify)",
+        ));
+    }
+    Ok(Some(name.to_ascii_lowercase()))
 }
 
 #[cfg(test)]

@@ -44,6 +44,9 @@ pub struct SecretValues {
     pub pepper: Option<Vec<u8>>,
     /// Confirmation signing keys: the first signs, all verify.
     pub confirmation_keys: Vec<Vec<u8>>,
+    /// What the front door proves itself with (`MCP_ORIGIN_VERIFY_HEADER`): the current value
+    /// first, the previous one while a new value rolls out.
+    pub origin_verify: Vec<Vec<u8>>,
     /// connector → field → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
 }
@@ -103,6 +106,11 @@ pub fn parse_secret(
             .map(String::into_bytes)
             .collect(),
         connectors: secret.connectors,
+        origin_verify: [secret.origin_verify, secret.origin_verify_previous]
+            .into_iter()
+            .flatten()
+            .map(String::into_bytes)
+            .collect(),
         ..SecretValues::default()
     };
     for (key_id, key) in &secret.api_keys {
@@ -211,7 +219,7 @@ fn register(values: &SecretValues, redactor: &Redactor, addresses: &Addresses) {
     if let Some(p) = &values.pepper {
         redactor.add_secret(&String::from_utf8_lossy(p));
     }
-    for k in &values.confirmation_keys {
+    for k in values.confirmation_keys.iter().chain(&values.origin_verify) {
         redactor.add_secret(&String::from_utf8_lossy(k));
     }
     for (connector, fields) in &values.connectors {

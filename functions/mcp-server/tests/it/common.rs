@@ -36,6 +36,7 @@ pub(crate) fn demo_secrets(
     pepper: Option<&[u8]>,
 ) -> SecretValues {
     SecretValues {
+        origin_verify: Vec::new(),
         api_keys: keys.iter().map(|(id, key)| ApiKey::new(id, key)).collect(),
         pepper: pepper.map(<[u8]>::to_vec),
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],

@@ -20,6 +20,7 @@ fn catalogs() -> Vec<catalog::Catalog> {
 
 fn secrets(upstream_host: &str, token: &str) -> SecretValues {
     SecretValues {
+        origin_verify: Vec::new(),
         api_keys: vec![ApiKey::new("tester", KEY)],
         pepper: Some(b"pepper-for-tests".to_vec()),
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
@@ -650,4 +651,56 @@ async fn an_asserted_user_without_a_pepper_to_record_them_is_refused_not_folded(
     // The same key without an asserted user is still the key's own caller.
     let (status, _, body) = send(&app, rpc(list, V2025)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
+async fn behind_a_front_door_only_requests_carrying_its_proof_pass() {
+    const CURRENT: &str = "front-door-proof-current-0123456789";
+    const PREVIOUS: &str = "front-door-proof-previous-0123456789";
+    let values = SecretValues {
+        origin_verify: vec![CURRENT.into(), PREVIOUS.into()],
+        ..secrets("127.0.0.1:1", "t")
+    };
+    let app = test_app(&[("MCP_ORIGIN_VERIFY_HEADER", "X-Origin-Verify")], values);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let with = |proof: &'static str| {
+        let mut headers = V2025.to_vec();
+        headers.push(("x-origin-verify", proof));
+        headers
+    };
+    for (proof, expected) in [
+        (Some(CURRENT), StatusCode::OK),
+        (Some(PREVIOUS), StatusCode::OK),
+        (
+            Some("front-door-proof-current-012345678"),
+            StatusCode::FORBIDDEN,
+        ),
+        (None, StatusCode::FORBIDDEN),
+    ] {
+        let headers = proof.map_or(V2025.to_vec(), with);
+        let (status, _, body) = send(&app, rpc(list.clone(), &headers)).await;
+        assert_eq!(status, expected, "{proof:?}: {body}");
+        assert!(!body.to_string().contains("front-door-proof"), "{body}");
+    }
+    // Every route, /health included, and before authentication.
+    let health = Request::get("/health")
+        .header("host", "localhost")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&app, health).await.0, StatusCode::FORBIDDEN);
+    let denied: Vec<_> = app
+        .audit
+        .events()
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some("origin"))
+        .collect();
+    assert_eq!(denied.len(), 3, "one audit line per refusal");
+
+    // Configured, but the secret lacks the proof: nothing passes.
+    let app = test_app(
+        &[("MCP_ORIGIN_VERIFY_HEADER", "x-origin-verify")],
+        secrets("127.0.0.1:1", "t"),
+    );
+    let (status, _, _) = send(&app, rpc(list, &with(CURRENT))).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
 }

@@ -32,6 +32,7 @@ fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
     let config = Config::from(env).unwrap();
     assert!(config.lambda);
     let values = SecretValues {
+        origin_verify: Vec::new(),
         api_keys: vec![ApiKey::new("claude-ai", "lambda-key-0123456789abcdef")],
         pepper: Some(b"pepper".to_vec()),
         confirmation_keys: Vec::new(),
