@@ -334,7 +334,9 @@ def report(res: dict) -> str:
     m = res["meta"]
     ours_cols = [c for c in ("before", "ours") if c in cs]
     cols = ["bare", *ours_cols]
-    header = f"  {'':38}" + "".join(f" {c:>21}" for c in cols)
+    # With --before, ours is the "after" column.
+    label = {"ours": "ours (after)" if "before" in cols else "ours"}
+    header = f"  {'':38}" + "".join(f" {label.get(c, c):>21}" for c in cols)
     lines = [
         f"hosted-mcp vs a bare rmcp server{' and FastMCP ' + str(m['peer']['fastmcp']) if m['peer']['fastmcp'] else ''}, "
         f"same run, {m['cpus']} CPUs, {m['date_utc']}, commit {m['git_commit']}"
@@ -380,7 +382,7 @@ def report(res: dict) -> str:
         f"that = {GOAL_INFO_X * wl['bare ping']['median'] + d['median']:.3f} ms",
         "",
         "  goals against bare (issue 24):",
-        f"    {'':38}" + "".join(f" {c:>14}" for c in ours_cols) + f" {'goal':>10}",
+        f"    {'':38}" + "".join(f" {label.get(c, c):>14}" for c in ours_cols) + f" {'goal':>10}",
     ]
     per_col = {c: goals(res, c) for c in ours_cols}
     for i, (label, _, goal, _) in enumerate(per_col[ours_cols[-1]]):
