@@ -32,6 +32,8 @@ pub struct ProbeSpec {
     pub base_url: String,
     pub path: String,
     pub auth: Auth,
+    /// The catalog's static headers (a probe is no tool: the connector's only).
+    pub headers: Vec<(String, String)>,
     pub quota: Quota,
     /// How long the window must have gone without a figure before a probe is sent.
     pub quiet: SignedDuration,
@@ -48,6 +50,11 @@ impl ProbeSpec {
             base_url: c.base_url.clone(),
             path: probe.get.clone(),
             auth: c.auth.clone(),
+            headers: c
+                .static_headers(None)
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
             quota: quota.clone(),
             quiet: SignedDuration::from_hours(i64::from(probe.quiet_hours)),
             timeout: Duration::from_millis(c.timeout_ms),
@@ -213,6 +220,8 @@ impl Prober for HttpProber {
         let url = connector::url(base, &spec.path, field).map_err(bad)?;
         let request = self.http.get(url).timeout(spec.timeout);
         let request = connector::authenticate(request, &spec.auth, field).map_err(bad)?;
+        let headers = spec.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        let request = connector::with_headers(request, headers);
         // The error's text may hold the URL, whose host carries a secret field: not kept.
         let response = request.send().await.map_err(|e| {
             if e.is_timeout() {

@@ -9,10 +9,11 @@ mod model;
 mod request;
 #[cfg(test)]
 mod schema_sync;
+mod wire;
 
 pub use load::{LoadError, load_dir, load_sources, parse, placeholders};
 pub use model::*;
-pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url};
+pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url, fill_secret_template};
 
 /// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
 pub const RESERVED_PARAMS: &[&str] = &[

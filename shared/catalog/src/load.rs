@@ -70,10 +70,15 @@ pub fn parse(file: &str, text: &str) -> Result<Catalog, LoadError> {
         problem: strip_location(&e.to_string()),
     })?;
     let problems = validate(&catalog);
-    if let Some((tool, problem)) = problems.into_iter().next() {
+    if let Some((place, problem)) = problems.into_iter().next() {
+        let line = match place {
+            Some(Place::Tool(t)) => line_of_tool(text, &t),
+            Some(Place::Key(key)) => line_of_key(text, key),
+            None => 1,
+        };
         return Err(LoadError::Invalid {
             file: file.to_string(),
-            line: tool.map_or(1, |t| line_of_tool(text, &t)),
+            line,
             problem,
         });
     }
@@ -86,6 +91,19 @@ fn strip_location(message: &str) -> String {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
     }
+}
+
+/// Where a problem is: a tool (by name) or a top-level key.
+enum Place {
+    Tool(String),
+    Key(&'static str),
+}
+
+/// The 1-based line of the top-level `key:` in the source (1 when not found).
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))
+        .map_or(1, |i| i + 1)
 }
 
 /// The 1-based line of `- name: <tool>` in the source, for error messages.
@@ -128,9 +146,12 @@ pub fn placeholders(template: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Every structural problem, as (tool name if any, problem).
-fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
+/// Every structural problem, as (where, if known; problem).
+fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     let mut out = Vec::new();
+    for (key, problem) in crate::wire::problems(c) {
+        out.push((Some(Place::Key(key)), problem));
+    }
     let mut top = |p: String| out.push((None, p));
     if !is_snake(&c.connector) {
         top(format!("connector `{}` must be snake_case", c.connector));
@@ -158,19 +179,6 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
             );
             break;
         }
-    }
-    let a = &c.auth;
-    match (&a.bearer, &a.header, &a.secret) {
-        (None, None, None) | (Some(_), None, None) | (None, Some(_), Some(_)) => {}
-        _ => top("auth is `{bearer: FIELD}` or `{header: NAME, secret: FIELD}`".into()),
-    }
-    if let Some(f) = a
-        .secret_field()
-        .filter(|f| !c.secrets.iter().any(|s| s == f))
-    {
-        top(format!(
-            "auth uses secret `{f}` but `secrets` does not list it"
-        ));
     }
     if let Some(w) = c.quota.as_ref().and_then(|q| q.window.as_ref()) {
         let set = [
@@ -206,10 +214,17 @@ fn validate(c: &Catalog) -> Vec<(Option<String>, String)> {
     }
     let mut seen = BTreeSet::new();
     for t in &c.tools {
-        let mut bad =
-            |p: String| out.push((Some(t.name.clone()), format!("tool `{}`: {p}", t.name)));
+        let mut bad = |p: String| {
+            out.push((
+                Some(Place::Tool(t.name.clone())),
+                format!("tool `{}`: {p}", t.name),
+            ))
+        };
         if !seen.insert(t.name.as_str()) {
             bad("duplicate tool name".into());
+        }
+        for problem in crate::wire::tool_problems(c, t) {
+            bad(problem);
         }
         if !is_tool_name(&t.name) {
             bad("name must be `<resource>_<verb>` in snake_case".into());

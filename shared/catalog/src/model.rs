@@ -24,6 +24,11 @@ pub struct Catalog {
     pub secrets: Vec<String>,
     #[serde(default)]
     pub auth: Auth,
+    /// Static request headers sent with every request to this upstream
+    /// (`cal-api-version: 2024-08-13`); a tool's own `headers` win by name. No credentials:
+    /// those belong in `auth`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
     /// Upstream timeout per request, milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
@@ -52,25 +57,59 @@ fn default_timeout_ms() -> u64 {
     10_000
 }
 
-/// How requests authenticate upstream: `{bearer: token}` or `{header: X-Api-Key, secret: key}`;
-/// absent means no credentials.
+/// How requests authenticate upstream; absent means no credentials. One of:
+/// `{bearer: FIELD}` (`Authorization: Bearer <FIELD>`), `{header: NAME, secret: FIELD}` (the
+/// secret as the header's value), `{header: NAME, value: "Token {FIELD}"}` (a template over
+/// secret fields), `{query: NAME, secret: FIELD}` (a query parameter, never shown in a preview
+/// or a log) or `{basic: {username: FIELD, password: FIELD}}` (HTTP basic).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Auth {
     /// `Authorization: Bearer <this secret field>`.
     #[serde(default)]
     pub bearer: Option<String>,
-    /// A named header carrying the secret field `secret`.
+    /// A named header carrying the secret field `secret`, or the template `value`.
     #[serde(default)]
     pub header: Option<String>,
     #[serde(default)]
     pub secret: Option<String>,
+    /// With `header`: the header's value, `{field}` placeholders filled from secret fields
+    /// (`Bearer {token}`, `{api_key}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A query parameter carrying the secret field `secret`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// HTTP basic authentication from two secret fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic: Option<BasicAuth>,
+}
+
+/// HTTP basic credentials: secret field names, not values.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BasicAuth {
+    /// Secret field with the user name (or the API key, for APIs that send it as the user).
+    pub username: String,
+    /// Secret field with the password; absent sends an empty one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
 }
 
 impl Auth {
-    /// The secret field the credentials come from.
-    pub fn secret_field(&self) -> Option<&str> {
-        self.bearer.as_deref().or(self.secret.as_deref())
+    /// The secret fields the credentials come from, in the order they are used.
+    pub fn secret_fields(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        out.extend(self.bearer.as_deref());
+        out.extend(self.secret.as_deref());
+        if let Some(value) = &self.value {
+            out.extend(crate::placeholders(value));
+        }
+        if let Some(basic) = &self.basic {
+            out.push(&basic.username);
+            out.extend(basic.password.as_deref());
+        }
+        out
     }
 }
 
@@ -320,6 +359,9 @@ pub struct Tool {
     pub list: bool,
     #[serde(default)]
     pub params: BTreeMap<String, Param>,
+    /// Static request headers for this tool's requests, over the connector's `headers`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
     /// List tools: the item fields a caller may select with `fields` (dotted for nesting).
     #[serde(default)]
     pub fields: Vec<String>,

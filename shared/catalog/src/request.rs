@@ -3,7 +3,7 @@
 //! of an answer. Pure: secret fields and response headers come in as lookups, so the mcp-server
 //! and quota-alarm (its quiet-period probe) build identical requests.
 
-use crate::{Auth, Quota, placeholders};
+use crate::{Auth, Catalog, Quota, Tool, placeholders};
 
 /// A secret field a request needs is missing or unusable; names the field, never its value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,8 +48,15 @@ pub fn fill_base_url(
 pub enum Credential {
     /// `Authorization: Bearer <token>`.
     Bearer(String),
-    /// A named header with the secret as its value.
+    /// A named header with the secret (or the filled template) as its value.
     Header { name: String, value: String },
+    /// A query parameter with the secret as its value; the URL that carries it is never shown.
+    Query { name: String, value: String },
+    /// HTTP basic authentication.
+    Basic {
+        username: String,
+        password: Option<String>,
+    },
 }
 
 impl std::fmt::Debug for Credential {
@@ -57,8 +64,32 @@ impl std::fmt::Debug for Credential {
         match self {
             Credential::Bearer(_) => f.write_str("Bearer(<redacted>)"),
             Credential::Header { name, .. } => write!(f, "Header({name}: <redacted>)"),
+            Credential::Query { name, .. } => write!(f, "Query({name}=<redacted>)"),
+            Credential::Basic { .. } => f.write_str("Basic(<redacted>)"),
         }
     }
+}
+
+/// `template` with each `{field}` replaced by that secret field, in one pass (a value that
+/// itself holds `{…}` is not filled again).
+pub fn fill_secret_template(
+    template: &str,
+    field: impl Fn(&str) -> Option<String>,
+) -> Result<String, CredentialError> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let name = &rest[open + 1..open + close];
+        let value = field(name).ok_or_else(|| CredentialError::Missing(name.to_string()))?;
+        out.push_str(&rest[..open]);
+        out.push_str(&value);
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 impl Auth {
@@ -67,17 +98,56 @@ impl Auth {
         &self,
         field: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<Credential>, CredentialError> {
-        let Some(name) = self.secret_field() else {
+        let secret = |name: &str| field(name).ok_or_else(|| CredentialError::Missing(name.into()));
+        if let Some(basic) = &self.basic {
+            return Ok(Some(Credential::Basic {
+                username: secret(&basic.username)?,
+                password: basic.password.as_deref().map(secret).transpose()?,
+            }));
+        }
+        if let (Some(name), Some(template)) = (&self.header, &self.value) {
+            return Ok(Some(Credential::Header {
+                name: name.clone(),
+                value: fill_secret_template(template, &field)?,
+            }));
+        }
+        let Some(name) = self.bearer.as_deref().or(self.secret.as_deref()) else {
             return Ok(None);
         };
-        let secret = field(name).ok_or_else(|| CredentialError::Missing(name.to_string()))?;
-        Ok(Some(match &self.header {
-            Some(header) => Credential::Header {
+        let value = secret(name)?;
+        Ok(Some(match (&self.header, &self.query) {
+            (Some(header), _) => Credential::Header {
                 name: header.clone(),
-                value: secret,
+                value,
             },
-            None => Credential::Bearer(secret),
+            (None, Some(query)) => Credential::Query {
+                name: query.clone(),
+                value,
+            },
+            (None, None) => Credential::Bearer(value),
         }))
+    }
+}
+
+impl Catalog {
+    /// The static headers of a request for `tool` (`None`: a probe): the connector's, then the
+    /// tool's, a tool header replacing the connector's of the same name (any case).
+    pub fn static_headers<'a>(&'a self, tool: Option<&'a Tool>) -> Vec<(&'a str, &'a str)> {
+        let own = tool.map(|t| &t.headers);
+        let mut out: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                !own.is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case(name)))
+            })
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        out.extend(
+            own.into_iter()
+                .flatten()
+                .map(|(n, v)| (n.as_str(), v.as_str())),
+        );
+        out
     }
 }
 

@@ -14,8 +14,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::model::{
-    Aggregate, Auth, BooleanValues, Catalog, Effect, Health, Items, ListEnvelope, Measure, Method,
-    Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source, Status, Tool, Top,
+    Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Health, Items, ListEnvelope,
+    Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source,
+    Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -172,6 +173,7 @@ fn full_tool() -> Tool {
         raw: true,
         list: true,
         params: BTreeMap::from([("descending".into(), full_param())]),
+        headers: BTreeMap::from([("cal-api-version".into(), "2024-06-14".into())]),
         fields: vec!["id".into()],
         default_fields: vec!["id".into()],
         untrusted: vec!["name".into()],
@@ -236,6 +238,16 @@ fn full_auth() -> Auth {
         bearer: Some("token".into()),
         header: Some("X-Api-Key".into()),
         secret: Some("token".into()),
+        value: Some("Token {token}".into()),
+        query: Some("api_key".into()),
+        basic: Some(full_basic_auth()),
+    }
+}
+
+fn full_basic_auth() -> BasicAuth {
+    BasicAuth {
+        username: "user".into(),
+        password: Some("password".into()),
     }
 }
 
@@ -290,6 +302,7 @@ fn full_catalog() -> Catalog {
         base_url: "https://{host}/api".into(),
         secrets: vec!["host".into(), "token".into()],
         auth: full_auth(),
+        headers: BTreeMap::from([("cal-api-version".into(), "2024-08-13".into())]),
         timeout_ms: 5_000,
         max_response_bytes: Some(8 * 1024 * 1024),
         list_envelope: Some(full_list_envelope()),
@@ -334,6 +347,7 @@ fn shapes() -> Vec<Shape> {
         shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
         shape("Health", "/$defs/health", full_health()),
         shape("Auth", "/$defs/auth", full_auth()),
+        shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
         shape(
             "BooleanValues",
             "/$defs/boolean_values",
@@ -652,7 +666,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 15] = [
+    let minimal: [(&str, &str, Value, Parse); 16] = [
         (
             "Catalog",
             "",
@@ -698,6 +712,12 @@ fn required_fields_and_defaults_match_serde() {
             roundtrip::<QuotaProbe>,
         ),
         ("Auth", "/$defs/auth", json!({}), roundtrip::<Auth>),
+        (
+            "BasicAuth",
+            "/$defs/basic_auth",
+            json!({"username": "user"}),
+            roundtrip::<BasicAuth>,
+        ),
         (
             "BooleanValues",
             "/$defs/boolean_values",

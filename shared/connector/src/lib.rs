@@ -5,7 +5,7 @@
 //!   compiled in as [`EMBEDDED_CATALOGS`], and [`load`] (a directory, else those).
 //! - [`client`]: the one upstream HTTP client ([`http_client`]): compiled-in Mozilla roots, no
 //!   redirects, a connect timeout.
-//! - [`request`]: the authenticated upstream request ([`authenticate`]), its URL ([`base_url`],
+//! - [`request`]: the authenticated upstream request ([`authenticate`], [`with_headers`]), its URL ([`base_url`],
 //!   [`url`]) and the quota figures of its answer ([`quota_figures`]).
 //! - [`secret`]: the deployment secret's JSON format ([`DeploymentSecret`], [`parse`]), with
 //!   minimum key and pepper lengths and errors that never quote a value.
@@ -33,5 +33,5 @@ pub mod secret;
 
 pub use catalogs::{EMBEDDED_CATALOGS, PAPIERKRAM_ALLOWLIST, load};
 pub use client::http_client;
-pub use request::{authenticate, base_url, quota_figures, url};
+pub use request::{authenticate, base_url, quota_figures, url, with_headers};
 pub use secret::{DeploymentSecret, MIN_API_KEY_LEN, MIN_PEPPER_BYTES, SecretFormatError, parse};

@@ -32,8 +32,11 @@ pub fn url(
 }
 
 /// `request` with `Accept: application/json` and the credential `auth` declares: a bearer
-/// token, or the secret in a named header; nothing more when the catalog declares no auth. The
-/// credential header is marked sensitive, so reqwest never shows it in a `Debug` print.
+/// token, a named header (the secret or a filled template), a query parameter, or HTTP basic;
+/// nothing more when the catalog declares no auth. A credential header is marked sensitive, so
+/// reqwest never shows it in a `Debug` print. A query credential goes into the request's URL
+/// only here, as it is sent: the URL a caller built (for a preview, an audit line or a log)
+/// never holds it, and reqwest's errors, which quote the URL, must not be shown.
 pub fn authenticate(
     request: RequestBuilder,
     auth: &Auth,
@@ -52,7 +55,33 @@ pub fn authenticate(
             // error that does not quote the value.
             Err(_) => request.header(name, value),
         },
+        Some(Credential::Query { name, value }) => with_query(request, &name, &value),
+        Some(Credential::Basic { username, password }) => request.basic_auth(username, password),
         None => request,
+    })
+}
+
+/// `request` with `name=value` appended to its URL's query.
+fn with_query(request: RequestBuilder, name: &str, value: &str) -> RequestBuilder {
+    let (client, built) = request.build_split();
+    match built {
+        Ok(mut built) => {
+            built.url_mut().query_pairs_mut().append_pair(name, value);
+            RequestBuilder::from_parts(client, built)
+        }
+        // The request was already broken (reqwest keeps the first error until it is sent):
+        // it still fails when sent, without the credential and without quoting a URL.
+        Err(_) => client.get(""),
+    }
+}
+
+/// `request` with static headers (see [`catalog::Catalog::static_headers`]), in order.
+pub fn with_headers<'a>(
+    request: RequestBuilder,
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> RequestBuilder {
+    headers.into_iter().fold(request, |request, (name, value)| {
+        request.header(name, value)
     })
 }
 
@@ -171,6 +200,70 @@ mod tests {
         .unwrap();
         let err = request.build().unwrap_err().to_string();
         assert!(!err.contains("secret-value"), "{err}");
+    }
+
+    #[test]
+    fn a_query_credential_joins_the_url_only_when_sent_and_basic_auth_is_sensitive() {
+        let auth = Auth {
+            query: Some("api_key".into()),
+            secret: Some("key".into()),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/items?q=1"),
+            &auth,
+            field(&[("key", "k secret&1")]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(request.url().query(), Some("q=1&api_key=k+secret%261"));
+        assert!(request.headers().get(AUTHORIZATION).is_none());
+        let auth = Auth {
+            basic: Some(catalog::BasicAuth {
+                username: "user".into(),
+                password: Some("password".into()),
+            }),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/"),
+            &auth,
+            field(&[("user", "u"), ("password", "p-secret")]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(request.headers()[AUTHORIZATION], "Basic dTpwLXNlY3JldA==");
+        assert!(request.headers()[AUTHORIZATION].is_sensitive());
+        let auth = Auth {
+            header: Some("Authorization".into()),
+            value: Some("Token token={key}".into()),
+            ..Auth::default()
+        };
+        let request = authenticate(
+            client().get("https://x.test/"),
+            &auth,
+            field(&[("key", "k-1")]),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(request.headers()[AUTHORIZATION], "Token token=k-1");
+        assert!(request.headers()[AUTHORIZATION].is_sensitive());
+    }
+
+    #[test]
+    fn static_headers_follow_the_credential_in_order() {
+        let request = with_headers(
+            client().get("https://x.test/"),
+            [("cal-api-version", "2024-08-13"), ("X-Client", "a")],
+        )
+        .build()
+        .unwrap();
+        let names: Vec<&str> = request.headers().keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["cal-api-version", "x-client"]);
+        assert_eq!(request.headers()["cal-api-version"], "2024-08-13");
     }
 
     #[test]

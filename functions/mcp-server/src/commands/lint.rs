@@ -205,6 +205,7 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             format!("no hints for {}", missing.join(", "))
         },
     ));
+    rows.push(credentials_row(c, subject.clone()));
     rows.push(match &c.quota {
         None => na("quota_headers", subject.clone(), "no quota declared"),
         Some(q) => row(
@@ -225,6 +226,34 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             "raw tools hidden"
         },
     ));
+}
+
+/// Every secret field is used: in `base_url` or by `auth`. A field used by neither is a
+/// credential the connector declares but never sends (a forgotten `auth`). A query-parameter
+/// credential is named: it travels in the URL, which some upstreams log.
+fn credentials_row(c: &Catalog, subject: String) -> Row {
+    if c.secrets.is_empty() {
+        return na("credentials", subject, "no secret fields");
+    }
+    let in_url = catalog::placeholders(&c.base_url);
+    let used = c.auth.secret_fields();
+    let unused: Vec<&str> = c
+        .secrets
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !in_url.contains(s) && !used.contains(s))
+        .collect();
+    let detail = if !unused.is_empty() {
+        format!(
+            "secret field(s) {} used neither in base_url nor by auth",
+            unused.join(", ")
+        )
+    } else if let Some(name) = &c.auth.query {
+        format!("sent as the query parameter `{name}` (never previewed or logged by the server)")
+    } else {
+        "every secret field is sent".to_string()
+    };
+    row("credentials", subject, unused.is_empty(), detail)
 }
 
 fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
@@ -522,6 +551,7 @@ tools:
                 .any(|r| r.rule == rule && r.subject == subject && r.verdict == Verdict::Gap)
         };
         assert!(gap("aggregation_tools", "bad"));
+        assert!(!gap("credentials", "bad"), "no secrets: n/a");
         assert!(gap("error_hints", "bad"));
         assert!(gap("description", "bad/things_list"));
         assert!(gap("booleans", "bad/things_list"));
@@ -532,6 +562,31 @@ tools:
         assert!(!gap("write_contract", "bad/things_list"));
         assert!(!gap("description", "bad/thing_delete"));
         assert!(render(&rows).contains(" gap(s)"));
+    }
+
+    #[test]
+    fn a_secret_field_no_declaration_sends_is_a_gap() {
+        let text = |auth: &str| {
+            format!(
+                "connector: c\nbase_url: \"https://{{host}}/v1\"\nsecrets: [host, key]\n{auth}\n\
+                 tools:\n  - name: thing_get\n    risk: low\n    description: d\n    get: /t\n"
+            )
+        };
+        let verdict = |auth: &str| {
+            let c = catalog::parse("c.yaml", &text(auth)).unwrap();
+            lint(&[c], &config())
+                .into_iter()
+                .find(|r| r.rule == "credentials")
+                .unwrap()
+        };
+        assert_eq!(verdict("").verdict, Verdict::Gap);
+        assert!(verdict("").detail.contains("key"));
+        assert_eq!(verdict("auth: { bearer: key }").verdict, Verdict::Ok);
+        let query = verdict("auth: { query: api_key, secret: key }");
+        assert_eq!(query.verdict, Verdict::Ok);
+        assert!(query.detail.contains("`api_key`"), "{}", query.detail);
+        let template = verdict("auth: { header: Authorization, value: \"Token {key}\" }");
+        assert_eq!(template.verdict, Verdict::Ok);
     }
 
     #[test]

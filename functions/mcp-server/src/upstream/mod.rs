@@ -38,6 +38,14 @@ pub struct Reply {
     pub quota: Option<QuotaFigures>,
 }
 
+/// One request to send: a tool's (its static headers join the connector's) or a probe's.
+struct Request<'a> {
+    method: Method,
+    url: reqwest::Url,
+    body: Option<&'a Value>,
+    tool: Option<&'a Tool>,
+}
+
 /// What calling an upstream needs, built once at start.
 pub struct Upstream {
     pub http: reqwest::Client,
@@ -71,8 +79,14 @@ impl Upstream {
         loop {
             let url = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
             meter.take()?;
+            let request = Request {
+                method,
+                url,
+                body: body.as_ref(),
+                tool: Some(tool),
+            };
             let answer = self
-                .send_within(catalog, &secrets, method, url, body.as_ref(), deadline)
+                .send_within(catalog, &secrets, request, deadline)
                 .await?;
             if answer.status == 401 && !refreshed {
                 refreshed = true;
@@ -132,8 +146,14 @@ impl Upstream {
             },
         )?;
         let deadline = Deadline::after(timeout);
+        let request = Request {
+            method: Method::Get,
+            url,
+            body: None,
+            tool: None,
+        };
         let answer = self
-            .send_within(catalog, &secrets, Method::Get, url, None, &deadline)
+            .send_within(catalog, &secrets, request, &deadline)
             .await?;
         self.interpret(catalog, Method::Get, answer).map(|_| ())
     }
@@ -142,9 +162,7 @@ impl Upstream {
         &self,
         catalog: &Catalog,
         secrets: &crate::inventory::secrets::SecretValues,
-        method: Method,
-        url: reqwest::Url,
-        body: Option<&Value>,
+        request: Request<'_>,
         deadline: &Deadline,
     ) -> Result<Received, UpstreamError> {
         let out_of_time = || UpstreamError::Deadline {
@@ -154,9 +172,10 @@ impl Upstream {
             .timeout(Duration::from_millis(catalog.timeout_ms))
             .ok_or_else(out_of_time)?;
         let exchange = Exchange {
-            method,
-            url,
-            body,
+            method: request.method,
+            url: request.url,
+            body: request.body,
+            headers: catalog.static_headers(request.tool),
             timeout,
             max_bytes: catalog.max_response_bytes.unwrap_or(MAX_RESPONSE_BYTES),
         };

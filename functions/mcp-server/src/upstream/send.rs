@@ -18,6 +18,8 @@ pub(super) struct Exchange<'a> {
     pub method: Method,
     pub url: Url,
     pub body: Option<&'a Value>,
+    /// The catalog's static headers for this request (connector's and tool's).
+    pub headers: Vec<(&'a str, &'a str)>,
     pub timeout: Duration,
     /// The largest answer body read; a larger one is [`UpstreamError::TooLarge`].
     pub max_bytes: usize,
@@ -53,6 +55,7 @@ pub(super) async fn send(
         field,
     )
     .map_err(|e| credential_error(catalog, &e))?;
+    request = connector::with_headers(request, exchange.headers);
     if let Some(body) = exchange.body {
         request = request
             .header(reqwest::header::CONTENT_TYPE, "application/json")

@@ -6,3 +6,4 @@ mod faults;
 mod http;
 mod lambda;
 mod limits;
+mod wire;

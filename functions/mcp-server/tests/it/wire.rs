@@ -1,0 +1,274 @@
+//! Declared wire habits against a fake upstream that speaks them: every `auth` shape (a
+//! header template, a named header, a query parameter, HTTP basic), static headers per
+//! connector and per tool, and a query-parameter secret kept out of the dry run's preview and
+//! the audit lines. Each test declares its own `wire` connector and records what arrived.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use crate::common::{TestApp, app_with, send};
+use axum::Router;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, Request, StatusCode};
+use mcp_server::secrets::{ApiKey, SecretValues};
+use serde_json::{Value, json};
+
+const KEY: &str = "test-key-0123456789abcdef";
+const TOKEN: &str = "tok-SECRET-0042";
+
+/// One request as the fake upstream saw it.
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    /// Path and query.
+    target: String,
+    headers: HeaderMap,
+}
+
+/// What the fake upstream answers: status, headers, body, by path suffix (else `{"ok": true}`).
+type Answer = (u16, Vec<(&'static str, String)>, Value);
+
+#[derive(Clone, Default)]
+struct Fake {
+    seen: Arc<Mutex<Vec<Seen>>>,
+    answers: Arc<Mutex<HashMap<&'static str, Answer>>>,
+}
+
+impl Fake {
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+    fn last(&self) -> Seen {
+        self.seen().pop().expect("the upstream saw a request")
+    }
+}
+
+async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> Response {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    fake.seen.lock().unwrap().push(Seen {
+        method: request.method().to_string(),
+        target: target.clone(),
+        headers: request.headers().clone(),
+    });
+    let path = request.uri().path().to_string();
+    let answers = fake.answers.lock().unwrap().clone();
+    match answers.iter().find(|(suffix, _)| path.ends_with(*suffix)) {
+        Some((_, (status, headers, body))) => {
+            let mut response = (
+                StatusCode::from_u16(*status).unwrap(),
+                axum::Json(body.clone()),
+            )
+                .into_response();
+            for (name, value) in headers {
+                let value = http::HeaderValue::from_str(value).unwrap();
+                if *name == "content-type" {
+                    response
+                        .headers_mut()
+                        .insert(http::header::CONTENT_TYPE, value);
+                } else {
+                    response.headers_mut().append(*name, value);
+                }
+            }
+            response
+        }
+        None => axum::Json(json!({"ok": true})).into_response(),
+    }
+}
+
+async fn spawn() -> (SocketAddr, Fake) {
+    let state = Fake::default();
+    let router = Router::new().fallback(fake).with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (addr, state)
+}
+
+/// A `wire` connector with these top-level declarations (auth, headers, errors, quota…).
+fn catalog(declarations: &str) -> catalog::Catalog {
+    let text = format!(
+        r#"connector: wire
+base_url: "http://{{host}}/v2"
+secrets: [host, token, user, password]
+{declarations}
+tools:
+  - name: items_get
+    risk: low
+    description: 'Reads items. Example: {{"q": "a"}}'
+    get: /items
+    params:
+      q: {{ type: string, max_length: 20 }}
+  - name: slots_get
+    risk: low
+    description: 'Reads slots. Example: {{}}'
+    get: /slots
+    headers: {{ cal-api-version: "2024-09-04" }}
+  - name: item_archive
+    risk: high
+    effect: delete
+    audit_event: item.archived
+    idempotent: true
+    side_effects: Archives the item.
+    failure_modes: ["404: no such item."]
+    description: 'Archives an item. Example: {{"id": 7}}'
+    post: /items/{{id}}/archive
+    params:
+      id: {{ type: integer, in: path, min: 1 }}
+"#
+    );
+    catalog::parse("wire.yaml", &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn app(upstream: SocketAddr, declarations: &str) -> TestApp {
+    let secrets = SecretValues {
+        origin_verify: Vec::new(),
+        api_keys: vec![ApiKey::new("tester", KEY)],
+        pepper: None,
+        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
+        connectors: HashMap::from([(
+            "wire".to_string(),
+            HashMap::from([
+                ("host".to_string(), upstream.to_string()),
+                ("token".to_string(), TOKEN.to_string()),
+                ("user".to_string(), "ada".to_string()),
+                ("password".to_string(), "pw-SECRET-7".to_string()),
+            ]),
+        )]),
+    };
+    app_with(&[], vec![catalog(declarations)], secrets)
+}
+
+async fn call(app: &TestApp, name: &str, args: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": name, "arguments": args}});
+    let request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {KEY}"))
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let (status, _, body) = send(app, request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"]["structuredContent"].clone()
+}
+
+fn header<'a>(seen: &'a Seen, name: &str) -> Option<&'a str> {
+    seen.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+#[tokio::test]
+async fn every_auth_shape_arrives_where_it_is_declared() {
+    let (addr, fake) = spawn().await;
+    let cases: [(&str, &str, Option<&str>, &str); 6] = [
+        // (auth, header name, header value, query)
+        (
+            "auth: { bearer: token }",
+            "authorization",
+            Some("Bearer tok-SECRET-0042"),
+            "q=a",
+        ),
+        (
+            "auth: { header: Authorization, value: \"{token}\" }",
+            "authorization",
+            Some(TOKEN),
+            "q=a",
+        ),
+        (
+            "auth: { header: Authorization, value: \"Token token={token}\" }",
+            "authorization",
+            Some("Token token=tok-SECRET-0042"),
+            "q=a",
+        ),
+        (
+            "auth: { header: X-Api-Key, secret: token }",
+            "x-api-key",
+            Some(TOKEN),
+            "q=a",
+        ),
+        (
+            "auth: { basic: { username: user, password: password } }",
+            "authorization",
+            // base64("ada:pw-SECRET-7")
+            Some("Basic YWRhOnB3LVNFQ1JFVC03"),
+            "q=a",
+        ),
+        (
+            "auth: { query: api_key, secret: token }",
+            "authorization",
+            None,
+            "q=a&api_key=tok-SECRET-0042",
+        ),
+    ];
+    for (auth, name, value, query) in cases {
+        let app = app(addr, auth);
+        let result = call(&app, "items_get", json!({"q": "a"})).await;
+        assert_eq!(result["status"], "ok", "{auth}: {result}");
+        let seen = fake.last();
+        assert_eq!(seen.target, format!("/v2/items?{query}"), "{auth}");
+        assert_eq!(header(&seen, name), value, "{auth}");
+        assert_eq!(header(&seen, "accept"), Some("application/json"), "{auth}");
+        let lines = app.audit.lines().join("\n");
+        assert!(
+            !lines.contains(TOKEN) && !lines.contains("pw-SECRET"),
+            "{auth}: {lines}"
+        );
+        assert!(!result.to_string().contains(TOKEN), "{auth}: {result}");
+    }
+}
+
+#[tokio::test]
+async fn static_headers_go_with_every_request_and_a_tools_own_win() {
+    let (addr, fake) = spawn().await;
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nheaders: { cal-api-version: \"2024-08-13\", X-Client: hosted-mcp }",
+    );
+    call(&app, "items_get", json!({})).await;
+    let items = fake.last();
+    assert_eq!(header(&items, "cal-api-version"), Some("2024-08-13"));
+    assert_eq!(header(&items, "x-client"), Some("hosted-mcp"));
+    call(&app, "slots_get", json!({})).await;
+    let slots = fake.last();
+    assert_eq!(header(&slots, "cal-api-version"), Some("2024-09-04"));
+    assert_eq!(slots.headers.get_all("cal-api-version").iter().count(), 1);
+    assert_eq!(header(&slots, "x-client"), Some("hosted-mcp"));
+    assert_eq!(
+        header(&slots, "authorization"),
+        Some("Bearer tok-SECRET-0042")
+    );
+}
+
+#[tokio::test]
+async fn a_query_secret_is_sent_but_never_previewed_or_audited() {
+    let (addr, fake) = spawn().await;
+    let app = app(addr, "auth: { query: api_key, secret: token }");
+    let preview = call(&app, "item_archive", json!({"id": 7, "dry_run": true})).await;
+    assert_eq!(preview["status"], "ok", "{preview}");
+    assert_eq!(preview["preview"]["request"]["path"], "/v2/items/7/archive");
+    assert!(fake.seen().is_empty(), "a dry run sends nothing");
+    let asked = call(&app, "item_archive", json!({"id": 7})).await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    assert!(!asked.to_string().contains(TOKEN), "{asked}");
+    let token = asked["confirmation_token"].as_str().unwrap().to_string();
+    let done = call(
+        &app,
+        "item_archive",
+        json!({"id": 7, "confirmation_token": token}),
+    )
+    .await;
+    assert_eq!(done["status"], "ok", "{done}");
+    let seen = fake.last();
+    assert_eq!(seen.method, "POST");
+    assert_eq!(seen.target, "/v2/items/7/archive?api_key=tok-SECRET-0042");
+    let lines = app.audit.lines().join("\n");
+    assert!(lines.contains("item_archive"), "{lines}");
+    assert!(!lines.contains(TOKEN), "{lines}");
+}

@@ -1,0 +1,353 @@
+//! Checks of a catalog's wire declarations: how requests authenticate (`auth`) and the static
+//! headers they carry (`headers`, per connector and per tool). Pure: each problem is a sentence
+//! for the loader, which adds file and line.
+
+use crate::model::{Auth, Catalog, ParamIn, Tool};
+use crate::placeholders;
+
+/// Headers a catalog may not set as static headers: the platform's own, and credentials
+/// (those belong in `auth`, whose values are secret fields).
+const PLATFORM_HEADERS: &[&str] = &[
+    "accept",
+    "authorization",
+    "proxy-authorization",
+    "content-type",
+    "content-length",
+    "host",
+    "cookie",
+    "user-agent",
+    "transfer-encoding",
+    "connection",
+];
+
+const AUTH_SHAPES: &str = "auth is `{bearer: FIELD}`, `{header: NAME, secret: FIELD}`, `{header: NAME, \
+     value: \"… {FIELD} …\"}`, `{query: NAME, secret: FIELD}` or `{basic: {username: FIELD, \
+     password: FIELD}}`";
+
+/// The connector-level problems, each with the top-level key it concerns.
+pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> =
+        auth_problems(c).into_iter().map(|p| ("auth", p)).collect();
+    out.extend(
+        header_problems(&c.headers, &c.auth)
+            .into_iter()
+            .map(|p| ("headers", p)),
+    );
+    out
+}
+
+/// A tool's problems: its static headers, and query parameters that would share a name with a
+/// query-parameter credential (the secret would then travel beside a model's value).
+pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
+    let mut out = header_problems(&t.headers, &c.auth);
+    if let Some(name) = &c.auth.query {
+        let clash = t
+            .params
+            .iter()
+            .filter(|(_, p)| p.location == ParamIn::Query)
+            .any(|(n, p)| p.upstream_name(n) == name);
+        let paging = c
+            .list_envelope
+            .as_ref()
+            .is_some_and(|e| t.list && (e.page_param == *name || e.page_size_param == *name));
+        if clash || paging {
+            out.push(format!(
+                "a query parameter is named `{name}`, the query parameter `auth` sends the secret in"
+            ));
+        }
+    }
+    out
+}
+
+fn auth_problems(c: &Catalog) -> Vec<String> {
+    let a = &c.auth;
+    let mut out = Vec::new();
+    let set = |o: &Option<String>| o.is_some();
+    let shape_ok = match (
+        set(&a.bearer),
+        set(&a.header),
+        set(&a.secret),
+        set(&a.value),
+        set(&a.query),
+        a.basic.is_some(),
+    ) {
+        // none; bearer; header + secret; header + value; query + secret; basic
+        (false, false, false, false, false, false)
+        | (true, false, false, false, false, false)
+        | (false, true, true, false, false, false)
+        | (false, true, false, true, false, false)
+        | (false, false, true, false, true, false)
+        | (false, false, false, false, false, true) => true,
+        _ => false,
+    };
+    if !shape_ok {
+        out.push(AUTH_SHAPES.to_string());
+    }
+    if let Some(value) = &a.value
+        && placeholders(value).is_empty()
+    {
+        out.push(format!(
+            "auth.value `{value}` names no secret field: write it as a template such as \
+             `Bearer {{token}}` (a fixed header belongs in `headers`)"
+        ));
+    }
+    if let Some(name) = &a.header
+        && !is_token(name)
+    {
+        out.push(format!("auth.header `{name}` is not a valid header name"));
+    }
+    if let Some(name) = &a.query
+        && (name.is_empty() || name.contains(['&', '=', '#', '?', ' ']))
+    {
+        out.push(format!(
+            "auth.query `{name}` is not a plain query parameter name"
+        ));
+    }
+    for f in a.secret_fields() {
+        if !c.secrets.iter().any(|s| s == f) {
+            out.push(format!(
+                "auth uses secret `{f}` but `secrets` does not list it"
+            ));
+        }
+    }
+    out
+}
+
+fn header_problems(
+    headers: &std::collections::BTreeMap<String, String>,
+    auth: &Auth,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, value) in headers {
+        let lower = name.to_ascii_lowercase();
+        if !is_token(name) {
+            out.push(format!("header `{name}` is not a valid header name"));
+        } else if PLATFORM_HEADERS.contains(&lower.as_str())
+            || auth
+                .header
+                .as_ref()
+                .is_some_and(|h| h.eq_ignore_ascii_case(name))
+        {
+            out.push(format!(
+                "header `{name}` is set by the platform or by `auth`; static headers may not set it"
+            ));
+        }
+        if !value.chars().all(|c| c == '\t' || (' '..='~').contains(&c)) {
+            out.push(format!(
+                "header `{name}`: the value must be printable ASCII on one line"
+            ));
+        }
+        if !placeholders(value).is_empty() {
+            out.push(format!(
+                "header `{name}`: static headers are sent as written; a secret belongs in `auth`"
+            ));
+        }
+    }
+    out
+}
+
+/// An HTTP header name (RFC 9110 token).
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Credential, Tool};
+
+    fn catalog(auth: &str, headers: &str) -> String {
+        format!(
+            r#"connector: shop
+base_url: "https://api.example.com"
+secrets: [token, user, password]
+{auth}
+{headers}
+tools:
+  - name: items_get
+    risk: low
+    description: d
+    get: /items
+    params:
+      q: {{ type: string }}
+"#
+        )
+    }
+
+    fn err(text: &str) -> String {
+        crate::parse("shop.yaml", text).unwrap_err().to_string()
+    }
+
+    fn lookup(name: &str) -> Option<String> {
+        match name {
+            "token" => Some("t-1".into()),
+            "user" => Some("u".into()),
+            "password" => Some("p".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn every_auth_shape_loads_and_yields_its_credential() {
+        for (auth, want) in [
+            ("auth: { bearer: token }", Credential::Bearer("t-1".into())),
+            (
+                "auth: { header: Authorization, value: \"{token}\" }",
+                Credential::Header {
+                    name: "Authorization".into(),
+                    value: "t-1".into(),
+                },
+            ),
+            (
+                "auth: { header: Authorization, value: \"Token {user}:{token}\" }",
+                Credential::Header {
+                    name: "Authorization".into(),
+                    value: "Token u:t-1".into(),
+                },
+            ),
+            (
+                "auth: { header: X-Api-Key, secret: token }",
+                Credential::Header {
+                    name: "X-Api-Key".into(),
+                    value: "t-1".into(),
+                },
+            ),
+            (
+                "auth: { query: api_key, secret: token }",
+                Credential::Query {
+                    name: "api_key".into(),
+                    value: "t-1".into(),
+                },
+            ),
+            (
+                "auth: { basic: { username: user, password: password } }",
+                Credential::Basic {
+                    username: "u".into(),
+                    password: Some("p".into()),
+                },
+            ),
+            (
+                "auth: { basic: { username: token } }",
+                Credential::Basic {
+                    username: "t-1".into(),
+                    password: None,
+                },
+            ),
+        ] {
+            let c = crate::parse("shop.yaml", &catalog(auth, ""))
+                .unwrap_or_else(|e| panic!("{auth}: {e}"));
+            let got = c.auth.credential(lookup).unwrap().unwrap();
+            assert!(!format!("{got:?}").contains("t-1"), "{got:?}");
+            assert_eq!(got, want, "{auth}");
+        }
+    }
+
+    #[test]
+    fn a_template_is_filled_once_and_a_missing_field_is_named() {
+        let filled = crate::fill_secret_template("Bearer {a}", |_| Some("{a}".into())).unwrap();
+        assert_eq!(filled, "Bearer {a}");
+        let err = crate::fill_secret_template("{a} {b}", |n| (n == "a").then(|| "x".into()));
+        assert_eq!(err.unwrap_err().field(), "b");
+    }
+
+    #[test]
+    fn bad_auth_declarations_name_the_auth_line() {
+        for (auth, problem) in [
+            (
+                "auth: { bearer: token, query: k }",
+                "auth is `{bearer: FIELD}`",
+            ),
+            ("auth: { query: k }", "auth is `{bearer: FIELD}`"),
+            (
+                "auth: { header: X-Key, secret: token, value: \"{token}\" }",
+                "auth is",
+            ),
+            (
+                "auth: { header: X-Key, value: fixed }",
+                "names no secret field",
+            ),
+            (
+                "auth: { header: \"X Key\", secret: token }",
+                "not a valid header name",
+            ),
+            (
+                "auth: { query: \"a=b\", secret: token }",
+                "not a plain query parameter",
+            ),
+            (
+                "auth: { header: X-Key, value: \"{nope}\" }",
+                "secret `nope`",
+            ),
+            ("auth: { basic: { username: nope } }", "secret `nope`"),
+        ] {
+            let e = err(&catalog(auth, ""));
+            assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
+            assert!(e.contains(problem), "{auth}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_query_credential_may_not_share_a_name_with_a_tool_parameter() {
+        let text = catalog("auth: { query: q, secret: token }", "");
+        let e = err(&text);
+        assert!(e.starts_with("shop.yaml:7: tool `items_get`"), "{e}");
+        assert!(e.contains("`q`"), "{e}");
+    }
+
+    #[test]
+    fn static_headers_are_plain_and_never_credentials() {
+        let ok = catalog(
+            "auth: { header: X-Key, secret: token }",
+            "headers: { cal-api-version: \"2024-08-13\", X-Client: hosted-mcp }",
+        );
+        let c = crate::parse("shop.yaml", &ok).unwrap();
+        assert_eq!(c.headers["cal-api-version"], "2024-08-13");
+        for (headers, problem) in [
+            (
+                "headers: { Authorization: \"Bearer x\" }",
+                "set by the platform",
+            ),
+            ("headers: { x-key: v }", "set by the platform or by `auth`"),
+            ("headers: { \"a b\": v }", "not a valid header name"),
+            (
+                "headers: { X-Token: \"{token}\" }",
+                "a secret belongs in `auth`",
+            ),
+            ("headers: { X-Line: \"a\\nb\" }", "printable ASCII"),
+        ] {
+            let e = err(&catalog("auth: { header: X-Key, secret: token }", headers));
+            assert!(e.starts_with("shop.yaml:5: "), "{headers}: {e}");
+            assert!(e.contains(problem), "{headers}: {e}");
+        }
+        let tool_level = ok.replace(
+            "    get: /items\n",
+            "    get: /items\n    headers: { Content-Type: text/plain }\n",
+        );
+        let e = err(&tool_level);
+        assert!(e.starts_with("shop.yaml:7: tool `items_get`"), "{e}");
+    }
+
+    #[test]
+    fn a_tool_header_replaces_the_connectors_of_the_same_name() {
+        let text = catalog(
+            "",
+            "headers: { cal-api-version: \"2024-08-13\", X-Client: a }",
+        )
+        .replace(
+            "    get: /items\n",
+            "    get: /items\n    headers: { Cal-Api-Version: \"2024-06-14\" }\n",
+        );
+        let c = crate::parse("shop.yaml", &text).unwrap();
+        let tool: &Tool = &c.tools[0];
+        assert_eq!(
+            c.static_headers(Some(tool)),
+            [("X-Client", "a"), ("Cal-Api-Version", "2024-06-14")]
+        );
+        assert_eq!(
+            c.static_headers(None),
+            [("X-Client", "a"), ("cal-api-version", "2024-08-13")]
+        );
+    }
+}
