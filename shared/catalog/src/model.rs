@@ -42,6 +42,10 @@ pub struct Catalog {
     /// Where the upstream puts its error message in an error body (dotted path).
     #[serde(default)]
     pub error_message: Option<String>,
+    /// How the upstream answers errors, beyond `error_message`: messages by JSON pointer,
+    /// RFC 9457 problem details, a status inside a 2xx body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Errors>,
     #[serde(default)]
     pub quota: Option<Quota>,
     /// A cheap GET used by `/health`.
@@ -111,6 +115,25 @@ impl Auth {
         }
         out
     }
+}
+
+/// How an upstream answers errors. The message becomes `upstream_message` (one line, redacted);
+/// the status decides the result status and its hint, as an HTTP status would.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Errors {
+    /// JSON pointers (`/error/message`) to the message in an error body, tried in order; a
+    /// string, or a list of strings joined with `; `.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message: Vec<String>,
+    /// `application/problem+json` answers (RFC 9457): the message is `title: detail` when no
+    /// pointer found one.
+    #[serde(default)]
+    pub problem_details: bool,
+    /// JSON pointer to a status inside a 2xx body (`/status`, `/error/code`): a number (or a
+    /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

@@ -14,9 +14,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::model::{
-    Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Health, Items, ListEnvelope,
-    Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk, Source,
-    Status, Tool, Top,
+    Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
+    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk,
+    Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -244,6 +244,14 @@ fn full_auth() -> Auth {
     }
 }
 
+fn full_errors() -> Errors {
+    Errors {
+        message: vec!["/error/message".into()],
+        problem_details: true,
+        status: Some("/status".into()),
+    }
+}
+
 fn full_basic_auth() -> BasicAuth {
     BasicAuth {
         username: "user".into(),
@@ -307,6 +315,7 @@ fn full_catalog() -> Catalog {
         max_response_bytes: Some(8 * 1024 * 1024),
         list_envelope: Some(full_list_envelope()),
         error_message: Some("error.message".into()),
+        errors: Some(full_errors()),
         quota: Some(full_quota()),
         health: Some(full_health()),
         hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
@@ -348,6 +357,7 @@ fn shapes() -> Vec<Shape> {
         shape("Health", "/$defs/health", full_health()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
+        shape("Errors", "/$defs/errors", full_errors()),
         shape(
             "BooleanValues",
             "/$defs/boolean_values",
@@ -666,7 +676,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 16] = [
+    let minimal: [(&str, &str, Value, Parse); 17] = [
         (
             "Catalog",
             "",
@@ -712,6 +722,7 @@ fn required_fields_and_defaults_match_serde() {
             roundtrip::<QuotaProbe>,
         ),
         ("Auth", "/$defs/auth", json!({}), roundtrip::<Auth>),
+        ("Errors", "/$defs/errors", json!({}), roundtrip::<Errors>),
         (
             "BasicAuth",
             "/$defs/basic_auth",

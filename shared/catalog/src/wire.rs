@@ -1,6 +1,6 @@
-//! Checks of a catalog's wire declarations: how requests authenticate (`auth`) and the static
-//! headers they carry (`headers`, per connector and per tool). Pure: each problem is a sentence
-//! for the loader, which adds file and line.
+//! Checks of a catalog's wire declarations: how requests authenticate (`auth`), the static
+//! headers they carry (`headers`, per connector and per tool) and how errors come back
+//! (`errors`). Pure: each problem is a sentence for the loader, which adds file and line.
 
 use crate::model::{Auth, Catalog, ParamIn, Tool};
 use crate::placeholders;
@@ -33,6 +33,33 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
             .into_iter()
             .map(|p| ("headers", p)),
     );
+    out.extend(error_problems(c).into_iter().map(|p| ("errors", p)));
+    out
+}
+
+/// `errors`: JSON pointers, something declared, and one place for the message.
+fn error_problems(c: &Catalog) -> Vec<String> {
+    let Some(e) = &c.errors else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if e.message.is_empty() && !e.problem_details && e.status.is_none() {
+        out.push("errors declares nothing: give `message`, `problem_details` or `status`".into());
+    }
+    if !e.message.is_empty() && c.error_message.is_some() {
+        out.push(
+            "the message is declared twice: `error_message` (dotted) or `errors.message` \
+             (JSON pointers), not both"
+                .into(),
+        );
+    }
+    for pointer in e.message.iter().chain(&e.status) {
+        if !pointer.starts_with('/') {
+            out.push(format!(
+                "errors: `{pointer}` is not a JSON pointer (write `/error/message`)"
+            ));
+        }
+    }
     out
 }
 
@@ -327,6 +354,41 @@ tools:
         );
         let e = err(&tool_level);
         assert!(e.starts_with("shop.yaml:7: tool `items_get`"), "{e}");
+    }
+
+    #[test]
+    fn error_declarations_are_pointers_in_one_place() {
+        let ok = catalog(
+            "",
+            "errors: { message: [/error/message], problem_details: true, status: /status }",
+        );
+        let c = crate::parse("shop.yaml", &ok).unwrap();
+        let e = c.errors.unwrap();
+        assert_eq!(
+            (e.message.len(), e.problem_details, e.status.as_deref()),
+            (1, true, Some("/status"))
+        );
+        for (errors, problem) in [
+            ("errors: {}", "errors declares nothing"),
+            ("errors: { message: [error.message] }", "not a JSON pointer"),
+            ("errors: { status: status }", "not a JSON pointer"),
+            (
+                "error_message: message\nerrors: { message: [/message] }",
+                "declared twice",
+            ),
+        ] {
+            let e = err(&catalog("", errors));
+            let line = if errors.starts_with("error_message") {
+                6
+            } else {
+                5
+            };
+            assert!(
+                e.starts_with(&format!("shop.yaml:{line}: ")),
+                "{errors}: {e}"
+            );
+            assert!(e.contains(problem), "{errors}: {e}");
+        }
     }
 
     #[test]

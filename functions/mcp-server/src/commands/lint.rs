@@ -206,6 +206,19 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
         },
     ));
     rows.push(credentials_row(c, subject.clone()));
+    let errors = c.errors.as_ref();
+    let reads_message = c.error_message.is_some()
+        || errors.is_some_and(|e| !e.message.is_empty() || e.problem_details);
+    rows.push(row(
+        "error_message",
+        subject.clone(),
+        reads_message,
+        if reads_message {
+            "the upstream's reason reaches the model as upstream_message"
+        } else {
+            "no `error_message` or `errors`: a refusal reaches the model without the upstream's reason"
+        },
+    ));
     rows.push(match &c.quota {
         None => na("quota_headers", subject.clone(), "no quota declared"),
         Some(q) => row(
@@ -552,6 +565,7 @@ tools:
         };
         assert!(gap("aggregation_tools", "bad"));
         assert!(!gap("credentials", "bad"), "no secrets: n/a");
+        assert!(gap("error_message", "bad"));
         assert!(gap("error_hints", "bad"));
         assert!(gap("description", "bad/things_list"));
         assert!(gap("booleans", "bad/things_list"));

@@ -7,6 +7,7 @@ mod deadline;
 mod error;
 mod hints;
 mod meter;
+mod refusal;
 mod request;
 mod send;
 
@@ -196,15 +197,24 @@ impl Upstream {
         answer: Received,
     ) -> Result<Reply, UpstreamError> {
         let parsed = serde_json::from_slice::<Value>(&answer.body);
-        if !(200..300).contains(&answer.status) {
-            let message = request::upstream_message(catalog, parsed.as_ref().ok())
+        let refused = |http_status: u16, body: Option<&Value>| {
+            let message = refusal::message(catalog, answer.content_type.as_deref(), body)
                 .map(|m| self.redactor.redact(&m).into_owned());
-            return Err(UpstreamError::Refused(Box::new(Refusal {
-                http_status: answer.status,
+            UpstreamError::Refused(Box::new(Refusal {
+                http_status,
                 message,
                 quota: answer.quota,
                 retry_after_s: answer.retry_after_s,
-            })));
+            }))
+        };
+        if !(200..300).contains(&answer.status) {
+            return Err(refused(answer.status, parsed.as_ref().ok()));
+        }
+        // An upstream that answers 2xx with an error declares where its status is.
+        if let Ok(body) = &parsed
+            && let Some(status) = refusal::status_in_body(catalog, body)
+        {
+            return Err(refused(status, Some(body)));
         }
         let empty = answer.body.iter().all(u8::is_ascii_whitespace);
         let body = match parsed {

@@ -164,13 +164,20 @@ fn missing(catalog: &Catalog, field: &str) -> BuildError {
     }
 }
 
-/// The upstream's own error message, one line, at most 300 characters; never a raw body.
+/// The upstream's own error message at the catalog's dotted `error_message`, one line, at
+/// most 300 characters; never a raw body.
 pub(super) fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Option<String> {
     let path = catalog.error_message.as_deref()?;
     let mut v = body?;
     for part in path.split('.') {
         v = v.get(part)?;
     }
+    one_line(v)
+}
+
+/// A string (or a list of strings, joined with `; `) as one line of at most 300 characters;
+/// `None` for anything else or nothing.
+pub(super) fn one_line(v: &Value) -> Option<String> {
     let text = match v {
         Value::String(s) => s.clone(),
         Value::Array(items) => items

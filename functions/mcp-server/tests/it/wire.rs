@@ -1,7 +1,7 @@
 //! Declared wire habits against a fake upstream that speaks them: every `auth` shape (a
 //! header template, a named header, a query parameter, HTTP basic), static headers per
-//! connector and per tool, and a query-parameter secret kept out of the dry run's preview and
-//! the audit lines. Each test declares its own `wire` connector and records what arrived.
+//! connector and per tool, a query-parameter secret kept out of the dry run's preview and
+//! the audit lines; error messages by JSON pointer, problem details, a status in a 200 body. Each test declares its own `wire` connector and records what arrived.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -42,6 +42,9 @@ impl Fake {
     }
     fn last(&self) -> Seen {
         self.seen().pop().expect("the upstream saw a request")
+    }
+    fn answer(&self, path_suffix: &'static str, answer: Answer) {
+        self.answers.lock().unwrap().insert(path_suffix, answer);
     }
 }
 
@@ -271,4 +274,77 @@ async fn a_query_secret_is_sent_but_never_previewed_or_audited() {
     let lines = app.audit.lines().join("\n");
     assert!(lines.contains("item_archive"), "{lines}");
     assert!(!lines.contains(TOKEN), "{lines}");
+}
+
+#[tokio::test]
+async fn an_error_message_is_read_by_json_pointer() {
+    let (addr, fake) = spawn().await;
+    let app = app(
+        addr,
+        "auth: { header: Authorization, value: \"{token}\" }\nerrors: { message: [/error/message] }",
+    );
+    fake.answer(
+        "/items",
+        (
+            404,
+            vec![],
+            json!({"error": {"message": "Contact not found", "exceptionUUID": "e-1"}}),
+        ),
+    );
+    let result = call(&app, "items_get", json!({})).await;
+    assert_eq!(result["status"], "not_found", "{result}");
+    assert_eq!(result["upstream_message"], "Contact not found", "{result}");
+    assert!(!result.to_string().contains("e-1"), "{result}");
+}
+
+#[tokio::test]
+async fn problem_details_give_title_and_detail() {
+    let (addr, fake) = spawn().await;
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nerrors: { problem_details: true }",
+    );
+    fake.answer(
+        "/items",
+        (
+            422,
+            vec![("content-type", "application/problem+json".into())],
+            json!({"type": "https://example.test/probs/input", "title": "Invalid input",
+                   "detail": "q must not be empty", "status": 422}),
+        ),
+    );
+    let result = call(&app, "items_get", json!({})).await;
+    assert_eq!(result["status"], "invalid_input", "{result}");
+    assert_eq!(
+        result["upstream_message"], "Invalid input: q must not be empty",
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_status_in_a_200_body_is_the_answer_and_a_success_stays_one() {
+    let (addr, fake) = spawn().await;
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nerrors: { message: [/message], status: /status }",
+    );
+    fake.answer(
+        "/items",
+        (
+            200,
+            vec![],
+            json!({"status": 404, "message": "no such item"}),
+        ),
+    );
+    fake.answer(
+        "/slots",
+        (200, vec![], json!({"status": "200", "data": [1, 2]})),
+    );
+    let result = call(&app, "items_get", json!({})).await;
+    assert_eq!(result["status"], "not_found", "{result}");
+    assert_eq!(result["upstream_message"], "no such item", "{result}");
+    let event = app.audit.events().pop().unwrap();
+    assert_eq!(event.status.as_deref(), Some("not_found"));
+    let ok = call(&app, "slots_get", json!({})).await;
+    assert_eq!(ok["status"], "ok", "{ok}");
 }
