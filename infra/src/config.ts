@@ -29,6 +29,12 @@ export interface McpServerConfig extends FunctionSizing {
   readonly maxResultBytes: number;
   /** MCP_HEALTH_TIMEOUT_MS */
   readonly healthTimeoutMs: number;
+  /**
+   * MCP_HEALTH_INTERVAL_S: one /health probe per connector per this many seconds for the whole
+   * deployment (shared through the limits table). At 60 a monitor polling around the clock costs
+   * about 43,200 upstream requests a month: raise it for a connector with a small monthly quota.
+   */
+  readonly healthIntervalSeconds: number;
   /** MCP_LIMIT_PER_IP_PER_MINUTE, MCP_LIMIT_PER_CALLER_PER_MINUTE, MCP_LIMIT_DAILY_CALLS (0: off). */
   readonly limits: {
     readonly perIpPerMinute: number;
@@ -164,6 +170,7 @@ export const DEFAULTS = {
     maxBodyBytes: 1024 * 1024,
     maxResultBytes: 25 * 1024,
     healthTimeoutMs: 2000,
+    healthIntervalSeconds: 60,
     // Sized for a ten-person company; 0 turns one off.
     limits: { perIpPerMinute: 120, ipv6Prefix: 64, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },
     trustedProxies: [] as string[],
@@ -317,7 +324,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   };
   const schedules = { digest: schedule('digest'), quota: schedule('quota') };
 
-  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'reservedConcurrency', 'limits', 'trustedProxies']);
+  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'healthIntervalSeconds', 'reservedConcurrency', 'limits', 'trustedProxies']);
   const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'ipv6Prefix', 'perCallerPerMinute', 'dailyCalls', 'table', 'tableTimeoutMs']);
   const d = DEFAULTS.mcpServer;
   const mcpServer: McpServerConfig = {
@@ -328,6 +335,8 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     // config.rs refuses less than 1024.
     maxResultBytes: c.integer('mcpServer.maxResultBytes', m.maxResultBytes, d.maxResultBytes, 1024, 6 * 1024 * 1024),
     healthTimeoutMs: c.integer('mcpServer.healthTimeoutMs', m.healthTimeoutMs, d.healthTimeoutMs, 100, 10000),
+    // config.rs accepts 1 to 86400.
+    healthIntervalSeconds: c.integer('mcpServer.healthIntervalSeconds', m.healthIntervalSeconds, d.healthIntervalSeconds, 1, 86400),
     limits: {
       perIpPerMinute: c.integer('mcpServer.limits.perIpPerMinute', l.perIpPerMinute, d.limits.perIpPerMinute, 0, 1_000_000),
       ipv6Prefix: c.integer('mcpServer.limits.ipv6Prefix', l.ipv6Prefix, d.limits.ipv6Prefix, 32, 128),

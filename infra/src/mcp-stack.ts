@@ -40,6 +40,7 @@ export const MCP_ENV = {
   maxResultBytes: 'MCP_MAX_RESULT_BYTES',
   emfNamespace: 'MCP_EMF_NAMESPACE',
   healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
+  healthIntervalS: 'MCP_HEALTH_INTERVAL_S',
   callDeadlineMs: 'MCP_CALL_DEADLINE_MS',
   limitPerIpPerMinute: 'MCP_LIMIT_PER_IP_PER_MINUTE',
   limitIpv6Prefix: 'MCP_LIMIT_IPV6_PREFIX',
@@ -205,6 +206,8 @@ export class McpStack extends Stack {
       [MCP_ENV.maxResultBytes]: String(config.mcpServer.maxResultBytes),
       [MCP_ENV.emfNamespace]: config.metricsNamespace,
       [MCP_ENV.healthTimeoutMs]: String(config.mcpServer.healthTimeoutMs),
+      // One probe per connector per interval for the deployment (shared in the limits table).
+      [MCP_ENV.healthIntervalS]: String(config.mcpServer.healthIntervalSeconds),
       // A tool call ends 2 s before the function does, so it still answers with a status and
       // writes its audit line instead of becoming a gateway timeout.
       [MCP_ENV.callDeadlineMs]: String(callDeadlineMs(config.mcpServer.timeoutSeconds)),

@@ -140,6 +140,9 @@ impl AppState {
                 Some((c.connector.clone(), budget))
             })
             .collect();
+        // `/health` shares its probes through the same table.
+        let probes = stores.limits.as_ref().map(Table::probes);
+        let health = health::cache(probes, config.health_interval);
         let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
         let deployed_catalogs = catalogs
             .into_iter()
@@ -179,7 +182,7 @@ impl AppState {
             mcp,
             secrets,
             audit,
-            health: health::cache(),
+            health,
             limits,
             oauth,
             insecure_no_auth: false,

@@ -6,6 +6,7 @@ mod clients;
 mod digest_lambda;
 mod disclosure;
 mod fuzz;
+mod health;
 mod ledger_lambda;
 mod limits;
 mod logs_endpoint;

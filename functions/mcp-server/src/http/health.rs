@@ -1,12 +1,22 @@
-//! `/health` for monitors and load balancers: no key needed, Host-checked like `/mcp`, and
-//! cheap. `{ok, connectors: {name: status}}` where status is `ok`, `http_<code>`, `timeout`,
-//! `unreachable`, `not_configured`, `secret_unavailable` or `no_probe`; `ok` is false when any
-//! probe fails. Probe results are cached for [`HEALTH_CACHE`], so whatever the number of
-//! callers, each connector costs at most one upstream request per period.
+//! `/health` for monitors and load balancers: no key needed, counted by the per-IP limit like
+//! `/mcp` (`limit::per_ip`, wired in `http::app`), Host-checked like `/mcp`, and cheap.
+//! `{ok, connectors: {name: status}}` where status is `ok`, `http_<code>`, `timeout`,
+//! `unreachable`, `not_configured`, `secret_unavailable`, `no_probe` or `unknown` (another
+//! instance is probing and had no result yet); `ok` is false when any probe fails.
+//!
+//! **One probe per connector per interval** (`MCP_HEALTH_INTERVAL_S`, 60 s by default) for the
+//! whole deployment: with the limits table, instances claim the right to probe in it
+//! ([`ProbeTable::claim`]): one instance probes and writes its result back, the others read that
+//! result from the claim's answer. Every instance keeps what it learned until the next probe is
+//! due, so it asks the table about a connector at most about once an interval. Without a table
+//! (locally) the same cache is this process's own. **Fail safe:** when the table fails, the
+//! instance probes on its own and keeps the result for the interval: never more often than a
+//! per-process cache.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Json;
 use axum::extract::State;
@@ -16,15 +26,25 @@ use serde_json::json;
 use tokio::sync::Mutex;
 
 use super::AppState;
+use crate::limits::probes::{ProbeTable, Turn};
 use crate::upstream::UpstreamError;
 
-/// How long one round of probes answers `/health`.
-pub const HEALTH_CACHE: Duration = Duration::from_secs(60);
+/// How long past its probe timeout another instance's result is waited for.
+const SETTLE: Duration = Duration::from_millis(500);
+/// How often the table is asked while another instance's first result is awaited.
+const POLL: Duration = Duration::from_millis(200);
+/// The shortest time an answer without a fresh result is kept before the table is asked again.
+const RETRY: Duration = Duration::from_secs(1);
 
-/// The last probe round, shared by every caller.
-#[derive(Debug, Default)]
+/// What this instance knows of each connector's health, and where the probes are shared.
 pub struct HealthCache {
-    last: Mutex<Option<(Instant, BTreeMap<String, String>)>>,
+    /// The shared probe results (the limits table); this process alone without.
+    store: Option<ProbeTable>,
+    interval: Duration,
+    /// By connector: the status, and until when (ms since the epoch) it answers.
+    known: Mutex<BTreeMap<String, (String, u64)>>,
+    /// The minute a failing table was last logged.
+    logged: AtomicU64,
 }
 
 pub async fn health(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -50,40 +70,100 @@ pub async fn health(State(state): State<AppState>, headers: HeaderMap) -> Respon
     response
 }
 
-/// The cached statuses, probed anew when older than [`HEALTH_CACHE`]. Callers arriving during a
-/// probe round wait for it instead of starting their own.
+/// Each connector's status: what this instance knows while it is current, else the shared
+/// (or, without a table, its own) probe. Callers arriving during a round wait for it instead of
+/// starting their own.
 async fn statuses(state: &AppState) -> BTreeMap<String, String> {
-    let mut last = state.health.last.lock().await;
-    if let Some((at, statuses)) = last.as_ref()
-        && at.elapsed() < HEALTH_CACHE
-    {
-        return statuses.clone();
-    }
-    let fresh = probe_all(state).await;
-    *last = Some((Instant::now(), fresh.clone()));
-    fresh
-}
-
-async fn probe_all(state: &AppState) -> BTreeMap<String, String> {
-    let mut probes = tokio::task::JoinSet::new();
+    let mut known = state.health.known.lock().await;
+    let now = now_ms();
     let mut out = BTreeMap::new();
+    let mut probes = tokio::task::JoinSet::new();
     for (i, conn) in state.inventory.registry.catalogs.iter().enumerate() {
-        let Some(probe) = conn.catalog.health.as_ref() else {
-            out.insert(conn.catalog.connector.clone(), "no_probe".to_string());
+        let name = conn.catalog.connector.clone();
+        if conn.catalog.health.is_none() {
+            out.insert(name, "no_probe".to_string());
             continue;
-        };
-        let (inventory, mcp) = (state.inventory.clone(), state.mcp.clone());
-        let (path, timeout) = (probe.get.clone(), state.config.health_timeout);
+        }
+        if let Some((status, until)) = known.get(&name)
+            && now < *until
+        {
+            out.insert(name, status.clone());
+            continue;
+        }
+        let state = state.clone();
         probes.spawn(async move {
-            let conn = &inventory.registry.catalogs[i];
-            let result = mcp.pipeline.upstream().probe(conn, &path, timeout).await;
-            (conn.catalog.connector.clone(), status_word(&result))
+            let (status, until) = status_of(&state, i).await;
+            (name, status, until)
         });
     }
-    while let Some(Ok((name, status))) = probes.join_next().await {
+    while let Some(Ok((name, status, until))) = probes.join_next().await {
+        known.insert(name.clone(), (status.clone(), until));
         out.insert(name, status);
     }
     out
+}
+
+/// The status of connector `i` and until when it answers: from the shared table when there is
+/// one (probing only with this interval's claim), else from this process's own probe.
+async fn status_of(state: &AppState, i: usize) -> (String, u64) {
+    let health = &state.health;
+    let interval = health.interval;
+    let interval_ms = millis(interval);
+    let Some(table) = &health.store else {
+        let now = now_ms();
+        return (probe(state, i).await, now + interval_ms);
+    };
+    let connector = &state.inventory.registry.catalogs[i].catalog.connector;
+    loop {
+        let now = now_ms();
+        let turn = match table.claim(connector, now, interval).await {
+            Ok(turn) => turn,
+            Err(e) => {
+                health.table_failed(connector, &e, now);
+                return (probe(state, i).await, now + interval_ms);
+            }
+        };
+        let (claimed_ms, last) = match turn {
+            Turn::Mine { claimed_ms } => {
+                let status = probe(state, i).await;
+                if let Err(e) = table.record(connector, claimed_ms, &status).await {
+                    health.table_failed(connector, &e, now);
+                }
+                return (status, claimed_ms + interval_ms);
+            }
+            Turn::Theirs { claimed_ms, last } => (claimed_ms, last),
+        };
+        let next_claim = claimed_ms + interval_ms;
+        // The interval's result is in: it answers until the next probe is due.
+        if let Some(p) = &last
+            && p.probed_ms >= claimed_ms
+        {
+            return (p.status.clone(), next_claim);
+        }
+        // Another instance is probing (or went away before it recorded): an earlier result
+        // answers until theirs is due; without one, its result is waited for that long.
+        let due = claimed_ms + millis(state.config.health_timeout + SETTLE);
+        let again = due.max(now + millis(RETRY)).min(next_claim);
+        match last {
+            Some(p) => return (p.status, again),
+            None if now < due => tokio::time::sleep(POLL).await,
+            None => return ("unknown".to_string(), again),
+        }
+    }
+}
+
+async fn probe(state: &AppState, i: usize) -> String {
+    let conn = &state.inventory.registry.catalogs[i];
+    let Some(probe) = conn.catalog.health.as_ref() else {
+        return "no_probe".to_string();
+    };
+    let result = state
+        .mcp
+        .pipeline
+        .upstream()
+        .probe(conn, &probe.get, state.config.health_timeout)
+        .await;
+    status_word(&result)
 }
 
 fn status_word(result: &Result<(), UpstreamError>) -> String {
@@ -100,7 +180,37 @@ fn status_word(result: &Result<(), UpstreamError>) -> String {
     }
 }
 
-/// The shared cache, for the state.
-pub fn cache() -> Arc<HealthCache> {
-    Arc::new(HealthCache::default())
+impl HealthCache {
+    /// Logs a failing table at most once a minute; the instance probes on its own meanwhile.
+    fn table_failed(&self, connector: &str, e: &crate::limits::table::TableError, now_ms: u64) {
+        let minute = now_ms / 60_000;
+        if self.logged.swap(minute, Ordering::Relaxed) != minute {
+            tracing::warn!(
+                connector,
+                error = %e,
+                "health: the probe table failed; this instance probes on its own, once an interval"
+            );
+        }
+    }
+}
+
+/// The cache for the state: probes shared through `store` when there is one, one per
+/// connector per `interval`.
+pub fn cache(store: Option<ProbeTable>, interval: Duration) -> Arc<HealthCache> {
+    Arc::new(HealthCache {
+        store,
+        interval,
+        known: Mutex::default(),
+        logged: AtomicU64::new(u64::MAX),
+    })
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, millis)
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }

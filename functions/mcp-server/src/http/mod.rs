@@ -50,7 +50,10 @@ pub fn app(state: AppState) -> Router {
         .route_service("/mcp/{profile}", stages(&state, service))
         // Other paths pass the same stages too (401 without credentials, else a JSON 404).
         .fallback_service(stages(&state, NotFound));
-    let mut open = Router::new().route("/health", get(health::health));
+    // `/health` needs no credentials but counts against the per-IP limit like `/mcp`.
+    let mut open = Router::new()
+        .route("/health", get(health::health))
+        .route_layer(middleware::from_fn_with_state(state.clone(), limit::per_ip));
     if state.oauth.is_some() {
         let well_known = crate::oauth::discovery::WELL_KNOWN;
         open = open

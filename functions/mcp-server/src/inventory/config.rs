@@ -44,6 +44,9 @@ pub const MAX_RESULT_BYTES: &str = "MCP_MAX_RESULT_BYTES";
 pub const EMF_NAMESPACE: &str = "MCP_EMF_NAMESPACE";
 /// Timeout of each `/health` probe, milliseconds.
 pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
+/// One `/health` probe per connector per this many seconds, for the whole deployment when the
+/// limits table is there.
+pub const HEALTH_INTERVAL_S: &str = "MCP_HEALTH_INTERVAL_S";
 /// The most one tool call may take, milliseconds, every upstream request and page included;
 /// below the Lambda timeout so a slow upstream still ends in a result and an audit line.
 pub const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
@@ -102,6 +105,7 @@ pub const ALL: &[&str] = &[
     MAX_RESULT_BYTES,
     EMF_NAMESPACE,
     HEALTH_TIMEOUT_MS,
+    HEALTH_INTERVAL_S,
     CALL_DEADLINE_MS,
     LIMIT_PER_IP_PER_MINUTE,
     LIMIT_IPV6_PREFIX,
@@ -152,6 +156,8 @@ pub struct Config {
     pub max_result_bytes: usize,
     pub emf_namespace: Option<String>,
     pub health_timeout: Duration,
+    /// One `/health` probe per connector per this long.
+    pub health_interval: Duration,
     pub call_deadline: Duration,
     pub limits: limits::Thresholds,
     /// The DynamoDB table of the shared counters; in memory per instance when unset.
@@ -273,6 +279,12 @@ impl Config {
                 None => Some("HostedMcp".to_string()),
             },
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
+            health_interval: Duration::from_secs(read.number_in(
+                HEALTH_INTERVAL_S,
+                60,
+                1..=86_400,
+                "a number of seconds from 1 to 86400",
+            )?),
             call_deadline,
             limits: limit_settings(env, &read)?,
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),

@@ -11,6 +11,7 @@
 //! Every limit is configurable and `0` turns it off (see `inventory::config`).
 
 pub mod cidr;
+pub mod probes;
 pub mod shared;
 pub mod store;
 pub mod table;

@@ -39,6 +39,11 @@ impl Table {
         }
     }
 
+    /// The same table for the `/health` probe items (`probes`).
+    pub fn probes(&self) -> super::probes::ProbeTable {
+        super::probes::ProbeTable::new(self.client.clone(), self.name.clone(), self.timeout)
+    }
+
     pub async fn count(&self, tally: &Tally) -> Result<Counted, TableError> {
         let mut names = HashMap::from([("#exp".to_string(), EXPIRES.to_string())]);
         let mut values = HashMap::from([(
