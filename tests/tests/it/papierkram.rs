@@ -1164,3 +1164,41 @@ async fn invoice_send_by_email_lands_in_the_outbox_once_confirmed() {
     assert_eq!(outbox[0].recipient, "buchhaltung@kunde.example");
     assert_eq!(outbox[0].subject, "Ihre Rechnung");
 }
+
+#[tokio::test]
+async fn a_dry_runs_current_record_is_shown_only_to_profiles_that_may_read_it_and_marked() {
+    let profiles = "update_only=papierkram/company_update;\
+                    with_read=papierkram/company_update,papierkram/company_get";
+    let (server, sandbox, _) = start_with(TOKEN, &[("MCP_PROFILES", profiles)]).await;
+    let company = sandbox.data().companies[0].id;
+    let args = json!({"id": company, "phone": "+49 40 5550123", "dry_run": true});
+
+    let update_only = Rpc::new(&format!("{}/update_only", server.url));
+    let reply = update_only.call("company_update", args.clone()).await;
+    let preview = &structured(&reply)["preview"];
+    assert!(preview.get("current").is_none(), "{reply}");
+    assert!(preview.get("changes").is_none(), "{reply}");
+    assert!(
+        preview["current_withheld"]
+            .as_str()
+            .is_some_and(|w| w.contains("company_get")),
+        "{reply}"
+    );
+
+    let with_read = Rpc::new(&format!("{}/with_read", server.url));
+    let reply = with_read.call("company_update", args).await;
+    let preview = &structured(&reply)["preview"];
+    assert_eq!(preview["current"]["id"], json!(company), "{reply}");
+    let marked: Vec<&str> = preview["current_untrusted"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        marked.contains(&"name") && marked.contains(&"notes"),
+        "{marked:?}"
+    );
+    assert!(preview.get("current_withheld").is_none(), "{reply}");
+    assert!(sandbox.writes().is_empty(), "a dry run writes nothing");
+}

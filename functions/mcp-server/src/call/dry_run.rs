@@ -2,7 +2,8 @@
 //! the call answers with the exact upstream request (method, path, body), the contract's side
 //! effects and failure modes, whether a retry is safe, what confirmation it needs, and warnings;
 //! for an update with a `current` get tool, the current record and the fields that would
-//! change (one read, and the preview says what it cost). Nothing is written upstream. The same
+//! change (one read, and the preview says what it cost), marked like the get tool marks it and
+//! only for a caller whose profile may call that get tool. Nothing is written upstream. The same
 //! preview is what a confirmation shows and is bound to.
 
 use catalog::{Effect, Risk, Tool};
@@ -12,7 +13,7 @@ use super::outcome::Outcome;
 use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
-use crate::inventory::DeployedCatalog;
+use crate::inventory::{DeployedCatalog, View};
 use crate::upstream::{Deadline, Meter, Upstream};
 
 /// The preview of one write.
@@ -23,6 +24,7 @@ pub(super) async fn preview(
     valid: &ValidArgs,
     deadline: &Deadline,
     meter: &Meter,
+    view: &View,
 ) -> Result<Preview, Outcome> {
     let (method, path, body) = upstream
         .request_line(conn, tool, valid)
@@ -42,10 +44,21 @@ pub(super) async fn preview(
         confirmation: needs(tool),
         warnings: warnings(tool),
         current: None,
+        current_untrusted: Vec::new(),
+        current_withheld: None,
         changes: None,
         cost: None,
     };
-    if let Some(current) = current_tool(conn, tool) {
+    if let Some(current) = current_tool(conn, tool).filter(|c| {
+        let allowed = view.allows(&c.name);
+        if !allowed {
+            preview.current_withheld = Some(format!(
+                "The current record is not shown: this connection may not call {}.",
+                c.name
+            ));
+        }
+        allowed
+    }) {
         let mut read = ValidArgs::default();
         for (name, p) in &current.params {
             if p.location == catalog::ParamIn::Path
@@ -59,6 +72,7 @@ pub(super) async fn preview(
                 let record = reply.body.get("data").unwrap_or(&reply.body).clone();
                 preview.changes = Some(changes(&record, preview.request.body.as_ref()));
                 preview.current = Some(record);
+                preview.current_untrusted = current.untrusted.clone();
                 preview.cost = Some(format!(
                     "This preview read the current record with {}: one upstream request of the quota.",
                     current.name

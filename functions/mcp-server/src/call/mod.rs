@@ -49,7 +49,7 @@ use std::sync::Arc;
 use catalog::Tool;
 use serde_json::{Map, Value};
 
-use crate::inventory::DeployedCatalog;
+use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
 use crate::limits::window::now_s;
 use crate::upstream::{Deadline, Upstream};
@@ -68,6 +68,9 @@ pub struct Elicitation<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     pub caller: &'a Caller,
+    /// What the caller's profile may call: a dry run shows a current record only when it may
+    /// call the tool that reads it.
+    pub view: &'a View,
     pub deadline: &'a Deadline,
     /// What the edge counted for this call (the caller's budgets); none when limits are off.
     pub admission: Option<&'a crate::limits::Admission>,
@@ -128,7 +131,7 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let call = Call::new(conn, tool, &valid, request.deadline, &meter);
+        let call = Call::new(conn, tool, &valid, request.deadline, &meter, request.view);
         let mut outcome = match self.guarded(&call, request).await {
             ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
         };

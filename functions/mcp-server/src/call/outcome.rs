@@ -218,6 +218,8 @@ mod tests {
             confirmation: "confirmation of this preview",
             warnings: vec!["This cannot be undone."],
             current: None,
+            current_untrusted: Vec::new(),
+            current_withheld: None,
             changes: None,
             cost: None,
         });

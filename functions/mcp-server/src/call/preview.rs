@@ -27,6 +27,13 @@ pub struct Preview {
     /// For an update with a `current` get tool: the record as it is now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<Value>,
+    /// Fields of [`Preview::current`] holding text users wrote (data, not instructions), as
+    /// the get tool marks them `_untrusted`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub current_untrusted: Vec<String>,
+    /// Why the current record is not shown: the caller may not call the get tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_withheld: Option<String>,
     /// The body's fields that differ from [`Preview::current`]: `{field: {from, to}}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<Map<String, Value>>,

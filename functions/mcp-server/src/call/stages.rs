@@ -11,7 +11,7 @@ use super::outcome::{Outcome, WriteFacts};
 use super::{Caller, Pipeline, Request, aggregate, dry_run, shape};
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
-use crate::inventory::{DeployedCatalog, Scope};
+use crate::inventory::{DeployedCatalog, Scope, View};
 use crate::limits::window::now_s;
 use crate::upstream::{Deadline, Happened, Meter, Reply};
 
@@ -25,6 +25,8 @@ pub(super) struct Call<'a> {
     pub(super) valid: &'a ValidArgs,
     deadline: &'a Deadline,
     meter: &'a Meter,
+    /// What the caller may call (the dry run's current record).
+    view: &'a View,
     /// The tool writes (its audit line carries [`WriteFacts`]).
     pub(super) write: bool,
 }
@@ -66,6 +68,7 @@ impl<'a> Call<'a> {
         valid: &'a ValidArgs,
         deadline: &'a Deadline,
         meter: &'a Meter,
+        view: &'a View,
     ) -> Self {
         let write = risk::is_write(tool);
         Call {
@@ -74,6 +77,7 @@ impl<'a> Call<'a> {
             valid,
             deadline,
             meter,
+            view,
             write,
         }
     }
@@ -217,6 +221,7 @@ impl Pipeline {
             call.valid,
             call.deadline,
             call.meter,
+            call.view,
         )
         .await
     }

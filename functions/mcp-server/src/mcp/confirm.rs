@@ -151,6 +151,8 @@ mod tests {
             confirmation: "confirmation of this preview",
             warnings: vec!["Cannot be undone."],
             current: None,
+            current_untrusted: Vec::new(),
+            current_withheld: None,
             changes: None,
             cost: None,
         });

@@ -215,6 +215,7 @@ impl Mcp {
                         arguments,
                         crate::call::Request {
                             caller: &ctx.caller,
+                            view: self.inventory.view(ctx.scope()),
                             deadline: &deadline,
                             admission: ctx.admission.as_ref(),
                             elicitation,

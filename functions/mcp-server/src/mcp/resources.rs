@@ -74,6 +74,7 @@ impl Mcp {
                 &args,
                 crate::call::Request {
                     caller: &ctx.caller,
+                    view: self.inventory.view(ctx.scope()),
                     deadline: &deadline,
                     admission: ctx.admission.as_ref(),
                     elicitation: crate::call::Elicitation::default(),
