@@ -38,17 +38,17 @@ pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catal
     Ok(connector::load(dir.map(PathBuf::as_path))?)
 }
 
-/// Builds the application state: catalogs, AWS clients and stores (only when something on
-/// AWS is configured), the secret store (loaded once here), the audit log and the HTTP client.
+/// Builds the application state over the loaded `catalogs`: AWS clients and stores (only when
+/// something on AWS is configured), the secret store (loaded once here), the audit log and the
+/// HTTP client.
 /// `env` is read here only for the local secret (no Secrets Manager): API keys, pepper,
 /// confirmation keys and each connector's fields; the state keeps no environment.
 pub async fn build(
     config: Config,
     env: &EnvSnapshot,
-    catalog_dir: Option<&PathBuf>,
+    catalogs: Vec<catalog::Catalog>,
     redactor: Redactor,
 ) -> anyhow::Result<AppState> {
-    let catalogs = load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))?;
     let counting = config.limits != limits::Thresholds::OFF;
     let table_name = config.limits_table.clone().filter(|_| counting);
     // The AWS configuration is loaded once, and only when something on AWS is used.

@@ -66,7 +66,8 @@ pub async fn run(
             Ok(())
         }
         Command::Lambda => {
-            let state = startup::build(config, &env, None, redactor).await?;
+            let catalogs = load_catalogs(config.catalog_dir.as_ref())?;
+            let state = startup::build(config, &env, catalogs, redactor).await?;
             warn_if_too_many_listed(&state);
             check_keys(&state).await?;
             lambda_http::run(app(state))
@@ -87,12 +88,14 @@ pub async fn run(
                 // OAuth callers and asserted users are recorded by pseudonym: it needs a pepper.
                 env = env.with(config::PSEUDONYM_PEPPER, &pepper);
             }
-            if needs_sandbox(&config, &env, catalog.as_ref()) {
+            // Parsed once: the sandbox question and the state both use them.
+            let catalogs = load_catalogs(catalog.as_ref().or(config.catalog_dir.as_ref()))?;
+            if needs_sandbox(&config, &env, &catalogs) {
                 env = sandbox::start(env).await?;
                 // The sandbox's address is a connector variable: parse again.
                 config = Config::parse(&env)?;
             }
-            let mut state = startup::build(config, &env, catalog.as_ref(), redactor).await?;
+            let mut state = startup::build(config, &env, catalogs, redactor).await?;
             state.insecure_no_auth = insecure_no_auth;
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
@@ -178,11 +181,10 @@ fn warn_if_too_many_listed(state: &AppState) {
 
 /// Local runs without Papierkram credentials use the offline sandbox, when the Papierkram
 /// catalog is loaded.
-fn needs_sandbox(config: &Config, env: &EnvSnapshot, catalog_dir: Option<&PathBuf>) -> bool {
+fn needs_sandbox(config: &Config, env: &EnvSnapshot, catalogs: &[catalog::Catalog]) -> bool {
     config.secret_source == SecretSourceConfig::Variables
         && env.per_connector("papierkram", "_TOKEN").is_none()
-        && load_catalogs(catalog_dir.or(config.catalog_dir.as_ref()))
-            .is_ok_and(|cs| cs.iter().any(|c| c.connector == "papierkram"))
+        && catalogs.iter().any(|c| c.connector == "papierkram")
 }
 
 /// With env secrets and no `MCP_API_KEYS`, a random key for this run: (key, `dev:key`).
