@@ -170,7 +170,7 @@ export const DEFAULTS = {
     maxBodyBytes: 1024 * 1024,
     maxResultBytes: 25 * 1024,
     healthTimeoutMs: 2000,
-    healthIntervalSeconds: 60,
+    healthIntervalSeconds: 900,
     // Sized for a ten-person company; 0 turns one off.
     limits: { perIpPerMinute: 120, ipv6Prefix: 64, perCallerPerMinute: 60, dailyCalls: 20_000, table: true, tableTimeoutMs: 250 },
     trustedProxies: [] as string[],

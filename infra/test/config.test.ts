@@ -49,7 +49,7 @@ describe('parseConfig', () => {
       quota: { expression: 'rate(15 minutes)', timeZone: 'Europe/Berlin' },
     });
     assert.deepEqual(c.mcpServer, {
-      memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 25600, healthTimeoutMs: 2000, healthIntervalSeconds: 60,
+      memoryMb: 256, timeoutSeconds: 10, secretTtlSeconds: 300, maxBodyBytes: 1048576, maxResultBytes: 25600, healthTimeoutMs: 2000, healthIntervalSeconds: 900,
       limits: { perIpPerMinute: 120, ipv6Prefix: 64, perCallerPerMinute: 60, dailyCalls: 20000, table: true, tableTimeoutMs: 250 }, trustedProxies: [],
     });
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });

@@ -4,7 +4,7 @@
 //! `unreachable`, `not_configured`, `secret_unavailable`, `no_probe` or `unknown` (another
 //! instance is probing and had no result yet); `ok` is false when any probe fails.
 //!
-//! **One probe per connector per interval** (`MCP_HEALTH_INTERVAL_S`, 60 s by default) for the
+//! **One probe per connector per interval** (`MCP_HEALTH_INTERVAL_S`, 900 s by default) for the
 //! whole deployment: with the limits table, instances claim the right to probe in it
 //! ([`ProbeTable::claim`]): one instance probes and writes its result back, the others read that
 //! result from the claim's answer. Every instance keeps what it learned until the next probe is

@@ -281,7 +281,7 @@ impl Config {
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             health_interval: Duration::from_secs(read.number_in(
                 HEALTH_INTERVAL_S,
-                60,
+                900,
                 1..=86_400,
                 "a number of seconds from 1 to 86400",
             )?),
