@@ -3,7 +3,8 @@
 //! profile lists, may call and may find, computed once), `config`/`env` (every variable, parsed
 //! once) and `secrets` (the deployment secret, cached and re-read on rotation).
 //!
-//! It depends only on `contract` and `search`; every stage of a call reads from it.
+//! It depends on `contract`, `search`, `oauth` and `limits` (their settings are part of the
+//! config) and `random`; every stage of a call reads from it.
 
 pub mod config;
 pub mod env;
