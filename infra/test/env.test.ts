@@ -23,7 +23,7 @@ interface RustNames {
 /** `pub const X: &str = "NAME";` of a Rust file, by identifier. */
 function stringConsts(path: string): Map<string, string> {
   const consts = new Map<string, string>();
-  for (const m of readFileSync(path, 'utf8').matchAll(/pub const (\w+): &str = "([^"]*)";/g)) consts.set(m[1]!, m[2]!);
+  for (const m of readFileSync(path, 'utf8').matchAll(/pub(?:\([a-z]+\))? const (\w+): &str = "([^"]*)";/g)) consts.set(m[1]!, m[2]!);
   return consts;
 }
 

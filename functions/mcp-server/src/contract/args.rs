@@ -14,8 +14,8 @@ use super::risk;
 use serde_json::{Map, Value};
 
 /// The list shape every list tool shares.
-pub const DEFAULT_PAGE_SIZE: u32 = 50;
-pub const MAX_PAGE_SIZE: u32 = 100;
+pub(crate) const DEFAULT_PAGE_SIZE: u32 = 50;
+pub(crate) const MAX_PAGE_SIZE: u32 = 100;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListOptions {
@@ -26,8 +26,8 @@ pub struct ListOptions {
 }
 
 /// The longest idempotency key and confirmation token accepted.
-pub const MAX_IDEMPOTENCY_KEY: usize = 64;
-pub const MAX_TOKEN: usize = 1024;
+pub(crate) const MAX_IDEMPOTENCY_KEY: usize = 64;
+pub(crate) const MAX_TOKEN: usize = 1024;
 
 /// What the platform adds to a write: a preview instead of the write, the key that makes a
 /// retry run once, and the confirmation of a previewed call.
@@ -64,7 +64,7 @@ impl ValidArgs {
 
 /// Why the arguments were refused; `hint` tells the caller how to fix the call.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Invalid {
+pub(crate) struct Invalid {
     pub hint: String,
 }
 
@@ -73,7 +73,7 @@ fn invalid(hint: impl Into<String>) -> Invalid {
 }
 
 /// Every argument name the tool accepts, declared and platform-added.
-pub fn accepted_names(tool: &Tool) -> Vec<&str> {
+pub(crate) fn accepted_names(tool: &Tool) -> Vec<&str> {
     let mut names: Vec<&str> = tool.params.keys().map(String::as_str).collect();
     if tool.raw {
         names.push("path");
@@ -90,7 +90,7 @@ pub fn accepted_names(tool: &Tool) -> Vec<&str> {
     names
 }
 
-pub fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Invalid> {
+pub(crate) fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Invalid> {
     let accepted = accepted_names(tool);
     for key in args.keys() {
         if !accepted.contains(&key.as_str()) {

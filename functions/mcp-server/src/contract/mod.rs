@@ -4,8 +4,8 @@
 //!
 //! Nothing here knows HTTP, MCP or the upstream; everything else may use it.
 
-pub mod args;
-pub mod names;
-pub mod resource;
-pub mod risk;
-pub mod schema;
+pub(crate) mod args;
+pub(crate) mod names;
+pub(crate) mod resource;
+pub(crate) mod risk;
+pub(crate) mod schema;

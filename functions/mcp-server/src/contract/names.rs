@@ -3,11 +3,11 @@
 //! "did you mean" suggestion for names that are.
 
 /// The longest tool name a client may send; longer ones are refused before any lookup.
-pub const MAX_NAME_LEN: usize = 128;
+pub(crate) const MAX_NAME_LEN: usize = 128;
 
 /// Why a client-supplied tool name is refused before it is looked up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NameError {
+pub(crate) enum NameError {
     #[error("a tool name is at most {MAX_NAME_LEN} characters (got {0} bytes)")]
     TooLong(usize),
     #[error("a tool name uses only letters, digits, `_`, `-` and `.`")]
@@ -17,7 +17,7 @@ pub enum NameError {
 }
 
 /// A client-supplied word as it may be quoted back in a hint: at most 40 characters.
-pub fn shown(word: &str) -> String {
+pub(crate) fn shown(word: &str) -> String {
     let mut out: String = word.chars().take(40).collect();
     if out.len() < word.len() {
         out.push('…');
@@ -27,7 +27,7 @@ pub fn shown(word: &str) -> String {
 
 /// A tool name as it may be looked up, suggested for or logged: at most [`MAX_NAME_LEN`]
 /// characters of `[A-Za-z0-9_.-]`. Reads at most `MAX_NAME_LEN + 1` bytes of `name`.
-pub fn plain_name(name: &str) -> Result<&str, NameError> {
+pub(crate) fn plain_name(name: &str) -> Result<&str, NameError> {
     if name.len() > MAX_NAME_LEN {
         return Err(NameError::TooLong(name.len()));
     }
@@ -45,7 +45,10 @@ pub fn plain_name(name: &str) -> Result<&str, NameError> {
 
 /// The candidate closest to `word` when it is plausibly what was meant: a small edit distance,
 /// or one name being the other with a resource prefix (`invoice_id` for `id`).
-pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     // Longer words are no plausible typo of a name and would cost quadratic work.
     if word.len() > MAX_NAME_LEN {
         return None;
@@ -68,7 +71,7 @@ pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 }
 
 /// Levenshtein distance over chars.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -5,11 +5,11 @@
 use catalog::{ParamType, Tool};
 use serde_json::{Map, Value};
 
-pub const MAX_URI_LEN: usize = 256;
+pub(crate) const MAX_URI_LEN: usize = 256;
 const MAX_VALUE_LEN: usize = 64;
 
 /// The tool's arguments for `uri` when it matches the tool's template.
-pub fn arguments(tool: &Tool, uri: &str) -> Option<Map<String, Value>> {
+pub(crate) fn arguments(tool: &Tool, uri: &str) -> Option<Map<String, Value>> {
     let template = tool.resource.as_deref()?;
     if uri.len() > MAX_URI_LEN {
         return None;

@@ -5,17 +5,17 @@
 use catalog::{Risk, Tool};
 
 /// Whether the tool changes something upstream (raw tools only read).
-pub fn is_write(tool: &Tool) -> bool {
+pub(crate) fn is_write(tool: &Tool) -> bool {
     !tool.raw && tool.http().is_some_and(|(m, _)| !m.is_read_only())
 }
 
 /// Whether a call must be confirmed against its preview first.
-pub fn needs_confirmation(tool: &Tool) -> bool {
+pub(crate) fn needs_confirmation(tool: &Tool) -> bool {
     matches!(tool.risk, Risk::High | Risk::Critical)
 }
 
 /// The level's word, as catalogs, previews and audit lines spell it.
-pub fn word(risk: Risk) -> &'static str {
+pub(crate) fn word(risk: Risk) -> &'static str {
     match risk {
         Risk::Low => "low",
         Risk::Medium => "medium",
@@ -26,7 +26,7 @@ pub fn word(risk: Risk) -> &'static str {
 }
 
 /// Whether a retry with the same arguments is safe: the catalog's word, else the method's.
-pub fn retry_safe(tool: &Tool) -> bool {
+pub(crate) fn retry_safe(tool: &Tool) -> bool {
     tool.idempotent.unwrap_or_else(|| {
         tool.http()
             .is_some_and(|(m, _)| !matches!(m, catalog::Method::Post | catalog::Method::Patch))

@@ -8,10 +8,10 @@ use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_PAGE_SIZE, MAX_TOK
 use super::risk;
 
 /// A JSON object (the shape MCP's `inputSchema` takes).
-pub type JsonObject = Map<String, Value>;
+pub(crate) type JsonObject = Map<String, Value>;
 
 /// A JSON object literal as a [`JsonObject`] (anything else: empty).
-pub fn object(v: Value) -> JsonObject {
+pub(crate) fn object(v: Value) -> JsonObject {
     match v {
         Value::Object(m) => m,
         _ => Map::new(),
@@ -19,7 +19,7 @@ pub fn object(v: Value) -> JsonObject {
 }
 
 /// The JSON Schema of a tool's arguments.
-pub fn input_schema(tool: &Tool) -> JsonObject {
+pub(crate) fn input_schema(tool: &Tool) -> JsonObject {
     let mut props = Map::new();
     let mut required = Vec::new();
     for (name, p) in &tool.params {

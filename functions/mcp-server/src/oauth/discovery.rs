@@ -7,10 +7,10 @@ use super::settings::Settings;
 use super::url::origin_and_path;
 
 /// The RFC 9728 well-known path; the resource's own path follows it.
-pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+pub(crate) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// The metadata document of `/mcp` (`None`) or `/mcp/<profile>`.
-pub fn metadata(settings: &Settings, profile: Option<&str>) -> Value {
+pub(crate) fn metadata(settings: &Settings, profile: Option<&str>) -> Value {
     json!({
         "resource": settings.resource_for(profile),
         "authorization_servers": [settings.issuer],
@@ -24,7 +24,7 @@ pub fn metadata(settings: &Settings, profile: Option<&str>) -> Value {
 }
 
 /// Where the metadata of a resource lives: the well-known segment between host and path.
-pub fn metadata_url(settings: &Settings, profile: Option<&str>) -> String {
+pub(crate) fn metadata_url(settings: &Settings, profile: Option<&str>) -> String {
     let resource = settings.resource_for(profile);
     let (origin, path) = origin_and_path(&resource);
     format!("{origin}{WELL_KNOWN}{path}")
@@ -32,7 +32,7 @@ pub fn metadata_url(settings: &Settings, profile: Option<&str>) -> String {
 
 /// Which resource a well-known request is for: `rest` is the path after [`WELL_KNOWN`]. The
 /// root document (empty rest) describes `/mcp`. `Some(None)`: `/mcp`; `None`: no resource here.
-pub fn resource_of_path<'a>(settings: &Settings, rest: &'a str) -> Option<Option<&'a str>> {
+pub(crate) fn resource_of_path<'a>(settings: &Settings, rest: &'a str) -> Option<Option<&'a str>> {
     if rest.is_empty() || rest == "/" {
         return Some(None);
     }
@@ -59,7 +59,11 @@ fn resource_path(settings: &Settings) -> &str {
 
 /// The 401 challenge: where the metadata is, the scopes to ask for, and with a refused token
 /// `error="invalid_token"` and why.
-pub fn unauthorized(settings: &Settings, profile: Option<&str>, refusal: Option<&str>) -> String {
+pub(crate) fn unauthorized(
+    settings: &Settings,
+    profile: Option<&str>,
+    refusal: Option<&str>,
+) -> String {
     let mut out = format!(
         r#"Bearer resource_metadata="{}", scope="{}""#,
         metadata_url(settings, profile),
@@ -75,7 +79,7 @@ pub fn unauthorized(settings: &Settings, profile: Option<&str>, refusal: Option<
 }
 
 /// The 403 challenge when the token's grants do not open this path: the scope that would.
-pub fn insufficient_scope(settings: &Settings, profile: Option<&str>) -> String {
+pub(crate) fn insufficient_scope(settings: &Settings, profile: Option<&str>) -> String {
     format!(
         r#"Bearer error="insufficient_scope", scope="{}", resource_metadata="{}", error_description="{}""#,
         settings.values_for(profile).join(" "),

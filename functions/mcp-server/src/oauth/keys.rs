@@ -12,15 +12,15 @@ use jsonwebtoken::{Algorithm, DecodingKey};
 use serde::Deserialize;
 
 /// The least time between two fetches while keys are cached (an unknown `kid`).
-pub const REFETCH_AFTER: Duration = Duration::from_secs(60);
+pub(crate) const REFETCH_AFTER: Duration = Duration::from_secs(60);
 /// The least time between two fetches while no keys could be loaded yet.
-pub const RETRY_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
 /// The largest metadata or key-set document read.
 const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 
 /// One verification key of the set.
 #[derive(Clone)]
-pub struct Key {
+pub(crate) struct Key {
     pub kid: Option<String>,
     /// The algorithm the key is declared for (`alg`), when it says.
     pub alg: Option<Algorithm>,
@@ -33,7 +33,7 @@ pub enum KeyError {
     Unavailable(String),
 }
 
-pub struct KeySource {
+pub(crate) struct KeySource {
     http: reqwest::Client,
     issuer: String,
     timeout: Duration,
@@ -50,7 +50,7 @@ struct Fetch {
 }
 
 impl KeySource {
-    pub fn new(http: reqwest::Client, issuer: &str, timeout: Duration) -> Self {
+    pub(crate) fn new(http: reqwest::Client, issuer: &str, timeout: Duration) -> Self {
         KeySource {
             http,
             issuer: issuer.to_string(),
@@ -62,7 +62,7 @@ impl KeySource {
 
     /// The key for a token's `kid` (a token without one: the set's only key). `Ok(None)`: the
     /// set has no such key, even after a fetch this minute.
-    pub async fn find(&self, kid: Option<&str>) -> Result<Option<Key>, KeyError> {
+    pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<Key>, KeyError> {
         if let Some(key) = self.cached().and_then(|keys| pick(&keys, kid)) {
             return Ok(Some(key));
         }
@@ -194,7 +194,7 @@ struct KeySet {
 }
 
 /// The issuer's discovery documents, in the order tried.
-pub fn metadata_urls(issuer: &str) -> [String; 2] {
+pub(crate) fn metadata_urls(issuer: &str) -> [String; 2] {
     let base = issuer.trim_end_matches('/');
     // RFC 8414: the well-known segment goes between the host and the issuer's path.
     let (origin, path) = super::url::origin_and_path(base);

@@ -7,11 +7,11 @@
 //! Reads downwards: `settings` → `keys` (JWKS cache) → `token` (one token's check) →
 //! `discovery` (metadata and `WWW-Authenticate`); `url` splits a URL for the well-known paths.
 
-pub mod discovery;
-pub mod keys;
-pub mod settings;
-pub mod token;
-pub mod url;
+pub(crate) mod discovery;
+pub(crate) mod keys;
+pub(crate) mod settings;
+pub(crate) mod token;
+pub(crate) mod url;
 
 pub use settings::Settings;
 pub use token::{Identity, TokenError, Verifier};

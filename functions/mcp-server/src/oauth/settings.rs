@@ -7,45 +7,31 @@ use env_config::ConfigError;
 use jsonwebtoken::Algorithm;
 
 /// The authorization server's issuer URL (https; plain http only on loopback, for tests).
-pub const ISSUER: &str = "MCP_OAUTH_ISSUER";
+pub(crate) const ISSUER: &str = "MCP_OAUTH_ISSUER";
 /// The canonical URL clients connect to (`https://mcp.example.com/mcp`), which is also the
 /// audience of its tokens; a profile's resource is `<MCP_RESOURCE_URL>/<profile>`.
-pub const RESOURCE_URL: &str = "MCP_RESOURCE_URL";
+pub(crate) const RESOURCE_URL: &str = "MCP_RESOURCE_URL";
 /// Claim values that grant profiles: `value=profile,…`, `*` for the whole deployment.
-pub const PROFILES: &str = "MCP_OAUTH_PROFILES";
+pub(crate) const PROFILES: &str = "MCP_OAUTH_PROFILES";
 /// The claim whose values map to profiles (`scope`, `scp`, `cognito:groups`, `roles`).
-pub const PROFILE_CLAIM: &str = "MCP_OAUTH_PROFILE_CLAIM";
+pub(crate) const PROFILE_CLAIM: &str = "MCP_OAUTH_PROFILE_CLAIM";
 /// The claim that must name this resource (`aud`; `client_id` for Cognito access tokens).
-pub const AUDIENCE_CLAIM: &str = "MCP_OAUTH_AUDIENCE_CLAIM";
+pub(crate) const AUDIENCE_CLAIM: &str = "MCP_OAUTH_AUDIENCE_CLAIM";
 /// Accepted values of that claim, comma-separated; the resource URLs when unset.
-pub const AUDIENCE: &str = "MCP_OAUTH_AUDIENCE";
+pub(crate) const AUDIENCE: &str = "MCP_OAUTH_AUDIENCE";
 /// Accepted signature algorithms, comma-separated; asymmetric ones only.
-pub const ALGORITHMS: &str = "MCP_OAUTH_ALGORITHMS";
+pub(crate) const ALGORITHMS: &str = "MCP_OAUTH_ALGORITHMS";
 /// Clock skew allowed on `exp` and `nbf`, seconds.
-pub const LEEWAY_SECS: &str = "MCP_OAUTH_LEEWAY_SECS";
+pub(crate) const LEEWAY_SECS: &str = "MCP_OAUTH_LEEWAY_SECS";
 /// Timeout of one metadata or key-set request to the authorization server, milliseconds.
-pub const TIMEOUT_MS: &str = "MCP_OAUTH_TIMEOUT_MS";
+pub(crate) const TIMEOUT_MS: &str = "MCP_OAUTH_TIMEOUT_MS";
 /// Accepted values of the token header's `typ`, comma-separated, compared without case and
 /// without an `application/` prefix; `none` admits a header without `typ`. Default `at+jwt`
 /// (RFC 9068), `none` for a Cognito issuer (its access tokens carry no `typ`).
-pub const TOKEN_TYPES: &str = "MCP_OAUTH_TOKEN_TYPES";
-
-/// Every variable name, for the documentation check.
-pub const ALL: &[&str] = &[
-    ISSUER,
-    RESOURCE_URL,
-    PROFILES,
-    PROFILE_CLAIM,
-    AUDIENCE_CLAIM,
-    AUDIENCE,
-    ALGORITHMS,
-    LEEWAY_SECS,
-    TIMEOUT_MS,
-    TOKEN_TYPES,
-];
+pub(crate) const TOKEN_TYPES: &str = "MCP_OAUTH_TOKEN_TYPES";
 
 /// What a claim value grants when it is not configured otherwise.
-pub const DEFAULT_GRANTS: &str = "mcp:tools=*";
+pub(crate) const DEFAULT_GRANTS: &str = "mcp:tools=*";
 
 const DEFAULT_ALGORITHMS: [Algorithm; 4] = [
     Algorithm::RS256,

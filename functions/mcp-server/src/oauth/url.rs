@@ -2,7 +2,7 @@
 //! segment between a URL's origin and its path.
 
 /// `scheme://host[:port]` and the path after it (`/mcp`, or empty).
-pub fn origin_and_path(url: &str) -> (&str, &str) {
+pub(crate) fn origin_and_path(url: &str) -> (&str, &str) {
     let start = url.find("://").map_or(0, |i| i + 3);
     match url[start..].find('/') {
         Some(slash) => url.split_at(start + slash),
