@@ -74,12 +74,16 @@ async fn main() {
     for i in 0..n {
         let caller = format!("key{}", i % 10);
         limits.request_from(client, now).unwrap();
-        limits.tool_call_by(&caller, now).await.unwrap();
-        limits.spent(&caller, "papierkram", 1, now);
+        let cost = mcp_server::limits::Cost {
+            connector: "papierkram".to_string(),
+            requests: 1,
+        };
+        let admission = limits.tool_call_by(&caller, Some(cost), now).await.unwrap();
+        limits.settle(&admission, "papierkram", 1);
     }
     let per = started.elapsed() / n;
     println!(
-        "limiter alone (IP count + tool-call tally + booking), {n} calls: {:.2} µs per call",
+        "limiter alone (IP count + tool-call tally with a reservation + settling), {n} calls: {:.2} µs per call",
         micros(per)
     );
 }

@@ -2,7 +2,7 @@
 //! of an aggregation against the sandbox upstream; the shared counters in DynamoDB (the real
 //! SDK against `moto_server`) holding across two instances, failing open to memory when the
 //! table goes away and counting there again when it is back; and a bounded loopback load test.
-//! A relay in front of moto counts the `UpdateItem` requests: one per tool call.
+//! A relay in front of moto counts the `TransactWriteItems` requests: one per tool call.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 const TOKEN: &str = "limits-token";
 const TABLE: &str = "hosted-mcp-limits";
-const UPDATE_ITEM: &str = "DynamoDB_20120810.UpdateItem";
+const TRANSACT: &str = "DynamoDB_20120810.TransactWriteItems";
 
 /// The shipped catalogs with Papierkram's `caller_daily_budget` set to `budget`.
 fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
@@ -179,21 +179,74 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
     assert!(limiter["daily_calls_used_pct"].is_number(), "{limiter}");
 }
 
-/// A counter of the day's item in the table, if it is there.
-async fn counter(client: &aws_sdk_dynamodb::Client, attribute: &str) -> Option<u64> {
+/// A budget of 3, a slow upstream and 20 concurrent calls of one caller: the budget is reserved
+/// before each call reaches the upstream, so exactly 3 get there and the 17 others are told
+/// their budget is spent (before the fix, all 20 read the same snapshot and ran).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_reach_the_upstream_exactly_as_often_as_the_budget_allows() {
+    const BUDGET: u64 = 3;
+    const CALLS: usize = 20;
+    let (sandbox, base) = sandbox().await;
+    // Every read answers after 400 ms: the calls overlap.
+    sandbox.inject_fault(
+        papierkram_sandbox::Fault::delay("/api", Duration::from_millis(400)).times(CALLS as u32),
+    );
+    let catalogs = catalogs_with_budget(BUDGET);
+    let mut env = papierkram_env(&base);
+    env.extend([
+        ("MCP_API_KEYS", format!("e2e:{KEY}")),
+        ("MCP_CATALOG_DIR", catalogs.path.display().to_string()),
+        ("MCP_LIMITS", "on".into()),
+    ]);
+    let server = start(&env);
+    let calls: Vec<_> = (0..CALLS)
+        .map(|_| {
+            let rpc = Rpc::new(&server.url);
+            tokio::spawn(async move { rpc.call("info_get", json!({})).await })
+        })
+        .collect();
+    let mut statuses = BTreeMap::<String, usize>::new();
+    for call in calls {
+        let reply = call.await.unwrap();
+        let status = structured(&reply)["status"]
+            .as_str()
+            .unwrap_or("none")
+            .to_string();
+        *statuses.entry(status).or_default() += 1;
+    }
+    assert_eq!(
+        sandbox.request_count(),
+        BUDGET,
+        "upstream requests for a budget of {BUDGET}: {statuses:?}"
+    );
+    assert_eq!(statuses.get("ok"), Some(&(BUDGET as usize)), "{statuses:?}");
+    assert_eq!(
+        statuses.get("rate_limited"),
+        Some(&(CALLS - BUDGET as usize)),
+        "{statuses:?}"
+    );
+}
+
+/// The key of today's call count: `d#2026-12-01`.
+fn day_item() -> String {
     let day = jiff::Timestamp::now()
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date()
         .to_string();
+    format!("d#{day}")
+}
+
+/// The count of a counter item in the table, if it is there.
+async fn counter(client: &aws_sdk_dynamodb::Client, item: &str) -> Option<u64> {
     let item = client
         .get_item()
         .table_name(TABLE)
-        .key("pk", AttributeValue::S(format!("calls#{day}")))
+        .key("pk", AttributeValue::S(item.to_string()))
         .send()
         .await
         .ok()?
         .item?;
-    item.get(attribute)?.as_n().ok()?.parse().ok()
+    item.get("n")?.as_n().ok()?.parse().ok()
 }
 
 /// A server counting in the table behind `relay`, with these `(id, key)` API keys.
@@ -218,8 +271,9 @@ fn shared_env<K: AsRef<str>>(
     env
 }
 
-fn minute_of_day() -> u64 {
-    jiff::Timestamp::now().as_second() as u64 % 86_400 / 60
+fn minute_start() -> u64 {
+    let now = jiff::Timestamp::now().as_second() as u64;
+    now - now % 60
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,7 +283,7 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
     let client = moto.create_limits_table(TABLE).await;
     let relay = CountingProxy::start(
         format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
-        UPDATE_ITEM,
+        TRANSACT,
     )
     .await;
     let keys = [
@@ -271,9 +325,9 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
         "the second instance knows the first one's calls: {body}"
     );
     assert_eq!(body["scope"], "caller");
-    assert_eq!(relay.count(), 6, "one UpdateItem per tool call");
+    assert_eq!(relay.count(), 6, "one TransactWriteItems per tool call");
     assert_eq!(
-        counter(&client, "calls").await,
+        counter(&client, &day_item()).await,
         Some(5),
         "a refused call counts nowhere"
     );
@@ -305,12 +359,12 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
     let (status, body) = call(0, keys[2].1).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
-        counter(&client, "calls").await,
+        counter(&client, &day_item()).await,
         Some(1),
         "counting resumed in the table"
     );
     assert_eq!(
-        counter(&client, &format!("m#c#{}", minute_of_day())).await,
+        counter(&client, &format!("m#c#{}", minute_start())).await,
         Some(1)
     );
     assert!(
@@ -348,7 +402,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
     moto.create_limits_table(TABLE).await;
     let relay = CountingProxy::start(
         format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
-        UPDATE_ITEM,
+        TRANSACT,
     )
     .await;
     let keys: Vec<(String, String)> = (0..4)
@@ -429,7 +483,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
     eprintln!(
         "load: {CONNECTIONS} connections, {elapsed:.1} s, {total} requests ({:.0}/s): {ok} ok, \
          {by_ip} over the IP limit, {} over the caller limit, {} over the daily cap; \
-         {store_requests} UpdateItem for {tool_calls} counted tool calls ({:.3} per call); \
+         {store_requests} TransactWriteItems for {tool_calls} counted tool calls ({:.3} per call); \
          {} upstream requests; {tally:?}",
         total as f64 / elapsed,
         count(&Got::Limited("caller".into())),
@@ -440,7 +494,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
     let table = moto.dynamodb_client(&moto.endpoint);
     eprintln!(
         "load: the table counted {:?} calls",
-        counter(&table, "calls").await
+        counter(&table, &day_item()).await
     );
     assert!(server.alive(), "the server survived");
     let unexpected: Vec<_> = tally
@@ -485,7 +539,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
     // failed attempt.
     assert!(
         (tool_calls..=tool_calls + tool_calls.div_ceil(100)).contains(&store_requests),
-        "{store_requests} UpdateItem for {tool_calls} tool calls"
+        "{store_requests} TransactWriteItems for {tool_calls} tool calls"
     );
     assert!(
         !server.stderr.joined().contains("counting in memory"),

@@ -20,6 +20,12 @@ use crate::upstream::{Deadline, Meter, Upstream};
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
 const MAX_PAGES: u32 = 100;
 
+/// The upstream requests an aggregation may send at most: every page of every source (what
+/// its budget reservation asks for).
+pub(super) fn requests_at_most(agg: &Aggregate) -> u64 {
+    agg.sources.len() as u64 * u64::from(MAX_PAGES)
+}
+
 /// What reading one source produced.
 struct Fetched {
     items: Vec<Value>,

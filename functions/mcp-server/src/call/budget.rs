@@ -1,8 +1,10 @@
 //! The budget stage: a caller's daily budget of upstream requests on a connector
-//! (`caller_daily_budget` in its catalog). Before the call: none left is a `rate_limited`
-//! result, otherwise what is left becomes the call's [`Meter`] allowance (an aggregation stops
-//! at it). After: what the call sent is booked, and a result shows the budget when less than
-//! a fifth of it is left, so the model can tell the user before it runs out.
+//! (`caller_daily_budget` in its catalog). The edge reserved the requests this call may send
+//! before it ran (`limits`: one conditional update that admits or refuses). Before the call:
+//! nothing reserved (nothing left) is a `rate_limited` result, otherwise the reservation
+//! becomes the call's [`Meter`] allowance (an aggregation stops at it). After: what the call
+//! sent settles the reservation (the rest is returned), and a result shows the budget when
+//! less than a fifth of it is left, so the model can tell the user before it runs out.
 
 use catalog::Status;
 use serde_json::{Value, json};
@@ -24,7 +26,7 @@ pub(super) fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Me
     let Some(budget) = budget else {
         return Ok(Meter::unlimited());
     };
-    match budget.remaining() {
+    match budget.reserved {
         0 => Err(Box::new(refused(
             conn,
             &budget,
@@ -38,7 +40,7 @@ pub(super) fn admit(conn: &DeployedCatalog, budget: Option<Budget>) -> Result<Me
                 duration(budget.reset_after_s),
             ),
         ))),
-        left => Ok(Meter::allowing(left)),
+        reserved => Ok(Meter::allowing(reserved)),
     }
 }
 
@@ -65,7 +67,7 @@ pub(super) fn settle(
                 "This call needed more than the {} {} requests left of your daily budget of {}, \
                  so it returned nothing. Narrow it (a shorter period, a filter, count_only) or \
                  wait until the budget resets in {} (00:00 UTC); tell the user.",
-                before.remaining(),
+                before.reserved,
                 Registry::title(&conn.catalog),
                 before.limit,
                 duration(after.reset_after_s),
@@ -134,6 +136,7 @@ mod tests {
         Budget {
             limit: 1000,
             spent,
+            reserved: (1000 - spent).min(100),
             reset_after_s: 3 * 3600 + 12 * 60 + 5,
         }
     }

@@ -15,7 +15,8 @@
 //! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
 //! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
 //!    releases a claim that sent nothing;
-//! 9. **settle** the budget: what was sent is booked, and a nearly spent budget rides along;
+//! 9. **settle** the budget: what was sent settles the reservation (the rest is returned), and
+//!    a nearly spent budget rides along;
 //! 10. **cap** the result to the output budget (`shape`).
 //!
 //! A stage either goes on with a typed value or answers the call now ([`Flow`]); reads that
@@ -51,9 +52,16 @@ use serde_json::{Map, Value};
 
 use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
-use crate::limits::window::now_s;
 use crate::upstream::{Deadline, Upstream};
 use stages::Call;
+
+/// The upstream requests a call of `tool` may send at most, which the edge reserves of the
+/// caller's budget before it runs: one, or every page of an aggregation's sources.
+pub fn requests_at_most(tool: &Tool) -> u64 {
+    tool.aggregate
+        .as_ref()
+        .map_or(1, aggregate::requests_at_most)
+}
 
 /// What the client can do for a confirmation, and what it brought back.
 #[derive(Debug, Clone, Copy, Default)]
@@ -80,7 +88,7 @@ pub struct Request<'a> {
 /// What a tool call needs, built once at start.
 pub struct Pipeline {
     upstream: Upstream,
-    /// Where spent upstream requests are booked.
+    /// Where what a call sent settles its budget reservation.
     limits: Arc<Limits>,
     /// The default output budget; a tool's `max_result_bytes` overrides it.
     max_result_bytes: usize,
@@ -136,8 +144,7 @@ impl Pipeline {
             ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
         };
         if let Some(a) = request.admission {
-            self.limits
-                .spent(&a.caller, &conn.catalog.connector, meter.sent(), now_s());
+            self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }
         budget::settle(&mut outcome, conn, budget, &meter);
         shape::cap(

@@ -51,13 +51,16 @@ pub async fn guard(State(max_body_bytes): State<usize>, request: Request, next: 
             );
         }
     };
-    let method = match check(&bytes) {
+    let (method, target) = match check(&bytes) {
         Ok(m) => m,
         Err(e) => return e.into_response(),
     };
     let mut request = Request::from_parts(parts, Body::from(bytes));
     if let Some(m) = method {
         request.extensions_mut().insert(m);
+    }
+    if let Some(t) = target {
+        request.extensions_mut().insert(t);
     }
     as_json(next.run(request).await).await
 }
@@ -87,22 +90,46 @@ impl IntoResponse for BodyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RpcMethod(pub String);
 
+/// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`): the
+/// limits reserve the budget of the tool's connector before the call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcTarget(pub String);
+
 #[derive(serde::Deserialize)]
 struct Peek<'a> {
     #[serde(borrow, default)]
     method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<PeekParams<'a>>,
 }
 
-/// One JSON value that is not a batch; its method when it is an object naming one.
-fn check(bytes: &Bytes) -> Result<Option<RpcMethod>, BodyError> {
+#[derive(serde::Deserialize)]
+struct PeekParams<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// One JSON value that is not a batch; its method when it is an object naming one, and the
+/// tool or resource it names.
+fn check(bytes: &Bytes) -> Result<(Option<RpcMethod>, Option<RpcTarget>), BodyError> {
     serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(BodyError::NotJson)?;
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'[') => Err(BodyError::Batch),
-        Some(b'{') => Ok(serde_json::from_slice::<Peek<'_>>(bytes)
-            .ok()
-            .and_then(|p| p.method)
-            .map(|m| RpcMethod(m.chars().take(64).collect()))),
-        _ => Ok(None),
+        Some(b'{') => {
+            let Ok(peek) = serde_json::from_slice::<Peek<'_>>(bytes) else {
+                return Ok((None, None));
+            };
+            let target = peek
+                .params
+                .and_then(|p| p.name.or(p.uri))
+                .filter(|t| t.len() <= 512)
+                .map(|t| RpcTarget(t.into_owned()));
+            let method = peek.method.map(|m| RpcMethod(m.chars().take(64).collect()));
+            Ok((method, target))
+        }
+        _ => Ok((None, None)),
     }
 }
 
@@ -182,8 +209,14 @@ mod tests {
     fn the_method_of_a_request_is_read_for_later_stages() {
         let body =
             Bytes::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#);
-        assert_eq!(check(&body).unwrap(), Some(RpcMethod("tools/call".into())));
-        assert_eq!(check(&Bytes::from("5")).unwrap(), None);
+        assert_eq!(
+            check(&body).unwrap(),
+            (
+                Some(RpcMethod("tools/call".into())),
+                Some(RpcTarget("x".into()))
+            )
+        );
+        assert_eq!(check(&Bytes::from("5")).unwrap(), (None, None));
         assert!(matches!(check(&Bytes::from(" [1]")), Err(BodyError::Batch)));
         assert!(matches!(
             check(&Bytes::from("{")),

@@ -12,11 +12,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::AppState;
-use super::jsonrpc::RpcMethod;
+use super::jsonrpc::{RpcMethod, RpcTarget};
 use crate::call::Caller;
 use crate::call::RequestMeta;
 use crate::limits::window::now_s;
-use crate::limits::{Admission, Exceeded, LimitKind, Report};
+use crate::limits::{Admission, Cost, Exceeded, LimitKind, Report};
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -35,11 +35,13 @@ pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next)
 
 /// After authentication: a `tools/call` counts against the caller's minute and the day.
 pub async fn per_call(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let is_call = request
-        .extensions()
-        .get::<RpcMethod>()
-        // A record read runs a tool too: it counts like a tool call.
-        .is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");
+    let method = request.extensions().get::<RpcMethod>();
+    // A record read runs a tool too: it counts like a tool call.
+    let is_call = method.is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");
+    let cost = match (method, request.extensions().get::<RpcTarget>()) {
+        (Some(m), Some(t)) if is_call => cost_of(&state, &m.0, &t.0),
+        _ => None,
+    };
     let caller = is_call
         .then(|| request.extensions().get::<Caller>().cloned())
         .flatten();
@@ -51,7 +53,7 @@ pub async fn per_call(State(state): State<AppState>, mut request: Request, next:
         Some(user) => format!("{}:{user}", caller.key_id),
         None => caller.key_id.clone(),
     };
-    match state.limits.tool_call_by(&who, now_s()).await {
+    match state.limits.tool_call_by(&who, cost, now_s()).await {
         Ok(admission) => {
             if let Some(report) = admission.report {
                 write_report(&state, report);
@@ -73,6 +75,25 @@ pub async fn per_call(State(state): State<AppState>, mut request: Request, next:
         }
         Err(e) => refuse(&state, &e, Some(&caller)),
     }
+}
+
+/// The connector a call's tool (or the resource read's tool) belongs to, and the upstream
+/// requests it may send: what its budget reservation asks for. None for a name no tool has
+/// (the call answers that without an upstream request).
+fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
+    let registry = &state.inventory.registry;
+    let (conn, tool) = if method == "tools/call" {
+        let name = crate::contract::names::plain_name(target).ok()?;
+        registry.find(name)?
+    } else {
+        registry
+            .exposed()
+            .find(|(_, t)| crate::contract::resource::arguments(t, target).is_some())?
+    };
+    Some(Cost {
+        connector: conn.catalog.connector.clone(),
+        requests: crate::call::requests_at_most(tool),
+    })
 }
 
 /// The `limiter` line (EMF metrics `limiter_fallback`, `daily_calls_used_pct`).

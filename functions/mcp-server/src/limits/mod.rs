@@ -5,12 +5,20 @@
 //! Pure counting over plain data; the HTTP edge decides what to count and answers 429, the call
 //! pipeline spends budgets. Client IPs are counted in memory on each instance (`store`): a
 //! request before authentication must not cost a table write, or a flood would become a bill.
-//! A tool call's counters go to the shared table when one is configured (`shared`, `table`),
+//! A tool call's counters go to the shared table when one is configured (`shared`, `items`),
 //! all of them in one tally: one round trip per call.
+//!
+//! **Budgets are reserved, not checked.** A tool call's tally reserves the upstream requests
+//! it may send (one; every page for an aggregation, at most what is left) on the caller's
+//! budget item, on the condition that the budget holds them, in the same all-or-nothing
+//! request as its minute and the day. A [`Reservation`] rides with the call; the pipeline
+//! settles it with what was sent, and what was not sent goes back with this instance's next
+//! tally (whoever makes it), so settling costs no request of its own.
 //!
 //! Every limit is configurable and `0` turns it off (see `inventory::config`).
 
 pub mod cidr;
+pub mod items;
 pub mod probes;
 pub mod shared;
 pub mod store;
@@ -19,12 +27,12 @@ pub mod window;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cidr::Cidr;
 use shared::Counters;
-use store::{Counted, Guard, Hit, MemoryStore, Tally};
+use store::{Counted, Hit, MemoryStore, Tally};
 use table::Table;
 use window::Window;
 
@@ -103,12 +111,22 @@ pub struct Passed {
     pub reset_after_s: u64,
 }
 
-/// A caller's budget on one connector as counted when the call was admitted.
+/// A caller's budget on one connector as counted when the call was admitted: what was spent
+/// or reserved before it (as far as this instance knows), and what this call reserved (0: none
+/// left).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     pub limit: u64,
     pub spent: u64,
+    pub reserved: u64,
     pub reset_after_s: u64,
+}
+
+/// What a tool call may cost: the upstream requests it may send at most, on its connector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cost {
+    pub connector: String,
+    pub requests: u64,
 }
 
 impl Budget {
@@ -117,16 +135,57 @@ impl Budget {
     }
 }
 
-/// What admitting a tool call found: the tightest HTTP-level limit, the caller's budgets (by
-/// connector), and the `limiter` line due this minute, if one is.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What admitting a tool call found: the tightest HTTP-level limit, the caller's budget on the
+/// call's connector (with its reservation), and the `limiter` line due this minute, if one is.
+#[derive(Debug, Clone, Default)]
 pub struct Admission {
     pub passed: Option<Passed>,
-    /// Whose budgets these are: the key the call's spending is booked on.
+    /// Whose budgets these are.
     pub caller: String,
     pub budgets: BTreeMap<String, Budget>,
+    /// The budget reserved for this call, returned (less what it sent) when the last copy of
+    /// the admission is dropped, whatever became of the call.
+    pub reservation: Option<Arc<Reservation>>,
     pub report: Option<Report>,
 }
+
+/// Requests reserved on a budget counter; dropping it books the part not sent as a refund,
+/// which the next tally of this instance carries.
+#[derive(Debug)]
+pub struct Reservation {
+    connector: String,
+    key: String,
+    expires: u64,
+    reserved: u64,
+    sent: AtomicU64,
+    refunds: Arc<Mutex<Refunds>>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let unsent = self
+            .reserved
+            .saturating_sub(self.sent.load(Ordering::Relaxed));
+        if unsent > 0 {
+            let mut refunds = self
+                .refunds
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            refunds
+                .0
+                .entry(self.key.clone())
+                .or_insert((0, self.expires))
+                .0 += unsent;
+        }
+    }
+}
+
+/// Unspent reservations by counter key: the amount and the counter's expiry.
+#[derive(Debug, Default)]
+struct Refunds(BTreeMap<String, (u64, u64)>);
+
+/// At most this many other counters' refunds ride with one tally (a transaction holds 100).
+const REFUNDS_PER_TALLY: usize = 20;
 
 /// The `limiter` line: whether this instance counts in memory, and the daily cap used.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -141,17 +200,11 @@ pub struct Limits {
     budgets: BTreeMap<String, u64>,
     ip: MemoryStore,
     calls: Counters,
-    /// Upstream requests spent since the last tally, booked with the next one (whoever makes
-    /// it), so spending costs no round trip of its own.
-    pending: Mutex<Pending>,
+    /// Unspent reservations, returned with the next tally (whoever makes it), so settling
+    /// costs no round trip of its own.
+    refunds: Arc<Mutex<Refunds>>,
     /// The minute (since the epoch) of the last `limiter` report.
     reported: AtomicU64,
-}
-
-#[derive(Debug, Default)]
-struct Pending {
-    day: u64,
-    spent: BTreeMap<(String, String), u64>,
 }
 
 impl Limits {
@@ -160,8 +213,8 @@ impl Limits {
             settings,
             budgets,
             ip: MemoryStore::default(),
-            calls: Counters::new(table),
-            pending: Mutex::default(),
+            calls: Counters::new(table.as_ref().map(Table::items)),
+            refunds: Arc::default(),
             reported: AtomicU64::new(0),
         }
     }
@@ -182,12 +235,9 @@ impl Limits {
             Some(ip) => Cidr::around(ip, self.settings.ipv6_prefix).to_string(),
             None => "unknown".to_string(),
         };
-        let hit = Hit {
-            key: format!("ip:{network}:{start}"),
-            add: 1,
-            expires: start + 60,
-        };
-        let count = self.ip.hit(&[hit], now)[0];
+        let count = self
+            .ip
+            .add(&format!("ip:{network}:{start}"), 1, start + 60, now);
         let reset_after_s = Window::Minute.reset_after(now);
         if count > limit {
             return Err(Exceeded {
@@ -206,33 +256,73 @@ impl Limits {
         }))
     }
 
-    /// One tool call by `caller`: the caller's minute, the deployment's day and the caller's
-    /// budgets, read and counted in one tally (with what earlier calls spent).
-    pub async fn tool_call_by(&self, caller: &str, now: u64) -> Result<Admission, Exceeded> {
-        let plan = self.plan(caller, now);
+    /// One tool call by `caller` that may cost `cost`: the caller's minute and the deployment's
+    /// day counted, and the requests it may send reserved on the caller's budget, in one
+    /// tally that admits or refuses all of it (with the refunds of earlier calls).
+    ///
+    /// A budget with nothing left is no refusal here: the call is admitted with nothing
+    /// reserved (and counted nowhere), and the pipeline answers it as a tool result.
+    pub async fn tool_call_by(
+        &self,
+        caller: &str,
+        cost: Option<Cost>,
+        now: u64,
+    ) -> Result<Admission, Exceeded> {
+        let budget = cost
+            .filter(|_| self.settings.budgets)
+            .and_then(|c| Some((self.budgets.get(&c.connector).copied()?, c)))
+            .filter(|(limit, _)| *limit > 0);
+        let mut plan = self.plan(caller, budget.as_ref(), now);
         if plan.tally.hits.is_empty() {
             return Ok(Admission {
                 caller: caller.to_string(),
                 ..Admission::default()
             });
         }
-        let values = match self.calls.count(&plan.tally, now).await {
-            Counted::Values(v) => v,
-            Counted::Refused(current) => {
-                // Nothing was counted: what was to be booked stays pending.
-                self.restore_pending(Window::UtcDay.start(now), &plan.tally);
-                let failed = plan.tally.failed_guard(&current).map(|g| g.hit);
-                let limit = plan
-                    .limits
-                    .iter()
-                    .find(|l| Some(l.hit) == failed)
-                    .unwrap_or(&plan.limits[0]);
-                return Err(Exceeded {
-                    scope: limit.scope,
-                    limit: limit.limit,
-                    window: limit.window,
-                    retry_after_s: limit.window.reset_after(now),
-                });
+        // A reservation refused while the budget had something left (another instance spent
+        // meanwhile) is tried once more for what is left.
+        let mut tried_smaller = false;
+        let values = loop {
+            match self.calls.count(&plan.tally, now).await {
+                Counted::Values(v) => break v,
+                Counted::Refused(failed) => {
+                    self.restore(&plan);
+                    let on_limit = failed
+                        .iter()
+                        .find_map(|(hit, _)| plan.limits.iter().find(|l| l.hit == *hit));
+                    if let Some(limit) = on_limit {
+                        return Err(Exceeded {
+                            scope: limit.scope,
+                            limit: limit.limit,
+                            window: limit.window,
+                            retry_after_s: limit.window.reset_after(now),
+                        });
+                    }
+                    let Some(b) = plan
+                        .budget
+                        .as_mut()
+                        .filter(|b| failed.iter().any(|(h, _)| *h == b.hit))
+                    else {
+                        return Err(self.daily_exceeded(now));
+                    };
+                    let count = failed.iter().find(|(h, _)| *h == b.hit).map_or(0, |f| f.1);
+                    let hit = &plan.tally.hits[b.hit];
+                    let spent = count.saturating_sub(hit.refund);
+                    let left = b.limit.saturating_sub(spent);
+                    if left == 0 || tried_smaller {
+                        return Ok(self.nothing_left(caller, b, now));
+                    }
+                    tried_smaller = true;
+                    b.reserved = b.reserved.min(left);
+                    let reserved = b.reserved;
+                    let refund = self.take_refund_of(&plan.tally.hits[b.hit].key);
+                    let hit = &mut plan.tally.hits[b.hit];
+                    hit.add = reserved;
+                    hit.refund = refund;
+                    let others = self.take_refunds(Window::UtcDay.start(now), &plan.tally);
+                    plan.tally.hits.truncate(plan.fixed);
+                    plan.tally.hits.extend(others);
+                }
             }
         };
         let passed = |l: &Counter| Passed {
@@ -247,142 +337,181 @@ impl Limits {
             fallback: self.calls.degraded(),
             daily_calls_used_pct: daily.map(|l| values[l.hit] as f64 * 100.0 / l.limit as f64),
         });
-        Ok(Admission {
+        let mut admission = Admission {
             passed: plan.limits.iter().map(passed).min_by_key(|p| p.remaining),
             caller: caller.to_string(),
-            budgets: plan
-                .budgets
-                .into_iter()
-                .map(|(connector, limit, hit)| {
-                    let budget = Budget {
-                        limit,
-                        spent: values[hit],
-                        reset_after_s: Window::UtcDay.reset_after(now),
-                    };
-                    (connector, budget)
-                })
-                .collect(),
             report,
-        })
+            ..Admission::default()
+        };
+        if let Some(b) = plan.budget {
+            let hit = &plan.tally.hits[b.hit];
+            admission.budgets.insert(
+                b.connector.clone(),
+                Budget {
+                    limit: b.limit,
+                    spent: values[b.hit].saturating_sub(b.reserved),
+                    reserved: b.reserved,
+                    reset_after_s: Window::UtcDay.reset_after(now),
+                },
+            );
+            admission.reservation = Some(Arc::new(Reservation {
+                connector: b.connector,
+                key: hit.key.clone(),
+                expires: hit.expires,
+                reserved: b.reserved,
+                sent: AtomicU64::new(0),
+                refunds: Arc::clone(&self.refunds),
+            }));
+        }
+        Ok(admission)
     }
 
-    /// The tally of one tool call: the day's calls and the caller's minute (each guarded by
-    /// its limit; the day's first, as the longer wait), the caller's budgets, and the pending
-    /// spending of everyone (booked with it).
-    fn plan(&self, caller: &str, now: u64) -> Plan {
+    /// What a call admitted with `admission` sent on `connector`: its reservation is settled
+    /// (the rest goes back when the admission is dropped).
+    pub fn settle(&self, admission: &Admission, connector: &str, sent: u64) {
+        if let Some(r) = &admission.reservation
+            && r.connector == connector
+        {
+            r.sent.store(sent, Ordering::Relaxed);
+        }
+    }
+
+    /// The answer for a budget with nothing left: admitted, nothing reserved, counted nowhere.
+    fn nothing_left(&self, caller: &str, b: &Reserve, now: u64) -> Admission {
+        Admission {
+            caller: caller.to_string(),
+            budgets: BTreeMap::from([(
+                b.connector.clone(),
+                Budget {
+                    limit: b.limit,
+                    spent: b.limit,
+                    reserved: 0,
+                    reset_after_s: Window::UtcDay.reset_after(now),
+                },
+            )]),
+            ..Admission::default()
+        }
+    }
+
+    fn daily_exceeded(&self, now: u64) -> Exceeded {
+        Exceeded {
+            scope: LimitKind::Daily,
+            limit: self.settings.daily_calls,
+            window: Window::UtcDay,
+            retry_after_s: Window::UtcDay.reset_after(now),
+        }
+    }
+
+    /// The tally of one tool call: the day's calls and the caller's minute (each within its
+    /// limit; the day's first, as the longer wait), the reservation on the caller's budget,
+    /// and refunds of earlier calls.
+    fn plan(&self, caller: &str, budget: Option<&(u64, Cost)>, now: u64) -> Plan {
         let s = self.settings;
         let day = Window::UtcDay.start(now);
         let day_end = day + Window::UtcDay.seconds();
-        let minute = (now - day) / 60;
         let mut plan = Plan {
-            tally: Tally {
-                item: format!("calls#{}", date(day)),
-                // Kept a day past its end: DynamoDB's TTL sweeps it up later.
-                expires: day_end + Window::UtcDay.seconds(),
-                hits: Vec::new(),
-                stale: Vec::new(),
-                guards: Vec::new(),
-            },
+            tally: Tally::default(),
             limits: Vec::new(),
-            budgets: Vec::new(),
+            budget: None,
+            fixed: 0,
         };
         if s.daily_calls > 0 {
             plan.limit(
                 LimitKind::Daily,
                 s.daily_calls,
                 Window::UtcDay,
-                "calls".into(),
+                format!("d#{}", date(day)),
                 day_end,
             );
         }
         if s.per_caller_per_minute > 0 {
-            let key = format!("m#{caller}#{minute}");
-            let end = Window::Minute.start(now) + 60;
+            let start = Window::Minute.start(now);
             plan.limit(
                 LimitKind::Caller,
                 s.per_caller_per_minute,
                 Window::Minute,
-                key,
-                end,
+                format!("m#{caller}#{start}"),
+                start + 60,
             );
-            if let Some(previous) = minute.checked_sub(1) {
-                plan.tally.stale.push(format!("m#{caller}#{previous}"));
-            }
         }
-        if !s.budgets {
-            return plan;
+        if let Some((limit, cost)) = budget {
+            let key = format!("b#{caller}#{}#{}", cost.connector, date(day));
+            let refund = self.take_refund_of(&key);
+            // What this instance knows was spent or reserved: at most what is left is asked
+            // (at least one request: the table decides).
+            let known = self.calls.known(&key, now).saturating_sub(refund);
+            let reserved = cost.requests.min(limit.saturating_sub(known)).max(1);
+            plan.budget = Some(Reserve {
+                connector: cost.connector.clone(),
+                limit: *limit,
+                reserved,
+                hit: plan.tally.hits.len(),
+            });
+            plan.tally.hits.push(Hit {
+                key,
+                add: reserved,
+                refund,
+                limit: Some(*limit),
+                // Kept a day past its end: a late refund finds it.
+                expires: day_end + Window::UtcDay.seconds(),
+            });
         }
-        let mut flush = self.take_pending(day);
-        for (connector, limit) in &self.budgets {
-            let add = flush
-                .remove(&(caller.to_string(), connector.clone()))
-                .unwrap_or(0);
-            plan.budgets
-                .push((connector.clone(), *limit, plan.tally.hits.len()));
-            plan.tally
-                .hits
-                .push(budget_hit(caller, connector, add, day_end));
-        }
-        for ((who, connector), add) in &flush {
-            plan.tally
-                .hits
-                .push(budget_hit(who, connector, *add, day_end));
-        }
+        plan.fixed = plan.tally.hits.len();
+        let others = self.take_refunds(day, &plan.tally);
+        plan.tally.hits.extend(others);
         plan
     }
 
-    /// `requests` upstream requests that `caller`'s call on `connector` sent, booked with the
-    /// next tally.
-    pub fn spent(&self, caller: &str, connector: &str, requests: u64, now: u64) {
-        if !self.settings.budgets || requests == 0 || !self.budgets.contains_key(connector) {
-            return;
-        }
-        let day = Window::UtcDay.start(now);
-        let mut pending = self.lock_pending();
-        if pending.day != day {
-            *pending = Pending {
-                day,
-                spent: BTreeMap::new(),
-            };
-        }
-        *pending
-            .spent
-            .entry((caller.to_string(), connector.to_string()))
-            .or_insert(0) += requests;
+    /// The refund waiting for counter `key`, taken.
+    fn take_refund_of(&self, key: &str) -> u64 {
+        self.lock_refunds()
+            .0
+            .remove(key)
+            .map_or(0, |(amount, _)| amount)
     }
 
-    fn take_pending(&self, day: u64) -> BTreeMap<(String, String), u64> {
-        let mut pending = self.lock_pending();
-        let spent = std::mem::take(&mut pending.spent);
-        // Spending of a day that is over is not booked on the new one.
-        if pending.day == day {
-            spent
-        } else {
-            BTreeMap::new()
+    /// Up to [`REFUNDS_PER_TALLY`] waiting refunds of other counters, taken; those of a day
+    /// that is over are dropped (their counters count no more).
+    fn take_refunds(&self, day: u64, tally: &Tally) -> Vec<Hit> {
+        let mut refunds = self.lock_refunds();
+        refunds
+            .0
+            .retain(|_, (_, expires)| *expires > day + Window::UtcDay.seconds());
+        let keys: Vec<String> = refunds
+            .0
+            .keys()
+            .filter(|k| !tally.hits.iter().any(|h| &h.key == *k))
+            .take(REFUNDS_PER_TALLY)
+            .cloned()
+            .collect();
+        keys.into_iter()
+            .filter_map(|key| {
+                let (refund, expires) = refunds.0.remove(&key)?;
+                Some(Hit {
+                    key,
+                    add: 0,
+                    refund,
+                    limit: None,
+                    expires,
+                })
+            })
+            .collect()
+    }
+
+    /// Puts a refused tally's refunds back.
+    fn restore(&self, plan: &Plan) {
+        let mut refunds = self.lock_refunds();
+        for hit in plan.tally.hits.iter().filter(|h| h.refund > 0) {
+            refunds
+                .0
+                .entry(hit.key.clone())
+                .or_insert((0, hit.expires))
+                .0 += hit.refund;
         }
     }
 
-    /// Puts a refused tally's budget amounts (`b#caller#connector`) back.
-    fn restore_pending(&self, day: u64, tally: &Tally) {
-        let mut pending = self.lock_pending();
-        if pending.day != day {
-            pending.day = day;
-            pending.spent.clear();
-        }
-        for hit in tally.hits.iter().filter(|h| h.add > 0) {
-            if let Some((who, connector)) =
-                hit.key.strip_prefix("b#").and_then(|k| k.rsplit_once('#'))
-            {
-                *pending
-                    .spent
-                    .entry((who.to_string(), connector.to_string()))
-                    .or_insert(0) += hit.add;
-            }
-        }
-    }
-
-    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Pending> {
-        self.pending
+    fn lock_refunds(&self) -> std::sync::MutexGuard<'_, Refunds> {
+        self.refunds
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -394,12 +523,21 @@ impl Limits {
     }
 }
 
-/// A tool call's tally and where in it each limit's and budget's counter is.
+/// A tool call's tally and where in it each limit's and the budget's counter is.
 struct Plan {
     tally: Tally,
     limits: Vec<Counter>,
-    /// Connector, budget, index of its counter.
-    budgets: Vec<(String, u64, usize)>,
+    budget: Option<Reserve>,
+    /// The hits before the other counters' refunds.
+    fixed: usize,
+}
+
+/// The reservation on the call's budget: its connector, limit, amount, and its hit.
+struct Reserve {
+    connector: String,
+    limit: u64,
+    reserved: u64,
+    hit: usize,
 }
 
 /// A limited counter of a tally.
@@ -420,20 +558,13 @@ impl Plan {
             window,
             hit,
         });
-        self.tally.guards.push(Guard { hit, limit });
         self.tally.hits.push(Hit {
             key,
             add: 1,
+            refund: 0,
+            limit: Some(limit),
             expires,
         });
-    }
-}
-
-fn budget_hit(caller: &str, connector: &str, add: u64, expires: u64) -> Hit {
-    Hit {
-        key: format!("b#{caller}#{connector}"),
-        add,
-        expires,
     }
 }
 
@@ -522,21 +653,21 @@ mod tests {
             daily_calls: 3,
             ..Thresholds::OFF
         });
-        assert!(limits.tool_call_by("a", NOW).await.is_ok());
-        assert!(limits.tool_call_by("a", NOW).await.is_ok());
-        let caller = limits.tool_call_by("a", NOW).await.unwrap_err();
+        assert!(limits.tool_call_by("a", None, NOW).await.is_ok());
+        assert!(limits.tool_call_by("a", None, NOW).await.is_ok());
+        let caller = limits.tool_call_by("a", None, NOW).await.unwrap_err();
         assert_eq!(caller.scope, LimitKind::Caller);
         assert_eq!(caller.retry_after_s, 43);
         // A refused call counts nowhere: b still gets the day's third call, not a fourth.
-        let b = limits.tool_call_by("b", NOW).await.unwrap();
+        let b = limits.tool_call_by("b", None, NOW).await.unwrap();
         assert_eq!(b.passed.unwrap().scope, LimitKind::Daily);
         assert_eq!(b.passed.unwrap().remaining, 0);
-        let daily = limits.tool_call_by("b", NOW).await.unwrap_err();
+        let daily = limits.tool_call_by("b", None, NOW).await.unwrap_err();
         assert_eq!(daily.scope, LimitKind::Daily);
         assert_eq!(daily.retry_after_s, 86_400 - (10 * 3600 + 21 * 60 + 17));
         assert_eq!(
             limits
-                .tool_call_by("a", NOW + 86_400)
+                .tool_call_by("a", None, NOW + 86_400)
                 .await
                 .unwrap()
                 .passed
@@ -547,43 +678,108 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn spending_is_booked_with_the_next_call_and_read_back_as_the_budget() {
-        let limits = limits(Thresholds::DEFAULT);
-        let first = limits.tool_call_by("a", NOW).await.unwrap();
-        assert_eq!(first.budgets["papierkram"].remaining(), 10);
-        limits.spent("a", "papierkram", 7, NOW);
-        limits.spent("b", "papierkram", 2, NOW);
-        limits.spent("a", "unbudgeted", 5, NOW);
-        let second = limits.tool_call_by("a", NOW + 1).await.unwrap();
-        assert_eq!(second.budgets["papierkram"].spent, 7);
-        assert_eq!(second.budgets["papierkram"].remaining(), 3);
-        // b's spending went with a's tally: b sees it on its first call.
-        let b = limits.tool_call_by("b", NOW + 2).await.unwrap();
-        assert_eq!(b.budgets["papierkram"].spent, 2);
-        // Yesterday's spending is not booked on today.
-        limits.spent("a", "papierkram", 3, NOW);
-        let tomorrow = limits.tool_call_by("a", NOW + 86_400).await.unwrap();
-        assert_eq!(tomorrow.budgets["papierkram"].spent, 0);
+    fn papierkram(requests: u64) -> Option<Cost> {
+        Some(Cost {
+            connector: "papierkram".into(),
+            requests,
+        })
     }
 
     #[tokio::test]
-    async fn a_refused_call_keeps_what_was_to_be_booked() {
+    async fn a_call_reserves_its_requests_and_returns_what_it_did_not_send() {
+        let limits = limits(Thresholds::DEFAULT);
+        let first = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+        assert_eq!(first.budgets["papierkram"].reserved, 1);
+        assert_eq!(first.budgets["papierkram"].remaining(), 10);
+        limits.settle(&first, "papierkram", 1);
+        drop(first);
+        // An aggregation asks for every page, at most what is left: 9.
+        let aggregation = limits
+            .tool_call_by("a", papierkram(200), NOW)
+            .await
+            .unwrap();
+        assert_eq!(aggregation.budgets["papierkram"].spent, 1);
+        assert_eq!(aggregation.budgets["papierkram"].reserved, 9);
+        // While it runs, nothing is left for anyone else.
+        let meanwhile = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+        assert_eq!(meanwhile.budgets["papierkram"].reserved, 0);
+        assert!(meanwhile.reservation.is_none());
+        limits.settle(&aggregation, "papierkram", 3);
+        drop(aggregation);
+        // The 6 it did not send come back with the next call: 4 spent, this one reserves 1.
+        let next = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+        assert_eq!(next.budgets["papierkram"].spent, 4);
+        assert_eq!(next.budgets["papierkram"].reserved, 1);
+        // A call dropped without settling (it sent nothing) returns all of it.
+        drop(next);
+        let after = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+        assert_eq!(after.budgets["papierkram"].spent, 4);
+        // Other callers and tomorrow have their own budgets.
+        let b = limits.tool_call_by("b", papierkram(1), NOW).await.unwrap();
+        assert_eq!(b.budgets["papierkram"].spent, 0);
+        let tomorrow = limits
+            .tool_call_by("a", papierkram(1), NOW + 86_400)
+            .await
+            .unwrap();
+        assert_eq!(tomorrow.budgets["papierkram"].spent, 0);
+        // No budget on a connector without one.
+        let other = limits
+            .tool_call_by(
+                "a",
+                Some(Cost {
+                    connector: "unbudgeted".into(),
+                    requests: 1,
+                }),
+                NOW,
+            )
+            .await
+            .unwrap();
+        assert!(other.budgets.is_empty() && other.reservation.is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_calls_reserve_exactly_the_budget() {
+        let limits = Arc::new(self::limits(Thresholds::DEFAULT));
+        let calls: Vec<_> = (0..40)
+            .map(|_| {
+                let limits = Arc::clone(&limits);
+                tokio::spawn(async move {
+                    let admission = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+                    let reserved = admission.budgets["papierkram"].reserved;
+                    // Held until every call has been admitted or refused.
+                    (reserved, admission)
+                })
+            })
+            .collect();
+        let mut held = Vec::new();
+        for call in calls {
+            held.push(call.await.unwrap());
+        }
+        let reserved: u64 = held.iter().map(|(r, _)| r).sum();
+        assert_eq!(reserved, 10, "a budget of 10");
+    }
+
+    #[tokio::test]
+    async fn a_refused_call_keeps_the_refunds_it_carried() {
         let limits = limits(Thresholds {
             daily_calls: 1,
             budgets: true,
             ..Thresholds::OFF
         });
-        limits.tool_call_by("a", NOW).await.unwrap();
-        limits.spent("a", "papierkram", 4, NOW);
+        let first = limits.tool_call_by("a", papierkram(5), NOW).await.unwrap();
+        assert_eq!(first.budgets["papierkram"].reserved, 5);
+        limits.settle(&first, "papierkram", 1);
+        drop(first);
         assert_eq!(
-            limits.tool_call_by("a", NOW).await.unwrap_err().scope,
+            limits
+                .tool_call_by("b", papierkram(1), NOW)
+                .await
+                .unwrap_err()
+                .scope,
             LimitKind::Daily
         );
-        assert_eq!(
-            limits.lock_pending().spent[&("a".into(), "papierkram".into())],
-            4
-        );
+        let key = format!("b#a#papierkram#{}", date(Window::UtcDay.start(NOW)));
+        assert_eq!(limits.lock_refunds().0[&key].0, 4);
     }
 
     #[tokio::test]
@@ -592,16 +788,25 @@ mod tests {
             daily_calls: 200,
             ..Thresholds::OFF
         });
-        let report = limits.tool_call_by("a", NOW).await.unwrap().report.unwrap();
+        let report = limits
+            .tool_call_by("a", None, NOW)
+            .await
+            .unwrap()
+            .report
+            .unwrap();
         assert_eq!(report.daily_calls_used_pct, Some(0.5));
         assert!(!report.fallback);
         assert_eq!(
-            limits.tool_call_by("a", NOW + 1).await.unwrap().report,
+            limits
+                .tool_call_by("a", None, NOW + 1)
+                .await
+                .unwrap()
+                .report,
             None
         );
         assert!(
             limits
-                .tool_call_by("a", NOW + 60)
+                .tool_call_by("a", None, NOW + 60)
                 .await
                 .unwrap()
                 .report
@@ -613,7 +818,7 @@ mod tests {
     async fn zero_turns_a_limit_off() {
         let limits = limits(Thresholds::OFF);
         for _ in 0..1000 {
-            let admission = limits.tool_call_by("a", NOW).await.unwrap();
+            let admission = limits.tool_call_by("a", None, NOW).await.unwrap();
             assert_eq!(admission.passed, None);
             assert!(admission.budgets.is_empty());
             assert_eq!(limits.request_from(ip("192.0.2.1"), NOW), Ok(None));

@@ -1,4 +1,6 @@
 //! Where a tool call's tally goes: the shared table when there is one, and memory otherwise.
+//! The table decides; what it admitted is booked in memory too, so this instance knows the
+//! counts it shows (the table's transaction returns none), and a refusal's counts raise them.
 //!
 //! **Fail-open with a ceiling**: when the table errors or times out, this instance counts in
 //! memory (the same limits, per instance), says so in the log at most once a minute, reports
@@ -8,8 +10,8 @@
 
 use std::sync::Mutex;
 
+use super::items::{Answer, Items};
 use super::store::{Counted, MemoryStore, Tally};
-use super::table::Table;
 
 /// How long a failed table is left alone before a tool call tries it again.
 pub const RETRY_AFTER_S: u64 = 5;
@@ -17,7 +19,7 @@ pub const RETRY_AFTER_S: u64 = 5;
 const LOG_EVERY_S: u64 = 60;
 
 pub struct Counters {
-    table: Option<Table>,
+    table: Option<Items>,
     memory: MemoryStore,
     health: Mutex<Health>,
 }
@@ -31,7 +33,7 @@ struct Health {
 }
 
 impl Counters {
-    pub fn new(table: Option<Table>) -> Self {
+    pub fn new(table: Option<Items>) -> Self {
         Counters {
             table,
             memory: MemoryStore::default(),
@@ -53,7 +55,7 @@ impl Counters {
             return self.memory.count(tally, now);
         }
         match table.count(tally).await {
-            Ok(counted) => {
+            Ok(answer) => {
                 let mut health = self.health();
                 if let Some(since) = health.failing_since.take() {
                     tracing::warn!(
@@ -62,7 +64,18 @@ impl Counters {
                     );
                 }
                 health.logged_at = None;
-                counted
+                drop(health);
+                match answer {
+                    Answer::Admitted => Counted::Values(self.memory.book(tally, now)),
+                    Answer::Refused(counts) => {
+                        for &(i, count) in &counts {
+                            if let Some(hit) = tally.hits.get(i) {
+                                self.memory.learn(&hit.key, count, hit.expires, now);
+                            }
+                        }
+                        Counted::Refused(counts)
+                    }
+                }
             }
             Err(e) => {
                 let mut health = self.health();
@@ -79,6 +92,11 @@ impl Counters {
                 self.memory.count(tally, now)
             }
         }
+    }
+
+    /// What this instance knows of a counter.
+    pub fn known(&self, key: &str, now: u64) -> u64 {
+        self.memory.get(key, now)
     }
 
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {

@@ -1,55 +1,36 @@
-//! Counters in memory: the local default, the per-IP limit everywhere, and the fallback of an
-//! instance whose shared table (`table`) fails. A [`Tally`] is "add to these counters and read
-//! the new values" for everything one tool call counts, so one call is one round trip.
+//! Counters in memory: the local default, the per-IP limit everywhere, the fallback of an
+//! instance whose shared table (`items`) fails, and what this instance booked in the table. A
+//! [`Tally`] is "add to these counters, within their limits" for everything one tool call
+//! counts, so one call is one round trip.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// One counter to add to: its key, the amount, and when it may be forgotten (seconds since the
-/// epoch).
+/// One counter to add to: its key (the counter and its window), the amount, a refund taken off
+/// first (the unspent part of an earlier reservation), the limit it may not pass, and when it
+/// may be forgotten (seconds since the epoch).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     pub key: String,
     pub add: u64,
+    pub refund: u64,
+    pub limit: Option<u64>,
     pub expires: u64,
 }
 
-/// Everything one tool call counts: hits on the counters of one day (`item`, kept until
-/// `expires`), counters of that day no longer needed (`stale`), and `guards` that refuse the
-/// whole tally, counting nothing, when a counter would pass its limit (so a refused call
-/// costs no one else anything).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Everything one tool call counts. All of it or, when a hit would pass its limit, none (so a
+/// refused call costs no one anything).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tally {
-    pub item: String,
-    pub expires: u64,
     pub hits: Vec<Hit>,
-    pub stale: Vec<String>,
-    pub guards: Vec<Guard>,
 }
 
-/// `hits[hit]` may not go past `limit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Guard {
-    pub hit: usize,
-    pub limit: u64,
-}
-
-/// The answer to a tally: the new value of each hit, in order; or refused by a guard, with
-/// the values as they are (so the caller can tell which guard).
+/// The answer to a tally: the new value of each hit, in order; or refused, naming the hits
+/// (by index) that would have passed their limit, with their counts as they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Counted {
     Values(Vec<u64>),
-    Refused(Vec<u64>),
-}
-
-impl Tally {
-    /// The first guard that `values` (the counters before this tally) fail.
-    pub fn failed_guard(&self, values: &[u64]) -> Option<Guard> {
-        self.guards.iter().copied().find(|g| {
-            let add = self.hits.get(g.hit).map_or(0, |h| h.add);
-            values.get(g.hit).is_some_and(|v| v + add > g.limit)
-        })
-    }
+    Refused(Vec<(usize, u64)>),
 }
 
 /// Most counters kept in memory; past it, expired ones are dropped first and then, should a
@@ -62,46 +43,54 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
-    /// Adds to each counter and returns the new counts, in order.
-    pub fn hit(&self, hits: &[Hit], now: u64) -> Vec<u64> {
+    /// Adds `add` to one counter and returns its new count.
+    pub fn add(&self, key: &str, add: u64, expires: u64, now: u64) -> u64 {
         let mut counters = self.lock(now);
-        hits.iter()
-            .map(|h| {
-                let entry = live(&mut counters, &h.key, h.expires, now);
-                entry.0 += h.add;
-                entry.0
-            })
-            .collect()
+        let entry = live(&mut counters, key, expires, now);
+        entry.0 += add;
+        entry.0
     }
 
     /// A tally, with the same meaning as the shared table's.
     pub fn count(&self, tally: &Tally, now: u64) -> Counted {
-        let key = |hit: &Hit| format!("{}/{}", tally.item, hit.key);
         let mut counters = self.lock(now);
-        if !tally.guards.is_empty() {
-            let current: Vec<u64> = tally
-                .hits
-                .iter()
-                .map(|h| live(&mut counters, &key(h), h.expires, now).0)
-                .collect();
-            if tally.failed_guard(&current).is_some() {
-                return Counted::Refused(current);
-            }
+        let refused: Vec<(usize, u64)> = tally
+            .hits
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| {
+                let limit = h.limit?;
+                let count = live(&mut counters, &h.key, h.expires, now).0;
+                (count.saturating_sub(h.refund) + h.add > limit).then_some((i, count))
+            })
+            .collect();
+        if !refused.is_empty() {
+            return Counted::Refused(refused);
         }
-        for stale in &tally.stale {
-            counters.remove(&format!("{}/{stale}", tally.item));
-        }
-        Counted::Values(
-            tally
-                .hits
-                .iter()
-                .map(|h| {
-                    let entry = live(&mut counters, &key(h), h.expires, now);
-                    entry.0 += h.add;
-                    entry.0
-                })
-                .collect(),
-        )
+        Counted::Values(apply(&mut counters, tally, now))
+    }
+
+    /// A tally the table admitted, booked here too, limits unchecked: the counts this
+    /// instance knows of.
+    pub fn book(&self, tally: &Tally, now: u64) -> Vec<u64> {
+        let mut counters = self.lock(now);
+        apply(&mut counters, tally, now)
+    }
+
+    /// A count the table reported: this instance knows at least that much.
+    pub fn learn(&self, key: &str, count: u64, expires: u64, now: u64) {
+        let mut counters = self.lock(now);
+        let entry = live(&mut counters, key, expires, now);
+        entry.0 = entry.0.max(count);
+    }
+
+    /// The count of a counter (0 when there is none).
+    pub fn get(&self, key: &str, now: u64) -> u64 {
+        let counters = self.lock(now);
+        counters
+            .get(key)
+            .filter(|(_, expires)| *expires > now)
+            .map_or(0, |(count, _)| *count)
     }
 
     pub fn len(&self) -> usize {
@@ -125,6 +114,18 @@ impl MemoryStore {
         }
         counters
     }
+}
+
+fn apply(counters: &mut HashMap<String, (u64, u64)>, tally: &Tally, now: u64) -> Vec<u64> {
+    tally
+        .hits
+        .iter()
+        .map(|h| {
+            let entry = live(counters, &h.key, h.expires, now);
+            entry.0 = entry.0.saturating_sub(h.refund) + h.add;
+            entry.0
+        })
+        .collect()
 }
 
 /// The counter under `key`, restarted at 0 when its window is over.
@@ -161,69 +162,69 @@ fn prune(counters: &mut HashMap<String, (u64, u64)>, now: u64) {
 mod tests {
     use super::*;
 
-    fn hit(key: &str, add: u64, expires: u64) -> Hit {
+    fn hit(key: &str, add: u64, limit: Option<u64>) -> Hit {
         Hit {
             key: key.into(),
             add,
-            expires,
+            refund: 0,
+            limit,
+            expires: 100,
         }
     }
 
     #[test]
     fn counts_add_up_per_key_and_restart_when_expired() {
         let store = MemoryStore::default();
-        assert_eq!(store.hit(&[hit("a", 1, 60), hit("b", 1, 60)], 0), [1, 1]);
-        assert_eq!(store.hit(&[hit("a", 2, 60)], 1), [3]);
-        assert_eq!(store.hit(&[hit("a", 1, 120)], 60), [1], "a new window");
+        assert_eq!(store.add("a", 1, 60, 0), 1);
+        assert_eq!(store.add("a", 2, 60, 1), 3);
+        assert_eq!(store.add("a", 1, 120, 60), 1, "a new window");
     }
 
     #[test]
-    fn a_guarded_tally_counts_nothing_once_its_limit_is_reached() {
+    fn a_tally_counts_nothing_once_a_limit_would_be_passed() {
         let store = MemoryStore::default();
         let tally = Tally {
-            item: "day".into(),
-            expires: 100,
-            hits: vec![hit("calls", 1, 100), hit("other", 5, 100)],
-            stale: vec![],
-            guards: vec![Guard { hit: 0, limit: 2 }],
+            hits: vec![hit("calls", 1, Some(2)), hit("other", 5, None)],
         };
         assert_eq!(store.count(&tally, 0), Counted::Values(vec![1, 5]));
         assert_eq!(store.count(&tally, 0), Counted::Values(vec![2, 10]));
-        assert_eq!(store.count(&tally, 0), Counted::Refused(vec![2, 10]));
-        assert_eq!(tally.failed_guard(&[2, 10]), Some(tally.guards[0]));
-        let unguarded = Tally {
-            guards: vec![],
-            ..tally
-        };
-        assert_eq!(
-            store.count(&unguarded, 0),
-            Counted::Values(vec![3, 15]),
-            "the refused tally added nothing"
-        );
+        assert_eq!(store.count(&tally, 0), Counted::Refused(vec![(0, 2)]));
+        assert_eq!(store.get("other", 0), 10, "the refused tally added nothing");
     }
 
     #[test]
-    fn stale_counters_are_dropped() {
+    fn a_refund_is_taken_off_before_the_limit_is_checked() {
         let store = MemoryStore::default();
-        let mut tally = Tally {
-            item: "day".into(),
-            expires: 100,
-            hits: vec![hit("m1", 1, 100)],
-            stale: vec![],
-            guards: vec![],
+        let reserve = Tally {
+            hits: vec![hit("b", 3, Some(3))],
         };
-        store.count(&tally, 0);
-        tally.hits = vec![hit("m2", 1, 100)];
-        tally.stale = vec!["m1".into()];
-        store.count(&tally, 0);
-        assert_eq!(store.len(), 1);
+        assert_eq!(store.count(&reserve, 0), Counted::Values(vec![3]));
+        assert_eq!(store.count(&reserve, 0), Counted::Refused(vec![(0, 3)]));
+        let mut returned = reserve.clone();
+        returned.hits[0].refund = 2;
+        returned.hits[0].add = 1;
+        assert_eq!(store.count(&returned, 0), Counted::Values(vec![2]));
+    }
+
+    #[test]
+    fn what_the_table_reported_raises_what_is_known() {
+        let store = MemoryStore::default();
+        store.book(
+            &Tally {
+                hits: vec![hit("b", 2, Some(5))],
+            },
+            0,
+        );
+        store.learn("b", 4, 100, 0);
+        store.learn("b", 1, 100, 0);
+        assert_eq!(store.get("b", 0), 4);
     }
 
     #[test]
     fn a_flood_of_keys_stays_bounded() {
         let store = MemoryStore::default();
         for i in 0..(MAX_COUNTERS + 10) {
-            store.hit(&[hit(&format!("ip:{i}"), 1, 60)], 0);
+            store.add(&format!("ip:{i}"), 1, 60, 0);
         }
         assert!(store.len() <= MAX_COUNTERS, "{}", store.len());
     }
