@@ -38,13 +38,13 @@ fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
     dir
 }
 
-mod tempdir {
+pub(crate) mod tempdir {
     /// A directory removed when dropped.
-    pub(super) struct Dir {
+    pub(crate) struct Dir {
         pub path: std::path::PathBuf,
     }
     impl Dir {
-        pub(super) fn new(name: &str) -> Dir {
+        pub(crate) fn new(name: &str) -> Dir {
             let path = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).unwrap();

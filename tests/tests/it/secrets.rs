@@ -15,12 +15,41 @@ fn secret_json(upstream: &str, token: &str) -> String {
 }
 
 fn start_server(moto: &Moto, secret_id: &str) -> Server {
-    let catalog = repo().join("tests/catalogs");
+    start_server_with(moto, secret_id, &repo().join("tests/catalogs"), &[])
+}
+
+fn start_server_with(
+    moto: &Moto,
+    secret_id: &str,
+    catalog: &std::path::Path,
+    more: &[(&str, &str)],
+) -> Server {
     let mut env: Vec<(&str, String)> = moto.env();
     env.push(("MCP_SECRET_ID", secret_id.to_string()));
     env.push(("MCP_SECRET_TTL_SECS", "3600".to_string()));
+    env.extend(more.iter().map(|(k, v)| (*k, v.to_string())));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Server::start(&["--catalog", catalog.to_str().unwrap()], &env)
+}
+
+/// The test catalogs with the demo connector's `caller_daily_budget` set to `budget`.
+fn catalogs_with_budget(budget: u64) -> crate::limits::tempdir::Dir {
+    let dir = crate::limits::tempdir::Dir::new("secrets-catalogs");
+    let source = repo().join("tests/catalogs");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let quota = "limit: 10000 }";
+            assert!(text.contains(quota));
+            text = text.replace(
+                quota,
+                &format!("limit: 10000, caller_daily_budget: {budget} }}"),
+            );
+        }
+        std::fs::write(dir.path.join(path.file_name().unwrap()), text).unwrap();
+    }
+    dir
 }
 
 #[tokio::test]
@@ -52,6 +81,45 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
     let reply = rpc.call("info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("retrying with the re-read secret"));
+}
+
+/// A rotation under a daily budget of 1: the call reserves its one request, the upstream
+/// answers 401, and the resend with the re-read secret still goes out (the caller's budget pays
+/// for one answer, not for the deployment's rotation); the next call finds the budget spent.
+#[tokio::test]
+async fn a_resend_after_rotation_is_not_charged_twice_to_the_callers_budget() {
+    let moto = Moto::start();
+    let sm = moto.secrets_client().await;
+    let sandbox = SandboxState::new("token-after-rotation");
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    sm.create_secret()
+        .name("hosted-mcp/budget")
+        .secret_string(secret_json(&addr.to_string(), "token-before-rotation"))
+        .send()
+        .await
+        .unwrap();
+    let catalogs = catalogs_with_budget(1);
+    let server = start_server_with(
+        &moto,
+        "hosted-mcp/budget",
+        &catalogs.path,
+        &[("MCP_LIMITS", "on")],
+    );
+    let rpc = Rpc::new(&server.url);
+    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+    sm.put_secret_value()
+        .secret_id("hosted-mcp/budget")
+        .secret_string(secret_json(&addr.to_string(), "token-after-rotation"))
+        .send()
+        .await
+        .unwrap();
+    let reply = rpc.call("info_get", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert!(server.stderr.shows("retrying with the re-read secret"));
+    assert_eq!(sandbox.request_count(), 2, "the 401 and the resend");
+    let reply = rpc.call("info_get", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "rate_limited", "{reply}");
+    assert_eq!(sandbox.request_count(), 2, "a spent budget sends nothing");
 }
 
 #[tokio::test]

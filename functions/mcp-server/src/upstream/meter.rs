@@ -1,6 +1,7 @@
 //! How many upstream requests one tool call sent, and how many it may still send (the
-//! caller's remaining budget). Every request [`super::Upstream::fetch`] sends, a re-send after
-//! a 401 and every page of an aggregation included, goes through [`Meter::take`].
+//! caller's reservation on its budget). Every request [`super::Upstream::fetch`] sends, every
+//! page of an aggregation included, goes through [`Meter::take`]; the one re-send after a 401
+//! with a re-read secret (rotation) does not: the caller pays for one answer.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 

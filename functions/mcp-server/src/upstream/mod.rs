@@ -57,7 +57,10 @@ pub struct Upstream {
 impl Upstream {
     /// One upstream request for a tool with validated arguments, within `deadline` and the
     /// `meter`'s allowance. Re-reads the secret once on a 401 (rotation) and sends again with
-    /// what is left of the deadline (a second request on the meter).
+    /// what is left of the deadline; the resend is not taken from the meter (the caller's
+    /// budget pays for one answer, not for the deployment's rotation, and a reservation of one
+    /// request still gets its answer). It happens at most once per request and only with a
+    /// secret that changed (`SecretStore::refresh_after_unauthorized`).
     pub async fn fetch(
         &self,
         conn: &DeployedCatalog,
@@ -79,7 +82,9 @@ impl Upstream {
         let mut refreshed = false;
         loop {
             let url = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
-            meter.take()?;
+            if !refreshed {
+                meter.take()?;
+            }
             let request = Request {
                 method,
                 url,
