@@ -546,3 +546,181 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
         "the table answered throughout"
     );
 }
+
+/// Waits, if needed, until a scenario of `seconds` fits in the current UTC day (the day's and
+/// the budgets' counters must not start over halfway).
+async fn fits_in_this_day(seconds: u64) {
+    let into = jiff::Timestamp::now().as_second() as u64 % 86_400;
+    if into + seconds >= 86_399 {
+        tokio::time::sleep(Duration::from_secs(86_401 - into)).await;
+    }
+}
+
+/// An item's size as DynamoDB counts it: each attribute's name in UTF-8 bytes plus its value
+/// (a string's UTF-8 bytes; a number's 1 byte per two significant digits, plus 1).
+fn item_size(item: &std::collections::HashMap<String, AttributeValue>) -> usize {
+    item.iter()
+        .map(|(name, value)| {
+            name.len()
+                + match value {
+                    AttributeValue::S(s) => s.len(),
+                    AttributeValue::N(n) => {
+                        let digits = n.trim_start_matches('-').trim_matches('0').len().max(1);
+                        digits.div_ceil(2) + 1
+                    }
+                    other => panic!("an unexpected attribute {other:?}"),
+                }
+        })
+        .sum()
+}
+
+/// 200 distinct callers (API keys), each calling three times with a budget of 2, 16 at a time:
+/// every tool call costs one table request, whatever it counts and whether it is admitted or
+/// refused, and every item stays one small counter (the previous store kept every caller's
+/// counters on the day's one item, which grew with each caller until the 400 KB limit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_callers_keep_every_item_small_with_one_table_request_per_call() {
+    const CALLERS: usize = 200;
+    const CALLS_EACH: usize = 3;
+    const BUDGET: u64 = 2;
+    const TASKS: usize = 16;
+    let (sandbox, base) = sandbox().await;
+    let moto = Moto::start();
+    moto.create_limits_table(TABLE).await;
+    // Every table request, whatever its operation.
+    let relay = CountingProxy::start(
+        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+        "DynamoDB_20120810.",
+    )
+    .await;
+    let keys: Vec<(String, String)> = (0..CALLERS)
+        .map(|i| {
+            (
+                format!("caller{i}"),
+                format!("many-key-{i}-0123456789abcdef"),
+            )
+        })
+        .collect();
+    let catalogs = catalogs_with_budget(BUDGET);
+    let mut env = shared_env(&base, &moto, &relay, &keys);
+    env.extend([
+        ("MCP_CATALOG_DIR", catalogs.path.display().to_string()),
+        ("MCP_LIMITS_TIMEOUT_MS", "5000".into()),
+        // All callers come from one address here.
+        ("MCP_LIMIT_PER_IP_PER_MINUTE", "0".into()),
+    ]);
+    let server = start(&env);
+    fits_in_this_day(120).await;
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|task| {
+            let url = server.url.clone();
+            let keys: Vec<String> = keys
+                .iter()
+                .skip(task)
+                .step_by(TASKS)
+                .map(|(_, k)| k.clone())
+                .collect();
+            tokio::spawn(async move {
+                let http = reqwest::Client::new();
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                  "params": {"name": "info_get", "arguments": {}}})
+                .to_string();
+                let mut got = BTreeMap::<String, u64>::new();
+                for key in keys {
+                    for _ in 0..CALLS_EACH {
+                        let response = http
+                            .post(&url)
+                            .header("content-type", "application/json")
+                            .header("accept", "application/json, text/event-stream")
+                            .header("mcp-protocol-version", "2025-11-25")
+                            .bearer_auth(&key)
+                            .body(body.clone())
+                            .send()
+                            .await
+                            .unwrap();
+                        let status = response.status().as_u16();
+                        let reply: Value = response.json().await.unwrap_or(Value::Null);
+                        let what = match status {
+                            200 => structured(&reply)["status"]
+                                .as_str()
+                                .unwrap_or("none")
+                                .to_string(),
+                            other => other.to_string(),
+                        };
+                        *got.entry(what).or_default() += 1;
+                    }
+                }
+                got
+            })
+        })
+        .collect();
+    let mut tally = BTreeMap::<String, u64>::new();
+    for task in tasks {
+        for (what, n) in task.await.unwrap() {
+            *tally.entry(what).or_default() += n;
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let tool_calls = (CALLERS * CALLS_EACH) as u64;
+    let table_requests = relay.count();
+
+    let table = moto.dynamodb_client(&moto.endpoint);
+    let mut sizes: Vec<(usize, String)> = Vec::new();
+    let mut start_key = None;
+    loop {
+        let page = table
+            .scan()
+            .table_name(TABLE)
+            .set_exclusive_start_key(start_key)
+            .send()
+            .await
+            .unwrap();
+        for item in page.items() {
+            let pk = item["pk"].as_s().unwrap().clone();
+            sizes.push((item_size(item), pk));
+        }
+        start_key = page.last_evaluated_key().cloned();
+        if start_key.is_none() {
+            break;
+        }
+    }
+    sizes.sort();
+    let largest = sizes.last().cloned().unwrap();
+    let total_bytes: usize = sizes.iter().map(|(s, _)| s).sum();
+    eprintln!(
+        "200 callers: {tool_calls} tool calls in {elapsed:.1} s {tally:?}; {table_requests} table \
+         requests ({:.3} per tool call); {} items, {total_bytes} bytes in all, the largest \
+         {} bytes ({}); {} upstream requests",
+        table_requests as f64 / tool_calls as f64,
+        sizes.len(),
+        largest.0,
+        largest.1,
+        sandbox.request_count(),
+    );
+    let admitted = CALLERS as u64 * BUDGET;
+    assert_eq!(tally.get("ok"), Some(&admitted), "{tally:?}");
+    assert_eq!(
+        tally.get("rate_limited"),
+        Some(&(tool_calls - admitted)),
+        "{tally:?}"
+    );
+    assert_eq!(
+        sandbox.request_count(),
+        admitted,
+        "one upstream request each"
+    );
+    assert_eq!(
+        table_requests, tool_calls,
+        "one table request per tool call"
+    );
+    assert_eq!(
+        counter(&table, &day_item()).await,
+        Some(admitted),
+        "a call refused by its budget counts nowhere"
+    );
+    // One day item, a budget item per caller, a minute item per caller and minute.
+    let budgets = sizes.iter().filter(|(_, pk)| pk.starts_with("b#")).count();
+    assert_eq!(budgets, CALLERS);
+    assert!(largest.0 < 100, "the largest item: {largest:?}");
+}
