@@ -69,8 +69,10 @@ export function allowInsightsQueries(role: iam.Role, logGroupNames: readonly str
 }
 
 /**
- * The limit counters: mcp-server only ever issues a conditional UpdateItem (it creates, counts
- * and refuses in one request), so that is the one action, on the one table (no index ARNs).
+ * The limit counters: mcp-server only ever issues conditional updates: a tool call's counters
+ * (one small item each) in one TransactWriteItems of Update actions, and the /health probe claim
+ * as an UpdateItem. DynamoDB authorizes each action of a transaction as its own operation, so
+ * UpdateItem is the one action, on the one table (no index ARNs).
  */
 export function allowLimitCounters(role: iam.Role, table: dynamodb.ITable): void {
   role.addToPrincipalPolicy(
