@@ -133,8 +133,9 @@ impl Items {
                 ));
             }
             attempt += 1;
-            // A few milliseconds apart, so concurrent calls do not meet again.
-            let jitter = u64::from(std::process::id() ^ attempt.wrapping_mul(7919)) % 7;
+            // A random few milliseconds apart, so concurrent calls of one instance (one process
+            // id, one clock) do not meet again in lockstep.
+            let jitter = getrandom::u32().map_or(0, |r| u64::from(r % 20));
             tokio::time::sleep(Duration::from_millis(u64::from(attempt) * 5 + jitter)).await;
         }
     }
