@@ -5,6 +5,7 @@ mod budget;
 mod clients;
 mod digest_lambda;
 mod disclosure;
+mod fault_run;
 mod fuzz;
 mod health;
 mod ledger_lambda;
