@@ -2,7 +2,7 @@
 //! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
 //! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the Host rules
 //! (`hosts`), JSON error answers (`respond`) and the state it receives, built once at start by
-//! [`crate::startup`] (`state`).
+//! the composition root in `startup.rs` (`state`).
 //!
 //! A request reads downwards: [`app`] → `hygiene` (request id, client IP) → `origin::verify`
 //! (the front door's proof, when one is configured) → `limit::per_ip` →

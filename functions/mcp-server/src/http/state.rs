@@ -1,5 +1,5 @@
 //! What every request reads, built once at start by the composition root
-//! ([`crate::startup`]); the edge only receives it.
+//! (`startup.rs`, which uses this module, not the other way round); the edge only receives it.
 
 use std::sync::Arc;
 
