@@ -11,7 +11,7 @@ use axum::extract::{ConnectInfo, Request};
 use crate::limits::cidr::Cidr;
 
 /// The client IP of a request, `None` when neither the gateway nor the socket names one.
-pub fn client_ip(request: &Request, trusted: &[Cidr]) -> Option<IpAddr> {
+pub(crate) fn client_ip(request: &Request, trusted: &[Cidr]) -> Option<IpAddr> {
     let peer = gateway_source_ip(request).or_else(|| {
         request
             .extensions()

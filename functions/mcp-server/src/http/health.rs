@@ -47,7 +47,7 @@ pub struct HealthCache {
     logged: AtomicU64,
 }
 
-pub async fn health(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(crate) async fn health(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if !super::hosts::host_allowed(&headers, &super::hosts::allowed_hosts(&state.config)) {
         return super::respond::error(
             StatusCode::FORBIDDEN,
@@ -196,7 +196,7 @@ impl HealthCache {
 
 /// The cache for the state: probes shared through `store` when there is one, one per
 /// connector per `interval`.
-pub fn cache(store: Option<ProbeTable>, interval: Duration) -> Arc<HealthCache> {
+pub(crate) fn cache(store: Option<ProbeTable>, interval: Duration) -> Arc<HealthCache> {
     Arc::new(HealthCache {
         store,
         interval,

@@ -7,7 +7,7 @@ use crate::inventory::config::Config;
 
 /// Configured hosts; local runs also answer on loopback names (a rebinding attack still fails
 /// the Host check).
-pub fn allowed_hosts(config: &Config) -> Vec<String> {
+pub(crate) fn allowed_hosts(config: &Config) -> Vec<String> {
     let mut hosts = config.allowed_hosts.clone();
     if !config.lambda {
         hosts.extend(["localhost", "127.0.0.1", "::1"].map(String::from));
@@ -16,7 +16,7 @@ pub fn allowed_hosts(config: &Config) -> Vec<String> {
 }
 
 /// Configured origins; local runs also serve browser tools on this machine (the Inspector UI).
-pub fn allowed_origins(config: &Config) -> Vec<String> {
+pub(crate) fn allowed_origins(config: &Config) -> Vec<String> {
     let mut origins = config.allowed_origins.clone();
     if !config.lambda {
         origins.extend(["http://localhost:*", "http://127.0.0.1:*"].map(String::from));
@@ -26,7 +26,7 @@ pub fn allowed_origins(config: &Config) -> Vec<String> {
 
 /// The Host header's name (and port) against the allowed ones: an entry without a port allows
 /// any port of that host.
-pub fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+pub(crate) fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
         return false;
     };

@@ -15,13 +15,17 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 /// JSON-RPC 2.0 error codes.
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
 
 /// Plain-text error bodies of the transport are short; a longer one is cut.
 const MAX_ERROR_TEXT: usize = 300;
 
-pub async fn guard(State(max_body_bytes): State<usize>, request: Request, next: Next) -> Response {
+pub(crate) async fn guard(
+    State(max_body_bytes): State<usize>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() != Method::POST {
         return as_json(next.run(request).await).await;
     }
@@ -88,12 +92,12 @@ impl IntoResponse for BodyError {
 /// The JSON-RPC method of a request body, for the stages after this guard (limits count
 /// `tools/call`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RpcMethod(pub String);
+pub(crate) struct RpcMethod(pub String);
 
 /// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`): the
 /// limits reserve the budget of the tool's connector before the call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RpcTarget(pub String);
+pub(crate) struct RpcTarget(pub String);
 
 #[derive(serde::Deserialize)]
 struct Peek<'a> {
@@ -191,7 +195,7 @@ fn with_id(parts: axum::http::response::Parts, bytes: Bytes) -> Response {
 }
 
 /// A JSON-RPC error answer without an id (the request's could not be read).
-pub fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+pub(crate) fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
     let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
     let mut response = (status, axum::Json(body)).into_response();
     response.headers_mut().insert(

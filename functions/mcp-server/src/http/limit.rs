@@ -22,7 +22,11 @@ const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// Before authentication: one request of this client IP.
-pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub(crate) async fn per_ip(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let ip = request
         .extensions()
         .get::<RequestMeta>()
@@ -34,7 +38,11 @@ pub async fn per_ip(State(state): State<AppState>, request: Request, next: Next)
 }
 
 /// After authentication: a `tools/call` counts against the caller's minute and the day.
-pub async fn per_call(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub(crate) async fn per_call(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let method = request.extensions().get::<RpcMethod>();
     // A record read runs a tool too: it counts like a tool call.
     let is_call = method.is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");

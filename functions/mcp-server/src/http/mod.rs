@@ -8,16 +8,16 @@
 //! (the front door's proof, when one is configured) → `limit::per_ip` →
 //! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
 
-pub mod auth;
-pub mod client_ip;
-pub mod health;
-pub mod hosts;
-pub mod jsonrpc;
-pub mod limit;
+pub(crate) mod auth;
+pub(crate) mod client_ip;
+pub(crate) mod health;
+pub(crate) mod hosts;
+pub(crate) mod jsonrpc;
+pub(crate) mod limit;
 mod origin;
-pub mod respond;
-pub mod state;
-pub mod wellknown;
+pub(crate) mod respond;
+pub(crate) mod state;
+pub(crate) mod wellknown;
 
 pub use state::AppState;
 

@@ -4,12 +4,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 /// A JSON error answer: `{error, message}` with the status.
-pub fn error(status: StatusCode, error: &str, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, error: &str, message: &str) -> Response {
     let body = serde_json::json!({ "error": error, "message": message });
     (status, axum::Json(body)).into_response()
 }
 
 /// 503 with a clear message: the server is up but cannot serve (e.g. the secret is missing).
-pub fn unavailable(message: &str) -> Response {
+pub(crate) fn unavailable(message: &str) -> Response {
     error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
 }

@@ -11,17 +11,17 @@ use super::AppState;
 use crate::oauth::discovery;
 
 /// `GET /.well-known/oauth-protected-resource`.
-pub async fn root(State(state): State<AppState>) -> Response {
+pub(crate) async fn root(State(state): State<AppState>) -> Response {
     document(&state, "")
 }
 
 /// `GET /.well-known/oauth-protected-resource/{*rest}`.
-pub async fn suffixed(State(state): State<AppState>, Path(rest): Path<String>) -> Response {
+pub(crate) async fn suffixed(State(state): State<AppState>, Path(rest): Path<String>) -> Response {
     document(&state, &format!("/{rest}"))
 }
 
 /// The CORS preflight of a browser client that sends extra headers.
-pub async fn preflight() -> Response {
+pub(crate) async fn preflight() -> Response {
     with_headers(
         StatusCode::NO_CONTENT.into_response(),
         &[

@@ -7,11 +7,11 @@
 //! config) and `random`; every stage of a call reads from it.
 
 pub mod config;
-pub mod env;
-pub mod profiles;
-pub mod registry;
+pub(crate) mod env;
+pub(crate) mod profiles;
+pub(crate) mod registry;
 pub mod secrets;
-pub mod views;
+pub(crate) mod views;
 
 pub use profiles::Scope;
 pub use registry::{DeployedCatalog, Registry};
@@ -53,7 +53,7 @@ impl Inventory {
         }
     }
 
-    /// The view of a scope. Scopes come from [`profiles::Profiles`], so every one has a view;
+    /// The view of a scope. Scopes come from `Profiles`, so every one has a view;
     /// an unknown one (a bug) sees nothing rather than everything.
     pub fn view(&self, scope: &Scope) -> &View {
         static NOTHING: std::sync::OnceLock<View> = std::sync::OnceLock::new();

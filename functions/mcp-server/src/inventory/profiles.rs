@@ -9,12 +9,12 @@ use env_config::ConfigError;
 use super::env::EnvSnapshot;
 
 /// `MCP_PROFILES`: `name=connector/tool-glob,…;name2=…`.
-pub const PROFILES: &str = "MCP_PROFILES";
+pub(crate) const PROFILES: &str = "MCP_PROFILES";
 /// `MCP_KEY_PROFILES`: `key_id=profile,…`: limits an API key to one profile.
-pub const KEY_PROFILES: &str = "MCP_KEY_PROFILES";
+pub(crate) const KEY_PROFILES: &str = "MCP_KEY_PROFILES";
 /// `MCP_DEFAULT_PROFILE`: the profile of an API key missing from `MCP_KEY_PROFILES` once that
 /// maps any key; unset, such a key is refused (fail closed).
-pub const DEFAULT_PROFILE: &str = "MCP_DEFAULT_PROFILE";
+pub(crate) const DEFAULT_PROFILE: &str = "MCP_DEFAULT_PROFILE";
 
 #[derive(Debug, Clone, Default)]
 pub struct Profiles {

@@ -25,7 +25,7 @@ use super::store::Tally;
 use super::table::{EXPIRES, KEY, TableError};
 
 /// The count attribute of a counter item.
-pub const COUNT: &str = "n";
+pub(crate) const COUNT: &str = "n";
 
 /// How often a transaction that met another one on the same item (DynamoDB's
 /// `TransactionConflict`: the day's item under concurrency) is sent again.

@@ -17,12 +17,12 @@
 //!
 //! Every limit is configurable and `0` turns it off (see `inventory::config`).
 
-pub mod cidr;
-pub mod items;
-pub mod probes;
-pub mod shared;
-pub mod store;
-pub mod table;
+pub(crate) mod cidr;
+pub(crate) mod items;
+pub(crate) mod probes;
+pub(crate) mod shared;
+pub(crate) mod store;
+pub(crate) mod table;
 pub mod window;
 
 use std::collections::BTreeMap;
@@ -224,7 +224,7 @@ impl Limits {
     }
 
     /// One request from `ip` (any request to `/mcp`, before authentication), counted for its
-    /// network ([`Cidr::around`]); requests without a known address share one counter.
+    /// network (`Cidr::around`); requests without a known address share one counter.
     pub fn request_from(&self, ip: Option<IpAddr>, now: u64) -> Result<Option<Passed>, Exceeded> {
         let limit = self.settings.per_ip_per_minute;
         if limit == 0 {

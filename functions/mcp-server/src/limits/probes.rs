@@ -149,7 +149,7 @@ impl ProbeTable {
 }
 
 /// The item of a connector's probe.
-pub fn item(connector: &str) -> String {
+pub(crate) fn item(connector: &str) -> String {
     format!("health#{connector}")
 }
 

@@ -14,11 +14,11 @@ use super::items::{Answer, Items};
 use super::store::{Counted, MemoryStore, Tally};
 
 /// How long a failed table is left alone before a tool call tries it again.
-pub const RETRY_AFTER_S: u64 = 5;
+pub(crate) const RETRY_AFTER_S: u64 = 5;
 /// The fallback is logged at most this often.
 const LOG_EVERY_S: u64 = 60;
 
-pub struct Counters {
+pub(crate) struct Counters {
     table: Option<Items>,
     memory: MemoryStore,
     health: Mutex<Health>,
@@ -33,7 +33,7 @@ struct Health {
 }
 
 impl Counters {
-    pub fn new(table: Option<Items>) -> Self {
+    pub(crate) fn new(table: Option<Items>) -> Self {
         Counters {
             table,
             memory: MemoryStore::default(),
@@ -42,12 +42,12 @@ impl Counters {
     }
 
     /// Whether this instance counts in memory because its table failed.
-    pub fn degraded(&self) -> bool {
+    pub(crate) fn degraded(&self) -> bool {
         self.health().failing_since.is_some()
     }
 
     /// Counts a tally in the table, or in memory without one or while it fails.
-    pub async fn count(&self, tally: &Tally, now: u64) -> Counted {
+    pub(crate) async fn count(&self, tally: &Tally, now: u64) -> Counted {
         let Some(table) = &self.table else {
             return self.memory.count(tally, now);
         };
@@ -95,7 +95,7 @@ impl Counters {
     }
 
     /// What this instance knows of a counter.
-    pub fn known(&self, key: &str, now: u64) -> u64 {
+    pub(crate) fn known(&self, key: &str, now: u64) -> u64 {
         self.memory.get(key, now)
     }
 

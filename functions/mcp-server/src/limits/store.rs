@@ -28,7 +28,7 @@ pub struct Tally {
 /// The answer to a tally: the new value of each hit, in order; or refused, naming the hits
 /// (by index) that would have passed their limit, with their counts as they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Counted {
+pub(crate) enum Counted {
     Values(Vec<u64>),
     Refused(Vec<(usize, u64)>),
 }
@@ -38,13 +38,13 @@ pub enum Counted {
 const MAX_COUNTERS: usize = 100_000;
 
 #[derive(Debug, Default)]
-pub struct MemoryStore {
+pub(crate) struct MemoryStore {
     counters: Mutex<HashMap<String, (u64, u64)>>,
 }
 
 impl MemoryStore {
     /// Adds `add` to one counter and returns its new count.
-    pub fn add(&self, key: &str, add: u64, expires: u64, now: u64) -> u64 {
+    pub(crate) fn add(&self, key: &str, add: u64, expires: u64, now: u64) -> u64 {
         let mut counters = self.lock(now);
         let entry = live(&mut counters, key, expires, now);
         entry.0 += add;
@@ -52,7 +52,7 @@ impl MemoryStore {
     }
 
     /// A tally, with the same meaning as the shared table's.
-    pub fn count(&self, tally: &Tally, now: u64) -> Counted {
+    pub(crate) fn count(&self, tally: &Tally, now: u64) -> Counted {
         let mut counters = self.lock(now);
         let refused: Vec<(usize, u64)> = tally
             .hits
@@ -72,20 +72,20 @@ impl MemoryStore {
 
     /// A tally the table admitted, booked here too, limits unchecked: the counts this
     /// instance knows of.
-    pub fn book(&self, tally: &Tally, now: u64) -> Vec<u64> {
+    pub(crate) fn book(&self, tally: &Tally, now: u64) -> Vec<u64> {
         let mut counters = self.lock(now);
         apply(&mut counters, tally, now)
     }
 
     /// A count the table reported: this instance knows at least that much.
-    pub fn learn(&self, key: &str, count: u64, expires: u64, now: u64) {
+    pub(crate) fn learn(&self, key: &str, count: u64, expires: u64, now: u64) {
         let mut counters = self.lock(now);
         let entry = live(&mut counters, key, expires, now);
         entry.0 = entry.0.max(count);
     }
 
     /// The count of a counter (0 when there is none).
-    pub fn get(&self, key: &str, now: u64) -> u64 {
+    pub(crate) fn get(&self, key: &str, now: u64) -> u64 {
         let counters = self.lock(now);
         counters
             .get(key)
@@ -93,15 +93,12 @@ impl MemoryStore {
             .map_or(0, |(count, _)| *count)
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.counters
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn lock(&self, now: u64) -> std::sync::MutexGuard<'_, HashMap<String, (u64, u64)>> {

@@ -7,8 +7,8 @@ use std::time::Duration;
 use aws_sdk_dynamodb::Client;
 
 /// The table's partition key and TTL attribute (infra creates the table with these).
-pub const KEY: &str = "pk";
-pub const EXPIRES: &str = "expires_at";
+pub(crate) const KEY: &str = "pk";
+pub(crate) const EXPIRES: &str = "expires_at";
 
 #[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum TableError {

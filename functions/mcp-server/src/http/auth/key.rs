@@ -13,10 +13,10 @@ use crate::http::AppState;
 use crate::inventory::secrets::{ApiKey, SecretValues};
 
 /// The header some gateways use to pass the end user's identity.
-pub const USER_EMAIL_HEADER: &str = "x-user-email";
+pub(crate) const USER_EMAIL_HEADER: &str = "x-user-email";
 
 /// Returns the id of the key that matches `presented`, if any.
-pub fn verify(keys: &[ApiKey], presented: &str) -> Option<String> {
+pub(crate) fn verify(keys: &[ApiKey], presented: &str) -> Option<String> {
     let hash: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
     let mut found = None;
     for key in keys {
@@ -29,7 +29,7 @@ pub fn verify(keys: &[ApiKey], presented: &str) -> Option<String> {
 }
 
 /// The caller of a valid key on this path.
-pub fn caller(
+pub(crate) fn caller(
     state: &AppState,
     secrets: &SecretValues,
     presented: &str,

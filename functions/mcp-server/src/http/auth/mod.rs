@@ -3,8 +3,8 @@
 //! saying how to get in. With OAuth on, a bearer value shaped like a JWT goes to the token check
 //! (`token`), any other to the key check (`key`). Neither the key nor the token is ever logged.
 
-pub mod key;
-pub mod token;
+pub(crate) mod key;
+pub(crate) mod token;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -19,7 +19,7 @@ use crate::oauth::{self, TokenError, discovery};
 
 /// Why a request gets no caller.
 #[derive(Debug)]
-pub enum Denied {
+pub(crate) enum Denied {
     /// No `Authorization: Bearer …` at all.
     Missing,
     /// An API key no stored hash matches (or keys are off).
@@ -35,7 +35,7 @@ pub enum Denied {
 }
 
 /// Axum middleware: sets the [`Caller`], or answers 401/403/404/503.
-pub async fn authenticate(
+pub(crate) async fn authenticate(
     State(state): State<AppState>,
     mut request: Request,
     next: Next,

@@ -9,9 +9,9 @@ use crate::inventory::secrets::SecretValues;
 use crate::oauth::{self, Verifier};
 
 /// The key id an OAuth caller carries in the audit log and the limits.
-pub const KEY_ID: &str = connector::secret::OAUTH_KEY_ID;
+pub(crate) const KEY_ID: &str = connector::secret::OAUTH_KEY_ID;
 
-pub async fn caller(
+pub(crate) async fn caller(
     verifier: &Verifier,
     token: &str,
     path: Option<&str>,
