@@ -129,9 +129,8 @@ async fn create_tables(moto: &Moto) -> aws_sdk_dynamodb::Client {
 }
 
 /// The tool calls counted in the limits table (a fresh one per test), summed over its day
-/// items so a run across midnight UTC adds up too; either layout: one day item with a counter
-/// per attribute (`calls#<day>`, attribute `calls`) or one item per counter (`d#<day>`, `n`).
-/// None while nothing is counted (or the table is not there).
+/// items (`d#<day>`, attribute `n`) so a run across midnight UTC adds up too. None while nothing
+/// is counted (or the table is not there).
 async fn calls_counted(client: &aws_sdk_dynamodb::Client) -> Option<u64> {
     let items = client
         .scan()
@@ -143,14 +142,10 @@ async fn calls_counted(client: &aws_sdk_dynamodb::Client) -> Option<u64> {
         .unwrap_or_default();
     let count = |item: &std::collections::HashMap<String, AttributeValue>| {
         let pk = item.get("pk")?.as_s().ok()?;
-        let attribute = if pk.starts_with("calls#") {
-            "calls"
-        } else if pk.starts_with("d#") {
-            "n"
-        } else {
+        if !pk.starts_with("d#") {
             return None;
-        };
-        item.get(attribute)?.as_n().ok()?.parse::<u64>().ok()
+        }
+        item.get("n")?.as_n().ok()?.parse::<u64>().ok()
     };
     let counts: Vec<u64> = items.iter().filter_map(count).collect();
     (!counts.is_empty()).then(|| counts.iter().sum())

@@ -49,16 +49,17 @@ pub(super) async fn preview(
         changes: None,
         cost: None,
     };
-    if let Some(current) = current_tool(conn, tool).filter(|c| {
-        let allowed = view.allows(&c.name);
-        if !allowed {
+    let readable = match current_tool(conn, tool) {
+        Some(current) if !view.allows(&current.name) => {
             preview.current_withheld = Some(format!(
                 "The current record is not shown: this connection may not call {}.",
-                c.name
+                current.name
             ));
+            None
         }
-        allowed
-    }) {
+        current => current,
+    };
+    if let Some(current) = readable {
         let mut read = ValidArgs::default();
         for (name, p) in &current.params {
             if p.location == catalog::ParamIn::Path

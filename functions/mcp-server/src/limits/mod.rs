@@ -231,13 +231,11 @@ impl Limits {
             return Ok(None);
         }
         let start = Window::Minute.start(now);
-        let network = match ip {
-            Some(ip) => Cidr::around(ip, self.settings.ipv6_prefix).to_string(),
-            None => "unknown".to_string(),
+        let key = match ip {
+            Some(ip) => format!("ip:{}:{start}", Cidr::around(ip, self.settings.ipv6_prefix)),
+            None => format!("ip:unknown:{start}"),
         };
-        let count = self
-            .ip
-            .add(&format!("ip:{network}:{start}"), 1, start + 60, now);
+        let count = self.ip.add(&key, 1, start + 60, now);
         let reset_after_s = Window::Minute.reset_after(now);
         if count > limit {
             return Err(Exceeded {
