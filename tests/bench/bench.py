@@ -11,14 +11,14 @@ The servers (every figure from this one run, on this machine):
     ours     target/release/mcp-server serve, authenticated (API key), limits off
     before   the same for another binary (--before), e.g. the one before a change
     peer     FastMCP (Python) with one echo tool
-and the upstream sandbox behind ours (`info_get` → GET /api/v1/info).
+and the upstream sandbox behind ours (`demo_info_get` → GET /api/v1/info).
 
 What is measured:
 - cold start: spawning the process → its first answered `initialize`, polling every --poll-ms
   with a fresh connection; --runs runs per server, alternating.
 - warm latency: sequential requests over one keep-alive connection per target, interleaved in
   --rounds blocks so drift in machine load hits every target alike: `ping` on each server,
-  `tools/call info_get` on ours (the whole pipeline and the upstream hop), GET /api/v1/info on
+  `tools/call demo_info_get` on ours (the whole pipeline and the upstream hop), GET /api/v1/info on
   the sandbox itself (`direct`), `tools/call echo` on the peer. Plus the CPU each serving process
   spends per request.
 - throughput: `ping` over 8 keep-alive connections from one client thread (tests/bench/bare's
@@ -69,7 +69,7 @@ SCRUBBED_ENV = ("MCP_", "AWS_", "DEMO_", "PAPIERKRAM_", "TOKIO_", "RUST_LOG", "S
 # Goals against the bare server (issue 24), and the peer's.
 GOAL_COLD_X_BARE = 1.5
 GOAL_PING_X_BARE = 1.3
-GOAL_INFO_X = 2.0  # info_get ≤ 2 × bare ping + the sandbox's own answer time
+GOAL_INFO_X = 2.0  # demo_info_get ≤ 2 × bare ping + the sandbox's own answer time
 GOAL_RSS_MIB = 10.0
 GOAL_THROUGHPUT_OF_BARE = 0.60
 GOAL_COLD_PEER_X = 100.0
@@ -313,14 +313,14 @@ def goals(res: dict, ours: str) -> list[tuple[str, float, str, bool]]:
     info_budget = GOAL_INFO_X * bare_ping + direct
     cold = cs[ours]["median"] / cs["bare"]["median"]
     ping = wl[f"{ours} ping"]["median"] / bare_ping
-    info = wl[f"{ours} info_get"]["median"] / info_budget
+    info = wl[f"{ours} demo_info_get"]["median"] / info_budget
     tp_off = tp[ours]["median"] / tp["bare"]["median"]
     tp_lim = tp[f"{ours}+limits"]["median"] / tp["bare"]["median"]
     rss = mem[ours]["VmHWM"] / MIB
     return [
         ("cold start / bare", cold, f"≤ {GOAL_COLD_X_BARE}×", cold <= GOAL_COLD_X_BARE),
         ("ping / bare ping", ping, f"≤ {GOAL_PING_X_BARE}×", ping <= GOAL_PING_X_BARE),
-        ("info_get / (2×bare ping + direct)", info, "≤ 1.0×", info <= 1.0),
+        ("demo_info_get / (2×bare ping + direct)", info, "≤ 1.0×", info <= 1.0),
         ("throughput, limits off / bare", tp_off, f"≥ {GOAL_THROUGHPUT_OF_BARE:.2f}×",
          tp_off >= GOAL_THROUGHPUT_OF_BARE),
         ("throughput, limits on / bare", tp_lim, f"≥ {GOAL_THROUGHPUT_OF_BARE:.2f}×",
@@ -363,13 +363,13 @@ def report(res: dict) -> str:
 
     row("cold start → initialize (ms)", lambda c: spread(cs[c], 1))
     row("ping, sequential (ms)", lambda c: rounds(f"{c} ping"))
-    row("info_get, sequential (ms)", lambda c: "—" if c == "bare" else rounds(f"{c} info_get"))
+    row("demo_info_get, sequential (ms)", lambda c: "—" if c == "bare" else rounds(f"{c} demo_info_get"))
     row(f"ping/s, {CONNECTIONS} conns, limits off", lambda c: spread(tp[c], 0))
     row(f"ping/s, {CONNECTIONS} conns, limits on", lambda c: "—" if c == "bare"
         else spread(tp[f"{c}+limits"], 0))
     row("server CPU per ping (µs)", lambda c: f"{wl[f'{c} ping']['cpu_us_per_request'][c]:.0f}")
-    row("server CPU per info_get (µs)", lambda c: "—" if c == "bare"
-        else f"{wl[f'{c} info_get']['cpu_us_per_request'][c]:.0f}")
+    row("server CPU per demo_info_get (µs)", lambda c: "—" if c == "bare"
+        else f"{wl[f'{c} demo_info_get']['cpu_us_per_request'][c]:.0f}")
     row("RSS peak after the run, VmHWM (MiB)", lambda c: f"{mem[c]['VmHWM'] / MIB:.1f}")
     if any(f"{c}+limits" in mem for c in ours_cols):
         row("  with limits on (MiB)", lambda c: "—" if c == "bare"
@@ -378,7 +378,7 @@ def report(res: dict) -> str:
     lines += [
         "",
         f"  sandbox alone, GET /api/v1/info: {rounds('direct')} ms "
-        f"(CPU {d['cpu_us_per_request']['sandbox']:.0f} µs); info_get budget = 2 × bare ping + "
+        f"(CPU {d['cpu_us_per_request']['sandbox']:.0f} µs); demo_info_get budget = 2 × bare ping + "
         f"that = {GOAL_INFO_X * wl['bare ping']['median'] + d['median']:.3f} ms",
         "",
         "  goals against bare (issue 24):",
@@ -401,9 +401,9 @@ def report(res: dict) -> str:
             f"    cold start {cs['peer']['median']:.0f} ms / {cs['ours']['median']:.1f} ms = "
             f"{cold_x:.0f}× (goal ≥ {GOAL_COLD_PEER_X:.0f}×: {verdict(cold_x >= GOAL_COLD_PEER_X)})",
             f"    ping {peer_ping:.3f} / {ours_ping:.3f} ms = {peer_ping / ours_ping:.1f}×; "
-            f"tools/call echo {wl['peer echo']['median']:.3f} ms vs our info_get "
-            f"{wl['ours info_get']['median']:.3f} ms = "
-            f"{wl['peer echo']['median'] / wl['ours info_get']['median']:.1f}×",
+            f"tools/call echo {wl['peer echo']['median']:.3f} ms vs our demo_info_get "
+            f"{wl['ours demo_info_get']['median']:.3f} ms = "
+            f"{wl['peer echo']['median'] / wl['ours demo_info_get']['median']:.1f}×",
             f"    throughput {tp['peer']['median']:.0f} vs {tp['ours']['median']:.0f} ping/s = "
             f"{tp['ours']['median'] / tp['peer']['median']:.1f}× ours; RSS peak "
             f"{mem['peer']['VmHWM'] / MIB:.1f} vs {mem['ours']['VmHWM'] / MIB:.1f} MiB",
@@ -496,8 +496,8 @@ def main() -> int:
             pid = {name: run.proc.pid}
             targets[f"{name} ping"] = (mcp_call(run.port, "ping", {}, run.spec.token), check_ok, pid)
             if name in ours:
-                targets[f"{name} info_get"] = (
-                    mcp_call(run.port, "tools/call", {"name": "info_get", "arguments": {}},
+                targets[f"{name} demo_info_get"] = (
+                    mcp_call(run.port, "tools/call", {"name": "demo_info_get", "arguments": {}},
                              run.spec.token), check_tool_ok, {**pid, **upstream})
             if name == "peer":
                 targets["peer echo"] = (

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Allocations and instructions per request of mcp-server, repeatable under any machine load.
 
-    python3 tests/bench/profile.py BIN [--n 200] [--callgrind] [--kinds ping,tools/list,info_get]
+    python3 tests/bench/profile.py BIN [--n 200] [--callgrind] [--kinds ping,tools/list,demo_info_get]
     python3 tests/bench/profile.py target/release/bench-bare --bare --kinds ping,tools/list,echo
 
 For each kind of request, runs BIN `serve` (authenticated, limits off, the sandbox behind it, as
@@ -30,7 +30,7 @@ from client import Endpoint, check_http_ok, check_ok, check_tool_ok, free_port, 
 KINDS = {
     "ping": ("ping", {}, check_ok),
     "tools/list": ("tools/list", {}, check_ok),
-    "info_get": ("tools/call", {"name": "info_get", "arguments": {}}, check_tool_ok),
+    "demo_info_get": ("tools/call", {"name": "demo_info_get", "arguments": {}}, check_tool_ok),
     "echo": ("tools/call", {"name": "echo", "arguments": {"text": "hello"}}, check_tool_ok),
 }
 
@@ -84,7 +84,7 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=200, help="requests in the first run (200)")
     ap.add_argument("--warmup", type=int, default=20, help="requests before them (20)")
     ap.add_argument("--kinds", help="comma-separated, of: " + ", ".join(KINDS)
-                    + " (default: all but echo; with --bare all but info_get)")
+                    + " (default: all but echo; with --bare all but demo_info_get)")
     ap.add_argument("--bare", action="store_true", help="BIN is bench-bare (no auth, no upstream)")
     ap.add_argument("--callgrind", action="store_true", help="also an instruction profile per kind")
     ap.add_argument("--sandbox", default=str(ROOT / "target/release/papierkram-sandbox"))
@@ -105,7 +105,7 @@ def main() -> int:
     if args.bare:
         ours = Spec("bare", [args.binary, "--addr", "127.0.0.1:{port}"])
     kinds = args.kinds.split(",") if args.kinds else [
-        k for k in KINDS if k != ("info_get" if args.bare else "echo")]
+        k for k in KINDS if k != ("demo_info_get" if args.bare else "echo")]
     sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
                                "--token", upstream_token, "--monthly-limit", "1000000000"],
                    env=quiet)

@@ -12,7 +12,7 @@ or {"error": {"type", "message"}} when the call failed as a protocol error. Exit
 came back (tool errors included), 1 otherwise, 2 on bad arguments. Run it with .tools/venv/bin/python:
 
     python tests/clients/confirm_client.py --url http://127.0.0.1:8767/mcp --key "$KEY" \\
-        --tool invoice_deliver --args '{"id": 1}' --answer accept
+        --tool demo_invoice_deliver --args '{"id": 1}' --answer accept
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 #
 #   tests/clients/inspector.sh http://127.0.0.1:8767/mcp "$KEY" tools/list
 #   tests/clients/inspector.sh http://127.0.0.1:8767/mcp "$KEY" tools/call \
-#       --tool-name invoices_list --tool-args-json '{"page_size": 5}'
+#       --tool-name papierkram_invoices_list --tool-args-json '{"page_size": 5}'
 #   tests/clients/inspector.sh http://127.0.0.1:8767/mcp "$KEY" tools/list --protocol-era modern
 #
 # KEY goes out as `Authorization: Bearer KEY` (the Inspector's `--header "Name: value"` flag); pass

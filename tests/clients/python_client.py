@@ -43,7 +43,7 @@ bad command-line arguments.
 Run it with the Python from .tools/venv (tests/tools/install.sh), for example:
 
     .tools/venv/bin/python tests/clients/python_client.py --url http://127.0.0.1:8767/mcp \
-        --key "$KEY" --call 'invoices_list={"page_size": 5}' --call 'echo={"text": "hi"}'
+        --key "$KEY" --call 'papierkram_invoices_list={"page_size": 5}' --call 'echo={"text": "hi"}'
     .tools/venv/bin/python tests/clients/python_client.py --url http://127.0.0.1:8767/mcp \
         --oauth --oauth-user alice@example.com --era modern
 """

@@ -1,5 +1,5 @@
 //! What the limiter costs a tool call, with the in-memory store (the local default and each
-//! instance's fallback). The same `info_get` call goes through the whole app (`app()` with
+//! instance's fallback). The same `papierkram_info_get` call goes through the whole app (`app()` with
 //! `oneshot`, the Papierkram sandbox on loopback as the upstream) twice per round: once with
 //! every limit and budget on (sized so none refuses) and once with `MCP_LIMITS=off`, the peer
 //! measured in the same run. It reports both latency distributions, the difference and the

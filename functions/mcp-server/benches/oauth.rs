@@ -1,4 +1,4 @@
-//! What checking an OAuth access token adds to a warm tool call. The same `info_get` call goes
+//! What checking an OAuth access token adds to a warm tool call. The same `papierkram_info_get` call goes
 //! through the whole app (`app()` with `oneshot`, the Papierkram sandbox on loopback as the
 //! upstream) twice per round: once with an RS256 access token, checked against the signing
 //! keys of an authorization server on loopback (fetched by the first call, cached after), and

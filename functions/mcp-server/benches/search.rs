@@ -584,7 +584,7 @@ fn meta_tools() -> Vec<Value> {
         listed(
             "call_tool",
             "Calls a tool found with search_tools by name with its arguments, validated against \
-             that tool's input schema. Example: {\"name\": \"invoices_list\", \"arguments\": \
+             that tool's input schema. Example: {\"name\": \"papierkram_invoices_list\", \"arguments\": \
              {\"page_size\": 10}}",
             &json!({"type": "object", "properties": {
                 "name": {"type": "string", "description": "The tool's name from search_tools."},

@@ -288,7 +288,7 @@ mod tests {
             calls: 3,
             last_seen: remaining.map(|_| seen),
             tools: vec![ToolUsage {
-                tool: "invoices_list".into(),
+                tool: "papierkram_invoices_list".into(),
                 calls: 3,
                 consumed: Some(3),
             }],
@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(v["window"], "month Europe/Berlin");
         assert_eq!(v["window_start"], "2026-04-30T22:00:00.000Z");
         assert_eq!(v["utilization_percent"], 50.0);
-        assert_eq!(v["top_tools"][0]["tool"], "invoices_list");
+        assert_eq!(v["top_tools"][0]["tool"], "papierkram_invoices_list");
 
         let unknown = assessed(None, "2026-05-10T22:00:00Z");
         let line = Decision::new(&unknown, ts("2026-05-10T22:00:00Z")).to_line();

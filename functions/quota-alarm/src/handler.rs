@@ -310,7 +310,7 @@ mod tests {
         let rows = vec![
             field_row(&[
                 ("connector", "papierkram"),
-                ("tool", "invoices_list"),
+                ("tool", "papierkram_invoices_list"),
                 ("calls", "4000"),
                 ("consumed", "4000"),
                 ("remaining", "1500"),
@@ -377,7 +377,7 @@ mod tests {
         // The last call was seven hours ago: past the catalog's six quiet hours.
         let rows = vec![field_row(&[
             ("connector", "papierkram"),
-            ("tool", "invoices_list"),
+            ("tool", "papierkram_invoices_list"),
             ("calls", "10"),
             ("consumed", "10"),
             ("remaining", "1300"),
@@ -403,7 +403,7 @@ mod tests {
     async fn a_recent_figure_means_no_probe() {
         let rows = vec![field_row(&[
             ("connector", "papierkram"),
-            ("tool", "invoices_list"),
+            ("tool", "papierkram_invoices_list"),
             ("calls", "1"),
             ("remaining", "9000"),
             ("last_seen", "2026-05-20T04:00:01.000Z"),

@@ -31,11 +31,11 @@ mod tests {
 
     const LOG: &str = r#"
 2026-05-02T08:00:00.000Z	req-0	INFO server started
-{"v":1,"ts":"2026-04-30T21:59:00.000Z","level":"info","event":"tool_call","tool":"invoices_list","connector":"papierkram","status":"ok","quota_remaining":12,"quota_consumed":1,"quota_limit":10000}
-{"v":1,"ts":"2026-05-01T07:00:00.000Z","level":"info","event":"tool_call","tool":"invoices_list","connector":"papierkram","status":"ok","quota_remaining":9999,"quota_consumed":1,"quota_limit":10000}
-{"v":1,"ts":"2026-05-01T07:05:00.000Z","level":"error","event":"tool_error","tool":"invoices_list","connector":"papierkram","status":"unavailable"}
-{"v":1,"ts":"2026-05-01T08:00:00.000Z","level":"info","event":"tool_call","tool":"info_get","connector":"papierkram","status":"ok","quota_remaining":9997,"quota_consumed":1,"quota_limit":10000}
-2026-05-01T08:00:01.000Z	abc	{"v":1,"ts":"2026-05-01T07:30:00.000Z","level":"info","event":"tool_call","tool":"invoices_list","connector":"papierkram","status":"ok","quota_remaining":9998,"quota_consumed":1,"quota_limit":10000}
+{"v":1,"ts":"2026-04-30T21:59:00.000Z","level":"info","event":"tool_call","tool":"papierkram_invoices_list","connector":"papierkram","status":"ok","quota_remaining":12,"quota_consumed":1,"quota_limit":10000}
+{"v":1,"ts":"2026-05-01T07:00:00.000Z","level":"info","event":"tool_call","tool":"papierkram_invoices_list","connector":"papierkram","status":"ok","quota_remaining":9999,"quota_consumed":1,"quota_limit":10000}
+{"v":1,"ts":"2026-05-01T07:05:00.000Z","level":"error","event":"tool_error","tool":"papierkram_invoices_list","connector":"papierkram","status":"unavailable"}
+{"v":1,"ts":"2026-05-01T08:00:00.000Z","level":"info","event":"tool_call","tool":"papierkram_info_get","connector":"papierkram","status":"ok","quota_remaining":9997,"quota_consumed":1,"quota_limit":10000}
+2026-05-01T08:00:01.000Z	abc	{"v":1,"ts":"2026-05-01T07:30:00.000Z","level":"info","event":"tool_call","tool":"papierkram_invoices_list","connector":"papierkram","status":"ok","quota_remaining":9998,"quota_consumed":1,"quota_limit":10000}
 {"v":1,"ts":"2026-05-01T08:00:00.000Z","level":"info","event":"client_init","client":"claude-ai"}
 not json at all
 "#;
@@ -65,7 +65,7 @@ not json at all
         let rows = usage(&logs, logs.groups()).await;
         assert_eq!(rows.len(), 2);
         let info = &rows[0];
-        assert_eq!(info.tool.as_deref(), Some("info_get"));
+        assert_eq!(info.tool.as_deref(), Some("papierkram_info_get"));
         assert_eq!((info.calls, info.remaining), (1, Some(9_997)));
         let invoices = &rows[1];
         // April's call is outside the range, the error carried no figures, and the line out of

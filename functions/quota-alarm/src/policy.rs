@@ -92,7 +92,7 @@ mod tests {
     fn policy_from_catalog_reads_thresholds_and_checks_the_zone() {
         let yaml = |quota: &str| {
             format!(
-                "connector: demo\nbase_url: https://x.test\n{quota}\ntools:\n  - name: info_get\n    \
+                "connector: demo\nbase_url: https://x.test\n{quota}\ntools:\n  - name: demo_info_get\n    \
                  risk: low\n    description: Info.\n    get: /info\n"
             )
         };

@@ -328,7 +328,7 @@ mod tests {
             "connector: demo\nbase_url: \"https://{host}/api\"\nsecrets: [host, token]\n\
              auth: { bearer: token }\nquota: { remaining: x-left, consumed: x-cost, limit: 100, \
              window: { day: UTC }, probe: { get: /info, quiet_hours: 2 } }\ntools:\n  - name: \
-             info_get\n    risk: low\n    description: Info.\n    get: /info\n",
+             demo_info_get\n    risk: low\n    description: Info.\n    get: /info\n",
         )
         .unwrap();
         ProbeSpec::from_catalog(&c).unwrap()

@@ -117,7 +117,12 @@ mod tests {
             (
                 r[0],
                 vec![
-                    row("invoices_list", 10, Some(9_000), "2026-05-10T11:00:00Z"),
+                    row(
+                        "papierkram_invoices_list",
+                        10,
+                        Some(9_000),
+                        "2026-05-10T11:00:00Z",
+                    ),
                     daily_in_month,
                 ],
             ),

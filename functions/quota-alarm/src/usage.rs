@@ -220,7 +220,7 @@ pub(crate) mod tests {
     fn insights_row_reads_numbers_timestamps_and_ignores_pointers() {
         let row = UsageRow::from_fields([
             ("connector", "papierkram"),
-            ("tool", "invoices_list"),
+            ("tool", "papierkram_invoices_list"),
             ("calls", "42"),
             ("consumed", "42.0"),
             ("remaining", "9958"),
@@ -262,22 +262,42 @@ pub(crate) mod tests {
     #[test]
     fn latest_remaining_wins_across_tools_and_log_groups() {
         let rows = [
-            row("invoices_list", 10, Some(9_000), "2026-05-10T08:00:00Z"),
+            row(
+                "papierkram_invoices_list",
+                10,
+                Some(9_000),
+                "2026-05-10T08:00:00Z",
+            ),
             // Another log group saw a later call of the same tool.
-            row("invoices_list", 5, Some(8_990), "2026-05-10T09:00:00Z"),
-            row("info_get", 1, Some(9_500), "2026-05-09T09:00:00Z"),
+            row(
+                "papierkram_invoices_list",
+                5,
+                Some(8_990),
+                "2026-05-10T09:00:00Z",
+            ),
+            row(
+                "papierkram_info_get",
+                1,
+                Some(9_500),
+                "2026-05-09T09:00:00Z",
+            ),
         ];
         let u = summarize("papierkram", &rows, &may(), ts("2026-05-11T00:00:00Z"));
         assert_eq!(u.remaining, Some((8_990, ts("2026-05-10T09:00:00Z"))));
         assert_eq!(u.calls, 16);
         assert_eq!(u.consumed, Some(16));
-        assert_eq!(u.tools[0].tool, "invoices_list");
+        assert_eq!(u.tools[0].tool, "papierkram_invoices_list");
         assert_eq!(u.tools[0].calls, 15);
     }
 
     #[test]
     fn a_figure_from_before_the_window_start_does_not_count() {
-        let rows = [row("invoices_list", 900, Some(100), "2026-04-30T21:59:59Z")];
+        let rows = [row(
+            "papierkram_invoices_list",
+            900,
+            Some(100),
+            "2026-04-30T21:59:59Z",
+        )];
         let u = summarize("papierkram", &rows, &may(), ts("2026-05-01T06:00:00Z"));
         assert_eq!(u, Usage::default());
     }
@@ -286,8 +306,18 @@ pub(crate) mod tests {
     fn counter_going_up_after_a_reset_is_taken_as_is() {
         // The upstream reset a little late: the first calls of May still saw April's figure.
         let rows = [
-            row("invoices_list", 3, Some(120), "2026-05-01T00:05:00Z"),
-            row("info_get", 1, Some(9_999), "2026-05-01T02:00:00Z"),
+            row(
+                "papierkram_invoices_list",
+                3,
+                Some(120),
+                "2026-05-01T00:05:00Z",
+            ),
+            row(
+                "papierkram_info_get",
+                1,
+                Some(9_999),
+                "2026-05-01T02:00:00Z",
+            ),
         ];
         let u = summarize("papierkram", &rows, &may(), ts("2026-05-01T03:00:00Z"));
         assert_eq!(u.remaining, Some((9_999, ts("2026-05-01T02:00:00Z"))));
@@ -297,7 +327,7 @@ pub(crate) mod tests {
     fn other_connectors_and_future_rows_are_ignored() {
         let mut other = row("x_get", 7, Some(1), "2026-05-02T00:00:00Z");
         other.connector = "other".into();
-        let future = row("info_get", 1, Some(1), "2026-05-20T00:00:00Z");
+        let future = row("papierkram_info_get", 1, Some(1), "2026-05-20T00:00:00Z");
         let u = summarize(
             "papierkram",
             &[other, future],

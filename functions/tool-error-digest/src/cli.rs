@@ -249,7 +249,7 @@ mod tests {
                 "tool_error"
             };
             format!(
-                r#"{{"v":1,"ts":"{ts}","level":"info","event":"{event}","tool":"invoices_list","connector":"papierkram","status":"{status}","reason":"upstream_503"}}"#
+                r#"{{"v":1,"ts":"{ts}","level":"info","event":"{event}","tool":"papierkram_invoices_list","connector":"papierkram","status":"{status}","reason":"upstream_503"}}"#
             )
         };
         let text = [
@@ -277,7 +277,7 @@ mod tests {
             "{report}"
         );
         let text = std::fs::read_to_string(dir.join("out/digest.txt")).unwrap();
-        assert!(text.contains("invoices_list"), "{text}");
+        assert!(text.contains("papierkram_invoices_list"), "{text}");
         assert!(!text.contains("No tool calls"), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -7,10 +7,10 @@
 //!
 //! | tool            | calls     | failed   | failures this week                                  |
 //! |-----------------|-----------|----------|-----------------------------------------------------|
-//! | invoice_get     | 120 / 100 | 23 / 5   | 15 invalid_input/invalid_argument (Thu–Sun), 8 upstream_error/timeout |
+//! | papierkram_invoice_get     | 120 / 100 | 23 / 5   | 15 invalid_input/invalid_argument (Thu–Sun), 8 upstream_error/timeout |
 //! | contact_search  | 60 / 50   | 9 / 0    | 9 not_found/no_match: newly failing, called before  |
 //! | invoice_list    | 300 / 280 | 6 / 12   | 6 upstream_error/rate_limited                        |
-//! | project_create  | 10 / 0    | 4 / 0    | 4 invalid_input/missing_required: new tool          |
+//! | papierkram_project_create  | 10 / 0    | 4 / 0    | 4 invalid_input/missing_required: new tool          |
 //! | time_entry_list | 80 / 80   | 2 / 2    | 2 internal/panic                                     |
 //! | document_upload | 15 / 10   | 1 / 3    | 1 upstream_error/bad_gateway (6th, not detailed)     |
 //! | expense_list    | 40 / 30   | 0 / 4    | recovered                                            |
@@ -23,23 +23,23 @@
 //!
 //! Missing capabilities this week: searches without a match `mahnung lieferschein` 4 (3 of
 //! them with 2 further words dropped), `reisekosten` 2, no known word 1 (3 dropped), so 9
-//! dropped words; unknown tools `invoice_send` 3, `mahnung_create` 1. The week before: one
-//! search `mahnung`, one `invoice_send` (not reported). Unknown-tool calls are not calls of a
+//! dropped words; unknown tools `papierkram_invoice_send` 3, `mahnung_create` 1. The week before: one
+//! search `mahnung`, one `papierkram_invoice_send` (not reported). Unknown-tool calls are not calls of a
 //! tool: the totals above leave them out.
 //!
 //! Writes (lines with the write facts), this week / the week before:
 //!
 //! | tool           | calls | how they ended this week                                        |
 //! |----------------|-------|-----------------------------------------------------------------|
-//! | company_create | 8 / 2 | 5 executed (3 with an idempotency key), 2 dry runs, 1 replayed    |
-//! | invoice_cancel | 9 / 3 | 2 dry runs, 3 asked, 1 declined, 2 confirmed, 1 outcome_unknown   |
+//! | papierkram_company_create | 8 / 2 | 5 executed (3 with an idempotency key), 2 dry runs, 1 replayed    |
+//! | papierkram_invoice_cancel | 9 / 3 | 2 dry runs, 3 asked, 1 declined, 2 confirmed, 1 outcome_unknown   |
 //!
-//! The week before, invoice_cancel: 1 asked, 1 executed, 1 outcome_unknown (so it is failing,
-//! not newly failing); company_create: 2 executed. Confirmations asked are no failed calls; the
+//! The week before, papierkram_invoice_cancel: 1 asked, 1 executed, 1 outcome_unknown (so it is failing,
+//! not newly failing); papierkram_company_create: 2 executed. Confirmations asked are no failed calls; the
 //! outcome_unknown calls are. With them the totals above become 676 / 577 calls, 46 / 27 failed.
 //!
 //! Refused by a limit (`rate_limited`) this week, per scope and caller: caller `u_5e0c5b7d1a2f9c3e`
-//! 7 (under two key ids), ip `-` 4, budget `u_5e0c5b7d1a2f9c3e` 3 (`open_items_get`), caller `ci`
+//! 7 (under two key ids), ip `-` 4, budget `u_5e0c5b7d1a2f9c3e` 3 (`papierkram_open_items_get`), caller `ci`
 //! 2 (a key without a user), daily `u_91b2e4f07c3d5a68` 1; and 5 ip refusals the week before.
 
 use jiff::{SignedDuration, Timestamp};
@@ -87,7 +87,7 @@ fn tools() -> Vec<Tool> {
     let all = (0, 6);
     vec![
         Tool {
-            name: "invoice_get",
+            name: "papierkram_invoice_get",
             arg_keys: &["id"],
             weeks: [
                 (
@@ -129,7 +129,7 @@ fn tools() -> Vec<Tool> {
             ],
         },
         Tool {
-            name: "project_create",
+            name: "papierkram_project_create",
             arg_keys: &["name", "customer_id"],
             weeks: [
                 (
@@ -255,7 +255,7 @@ fn rate_limited(t: Timestamp, reason: &str, user: Option<&str>, key_id: Option<&
     });
     if reason == "limit_budget" {
         line["connector"] = json!("papierkram");
-        line["tool"] = json!("open_items_get");
+        line["tool"] = json!("papierkram_open_items_get");
     } else {
         line["http_status"] = json!(429);
     }
@@ -474,9 +474,9 @@ pub(crate) fn lines() -> Vec<String> {
         }
     }
     for (week, name, count) in [
-        (THIS_WEEK, "invoice_send", 3),
+        (THIS_WEEK, "papierkram_invoice_send", 3),
         (THIS_WEEK, "mahnung_create", 1),
-        (PREVIOUS_WEEK, "invoice_send", 1),
+        (PREVIOUS_WEEK, "papierkram_invoice_send", 1),
     ] {
         let week: Timestamp = week.parse().unwrap();
         for _ in 0..count {
@@ -490,7 +490,7 @@ pub(crate) fn lines() -> Vec<String> {
     for (week, tool, audit_event, risk, ends) in [
         (
             THIS_WEEK,
-            "company_create",
+            "papierkram_company_create",
             "company.created",
             "medium",
             &[
@@ -502,7 +502,7 @@ pub(crate) fn lines() -> Vec<String> {
         ),
         (
             THIS_WEEK,
-            "invoice_cancel",
+            "papierkram_invoice_cancel",
             "invoice.canceled",
             "critical",
             &[
@@ -515,14 +515,14 @@ pub(crate) fn lines() -> Vec<String> {
         ),
         (
             PREVIOUS_WEEK,
-            "company_create",
+            "papierkram_company_create",
             "company.created",
             "medium",
             &[(WriteEnd::Executed(true), 2)],
         ),
         (
             PREVIOUS_WEEK,
-            "invoice_cancel",
+            "papierkram_invoice_cancel",
             "invoice.canceled",
             "critical",
             &[
@@ -626,10 +626,10 @@ pub(crate) mod tests {
         assert_eq!(
             top,
             [
-                ("invoice_get", 23, 120),
+                ("papierkram_invoice_get", 23, 120),
                 ("contact_search", 9, 60),
                 ("invoice_list", 6, 300),
-                ("project_create", 4, 10),
+                ("papierkram_project_create", 4, 10),
                 ("time_entry_list", 2, 80),
             ]
         );
@@ -651,8 +651,8 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn fixture_digest_breaks_down_causes_and_last_seen() {
         let d = digest().await;
-        let invoice_get = &d.top[0];
-        let causes: Vec<(&str, Option<&str>, u64)> = invoice_get
+        let papierkram_invoice_get = &d.top[0];
+        let causes: Vec<(&str, Option<&str>, u64)> = papierkram_invoice_get
             .causes
             .iter()
             .map(|c| (c.status.as_str(), c.reason.as_deref(), c.errors))
@@ -664,14 +664,18 @@ pub(crate) mod tests {
                 ("upstream_error", Some("timeout"), 8),
             ]
         );
-        let last = invoice_get.last_seen.unwrap();
+        let last = papierkram_invoice_get.last_seen.unwrap();
         assert!(
             crate::period::date(last).to_string() == "2026-11-29",
             "{last}"
         );
         assert_eq!(
             Some(last),
-            invoice_get.causes.iter().filter_map(|c| c.last_seen).max()
+            papierkram_invoice_get
+                .causes
+                .iter()
+                .filter_map(|c| c.last_seen)
+                .max()
         );
     }
 
@@ -683,10 +687,10 @@ pub(crate) mod tests {
         assert_eq!(
             trends,
             [
-                ("invoice_get", Trend::Up(18)),
+                ("papierkram_invoice_get", Trend::Up(18)),
                 ("contact_search", Trend::New),
                 ("invoice_list", Trend::Down(6)),
-                ("project_create", Trend::New),
+                ("papierkram_project_create", Trend::New),
                 ("time_entry_list", Trend::Unchanged),
             ]
         );
@@ -699,7 +703,7 @@ pub(crate) mod tests {
                     called_before: true
                 },
                 NewlyFailing {
-                    tool: "project_create".into(),
+                    tool: "papierkram_project_create".into(),
                     errors: 4,
                     called_before: false
                 },
@@ -717,7 +721,7 @@ pub(crate) mod tests {
             assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
             assert_eq!(Some(times[0]), t.last_seen, "{}", t.tool);
         }
-        // The latest invoice_get failures are the misspelt argument from Thursday on.
+        // The latest papierkram_invoice_get failures are the misspelt argument from Thursday on.
         let s = &d.top[0].samples[0];
         assert_eq!(s.status, "invalid_input");
         assert_eq!(s.reason.as_deref(), Some("invalid_argument"));
@@ -741,7 +745,7 @@ pub(crate) mod tests {
     async fn fixture_chart_counts_failures_per_day() {
         let d = digest().await;
         let (tool, per_day) = &d.chart.series[0];
-        assert_eq!(tool, "invoice_get");
+        assert_eq!(tool, "papierkram_invoice_get");
         assert_eq!(per_day.iter().sum::<u64>(), 23);
         // The misspelt argument starts on Thursday.
         assert!(per_day[3] > per_day[2], "{per_day:?}");
@@ -759,7 +763,7 @@ pub(crate) mod tests {
             "676",
             "46",
             "6.8 %",
-            "1. invoice_get",
+            "1. papierkram_invoice_get",
             "23 failed of 120 calls (19.2 %)",
             "up 18 from 5",
             "invalid_input / invalid_argument",
@@ -767,7 +771,7 @@ pub(crate) mod tests {
             "2. contact_search  [NEW]",
             "down 6 from 12",
             "And 2 more failing tools with 2 failed calls.",
-            "project_create: 4 failed calls (not called the week before)",
+            "papierkram_project_create: 4 failed calls (not called the week before)",
             "Failed calls             46   (week before: 27; up 19)",
             "- expense_list",
             "Dashboard: https://",
@@ -901,7 +905,7 @@ pub(crate) mod tests {
         assert!(!lower.contains("src=\"http"));
         assert!(html.contains(&format!("src=\"cid:{}\"", crate::html::CHART_CONTENT_ID)));
         for needle in [
-            "invoice_get",
+            "papierkram_invoice_get",
             "19.2 %",
             "NEW",
             "expense_list",

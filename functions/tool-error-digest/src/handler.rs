@@ -473,7 +473,7 @@ mod tests {
         let alt = root.children()[0].children();
         let text = String::from_utf8(alt[0].decoded()).unwrap();
         assert!(
-            text.contains("\r\ninvoice_cancel      9         2         2      3         1         0        1\r\n"),
+            text.contains("\r\npapierkram_invoice_cancel      9         2         2      3         1         0        1\r\n"),
             "{text}"
         );
         assert!(

@@ -112,7 +112,10 @@ mod tests {
         vec![
             ("top-failing-tools", TOP_FAILING_TOOLS.to_string()),
             ("tool-totals", TOOL_TOTALS.to_string()),
-            ("failing-samples", failing_samples("invoice_get").unwrap()),
+            (
+                "failing-samples",
+                failing_samples("papierkram_invoice_get").unwrap(),
+            ),
             ("errors-per-day", ERRORS_PER_DAY.to_string()),
             ("limits-hit", LIMITS_HIT.to_string()),
             ("tool-latency", TOOL_LATENCY.to_string()),
@@ -247,8 +250,8 @@ mod tests {
 
     #[test]
     fn samples_query_quotes_a_valid_tool_and_refuses_others() {
-        let q = failing_samples("invoice_get").unwrap();
-        assert!(q.contains("tool = \"invoice_get\""));
+        let q = failing_samples("papierkram_invoice_get").unwrap();
+        assert!(q.contains("tool = \"papierkram_invoice_get\""));
         assert!(!q.contains(TOOL_PLACEHOLDER));
         for bad in [
             "",

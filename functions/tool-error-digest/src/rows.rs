@@ -362,14 +362,14 @@ pub(crate) mod tests {
             ("@ptr", "CmAKJwoj"),
             ("reason", "invalid_argument"),
             ("status", "invalid_input"),
-            ("tool", "invoice_get"),
+            ("tool", "papierkram_invoice_get"),
         ])];
         let (read, errors) = read_rows::<FailureRow>(&rows);
         assert!(errors.is_empty());
         assert_eq!(
             read,
             [FailureRow {
-                tool: "invoice_get".into(),
+                tool: "papierkram_invoice_get".into(),
                 status: "invalid_input".into(),
                 reason: Some("invalid_argument".into()),
                 errors: 7,
@@ -468,7 +468,7 @@ pub(crate) mod tests {
     fn latency_rows_read_fractional_milliseconds_and_refuse_text() {
         let (read, errors) = read_rows::<LatencyRow>(&[
             row(&[
-                ("tool", "invoice_get"),
+                ("tool", "papierkram_invoice_get"),
                 ("calls", "120"),
                 ("p50", "224.125"),
                 ("p95", "395.125"),
@@ -499,7 +499,7 @@ pub(crate) mod tests {
         let (read, errors) = read_rows::<WriteRow>(&[
             row(&[
                 ("connector", "papierkram"),
-                ("tool", "invoice_cancel"),
+                ("tool", "papierkram_invoice_cancel"),
                 ("calls", "9"),
                 ("executed", "2"),
                 ("dry_runs", "2"),

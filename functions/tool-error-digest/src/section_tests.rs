@@ -155,11 +155,15 @@ async fn fixture_latency_is_the_nearest_rank_percentile_of_each_tools_durations(
         assert_eq!(t.p50, Some(nearest_rank(&v, 50.0)), "{}", t.tool);
         assert_eq!(t.p95, Some(nearest_rank(&v, 95.0)), "{}", t.tool);
         assert_eq!(t.p99, Some(nearest_rank(&v, 99.0)), "{}", t.tool);
-        assert!(t.previous_p95.is_some() || t.tool == "project_create");
+        assert!(t.previous_p95.is_some() || t.tool == "papierkram_project_create");
     }
     let p95s: Vec<f64> = d.latency.iter().map(|t| t.p95.unwrap()).collect();
     assert!(p95s.windows(2).all(|w| w[0] >= w[1]), "slowest first");
-    assert!(!d.latency.iter().any(|t| t.tool == "invoice_send"));
+    assert!(
+        !d.latency
+            .iter()
+            .any(|t| t.tool == "papierkram_invoice_send")
+    );
 }
 
 #[tokio::test]
@@ -171,7 +175,7 @@ async fn fixture_missing_capabilities_are_grouped_and_counted() {
         .iter()
         .map(|s| (s.what.as_str(), s.count))
         .collect();
-    // The week before's `mahnung` and `invoice_send` are not this week's.
+    // The week before's `mahnung` and `papierkram_invoice_send` are not this week's.
     assert_eq!(
         searches,
         [("mahnung lieferschein", 4), ("reisekosten", 2), ("", 1)]
@@ -182,10 +186,17 @@ async fn fixture_missing_capabilities_are_grouped_and_counted() {
         .iter()
         .map(|s| (s.what.as_str(), s.count))
         .collect();
-    assert_eq!(tools, [("invoice_send", 3), ("mahnung_create", 1)]);
+    assert_eq!(
+        tools,
+        [("papierkram_invoice_send", 3), ("mahnung_create", 1)]
+    );
     // Unknown tools are not failing tools.
-    assert!(!d.top.iter().any(|t| t.tool == "invoice_send"));
-    assert!(!d.newly_failing.iter().any(|t| t.tool == "invoice_send"));
+    assert!(!d.top.iter().any(|t| t.tool == "papierkram_invoice_send"));
+    assert!(
+        !d.newly_failing
+            .iter()
+            .any(|t| t.tool == "papierkram_invoice_send")
+    );
 }
 
 #[tokio::test]
@@ -197,9 +208,9 @@ async fn fixture_text_lists_missing_capabilities_most_first() {
          mahnung lieferschein         4\n\
          reisekosten                  2\n\
          (no known word)              1\n\
-         Unknown tool       Calls\n\
-         invoice_send           3\n\
-         mahnung_create         1\n\
+         Unknown tool                Calls\n\
+         papierkram_invoice_send         3\n\
+         mahnung_create                  1\n\
          \nLIMITS HIT";
     assert!(text.contains(expected), "{text}");
     // Only the words the audit line kept; the dropped ones are a count, never a word.
@@ -216,7 +227,7 @@ async fn fixture_html_lists_missing_capabilities_before_the_limits() {
         ">mahnung lieferschein</td>",
         ">4</td>",
         ">(no known word)</td>",
-        ">invoice_send</td>",
+        ">papierkram_invoice_send</td>",
         "9 further words",
     ] {
         assert!(part.contains(needle), "missing {needle} in {part}");
@@ -257,8 +268,8 @@ fn times(count: usize, line: Value) -> Vec<Value> {
 /// week.
 fn known_writes() -> Vec<Value> {
     let at = "2026-11-25T10:00:00Z";
-    let pay = |extra| write(at, "papierkram", "voucher_pay", extra);
-    let create = |extra| write(at, "papierkram", "company_create", extra);
+    let pay = |extra| write(at, "papierkram", "papierkram_voucher_pay", extra);
+    let create = |extra| write(at, "papierkram", "papierkram_company_create", extra);
     let token = |status: &str, reason: &str, idempotency: &str| json!({"status": status, "reason": reason, "confirmation": "token", "idempotency": idempotency});
     let mut lines = Vec::new();
     lines.extend(times(
@@ -296,27 +307,32 @@ fn known_writes() -> Vec<Value> {
     lines.push(write(
         at,
         "othercrm",
-        "company_create",
+        "papierkram_company_create",
         json!({"reason": "declined", "confirmation": "elicitation"}),
     ));
-    lines.push(write(at, "othercrm", "company_create", json!({})));
+    lines.push(write(
+        at,
+        "othercrm",
+        "papierkram_company_create",
+        json!({}),
+    ));
     // No writes of the week: a read, a budget refusal, the week before, the Monday after.
-    lines.push(call(at, "invoice_get", Some(5.0)));
+    lines.push(call(at, "papierkram_invoice_get", Some(5.0)));
     lines.push(
-        json!({"v": 1, "ts": at, "event": "rate_limited", "tool": "voucher_pay",
+        json!({"v": 1, "ts": at, "event": "rate_limited", "tool": "papierkram_voucher_pay",
         "connector": "papierkram", "status": "rate_limited", "reason": "limit_budget",
         "dry_run": false}),
     );
     lines.push(write(
         "2026-11-18T10:00:00Z",
         "papierkram",
-        "voucher_pay",
+        "papierkram_voucher_pay",
         json!({}),
     ));
     lines.push(write(
         "2026-11-30T00:00:00Z",
         "papierkram",
-        "voucher_pay",
+        "papierkram_voucher_pay",
         token("outcome_unknown", "outcome_unknown", "unknown"),
     ));
     lines
@@ -361,9 +377,9 @@ async fn writes_of_known_lines_are_counted_per_connector_and_tool_unknown_first(
     assert_eq!(
         got,
         [
-            ("papierkram", "voucher_pay", pay),
-            ("papierkram", "company_create", create),
-            ("othercrm", "company_create", other),
+            ("papierkram", "papierkram_voucher_pay", pay),
+            ("papierkram", "papierkram_company_create", create),
+            ("othercrm", "papierkram_company_create", other),
         ]
     );
     let t = d.writes.total;
@@ -383,7 +399,11 @@ async fn writes_of_known_lines_are_counted_per_connector_and_tool_unknown_first(
         assert_eq!(columns, c.calls, "{c:?}");
     }
     // Confirmations asked are no failed calls; the other refusals and the unknown outcomes are.
-    let failing = d.top.iter().find(|f| f.tool == "voucher_pay").unwrap();
+    let failing = d
+        .top
+        .iter()
+        .find(|f| f.tool == "papierkram_voucher_pay")
+        .unwrap();
     assert_eq!(failing.errors, 7);
     assert!(
         !failing
@@ -402,11 +422,11 @@ async fn writes_text_shows_the_counted_columns_by_connector_and_the_check() {
         "\n\nWRITES (calls of write tools: run, previewed, confirmed, refused)\n\
          19 calls of write tools: 5 executed, 2 dry runs; 2 confirmations asked, 1 declined, 1 refused, 1 needing a person; 2 replayed, 1 idempotency conflict; 2 with the outcome unknown, 2 failed.\n\
          {}\n\
-         Check: 2 writes have an unknown outcome: voucher_pay (papierkram) 2. They were sent and their answers never recorded: look each up with the matching get or list tool before anyone tries again.\n\
-         Tool            Connector   Calls  Executed  Dry runs  Asked  Declined  Refused  Needs person  Replayed  Conflicts  Unknown  Failed\n\
-         voucher_pay     papierkram     10         1         1      2         0        1             1         1          0        2       1\n\
-         company_create  papierkram      7         3         1      0         0        0             0         1          1        0       1\n\
-         company_create  othercrm        2         1         0      0         1        0             0         0          0        0       0\n\
+         Check: 2 writes have an unknown outcome: papierkram_voucher_pay (papierkram) 2. They were sent and their answers never recorded: look each up with the matching get or list tool before anyone tries again.\n\
+         Tool                       Connector   Calls  Executed  Dry runs  Asked  Declined  Refused  Needs person  Replayed  Conflicts  Unknown  Failed\n\
+         papierkram_voucher_pay     papierkram     10         1         1      2         0        1             1         1          0        2       1\n\
+         papierkram_company_create  papierkram      7         3         1      0         0        0             0         1          1        0       1\n\
+         papierkram_company_create  othercrm        2         1         0      0         1        0             0         0          0        0       0\n\
          \nLATENCY PER TOOL",
         crate::render::writes_legend()
     );
@@ -430,7 +450,11 @@ async fn writes_html_marks_unknown_outcomes_and_names_connectors() {
     let table = &part[..part.find("</table>").unwrap()];
     let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
     assert_eq!(rows.len(), 3, "{part}");
-    assert!(rows[0].contains(">voucher_pay</td>"), "{}", rows[0]);
+    assert!(
+        rows[0].contains(">papierkram_voucher_pay</td>"),
+        "{}",
+        rows[0]
+    );
     // The unknown count stands out; zeros in other rows do not.
     assert!(
         rows[0].contains("color:#b42318;\"><b>2</b></td>"),
@@ -453,7 +477,7 @@ async fn fixture_writes_are_counted_this_week_with_the_unknown_outcome_first() {
         got,
         [
             (
-                "invoice_cancel",
+                "papierkram_invoice_cancel",
                 WriteCounts {
                     calls: 9,
                     executed: 2,
@@ -465,7 +489,7 @@ async fn fixture_writes_are_counted_this_week_with_the_unknown_outcome_first() {
                 }
             ),
             (
-                "company_create",
+                "papierkram_company_create",
                 WriteCounts {
                     calls: 8,
                     executed: 5,
@@ -477,7 +501,11 @@ async fn fixture_writes_are_counted_this_week_with_the_unknown_outcome_first() {
         ]
     );
     // Its outcome_unknown failed the week before too: failing, not newly failing.
-    assert!(!d.newly_failing.iter().any(|n| n.tool == "invoice_cancel"));
+    assert!(
+        !d.newly_failing
+            .iter()
+            .any(|n| n.tool == "papierkram_invoice_cancel")
+    );
 }
 
 #[tokio::test]
@@ -487,10 +515,10 @@ async fn fixture_text_lists_writes_after_the_failures_and_before_latency() {
         "\n\nWRITES (calls of write tools: run, previewed, confirmed, refused)\n\
          17 calls of write tools: 7 executed, 4 dry runs; 3 confirmations asked, 1 declined, 0 refused, 0 needing a person; 1 replayed, 0 idempotency conflicts; 1 with the outcome unknown, 0 failed.\n\
          {}\n\
-         Check: 1 write has an unknown outcome: invoice_cancel (papierkram) 1. It was sent and its answer never recorded: look it up with the matching get or list tool before anyone tries again.\n\
-         Tool            Calls  Executed  Dry runs  Asked  Declined  Replayed  Unknown\n\
-         invoice_cancel      9         2         2      3         1         0        1\n\
-         company_create      8         5         2      0         0         1        0\n\
+         Check: 1 write has an unknown outcome: papierkram_invoice_cancel (papierkram) 1. It was sent and its answer never recorded: look it up with the matching get or list tool before anyone tries again.\n\
+         Tool                       Calls  Executed  Dry runs  Asked  Declined  Replayed  Unknown\n\
+         papierkram_invoice_cancel      9         2         2      3         1         0        1\n\
+         papierkram_company_create      8         5         2      0         0         1        0\n\
          \nLATENCY PER TOOL",
         crate::render::writes_legend()
     );
@@ -502,11 +530,11 @@ async fn fixture_text_lists_writes_after_the_failures_and_before_latency() {
 async fn confirmations_asked_are_no_failed_calls() {
     let at = "2026-11-24T10:00:00Z";
     let ask = json!({"status": "confirmation_required", "reason": "confirmation_required"});
-    let mut lines = times(2, write(at, "papierkram", "company_delete", ask));
+    let mut lines = times(2, write(at, "papierkram", "papierkram_company_delete", ask));
     lines.push(write(
         at,
         "papierkram",
-        "company_delete",
+        "papierkram_company_delete",
         json!({"confirmation": "token", "idempotency": "new"}),
     ));
     let d = digest_of(&lines).await;

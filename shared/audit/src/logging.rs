@@ -68,7 +68,7 @@ mod tests {
         let dispatch = dispatch(json, filter(rust_log, "info,noisy=warn"), writer);
         tracing::dispatcher::with_default(&dispatch, || {
             tracing::info!(
-                tool = "invoices_list",
+                tool = "papierkram_invoices_list",
                 "tool call with key sk-registered-secret"
             );
             tracing::debug!("debug detail");
@@ -86,7 +86,7 @@ mod tests {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         assert_eq!(lines.len(), 2, "{out}");
-        assert_eq!(lines[0]["fields"]["tool"], "invoices_list");
+        assert_eq!(lines[0]["fields"]["tool"], "papierkram_invoices_list");
         assert_eq!(lines[1]["fields"]["message"], "noisy warning");
     }
 

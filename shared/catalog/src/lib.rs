@@ -11,7 +11,7 @@ mod request;
 mod schema_sync;
 mod wire;
 
-pub use load::{LoadError, load_dir, load_sources, parse, placeholders};
+pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
 pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url, fill_secret_template};
 

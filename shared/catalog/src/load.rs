@@ -125,7 +125,10 @@ fn is_snake(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// `<resource>_<verb>`: lower-case words joined by single underscores, at least two.
+/// The longest tool name clients accept (Claude's and OpenAI's tool-name limit).
+pub const MAX_TOOL_NAME: usize = 64;
+
+/// `<resource>_<verb>` (after the connector's prefix): lower-case words joined by single underscores, at least two.
 fn is_tool_name(name: &str) -> bool {
     let words: Vec<&str> = name.split('_').collect();
     words.len() >= 2
@@ -226,8 +229,23 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         for problem in crate::wire::tool_problems(c, t) {
             bad(problem);
         }
-        if !is_tool_name(&t.name) {
-            bad("name must be `<resource>_<verb>` in snake_case".into());
+        match t
+            .name
+            .strip_prefix(&c.connector)
+            .and_then(|r| r.strip_prefix('_'))
+        {
+            Some(rest) if is_tool_name(rest) => {}
+            _ => bad(format!(
+                "name must be `{}_<resource>_<verb>` in snake_case: the connector first, so a \
+                 model can tell which system a tool acts on",
+                c.connector
+            )),
+        }
+        if t.name.len() > MAX_TOOL_NAME {
+            bad(format!(
+                "name is {} characters; clients accept at most {MAX_TOOL_NAME}",
+                t.name.len()
+            ));
         }
         if t.description.trim().is_empty() {
             bad("description is empty".into());
@@ -581,12 +599,12 @@ secrets: [host, token]
 auth: { bearer: token }
 list_envelope: { items: entries, total: total_entries, more: has_more }
 tools:
-  - name: invoices_list
+  - name: demo_invoices_list
     risk: low
     list: true
     description: 'Lists invoices. Use it for "which invoices". Example {"page": 1}'
     get: /invoices
-  - name: invoice_get
+  - name: demo_invoice_get
     risk: low
     description: 'One invoice. Use it when you have an id. Example {"id": 1}'
     get: /invoices/{id}
@@ -614,7 +632,10 @@ tools:
     fn path_hole_without_param_names_the_tool_line() {
         let text = GOOD.replace("/invoices/{id}", "/invoices/{invoice_id}");
         let err = parse("demo.yaml", &text).unwrap_err().to_string();
-        assert!(err.starts_with("demo.yaml:13: tool `invoice_get`"), "{err}");
+        assert!(
+            err.starts_with("demo.yaml:13: tool `demo_invoice_get`"),
+            "{err}"
+        );
         assert!(err.contains("{invoice_id}"), "{err}");
     }
 
@@ -667,7 +688,7 @@ tools:
     fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
         let write = |extra: &str| {
             format!(
-                "{GOOD}  - name: invoice_update
+                "{GOOD}  - name: demo_invoice_update
     risk: high
     description: 'Changes an invoice. Use it to fix its title. Example {{\"id\": 1}}'
     put: /invoices/{{id}}
@@ -677,7 +698,7 @@ tools:
             )
         };
         let ok = write(
-            "    effect: financial\n    audit_event: invoice.updated\n    current: invoice_get\n    failure_modes: [\"422: bad title\"]\n",
+            "    effect: financial\n    audit_event: invoice.updated\n    current: demo_invoice_get\n    failure_modes: [\"422: bad title\"]\n",
         );
         let c = parse("demo.yaml", &ok).unwrap();
         assert_eq!(c.tools[2].effect, Some(crate::model::Effect::Financial));
@@ -686,8 +707,11 @@ tools:
                 "    audit_event: Invoice.Updated\n",
                 "<record>.<past tense>",
             ),
-            ("    current: invoices_list\n", "takes the path parameters"),
-            ("    current: invoice_nope\n", "no get tool"),
+            (
+                "    current: demo_invoices_list\n",
+                "takes the path parameters",
+            ),
+            ("    current: demo_invoice_nope\n", "no get tool"),
         ] {
             let err = parse("demo.yaml", &write(extra)).unwrap_err().to_string();
             assert!(err.contains(says), "{extra}: {err}");
@@ -869,9 +893,28 @@ tools:
 
     #[test]
     fn duplicate_tools_across_catalogs_are_rejected() {
-        let other = GOOD.replace("connector: demo", "connector: other");
-        let err = load_sources(&[("a.yaml", GOOD), ("b.yaml", &other)]).unwrap_err();
+        // `demo_eu_invoices_list` is a name both `demo` and `demo_eu` may declare.
+        let one = GOOD.replace("demo_invoices_list", "demo_eu_invoices_list");
+        let other = one
+            .replace("connector: demo", "connector: demo_eu")
+            .replace("demo_invoice_get", "demo_eu_invoice_get");
+        let err = load_sources(&[("a.yaml", &one), ("b.yaml", &other)]).unwrap_err();
         assert!(err.to_string().contains("declared by two connectors"));
+    }
+
+    #[test]
+    fn a_tool_name_begins_with_its_connector_and_fits_clients() {
+        let unprefixed = GOOD.replace("demo_invoice_get", "invoice_get");
+        let err = parse("demo.yaml", &unprefixed).unwrap_err().to_string();
+        assert!(
+            err.contains("tool `invoice_get`: name must be `demo_<resource>_<verb>`"),
+            "{err}"
+        );
+        let long = format!("demo_{}_get", "x".repeat(60));
+        let err = parse("demo.yaml", &GOOD.replace("demo_invoice_get", &long))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("clients accept at most 64"), "{err}");
     }
 
     #[test]

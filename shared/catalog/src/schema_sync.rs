@@ -944,7 +944,7 @@ secrets: [host, token]
 auth: { bearer: token }
 list_envelope: { items: entries, total: total_entries, more: has_more }
 tools:
-  - name: invoices_list
+  - name: demo_invoices_list
     risk: low
     list: true
     description: 'Lists invoices. Use it to find invoices. Example: {"page": 1}'
@@ -952,7 +952,7 @@ tools:
     params:
       document_date_from: { type: date, as: document_date_range_start }
       document_date_to: { type: date, as: document_date_range_end }
-  - name: month_close_get
+  - name: demo_month_close_get
     risk: low
     description: 'Month close: income, counts and top customers. Use it for monthly reports. Example: {"year": 2026, "month": 5}'
     params:
@@ -960,7 +960,7 @@ tools:
       month: { type: integer, min: 1, max: 12, required: true }
     aggregate:
       sources:
-        income: { tool: invoices_list, args: { document_date_from: "{month_start}", document_date_to: "{month_end}" }, where: { state: [paid, unpaid, overdue] } }
+        income: { tool: demo_invoices_list, args: { document_date_from: "{month_start}", document_date_to: "{month_end}" }, where: { state: [paid, unpaid, overdue] } }
       result:
         - { name: income_gross, sum: income.total_gross }
         - { name: invoices, count: income }
@@ -978,8 +978,8 @@ fn aggregate_catalog_loads_and_fits_the_schema() {
     let agg = tool
         .aggregate
         .as_ref()
-        .expect("month_close_get is an aggregation");
-    assert_eq!(agg.sources["income"].tool, "invoices_list");
+        .expect("demo_month_close_get is an aggregation");
+    assert_eq!(agg.sources["income"].tool, "demo_invoices_list");
     assert_eq!(agg.sources["income"].filter["state"].len(), 3);
     let names: Vec<&str> = agg.result.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(

@@ -193,7 +193,7 @@ secrets: [token, user, password]
 {auth}
 {headers}
 tools:
-  - name: items_get
+  - name: shop_items_get
     risk: low
     description: d
     get: /items
@@ -319,7 +319,7 @@ tools:
     fn a_query_credential_may_not_share_a_name_with_a_tool_parameter() {
         let text = catalog("auth: { query: q, secret: token }", "");
         let e = err(&text);
-        assert!(e.starts_with("shop.yaml:7: tool `items_get`"), "{e}");
+        assert!(e.starts_with("shop.yaml:7: tool `shop_items_get`"), "{e}");
         assert!(e.contains("`q`"), "{e}");
     }
 
@@ -353,7 +353,7 @@ tools:
             "    get: /items\n    headers: { Content-Type: text/plain }\n",
         );
         let e = err(&tool_level);
-        assert!(e.starts_with("shop.yaml:7: tool `items_get`"), "{e}");
+        assert!(e.starts_with("shop.yaml:7: tool `shop_items_get`"), "{e}");
     }
 
     #[test]

@@ -104,10 +104,10 @@ mod tests {
 
     const LOG: &str = r#"
 2026-05-02T08:00:00.000Z	req-0	INFO server started
-{"ts":"2026-05-01T07:00:00.000Z","event":"tool_call","tool":"invoices_list","status":"ok"}
-2026-05-01T08:00:01.000Z	abc	{"ts":"2026-05-01T07:30:00.000Z","event":"tool_call","tool":"info_get","status":"ok"}
+{"ts":"2026-05-01T07:00:00.000Z","event":"tool_call","tool":"papierkram_invoices_list","status":"ok"}
+2026-05-01T08:00:01.000Z	abc	{"ts":"2026-05-01T07:30:00.000Z","event":"tool_call","tool":"papierkram_info_get","status":"ok"}
 
-{"ts":"2026-05-01T08:00:00.000Z","event":"tool_error","tool":"invoices_list","status":"unavailable"}
+{"ts":"2026-05-01T08:00:00.000Z","event":"tool_error","tool":"papierkram_invoices_list","status":"unavailable"}
 not json at all
 "#;
 
@@ -136,19 +136,31 @@ not json at all
         assert_eq!(logs.groups(), ["a.jsonl"]);
         assert_eq!(
             calls(&logs, logs.groups()),
-            [row("info_get", "1"), row("invoices_list", "2")]
+            [
+                row("papierkram_info_get", "1"),
+                row("papierkram_invoices_list", "2")
+            ]
         );
     }
 
     #[test]
     fn only_the_asked_log_groups_are_queried() {
         let mut logs = LocalInsights::from_jsonl("a.jsonl", LOG);
-        logs.add_jsonl("b.jsonl", &LOG.replace("info_get", "other_get"));
+        logs.add_jsonl(
+            "b.jsonl",
+            &LOG.replace("papierkram_info_get", "papierkram_other_get"),
+        );
         logs.add_jsonl("a.jsonl", "");
         assert_eq!(logs.groups(), ["a.jsonl", "b.jsonl"]);
         assert_eq!(calls(&logs, logs.groups()).len(), 3);
         let b = calls(&logs, &["b.jsonl".to_string()]);
-        assert_eq!(b, [row("invoices_list", "2"), row("other_get", "1")]);
+        assert_eq!(
+            b,
+            [
+                row("papierkram_invoices_list", "2"),
+                row("papierkram_other_get", "1")
+            ]
+        );
         assert!(calls(&logs, &[]).is_empty());
         let prefixed = now(logs.groups_with_prefix("b.")).unwrap();
         assert_eq!(prefixed, ["b.jsonl"]);

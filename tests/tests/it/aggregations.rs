@@ -69,7 +69,10 @@ async fn month_close_matches_sums_computed_from_the_demo_data() {
             .unwrap();
 
         let reply = rpc
-            .call("month_close_get", json!({"year": year, "month": month}))
+            .call(
+                "papierkram_month_close_get",
+                json!({"year": year, "month": month}),
+            )
             .await;
         let result = structured(&reply);
         assert_eq!(result["status"], "ok", "{reply}");
@@ -100,7 +103,7 @@ async fn open_items_match_the_demo_data_in_total_and_per_customer() {
         .iter()
         .filter(|i| i.state == InvoiceState::Overdue)
         .collect();
-    let reply = rpc.call("open_items_get", json!({})).await;
+    let reply = rpc.call("papierkram_open_items_get", json!({})).await;
     let data = &structured(&reply)["data"];
     assert_eq!(data["open_count"], json!(open.len()), "{reply}");
     assert_eq!(
@@ -126,7 +129,7 @@ async fn open_items_match_the_demo_data_in_total_and_per_customer() {
         .map(|i| i.outstanding_amount)
         .sum();
     let reply = rpc
-        .call("open_items_get", json!({"company_id": customer}))
+        .call("papierkram_open_items_get", json!({"company_id": customer}))
         .await;
     assert_eq!(
         structured(&reply)["data"]["open_gross"],
@@ -150,7 +153,10 @@ async fn customer_overview_matches_the_demo_data() {
         .filter(|p| p.company_id == customer)
         .count();
     let reply = rpc
-        .call("customer_overview_get", json!({"company_id": customer}))
+        .call(
+            "papierkram_customer_overview_get",
+            json!({"company_id": customer}),
+        )
         .await;
     let data = &structured(&reply)["data"];
     assert_eq!(data["invoices"], json!(theirs.len()), "{reply}");
@@ -170,7 +176,10 @@ async fn a_failing_page_is_reported_as_partial_never_dropped() {
     let (server, sandbox, rpc) = setup().await;
     sandbox.inject_fault(Fault::status("/api/v1/expense/vouchers", 503).times(1));
     let reply = rpc
-        .call("month_close_get", json!({"year": 2026, "month": 5}))
+        .call(
+            "papierkram_month_close_get",
+            json!({"year": 2026, "month": 5}),
+        )
         .await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true, "{reply}");
@@ -179,7 +188,7 @@ async fn a_failing_page_is_reported_as_partial_never_dropped() {
     assert_eq!(result["failed_sources"][0]["source"], "expenses");
     assert!(result["hint"].as_str().unwrap().contains("incomplete"));
     assert!(result["partial_data"]["income_gross"].is_string());
-    let event = server.stdout.event_for("month_close_get");
+    let event = server.stdout.event_for("papierkram_month_close_get");
     assert_eq!(event["status"], "unavailable");
     assert_eq!(event["reason"], "partial_upstream_503");
 }
@@ -188,7 +197,10 @@ async fn a_failing_page_is_reported_as_partial_never_dropped() {
 async fn aggregation_arguments_are_validated_like_any_tool() {
     let (_server, _sandbox, rpc) = setup().await;
     let reply = rpc
-        .call("month_close_get", json!({"year": "2026", "monht": 5}))
+        .call(
+            "papierkram_month_close_get",
+            json!({"year": "2026", "monht": 5}),
+        )
         .await;
     let result = structured(&reply);
     assert_eq!(result["status"], "invalid_input");
@@ -200,7 +212,10 @@ async fn aggregation_arguments_are_validated_like_any_tool() {
         "{reply}"
     );
     let reply = rpc
-        .call("month_close_get", json!({"year": 2026, "month": 13}))
+        .call(
+            "papierkram_month_close_get",
+            json!({"year": 2026, "month": 13}),
+        )
         .await;
     assert_eq!(structured(&reply)["status"], "invalid_input");
 }

@@ -51,9 +51,9 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
         let mut args = era.to_vec();
         args.extend([
             "--call",
-            r#"invoices_list={"page_size": 3}"#,
+            r#"demo_invoices_list={"page_size": 3}"#,
             "--call",
-            r#"invoice_get={"id": "x"}"#,
+            r#"demo_invoice_get={"id": "x"}"#,
         ]);
         let (ok, doc) = python_client(&server.url, &args);
         assert!(ok, "python client failed: {doc}");
@@ -67,11 +67,11 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
         assert_eq!(
             tools,
             [
-                "invoices_list",
-                "invoice_get",
-                "info_get",
-                "invoice_archive",
-                "invoice_deliver"
+                "demo_invoices_list",
+                "demo_invoice_get",
+                "demo_info_get",
+                "demo_invoice_archive",
+                "demo_invoice_deliver"
             ]
         );
         assert_eq!(doc["calls"][0]["is_error"], false, "{doc}");
@@ -132,7 +132,7 @@ async fn inspector_cli_lists_and_calls() {
         &[
             "tools/call",
             "--tool-name",
-            "invoices_list",
+            "demo_invoices_list",
             "--tool-args-json",
             r#"{"count_only": true}"#,
         ],
@@ -149,7 +149,7 @@ async fn inspector_cli_lists_and_calls() {
         &[
             "tools/call",
             "--tool-name",
-            "raw_get",
+            "demo_raw_get",
             "--tool-arg",
             "path=/info",
         ],

@@ -167,7 +167,7 @@ fn hint(reply: &Value) -> String {
 
 /// Asks to archive invoice `id` and returns the confirmed arguments.
 async fn confirmed(rpc: &Rpc, id: u64) -> Value {
-    let asked = rpc.call("invoice_archive", json!({"id": id})).await;
+    let asked = rpc.call("demo_invoice_archive", json!({"id": id})).await;
     assert_eq!(status(&asked), "confirmation_required", "{asked}");
     json!({"id": id, "confirmation_token": structured(&asked)["confirmation_token"]})
 }
@@ -177,7 +177,7 @@ fn tool_call(name: &str, args: Value) -> Value {
            "params": {"name": name, "arguments": args}})
 }
 
-/// Readers calling `info_get` until stopped: each counts its answers (`"200 ok"`, …).
+/// Readers calling `demo_info_get` until stopped: each counts its answers (`"200 ok"`, …).
 struct Load {
     stop: Arc<AtomicBool>,
     served: Arc<AtomicU64>,
@@ -194,7 +194,7 @@ impl Load {
                 tokio::spawn(async move {
                     let mut got = BTreeMap::new();
                     while !stop.load(Ordering::Relaxed) {
-                        let response = rpc.post(tool_call("info_get", json!({})), &[]).await;
+                        let response = rpc.post(tool_call("demo_info_get", json!({})), &[]).await;
                         let code = response.status().as_u16();
                         let reply: Value = response.json().await.unwrap_or(Value::Null);
                         *got.entry(format!("{code} {}", status(&reply))).or_default() += 1;
@@ -254,7 +254,7 @@ async fn moto_killed_and_restarted_mid_load() {
     let mut before_args = Vec::new();
     for &id in &before {
         let args = confirmed(&rpc, id).await;
-        let done = rpc.call("invoice_archive", args.clone()).await;
+        let done = rpc.call("demo_invoice_archive", args.clone()).await;
         assert_eq!(status(&done), "ok", "{done}");
         assert_eq!(stack.archives(id), 1);
         before_args.push(args);
@@ -269,7 +269,7 @@ async fn moto_killed_and_restarted_mid_load() {
     let mut refused = Vec::new();
     for &id in &during {
         let args = confirmed(&rpc, id).await;
-        let reply = rpc.call("invoice_archive", args.clone()).await;
+        let reply = rpc.call("demo_invoice_archive", args.clone()).await;
         assert_eq!(status(&reply), "unavailable", "{reply}");
         assert!(hint(&reply).contains("was not sent"), "{reply}");
         assert_eq!(reply["result"]["isError"], true);
@@ -280,7 +280,9 @@ async fn moto_killed_and_restarted_mid_load() {
         refused.push(status(&reply));
         during_args.push(args);
     }
-    let retry = rpc.call("invoice_archive", before_args[0].clone()).await;
+    let retry = rpc
+        .call("demo_invoice_archive", before_args[0].clone())
+        .await;
     assert_eq!(status(&retry), "unavailable", "{retry}");
     refused.push(status(&retry));
     assert_eq!(
@@ -312,9 +314,9 @@ async fn moto_killed_and_restarted_mid_load() {
     // a replay after.
     let mut replays = 0;
     for (&id, args) in during.iter().zip(&during_args) {
-        let done = rpc.call("invoice_archive", args.clone()).await;
+        let done = rpc.call("demo_invoice_archive", args.clone()).await;
         assert_eq!(status(&done), "ok", "{done}");
-        let again = rpc.call("invoice_archive", args.clone()).await;
+        let again = rpc.call("demo_invoice_archive", args.clone()).await;
         assert_eq!(structured(&again)["replayed"], true, "{again}");
         replays += 1;
         assert_eq!(stack.archives(id), 1, "one write for invoice {id}");
@@ -369,26 +371,26 @@ async fn the_upstream_answering_500_and_hanging() {
         .sandbox
         .inject_fault(Fault::status("/api/v1/info", 500).times(2));
     for _ in 0..2 {
-        let reply = call("info_get", json!({})).await;
+        let reply = call("demo_info_get", json!({})).await;
         assert_eq!(status(&reply), "unavailable", "{reply}");
         assert!(hint(&reply).contains("HTTP 500"), "{reply}");
         assert_eq!(reply["result"]["isError"], true);
     }
-    let reply = call("info_get", json!({})).await;
+    let reply = call("demo_info_get", json!({})).await;
     assert_eq!(status(&reply), "ok", "{reply}");
 
     // 500 on a write (nothing ran upstream): it may have happened as far as the server can
     // tell, so a retry answers outcome_unknown and sends nothing; a new confirmation writes once.
     let id = stack.invoice(0);
-    let asked = call("invoice_archive", json!({"id": id})).await;
+    let asked = call("demo_invoice_archive", json!({"id": id})).await;
     let args = json!({"id": id, "confirmation_token": structured(&asked)["confirmation_token"]});
     stack.sandbox.inject_fault(Fault::status(
         format!("/api/v1/income/invoices/{id}/archive"),
         500,
     ));
-    let first = call("invoice_archive", args.clone()).await;
+    let first = call("demo_invoice_archive", args.clone()).await;
     assert_eq!(status(&first), "unavailable", "{first}");
-    let retry = call("invoice_archive", args).await;
+    let retry = call("demo_invoice_archive", args).await;
     assert_eq!(status(&retry), "outcome_unknown", "{retry}");
     assert!(hint(&retry).contains("whether it happened"), "{retry}");
     assert_eq!(
@@ -396,9 +398,9 @@ async fn the_upstream_answering_500_and_hanging() {
         [500],
         "the 500 applied nothing, the retry sent nothing"
     );
-    let asked = call("invoice_archive", json!({"id": id})).await;
+    let asked = call("demo_invoice_archive", json!({"id": id})).await;
     let args = json!({"id": id, "confirmation_token": structured(&asked)["confirmation_token"]});
-    let done = call("invoice_archive", args).await;
+    let done = call("demo_invoice_archive", args).await;
     assert_eq!(status(&done), "ok", "{done}");
     assert_eq!(stack.archives(id), 1);
 
@@ -407,7 +409,7 @@ async fn the_upstream_answering_500_and_hanging() {
         .sandbox
         .inject_fault(Fault::delay("/api/v1/info", Duration::from_secs(20)));
     let started = Instant::now();
-    let reply = call("info_get", json!({})).await;
+    let reply = call("demo_info_get", json!({})).await;
     let waited = started.elapsed();
     assert_eq!(status(&reply), "unavailable", "{reply}");
     assert!(hint(&reply).contains("did not answer within"), "{reply}");
@@ -416,13 +418,13 @@ async fn the_upstream_answering_500_and_hanging() {
     // A hanging write: the upstream applies it but answers after the timeout. The retry says
     // outcome_unknown; the sandbox has it once.
     let id = stack.invoice(1);
-    let asked = call("invoice_archive", json!({"id": id})).await;
+    let asked = call("demo_invoice_archive", json!({"id": id})).await;
     let args = json!({"id": id, "confirmation_token": structured(&asked)["confirmation_token"]});
     stack.sandbox.inject_fault(Fault::delay_answer(
         format!("/api/v1/income/invoices/{id}/archive"),
         Duration::from_secs(4),
     ));
-    let first = call("invoice_archive", args.clone()).await;
+    let first = call("demo_invoice_archive", args.clone()).await;
     assert_eq!(status(&first), "unavailable", "{first}");
     eventually(
         "the hanging write is in the sandbox",
@@ -430,12 +432,12 @@ async fn the_upstream_answering_500_and_hanging() {
         || async { (stack.archives(id) == 1).then_some(()) },
     )
     .await;
-    let retry = call("invoice_archive", args).await;
+    let retry = call("demo_invoice_archive", args).await;
     assert_eq!(status(&retry), "outcome_unknown", "{retry}");
     assert_eq!(stack.archives(id), 1, "no second write");
 
     // Recovered: the next read is served, and the limits counted every call once.
-    let reply = call("info_get", json!({})).await;
+    let reply = call("demo_info_get", json!({})).await;
     assert_eq!(status(&reply), "ok", "{reply}");
     let counted = stack.calls_counted().await;
     assert_eq!(counted, Some(tool_calls), "{statuses:?}");
@@ -488,24 +490,24 @@ async fn the_authorization_server_unreachable() {
     let rpc = as_alice(&warm.url, &alice);
     let mut admitted = 0u64;
 
-    let reply = rpc.call("invoices_list", json!({})).await;
+    let reply = rpc.call("demo_invoices_list", json!({})).await;
     assert_eq!(status(&reply), "ok", "{reply}");
     let first = stack.invoice(0);
     let first_args = confirmed(&rpc, first).await;
-    let done = rpc.call("invoice_archive", first_args.clone()).await;
+    let done = rpc.call("demo_invoice_archive", first_args.clone()).await;
     assert_eq!(status(&done), "ok", "{done}");
     admitted += 3;
 
     op.kill();
     // Cached keys: the client sees nothing of the outage, writes included.
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(status(&reply), "ok", "{reply}");
     let second = stack.invoice(1);
     let args = confirmed(&rpc, second).await;
-    let done = rpc.call("invoice_archive", args).await;
+    let done = rpc.call("demo_invoice_archive", args).await;
     assert_eq!(status(&done), "ok", "{done}");
     admitted += 3;
-    let body = tool_call("info_get", json!({}));
+    let body = tool_call("demo_info_get", json!({}));
     let refused = as_alice(&warm.url, &unknown_kid)
         .post(body.clone(), &[])
         .await;
@@ -517,7 +519,7 @@ async fn the_authorization_server_unreachable() {
     // keys work there all along.
     let cold = stack.server(0, &env);
     let requests_before = stack.sandbox.request_count();
-    let ask = tool_call("invoice_archive", json!({"id": stack.invoice(2)}));
+    let ask = tool_call("demo_invoice_archive", json!({"id": stack.invoice(2)}));
     let answer = as_alice(&cold.url, &alice).post(ask.clone(), &[]).await;
     assert_eq!(answer.status(), 503);
     let answer: Value = answer.json().await.unwrap();
@@ -529,7 +531,7 @@ async fn the_authorization_server_unreachable() {
         "{answer}"
     );
     assert_eq!(stack.sandbox.request_count(), requests_before);
-    let by_key = Rpc::new(&cold.url).call("info_get", json!({})).await;
+    let by_key = Rpc::new(&cold.url).call("demo_info_get", json!({})).await;
     assert_eq!(status(&by_key), "ok", "{by_key}");
     admitted += 1;
     let during_outage = stack.applied();
@@ -553,11 +555,11 @@ async fn the_authorization_server_unreachable() {
     let recovered_after = waited.elapsed();
     admitted += 1;
     // The write confirmed before the outage, retried on the other instance: replayed.
-    let again = rpc.call("invoice_archive", first_args).await;
+    let again = rpc.call("demo_invoice_archive", first_args).await;
     assert_eq!(structured(&again)["replayed"], true, "{again}");
     let third = stack.invoice(2);
     let args = confirmed(&rpc, third).await;
-    let done = rpc.call("invoice_archive", args).await;
+    let done = rpc.call("demo_invoice_archive", args).await;
     assert_eq!(status(&done), "ok", "{done}");
     admitted += 3;
     for id in [first, second, third] {
@@ -601,7 +603,7 @@ async fn the_secret_unreadable_at_a_cold_start() {
     let server = stack.server(0, &env);
     let rpc = Rpc::new(&server.url);
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-    let ask = tool_call("invoice_archive", json!({"id": stack.invoice(0)}));
+    let ask = tool_call("demo_invoice_archive", json!({"id": stack.invoice(0)}));
     let mut refused = Vec::new();
     for body in [&list, &ask] {
         let answer = rpc.post(body.clone(), &[]).await;
@@ -650,11 +652,11 @@ async fn the_secret_unreadable_at_a_cold_start() {
 
     let id = stack.invoice(0);
     let args = confirmed(&rpc, id).await;
-    let done = rpc.call("invoice_archive", args.clone()).await;
+    let done = rpc.call("demo_invoice_archive", args.clone()).await;
     assert_eq!(status(&done), "ok", "{done}");
-    let again = rpc.call("invoice_archive", args).await;
+    let again = rpc.call("demo_invoice_archive", args).await;
     assert_eq!(structured(&again)["replayed"], true, "{again}");
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(status(&reply), "ok", "{reply}");
     assert_eq!(stack.archives(id), 1);
     let writes = stack.applied();

@@ -47,15 +47,15 @@ const METHODS: &[&str] = &[
     "💥",
 ];
 const TOOLS: &[&str] = &[
-    "invoices_list",
-    "invoice_get",
-    "info_get",
-    "open_items_get",
-    "month_close_get",
+    "papierkram_invoices_list",
+    "papierkram_invoice_get",
+    "papierkram_info_get",
+    "papierkram_open_items_get",
+    "papierkram_month_close_get",
     "search_tools",
     "call_tool",
-    "raw_get",
-    "companies_list",
+    "papierkram_raw_get",
+    "papierkram_companies_list",
     "nope",
 ];
 const WORDS: &[&str] = &[

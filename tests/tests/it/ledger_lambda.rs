@@ -47,7 +47,7 @@ fn event(body: Value) -> LambdaRequest {
 
 fn call(args: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-           "params": {"name": "invoice_archive", "arguments": args}})
+           "params": {"name": "demo_invoice_archive", "arguments": args}})
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -100,14 +100,14 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
     let server = start(&env);
     let rpc = Rpc::new(&server.url);
 
-    // `open_items_get {}` reads every invoice page: each one counts.
+    // `papierkram_open_items_get {}` reads every invoice page: each one counts.
     let pages = papierkram_sandbox::demo().invoices.len().div_ceil(100) as u64;
     assert!(pages >= 2, "the demo data spans pages");
     let mut shown_below_a_fifth = false;
     let mut refused = None;
     for _ in 0..BUDGET {
         let before = sandbox.request_count();
-        let reply = rpc.call("open_items_get", json!({})).await;
+        let reply = rpc.call("papierkram_open_items_get", json!({})).await;
         let result = structured(&reply).clone();
         let spent = sandbox.request_count();
         assert!(
@@ -154,7 +154,7 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
     );
 
     // Nothing left: a plain call is refused before it reaches the upstream.
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("papierkram_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "rate_limited", "{reply}");
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(sandbox.request_count(), BUDGET);
@@ -169,7 +169,7 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
         assert_eq!(e["connector"], "papierkram");
         assert!(!e.to_string().contains("127.0.0.1"));
     }
-    assert_eq!(limited[1]["tool"], "info_get");
+    assert_eq!(limited[1]["tool"], "papierkram_info_get");
     // The first call of a minute writes the `limiter` line the alarms watch.
     let limiter = server
         .stdout
@@ -202,7 +202,7 @@ async fn concurrent_calls_reach_the_upstream_exactly_as_often_as_the_budget_allo
     let calls: Vec<_> = (0..CALLS)
         .map(|_| {
             let rpc = Rpc::new(&server.url);
-            tokio::spawn(async move { rpc.call("info_get", json!({})).await })
+            tokio::spawn(async move { rpc.call("papierkram_info_get", json!({})).await })
         })
         .collect();
     let mut statuses = BTreeMap::<String, usize>::new();
@@ -305,7 +305,7 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
         let rpc = rpc(i, key);
         async move {
             let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                              "params": {"name": "info_get", "arguments": {}}});
+                              "params": {"name": "papierkram_info_get", "arguments": {}}});
             let response = rpc.post(body, &[]).await;
             let status = response.status().as_u16();
             (status, response.json::<Value>().await.unwrap())
@@ -438,7 +438,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
                     .build()
                     .unwrap();
                 let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                  "params": {"name": "info_get", "arguments": {}}})
+                                  "params": {"name": "papierkram_info_get", "arguments": {}}})
                 .to_string();
                 let mut got = Vec::new();
                 while Instant::now() < until {
@@ -624,7 +624,7 @@ async fn two_hundred_callers_keep_every_item_small_with_one_table_request_per_ca
             tokio::spawn(async move {
                 let http = reqwest::Client::new();
                 let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                  "params": {"name": "info_get", "arguments": {}}})
+                                  "params": {"name": "papierkram_info_get", "arguments": {}}})
                 .to_string();
                 let mut got = BTreeMap::<String, u64>::new();
                 for key in keys {

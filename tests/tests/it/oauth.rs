@@ -211,7 +211,7 @@ async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym(
     let everything = s.list("/mcp", &alice).await;
     assert_eq!(everything.status, 200, "{}", everything.body);
     assert!(tool_names(&everything).len() > 5);
-    let call = s.call("/mcp", &alice, "invoices_list").await;
+    let call = s.call("/mcp", &alice, "papierkram_invoices_list").await;
     assert_eq!(call.status, 200);
     assert_eq!(call.body["result"]["isError"], false, "{}", call.body);
 
@@ -222,8 +222,14 @@ async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym(
     let at_root = s.list("/mcp", &bob).await;
     assert_eq!(at_root.status, 200);
     let names = tool_names(&at_root);
-    assert!(names.contains(&"invoices_list".to_string()), "{names:?}");
-    assert!(!names.contains(&"companies_list".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"papierkram_invoices_list".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"papierkram_companies_list".to_string()),
+        "{names:?}"
+    );
     assert_eq!(tool_names(&s.list("/mcp/bookkeeping", &bob).await), names);
     let reports = s.list("/mcp/reports", &bob).await;
     assert_eq!(reports.status, 403, "{}", reports.body);
@@ -250,12 +256,22 @@ async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym(
     let service =
         s.op.client_credentials("mcp:tools", Some(&s.resource))
             .await;
-    assert_eq!(s.call("/mcp", &service, "invoices_list").await.status, 200);
+    assert_eq!(
+        s.call("/mcp", &service, "papierkram_invoices_list")
+            .await
+            .status,
+        200
+    );
 
     // Subjects are case-sensitive: two that differ only in case are two people.
     for sub in ["AbCdEf-user", "abcdef-USER"] {
         let token = s.op.mint(json!({"claims": {"sub": sub}})).await;
-        assert_eq!(s.call("/mcp", &token, "invoices_list").await.status, 200);
+        assert_eq!(
+            s.call("/mcp", &token, "papierkram_invoices_list")
+                .await
+                .status,
+            200
+        );
     }
 
     let calls = events(&s.server, "tool_call", 4);
@@ -427,7 +443,7 @@ async fn api_keys_keep_working_beside_oauth_and_the_user_header_needs_a_trusted_
     let webui_key = format!("{KEY}-webui");
     for key in [KEY, webui_key.as_str()] {
         let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                          "params": {"name": "invoices_list", "arguments": {}}});
+                          "params": {"name": "papierkram_invoices_list", "arguments": {}}});
         let r = s
             .http
             .post(s.url("/mcp"))
@@ -546,7 +562,7 @@ async fn python_sdk_signs_in_through_discovery_for_both_generations() {
             .arg(repo().join("tests/clients/python_client.py"))
             .args(["--url", &s.server.url, "--era", era, "--oauth"])
             .args(["--oauth-user", person, "--oauth-scope", "mcp:tools"])
-            .args(["--call", "invoices_list={}", "--timeout", "60"])
+            .args(["--call", "papierkram_invoices_list={}", "--timeout", "60"])
             .output()
             .expect("python client");
         let stdout = String::from_utf8_lossy(&output.stdout);

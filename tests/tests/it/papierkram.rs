@@ -189,25 +189,28 @@ async fn every_tool_answers_ok_against_the_sandbox() {
 
     let list_calls = [
         (
-            "invoices_list",
+            "papierkram_invoices_list",
             json!({"document_date_from": "2026-01-01", "document_date_to": "2026-06-30", "descending": true}),
         ),
         (
-            "estimates_list",
+            "papierkram_estimates_list",
             json!({"order_by": "document_date", "descending": true, "page_size": 10}),
         ),
-        ("propositions_list", json!({"order_by": "name"})),
-        ("payment_terms_list", json!({})),
+        ("papierkram_propositions_list", json!({"order_by": "name"})),
+        ("papierkram_payment_terms_list", json!({})),
         (
-            "vouchers_list",
+            "papierkram_vouchers_list",
             json!({"document_date_from": "2026-03-01", "document_date_to": "2026-03-31"}),
         ),
         (
-            "companies_list",
+            "papierkram_companies_list",
             json!({"order_by": "name", "page_size": 100}),
         ),
-        ("projects_list", json!({"descending": true, "page_size": 5})),
-        ("bank_connections_list", json!({})),
+        (
+            "papierkram_projects_list",
+            json!({"descending": true, "page_size": 5}),
+        ),
+        ("papierkram_bank_connections_list", json!({})),
     ];
     let mut first = BTreeMap::new();
     let mut results = BTreeMap::new();
@@ -217,71 +220,86 @@ async fn every_tool_answers_ok_against_the_sandbox() {
         called.insert(tool.to_string());
         results.insert(tool, result);
     }
-    let projects = &results["projects_list"];
+    let projects = &results["papierkram_projects_list"];
     // Lists scoped by an id from a list above.
-    let company = first["companies_list"];
+    let company = first["papierkram_companies_list"];
     let persons = list_ok(
         &rpc,
-        "contact_persons_list",
+        "papierkram_contact_persons_list",
         json!({"company_id": company}),
-        &whitelist("contact_persons_list"),
+        &whitelist("papierkram_contact_persons_list"),
     )
     .await;
-    let project = first["projects_list"];
+    let project = first["papierkram_projects_list"];
     let tasks = list_ok(
         &rpc,
-        "tracker_tasks_list",
+        "papierkram_tracker_tasks_list",
         json!({"project_id": project}),
-        &whitelist("tracker_tasks_list"),
+        &whitelist("papierkram_tracker_tasks_list"),
     )
     .await;
     let task = first_id(&tasks);
     let entries = list_ok(
         &rpc,
-        "time_entries_list",
+        "papierkram_time_entries_list",
         json!({"task_id": task, "order_by": "started_at"}),
-        &whitelist("time_entries_list"),
+        &whitelist("papierkram_time_entries_list"),
     )
     .await;
-    let account = first["bank_connections_list"];
+    let account = first["papierkram_bank_connections_list"];
     let transactions = list_ok(
         &rpc,
-        "bank_transactions_list",
+        "papierkram_bank_transactions_list",
         json!({"bank_connection_id": account, "descending": true, "page_size": 20}),
-        &whitelist("bank_transactions_list"),
+        &whitelist("papierkram_bank_transactions_list"),
     )
     .await;
     called.extend(
         [
-            "contact_persons_list",
-            "tracker_tasks_list",
-            "time_entries_list",
-            "bank_transactions_list",
+            "papierkram_contact_persons_list",
+            "papierkram_tracker_tasks_list",
+            "papierkram_time_entries_list",
+            "papierkram_bank_transactions_list",
         ]
         .map(String::from),
     );
 
     let person = first_id(&persons);
     let gets = [
-        ("invoice_get", json!({"id": first["invoices_list"]})),
-        ("estimate_get", json!({"id": first["estimates_list"]})),
-        ("proposition_get", json!({"id": first["propositions_list"]})),
         (
-            "payment_term_get",
-            json!({"id": first["payment_terms_list"]}),
+            "papierkram_invoice_get",
+            json!({"id": first["papierkram_invoices_list"]}),
         ),
-        ("voucher_get", json!({"id": first["vouchers_list"]})),
-        ("company_get", json!({"id": company})),
         (
-            "contact_person_get",
+            "papierkram_estimate_get",
+            json!({"id": first["papierkram_estimates_list"]}),
+        ),
+        (
+            "papierkram_proposition_get",
+            json!({"id": first["papierkram_propositions_list"]}),
+        ),
+        (
+            "papierkram_payment_term_get",
+            json!({"id": first["papierkram_payment_terms_list"]}),
+        ),
+        (
+            "papierkram_voucher_get",
+            json!({"id": first["papierkram_vouchers_list"]}),
+        ),
+        ("papierkram_company_get", json!({"id": company})),
+        (
+            "papierkram_contact_person_get",
             json!({"company_id": company, "id": person}),
         ),
-        ("project_get", json!({"id": project})),
-        ("tracker_task_get", json!({"id": task})),
-        ("time_entry_get", json!({"id": first_id(&entries)})),
-        ("bank_connection_get", json!({"id": account})),
+        ("papierkram_project_get", json!({"id": project})),
+        ("papierkram_tracker_task_get", json!({"id": task})),
         (
-            "bank_transaction_get",
+            "papierkram_time_entry_get",
+            json!({"id": first_id(&entries)}),
+        ),
+        ("papierkram_bank_connection_get", json!({"id": account})),
+        (
+            "papierkram_bank_transaction_get",
             json!({"id": first_id(&transactions)}),
         ),
     ];
@@ -294,15 +312,21 @@ async fn every_tool_answers_ok_against_the_sandbox() {
         );
         called.insert(tool.to_string());
     }
-    let info = ok(&rpc, "info_get", json!({})).await;
+    let info = ok(&rpc, "papierkram_info_get", json!({})).await;
     assert!(info["data"]["api"]["version"].is_string(), "{info}");
-    called.insert("info_get".into());
+    called.insert("papierkram_info_get".into());
 
     let customer = projects["items"][0]["company_id"].clone();
     let aggregations = [
-        ("month_close_get", json!({"year": 2026, "month": 5})),
-        ("open_items_get", json!({})),
-        ("customer_overview_get", json!({"company_id": customer})),
+        (
+            "papierkram_month_close_get",
+            json!({"year": 2026, "month": 5}),
+        ),
+        ("papierkram_open_items_get", json!({})),
+        (
+            "papierkram_customer_overview_get",
+            json!({"company_id": customer}),
+        ),
     ];
     for (tool, args) in aggregations {
         let result = ok(&rpc, tool, args).await;
@@ -311,116 +335,136 @@ async fn every_tool_answers_ok_against_the_sandbox() {
         called.insert(tool.to_string());
     }
 
-    let (invoice, voucher) = (first["invoices_list"], first["vouchers_list"]);
-    let proposition = first["propositions_list"];
+    let (invoice, voucher) = (
+        first["papierkram_invoices_list"],
+        first["papierkram_vouchers_list"],
+    );
+    let proposition = first["papierkram_propositions_list"];
     let entry = first_id(&entries);
     let by_id = |tools: &[&'static str], id: u64| -> Vec<(&'static str, Value)> {
         tools.iter().map(|t| (*t, json!({"id": id}))).collect()
     };
     let mut writes = vec![
         (
-            "company_create",
+            "papierkram_company_create",
             json!({"name": "Probelauf GmbH", "contact_type": "customer"}),
         ),
         (
-            "company_update",
+            "papierkram_company_update",
             json!({"id": company, "phone": "+49 40 5550123"}),
         ),
         (
-            "contact_person_create",
+            "papierkram_contact_person_create",
             json!({"company_id": company, "last_name": "Beispiel"}),
         ),
         (
-            "contact_person_update",
+            "papierkram_contact_person_update",
             json!({"company_id": company, "id": person, "position": "CFO"}),
         ),
         (
-            "contact_person_delete",
+            "papierkram_contact_person_delete",
             json!({"company_id": company, "id": person}),
         ),
         (
-            "project_create",
+            "papierkram_project_create",
             json!({"name": "Relaunch", "customer_id": company, "default_proposition_id": proposition}),
         ),
-        ("project_update", json!({"id": project, "name": "Relaunch"})),
         (
-            "tracker_task_create",
+            "papierkram_project_update",
+            json!({"id": project, "name": "Relaunch"}),
+        ),
+        (
+            "papierkram_tracker_task_create",
             json!({"name": "Konzept", "project_id": project, "proposition_id": proposition}),
         ),
         (
-            "tracker_task_update",
+            "papierkram_tracker_task_update",
             json!({"id": task, "name": "Konzept"}),
         ),
         (
-            "time_entry_create",
+            "papierkram_time_entry_create",
             json!({"task_id": task, "entry_date": "2026-05-11", "started_at_time": "10:00", "ended_at_time": "12:00"}),
         ),
         (
-            "time_entry_update",
+            "papierkram_time_entry_update",
             json!({"id": entry, "comments": "Workshop"}),
         ),
         (
-            "proposition_create",
+            "papierkram_proposition_create",
             json!({"name": "Webdesign", "price": "95.0", "vat_rate": "19%"}),
         ),
         (
-            "proposition_update",
+            "papierkram_proposition_update",
             json!({"id": proposition, "price": "105.0"}),
         ),
         (
-            "invoice_create",
+            "papierkram_invoice_create",
             json!({"name": "Relaunch", "customer_id": customer, "project_id": project,
                    "line_items": [{"name": "Konzept", "quantity": 8, "price": 95, "vat_rate": "19%"}]}),
         ),
         (
-            "invoice_update",
+            "papierkram_invoice_update",
             json!({"id": invoice, "name": "Relaunch, phase 2"}),
         ),
         (
-            "voucher_create",
+            "papierkram_voucher_create",
             json!({"name": "Bewirtung", "creditor_id": company,
                    "line_items": [{"amount": 150.8, "category": "Bewirtungskosten", "vat_rate": "19%"}]}),
         ),
         (
-            "voucher_update",
+            "papierkram_voucher_update",
             json!({"id": voucher, "due_date": "2026-06-30"}),
         ),
-        ("voucher_pay", json!({"id": voucher, "value": 1.5})),
+        (
+            "papierkram_voucher_pay",
+            json!({"id": voucher, "value": 1.5}),
+        ),
     ];
     writes.extend(by_id(
-        &["company_archive", "company_unarchive", "company_delete"],
+        &[
+            "papierkram_company_archive",
+            "papierkram_company_unarchive",
+            "papierkram_company_delete",
+        ],
         company,
     ));
     writes.extend(by_id(
-        &["project_archive", "project_unarchive", "project_delete"],
+        &[
+            "papierkram_project_archive",
+            "papierkram_project_unarchive",
+            "papierkram_project_delete",
+        ],
         project,
     ));
     writes.extend(by_id(
-        &["time_entry_archive", "time_entry_unarchive"],
+        &[
+            "papierkram_time_entry_archive",
+            "papierkram_time_entry_unarchive",
+        ],
         entry,
     ));
     writes.extend(by_id(
         &[
-            "proposition_archive",
-            "proposition_unarchive",
-            "proposition_delete",
+            "papierkram_proposition_archive",
+            "papierkram_proposition_unarchive",
+            "papierkram_proposition_delete",
         ],
         proposition,
     ));
     let invoice_writes = [
-        "invoice_archive",
-        "invoice_unarchive",
-        "invoice_send",
-        "invoice_cancel",
-        "invoice_delete",
+        "papierkram_invoice_archive",
+        "papierkram_invoice_unarchive",
+        "papierkram_invoice_send",
+        "papierkram_invoice_cancel",
+        "papierkram_invoice_delete",
     ];
     writes.extend(by_id(&invoice_writes, invoice));
     let voucher_writes = [
-        "voucher_archive",
-        "voucher_unarchive",
-        "voucher_cancel",
-        "voucher_reverse_cancel",
-        "voucher_delete",
+        "papierkram_voucher_archive",
+        "papierkram_voucher_unarchive",
+        "papierkram_voucher_cancel",
+        "papierkram_voucher_reverse_cancel",
+        "papierkram_voucher_delete",
     ];
     writes.extend(by_id(&voucher_writes, voucher));
     let catalog = connector::load(None)
@@ -493,7 +537,7 @@ async fn order_by_choices_are_all_sortable_upstream() {
         };
         for choice in choices {
             let mut args = json!({"order_by": choice, "descending": true, "page_size": 3});
-            if tool == "contact_persons_list" {
+            if tool == "papierkram_contact_persons_list" {
                 args["company_id"] = json!(company);
             }
             ok(&rpc, tool, args).await;
@@ -507,22 +551,42 @@ async fn count_only_matches_the_demo_account_for_every_list_tool() {
     let d = demo();
     let company = d.companies.last().unwrap().id;
     let expected = [
-        ("invoices_list", json!({}), d.invoices.len()),
-        ("estimates_list", json!({}), d.estimates.len()),
-        ("propositions_list", json!({}), d.propositions.len()),
-        ("payment_terms_list", json!({}), d.payment_terms.len()),
-        ("vouchers_list", json!({}), d.vouchers.len()),
-        ("companies_list", json!({}), d.companies.len()),
+        ("papierkram_invoices_list", json!({}), d.invoices.len()),
+        ("papierkram_estimates_list", json!({}), d.estimates.len()),
         (
-            "contact_persons_list",
+            "papierkram_propositions_list",
+            json!({}),
+            d.propositions.len(),
+        ),
+        (
+            "papierkram_payment_terms_list",
+            json!({}),
+            d.payment_terms.len(),
+        ),
+        ("papierkram_vouchers_list", json!({}), d.vouchers.len()),
+        ("papierkram_companies_list", json!({}), d.companies.len()),
+        (
+            "papierkram_contact_persons_list",
             json!({"company_id": company}),
             d.persons_of(company).count(),
         ),
-        ("projects_list", json!({}), d.projects.len()),
-        ("tracker_tasks_list", json!({}), d.tasks.len()),
-        ("time_entries_list", json!({}), d.time_entries.len()),
-        ("bank_connections_list", json!({}), d.bank_connections.len()),
-        ("bank_transactions_list", json!({}), d.transactions.len()),
+        ("papierkram_projects_list", json!({}), d.projects.len()),
+        ("papierkram_tracker_tasks_list", json!({}), d.tasks.len()),
+        (
+            "papierkram_time_entries_list",
+            json!({}),
+            d.time_entries.len(),
+        ),
+        (
+            "papierkram_bank_connections_list",
+            json!({}),
+            d.bank_connections.len(),
+        ),
+        (
+            "papierkram_bank_transactions_list",
+            json!({}),
+            d.transactions.len(),
+        ),
     ];
     let lists: BTreeSet<String> = definitions(&rpc)
         .await
@@ -545,15 +609,22 @@ async fn count_only_matches_the_demo_account_for_every_list_tool() {
 async fn pages_differ_and_oversized_pages_are_refused_with_a_hint() {
     let (_server, sandbox, rpc) = start().await;
     let all: Vec<u64> = demo().invoices.iter().map(|i| i.id).collect();
-    let one = ok(&rpc, "invoices_list", json!({"page_size": 10})).await;
-    let two = ok(&rpc, "invoices_list", json!({"page": 2, "page_size": "10"})).await;
+    let one = ok(&rpc, "papierkram_invoices_list", json!({"page_size": 10})).await;
+    let two = ok(
+        &rpc,
+        "papierkram_invoices_list",
+        json!({"page": 2, "page_size": "10"}),
+    )
+    .await;
     assert_eq!(ids(&one), all[..10]);
     assert_eq!(ids(&two), all[10..20]);
     assert_eq!(one["has_more"], true);
     assert!(one["hint"].as_str().unwrap().contains("page=2"), "{one}");
 
     let before = sandbox.request_count();
-    let reply = rpc.call("invoices_list", json!({"page_size": 101})).await;
+    let reply = rpc
+        .call("papierkram_invoices_list", json!({"page_size": 101}))
+        .await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(result["status"], "invalid_input", "{reply}");
@@ -576,7 +647,7 @@ async fn fields_returns_exactly_the_requested_fields() {
     let (_server, _sandbox, rpc) = start().await;
     let invoices = ok(
         &rpc,
-        "invoices_list",
+        "papierkram_invoices_list",
         json!({"fields": ["id", "total_gross", "billing.company"], "page_size": 5}),
     )
     .await;
@@ -586,7 +657,7 @@ async fn fields_returns_exactly_the_requested_fields() {
     }
     let transactions = ok(
         &rpc,
-        "bank_transactions_list",
+        "papierkram_bank_transactions_list",
         json!({"fields": "id, value, from.name", "page_size": 5}),
     )
     .await;
@@ -595,7 +666,10 @@ async fn fields_returns_exactly_the_requested_fields() {
         assert!(item["from"]["name"].is_string(), "{item}");
     }
     let reply = rpc
-        .call("vouchers_list", json!({"fields": ["id", "ammount"]}))
+        .call(
+            "papierkram_vouchers_list",
+            json!({"fields": ["id", "ammount"]}),
+        )
         .await;
     let result = structured(&reply);
     assert_eq!(result["status"], "invalid_input", "{reply}");
@@ -624,12 +698,12 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
     assert!(!may.is_empty() && may.len() < d.invoices.len());
     let range = json!({"document_date_from": from, "document_date_to": to});
     assert_eq!(
-        count(&rpc, "invoices_list", range.clone()).await,
+        count(&rpc, "papierkram_invoices_list", range.clone()).await,
         may.len() as u64
     );
     let mut args = range.clone();
     args["page_size"] = json!(100);
-    let page = ok(&rpc, "invoices_list", args).await;
+    let page = ok(&rpc, "papierkram_invoices_list", args).await;
     assert_eq!(ids(&page), may);
     for item in page["items"].as_array().unwrap() {
         assert!(
@@ -650,7 +724,12 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
     let n = theirs.clone().count() as u64;
     assert!(n > 0 && n < d.invoices.len() as u64);
     assert_eq!(
-        count(&rpc, "invoices_list", json!({"company_id": customer})).await,
+        count(
+            &rpc,
+            "papierkram_invoices_list",
+            json!({"company_id": customer})
+        )
+        .await,
         n
     );
     let mut both = range.clone();
@@ -658,7 +737,7 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
     let n_may = theirs
         .filter(|i| in_may(i.document_date.to_string()))
         .count() as u64;
-    assert_eq!(count(&rpc, "invoices_list", both).await, n_may);
+    assert_eq!(count(&rpc, "papierkram_invoices_list", both).await, n_may);
 
     let supplier = d
         .companies
@@ -672,7 +751,12 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
         .filter(|v| v.creditor_id == Some(supplier))
         .count() as u64;
     assert_eq!(
-        count(&rpc, "vouchers_list", json!({"company_id": supplier})).await,
+        count(
+            &rpc,
+            "papierkram_vouchers_list",
+            json!({"company_id": supplier})
+        )
+        .await,
         n
     );
 
@@ -682,7 +766,12 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
         .filter(|p| p.company_id == customer)
         .count() as u64;
     assert_eq!(
-        count(&rpc, "projects_list", json!({"company_id": customer})).await,
+        count(
+            &rpc,
+            "papierkram_projects_list",
+            json!({"company_id": customer})
+        )
+        .await,
         n
     );
     let project = d.projects[0].id;
@@ -692,7 +781,12 @@ async fn date_range_and_company_filters_match_a_plain_loop_over_the_demo_data() 
         .filter(|t| t.project_id == project)
         .count() as u64;
     assert_eq!(
-        count(&rpc, "time_entries_list", json!({"project_id": project})).await,
+        count(
+            &rpc,
+            "papierkram_time_entries_list",
+            json!({"project_id": project})
+        )
+        .await,
         n
     );
 }
@@ -716,7 +810,7 @@ async fn every_id_filter_counts_like_a_plain_loop() {
     let voucher_project = d.vouchers.iter().find_map(|v| v.project_id).unwrap();
     let cases = [
         (
-            "estimates_list",
+            "papierkram_estimates_list",
             json!({"company_id": customer}),
             count_where(
                 d.estimates
@@ -726,7 +820,7 @@ async fn every_id_filter_counts_like_a_plain_loop() {
             ),
         ),
         (
-            "invoices_list",
+            "papierkram_invoices_list",
             json!({"project_id": project}),
             count_where(
                 d.invoices
@@ -736,7 +830,7 @@ async fn every_id_filter_counts_like_a_plain_loop() {
             ),
         ),
         (
-            "vouchers_list",
+            "papierkram_vouchers_list",
             json!({"project_id": voucher_project}),
             count_where(
                 d.vouchers
@@ -746,12 +840,12 @@ async fn every_id_filter_counts_like_a_plain_loop() {
             ),
         ),
         (
-            "tracker_tasks_list",
+            "papierkram_tracker_tasks_list",
             json!({"project_id": project}),
             count_where(d.tasks.iter().filter(|t| t.project_id == project).count()),
         ),
         (
-            "tracker_tasks_list",
+            "papierkram_tracker_tasks_list",
             json!({"proposition_id": proposition}),
             count_where(
                 d.tasks
@@ -761,17 +855,17 @@ async fn every_id_filter_counts_like_a_plain_loop() {
             ),
         ),
         (
-            "time_entries_list",
+            "papierkram_time_entries_list",
             json!({"task_id": task}),
             count_where(d.time_entries.iter().filter(|t| t.task_id == task).count()),
         ),
         (
-            "time_entries_list",
+            "papierkram_time_entries_list",
             json!({"user_id": user}),
             count_where(d.time_entries.iter().filter(|t| t.user_id == user).count()),
         ),
         (
-            "time_entries_list",
+            "papierkram_time_entries_list",
             json!({"invoice_id": invoice}),
             count_where(
                 d.time_entries
@@ -781,7 +875,7 @@ async fn every_id_filter_counts_like_a_plain_loop() {
             ),
         ),
         (
-            "bank_transactions_list",
+            "papierkram_bank_transactions_list",
             json!({"bank_connection_id": account}),
             count_where(
                 d.transactions
@@ -808,12 +902,14 @@ async fn every_id_filter_counts_like_a_plain_loop() {
 async fn guessed_ids_point_to_the_list_tool_and_raw_get_is_not_found_when_hosted() {
     let (_server, _sandbox, rpc) = start().await;
     let unknown = demo().invoices.last().unwrap().id + 10_000;
-    let reply = rpc.call("invoice_get", json!({"id": unknown})).await;
+    let reply = rpc
+        .call("papierkram_invoice_get", json!({"id": unknown}))
+        .await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(result["status"], "not_found", "{reply}");
     let hint = result["hint"].as_str().unwrap();
-    assert!(hint.contains("invoices_list"), "{hint}");
+    assert!(hint.contains("papierkram_invoices_list"), "{hint}");
     assert!(
         result["upstream_message"]
             .as_str()
@@ -822,17 +918,22 @@ async fn guessed_ids_point_to_the_list_tool_and_raw_get_is_not_found_when_hosted
         "{result}"
     );
 
-    let reply = rpc.call("invoice_get", json!({"invoice_id": 5})).await;
+    let reply = rpc
+        .call("papierkram_invoice_get", json!({"invoice_id": 5}))
+        .await;
     let hint = structured(&reply)["hint"].as_str().unwrap().to_string();
     assert!(hint.contains("Did you mean `id`?"), "{hint}");
 
     let reply = rpc
-        .call("raw_get", json!({"path": "/income/invoices/1001"}))
+        .call(
+            "papierkram_raw_get",
+            json!({"path": "/income/invoices/1001"}),
+        )
         .await;
     assert!(reply.get("result").is_none(), "{reply}");
     let message = reply["error"]["message"].as_str().unwrap();
     assert!(message.contains("Tool not found"), "{message}");
-    assert!(!rpc.list().await.contains(&"raw_get".to_string()));
+    assert!(!rpc.list().await.contains(&"papierkram_raw_get".to_string()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -841,18 +942,25 @@ async fn exposed_raw_get_is_listed_and_its_404_names_the_dedicated_tools() {
     let mut listed = rpc.list().await;
     let raw = listed
         .iter()
-        .position(|t| t == "raw_get")
-        .expect("raw_get listed");
+        .position(|t| t == "papierkram_raw_get")
+        .expect("papierkram_raw_get listed");
     listed.remove(raw);
     assert_eq!(listed, allowlist());
-    let result = ok(&rpc, "raw_get", json!({"path": "/income/invoices/1001"})).await;
+    let result = ok(
+        &rpc,
+        "papierkram_raw_get",
+        json!({"path": "/income/invoices/1001"}),
+    )
+    .await;
     assert_eq!(result["data"]["id"], 1001);
-    let reply = rpc.call("raw_get", json!({"path": "/invoices/1001"})).await;
+    let reply = rpc
+        .call("papierkram_raw_get", json!({"path": "/invoices/1001"}))
+        .await;
     let result = structured(&reply);
     assert_eq!(result["status"], "not_found", "{reply}");
     let hint = result["hint"].as_str().unwrap();
     assert!(
-        hint.contains("invoices_list") && hint.contains("invoice_get"),
+        hint.contains("papierkram_invoices_list") && hint.contains("papierkram_invoice_get"),
         "{hint}"
     );
 }
@@ -862,9 +970,12 @@ async fn quota_remaining_counts_down_one_per_call_as_the_upstream_reports() {
     let (server, sandbox, rpc) = start().await;
     let mut last = None;
     for (tool, args) in [
-        ("info_get", json!({})),
-        ("invoices_list", json!({"count_only": true})),
-        ("company_get", json!({"id": demo().companies[0].id})),
+        ("papierkram_info_get", json!({})),
+        ("papierkram_invoices_list", json!({"count_only": true})),
+        (
+            "papierkram_company_get",
+            json!({"id": demo().companies[0].id}),
+        ),
     ] {
         let result = ok(&rpc, tool, args).await;
         let remaining = result["_quota"]["remaining"].as_u64().unwrap();
@@ -875,8 +986,8 @@ async fn quota_remaining_counts_down_one_per_call_as_the_upstream_reports() {
         }
         last = Some(remaining);
     }
-    // company_get is called once in this test, so its event is the one we look for.
-    let event = server.stdout.event_for("company_get");
+    // papierkram_company_get is called once in this test, so its event is the one we look for.
+    let event = server.stdout.event_for("papierkram_company_get");
     assert_eq!(event["quota_remaining"], json!(last.unwrap()));
 }
 
@@ -884,7 +995,7 @@ async fn quota_remaining_counts_down_one_per_call_as_the_upstream_reports() {
 async fn exhausted_quota_is_rate_limited_and_names_the_quota() {
     let (_server, sandbox, rpc) = start().await;
     sandbox.set_quota_remaining(0);
-    let reply = rpc.call("invoices_list", json!({})).await;
+    let reply = rpc.call("papierkram_invoices_list", json!({})).await;
     let result = structured(&reply);
     assert_eq!(result["status"], "rate_limited", "{reply}");
     assert_eq!(result["_quota"]["remaining"], 0);
@@ -897,7 +1008,7 @@ async fn exhausted_quota_is_rate_limited_and_names_the_quota() {
     // A plain 429 with quota left says when to retry.
     sandbox.set_quota_remaining(500);
     sandbox.inject_fault(Fault::status("/api/v1/expense/vouchers", 429));
-    let reply = rpc.call("vouchers_list", json!({})).await;
+    let reply = rpc.call("papierkram_vouchers_list", json!({})).await;
     let result = structured(&reply);
     assert_eq!(result["status"], "rate_limited", "{reply}");
     let hint = result["hint"].as_str().unwrap();
@@ -915,13 +1026,13 @@ async fn upstream_422_passes_papierkrams_own_message() {
     let (_server, sandbox, rpc) = start().await;
     // The sandbox's own 422 for a bad sort field, never sent by the tool…
     let reply = rpc
-        .call("invoices_list", json!({"order_by": "billing"}))
+        .call("papierkram_invoices_list", json!({"order_by": "billing"}))
         .await;
     assert_eq!(structured(&reply)["status"], "invalid_input");
     assert_eq!(sandbox.request_count(), 0, "refused before the upstream");
     // …so Papierkram refusing a request is injected.
     sandbox.inject_fault(Fault::status("/api/v1/contact/companies", 422));
-    let reply = rpc.call("companies_list", json!({})).await;
+    let reply = rpc.call("papierkram_companies_list", json!({})).await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(result["status"], "invalid_input", "{reply}");
@@ -941,21 +1052,21 @@ async fn upstream_422_passes_papierkrams_own_message() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creates_send_nested_references_and_read_back() {
     let (_server, sandbox, rpc) = start().await;
-    let customer = first_id(&ok(&rpc, "companies_list", json!({})).await);
-    let proposition = first_id(&ok(&rpc, "propositions_list", json!({})).await);
+    let customer = first_id(&ok(&rpc, "papierkram_companies_list", json!({})).await);
+    let proposition = first_id(&ok(&rpc, "papierkram_propositions_list", json!({})).await);
     let creates = [
         (
-            "project_create",
+            "papierkram_project_create",
             "/projects",
             json!({"name": "Probelauf Projekt", "customer_id": customer, "end_date": "2026-12-31"}),
         ),
         (
-            "tracker_task_create",
+            "papierkram_tracker_task_create",
             "/tracker/tasks",
             json!({"name": "Probelauf Aufgabe", "proposition_id": proposition}),
         ),
         (
-            "time_entry_create",
+            "papierkram_time_entry_create",
             "/tracker/time_entries",
             json!({"entry_date": "2026-05-11", "started_at_time": "10:00",
                    "ended_at_time": "12:00", "comments": "Probelauf"}),
@@ -965,8 +1076,8 @@ async fn creates_send_nested_references_and_read_back() {
     for (n, (tool, path, mut args)) in creates.into_iter().enumerate() {
         // Each record hangs on the one created before it.
         match tool {
-            "tracker_task_create" => args["project_id"] = json!(created[0]),
-            "time_entry_create" => args["task_id"] = json!(created[1]),
+            "papierkram_tracker_task_create" => args["project_id"] = json!(created[0]),
+            "papierkram_time_entry_create" => args["task_id"] = json!(created[1]),
             _ => {}
         }
         let result = ok(&rpc, tool, args).await;
@@ -1015,12 +1126,17 @@ async fn creates_send_nested_references_and_read_back() {
         bodies[2]
     );
 
-    let project = ok(&rpc, "project_get", json!({"id": created[0]})).await;
+    let project = ok(&rpc, "papierkram_project_get", json!({"id": created[0]})).await;
     assert_eq!(project["data"]["name"], "Probelauf Projekt", "{project}");
     assert_eq!(project["data"]["company_id"], customer, "{project}");
-    let task = ok(&rpc, "tracker_task_get", json!({"id": created[1]})).await;
+    let task = ok(
+        &rpc,
+        "papierkram_tracker_task_get",
+        json!({"id": created[1]}),
+    )
+    .await;
     assert_eq!(task["data"]["project_id"], created[0], "{task}");
-    let entry = ok(&rpc, "time_entry_get", json!({"id": created[2]})).await;
+    let entry = ok(&rpc, "papierkram_time_entry_get", json!({"id": created[2]})).await;
     assert_eq!(entry["data"]["task_id"], created[1], "{entry}");
     assert_eq!(entry["data"]["project_id"], created[0], "{entry}");
     assert_eq!(entry["data"]["duration"], 7200, "{entry}");
@@ -1034,15 +1150,15 @@ async fn creates_send_nested_references_and_read_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
     let (_server, sandbox, rpc) = start().await;
-    let projects = ok(&rpc, "projects_list", json!({})).await;
+    let projects = ok(&rpc, "papierkram_projects_list", json!({})).await;
     let (project, customer) = (
         first_id(&projects),
         projects["items"][0]["company_id"].clone(),
     );
-    let supplier = first_id(&ok(&rpc, "companies_list", json!({})).await);
+    let supplier = first_id(&ok(&rpc, "papierkram_companies_list", json!({})).await);
     let creates = [
         (
-            "invoice_create",
+            "papierkram_invoice_create",
             "/income/invoices",
             json!({"name": "Probelauf Rechnung", "customer_id": customer, "project_id": project,
                    "line_items": [
@@ -1050,7 +1166,7 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
                        {"name": "Druck", "quantity": "2", "price": "10.5", "vat_rate": "7%"}]}),
         ),
         (
-            "voucher_create",
+            "papierkram_voucher_create",
             "/expense/vouchers",
             json!({"name": "Probelauf Beleg", "creditor_id": supplier, "document_date": "2026-06-14",
                    "line_items": [{"amount": 150.8, "name": "Essen", "category": "Bewirtungskosten",
@@ -1099,7 +1215,7 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
     let persons = json!(["Carl Customer", "Inga Hansen"]);
     assert_eq!(sent["entertainment_persons"], persons, "{sent}");
 
-    let inv = ok(&rpc, "invoice_get", json!({"id": invoice})).await;
+    let inv = ok(&rpc, "papierkram_invoice_get", json!({"id": invoice})).await;
     assert_eq!(inv["data"]["name"], "Probelauf Rechnung", "{inv}");
     assert_eq!(inv["data"]["project"]["id"], project, "{inv}");
     let net: f64 = inv["data"]["total_net"].as_str().map_or_else(
@@ -1107,7 +1223,7 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
         |s| s.parse().unwrap(),
     );
     assert!((net - 781.0).abs() < 1e-9, "8 × 95 + 2 × 10.5: {inv}");
-    let v = ok(&rpc, "voucher_get", json!({"id": voucher})).await;
+    let v = ok(&rpc, "papierkram_voucher_get", json!({"id": voucher})).await;
     assert_eq!(v["data"]["creditor"]["id"], supplier, "{v}");
     assert_eq!(
         v["data"]["line_items"][0]["category"], "Bewirtungskosten",
@@ -1120,7 +1236,7 @@ async fn financial_creates_send_line_items_once_confirmed_and_read_back() {
 async fn wrong_token_is_unauthorized_naming_the_secret_fields() {
     let wrong = "papierkram-token-revoked-0000";
     let (_server, _sandbox, rpc) = start_with(wrong, &[]).await;
-    let reply = rpc.call("invoices_list", json!({})).await;
+    let reply = rpc.call("papierkram_invoices_list", json!({})).await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(result["status"], "unauthorized", "{reply}");
@@ -1134,15 +1250,15 @@ async fn wrong_token_is_unauthorized_naming_the_secret_fields() {
     assert!(!text.contains(wrong) && !text.contains(TOKEN), "{text}");
 }
 
-/// `invoice_send` by e-mail: Papierkram mails the invoice to the customer (the sandbox's outbox),
+/// `papierkram_invoice_send` by e-mail: Papierkram mails the invoice to the customer (the sandbox's outbox),
 /// once, and only after the confirmation (here a token, allowed for the deployment).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invoice_send_by_email_lands_in_the_outbox_once_confirmed() {
     let (_server, sandbox, rpc) = start_with(TOKEN, &[("MCP_TOKEN_CONFIRMS_CRITICAL", "*")]).await;
-    let invoice = first_id(&ok(&rpc, "invoices_list", json!({})).await);
+    let invoice = first_id(&ok(&rpc, "papierkram_invoices_list", json!({})).await);
     let args = json!({"id": invoice, "send_via": "email", "email_recipient": "buchhaltung@kunde.example",
                       "email_subject": "Ihre Rechnung", "email_body": "Guten Tag, anbei die Rechnung."});
-    let asked = structured(&rpc.call("invoice_send", args.clone()).await).clone();
+    let asked = structured(&rpc.call("papierkram_invoice_send", args.clone()).await).clone();
     assert_eq!(asked["status"], "confirmation_required", "{asked}");
     assert_eq!(
         asked["preview"]["request"]["body"],
@@ -1155,8 +1271,8 @@ async fn invoice_send_by_email_lands_in_the_outbox_once_confirmed() {
     );
     let mut confirmed = args;
     confirmed["confirmation_token"] = asked["confirmation_token"].clone();
-    ok(&rpc, "invoice_send", confirmed.clone()).await;
-    let again = structured(&rpc.call("invoice_send", confirmed).await).clone();
+    ok(&rpc, "papierkram_invoice_send", confirmed.clone()).await;
+    let again = structured(&rpc.call("papierkram_invoice_send", confirmed).await).clone();
     assert_eq!(again["replayed"], true, "{again}");
     let outbox = sandbox.outbox();
     assert_eq!(outbox.len(), 1, "{outbox:?}");
@@ -1174,19 +1290,21 @@ async fn a_dry_runs_current_record_is_shown_only_to_profiles_that_may_read_it_an
     let args = json!({"id": company, "phone": "+49 40 5550123", "dry_run": true});
 
     let update_only = Rpc::new(&format!("{}/update_only", server.url));
-    let reply = update_only.call("company_update", args.clone()).await;
+    let reply = update_only
+        .call("papierkram_company_update", args.clone())
+        .await;
     let preview = &structured(&reply)["preview"];
     assert!(preview.get("current").is_none(), "{reply}");
     assert!(preview.get("changes").is_none(), "{reply}");
     assert!(
         preview["current_withheld"]
             .as_str()
-            .is_some_and(|w| w.contains("company_get")),
+            .is_some_and(|w| w.contains("papierkram_company_get")),
         "{reply}"
     );
 
     let with_read = Rpc::new(&format!("{}/with_read", server.url));
-    let reply = with_read.call("company_update", args).await;
+    let reply = with_read.call("papierkram_company_update", args).await;
     let preview = &structured(&reply)["preview"];
     assert_eq!(preview["current"]["id"], json!(company), "{reply}");
     let marked: Vec<&str> = preview["current_untrusted"]

@@ -123,16 +123,19 @@ async fn a_session_burning_quota_is_reported_with_the_sandbox_figures_and_alarma
     let mut calls = 0;
     for page in 1..=40 {
         let args = json!({"page": page % 5 + 1, "page_size": 10});
-        for tool in ["invoices_list", "vouchers_list"] {
+        for tool in ["papierkram_invoices_list", "papierkram_vouchers_list"] {
             let reply = rpc.call(tool, args.clone()).await;
             assert_eq!(structured(&reply)["status"], "ok", "{tool}: {reply}");
             calls += 1;
         }
     }
     for (tool, args) in [
-        ("month_close_get", json!({"year": 2026, "month": 3})),
-        ("open_items_get", json!({})),
-        ("info_get", json!({})),
+        (
+            "papierkram_month_close_get",
+            json!({"year": 2026, "month": 3}),
+        ),
+        ("papierkram_open_items_get", json!({})),
+        ("papierkram_info_get", json!({})),
     ] {
         let reply = rpc.call(tool, args).await;
         assert_eq!(structured(&reply)["status"], "ok", "{tool}: {reply}");
@@ -204,11 +207,11 @@ async fn a_session_burning_quota_is_reported_with_the_sandbox_figures_and_alarma
     assert_eq!(
         top,
         [
-            ("invoices_list", 40, Some(40)),
-            ("vouchers_list", 40, Some(40)),
-            ("open_items_get", 1, Some(3)),
-            ("month_close_get", 1, Some(2)),
-            ("info_get", 1, Some(1)),
+            ("papierkram_invoices_list", 40, Some(40)),
+            ("papierkram_vouchers_list", 40, Some(40)),
+            ("papierkram_open_items_get", 1, Some(3)),
+            ("papierkram_month_close_get", 1, Some(2)),
+            ("papierkram_info_get", 1, Some(1)),
         ]
     );
     assert_eq!(

@@ -136,7 +136,7 @@ async fn records_are_resources_in_both_protocol_generations() {
     // Each read has its audit line: the tool's own, or an unknown resource (no URI logged).
     let reads = server
         .stdout
-        .events_where(4, |e| e["tool"] == "invoice_get");
+        .events_where(4, |e| e["tool"] == "papierkram_invoice_get");
     assert_eq!(reads.len(), 4, "two reads and two not-found ids");
     let unknown = server
         .stdout

@@ -23,7 +23,10 @@ async fn a_megabyte_call_tool_name_answers_at_once_and_others_are_served_meanwhi
     let s = structured(&big);
     assert_eq!(s["status"], json!("invalid_input"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("at most 128"), "{s}");
-    assert!(list.contains(&"invoices_list".to_string()), "{list:?}");
+    assert!(
+        list.contains(&"papierkram_invoices_list".to_string()),
+        "{list:?}"
+    );
     let direct = rpc.call(&"y".repeat(1_000_000), json!({})).await;
     assert_eq!(direct["error"]["code"], json!(-32602), "{direct}");
     assert!(
@@ -81,7 +84,7 @@ async fn a_50_mb_upstream_answer_is_cut_at_the_cap_and_memory_stays_small() {
     );
     let rpc = Rpc::new(&server.url);
     for _ in 0..3 {
-        let reply = rpc.call("info_get", json!({})).await;
+        let reply = rpc.call("demo_info_get", json!({})).await;
         let s = structured(&reply);
         assert_eq!(s["status"], json!("unavailable"), "{s}");
         assert!(
@@ -89,7 +92,7 @@ async fn a_50_mb_upstream_answer_is_cut_at_the_cap_and_memory_stays_small() {
             "{s}"
         );
     }
-    let event = server.stdout.event_for("info_get");
+    let event = server.stdout.event_for("demo_info_get");
     assert_eq!(event["reason"], json!("upstream_too_large"));
     let peak = server.peak_rss_kib().expect("VmHWM on Linux");
     println!("mcp-server peak RSS after three 50 MB answers: {peak} KiB");
@@ -116,7 +119,11 @@ async fn start_up_warns_about_keys_without_a_profile_and_refuses_them() {
         .unwrap_or_else(|| panic!("no warning:\n{}", server.stderr.joined()));
     assert!(warning.contains("key_ids=other"), "{warning}");
     let mut rpc = Rpc::new(&server.url);
-    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+    assert!(
+        rpc.list()
+            .await
+            .contains(&"papierkram_invoices_list".to_string())
+    );
     rpc.key = Some(other.to_string());
     let refused = rpc
         .post(

@@ -68,7 +68,7 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
     let rpc = Rpc::new(&server.url);
 
     // Keys come from the secret.
-    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+    assert!(rpc.list().await.contains(&"demo_invoices_list".to_string()));
 
     // The upstream already wants the rotated token: the first call gets 401 with the cached
     // secret, re-reads the secret once, and retries.
@@ -78,7 +78,7 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
         .send()
         .await
         .unwrap();
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("retrying with the re-read secret"));
 }
@@ -106,18 +106,18 @@ async fn a_resend_after_rotation_is_not_charged_twice_to_the_callers_budget() {
         &[("MCP_LIMITS", "on")],
     );
     let rpc = Rpc::new(&server.url);
-    assert!(rpc.list().await.contains(&"invoices_list".to_string()));
+    assert!(rpc.list().await.contains(&"demo_invoices_list".to_string()));
     sm.put_secret_value()
         .secret_id("hosted-mcp/budget")
         .secret_string(secret_json(&addr.to_string(), "token-after-rotation"))
         .send()
         .await
         .unwrap();
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("retrying with the re-read secret"));
     assert_eq!(sandbox.request_count(), 2, "the 401 and the resend");
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "rate_limited", "{reply}");
     assert_eq!(sandbox.request_count(), 2, "a spent budget sends nothing");
 }
@@ -136,7 +136,7 @@ async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_field
         .unwrap();
     let server = start_server(&moto, "hosted-mcp/wrong");
     let rpc = Rpc::new(&server.url);
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     let result = structured(&reply);
     assert_eq!(result["status"], "unauthorized", "{reply}");
     let hint = result["hint"].as_str().unwrap();
@@ -150,7 +150,7 @@ async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_field
     // The token stays wrong: later calls answer unauthorized without re-reading the secret
     // each time (at most one re-read per 30 s), so one request upstream per call.
     for _ in 0..3 {
-        let reply = rpc.call("info_get", json!({})).await;
+        let reply = rpc.call("demo_info_get", json!({})).await;
         assert_eq!(structured(&reply)["status"], "unauthorized", "{reply}");
     }
     assert_eq!(sandbox.request_count(), 5);
@@ -206,7 +206,7 @@ async fn missing_secret_answers_503_and_the_server_keeps_running() {
             let tools = reply["result"]["tools"].as_array()?;
             tools
                 .iter()
-                .any(|t| t["name"] == "invoice_get")
+                .any(|t| t["name"] == "demo_invoice_get")
                 .then_some(())
         },
     )

@@ -39,7 +39,7 @@ async fn list_call_passes_quota_and_drops_upstream_headers() {
     let response = rpc
         .post(
             json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "invoices_list", "arguments": {"page_size": "5", "fields": ["id", "total_gross"]}}}),
+                   "params": {"name": "demo_invoices_list", "arguments": {"page_size": "5", "fields": ["id", "total_gross"]}}}),
             &[],
         )
         .await;
@@ -64,7 +64,7 @@ async fn list_call_passes_quota_and_drops_upstream_headers() {
     let remaining = sandbox.quota().remaining;
     assert_eq!(result["_quota"]["remaining"], json!(remaining));
     assert_eq!(result["_quota"]["limit"], json!(10_000));
-    let event = server.stdout.event_for("invoices_list");
+    let event = server.stdout.event_for("demo_invoices_list");
     assert_eq!(event["status"], "ok");
     assert_eq!(event["quota_remaining"], json!(remaining));
     assert_eq!(event["arg_keys"], json!(["fields", "page_size"]));
@@ -83,7 +83,9 @@ async fn list_call_passes_quota_and_drops_upstream_headers() {
 #[tokio::test]
 async fn count_only_returns_just_the_count() {
     let (_server, _sandbox, rpc) = setup().await;
-    let reply = rpc.call("invoices_list", json!({"count_only": true})).await;
+    let reply = rpc
+        .call("demo_invoices_list", json!({"count_only": true}))
+        .await;
     assert_eq!(
         structured(&reply),
         &json!({"status": "ok", "count": papierkram_sandbox::INVOICE_COUNT,
@@ -94,13 +96,15 @@ async fn count_only_returns_just_the_count() {
 #[tokio::test]
 async fn upstream_404_is_not_found_with_a_hint_naming_the_list_tool() {
     let (_server, _sandbox, rpc) = setup().await;
-    let reply = rpc.call("invoice_get", json!({"id": 99_999_999})).await;
+    let reply = rpc
+        .call("demo_invoice_get", json!({"id": 99_999_999}))
+        .await;
     let result = structured(&reply);
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(result["status"], "not_found", "{reply}");
     let hint = result["hint"].as_str().unwrap();
     assert!(
-        hint.contains("invoices_list") && hint.contains("API itself is up"),
+        hint.contains("demo_invoices_list") && hint.contains("API itself is up"),
         "{hint}"
     );
 }
@@ -109,7 +113,7 @@ async fn upstream_404_is_not_found_with_a_hint_naming_the_list_tool() {
 async fn upstream_5xx_and_timeouts_are_unavailable_with_retry_advice() {
     let (_server, sandbox, rpc) = setup().await;
     sandbox.inject_fault(Fault::status("/api/v1/info", 503).times(1));
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
     assert!(
         structured(&reply)["hint"]
@@ -119,7 +123,7 @@ async fn upstream_5xx_and_timeouts_are_unavailable_with_retry_advice() {
     );
 
     sandbox.inject_fault(Fault::delay("/api/v1/info", Duration::from_secs(5)).times(1));
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
     assert!(
         structured(&reply)["hint"]
@@ -133,7 +137,7 @@ async fn upstream_5xx_and_timeouts_are_unavailable_with_retry_advice() {
 async fn upstream_429_is_rate_limited_with_retry_time() {
     let (_server, sandbox, rpc) = setup().await;
     sandbox.inject_fault(Fault::status("/api/v1/info", 429).times(1));
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     let result = structured(&reply);
     assert_eq!(result["status"], "rate_limited", "{reply}");
     assert!(
@@ -146,7 +150,7 @@ async fn upstream_429_is_rate_limited_with_retry_time() {
 async fn exhausted_quota_says_so() {
     let (_server, sandbox, rpc) = setup().await;
     sandbox.set_quota_remaining(0);
-    let reply = rpc.call("info_get", json!({})).await;
+    let reply = rpc.call("demo_info_get", json!({})).await;
     let result = structured(&reply);
     assert_eq!(result["status"], "rate_limited", "{reply}");
     assert!(
@@ -194,14 +198,14 @@ async fn no_pii_and_no_secrets_in_any_output() {
         json!({"document_date_from": TOKEN}),
     ] {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                          "params": {"name": "invoices_list", "arguments": args}});
+                          "params": {"name": "demo_invoices_list", "arguments": args}});
         let r = rpc.post(body, &[("x-user-email", EMAIL)]).await;
         replies.push_str(&r.text().await.unwrap());
     }
     // In upstream error bodies: the sandbox's 422 echoes the bad `order_by` value back.
     for planted in [planted_token, EMAIL, TOKEN] {
         let reply = rpc
-            .call("invoices_list", json!({ "order_by": planted }))
+            .call("demo_invoices_list", json!({ "order_by": planted }))
             .await;
         assert_eq!(structured(&reply)["status"], "invalid_input", "{reply}");
         assert!(

@@ -78,8 +78,8 @@ fn audit_of(server: &Server, tool_name: &str, at_least: usize) -> Vec<Value> {
 async fn a_dry_run_sends_no_write_upstream() {
     let (server, sandbox, rpc) = setup(&[]).await;
     for (tool_name, action) in [
-        ("invoice_archive", "archive"),
-        ("invoice_deliver", "deliver"),
+        ("demo_invoice_archive", "archive"),
+        ("demo_invoice_deliver", "deliver"),
     ] {
         let reply = rpc.call(tool_name, json!({"id": 1, "dry_run": true})).await;
         let r = structured(&reply);
@@ -92,7 +92,7 @@ async fn a_dry_run_sends_no_write_upstream() {
         );
     }
     assert_eq!(sandbox.write_count(), 0, "{:?}", sandbox.writes());
-    let lines = audit_of(&server, "invoice_deliver", 1);
+    let lines = audit_of(&server, "demo_invoice_deliver", 1);
     assert_eq!(lines[0]["dry_run"], true);
     assert_eq!(lines[0]["audit_event"], "invoice.delivered");
     assert_eq!(lines[0]["risk"], "critical");
@@ -103,7 +103,12 @@ async fn a_dry_run_sends_no_write_upstream() {
 async fn a_person_accepts_or_declines_a_critical_write_in_the_clients_form() {
     let (server, sandbox, rpc) = setup(&[]).await;
     let [one, two, three] = [0, 1, 2].map(|n| invoice(&sandbox, n));
-    let accepted = confirm_client(&server.url, "invoice_deliver", json!({"id": one}), "accept");
+    let accepted = confirm_client(
+        &server.url,
+        "demo_invoice_deliver",
+        json!({"id": one}),
+        "accept",
+    );
     assert!(accepted.get("error").is_none(), "{accepted}");
     assert_eq!(accepted["is_error"], false, "{accepted}");
     assert_eq!(accepted["structured"]["status"], "ok", "{accepted}");
@@ -121,7 +126,7 @@ async fn a_person_accepts_or_declines_a_critical_write_in_the_clients_form() {
 
     let declined = confirm_client(
         &server.url,
-        "invoice_deliver",
+        "demo_invoice_deliver",
         json!({"id": two}),
         "decline",
     );
@@ -139,20 +144,25 @@ async fn a_person_accepts_or_declines_a_critical_write_in_the_clients_form() {
 
     // Without a form (no elicitation capability, or the 2025-11-25 generation), a critical
     // write is refused: a token would only prove the model saw the preview.
-    let none = confirm_client(&server.url, "invoice_deliver", json!({"id": three}), "none");
+    let none = confirm_client(
+        &server.url,
+        "demo_invoice_deliver",
+        json!({"id": three}),
+        "none",
+    );
     assert_eq!(
         none["structured"]["status"], "confirmation_required",
         "{none}"
     );
     assert!(none["structured"].get("confirmation_token").is_none());
-    let reply = rpc.call("invoice_deliver", json!({"id": three})).await;
+    let reply = rpc.call("demo_invoice_deliver", json!({"id": three})).await;
     assert_eq!(structured(&reply)["status"], "confirmation_required");
     assert_eq!(
         writes_to(&sandbox, &format!("/income/invoices/{three}/deliver")),
         0
     );
 
-    let lines = audit_of(&server, "invoice_deliver", 4);
+    let lines = audit_of(&server, "demo_invoice_deliver", 4);
     let channels: Vec<(&str, &str, &str)> = lines
         .iter()
         .map(|e| {
@@ -183,7 +193,7 @@ async fn tampered_replayed_and_retargeted_states_are_refused() {
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
     });
     let call = |args: Value, state: Option<&str>| {
-        let mut params = json!({"name": "invoice_deliver", "arguments": args, "_meta": meta});
+        let mut params = json!({"name": "demo_invoice_deliver", "arguments": args, "_meta": meta});
         if let Some(s) = state {
             params["requestState"] = s.into();
             params["inputResponses"] =
@@ -194,7 +204,7 @@ async fn tampered_replayed_and_retargeted_states_are_refused() {
     let headers = [
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", "tools/call"),
-        ("mcp-name", "invoice_deliver"),
+        ("mcp-name", "demo_invoice_deliver"),
     ];
     let post = |body: Value| {
         let mut r = rpc
@@ -275,7 +285,7 @@ async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused
         ..Rpc::new(&rpc.url)
     };
     let id = invoice(&sandbox, 2);
-    let asked = rpc.call("invoice_archive", json!({"id": id})).await;
+    let asked = rpc.call("demo_invoice_archive", json!({"id": id})).await;
     let token = structured(&asked)["confirmation_token"]
         .as_str()
         .unwrap_or_else(|| panic!("no token: {asked}"))
@@ -287,9 +297,9 @@ async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused
     };
     let confirmed = json!({"id": id, "confirmation_token": token});
 
-    let r = other.call("invoice_archive", confirmed.clone()).await;
+    let r = other.call("demo_invoice_archive", confirmed.clone()).await;
     assert!(hint(&r).contains("another caller"), "{r}");
-    let r = rpc.call("invoice_deliver", confirmed.clone()).await;
+    let r = rpc.call("demo_invoice_deliver", confirmed.clone()).await;
     assert!(hint(&r).contains("another tool"), "{r}");
 
     // The same binding, signed with the same key, but expired a second ago.
@@ -302,7 +312,7 @@ async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused
         .unwrap();
     let r = rpc
         .call(
-            "invoice_archive",
+            "demo_invoice_archive",
             json!({"id": id, "confirmation_token": expired}),
         )
         .await;
@@ -312,10 +322,12 @@ async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused
     // Rotation: the old key retired to second place still verifies; dropped, it does not.
     let (_retired, rpc) = start(&format!("{NEW},{OLD}"));
     let (_dropped, dropped) = start(NEW);
-    let r = dropped.call("invoice_archive", confirmed.clone()).await;
+    let r = dropped
+        .call("demo_invoice_archive", confirmed.clone())
+        .await;
     assert!(hint(&r).contains("not valid"), "{r}");
     assert_eq!(sandbox.write_count(), 0);
-    let r = rpc.call("invoice_archive", confirmed).await;
+    let r = rpc.call("demo_invoice_archive", confirmed).await;
     assert_eq!(structured(&r)["status"], "ok", "{r}");
     assert_eq!(
         writes_to(&sandbox, &format!("/income/invoices/{id}/archive")),
@@ -339,7 +351,7 @@ async fn twenty_concurrent_identical_confirmed_calls_make_one_upstream_write() {
 async fn twenty_at_once(server: &Server, sandbox: &SandboxState, rpc: &Rpc) {
     let six = invoice(sandbox, 5);
     let path = format!("/income/invoices/{six}/archive");
-    let asked = rpc.call("invoice_archive", json!({"id": six})).await;
+    let asked = rpc.call("demo_invoice_archive", json!({"id": six})).await;
     assert_eq!(
         structured(&asked)["status"],
         "confirmation_required",
@@ -355,7 +367,7 @@ async fn twenty_at_once(server: &Server, sandbox: &SandboxState, rpc: &Rpc) {
         calls.spawn(async move {
             let rpc = Rpc::new(&url);
             rpc.call(
-                "invoice_archive",
+                "demo_invoice_archive",
                 json!({"id": six, "confirmation_token": token}),
             )
             .await
@@ -379,7 +391,7 @@ async fn twenty_at_once(server: &Server, sandbox: &SandboxState, rpc: &Rpc) {
     // After it finished, the same confirmation replays the recorded result.
     let again = rpc
         .call(
-            "invoice_archive",
+            "demo_invoice_archive",
             json!({"id": six, "confirmation_token": token}),
         )
         .await;
@@ -396,13 +408,13 @@ async fn a_write_answered_too_late_is_outcome_unknown_on_retry_not_a_duplicate()
         "/api/v1/income/invoices/7/archive",
         Duration::from_millis(2500),
     ));
-    let asked = rpc.call("invoice_archive", json!({"id": 7})).await;
+    let asked = rpc.call("demo_invoice_archive", json!({"id": 7})).await;
     let token = structured(&asked)["confirmation_token"]
         .as_str()
         .unwrap()
         .to_string();
     let args = json!({"id": 7, "confirmation_token": token});
-    let first = rpc.call("invoice_archive", args.clone()).await;
+    let first = rpc.call("demo_invoice_archive", args.clone()).await;
     assert_ne!(structured(&first)["status"], "ok", "{first}");
     // The late answer arrives at the sandbox after the server gave up: it did happen.
     eventually(
@@ -414,7 +426,7 @@ async fn a_write_answered_too_late_is_outcome_unknown_on_retry_not_a_duplicate()
         },
     )
     .await;
-    let retry = rpc.call("invoice_archive", args).await;
+    let retry = rpc.call("demo_invoice_archive", args).await;
     assert_eq!(structured(&retry)["status"], "outcome_unknown", "{retry}");
     assert!(
         structured(&retry)["hint"]
@@ -447,20 +459,20 @@ async fn the_ledger_table_is_shared_by_instances_and_costs_two_requests_a_write(
     let id = invoice(&sandbox, 8);
     let path = format!("/income/invoices/{id}/archive");
     assert_eq!(
-        structured(&rpc_a.call("invoices_list", json!({})).await)["status"],
+        structured(&rpc_a.call("demo_invoices_list", json!({})).await)["status"],
         "ok"
     );
-    let asked = rpc_a.call("invoice_archive", json!({"id": id})).await;
+    let asked = rpc_a.call("demo_invoice_archive", json!({"id": id})).await;
     assert_eq!(relay.count(), 0, "reads and asking cost the ledger nothing");
     let token = structured(&asked)["confirmation_token"]
         .as_str()
         .unwrap()
         .to_string();
     let args = json!({"id": id, "confirmation_token": token});
-    let done = rpc_a.call("invoice_archive", args.clone()).await;
+    let done = rpc_a.call("demo_invoice_archive", args.clone()).await;
     assert_eq!(structured(&done)["status"], "ok", "{done}");
     assert_eq!(relay.count(), 2, "claim + record");
-    let replay = rpc_b.call("invoice_archive", args).await;
+    let replay = rpc_b.call("demo_invoice_archive", args).await;
     assert_eq!(structured(&replay)["replayed"], true, "{replay}");
     assert_eq!(relay.count(), 3, "a replay is one refused claim");
     assert_eq!(

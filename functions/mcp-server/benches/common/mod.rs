@@ -1,5 +1,5 @@
 //! What the app benchmarks share: the app built from an environment (the shipped catalogs,
-//! a static secret, audit lines into a sink), one `info_get` call through it with `oneshot`,
+//! a static secret, audit lines into a sink), one `papierkram_info_get` call through it with `oneshot`,
 //! and latency statistics.
 
 #![allow(dead_code)]
@@ -65,15 +65,15 @@ pub(crate) fn router(env: &[(&str, &str)]) -> Router {
     app(state)
 }
 
-/// One `info_get` call with the API key.
+/// One `papierkram_info_get` call with the API key.
 pub(crate) async fn call(router: &Router) -> Duration {
     call_as(router, KEY).await
 }
 
-/// One `info_get` call with `bearer` (an API key or an access token).
+/// One `papierkram_info_get` call with `bearer` (an API key or an access token).
 pub(crate) async fn call_as(router: &Router, bearer: &str) -> Duration {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "info_get", "arguments": {}}});
+                      "params": {"name": "papierkram_info_get", "arguments": {}}});
     let mut request = Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")

@@ -58,7 +58,7 @@ enum Sub {
         #[arg(long, value_name = "FILE")]
         allowlist: Option<PathBuf>,
         /// The read-only tool called once.
-        #[arg(long, value_name = "NAME", default_value = "info_get")]
+        #[arg(long, value_name = "NAME", default_value = "papierkram_info_get")]
         tool: String,
         /// Its arguments.
         #[arg(long = "args", value_name = "JSON", default_value = "{}", value_parser = json)]
@@ -141,7 +141,7 @@ impl Cli {
                     allowlist,
                     tool,
                     args: tool_args,
-                    raw_tool: "raw_get".into(),
+                    raw_tool: "papierkram_raw_get".into(),
                     oauth,
                 }))
             }
@@ -238,7 +238,7 @@ mod tests {
             panic!("not smoke");
         };
         assert_eq!((opts.url.as_str(), opts.key.as_str()), ("u", "k"));
-        assert_eq!(opts.tool, "info_get");
+        assert_eq!(opts.tool, "papierkram_info_get");
         assert_eq!(opts.args, serde_json::json!({}));
         assert_eq!(opts.allowlist, smoke::parse_allowlist(smoke::ALLOWLIST));
     }

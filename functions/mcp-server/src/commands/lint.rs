@@ -30,7 +30,7 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub rule: &'static str,
-    /// `connector/tool`, or `connector` for connector-wide rules.
+    /// The tool (its name carries the connector), or the connector for connector-wide rules.
     pub subject: String,
     pub verdict: Verdict,
     pub detail: String,
@@ -99,7 +99,7 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     for c in catalogs {
         connector_rows(c, config, &mut rows);
         for t in &c.tools {
-            tool_rows(c, t, config, &mut rows);
+            tool_rows(t, config, &mut rows);
         }
     }
     let listed: usize = catalogs
@@ -269,8 +269,8 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     row("credentials", subject, unused.is_empty(), detail)
 }
 
-fn tool_rows(c: &Catalog, t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
-    let subject = format!("{}/{}", c.connector, t.name);
+fn tool_rows(t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
+    let subject = t.name.clone();
     if t.risk == Risk::Forbidden {
         rows.push(row(
             "risk",
@@ -521,7 +521,7 @@ mod tests {
         );
         for i in 0..25 {
             yaml.push_str(&format!(
-                "  - name: things{i}_list\n    risk: low\n    list: true\n    description: >-\n      {}\n    get: /things{i}\n",
+                "  - name: big_things{i}_list\n    risk: low\n    list: true\n    description: >-\n      {}\n    get: /things{i}\n",
                 "Lists things with every detail a person could want to know about them. ".repeat(12)
             ));
         }
@@ -541,7 +541,7 @@ connector: bad
 base_url: "http://x"
 list_envelope: { items: entries }
 tools:
-  - name: things_list
+  - name: bad_things_list
     risk: low
     list: true
     description: Lists things.
@@ -549,7 +549,7 @@ tools:
     params:
       order: { type: string, enum: [asc, desc] }
       limit: { type: integer }
-  - name: thing_delete
+  - name: bad_thing_delete
     risk: low
     description: 'Deletes a thing (Ding, Sache). Use it to remove one. Example: {"id": 1}'
     delete: /things/{id}
@@ -567,14 +567,14 @@ tools:
         assert!(!gap("credentials", "bad"), "no secrets: n/a");
         assert!(gap("error_message", "bad"));
         assert!(gap("error_hints", "bad"));
-        assert!(gap("description", "bad/things_list"));
-        assert!(gap("booleans", "bad/things_list"));
-        assert!(gap("typed_params", "bad/things_list"));
-        assert!(gap("list_shape", "bad/things_list"));
-        assert!(gap("risk", "bad/thing_delete"));
-        assert!(gap("write_contract", "bad/thing_delete"));
-        assert!(!gap("write_contract", "bad/things_list"));
-        assert!(!gap("description", "bad/thing_delete"));
+        assert!(gap("description", "bad_things_list"));
+        assert!(gap("booleans", "bad_things_list"));
+        assert!(gap("typed_params", "bad_things_list"));
+        assert!(gap("list_shape", "bad_things_list"));
+        assert!(gap("risk", "bad_thing_delete"));
+        assert!(gap("write_contract", "bad_thing_delete"));
+        assert!(!gap("write_contract", "bad_things_list"));
+        assert!(!gap("description", "bad_thing_delete"));
         assert!(render(&rows).contains(" gap(s)"));
     }
 
@@ -583,7 +583,7 @@ tools:
         let text = |auth: &str| {
             format!(
                 "connector: c\nbase_url: \"https://{{host}}/v1\"\nsecrets: [host, key]\n{auth}\n\
-                 tools:\n  - name: thing_get\n    risk: low\n    description: d\n    get: /t\n"
+                 tools:\n  - name: c_thing_get\n    risk: low\n    description: d\n    get: /t\n"
             )
         };
         let verdict = |auth: &str| {
@@ -613,7 +613,7 @@ tools:
 connector: w
 base_url: "http://x"
 tools:
-  - name: thing_send
+  - name: w_thing_send
     risk: {risk}
     description: 'Sends a thing (Ding). Use it to send one. Example: {{"id": 1}}'
     {method}: /things/{{id}}
@@ -685,7 +685,7 @@ tools:
 connector: t
 base_url: "http://x"
 tools:
-  - name: thing_get
+  - name: t_thing_get
     risk: low
     description: 'Returns a thing (Ding, Sache). Use it when you know the id. Example: {"thing_id": 1}'
     get: /things/{id}
@@ -696,7 +696,7 @@ tools:
         .unwrap()
         .tools
         .remove(0);
-        let r = description_row(&t, "t/thing_get".into());
+        let r = description_row(&t, "t_thing_get".into());
         assert_eq!(r.verdict, Verdict::Gap);
         assert!(r.detail.contains("Did you mean `id`?"), "{}", r.detail);
     }

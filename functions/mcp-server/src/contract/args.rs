@@ -434,11 +434,11 @@ mod tests {
         catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 list_envelope: { items: entries }
 tools:
-  - name: invoices_list
+  - name: papierkram_invoices_list
     risk: low
     list: true
     description: d
@@ -465,10 +465,10 @@ tools:
         catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: invoice_create
+  - name: papierkram_invoice_create
     risk: high
     description: d
     post: /invoices
@@ -540,10 +540,10 @@ tools:
         catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: voucher_create
+  - name: papierkram_voucher_create
     risk: high
     description: d
     post: /vouchers

@@ -105,7 +105,10 @@ mod tests {
 
     #[test]
     fn long_or_unusual_names_are_refused_before_any_lookup() {
-        assert_eq!(plain_name("invoices_list"), Ok("invoices_list"));
+        assert_eq!(
+            plain_name("papierkram_invoices_list"),
+            Ok("papierkram_invoices_list")
+        );
         assert_eq!(plain_name("a.b-c_1"), Ok("a.b-c_1"));
         assert_eq!(plain_name(&"x".repeat(129)), Err(NameError::TooLong(129)));
         assert_eq!(plain_name("rm -rf"), Err(NameError::NotPlain));
@@ -115,7 +118,10 @@ mod tests {
 
     #[test]
     fn a_huge_word_gets_no_suggestion_and_costs_nothing() {
-        let huge = "invoices_list".repeat(100_000);
-        assert_eq!(closest(&huge, ["invoices_list"].into_iter()), None);
+        let huge = "papierkram_invoices_list".repeat(100_000);
+        assert_eq!(
+            closest(&huge, ["papierkram_invoices_list"].into_iter()),
+            None
+        );
     }
 }

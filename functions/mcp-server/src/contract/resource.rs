@@ -54,7 +54,7 @@ mod tests {
 connector: t
 base_url: "http://x"
 tools:
-  - name: person_get
+  - name: t_person_get
     risk: low
     description: d
     get: {path}

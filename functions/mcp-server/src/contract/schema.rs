@@ -167,18 +167,18 @@ pub(crate) mod tests {
         catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 list_envelope: { items: entries }
 tools:
-  - name: invoices_list
+  - name: papierkram_invoices_list
     risk: low
     list: true
     description: d
     get: /invoices
     params:
       from: { type: date }
-  - name: invoice_delete
+  - name: papierkram_invoice_delete
     risk: high
     description: d
     delete: /invoices/{id}
@@ -195,10 +195,10 @@ tools:
         let tool = catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: invoice_create
+  - name: papierkram_invoice_create
     risk: high
     description: d
     post: /invoices
@@ -232,10 +232,10 @@ tools:
         let tool = catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: voucher_create
+  - name: papierkram_voucher_create
     risk: high
     description: d
     post: /vouchers

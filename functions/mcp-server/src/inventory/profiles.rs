@@ -180,15 +180,25 @@ impl Profiles {
         }
     }
 
-    /// Whether a profile (`None`: the whole deployment) includes `connector/tool`.
+    /// Whether a profile (`None`: the whole deployment) includes `connector/tool`. After the
+    /// slash a pattern matches the tool's name with or without its connector's prefix:
+    /// `papierkram/invoices_*` and `papierkram/papierkram_invoices_*` both reach
+    /// `papierkram_invoices_list`, so profiles written before tool names carried the prefix
+    /// keep their meaning.
     pub fn allows(&self, profile: Option<&str>, connector: &str, tool: &str) -> bool {
         let Some(name) = profile else {
             return true;
         };
-        let subject = format!("{connector}/{tool}");
-        self.sets
-            .get(name)
-            .is_some_and(|patterns| patterns.iter().any(|p| glob(p, &subject)))
+        let full = format!("{connector}/{tool}");
+        let short = tool
+            .strip_prefix(connector)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .map(|rest| format!("{connector}/{rest}"));
+        self.sets.get(name).is_some_and(|patterns| {
+            patterns
+                .iter()
+                .any(|p| glob(p, &full) || short.as_ref().is_some_and(|s| glob(p, s)))
+        })
     }
 }
 
@@ -231,8 +241,9 @@ mod tests {
         let p = Profiles::from_env(&env).unwrap();
         assert!(p.allows(Some("books"), "papierkram", "anything"));
         assert!(!p.allows(Some("books"), "mail", "messages_list"));
-        assert!(p.allows(Some("reports"), "papierkram", "month_close_get"));
-        assert!(!p.allows(Some("reports"), "papierkram", "vouchers_list"));
+        assert!(p.allows(Some("reports"), "papierkram", "papierkram_month_close_get"));
+        assert!(p.allows(Some("reports"), "papierkram", "papierkram_invoices_list"));
+        assert!(!p.allows(Some("reports"), "papierkram", "papierkram_vouchers_list"));
         assert!(!p.allows(Some("nope"), "papierkram", "x"));
         assert!(p.allows(None, "mail", "messages_list"));
         assert_eq!(p.for_key("cursor"), Some("books"));

@@ -58,7 +58,7 @@ pub(super) fn annotations(tool: &Tool) -> ToolAnnotations {
         .open_world(true)
 }
 
-/// `invoices_list` → `Invoices list`.
+/// `papierkram_invoices_list` → `Papierkram invoices list`.
 fn title(name: &str) -> String {
     let spaced = name.replace('_', " ");
     let mut chars = spaced.chars();
@@ -119,6 +119,6 @@ mod tests {
         assert_eq!(del.read_only_hint, Some(false));
         assert_eq!(del.destructive_hint, Some(true));
         assert_eq!(del.idempotent_hint, Some(true));
-        assert_eq!(del.title.as_deref(), Some("Invoice delete"));
+        assert_eq!(del.title.as_deref(), Some("Papierkram invoice delete"));
     }
 }

@@ -47,7 +47,7 @@ pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
     let call = McpTool::new(
         CALL_TOOL,
         "Calls any tool found with search_tools, by name, with its arguments: the same validation, \
-         risk rules and result as calling it directly. Example: {\"name\": \"open_items_get\", \"arguments\": {}}",
+         risk rules and result as calling it directly. Example: {\"name\": \"papierkram_open_items_get\", \"arguments\": {}}",
         object(json!({
             "type": "object",
             "properties": {
@@ -163,9 +163,9 @@ mod tests {
         assert!(e.contains("at most 128 characters"), "{e}");
         let e = call_request(&args(json!({"name": "drop table;"}))).unwrap_err();
         assert!(e.contains("letters, digits"), "{e}");
-        let given = args(json!({"name": "info_get", "arguments": {"a": 1}}));
+        let given = args(json!({"name": "papierkram_info_get", "arguments": {"a": 1}}));
         let (name, inner) = call_request(&given).unwrap();
-        assert_eq!((name, inner.len()), ("info_get", 1));
+        assert_eq!((name, inner.len()), ("papierkram_info_get", 1));
         assert!(call_request(&args(json!({"name": "x", "arguments": [1]}))).is_err());
     }
 }

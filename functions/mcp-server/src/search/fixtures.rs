@@ -50,32 +50,32 @@ pub(super) fn ranked<'a>(
 pub(super) fn small() -> Index {
     Index::build(vec![
         doc(
-            "invoices_list",
+            "papierkram_invoices_list",
             "papierkram",
             "Lists outgoing invoices (Ausgangsrechnungen, Rechnungen) with state and totals.",
             &["document_date_from", "company_id"],
         ),
         doc(
-            "invoice_get",
+            "papierkram_invoice_get",
             "papierkram",
             "Returns one outgoing invoice in full: line items.",
             &["id"],
         ),
         doc(
-            "vouchers_list",
+            "papierkram_vouchers_list",
             "papierkram",
             "Lists expense vouchers (Belege, Eingangsrechnungen) with amount.",
             &["company_id"],
         ),
         doc(
-            "companies_list",
+            "papierkram_companies_list",
             "papierkram",
             "Lists customers and suppliers (Kunden, Lieferanten). Use it to find the \
-             company_id for invoices_list.",
+             company_id for papierkram_invoices_list.",
             &["order_by"],
         ),
         doc(
-            "time_entries_list",
+            "papierkram_time_entries_list",
             "papierkram",
             "Lists tracked time (Zeiterfassung, Umsätze der Stunden) per project.",
             &["project_id"],

@@ -321,15 +321,16 @@ mod tests {
     fn bm25_prefers_names_then_parameters_then_prose() {
         let index = small();
         // The plural in the name and in the text, exactly; the singular get tool after it; not
-        // companies_list, whose text only names `invoices_list`.
+        // papierkram_companies_list, whose text only names `papierkram_invoices_list`.
         assert_eq!(
             ranked(&index, "invoices", &all),
-            ["invoices_list", "invoice_get"]
+            ["papierkram_invoices_list", "papierkram_invoice_get"]
         );
         let company = ranked(&index, "company", &all);
-        assert_eq!(company[0], "companies_list", "{company:?}");
+        assert_eq!(company[0], "papierkram_companies_list", "{company:?}");
         assert!(
-            company[1..3].contains(&"invoices_list") && company[1..3].contains(&"vouchers_list")
+            company[1..3].contains(&"papierkram_invoices_list")
+                && company[1..3].contains(&"papierkram_vouchers_list")
         );
     }
 }

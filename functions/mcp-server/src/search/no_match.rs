@@ -166,7 +166,8 @@ mod tests {
         );
         let typo = index.search(&req("zeiterfasung"), &all);
         assert!(
-            typo.text.contains("Closest tools: time_entries_list."),
+            typo.text
+                .contains("Closest tools: papierkram_time_entries_list."),
             "{}",
             typo.text
         );

@@ -45,20 +45,24 @@ mod tests {
     fn a_month_name_finds_the_tool_that_takes_a_month() {
         let index = Index::build(vec![
             doc(
-                "month_close_get",
+                "papierkram_month_close_get",
                 "c",
                 "Month close (Monatsabschluss).",
                 &["month"],
             ),
             doc(
-                "vouchers_list",
+                "papierkram_vouchers_list",
                 "c",
                 "Lists expense vouchers.",
                 &["company_id"],
             ),
         ]);
         for query in ["earn in march", "Umsatz im März", "mai"] {
-            assert_eq!(ranked(&index, query, &all), ["month_close_get"], "{query}");
+            assert_eq!(
+                ranked(&index, query, &all),
+                ["papierkram_month_close_get"],
+                "{query}"
+            );
         }
         assert!(is_month("maerz") && !is_month("monat"));
     }

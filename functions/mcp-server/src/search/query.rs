@@ -140,7 +140,7 @@ mod tests {
         assert!(
             unknown
                 .text
-                .starts_with("No tool mentions: Woche.\n\n## time_entries_list"),
+                .starts_with("No tool mentions: Woche.\n\n## papierkram_time_entries_list"),
             "{}",
             unknown.text
         );
@@ -187,10 +187,16 @@ mod tests {
     #[test]
     fn hidden_tools_are_never_found_nor_counted() {
         let index = small();
-        let hide = |name: &str| name != "invoice_get";
-        assert!(!ranked(&index, "invoice_get", &hide).contains(&"invoice_get"));
+        let hide = |name: &str| name != "papierkram_invoice_get";
+        assert!(
+            !ranked(&index, "papierkram_invoice_get", &hide).contains(&"papierkram_invoice_get")
+        );
         let answer = index.search(&req("invoice get"), &hide);
-        assert!(!answer.text.contains("invoice_get"), "{}", answer.text);
+        assert!(
+            !answer.text.contains("papierkram_invoice_get"),
+            "{}",
+            answer.text
+        );
         assert_eq!(answer.total, 4);
         let everything = index.search(&req(""), &hide);
         assert_eq!((everything.matched, everything.total), (4, 4));
@@ -206,7 +212,9 @@ mod tests {
         let answer = index.search(&browse, &all);
         assert_eq!((answer.matched, answer.detail), (5, Detail::Full));
         assert!(
-            answer.text.starts_with("## invoices_list (papierkram)\n"),
+            answer
+                .text
+                .starts_with("## papierkram_invoices_list (papierkram)\n"),
             "{}",
             answer.text
         );

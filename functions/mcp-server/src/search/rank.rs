@@ -2,7 +2,7 @@
 //! compounds containing it, the known parts of an unknown compound), summed per tool, and the
 //! order of hits. Relevance first counts points per query word: a word that names the tool (in its
 //! name or subject) earns more than one it merely mentions, so "details of invoice 42" finds
-//! invoice_get before tools that mention invoices and details somewhere; the BM25F score breaks
+//! papierkram_invoice_get before tools that mention invoices and details somewhere; the BM25F score breaks
 //! ties.
 
 use super::index::{Index, MENTIONED};
@@ -14,7 +14,7 @@ use super::text::{SURFACE, Word};
 /// is weaker evidence than the word itself.
 const COMPOUND_WEIGHT: f32 = 0.5;
 /// Bonus for the exact (unstemmed) word on top of its stem's score: a tie-breaker between the
-/// singular and the plural (invoice_get, invoices_list), not a second match. Top-1 on the
+/// singular and the plural (papierkram_invoice_get, papierkram_invoices_list), not a second match. Top-1 on the
 /// shipped query set is the same from 0.25 to 0.75; the smallest keeps it from outweighing a name.
 const SURFACE_WEIGHT: f32 = 0.25;
 /// A month name matching the month itself ("März": Monat) is a mention, weaker than the word.
@@ -211,23 +211,27 @@ mod tests {
         // The word itself first, then the compound.
         assert_eq!(
             ranked(&index, "Rechnung", &all),
-            ["invoices_list", "vouchers_list"]
+            ["papierkram_invoices_list", "papierkram_vouchers_list"]
         );
-        assert_eq!(ranked(&index, "Eingangsrechnung", &all), ["vouchers_list"]);
+        assert_eq!(
+            ranked(&index, "Eingangsrechnung", &all),
+            ["papierkram_vouchers_list"]
+        );
         let parts = ranked(&index, "kundenrechnungen", &all);
         assert!(
-            parts.contains(&"companies_list") && parts.contains(&"invoices_list"),
+            parts.contains(&"papierkram_companies_list")
+                && parts.contains(&"papierkram_invoices_list"),
             "{parts:?}"
         );
-        assert!(ranked(&index, "zeit", &all).contains(&"time_entries_list"));
+        assert!(ranked(&index, "zeit", &all).contains(&"papierkram_time_entries_list"));
     }
 
     #[test]
     fn tools_matching_every_word_rank_before_partial_matches() {
         let index = small();
         let hits = ranked(&index, "invoices company", &all);
-        // invoices_list: both words; invoice_get only one, despite its short, focused text.
-        assert_eq!(hits[0], "invoices_list", "{hits:?}");
+        // papierkram_invoices_list: both words; papierkram_invoice_get only one, despite its short, focused text.
+        assert_eq!(hits[0], "papierkram_invoices_list", "{hits:?}");
         let answer = index.search(&req("invoices company"), &all);
         assert!(answer.matched >= 1 && answer.matched < 4, "{}", answer.text);
         assert!(

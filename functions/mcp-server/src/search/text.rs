@@ -127,9 +127,9 @@ pub(super) fn split_words(text: &str) -> impl Iterator<Item = &str> {
     }
 }
 
-/// Words of descriptions, without identifiers: `companies_list` or `company_id` in prose refer
+/// Words of descriptions, without identifiers: `papierkram_companies_list` or `company_id` in prose refer
 /// to other tools or to parameters (indexed in their own field), and would make every tool that
-/// mentions `invoices_list` match "list invoices".
+/// mentions `papierkram_invoices_list` match "list invoices".
 pub(super) fn prose_words(text: &str) -> impl Iterator<Item = &str> {
     Words {
         text,
@@ -272,7 +272,7 @@ mod tests {
         for query in ["umsatz", "Umsätze", "umsaetze", "UMSATZE"] {
             assert_eq!(
                 ranked(&index, query, &all),
-                ["time_entries_list"],
+                ["papierkram_time_entries_list"],
                 "{query}"
             );
         }

@@ -165,18 +165,21 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
     }
 }
 
-/// The list tool of the same resource (`invoice_get` → `invoices_list`), for 404 hints.
+/// The list tool of the same resource (`papierkram_invoice_get` → `papierkram_invoices_list`),
+/// for 404 hints. The names share the connector's prefix; what must match is the resource after it.
 fn sibling_list_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a str> {
     let resource = tool
         .name
         .rsplit_once('_')
         .map_or(tool.name.as_str(), |(r, _)| r);
+    let prefix = conn.catalog.connector.len() + 1;
+    let needed = prefix + resource.len().saturating_sub(prefix).min(4);
     conn.catalog
         .tools
         .iter()
         .filter(|t| t.list && Registry::is_exposed(conn, t) && t.name != tool.name)
         .max_by_key(|t| common_prefix(&t.name, resource))
-        .filter(|t| common_prefix(&t.name, resource) >= resource.len().min(4))
+        .filter(|t| common_prefix(&t.name, resource) >= needed)
         .map(|t| t.name.as_str())
 }
 

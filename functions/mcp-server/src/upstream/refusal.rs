@@ -73,7 +73,7 @@ mod tests {
         catalog::parse(
             "t.yaml",
             &format!(
-                "connector: t\nbase_url: \"http://x\"\n{declarations}\ntools:\n  - name: thing_get\n    risk: low\n    description: d\n    get: /t\n"
+                "connector: t\nbase_url: \"http://x\"\n{declarations}\ntools:\n  - name: t_thing_get\n    risk: low\n    description: d\n    get: /t\n"
             ),
         )
         .unwrap()

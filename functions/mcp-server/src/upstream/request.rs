@@ -211,7 +211,7 @@ auth: { bearer: token }
 list_envelope: { items: entries, total: total_entries }
 error_message: message
 tools:
-  - name: items_list
+  - name: shop_items_list
     risk: low
     list: true
     description: d
@@ -219,7 +219,7 @@ tools:
     params:
       descending: { type: boolean, as: order_direction, values: { true: desc, false: asc } }
       from: { type: date, as: document_date_range_start }
-  - name: item_get
+  - name: shop_item_get
     risk: low
     description: d
     get: /items/{id}/notes
@@ -235,10 +235,10 @@ tools:
         let c = catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: project_create
+  - name: papierkram_project_create
     risk: medium
     description: d
     post: /projects
@@ -264,10 +264,10 @@ tools:
         let c = catalog::parse(
             "t.yaml",
             r#"
-connector: t
+connector: papierkram
 base_url: "http://x"
 tools:
-  - name: voucher_create
+  - name: papierkram_voucher_create
     risk: high
     description: d
     post: /vouchers

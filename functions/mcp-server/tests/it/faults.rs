@@ -126,14 +126,14 @@ async fn spawn_upstream(mode: Mode) -> (SocketAddr, Upstream) {
 fn catalogs() -> Vec<catalog::Catalog> {
     let text = include_str!("../../../../tests/catalogs/demo.yaml").to_string()
         + r#"
-  - name: open_total_get
+  - name: demo_open_total_get
     risk: low
     description: >-
       The open total over every unpaid invoice, summed exactly. Example: {}
     aggregate:
       sources:
         open:
-          tool: invoices_list
+          tool: demo_invoices_list
           args: {}
           where: { state: [unpaid] }
       result:
@@ -183,7 +183,7 @@ fn last_event(app: &TestApp) -> audit::AuditEvent {
 async fn an_html_200_page_is_unavailable_not_an_empty_result() {
     let (addr, _) = spawn_upstream(Mode::Html).await;
     let app = test_app(&[], addr);
-    for tool in ["invoices_list", "info_get"] {
+    for tool in ["demo_invoices_list", "demo_info_get"] {
         let result = call(&app, tool, json!({})).await;
         let s = &result["structuredContent"];
         assert_eq!(result["isError"], json!(true), "{tool}: {result}");
@@ -201,7 +201,7 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
             Some("upstream_not_json")
         );
     }
-    let result = call(&app, "open_total_get", json!({})).await;
+    let result = call(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert_eq!(s["partial"], json!(true), "{s}");
@@ -211,7 +211,7 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
 async fn an_answer_over_the_cap_is_unavailable_with_a_hint_to_narrow() {
     let (addr, _) = spawn_upstream(Mode::Huge(5 * 1024 * 1024)).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "info_get", json!({})).await;
+    let result = call(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert!(
@@ -229,7 +229,7 @@ async fn a_slow_upstream_ends_at_the_call_deadline_with_an_audit_line() {
     let (addr, _) = spawn_upstream(Mode::Slow(Duration::from_secs(5))).await;
     let app = test_app(&[("MCP_CALL_DEADLINE_MS", "300")], addr);
     let started = Instant::now();
-    let result = call(&app, "info_get", json!({})).await;
+    let result = call(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("0.3 s"), "{s}");
@@ -244,7 +244,7 @@ async fn a_slow_upstream_ends_at_the_call_deadline_with_an_audit_line() {
 async fn an_aggregation_cut_by_the_deadline_answers_what_it_has_as_partial() {
     let (addr, up) = spawn_upstream(Mode::SlowPages(Duration::from_millis(200))).await;
     let app = test_app(&[("MCP_CALL_DEADLINE_MS", "700")], addr);
-    let result = call(&app, "open_total_get", json!({})).await;
+    let result = call(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["partial"], json!(true), "{s}");
     assert_eq!(s["status"], json!("unavailable"), "{s}");
@@ -272,7 +272,7 @@ async fn an_aggregation_cut_by_the_deadline_answers_what_it_has_as_partial() {
 async fn a_decimal_overflow_is_an_error_with_a_hint_not_a_panic() {
     let (addr, _) = spawn_upstream(Mode::Absurd).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "open_total_get", json!({})).await;
+    let result = call(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("error"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("decimal range"), "{s}");
@@ -283,7 +283,7 @@ async fn a_decimal_overflow_is_an_error_with_a_hint_not_a_panic() {
 async fn retry_after_as_an_http_date_becomes_seconds() {
     let (addr, _) = spawn_upstream(Mode::RetryDate).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "info_get", json!({})).await;
+    let result = call(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("rate_limited"), "{s}");
     let seconds = s["retry_after_s"].as_u64().unwrap();
@@ -373,7 +373,7 @@ async fn a_hostile_client_info_reaches_the_audit_line_bounded_and_plain() {
     assert!(event.request_id.is_some(), "a generated request id");
     let many: serde_json::Map<String, Value> =
         (0..500).map(|i| (format!("k{i}"), json!(1))).collect();
-    call(&app, "info_get", Value::Object(many)).await;
+    call(&app, "demo_info_get", Value::Object(many)).await;
     let event = last_event(&app);
     assert_eq!(event.arg_keys.len(), audit::MAX_ARG_KEYS);
     assert_eq!(event.arg_keys_omitted, Some(468));
@@ -409,7 +409,7 @@ async fn a_key_without_a_profile_is_refused_once_keys_are_mapped() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["info_get"]);
+    assert_eq!(names, ["demo_info_get"]);
 }
 
 #[tokio::test]

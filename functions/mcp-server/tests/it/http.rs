@@ -161,7 +161,7 @@ async fn oversized_body_is_refused() {
         secrets("127.0.0.1:1", "t"),
     );
     let big = call(
-        "invoices_list",
+        "demo_invoices_list",
         json!({"document_date_from": "x".repeat(4096)}),
     );
     let (status, _, _) = send(&app, rpc(big, V2025)).await;
@@ -201,7 +201,11 @@ async fn tools_list_equals_the_checked_in_allowlist() {
 #[tokio::test]
 async fn raw_tool_is_not_found_unless_exposed() {
     let app = default_app();
-    let (_, _, body) = send(&app, rpc(call("raw_get", json!({"path": "/info"})), V2025)).await;
+    let (_, _, body) = send(
+        &app,
+        rpc(call("demo_raw_get", json!({"path": "/info"})), V2025),
+    )
+    .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
     assert!(
         body["error"]["message"]
@@ -223,7 +227,7 @@ async fn raw_tool_is_not_found_unless_exposed() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|t| t["name"] == "raw_get")
+            .any(|t| t["name"] == "demo_raw_get")
     );
 }
 
@@ -238,20 +242,33 @@ async fn forbidden_tool_is_never_listed_nor_callable() {
         ),
     )
     .await;
-    assert!(!list.to_string().contains("invoice_delete"));
-    let (_, _, body) = send(&app, rpc(call("invoice_delete", json!({"id": 1})), V2025)).await;
+    assert!(!list.to_string().contains("demo_invoice_delete"));
+    let (_, _, body) = send(
+        &app,
+        rpc(call("demo_invoice_delete", json!({"id": 1})), V2025),
+    )
+    .await;
     assert_eq!(body["error"]["code"], -32602);
 }
 
 #[tokio::test]
 async fn unknown_tool_suggests_the_closest_name() {
     let app = default_app();
-    let (_, _, body) = send(&app, rpc(call("invoice_gett", json!({})), V2025)).await;
+    let (_, _, body) = send(&app, rpc(call("demo_invoice_gett", json!({})), V2025)).await;
     assert!(
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("Did you mean `invoice_get`?"),
+            .contains("Did you mean `demo_invoice_get`?"),
+        "{body}"
+    );
+    // A client that still calls a tool by its name from before names carried the connector.
+    let (_, _, body) = send(&app, rpc(call("invoice_get", json!({})), V2025)).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Tool not found: `invoice_get`. Did you mean `demo_invoice_get`?"),
         "{body}"
     );
 }
@@ -261,7 +278,7 @@ async fn bad_arguments_are_an_is_error_result_with_a_hint() {
     let app = default_app();
     let (_, _, body) = send(
         &app,
-        rpc(call("invoice_get", json!({"invoice_id": 3})), V2025),
+        rpc(call("demo_invoice_get", json!({"invoice_id": 3})), V2025),
     )
     .await;
     let result = &body["result"];
@@ -292,7 +309,7 @@ async fn a_dry_run_previews_the_exact_request_and_writes_nothing() {
     let (_, _, body) = send(
         &app,
         rpc(
-            call("invoice_archive", json!({"id": 7, "dry_run": true})),
+            call("demo_invoice_archive", json!({"id": 7, "dry_run": true})),
             V2025,
         ),
     )
@@ -323,7 +340,7 @@ async fn a_dry_run_previews_the_exact_request_and_writes_nothing() {
 #[tokio::test]
 async fn a_risky_write_runs_only_with_the_token_of_its_preview() {
     let app = default_app();
-    let ask = |args: Value| rpc(call("invoice_archive", args), V2025);
+    let ask = |args: Value| rpc(call("demo_invoice_archive", args), V2025);
     let (_, _, body) = send(&app, ask(json!({"id": 1}))).await;
     let r = result_of(&body);
     assert_eq!(r["status"], "confirmation_required", "{body}");
@@ -406,11 +423,11 @@ async fn stateless_2026_client_discovers_and_lists_without_initialize() {
     assert!(body["result"]["tools"].as_array().unwrap().len() >= 3);
 
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "invoice_get", "arguments": {"id": "x"}, "_meta": meta_2026()}});
+        "params": {"name": "demo_invoice_get", "arguments": {"id": "x"}, "_meta": meta_2026()}});
     let headers = [
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", "tools/call"),
-        ("mcp-name", "invoice_get"),
+        ("mcp-name", "demo_invoice_get"),
     ];
     let (_, _, body) = send(&app, rpc(call, &headers)).await;
     assert_eq!(
@@ -421,7 +438,7 @@ async fn stateless_2026_client_discovers_and_lists_without_initialize() {
         .audit
         .events()
         .into_iter()
-        .find(|e| e.tool.as_deref() == Some("invoice_get"))
+        .find(|e| e.tool.as_deref() == Some("demo_invoice_get"))
         .unwrap();
     assert_eq!(event.client.as_deref(), Some("next-client"));
     assert_eq!(event.protocol_version.as_deref(), Some("2026-07-28"));
@@ -431,11 +448,11 @@ async fn stateless_2026_client_discovers_and_lists_without_initialize() {
 async fn mismatched_mcp_name_header_is_rejected() {
     let app = default_app();
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-        "params": {"name": "invoice_get", "arguments": {"id": 1}, "_meta": meta_2026()}});
+        "params": {"name": "demo_invoice_get", "arguments": {"id": 1}, "_meta": meta_2026()}});
     let headers = [
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", "tools/call"),
-        ("mcp-name", "info_get"),
+        ("mcp-name", "demo_info_get"),
     ];
     let (status, _, body) = send(&app, rpc(call, &headers)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
@@ -475,12 +492,12 @@ async fn missing_secret_answers_503_with_a_clear_message() {
 fn disclosure_app(env: &[(&str, &str)]) -> TestApp {
     let text = include_str!("../../../../tests/catalogs/demo.yaml")
         .replace(
-            "  - name: invoice_get\n",
-            "  - name: invoice_get\n    core: false\n",
+            "  - name: demo_invoice_get\n",
+            "  - name: demo_invoice_get\n    core: false\n",
         )
         .replace(
-            "  - name: info_get\n",
-            "  - name: info_get\n    core: false\n",
+            "  - name: demo_info_get\n",
+            "  - name: demo_info_get\n    core: false\n",
         );
     let catalogs = vec![catalog::parse("demo.yaml", &text).unwrap()];
     app_with(env, catalogs, secrets("127.0.0.1:1", "t"))
@@ -511,9 +528,9 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
     assert_eq!(
         names(&body),
         [
-            "invoices_list",
-            "invoice_archive",
-            "invoice_deliver",
+            "demo_invoices_list",
+            "demo_invoice_archive",
+            "demo_invoice_deliver",
             "search_tools",
             "call_tool"
         ]
@@ -525,7 +542,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
     );
     let (_, _, body) = send(&app, rpc(search, V2025)).await;
     let text = body["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("info_get"), "{body}");
+    assert!(text.contains("demo_info_get"), "{body}");
     assert!(
         text.contains("matched"),
         "the footer says how many matched: {text}"
@@ -533,7 +550,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
 
     let via = call(
         "call_tool",
-        json!({"name": "invoice_get", "arguments": {"id": "x"}}),
+        json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
     );
     let (_, _, body) = send(&app, rpc(via, V2025)).await;
     assert_eq!(
@@ -544,7 +561,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
         .audit
         .events()
         .into_iter()
-        .find(|e| e.tool.as_deref() == Some("invoice_get"))
+        .find(|e| e.tool.as_deref() == Some("demo_invoice_get"))
         .unwrap();
     assert_eq!(
         event.status.as_deref(),
@@ -604,24 +621,34 @@ async fn profiles_select_tools_by_path_and_by_key() {
     let app = disclosure_app(&env);
     let (status, _, body) = send(&app, list_request("/mcp/reading")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(names(&body), ["invoices_list", "search_tools", "call_tool"]);
+    assert_eq!(
+        names(&body),
+        ["demo_invoices_list", "search_tools", "call_tool"]
+    );
     // The key is limited to `reading`: plain /mcp means that profile, another profile is refused.
     let (_, _, body) = send(&app, list_request("/mcp")).await;
-    assert_eq!(names(&body), ["invoices_list", "search_tools", "call_tool"]);
+    assert_eq!(
+        names(&body),
+        ["demo_invoices_list", "search_tools", "call_tool"]
+    );
     let (status, _, _) = send(&app, list_request("/mcp/archive")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, _, _) = send(&app, list_request("/mcp/nope")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     // A tool outside the profile cannot be called or found, nor is it suggested for a typo.
-    let (_, _, body) = send(&app, rpc(call("invoice_archive", json!({"id": 1})), V2025)).await;
+    let (_, _, body) = send(
+        &app,
+        rpc(call("demo_invoice_archive", json!({"id": 1})), V2025),
+    )
+    .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
     let (_, _, body) = send(&app, rpc(call("invoice_archiv", json!({"id": 1})), V2025)).await;
     let message = body["error"]["message"].as_str().unwrap();
-    assert!(!message.contains("invoice_archive"), "{message}");
+    assert!(!message.contains("demo_invoice_archive"), "{message}");
     let (_, _, body) = send(&app, rpc(call("invoices_lst", json!({})), V2025)).await;
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("Did you mean `invoices_list`?"),
+        message.contains("Did you mean `demo_invoices_list`?"),
         "{message}"
     );
     let search = call("search_tools", json!({"query": "archive invoice"}));
@@ -630,7 +657,7 @@ async fn profiles_select_tools_by_path_and_by_key() {
         !body["result"]["content"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("invoice_archive"),
+            .contains("demo_invoice_archive"),
         "{body}"
     );
 }

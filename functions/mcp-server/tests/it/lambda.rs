@@ -137,9 +137,12 @@ async fn base64_body_is_decoded_and_tools_listed() {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
-    assert!(names.contains(&"invoices_list".to_string()), "{names:?}");
     assert!(
-        !names.contains(&"raw_get".to_string()),
+        names.contains(&"papierkram_invoices_list".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"papierkram_raw_get".to_string()),
         "raw tools stay hidden on Lambda"
     );
 }

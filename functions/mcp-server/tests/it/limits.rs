@@ -23,7 +23,7 @@ fn test_app(env: &[(&str, &str)]) -> TestApp {
 
 fn request(method: &str, key: &str, peer: &str, forwarded: Option<&str>) -> Request<Body> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method,
-                      "params": {"name": "info_get", "arguments": {}}});
+                      "params": {"name": "demo_info_get", "arguments": {}}});
     let mut r = Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")

@@ -101,18 +101,18 @@ base_url: "http://{{host}}/v2"
 secrets: [host, token, user, password]
 {declarations}
 tools:
-  - name: items_get
+  - name: wire_items_get
     risk: low
     description: 'Reads items. Example: {{"q": "a"}}'
     get: /items
     params:
       q: {{ type: string, max_length: 20 }}
-  - name: slots_get
+  - name: wire_slots_get
     risk: low
     description: 'Reads slots. Example: {{}}'
     get: /slots
     headers: {{ cal-api-version: "2024-09-04" }}
-  - name: item_archive
+  - name: wire_item_archive
     risk: high
     effect: delete
     audit_event: item.archived
@@ -212,7 +212,7 @@ async fn every_auth_shape_arrives_where_it_is_declared() {
     ];
     for (auth, name, value, query) in cases {
         let app = app(addr, auth);
-        let result = call(&app, "items_get", json!({"q": "a"})).await;
+        let result = call(&app, "wire_items_get", json!({"q": "a"})).await;
         assert_eq!(result["status"], "ok", "{auth}: {result}");
         let seen = fake.last();
         assert_eq!(seen.target, format!("/v2/items?{query}"), "{auth}");
@@ -234,11 +234,11 @@ async fn static_headers_go_with_every_request_and_a_tools_own_win() {
         addr,
         "auth: { bearer: token }\nheaders: { cal-api-version: \"2024-08-13\", X-Client: hosted-mcp }",
     );
-    call(&app, "items_get", json!({})).await;
+    call(&app, "wire_items_get", json!({})).await;
     let items = fake.last();
     assert_eq!(header(&items, "cal-api-version"), Some("2024-08-13"));
     assert_eq!(header(&items, "x-client"), Some("hosted-mcp"));
-    call(&app, "slots_get", json!({})).await;
+    call(&app, "wire_slots_get", json!({})).await;
     let slots = fake.last();
     assert_eq!(header(&slots, "cal-api-version"), Some("2024-09-04"));
     assert_eq!(slots.headers.get_all("cal-api-version").iter().count(), 1);
@@ -253,17 +253,17 @@ async fn static_headers_go_with_every_request_and_a_tools_own_win() {
 async fn a_query_secret_is_sent_but_never_previewed_or_audited() {
     let (addr, fake) = spawn().await;
     let app = app(addr, "auth: { query: api_key, secret: token }");
-    let preview = call(&app, "item_archive", json!({"id": 7, "dry_run": true})).await;
+    let preview = call(&app, "wire_item_archive", json!({"id": 7, "dry_run": true})).await;
     assert_eq!(preview["status"], "ok", "{preview}");
     assert_eq!(preview["preview"]["request"]["path"], "/v2/items/7/archive");
     assert!(fake.seen().is_empty(), "a dry run sends nothing");
-    let asked = call(&app, "item_archive", json!({"id": 7})).await;
+    let asked = call(&app, "wire_item_archive", json!({"id": 7})).await;
     assert_eq!(asked["status"], "confirmation_required", "{asked}");
     assert!(!asked.to_string().contains(TOKEN), "{asked}");
     let token = asked["confirmation_token"].as_str().unwrap().to_string();
     let done = call(
         &app,
-        "item_archive",
+        "wire_item_archive",
         json!({"id": 7, "confirmation_token": token}),
     )
     .await;
@@ -272,7 +272,7 @@ async fn a_query_secret_is_sent_but_never_previewed_or_audited() {
     assert_eq!(seen.method, "POST");
     assert_eq!(seen.target, "/v2/items/7/archive?api_key=tok-SECRET-0042");
     let lines = app.audit.lines().join("\n");
-    assert!(lines.contains("item_archive"), "{lines}");
+    assert!(lines.contains("wire_item_archive"), "{lines}");
     assert!(!lines.contains(TOKEN), "{lines}");
 }
 
@@ -291,7 +291,7 @@ async fn an_error_message_is_read_by_json_pointer() {
             json!({"error": {"message": "Contact not found", "exceptionUUID": "e-1"}}),
         ),
     );
-    let result = call(&app, "items_get", json!({})).await;
+    let result = call(&app, "wire_items_get", json!({})).await;
     assert_eq!(result["status"], "not_found", "{result}");
     assert_eq!(result["upstream_message"], "Contact not found", "{result}");
     assert!(!result.to_string().contains("e-1"), "{result}");
@@ -313,7 +313,7 @@ async fn problem_details_give_title_and_detail() {
                    "detail": "q must not be empty", "status": 422}),
         ),
     );
-    let result = call(&app, "items_get", json!({})).await;
+    let result = call(&app, "wire_items_get", json!({})).await;
     assert_eq!(result["status"], "invalid_input", "{result}");
     assert_eq!(
         result["upstream_message"], "Invalid input: q must not be empty",
@@ -340,11 +340,11 @@ async fn a_status_in_a_200_body_is_the_answer_and_a_success_stays_one() {
         "/slots",
         (200, vec![], json!({"status": "200", "data": [1, 2]})),
     );
-    let result = call(&app, "items_get", json!({})).await;
+    let result = call(&app, "wire_items_get", json!({})).await;
     assert_eq!(result["status"], "not_found", "{result}");
     assert_eq!(result["upstream_message"], "no such item", "{result}");
     let event = app.audit.events().pop().unwrap();
     assert_eq!(event.status.as_deref(), Some("not_found"));
-    let ok = call(&app, "slots_get", json!({})).await;
+    let ok = call(&app, "wire_slots_get", json!({})).await;
     assert_eq!(ok["status"], "ok", "{ok}");
 }

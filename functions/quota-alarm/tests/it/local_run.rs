@@ -52,7 +52,10 @@ async fn a_month_of_traffic_warns_that_the_quota_runs_out_before_the_reset() {
         assert!(row.contains(expected), "{expected} missing in\n{table}");
     }
     assert!(row.ends_with("warn"), "{table}");
-    assert!(table.contains("top consumers: invoices_list"), "{table}");
+    assert!(
+        table.contains("top consumers: papierkram_invoices_list"),
+        "{table}"
+    );
     assert!(table.contains("audited calls in the window: "), "{table}");
 }
 

@@ -157,8 +157,8 @@ mod tests {
     fn unknown_tools_are_counted_by_name_most_first() {
         let m = missing_capabilities(&[
             unknown("mahnung_create", 1),
-            unknown("invoice_send", 2),
-            unknown("invoice_send", 1),
+            unknown("papierkram_invoice_send", 2),
+            unknown("papierkram_invoice_send", 1),
             MissRow {
                 reason: Some("timeout".into()),
                 ..unknown("other", 5)
@@ -166,7 +166,7 @@ mod tests {
         ]);
         assert_eq!(
             pairs(&m.unknown_tools),
-            [("invoice_send", 3), ("mahnung_create", 1)]
+            [("papierkram_invoice_send", 3), ("mahnung_create", 1)]
         );
         assert_eq!(m.unknown_tool_calls(), 4);
         assert!(m.searches.is_empty() && !m.is_empty());

@@ -48,8 +48,9 @@ fn run_local_writes_the_digest_files() {
     // So does the writes query, with the write whose outcome is unknown called out.
     assert!(
         text.contains("\nWRITES (")
-            && text
-                .contains("Check: 1 write has an unknown outcome: invoice_cancel (papierkram) 1."),
+            && text.contains(
+                "Check: 1 write has an unknown outcome: papierkram_invoice_cancel (papierkram) 1."
+            ),
         "{text}"
     );
     let html = std::fs::read_to_string(out.join("digest.html")).unwrap();

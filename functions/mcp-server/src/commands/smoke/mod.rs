@@ -314,7 +314,7 @@ mod tests {
             parse_allowlist("# x\n\na_list\n  b_get \n"),
             vec!["a_list", "b_get"]
         );
-        assert!(parse_allowlist(ALLOWLIST).contains(&"invoices_list".to_string()));
+        assert!(parse_allowlist(ALLOWLIST).contains(&"papierkram_invoices_list".to_string()));
     }
 
     #[test]
