@@ -372,6 +372,7 @@ mod tests {
                 remaining: Some(1_200),
                 consumed: Some(1),
                 limit: None,
+                reset_s: None,
             },
         };
         // The last call was seven hours ago: past the catalog's six quiet hours.

@@ -64,7 +64,7 @@ impl Policy {
             limit: q.limit,
             warn_percent: warn,
             critical_percent: critical,
-            measurable: q.remaining.is_some() || q.consumed.is_some(),
+            measurable: q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some(),
         }))
     }
 

@@ -249,7 +249,7 @@ impl Prober for HttpProber {
         }
         Err(ProbeError::NoFigure {
             status: http_status,
-            header: spec.quota.remaining.clone().unwrap_or_default(),
+            header: spec.quota.remaining_header(),
         })
     }
 }
@@ -389,6 +389,7 @@ mod tests {
             remaining: Some(40),
             consumed: Some(1),
             limit: Some(100),
+            reset_s: None,
         };
         let answer = Answer {
             http_status: 200,

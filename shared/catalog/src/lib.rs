@@ -6,6 +6,7 @@
 
 mod load;
 mod model;
+mod quota;
 mod request;
 #[cfg(test)]
 mod schema_sync;
@@ -13,7 +14,8 @@ mod wire;
 
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
-pub use request::{Credential, CredentialError, QuotaFigures, fill_base_url, fill_secret_template};
+pub use quota::QuotaFigures;
+pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 
 /// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
 pub const RESERVED_PARAMS: &[&str] = &[

@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::model::{Catalog, Method, ParamIn, ParamType, Risk, Tool};
+use crate::model::{
+    Catalog, Method, ParamIn, ParamType, RateLimitHeaders, ResetFormat, Risk, Tool,
+};
 
 /// A catalog that failed to load: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -193,15 +195,46 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             top("quota.window needs exactly one of calendar_month, day, rolling_hours".into());
         }
     }
+    if let Some(q) = &c.quota {
+        if q.headers.is_some() && q.remaining.is_some() {
+            top(
+                "quota.remaining names a header, but quota.headers already reads the remaining \
+                 requests from its family: declare one"
+                    .into(),
+            );
+        }
+        if let Some(bucket) = &q.bucket
+            && !(bucket == "*"
+                || (!bucket.is_empty()
+                    && bucket
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')))
+        {
+            top(format!(
+                "quota.bucket `{bucket}` must be `*` or a name of letters, digits, `_` and `-`: \
+                 it becomes part of a header name"
+            ));
+        }
+        if q.headers.is_none() && q.bucket.is_some() {
+            top("quota.bucket names a bucket of a header family: declare quota.headers".into());
+        }
+        if q.headers != Some(RateLimitHeaders::XRatelimit) && q.reset != ResetFormat::Seconds {
+            top(
+                "quota.reset says how X-RateLimit-Reset counts: it needs `headers: x_ratelimit`"
+                    .into(),
+            );
+        }
+    }
     if let Some(q) = &c.quota
         && let Some(p) = &q.probe
     {
         if !p.get.starts_with('/') || !placeholders(&p.get).is_empty() {
             top("quota.probe.get must be a fixed path starting with `/`".into());
         }
-        if q.remaining.is_none() {
+        if q.remaining.is_none() && q.headers.is_none() {
             top(
-                "quota.probe needs quota.remaining: a probe learns the quota only from that header"
+                "quota.probe needs quota.remaining or quota.headers: a probe learns the quota \
+                 only from those headers"
                     .into(),
             );
         }
@@ -747,7 +780,24 @@ tools:
         let good = "{ remaining: x-left, window: { day: UTC }, probe: { get: /info } }";
         let probe = with(good).unwrap().quota.unwrap().probe.unwrap();
         assert_eq!((probe.get.as_str(), probe.quiet_hours), ("/info", 6));
+        let family = "{ headers: x_ratelimit, bucket: long, reset: epoch, window: { day: UTC }, \
+                      probe: { get: /info } }";
+        assert!(
+            with(family).is_ok(),
+            "a family reports the remaining requests to a probe"
+        );
         for (quota, problem) in [
+            ("{ headers: ietf, remaining: x-left }", "declare one"),
+            (
+                "{ remaining: x-left, bucket: long }",
+                "declare quota.headers",
+            ),
+            (
+                "{ headers: ietf, reset: epoch }",
+                "needs `headers: x_ratelimit`",
+            ),
+            ("{ headers: x_ratelimit, bucket: 'a b' }", "bucket"),
+            ("{ headers: retry_after }", "unknown variant"),
             (
                 "{ remaining: x-left, window: { day: UTC }, probe: { get: info } }",
                 "fixed path",

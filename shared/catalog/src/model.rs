@@ -169,6 +169,18 @@ fn default_max_page_size() -> u32 {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Quota {
+    /// A header family that reports the remaining requests, the limit and the reset
+    /// (`x_ratelimit` or `ietf`), instead of a `remaining` header of the API's own name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<RateLimitHeaders>,
+    /// With `headers`: the named bucket or policy to read (`X-RateLimit-Remaining-Long`, an IETF
+    /// policy `"long"`); `"*"` reads every bucket sent and reports the tightest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<String>,
+    /// With `headers: x_ratelimit`: how `X-RateLimit-Reset` counts (seconds from now, or a Unix
+    /// time).
+    #[serde(default, skip_serializing_if = "ResetFormat::is_seconds")]
+    pub reset: ResetFormat,
     /// Response header with the remaining quota.
     #[serde(default)]
     pub remaining: Option<String>,
@@ -191,6 +203,36 @@ pub struct Quota {
     /// budget; aggregations count every page). Unset: no budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller_daily_budget: Option<u64>,
+}
+
+/// The rate-limit header families an upstream may send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitHeaders {
+    /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (GitHub, Cal.com); with `bucket`, the
+    /// bucket's name is appended (`X-RateLimit-Remaining-Long`).
+    XRatelimit,
+    /// The IETF fields: `RateLimit: "policy";r=…;t=…` with `RateLimit-Policy: "policy";q=…;w=…`,
+    /// the earlier `RateLimit: limit=…, remaining=…, reset=…`, or the separate
+    /// `RateLimit-Limit`, `-Remaining`, `-Reset`.
+    Ietf,
+}
+
+/// How an `X-RateLimit-Reset` header counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResetFormat {
+    /// Seconds until the window resets.
+    #[default]
+    Seconds,
+    /// The Unix time (seconds) the window resets at.
+    Epoch,
+}
+
+impl ResetFormat {
+    fn is_seconds(&self) -> bool {
+        *self == ResetFormat::Seconds
+    }
 }
 
 /// The quiet-period probe of a quota.

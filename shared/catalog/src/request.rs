@@ -1,9 +1,9 @@
 //! Reaching a connector's upstream the same way from every function: the base URL with its
-//! `{field}` placeholders filled from the secret, the credential to send, and the quota figures
-//! of an answer. Pure: secret fields and response headers come in as lookups, so the mcp-server
-//! and quota-alarm (its quiet-period probe) build identical requests.
+//! `{field}` placeholders filled from the secret, and the credential to send (the quota figures
+//! of an answer are `quota.rs`). Pure: secret fields come in as lookups, so the mcp-server and
+//! quota-alarm (its quiet-period probe) build identical requests.
 
-use crate::{Auth, Catalog, Quota, Tool, placeholders};
+use crate::{Auth, Catalog, Tool, placeholders};
 
 /// A secret field a request needs is missing or unusable; names the field, never its value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -151,44 +151,6 @@ impl Catalog {
     }
 }
 
-/// Quota figures read from an answer's headers (and the catalog's limit).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QuotaFigures {
-    pub remaining: Option<i64>,
-    pub consumed: Option<i64>,
-    pub limit: Option<i64>,
-}
-
-impl QuotaFigures {
-    /// The figures of a call that made this request and then `later`: the later remaining and
-    /// limit, the costs added (a cost only one of them reported counts as is). Costs whose sum
-    /// leaves `i64` (an upstream sending absurd headers) are no figure, never a wrong one.
-    pub fn followed_by(self, later: QuotaFigures) -> QuotaFigures {
-        let consumed = match (self.consumed, later.consumed) {
-            (Some(a), Some(b)) => a.checked_add(b),
-            (a, b) => a.or(b),
-        };
-        QuotaFigures {
-            remaining: later.remaining.or(self.remaining),
-            consumed,
-            limit: later.limit.or(self.limit),
-        }
-    }
-}
-
-impl Quota {
-    /// The figures of one answer; `header` looks a response header up by name. A header that is
-    /// absent or not a whole number is no figure.
-    pub fn figures(&self, header: impl Fn(&str) -> Option<String>) -> QuotaFigures {
-        let number = |name: Option<&String>| header(name?)?.trim().parse().ok();
-        QuotaFigures {
-            remaining: number(self.remaining.as_ref()),
-            consumed: number(self.consumed.as_ref()),
-            limit: self.limit,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,45 +206,5 @@ mod tests {
         assert_eq!(Auth::default().credential(lookup(&[])).unwrap(), None);
         let err = bearer.credential(lookup(&[])).unwrap_err();
         assert_eq!(err.field(), "token");
-    }
-
-    #[test]
-    fn quota_figures_come_from_the_named_headers() {
-        let quota = Quota {
-            remaining: Some("x-remaining-quota".into()),
-            consumed: Some("x-consumed-quota".into()),
-            limit: Some(10_000),
-            window: None,
-            thresholds: vec![80, 95],
-            probe: None,
-            caller_daily_budget: None,
-        };
-        let figures = quota.figures(lookup(&[
-            ("x-remaining-quota", " 9876 "),
-            ("x-consumed-quota", "two"),
-        ]));
-        let page = |remaining, consumed| QuotaFigures {
-            remaining: Some(remaining),
-            consumed,
-            limit: Some(10_000),
-        };
-        let call = page(120, Some(1))
-            .followed_by(page(119, Some(1)))
-            .followed_by(page(117, None))
-            .followed_by(page(115, Some(2)));
-        assert_eq!(call, page(115, Some(4)));
-        let absurd = page(1, Some(i64::MAX)).followed_by(page(0, Some(1)));
-        assert_eq!(
-            absurd.consumed, None,
-            "an overflowing cost is no figure, not a panic"
-        );
-        assert_eq!(
-            figures,
-            QuotaFigures {
-                remaining: Some(9_876),
-                consumed: None,
-                limit: Some(10_000)
-            }
-        );
     }
 }

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
-    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow, Risk,
-    Source, Status, Tool, Top,
+    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow,
+    RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -280,6 +280,9 @@ fn full_quota_window() -> QuotaWindow {
 
 fn full_quota() -> Quota {
     Quota {
+        headers: Some(RateLimitHeaders::XRatelimit),
+        bucket: Some("long".into()),
+        reset: ResetFormat::Epoch,
         remaining: Some("x-remaining-quota".into()),
         consumed: Some("x-consumed-quota".into()),
         limit: Some(10_000),

@@ -85,9 +85,17 @@ pub fn with_headers<'a>(
     })
 }
 
-/// The quota figures of an answer: the headers `quota` names, and its declared limit.
+/// The quota figures of an answer, as its catalog's `quota` declares them (headers that are not
+/// text are skipped), at the current time.
 pub fn quota_figures(quota: &Quota, headers: &HeaderMap) -> QuotaFigures {
-    quota.figures(|name| headers.get(name)?.to_str().ok().map(str::to_string))
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?)))
+        .collect();
+    let now_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    quota.figures(&pairs, now_s)
 }
 
 #[cfg(test)]
@@ -269,6 +277,9 @@ mod tests {
     #[test]
     fn quota_figures_come_from_the_headers_the_catalog_names() {
         let quota = Quota {
+            headers: None,
+            bucket: None,
+            reset: Default::default(),
             remaining: Some("x-remaining-quota".into()),
             consumed: Some("x-consumed-quota".into()),
             limit: Some(10_000),
@@ -286,7 +297,8 @@ mod tests {
             QuotaFigures {
                 remaining: Some(9_876),
                 consumed: Some(1),
-                limit: Some(10_000)
+                limit: Some(10_000),
+                reset_s: None
             }
         );
         let none = quota_figures(&quota, &HeaderMap::new());

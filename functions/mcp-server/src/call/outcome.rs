@@ -103,7 +103,9 @@ impl Outcome {
 
     /// Keeps the quota figures when the upstream sent any.
     pub fn with_quota(mut self, quota: Option<QuotaFigures>) -> Self {
-        if let Some(q) = quota.filter(|q| q.remaining.is_some() || q.consumed.is_some()) {
+        if let Some(q) =
+            quota.filter(|q| q.remaining.is_some() || q.consumed.is_some() || q.reset_s.is_some())
+        {
             self.quota = Some(q);
         }
         self
@@ -163,6 +165,7 @@ fn quota_json(q: &QuotaFigures) -> Value {
         ("remaining", q.remaining),
         ("consumed", q.consumed),
         ("limit", q.limit),
+        ("reset_s", q.reset_s.map(|s| s.min(i64::MAX as u64) as i64)),
     ] {
         if let Some(v) = v {
             m.insert(k.into(), v.into());
@@ -189,12 +192,13 @@ mod tests {
             remaining: Some(9910),
             consumed: Some(1),
             limit: Some(10_000),
+            reset_s: Some(30),
         };
         let o = Outcome::failed(Status::RateLimited, "upstream_429", "wait").with_quota(Some(q));
         let v = o.to_json();
         assert_eq!(
             v["_quota"],
-            json!({"remaining": 9910, "consumed": 1, "limit": 10000})
+            json!({"remaining": 9910, "consumed": 1, "limit": 10000, "reset_s": 30})
         );
         assert_eq!(v["status"], json!("rate_limited"));
         assert_eq!(v["hint"], json!("wait"));

@@ -224,8 +224,8 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
         Some(q) => row(
             "quota_headers",
             subject.clone(),
-            q.remaining.is_some() || q.consumed.is_some(),
-            "remaining/consumed headers are passed through as _quota",
+            q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some(),
+            "remaining/consumed headers (or a header family) are passed through as _quota",
         ),
     });
     let exposed = config.expose_raw(&c.connector) && c.tools.iter().any(|t| t.raw);

@@ -130,8 +130,11 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
         Status::InvalidInput => {
             format!("{title} refused the request (HTTP {code}); check the arguments.")
         }
-        Status::RateLimited => match remaining {
-            Some(0) => format!(
+        Status::RateLimited => match (remaining, r.retry_after_s) {
+            (Some(0), Some(s)) => format!(
+                "The {title} API limit is used up (0 remaining); it resets in {s} s. Retry then, not before."
+            ),
+            (Some(0), None) => format!(
                 "The {title} API quota is used up (0 remaining); calls fail until it resets. Tell the user."
             ),
             _ => format!(

@@ -209,7 +209,12 @@ impl Upstream {
                 http_status,
                 message,
                 quota: answer.quota,
-                retry_after_s: answer.retry_after_s,
+                // A 429 without `Retry-After` may still say when its window resets.
+                retry_after_s: answer.retry_after_s.or_else(|| {
+                    (http_status == 429)
+                        .then(|| answer.quota.and_then(|q| q.reset_s))
+                        .flatten()
+                }),
             }))
         };
         if !(200..300).contains(&answer.status) {

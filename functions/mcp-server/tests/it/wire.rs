@@ -1,7 +1,9 @@
 //! Declared wire habits against a fake upstream that speaks them: every `auth` shape (a
 //! header template, a named header, a query parameter, HTTP basic), static headers per
 //! connector and per tool, a query-parameter secret kept out of the dry run's preview and
-//! the audit lines; error messages by JSON pointer, problem details, a status in a 200 body. Each test declares its own `wire` connector and records what arrived.
+//! the audit lines; error messages by JSON pointer, problem details, a status in a 200 body;
+//! rate-limit header families (named buckets, IETF fields) into `_quota`, the audit line and the
+//! 429 hint. Each test declares its own `wire` connector and records what arrived.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -347,4 +349,104 @@ async fn a_status_in_a_200_body_is_the_answer_and_a_success_stays_one() {
     assert_eq!(event.status.as_deref(), Some("not_found"));
     let ok = call(&app, "wire_slots_get", json!({})).await;
     assert_eq!(ok["status"], "ok", "{ok}");
+}
+
+#[tokio::test]
+async fn named_rate_limit_buckets_reach_quota_the_audit_line_and_the_429_hint() {
+    let (addr, fake) = spawn().await;
+    // Cal.com names its buckets in the header names; `*` reports the tightest one.
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nquota: { headers: x_ratelimit, bucket: \"*\" }",
+    );
+    let buckets = |long: &str| {
+        vec![
+            ("x-ratelimit-limit-short", "10".to_string()),
+            ("x-ratelimit-remaining-short", "9".to_string()),
+            ("x-ratelimit-reset-short", "1".to_string()),
+            ("x-ratelimit-limit-long", "120".to_string()),
+            ("x-ratelimit-remaining-long", long.to_string()),
+            ("x-ratelimit-reset-long", "40".to_string()),
+        ]
+    };
+    fake.answer("/items", (200, buckets("6"), json!({"ok": true})));
+    let result = call(&app, "wire_items_get", json!({})).await;
+    assert_eq!(result["status"], "ok", "{result}");
+    assert_eq!(
+        result["_quota"],
+        json!({"remaining": 6, "limit": 120, "reset_s": 40}),
+        "6 of 120 is tighter than 9 of 10: {result}"
+    );
+    let line = app.audit.lines().pop().unwrap();
+    let event: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        (&event["quota_remaining"], &event["quota_limit"]),
+        (&json!(6), &json!(120)),
+        "{line}"
+    );
+    // A 429 without Retry-After: the bucket's reset is the wait.
+    fake.answer("/items", (429, buckets("0"), json!({"message": "slow"})));
+    let result = call(&app, "wire_items_get", json!({})).await;
+    assert_eq!(result["status"], "rate_limited", "{result}");
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("limit is used up (0 remaining); it resets in 40 s"),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn ietf_rate_limit_fields_reach_quota() {
+    let (addr, fake) = spawn().await;
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nquota: { headers: ietf, bucket: day }",
+    );
+    fake.answer(
+        "/items",
+        (
+            200,
+            vec![
+                (
+                    "ratelimit",
+                    "\"day\";r=900;t=3600, \"minute\";r=3;t=20".into(),
+                ),
+                (
+                    "ratelimit-policy",
+                    "\"day\";q=1000;w=86400, \"minute\";q=60;w=60".into(),
+                ),
+            ],
+            json!({"ok": true}),
+        ),
+    );
+    let result = call(&app, "wire_items_get", json!({})).await;
+    assert_eq!(
+        result["_quota"],
+        json!({"remaining": 900, "limit": 1000, "reset_s": 3600}),
+        "{result}"
+    );
+    // A 429 with Retry-After as a date: the date wins over the policy's reset.
+    let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(90);
+    let date = jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&at)
+        .unwrap();
+    fake.answer(
+        "/items",
+        (
+            429,
+            vec![
+                ("retry-after", date),
+                ("ratelimit", "\"day\";r=5;t=3600".into()),
+            ],
+            json!({}),
+        ),
+    );
+    let result = call(&app, "wire_items_get", json!({})).await;
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("retry after 89 s") || hint.contains("retry after 90 s"),
+        "{result}"
+    );
 }
