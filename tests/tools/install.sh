@@ -9,6 +9,9 @@
 #                             oidc-provider (the local OpenID provider tests/tools/oidc/op.mjs runs)
 #   .tools/conformance-next   tests/tools/conformance-next/package-lock.json: the 0.2.0
 #                             pre-release conformance suite (2026-07-28 scenarios), run with the Node 22 above
+#   .tools/prism              tests/tools/prism/package-lock.json: Prism (@stoplight/prism-cli), the
+#                             OpenAPI mock server with request validation that tests/tests/it/prism.rs
+#                             starts, run with the Node 22 above
 #
 # Idempotent: each part records a hash of its pin/lock files (and the Python version) and is only
 # rebuilt, from scratch, when they change; an up-to-date install just prints the versions.
@@ -82,6 +85,7 @@ node22="$tools/node/node_modules/.bin/node"
 [[ -x "$node22" ]] || { log "no node binary at $node22"; exit 1; }
 # The rest runs npm on Node 22 first on PATH, so lifecycle scripts see the Node the tools need.
 PATH="$tools/node/node_modules/.bin:$PATH" install_npm conformance-next
+PATH="$tools/node/node_modules/.bin:$PATH" install_npm prism
 
 # One line per component with the version actually installed.
 "$tools/venv/bin/python" - <<'EOF'
@@ -102,5 +106,6 @@ console.log(`conformance       ${version("node", "@modelcontextprotocol/conforma
 console.log(`conformance-next  ${version("conformance-next", "@modelcontextprotocol/conformance")}  (.tools/conformance-next)`);
 console.log(`inspector         ${version("node", "@modelcontextprotocol/inspector")}`);
 console.log(`oidc-provider     ${version("node", "oidc-provider")}`);
+console.log(`prism             ${version("prism", "@stoplight/prism-cli")}  (.tools/prism)`);
 EOF
 log "tools ready in $((SECONDS - started)) s"
