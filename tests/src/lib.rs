@@ -1,12 +1,13 @@
 //! End-to-end test harness for hosted-mcp: starts the real `mcp-server` process, `moto_server`
-//! for AWS APIs, the Papierkram sandbox upstream and a local OpenID provider ([`oidc::Op`]), and
-//! talks to them like clients do.
+//! for AWS APIs, the Papierkram sandbox upstream, Prism serving a connector's OpenAPI document
+//! ([`prism::Prism`]) and a local OpenID provider ([`oidc::Op`]), and talks to them like clients do.
 //!
 //! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
 //! Run: `cargo test -p integration-tests` after the install.
 
 pub mod logs_endpoint;
 pub mod oidc;
+pub mod prism;
 pub mod proxy;
 
 use std::io::{BufRead, BufReader};
@@ -75,7 +76,7 @@ pub fn server_binary() -> PathBuf {
 pub struct Lines(Arc<Mutex<Vec<String>>>);
 
 impl Lines {
-    fn follow(self, stream: impl std::io::Read + Send + 'static) {
+    pub(crate) fn follow(self, stream: impl std::io::Read + Send + 'static) {
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
                 self.0.lock().unwrap().push(line);

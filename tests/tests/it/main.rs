@@ -14,6 +14,7 @@ mod logs_endpoint;
 mod oauth;
 mod oidc_harness;
 mod papierkram;
+mod prism;
 mod quota_lambda;
 mod quota_sandbox;
 mod resources;
