@@ -7,7 +7,7 @@
 #   tests/run-all.sh --quick   the developer tier: format, clippy, unit tests (no tools to install)
 #
 # Order and overlap: the checks that need nothing but cargo come first, while the pinned test
-# tools (moto, MCP clients, conformance suites, Node 22) install into .tools/ in the background.
+# tools (moto, MCP clients, conformance suites, Prism, Node 22) install into .tools/ in the background.
 # The release build of the Lambda zips (its own directory under target/, so it shares no build
 # lock) and, once the tools are there, the infra tests run beside everything else at the lowest
 # CPU priority: a release build with one codegen unit leaves a core idle for long stretches, and
