@@ -44,8 +44,12 @@ fn variant(label: &str, edits: &[(&str, &str)]) -> PathBuf {
 
 /// The server with `catalog` (a folder; `None`: the embedded ones), its upstream Prism.
 fn server(prism: &Prism, catalog: Option<&Path>) -> (Server, Rpc) {
+    server_with(prism, catalog, &[])
+}
+
+fn server_with(prism: &Prism, catalog: Option<&Path>, extra: &[(&str, &str)]) -> (Server, Rpc) {
     let keys = format!("e2e:{KEY}");
-    let env = [
+    let mut env = vec![
         ("MCP_API_KEYS", keys.as_str()),
         ("PAPIERKRAM_BASE_URL", prism.url.as_str()),
         ("PAPIERKRAM_TOKEN", TOKEN),
@@ -53,6 +57,7 @@ fn server(prism: &Prism, catalog: Option<&Path>) -> (Server, Rpc) {
         // A critical write is confirmed with its token here; a person's form is writes.rs's.
         ("MCP_TOKEN_CONFIRMS_CRITICAL", "*"),
     ];
+    env.extend_from_slice(extra);
     let args: Vec<&str> = match catalog {
         Some(dir) => vec!["--catalog", dir.to_str().unwrap()],
         None => vec![],
@@ -115,7 +120,7 @@ fn is_read(tool: &Tool) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_sends_requests_the_openapi_document_accepts() {
     let prism = Prism::start(&document()).await;
-    let (_server, rpc) = server(&prism, None);
+    let (_server, rpc) = server_with(&prism, None, &[("PAPIERKRAM_EXPOSE_RAW", "true")]);
     let catalog = shipped();
     let tools: Vec<&Tool> = catalog.tools.iter().filter(|t| callable(t)).collect();
     let reads = tools.iter().filter(|t| is_read(t)).count();
@@ -139,6 +144,11 @@ async fn every_tool_sends_requests_the_openapi_document_accepts() {
         prism.violations().join("\n")
     );
     assert!(reads >= 28 && tools.len() - reads >= 39, "{reads} reads");
+    // The operators' raw GET, on a path with and one without an id.
+    for path in ["/projects/15", "/info"] {
+        let reply = rpc.call("papierkram_raw_get", json!({"path": path})).await;
+        assert_eq!(structured(&reply)["status"], "ok", "{path}: {reply}");
+    }
 
     // Prism lets undeclared query parameters through: check their names here.
     let doc = prism::document(&document());
