@@ -1,13 +1,14 @@
 //! The shipped Papierkram catalog against Prism serving `shared/connector/openapi/papierkram.yaml`
 //! with request validation on: every tool the platform can call (reads, aggregations and writes
-//! through their confirmation) sends requests the document accepts (path, query, bearer header,
-//! body), and every operation of the document is used; a catalog that breaks the document fails
+//! through their confirmation), with every parameter and with only the required ones, sends
+//! requests the document accepts (path, query, bearer header, body), and every operation of the
+//! document is used; a catalog that breaks the document fails
 //! and Prism names the violation; Prism's `Prefer: code=…` answers come out as the platform's
 //! statuses with the catalog's hints. One Prism process per test.
 
 use std::path::{Path, PathBuf};
 
-use catalog::{Catalog, Param, ParamType, Risk, Tool};
+use catalog::{Catalog, Param, ParamIn, ParamType, Risk, Tool};
 use integration_tests::prism::{self, Prism, operations, path_matches, undeclared_query};
 use integration_tests::{KEY, Rpc, Server, repo, structured};
 use serde_json::{Map, Value, json};
@@ -67,8 +68,9 @@ fn server_with(prism: &Prism, catalog: Option<&Path>, extra: &[(&str, &str)]) ->
     (server, rpc)
 }
 
-/// A valid value for `param`, inside its bounds.
-fn sample(param: &Param) -> Value {
+/// A valid value for `param`, inside its bounds; objects in a list get `every` field or only
+/// the required ones.
+fn sample(param: &Param, every: bool) -> Value {
     if let Some(choice) = param.choices.as_ref().and_then(|c| c.first()) {
         return json!(choice);
     }
@@ -80,19 +82,21 @@ fn sample(param: &Param) -> Value {
         ParamType::Boolean => json!(true),
         ParamType::Date => json!("2026-05-04"),
         ParamType::Array => match (&param.items, &param.item) {
-            (Some(fields), _) => json!([every(fields)]),
-            (None, Some(item)) => json!([sample(item)]),
+            (Some(fields), _) => json!([arguments(fields, every)]),
+            (None, Some(item)) => json!([sample(item, every)]),
             (None, None) => json!([]),
         },
     }
 }
 
-/// Every parameter given, so every query name and body field reaches the validator.
-fn every(params: &std::collections::BTreeMap<String, Param>) -> Value {
+/// Arguments for `params`: every parameter, so every query name and body field reaches the
+/// validator, or only the required ones (and the path), so what the document requires is checked.
+fn arguments(params: &std::collections::BTreeMap<String, Param>, every: bool) -> Value {
     Value::Object(
         params
             .iter()
-            .map(|(name, p)| (name.clone(), sample(p)))
+            .filter(|(_, p)| every || p.required || p.location == ParamIn::Path)
+            .map(|(name, p)| (name.clone(), sample(p, every)))
             .collect::<Map<_, _>>(),
     )
 }
@@ -129,10 +133,18 @@ async fn every_tool_sends_requests_the_openapi_document_accepts() {
     let mut ordered = tools.clone();
     ordered.sort_by_key(|t| !is_read(t));
     for tool in ordered {
-        let args = every(&tool.params);
-        let result = call_confirmed(&rpc, &tool.name, args.clone()).await;
-        if result["status"] != "ok" {
-            failed.push(format!("{} {args}: {result}", tool.name));
+        let every = arguments(&tool.params, true);
+        let required = arguments(&tool.params, false);
+        let both = if every == required {
+            vec![every]
+        } else {
+            vec![every, required]
+        };
+        for args in both {
+            let result = call_confirmed(&rpc, &tool.name, args.clone()).await;
+            if result["status"] != "ok" {
+                failed.push(format!("{} {args}: {result}", tool.name));
+            }
         }
     }
     assert!(
