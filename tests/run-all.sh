@@ -113,9 +113,13 @@ python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs
 
 step "build the tests"
 cargo test --workspace --locked --no-run
+# The server binary that build made for mcp-server's own integration tests; the end-to-end tests
+# and the lint use it instead of building it again (see server_binary in tests/src/lib.rs).
+export HOSTED_MCP_SERVER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/mcp-server"
+[[ -x "$HOSTED_MCP_SERVER_BIN" ]] || { echo "missing $HOSTED_MCP_SERVER_BIN" >&2; exit 1; }
 
 step "catalog lint on the shipped catalogs (fails on any gap)"
-cargo run --quiet --locked -p mcp-server -- lint shared/connector/catalogs
+"$HOSTED_MCP_SERVER_BIN" lint shared/connector/catalogs
 
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked

@@ -55,8 +55,14 @@ pub fn tool(relative: &str) -> PathBuf {
     path
 }
 
-/// The `mcp-server` binary, built (or found fresh) once per test process.
+/// The `mcp-server` binary, built (or found fresh) once per test process. `tests/run-all.sh`
+/// names the one `cargo test --workspace --no-run` already built (cargo builds a package's
+/// binary for its integration tests) in `HOSTED_MCP_SERVER_BIN`, so CI does not compile the
+/// server a second time with `cargo build`'s own feature set.
 pub fn server_binary() -> PathBuf {
+    if let Some(built) = std::env::var_os("HOSTED_MCP_SERVER_BIN") {
+        return PathBuf::from(built);
+    }
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
         let status = Command::new(env!("CARGO"))
