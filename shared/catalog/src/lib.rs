@@ -17,6 +17,10 @@ pub use model::*;
 pub use quota::QuotaFigures;
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 
+/// Marks the parts of a drafted tool description a person still has to write (the importer's
+/// scaffold); the lint refuses a description that still contains it.
+pub const SCAFFOLD_MARKER: &str = "CURATE:";
+
 /// Parameter names the platform adds itself (list shape, confirmation); catalogs may not use them.
 pub const RESERVED_PARAMS: &[&str] = &[
     "page",

@@ -55,6 +55,29 @@ pub struct Catalog {
     #[serde(default)]
     pub hints: BTreeMap<Status, String>,
     pub tools: Vec<Tool>,
+    /// Decisions a person still has to take for this connector (auth, errors, paging, quota),
+    /// one sentence each, left by the OpenAPI importer; the lint refuses the catalog until the
+    /// list is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curate: Vec<String>,
+    /// The OpenAPI document an importer drafted this catalog from; a re-import compares
+    /// against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<Provenance>,
+}
+
+/// Which OpenAPI document a drafted catalog came from: enough to tell whether it changed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// `info.title` of the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `info.version` of the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// SHA-256 of the document's bytes, lower-case hex.
+    pub sha256: String,
 }
 
 fn default_timeout_ms() -> u64 {
@@ -450,6 +473,13 @@ pub struct Tool {
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Aggregate>,
+    /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// Decisions a person still has to take for this tool (`risk: proposed high because
+    /// DELETE`), one sentence each; the lint refuses the tool until the list is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curate: Vec<String>,
 }
 
 fn yes() -> bool {

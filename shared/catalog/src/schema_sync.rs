@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
-    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Quota, QuotaProbe, QuotaWindow,
-    RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
+    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
+    QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -181,6 +181,8 @@ fn full_tool() -> Tool {
         max_result_bytes: Some(16_384),
         resource: Some("t://invoices/{id}".into()),
         aggregate: Some(full_aggregate()),
+        operation_id: Some("getInvoices".into()),
+        curate: vec!["risk: proposed low because GET".into()],
     }
 }
 
@@ -323,6 +325,16 @@ fn full_catalog() -> Catalog {
         health: Some(full_health()),
         hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
         tools: vec![full_tool()],
+        curate: vec!["errors: proposed".into()],
+        imported_from: Some(full_provenance()),
+    }
+}
+
+fn full_provenance() -> Provenance {
+    Provenance {
+        title: Some("Demo API".into()),
+        version: Some("1.0".into()),
+        sha256: "0".repeat(64),
     }
 }
 
@@ -358,6 +370,7 @@ fn shapes() -> Vec<Shape> {
         shape("QuotaWindow", "/$defs/quota_window", full_quota_window()),
         shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
         shape("Health", "/$defs/health", full_health()),
+        shape("Provenance", "/$defs/provenance", full_provenance()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
         shape("Errors", "/$defs/errors", full_errors()),

@@ -228,6 +228,16 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             "remaining/consumed headers (or a header family) are passed through as _quota",
         ),
     });
+    rows.push(row(
+        "curation",
+        subject.clone(),
+        c.curate.is_empty(),
+        if c.curate.is_empty() {
+            "no pending import decisions".to_string()
+        } else {
+            format!("decide and remove `curate`: {}", c.curate.join("; "))
+        },
+    ));
     let exposed = config.expose_raw(&c.connector) && c.tools.iter().any(|t| t.raw);
     rows.push(row(
         "no_raw_hosted",
@@ -271,6 +281,7 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
 
 fn tool_rows(t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
     let subject = t.name.clone();
+    rows.push(tool_curation_row(t, subject.clone()));
     if t.risk == Risk::Forbidden {
         rows.push(row(
             "risk",
@@ -387,6 +398,28 @@ fn tool_rows(t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
     } else {
         na("no_raw_hosted", subject, "dedicated tool")
     });
+}
+
+/// `curation`: an imported draft is a proposal. A tool with pending `curate` entries, or whose
+/// description still holds the importer's scaffold marker, is not a contract yet.
+fn tool_curation_row(t: &Tool, subject: String) -> Row {
+    let mut pending: Vec<String> = t.curate.clone();
+    if t.description.contains(catalog::SCAFFOLD_MARKER) {
+        pending.push(format!(
+            "description: replace the `{}` scaffold parts",
+            catalog::SCAFFOLD_MARKER
+        ));
+    }
+    row(
+        "curation",
+        subject,
+        pending.is_empty(),
+        if pending.is_empty() {
+            "no pending import decisions".to_string()
+        } else {
+            format!("decide and remove `curate`: {}", pending.join("; "))
+        },
+    )
 }
 
 /// The least risk a tool may declare, and why: a write at least `medium`, a delete at least
@@ -675,6 +708,43 @@ tools:
         let p: catalog::Param =
             yaml_serde::from_str("{ type: array, in: body, item: { type: date } }").unwrap();
         assert!(unbounded(&p), "no max_items");
+    }
+
+    #[test]
+    fn pending_curation_and_a_scaffold_description_are_gaps() {
+        let c = catalog::parse(
+            "d.yaml",
+            r#"
+connector: d
+base_url: "http://x"
+curate: ["errors: proposed /message"]
+tools:
+  - name: thing_delete
+    risk: high
+    description: 'Deletes a thing (Ding, Sache). Use it to remove one. Example: {"id": 1}'
+    delete: /things/{id}
+    curate: ["risk: proposed high because DELETE"]
+    params:
+      id: { type: integer, in: path, min: 1 }
+  - name: thing_get
+    risk: low
+    description: 'Returns a thing. Use it when CURATE: when to use. Example: {"id": 1}'
+    get: /things/{id}
+    params:
+      id: { type: integer, in: path, min: 1 }
+"#,
+        )
+        .unwrap();
+        let rows = lint(&[c], &config());
+        let curation = |subject: &str| {
+            rows.iter()
+                .find(|r| r.rule == "curation" && r.subject == subject)
+                .unwrap()
+        };
+        assert_eq!(curation("d").verdict, Verdict::Gap);
+        assert!(curation("d/thing_delete").detail.contains("proposed high"));
+        assert_eq!(curation("d/thing_get").verdict, Verdict::Gap);
+        assert!(curation("d/thing_get").detail.contains("scaffold"));
     }
 
     #[test]
