@@ -1,0 +1,98 @@
+//! Risk as a proposal: from the method (a write at least `medium`, a delete at least `high`)
+//! and from the words of the path and the operationId: anything that sends, pays or cannot be
+//! undone is `critical`. A person confirms it; the lint refuses the tool until then.
+
+use catalog::{Method, Risk};
+
+use crate::naming::words;
+
+/// Words that make a write `critical`, with the reason given to the person deciding.
+const CRITICAL: &[(&str, &str)] = &[
+    ("send", "sends something outside the company"),
+    ("email", "sends something outside the company"),
+    ("mail", "sends something outside the company"),
+    ("sms", "sends something outside the company"),
+    ("deliver", "sends something outside the company"),
+    ("notify", "sends something outside the company"),
+    ("invite", "sends something outside the company"),
+    ("resend", "sends something outside the company"),
+    ("publish", "sends something outside the company"),
+    ("pay", "moves or books money"),
+    ("payment", "moves or books money"),
+    ("payments", "moves or books money"),
+    ("payout", "moves or books money"),
+    ("charge", "moves or books money"),
+    ("refund", "moves or books money"),
+    ("transfer", "moves or books money"),
+    ("book", "moves or books money"),
+    ("cancel", "cannot be undone"),
+    ("void", "cannot be undone"),
+    ("enshrine", "cannot be undone"),
+    ("finalize", "cannot be undone"),
+    ("finalise", "cannot be undone"),
+    ("lock", "cannot be undone"),
+    ("reverse", "cannot be undone"),
+    ("revoke", "cannot be undone"),
+    ("purge", "cannot be undone"),
+    ("irreversible", "cannot be undone"),
+];
+
+/// The proposed risk and why, in words for the `curate` entry.
+pub(crate) fn propose(method: Method, path: &str, operation_id: Option<&str>) -> (Risk, String) {
+    if method == Method::Get {
+        return (Risk::Low, "GET reads".into());
+    }
+    let mut all: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.starts_with('{'))
+        .flat_map(words)
+        .collect();
+    all.extend(operation_id.map(words).unwrap_or_default());
+    if let Some((word, why)) = all
+        .iter()
+        .find_map(|w| CRITICAL.iter().find(|(c, _)| c == w))
+    {
+        return (
+            Risk::Critical,
+            format!("the word `{word}` in its path or operationId: it {why}"),
+        );
+    }
+    match method {
+        Method::Delete => (Risk::High, "DELETE removes a record".into()),
+        _ => (Risk::Medium, format!("{} writes", method.as_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_then_words_decide() {
+        assert_eq!(
+            propose(Method::Get, "/Invoice/{id}/sendBy", None).0,
+            Risk::Low
+        );
+        assert_eq!(propose(Method::Post, "/Contact", None).0, Risk::Medium);
+        assert_eq!(propose(Method::Delete, "/Contact/{id}", None).0, Risk::High);
+        let (risk, why) = propose(Method::Post, "/Invoice/{id}/sendViaEmail", None);
+        assert_eq!(risk, Risk::Critical);
+        assert!(why.contains("`send`"), "{why}");
+        assert_eq!(
+            propose(Method::Put, "/Invoice/{id}/bookAmount", None).0,
+            Risk::Critical
+        );
+        assert_eq!(
+            propose(Method::Put, "/Invoice/{id}/enshrine", None).0,
+            Risk::Critical
+        );
+        assert_eq!(
+            propose(Method::Post, "/x/{id}", Some("cancelInvoice")).0,
+            Risk::Critical
+        );
+        assert_eq!(
+            propose(Method::Post, "/v2/bookings", Some("createBooking")).0,
+            Risk::Medium
+        );
+    }
+}

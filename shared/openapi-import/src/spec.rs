@@ -1,0 +1,190 @@
+//! Reading the document once: size limit, JSON or YAML into one `serde_json::Value`, the
+//! version check, and `$ref` lookups. Later stages borrow from this one tree; nothing is copied.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::{ImportError, Limits};
+
+/// The parsed document and what identifies it.
+pub(crate) struct Spec {
+    pub(crate) root: Value,
+    pub(crate) sha256: String,
+    pub(crate) title: Option<String>,
+    pub(crate) version: Option<String>,
+}
+
+/// Parses `text`, refusing what is too large, not OpenAPI 3.x, or Swagger 2.0.
+pub(crate) fn read(text: &str, limits: &Limits) -> Result<Spec, ImportError> {
+    if text.len() > limits.max_bytes {
+        return Err(ImportError::TooLarge {
+            size: text.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    let sha256 = hex(&Sha256::digest(text.as_bytes()));
+    let root: Value = if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| ImportError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?
+    } else {
+        yaml_serde::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            ImportError::Syntax {
+                line,
+                column,
+                message: e.to_string(),
+            }
+        })?
+    };
+    let Some(top) = root.as_object() else {
+        return Err(ImportError::NotOpenApi {
+            at: "#".into(),
+            problem: "the document is not an object".into(),
+        });
+    };
+    if let Some(v) = top.get("swagger") {
+        return Err(ImportError::Swagger { version: scalar(v) });
+    }
+    match top.get("openapi") {
+        Some(Value::String(v)) if v.starts_with("3.0") || v.starts_with("3.1") => {}
+        Some(v) => {
+            return Err(ImportError::NotOpenApi {
+                at: "#/openapi".into(),
+                problem: format!("version `{}` is not OpenAPI 3.0 or 3.1", scalar(v)),
+            });
+        }
+        None => {
+            return Err(ImportError::NotOpenApi {
+                at: "#/openapi".into(),
+                problem: "missing: not an OpenAPI 3.x document".into(),
+            });
+        }
+    }
+    match top.get("paths") {
+        Some(Value::Object(_)) | None => {}
+        Some(_) => return Err(ImportError::invalid("#/paths", "must be an object")),
+    }
+    let info = top.get("info");
+    let field = |name: &str| info.and_then(|i| i.get(name)).map(scalar);
+    Ok(Spec {
+        title: field("title"),
+        version: field("version"),
+        sha256,
+        root,
+    })
+}
+
+/// A scalar as text (`2.0` and `"2.0"` alike).
+pub(crate) fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One JSON pointer token (`/` and `~` escaped).
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// What a `$ref` led to.
+pub(crate) enum Deref<'a> {
+    /// The target.
+    Found(&'a Value),
+    /// A reference outside this document (`other.yaml#/…`): a person has to inline it.
+    External(&'a str),
+}
+
+/// Follows `$ref` chains from `v` (at `at`) within the document, at most `max_hops` deep.
+/// A dangling or looping chain is an error naming the place.
+pub(crate) fn deref<'a>(
+    root: &'a Value,
+    mut v: &'a Value,
+    at: &str,
+    max_hops: usize,
+) -> Result<Deref<'a>, ImportError> {
+    for _ in 0..=max_hops {
+        let Some(reference) = v.get("$ref").and_then(Value::as_str) else {
+            return Ok(Deref::Found(v));
+        };
+        let Some(pointer) = reference.strip_prefix('#') else {
+            return Ok(Deref::External(reference));
+        };
+        v = root.pointer(pointer).ok_or_else(|| {
+            ImportError::invalid(at, format!("`$ref: {reference}` points at nothing"))
+        })?;
+    }
+    Err(ImportError::invalid(
+        at,
+        format!("`$ref` chain longer than {max_hops} hops (a reference loop?)"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits::default()
+    }
+
+    #[test]
+    fn swagger_two_is_refused_with_the_way_out() {
+        let err = read("swagger: '2.0'\npaths: {}\n", &limits())
+            .err()
+            .unwrap();
+        let text = err.to_string();
+        assert!(text.contains("Swagger 2.0"), "{text}");
+        assert!(text.contains("swagger2openapi"), "{text}");
+    }
+
+    #[test]
+    fn yaml_and_json_read_alike_with_numeric_keys() {
+        let yaml = "openapi: 3.0.3\ninfo: {title: T, version: 1}\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n";
+        let s = read(yaml, &limits()).unwrap();
+        assert!(s.root.pointer("/paths/~1a/get/responses/200").is_some());
+        assert_eq!(s.version.as_deref(), Some("1"));
+        let json = r#"{"openapi": "3.1.0", "paths": {}}"#;
+        assert!(read(json, &limits()).is_ok());
+    }
+
+    #[test]
+    fn a_large_document_is_refused_before_parsing() {
+        let small = Limits {
+            max_bytes: 10,
+            ..Limits::default()
+        };
+        let err = read("openapi: 3.0.0\npaths: {}\n", &small).err().unwrap();
+        assert!(matches!(err, ImportError::TooLarge { .. }), "{err}");
+    }
+
+    #[test]
+    fn bad_syntax_and_versions_name_the_place() {
+        let err = read("{\"openapi\": ", &limits()).err().unwrap();
+        assert!(matches!(err, ImportError::Syntax { line: 1, .. }), "{err}");
+        let err = read("openapi: 2.5\n", &limits()).err().unwrap();
+        assert!(err.to_string().starts_with("#/openapi"), "{err}");
+    }
+
+    #[test]
+    fn a_dangling_ref_is_an_error_at_its_place() {
+        let root: Value = serde_json::json!({"a": {"$ref": "#/nowhere"}});
+        let at = "#/a";
+        let Err(err) = deref(&root, &root["a"], at, 8) else {
+            panic!("resolved");
+        };
+        assert!(
+            err.to_string().starts_with("#/a: `$ref: #/nowhere`"),
+            "{err}"
+        );
+        let looped: Value = serde_json::json!({"a": {"$ref": "#/a"}});
+        assert!(deref(&looped, &looped["a"], at, 8).is_err());
+    }
+}
