@@ -446,6 +446,12 @@ fn body<'a>(
     };
     let at = format!("{at}/content/{}/schema", escape(media));
     let flat = r.flatten(schema, &at)?;
+    if let Some(reference) = flat.external {
+        needs.push(format!(
+            "request body `$ref: {reference}` is in another document: inline it"
+        ));
+        return Ok(());
+    }
     if let Some(reference) = flat.cycle {
         notes.push(format!("recursive body schema cut at `{reference}`"));
     }

@@ -111,10 +111,8 @@ fn by_upstream(t: &Tool) -> BTreeMap<String, &Param> {
     t.params
         .iter()
         .map(|(n, p)| {
-            (
-                format!("{:?} `{}`", p.location, p.upstream_name(n)).to_lowercase(),
-                p,
-            )
+            let place = format!("{:?}", p.location).to_lowercase();
+            (format!("{place} `{}`", p.upstream_name(n)), p)
         })
         .collect()
 }
@@ -140,10 +138,12 @@ fn compare(curated: &Tool, now: &Tool) -> Vec<String> {
             None => {}
             Some(o) => {
                 if o.kind != p.kind {
-                    out.push(
-                        format!("{key} param: type {:?} is now {:?}", o.kind, p.kind)
-                            .to_lowercase(),
-                    );
+                    let kind = |k: catalog::ParamType| format!("{k:?}").to_lowercase();
+                    out.push(format!(
+                        "{key} param: type {} is now {}",
+                        kind(o.kind),
+                        kind(p.kind)
+                    ));
                 }
                 if p.required && !o.required {
                     out.push(format!("{key} param is now required"));

@@ -1,0 +1,457 @@
+//! The importer on hand-made documents written from the sevdesk, Cal.com and Replicate public
+//! documentation (`tests/specs/`), one with cycles, `allOf` and prose-only parameters, and a
+//! generated one with 2,000 operations.
+
+use std::collections::BTreeSet;
+
+use catalog::{Catalog, ParamIn, ParamType, Risk, Tool};
+use openapi_import::{Draft, ImportError, Options, Selection, Slice, import, reimport};
+
+fn spec(name: &str) -> String {
+    let path = format!("{}/tests/specs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn draft(name: &str, connector: &str) -> Draft {
+    let d = import(&spec(name), &Options::new(connector)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // The promise: the draft always loads as a catalog.
+    catalog::parse("draft.yaml", &d.to_yaml().unwrap()).unwrap();
+    d
+}
+
+fn tool<'a>(c: &'a Catalog, name: &str) -> &'a Tool {
+    c.tools.iter().find(|t| t.name == name).unwrap_or_else(|| {
+        let names: Vec<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
+        panic!("no tool {name} in {names:?}")
+    })
+}
+
+fn pending(t: &Tool, word: &str) -> bool {
+    t.curate.iter().any(|c| c.contains(word))
+}
+
+#[test]
+fn sevdesk_like_names_risks_auth_and_errors() {
+    let d = draft("sevdesk-like.yaml", "sevdesk");
+    let c = &d.catalog;
+    let names: BTreeSet<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
+    for n in [
+        "invoices_list",
+        "invoice_get",
+        "invoice_update",
+        "invoice_delete",
+        "invoice_send",
+        "invoice_book",
+        "invoice_cancel",
+        "invoice_enshrine",
+        "contacts_list",
+        "contact_create",
+    ] {
+        assert!(names.contains(n), "{n} missing from {names:?}");
+    }
+    assert_eq!(c.base_url, "https://my.sevdesk.de/api/v1");
+    assert_eq!(
+        (c.auth.header.as_deref(), c.auth.secret.as_deref()),
+        (Some("Authorization"), Some("api_key"))
+    );
+    assert_eq!(c.errors.as_ref().unwrap().message, ["/error/message"]);
+    let delete = tool(c, "invoice_delete");
+    assert_eq!(delete.risk, Risk::High);
+    assert!(
+        pending(delete, "risk: proposed high because DELETE"),
+        "{:?}",
+        delete.curate
+    );
+    for critical in [
+        "invoice_send",
+        "invoice_book",
+        "invoice_cancel",
+        "invoice_enshrine",
+    ] {
+        assert_eq!(tool(c, critical).risk, Risk::Critical, "{critical}");
+        assert!(
+            !tool(c, critical).core,
+            "{critical} is not proposed for core"
+        );
+    }
+    let send = tool(c, "invoice_send");
+    assert_eq!(
+        send.post.as_deref(),
+        Some("/Invoice/{invoice_id}/sendViaEmail")
+    );
+    let to = &send.params["to_email"];
+    assert_eq!(
+        (to.location, to.required, to.upstream.as_deref()),
+        (ParamIn::Body, true, Some("toEmail"))
+    );
+    assert!(to.description.as_deref().unwrap().contains("Format: email"));
+    // The path-level parameter, its bounds and description.
+    let id = &tool(c, "invoice_get").params["invoice_id"];
+    assert_eq!(
+        (id.kind, id.min, id.location),
+        (ParamType::Integer, Some(1.0), ParamIn::Path)
+    );
+    // Bounds through a $ref; a numeric enum becomes bounds and words.
+    let list = tool(c, "invoices_list");
+    assert_eq!(list.params["limit"].max, Some(1000.0));
+    let status = &list.params["status"];
+    assert_eq!(
+        (status.kind, status.min, status.max),
+        (ParamType::Number, Some(100.0), Some(1000.0))
+    );
+    assert!(
+        pending(
+            list,
+            "paging: proposed offset/limit (`offset`, `limit`), items in `objects`"
+        ),
+        "{:?}",
+        list.curate
+    );
+    // readOnly fields are not inputs; a nested object needs a person.
+    assert!(!tool(c, "invoice_update").params.contains_key("id"));
+    assert!(pending(
+        tool(c, "invoice_book"),
+        "needs a person: required body field `checkAccount`"
+    ));
+    assert!(tool(c, "invoice_book").params["type"].choices.is_some());
+    // Provenance.
+    assert_eq!(
+        tool(c, "invoice_get").operation_id.as_deref(),
+        Some("getInvoiceById")
+    );
+    let from = c.imported_from.as_ref().unwrap();
+    assert_eq!(
+        (
+            from.title.as_deref(),
+            from.version.as_deref(),
+            from.sha256.len()
+        ),
+        (Some("sevdesk-like API"), Some("2.0.0"), 64)
+    );
+    // Every tool carries its scaffold and decisions.
+    for t in &c.tools {
+        assert!(
+            t.description.contains(catalog::SCAFFOLD_MARKER),
+            "{}",
+            t.name
+        );
+        assert!(
+            pending(t, "risk: proposed") && pending(t, "selection: proposed"),
+            "{}",
+            t.name
+        );
+    }
+    assert!(!c.curate.is_empty());
+}
+
+#[test]
+fn cal_like_headers_paging_and_what_needs_a_person() {
+    let d = draft("cal-like.json", "cal");
+    let c = &d.catalog;
+    assert_eq!(c.auth.bearer.as_deref(), Some("token"));
+    let list = tool(c, "bookings_list");
+    assert_eq!(list.get.as_deref(), Some("/v2/bookings"));
+    assert_eq!(
+        list.headers.get("cal-api-version").map(String::as_str),
+        Some("2024-08-13")
+    );
+    assert_eq!(
+        tool(c, "slots_get")
+            .headers
+            .get("cal-api-version")
+            .map(String::as_str),
+        Some("2024-09-04")
+    );
+    assert!(
+        pending(
+            list,
+            "paging: proposed offset/limit (`skip`, `take`), items in `data`"
+        ),
+        "{:?}",
+        list.curate
+    );
+    assert_eq!(list.params["take"].max, Some(250.0));
+    assert_eq!(tool(c, "booking_cancel").risk, Risk::Critical);
+    let create = tool(c, "booking_create");
+    assert!(pending(create, "oneOf"), "{:?}", create.curate);
+    assert!(!create.core);
+    // An action without a verb of the lint's list keeps its word: the lint flags the name.
+    assert!(c.tools.iter().any(|t| t.name == "booking_reschedule"));
+    assert_eq!(c.errors.as_ref().unwrap().message, ["/error/message"]);
+    let ops = &d.report.operations;
+    let left: Vec<&str> = ops
+        .iter()
+        .filter(|o| o.selection == Selection::LeftOut)
+        .map(|o| o.path.as_str())
+        .collect();
+    assert_eq!(left, ["/v2/oauth-clients/{clientId}/users", "/v2/webhooks"]);
+    let managed = ops
+        .iter()
+        .find(|o| o.path.contains("oauth-clients"))
+        .unwrap();
+    assert!(
+        managed.needs_person[0].contains("x-cal-secret-key"),
+        "{:?}",
+        managed.needs_person
+    );
+    let report = d.report.to_string();
+    assert!(report.contains("needs a person"), "{report}");
+}
+
+#[test]
+fn replicate_like_next_urls_problem_details_and_multipart() {
+    let d = draft("replicate-like.json", "replicate");
+    let c = &d.catalog;
+    assert!(c.errors.as_ref().unwrap().problem_details);
+    let list = tool(c, "predictions_list");
+    assert!(
+        pending(
+            list,
+            "paging: proposed next URL in `next`, items in `results`"
+        ),
+        "{:?}",
+        list.curate
+    );
+    assert!(
+        pending(list, "params mentioned only in prose: cursor"),
+        "{:?}",
+        list.curate
+    );
+    assert!(pending(tool(c, "file_create"), "multipart/form-data"));
+    assert!(pending(
+        tool(c, "prediction_create"),
+        "required body field `input`: a nested object"
+    ));
+    assert_eq!(tool(c, "prediction_cancel").risk, Risk::Critical);
+    assert_eq!(tool(c, "file_delete").risk, Risk::High);
+    assert!(c.tools.iter().any(|t| t.name == "model_versions_list"));
+    let counts = d.report.counts();
+    assert_eq!((counts.prose_params, counts.left_out), (1, 1), "{counts}");
+}
+
+#[test]
+fn cycles_all_of_prose_and_page_paging() {
+    let d = draft("tricky.yaml", "tricky");
+    let c = &d.catalog;
+    assert_eq!(c.base_url, "https://eu.example.com/api/v1");
+    assert_eq!(c.auth.query.as_deref(), Some("api_key"));
+    // A cycle is cut, and what was found before the cut stays.
+    let node = tool(c, "node_create");
+    assert!(node.params.contains_key("label") && node.params.contains_key("parent_id"));
+    let report = d.report.to_string();
+    assert!(
+        report.contains("recursive body schema cut at `#/components/schemas/"),
+        "{report}"
+    );
+    // allOf merged: fields of every member, required kept, arrays bounded.
+    let product = tool(c, "product_create");
+    assert!(product.params["name"].required);
+    assert_eq!(
+        product.params["currency"].choices.as_ref().unwrap().len(),
+        2
+    );
+    assert_eq!(product.params["tags"].max_items, Some(5));
+    assert_eq!(
+        product.params["lines"].items.as_ref().unwrap()["quantity"].min,
+        Some(1.0)
+    );
+    assert_eq!(product.params["lines"].max_items, Some(50), "proposed");
+    // page/per_page with an items field: a list_envelope and a list tool.
+    let env = c.list_envelope.as_ref().unwrap();
+    assert_eq!(
+        (
+            env.items.as_str(),
+            env.page_param.as_str(),
+            env.page_size_param.as_str()
+        ),
+        ("entries", "page", "per_page")
+    );
+    assert_eq!(
+        (env.max_page_size, env.total.as_deref(), env.more.as_deref()),
+        (200, Some("total_entries"), Some("has_more"))
+    );
+    let orders = tool(c, "orders_list");
+    assert!(orders.list && !orders.params.contains_key("page"));
+    assert_eq!(orders.fields, ["id", "state", "total"]);
+    assert_eq!(
+        orders.params["fields_value"].upstream.as_deref(),
+        Some("fields"),
+        "reserved names are renamed"
+    );
+    assert!(
+        pending(orders, "params mentioned only in prose: include, since"),
+        "{:?}",
+        orders.curate
+    );
+    // Rate-limit headers and a quota proposal.
+    assert_eq!(
+        c.quota.as_ref().unwrap().remaining.as_deref(),
+        Some("x-ratelimit-remaining")
+    );
+    assert_eq!(
+        d.report.rate_limit_headers,
+        ["x-ratelimit-limit", "x-ratelimit-remaining"]
+    );
+    // The undeclared path parameter, the HEAD operation, the deprecated and external ones.
+    let line = tool(c, "line_get");
+    assert_eq!(
+        line.get.as_deref(),
+        Some("/orders/{order_id}/lines/{line_no}")
+    );
+    assert!(line.params.contains_key("line_no"));
+    assert_eq!(d.report.unmapped, ["HEAD /orders"]);
+    assert!(
+        !c.tools
+            .iter()
+            .any(|t| t.operation_id.as_deref() == Some("oldThings"))
+    );
+    assert!(
+        pending(tool(c, "remote_create"), "another document"),
+        "{:?}",
+        tool(c, "remote_create").curate
+    );
+}
+
+/// 2,000 operations, generated: the work stays bounded, the selection within its budgets,
+/// names unique and short, and slices import only their part.
+#[test]
+fn two_thousand_operations_are_selected_and_sliced() {
+    let mut text = String::from(
+        r#"{"openapi": "3.0.3", "info": {"title": "Big", "version": "1"}, "servers": [{"url": "https://big.example"}], "paths": {"#,
+    );
+    for i in 0..400 {
+        if i > 0 {
+            text.push(',');
+        }
+        let tag = format!("Area{}", i % 20);
+        let op = |id: &str, extra: &str| {
+            format!(
+                r#"{{"operationId": "{id}{i}", "tags": ["{tag}"], "summary": "Does {id} {i}"{extra}, "responses": {{"200": {{"description": "ok"}}}}}}"#
+            )
+        };
+        let id_param = r#", "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}]"#;
+        text.push_str(&format!(
+            r#""/resources{i}": {{"get": {}, "post": {}}}, "/resources{i}/{{id}}": {{"get": {}, "patch": {}, "delete": {}}}"#,
+            op("list", ""),
+            op("create", r#", "requestBody": {"content": {"application/json": {"schema": {"type": "object", "properties": {"name": {"type": "string"}}}}}}"#),
+            op("get", id_param),
+            op("update", id_param),
+            op("delete", id_param),
+        ));
+    }
+    text.push_str("}}");
+    let d = import(&text, &Options::new("big")).unwrap();
+    let counts = d.report.counts();
+    assert_eq!(counts.operations, 2000);
+    assert_eq!(counts.core, 30);
+    assert_eq!(counts.tools, 250, "{counts}");
+    assert!(
+        d.report
+            .operations
+            .iter()
+            .any(|o| o.reason.contains("--tag"))
+    );
+    let names: BTreeSet<&str> = d
+        .report
+        .operations
+        .iter()
+        .map(|o| o.tool.as_str())
+        .collect();
+    assert_eq!(names.len(), 2000, "unique");
+    assert!(
+        names
+            .iter()
+            .all(|n| "big_".len() + n.len() <= openapi_import::MAX_EXPOSED_NAME)
+    );
+    catalog::parse("big.yaml", &d.to_yaml().unwrap()).unwrap();
+    let mut tagged = Options::new("big");
+    tagged.slice = Slice::Tag("area7".into());
+    assert_eq!(
+        import(&text, &tagged).unwrap().report.counts().operations,
+        100
+    );
+    tagged.slice = Slice::PathPrefix("/resources12/".into());
+    assert_eq!(
+        import(&text, &tagged).unwrap().report.counts().operations,
+        3
+    );
+    tagged.slice = Slice::Tag("nowhere".into());
+    assert!(matches!(
+        import(&text, &tagged),
+        Err(ImportError::EmptySlice { total: 2000, .. })
+    ));
+    let again = import(&text, &Options::new("big")).unwrap();
+    assert_eq!(again.catalog, d.catalog, "deterministic");
+}
+
+#[test]
+fn reimport_reports_changes_and_keeps_the_curation() {
+    let before = spec("sevdesk-like.yaml");
+    let mut curated = draft("sevdesk-like.yaml", "sevdesk").catalog;
+    // A person curated: renamed a tool, decided everything.
+    for t in &mut curated.tools {
+        t.curate.clear();
+    }
+    curated
+        .tools
+        .iter_mut()
+        .find(|t| t.name == "invoices_list")
+        .unwrap()
+        .name = "invoices_search".into();
+    let unchanged = reimport(&before, &curated, &Options::new("sevdesk")).unwrap();
+    assert!(
+        !unchanged.document_changed && unchanged.is_empty(),
+        "{unchanged}"
+    );
+    let after = before
+        .replace("  /Invoice/{invoiceId}/enshrine:\n", "  /Invoice/{invoiceId}/lock:\n")
+        .replace("operationId: invoiceEnshrine", "operationId: invoiceLock")
+        .replace(
+            "        - name: invoiceNumber\n          in: query\n          schema: { type: string }\n",
+            "        - name: invoiceNumber\n          in: query\n          required: true\n          schema: { type: string }\n        - name: dueBefore\n          in: query\n          schema: { type: string, format: date }\n",
+        );
+    let changes = reimport(&after, &curated, &Options::new("sevdesk")).unwrap();
+    assert!(changes.document_changed);
+    assert_eq!(changes.new, ["PUT /Invoice/{invoiceId}/lock (invoiceLock)"]);
+    assert_eq!(changes.removed, ["invoice_enshrine (invoiceEnshrine)"]);
+    let (tool, diffs) = &changes.changed[0];
+    assert_eq!(
+        tool, "invoices_search",
+        "matched by operationId, whatever its name now"
+    );
+    assert!(
+        diffs.iter().any(|d| d == "new query `dueBefore` param"),
+        "{diffs:?}"
+    );
+    assert!(
+        diffs
+            .iter()
+            .any(|d| d.contains("`invoiceNumber` param is now required")),
+        "{diffs:?}"
+    );
+    assert!(changes.to_string().contains("nothing was overwritten"));
+}
+
+#[test]
+fn bad_input_names_the_place() {
+    let err = |text: &str| import(text, &Options::new("x")).err().unwrap().to_string();
+    assert!(err("swagger: '2.0'\n").contains("swagger2openapi"));
+    assert!(err("openapi: 3.0.0\npaths: []\n").starts_with("#/paths: must be an object"));
+    let dangling = "openapi: 3.0.0\npaths:\n  /a/{id}:\n    get:\n      parameters:\n        - $ref: '#/components/parameters/nope'\n      responses: {}\n";
+    let e = err(dangling);
+    assert!(e.starts_with("#/paths/~1a~1{id}/get/parameters/0: `$ref: #/components/parameters/nope` points at nothing"), "{e}");
+    let nameless =
+        "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      parameters:\n        - { in: query }\n";
+    assert!(err(nameless).starts_with("#/paths/~1a/get/parameters/0: a parameter needs a `name`"));
+    assert!(err("not: [valid").contains("line"));
+    assert!(matches!(
+        import("openapi: 3.0.0\npaths: {}\n", &Options::new("Bad-Name")),
+        Err(ImportError::Connector(_))
+    ));
+    let mut small = Options::new("x");
+    small.limits.max_bytes = 100;
+    assert!(matches!(
+        import(&spec("tricky.yaml"), &small),
+        Err(ImportError::TooLarge { .. })
+    ));
+}
