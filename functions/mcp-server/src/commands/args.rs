@@ -1,4 +1,5 @@
-//! The command line (clap): `serve`, `lint`, `smoke`, and none for Lambda mode. `--help` and
+//! The command line (clap): `serve`, `lint`, `smoke`, `import` (feature `import`), and none for
+//! Lambda mode. `--help` and
 //! `--version` answer on stdout; a bad argument is reported naming it, with exit code 2.
 
 use std::convert::Infallible;
@@ -46,6 +47,12 @@ enum Sub {
         /// Catalog directory; the embedded catalogs when omitted.
         dir: Option<PathBuf>,
     },
+    /// Drafts a catalog from an API description, for a person to curate.
+    #[cfg(feature = "import")]
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
     /// Post-deploy check of what a client sees; exits 1 on any failed check.
     Smoke {
         /// The deployed endpoint, e.g. https://…/mcp.
@@ -66,6 +73,38 @@ enum Sub {
         /// OAuth discovery must work: 401 → resource metadata → authorization server.
         #[arg(long)]
         oauth: bool,
+    },
+}
+
+/// What `import` reads.
+#[cfg(feature = "import")]
+#[derive(Debug, Subcommand)]
+enum ImportSource {
+    /// An OpenAPI 3.0/3.1 document (JSON or YAML): writes a draft catalog, prints a report.
+    ///
+    /// When --out already exists it is the curated catalog: the report then says what changed
+    /// in the document (new, removed, changed operations and params) and nothing is written.
+    Openapi {
+        /// The OpenAPI document.
+        spec: PathBuf,
+        /// The connector name (snake_case); tools are exposed as <connector>_<name>.
+        #[arg(long)]
+        connector: String,
+        /// Where the draft goes [default: <connector>.yaml].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Writes the report here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// Imports only the operations with this tag.
+        #[arg(long, conflicts_with = "path_prefix")]
+        tag: Option<String>,
+        /// Imports only the paths starting with this prefix.
+        #[arg(long, value_name = "PREFIX")]
+        path_prefix: Option<String>,
+        /// Most tools in the draft; the rest are left out with a reason.
+        #[arg(long, value_name = "N", default_value_t = 250)]
+        max_tools: usize,
     },
 }
 
@@ -114,6 +153,33 @@ impl Cli {
                 }
             }
             Some(Sub::Lint { dir }) => Command::Lint { dir },
+            #[cfg(feature = "import")]
+            Some(Sub::Import {
+                source:
+                    ImportSource::Openapi {
+                        spec,
+                        connector,
+                        out,
+                        report,
+                        tag,
+                        path_prefix,
+                        max_tools,
+                    },
+            }) => {
+                let slice = match (tag, path_prefix) {
+                    (Some(t), _) => openapi_import::Slice::Tag(t),
+                    (None, Some(p)) => openapi_import::Slice::PathPrefix(p),
+                    (None, None) => openapi_import::Slice::All,
+                };
+                Command::Import(Box::new(super::import::ImportArgs {
+                    out: out.unwrap_or_else(|| PathBuf::from(format!("{connector}.yaml"))),
+                    spec,
+                    connector,
+                    report,
+                    slice,
+                    max_tools,
+                }))
+            }
             Some(Sub::Smoke {
                 url,
                 key,
@@ -241,6 +307,34 @@ mod tests {
         assert_eq!(opts.tool, "papierkram_info_get");
         assert_eq!(opts.args, serde_json::json!({}));
         assert_eq!(opts.allowlist, smoke::parse_allowlist(smoke::ALLOWLIST));
+    }
+
+    #[cfg(feature = "import")]
+    #[test]
+    fn import_openapi_defaults_the_draft_to_the_connector_file() {
+        let Command::Import(a) =
+            parse(args("import openapi spec.yaml --connector cal"), false).unwrap()
+        else {
+            panic!("not import");
+        };
+        assert_eq!(a.out, PathBuf::from("cal.yaml"));
+        assert_eq!(a.slice, openapi_import::Slice::All);
+        let Command::Import(a) = parse(
+            args("import openapi s.json --connector c --tag Bookings --out d/c.yaml"),
+            false,
+        )
+        .unwrap() else {
+            panic!("not import");
+        };
+        assert_eq!(
+            (a.slice, a.out),
+            (
+                openapi_import::Slice::Tag("Bookings".into()),
+                PathBuf::from("d/c.yaml")
+            )
+        );
+        let err = parse(args("import openapi s.json"), false).unwrap_err();
+        assert!(err.to_string().contains("--connector"), "{err}");
     }
 
     #[test]

@@ -13,6 +13,8 @@ use crate::inventory::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::startup::{self, load_catalogs};
 
 mod args;
+#[cfg(feature = "import")]
+pub mod import;
 pub mod lint;
 mod sandbox;
 pub mod smoke;
@@ -26,6 +28,9 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     Smoke(Box<smoke::SmokeOptions>),
+    /// `import openapi`: a draft catalog from an OpenAPI document.
+    #[cfg(feature = "import")]
+    Import(Box<import::ImportArgs>),
     Serve {
         addr: SocketAddr,
         catalog: Option<PathBuf>,
@@ -51,6 +56,8 @@ pub async fn run(
             }
             Ok(())
         }
+        #[cfg(feature = "import")]
+        Command::Import(args) => import::run(&args),
         Command::Lint { dir } => {
             let catalogs = load_catalogs(dir.as_ref())?;
             let rows = lint::lint(&catalogs, &config);

@@ -4,6 +4,8 @@ mod cli;
 mod common;
 mod faults;
 mod http;
+#[cfg(feature = "import")]
+mod import;
 mod lambda;
 mod limits;
 mod wire;

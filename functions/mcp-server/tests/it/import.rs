@@ -1,0 +1,145 @@
+//! `mcp-server import openapi` end to end: the built binary drafts a catalog that loads and
+//! that `lint` refuses for its curation gaps; a second run compares instead of overwriting; bad
+//! input leaves no file behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mcp_server(args: &[&str]) -> (Option<i32>, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
+        .args(args)
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
+        .env_remove("MCP_CATALOG_DIR")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (status.code(), text(stdout), text(stderr))
+}
+
+fn spec(name: &str) -> String {
+    format!(
+        "{}/../../shared/openapi-import/tests/specs/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A fresh, empty directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-import-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
+    let dir = scratch("draft");
+    let out = dir.join("sevdesk.yaml");
+    let out_arg = out.to_str().unwrap();
+    let spec = spec("sevdesk-like.yaml");
+    let (code, stdout, stderr) = mcp_server(&[
+        "import",
+        "openapi",
+        &spec,
+        "--connector",
+        "sevdesk",
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("# Import of sevdesk-like API 2.0.0 as `sevdesk`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\ncounts: operations 10, tools 10"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("wrote {out_arg}")), "{stdout}");
+    assert_eq!(files(&dir), ["sevdesk.yaml"], "no temporary file left");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let draft = catalog::parse("sevdesk.yaml", &text).unwrap();
+    assert_eq!(draft.tools.len(), 10);
+
+    let (code, stdout, stderr) = mcp_server(&["lint", dir.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stderr.contains("gap(s) in the catalogs"), "{stderr}");
+    let curation_gaps = stdout
+        .lines()
+        .filter(|l| l.starts_with("curation") && l.contains(" gap "))
+        .count();
+    assert_eq!(curation_gaps, 11, "10 tools and the connector:\n{stdout}");
+    assert!(
+        stdout.contains("risk: proposed high because DELETE"),
+        "{stdout}"
+    );
+
+    // Run again: the existing file is the curated catalog, compared and left alone.
+    let (code, stdout, stderr) = mcp_server(&[
+        "import",
+        "openapi",
+        &spec,
+        "--connector",
+        "sevdesk",
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("# Re-import"), "{stdout}");
+    assert!(stdout.contains("document unchanged"), "{stdout}");
+    assert!(stdout.contains("not overwritten"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_names_the_place_and_leaves_no_file() {
+    let dir = scratch("bad");
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      parameters:\n        - $ref: '#/components/parameters/gone'\n      responses: {}\n",
+    )
+    .unwrap();
+    let swagger = dir.join("swagger.json");
+    std::fs::write(&swagger, r#"{"swagger": "2.0", "paths": {}}"#).unwrap();
+    let out = dir.join("out.yaml");
+    for (input, needle) in [
+        (
+            &bad,
+            "#/paths/~1a/get/parameters/0: `$ref: #/components/parameters/gone` points at nothing",
+        ),
+        (&swagger, "swagger2openapi"),
+    ] {
+        let (code, _, stderr) = mcp_server(&[
+            "import",
+            "openapi",
+            input.to_str().unwrap(),
+            "--connector",
+            "x",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+    assert_eq!(
+        files(&dir),
+        ["bad.yaml", "swagger.json"],
+        "no draft, no temporary file"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
