@@ -11,7 +11,7 @@ functions=(mcp-server tool-error-digest quota-alarm)
 args=()
 for f in "${functions[@]}"; do args+=(-p "$f"); done
 # --no-default-features: the Lambda build carries no offline sandbox (mcp-server's `sandbox`
-# feature, on for local `cargo run -p mcp-server -- serve`).
+# feature, on for local `cargo run -p mcp-server -- serve`) and no OpenAPI importer (`import`).
 cargo lambda build --release --output-format zip --no-default-features "${args[@]}" "$@"
 for f in "${functions[@]}"; do
     zip="target/lambda/$f/bootstrap.zip"
