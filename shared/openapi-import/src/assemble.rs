@@ -15,8 +15,8 @@ use crate::spec::{self, Spec};
 use crate::{Draft, ImportError, MAX_CORE, Options, Slice, naming};
 
 /// Every operation of the slice drafted, named and selected, plus what the connector needs.
-pub(crate) struct Drafts {
-    pub(crate) spec: Spec,
+pub(crate) struct Drafts<'t> {
+    pub(crate) spec: Spec<'t>,
     pub(crate) ops: Vec<(Drafted, Selection, String)>,
     pub(crate) total: usize,
     pub(crate) unmapped: Vec<String>,
@@ -24,49 +24,63 @@ pub(crate) struct Drafts {
     pub(crate) rate_headers: BTreeSet<String>,
 }
 
-pub(crate) fn drafts(text: &str, options: &Options) -> Result<Drafts, ImportError> {
+/// Two passes over the path items: the first sketches every operation (what naming and
+/// selection need), the second drafts in full only what the draft keeps (or every operation
+/// with `full_all`, for a re-import). Memory stays bounded by the kept tools, not the document.
+pub(crate) fn drafts<'t>(
+    text: &'t str,
+    options: &Options,
+    full_all: bool,
+) -> Result<Drafts<'t>, ImportError> {
     if !valid_connector(&options.connector) {
         return Err(ImportError::Connector(options.connector.clone()));
     }
     let spec = spec::read(text, &options.limits)?;
-    let (ops, total, unmapped, errors, rate_headers) = {
-        let (ops, total, unmapped) = draft::operations(&spec.root, &options.slice);
-        if ops.is_empty() {
-            return Err(ImportError::EmptySlice {
-                slice: slice_words(&options.slice),
-                total,
-            });
-        }
-        let (auth, _, _) = habits::auth(&spec.root);
-        let auth_header = auth.header.clone().or(auth.query.clone());
-        let mut drafted = Vec::with_capacity(ops.len());
-        let mut errors = ErrorShapes::default();
-        let mut rate_headers = BTreeSet::new();
-        for op in &ops {
-            // A fresh budget per operation: one huge schema cannot starve the rest, and the
-            // whole import stays within operations × budget.
+    let (auth, _, _) = habits::auth(&spec.root);
+    let auth_header = auth.header.clone().or(auth.query.clone());
+    let mut ops: Vec<Drafted> = Vec::new();
+    let mut total = 0;
+    let mut unmapped = Vec::new();
+    spec.for_each_path(|path, item| {
+        for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped) {
             let mut r = Resolver::new(&spec.root, &options.limits);
-            drafted.push(draft::draft(&mut r, op, auth_header.as_deref())?);
-            habits::errors(&mut r, op.op, &op.at, &mut errors)?;
-            habits::rate_headers(op.op, &mut rate_headers);
+            ops.push(draft::sketch(&mut r, &op)?);
         }
-        (drafted, total, unmapped, errors, rate_headers)
-    };
+        Ok(())
+    })?;
+    if ops.is_empty() {
+        return Err(ImportError::EmptySlice {
+            slice: slice_words(&options.slice),
+            total,
+        });
+    }
     let parts: Vec<naming::Parts> = ops.iter().map(|d| d.parts.clone()).collect();
     let names = naming::assign(&options.connector, &parts);
-    let candidates: Vec<Candidate<'_>> = ops
-        .iter()
-        .zip(&names)
-        .map(|(d, name)| Candidate {
-            method: d.method,
-            path: &d.path,
-            verb: name.rsplit('_').next().unwrap_or(""),
-            risk: d.tool.risk,
-            deprecated: d.deprecated,
-            needs_person: !d.needs_person.is_empty(),
+    let keep: Vec<bool> = select_all(&ops, &names, options.max_tools)
+        .into_iter()
+        .map(|(sel, why)| {
+            full_all || sel != Selection::LeftOut || !why.starts_with(select::OVER_CAP)
         })
         .collect();
-    let selection = select::propose(&candidates, MAX_CORE, options.max_tools);
+    let mut errors = ErrorShapes::default();
+    let mut rate_headers = BTreeSet::new();
+    let mut i = 0;
+    let (mut again, mut skipped) = (0, Vec::new());
+    spec.for_each_path(|path, item| {
+        for op in draft::operations(path, item, &options.slice, &mut again, &mut skipped) {
+            if keep[i] {
+                // A fresh budget per operation: one huge schema cannot starve the rest, and
+                // the whole import stays within operations × budget.
+                let mut r = Resolver::new(&spec.root, &options.limits);
+                ops[i] = draft::draft(&mut r, &op, auth_header.as_deref())?;
+                habits::errors(&mut r, op.op, &op.at, &mut errors)?;
+                habits::rate_headers(op.op, &mut rate_headers);
+            }
+            i += 1;
+        }
+        Ok(())
+    })?;
+    let selection = select_all(&ops, &names, options.max_tools);
     let ops = ops
         .into_iter()
         .zip(names)
@@ -86,6 +100,24 @@ pub(crate) fn drafts(text: &str, options: &Options) -> Result<Drafts, ImportErro
     })
 }
 
+/// The selection over all operations; a sketch counts as needing no person (the left-out
+/// decision does not depend on it).
+fn select_all(ops: &[Drafted], names: &[String], max_tools: usize) -> Vec<(Selection, String)> {
+    let candidates: Vec<Candidate<'_>> = ops
+        .iter()
+        .zip(names)
+        .map(|(d, name)| Candidate {
+            method: d.method,
+            path: &d.path,
+            verb: name.rsplit('_').next().unwrap_or(""),
+            risk: d.tool.risk,
+            deprecated: d.deprecated,
+            needs_person: !d.needs_person.is_empty(),
+        })
+        .collect();
+    select::propose(&candidates, MAX_CORE, max_tools)
+}
+
 pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError> {
     let Drafts {
         spec,
@@ -94,7 +126,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         unmapped,
         errors,
         rate_headers,
-    } = drafts(text, options)?;
+    } = drafts(text, options, false)?;
     let mut connector_notes: Vec<String> = Vec::new();
     let (auth, secrets, auth_notes) = habits::auth(&spec.root);
     connector_notes.extend(auth_notes);

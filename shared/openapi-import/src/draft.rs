@@ -29,49 +29,48 @@ const METHODS: [(&str, Method); 5] = [
     ("delete", Method::Delete),
 ];
 
-/// The operations in the slice, in document order, with how many the whole document has and
-/// the ones the catalog cannot map (HEAD, OPTIONS, TRACE).
-pub(crate) fn operations<'a>(root: &'a Value, slice: &Slice) -> (Vec<Op<'a>>, usize, Vec<String>) {
+/// The operations of one path item in the slice, counting into `total` every operation and
+/// into `unmapped` the ones the catalog cannot map (HEAD, OPTIONS, TRACE).
+pub(crate) fn operations<'a>(
+    path: &'a str,
+    item: &'a Value,
+    slice: &Slice,
+    total: &mut usize,
+    unmapped: &mut Vec<String>,
+) -> Vec<Op<'a>> {
     let mut out = Vec::new();
-    let mut total = 0;
-    let mut unmapped = Vec::new();
-    let Some(Value::Object(paths)) = root.get("paths") else {
-        return (out, 0, unmapped);
+    let Some(obj) = item.as_object() else {
+        return out;
     };
-    for (path, item) in paths {
-        let Some(obj) = item.as_object() else {
-            continue;
-        };
-        for key in ["head", "options", "trace"] {
-            if obj.contains_key(key) {
-                total += 1;
-                unmapped.push(format!("{} {path}", key.to_ascii_uppercase()));
-            }
-        }
-        for (key, method) in METHODS {
-            let Some(op) = obj.get(key) else { continue };
-            total += 1;
-            let keep = match slice {
-                Slice::All => true,
-                Slice::PathPrefix(prefix) => path.starts_with(prefix.as_str()),
-                Slice::Tag(tag) => op.get("tags").and_then(Value::as_array).is_some_and(|ts| {
-                    ts.iter()
-                        .filter_map(Value::as_str)
-                        .any(|t| t.eq_ignore_ascii_case(tag))
-                }),
-            };
-            if keep {
-                out.push(Op {
-                    method,
-                    path,
-                    at: format!("#/paths/{}/{key}", escape(path)),
-                    op,
-                    item,
-                });
-            }
+    for key in ["head", "options", "trace"] {
+        if obj.contains_key(key) {
+            *total += 1;
+            unmapped.push(format!("{} {path}", key.to_ascii_uppercase()));
         }
     }
-    (out, total, unmapped)
+    for (key, method) in METHODS {
+        let Some(op) = obj.get(key) else { continue };
+        *total += 1;
+        let keep = match slice {
+            Slice::All => true,
+            Slice::PathPrefix(prefix) => path.starts_with(prefix.as_str()),
+            Slice::Tag(tag) => op.get("tags").and_then(Value::as_array).is_some_and(|ts| {
+                ts.iter()
+                    .filter_map(Value::as_str)
+                    .any(|t| t.eq_ignore_ascii_case(tag))
+            }),
+        };
+        if keep {
+            out.push(Op {
+                method,
+                path,
+                at: format!("#/paths/{}/{key}", escape(path)),
+                op,
+                item,
+            });
+        }
+    }
+    out
 }
 
 /// A drafted operation before names and selection.
@@ -329,44 +328,11 @@ pub(crate) fn draft<'a>(
         .and_then(Value::as_str)
         .map(snake);
     let parts = naming::parts(op.method, op.path, lists);
-    let mut tool = Tool {
-        name: String::new(),
-        description: describe::scaffold(&what, &params),
-        core: false,
-        risk,
-        category,
-        idempotent: None,
-        side_effects: None,
-        effect: None,
-        audit_event: None,
-        failure_modes: Vec::new(),
-        current: None,
-        get: None,
-        post: None,
-        put: None,
-        patch: None,
-        delete: None,
-        raw: false,
-        list: false,
-        params,
-        headers,
-        fields: Vec::new(),
-        default_fields: Vec::new(),
-        untrusted: Vec::new(),
-        hints: BTreeMap::new(),
-        max_result_bytes: None,
-        resource: None,
-        aggregate: None,
-        operation_id: operation_id.clone(),
-        curate: Vec::new(),
-    };
-    *match op.method {
-        Method::Get => &mut tool.get,
-        Method::Post => &mut tool.post,
-        Method::Put => &mut tool.put,
-        Method::Patch => &mut tool.patch,
-        Method::Delete => &mut tool.delete,
-    } = Some(path);
+    let mut tool = new_tool(op.method, path, risk, operation_id.clone());
+    tool.description = describe::scaffold(&what, &params);
+    tool.category = category;
+    tool.params = params;
+    tool.headers = headers;
     Ok(Drafted {
         method: op.method,
         path: op.path.to_string(),
@@ -385,6 +351,80 @@ pub(crate) fn draft<'a>(
         notes,
         prose,
     })
+}
+
+/// What selection needs about an operation, without its params: cheap enough to keep for
+/// every operation of a document with thousands, while only the kept ones are drafted in full.
+pub(crate) fn sketch<'a>(r: &mut Resolver<'a>, op: &Op<'a>) -> Result<Drafted, ImportError> {
+    let answer = habits::answer(r, op.op, &op.at)?;
+    let lists = op.method == Method::Get && answer.lists;
+    let operation_id = op
+        .op
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map(String::from);
+    let (risk, risk_reason) = risk::propose(op.method, op.path, operation_id.as_deref());
+    Ok(Drafted {
+        method: op.method,
+        path: op.path.to_string(),
+        deprecated: op
+            .op
+            .get("deprecated")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        tool: new_tool(op.method, op.path.to_string(), risk, operation_id.clone()),
+        operation_id,
+        parts: naming::parts(op.method, op.path, lists),
+        answer: Answer::default(),
+        style: None,
+        risk_reason,
+        needs_person: Vec::new(),
+        notes: Vec::new(),
+        prose: Vec::new(),
+    })
+}
+
+/// A tool with its mapping and nothing else yet.
+fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<String>) -> Tool {
+    let mut tool = Tool {
+        name: String::new(),
+        description: String::new(),
+        core: false,
+        risk,
+        category: None,
+        idempotent: None,
+        side_effects: None,
+        effect: None,
+        audit_event: None,
+        failure_modes: Vec::new(),
+        current: None,
+        get: None,
+        post: None,
+        put: None,
+        patch: None,
+        delete: None,
+        raw: false,
+        list: false,
+        params: BTreeMap::new(),
+        headers: BTreeMap::new(),
+        fields: Vec::new(),
+        default_fields: Vec::new(),
+        untrusted: Vec::new(),
+        hints: BTreeMap::new(),
+        max_result_bytes: None,
+        resource: None,
+        aggregate: None,
+        operation_id,
+        curate: Vec::new(),
+    };
+    *match method {
+        Method::Get => &mut tool.get,
+        Method::Post => &mut tool.post,
+        Method::Put => &mut tool.put,
+        Method::Patch => &mut tool.patch,
+        Method::Delete => &mut tool.delete,
+    } = Some(path);
+    tool
 }
 
 fn fallback_string(own: Option<&str>) -> Param {

@@ -34,7 +34,7 @@ impl Changes {
 pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Changes, ImportError> {
     let mut all = options.clone();
     all.max_tools = usize::MAX;
-    let Drafts { spec, ops, .. } = drafts(text, &all)?;
+    let Drafts { spec, ops, .. } = drafts(text, &all, true)?;
     let mut changes = Changes {
         document_changed: curated
             .imported_from

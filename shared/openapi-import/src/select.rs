@@ -35,6 +35,10 @@ pub(crate) struct Candidate<'a> {
     pub(crate) needs_person: bool,
 }
 
+/// How the reason of an operation left out over the draft's size begins: such operations are
+/// only sketched, never drafted in full.
+pub(crate) const OVER_CAP: &str = "over the draft's";
+
 /// Path words of plumbing a model rarely needs: left out of a draft.
 const PLUMBING: &[&str] = &[
     "webhook",

@@ -1,21 +1,29 @@
-//! Reading the document once: size limit, JSON or YAML into one `serde_json::Value`, the
-//! version check, and `$ref` lookups. Later stages borrow from this one tree; nothing is copied.
+//! Reading the document once: size limit, JSON or YAML, the version check, and `$ref` lookups.
+//! A JSON document's `paths` stay unparsed text (borrowed from the input) and are parsed one
+//! path item at a time, so memory holds the components and one path item, not the whole tree
+//! (a `serde_json::Value` costs 10–15 times its text). YAML is parsed whole.
+
+use std::collections::BTreeMap;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::{ImportError, Limits};
 
 /// The parsed document and what identifies it.
-pub(crate) struct Spec {
+pub(crate) struct Spec<'t> {
+    /// Everything but the streamed `paths` (components, info, servers, security).
     pub(crate) root: Value,
+    /// A JSON document's path items, still text.
+    raw_paths: Option<BTreeMap<String, &'t RawValue>>,
     pub(crate) sha256: String,
     pub(crate) title: Option<String>,
     pub(crate) version: Option<String>,
 }
 
 /// Parses `text`, refusing what is too large, not OpenAPI 3.x, or Swagger 2.0.
-pub(crate) fn read(text: &str, limits: &Limits) -> Result<Spec, ImportError> {
+pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, ImportError> {
     if text.len() > limits.max_bytes {
         return Err(ImportError::TooLarge {
             size: text.len(),
@@ -23,12 +31,30 @@ pub(crate) fn read(text: &str, limits: &Limits) -> Result<Spec, ImportError> {
         });
     }
     let sha256 = hex(&Sha256::digest(text.as_bytes()));
+    let mut raw_paths = None;
     let root: Value = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| ImportError::Syntax {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?
+        // One pass checks the syntax of everything; `paths` stay text.
+        let top: BTreeMap<String, &RawValue> =
+            serde_json::from_str(text).map_err(|e| ImportError::Syntax {
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let mut root = serde_json::Map::new();
+        for (key, raw) in top {
+            if key == "paths" {
+                raw_paths = Some(
+                    serde_json::from_str(raw.get())
+                        .map_err(|_| ImportError::invalid("#/paths", "must be an object"))?,
+                );
+            } else {
+                let value = serde_json::from_str(raw.get()).map_err(|e| {
+                    ImportError::invalid(&format!("#/{}", escape(&key)), e.to_string())
+                })?;
+                root.insert(key, value);
+            }
+        }
+        Value::Object(root)
     } else {
         yaml_serde::from_str(text).map_err(|e| {
             let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
@@ -73,8 +99,32 @@ pub(crate) fn read(text: &str, limits: &Limits) -> Result<Spec, ImportError> {
         title: field("title"),
         version: field("version"),
         sha256,
+        raw_paths,
         root,
     })
+}
+
+impl Spec<'_> {
+    /// Calls `f` with each path item in turn: a JSON document's parsed just before and dropped
+    /// just after, so at most one is in memory besides the components.
+    pub(crate) fn for_each_path(
+        &self,
+        mut f: impl FnMut(&str, &Value) -> Result<(), ImportError>,
+    ) -> Result<(), ImportError> {
+        if let Some(raw) = &self.raw_paths {
+            for (path, text) in raw {
+                let item: Value = serde_json::from_str(text.get()).map_err(|e| {
+                    ImportError::invalid(&format!("#/paths/{}", escape(path)), e.to_string())
+                })?;
+                f(path, &item)?;
+            }
+        } else if let Some(Value::Object(paths)) = self.root.get("paths") {
+            for (path, item) in paths {
+                f(path, item)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A scalar as text (`2.0` and `"2.0"` alike).
