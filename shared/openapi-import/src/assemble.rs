@@ -41,10 +41,16 @@ pub(crate) fn drafts<'t>(
     let mut ops: Vec<Drafted> = Vec::new();
     let mut total = 0;
     let mut unmapped = Vec::new();
+    let mut errors = ErrorShapes::default();
+    let mut rate_headers = BTreeSet::new();
     spec.for_each_path(|path, item| {
         for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped) {
+            // A fresh budget per operation: one huge schema cannot starve the rest, and the
+            // whole import stays within operations × budget.
             let mut r = Resolver::new(&spec.root, &options.limits);
             ops.push(draft::sketch(&mut r, &op)?);
+            habits::errors(&mut r, op.op, &op.at, &mut errors)?;
+            habits::rate_headers(op.op, &mut rate_headers);
         }
         Ok(())
     })?;
@@ -62,19 +68,13 @@ pub(crate) fn drafts<'t>(
             full_all || sel != Selection::LeftOut || !why.starts_with(select::OVER_CAP)
         })
         .collect();
-    let mut errors = ErrorShapes::default();
-    let mut rate_headers = BTreeSet::new();
     let mut i = 0;
     let (mut again, mut skipped) = (0, Vec::new());
     spec.for_each_path(|path, item| {
         for op in draft::operations(path, item, &options.slice, &mut again, &mut skipped) {
             if keep[i] {
-                // A fresh budget per operation: one huge schema cannot starve the rest, and
-                // the whole import stays within operations × budget.
                 let mut r = Resolver::new(&spec.root, &options.limits);
                 ops[i] = draft::draft(&mut r, &op, auth_header.as_deref())?;
-                habits::errors(&mut r, op.op, &op.at, &mut errors)?;
-                habits::rate_headers(op.op, &mut rate_headers);
             }
             i += 1;
         }
