@@ -44,7 +44,7 @@ pub(crate) fn drafts<'t>(
     let mut errors = ErrorShapes::default();
     let mut rate_headers = BTreeSet::new();
     spec.for_each_path(|path, item| {
-        for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped) {
+        for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped)? {
             // A fresh budget per operation: one huge schema cannot starve the rest, and the
             // whole import stays within operations × budget.
             let mut r = Resolver::new(&spec.root, &options.limits);
@@ -71,7 +71,7 @@ pub(crate) fn drafts<'t>(
     let mut i = 0;
     let (mut again, mut skipped) = (0, Vec::new());
     spec.for_each_path(|path, item| {
-        for op in draft::operations(path, item, &options.slice, &mut again, &mut skipped) {
+        for op in draft::operations(path, item, &options.slice, &mut again, &mut skipped)? {
             if keep[i] {
                 let mut r = Resolver::new(&spec.root, &options.limits);
                 ops[i] = draft::draft(&mut r, &op, auth_header.as_deref())?;

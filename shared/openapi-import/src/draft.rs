@@ -37,11 +37,18 @@ pub(crate) fn operations<'a>(
     slice: &Slice,
     total: &mut usize,
     unmapped: &mut Vec<String>,
-) -> Vec<Op<'a>> {
+) -> Result<Vec<Op<'a>>, ImportError> {
     let mut out = Vec::new();
+    let at = format!("#/paths/{}", escape(path));
     let Some(obj) = item.as_object() else {
-        return out;
+        return Err(ImportError::invalid(&at, "a path item must be an object"));
     };
+    if !path.starts_with('/') || path.contains('?') || path.contains("..") {
+        return Err(ImportError::invalid(
+            &at,
+            "a path must start with `/` and hold no `?` or `..`",
+        ));
+    }
     for key in ["head", "options", "trace"] {
         if obj.contains_key(key) {
             *total += 1;
@@ -50,6 +57,12 @@ pub(crate) fn operations<'a>(
     }
     for (key, method) in METHODS {
         let Some(op) = obj.get(key) else { continue };
+        if !op.is_object() {
+            return Err(ImportError::invalid(
+                &format!("{at}/{key}"),
+                "an operation must be an object",
+            ));
+        }
         *total += 1;
         let keep = match slice {
             Slice::All => true,
@@ -64,13 +77,13 @@ pub(crate) fn operations<'a>(
             out.push(Op {
                 method,
                 path,
-                at: format!("#/paths/{}/{key}", escape(path)),
+                at: format!("{at}/{key}"),
                 op,
                 item,
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// A drafted operation before names and selection.

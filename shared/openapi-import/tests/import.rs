@@ -444,6 +444,15 @@ fn bad_input_names_the_place() {
         "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      parameters:\n        - { in: query }\n";
     assert!(err(nameless).starts_with("#/paths/~1a/get/parameters/0: a parameter needs a `name`"));
     assert!(err("not: [valid").contains("line"));
+    assert!(
+        err(r#"{"openapi": "3.0.0", "paths": {"/x": {"get": 5}}}"#)
+            .starts_with("#/paths/~1x/get: an operation must be an object")
+    );
+    assert!(
+        err(r#"{"openapi": "3.0.0", "paths": {"x": {"get": {}}}}"#)
+            .starts_with("#/paths/x: a path must start with `/`")
+    );
+    assert!(err(r#"[1, 2]"#).starts_with("#: the document is not an object"));
     assert!(matches!(
         import("openapi: 3.0.0\npaths: {}\n", &Options::new("Bad-Name")),
         Err(ImportError::Connector(_))
@@ -454,4 +463,33 @@ fn bad_input_names_the_place() {
         import(&spec("tricky.yaml"), &small),
         Err(ImportError::TooLarge { .. })
     ));
+}
+
+/// Vendors' own documents are not in the repository (their licences): point
+/// `OPENAPI_IMPORT_REAL_SPECS` at a folder of them and run
+/// `cargo test -p openapi-import -- --ignored` to import each and check the draft loads.
+#[test]
+#[ignore = "needs vendor documents in OPENAPI_IMPORT_REAL_SPECS"]
+fn real_documents_import_into_loadable_drafts() {
+    let Ok(dir) = std::env::var("OPENAPI_IMPORT_REAL_SPECS") else {
+        panic!("set OPENAPI_IMPORT_REAL_SPECS to a folder of OpenAPI documents");
+    };
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path
+            .extension()
+            .is_some_and(|e| e == "json" || e == "yaml" || e == "yml")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let d = import(&text, &Options::new("vendor"))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        catalog::parse("vendor.yaml", &d.to_yaml().unwrap()).unwrap();
+        assert!(d.report.counts().core <= openapi_import::MAX_CORE);
+        println!("{}: {}", path.display(), d.report.counts());
+        seen += 1;
+    }
+    assert!(seen > 0, "no *.json or *.yaml in {dir}");
 }
