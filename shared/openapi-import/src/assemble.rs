@@ -43,17 +43,23 @@ pub(crate) fn drafts<'t>(
     let mut unmapped = Vec::new();
     let mut errors = ErrorShapes::default();
     let mut rate_headers = BTreeSet::new();
-    spec.for_each_path(|path, item| {
-        for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped)? {
-            // A fresh budget per operation: one huge schema cannot starve the rest, and the
-            // whole import stays within operations × budget.
-            let mut r = Resolver::new(&spec.root, &options.limits);
-            ops.push(draft::sketch(&mut r, &op)?);
-            habits::errors(&mut r, op.op, &op.at, &mut errors)?;
-            habits::rate_headers(op.op, &mut rate_headers);
-        }
-        Ok(())
-    })?;
+    // Where each path item's operations start in `ops`, and where the last ends.
+    let mut first_op: Vec<usize> = Vec::new();
+    spec.for_each_path(
+        |_| true,
+        |_, path, item| {
+            first_op.push(ops.len());
+            for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped)? {
+                // A fresh budget per operation: one huge schema cannot starve the rest, and the
+                // whole import stays within operations × budget.
+                let mut r = Resolver::new(&spec.root, &options.limits);
+                ops.push(draft::sketch(&mut r, &op)?);
+                habits::errors(&mut r, op.op, &op.at, &mut errors)?;
+                habits::rate_headers(op.op, &mut rate_headers);
+            }
+            Ok(())
+        },
+    )?;
     if ops.is_empty() {
         return Err(ImportError::EmptySlice {
             slice: slice_words(&options.slice),
@@ -68,15 +74,16 @@ pub(crate) fn drafts<'t>(
             full_all || sel != Selection::LeftOut || !why.starts_with(select::OVER_CAP)
         })
         .collect();
-    let mut i = 0;
+    first_op.push(ops.len());
     let (mut again, mut skipped) = (0, Vec::new());
-    spec.for_each_path(|path, item| {
-        for op in draft::operations(path, item, &options.slice, &mut again, &mut skipped)? {
+    let wanted = |k: usize| keep[first_op[k]..first_op[k + 1]].iter().any(|k| *k);
+    spec.for_each_path(wanted, |k, path, item| {
+        let here = draft::operations(path, item, &options.slice, &mut again, &mut skipped)?;
+        for (i, op) in (first_op[k]..).zip(here) {
             if keep[i] {
                 let mut r = Resolver::new(&spec.root, &options.limits);
                 ops[i] = draft::draft(&mut r, &op, auth_header.as_deref())?;
             }
-            i += 1;
         }
         Ok(())
     })?;

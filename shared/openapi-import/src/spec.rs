@@ -15,11 +15,28 @@ use crate::{ImportError, Limits};
 pub(crate) struct Spec<'t> {
     /// Everything but the streamed `paths` (components, info, servers, security).
     pub(crate) root: Value,
-    /// A JSON document's path items, still text.
-    raw_paths: Option<BTreeMap<String, &'t RawValue>>,
+    /// The path items, still text (JSON, or block-style YAML), when not in `root`.
+    raw_paths: Raw<'t>,
     pub(crate) sha256: String,
     pub(crate) title: Option<String>,
     pub(crate) version: Option<String>,
+}
+
+/// Path items not parsed yet.
+enum Raw<'t> {
+    /// All in `root`.
+    None,
+    Json(BTreeMap<String, &'t RawValue>),
+    Yaml(Vec<(String, &'t str)>),
+}
+
+fn yaml_error(e: yaml_serde::Error) -> ImportError {
+    let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+    ImportError::Syntax {
+        line,
+        column,
+        message: e.to_string(),
+    }
 }
 
 /// Parses `text`, refusing what is too large, not OpenAPI 3.x, or Swagger 2.0.
@@ -31,7 +48,7 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
         });
     }
     let sha256 = hex(&Sha256::digest(text.as_bytes()));
-    let mut raw_paths = None;
+    let mut raw_paths = Raw::None;
     let root: Value = if text.trim_start().starts_with('{') {
         // One pass checks the syntax of everything; `paths` stay text.
         let top: BTreeMap<String, &RawValue> =
@@ -43,7 +60,7 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
         let mut root = serde_json::Map::new();
         for (key, raw) in top {
             if key == "paths" {
-                raw_paths = Some(
+                raw_paths = Raw::Json(
                     serde_json::from_str(raw.get())
                         .map_err(|_| ImportError::invalid("#/paths", "must be an object"))?,
                 );
@@ -55,15 +72,12 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
             }
         }
         Value::Object(root)
+    } else if let Some(cut) = crate::chunks::cut(text) {
+        let root = yaml_serde::from_str(&cut.rest).map_err(yaml_error)?;
+        raw_paths = Raw::Yaml(cut.items);
+        root
     } else {
-        yaml_serde::from_str(text).map_err(|e| {
-            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-            ImportError::Syntax {
-                line,
-                column,
-                message: e.to_string(),
-            }
-        })?
+        yaml_serde::from_str(text).map_err(yaml_error)?
     };
     let Some(top) = root.as_object() else {
         return Err(ImportError::NotOpenApi {
@@ -105,22 +119,43 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
 }
 
 impl Spec<'_> {
-    /// Calls `f` with each path item in turn: a JSON document's parsed just before and dropped
-    /// just after, so at most one is in memory besides the components.
+    /// Calls `f` with each path item in turn (its index, path and value): a path item still in
+    /// text is parsed just before and dropped just after, and one `want` refuses is not parsed
+    /// at all. The order is the same on every call.
     pub(crate) fn for_each_path(
         &self,
-        mut f: impl FnMut(&str, &Value) -> Result<(), ImportError>,
+        want: impl Fn(usize) -> bool,
+        mut f: impl FnMut(usize, &str, &Value) -> Result<(), ImportError>,
     ) -> Result<(), ImportError> {
-        if let Some(raw) = &self.raw_paths {
-            for (path, text) in raw {
-                let item: Value = serde_json::from_str(text.get()).map_err(|e| {
-                    ImportError::invalid(&format!("#/paths/{}", escape(path)), e.to_string())
-                })?;
-                f(path, &item)?;
+        match &self.raw_paths {
+            Raw::Json(raw) => {
+                for (k, (path, text)) in raw.iter().enumerate().filter(|(k, _)| want(*k)) {
+                    let item: Value = serde_json::from_str(text.get()).map_err(|e| {
+                        ImportError::invalid(&format!("#/paths/{}", escape(path)), e.to_string())
+                    })?;
+                    f(k, path, &item)?;
+                }
             }
-        } else if let Some(Value::Object(paths)) = self.root.get("paths") {
-            for (path, item) in paths {
-                f(path, item)?;
+            Raw::Yaml(chunks) => {
+                for (k, (path, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k)) {
+                    let one: BTreeMap<String, Value> =
+                        yaml_serde::from_str(text).map_err(|e| {
+                            ImportError::invalid(
+                                &format!("#/paths/{}", escape(path)),
+                                format!("{e} (an alias to an anchor elsewhere? convert the document to JSON)"),
+                            )
+                        })?;
+                    for (_, item) in one {
+                        f(k, path, &item)?;
+                    }
+                }
+            }
+            Raw::None => {
+                if let Some(Value::Object(paths)) = self.root.get("paths") {
+                    for (k, (path, item)) in paths.iter().enumerate().filter(|(k, _)| want(*k)) {
+                        f(k, path, item)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -199,7 +234,19 @@ mod tests {
     fn yaml_and_json_read_alike_with_numeric_keys() {
         let yaml = "openapi: 3.0.3\ninfo: {title: T, version: 1}\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n";
         let s = read(yaml, &limits()).unwrap();
-        assert!(s.root.pointer("/paths/~1a/get/responses/200").is_some());
+        let mut seen = Vec::new();
+        s.for_each_path(
+            |_| true,
+            |_, path, item| {
+                seen.push((
+                    path.to_string(),
+                    item.pointer("/get/responses/200").is_some(),
+                ));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, [("/a".to_string(), true)]);
         assert_eq!(s.version.as_deref(), Some("1"));
         let json = r#"{"openapi": "3.1.0", "paths": {}}"#;
         assert!(read(json, &limits()).is_ok());
