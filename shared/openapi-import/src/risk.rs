@@ -39,9 +39,6 @@ const CRITICAL: &[(&str, &str)] = &[
 
 /// The proposed risk and why, in words for the `curate` entry.
 pub(crate) fn propose(method: Method, path: &str, operation_id: Option<&str>) -> (Risk, String) {
-    if method == Method::Get {
-        return (Risk::Low, "GET reads".into());
-    }
     let mut all: Vec<String> = path
         .split('/')
         .filter(|s| !s.starts_with('{'))
@@ -52,12 +49,18 @@ pub(crate) fn propose(method: Method, path: &str, operation_id: Option<&str>) ->
         .iter()
         .find_map(|w| CRITICAL.iter().find(|(c, _)| c == w))
     {
-        return (
-            Risk::Critical,
-            format!("the word `{word}` in its path or operationId: it {why}"),
-        );
+        let reason = format!("the word `{word}` in its path or operationId: it {why}");
+        if method == Method::Get {
+            // A GET that says it sends (`GET /CreditNote/{id}/sendByWithRender`) may well write.
+            return (
+                Risk::Critical,
+                format!("{reason}, although a GET: check whether it only reads"),
+            );
+        }
+        return (Risk::Critical, reason);
     }
     match method {
+        Method::Get => (Risk::Low, "GET reads".into()),
         Method::Delete => (Risk::High, "DELETE removes a record".into()),
         _ => (Risk::Medium, format!("{} writes", method.as_str())),
     }
@@ -70,9 +73,12 @@ mod tests {
     #[test]
     fn method_then_words_decide() {
         assert_eq!(
-            propose(Method::Get, "/Invoice/{id}/sendBy", None).0,
+            propose(Method::Get, "/Invoice/{id}/getPdf", None).0,
             Risk::Low
         );
+        let (risk, why) = propose(Method::Get, "/CreditNote/{id}/sendByWithRender", None);
+        assert_eq!(risk, Risk::Critical);
+        assert!(why.contains("although a GET"), "{why}");
         assert_eq!(propose(Method::Post, "/Contact", None).0, Risk::Medium);
         assert_eq!(propose(Method::Delete, "/Contact/{id}", None).0, Risk::High);
         let (risk, why) = propose(Method::Post, "/Invoice/{id}/sendViaEmail", None);
