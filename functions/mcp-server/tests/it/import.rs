@@ -102,6 +102,43 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
     assert!(stdout.contains("document unchanged"), "{stdout}");
     assert!(stdout.contains("not overwritten"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+
+    // The document changed: the report names the new and the removed operation.
+    let changed = dir.join("changed.yaml");
+    std::fs::write(
+        &changed,
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replace(
+                "/Invoice/{invoiceId}/enshrine:",
+                "/Invoice/{invoiceId}/lock:",
+            )
+            .replace("operationId: invoiceEnshrine", "operationId: invoiceLock"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = mcp_server(&[
+        "import",
+        "openapi",
+        changed.to_str().unwrap(),
+        "--connector",
+        "sevdesk",
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("document changed since the import"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- PUT /Invoice/{invoiceId}/lock (invoiceLock)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- invoice_enshrine (invoiceEnshrine)"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
