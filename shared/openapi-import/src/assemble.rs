@@ -3,16 +3,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use catalog::{Catalog, Errors, ListEnvelope, Provenance, Quota};
-use serde_json::Value;
+use catalog::{Catalog, Provenance};
 
 use crate::draft::{self, Drafted, risk_entry};
-use crate::habits::{self, ErrorShapes, Style};
+use crate::habits::{self, ErrorShapes};
 use crate::report::{OperationReport, Report};
 use crate::schema::Resolver;
 use crate::select::{self, Candidate, Selection};
 use crate::spec::{self, Spec};
-use crate::{Draft, ImportError, MAX_CORE, Options, Slice, naming};
+use crate::{Draft, ImportError, MAX_CORE, Options, Slice, naming, propose, yaml_out};
 
 /// Every operation of the slice drafted, named and selected, plus what the connector needs.
 pub(crate) struct Drafts<'t> {
@@ -137,10 +136,10 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
     let mut connector_notes: Vec<String> = Vec::new();
     let (auth, secrets, auth_notes) = habits::auth(&spec.root);
     connector_notes.extend(auth_notes);
-    let base_url = base_url(&spec.root, &mut connector_notes);
-    let list_envelope = envelope(&mut ops, &mut connector_notes);
-    let errors = error_proposal(&errors, &mut connector_notes);
-    let quota = quota_proposal(&rate_headers, &mut connector_notes);
+    let base_url = propose::base_url(&spec.root, &mut connector_notes);
+    let list_envelope = propose::envelope(&mut ops, &mut connector_notes);
+    let errors = propose::error_proposal(&errors, &mut connector_notes);
+    let quota = propose::quota_proposal(&rate_headers, &mut connector_notes);
     for (d, sel, why) in &mut ops {
         let t = &mut d.tool;
         t.core = *sel == Selection::Core;
@@ -179,7 +178,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         }
         t.curate = curate;
     }
-    let headers = hoist_headers(&mut ops);
+    let headers = propose::hoist_headers(&mut ops);
     let mut catalog_curate: Vec<String> = connector_notes.clone();
     catalog_curate.push("hints: declare not_found, unauthorized and rate_limited hints".into());
     let report = Report {
@@ -236,7 +235,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
     };
     let draft = Draft { catalog, report };
     // The promise: a draft always loads. A failure here is the importer's bug, named.
-    let yaml = to_yaml(&draft.catalog)?;
+    let yaml = yaml_out::to_yaml(&draft.catalog)?;
     catalog::parse(&format!("{}.yaml", options.connector), &yaml).map_err(|e| {
         ImportError::invalid(
             "#",
@@ -265,41 +264,6 @@ fn operation_report(d: &Drafted, sel: Selection, why: &str) -> OperationReport {
     }
 }
 
-pub(crate) fn to_yaml(c: &Catalog) -> Result<String, ImportError> {
-    let fail = |e: String| ImportError::invalid("#", format!("cannot write the draft: {e}"));
-    // A YAML value keeps the model's field order (`name` first), which a person reads.
-    let mut value = yaml_serde::to_value(c).map_err(|e| fail(e.to_string()))?;
-    prune(&mut value);
-    let body = yaml_serde::to_string(&value).map_err(|e| fail(e.to_string()))?;
-    Ok(format!(
-        "# A DRAFT from `mcp-server import openapi`: every `curate` entry and `CURATE:` marker is a\n\
-         # decision for a person; `mcp-server lint` refuses this catalog until they are all gone.\n{body}"
-    ))
-}
-
-/// Drops what a person would not write: nulls, empty lists and maps, and `false` where it is
-/// the default. `core: false` stays (its default is `true`).
-fn prune(v: &mut yaml_serde::Value) {
-    use yaml_serde::Value as Y;
-    match v {
-        Y::Mapping(map) => {
-            map.retain(|key, value| {
-                prune(value);
-                let key = key.as_str().unwrap_or("");
-                let default_false = matches!(key, "raw" | "list" | "required" | "problem_details");
-                !(value.is_null()
-                    || value.as_sequence().is_some_and(Vec::is_empty)
-                    || value
-                        .as_mapping()
-                        .is_some_and(|m| m.is_empty() && key != "auth")
-                    || (default_false && value.as_bool() == Some(false)))
-            });
-        }
-        Y::Sequence(items) => items.iter_mut().for_each(prune),
-        _ => {}
-    }
-}
-
 fn valid_connector(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
@@ -314,168 +278,4 @@ fn slice_words(slice: &Slice) -> String {
         Slice::Tag(t) => format!("operations tagged `{t}`"),
         Slice::PathPrefix(p) => format!("paths under `{p}`"),
     }
-}
-
-/// `servers[0].url` with its variables at their defaults; a relative or missing URL gets a
-/// placeholder host and a note.
-fn base_url(root: &Value, notes: &mut Vec<String>) -> String {
-    let server = root.pointer("/servers/0");
-    let mut url = server
-        .and_then(|s| s.get("url"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    if let Some(Value::Object(vars)) = server.and_then(|s| s.get("variables")) {
-        for (name, v) in vars {
-            let value = v.get("default").map(spec::scalar).unwrap_or_default();
-            url = url.replace(&format!("{{{name}}}"), &value);
-        }
-    }
-    url = url.replace(['{', '}'], "");
-    let url = url.trim_end_matches('/').to_string();
-    if url.starts_with("https://") || url.starts_with("http://") {
-        if root.pointer("/servers/1").is_some() {
-            notes.push(format!(
-                "base_url: proposed the first of several servers, `{url}`"
-            ));
-        }
-        return url;
-    }
-    notes.push(format!("base_url: the document gives no absolute server URL (`{url}`); replace the placeholder host"));
-    format!(
-        "https://upstream.invalid{}",
-        if url.starts_with('/') {
-            url
-        } else {
-            String::new()
-        }
-    )
-}
-
-/// A `list_envelope` when list operations page by page number and size with the items in one
-/// field: the most common such shape wins, and its operations become list tools.
-fn envelope(
-    ops: &mut [(Drafted, Selection, String)],
-    notes: &mut Vec<String>,
-) -> Option<ListEnvelope> {
-    let mut shapes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
-    for (d, sel, _) in ops.iter() {
-        if let (Some(Style::PageSize { page, size }), Some(items), true) =
-            (&d.style, &d.answer.items, *sel != Selection::LeftOut)
-        {
-            *shapes
-                .entry((items.clone(), page.clone(), size.clone()))
-                .or_default() += 1;
-        }
-    }
-    let ((items, page, size), count) = shapes
-        .into_iter()
-        .max_by_key(|(k, n)| (*n, std::cmp::Reverse(k.clone())))?;
-    let mut max_page_size = None;
-    let mut total = None;
-    let mut more = None;
-    for (d, _, _) in ops.iter_mut() {
-        let fits = matches!(&d.style, Some(Style::PageSize { page: p, size: s }) if *p == page && *s == size)
-            && d.answer.items.as_deref() == Some(items.as_str());
-        if !fits {
-            continue;
-        }
-        let t = &mut d.tool;
-        t.list = true;
-        t.params.retain(|name, p| {
-            let upstream = p.upstream_name(name);
-            if upstream == size {
-                max_page_size = max_page_size.or(p.max);
-            }
-            upstream != page && upstream != size
-        });
-        t.fields = d.answer.fields.clone();
-        t.default_fields = d.answer.fields.iter().take(5).cloned().collect();
-        total = total.or(d.answer.total.clone());
-        more = more.or(d.answer.more.clone());
-    }
-    notes.push(format!(
-        "paging: proposed `list_envelope` (items `{items}`, `{page}`/`{size}`) from {count} list operation(s)"
-    ));
-    Some(ListEnvelope {
-        items,
-        page_param: page,
-        page_size_param: size,
-        total,
-        more,
-        max_page_size: max_page_size.map_or(100, |m| m.clamp(1.0, 1000.0) as u32),
-    })
-}
-
-fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> Option<Errors> {
-    let mut pointers: Vec<(&String, &usize)> = shapes.pointers.iter().collect();
-    pointers.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    let message: Vec<String> = pointers.iter().take(2).map(|(p, _)| (*p).clone()).collect();
-    if message.is_empty() && shapes.problem_details == 0 {
-        notes.push(
-            "errors: the document describes no error body; decide `errors` from a real refusal"
-                .into(),
-        );
-        return None;
-    }
-    let seen: usize = shapes.pointers.values().sum::<usize>() + shapes.problem_details;
-    notes.push(format!(
-        "errors: proposed message at {} from {seen} error answer(s){}; check against a real refusal",
-        if message.is_empty() { "(none)".to_string() } else { message.join(", ") },
-        if shapes.problem_details > 0 { ", problem details" } else { "" }
-    ));
-    Some(Errors {
-        message,
-        problem_details: shapes.problem_details > 0,
-        status: None,
-    })
-}
-
-fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>) -> Option<Quota> {
-    if headers.is_empty() {
-        notes.push("rate limits: the document names no rate-limit headers; ask the vendor".into());
-        return None;
-    }
-    let remaining = headers.iter().find(|h| h.contains("remaining")).cloned();
-    let consumed = headers
-        .iter()
-        .find(|h| h.contains("used") || h.contains("consumed"))
-        .cloned();
-    notes.push(format!(
-        "rate limits: documented headers {}",
-        headers.iter().cloned().collect::<Vec<_>>().join(", ")
-    ));
-    if remaining.is_none() && consumed.is_none() {
-        return None;
-    }
-    notes.push("quota: proposed from the remaining/used headers; set `limit` and `window`".into());
-    Some(Quota {
-        remaining,
-        consumed,
-        limit: None,
-        window: None,
-        thresholds: vec![80, 95],
-        probe: None,
-        caller_daily_budget: None,
-    })
-}
-
-/// Headers every drafted tool sends alike move to the catalog.
-fn hoist_headers(ops: &mut [(Drafted, Selection, String)]) -> BTreeMap<String, String> {
-    let mut kept = ops
-        .iter()
-        .filter(|(_, s, _)| *s != Selection::LeftOut)
-        .map(|(d, _, _)| &d.tool.headers);
-    let Some(first) = kept.next().cloned() else {
-        return BTreeMap::new();
-    };
-    if first.is_empty() || !kept.all(|h| *h == first) {
-        return BTreeMap::new();
-    }
-    for (d, _, _) in ops.iter_mut() {
-        if d.tool.headers == first {
-            d.tool.headers.clear();
-        }
-    }
-    first
 }

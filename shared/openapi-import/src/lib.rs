@@ -14,12 +14,14 @@ mod draft;
 mod error;
 mod habits;
 mod naming;
+mod propose;
 mod reimport;
 mod report;
 mod risk;
 mod schema;
 mod select;
 mod spec;
+mod yaml_out;
 
 pub use error::ImportError;
 pub use naming::MAX_EXPOSED_NAME;
@@ -100,7 +102,7 @@ pub struct Draft {
 impl Draft {
     /// The draft as catalog YAML with a header saying it is a draft.
     pub fn to_yaml(&self) -> Result<String, ImportError> {
-        assemble::to_yaml(&self.catalog)
+        yaml_out::to_yaml(&self.catalog)
     }
 }
 

@@ -1,0 +1,176 @@
+//! The connector's habits as proposals: base URL, paging envelope, errors, quota and the
+//! headers every tool sends. Each adds a note for the person deciding.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use catalog::{Errors, ListEnvelope, Quota};
+use serde_json::Value;
+
+use crate::draft::Drafted;
+use crate::habits::{ErrorShapes, Style};
+use crate::select::Selection;
+use crate::spec;
+
+/// `servers[0].url` with its variables at their defaults; a relative or missing URL gets a
+/// placeholder host and a note.
+pub(crate) fn base_url(root: &Value, notes: &mut Vec<String>) -> String {
+    let server = root.pointer("/servers/0");
+    let mut url = server
+        .and_then(|s| s.get("url"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if let Some(Value::Object(vars)) = server.and_then(|s| s.get("variables")) {
+        for (name, v) in vars {
+            let value = v.get("default").map(spec::scalar).unwrap_or_default();
+            url = url.replace(&format!("{{{name}}}"), &value);
+        }
+    }
+    url = url.replace(['{', '}'], "");
+    let url = url.trim_end_matches('/').to_string();
+    if url.starts_with("https://") || url.starts_with("http://") {
+        if root.pointer("/servers/1").is_some() {
+            notes.push(format!(
+                "base_url: proposed the first of several servers, `{url}`"
+            ));
+        }
+        return url;
+    }
+    notes.push(format!("base_url: the document gives no absolute server URL (`{url}`); replace the placeholder host"));
+    format!(
+        "https://upstream.invalid{}",
+        if url.starts_with('/') {
+            url
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// A `list_envelope` when list operations page by page number and size with the items in one
+/// field: the most common such shape wins, and its operations become list tools.
+pub(crate) fn envelope(
+    ops: &mut [(Drafted, Selection, String)],
+    notes: &mut Vec<String>,
+) -> Option<ListEnvelope> {
+    let mut shapes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    for (d, sel, _) in ops.iter() {
+        if let (Some(Style::PageSize { page, size }), Some(items), true) =
+            (&d.style, &d.answer.items, *sel != Selection::LeftOut)
+        {
+            *shapes
+                .entry((items.clone(), page.clone(), size.clone()))
+                .or_default() += 1;
+        }
+    }
+    let ((items, page, size), count) = shapes
+        .into_iter()
+        .max_by_key(|(k, n)| (*n, std::cmp::Reverse(k.clone())))?;
+    let mut max_page_size = None;
+    let mut total = None;
+    let mut more = None;
+    for (d, _, _) in ops.iter_mut() {
+        let fits = matches!(&d.style, Some(Style::PageSize { page: p, size: s }) if *p == page && *s == size)
+            && d.answer.items.as_deref() == Some(items.as_str());
+        if !fits {
+            continue;
+        }
+        let t = &mut d.tool;
+        t.list = true;
+        t.params.retain(|name, p| {
+            let upstream = p.upstream_name(name);
+            if upstream == size {
+                max_page_size = max_page_size.or(p.max);
+            }
+            upstream != page && upstream != size
+        });
+        t.fields = d.answer.fields.clone();
+        t.default_fields = d.answer.fields.iter().take(5).cloned().collect();
+        total = total.or(d.answer.total.clone());
+        more = more.or(d.answer.more.clone());
+    }
+    notes.push(format!(
+        "paging: proposed `list_envelope` (items `{items}`, `{page}`/`{size}`) from {count} list operation(s)"
+    ));
+    Some(ListEnvelope {
+        items,
+        page_param: page,
+        page_size_param: size,
+        total,
+        more,
+        max_page_size: max_page_size.map_or(100, |m| m.clamp(1.0, 1000.0) as u32),
+    })
+}
+
+pub(crate) fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> Option<Errors> {
+    let mut pointers: Vec<(&String, &usize)> = shapes.pointers.iter().collect();
+    pointers.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let message: Vec<String> = pointers.iter().take(2).map(|(p, _)| (*p).clone()).collect();
+    if message.is_empty() && shapes.problem_details == 0 {
+        notes.push(
+            "errors: the document describes no error body; decide `errors` from a real refusal"
+                .into(),
+        );
+        return None;
+    }
+    let seen: usize = shapes.pointers.values().sum::<usize>() + shapes.problem_details;
+    notes.push(format!(
+        "errors: proposed message at {} from {seen} error answer(s){}; check against a real refusal",
+        if message.is_empty() { "(none)".to_string() } else { message.join(", ") },
+        if shapes.problem_details > 0 { ", problem details" } else { "" }
+    ));
+    Some(Errors {
+        message,
+        problem_details: shapes.problem_details > 0,
+        status: None,
+    })
+}
+
+pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>) -> Option<Quota> {
+    if headers.is_empty() {
+        notes.push("rate limits: the document names no rate-limit headers; ask the vendor".into());
+        return None;
+    }
+    let remaining = headers.iter().find(|h| h.contains("remaining")).cloned();
+    let consumed = headers
+        .iter()
+        .find(|h| h.contains("used") || h.contains("consumed"))
+        .cloned();
+    notes.push(format!(
+        "rate limits: documented headers {}",
+        headers.iter().cloned().collect::<Vec<_>>().join(", ")
+    ));
+    if remaining.is_none() && consumed.is_none() {
+        return None;
+    }
+    notes.push("quota: proposed from the remaining/used headers; set `limit` and `window`".into());
+    Some(Quota {
+        remaining,
+        consumed,
+        limit: None,
+        window: None,
+        thresholds: vec![80, 95],
+        probe: None,
+        caller_daily_budget: None,
+    })
+}
+
+/// Headers every drafted tool sends alike move to the catalog.
+pub(crate) fn hoist_headers(ops: &mut [(Drafted, Selection, String)]) -> BTreeMap<String, String> {
+    let mut kept = ops
+        .iter()
+        .filter(|(_, s, _)| *s != Selection::LeftOut)
+        .map(|(d, _, _)| &d.tool.headers);
+    let Some(first) = kept.next().cloned() else {
+        return BTreeMap::new();
+    };
+    if first.is_empty() || !kept.all(|h| *h == first) {
+        return BTreeMap::new();
+    }
+    for (d, _, _) in ops.iter_mut() {
+        if d.tool.headers == first {
+            d.tool.headers.clear();
+        }
+    }
+    first
+}
