@@ -14,6 +14,7 @@ mod draft;
 mod error;
 mod habits;
 mod naming;
+mod params;
 mod propose;
 mod reimport;
 mod report;

@@ -1,0 +1,360 @@
+//! An operation's inputs as catalog params: path, query and header parameters (the path item's
+//! and the operation's), and the fields of a JSON request body. What a param cannot carry is a
+//! note, or a reason a person has to act when the operation cannot work without it.
+
+use std::collections::BTreeMap;
+
+use catalog::{Method, Param, ParamIn, ParamType};
+use serde_json::Value;
+
+use crate::ImportError;
+use crate::draft::Op;
+use crate::habits;
+use crate::naming::snake;
+use crate::schema::{Resolver, clean};
+use crate::spec::{Deref, escape};
+
+/// The params of one operation and what drafting them found.
+pub(crate) struct Inputs<'a> {
+    pub(crate) params: BTreeMap<String, Param>,
+    /// Static headers (a header parameter with a default or a single value).
+    pub(crate) headers: BTreeMap<String, String>,
+    /// The path with its placeholders in snake_case.
+    pub(crate) path: String,
+    /// Upstream names of the query parameters (for the paging proposal).
+    pub(crate) query_names: Vec<&'a str>,
+    /// Every declared name (for the prose check).
+    pub(crate) all_names: Vec<String>,
+    pub(crate) needs: Vec<String>,
+    pub(crate) notes: Vec<String>,
+}
+
+/// One declared parameter, resolved.
+struct Declared<'a> {
+    name: &'a str,
+    place: &'a str,
+    body: &'a Value,
+    at: String,
+}
+
+fn declared<'a>(
+    r: &Resolver<'a>,
+    op: &Op<'a>,
+    needs: &mut Vec<String>,
+) -> Result<Vec<Declared<'a>>, ImportError> {
+    let mut out: Vec<Declared<'a>> = Vec::new();
+    let item_at = op
+        .at
+        .rsplit_once('/')
+        .map_or(op.at.as_str(), |(a, _)| a)
+        .to_string();
+    let lists = [
+        (op.item.get("parameters"), item_at),
+        (op.op.get("parameters"), op.at.clone()),
+    ];
+    for (list, base) in lists {
+        let Some(list) = list else { continue };
+        let Some(list) = list.as_array() else {
+            return Err(ImportError::invalid(
+                &format!("{base}/parameters"),
+                "must be a list",
+            ));
+        };
+        for (i, p) in list.iter().enumerate() {
+            let at = format!("{base}/parameters/{i}");
+            let p = match r.deref(p, &at)? {
+                Deref::Found(p) => p,
+                Deref::External(reference) => {
+                    needs.push(format!(
+                        "parameter `$ref: {reference}` is in another document: inline it"
+                    ));
+                    continue;
+                }
+            };
+            let name = p
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ImportError::invalid(&at, "a parameter needs a `name`"))?;
+            let place = p
+                .get("in")
+                .and_then(Value::as_str)
+                .ok_or_else(|| ImportError::invalid(&at, "a parameter needs `in`"))?;
+            // An operation's parameter replaces the path item's of the same name and place.
+            out.retain(|d| !(d.name == name && d.place == place));
+            out.push(Declared {
+                name,
+                place,
+                body: p,
+                at,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Drafts the params of `op`. `auth_header` is the header the credentials go in (not a param).
+pub(crate) fn inputs<'a>(
+    r: &mut Resolver<'a>,
+    op: &Op<'a>,
+    auth_header: Option<&str>,
+) -> Result<Inputs<'a>, ImportError> {
+    let mut needs: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut params: BTreeMap<String, Param> = BTreeMap::new();
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
+    let mut query_names: Vec<&str> = Vec::new();
+    let mut all_names: Vec<String> = Vec::new();
+    for d in declared(r, op, &mut needs)? {
+        all_names.push(d.name.to_string());
+        let own = d.body.get("description").and_then(Value::as_str);
+        let required = d
+            .body
+            .get("required")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let schema_at = format!("{}/schema", d.at);
+        let Some(schema) = d.body.get("schema") else {
+            let why = format!(
+                "{} parameter `{}` has no `schema` (a `content` parameter)",
+                d.place, d.name
+            );
+            if required || d.place == "path" {
+                needs.push(why)
+            } else {
+                notes.push(format!("{why}: left out"))
+            }
+            continue;
+        };
+        match d.place {
+            "path" | "query" => {
+                let location = if d.place == "path" {
+                    ParamIn::Path
+                } else {
+                    ParamIn::Query
+                };
+                let mut key = snake(d.name);
+                if location == ParamIn::Query && catalog::RESERVED_PARAMS.contains(&key.as_str()) {
+                    key.push_str("_value");
+                }
+                if params.contains_key(&key) {
+                    key = format!("{key}_{}", d.place);
+                }
+                let p = match r.param(schema, &schema_at, location, own)? {
+                    Ok(mut p) => {
+                        p.required = required || location == ParamIn::Path;
+                        p
+                    }
+                    Err(why) if location == ParamIn::Path => {
+                        needs.push(format!(
+                            "path parameter `{}`: {why}; drafted as a string",
+                            d.name
+                        ));
+                        let mut p = fallback_string(own);
+                        p.location = ParamIn::Path;
+                        p
+                    }
+                    Err(why) if required => {
+                        needs.push(format!("required query parameter `{}`: {why}", d.name));
+                        continue;
+                    }
+                    Err(why) => {
+                        notes.push(format!(
+                            "optional query parameter `{}` left out: {why}",
+                            d.name
+                        ));
+                        continue;
+                    }
+                };
+                let mut p = p;
+                if location == ParamIn::Path {
+                    renames.push((d.name.to_string(), key.clone()));
+                } else {
+                    query_names.push(d.name);
+                    if key != d.name {
+                        p.upstream = Some(d.name.to_string());
+                    }
+                }
+                params.insert(key, p);
+            }
+            "header" => {
+                if auth_header.is_some_and(|h| h.eq_ignore_ascii_case(d.name))
+                    || d.name.eq_ignore_ascii_case("authorization")
+                {
+                    continue;
+                }
+                let flat = r.flatten(schema, &schema_at)?;
+                let fixed = flat
+                    .default
+                    .or(flat
+                        .choices
+                        .filter(|c| c.len() == 1)
+                        .and_then(|c| c.first()))
+                    .and_then(Value::as_str);
+                match fixed {
+                    Some(value) => {
+                        headers.insert(d.name.to_string(), value.to_string());
+                    }
+                    None if required => needs.push(format!(
+                        "required header `{}`: a secret (then `auth`) or a fixed value (then `headers`)?",
+                        d.name
+                    )),
+                    None => notes.push(format!("optional header `{}` left out", d.name)),
+                }
+            }
+            other => {
+                let why = format!("{other} parameter `{}`: the catalog sends none", d.name);
+                if required {
+                    needs.push(why)
+                } else {
+                    notes.push(format!("{why}; left out"))
+                }
+            }
+        }
+    }
+    // The tool's path uses the snake_case names; holes the document forgot become strings.
+    let mut path = op.path.to_string();
+    for (from, to) in &renames {
+        path = path.replace(&format!("{{{from}}}"), &format!("{{{to}}}"));
+    }
+    for hole in catalog::placeholders(&path.clone()) {
+        if !params.contains_key(hole) {
+            let key = snake(hole);
+            path = path.replace(&format!("{{{hole}}}"), &format!("{{{key}}}"));
+            notes.push(format!(
+                "path parameter `{hole}` is not declared: drafted as a string"
+            ));
+            let mut p = fallback_string(None);
+            p.location = ParamIn::Path;
+            params.insert(key, p);
+        }
+    }
+    if path.contains("..") || path.contains('?') {
+        needs.push(format!("the path `{path}` is no fixed template"));
+    }
+    if op.method != Method::Get {
+        body(r, op, &mut params, &mut needs, &mut notes, &mut all_names)?;
+    }
+    Ok(Inputs {
+        params,
+        headers,
+        path,
+        query_names,
+        all_names,
+        needs,
+        notes,
+    })
+}
+
+fn fallback_string(own: Option<&str>) -> Param {
+    Param {
+        kind: ParamType::String,
+        description: own.map(clean).filter(|d| !d.is_empty()),
+        required: true,
+        location: ParamIn::Query,
+        upstream: None,
+        min: None,
+        max: None,
+        max_length: None,
+        choices: None,
+        values: None,
+        default: None,
+        items: None,
+        item: None,
+        max_items: None,
+    }
+}
+
+/// The request body's fields as body params: JSON objects only; multipart, other media types,
+/// alternatives and bare arrays need a person.
+fn body<'a>(
+    r: &mut Resolver<'a>,
+    op: &Op<'a>,
+    params: &mut BTreeMap<String, Param>,
+    needs: &mut Vec<String>,
+    notes: &mut Vec<String>,
+    names: &mut Vec<String>,
+) -> Result<(), ImportError> {
+    let Some(raw) = op.op.get("requestBody") else {
+        return Ok(());
+    };
+    let at = format!("{}/requestBody", op.at);
+    let rb = match r.deref(raw, &at)? {
+        Deref::Found(rb) => rb,
+        Deref::External(reference) => {
+            needs.push(format!(
+                "request body `$ref: {reference}` is in another document"
+            ));
+            return Ok(());
+        }
+    };
+    let required = rb.get("required").and_then(Value::as_bool).unwrap_or(false);
+    let Some(Value::Object(content)) = rb.get("content") else {
+        return Ok(());
+    };
+    let Some((media, m)) = content.iter().find(|(t, _)| habits::is_json(t)) else {
+        let types: Vec<&str> = content.keys().map(String::as_str).collect();
+        needs.push(format!(
+            "request body is {} only: the catalog sends JSON",
+            types.join(", ")
+        ));
+        return Ok(());
+    };
+    let Some(schema) = m.get("schema") else {
+        return Ok(());
+    };
+    let at = format!("{at}/content/{}/schema", escape(media));
+    let flat = r.flatten(schema, &at)?;
+    if let Some(reference) = flat.external {
+        needs.push(format!(
+            "request body `$ref: {reference}` is in another document: inline it"
+        ));
+        return Ok(());
+    }
+    if let Some(reference) = flat.cycle {
+        notes.push(format!("recursive body schema cut at `{reference}`"));
+    }
+    if flat.alternatives {
+        needs.push("request body is `oneOf`/`anyOf`: pick one shape and declare its fields".into());
+        return Ok(());
+    }
+    if flat.kind != Some("object") {
+        if required || flat.kind.is_some() {
+            needs.push(format!(
+                "request body is {}, not an object of fields",
+                flat.kind.unwrap_or("untyped")
+            ));
+        }
+        return Ok(());
+    }
+    for (name, prop) in flat.properties.iter() {
+        names.push(name.to_string());
+        let field_at = format!("{at}/properties/{}", escape(name));
+        let is_required = flat.required.contains(name);
+        // `readOnly` fields are answers, not inputs.
+        if let Deref::Found(resolved) = r.deref(prop, &field_at)?
+            && resolved.get("readOnly").and_then(Value::as_bool) == Some(true)
+        {
+            continue;
+        }
+        let mut key = snake(name);
+        if catalog::RESERVED_PARAMS.contains(&key.as_str()) {
+            key.push_str("_value");
+        }
+        if params.contains_key(&key) {
+            key.push_str("_body");
+        }
+        match r.param(prop, &field_at, ParamIn::Body, None)? {
+            Ok(mut p) => {
+                p.required = is_required;
+                if key != *name {
+                    p.upstream = Some(name.to_string());
+                }
+                params.insert(key, p);
+            }
+            Err(why) if is_required => needs.push(format!("required body field `{name}`: {why}")),
+            Err(why) => notes.push(format!("optional body field `{name}` left out: {why}")),
+        }
+    }
+    Ok(())
+}
