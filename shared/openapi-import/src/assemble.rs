@@ -11,7 +11,7 @@ use crate::report::{OperationReport, Report};
 use crate::schema::Resolver;
 use crate::select::{self, Candidate, Selection};
 use crate::spec::{self, Spec};
-use crate::{Draft, ImportError, MAX_CORE, Options, Slice, naming, propose, yaml_out};
+use crate::{Draft, ImportError, MAX_CORE, Options, Slice, auth, naming, propose, yaml_out};
 
 /// Every operation of the slice drafted, named and selected, plus what the connector needs.
 pub(crate) struct Drafts<'t> {
@@ -35,7 +35,7 @@ pub(crate) fn drafts<'t>(
         return Err(ImportError::Connector(options.connector.clone()));
     }
     let spec = spec::read(text, &options.limits)?;
-    let (auth, _, _) = habits::auth(&spec.root);
+    let (auth, _, _) = auth::auth(&spec.root);
     let auth_header = auth.header.clone().or(auth.query.clone());
     let mut ops: Vec<Drafted> = Vec::new();
     let mut total = 0;
@@ -134,7 +134,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         rate_headers,
     } = drafts(text, options, false)?;
     let mut connector_notes: Vec<String> = Vec::new();
-    let (auth, secrets, auth_notes) = habits::auth(&spec.root);
+    let (auth, secrets, auth_notes) = auth::auth(&spec.root);
     connector_notes.extend(auth_notes);
     let base_url = propose::base_url(&spec.root, &mut connector_notes);
     let list_envelope = propose::envelope(&mut ops, &mut connector_notes);

@@ -8,6 +8,7 @@
 //! Try it: `cargo test -p openapi-import`, or `mcp-server import openapi SPEC --connector NAME`.
 
 mod assemble;
+mod auth;
 mod chunks;
 mod describe;
 mod draft;
