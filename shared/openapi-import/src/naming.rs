@@ -1,13 +1,13 @@
-//! Tool names from path and method: `<resource>_<verb>` with a verb from the lint's list where
-//! the words allow (`/Invoice/{invoiceId}/sendViaEmail` → `invoice_send`), deterministic, unique,
-//! and short enough that `<connector>_<name>` stays within 64 characters.
+//! Tool names from path and method: `<connector>_<resource>_<verb>` (the catalog's naming rule)
+//! with a verb from the lint's list where the words allow (`/Invoice/{invoiceId}/sendViaEmail` →
+//! `sevdesk_invoice_send`), deterministic, unique, and within 64 characters.
 
 use std::collections::BTreeSet;
 
 use catalog::Method;
 
-/// The longest exposed name (`<connector>_<name>`) MCP clients accept.
-pub const MAX_EXPOSED_NAME: usize = 64;
+/// The longest tool name (`<connector>_<resource>_<verb>`) MCP clients accept.
+pub const MAX_EXPOSED_NAME: usize = catalog::MAX_TOOL_NAME;
 
 /// Path segments that carry no resource: versions, `api`, factory/action namespaces.
 const NOISE: &[&str] = &["api", "rest", "factory", "actions", "action", "public"];
@@ -342,7 +342,8 @@ fn default_verb(method: Method, collection: bool) -> &'static str {
 }
 
 /// Assigns unique names in the given (deterministic) order: a twin takes more path words
-/// as a prefix, then a number; every name fits `<connector>_<name>` in 64 characters.
+/// as a prefix, then a number. Each name is the full tool name `<connector>_<resource>_<verb>`
+/// (the catalog's naming rule) and fits in 64 characters.
 pub(crate) fn assign(connector: &str, all: &[Parts]) -> Vec<String> {
     let budget = MAX_EXPOSED_NAME.saturating_sub(connector.len() + 1).max(8);
     let mut taken = BTreeSet::new();
@@ -383,7 +384,9 @@ pub(crate) fn assign(connector: &str, all: &[Parts]) -> Vec<String> {
         taken.insert(name.clone());
         out.push(name);
     }
-    out
+    out.into_iter()
+        .map(|name| format!("{connector}_{name}"))
+        .collect()
 }
 
 /// `resource_verb` within `budget` characters, dropping resource words from the front first.
@@ -429,7 +432,10 @@ mod tests {
 
     fn name(method: Method, path: &str, lists: bool) -> String {
         let p = parts(method, path, lists);
-        assign("x", &[p]).remove(0)
+        let full = assign("x", &[p]).remove(0);
+        full.strip_prefix("x_")
+            .expect("the connector's prefix")
+            .to_string()
     }
 
     #[test]
@@ -526,9 +532,9 @@ mod tests {
         assert_eq!(
             names,
             [
-                "bookings_list",
-                "team_bookings_list",
-                "orgs_team_bookings_list"
+                "cal_bookings_list",
+                "cal_team_bookings_list",
+                "cal_orgs_team_bookings_list"
             ]
         );
         assert_eq!(assign("cal", &[b.clone(), a, c]), names, "deterministic");
@@ -538,13 +544,13 @@ mod tests {
         assert_eq!(
             assign("s", &[plain, status, template]),
             [
-                "invoice_update",
-                "invoice_status_update",
-                "invoice_parameter_update"
+                "s_invoice_update",
+                "s_invoice_status_update",
+                "s_invoice_parameter_update"
             ]
         );
         let twice = assign("cal", &[b.clone(), b]);
-        assert_eq!(twice, ["bookings_list", "bookings2_list"]);
+        assert_eq!(twice, ["cal_bookings_list", "cal_bookings2_list"]);
     }
 
     #[test]
@@ -553,7 +559,8 @@ mod tests {
         let connector = "a_connector_with_a_long_name";
         let names = assign(connector, &[parts(Method::Get, long, true)]);
         assert!(
-            connector.len() + 1 + names[0].len() <= MAX_EXPOSED_NAME,
+            names[0].starts_with("a_connector_with_a_long_name_")
+                && names[0].len() <= MAX_EXPOSED_NAME,
             "{}",
             names[0]
         );

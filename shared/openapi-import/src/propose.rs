@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use catalog::{Errors, ListEnvelope, Quota};
+use catalog::{Errors, ListEnvelope, Quota, RateLimitHeaders};
 use serde_json::Value;
 
 use crate::draft::Drafted;
@@ -131,20 +131,14 @@ pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>
         notes.push("rate limits: the document names no rate-limit headers; ask the vendor".into());
         return None;
     }
-    let remaining = headers.iter().find(|h| h.contains("remaining")).cloned();
-    let consumed = headers
-        .iter()
-        .find(|h| h.contains("used") || h.contains("consumed"))
-        .cloned();
     notes.push(format!(
         "rate limits: documented headers {}",
         headers.iter().cloned().collect::<Vec<_>>().join(", ")
     ));
-    if remaining.is_none() && consumed.is_none() {
-        return None;
-    }
-    notes.push("quota: proposed from the remaining/used headers; set `limit` and `window`".into());
-    Some(Quota {
+    let quota = |family, bucket, remaining, consumed| Quota {
+        headers: family,
+        bucket,
+        reset: Default::default(),
         remaining,
         consumed,
         limit: None,
@@ -152,7 +146,40 @@ pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>
         thresholds: vec![80, 95],
         probe: None,
         caller_daily_budget: None,
-    })
+    };
+    let lower: BTreeSet<String> = headers.iter().map(|h| h.to_ascii_lowercase()).collect();
+    // A header family: the runtime reads limit, remaining and reset from it.
+    if lower.iter().any(|h| h.starts_with("x-ratelimit-remaining")) {
+        let named = lower
+            .iter()
+            .any(|h| h.starts_with("x-ratelimit-remaining-"));
+        notes.push(
+            "quota: proposed `headers: x_ratelimit`; check whether X-RateLimit-Reset counts \
+             seconds (`reset: seconds`) or is a Unix time (`reset: epoch`), set `limit` and `window`"
+                .into(),
+        );
+        let bucket = named.then(|| "*".to_string());
+        return Some(quota(
+            Some(RateLimitHeaders::XRatelimit),
+            bucket,
+            None,
+            None,
+        ));
+    }
+    if lower.contains("ratelimit") || lower.contains("ratelimit-remaining") {
+        notes.push("quota: proposed `headers: ietf`; set `limit` and `window`".into());
+        return Some(quota(Some(RateLimitHeaders::Ietf), None, None, None));
+    }
+    let remaining = headers.iter().find(|h| h.contains("remaining")).cloned();
+    let consumed = headers
+        .iter()
+        .find(|h| h.contains("used") || h.contains("consumed"))
+        .cloned();
+    if remaining.is_none() && consumed.is_none() {
+        return None;
+    }
+    notes.push("quota: proposed from the remaining/used headers; set `limit` and `window`".into());
+    Some(quota(None, None, remaining, consumed))
 }
 
 /// Headers every drafted tool sends alike move to the catalog.

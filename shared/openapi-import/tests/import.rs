@@ -19,8 +19,10 @@ fn draft(name: &str, connector: &str) -> Draft {
     d
 }
 
+/// A drafted tool by its name after the connector's prefix (`invoices_list` in `sevdesk`).
 fn tool<'a>(c: &'a Catalog, name: &str) -> &'a Tool {
-    c.tools.iter().find(|t| t.name == name).unwrap_or_else(|| {
+    let full = format!("{}_{name}", c.connector);
+    c.tools.iter().find(|t| t.name == full).unwrap_or_else(|| {
         let names: Vec<&str> = c.tools.iter().map(|t| t.name.as_str()).collect();
         panic!("no tool {name} in {names:?}")
     })
@@ -47,7 +49,8 @@ fn sevdesk_like_names_risks_auth_and_errors() {
         "contacts_list",
         "contact_create",
     ] {
-        assert!(names.contains(n), "{n} missing from {names:?}");
+        let n = format!("sevdesk_{n}");
+        assert!(names.contains(n.as_str()), "{n} missing from {names:?}");
     }
     assert_eq!(c.base_url, "https://my.sevdesk.de/api/v1");
     assert_eq!(
@@ -176,7 +179,7 @@ fn cal_like_headers_paging_and_what_needs_a_person() {
     assert!(pending(create, "oneOf"), "{:?}", create.curate);
     assert!(!create.core);
     // An action without a verb of the lint's list keeps its word: the lint flags the name.
-    assert!(c.tools.iter().any(|t| t.name == "booking_reschedule"));
+    assert!(c.tools.iter().any(|t| t.name == "cal_booking_reschedule"));
     assert_eq!(c.errors.as_ref().unwrap().message, ["/error/message"]);
     let ops = &d.report.operations;
     let left: Vec<&str> = ops
@@ -224,7 +227,11 @@ fn replicate_like_next_urls_problem_details_and_multipart() {
     ));
     assert_eq!(tool(c, "prediction_cancel").risk, Risk::Critical);
     assert_eq!(tool(c, "file_delete").risk, Risk::High);
-    assert!(c.tools.iter().any(|t| t.name == "model_versions_list"));
+    assert!(
+        c.tools
+            .iter()
+            .any(|t| t.name == "replicate_model_versions_list")
+    );
     let counts = d.report.counts();
     assert_eq!((counts.prose_params, counts.left_out), (1, 1), "{counts}");
 }
@@ -283,10 +290,11 @@ fn cycles_all_of_prose_and_page_paging() {
         "{:?}",
         orders.curate
     );
-    // Rate-limit headers and a quota proposal.
+    // Rate-limit headers and a quota proposal: the x-ratelimit family.
+    let quota = c.quota.as_ref().unwrap();
     assert_eq!(
-        c.quota.as_ref().unwrap().remaining.as_deref(),
-        Some("x-ratelimit-remaining")
+        (quota.headers, quota.remaining.as_deref()),
+        (Some(catalog::RateLimitHeaders::XRatelimit), None)
     );
     assert_eq!(
         d.report.rate_limit_headers,
@@ -395,9 +403,9 @@ fn reimport_reports_changes_and_keeps_the_curation() {
     curated
         .tools
         .iter_mut()
-        .find(|t| t.name == "invoices_list")
+        .find(|t| t.name == "sevdesk_invoices_list")
         .unwrap()
-        .name = "invoices_search".into();
+        .name = "sevdesk_invoices_search".into();
     let unchanged = reimport(&before, &curated, &Options::new("sevdesk")).unwrap();
     assert!(
         !unchanged.document_changed && unchanged.is_empty(),
@@ -413,10 +421,13 @@ fn reimport_reports_changes_and_keeps_the_curation() {
     let changes = reimport(&after, &curated, &Options::new("sevdesk")).unwrap();
     assert!(changes.document_changed);
     assert_eq!(changes.new, ["PUT /Invoice/{invoiceId}/lock (invoiceLock)"]);
-    assert_eq!(changes.removed, ["invoice_enshrine (invoiceEnshrine)"]);
+    assert_eq!(
+        changes.removed,
+        ["sevdesk_invoice_enshrine (invoiceEnshrine)"]
+    );
     let (tool, diffs) = &changes.changed[0];
     assert_eq!(
-        tool, "invoices_search",
+        tool, "sevdesk_invoices_search",
         "matched by operationId, whatever its name now"
     );
     assert!(

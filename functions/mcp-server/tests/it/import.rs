@@ -135,7 +135,7 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("- invoice_enshrine (invoiceEnshrine)"),
+        stdout.contains("- sevdesk_invoice_enshrine (invoiceEnshrine)"),
         "{stdout}"
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
