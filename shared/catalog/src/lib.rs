@@ -6,6 +6,7 @@
 
 mod load;
 mod model;
+mod paging;
 mod quota;
 mod request;
 #[cfg(test)]
@@ -14,6 +15,7 @@ mod wire;
 
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
+pub use paging::{Ask, PageRead, Pager, Paging, PagingStyle, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 
@@ -27,6 +29,7 @@ pub const RESERVED_PARAMS: &[&str] = &[
     "page_size",
     "fields",
     "count_only",
+    "cursor",
     "confirm",
     "dry_run",
     "idempotency_key",

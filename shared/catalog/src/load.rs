@@ -157,6 +157,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     for (key, problem) in crate::wire::problems(c) {
         out.push((Some(Place::Key(key)), problem));
     }
+    for problem in crate::paging::problems(c) {
+        out.push((Some(Place::Key("paging")), problem));
+    }
     let mut top = |p: String| out.push((None, p));
     if !is_snake(&c.connector) {
         top(format!("connector `{}` must be snake_case", c.connector));
@@ -333,8 +336,8 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         if t.raw && method != Method::Get {
             bad("raw tools may only GET".into());
         }
-        if t.list && c.list_envelope.is_none() {
-            bad("list tool, but the catalog declares no `list_envelope`".into());
+        if t.list && c.list_envelope.is_none() && c.paging.is_none() {
+            bad("list tool, but the catalog declares no `paging` (or `list_envelope`)".into());
         }
         if t.list && t.risk == Risk::Forbidden {
             bad("a list tool cannot be forbidden".into());

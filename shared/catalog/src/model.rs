@@ -36,9 +36,14 @@ pub struct Catalog {
     /// unset); a larger answer is `unavailable` with a hint to narrow.
     #[serde(default)]
     pub max_response_bytes: Option<usize>,
-    /// How the upstream wraps lists; list tools need it.
+    /// How the upstream wraps lists, the older form of `paging` (1-based pages, dotted
+    /// top-level names); list tools need it or `paging`.
     #[serde(default)]
     pub list_envelope: Option<ListEnvelope>,
+    /// How the upstream pages its lists: one of five styles (see [`Paging`]); list tools
+    /// need it or `list_envelope`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paging: Option<crate::paging::Paging>,
     /// Where the upstream puts its error message in an error body (dotted path).
     #[serde(default)]
     pub error_message: Option<String>,
@@ -442,7 +447,8 @@ pub struct Tool {
     /// `<CONNECTOR>_EXPOSE_RAW=true`.
     #[serde(default)]
     pub raw: bool,
-    /// The list shape: `page`, `page_size`, `fields`, `count_only` are added.
+    /// The list shape: `page`, `page_size`, `fields`, `count_only` are added (`cursor`
+    /// instead of `page` when the catalog pages by cursor).
     #[serde(default)]
     pub list: bool,
     #[serde(default)]

@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::paging::{Paging, PagingStyle};
+
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
     ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
@@ -272,6 +274,22 @@ fn full_list_envelope() -> ListEnvelope {
     }
 }
 
+fn full_paging() -> Paging {
+    Paging {
+        style: PagingStyle::Cursor,
+        items: "/data".into(),
+        page_param: Some("page".into()),
+        first_page: Some(0),
+        size_param: Some("pageSize".into()),
+        offset_param: Some("skip".into()),
+        cursor_param: Some("pageToken".into()),
+        total: Some("/pagination/totalItems".into()),
+        more: Some("/pagination/hasNextPage".into()),
+        next: Some("/nextPageToken".into()),
+        max_page_size: 100,
+    }
+}
+
 fn full_quota_window() -> QuotaWindow {
     QuotaWindow {
         calendar_month: Some("Europe/Berlin".into()),
@@ -319,6 +337,7 @@ fn full_catalog() -> Catalog {
         timeout_ms: 5_000,
         max_response_bytes: Some(8 * 1024 * 1024),
         list_envelope: Some(full_list_envelope()),
+        paging: Some(full_paging()),
         error_message: Some("error.message".into()),
         errors: Some(full_errors()),
         quota: Some(full_quota()),
@@ -366,6 +385,7 @@ fn shapes() -> Vec<Shape> {
         shape("Tool", "/$defs/tool", full_tool()),
         shape("Param", "/$defs/param", full_param()),
         shape("ListEnvelope", "/$defs/list_envelope", full_list_envelope()),
+        shape("Paging", "/$defs/paging", full_paging()),
         shape("Quota", "/$defs/quota", full_quota()),
         shape("QuotaWindow", "/$defs/quota_window", full_quota_window()),
         shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
@@ -566,6 +586,19 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["param_type"]["enum"]),
     );
 
+    let styles = variants!(PagingStyle: Page, Offset, Cursor, NextUrl, LinkHeader);
+    compare(
+        "paging style",
+        serde_names(&styles),
+        strings(&schema["$defs"]["paging_style"]["enum"]),
+    );
+    let as_str: BTreeSet<String> = styles.iter().map(|s| s.as_str().to_string()).collect();
+    compare(
+        "PagingStyle::as_str against serde",
+        serde_names(&styles),
+        as_str,
+    );
+
     let places = variants!(ParamIn: Query, Path, Body);
     compare(
         "param in",
@@ -692,7 +725,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 17] = [
+    let minimal: [(&str, &str, Value, Parse); 18] = [
         (
             "Catalog",
             "",
@@ -717,6 +750,12 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/list_envelope",
             json!({"items": "entries"}),
             roundtrip::<ListEnvelope>,
+        ),
+        (
+            "Paging",
+            "/$defs/paging",
+            json!({"style": "link_header", "items": ""}),
+            roundtrip::<Paging>,
         ),
         ("Quota", "/$defs/quota", json!({}), roundtrip::<Quota>),
         (

@@ -67,6 +67,29 @@ fn error_problems(c: &Catalog) -> Vec<String> {
 /// query-parameter credential (the secret would then travel beside a model's value).
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut out = header_problems(&t.headers, &c.auth);
+    if let Some(pager) = c.pager().filter(|_| t.list) {
+        let names = pager.params();
+        for (n, p) in t
+            .params
+            .iter()
+            .filter(|(_, p)| p.location == ParamIn::Query)
+        {
+            let upstream = p.upstream_name(n);
+            if names.contains(&upstream) {
+                out.push(format!(
+                    "param `{n}` goes up as `{upstream}`, a query parameter the paging sends"
+                ));
+            }
+        }
+        if matches!(pager.ask, crate::Ask::NextUrl | crate::Ask::LinkHeader)
+            && t.http().is_some_and(|(m, _)| !m.is_read_only())
+        {
+            out.push(
+                "a list paged by next URL is read with GET: the next page is a URL, not a body"
+                    .into(),
+            );
+        }
+    }
     if let Some(name) = &c.auth.query {
         let clash = t
             .params
@@ -74,9 +97,8 @@ pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
             .filter(|(_, p)| p.location == ParamIn::Query)
             .any(|(n, p)| p.upstream_name(n) == name);
         let paging = c
-            .list_envelope
-            .as_ref()
-            .is_some_and(|e| t.list && (e.page_param == *name || e.page_size_param == *name));
+            .pager()
+            .is_some_and(|p| t.list && p.params().contains(&name.as_str()));
         if clash || paging {
             out.push(format!(
                 "a query parameter is named `{name}`, the query parameter `auth` sends the secret in"
