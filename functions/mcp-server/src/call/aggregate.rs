@@ -7,15 +7,16 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use catalog::{Aggregate, Measure, QuotaFigures, Status};
+use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
 use super::outcome::Outcome;
 use super::shape;
 use crate::contract::args::{self, ValidArgs};
+use crate::contract::cursor::{Cursor, ListShape};
 use crate::inventory::{DeployedCatalog, Registry};
-use crate::upstream::{Deadline, Meter, Upstream};
+use crate::upstream::{Deadline, Meter, NextPage, NextRefused, Reply, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
 const MAX_PAGES: u32 = 100;
@@ -62,22 +63,31 @@ pub(super) async fn run(
                 arguments.insert(arg.clone(), v);
             }
         }
-        let mut source_valid = match args::validate(tool, &arguments) {
+        let shape = ListShape::of(&conn.catalog);
+        let mut source_valid = match args::validate(tool, shape, &arguments) {
             Ok(v) => v,
             Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
         };
-        let page_size = conn
-            .catalog
-            .list_envelope
-            .as_ref()
-            .map_or(100, |e| e.max_page_size)
-            .min(100);
+        let Some(pager) = conn.catalog.pager() else {
+            return Outcome::failed(
+                Status::Error,
+                "bad_aggregate",
+                format!(
+                    "`{}` is no list: its catalog declares no paging.",
+                    source.tool
+                ),
+            );
+        };
+        let page_size = pager.max_page_size.min(100);
         let mut items = Vec::new();
         let mut failure = None;
+        // Lists paged by cursor: where the next page is (none: the first page).
+        let mut cursor = None;
         for page in 1..=MAX_PAGES {
             if let Some(list) = source_valid.list.as_mut() {
                 list.page = page;
                 list.page_size = page_size;
+                list.cursor = cursor.take();
             }
             match upstream
                 .fetch(conn, tool, &source_valid, deadline, meter)
@@ -85,7 +95,7 @@ pub(super) async fn run(
             {
                 Ok(reply) => {
                     quota = add_request(quota, reply.quota);
-                    let Some((page_items, more)) = page_of(conn, &reply.body) else {
+                    let Some((page_items, more)) = page_of(&pager, &reply, page, page_size) else {
                         failure = Some(Outcome::failed(
                             Status::Unavailable,
                             "upstream_unexpected_shape",
@@ -98,14 +108,28 @@ pub(super) async fn run(
                         ));
                         break;
                     };
-                    let got = page_items.len();
                     items.extend(
                         page_items
                             .into_iter()
                             .filter(|i| matches(i, &source.filter)),
                     );
-                    if !more || got < page_size as usize {
-                        break;
+                    match more {
+                        More::No => break,
+                        More::Page => {}
+                        More::After(next) => cursor = Some(next),
+                        More::Refused(why) => {
+                            failure = Some(Outcome::failed(
+                                Status::Unavailable,
+                                "next_page_refused",
+                                format!(
+                                    "{} named a next page of `{}` {why}; it is not followed, so \
+                                     `{name}` holds only the pages before it.",
+                                    Registry::title(&conn.catalog),
+                                    tool.name
+                                ),
+                            ));
+                            break;
+                        }
                     }
                     if page == MAX_PAGES {
                         failure = Some(Outcome::failed(
@@ -217,17 +241,39 @@ fn fill(template: &Value, vars: &BTreeMap<String, String>) -> Option<Value> {
     Some(Value::String(out))
 }
 
-/// One page's items and whether more follow; `None` when the answer has no list.
-fn page_of(conn: &DeployedCatalog, body: &Value) -> Option<(Vec<Value>, bool)> {
-    let env = conn.catalog.list_envelope.as_ref()?;
-    let items = shape::at(body, &env.items)?.as_array()?.clone();
-    let more = env
-        .more
-        .as_deref()
-        .and_then(|f| shape::at(body, f))
-        .and_then(Value::as_bool)
-        .unwrap_or(true);
-    Some((items, more))
+/// What follows a page an aggregation read.
+#[derive(Debug, Clone, PartialEq)]
+enum More {
+    No,
+    /// The next numbered page.
+    Page,
+    /// The page at this cursor.
+    After(Cursor),
+    /// A next page the connector may not reach.
+    Refused(NextRefused),
+}
+
+/// One page's items and what follows; `None` when the answer has no list. A numbered page is
+/// the last when the `more` flag says so or it is short (and, for a declared `paging`, when
+/// the total is reached); a page by cursor is the last when it names no next page.
+fn page_of(pager: &Pager, reply: &Reply, page: u32, size: u32) -> Option<(Vec<Value>, More)> {
+    let read = pager.read(&reply.body)?;
+    let items = read.items.to_vec();
+    if pager.by_cursor() {
+        let more = match &reply.next {
+            _ if read.more == Some(false) => More::No,
+            None => More::No,
+            Some(NextPage::Follow(c)) => More::After(c.clone()),
+            Some(NextPage::Refused(why)) => More::Refused(why.clone()),
+        };
+        return Some((items, more));
+    }
+    let reached = pager.infer_more
+        && read
+            .total
+            .is_some_and(|t| u64::from(page) * u64::from(size) >= t);
+    let last = !read.more.unwrap_or(true) || items.len() < size as usize || reached;
+    Some((items, if last { More::No } else { More::Page }))
 }
 
 fn text(v: Option<&Value>) -> String {

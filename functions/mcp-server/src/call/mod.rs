@@ -128,7 +128,7 @@ impl Pipeline {
         arguments: &Map<String, Value>,
         request: Request<'_>,
     ) -> Outcome {
-        let valid = match stages::validate(tool, arguments) {
+        let valid = match stages::validate(conn, tool, arguments) {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };

@@ -1,11 +1,12 @@
 //! Shaping results: the shared list shape, untrusted-data marking and the output budget. Pure
 //! functions over JSON and [`Outcome`].
 
-use catalog::{Catalog, ListEnvelope, Status, Tool};
+use catalog::{Catalog, Pager, Status, Tool};
 use serde_json::{Map, Value, json};
 
 use super::outcome::{self, Outcome};
 use crate::contract::args::ListOptions;
+use crate::upstream::NextPage;
 
 /// A 2xx answer that does not have the shape the catalog declares.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,15 +29,17 @@ impl From<ShapeError> for Outcome {
 }
 
 /// The ok result's fields: the list shape for list tools, `data` otherwise. A list tool whose
-/// answer has no list is not "no items": it is `unavailable`.
+/// answer has no list is not "no items": it is `unavailable`. `next` is the next page the
+/// upstream named, for lists paged by cursor.
 pub(super) fn ok(
     catalog: &Catalog,
     tool: &Tool,
     list: Option<&ListOptions>,
     body: Value,
+    next: Option<&NextPage>,
 ) -> Result<Map<String, Value>, ShapeError> {
-    let mut fields = match (list, &catalog.list_envelope) {
-        (Some(opts), Some(env)) => list_result(catalog, tool, env, opts, body)?,
+    let mut fields = match (list, catalog.pager()) {
+        (Some(opts), Some(pager)) => list_result(catalog, tool, &pager, opts, &body, next)?,
         _ => outcome::data(body),
     };
     if !tool.untrusted.is_empty() && (fields.contains_key("data") || fields.contains_key("items")) {
@@ -48,29 +51,24 @@ pub(super) fn ok(
 fn list_result(
     catalog: &Catalog,
     tool: &Tool,
-    env: &ListEnvelope,
+    pager: &Pager,
     opts: &ListOptions,
-    body: Value,
+    body: &Value,
+    next: Option<&NextPage>,
 ) -> Result<Map<String, Value>, ShapeError> {
-    let total = env
-        .total
-        .as_deref()
-        .and_then(|f| at(&body, f))
-        .and_then(Value::as_u64);
-    let more = env
-        .more
-        .as_deref()
-        .and_then(|f| at(&body, f))
-        .and_then(Value::as_bool);
-    let Some(Value::Array(items)) = at(&body, &env.items) else {
+    let Some(read) = pager.read(body) else {
         return Err(ShapeError::NoList {
             title: catalog
                 .title
                 .clone()
                 .unwrap_or_else(|| catalog.connector.clone()),
-            items: env.items.clone(),
+            items: match catalog.list_envelope.as_ref() {
+                Some(env) => env.items.clone(),
+                None => pager.items.clone(),
+            },
         });
     };
+    let (items, total) = (read.items, read.total);
     let mut out = Map::new();
     if opts.count_only {
         out.insert("count".into(), total.unwrap_or(items.len() as u64).into());
@@ -83,26 +81,54 @@ fn list_result(
     };
     let items: Vec<Value> = match fields {
         Some(f) => items.iter().map(|i| project(i, f)).collect(),
-        None => items.clone(),
+        None => items.to_vec(),
     };
     out.insert("items".into(), items.into());
+    if pager.by_cursor() {
+        if pager.sized() {
+            out.insert("page_size".into(), opts.page_size.into());
+        }
+        if let Some(t) = total {
+            out.insert("total".into(), t.into());
+        }
+        let has_more = next.is_some() && read.more != Some(false);
+        out.insert("has_more".into(), has_more.into());
+        if let (true, Some(NextPage::Follow(cursor))) = (has_more, next) {
+            out.insert("next_cursor".into(), cursor.encode().into());
+        }
+        return Ok(out);
+    }
     out.insert("page".into(), opts.page.into());
     out.insert("page_size".into(), opts.page_size.into());
     if let Some(t) = total {
         out.insert("total".into(), t.into());
     }
-    let has_more = more.unwrap_or_else(|| {
-        total.is_some_and(|t| u64::from(opts.page) * u64::from(opts.page_size) < t)
-    });
+    let has_more = pager.numbered_more(&read, opts.page, opts.page_size);
     out.insert("has_more".into(), has_more.into());
     Ok(out)
 }
 
-/// The hint of an ok list page with more behind it.
+/// The hint of an ok list page with more behind it: the next page number, or the cursor to
+/// pass back; or why a next page the upstream named is not followed.
 pub(super) fn more_hint(fields: &Map<String, Value>) -> Option<String> {
     let more = fields.get("has_more").and_then(Value::as_bool)?;
-    let page = fields.get("page").and_then(Value::as_u64)?;
-    more.then(|| format!("More results: call again with page={}.", page + 1))
+    if !more {
+        return None;
+    }
+    if fields.contains_key("next_cursor") {
+        return Some(
+            "More results: call again with the same arguments and cursor set to next_cursor."
+                .into(),
+        );
+    }
+    match fields.get("page").and_then(Value::as_u64) {
+        Some(page) => Some(format!("More results: call again with page={}.", page + 1)),
+        None => Some(
+            "More results exist, but the upstream's next page lies outside this connector's \
+             base URL, so it is not followed. Narrow the request with filters instead."
+                .into(),
+        ),
+    }
 }
 
 /// The value at a dotted path (`meta.total`).

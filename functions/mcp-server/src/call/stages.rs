@@ -49,9 +49,15 @@ pub(super) struct Executed {
     pub(super) happened: Happened,
 }
 
-/// Validate: the arguments against the contract, normalised.
-pub(super) fn validate(tool: &Tool, arguments: &Map<String, Value>) -> Flow<ValidArgs> {
-    match args::validate(tool, arguments) {
+/// Validate: the arguments against the contract (and the list shape of its catalog's paging),
+/// normalised.
+pub(super) fn validate(
+    conn: &DeployedCatalog,
+    tool: &Tool,
+    arguments: &Map<String, Value>,
+) -> Flow<ValidArgs> {
+    let list = crate::contract::cursor::ListShape::of(&conn.catalog);
+    match args::validate(tool, list, arguments) {
         Ok(valid) => ControlFlow::Continue(valid),
         Err(e) => ControlFlow::Break(Outcome::failed(
             Status::InvalidInput,
@@ -248,6 +254,7 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
         call.tool,
         call.valid.list.as_ref(),
         reply.body,
+        reply.next.as_ref(),
     ) {
         Ok(fields) => Outcome {
             hint: shape::more_hint(&fields),

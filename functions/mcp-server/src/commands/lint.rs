@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use catalog::{Catalog, ParamType, Risk, Status, Tool};
 
 use crate::contract::args;
+use crate::contract::cursor::ListShape;
 use crate::inventory::config::Config;
 use crate::inventory::{DeployedCatalog, Inventory, Registry, Scope};
 use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
@@ -98,8 +99,9 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     let mut rows = Vec::new();
     for c in catalogs {
         connector_rows(c, config, &mut rows);
+        let shape = ListShape::of(c);
         for t in &c.tools {
-            tool_rows(t, config, &mut rows);
+            tool_rows(t, shape, &mut rows);
         }
     }
     let listed: usize = catalogs
@@ -205,6 +207,7 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             format!("no hints for {}", missing.join(", "))
         },
     ));
+    rows.push(paging_row(c, subject.clone()));
     rows.push(credentials_row(c, subject.clone()));
     let errors = c.errors.as_ref();
     let reads_message = c.error_message.is_some()
@@ -251,6 +254,43 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     ));
 }
 
+/// `paging`: what the list tools' paging gives the model, in words. Informative: what an
+/// upstream cannot report (a total, a "more" flag) is no gap the catalog can close; the loader
+/// already refuses a style without the fields it needs.
+fn paging_row(c: &Catalog, subject: String) -> Row {
+    let Some(pager) = c.pager().filter(|_| c.tools.iter().any(|t| t.list)) else {
+        return na("paging", subject, "no list tools");
+    };
+    let style = match (&c.paging, &pager.ask) {
+        (None, _) => "list_envelope (numbered pages from 1)".to_string(),
+        (Some(p), catalog::Ask::Page { first, .. }) => {
+            format!("{} (numbered from {first})", p.style.as_str())
+        }
+        (Some(p), _) => p.style.as_str().to_string(),
+    };
+    let shape = ListShape::of(c);
+    let mut given = vec![if shape.by_cursor {
+        "cursor/next_cursor"
+    } else {
+        "page"
+    }];
+    if shape.sized {
+        given.push("page_size");
+    }
+    given.push("fields");
+    if shape.counts {
+        given.push("count_only");
+    }
+    let mut detail = format!("{style}: {}", given.join(", "));
+    if !shape.counts {
+        detail.push_str("; no count_only (no `total`)");
+    }
+    if !pager.by_cursor() && pager.more.is_none() && pager.total.is_none() && pager.infer_more {
+        detail.push_str("; has_more guessed from a full page (no `more` or `total`)");
+    }
+    row("paging", subject, true, detail)
+}
+
 /// Every secret field is used: in `base_url` or by `auth`. A field used by neither is a
 /// credential the connector declares but never sends (a forgotten `auth`). A query-parameter
 /// credential is named: it travels in the URL, which some upstreams log.
@@ -279,7 +319,7 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     row("credentials", subject, unused.is_empty(), detail)
 }
 
-fn tool_rows(t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
+fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     let subject = t.name.clone();
     rows.push(tool_curation_row(t, subject.clone()));
     if t.risk == Risk::Forbidden {
@@ -298,7 +338,7 @@ fn tool_rows(t: &Tool, _config: &Config, rows: &mut Vec<Row>) {
         VERBS.contains(&verb),
         format!("`<resource>_<verb>`, verb `{verb}`"),
     ));
-    rows.push(description_row(t, subject.clone()));
+    rows.push(description_row(t, shape, subject.clone()));
     let write = t.http().is_some_and(|(m, _)| !m.is_read_only());
     let (least, why) = least_risk(t);
     rows.push(row(
@@ -462,7 +502,7 @@ fn looks_boolean(choices: &[String]) -> bool {
 }
 
 /// At least two sentences, aliases in parentheses, and an `Example: {…}` the tool accepts.
-fn description_row(t: &Tool, subject: String) -> Row {
+fn description_row(t: &Tool, shape: ListShape, subject: String) -> Row {
     let d = t.description.trim();
     let mut problems = Vec::new();
     let sentences = d
@@ -490,7 +530,7 @@ fn description_row(t: &Tool, subject: String) -> Row {
             .next()
         {
             Some(Ok(serde_json::Value::Object(example))) => {
-                if let Err(e) = args::validate(t, &example) {
+                if let Err(e) = args::validate(t, shape, &example) {
                     problems.push(format!("the example is refused: {}", e.hint));
                 }
             }
@@ -609,6 +649,60 @@ tools:
         assert!(!gap("write_contract", "bad_things_list"));
         assert!(!gap("description", "bad_thing_delete"));
         assert!(render(&rows).contains(" gap(s)"));
+    }
+
+    #[test]
+    fn the_paging_row_says_what_the_model_gets_and_examples_follow_the_shape() {
+        let text = |example: &str| {
+            format!(
+                r#"
+connector: gh
+base_url: "https://api.github.test"
+paging: {{ style: link_header, items: "", size_param: per_page }}
+tools:
+  - name: gh_issues_list
+    risk: low
+    list: true
+    description: 'Lists issues (Tickets, bugs). Use it to find open work. Example: {example}'
+    get: /issues
+"#
+            )
+        };
+        let rows = |example: &str| {
+            lint(
+                &[catalog::parse("gh.yaml", &text(example)).unwrap()],
+                &config(),
+            )
+        };
+        let ok = rows(r#"{"page_size": 20}"#);
+        let paging = ok.iter().find(|r| r.rule == "paging").unwrap();
+        assert_eq!(paging.verdict, Verdict::Ok);
+        assert_eq!(
+            paging.detail,
+            "link_header: cursor/next_cursor, page_size, fields; no count_only (no `total`)"
+        );
+        let description = |rows: &[Row]| {
+            rows.iter()
+                .find(|r| r.rule == "description")
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(
+            description(&ok).verdict,
+            Verdict::Ok,
+            "{}",
+            description(&ok).detail
+        );
+        let paged = rows(r#"{"page": 2}"#);
+        assert_eq!(description(&paged).verdict, Verdict::Gap);
+        assert!(description(&paged).detail.contains("pages by cursor"));
+        let shipped = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
+        let rows = lint(&shipped, &config());
+        let papierkram = rows.iter().find(|r| r.rule == "paging").unwrap();
+        assert_eq!(
+            papierkram.detail,
+            "list_envelope (numbered pages from 1): page, page_size, fields, count_only"
+        );
     }
 
     #[test]
@@ -766,7 +860,7 @@ tools:
         .unwrap()
         .tools
         .remove(0);
-        let r = description_row(&t, "t_thing_get".into());
+        let r = description_row(&t, ListShape::PAGES, "t_thing_get".into());
         assert_eq!(r.verdict, Verdict::Gap);
         assert!(r.detail.contains("Did you mean `id`?"), "{}", r.detail);
     }

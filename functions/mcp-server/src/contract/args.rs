@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use catalog::{Param, ParamType, Tool};
 
+use super::cursor::{Cursor, ListShape, MAX_CURSOR};
 use super::names::{closest, shown};
 use super::risk;
 use serde_json::{Map, Value};
@@ -23,6 +24,8 @@ pub struct ListOptions {
     pub page_size: u32,
     pub fields: Option<Vec<String>>,
     pub count_only: bool,
+    /// Where the next page is, for lists paged by cursor (none: the first page).
+    pub cursor: Option<Cursor>,
 }
 
 /// The longest idempotency key and confirmation token accepted.
@@ -55,7 +58,15 @@ impl ValidArgs {
         let list = self
             .list
             .as_ref()
-            .map(|l| format!("{}:{}:{:?}:{}", l.page, l.page_size, l.fields, l.count_only))
+            .map(|l| {
+                let mut s = format!("{}:{}:{:?}:{}", l.page, l.page_size, l.fields, l.count_only);
+                // Only where there is one, so digests without a cursor stay what they were.
+                if let Some(c) = &l.cursor {
+                    s.push(':');
+                    s.push_str(&c.encode());
+                }
+                s
+            })
             .unwrap_or_default();
         let hash = Sha256::digest(format!("{connector}/{tool}\n{canonical}\n{list}").as_bytes());
         hash.iter().map(|b| format!("{b:02x}")).collect()
@@ -72,14 +83,22 @@ fn invalid(hint: impl Into<String>) -> Invalid {
     Invalid { hint: hint.into() }
 }
 
-/// Every argument name the tool accepts, declared and platform-added.
-pub(crate) fn accepted_names(tool: &Tool) -> Vec<&str> {
+/// Every argument name the tool accepts, declared and platform-added; `list` is the shape its
+/// catalog's paging gives list tools.
+pub(crate) fn accepted_names(tool: &Tool, list: ListShape) -> Vec<&str> {
     let mut names: Vec<&str> = tool.params.keys().map(String::as_str).collect();
     if tool.raw {
         names.push("path");
     }
     if tool.list {
-        names.extend(["page", "page_size", "fields", "count_only"]);
+        names.push(if list.by_cursor { "cursor" } else { "page" });
+        if list.sized {
+            names.push("page_size");
+        }
+        names.push("fields");
+        if list.counts {
+            names.push("count_only");
+        }
     }
     if risk::is_write(tool) {
         names.extend(["dry_run", "idempotency_key"]);
@@ -90,10 +109,17 @@ pub(crate) fn accepted_names(tool: &Tool) -> Vec<&str> {
     names
 }
 
-pub(crate) fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Invalid> {
-    let accepted = accepted_names(tool);
+pub(crate) fn validate(
+    tool: &Tool,
+    list: ListShape,
+    args: &Map<String, Value>,
+) -> Result<ValidArgs, Invalid> {
+    let accepted = accepted_names(tool, list);
     for key in args.keys() {
         if !accepted.contains(&key.as_str()) {
+            if let Some(hint) = list_hint(tool, list, key) {
+                return Err(invalid(hint));
+            }
             let hint = match closest(key, accepted.iter().copied()) {
                 Some(best) => format!("Unknown argument `{key}`. Did you mean `{best}`?"),
                 None => format!("Unknown argument `{}`.", shown(key)),
@@ -132,10 +158,37 @@ pub(crate) fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidAr
             .insert("path".into(), Value::String(check_raw_path(path)?));
     }
     if tool.list {
-        valid.list = Some(list_options(tool, args)?);
+        valid.list = Some(list_options(tool, list, args)?);
     }
     valid.write = write_args(args)?;
     Ok(valid)
+}
+
+/// Why a list argument this upstream's paging cannot honour is not offered, in words the
+/// model can act on.
+fn list_hint(tool: &Tool, list: ListShape, key: &str) -> Option<String> {
+    if !tool.list {
+        return None;
+    }
+    match key {
+        "page" if list.by_cursor => Some(
+            "This list pages by cursor, not by page number: leave `page` out for the first \
+             page, then pass the result's next_cursor as `cursor`."
+                .into(),
+        ),
+        "cursor" if !list.by_cursor => Some(
+            "This list pages by number: pass `page` (the result's page + 1), not `cursor`.".into(),
+        ),
+        "page_size" if !list.sized => {
+            Some("The upstream chooses the page size of this list; leave `page_size` out.".into())
+        }
+        "count_only" if !list.counts => Some(
+            "The upstream reports no total for this list, so `count_only` is not offered: \
+             count with an aggregation tool, or page through the list."
+                .into(),
+        ),
+        _ => None,
+    }
 }
 
 /// `dry_run`, `idempotency_key`, `confirmation_token` (only accepted names reach here).
@@ -166,7 +219,11 @@ fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid> {
     })
 }
 
-fn list_options(tool: &Tool, args: &Map<String, Value>) -> Result<ListOptions, Invalid> {
+fn list_options(
+    tool: &Tool,
+    list: ListShape,
+    args: &Map<String, Value>,
+) -> Result<ListOptions, Invalid> {
     let int = |name: &str, lo: i64, hi: i64, default: u32| -> Result<u32, Invalid> {
         match args.get(name).filter(|v| !v.is_null()) {
             None => Ok(default),
@@ -217,6 +274,17 @@ fn list_options(tool: &Tool, args: &Map<String, Value>) -> Result<ListOptions, I
         count_only: match args.get("count_only") {
             None | Some(Value::Null) => false,
             Some(v) => boolean("count_only", v)?,
+        },
+        cursor: match args.get("cursor").filter(|v| !v.is_null()) {
+            None => None,
+            Some(Value::String(s)) if list.by_cursor => {
+                Some(Cursor::decode(s).map_err(|e| invalid(e.to_string()))?)
+            }
+            Some(_) => {
+                return Err(invalid(format!(
+                    "`cursor` must be a next_cursor (a string of at most {MAX_CURSOR} characters)."
+                )));
+            }
         },
     })
 }
@@ -428,6 +496,11 @@ fn boolean(name: &str, v: &Value) -> Result<bool, Invalid> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tests' tools page by number, as every list did before `paging`.
+    fn validate(tool: &Tool, args: &Map<String, Value>) -> Result<ValidArgs, Invalid> {
+        super::validate(tool, ListShape::PAGES, args)
+    }
     use serde_json::json;
 
     fn tool() -> Tool {
@@ -680,7 +753,8 @@ tools:
                 page: 1,
                 page_size: 50,
                 fields: None,
-                count_only: false
+                count_only: false,
+                cursor: None
             })
         );
         let err = validate(&tool(), &args(json!({"fields": ["id", "nmae"]}))).unwrap_err();
@@ -693,6 +767,30 @@ tools:
         let list = v.list.unwrap();
         assert_eq!(list.fields.unwrap(), vec!["id", "billing.company"]);
         assert!(list.count_only);
+    }
+
+    #[test]
+    fn a_list_paged_by_cursor_takes_a_cursor_and_explains_what_it_does_not_take() {
+        let shape = ListShape {
+            by_cursor: true,
+            sized: false,
+            counts: false,
+        };
+        let next = Cursor::Token("t2".into());
+        let v = super::validate(&tool(), shape, &args(json!({"cursor": next.encode()}))).unwrap();
+        assert_eq!(v.list.unwrap().cursor.as_ref(), Some(&next));
+        let hint = |a: Value| super::validate(&tool(), shape, &args(a)).unwrap_err().hint;
+        assert!(hint(json!({"page": 2})).contains("pass the result's next_cursor"));
+        assert!(hint(json!({"page_size": 5})).contains("upstream chooses the page size"));
+        assert!(hint(json!({"count_only": true})).contains("reports no total"));
+        assert!(hint(json!({"cursor": "page=2"})).contains("not a next_cursor"));
+        assert!(hint(json!({"cursor": 2})).contains("must be a next_cursor"));
+        let numbered = hint_of_pages(json!({"cursor": next.encode()}));
+        assert!(numbered.contains("pages by number"), "{numbered}");
+    }
+
+    fn hint_of_pages(a: Value) -> String {
+        validate(&tool(), &args(a)).unwrap_err().hint
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The tool contract as the platform reads it, pure and shared by every stage: argument
-//! validation (`args`), the input schema clients see (`schema`), what the risk level asks
+//! validation (`args`), the list shape a catalog's paging gives and its opaque `cursor`
+//! (`cursor`), the input schema clients see (`schema`), what the risk level asks
 //! (`risk`), and bounded name handling with "did you mean" (`names`).
 //!
 //! Nothing here knows HTTP, MCP or the upstream; everything else may use it.
 
 pub(crate) mod args;
+pub(crate) mod cursor;
 pub(crate) mod names;
 pub(crate) mod resource;
 pub(crate) mod risk;

@@ -1,10 +1,12 @@
 //! The JSON Schema of a tool's arguments: declared params plus the platform's list shape and
-//! write arguments (`dry_run`, `idempotency_key`, `confirmation_token`). The same rules `args` enforces, written for clients to read.
+//! write arguments (`dry_run`, `idempotency_key`, `confirmation_token`); a list paged by cursor
+//! takes `cursor` instead of `page`. The same rules `args` enforces, written for clients to read.
 
 use catalog::{ParamType, Tool};
 use serde_json::{Map, Value, json};
 
 use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_PAGE_SIZE, MAX_TOKEN};
+use super::cursor::{ListShape, MAX_CURSOR};
 use super::risk;
 
 /// A JSON object (the shape MCP's `inputSchema` takes).
@@ -18,8 +20,8 @@ pub(crate) fn object(v: Value) -> JsonObject {
     }
 }
 
-/// The JSON Schema of a tool's arguments.
-pub(crate) fn input_schema(tool: &Tool) -> JsonObject {
+/// The JSON Schema of a tool's arguments; `list` is the shape its catalog's paging gives.
+pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
     let mut props = Map::new();
     let mut required = Vec::new();
     for (name, p) in &tool.params {
@@ -37,14 +39,24 @@ pub(crate) fn input_schema(tool: &Tool) -> JsonObject {
         required.push("path".into());
     }
     if tool.list {
-        props.insert(
-            "page".into(),
-            json!({"type": "integer", "minimum": 1, "default": 1}),
-        );
-        props.insert(
-            "page_size".into(),
-            json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}),
-        );
+        if list.by_cursor {
+            props.insert(
+                "cursor".into(),
+                json!({"type": "string", "maxLength": MAX_CURSOR,
+                       "description": "The next_cursor of the previous page; leave out for the first."}),
+            );
+        } else {
+            props.insert(
+                "page".into(),
+                json!({"type": "integer", "minimum": 1, "default": 1}),
+            );
+        }
+        if list.sized {
+            props.insert(
+                "page_size".into(),
+                json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}),
+            );
+        }
         let mut items = json!({"type": "string"});
         if !tool.fields.is_empty() {
             items["enum"] = json!(tool.fields);
@@ -54,10 +66,12 @@ pub(crate) fn input_schema(tool: &Tool) -> JsonObject {
             json!({"type": "array", "items": items,
                    "description": "Only these item fields."}),
         );
-        props.insert(
-            "count_only".into(),
-            json!({"type": "boolean", "description": "Only the number of matches."}),
-        );
+        if list.counts {
+            props.insert(
+                "count_only".into(),
+                json!({"type": "boolean", "description": "Only the number of matches."}),
+            );
+        }
     }
     if risk::is_write(tool) {
         props.insert(
@@ -215,7 +229,7 @@ tools:
         .unwrap()
         .tools
         .remove(0);
-        let s = Value::Object(input_schema(&tool));
+        let s = Value::Object(input_schema(&tool, ListShape::PAGES));
         let p = &s["properties"]["line_items"];
         assert_eq!(
             (&p["type"], &p["minItems"], &p["maxItems"]),
@@ -251,7 +265,7 @@ tools:
         .unwrap()
         .tools
         .remove(0);
-        let s = Value::Object(input_schema(&tool));
+        let s = Value::Object(input_schema(&tool, ListShape::PAGES));
         assert_eq!(
             s["properties"]["entertainment_persons"],
             json!({"type": "array", "description": "Who attended.",
@@ -262,7 +276,7 @@ tools:
 
     #[test]
     fn list_tools_get_the_shared_list_shape() {
-        let s = Value::Object(input_schema(&tools()[0]));
+        let s = Value::Object(input_schema(&tools()[0], ListShape::PAGES));
         for p in ["page", "page_size", "fields", "count_only", "from"] {
             assert!(s["properties"].get(p).is_some(), "{p}");
         }
@@ -272,8 +286,23 @@ tools:
     }
 
     #[test]
+    fn a_list_paged_by_cursor_takes_a_cursor_and_only_what_the_upstream_honours() {
+        let shape = ListShape {
+            by_cursor: true,
+            sized: false,
+            counts: false,
+        };
+        let s = Value::Object(input_schema(&tools()[0], shape));
+        assert_eq!(s["properties"]["cursor"]["type"], json!("string"));
+        for absent in ["page", "page_size", "count_only"] {
+            assert!(s["properties"].get(absent).is_none(), "{absent}");
+        }
+        assert!(s["properties"].get("fields").is_some());
+    }
+
+    #[test]
     fn path_params_are_required_and_risky_writes_take_the_write_arguments() {
-        let s = Value::Object(input_schema(&tools()[1]));
+        let s = Value::Object(input_schema(&tools()[1], ListShape::PAGES));
         assert_eq!(s["required"], json!(["id"]));
         for p in ["dry_run", "idempotency_key", "confirmation_token"] {
             assert!(s["properties"].get(p).is_some(), "{p}");

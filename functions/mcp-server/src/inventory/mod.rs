@@ -35,7 +35,7 @@ impl Inventory {
         let search = search::Index::build(
             registry
                 .exposed()
-                .map(|(c, t)| search::Doc::from_tool(&c.catalog.connector, t))
+                .map(|(c, t)| search::Doc::from_tool(&c.catalog, t))
                 .collect(),
         );
         let views = std::iter::once(Scope::Deployment)

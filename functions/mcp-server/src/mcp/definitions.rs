@@ -6,6 +6,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool as McpTool, Too
 use serde_json::json;
 
 use crate::call::Outcome;
+use crate::contract::cursor::ListShape;
 use crate::contract::schema::{input_schema, object};
 
 /// The one output schema every catalog tool shares: a status result.
@@ -72,11 +73,11 @@ fn title(name: &str) -> String {
 /// the one every tool could carry (status, hint, `_quota`, `items: array`) says nothing about
 /// the tool and cost half of `tools/list`; a tool gets one when its catalog declares the types
 /// of its fields.
-pub(super) fn definition(tool: &Tool) -> McpTool {
+pub(super) fn definition(catalog: &catalog::Catalog, tool: &Tool) -> McpTool {
     McpTool::new(
         tool.name.clone(),
         tool.description.trim().to_string(),
-        input_schema(tool),
+        input_schema(tool, ListShape::of(catalog)),
     )
     .with_annotations(annotations(tool))
 }

@@ -24,7 +24,7 @@ pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
         .registry
         .exposed()
         .filter(|(_, t)| t.core)
-        .map(|(_, t)| (t.name.as_str(), definitions::definition(t)))
+        .map(|(c, t)| (t.name.as_str(), definitions::definition(&c.catalog, t)))
         .collect();
     let scopes = std::iter::once(Scope::Deployment).chain(
         inventory

@@ -41,13 +41,14 @@ pub struct Doc {
 
 impl Doc {
     /// A catalog tool as a search document: declared parameter names, the served input schema.
-    pub fn from_tool(connector: &str, tool: &catalog::Tool) -> Doc {
+    pub fn from_tool(catalog: &catalog::Catalog, tool: &catalog::Tool) -> Doc {
+        let shape = crate::contract::cursor::ListShape::of(catalog);
         Doc {
             name: tool.name.clone(),
-            connector: connector.to_string(),
+            connector: catalog.connector.clone(),
             description: tool.description.clone(),
             params: tool.params.keys().cloned().collect(),
-            schema: Value::Object(crate::contract::schema::input_schema(tool)),
+            schema: Value::Object(crate::contract::schema::input_schema(tool, shape)),
         }
     }
 }

@@ -70,7 +70,7 @@ mod tests {
             .collect();
         let docs: Vec<Doc> = catalogs
             .iter()
-            .flat_map(|c| c.tools.iter().map(|t| Doc::from_tool(&c.connector, t)))
+            .flat_map(|c| c.tools.iter().map(|t| Doc::from_tool(c, t)))
             .collect();
         let names: HashSet<String> = docs.iter().map(|d| d.name.clone()).collect();
         let index = Index::build(docs);

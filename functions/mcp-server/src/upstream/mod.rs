@@ -7,6 +7,7 @@ mod deadline;
 mod error;
 mod hints;
 mod meter;
+mod next_page;
 mod refusal;
 mod request;
 mod send;
@@ -21,6 +22,7 @@ pub use deadline::Deadline;
 pub use error::{Happened, Refusal, UpstreamError};
 pub use hints::{Fault, describe};
 pub use meter::Meter;
+pub use next_page::{NextPage, NextRefused};
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
@@ -37,6 +39,8 @@ pub struct Reply {
     pub http_status: u16,
     pub body: Value,
     pub quota: Option<QuotaFigures>,
+    /// Lists paged by cursor, next URL or `Link`: the next page the answer names.
+    pub next: Option<NextPage>,
 }
 
 /// One request to send: a tool's (its static headers join the connector's) or a probe's.
@@ -85,6 +89,7 @@ impl Upstream {
             if !refreshed {
                 meter.take()?;
             }
+            let sent = url.clone();
             let request = Request {
                 method,
                 url,
@@ -102,7 +107,22 @@ impl Upstream {
                     continue;
                 }
             }
-            return self.interpret(catalog, method, answer);
+            let link = answer.link.clone();
+            let mut reply = self.interpret(catalog, method, answer)?;
+            if let Some(pager) = catalog.pager().filter(|p| tool.list && p.by_cursor()) {
+                let base = request::fill_base(catalog, &conn.base_url, &secrets)?;
+                if let Ok(base) = reqwest::Url::parse(&base) {
+                    reply.next = next_page::of_answer(
+                        &pager,
+                        &reply.body,
+                        link.as_deref(),
+                        &sent,
+                        &base,
+                        catalog.auth.query.as_deref(),
+                    );
+                }
+            }
+            return Ok(reply);
         }
     }
 
@@ -249,6 +269,7 @@ impl Upstream {
             http_status: answer.status,
             body,
             quota: answer.quota,
+            next: None,
         })
     }
 }

@@ -1,13 +1,16 @@
 //! Building the upstream request: fixed path templates with encoded parameters, query and body
-//! parameters under their upstream names, the base URL with its secret fields, and the
-//! upstream's own error message read from an answer. Pure.
+//! parameters under their upstream names, the paging the catalog declares (or the checked
+//! next-page URL a cursor holds), the base URL with its secret fields, and the upstream's own
+//! error message read from an answer. Pure.
 
-use catalog::{Catalog, CredentialError, ParamIn, Status, Tool};
+use catalog::{Ask, Catalog, CredentialError, ParamIn, Status, Tool};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
 use serde_json::Value;
 
+use super::next_page;
 use crate::contract::args::ValidArgs;
+use crate::contract::cursor::{BadCursor, Cursor};
 use crate::inventory::secrets::SecretValues;
 
 /// Everything but RFC 3986 unreserved characters is encoded; `.` too, so a value can never be
@@ -41,6 +44,7 @@ pub(super) fn build_url(
         fill_path(template, args)
     };
     let full = format!("{}{}", base.trim_end_matches('/'), path);
+    let pager = catalog.pager();
     let mut url = Url::parse(&full).map_err(|_| BuildError {
         status: Status::Error,
         hint: "The request URL could not be built; check the connector's base URL.".into(),
@@ -63,16 +67,43 @@ pub(super) fn build_url(
                 query.append_pair(param.upstream_name(name), &query_value(param, v));
             }
         }
-        if let (Some(list), Some(env)) = (&args.list, &catalog.list_envelope) {
+        if let (Some(list), Some(pager)) = (&args.list, &pager) {
             let size = if list.count_only { 1 } else { list.page_size };
-            query.append_pair(&env.page_param, &list.page.to_string());
-            query.append_pair(&env.page_size_param, &size.to_string());
+            let token = match &list.cursor {
+                Some(Cursor::Token(t)) => Some(t.as_str()),
+                _ => None,
+            };
+            for (name, value) in pager.query(list.page, size, token) {
+                query.append_pair(&name, &value);
+            }
         }
     }
     if url.query() == Some("") {
         url.set_query(None);
     }
-    Ok(url)
+    match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
+        (None, _) => Ok(url),
+        (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(url),
+        (Some(Cursor::Url(next)), Some(p)) if matches!(p.ask, Ask::NextUrl | Ask::LinkHeader) => {
+            let base = Url::parse(&base).map_err(|_| BuildError {
+                status: Status::Error,
+                hint: "The request URL could not be built; check the connector's base URL.".into(),
+            })?;
+            next_page::follow(next, &base, url.path(), catalog.auth.query.as_deref()).map_err(|e| {
+                BuildError {
+                    status: Status::InvalidInput,
+                    hint: format!(
+                        "The cursor leads {e}, so it is not followed. Pass the next_cursor of this \
+                         tool's previous result unchanged, or leave cursor out for the first page."
+                    ),
+                }
+            })
+        }
+        (Some(_), _) => Err(BuildError {
+            status: Status::InvalidInput,
+            hint: BadCursor.to_string(),
+        }),
+    }
 }
 
 /// The JSON body for writes: body params under their upstream names; a dotted name nests
@@ -304,7 +335,8 @@ tools:
     }
 
     fn args(tool: &Tool, v: Value) -> ValidArgs {
-        crate::contract::args::validate(tool, v.as_object().unwrap()).unwrap()
+        let shape = crate::contract::cursor::ListShape::PAGES;
+        crate::contract::args::validate(tool, shape, v.as_object().unwrap()).unwrap()
     }
 
     #[test]

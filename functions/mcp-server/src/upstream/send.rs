@@ -1,6 +1,6 @@
 //! One HTTP exchange with an upstream: credentials on (the shared `connector::authenticate`), a
-//! timeout, the answer read with a size cap. Headers go no further than this module, except the quota figures the catalog names and
-//! `Retry-After` (as seconds).
+//! timeout, the answer read with a size cap. Headers go no further than this module, except the
+//! quota figures the catalog names, `Retry-After` (as seconds) and `Link` (a list's next page).
 
 use std::time::Duration;
 
@@ -33,6 +33,8 @@ pub(super) struct Received {
     pub body: Vec<u8>,
     pub quota: Option<QuotaFigures>,
     pub retry_after_s: Option<u64>,
+    /// The `Link` header (RFC 8288), for lists paged by it; none when longer than 8 KiB.
+    pub link: Option<String>,
 }
 
 pub(super) async fn send(
@@ -81,6 +83,11 @@ pub(super) async fn send(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| retry_after_seconds(v, jiff::Timestamp::now()));
+    let link = headers
+        .get(reqwest::header::LINK)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.len() <= MAX_LINK)
+        .map(str::to_string);
     let content_type = headers
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -109,8 +116,12 @@ pub(super) async fn send(
         body,
         quota,
         retry_after_s,
+        link,
     })
 }
+
+/// The longest `Link` header read; a list's next link is far shorter.
+const MAX_LINK: usize = 8 * 1024;
 
 /// `Retry-After` as seconds from `now`: the header is either a number of seconds or an HTTP
 /// date (RFC 9110 §10.2.3). A date in the past is 0; anything else is no figure.
