@@ -8,4 +8,5 @@ mod http;
 mod import;
 mod lambda;
 mod limits;
+mod paging;
 mod wire;

@@ -1,0 +1,581 @@
+//! Declared paging against a fake upstream that speaks each style: numbered pages from 1 and
+//! from 0, offset/limit (sevdesk's `{"objects": […]}`, no total), skip/take in Cal.com's
+//! envelope, a cursor in the body (Google's `pageToken`), the next page's URL in the body
+//! (Graph's `@odata.nextLink`; refused to another host or base path), an RFC 8288 `Link`
+//! header over a bare array; aggregations reading every page by cursor and by `Link`; a dry
+//! run's current record on a connector that pages by cursor. Each test records what arrived
+//! and checks what the model got.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use crate::common::{TestApp, app_with, send};
+use axum::Router;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use http::{Request, StatusCode};
+use mcp_server::secrets::{ApiKey, SecretValues};
+use serde_json::{Value, json};
+
+const KEY: &str = "test-key-0123456789abcdef";
+
+/// The paging the fake upstream speaks.
+#[derive(Clone, Copy, Debug)]
+enum Speaks {
+    /// `page` from 1, `per_page`; `{"data": […], "meta": {"total": 7}}`.
+    Pages,
+    /// `p` from 0, `size`; `{"items": […], "more": bool}`.
+    PagesFromZero,
+    /// `offset`, `limit`; `{"objects": […]}`.
+    OffsetLimit,
+    /// `skip`, `take`; Cal.com's `{status, data, pagination: {totalItems, hasNextPage}}`.
+    SkipTake,
+    /// `pageToken`, `pageSize`; `{"files": […], "nextPageToken": "…"}`.
+    Token,
+    /// Three a page from `cursor`; `{"value": […], "@odata.nextLink": "<next_base>?cursor=…"}`.
+    NextLink,
+    /// `page` from 1, `per_page`; a bare array and `Link: <…>; rel="next"`.
+    Link,
+}
+
+#[derive(Clone)]
+struct Fake {
+    speaks: Speaks,
+    /// Where `NextLink` points (`{host}` is the fake's own address).
+    next_base: Arc<Mutex<String>>,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fake {
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+    fn last(&self) -> String {
+        self.seen().pop().expect("the upstream saw a request")
+    }
+}
+
+/// Seven items, ids 1 to 7, each worth 1.50.
+fn items(from: usize, n: usize) -> Vec<Value> {
+    (from..(from + n).min(7))
+        .map(|i| json!({"id": i + 1, "name": format!("item {}", i + 1), "amount": "1.50"}))
+        .collect()
+}
+
+async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> Response {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    fake.seen.lock().unwrap().push(target);
+    let host = request
+        .headers()
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    if !request.uri().path().ends_with("/items") {
+        return axum::Json(json!({"data": {"id": 7, "name": "old name"}})).into_response();
+    }
+    let query: HashMap<String, String> = request
+        .uri()
+        .query()
+        .map(|q| {
+            url_pairs(q)
+                .into_iter()
+                .collect::<HashMap<String, String>>()
+        })
+        .unwrap_or_default();
+    let num = |name: &str, default: usize| {
+        query
+            .get(name)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let body = match fake.speaks {
+        Speaks::Pages => {
+            let size = num("per_page", 10);
+            json!({"data": items((num("page", 1) - 1) * size, size), "meta": {"total": 7}})
+        }
+        Speaks::PagesFromZero => {
+            let size = num("size", 10);
+            let from = num("p", 0) * size;
+            json!({"items": items(from, size), "more": from + size < 7})
+        }
+        Speaks::OffsetLimit => json!({"objects": items(num("offset", 0), num("limit", 10))}),
+        Speaks::SkipTake => {
+            let (skip, take) = (num("skip", 0), num("take", 10));
+            json!({"status": "success", "data": items(skip, take),
+                   "pagination": {"totalItems": 7, "hasNextPage": skip + take < 7,
+                                  "itemsPerPage": take}})
+        }
+        Speaks::Token => {
+            let from = query
+                .get("pageToken")
+                .and_then(|t| t.strip_prefix("tok-"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let size = num("pageSize", 10);
+            let mut body = json!({"files": items(from, size)});
+            if from + size < 7 {
+                body["nextPageToken"] = json!(format!("tok-{}", from + size));
+            }
+            body
+        }
+        Speaks::NextLink => {
+            let from = num("cursor", 0);
+            let next = fake.next_base.lock().unwrap().replace("{host}", &host);
+            let link = (from + 3 < 7).then(|| format!("{next}?cursor={}", from + 3));
+            json!({"value": items(from, 3), "@odata.nextLink": link})
+        }
+        Speaks::Link => {
+            let (page, size) = (num("page", 1), num("per_page", 10));
+            let mut response = axum::Json(json!(items((page - 1) * size, size))).into_response();
+            let last = 7usize.div_ceil(size);
+            let mut links = vec![format!(
+                "<http://{host}/v2/items?page={last}&per_page={size}>; rel=\"last\""
+            )];
+            if page < last {
+                links.insert(
+                    0,
+                    format!(
+                        "<http://{host}/v2/items?page={}&per_page={size}>; rel=\"next\"",
+                        page + 1
+                    ),
+                );
+            }
+            response
+                .headers_mut()
+                .insert("link", links.join(", ").parse().unwrap());
+            return response;
+        }
+    };
+    axum::Json(body).into_response()
+}
+
+/// `a=1&b=2` as decoded pairs.
+fn url_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| {
+            let decode = |s: &str| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            };
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+async fn spawn(speaks: Speaks) -> (SocketAddr, Fake) {
+    let state = Fake {
+        speaks,
+        next_base: Arc::new(Mutex::new("http://{host}/v2/items".into())),
+        seen: Arc::default(),
+    };
+    let router = Router::new().fallback(fake).with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (addr, state)
+}
+
+/// A `wire` connector with this `paging`, a list tool, an aggregation over it, a get tool and
+/// an update whose dry run shows the current record.
+fn catalog(paging: &str) -> catalog::Catalog {
+    let text = format!(
+        r#"connector: wire
+base_url: "http://{{host}}/v2"
+secrets: [host, token]
+auth: {{ bearer: token }}
+paging: {paging}
+tools:
+  - name: wire_items_list
+    risk: low
+    list: true
+    description: 'Lists items. Example: {{}}'
+    get: /items
+    fields: [id, name, amount]
+  - name: wire_items_total_get
+    risk: low
+    description: 'Counts and sums every item. Example: {{}}'
+    aggregate:
+      sources:
+        all: {{ tool: wire_items_list }}
+      result:
+        - {{ name: items, count: all }}
+        - {{ name: amount, sum: all.amount }}
+  - name: wire_item_get
+    risk: low
+    description: 'Reads an item. Example: {{"id": 7}}'
+    get: /items/{{id}}
+    params:
+      id: {{ type: integer, in: path, min: 1 }}
+  - name: wire_item_update
+    risk: medium
+    effect: change
+    audit_event: item.updated
+    idempotent: true
+    side_effects: Renames the item.
+    failure_modes: ["404: no such item."]
+    current: wire_item_get
+    description: 'Renames an item. Example: {{"id": 7, "name": "new"}}'
+    patch: /items/{{id}}
+    params:
+      id: {{ type: integer, in: path, min: 1 }}
+      name: {{ type: string, in: body, max_length: 40 }}
+"#
+    );
+    catalog::parse("wire.yaml", &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn app(upstream: SocketAddr, paging: &str) -> TestApp {
+    let secrets = SecretValues {
+        origin_verify: Vec::new(),
+        api_keys: vec![ApiKey::new("tester", KEY)],
+        pepper: None,
+        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
+        connectors: HashMap::from([(
+            "wire".to_string(),
+            HashMap::from([
+                ("host".to_string(), upstream.to_string()),
+                ("token".to_string(), "tok-0042".to_string()),
+            ]),
+        )]),
+    };
+    app_with(&[], vec![catalog(paging)], secrets)
+}
+
+async fn call(app: &TestApp, name: &str, args: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": name, "arguments": args}});
+    let request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {KEY}"))
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    let (status, _, body) = send(app, request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"]["structuredContent"].clone()
+}
+
+/// The ids of a result's items.
+fn ids(result: &Value) -> Vec<i64> {
+    result["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no items: {result}"))
+        .iter()
+        .map(|i| i["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// A cursor as the server encodes one, forged by a caller.
+fn forged(url: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("u:{url}"))
+}
+
+#[tokio::test]
+async fn pages_from_one_keep_the_models_page_and_count_by_total() {
+    let (addr, fake) = spawn(Speaks::Pages).await;
+    let app = app(
+        addr,
+        "{ style: page, items: /data, page_param: page, size_param: per_page, total: /meta/total }",
+    );
+    let r = call(&app, "wire_items_list", json!({"page": 2, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?page=2&per_page=3");
+    assert_eq!(ids(&r), [4, 5, 6]);
+    assert_eq!(
+        (&r["page"], &r["total"], &r["has_more"]),
+        (&json!(2), &json!(7), &json!(true))
+    );
+    assert_eq!(r["hint"], "More results: call again with page=3.", "{r}");
+    let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
+    assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+    let r = call(&app, "wire_items_list", json!({"count_only": true})).await;
+    assert_eq!(fake.last(), "/v2/items?page=1&per_page=1");
+    assert_eq!(r["count"], 7, "{r}");
+}
+
+#[tokio::test]
+async fn pages_from_zero_are_the_models_page_minus_one() {
+    let (addr, fake) = spawn(Speaks::PagesFromZero).await;
+    let app = app(
+        addr,
+        "{ style: page, items: /items, page_param: p, first_page: 0, size_param: size, more: /more }",
+    );
+    let r = call(&app, "wire_items_list", json!({"page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?p=0&size=3");
+    assert_eq!(
+        (ids(&r), &r["page"], &r["has_more"]),
+        (vec![1, 2, 3], &json!(1), &json!(true))
+    );
+    let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?p=2&size=3");
+    assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+    let refused = call(&app, "wire_items_list", json!({"count_only": true})).await;
+    assert_eq!(refused["status"], "invalid_input", "{refused}");
+    assert!(
+        refused["hint"]
+            .as_str()
+            .unwrap()
+            .contains("reports no total"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn offset_and_limit_over_a_list_without_a_total() {
+    let (addr, fake) = spawn(Speaks::OffsetLimit).await;
+    let app = app(
+        addr,
+        "{ style: offset, items: /objects, offset_param: offset, size_param: limit }",
+    );
+    let r = call(&app, "wire_items_list", json!({"page": 2, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?offset=3&limit=3");
+    assert_eq!(ids(&r), [4, 5, 6]);
+    assert!(r.get("total").is_none(), "{r}");
+    assert_eq!(r["has_more"], true, "a full page may have more behind it");
+    let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?offset=6&limit=3");
+    assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+}
+
+#[tokio::test]
+async fn skip_and_take_in_cal_coms_envelope() {
+    let (addr, fake) = spawn(Speaks::SkipTake).await;
+    let app = app(
+        addr,
+        "{ style: offset, items: /data, offset_param: skip, size_param: take, total: /pagination/totalItems, more: /pagination/hasNextPage }",
+    );
+    let r = call(
+        &app,
+        "wire_items_list",
+        json!({"page": 2, "page_size": 3, "fields": ["id"]}),
+    )
+    .await;
+    assert_eq!(fake.last(), "/v2/items?skip=3&take=3");
+    assert_eq!(r["items"], json!([{"id": 4}, {"id": 5}, {"id": 6}]));
+    assert_eq!((&r["total"], &r["has_more"]), (&json!(7), &json!(true)));
+    let r = call(&app, "wire_items_list", json!({"count_only": true})).await;
+    assert_eq!(fake.last(), "/v2/items?skip=0&take=1");
+    assert_eq!(r["count"], 7, "{r}");
+}
+
+#[tokio::test]
+async fn a_cursor_in_the_body_goes_back_opaque_until_the_last_page() {
+    let (addr, fake) = spawn(Speaks::Token).await;
+    let app = app(
+        addr,
+        "{ style: cursor, items: /files, cursor_param: pageToken, size_param: pageSize, next: /nextPageToken }",
+    );
+    let first = call(&app, "wire_items_list", json!({"page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?pageSize=3");
+    assert_eq!(
+        (ids(&first), &first["has_more"]),
+        (vec![1, 2, 3], &json!(true))
+    );
+    assert!(first.get("page").is_none(), "{first}");
+    let cursor = first["next_cursor"]
+        .as_str()
+        .expect("a next_cursor")
+        .to_string();
+    assert!(!cursor.contains("tok-"), "opaque: {cursor}");
+    assert!(
+        first["hint"]
+            .as_str()
+            .unwrap()
+            .contains("cursor set to next_cursor")
+    );
+    let second = call(
+        &app,
+        "wire_items_list",
+        json!({"page_size": 3, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!(fake.last(), "/v2/items?pageSize=3&pageToken=tok-3");
+    assert_eq!(ids(&second), [4, 5, 6]);
+    let cursor = second["next_cursor"].as_str().unwrap().to_string();
+    let last = call(
+        &app,
+        "wire_items_list",
+        json!({"page_size": 3, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!((ids(&last), &last["has_more"]), (vec![7], &json!(false)));
+    assert!(last.get("next_cursor").is_none(), "{last}");
+    let paged = call(&app, "wire_items_list", json!({"page": 2})).await;
+    assert_eq!(paged["status"], "invalid_input");
+    assert!(
+        paged["hint"]
+            .as_str()
+            .unwrap()
+            .contains("next_cursor as `cursor`"),
+        "{paged}"
+    );
+    let before = fake.seen().len();
+    let junk = call(&app, "wire_items_list", json!({"cursor": "tok-3"})).await;
+    assert_eq!(junk["status"], "invalid_input", "{junk}");
+    assert_eq!(fake.seen().len(), before, "a bad cursor sends nothing");
+}
+
+#[tokio::test]
+async fn a_next_url_in_the_body_is_followed_within_the_base_url_only() {
+    let (addr, fake) = spawn(Speaks::NextLink).await;
+    let app = app(
+        addr,
+        "{ style: next_url, items: /value, next: /@odata.nextLink }",
+    );
+    let first = call(&app, "wire_items_list", json!({})).await;
+    assert_eq!(fake.last(), "/v2/items");
+    assert_eq!(ids(&first), [1, 2, 3]);
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
+    assert_eq!(fake.last(), "/v2/items?cursor=3");
+    assert_eq!(ids(&second), [4, 5, 6]);
+    let before = fake.seen().len();
+    for (forged_url, why) in [
+        (
+            "http://evil.test/v2/items?cursor=3".to_string(),
+            "another host",
+        ),
+        (
+            format!("http://{addr}/v3/items?cursor=3"),
+            "outside the connector's base URL",
+        ),
+        (format!("http://{addr}/v2/admin?cursor=3"), "another list"),
+    ] {
+        let r = call(
+            &app,
+            "wire_items_list",
+            json!({"cursor": forged(&forged_url)}),
+        )
+        .await;
+        assert_eq!(r["status"], "invalid_input", "{forged_url}: {r}");
+        assert!(
+            r["hint"].as_str().unwrap().contains(why),
+            "{forged_url}: {r}"
+        );
+    }
+    assert_eq!(fake.seen().len(), before, "a refused cursor sends nothing");
+    let refused = call(&app, "wire_items_list", json!({"page_size": 3})).await;
+    assert_eq!(
+        refused["status"], "invalid_input",
+        "no size_param: {refused}"
+    );
+}
+
+#[tokio::test]
+async fn an_upstreams_next_url_to_another_host_or_base_path_is_not_handed_out() {
+    let (addr, fake) = spawn(Speaks::NextLink).await;
+    let app = app(
+        addr,
+        "{ style: next_url, items: /value, next: /@odata.nextLink }",
+    );
+    for next in ["http://evil.test/v2/items", "http://{host}/other/items"] {
+        *fake.next_base.lock().unwrap() = next.into();
+        let r = call(&app, "wire_items_list", json!({})).await;
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!((ids(&r), &r["has_more"]), (vec![1, 2, 3], &json!(true)));
+        assert!(r.get("next_cursor").is_none(), "{next}: {r}");
+        assert!(r["hint"].as_str().unwrap().contains("not followed"), "{r}");
+        let agg = call(&app, "wire_items_total_get", json!({})).await;
+        assert_eq!(agg["status"], "unavailable", "{agg}");
+        assert_eq!(agg["partial_data"]["items"], 3, "{agg}");
+    }
+}
+
+#[tokio::test]
+async fn a_link_header_pages_a_bare_array() {
+    let (addr, fake) = spawn(Speaks::Link).await;
+    let app = app(
+        addr,
+        "{ style: link_header, items: \"\", size_param: per_page }",
+    );
+    let first = call(&app, "wire_items_list", json!({"page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items?per_page=3");
+    assert_eq!(
+        (ids(&first), &first["page_size"]),
+        (vec![1, 2, 3], &json!(3))
+    );
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
+    assert_eq!(fake.last(), "/v2/items?page=2&per_page=3");
+    assert_eq!(ids(&second), [4, 5, 6]);
+    let cursor = second["next_cursor"].as_str().unwrap().to_string();
+    let last = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
+    assert_eq!((ids(&last), &last["has_more"]), (vec![7], &json!(false)));
+}
+
+#[tokio::test]
+async fn aggregations_read_every_page_by_cursor_and_by_link_header() {
+    for (speaks, paging, pages) in [
+        (
+            Speaks::Token,
+            "{ style: cursor, items: /files, cursor_param: pageToken, size_param: pageSize, next: /nextPageToken, max_page_size: 3 }",
+            vec![
+                "/v2/items?pageSize=3",
+                "/v2/items?pageSize=3&pageToken=tok-3",
+                "/v2/items?pageSize=3&pageToken=tok-6",
+            ],
+        ),
+        (
+            Speaks::Link,
+            "{ style: link_header, items: \"\", size_param: per_page, max_page_size: 3 }",
+            vec![
+                "/v2/items?per_page=3",
+                "/v2/items?page=2&per_page=3",
+                "/v2/items?page=3&per_page=3",
+            ],
+        ),
+        (
+            Speaks::OffsetLimit,
+            "{ style: offset, items: /objects, offset_param: offset, size_param: limit, max_page_size: 3 }",
+            vec![
+                "/v2/items?offset=0&limit=3",
+                "/v2/items?offset=3&limit=3",
+                "/v2/items?offset=6&limit=3",
+            ],
+        ),
+    ] {
+        let (addr, fake) = spawn(speaks).await;
+        let app = app(addr, paging);
+        let r = call(&app, "wire_items_total_get", json!({})).await;
+        assert_eq!(r["status"], "ok", "{speaks:?}: {r}");
+        assert_eq!(
+            r["data"],
+            json!({"items": 7, "amount": "10.50"}),
+            "{speaks:?}"
+        );
+        assert_eq!(fake.seen(), pages, "{speaks:?}: one request per page");
+    }
+}
+
+#[tokio::test]
+async fn a_dry_runs_current_record_reads_on_a_connector_paged_by_cursor() {
+    let (addr, fake) = spawn(Speaks::Link).await;
+    let app = app(
+        addr,
+        "{ style: link_header, items: \"\", size_param: per_page }",
+    );
+    let r = call(
+        &app,
+        "wire_item_update",
+        json!({"id": 7, "name": "new name", "dry_run": true}),
+    )
+    .await;
+    assert_eq!(r["status"], "ok", "{r}");
+    assert_eq!(fake.seen(), ["/v2/items/7"]);
+    assert_eq!(r["preview"]["current"]["name"], "old name", "{r}");
+    assert_eq!(
+        r["preview"]["changes"]["name"],
+        json!({"from": "old name", "to": "new name"})
+    );
+}
