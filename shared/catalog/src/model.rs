@@ -40,7 +40,7 @@ pub struct Catalog {
     /// top-level names); list tools need it or `paging`.
     #[serde(default)]
     pub list_envelope: Option<ListEnvelope>,
-    /// How the upstream pages its lists: one of five styles (see [`Paging`]); list tools
+    /// How the upstream pages its lists: one of five styles (see [`Paging`](crate::Paging)); list tools
     /// need it or `list_envelope`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paging: Option<crate::paging::Paging>,
