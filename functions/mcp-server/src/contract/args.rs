@@ -269,7 +269,12 @@ fn list_options(
     }
     Ok(ListOptions {
         page: int("page", 1, 10_000, 1)?,
-        page_size: int("page_size", 1, MAX_PAGE_SIZE as i64, DEFAULT_PAGE_SIZE)?,
+        page_size: int(
+            "page_size",
+            1,
+            i64::from(list.max_page_size),
+            DEFAULT_PAGE_SIZE.min(list.max_page_size),
+        )?,
         fields,
         count_only: match args.get("count_only") {
             None | Some(Value::Null) => false,
@@ -775,6 +780,7 @@ tools:
             by_cursor: true,
             sized: false,
             counts: false,
+            max_page_size: 100,
         };
         let next = Cursor::Token("t2".into());
         let v = super::validate(&tool(), shape, &args(json!({"cursor": next.encode()}))).unwrap();

@@ -1,7 +1,8 @@
 //! The list shape a catalog's paging gives its list tools, and the opaque `cursor` a model
 //! passes back to reach the next page where the upstream pages by cursor, next URL or `Link`.
 //!
-//! A cursor is base64url (no padding) of `t:<upstream token>` or `u:<next page URL>`. It is
+//! A cursor is base64url (no padding) of `t:<upstream token>` or `u:<next page's path and
+//! query>`. It is
 //! opaque so the model copies it rather than edits it, and it carries no secret: a next URL
 //! loses the connector's query credential before it is encoded (`upstream::next_page`), and
 //! is checked again against the connector's base URL when it comes back.
@@ -9,6 +10,8 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use catalog::Catalog;
+
+use super::args::MAX_PAGE_SIZE;
 
 /// The longest `cursor` accepted (Graph's skip tokens run to a few hundred characters).
 pub(crate) const MAX_CURSOR: usize = 4096;
@@ -22,6 +25,8 @@ pub(crate) struct ListShape {
     pub sized: bool,
     /// `count_only` is offered (the upstream reports a total).
     pub counts: bool,
+    /// The largest `page_size`: 100, or a declared `paging`'s smaller `max_page_size`.
+    pub max_page_size: u32,
 }
 
 impl ListShape {
@@ -30,6 +35,7 @@ impl ListShape {
         by_cursor: false,
         sized: true,
         counts: true,
+        max_page_size: MAX_PAGE_SIZE,
     };
 
     pub(crate) fn of(catalog: &Catalog) -> ListShape {
@@ -40,6 +46,12 @@ impl ListShape {
                 sized: p.sized(),
                 // A `list_envelope` always offered it, and keeps doing so.
                 counts: p.counts() || !p.infer_more,
+                // A `list_envelope` never bounded the model's page size by its own.
+                max_page_size: if p.infer_more {
+                    p.max_page_size.clamp(1, MAX_PAGE_SIZE)
+                } else {
+                    MAX_PAGE_SIZE
+                },
             },
         }
     }
@@ -92,7 +104,7 @@ mod tests {
     fn cursors_round_trip_and_anything_else_is_refused() {
         for c in [
             Cursor::Token("CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA".into()),
-            Cursor::Url("https://graph.test/v1.0/users?$skiptoken=X%2B1".into()),
+            Cursor::Url("/v1.0/users?$skiptoken=X%2B1".into()),
         ] {
             let text = c.encode();
             assert!(
@@ -121,17 +133,19 @@ mod tests {
             ListShape {
                 by_cursor: true,
                 sized: true,
-                counts: false
+                counts: false,
+                max_page_size: 100
             }
         );
         assert_eq!(
             shape(
-                "paging: { style: offset, items: /objects, offset_param: offset, size_param: limit }"
+                "paging: { style: offset, items: /objects, offset_param: offset, size_param: limit, max_page_size: 25 }"
             ),
             ListShape {
                 by_cursor: false,
                 sized: true,
-                counts: false
+                counts: false,
+                max_page_size: 25
             }
         );
     }

@@ -5,7 +5,7 @@
 use catalog::{ParamType, Tool};
 use serde_json::{Map, Value, json};
 
-use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_PAGE_SIZE, MAX_TOKEN};
+use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_TOKEN};
 use super::cursor::{ListShape, MAX_CURSOR};
 use super::risk;
 
@@ -54,7 +54,8 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
         if list.sized {
             props.insert(
                 "page_size".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}),
+                json!({"type": "integer", "minimum": 1, "maximum": list.max_page_size,
+                       "default": DEFAULT_PAGE_SIZE.min(list.max_page_size)}),
             );
         }
         let mut items = json!({"type": "string"});
@@ -291,6 +292,7 @@ tools:
             by_cursor: true,
             sized: false,
             counts: false,
+            max_page_size: 100,
         };
         let s = Value::Object(input_schema(&tools()[0], shape));
         assert_eq!(s["properties"]["cursor"]["type"], json!("string"));

@@ -6,7 +6,9 @@
 //! list's own path: a cursor can page the list it came from and reach nothing else (no other
 //! host, no other endpoint of the API, whatever an upstream or a model writes into it).
 //! Credentials are added to the request as to any other; a query credential an upstream
-//! echoes in its link is taken out, so it never reaches the model.
+//! echoes in its link is taken out, so it never reaches the model. The cursor keeps the URL's
+//! path and query only: the host (a tenant's subdomain, say, filled from the secret) is not the
+//! model's to see, as a dry run's preview shows no host either.
 
 use catalog::{Ask, Pager};
 use reqwest::Url;
@@ -57,20 +59,24 @@ pub(super) fn of_answer(
         Ask::LinkHeader => catalog::link_next(link?)?,
     };
     Some(match resolve(request, text, base, auth_query) {
-        Ok(url) => NextPage::Follow(Cursor::Url(url.to_string())),
+        Ok(url) => NextPage::Follow(Cursor::Url(match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        })),
         Err(refused) => NextPage::Refused(refused),
     })
 }
 
 /// A cursor's URL, checked again as it comes back: the request to send for the next page of
-/// the list at `list_path`.
+/// the list at `list_path`. A path resolves on the connector's origin; a whole URL (this server
+/// never hands one out, so it is forged) must still be on it.
 pub(super) fn follow(
     next: &str,
     base: &Url,
     list_path: &str,
     auth_query: Option<&str>,
 ) -> Result<Url, NextRefused> {
-    let url = Url::parse(next).map_err(|_| NextRefused::NotAUrl)?;
+    let url = base.join(next).map_err(|_| NextRefused::NotAUrl)?;
     checked(url, base, list_path, auth_query)
 }
 
@@ -144,16 +150,16 @@ mod tests {
     #[test]
     fn a_next_url_is_followed_only_on_the_list_it_came_from() {
         let base = url(BASE);
-        let ok = follow(
+        for next in [
+            "/v1/predictions?cursor=c2",
             "https://api.example.test/v1/predictions?cursor=c2",
-            &base,
-            "/v1/predictions",
-            None,
-        );
-        assert_eq!(
-            ok.unwrap().as_str(),
-            "https://api.example.test/v1/predictions?cursor=c2"
-        );
+        ] {
+            let ok = follow(next, &base, "/v1/predictions", None);
+            assert_eq!(
+                ok.unwrap().as_str(),
+                "https://api.example.test/v1/predictions?cursor=c2"
+            );
+        }
         for (next, why) in [
             (
                 "https://evil.test/v1/predictions?cursor=c2",
@@ -187,7 +193,9 @@ mod tests {
                 "https://api.example.test/v1/account/delete",
                 NextRefused::OtherList,
             ),
-            ("not a url", NextRefused::NotAUrl),
+            ("//evil.test/v1/predictions", NextRefused::OtherOrigin),
+            ("/v1/account/delete", NextRefused::OtherList),
+            ("http://[::1", NextRefused::NotAUrl),
         ] {
             assert_eq!(
                 follow(next, &base, "/v1/predictions", None),
@@ -206,7 +214,7 @@ mod tests {
         assert_eq!(
             of_answer(&replicate, &body, None, &request, &base, Some("api_key")),
             Some(NextPage::Follow(Cursor::Url(
-                "https://api.example.test/v1/predictions?cursor=c2".into()
+                "/v1/predictions?cursor=c2".into()
             )))
         );
         let last = json!({"results": [], "next": null});
@@ -224,7 +232,7 @@ mod tests {
         assert_eq!(
             of_answer(&github, &json!([]), Some(link), &request, &base, None),
             Some(NextPage::Follow(Cursor::Url(
-                "https://api.example.test/v1/predictions?page=2".into()
+                "/v1/predictions?page=2".into()
             )))
         );
         assert_eq!(

@@ -346,6 +346,23 @@ async fn offset_and_limit_over_a_list_without_a_total() {
     let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
     assert_eq!(fake.last(), "/v2/items?offset=6&limit=3");
     assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+    let small = self::app(
+        addr,
+        "{ style: offset, items: /objects, offset_param: offset, size_param: limit, max_page_size: 5 }",
+    );
+    let r = call(&small, "wire_items_list", json!({})).await;
+    assert_eq!(
+        fake.last(),
+        "/v2/items?offset=0&limit=5",
+        "the default fits the upstream"
+    );
+    assert_eq!(ids(&r), [1, 2, 3, 4, 5]);
+    let over = call(&small, "wire_items_list", json!({"page_size": 6})).await;
+    assert_eq!(over["status"], "invalid_input", "{over}");
+    assert!(
+        over["hint"].as_str().unwrap().contains("between 1 and 5"),
+        "{over}"
+    );
 }
 
 #[tokio::test]
@@ -437,6 +454,10 @@ async fn a_next_url_in_the_body_is_followed_within_the_base_url_only() {
     assert_eq!(fake.last(), "/v2/items");
     assert_eq!(ids(&first), [1, 2, 3]);
     let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let inside = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(&cursor)
+        .unwrap();
+    assert_eq!(inside, b"u:/v2/items?cursor=3", "no host in a cursor");
     let second = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
     assert_eq!(fake.last(), "/v2/items?cursor=3");
     assert_eq!(ids(&second), [4, 5, 6]);
