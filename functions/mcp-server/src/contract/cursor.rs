@@ -1,8 +1,8 @@
 //! The list shape a catalog's paging gives its list tools, and the opaque `cursor` a model
 //! passes back to reach the next page where the upstream pages by cursor, next URL or `Link`.
 //!
-//! A cursor is base64url (no padding) of `t:<upstream token>` or `u:<next page's path and
-//! query>`. It is
+//! A cursor is base64url (no padding) of `t:<upstream token>` or `u:<seal>:<next page's path
+//! and query>`; the seal is empty on the list's own path (see `upstream::next_page`). It is
 //! opaque so the model copies it rather than edits it, and it carries no secret: a next URL
 //! loses the connector's query credential before it is encoded (`upstream::next_page`), and
 //! is checked again against the connector's base URL when it comes back.
@@ -61,7 +61,26 @@ impl ListShape {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cursor {
     Token(String),
-    Url(String),
+    Url(NextUrl),
+}
+
+/// The next page's URL as a cursor holds it: its path and query (or, forged, anything), and
+/// the seal that lets it leave the list's own path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextUrl {
+    pub url: String,
+    /// HMAC tag over the tool and `url`; empty when the URL is on the list's own path.
+    pub seal: String,
+}
+
+impl Cursor {
+    /// A next-URL cursor.
+    pub fn url(url: impl Into<String>, seal: impl Into<String>) -> Cursor {
+        Cursor::Url(NextUrl {
+            url: url.into(),
+            seal: seal.into(),
+        })
+    }
 }
 
 /// A `cursor` that is not a `next_cursor` this server gave out.
@@ -77,7 +96,7 @@ impl Cursor {
     pub fn encode(&self) -> String {
         let text = match self {
             Cursor::Token(t) => format!("t:{t}"),
-            Cursor::Url(u) => format!("u:{u}"),
+            Cursor::Url(u) => format!("u:{}:{}", u.seal, u.url),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -90,7 +109,10 @@ impl Cursor {
         let text = String::from_utf8(bytes).map_err(|_| BadCursor)?;
         match text.split_once(':') {
             Some(("t", token)) if !token.is_empty() => Ok(Cursor::Token(token.to_string())),
-            Some(("u", url)) if !url.is_empty() => Ok(Cursor::Url(url.to_string())),
+            Some(("u", rest)) => match rest.split_once(':') {
+                Some((seal, url)) if !url.is_empty() => Ok(Cursor::url(url, seal)),
+                _ => Err(BadCursor),
+            },
             _ => Err(BadCursor),
         }
     }
@@ -104,7 +126,8 @@ mod tests {
     fn cursors_round_trip_and_anything_else_is_refused() {
         for c in [
             Cursor::Token("CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA".into()),
-            Cursor::Url("/v1.0/users?$skiptoken=X%2B1".into()),
+            Cursor::url("/v1.0/users?$skiptoken=X%2B1", ""),
+            Cursor::url("/v1.0/groups?$skiptoken=X", "c2VhbA"),
         ] {
             let text = c.encode();
             assert!(

@@ -85,14 +85,14 @@ impl Upstream {
         let body = request::build_body(tool, valid);
         let mut refreshed = false;
         loop {
-            let url = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
+            let target = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
             if !refreshed {
                 meter.take()?;
             }
-            let sent = url.clone();
+            let sent = target.url.clone();
             let request = Request {
                 method,
-                url,
+                url: target.url,
                 body: body.as_ref(),
                 tool: Some(tool),
             };
@@ -112,14 +112,15 @@ impl Upstream {
             if let Some(pager) = catalog.pager().filter(|p| tool.list && p.by_cursor()) {
                 let base = request::fill_base(catalog, &conn.base_url, &secrets)?;
                 if let Ok(base) = reqwest::Url::parse(&base) {
-                    reply.next = next_page::of_answer(
-                        &pager,
-                        &reply.body,
-                        link.as_deref(),
-                        &sent,
-                        &base,
-                        catalog.auth.query.as_deref(),
-                    );
+                    let reach = next_page::Reach {
+                        base: &base,
+                        list_path: &target.own_path,
+                        tool: &tool.name,
+                        keys: &secrets.confirmation_keys,
+                        auth_query: catalog.auth.query.as_deref(),
+                    };
+                    reply.next =
+                        next_page::of_answer(&pager, &reply.body, link.as_deref(), &sent, reach);
                 }
             }
             return Ok(reply);
@@ -143,7 +144,7 @@ impl Upstream {
             status: Status::Error,
             hint: "This tool has no HTTP mapping.".into(),
         })?;
-        let url = request::build_url(&conn.catalog, &conn.base_url, tool, valid, &secrets)?;
+        let url = request::build_url(&conn.catalog, &conn.base_url, tool, valid, &secrets)?.url;
         let path = match url.query() {
             Some(q) => format!("{}?{q}", url.path()),
             None => url.path().to_string(),

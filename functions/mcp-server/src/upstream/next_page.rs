@@ -2,19 +2,31 @@
 //! checked, and turned into the opaque cursor a result carries; and a cursor's URL checked
 //! again when the model passes it back. Pure.
 //!
-//! A next URL is followed only on the connector's origin, under its base path, and on the
-//! list's own path: a cursor can page the list it came from and reach nothing else (no other
-//! host, no other endpoint of the API, whatever an upstream or a model writes into it).
+//! A next URL is followed only on the connector's origin and under its base path. On the
+//! list's own path it needs nothing more; elsewhere under the base (GitHub links
+//! `/repositories/{id}/issues` for `/repos/{owner}/{repo}/issues`) only with a seal this
+//! server made for the tool when the upstream named it: an HMAC (the deployment's confirmation
+//! keys, the first seals, every one verifies) over the tool and the URL. So a cursor pages the
+//! list it came from and reaches no other endpoint, whatever a model writes into it.
 //! Credentials are added to the request as to any other; a query credential an upstream
 //! echoes in its link is taken out, so it never reaches the model. The cursor keeps the URL's
 //! path and query only: the host (a tenant's subdomain, say, filled from the secret) is not the
 //! model's to see, as a dry run's preview shows no host either.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use catalog::{Ask, Pager};
+use hmac::{Hmac, Mac};
 use reqwest::Url;
 use serde_json::Value;
+use sha2::Sha256;
 
-use crate::contract::cursor::Cursor;
+use crate::contract::cursor::{Cursor, NextUrl};
+
+/// Domain separation: a seal made here verifies nothing else signed with the same key.
+const LABEL: &str = "hosted-mcp/cursor/v1.";
+/// Bytes of the HMAC a seal keeps.
+const SEAL_BYTES: usize = 16;
 
 /// Why a next page's URL is not followed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,16 +50,29 @@ pub enum NextPage {
     Refused(NextRefused),
 }
 
+/// What a next URL may reach.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reach<'a> {
+    /// The connector's base URL, its secrets filled.
+    pub base: &'a Url,
+    /// The path of the list's own request.
+    pub list_path: &'a str,
+    /// The tool a seal is bound to.
+    pub tool: &'a str,
+    /// The deployment's confirmation keys: the first seals, every one verifies.
+    pub keys: &'a [Vec<u8>],
+    /// The query parameter `auth` sends a secret in, taken out of every next URL.
+    pub auth_query: Option<&'a str>,
+}
+
 /// The next page an answer names, for lists paged by cursor; `None` on the last page and for
-/// numbered pages. `request` is the URL that was sent (a relative link resolves against it),
-/// `base` the connector's base URL with its secrets filled.
+/// numbered pages. `request` is the URL that was sent (a relative link resolves against it).
 pub(super) fn of_answer(
     pager: &Pager,
     body: &Value,
     link: Option<&str>,
     request: &Url,
-    base: &Url,
-    auth_query: Option<&str>,
+    reach: Reach<'_>,
 ) -> Option<NextPage> {
     let text = match pager.ask {
         Ask::Page { .. } | Ask::Offset { .. } => return None,
@@ -58,44 +83,73 @@ pub(super) fn of_answer(
         Ask::NextUrl => pager.read(body)?.next?,
         Ask::LinkHeader => catalog::link_next(link?)?,
     };
-    Some(match resolve(request, text, base, auth_query) {
-        Ok(url) => NextPage::Follow(Cursor::Url(match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_string(),
-        })),
-        Err(refused) => NextPage::Refused(refused),
+    let Ok(url) = request.join(text) else {
+        return Some(NextPage::Refused(NextRefused::NotAUrl));
+    };
+    let url = match within_base(url, reach) {
+        Ok(url) => url,
+        Err(refused) => return Some(NextPage::Refused(refused)),
+    };
+    let target = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    };
+    if on_list(&url, reach) {
+        return Some(NextPage::Follow(Cursor::url(target, "")));
+    }
+    Some(match reach.keys.first() {
+        Some(key) => {
+            let seal = URL_SAFE_NO_PAD.encode(&mac(key, reach.tool, &target)[..SEAL_BYTES]);
+            NextPage::Follow(Cursor::url(target, seal))
+        }
+        None => NextPage::Refused(NextRefused::OtherList),
     })
 }
 
-/// A cursor's URL, checked again as it comes back: the request to send for the next page of
-/// the list at `list_path`. A path resolves on the connector's origin; a whole URL (this server
-/// never hands one out, so it is forged) must still be on it.
-pub(super) fn follow(
-    next: &str,
-    base: &Url,
-    list_path: &str,
-    auth_query: Option<&str>,
-) -> Result<Url, NextRefused> {
-    let url = base.join(next).map_err(|_| NextRefused::NotAUrl)?;
-    checked(url, base, list_path, auth_query)
+/// A cursor's URL, checked again as it comes back: the request to send for the next page. A
+/// path resolves on the connector's origin; a whole URL (this server never hands one out, so it
+/// is forged) must still be on it.
+pub(super) fn follow(next: &NextUrl, reach: Reach<'_>) -> Result<Url, NextRefused> {
+    let url = reach
+        .base
+        .join(&next.url)
+        .map_err(|_| NextRefused::NotAUrl)?;
+    let url = within_base(url, reach)?;
+    if on_list(&url, reach) || sealed(next, reach) {
+        Ok(url)
+    } else {
+        Err(NextRefused::OtherList)
+    }
 }
 
-fn resolve(
-    request: &Url,
-    text: &str,
-    base: &Url,
-    auth_query: Option<&str>,
-) -> Result<Url, NextRefused> {
-    let url = request.join(text).map_err(|_| NextRefused::NotAUrl)?;
-    checked(url, base, request.path(), auth_query)
+fn on_list(url: &Url, reach: Reach<'_>) -> bool {
+    url.path().trim_end_matches('/') == reach.list_path.trim_end_matches('/')
 }
 
-fn checked(
-    mut url: Url,
-    base: &Url,
-    list_path: &str,
-    auth_query: Option<&str>,
-) -> Result<Url, NextRefused> {
+fn mac(key: &[u8], tool: &str, url: &str) -> Vec<u8> {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+    mac.update(format!("{LABEL}{tool}\n{url}").as_bytes());
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// Whether one of the keys sealed this URL for this tool.
+fn sealed(next: &NextUrl, reach: Reach<'_>) -> bool {
+    let Ok(tag) = URL_SAFE_NO_PAD.decode(&next.seal) else {
+        return false;
+    };
+    tag.len() == SEAL_BYTES
+        && reach.keys.iter().any(|key| {
+            <Hmac<Sha256> as Mac>::new_from_slice(key).is_ok_and(|mut mac| {
+                mac.update(format!("{LABEL}{}\n{}", reach.tool, next.url).as_bytes());
+                mac.verify_truncated_left(&tag).is_ok()
+            })
+        })
+}
+
+/// The URL on the connector's origin and under its base path, without a fragment or the
+/// query credential.
+fn within_base(mut url: Url, reach: Reach<'_>) -> Result<Url, NextRefused> {
+    let base = reach.base;
     let same_origin = url.scheme() == base.scheme()
         && url.host_str() == base.host_str()
         && url.port_or_known_default() == base.port_or_known_default()
@@ -112,11 +166,8 @@ fn checked(
     if !under_base {
         return Err(NextRefused::OutsideBase);
     }
-    if url.path().trim_end_matches('/') != list_path.trim_end_matches('/') {
-        return Err(NextRefused::OtherList);
-    }
     url.set_fragment(None);
-    if let Some(name) = auth_query {
+    if let Some(name) = reach.auth_query {
         let kept: Vec<(String, String)> = url
             .query_pairs()
             .filter(|(k, _)| k != name)
@@ -144,27 +195,42 @@ mod tests {
         Pager::from_paging(&yaml_serde::from_str(yaml).unwrap())
     }
 
-    const BASE: &str = "https://api.example.test/v1";
-    const LIST: &str = "https://api.example.test/v1/predictions";
+    const KEYS: &[Vec<u8>] = &[];
+
+    fn reach<'a>(base: &'a Url, keys: &'a [Vec<u8>], auth_query: Option<&'a str>) -> Reach<'a> {
+        Reach {
+            base,
+            list_path: "/v1/predictions",
+            tool: "r_predictions_list",
+            keys,
+            auth_query,
+        }
+    }
+
+    fn next(url: &str) -> NextUrl {
+        NextUrl {
+            url: url.into(),
+            seal: String::new(),
+        }
+    }
 
     #[test]
     fn a_next_url_is_followed_only_on_the_list_it_came_from() {
-        let base = url(BASE);
-        for next in [
+        let base = url("https://api.example.test/v1");
+        for ok in [
             "/v1/predictions?cursor=c2",
             "https://api.example.test/v1/predictions?cursor=c2",
         ] {
-            let ok = follow(next, &base, "/v1/predictions", None);
             assert_eq!(
-                ok.unwrap().as_str(),
+                follow(&next(ok), reach(&base, KEYS, None))
+                    .unwrap()
+                    .as_str(),
                 "https://api.example.test/v1/predictions?cursor=c2"
             );
         }
-        for (next, why) in [
-            (
-                "https://evil.test/v1/predictions?cursor=c2",
-                NextRefused::OtherOrigin,
-            ),
+        for (forged, why) in [
+            ("https://evil.test/v1/predictions", NextRefused::OtherOrigin),
+            ("//evil.test/v1/predictions", NextRefused::OtherOrigin),
             (
                 "http://api.example.test/v1/predictions",
                 NextRefused::OtherOrigin,
@@ -177,66 +243,99 @@ mod tests {
                 "https://user@api.example.test/v1/predictions",
                 NextRefused::OtherOrigin,
             ),
-            (
-                "https://api.example.test/v2/predictions",
-                NextRefused::OutsideBase,
-            ),
-            (
-                "https://api.example.test/v1x/predictions",
-                NextRefused::OutsideBase,
-            ),
-            (
-                "https://api.example.test/v1/../admin/predictions",
-                NextRefused::OutsideBase,
-            ),
-            (
-                "https://api.example.test/v1/account/delete",
-                NextRefused::OtherList,
-            ),
-            ("//evil.test/v1/predictions", NextRefused::OtherOrigin),
+            ("/v2/predictions", NextRefused::OutsideBase),
+            ("/v1x/predictions", NextRefused::OutsideBase),
+            ("/v1/../admin/predictions", NextRefused::OutsideBase),
             ("/v1/account/delete", NextRefused::OtherList),
             ("http://[::1", NextRefused::NotAUrl),
         ] {
             assert_eq!(
-                follow(next, &base, "/v1/predictions", None),
+                follow(&next(forged), reach(&base, KEYS, None)),
                 Err(why.clone()),
-                "{next}"
+                "{forged}"
             );
         }
     }
 
     #[test]
+    fn elsewhere_under_the_base_only_with_this_servers_seal_for_this_tool() {
+        let base = url("https://api.github.test");
+        let keys = vec![
+            b"old-key-0123456789abcdef".to_vec(),
+            b"new-key-0123456789abcdef".to_vec(),
+        ];
+        let github = pager("{style: link_header, items: \"\"}");
+        let request = url("https://api.github.test/repos/o/r/issues?per_page=2");
+        let link =
+            r#"<https://api.github.test/repositories/7/issues?per_page=2&page=2>; rel="next""#;
+        let list = Reach {
+            list_path: "/repos/o/r/issues",
+            tool: "gh_issues_list",
+            ..reach(&base, &keys, None)
+        };
+        let Some(NextPage::Follow(Cursor::Url(sealed))) =
+            of_answer(&github, &json!([]), Some(link), &request, list)
+        else {
+            panic!("a sealed cursor")
+        };
+        assert_eq!(sealed.url, "/repositories/7/issues?per_page=2&page=2");
+        assert!(!sealed.seal.is_empty());
+        assert!(follow(&sealed, list).is_ok());
+        let rotated = Reach {
+            keys: &keys[1..],
+            ..list
+        };
+        assert_eq!(
+            follow(&sealed, rotated),
+            Err(NextRefused::OtherList),
+            "a key is gone"
+        );
+        let other_tool = Reach {
+            tool: "gh_pulls_list",
+            ..list
+        };
+        assert_eq!(follow(&sealed, other_tool), Err(NextRefused::OtherList));
+        let moved = NextUrl {
+            url: "/repositories/7/hooks".into(),
+            ..sealed.clone()
+        };
+        assert_eq!(follow(&moved, list), Err(NextRefused::OtherList));
+        let unkeyed = Reach { keys: &[], ..list };
+        assert_eq!(
+            of_answer(&github, &json!([]), Some(link), &request, unkeyed),
+            Some(NextPage::Refused(NextRefused::OtherList))
+        );
+    }
+
+    #[test]
     fn the_next_page_comes_from_the_body_or_the_link_header_without_the_credential() {
-        let base = url(BASE);
-        let request = url(LIST);
+        let base = url("https://api.example.test/v1");
+        let request = url("https://api.example.test/v1/predictions");
         let replicate = pager("{style: next_url, items: /results, next: /next}");
         let body = json!({"results": [], "next": "https://api.example.test/v1/predictions?cursor=c2&api_key=SECRET"});
+        let keyless = reach(&base, KEYS, Some("api_key"));
         assert_eq!(
-            of_answer(&replicate, &body, None, &request, &base, Some("api_key")),
-            Some(NextPage::Follow(Cursor::Url(
-                "/v1/predictions?cursor=c2".into()
+            of_answer(&replicate, &body, None, &request, keyless),
+            Some(NextPage::Follow(Cursor::url(
+                "/v1/predictions?cursor=c2",
+                ""
             )))
         );
         let last = json!({"results": [], "next": null});
-        assert_eq!(
-            of_answer(&replicate, &last, None, &request, &base, None),
-            None
-        );
+        assert_eq!(of_answer(&replicate, &last, None, &request, keyless), None);
         let foreign = json!({"results": [], "next": "https://evil.test/v1/predictions"});
         assert_eq!(
-            of_answer(&replicate, &foreign, None, &request, &base, None),
+            of_answer(&replicate, &foreign, None, &request, keyless),
             Some(NextPage::Refused(NextRefused::OtherOrigin))
         );
         let github = pager("{style: link_header, items: \"\"}");
         let link = r#"</v1/predictions?page=2>; rel="next", </v1/predictions?page=9>; rel="last""#;
         assert_eq!(
-            of_answer(&github, &json!([]), Some(link), &request, &base, None),
-            Some(NextPage::Follow(Cursor::Url(
-                "/v1/predictions?page=2".into()
-            )))
+            of_answer(&github, &json!([]), Some(link), &request, keyless),
+            Some(NextPage::Follow(Cursor::url("/v1/predictions?page=2", "")))
         );
         assert_eq!(
-            of_answer(&github, &json!([]), None, &request, &base, None),
+            of_answer(&github, &json!([]), None, &request, keyless),
             None
         );
         let google =
@@ -247,8 +346,7 @@ mod tests {
                 &json!({"files": [], "nextPageToken": "t2"}),
                 None,
                 &request,
-                &base,
-                None
+                keyless
             ),
             Some(NextPage::Follow(Cursor::Token("t2".into())))
         );

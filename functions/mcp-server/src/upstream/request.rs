@@ -25,6 +25,14 @@ pub struct BuildError {
     pub hint: String,
 }
 
+/// Where a tool call goes: its URL, and the path of the tool's own URL, which differs when a
+/// cursor follows a sealed next page elsewhere (a next page named then is judged against it).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Target {
+    pub url: Url,
+    pub own_path: String,
+}
+
 /// The full URL for a tool call. `base_url` is the catalog's (or its override).
 pub(super) fn build_url(
     catalog: &Catalog,
@@ -32,7 +40,7 @@ pub(super) fn build_url(
     tool: &Tool,
     args: &ValidArgs,
     secrets: &SecretValues,
-) -> Result<Url, BuildError> {
+) -> Result<Target, BuildError> {
     let base = fill_base(catalog, base_url, secrets)?;
     let (_, template) = tool.http().ok_or_else(|| BuildError {
         status: Status::Error,
@@ -81,23 +89,35 @@ pub(super) fn build_url(
     if url.query() == Some("") {
         url.set_query(None);
     }
+    let own_path = url.path().to_string();
+    let target = |url: Url| Target {
+        url,
+        own_path: own_path.clone(),
+    };
     match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
-        (None, _) => Ok(url),
-        (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(url),
+        (None, _) => Ok(target(url)),
+        (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(target(url)),
         (Some(Cursor::Url(next)), Some(p)) if matches!(p.ask, Ask::NextUrl | Ask::LinkHeader) => {
             let base = Url::parse(&base).map_err(|_| BuildError {
                 status: Status::Error,
                 hint: "The request URL could not be built; check the connector's base URL.".into(),
             })?;
-            next_page::follow(next, &base, url.path(), catalog.auth.query.as_deref()).map_err(|e| {
-                BuildError {
+            let reach = next_page::Reach {
+                base: &base,
+                list_path: url.path(),
+                tool: &tool.name,
+                keys: &secrets.confirmation_keys,
+                auth_query: catalog.auth.query.as_deref(),
+            };
+            next_page::follow(next, reach)
+                .map(target)
+                .map_err(|e| BuildError {
                     status: Status::InvalidInput,
                     hint: format!(
                         "The cursor leads {e}, so it is not followed. Pass the next_cursor of this \
                          tool's previous result unchanged, or leave cursor out for the first page."
                     ),
-                }
-            })
+                })
         }
         (Some(_), _) => Err(BuildError {
             status: Status::InvalidInput,
@@ -347,7 +367,9 @@ tools:
             t,
             serde_json::json!({"descending": true, "from": "2026-05-01", "page": 2}),
         );
-        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+            .unwrap()
+            .url;
         assert_eq!(
             url.as_str(),
             "https://acme.example.com/api/v1/items?order_direction=desc&document_date_range_start=2026-05-01&page=2&page_size=50"
@@ -364,7 +386,9 @@ tools:
             ("a b?x=1#f", "/api/v1/items/a%20b%3Fx%3D1%23f/notes"),
         ] {
             let a = args(t, serde_json::json!({ "id": value }));
-            let url = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+            let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+                .unwrap()
+                .url;
             assert_eq!(url.path(), expected, "{value}");
             assert_eq!(url.host_str(), Some("acme.example.com"));
         }

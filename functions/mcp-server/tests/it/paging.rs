@@ -43,7 +43,7 @@ enum Speaks {
 #[derive(Clone)]
 struct Fake {
     speaks: Speaks,
-    /// Where `NextLink` points (`{host}` is the fake's own address).
+    /// Where `NextLink` and `Link` point (`{host}` is the fake's own address).
     next_base: Arc<Mutex<String>>,
     seen: Arc<Mutex<Vec<String>>>,
 }
@@ -133,18 +133,16 @@ async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> R
         }
         Speaks::Link => {
             let (page, size) = (num("page", 1), num("per_page", 10));
+            let next = fake.next_base.lock().unwrap().replace("{host}", &host);
             let mut response = axum::Json(json!(items((page - 1) * size, size))).into_response();
             let last = 7usize.div_ceil(size);
             let mut links = vec![format!(
-                "<http://{host}/v2/items?page={last}&per_page={size}>; rel=\"last\""
+                "<{next}?page={last}&per_page={size}>; rel=\"last\""
             )];
             if page < last {
                 links.insert(
                     0,
-                    format!(
-                        "<http://{host}/v2/items?page={}&per_page={size}>; rel=\"next\"",
-                        page + 1
-                    ),
+                    format!("<{next}?page={}&per_page={size}>; rel=\"next\"", page + 1),
                 );
             }
             response
@@ -279,7 +277,7 @@ fn ids(result: &Value) -> Vec<i64> {
 
 /// A cursor as the server encodes one, forged by a caller.
 fn forged(url: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("u:{url}"))
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("u::{url}"))
 }
 
 #[tokio::test]
@@ -457,7 +455,10 @@ async fn a_next_url_in_the_body_is_followed_within_the_base_url_only() {
     let inside = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(&cursor)
         .unwrap();
-    assert_eq!(inside, b"u:/v2/items?cursor=3", "no host in a cursor");
+    assert_eq!(
+        inside, b"u::/v2/items?cursor=3",
+        "no host, no seal on the list's path"
+    );
     let second = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
     assert_eq!(fake.last(), "/v2/items?cursor=3");
     assert_eq!(ids(&second), [4, 5, 6]);
@@ -533,6 +534,44 @@ async fn a_link_header_pages_a_bare_array() {
     let cursor = second["next_cursor"].as_str().unwrap().to_string();
     let last = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
     assert_eq!((ids(&last), &last["has_more"]), (vec![7], &json!(false)));
+}
+
+#[tokio::test]
+async fn a_link_elsewhere_under_the_base_url_is_followed_only_with_its_seal() {
+    let (addr, fake) = spawn(Speaks::Link).await;
+    // GitHub links /repositories/{id}/issues for /repos/{owner}/{repo}/issues.
+    *fake.next_base.lock().unwrap() = "http://{host}/v2/repositories/7/items".into();
+    let app = app(
+        addr,
+        "{ style: link_header, items: \"\", size_param: per_page, max_page_size: 3 }",
+    );
+    let first = call(&app, "wire_items_list", json!({"page_size": 3})).await;
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = call(&app, "wire_items_list", json!({"cursor": cursor})).await;
+    assert_eq!(fake.last(), "/v2/repositories/7/items?page=2&per_page=3");
+    assert_eq!(ids(&second), [4, 5, 6]);
+    let cursor = second["next_cursor"].as_str().unwrap().to_string();
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let inside = String::from_utf8(engine.decode(&cursor).unwrap()).unwrap();
+    let (seal, url) = inside.strip_prefix("u:").unwrap().split_once(':').unwrap();
+    assert!(!seal.is_empty(), "{inside}");
+    let before = fake.seen().len();
+    for tampered in [
+        format!("u::{url}"),
+        format!("u:{seal}:{}", url.replace("/items", "/hooks")),
+    ] {
+        let r = call(
+            &app,
+            "wire_items_list",
+            json!({"cursor": engine.encode(&tampered)}),
+        )
+        .await;
+        assert_eq!(r["status"], "invalid_input", "{tampered}: {r}");
+        assert!(r["hint"].as_str().unwrap().contains("another list"), "{r}");
+    }
+    assert_eq!(fake.seen().len(), before, "a tampered cursor sends nothing");
+    let agg = call(&app, "wire_items_total_get", json!({})).await;
+    assert_eq!(agg["data"], json!({"items": 7, "amount": "10.50"}), "{agg}");
 }
 
 #[tokio::test]
