@@ -124,8 +124,9 @@ pub(super) fn more_hint(fields: &Map<String, Value>) -> Option<String> {
     match fields.get("page").and_then(Value::as_u64) {
         Some(page) => Some(format!("More results: call again with page={}.", page + 1)),
         None => Some(
-            "More results exist, but the upstream's next page lies outside this connector's \
-             base URL, so it is not followed. Narrow the request with filters instead."
+            "More results exist, but the upstream named a next page this connector does not \
+             reach (another host, outside its base URL, or not a URL), so it is not followed. \
+             Narrow the request with filters instead."
                 .into(),
         ),
     }

@@ -43,6 +43,35 @@ pub struct Reply {
     pub next: Option<NextPage>,
 }
 
+/// A list request as sent: its URL, the tool's own path, the answer's `Link` header.
+struct Sent<'a> {
+    url: &'a reqwest::Url,
+    own_path: &'a str,
+    link: Option<&'a str>,
+}
+
+/// The next page a list answer names, for lists paged by cursor, next URL or `Link`.
+fn next_page(
+    conn: &DeployedCatalog,
+    tool: &Tool,
+    secrets: &crate::inventory::secrets::SecretValues,
+    sent: Sent<'_>,
+    body: &Value,
+) -> Option<NextPage> {
+    let catalog = &conn.catalog;
+    let pager = catalog.pager().filter(|p| p.by_cursor())?;
+    let base = request::fill_base(catalog, &conn.base_url, secrets).ok()?;
+    let base = reqwest::Url::parse(&base).ok()?;
+    let reach = next_page::Reach {
+        base: &base,
+        list_path: sent.own_path,
+        tool: &tool.name,
+        keys: &secrets.confirmation_keys,
+        auth_query: catalog.auth.query.as_deref(),
+    };
+    next_page::of_answer(&pager, body, sent.link, sent.url, reach)
+}
+
 /// One request to send: a tool's (its static headers join the connector's) or a probe's.
 struct Request<'a> {
     method: Method,
@@ -109,19 +138,13 @@ impl Upstream {
             }
             let link = answer.link.clone();
             let mut reply = self.interpret(catalog, method, answer)?;
-            if let Some(pager) = catalog.pager().filter(|p| tool.list && p.by_cursor()) {
-                let base = request::fill_base(catalog, &conn.base_url, &secrets)?;
-                if let Ok(base) = reqwest::Url::parse(&base) {
-                    let reach = next_page::Reach {
-                        base: &base,
-                        list_path: &target.own_path,
-                        tool: &tool.name,
-                        keys: &secrets.confirmation_keys,
-                        auth_query: catalog.auth.query.as_deref(),
-                    };
-                    reply.next =
-                        next_page::of_answer(&pager, &reply.body, link.as_deref(), &sent, reach);
-                }
+            if tool.list {
+                let page = Sent {
+                    url: &sent,
+                    own_path: &target.own_path,
+                    link: link.as_deref(),
+                };
+                reply.next = next_page(conn, tool, &secrets, page, &reply.body);
             }
             return Ok(reply);
         }
