@@ -137,7 +137,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
     let (auth, secrets, auth_notes) = auth::auth(&spec.root);
     connector_notes.extend(auth_notes);
     let base_url = propose::base_url(&spec.root, &mut connector_notes);
-    let list_envelope = propose::envelope(&mut ops, &mut connector_notes);
+    let paging = propose::paging(&mut ops, &mut connector_notes);
     let errors = propose::error_proposal(&errors, &mut connector_notes);
     let quota = propose::quota_proposal(&rate_headers, &mut connector_notes);
     for (d, sel, why) in &mut ops {
@@ -169,7 +169,8 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
                 .map(|i| format!(", items in `{i}`"))
                 .unwrap_or_default();
             curate.push(format!(
-                "paging: proposed {}{items}; the catalog's `list_envelope` cannot express it yet",
+                "paging: pages by {}{items}, unlike the connector's `paging`; one paging is \
+                 declared per connector, so this stays a plain call unless a person decides",
                 style.words()
             ));
         }
@@ -219,7 +220,8 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         headers,
         timeout_ms: 10_000,
         max_response_bytes: None,
-        list_envelope,
+        paging,
+        list_envelope: None,
         error_message: None,
         errors,
         quota,

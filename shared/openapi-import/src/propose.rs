@@ -1,9 +1,9 @@
-//! The connector's habits as proposals: base URL, paging envelope, errors, quota and the
+//! The connector's habits as proposals: base URL, paging, errors, quota and the
 //! headers every tool sends. Each adds a note for the person deciding.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use catalog::{Errors, ListEnvelope, Quota, RateLimitHeaders};
+use catalog::{Errors, Paging, PagingStyle, Quota, RateLimitHeaders, pointer_of_dotted};
 use serde_json::Value;
 
 use crate::draft::Drafted;
@@ -47,59 +47,111 @@ pub(crate) fn base_url(root: &Value, notes: &mut Vec<String>) -> String {
     )
 }
 
-/// A `list_envelope` when list operations page by page number and size with the items in one
-/// field: the most common such shape wins, and its operations become list tools.
-pub(crate) fn envelope(
+/// A `paging` declaration from the list operations' paging style (page and size, offset and
+/// limit or skip and take, a cursor, a next URL in the answer) and where their items are: the
+/// most common such shape wins, and its operations become list tools without the paging
+/// parameters (the platform sends those).
+pub(crate) fn paging(
     ops: &mut [(Drafted, Selection, String)],
     notes: &mut Vec<String>,
-) -> Option<ListEnvelope> {
-    let mut shapes: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+) -> Option<Paging> {
+    let declared = |d: &Drafted| -> Option<Paging> {
+        let style = d.style.as_ref()?;
+        let items = match (&d.answer.items, d.answer.lists) {
+            (Some(items), _) => pointer_of_dotted(items),
+            (None, true) => String::new(),
+            (None, false) => return None,
+        };
+        let pointer = |field: &Option<String>| field.as_deref().map(pointer_of_dotted);
+        let mut paging = Paging {
+            style: PagingStyle::Page,
+            items,
+            page_param: None,
+            first_page: None,
+            size_param: None,
+            offset_param: None,
+            cursor_param: None,
+            total: pointer(&d.answer.total),
+            more: pointer(&d.answer.more),
+            next: None,
+            max_page_size: 100,
+        };
+        match style {
+            Style::PageSize { page, size } => {
+                paging.page_param = Some(page.clone());
+                paging.size_param = Some(size.clone());
+            }
+            Style::Offset { offset, limit } => {
+                paging.style = PagingStyle::Offset;
+                paging.offset_param = Some(offset.clone());
+                paging.size_param = Some(limit.clone());
+            }
+            Style::Cursor { param } => {
+                paging.style = PagingStyle::Cursor;
+                paging.cursor_param = Some(param.clone());
+                paging.next = Some(pointer(&d.answer.next)?);
+            }
+            Style::NextUrl { field } => {
+                paging.style = PagingStyle::NextUrl;
+                paging.next = Some(pointer_of_dotted(field));
+            }
+        }
+        Some(paging)
+    };
+    let mut shapes: BTreeMap<String, (Paging, usize)> = BTreeMap::new();
     for (d, sel, _) in ops.iter() {
-        if let (Some(Style::PageSize { page, size }), Some(items), true) =
-            (&d.style, &d.answer.items, *sel != Selection::LeftOut)
-        {
-            *shapes
-                .entry((items.clone(), page.clone(), size.clone()))
-                .or_default() += 1;
+        if *sel == Selection::LeftOut {
+            continue;
+        }
+        if let Some(p) = declared(d) {
+            let key = format!("{p:?}");
+            shapes.entry(key).or_insert((p, 0)).1 += 1;
         }
     }
-    let ((items, page, size), count) = shapes
-        .into_iter()
-        .max_by_key(|(k, n)| (*n, std::cmp::Reverse(k.clone())))?;
+    let (mut proposed, count) = shapes.into_values().max_by(|(a, n), (b, m)| {
+        n.cmp(m)
+            .then_with(|| format!("{b:?}").cmp(&format!("{a:?}")))
+    })?;
+    let paging_params: Vec<String> = [
+        &proposed.page_param,
+        &proposed.size_param,
+        &proposed.offset_param,
+        &proposed.cursor_param,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
     let mut max_page_size = None;
-    let mut total = None;
-    let mut more = None;
     for (d, _, _) in ops.iter_mut() {
-        let fits = matches!(&d.style, Some(Style::PageSize { page: p, size: s }) if *p == page && *s == size)
-            && d.answer.items.as_deref() == Some(items.as_str());
-        if !fits {
+        if declared(d).as_ref() != Some(&proposed) {
             continue;
         }
         let t = &mut d.tool;
         t.list = true;
         t.params.retain(|name, p| {
             let upstream = p.upstream_name(name);
-            if upstream == size {
+            if Some(upstream) == proposed.size_param.as_deref() {
                 max_page_size = max_page_size.or(p.max);
             }
-            upstream != page && upstream != size
+            !paging_params.iter().any(|q| q == upstream)
         });
         t.fields = d.answer.fields.clone();
         t.default_fields = d.answer.fields.iter().take(5).cloned().collect();
-        total = total.or(d.answer.total.clone());
-        more = more.or(d.answer.more.clone());
     }
+    proposed.max_page_size = max_page_size.map_or(100, |m| m.clamp(1.0, 100.0) as u32);
     notes.push(format!(
-        "paging: proposed `list_envelope` (items `{items}`, `{page}`/`{size}`) from {count} list operation(s)"
+        "paging: proposed `style: {}` (items `{}`) from {count} list operation(s); check the \
+         parameter names{}",
+        proposed.style.as_str(),
+        proposed.items,
+        if proposed.style == PagingStyle::Page {
+            " and whether pages count from 1 (`first_page: 0` if from 0)"
+        } else {
+            ""
+        }
     ));
-    Some(ListEnvelope {
-        items,
-        page_param: page,
-        page_size_param: size,
-        total,
-        more,
-        max_page_size: max_page_size.map_or(100, |m| m.clamp(1.0, 1000.0) as u32),
-    })
+    Some(proposed)
 }
 
 pub(crate) fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> Option<Errors> {

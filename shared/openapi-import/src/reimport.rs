@@ -42,6 +42,11 @@ pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Chan
             .is_none_or(|p| p.sha256 != spec.sha256),
         ..Changes::default()
     };
+    // A curated list tool does not declare the paging parameters: the platform sends them.
+    let paging: Vec<String> = curated
+        .pager()
+        .map(|p| p.params().iter().map(|q| format!("query `{q}`")).collect())
+        .unwrap_or_default();
     let mut matched = vec![false; curated.tools.len()];
     for (d, _, _) in &ops {
         let found = curated
@@ -63,7 +68,7 @@ pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Chan
             continue;
         };
         matched[i] = true;
-        let diffs = compare(&curated.tools[i], &d.tool);
+        let diffs = compare(&curated.tools[i], &d.tool, &paging);
         if !diffs.is_empty() {
             changes.changed.push((curated.tools[i].name.clone(), diffs));
         }
@@ -117,7 +122,7 @@ fn by_upstream(t: &Tool) -> BTreeMap<String, &Param> {
         .collect()
 }
 
-fn compare(curated: &Tool, now: &Tool) -> Vec<String> {
+fn compare(curated: &Tool, now: &Tool, paging: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     if let (Some((m1, p1)), Some((m2, p2))) = (curated.http(), now.http())
         && (m1 != m2 || shape(p1) != shape(p2))
@@ -131,11 +136,11 @@ fn compare(curated: &Tool, now: &Tool) -> Vec<String> {
     let (old, new) = (by_upstream(curated), by_upstream(now));
     for (key, p) in &new {
         match old.get(key) {
-            None if !curated.list => out.push(format!(
+            None if curated.list && paging.contains(key) => {}
+            None => out.push(format!(
                 "new {key} param{}",
                 if p.required { " (required)" } else { "" }
             )),
-            None => {}
             Some(o) => {
                 if o.kind != p.kind {
                     let kind = |k: catalog::ParamType| format!("{k:?}").to_lowercase();

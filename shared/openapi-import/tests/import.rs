@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use catalog::{Catalog, ParamIn, ParamType, Risk, Tool};
+use catalog::{Catalog, PagingStyle, ParamIn, ParamType, Risk, Tool};
 use openapi_import::{Draft, ImportError, Options, Selection, Slice, import, reimport};
 
 fn spec(name: &str) -> String {
@@ -95,20 +95,31 @@ fn sevdesk_like_names_risks_auth_and_errors() {
         (ParamType::Integer, Some(1.0), ParamIn::Path)
     );
     // Bounds through a $ref; a numeric enum becomes bounds and words.
+    // offset/limit over `{"objects": […]}`: a `paging` the runtime speaks, the limit's bound
+    // (1000 in the document) capped at the platform's 100.
     let list = tool(c, "invoices_list");
-    assert_eq!(list.params["limit"].max, Some(1000.0));
+    let paging = c.paging.as_ref().unwrap();
+    assert_eq!(
+        (
+            paging.style,
+            paging.items.as_str(),
+            paging.offset_param.as_deref(),
+            paging.size_param.as_deref(),
+            paging.max_page_size
+        ),
+        (
+            PagingStyle::Offset,
+            "/objects",
+            Some("offset"),
+            Some("limit"),
+            100
+        )
+    );
+    assert!(list.list && !list.params.contains_key("limit"));
     let status = &list.params["status"];
     assert_eq!(
         (status.kind, status.min, status.max),
         (ParamType::Number, Some(100.0), Some(1000.0))
-    );
-    assert!(
-        pending(
-            list,
-            "paging: proposed offset/limit (`offset`, `limit`), items in `objects`"
-        ),
-        "{:?}",
-        list.curate
     );
     // readOnly fields are not inputs; a nested object needs a person.
     assert!(!tool(c, "invoice_update").params.contains_key("id"));
@@ -165,15 +176,17 @@ fn cal_like_headers_paging_and_what_needs_a_person() {
             .map(String::as_str),
         Some("2024-09-04")
     );
-    assert!(
-        pending(
-            list,
-            "paging: proposed offset/limit (`skip`, `take`), items in `data`"
+    let paging = c.paging.as_ref().unwrap();
+    assert_eq!(
+        (
+            paging.style,
+            paging.items.as_str(),
+            paging.offset_param.as_deref(),
+            paging.size_param.as_deref()
         ),
-        "{:?}",
-        list.curate
+        (PagingStyle::Offset, "/data", Some("skip"), Some("take"))
     );
-    assert_eq!(list.params["take"].max, Some(250.0));
+    assert!(list.list && !list.params.contains_key("take"));
     assert_eq!(tool(c, "booking_cancel").risk, Risk::Critical);
     let create = tool(c, "booking_create");
     assert!(pending(create, "oneOf"), "{:?}", create.curate);
@@ -207,14 +220,12 @@ fn replicate_like_next_urls_problem_details_and_multipart() {
     let c = &d.catalog;
     assert!(c.errors.as_ref().unwrap().problem_details);
     let list = tool(c, "predictions_list");
-    assert!(
-        pending(
-            list,
-            "paging: proposed next URL in `next`, items in `results`"
-        ),
-        "{:?}",
-        list.curate
+    let paging = c.paging.as_ref().unwrap();
+    assert_eq!(
+        (paging.style, paging.items.as_str(), paging.next.as_deref()),
+        (PagingStyle::NextUrl, "/results", Some("/next"))
     );
+    assert!(list.list);
     assert!(
         pending(list, "params mentioned only in prose: cursor"),
         "{:?}",
@@ -263,19 +274,29 @@ fn cycles_all_of_prose_and_page_paging() {
         Some(1.0)
     );
     assert_eq!(product.params["lines"].max_items, Some(50), "proposed");
-    // page/per_page with an items field: a list_envelope and a list tool.
-    let env = c.list_envelope.as_ref().unwrap();
+    // page/per_page with an items field: a `paging` and a list tool.
+    let paging = c.paging.as_ref().unwrap();
     assert_eq!(
         (
-            env.items.as_str(),
-            env.page_param.as_str(),
-            env.page_size_param.as_str()
+            paging.style,
+            paging.items.as_str(),
+            paging.page_param.as_deref(),
+            paging.size_param.as_deref()
         ),
-        ("entries", "page", "per_page")
+        (
+            PagingStyle::Page,
+            "/entries",
+            Some("page"),
+            Some("per_page")
+        )
     );
     assert_eq!(
-        (env.max_page_size, env.total.as_deref(), env.more.as_deref()),
-        (200, Some("total_entries"), Some("has_more"))
+        (
+            paging.max_page_size,
+            paging.total.as_deref(),
+            paging.more.as_deref()
+        ),
+        (100, Some("/total_entries"), Some("/has_more"))
     );
     let orders = tool(c, "orders_list");
     assert!(orders.list && !orders.params.contains_key("page"));

@@ -813,14 +813,14 @@ connector: d
 base_url: "http://x"
 curate: ["errors: proposed /message"]
 tools:
-  - name: thing_delete
+  - name: d_thing_delete
     risk: high
     description: 'Deletes a thing (Ding, Sache). Use it to remove one. Example: {"id": 1}'
     delete: /things/{id}
     curate: ["risk: proposed high because DELETE"]
     params:
       id: { type: integer, in: path, min: 1 }
-  - name: thing_get
+  - name: d_thing_get
     risk: low
     description: 'Returns a thing. Use it when CURATE: when to use. Example: {"id": 1}'
     get: /things/{id}
@@ -836,9 +836,9 @@ tools:
                 .unwrap()
         };
         assert_eq!(curation("d").verdict, Verdict::Gap);
-        assert!(curation("d/thing_delete").detail.contains("proposed high"));
-        assert_eq!(curation("d/thing_get").verdict, Verdict::Gap);
-        assert!(curation("d/thing_get").detail.contains("scaffold"));
+        assert!(curation("d_thing_delete").detail.contains("proposed high"));
+        assert_eq!(curation("d_thing_get").verdict, Verdict::Gap);
+        assert!(curation("d_thing_get").detail.contains("scaffold"));
     }
 
     #[test]
