@@ -13,9 +13,11 @@ export interface ConnectorQuota {
   readonly window?: Readonly<Record<string, unknown>>;
   /** Utilisation percentages as listed (quota-alarm: lowest warns, highest pages). */
   readonly thresholds: readonly number[];
-  /** Response headers with the remaining / consumed quota: without one, nothing is measurable. */
+  /** Response headers with the remaining / consumed quota, or a header family (`x_ratelimit`,
+   * `ietf`) that reports the remaining requests: without one, nothing is measurable. */
   readonly remaining?: string;
   readonly consumed?: string;
+  readonly headers?: string;
 }
 
 export interface ConnectorCatalog {
@@ -61,7 +63,7 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
   if (window !== undefined && (typeof window !== 'object' || window === null || Array.isArray(window))) {
     throw bad(`window must be one of { calendar_month: TZ }, { day: TZ }, { rolling_hours: N }, got ${JSON.stringify(window)}`);
   }
-  const header = (k: 'remaining' | 'consumed'): string | undefined => (typeof q[k] === 'string' ? (q[k] as string) : undefined);
+  const header = (k: 'remaining' | 'consumed' | 'headers'): string | undefined => (typeof q[k] === 'string' ? (q[k] as string) : undefined);
   return {
     connector,
     file,
@@ -71,6 +73,7 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
       thresholds: thresholds as number[],
       ...(header('remaining') ? { remaining: header('remaining') } : {}),
       ...(header('consumed') ? { consumed: header('consumed') } : {}),
+      ...(header('headers') ? { headers: header('headers') } : {}),
     },
   };
 }

@@ -78,7 +78,7 @@ export function quotaAlarmsFromCatalogs(catalogs: readonly ConnectorCatalog[]): 
     for (const c of catalogs) {
       const q = c.quota;
       if (!q) skipped.push({ connector: c.connector, reason: 'no quota declared' });
-      else if (!q.remaining && !q.consumed) skipped.push({ connector: c.connector, reason: 'the quota names no remaining or consumed header' });
+      else if (!q.remaining && !q.consumed && !q.headers) skipped.push({ connector: c.connector, reason: 'the quota names no remaining or consumed header (nor a header family)' });
       else if (!q.window) skipped.push({ connector: c.connector, reason: 'the quota declares no window' });
       else {
         const window = describeWindow(q.window);

@@ -85,9 +85,17 @@ describe('quota alarm plan from the catalogs (what `quota-alarm alarms --json` a
     assert.deepEqual(plan.alarms, []);
     assert.deepEqual(plan.skipped, [
       { connector: 'a', reason: 'no quota declared' },
-      { connector: 'b', reason: 'the quota names no remaining or consumed header' },
+      { connector: 'b', reason: 'the quota names no remaining or consumed header (nor a header family)' },
       { connector: 'c', reason: 'the quota declares no window' },
     ]);
+  });
+
+  it('a rate-limit header family is measurable like a remaining header', () => {
+    const plan = quotaAlarmsFromCatalogs([
+      parseCatalog('connector: cal\nquota: { headers: x_ratelimit, bucket: "*", limit: 120, window: { rolling_hours: 1 } }\n', 'cal.yaml'),
+    ])('N');
+    assert.deepEqual(plan.skipped, []);
+    assert.deepEqual(plan.alarms.map((a) => a.id), ['quota-cal-warn', 'quota-cal-critical', 'quota-cal-forecast']);
   });
 
   it('survives a JSON round trip through parseQuotaAlarmPlan', () => {

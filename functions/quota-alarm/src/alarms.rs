@@ -83,9 +83,9 @@ pub fn plan(connectors: &[(String, Option<Policy>)], namespace: &str) -> AlarmPl
         };
         match policy {
             None => out.skipped.push(skip("no quota declared")),
-            Some(p) if !p.measurable => out
-                .skipped
-                .push(skip("the quota names no remaining or consumed header")),
+            Some(p) if !p.measurable => out.skipped.push(skip(
+                "the quota names no remaining or consumed header (nor a header family)",
+            )),
             Some(p) if p.window.is_none() => out.skipped.push(skip("the quota declares no window")),
             Some(p) => out.alarms.extend(for_policy(p, namespace)),
         }

@@ -144,7 +144,7 @@ pub fn assess(policy: &Policy, now: Timestamp, usage: &Usage) -> Assessment {
     if !policy.measurable {
         a.state = State::NotApplicable;
         a.reason =
-            "the catalog names no quota header (remaining or consumed): nothing to measure".into();
+            "the catalog names no quota header (remaining or consumed, nor a header family): nothing to measure".into();
         return a;
     }
     let (Some(window), Some(bounds)) = (&policy.window, bounds) else {

@@ -18,7 +18,8 @@ pub struct Policy {
     pub limit: Option<i64>,
     pub warn_percent: u8,
     pub critical_percent: u8,
-    /// The catalog names a remaining or consumed header, so calls carry figures.
+    /// The catalog names a remaining or consumed header or a header family, so calls carry
+    /// figures.
     pub measurable: bool,
 }
 

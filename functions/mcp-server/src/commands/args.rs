@@ -87,7 +87,7 @@ enum ImportSource {
     Openapi {
         /// The OpenAPI document.
         spec: PathBuf,
-        /// The connector name (snake_case); tools are exposed as <connector>_<name>.
+        /// The connector name (snake_case); every tool name begins with <connector>_.
         #[arg(long)]
         connector: String,
         /// Where the draft goes [default: <connector>.yaml].
