@@ -160,6 +160,11 @@ async fn exhausted_quota_says_so() {
             .contains("quota is used up"),
         "{result}"
     );
+    // The sandbox's Retry-After runs to the end of the month: the hint says when, in words.
+    assert!(
+        result["hint"].as_str().unwrap().contains("; it resets in "),
+        "{result}"
+    );
     assert_eq!(result["_quota"]["remaining"], 0);
 }
 

@@ -132,7 +132,8 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
         }
         Status::RateLimited => match (remaining, r.retry_after_s) {
             (Some(0), Some(s)) => format!(
-                "The {title} API limit is used up (0 remaining); it resets in {s} s. Retry then, not before."
+                "The {title} API quota is used up (0 remaining); it resets in {}. Calls fail until then: tell the user.",
+                in_words(s)
             ),
             (Some(0), None) => format!(
                 "The {title} API quota is used up (0 remaining); calls fail until it resets. Tell the user."
@@ -168,6 +169,16 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
     }
 }
 
+/// A wait as a person says it: `40 s`, `15 min`, `5 h`, `29 days`.
+fn in_words(seconds: u64) -> String {
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7_200 => format!("{} min", seconds.div_ceil(60)),
+        7_200..172_800 => format!("{} h", seconds.div_ceil(3_600)),
+        _ => format!("{} days", seconds.div_ceil(86_400)),
+    }
+}
+
 /// The list tool of the same resource (`papierkram_invoice_get` → `papierkram_invoices_list`),
 /// for 404 hints. The names share the connector's prefix; what must match is the resource after it.
 fn sibling_list_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a str> {
@@ -188,4 +199,18 @@ fn sibling_list_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a s
 
 fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_words;
+
+    #[test]
+    fn waits_read_as_a_person_says_them() {
+        assert_eq!(in_words(40), "40 s");
+        assert_eq!(in_words(119), "119 s");
+        assert_eq!(in_words(901), "16 min");
+        assert_eq!(in_words(7_200), "2 h");
+        assert_eq!(in_words(2_581_659), "30 days");
+    }
 }

@@ -392,7 +392,7 @@ async fn named_rate_limit_buckets_reach_quota_the_audit_line_and_the_429_hint() 
         result["hint"]
             .as_str()
             .unwrap()
-            .contains("limit is used up (0 remaining); it resets in 40 s"),
+            .contains("quota is used up (0 remaining); it resets in 40 s"),
         "{result}"
     );
 }
