@@ -50,6 +50,44 @@ pub(crate) fn demo_secrets(
     }
 }
 
+/// The API key [`tool_result`] sends, accepted by [`connector_secrets`].
+pub(crate) const TOOL_KEY: &str = "test-key-0123456789abcdef";
+
+/// Secret values with the API key [`TOOL_KEY`] and one connector's secret fields.
+pub(crate) fn connector_secrets(connector: &str, fields: &[(&str, &str)]) -> SecretValues {
+    SecretValues {
+        origin_verify: Vec::new(),
+        api_keys: vec![ApiKey::new("tester", TOOL_KEY)],
+        pepper: None,
+        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
+        connectors: HashMap::from([(
+            connector.to_string(),
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )]),
+    }
+}
+
+/// `tools/call` of `name` with `args` (protocol 2025-11-25, key [`TOOL_KEY`]): the result's
+/// `structuredContent`.
+pub(crate) async fn tool_result(app: &TestApp, name: &str, args: Value) -> Value {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                                  "params": {"name": name, "arguments": args}});
+    let request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {TOOL_KEY}"))
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let (status, _, body) = send(app, request).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["result"]["structuredContent"].clone()
+}
+
 /// The app over `catalogs` and `values`, configured by `env`.
 pub(crate) fn app_with(
     env: &[(&str, &str)],

@@ -10,16 +10,13 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use crate::common::{TestApp, app_with, send};
+use crate::common::{TestApp, app_with, connector_secrets, tool_result as call};
 use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
-use http::{Request, StatusCode};
-use mcp_server::secrets::{ApiKey, SecretValues};
+use http::Request;
 use serde_json::{Value, json};
-
-const KEY: &str = "test-key-0123456789abcdef";
 
 /// The paging the fake upstream speaks.
 #[derive(Clone, Copy, Debug)]
@@ -233,36 +230,13 @@ tools:
 }
 
 fn app(upstream: SocketAddr, paging: &str) -> TestApp {
-    let secrets = SecretValues {
-        origin_verify: Vec::new(),
-        api_keys: vec![ApiKey::new("tester", KEY)],
-        pepper: None,
-        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
-        connectors: HashMap::from([(
-            "wire".to_string(),
-            HashMap::from([
-                ("host".to_string(), upstream.to_string()),
-                ("token".to_string(), "tok-0042".to_string()),
-            ]),
-        )]),
-    };
-    app_with(&[], vec![catalog(paging)], secrets)
-}
-
-async fn call(app: &TestApp, name: &str, args: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": name, "arguments": args}});
-    let request = Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", format!("Bearer {KEY}"))
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap();
-    let (status, _, body) = send(app, request).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["result"]["structuredContent"].clone()
+    let host = upstream.to_string();
+    let fields = [("host", host.as_str()), ("token", "tok-0042")];
+    app_with(
+        &[],
+        vec![catalog(paging)],
+        connector_secrets("wire", &fields),
+    )
 }
 
 /// The ids of a result's items.

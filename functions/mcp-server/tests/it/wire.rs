@@ -9,15 +9,13 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use crate::common::{TestApp, app_with, send};
+use crate::common::{TestApp, app_with, connector_secrets, tool_result as call};
 use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, Request, StatusCode};
-use mcp_server::secrets::{ApiKey, SecretValues};
 use serde_json::{Value, json};
 
-const KEY: &str = "test-key-0123456789abcdef";
 const TOKEN: &str = "tok-SECRET-0042";
 
 /// One request as the fake upstream saw it.
@@ -131,38 +129,18 @@ tools:
 }
 
 fn app(upstream: SocketAddr, declarations: &str) -> TestApp {
-    let secrets = SecretValues {
-        origin_verify: Vec::new(),
-        api_keys: vec![ApiKey::new("tester", KEY)],
-        pepper: None,
-        confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
-        connectors: HashMap::from([(
-            "wire".to_string(),
-            HashMap::from([
-                ("host".to_string(), upstream.to_string()),
-                ("token".to_string(), TOKEN.to_string()),
-                ("user".to_string(), "ada".to_string()),
-                ("password".to_string(), "pw-SECRET-7".to_string()),
-            ]),
-        )]),
-    };
-    app_with(&[], vec![catalog(declarations)], secrets)
-}
-
-async fn call(app: &TestApp, name: &str, args: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": name, "arguments": args}});
-    let request = Request::post("/mcp")
-        .header("host", "localhost")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", format!("Bearer {KEY}"))
-        .body(axum::body::Body::from(body.to_string()))
-        .unwrap();
-    let (status, _, body) = send(app, request).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["result"]["structuredContent"].clone()
+    let host = upstream.to_string();
+    let fields = [
+        ("host", host.as_str()),
+        ("token", TOKEN),
+        ("user", "ada"),
+        ("password", "pw-SECRET-7"),
+    ];
+    app_with(
+        &[],
+        vec![catalog(declarations)],
+        connector_secrets("wire", &fields),
+    )
 }
 
 fn header<'a>(seen: &'a Seen, name: &str) -> Option<&'a str> {
