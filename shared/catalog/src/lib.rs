@@ -7,6 +7,7 @@
 mod load;
 mod model;
 mod paging;
+mod prompt;
 mod quota;
 mod request;
 #[cfg(test)]
@@ -16,6 +17,7 @@ mod wire;
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, Paging, PagingStyle, link_next, pointer_of_dotted};
+pub use prompt::{Complete, Prompt, PromptMessage, PromptRole};
 pub use quota::QuotaFigures;
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 

@@ -160,6 +160,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     for problem in crate::paging::problems(c) {
         out.push((Some(Place::Key("paging")), problem));
     }
+    for (name, problem) in crate::prompt::problems(c) {
+        out.push((Some(Place::Tool(name)), problem));
+    }
     let mut top = |p: String| out.push((None, p));
     if !is_snake(&c.connector) {
         top(format!("connector `{}` must be snake_case", c.connector));
@@ -603,6 +606,7 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
 fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
     let mut connectors = BTreeSet::new();
     let mut tools = BTreeSet::new();
+    let mut prompts = BTreeSet::new();
     for c in catalogs {
         if !connectors.insert(&c.connector) {
             return Err(LoadError::Invalid {
@@ -610,6 +614,15 @@ fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
                 line: 1,
                 problem: format!("connector `{}` is declared twice", c.connector),
             });
+        }
+        for p in &c.prompts {
+            if !prompts.insert(&p.name) {
+                return Err(LoadError::Invalid {
+                    file: c.connector.clone(),
+                    line: 1,
+                    problem: format!("prompt `{}` is declared by two connectors", p.name),
+                });
+            }
         }
         for t in &c.tools {
             if !tools.insert(&t.name) {

@@ -60,6 +60,9 @@ pub struct Catalog {
     #[serde(default)]
     pub hints: BTreeMap<Status, String>,
     pub tools: Vec<Tool>,
+    /// Prompts a user can pick in the client, each naming tools of this catalog.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<crate::Prompt>,
     /// Decisions a person still has to take for this connector (auth, errors, paging, quota),
     /// one sentence each, left by the OpenAPI importer; the lint refuses the catalog until the
     /// list is gone.
@@ -654,6 +657,10 @@ pub struct Param {
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
+    /// Where `completion/complete` looks this value up (a prompt argument, or a path
+    /// parameter of a tool with a `resource` template).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<crate::Complete>,
 }
 
 impl Param {

@@ -20,6 +20,7 @@ use crate::model::{
     ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
+use crate::prompt::{Complete, Prompt, PromptMessage, PromptRole};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
 const SCHEMA_FILE: &str = "shared/catalog/catalog.schema.json";
@@ -130,6 +131,34 @@ fn full_param() -> Param {
         items: Some(BTreeMap::from([("quantity".into(), item_field())])),
         item: Some(Box::new(item_field())),
         max_items: Some(50),
+        complete: Some(full_complete()),
+    }
+}
+
+fn full_complete() -> Complete {
+    Complete {
+        from: "demo_companies_list".into(),
+        match_field: "name".into(),
+        value: "id".into(),
+        query: Some("search".into()),
+    }
+}
+
+fn full_prompt_message() -> PromptMessage {
+    PromptMessage {
+        role: PromptRole::User,
+        text: "Call demo_month_close_get for {month}.".into(),
+    }
+}
+
+fn full_prompt() -> Prompt {
+    Prompt {
+        name: "demo_month_close".into(),
+        title: Some("Month close".into()),
+        description: "Reviews a month.".into(),
+        tools: vec!["demo_month_close_get".into()],
+        arguments: BTreeMap::from([("month".into(), full_param())]),
+        template: vec![full_prompt_message()],
     }
 }
 
@@ -151,6 +180,7 @@ fn item_field() -> Param {
         items: None,
         item: None,
         max_items: None,
+        complete: None,
     }
 }
 
@@ -344,6 +374,7 @@ fn full_catalog() -> Catalog {
         health: Some(full_health()),
         hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
         tools: vec![full_tool()],
+        prompts: vec![full_prompt()],
         curate: vec!["errors: proposed".into()],
         imported_from: Some(full_provenance()),
     }
@@ -404,6 +435,13 @@ fn shapes() -> Vec<Shape> {
         shape("Measure", "/$defs/measure", full_measure()),
         shape("Top", "/$defs/top", full_top()),
         shape("Items", "/$defs/items", full_items()),
+        shape("Prompt", "/$defs/prompt", full_prompt()),
+        shape(
+            "PromptMessage",
+            "/$defs/prompt_message",
+            full_prompt_message(),
+        ),
+        shape("Complete", "/$defs/complete", full_complete()),
     ]
 }
 
@@ -597,6 +635,12 @@ fn enum_values_match_the_model() {
         "PagingStyle::as_str against serde",
         serde_names(&styles),
         as_str,
+    );
+    let roles = variants!(PromptRole: User, Assistant);
+    compare(
+        "prompt role",
+        serde_names(&roles),
+        strings(&schema["$defs"]["prompt_message"]["properties"]["role"]["enum"]),
     );
 
     let places = variants!(ParamIn: Query, Path, Body);

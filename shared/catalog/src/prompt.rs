@@ -1,0 +1,313 @@
+//! Prompts and completions in the catalog: a prompt is a named, described message template with
+//! typed arguments (the same [`Param`] model as tool parameters) that names the tools to use; a
+//! [`Complete`] on a param says where its values can be looked up (`completion/complete`).
+//!
+//! The structural checks live here too ([`problems`]), so the loader only calls them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Catalog, Param, ParamIn, ParamType, Tool};
+
+/// A reusable conversation starter a user picks in the client (a slash command in Claude Code,
+/// a prompt in claude.ai's "+" menu): rendered from `template` with the caller's arguments.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    /// `<connector>_<words>`, unique across catalogs, like a tool name.
+    pub name: String,
+    /// What a person sees in the client's menu.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt does and when to pick it.
+    pub description: String,
+    /// The tools the rendered messages tell the model to use, by their full names: the prompt is
+    /// shown only to callers whose profile may call every one of them.
+    pub tools: Vec<String>,
+    /// Typed arguments, validated like a tool's params (scalars only: a client sends strings).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arguments: BTreeMap<String, Param>,
+    /// The messages, in order; `{argument}` placeholders are filled with the validated values.
+    pub template: Vec<PromptMessage>,
+}
+
+/// One message of a prompt's template.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptMessage {
+    pub role: PromptRole,
+    /// Text with `{argument}` placeholders (no other braces).
+    pub text: String,
+}
+
+/// Who speaks a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptRole {
+    User,
+    Assistant,
+}
+
+/// Where a param's values come from for `completion/complete`: one page of a list tool of the
+/// same catalog, its items' `match` field compared with what the user typed (case-insensitive
+/// prefix of the field or of one of its words), each match's `value` field offered.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Complete {
+    /// A list tool of this catalog (`papierkram_companies_list`).
+    pub from: String,
+    /// The item field the typed text is matched against (`name`).
+    #[serde(rename = "match")]
+    pub match_field: String,
+    /// The item field offered as the value (`id`).
+    pub value: String,
+    /// A string param of `from` that takes the typed text, for an upstream that searches
+    /// itself; without it the upstream's first page is filtered here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+impl Prompt {
+    /// The placeholders of every message, in order (repeats kept).
+    pub fn placeholders(&self) -> impl Iterator<Item = &str> {
+        self.template
+            .iter()
+            .flat_map(|m| crate::placeholders(&m.text))
+    }
+}
+
+/// Every structural problem of the catalog's prompts and completions, as (prompt or tool name,
+/// problem).
+pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut seen = BTreeSet::new();
+    for p in &c.prompts {
+        let mut bad = |problem: String| out.push((p.name.clone(), problem));
+        if !seen.insert(p.name.as_str()) {
+            bad(format!("prompt `{}` is declared twice", p.name));
+        }
+        let prefix = format!("{}_", c.connector);
+        if !p.name.starts_with(&prefix)
+            || p.name.len() > crate::MAX_TOOL_NAME
+            || !p.name[prefix.len().min(p.name.len())..]
+                .split('_')
+                .all(|w| {
+                    !w.is_empty()
+                        && w.chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+                })
+        {
+            bad(format!(
+                "prompt `{}` must be `{prefix}<words>`: lower-case words joined by `_`, at most {} characters",
+                p.name,
+                crate::MAX_TOOL_NAME
+            ));
+        }
+        if p.description.trim().is_empty() {
+            bad("a prompt needs a description".into());
+        }
+        if p.template.is_empty() {
+            bad("a prompt needs at least one message in `template`".into());
+        }
+        if p.tools.is_empty() {
+            bad("a prompt names the tools it uses in `tools`".into());
+        }
+        let text: String = p
+            .template
+            .iter()
+            .map(|m| m.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        for tool in &p.tools {
+            if !c.tools.iter().any(|t| &t.name == tool) {
+                bad(format!(
+                    "`tools` names `{tool}`, which this catalog does not declare"
+                ));
+            } else if !text.contains(tool.as_str()) {
+                bad(format!(
+                    "`tools` names `{tool}`, but no message mentions it"
+                ));
+            }
+        }
+        let used: BTreeSet<&str> = p.placeholders().collect();
+        for name in &used {
+            if !p.arguments.contains_key(*name) {
+                bad(format!(
+                    "the template uses {{{name}}}, which is no argument"
+                ));
+            }
+        }
+        for (name, arg) in &p.arguments {
+            if !used.contains(name.as_str()) {
+                bad(format!("argument `{name}` is never used in the template"));
+            }
+            if arg.kind == ParamType::Array
+                || arg.location != ParamIn::Query
+                || arg.upstream.is_some()
+                || arg.values.is_some()
+            {
+                bad(format!(
+                    "argument `{name}`: a prompt argument is a plain string, integer, number, boolean or date (no `in`, `as`, `values` or arrays)"
+                ));
+            }
+            if let Some(complete) = &arg.complete {
+                for problem in complete_problems(c, complete) {
+                    bad(format!("argument `{name}`: {problem}"));
+                }
+            }
+        }
+    }
+    for t in &c.tools {
+        for (name, param) in &t.params {
+            if let Some(complete) = &param.complete {
+                for problem in complete_problems(c, complete) {
+                    out.push((t.name.clone(), format!("param `{name}`: {problem}")));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A completion's source is a list tool of the catalog whose `fields` hold `match` and `value`,
+/// and whose `query` (if any) is one of its string params.
+fn complete_problems(c: &Catalog, complete: &Complete) -> Vec<String> {
+    let Some(source) = c.tools.iter().find(|t| t.name == complete.from) else {
+        return vec![format!(
+            "complete.from `{}` is no tool of this catalog",
+            complete.from
+        )];
+    };
+    let mut out = Vec::new();
+    if !source.list || source.get.is_none() || source.raw {
+        out.push(format!(
+            "complete.from `{}` must be a list tool (one GET page of items)",
+            complete.from
+        ));
+    }
+    for (key, field) in [("match", &complete.match_field), ("value", &complete.value)] {
+        if !source.fields.contains(field) {
+            out.push(format!(
+                "complete.{key} `{field}` is not in the `fields` of `{}`",
+                complete.from
+            ));
+        }
+    }
+    if let Some(query) = &complete.query
+        && !is_string_param(source, query)
+    {
+        out.push(format!(
+            "complete.query `{query}` is not a string param of `{}`",
+            complete.from
+        ));
+    }
+    out
+}
+
+fn is_string_param(tool: &Tool, name: &str) -> bool {
+    tool.params
+        .get(name)
+        .is_some_and(|p| p.kind == ParamType::String)
+}
+
+#[cfg(test)]
+mod tests {
+    const BASE: &str = r#"
+connector: demo
+base_url: "https://x/api"
+list_envelope: { items: entries }
+tools:
+  - name: demo_companies_list
+    risk: low
+    list: true
+    description: 'Companies. Example {"page": 1}'
+    get: /companies
+    fields: [id, name]
+    params:
+      search: { type: string, description: "Name part." }
+  - name: demo_company_get
+    risk: low
+    description: 'One company. Example {"id": 1}'
+    get: /companies/{id}
+    resource: "demo://companies/{id}"
+    params:
+      id: { type: integer, in: path, min: 1, complete: { from: demo_companies_list, match: name, value: id } }
+"#;
+
+    fn with_prompt(prompt: &str) -> Result<crate::Catalog, String> {
+        crate::parse("demo.yaml", &format!("{BASE}prompts:\n{prompt}")).map_err(|e| e.to_string())
+    }
+
+    const GOOD: &str = r#"
+  - name: demo_company_review
+    description: Reviews a company.
+    tools: [demo_company_get]
+    arguments:
+      id: { type: integer, min: 1, required: true, description: "Company.", complete: { from: demo_companies_list, match: name, value: id, query: search } }
+    template:
+      - { role: user, text: "Call demo_company_get with id {id}." }
+"#;
+
+    #[test]
+    fn a_prompt_with_typed_completable_arguments_loads() {
+        let c = with_prompt(GOOD).unwrap();
+        assert_eq!(c.prompts[0].placeholders().collect::<Vec<_>>(), ["id"]);
+        assert!(c.prompts[0].arguments["id"].complete.is_some());
+    }
+
+    #[test]
+    fn placeholders_tools_and_names_are_checked() {
+        for (change, problem) in [
+            (("{id}.", "{ident}."), "{ident}, which is no argument"),
+            (
+                ("with id {id}.", "with id 7."),
+                "argument `id` is never used",
+            ),
+            (
+                ("tools: [demo_company_get]", "tools: [demo_invoice_get]"),
+                "`demo_invoice_get`, which this catalog does not declare",
+            ),
+            (
+                (
+                    "tools: [demo_company_get]",
+                    "tools: [demo_company_get, demo_companies_list]",
+                ),
+                "`demo_companies_list`, but no message mentions it",
+            ),
+            (
+                ("name: demo_company_review", "name: company_review"),
+                "must be `demo_<words>`",
+            ),
+            (
+                ("match: name", "match: title"),
+                "complete.match `title` is not in the `fields`",
+            ),
+            (
+                ("from: demo_companies_list", "from: demo_company_get"),
+                "must be a list tool",
+            ),
+            (
+                ("query: search", "query: name"),
+                "complete.query `name` is not a string param",
+            ),
+        ] {
+            let err = with_prompt(&GOOD.replace(change.0, change.1)).unwrap_err();
+            assert!(err.contains(problem), "{change:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn prompt_names_are_unique_across_catalogs() {
+        let a = format!("{BASE}prompts:\n{GOOD}");
+        let b = a
+            .replace("connector: demo", "connector: demo2")
+            .replace("demo_comp", "demo2_comp")
+            .replace("demo://", "demo2://")
+            .replace("name: demo2_company_review", "name: demo_company_review");
+        // The second catalog's prompt keeps the first one's name: refused by its own prefix
+        // rule, and across catalogs by the uniqueness check.
+        let err = crate::load_sources(&[("a.yaml", &a), ("b.yaml", &b)]).unwrap_err();
+        assert!(err.to_string().contains("demo_company_review"), "{err}");
+    }
+}
