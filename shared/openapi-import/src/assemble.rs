@@ -228,6 +228,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         health: None,
         hints: BTreeMap::new(),
         tools,
+        prompts: Vec::new(),
         curate: catalog_curate,
         imported_from: Some(Provenance {
             title: spec.title.clone(),

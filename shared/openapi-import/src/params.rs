@@ -262,6 +262,7 @@ fn fallback_string(own: Option<&str>) -> Param {
         items: None,
         item: None,
         max_items: None,
+        complete: None,
     }
 }
 

@@ -344,6 +344,7 @@ fn blank(location: ParamIn) -> Param {
         items: None,
         item: None,
         max_items: None,
+        complete: None,
     }
 }
 

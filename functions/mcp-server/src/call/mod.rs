@@ -22,10 +22,14 @@
 //! A stage either goes on with a typed value or answers the call now ([`Flow`]); reads that
 //! need no confirmation skip stages 3 to 5 and 8. Every answer is an [`Outcome`]; the MCP
 //! adapter turns it into a result in one place.
+//!
+//! A completion (`completion/complete`) is a path through the same stages: one call of the
+//! declared list tool, then matching and a short cache (`complete`).
 
 mod aggregate;
 mod budget;
 mod caller;
+mod complete;
 mod consent;
 mod dry_run;
 mod idempotency;
@@ -37,6 +41,7 @@ mod stages;
 
 pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
+pub use complete::{CACHE_TTL as COMPLETION_CACHE_TTL, Completed};
 pub use consent::{Binding, Signer, TOKEN_TTL_S};
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
@@ -96,6 +101,8 @@ pub struct Pipeline {
     ledger: Ledger,
     /// Profiles (`*`: the whole deployment) whose critical tools accept a confirmation token.
     token_confirms_critical: Vec<String>,
+    /// Recent list pages that answer completions.
+    completions: complete::Completions,
 }
 
 impl Pipeline {
@@ -112,6 +119,7 @@ impl Pipeline {
             max_result_bytes,
             ledger,
             token_confirms_critical,
+            completions: complete::Completions::default(),
         }
     }
 

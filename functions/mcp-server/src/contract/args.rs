@@ -115,40 +115,18 @@ pub(crate) fn validate(
     args: &Map<String, Value>,
 ) -> Result<ValidArgs, Invalid> {
     let accepted = accepted_names(tool, list);
-    for key in args.keys() {
-        if !accepted.contains(&key.as_str()) {
-            if let Some(hint) = list_hint(tool, list, key) {
-                return Err(invalid(hint));
-            }
-            let hint = match closest(key, accepted.iter().copied()) {
-                Some(best) => format!("Unknown argument `{key}`. Did you mean `{best}`?"),
-                None => format!("Unknown argument `{}`.", shown(key)),
-            };
-            return Err(invalid(format!(
-                "{hint} Valid arguments: {}.",
-                accepted.join(", ")
-            )));
-        }
+    // A list argument this upstream's paging cannot honour gets its own hint first.
+    if let Some(hint) = args
+        .keys()
+        .filter(|key| !accepted.contains(&key.as_str()))
+        .find_map(|key| list_hint(tool, list, key))
+    {
+        return Err(invalid(hint));
     }
-    let mut valid = ValidArgs::default();
-    for (name, param) in &tool.params {
-        match args.get(name).filter(|v| !v.is_null()) {
-            Some(v) => {
-                valid.values.insert(name.clone(), check(name, param, v)?);
-            }
-            None if param.required || param.location == catalog::ParamIn::Path => {
-                return Err(invalid(format!(
-                    "Missing required argument `{name}` ({}).",
-                    describe(param)
-                )));
-            }
-            None => {
-                if let Some(d) = &param.default {
-                    valid.values.insert(name.clone(), d.clone());
-                }
-            }
-        }
-    }
+    let mut valid = ValidArgs {
+        values: declared(&tool.params, &accepted, args)?,
+        ..ValidArgs::default()
+    };
     if tool.raw {
         let path = args.get("path").and_then(Value::as_str).ok_or_else(|| {
             invalid("Missing required argument `path` (string starting with `/`).")
@@ -189,6 +167,57 @@ fn list_hint(tool: &Tool, list: ListShape, key: &str) -> Option<String> {
         ),
         _ => None,
     }
+}
+
+/// The values of a prompt's typed arguments: the same checks as a tool's params, so a prompt
+/// argument is refused with the same hint a tool argument would get.
+pub(crate) fn validate_params(
+    params: &BTreeMap<String, Param>,
+    args: &Map<String, Value>,
+) -> Result<BTreeMap<String, Value>, Invalid> {
+    let accepted: Vec<&str> = params.keys().map(String::as_str).collect();
+    declared(params, &accepted, args)
+}
+
+/// Unknown names refused with the closest accepted one, then every declared param checked,
+/// required ones present and defaults filled in.
+fn declared(
+    params: &BTreeMap<String, Param>,
+    accepted: &[&str],
+    args: &Map<String, Value>,
+) -> Result<BTreeMap<String, Value>, Invalid> {
+    for key in args.keys() {
+        if !accepted.contains(&key.as_str()) {
+            let hint = match closest(key, accepted.iter().copied()) {
+                Some(best) => format!("Unknown argument `{key}`. Did you mean `{best}`?"),
+                None => format!("Unknown argument `{}`.", shown(key)),
+            };
+            return Err(invalid(format!(
+                "{hint} Valid arguments: {}.",
+                accepted.join(", ")
+            )));
+        }
+    }
+    let mut values = BTreeMap::new();
+    for (name, param) in params {
+        match args.get(name).filter(|v| !v.is_null()) {
+            Some(v) => {
+                values.insert(name.clone(), check(name, param, v)?);
+            }
+            None if param.required || param.location == catalog::ParamIn::Path => {
+                return Err(invalid(format!(
+                    "Missing required argument `{name}` ({}).",
+                    describe(param)
+                )));
+            }
+            None => {
+                if let Some(d) = &param.default {
+                    values.insert(name.clone(), d.clone());
+                }
+            }
+        }
+    }
+    Ok(values)
 }
 
 /// `dry_run`, `idempotency_key`, `confirmation_token` (only accepted names reach here).

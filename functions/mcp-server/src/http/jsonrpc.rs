@@ -94,8 +94,9 @@ impl IntoResponse for BodyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RpcMethod(pub String);
 
-/// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`): the
-/// limits reserve the budget of the tool's connector before the call runs.
+/// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`), or the
+/// prompt or resource template a `completion/complete` names (`params.ref`): the limits
+/// reserve the budget of the tool's connector before the call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RpcTarget(pub String);
 
@@ -109,6 +110,17 @@ struct Peek<'a> {
 
 #[derive(serde::Deserialize)]
 struct PeekParams<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
+    /// A `completion/complete` names its prompt or resource template here.
+    #[serde(borrow, default, rename = "ref")]
+    reference: Option<PeekRef<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekRef<'a> {
     #[serde(borrow, default)]
     name: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -127,7 +139,11 @@ fn check(bytes: &Bytes) -> Result<(Option<RpcMethod>, Option<RpcTarget>), BodyEr
             };
             let target = peek
                 .params
-                .and_then(|p| p.name.or(p.uri))
+                .and_then(|p| {
+                    p.name
+                        .or(p.uri)
+                        .or(p.reference.and_then(|r| r.name.or(r.uri)))
+                })
                 .filter(|t| t.len() <= 512)
                 .map(|t| RpcTarget(t.into_owned()));
             let method = peek.method.map(|m| RpcMethod(m.chars().take(64).collect()));

@@ -37,15 +37,21 @@ pub(crate) async fn per_ip(
     }
 }
 
-/// After authentication: a `tools/call` counts against the caller's minute and the day.
+/// After authentication: a `tools/call` counts against the caller's minute and the day, and so
+/// do a record read and a completion, which run a tool too.
 pub(crate) async fn per_call(
     State(state): State<AppState>,
     mut request: Request,
     next: Next,
 ) -> Response {
     let method = request.extensions().get::<RpcMethod>();
-    // A record read runs a tool too: it counts like a tool call.
-    let is_call = method.is_some_and(|m| m.0 == "tools/call" || m.0 == "resources/read");
+    // A record read and a completion run a tool too: they count like a tool call.
+    let is_call = method.is_some_and(|m| {
+        matches!(
+            m.0.as_str(),
+            "tools/call" | "resources/read" | "completion/complete"
+        )
+    });
     let cost = match (method, request.extensions().get::<RpcTarget>()) {
         (Some(m), Some(t)) if is_call => cost_of(&state, &m.0, &t.0),
         _ => None,
@@ -93,6 +99,21 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     let (conn, tool) = if method == "tools/call" {
         let name = crate::contract::names::plain_name(target).ok()?;
         registry.find(name)?
+    } else if method == "completion/complete" {
+        // One list call at most, on the connector of the prompt or the resource template.
+        let conn = match registry.prompt(target) {
+            Some((conn, _)) => conn,
+            None => {
+                registry
+                    .exposed()
+                    .find(|(_, t)| t.resource.as_deref() == Some(target))?
+                    .0
+            }
+        };
+        return Some(Cost {
+            connector: conn.catalog.connector.clone(),
+            requests: 1,
+        });
     } else {
         registry
             .exposed()

@@ -57,6 +57,24 @@ impl Registry {
         Self::is_exposed(conn, tool).then_some((conn, tool))
     }
 
+    /// A prompt by name, with its catalog; whether a scope may see it is the view's question.
+    pub fn prompt(&self, name: &str) -> Option<(&DeployedCatalog, &catalog::Prompt)> {
+        self.catalogs.iter().find_map(|c| {
+            c.catalog
+                .prompts
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| (c, p))
+        })
+    }
+
+    /// Every prompt, in catalog order.
+    pub fn prompts(&self) -> impl Iterator<Item = (&DeployedCatalog, &catalog::Prompt)> {
+        self.catalogs
+            .iter()
+            .flat_map(|c| c.catalog.prompts.iter().map(move |p| (c, p)))
+    }
+
     /// The connector's display name (its title, else its name).
     pub fn title(catalog: &Catalog) -> &str {
         catalog.title.as_deref().unwrap_or(&catalog.connector)

@@ -1,5 +1,6 @@
 //! What each scope sees, computed once at start: the core tools it lists, every tool it may
-//! call, whether the meta tools are offered, and the search visibility. The visibility rule
+//! call, whether the meta tools are offered, the search visibility, and the prompts it may use
+//! (those whose every named tool it may call). The visibility rule
 //! itself is [`Profiles::allows`]; this module applies it, and nothing else does.
 
 use std::collections::BTreeSet;
@@ -18,6 +19,9 @@ pub struct View {
     pub visibility: search::Visibility,
     /// Sorted, so a suggestion among equally close names is always the same one.
     callable: BTreeSet<String>,
+    /// Prompts whose every named tool this scope may call, in catalog order: a prompt that
+    /// sends the model to a tool it cannot call would only fail.
+    pub prompts: Vec<String>,
 }
 
 impl View {
@@ -41,6 +45,11 @@ impl View {
                 .collect(),
             has_hidden: allowed.iter().any(|(_, t)| !t.core),
             visibility: index.visibility(&|name| callable.contains(name)),
+            prompts: registry
+                .prompts()
+                .filter(|(_, p)| p.tools.iter().all(|t| callable.contains(t)))
+                .map(|(_, p)| p.name.clone())
+                .collect(),
             callable,
         }
     }
@@ -52,12 +61,18 @@ impl View {
             has_hidden: false,
             visibility: search::Index::build(Vec::new()).visibility(&|_| false),
             callable: BTreeSet::new(),
+            prompts: Vec::new(),
         }
     }
 
     /// The tool of this scope closest to a mistyped name: never one the scope cannot call.
     pub fn suggest(&self, name: &str) -> Option<&str> {
         crate::contract::names::closest(name, self.callable.iter().map(String::as_str))
+    }
+
+    /// Whether this scope may use the prompt.
+    pub fn allows_prompt(&self, prompt: &str) -> bool {
+        self.prompts.iter().any(|p| p == prompt)
     }
 
     /// Whether this scope may call the (exposed) tool.

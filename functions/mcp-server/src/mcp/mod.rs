@@ -1,19 +1,22 @@
 //! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
 //! context (`context`), confirmation by a person through the client (`confirm`), the meta
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
-//! (`definitions`), resources (`resources`), each scope's `tools/list` (`lists`, which `lint`
+//! (`definitions`), resources (`resources`), prompts (`prompts`), completions of prompt
+//! arguments and resource-template variables (`completions`), each scope's `tools/list` (`lists`, which `lint`
 //! measures too) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
 //! the Streamable HTTP service the edge mounts.
 
 mod audit;
+mod completions;
 mod confirm;
 mod context;
 mod definitions;
 mod handler;
 pub mod lists;
 mod meta;
+mod prompts;
 mod resources;
 mod server;
 

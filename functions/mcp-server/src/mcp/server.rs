@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::Tool as McpTool;
+use rmcp::model::{Prompt as McpPrompt, Tool as McpTool};
 
-use super::lists;
+use super::{lists, prompts};
 use crate::call::Pipeline;
 use crate::call::RequestMeta;
 use crate::inventory::{Inventory, Scope};
@@ -25,6 +25,13 @@ pub struct Mcp {
     pub redactor: ::audit::Redactor,
     /// Each scope's `tools/list`, worked out once.
     lists: HashMap<Scope, Vec<McpTool>>,
+    /// Each scope's `prompts/list`, worked out once.
+    pub(super) prompts: HashMap<Scope, Vec<McpPrompt>>,
+    /// Whether any catalog declares prompts (the `prompts` capability).
+    pub(super) has_prompts: bool,
+    /// Whether any prompt argument or tool param declares `complete` (the `completions`
+    /// capability).
+    pub(super) has_completions: bool,
     /// The most a tool call may take (the Lambda timeout minus a margin).
     pub call_deadline: Duration,
     /// How long a client may cache `tools/list` (the catalog changes only on deploy).
@@ -44,12 +51,25 @@ impl Mcp {
     ) -> Self {
         let lists = lists::build(&inventory);
         let lists_are_private = inventory.profiles.names().next().is_some();
+        let prompts = prompts::build(&inventory);
+        let catalogs = || inventory.registry.catalogs.iter().map(|c| &c.catalog);
+        let has_prompts = catalogs().any(|c| !c.prompts.is_empty());
+        let has_completions = catalogs().any(|c| {
+            c.prompts
+                .iter()
+                .flat_map(|p| p.arguments.values())
+                .chain(c.tools.iter().flat_map(|t| t.params.values()))
+                .any(|p| p.complete.is_some())
+        });
         Mcp {
             inventory,
             pipeline,
             audit,
             redactor,
             lists,
+            prompts,
+            has_prompts,
+            has_completions,
             call_deadline,
             list_ttl,
             lists_are_private,

@@ -9,4 +9,5 @@ mod import;
 mod lambda;
 mod limits;
 mod paging;
+mod prompts;
 mod wire;

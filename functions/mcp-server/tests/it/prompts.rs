@@ -1,0 +1,279 @@
+//! Prompts and completions through `app()`: `prompts/list` per profile with its cache hints,
+//! `prompts/get` validated like a tool call, and `completion/complete` for a prompt argument
+//! and a resource-template variable, against a fake upstream that counts its requests.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::body::Body;
+use http::Request;
+use serde_json::{Value, json};
+
+use crate::common::{TestApp, app_with, demo_secrets, send};
+
+const KEY: &str = "prompts-key-0123456789abcdef";
+
+const CATALOG: &str = r#"
+connector: demo
+base_url: "http://{host}/api/v1"
+secrets: [host, token]
+auth: { bearer: token }
+timeout_ms: 2000
+list_envelope: { items: entries, more: has_more }
+tools:
+  - name: demo_companies_list
+    risk: low
+    list: true
+    description: 'Lists companies. Use it to find a company id. Example: {"page": 1}'
+    get: /contact/companies
+    fields: [id, name, city]
+  - name: demo_company_get
+    risk: low
+    description: 'Returns one company. Use it with an id. Example: {"id": 1}'
+    get: /contact/companies/{id}
+    resource: "demo://companies/{id}"
+    params:
+      id:
+        type: integer
+        in: path
+        min: 1
+        description: "Company id."
+        complete: { from: demo_companies_list, match: name, value: id }
+  - name: demo_open_items_get
+    risk: low
+    description: 'Open items of a company. Use it for dunning. Example: {"company_id": 1}'
+    get: /open_items
+    params:
+      company_id: { type: integer, min: 1, description: "Company." }
+prompts:
+  - name: demo_customer_open_items
+    title: Open items of a customer
+    description: What one customer still owes.
+    tools: [demo_open_items_get]
+    arguments:
+      company_id:
+        type: integer
+        min: 1
+        required: true
+        description: "The customer's company id."
+        complete: { from: demo_companies_list, match: name, value: id }
+    template:
+      - role: user
+        text: "Call demo_open_items_get with company_id {company_id} and list what is unpaid."
+"#;
+
+/// A fake upstream serving three companies, counting the requests it gets.
+async fn upstream() -> (String, Arc<AtomicUsize>) {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let router = axum::Router::new().route(
+        "/api/v1/contact/companies",
+        axum::routing::get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                axum::Json(json!({"has_more": false, "entries": [
+                    {"id": 101, "name": "Acme GmbH", "city": "Berlin"},
+                    {"id": 102, "name": "Bäckerei Müller", "city": "Köln"},
+                    {"id": 103, "name": "acme labs", "city": "Bonn"}
+                ]}))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (addr.to_string(), hits)
+}
+
+fn app(host: &str, env: &[(&str, &str)]) -> TestApp {
+    let catalogs = vec![catalog::parse("demo.yaml", CATALOG).unwrap()];
+    app_with(env, catalogs, demo_secrets(&[("tester", KEY)], host, None))
+}
+
+fn rpc(path: &str, method: &str, params: Value) -> Request<Body> {
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params});
+    Request::post(path)
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Body::from(body.to_string()))
+        .unwrap()
+}
+
+fn complete_prompt(value: &str) -> Value {
+    json!({"ref": {"type": "ref/prompt", "name": "demo_customer_open_items"},
+           "argument": {"name": "company_id", "value": value}})
+}
+
+#[tokio::test]
+async fn prompts_are_declared_listed_with_cache_hints_and_rendered() {
+    let app = app("127.0.0.1:1", &[]);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "initialize", init)).await;
+    let caps = &body["result"]["capabilities"];
+    assert!(caps["prompts"].is_object(), "{body}");
+    assert!(caps["completions"].is_object(), "{body}");
+
+    let (_, _, body) = send(&app, rpc("/mcp", "prompts/list", json!({}))).await;
+    let result = &body["result"];
+    assert_eq!(result["ttlMs"], 3_600_000, "{body}");
+    assert_eq!(result["cacheScope"], "public", "{body}");
+    let prompt = &result["prompts"][0];
+    assert_eq!(prompt["name"], "demo_customer_open_items");
+    assert_eq!(prompt["title"], "Open items of a customer");
+    assert_eq!(prompt["arguments"][0]["name"], "company_id");
+    assert_eq!(prompt["arguments"][0]["required"], true);
+    assert!(
+        prompt["arguments"][0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("integer from 1"),
+        "{prompt}"
+    );
+
+    let get = json!({"name": "demo_customer_open_items", "arguments": {"company_id": "101"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "prompts/get", get)).await;
+    let message = &body["result"]["messages"][0];
+    assert_eq!(message["role"], "user", "{body}");
+    assert_eq!(
+        message["content"]["text"],
+        "Call demo_open_items_get with company_id 101 and list what is unpaid."
+    );
+}
+
+#[tokio::test]
+async fn prompt_arguments_are_validated_like_tool_arguments() {
+    let app = app("127.0.0.1:1", &[]);
+    for (args, names) in [
+        (json!({}), "Missing required argument `company_id`"),
+        (json!({"company_id": "zero"}), "`company_id`"),
+        (json!({"company_id": "0"}), "`company_id`"),
+        (
+            json!({"company_id": "1", "companyid": "1"}),
+            "Did you mean `company_id`?",
+        ),
+    ] {
+        let get = json!({"name": "demo_customer_open_items", "arguments": args});
+        let (_, _, body) = send(&app, rpc("/mcp", "prompts/get", get)).await;
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(names), "{args}: {message}");
+        assert_eq!(body["error"]["data"]["status"], "invalid_input");
+    }
+    let get = json!({"name": "demo_nope", "arguments": {}});
+    let (_, _, body) = send(&app, rpc("/mcp", "prompts/get", get)).await;
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Prompt not found"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_profile_sees_only_prompts_whose_tools_it_may_call() {
+    let env = [(
+        "MCP_PROFILES",
+        "lookup=demo/*companies*,demo/company_get;dunning=demo/*",
+    )];
+    let app = app("127.0.0.1:1", &env);
+    let (_, _, body) = send(&app, rpc("/mcp/lookup", "prompts/list", json!({}))).await;
+    assert_eq!(body["result"]["prompts"], json!([]), "{body}");
+    assert_eq!(body["result"]["cacheScope"], "private", "{body}");
+    let get = json!({"name": "demo_customer_open_items", "arguments": {"company_id": "1"}});
+    let (_, _, body) = send(&app, rpc("/mcp/lookup", "prompts/get", get.clone())).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp/lookup", "completion/complete", complete_prompt("A")),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
+    let (_, _, body) = send(&app, rpc("/mcp/dunning", "prompts/get", get)).await;
+    assert!(body["result"]["messages"].is_array(), "{body}");
+}
+
+#[tokio::test]
+async fn a_completion_asks_the_upstream_once_then_answers_from_its_cache() {
+    let (host, hits) = upstream().await;
+    let app = app(&host, &[]);
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp", "completion/complete", complete_prompt("ac")),
+    )
+    .await;
+    let completion = &body["result"]["completion"];
+    assert_eq!(completion["values"], json!(["101", "103"]), "{body}");
+    assert_eq!(completion["total"], 2);
+    assert_eq!(completion["hasMore"], false);
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+
+    // The next keystrokes, and the resource template's variable, read the same page.
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp", "completion/complete", complete_prompt("Mü")),
+    )
+    .await;
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["102"]),
+        "{body}"
+    );
+    let resource = json!({"ref": {"type": "ref/resource", "uri": "demo://companies/{id}"},
+                          "argument": {"name": "id", "value": "acme"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "completion/complete", resource)).await;
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["101", "103"]),
+        "{body}"
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "one upstream request for all three"
+    );
+
+    let lines: Vec<Value> = app
+        .audit
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|l: &Value| l["tool"] == "demo_companies_list")
+        .collect();
+    let reasons: Vec<&str> = lines.iter().filter_map(|l| l["reason"].as_str()).collect();
+    assert_eq!(
+        reasons,
+        ["completion", "completion_cached", "completion_cached"],
+        "{lines:?}"
+    );
+    assert_eq!(lines[0]["tool"], "demo_companies_list");
+}
+
+#[tokio::test]
+async fn a_completion_against_a_failing_upstream_is_an_error_with_its_status() {
+    let app = app("127.0.0.1:1", &[]);
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp", "completion/complete", complete_prompt("A")),
+    )
+    .await;
+    let error = &body["error"];
+    assert_eq!(error["code"], -32603, "{body}");
+    assert_eq!(error["data"]["status"], "unavailable", "{body}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Completion unavailable (unavailable):"),
+        "{body}"
+    );
+    // An argument without a completion offers nothing, without asking anyone.
+    let other = json!({"ref": {"type": "ref/prompt", "name": "demo_customer_open_items"},
+                       "argument": {"name": "nothing", "value": "x"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "completion/complete", other)).await;
+    assert_eq!(body["result"]["completion"]["values"], json!([]), "{body}");
+}
