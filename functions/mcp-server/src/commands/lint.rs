@@ -60,7 +60,7 @@ const VERBS: &[&str] = &[
 
 /// A param the model could fill without limit: a number without bounds, a free string without a
 /// length, an array without `max_items` or with an unbounded item field or `item`.
-fn unbounded(p: &catalog::Param) -> bool {
+pub(super) fn unbounded(p: &catalog::Param) -> bool {
     match p.kind {
         ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
         ParamType::String => p.choices.is_none() && p.max_length.is_none(),
@@ -76,7 +76,7 @@ fn unbounded(p: &catalog::Param) -> bool {
     }
 }
 
-fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>) -> Row {
+pub(super) fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>) -> Row {
     let verdict = if ok { Verdict::Ok } else { Verdict::Gap };
     Row {
         rule,
@@ -86,7 +86,7 @@ fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>)
     }
 }
 
-fn na(rule: &'static str, subject: String, detail: &str) -> Row {
+pub(super) fn na(rule: &'static str, subject: String, detail: &str) -> Row {
     Row {
         rule,
         subject,
@@ -121,13 +121,15 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
             "{listed} listed tools (max {MAX_LISTED}; beyond it, serve the rest through search)"
         ),
     ));
-    budget_rows(catalogs, config, &mut rows);
+    let inventory = deployed(catalogs, config);
+    budget_rows(&inventory, &mut rows);
+    rows.extend(super::lint_prompts::rows(&inventory));
     rows
 }
 
-/// `list_budget`: every scope's `tools/list` (the deployment's, each profile's) within what a
-/// model can afford on every turn.
-fn budget_rows(catalogs: &[Catalog], config: &Config, rows: &mut Vec<Row>) {
+/// The catalogs as this configuration deploys them: the views the budgets and prompt rules
+/// are judged on.
+fn deployed(catalogs: &[Catalog], config: &Config) -> Inventory {
     let connectors = catalogs
         .iter()
         .map(|c| DeployedCatalog {
@@ -136,9 +138,14 @@ fn budget_rows(catalogs: &[Catalog], config: &Config, rows: &mut Vec<Row>) {
             catalog: c.clone(),
         })
         .collect();
-    let inventory = Inventory::new(Registry::new(connectors), config.profiles.clone());
+    Inventory::new(Registry::new(connectors), config.profiles.clone())
+}
+
+/// `list_budget`: every scope's `tools/list` (the deployment's, each profile's) within what a
+/// model can afford on every turn.
+fn budget_rows(inventory: &Inventory, rows: &mut Vec<Row>) {
     let mut scopes: Vec<(Scope, Vec<rmcp::model::Tool>)> =
-        lists::build(&inventory).into_iter().collect();
+        lists::build(inventory).into_iter().collect();
     scopes.sort_by_key(|(scope, _)| scope.profile().map(str::to_string));
     for (scope, tools) in scopes {
         let size = lists::Size::of(&tools);

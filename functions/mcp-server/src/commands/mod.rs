@@ -16,6 +16,7 @@ mod args;
 #[cfg(feature = "import")]
 pub mod import;
 pub mod lint;
+mod lint_prompts;
 mod sandbox;
 pub mod smoke;
 

@@ -16,7 +16,7 @@ mod definitions;
 mod handler;
 pub mod lists;
 mod meta;
-mod prompts;
+pub mod prompts;
 mod resources;
 mod server;
 
