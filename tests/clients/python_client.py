@@ -3,12 +3,16 @@
 
 Connects to --url (with `Authorization: Bearer <--key>` when --key is given, or through OAuth with
 --oauth), negotiates the protocol (the `initialize` handshake by default, `server/discover` with
---era modern), lists the tools, calls each --call NAME=JSONARGS in order, and prints ONE JSON
-document on stdout:
+--era modern), lists the tools, calls each --call NAME=JSONARGS in order, lists the prompts when
+the server offers them, gets each --prompt NAME=JSONARGS, asks each --complete REF ARG=VALUE
+(REF is prompt:NAME or resource:URI-TEMPLATE), and prints ONE JSON document on stdout:
 
-    {"server": {"name", "version", "protocol_version"},
+    {"server": {"name", "version", "protocol_version", "capabilities"},
      "tools": [names],
-     "calls": [{"name", "is_error", "structured", "text"}]}
+     "calls": [{"name", "is_error", "structured", "text"}],
+     "prompts": [{"name", "title", "arguments": [{"name", "required"}]}],
+     "prompt_results": [{"name", "messages": [{"role", "text"}]}],
+     "completions": [{"ref", "argument", "values", "total", "has_more", "ms"}]}
 
 A call the server answers with a JSON-RPC error gets an "error": {"type", "code", "message"} entry
 instead of its result; a failure before the tool list adds a top-level "error": {"type", "message"};
@@ -53,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -63,7 +68,13 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, Implementation, TextContent
+from mcp.types import (
+    CallToolResult,
+    Implementation,
+    PromptReference,
+    ResourceTemplateReference,
+    TextContent,
+)
 
 CLIENT_INFO = Implementation(name="hosted-mcp-python-client", version="0.1.0")
 
@@ -88,6 +99,15 @@ def parse_call(spec: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(args, dict):
         raise argparse.ArgumentTypeError(f"--call {spec!r}: arguments must be a JSON object")
     return name, args
+
+
+def parse_complete(spec: str) -> tuple[str, str, str]:
+    """`prompt:NAME ARG=VALUE` or `resource:URI ARG=VALUE` (VALUE may be empty)."""
+    ref, sep, rest = spec.rpartition(" ")
+    arg, eq, value = rest.partition("=")
+    if not sep or not eq or not arg or not ref.startswith(("prompt:", "resource:")):
+        raise argparse.ArgumentTypeError(f"--complete {spec!r}: expected 'prompt:NAME ARG=VALUE' or 'resource:URI ARG=VALUE'")
+    return ref, arg, value
 
 
 def parse_header(spec: str) -> tuple[str, str]:
@@ -125,6 +145,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=parse_call,
         metavar="NAME=JSONARGS",
         help="call tool NAME with the JSON object JSONARGS; repeatable, calls run in order",
+    )
+    ap.add_argument(
+        "--prompt",
+        action="append",
+        default=[],
+        type=parse_call,
+        metavar="NAME=JSONARGS",
+        help="get prompt NAME with the JSON object JSONARGS (string values); repeatable",
+    )
+    ap.add_argument(
+        "--complete",
+        action="append",
+        default=[],
+        type=parse_complete,
+        metavar="'REF ARG=VALUE'",
+        help="completion/complete of ARG typed as VALUE for REF (prompt:NAME or resource:URI); repeatable",
     )
     ap.add_argument(
         "--header",
@@ -341,10 +377,12 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
             else:
                 await session.initialize()
             info = session.server_info
+            capabilities = session.server_capabilities
             report["server"] = {
                 "name": info.name if info else None,
                 "version": info.version if info else None,
                 "protocol_version": session.protocol_version,
+                "capabilities": capabilities.model_dump(exclude_none=True) if capabilities else None,
             }
 
             names: list[str] = []
@@ -373,6 +411,47 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                     )
                     continue
                 report["calls"].append(call_entry(name, result))
+
+            if capabilities is not None and capabilities.prompts is not None:
+                listing = await session.list_prompts()
+                report["prompts"] = [
+                    {
+                        "name": p.name,
+                        "title": p.title,
+                        "arguments": [{"name": a.name, "required": bool(a.required)} for a in p.arguments or []],
+                    }
+                    for p in listing.prompts
+                ]
+            for name, arguments in args.prompt:
+                try:
+                    got = await session.get_prompt(name, {k: str(v) for k, v in arguments.items()})
+                except MCPError as e:
+                    ok = False
+                    report["prompt_results"].append({"name": name, "error": describe(e)})
+                    continue
+                messages = [
+                    {"role": m.role, "text": m.content.text if isinstance(m.content, TextContent) else None}
+                    for m in got.messages
+                ]
+                report["prompt_results"].append({"name": name, "messages": messages})
+            for ref, argument, value in args.complete:
+                kind, _, target = ref.partition(":")
+                reference = PromptReference(name=target) if kind == "prompt" else ResourceTemplateReference(uri=target)
+                entry: dict[str, Any] = {"ref": ref, "argument": argument, "value": value}
+                started = time.perf_counter()
+                try:
+                    answer = await session.complete(reference, {"name": argument, "value": value})
+                except MCPError as e:
+                    ok = False
+                    entry["error"] = describe(e)
+                else:
+                    entry.update(
+                        values=answer.completion.values,
+                        total=answer.completion.total,
+                        has_more=answer.completion.has_more,
+                    )
+                entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
+                report["completions"].append(entry)
     return ok
 
 
@@ -383,7 +462,14 @@ async def run_with_deadline(args: argparse.Namespace, report: dict[str, Any]) ->
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report: dict[str, Any] = {"server": None, "tools": None, "calls": []}
+    report: dict[str, Any] = {
+        "server": None,
+        "tools": None,
+        "calls": [],
+        "prompts": None,
+        "prompt_results": [],
+        "completions": [],
+    }
     try:
         ok = anyio.run(run_with_deadline, args, report)
     except KeyboardInterrupt:
@@ -394,7 +480,8 @@ def main(argv: list[str] | None = None) -> int:
     json.dump(report, sys.stdout, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
     if not ok:
-        detail = report.get("error") or next((c["error"] for c in report["calls"] if "error" in c), None)
+        steps = report["calls"] + report["prompt_results"] + report["completions"]
+        detail = report.get("error") or next((c["error"] for c in steps if "error" in c), None)
         print(f"python_client: protocol failure: {json.dumps(detail, default=str)}", file=sys.stderr)
     return 0 if ok else 1
 

@@ -15,6 +15,7 @@ mod oauth;
 mod oidc_harness;
 mod papierkram;
 mod prism;
+mod prompts;
 mod quota_lambda;
 mod quota_sandbox;
 mod resources;
