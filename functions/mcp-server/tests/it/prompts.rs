@@ -277,3 +277,54 @@ async fn a_completion_against_a_failing_upstream_is_an_error_with_its_status() {
     let (_, _, body) = send(&app, rpc("/mcp", "completion/complete", other)).await;
     assert_eq!(body["result"]["completion"]["values"], json!([]), "{body}");
 }
+
+#[tokio::test]
+async fn a_completion_spends_the_callers_budget_only_when_it_asks_the_upstream() {
+    let (host, hits) = upstream().await;
+    let catalogs = vec![
+        catalog::parse(
+            "demo.yaml",
+            &CATALOG.replace(
+                "timeout_ms: 2000\n",
+                "timeout_ms: 2000\nquota: { caller_daily_budget: 1 }\n",
+            ),
+        )
+        .unwrap(),
+    ];
+    let env = [("MCP_PROFILES", "one=demo/*;two=demo/*")];
+    let app = app_with(
+        &env,
+        catalogs,
+        demo_secrets(&[("tester", KEY)], &host, None),
+    );
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp/one", "completion/complete", complete_prompt("a")),
+    )
+    .await;
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["101", "103"]),
+        "{body}"
+    );
+    // The day's one request is spent; the cache still answers, and asks nobody.
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp/one", "completion/complete", complete_prompt("b")),
+    )
+    .await;
+    assert_eq!(
+        body["result"]["completion"]["values"],
+        json!(["102"]),
+        "{body}"
+    );
+    // Another scope has no page cached: it would need the upstream, and the budget says no.
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp/two", "completion/complete", complete_prompt("a")),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert_eq!(body["error"]["data"]["status"], "rate_limited", "{body}");
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}
