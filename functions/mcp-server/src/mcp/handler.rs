@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
     ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
     ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
@@ -114,6 +115,10 @@ impl ServerHandler for McpHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        // Without the capability the method does not exist, as rmcp's default answers.
+        if !self.mcp.has_prompts {
+            return Err(McpError::method_not_found::<ListPromptsRequestMethod>());
+        }
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
         Ok(
@@ -128,6 +133,9 @@ impl ServerHandler for McpHandler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if !self.mcp.has_prompts {
+            return Err(McpError::method_not_found::<GetPromptRequestMethod>());
+        }
         let ctx = CallContext::of(&context)?;
         let arguments = request.arguments.unwrap_or_default();
         Ok(self
@@ -165,6 +173,9 @@ impl ServerHandler for McpHandler {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        if !self.mcp.has_completions {
+            return Err(McpError::method_not_found::<CompleteRequestMethod>());
+        }
         Box::pin(async move {
             let ctx = CallContext::of(&context)?;
             self.mcp.complete(&request, &ctx).await

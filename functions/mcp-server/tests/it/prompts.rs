@@ -328,3 +328,29 @@ async fn a_completion_spends_the_callers_budget_only_when_it_asks_the_upstream()
     assert_eq!(body["error"]["data"]["status"], "rate_limited", "{body}");
     assert_eq!(hits.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn without_prompts_or_completions_neither_capability_nor_method_exists() {
+    let app = app_with(
+        &[],
+        crate::common::demo_catalogs(),
+        demo_secrets(&[("tester", KEY)], "127.0.0.1:1", None),
+    );
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "initialize", init)).await;
+    let caps = &body["result"]["capabilities"];
+    assert!(caps["tools"].is_object(), "{body}");
+    assert!(
+        caps.get("prompts").is_none() && caps.get("completions").is_none(),
+        "{body}"
+    );
+    for (method, params) in [
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": "demo_x"})),
+        ("completion/complete", complete_prompt("a")),
+    ] {
+        let (_, _, body) = send(&app, rpc("/mcp", method, params)).await;
+        assert_eq!(body["error"]["code"], -32601, "{method}: {body}");
+    }
+}
