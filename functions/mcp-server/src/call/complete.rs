@@ -93,8 +93,8 @@ impl Completions {
 
 impl Pipeline {
     /// The completion of `typed` for a param declaring `complete`, whose `from` tool is
-    /// `source` (already found in the caller's view). A failed list call is the `Err`
-    /// outcome, with its status and hint.
+    /// `source` (already found in the caller's view). A failed list call is the `Err`: the
+    /// arguments it was called with and its outcome, with status and hint.
     pub async fn complete(
         &self,
         conn: &DeployedCatalog,
@@ -102,7 +102,7 @@ impl Pipeline {
         complete: &Complete,
         typed: &str,
         request: Request<'_>,
-    ) -> Result<Completed, Box<Outcome>> {
+    ) -> Result<Completed, Box<(Map<String, Value>, Outcome)>> {
         let typed: String = typed.chars().take(MAX_TYPED).collect();
         let query = complete.query.as_ref().map(|_| typed.trim().to_string());
         let key = (
@@ -116,7 +116,7 @@ impl Pipeline {
                 let args = list_arguments(complete, query.as_deref());
                 let outcome = self.call(conn, source, &args, request).await;
                 if outcome.status != Status::Ok {
-                    return Err(Box::new(outcome));
+                    return Err(Box::new((args, outcome)));
                 }
                 let items = Arc::new(pairs(&outcome, complete));
                 let more = outcome.fields.get("has_more") == Some(&Value::Bool(true));

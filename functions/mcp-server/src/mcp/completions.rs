@@ -71,7 +71,7 @@ impl Mcp {
                 Some((args, outcome)) => (args.clone(), outcome.clone()),
                 None => (serde_json::Map::new(), Outcome::ok(serde_json::Map::new())),
             },
-            Err(outcome) => (serde_json::Map::new(), (**outcome).clone()),
+            Err(failed) => failed.as_ref().clone(),
         };
         let cached = matches!(&answer, Ok(done) if done.asked.is_none());
         let bytes = if cached { 0 } else { into_result(&outcome).1 };
@@ -106,7 +106,7 @@ impl Mcp {
                 .map_err(|e| McpError::internal_error(e, None))?;
                 Ok(CompleteResult::new(info))
             }
-            Err(outcome) => Err(failed(&outcome)),
+            Err(refused) => Err(failed(&refused.1)),
         }
     }
 
