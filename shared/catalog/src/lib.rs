@@ -17,7 +17,7 @@ mod wire;
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, Paging, PagingStyle, link_next, pointer_of_dotted};
-pub use prompt::{Complete, Prompt, PromptMessage, PromptRole};
+pub use prompt::{Complete, Prompt, PromptArguments, PromptMessage, PromptRole};
 pub use quota::QuotaFigures;
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 

@@ -4,7 +4,7 @@
 //!
 //! The structural checks live here too ([`problems`]), so the loader only calls them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,11 +25,89 @@ pub struct Prompt {
     /// The tools the rendered messages tell the model to use, by their full names: the prompt is
     /// shown only to callers whose profile may call every one of them.
     pub tools: Vec<String>,
-    /// Typed arguments, validated like a tool's params (scalars only: a client sends strings).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub arguments: BTreeMap<String, Param>,
+    /// Typed arguments, validated like a tool's params (scalars only: a client sends strings),
+    /// in the order declared: clients ask for them in this order (Claude Code takes them
+    /// positionally).
+    #[serde(default, skip_serializing_if = "PromptArguments::is_empty")]
+    pub arguments: PromptArguments,
     /// The messages, in order; `{argument}` placeholders are filled with the validated values.
     pub template: Vec<PromptMessage>,
+}
+
+/// A prompt's arguments by name, in the order the catalog declares them (a YAML mapping).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptArguments(Vec<(String, Param)>);
+
+impl PromptArguments {
+    pub fn get(&self, name: &str) -> Option<&Param> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, p)| p)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Name and param, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Param)> + Clone {
+        self.0.iter().map(|(n, p)| (n, p))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Param> {
+        self.0.iter().map(|(_, p)| p)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<Vec<(String, Param)>> for PromptArguments {
+    fn from(arguments: Vec<(String, Param)>) -> Self {
+        PromptArguments(arguments)
+    }
+}
+
+impl Serialize for PromptArguments {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, param) in &self.0 {
+            map.serialize_entry(name, param)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for PromptArguments {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct InOrder;
+        impl<'de> serde::de::Visitor<'de> for InOrder {
+            type Value = PromptArguments;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping of argument names to params")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, Param)> = Vec::new();
+                while let Some((name, param)) = map.next_entry::<String, Param>()? {
+                    if out.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "argument `{name}` is declared twice"
+                        )));
+                    }
+                    out.push((name, param));
+                }
+                Ok(PromptArguments(out))
+            }
+        }
+        deserializer.deserialize_map(InOrder)
+    }
 }
 
 /// One message of a prompt's template.
@@ -132,13 +210,13 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
         }
         let used: BTreeSet<&str> = p.placeholders().collect();
         for name in &used {
-            if !p.arguments.contains_key(*name) {
+            if !p.arguments.contains_key(name) {
                 bad(format!(
                     "the template uses {{{name}}}, which is no argument"
                 ));
             }
         }
-        for (name, arg) in &p.arguments {
+        for (name, arg) in p.arguments.iter() {
             if !used.contains(name.as_str()) {
                 bad(format!("argument `{name}` is never used in the template"));
             }
@@ -253,7 +331,22 @@ tools:
     fn a_prompt_with_typed_completable_arguments_loads() {
         let c = with_prompt(GOOD).unwrap();
         assert_eq!(c.prompts[0].placeholders().collect::<Vec<_>>(), ["id"]);
-        assert!(c.prompts[0].arguments["id"].complete.is_some());
+        assert!(c.prompts[0].arguments.get("id").unwrap().complete.is_some());
+    }
+
+    #[test]
+    fn arguments_keep_the_declared_order_and_a_name_once() {
+        let two = GOOD
+            .replace(
+                "    template:",
+                "      after: { type: string, max_length: 9, description: \"Z.\" }\n    template:",
+            )
+            .replace("with id {id}.", "with id {id} {after}.");
+        let c = with_prompt(&two).unwrap();
+        let names: Vec<&String> = c.prompts[0].arguments.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["id", "after"]);
+        let twice = two.replace("after: {", "id: {");
+        assert!(with_prompt(&twice).unwrap_err().contains("`id`"));
     }
 
     #[test]

@@ -157,7 +157,7 @@ fn full_prompt() -> Prompt {
         title: Some("Month close".into()),
         description: "Reviews a month.".into(),
         tools: vec!["demo_month_close_get".into()],
-        arguments: BTreeMap::from([("month".into(), full_param())]),
+        arguments: vec![("month".to_string(), full_param())].into(),
         template: vec![full_prompt_message()],
     }
 }

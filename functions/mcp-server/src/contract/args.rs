@@ -171,18 +171,18 @@ fn list_hint(tool: &Tool, list: ListShape, key: &str) -> Option<String> {
 
 /// The values of a prompt's typed arguments: the same checks as a tool's params, so a prompt
 /// argument is refused with the same hint a tool argument would get.
-pub(crate) fn validate_params(
-    params: &BTreeMap<String, Param>,
+pub(crate) fn validate_params<'a>(
+    params: impl Iterator<Item = (&'a String, &'a Param)> + Clone,
     args: &Map<String, Value>,
 ) -> Result<BTreeMap<String, Value>, Invalid> {
-    let accepted: Vec<&str> = params.keys().map(String::as_str).collect();
+    let accepted: Vec<&str> = params.clone().map(|(n, _)| n.as_str()).collect();
     declared(params, &accepted, args)
 }
 
 /// Unknown names refused with the closest accepted one, then every declared param checked,
 /// required ones present and defaults filled in.
-fn declared(
-    params: &BTreeMap<String, Param>,
+fn declared<'a>(
+    params: impl IntoIterator<Item = (&'a String, &'a Param)>,
     accepted: &[&str],
     args: &Map<String, Value>,
 ) -> Result<BTreeMap<String, Value>, Invalid> {

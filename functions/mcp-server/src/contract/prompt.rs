@@ -26,7 +26,7 @@ pub(crate) fn render(
         .filter(|(_, v)| !matches!(v, Value::String(s) if s.trim().is_empty()))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let values = args::validate_params(&prompt.arguments, &given)?;
+    let values = args::validate_params(prompt.arguments.iter(), &given)?;
     Ok(prompt
         .template
         .iter()
