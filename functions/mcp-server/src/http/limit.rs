@@ -91,8 +91,9 @@ pub(crate) async fn per_call(
     }
 }
 
-/// The connector a call's tool (or the resource read's tool) belongs to, and the upstream
-/// requests it may send: what its budget reservation asks for. None for a name no tool has
+/// The connector a call's tool (or the resource read's tool, or the prompt or resource
+/// template a completion names) belongs to, and the upstream requests it may send: what its
+/// budget reservation asks for (a completion: one list page). None for a name no tool has
 /// (the call answers that without an upstream request).
 fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     let registry = &state.inventory.registry;

@@ -1,7 +1,8 @@
 //! The deployment inventory: what this deployment serves and to whom, worked out once at start.
-//! `registry` (connectors and their tools), `profiles` (named tool sets), `views` (what each
-//! profile lists, may call and may find, computed once), `config`/`env` (every variable, parsed
-//! once) and `secrets` (the deployment secret, cached and re-read on rotation).
+//! `registry` (connectors, their tools and prompts), `profiles` (named tool sets), `views`
+//! (what each profile lists, may call and may find, and which prompts it may use, computed
+//! once), `config`/`env` (every variable, parsed once) and `secrets` (the deployment secret,
+//! cached and re-read on rotation).
 //!
 //! It depends on `contract`, `search`, `oauth` and `limits` (their settings are part of the
 //! config) and `random`; every stage of a call reads from it.
