@@ -21,6 +21,9 @@ pub(crate) struct Drafts<'t> {
     pub(crate) unmapped: Vec<String>,
     pub(crate) errors: ErrorShapes,
     pub(crate) rate_headers: BTreeSet<String>,
+    /// Operations that declare an `Authorization: Bearer …` header parameter, for documents
+    /// without a security scheme (Cal.com's).
+    pub(crate) bearer_params: usize,
 }
 
 /// Two passes over the path items: the first sketches every operation (what naming and
@@ -42,6 +45,7 @@ pub(crate) fn drafts<'t>(
     let mut unmapped = Vec::new();
     let mut errors = ErrorShapes::default();
     let mut rate_headers = BTreeSet::new();
+    let mut bearer_params = 0;
     // Where each path item's operations start in `ops`, and where the last ends.
     let mut first_op: Vec<usize> = Vec::new();
     spec.for_each_path(
@@ -55,6 +59,7 @@ pub(crate) fn drafts<'t>(
                 ops.push(draft::sketch(&mut r, &op)?);
                 habits::errors(&mut r, op.op, &op.at, &mut errors)?;
                 habits::rate_headers(op.op, &mut rate_headers);
+                bearer_params += usize::from(auth::declares_bearer_header(op.op));
             }
             Ok(())
         },
@@ -103,6 +108,7 @@ pub(crate) fn drafts<'t>(
         unmapped,
         errors,
         rate_headers,
+        bearer_params,
     })
 }
 
@@ -132,9 +138,10 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         unmapped,
         errors,
         rate_headers,
+        bearer_params,
     } = drafts(text, options, false)?;
     let mut connector_notes: Vec<String> = Vec::new();
-    let (auth, secrets, auth_notes) = auth::auth(&spec.root);
+    let (auth, secrets, auth_notes) = auth::auth_or_bearer_header(&spec.root, bearer_params);
     connector_notes.extend(auth_notes);
     let base_url = propose::base_url(&spec.root, &mut connector_notes);
     let paging = propose::paging(&mut ops, &mut connector_notes);

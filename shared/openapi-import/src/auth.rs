@@ -6,6 +6,49 @@ use serde_json::Value;
 
 /// The catalog's `auth` and `secrets` from the document's security schemes: the first scheme
 /// the document requires globally, else the first declared. Also the notes for the person.
+/// [`auth`], or, when the document declares no security scheme but its operations take an
+/// `Authorization: Bearer …` header parameter, a bearer token.
+pub(crate) fn auth_or_bearer_header(
+    root: &Value,
+    bearer_params: usize,
+) -> (Auth, Vec<String>, Vec<String>) {
+    let (auth, secrets, notes) = auth(root);
+    if auth != Auth::default() || bearer_params == 0 {
+        return (auth, secrets, notes);
+    }
+    let auth = Auth {
+        bearer: Some("token".into()),
+        ..Auth::default()
+    };
+    let note = format!(
+        "auth: proposed `bearer: token`: the document has no security scheme, but {bearer_params} \
+         operation(s) take an `Authorization: Bearer …` header parameter"
+    );
+    (auth, vec!["token".into()], vec![note])
+}
+
+/// Whether an operation declares an `Authorization` header parameter that says it carries a
+/// bearer token (in its description or example).
+pub(crate) fn declares_bearer_header(op: &Value) -> bool {
+    op.get("parameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|p| {
+            let is = |key: &str, value: &str| {
+                p.get(key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| v.eq_ignore_ascii_case(value))
+            };
+            let says_bearer = ["description", "example"].iter().any(|k| {
+                p.get(*k)
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| v.to_ascii_lowercase().contains("bearer"))
+            });
+            is("in", "header") && is("name", "authorization") && says_bearer
+        })
+}
+
 pub(crate) fn auth(root: &Value) -> (Auth, Vec<String>, Vec<String>) {
     let schemes = root
         .pointer("/components/securitySchemes")
@@ -123,5 +166,21 @@ mod tests {
         let q = json!({"components": {"securitySchemes": {"k": {"type": "apiKey", "in": "query", "name": "token"}}}});
         assert_eq!(auth(&q).0.query.as_deref(), Some("token"));
         assert!(auth(&json!({})).2[0].contains("no securitySchemes"));
+    }
+
+    #[test]
+    fn an_authorization_header_parameter_saying_bearer_proposes_a_bearer_token() {
+        let op = json!({"parameters": [{"name": "Authorization", "in": "header", "required": true,
+            "description": "value must be `Bearer <token>` where <token> is the api key"}]});
+        assert!(declares_bearer_header(&op));
+        let other = json!({"parameters": [{"name": "Authorization", "in": "header"}]});
+        assert!(!declares_bearer_header(&other));
+        let (a, secrets, notes) = auth_or_bearer_header(&json!({}), 3);
+        assert_eq!(
+            (a.bearer.as_deref(), secrets),
+            (Some("token"), vec!["token".to_string()])
+        );
+        assert!(notes[0].contains("3 operation(s)"), "{notes:?}");
+        assert_eq!(auth_or_bearer_header(&json!({}), 0).0, Auth::default());
     }
 }

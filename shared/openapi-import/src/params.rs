@@ -184,13 +184,19 @@ pub(crate) fn inputs<'a>(
                     continue;
                 }
                 let flat = r.flatten(schema, &schema_at)?;
+                let stated = d
+                    .body
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .and_then(stated_value);
                 let fixed = flat
                     .default
                     .or(flat
                         .choices
                         .filter(|c| c.len() == 1)
                         .and_then(|c| c.first()))
-                    .and_then(Value::as_str);
+                    .and_then(Value::as_str)
+                    .or(stated);
                 match fixed {
                     Some(value) => {
                         headers.insert(d.name.to_string(), value.to_string());
@@ -244,6 +250,18 @@ pub(crate) fn inputs<'a>(
         needs,
         notes,
     })
+}
+
+/// A header's one value when its description states it: "Must be set to `2024-08-13`"
+/// (Cal.com's `cal-api-version`), "must be `v2`".
+fn stated_value(description: &str) -> Option<&str> {
+    let lower = description.to_ascii_lowercase();
+    let at = ["set to `", "must be `"]
+        .iter()
+        .find_map(|m| lower.find(m).map(|i| i + m.len()))?;
+    let value = description.get(at..)?.split('`').next()?;
+    (!value.is_empty() && value.len() <= 64 && value.bytes().all(|b| b.is_ascii_graphic()))
+        .then_some(value)
 }
 
 fn fallback_string(own: Option<&str>) -> Param {
@@ -358,4 +376,21 @@ fn body<'a>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stated_value;
+
+    #[test]
+    fn a_header_value_stated_in_its_description_is_taken() {
+        assert_eq!(
+            stated_value("Must be set to `2024-08-13`. Otherwise v1 is used."),
+            Some("2024-08-13")
+        );
+        assert_eq!(stated_value("The version; must be `v2`"), Some("v2"));
+        assert_eq!(stated_value("Must be set to `a b`"), None, "one token only");
+        assert_eq!(stated_value("Any version, e.g. `2024-08-13`"), None);
+        assert_eq!(stated_value("Must be set to `"), None);
+    }
 }
