@@ -9,6 +9,7 @@ mod model;
 mod paging;
 mod prompt;
 mod quota;
+mod remote;
 mod request;
 #[cfg(test)]
 mod schema_sync;
@@ -19,6 +20,7 @@ pub use model::*;
 pub use paging::{Ask, PageRead, Pager, Paging, PagingStyle, link_next, pointer_of_dotted};
 pub use prompt::{Complete, Prompt, PromptArguments, PromptMessage, PromptRole};
 pub use quota::QuotaFigures;
+pub use remote::{McpRemote, RemoteOverlay, glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's

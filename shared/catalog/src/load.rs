@@ -163,11 +163,20 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     for (name, problem) in crate::prompt::problems(c) {
         out.push((Some(Place::Tool(name)), problem));
     }
+    for (key, problem) in crate::remote::problems(c) {
+        out.push((Some(Place::Key(key)), problem));
+    }
     let mut top = |p: String| out.push((None, p));
     if !is_snake(&c.connector) {
         top(format!("connector `{}` must be snake_case", c.connector));
     }
-    if !(c.base_url.starts_with("https://") || c.base_url.starts_with("http://")) {
+    if c.base_url.is_empty() == c.mcp.is_none() {
+        top(
+            "declare exactly one of `base_url` (a REST API) and `mcp` (a remote MCP server)".into(),
+        );
+    } else if c.mcp.is_some() {
+        // A remote's checks are `remote::problems`; the REST ones below do not apply.
+    } else if !(c.base_url.starts_with("https://") || c.base_url.starts_with("http://")) {
         top(format!("base_url `{}` must be an http(s) URL", c.base_url));
     }
     for field in placeholders(&c.base_url) {
@@ -251,7 +260,7 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             top("quota.probe.quiet_hours must be at least 1: each probe costs quota".into());
         }
     }
-    if c.tools.is_empty() {
+    if c.tools.is_empty() && c.mcp.is_none() {
         top("a catalog needs at least one tool".into());
     }
     let mut seen = BTreeSet::new();

@@ -16,8 +16,14 @@ pub struct Catalog {
     /// Human title used in hints (`Papierkram did not answer…`).
     #[serde(default)]
     pub title: Option<String>,
-    /// Base URL; `{field}` placeholders are filled from the connector's secret fields.
+    /// Base URL; `{field}` placeholders are filled from the connector's secret fields. A REST
+    /// connector's, so required unless the connector is a federated MCP server (`mcp`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub base_url: String,
+    /// A remote MCP server federated as this connector, instead of `base_url` and `tools`: its
+    /// tools are fetched from it, filtered by `allow` and shaped by `overlays`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::remote::McpRemote>,
     /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
     /// secret, `<CONNECTOR>_<FIELD>` locally).
     #[serde(default)]
@@ -59,6 +65,8 @@ pub struct Catalog {
     /// Connector-wide hints per result status; a tool's own hints win.
     #[serde(default)]
     pub hints: BTreeMap<Status, String>,
+    /// The tools; a federated MCP connector declares none (its tools come from the remote).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
     /// Prompts a user can pick in the client, each naming tools of this catalog.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -21,6 +21,7 @@ use crate::model::{
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::prompt::{Complete, Prompt, PromptMessage, PromptRole};
+use crate::remote::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
 const SCHEMA_FILE: &str = "shared/catalog/catalog.schema.json";
@@ -356,11 +357,32 @@ fn full_health() -> Health {
     }
 }
 
+fn full_overlay() -> RemoteOverlay {
+    RemoteOverlay {
+        risk: Some(Risk::Medium),
+        name: Some("notes_note_add".into()),
+        description: Some("Adds a note.".into()),
+        core: Some(false),
+        untrusted: vec!["body".into()],
+    }
+}
+
+fn full_mcp_remote() -> McpRemote {
+    McpRemote {
+        url: "https://{host}/mcp".into(),
+        timeout_ms: Some(5_000),
+        tools_ttl_s: 60,
+        allow: vec!["note_*".into()],
+        overlays: BTreeMap::from([("note_create".into(), full_overlay())]),
+    }
+}
+
 fn full_catalog() -> Catalog {
     Catalog {
         connector: "demo".into(),
         title: Some("Demo".into()),
         base_url: "https://{host}/api".into(),
+        mcp: Some(full_mcp_remote()),
         secrets: vec!["host".into(), "token".into()],
         auth: full_auth(),
         headers: BTreeMap::from([("cal-api-version".into(), "2024-08-13".into())]),
@@ -442,6 +464,8 @@ fn shapes() -> Vec<Shape> {
             full_prompt_message(),
         ),
         shape("Complete", "/$defs/complete", full_complete()),
+        shape("McpRemote", "/$defs/mcp_remote", full_mcp_remote()),
+        shape("RemoteOverlay", "/$defs/mcp_overlay", full_overlay()),
     ]
 }
 
@@ -769,12 +793,11 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 18] = [
+    let minimal: [(&str, &str, Value, Parse); 20] = [
         (
             "Catalog",
             "",
-            json!({"connector": "demo", "base_url": "https://example.test", "tools": [
-                {"name": "invoice_get", "description": "d", "risk": "low", "get": "/i"}]}),
+            json!({"connector": "demo"}),
             roundtrip::<Catalog>,
         ),
         (
@@ -863,6 +886,18 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/items",
             json!({"of": "income", "fields": ["id"], "sort": "due_date"}),
             roundtrip::<Items>,
+        ),
+        (
+            "McpRemote",
+            "/$defs/mcp_remote",
+            json!({"url": "https://x.test/mcp", "allow": ["*"]}),
+            roundtrip::<McpRemote>,
+        ),
+        (
+            "RemoteOverlay",
+            "/$defs/mcp_overlay",
+            json!({}),
+            roundtrip::<RemoteOverlay>,
         ),
     ];
     let schema = schema();

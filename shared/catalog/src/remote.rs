@@ -1,0 +1,313 @@
+//! A remote MCP server as a connector (`mcp:` instead of `base_url`): where it is, which of its
+//! tools the deployment lets through (`allow`), and the local contract laid over each one
+//! (`overlays`), because a remote's own annotations and descriptions are data, never policy.
+//! Also the naming rule that turns a remote tool's name into ours, and the loader's checks.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Catalog, Risk};
+use crate::placeholders;
+
+/// A federated Streamable HTTP MCP server.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct McpRemote {
+    /// The server's MCP endpoint; `{field}` placeholders are filled from the connector's secret
+    /// fields, like `base_url`.
+    pub url: String,
+    /// Time allowed for one request to the remote, milliseconds; the catalog's `timeout_ms`
+    /// when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// How long a fetched tool list is used before it is fetched again, seconds.
+    #[serde(default = "default_tools_ttl_s")]
+    pub tools_ttl_s: u64,
+    /// The remote tool names (or `*` globs) the deployment serves; every other remote tool is
+    /// never listed nor callable. Explicit, so a remote adding a tool adds nothing here.
+    pub allow: Vec<String>,
+    /// The local contract per remote tool name: risk, name, description, listing, untrusted
+    /// fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overlays: BTreeMap<String, RemoteOverlay>,
+}
+
+fn default_tools_ttl_s() -> u64 {
+    300
+}
+
+/// What the catalog says about one remote tool, over what the remote says.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteOverlay {
+    /// Our risk level; without it a tool the remote does not declare read-only is `high`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
+    /// Our name for it instead of `<connector>_<remote name>`; must begin with the connector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Our description instead of the remote's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Listed in `tools/list` (default); `false` leaves it to search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<bool>,
+    /// Result fields (dotted) holding text users wrote, marked as untrusted data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
+}
+
+impl McpRemote {
+    /// Whether `allow` lets the remote tool through.
+    pub fn allows(&self, remote_name: &str) -> bool {
+        self.allow.iter().any(|p| glob_match(p, remote_name))
+    }
+}
+
+/// `*` matches any run of characters (none too); everything else matches itself. Iterative, so
+/// a hostile name costs at most pattern × name steps.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ni));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == n[ni] {
+            pi += 1;
+            ni += 1;
+        } else if let Some((sp, sn)) = star {
+            pi = sp + 1;
+            ni = sn + 1;
+            star = Some((sp, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// The local name of a remote tool: `<connector>_<remote name>` with every run of characters
+/// other than lower-case letters and digits as one `_`, cut to `max` characters. `None` when
+/// nothing of the remote name is left.
+pub fn local_name(connector: &str, remote_name: &str, max: usize) -> Option<String> {
+    let mut rest = String::with_capacity(remote_name.len().min(max));
+    for c in remote_name.chars().take(4 * max) {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            rest.push(c);
+        } else if !rest.is_empty() && !rest.ends_with('_') {
+            rest.push('_');
+        }
+    }
+    let mut name = format!("{connector}_{}", rest.trim_end_matches('_'));
+    if name.len() <= connector.len() + 1 {
+        return None;
+    }
+    name.truncate(max);
+    Some(name.trim_end_matches('_').to_string())
+}
+
+/// The problems of an `mcp:` connector, each a sentence with the top-level key it concerns.
+pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
+    let Some(m) = &c.mcp else {
+        return Vec::new();
+    };
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let mut add = |p: String| out.push(("mcp", p));
+    if !(m.url.starts_with("https://") || m.url.starts_with("http://")) {
+        add(format!("mcp.url `{}` must be an http(s) URL", m.url));
+    }
+    for field in placeholders(&m.url) {
+        if !c.secrets.iter().any(|s| s == field) {
+            add(format!(
+                "mcp.url uses {{{field}}} but `secrets` does not list `{field}`"
+            ));
+        }
+    }
+    if m.timeout_ms == Some(0) {
+        add("mcp.timeout_ms must be above 0".into());
+    }
+    if !(1..=86_400).contains(&m.tools_ttl_s) {
+        add("mcp.tools_ttl_s must be between 1 and 86400 seconds".into());
+    }
+    if m.allow.is_empty() {
+        add(
+            "mcp.allow is empty: name the remote tools (or `*` globs) this deployment serves"
+                .into(),
+        );
+    }
+    for pattern in &m.allow {
+        let plain = pattern
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || "_-./*".contains(ch));
+        if pattern.is_empty() || pattern.len() > 128 || !plain {
+            add(format!(
+                "mcp.allow `{pattern}` is not a tool name or a `*` glob of one"
+            ));
+        }
+    }
+    for (remote, overlay) in &m.overlays {
+        if !m.allows(remote) {
+            add(format!(
+                "mcp.overlays `{remote}`: `allow` does not let this tool through, so the \
+                 overlay would never apply"
+            ));
+        }
+        if let Some(name) = &overlay.name {
+            let ok = name
+                .strip_prefix(&format!("{}_", c.connector))
+                .is_some_and(|rest| {
+                    !rest.is_empty()
+                        && rest
+                            .chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+                });
+            if !ok || name.len() > crate::MAX_TOOL_NAME {
+                add(format!(
+                    "mcp.overlays `{remote}`: name `{name}` must be `{}_<snake_case>` of at most \
+                     {} characters",
+                    c.connector,
+                    crate::MAX_TOOL_NAME
+                ));
+            }
+        }
+        if overlay
+            .description
+            .as_ref()
+            .is_some_and(|d| d.trim().is_empty())
+        {
+            add(format!("mcp.overlays `{remote}`: description is empty"));
+        }
+        if overlay.untrusted.iter().any(|f| f.is_empty()) {
+            add(format!(
+                "mcp.overlays `{remote}`: an untrusted field is empty"
+            ));
+        }
+    }
+    let mut names: Vec<&String> = m
+        .overlays
+        .values()
+        .filter_map(|o| o.name.as_ref())
+        .collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        add(format!("mcp.overlays: two tools are named `{}`", w[0]));
+    }
+    let rest_only = [
+        ("tools", !c.tools.is_empty()),
+        ("list_envelope", c.list_envelope.is_some()),
+        ("quota", c.quota.is_some()),
+        ("health", c.health.is_some()),
+        ("errors", c.errors.is_some() || c.error_message.is_some()),
+    ];
+    for (key, set) in rest_only {
+        if set {
+            out.push((
+                "mcp",
+                format!(
+                    "`{key}` belongs to REST connectors; an `mcp` connector's tools come from \
+                     the remote (shape them with `mcp.overlays`)"
+                ),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REMOTE: &str = r#"connector: notes
+title: Notes
+secrets: [host, token]
+auth: { bearer: token }
+mcp:
+  url: "https://{host}/mcp"
+  allow: [search_notes, "note_*"]
+  overlays:
+    note_delete: { risk: critical, description: "Deletes a note for good." }
+    note_create: { risk: medium, name: notes_note_add, core: false, untrusted: [body] }
+"#;
+
+    fn err(text: &str) -> String {
+        crate::parse("notes.yaml", text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn an_mcp_connector_loads_with_overlays_and_no_tools() {
+        let c = crate::parse("notes.yaml", REMOTE).unwrap();
+        let m = c.mcp.unwrap();
+        assert_eq!(m.tools_ttl_s, 300);
+        assert!(c.tools.is_empty() && c.base_url.is_empty());
+        assert_eq!(m.overlays["note_delete"].risk, Some(Risk::Critical));
+        assert!(m.allows("note_create") && m.allows("search_notes"));
+        assert!(!m.allows("admin_drop") && !m.allows("search_notes_all"));
+    }
+
+    #[test]
+    fn exactly_one_of_base_url_and_mcp() {
+        let both = REMOTE.replace("mcp:\n", "base_url: https://x.test\nmcp:\n");
+        assert!(err(&both).contains("exactly one"), "{}", err(&both));
+        let neither = "connector: notes\ntools: []\n";
+        assert!(err(neither).contains("exactly one"), "{}", err(neither));
+    }
+
+    #[test]
+    fn bad_mcp_declarations_name_the_mcp_line() {
+        for (from, to, problem) in [
+            ("https://{host}/mcp", "ftp://{host}", "http(s) URL"),
+            (
+                "https://{host}/mcp",
+                "https://{nope}/mcp",
+                "`secrets` does not list",
+            ),
+            ("[search_notes, \"note_*\"]", "[]", "allow is empty"),
+            ("[search_notes, \"note_*\"]", "[\"a b\"]", "not a tool name"),
+            ("note_delete: {", "other: {", "never apply"),
+            ("name: notes_note_add", "name: other_add", "must be `notes_"),
+            ("allow:", "tools_ttl_s: 0\n  allow:", "tools_ttl_s"),
+        ] {
+            let e = err(&REMOTE.replace(from, to));
+            assert!(e.starts_with("notes.yaml:5: "), "{to}: {e}");
+            assert!(e.contains(problem), "{to}: {e}");
+        }
+        let tools = format!(
+            "{REMOTE}tools:\n  - {{ name: notes_x_get, risk: low, description: d, get: /x }}\n"
+        );
+        assert!(
+            err(&tools).contains("`tools` belongs to REST"),
+            "{}",
+            err(&tools)
+        );
+    }
+
+    #[test]
+    fn globs_match_runs_and_nothing_else() {
+        assert!(glob_match("*", ""));
+        assert!(glob_match("note_*", "note_"));
+        assert!(glob_match("*_get*", "issue_get_all"));
+        assert!(!glob_match("note_*", "notes"));
+        assert!(!glob_match("a*b", "acbx"));
+        let long = "a".repeat(2000);
+        assert!(!glob_match("*a*a*a*b", &long));
+    }
+
+    #[test]
+    fn remote_names_become_connector_prefixed_snake_case_within_the_limit() {
+        assert_eq!(
+            local_name("notes", "searchNotes", 64).as_deref(),
+            Some("notes_searchnotes")
+        );
+        assert_eq!(
+            local_name("notes", "get-note.v2", 64).as_deref(),
+            Some("notes_get_note_v2")
+        );
+        assert_eq!(local_name("notes", "__--", 64), None);
+        let long = local_name("notes", &"x_".repeat(100), 64).unwrap();
+        assert!(long.len() <= 64 && !long.ends_with('_'), "{long}");
+    }
+}
