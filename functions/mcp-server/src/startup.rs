@@ -160,6 +160,7 @@ impl AppState {
             http,
             secrets: secrets.clone(),
             redactor: redactor.clone(),
+            remotes: Default::default(),
         };
         let pipeline = Pipeline::new(
             upstream,
@@ -193,9 +194,12 @@ impl AppState {
 /// A catalog with this deployment's settings for it.
 fn deployed(config: &Config, catalog: catalog::Catalog) -> DeployedCatalog {
     DeployedCatalog {
+        // A remote MCP server's URL takes the base URL's place (and its override).
         base_url: config
             .base_url(&catalog.connector)
-            .map_or_else(|| catalog.base_url.clone(), str::to_string),
+            .map(str::to_string)
+            .or_else(|| catalog.mcp.as_ref().map(|m| m.url.clone()))
+            .unwrap_or_else(|| catalog.base_url.clone()),
         expose_raw: config.expose_raw(&catalog.connector),
         catalog,
     }

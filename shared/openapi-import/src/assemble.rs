@@ -236,6 +236,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         hints: BTreeMap::new(),
         tools,
         prompts: Vec::new(),
+        mcp: None,
         curate: catalog_curate,
         imported_from: Some(Provenance {
             title: spec.title.clone(),

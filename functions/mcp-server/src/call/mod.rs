@@ -2,7 +2,8 @@
 //! (`stages`, `idempotency`, or the stage's own module), read top to bottom in
 //! [`Pipeline::call`]:
 //!
-//! 1. **validate** the arguments against the contract (`contract::args`);
+//! 1. **validate** the arguments against the contract (`contract::args`; a remote MCP tool's
+//!    against the remote's input schema, `contract::json_schema`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
 //!    call's [`Meter`](crate::upstream::Meter) (`budget`);
 //! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
@@ -55,8 +56,10 @@ use std::sync::Arc;
 use catalog::Tool;
 use serde_json::{Map, Value};
 
+use crate::contract::args::ValidArgs;
 use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
+use crate::upstream::mcp::RemoteTool;
 use crate::upstream::{Deadline, Upstream};
 use stages::Call;
 
@@ -140,6 +143,33 @@ impl Pipeline {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
+        self.validated(conn, tool, &valid, request).await
+    }
+
+    /// One call of a remote MCP server's tool: its arguments validated against the remote's
+    /// own input schema, then the same stages as a catalog tool's.
+    pub async fn call_remote(
+        &self,
+        conn: &DeployedCatalog,
+        remote: &RemoteTool,
+        arguments: &Map<String, Value>,
+        request: Request<'_>,
+    ) -> Outcome {
+        let valid = match stages::validate_remote(remote, arguments) {
+            ControlFlow::Continue(valid) => valid,
+            ControlFlow::Break(answer) => return answer,
+        };
+        self.validated(conn, &remote.tool, &valid, request).await
+    }
+
+    /// Budget → guarded stages → settle → cap, for validated arguments.
+    async fn validated(
+        &self,
+        conn: &DeployedCatalog,
+        tool: &Tool,
+        valid: &ValidArgs,
+        request: Request<'_>,
+    ) -> Outcome {
         let budget = request
             .admission
             .and_then(|a| a.budgets.get(&conn.catalog.connector).copied());
@@ -147,7 +177,7 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let call = Call::new(conn, tool, &valid, request.deadline, &meter, request.view);
+        let call = Call::new(conn, tool, valid, request.deadline, &meter, request.view);
         let mut outcome = match self.guarded(&call, request).await {
             ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
         };

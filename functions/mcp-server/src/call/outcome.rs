@@ -81,12 +81,10 @@ impl Outcome {
         let fault = describe(conn, tool, err);
         let mut outcome = Outcome::failed(fault.status, &fault.reason, fault.hint);
         outcome.http_status = err.http_status();
-        if let UpstreamError::Refused(r) = err
-            && let Some(m) = &r.message
-        {
+        if let Some(m) = err.message() {
             outcome
                 .fields
-                .insert("upstream_message".into(), m.clone().into());
+                .insert("upstream_message".into(), m.to_string().into());
         }
         if let UpstreamError::Refused(r) = err
             && let Some(s) = r.retry_after_s

@@ -67,6 +67,21 @@ pub(super) fn validate(
     }
 }
 
+/// Validate a remote MCP tool's arguments against the remote's input schema.
+pub(super) fn validate_remote(
+    remote: &crate::upstream::mcp::RemoteTool,
+    arguments: &Map<String, Value>,
+) -> Flow<ValidArgs> {
+    match crate::contract::json_schema::validate(&remote.tool, &remote.input_schema, arguments) {
+        Ok(valid) => ControlFlow::Continue(valid),
+        Err(e) => ControlFlow::Break(Outcome::failed(
+            Status::InvalidInput,
+            "invalid_argument",
+            e.hint,
+        )),
+    }
+}
+
 impl<'a> Call<'a> {
     pub(super) fn new(
         conn: &'a DeployedCatalog,

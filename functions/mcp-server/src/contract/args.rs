@@ -79,7 +79,7 @@ pub(crate) struct Invalid {
     pub hint: String,
 }
 
-fn invalid(hint: impl Into<String>) -> Invalid {
+pub(crate) fn invalid(hint: impl Into<String>) -> Invalid {
     Invalid { hint: hint.into() }
 }
 
@@ -221,7 +221,7 @@ fn declared<'a>(
 }
 
 /// `dry_run`, `idempotency_key`, `confirmation_token` (only accepted names reach here).
-fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid> {
+pub(crate) fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid> {
     let text = |name: &str, max: usize| -> Result<Option<String>, Invalid> {
         match args.get(name).filter(|v| !v.is_null()) {
             None => Ok(None),
@@ -501,7 +501,7 @@ fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
     Ok(Value::Array(out))
 }
 
-fn integer(name: &str, v: &Value) -> Result<i64, Invalid> {
+pub(crate) fn integer(name: &str, v: &Value) -> Result<i64, Invalid> {
     let n = number(name, v).map_err(|_| invalid(format!("`{name}` must be an integer.")))?;
     if n.fract() != 0.0 || n.abs() > 9.0e15 {
         return Err(invalid(format!("`{name}` must be an integer, got {n}.")));
@@ -509,7 +509,7 @@ fn integer(name: &str, v: &Value) -> Result<i64, Invalid> {
     Ok(n as i64)
 }
 
-fn number(name: &str, v: &Value) -> Result<f64, Invalid> {
+pub(crate) fn number(name: &str, v: &Value) -> Result<f64, Invalid> {
     match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite()),
@@ -518,7 +518,7 @@ fn number(name: &str, v: &Value) -> Result<f64, Invalid> {
     .ok_or_else(|| invalid(format!("`{name}` must be a number.")))
 }
 
-fn boolean(name: &str, v: &Value) -> Result<bool, Invalid> {
+pub(crate) fn boolean(name: &str, v: &Value) -> Result<bool, Invalid> {
     match v {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if s.eq_ignore_ascii_case("true") => Ok(true),

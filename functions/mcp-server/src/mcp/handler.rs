@@ -90,11 +90,11 @@ impl ServerHandler for McpHandler {
     ) -> Result<ListToolsResult, McpError> {
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
-        Ok(
-            ListToolsResult::with_all_items(self.mcp.listed(ctx.scope()))
-                .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
-                .with_cache_scope(self.list_scope()),
-        )
+        let mut tools = self.mcp.listed(ctx.scope());
+        tools.extend(self.mcp.remote_listed(ctx.scope()).await);
+        Ok(ListToolsResult::with_all_items(tools)
+            .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
+            .with_cache_scope(self.list_scope()))
     }
 
     async fn list_resource_templates(
@@ -247,7 +247,45 @@ impl Mcp {
         started: Instant,
     ) -> Option<CallToolResponse> {
         let name = names::plain_name(name).ok()?;
-        let (conn, tool) = self.inventory.find(ctx.scope(), name)?;
+        if let Some((conn, tool)) = self.inventory.find(ctx.scope(), name) {
+            return Some(
+                self.call_target(
+                    conn,
+                    Target::Catalog(tool),
+                    arguments,
+                    ctx,
+                    decision,
+                    started,
+                )
+                .await,
+            );
+        }
+        let (conn, set) = self.find_remote(ctx.scope(), name).await?;
+        let remote = set.find(name)?;
+        Some(
+            self.call_target(
+                conn,
+                Target::Remote(remote),
+                arguments,
+                ctx,
+                decision,
+                started,
+            )
+            .await,
+        )
+    }
+
+    /// One call of a catalog or remote tool through the pipeline, with its audit line.
+    async fn call_target(
+        &self,
+        conn: &crate::inventory::DeployedCatalog,
+        target: Target<'_>,
+        arguments: &Map<String, Value>,
+        ctx: &CallContext,
+        decision: Option<&confirm::Decision>,
+        started: Instant,
+    ) -> CallToolResponse {
+        let tool = target.tool();
         let deadline = self.deadline(&ctx.request);
         let outcome = match decision {
             Some(confirm::Decision::Declined) => {
@@ -266,20 +304,23 @@ impl Mcp {
                         _ => None,
                     },
                 };
-                self.pipeline
-                    .call(
-                        conn,
-                        tool,
-                        arguments,
-                        crate::call::Request {
-                            caller: &ctx.caller,
-                            view: self.inventory.view(ctx.scope()),
-                            deadline: &deadline,
-                            admission: ctx.admission.as_ref(),
-                            elicitation,
-                        },
-                    )
-                    .await
+                let request = crate::call::Request {
+                    caller: &ctx.caller,
+                    view: self.inventory.view(ctx.scope()),
+                    deadline: &deadline,
+                    admission: ctx.admission.as_ref(),
+                    elicitation,
+                };
+                match target {
+                    Target::Catalog(tool) => {
+                        self.pipeline.call(conn, tool, arguments, request).await
+                    }
+                    Target::Remote(remote) => {
+                        self.pipeline
+                            .call_remote(conn, remote, arguments, request)
+                            .await
+                    }
+                }
             }
         };
         let asked = ctx
@@ -299,10 +340,10 @@ impl Mcp {
             started.elapsed(),
         );
         self.audit.write(&event);
-        Some(match asked {
+        match asked {
             Some(input) => input.into(),
             None => result.into(),
-        })
+        }
     }
 
     /// The protocol error for `tools/call` of an unknown name, with the closest name the caller
@@ -402,6 +443,22 @@ impl Mcp {
         let mut result = CallToolResult::structured(answer.structured);
         result.content = vec![ContentBlock::text(answer.text)];
         result
+    }
+}
+
+/// What a call runs: a catalog tool, or a remote MCP server's tool under its local contract.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Catalog(&'a catalog::Tool),
+    Remote(&'a crate::upstream::mcp::RemoteTool),
+}
+
+impl Target<'_> {
+    fn tool(&self) -> &catalog::Tool {
+        match self {
+            Target::Catalog(t) => t,
+            Target::Remote(r) => &r.tool,
+        }
     }
 }
 

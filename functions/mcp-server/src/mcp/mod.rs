@@ -1,8 +1,9 @@
 //! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
 //! context (`context`), confirmation by a person through the client (`confirm`), the meta
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
-//! (`definitions`), resources (`resources`), prompts (`prompts`), completions of prompt
-//! arguments and resource-template variables (`completions`), each scope's `tools/list` (`lists`, which `lint`
+//! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
+//! (`prompts`), completions of prompt arguments and resource-template variables
+//! (`completions`), each scope's `tools/list` (`lists`, which `lint`
 //! measures too) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
@@ -17,6 +18,7 @@ mod handler;
 pub mod lists;
 mod meta;
 pub mod prompts;
+mod remote;
 mod resources;
 mod server;
 

@@ -31,6 +31,15 @@ pub enum UpstreamError {
     },
     #[error("the upstream answered HTTP {}", .0.http_status)]
     Refused(Box<Refusal>),
+    /// A remote MCP tool answered `isError: true`: it ran and reported a failure.
+    #[error("the remote tool reported a failure")]
+    RemoteToolFailed { message: Option<String> },
+    /// A remote MCP server answered a JSON-RPC error (or no JSON-RPC answer at all).
+    #[error("the remote answered JSON-RPC error {code}")]
+    RemoteError { code: i64, message: Option<String> },
+    /// A remote MCP tool asked the person for input, which is not passed through (yet).
+    #[error("the remote asked for input")]
+    RemoteInputRequired,
     /// The caller's budget allowed no more requests (the budget stage words the answer).
     #[error("the caller's budget allows no more than {allowance} upstream requests")]
     OverBudget { allowance: u64 },
@@ -64,7 +73,11 @@ impl UpstreamError {
         match self {
             UpstreamError::SecretUnavailable
             | UpstreamError::NotConfigured(_)
-            | UpstreamError::OverBudget { .. } => Happened::No,
+            | UpstreamError::OverBudget { .. }
+            // The remote refused the request or its tool reported that it failed.
+            | UpstreamError::RemoteToolFailed { .. }
+            | UpstreamError::RemoteError { .. }
+            | UpstreamError::RemoteInputRequired => Happened::No,
             UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
             UpstreamError::TooLarge { http_status, .. }
             | UpstreamError::NotJson { http_status, .. }
@@ -81,6 +94,16 @@ impl UpstreamError {
         match self {
             UpstreamError::TooLarge { quota, .. } | UpstreamError::NotJson { quota, .. } => *quota,
             UpstreamError::Refused(r) => r.quota,
+            _ => None,
+        }
+    }
+
+    /// The upstream's own words about the failure (one line, redacted), for `upstream_message`.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            UpstreamError::Refused(r) => r.message.as_deref(),
+            UpstreamError::RemoteToolFailed { message }
+            | UpstreamError::RemoteError { message, .. } => message.as_deref(),
             _ => None,
         }
     }

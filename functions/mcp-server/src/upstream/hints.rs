@@ -83,6 +83,34 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
             ),
         ),
         UpstreamError::Refused(r) => refused(conn, tool, r),
+        UpstreamError::RemoteToolFailed { .. } => fault(
+            Status::Error,
+            "remote_tool_error",
+            format!(
+                "{title}'s tool reported a failure; its words are in `upstream_message`. Check the arguments against them, or retry later if it says the service is busy."
+            ),
+        ),
+        UpstreamError::RemoteError { code: -32602, .. } => fault(
+            Status::InvalidInput,
+            "remote_invalid_params",
+            format!(
+                "{title} refused the arguments; its reason is in `upstream_message`. Fix them and call again."
+            ),
+        ),
+        UpstreamError::RemoteError { code, .. } => fault(
+            Status::Unavailable,
+            "remote_error",
+            format!(
+                "{title} failed to run the tool (JSON-RPC error {code}); retry in a few minutes.                  This is not a problem with the arguments."
+            ),
+        ),
+        UpstreamError::RemoteInputRequired => fault(
+            Status::Error,
+            "remote_input_required",
+            format!(
+                "{title}'s tool asked a person for more input, which this server does not pass on yet. Call it with every detail in the arguments, or use {title} directly."
+            ),
+        ),
     }
 }
 

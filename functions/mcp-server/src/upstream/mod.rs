@@ -6,6 +6,7 @@
 mod deadline;
 mod error;
 mod hints;
+pub mod mcp;
 mod meter;
 mod next_page;
 mod refusal;
@@ -85,6 +86,8 @@ pub struct Upstream {
     pub http: reqwest::Client,
     pub secrets: Arc<SecretStore>,
     pub redactor: audit::Redactor,
+    /// Remote MCP servers' tool lists and sessions, fetched when first needed.
+    pub remotes: mcp::Remotes,
 }
 
 impl Upstream {
@@ -102,6 +105,15 @@ impl Upstream {
         deadline: &Deadline,
         meter: &Meter,
     ) -> Result<Reply, UpstreamError> {
+        if conn.catalog.mcp.is_some() {
+            let (_, remote_name) = tool.http().ok_or_else(|| BuildError {
+                status: Status::Error,
+                hint: "This tool has no remote name.".into(),
+            })?;
+            return self
+                .remote_call(conn, remote_name, valid, deadline, meter)
+                .await;
+        }
         let catalog = &conn.catalog;
         let mut secrets = self.secrets.get().await.map_err(|e| {
             tracing::error!(error = %e, "secret unavailable for tool call");
@@ -167,6 +179,19 @@ impl Upstream {
             status: Status::Error,
             hint: "This tool has no HTTP mapping.".into(),
         })?;
+        if conn.catalog.mcp.is_some() {
+            // A remote tool's request is its `tools/call` with the arguments it would send.
+            let arguments: serde_json::Map<String, Value> = valid
+                .values
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            return Ok((
+                Method::Post,
+                format!("tools/call {}", tool.http().map_or("", |(_, n)| n)),
+                Some(Value::Object(arguments)),
+            ));
+        }
         let url = request::build_url(&conn.catalog, &conn.base_url, tool, valid, &secrets)?.url;
         let path = match url.query() {
             Some(q) => format!("{}?{q}", url.path()),

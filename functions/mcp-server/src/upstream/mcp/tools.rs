@@ -1,0 +1,341 @@
+//! A remote's `tools/list` as this deployment serves it: only what `allow` lets through, each
+//! tool named by the naming rule, with the catalog's overlay over the remote's word, and bounded:
+//! at most [`MAX_TOOLS`] considered, no input schema over [`MAX_SCHEMA_BYTES`] or
+//! [`MAX_SCHEMA_DEPTH`]. What is skipped is named in a warning, never silently dropped. Pure.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use catalog::{McpRemote, Risk, Tool};
+use serde_json::{Map, Value};
+
+/// The most remote tools considered per remote; a longer list is cut with a warning.
+pub const MAX_TOOLS: usize = 500;
+/// The largest input schema accepted, compact JSON bytes.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+/// The deepest input schema accepted (objects and arrays nested).
+pub const MAX_SCHEMA_DEPTH: usize = 16;
+/// The longest remote description kept, characters.
+const MAX_DESCRIPTION: usize = 2_000;
+
+/// One remote tool as a local contract: a catalog [`Tool`] whose mapping is the remote's name
+/// (`get` when the remote declares it read-only, else `post`, so the write stages apply), and
+/// the remote's input schema that arguments are checked against.
+#[derive(Debug, Clone)]
+pub struct RemoteTool {
+    pub tool: Tool,
+    pub remote_name: String,
+    pub input_schema: Arc<Map<String, Value>>,
+}
+
+/// The remote's tools this deployment serves, by local name, with what was left out and why.
+#[derive(Debug, Clone, Default)]
+pub struct RemoteSet {
+    pub tools: Vec<RemoteTool>,
+    index: HashMap<String, usize>,
+    pub warnings: Vec<String>,
+}
+
+impl RemoteSet {
+    pub fn find(&self, local_name: &str) -> Option<&RemoteTool> {
+        self.index.get(local_name).map(|i| &self.tools[*i])
+    }
+
+    /// The set from the tools the remote listed (pages joined), in the remote's order.
+    pub fn build(connector: &str, remote: &McpRemote, listed: &[Value]) -> RemoteSet {
+        let mut set = RemoteSet::default();
+        if listed.len() > MAX_TOOLS {
+            set.warnings.push(format!(
+                "{connector}: the remote lists {} tools; only the first {MAX_TOOLS} are considered",
+                listed.len()
+            ));
+        }
+        for entry in listed.iter().take(MAX_TOOLS) {
+            match one(connector, remote, entry, &set.index) {
+                Ok(Some(t)) => {
+                    set.index.insert(t.tool.name.clone(), set.tools.len());
+                    set.tools.push(t);
+                }
+                Ok(None) => {}
+                Err(warning) => set.warnings.push(format!("{connector}: {warning}")),
+            }
+        }
+        set
+    }
+}
+
+/// One listed tool: `Ok(None)` when `allow` leaves it out or the catalog forbids it, `Err` with
+/// the reason when it is skipped.
+fn one(
+    connector: &str,
+    remote: &McpRemote,
+    entry: &Value,
+    taken: &HashMap<String, usize>,
+) -> Result<Option<RemoteTool>, String> {
+    let Some(remote_name) = entry.get("name").and_then(Value::as_str) else {
+        return Err("a listed tool has no name; skipped".into());
+    };
+    let shown = audit::bounded(remote_name, 80);
+    if remote_name.len() > 128 {
+        return Err(format!(
+            "tool `{shown}…` has a name over 128 characters; skipped"
+        ));
+    }
+    if !remote.allows(remote_name) {
+        return Ok(None);
+    }
+    let raw_schema = entry.get("inputSchema").unwrap_or(&Value::Null);
+    let schema = match raw_schema {
+        Value::Object(s) if s.get("type").and_then(Value::as_str) == Some("object") => s,
+        _ => return Err(format!("tool `{shown}` has no object inputSchema; skipped")),
+    };
+    let bytes = compact_size(schema, MAX_SCHEMA_BYTES);
+    if bytes > MAX_SCHEMA_BYTES {
+        return Err(format!(
+            "tool `{shown}` skipped: its inputSchema is over {} KiB",
+            MAX_SCHEMA_BYTES / 1024
+        ));
+    }
+    if depth(raw_schema, MAX_SCHEMA_DEPTH + 1) > MAX_SCHEMA_DEPTH {
+        return Err(format!(
+            "tool `{shown}` skipped: its inputSchema nests deeper than {MAX_SCHEMA_DEPTH}"
+        ));
+    }
+    let overlay = remote
+        .overlays
+        .get(remote_name)
+        .cloned()
+        .unwrap_or_default();
+    let hint = |key: &str| {
+        entry
+            .get("annotations")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_bool)
+    };
+    let read_only = hint("readOnlyHint") == Some(true);
+    let risk = overlay
+        .risk
+        .unwrap_or(if read_only { Risk::Low } else { Risk::High });
+    if risk == Risk::Forbidden {
+        return Ok(None);
+    }
+    let name = match overlay.name.clone() {
+        Some(n) => n,
+        None => {
+            let base = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
+                .ok_or_else(|| format!("tool `{shown}` has no usable name; skipped"))?;
+            unique(base, taken)
+        }
+    };
+    if taken.contains_key(&name) {
+        return Err(format!(
+            "tool `{shown}` would be named `{name}` twice; skipped"
+        ));
+    }
+    let description = overlay.description.clone().unwrap_or_else(|| {
+        let d = entry
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let d: String = d.chars().take(MAX_DESCRIPTION).collect();
+        if d.trim().is_empty() {
+            format!("The remote tool `{shown}`.")
+        } else {
+            d
+        }
+    });
+    let mapping = Some(remote_name.to_string());
+    let tool = Tool {
+        name,
+        description,
+        core: overlay.core.unwrap_or(true),
+        risk,
+        category: None,
+        idempotent: hint("idempotentHint"),
+        side_effects: None,
+        effect: None,
+        audit_event: None,
+        failure_modes: Vec::new(),
+        current: None,
+        get: if read_only { mapping.clone() } else { None },
+        post: if read_only { None } else { mapping },
+        put: None,
+        patch: None,
+        delete: None,
+        raw: false,
+        list: false,
+        params: BTreeMap::new(),
+        headers: BTreeMap::new(),
+        fields: Vec::new(),
+        default_fields: Vec::new(),
+        untrusted: overlay.untrusted.clone(),
+        hints: BTreeMap::new(),
+        max_result_bytes: None,
+        resource: None,
+        aggregate: None,
+        curate: Vec::new(),
+        operation_id: None,
+    };
+    Ok(Some(RemoteTool {
+        tool,
+        remote_name: remote_name.to_string(),
+        input_schema: Arc::new(schema.clone()),
+    }))
+}
+
+/// `base`, or `base_2`, `base_3`, … (cut to the name limit) when a tool already has it.
+fn unique(base: String, taken: &HashMap<String, usize>) -> String {
+    if !taken.contains_key(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            let keep = catalog::MAX_TOOL_NAME - suffix.len();
+            format!("{}{suffix}", &base[..base.len().min(keep)])
+        })
+        .find(|candidate| !taken.contains_key(candidate))
+        .unwrap_or(base)
+}
+
+/// The compact JSON size of a value, counted up to just past `limit` (a huge schema is not
+/// serialized in full to learn that it is too big).
+fn compact_size(value: &Map<String, Value>, limit: usize) -> usize {
+    struct Counter {
+        n: usize,
+        limit: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.n += buf.len();
+            if self.n > self.limit {
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { n: 0, limit };
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.n
+}
+
+/// How deeply a value nests, counted no further than `stop`.
+fn depth(value: &Value, stop: usize) -> usize {
+    if stop == 0 {
+        return 0;
+    }
+    let children: Box<dyn Iterator<Item = &Value>> = match value {
+        Value::Object(m) => Box::new(m.values()),
+        Value::Array(a) => Box::new(a.iter()),
+        _ => return 0,
+    };
+    1 + children.map(|c| depth(c, stop - 1)).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn remote(yaml: &str) -> McpRemote {
+        let text = format!("connector: notes\nmcp:\n{yaml}");
+        catalog::parse("notes.yaml", &text).unwrap().mcp.unwrap()
+    }
+
+    fn listed(name: &str, annotations: Value) -> Value {
+        json!({"name": name, "description": "remote words",
+               "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+               "annotations": annotations})
+    }
+
+    #[test]
+    fn a_tool_not_declared_read_only_is_high_unless_the_catalog_says_otherwise() {
+        let r = remote(
+            "  url: http://x.test/mcp\n  allow: [\"*\"]\n  overlays:\n    add: { risk: medium }\n    purge: { risk: forbidden }\n",
+        );
+        let set = RemoteSet::build(
+            "notes",
+            &r,
+            &[
+                listed("read", json!({"readOnlyHint": true})),
+                listed("write", json!({})),
+                listed(
+                    "wipe",
+                    json!({"readOnlyHint": false, "destructiveHint": false}),
+                ),
+                listed("add", json!({"destructiveHint": true})),
+                listed("purge", json!({"readOnlyHint": true})),
+            ],
+        );
+        let risk = |n: &str| set.find(n).map(|t| t.tool.risk);
+        assert_eq!(risk("notes_read"), Some(Risk::Low));
+        assert_eq!(risk("notes_write"), Some(Risk::High));
+        assert_eq!(risk("notes_wipe"), Some(Risk::High));
+        assert_eq!(risk("notes_add"), Some(Risk::Medium));
+        assert_eq!(risk("notes_purge"), None);
+        assert!(set.find("notes_read").unwrap().tool.is_read_only());
+        assert!(!set.find("notes_add").unwrap().tool.is_read_only());
+    }
+
+    #[test]
+    fn allow_filters_and_overlays_rename_and_describe() {
+        let r = remote(
+            "  url: http://x.test/mcp\n  allow: [\"note_*\"]\n  overlays:\n    note_get: { name: notes_note_read, description: ours, core: false, untrusted: [body] }\n",
+        );
+        let set = RemoteSet::build(
+            "notes",
+            &r,
+            &[listed("note_get", json!({})), listed("admin", json!({}))],
+        );
+        assert_eq!(set.tools.len(), 1);
+        let t = &set.find("notes_note_read").unwrap().tool;
+        assert_eq!((t.description.as_str(), t.core), ("ours", false));
+        assert_eq!(t.untrusted, ["body"]);
+        assert_eq!(set.tools[0].remote_name, "note_get");
+    }
+
+    #[test]
+    fn huge_deep_or_too_many_tools_are_bounded_with_a_warning_naming_them() {
+        let r = remote("  url: http://x.test/mcp\n  allow: [\"*\"]\n");
+        let huge = json!({"name": "huge", "inputSchema": {"type": "object",
+            "description": "x".repeat(MAX_SCHEMA_BYTES + 1)}});
+        let mut deep = json!({"type": "string"});
+        for _ in 0..20 {
+            deep = json!({"type": "object", "properties": {"a": deep}});
+        }
+        let deep = json!({"name": "deep", "inputSchema": deep});
+        let set = RemoteSet::build("notes", &r, &[huge, deep, listed("ok", json!({}))]);
+        assert_eq!(set.tools.len(), 1);
+        assert!(
+            set.warnings[0].contains("`huge` skipped"),
+            "{:?}",
+            set.warnings
+        );
+        assert!(
+            set.warnings[1].contains("`deep` skipped"),
+            "{:?}",
+            set.warnings
+        );
+        let many: Vec<Value> = (0..MAX_TOOLS + 5)
+            .map(|i| listed(&format!("t{i}"), json!({})))
+            .collect();
+        let set = RemoteSet::build("notes", &r, &many);
+        assert_eq!(set.tools.len(), MAX_TOOLS);
+        assert!(set.warnings[0].contains("505 tools"), "{:?}", set.warnings);
+    }
+
+    #[test]
+    fn names_that_clash_after_sanitising_get_a_number() {
+        let r = remote("  url: http://x.test/mcp\n  allow: [\"*\"]\n");
+        let set = RemoteSet::build(
+            "notes",
+            &r,
+            &[listed("get-note", json!({})), listed("get_note", json!({}))],
+        );
+        let names: Vec<&str> = set.tools.iter().map(|t| t.tool.name.as_str()).collect();
+        assert_eq!(names, ["notes_get_note", "notes_get_note_2"]);
+    }
+}
