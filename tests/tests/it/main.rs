@@ -6,6 +6,7 @@ mod clients;
 mod digest_lambda;
 mod disclosure;
 mod fault_run;
+mod federation;
 mod fuzz;
 mod health;
 mod ledger_lambda;

@@ -1,0 +1,370 @@
+//! Remote MCP servers federated as connectors (`mcp:` catalogs), end to end: a remote written
+//! with the Python SDK (`tests/remote/remote_server.py`) on 127.0.0.1, our server in front of
+//! it, and the Python SDK client calling through us in both protocol generations.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use integration_tests::{
+    KEY, Rpc, Server, eventually, free_port, repo, structured, tool, wait_for_port,
+};
+use serde_json::{Value, json};
+
+/// The remote server process, killed on drop.
+struct Remote {
+    child: Child,
+    port: u16,
+}
+
+impl Remote {
+    fn start(extra: &[&str]) -> Remote {
+        let port = free_port();
+        let child = Command::new(tool("venv/bin/python"))
+            .arg(repo().join("tests/remote/remote_server.py"))
+            .args(["--port", &port.to_string()])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the remote MCP server");
+        let addr = format!("127.0.0.1:{port}").parse().unwrap();
+        assert!(
+            wait_for_port(addr, Duration::from_secs(30)),
+            "the remote did not listen"
+        );
+        Remote { child, port }
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// How many POSTs and tools/calls reached the remote.
+    async fn counts(&self) -> Value {
+        reqwest::get(format!("http://{}/calls", self.host()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A catalog folder with one `mcp:` catalog per connector name.
+fn catalogs(connectors: &[&str], overlays: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("federation-{}-{}", std::process::id(), free_port()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for c in connectors {
+        let text = format!(
+            r#"connector: {c}
+title: Notes
+secrets: [host, token]
+auth: {{ bearer: token }}
+mcp:
+  url: "http://{{host}}/mcp"
+  timeout_ms: 1500
+  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, "filler_*"]
+{overlays}"#
+        );
+        std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
+    }
+    dir
+}
+
+fn start(dir: &Path, env: &[(String, String)]) -> Server {
+    let keys = format!("e2e:{KEY}");
+    let mut all: Vec<(&str, &str)> = vec![("MCP_API_KEYS", keys.as_str())];
+    all.extend(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    Server::start(&["--catalog", dir.to_str().unwrap()], &all)
+}
+
+fn env_for(connector: &str, remote: &Remote, token: &str) -> Vec<(String, String)> {
+    let upper = connector.to_uppercase();
+    vec![
+        (format!("{upper}_HOST"), remote.host()),
+        (format!("{upper}_TOKEN"), token.to_string()),
+    ]
+}
+
+fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/python_client.py"))
+        .args(["--url", url, "--key", KEY])
+        .args(extra)
+        .output()
+        .expect("run python client");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), doc)
+}
+
+const OVERLAYS: &str =
+    "  overlays:\n    create_note: { risk: medium, untrusted: [created.body] }\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations() {
+    let remote = Remote::start(&["--token", "remote-token", "--huge-mb", "10"]);
+    let dir = catalogs(&["notes"], OVERLAYS);
+    let server = start(&dir, &env_for("notes", &remote, "remote-token"));
+    assert_eq!(
+        remote.counts().await["posts"],
+        0,
+        "nothing is fetched at start"
+    );
+    for era in [&[][..], &["--era", "modern"][..]] {
+        let mut args = era.to_vec();
+        args.extend([
+            "--call",
+            r#"notes_search_notes={"query": "plan"}"#,
+            "--call",
+            r#"notes_create_note={"title": "From the model", "body": "hello"}"#,
+            "--call",
+            r#"notes_fail_always={}"#,
+            "--call",
+            r#"notes_delete_note={"id": 1}"#,
+            "--call",
+            r#"notes_search_notes={"qurey": "plan"}"#,
+        ]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "python client failed: {doc}");
+        let tools: Vec<&str> = doc["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                "notes_search_notes",
+                "notes_create_note",
+                "notes_delete_note",
+                "notes_fail_always",
+                "notes_slow_echo"
+            ],
+            "the huge schema is skipped: {doc}"
+        );
+        let calls = &doc["calls"];
+        assert_eq!(calls[0]["structured"]["status"], "ok", "{doc}");
+        assert_eq!(calls[0]["structured"]["data"]["count"], 1, "{doc}");
+        assert_eq!(calls[1]["structured"]["status"], "ok", "{doc}");
+        assert_eq!(
+            calls[1]["structured"]["_untrusted"],
+            json!(["created.body"]),
+            "{doc}"
+        );
+        assert_eq!(calls[2]["is_error"], true, "{doc}");
+        assert_eq!(calls[2]["structured"]["status"], "error", "{doc}");
+        assert!(
+            calls[2]["structured"]["upstream_message"]
+                .as_str()
+                .unwrap()
+                .ends_with("the database is locked"),
+            "{doc}"
+        );
+        // Not declared read-only, no overlay: high, so it asks for confirmation first.
+        assert_eq!(
+            calls[3]["structured"]["status"], "confirmation_required",
+            "{doc}"
+        );
+        assert_eq!(calls[4]["structured"]["status"], "invalid_input", "{doc}");
+        assert!(
+            calls[4]["structured"]["hint"]
+                .as_str()
+                .unwrap()
+                .contains("Did you mean `query`?"),
+            "{doc}"
+        );
+    }
+    // The remote saw the search, the create and the failure per generation; never the delete
+    // awaiting confirmation nor the call with a bad argument.
+    assert_eq!(remote.counts().await["tools/call"], 6);
+    // The confirmation the high-risk remote tool asked for lets it run, once.
+    let rpc = Rpc::new(&server.url);
+    let asked = rpc.call("notes_delete_note", json!({"id": 1})).await;
+    let token = structured(&asked)["confirmation_token"].as_str().unwrap();
+    let done = rpc
+        .call(
+            "notes_delete_note",
+            json!({"id": 1, "confirmation_token": token}),
+        )
+        .await;
+    assert_eq!(structured(&done)["status"], "ok", "{done}");
+    assert_eq!(structured(&done)["data"]["deleted"], 1, "{done}");
+    assert_eq!(remote.counts().await["tools/call"], 7);
+    let confirmed = server.stdout.events_where(1, |e| {
+        e["tool"] == "notes_delete_note" && e["status"] == "ok"
+    });
+    assert_eq!(confirmed[0]["risk"], "high", "{}", confirmed[0]);
+    let event = server.stdout.event_for("notes_fail_always");
+    assert_eq!(event["connector"], "notes", "{event}");
+    assert_eq!(event["status"], "error", "{event}");
+    assert_eq!(event["reason"], "remote_tool_error", "{event}");
+    assert!(
+        server.stderr.shows("`huge_schema` skipped"),
+        "a warning names the skipped tool:\n{}",
+        server.stderr.joined()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
+    let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);
+    let dir = catalogs(&["legacy"], "");
+    let server = start(&dir, &env_for("legacy", &remote, "unused"));
+    let rpc = Rpc::new(&server.url);
+    let reply = rpc
+        .call("legacy_search_notes", json!({"query": "groc"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert_eq!(structured(&reply)["data"]["notes"][0]["id"], 2, "{reply}");
+    let reply = rpc.call("legacy_slow_echo", json!({"seconds": 5})).await;
+    assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
+    assert_eq!(
+        server.stdout.event_for("legacy_slow_echo")["reason"],
+        "upstream_timeout"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_that_goes_away_answers_unavailable_and_others_stay_listed() {
+    let mut gone = Remote::start(&["--huge-mb", "0"]);
+    let other = Remote::start(&["--huge-mb", "0", "--filler", "600"]);
+    let dir = catalogs(&["gone", "many"], "");
+    let mut env = env_for("gone", &gone, "t");
+    env.extend(env_for("many", &other, "t"));
+    let server = start(&dir, &env);
+    let rpc = Rpc::new(&server.url);
+    let listed = rpc.list().await;
+    assert!(
+        listed.contains(&"gone_search_notes".to_string()),
+        "{listed:?}"
+    );
+    assert_eq!(
+        listed
+            .iter()
+            .filter(|n| n.starts_with("many_filler_"))
+            .count(),
+        500 - 6,
+        "a remote listing 606 tools is cut to the first 500 considered"
+    );
+    assert!(server.stderr.shows("only the first 500 are considered"));
+    let _ = gone.child.kill();
+    let _ = gone.child.wait();
+    let reply = rpc.call("gone_search_notes", json!({"query": "x"})).await;
+    assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
+    assert_eq!(
+        server.stdout.event_for("gone_search_notes")["reason"],
+        "upstream_unreachable"
+    );
+    // A cached list keeps serving the others' tools while one remote is down.
+    eventually(
+        "the other remote still listed",
+        Duration::from_secs(10),
+        || {
+            let rpc = &rpc;
+            async move {
+                rpc.list()
+                    .await
+                    .contains(&"many_search_notes".to_string())
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+}
+
+/// The figures: the added latency of a federated call over calling the remote directly (same
+/// run), and the cold start with three remotes configured. Printed, never asserted on time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn federation_figures() {
+    let remotes: Vec<Remote> = (0..3).map(|_| Remote::start(&["--huge-mb", "0"])).collect();
+    let names = ["one", "two", "three"];
+    let dir = catalogs(&names, "");
+    let env: Vec<(String, String)> = names
+        .iter()
+        .zip(&remotes)
+        .flat_map(|(n, r)| env_for(n, r, "t"))
+        .collect();
+    let started = Instant::now();
+    let server = start(&dir, &env);
+    let cold_start = started.elapsed();
+    for r in &remotes {
+        assert_eq!(r.counts().await["posts"], 0, "nothing fetched at start");
+    }
+    let rpc = Rpc::new(&server.url);
+    let first = Instant::now();
+    let reply = rpc.call("one_search_notes", json!({"query": "plan"})).await;
+    let first_call = first.elapsed();
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert_eq!(
+        remotes[1].counts().await["posts"],
+        0,
+        "only the remote needed"
+    );
+    // Direct: the same tools/call to the remote, stateless generation, same client.
+    let direct_url = format!("http://{}/mcp", remotes[0].host());
+    let http = reqwest::Client::new();
+    let direct = || {
+        let http = http.clone();
+        let url = direct_url.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "search_notes", "arguments": {"query": "plan"},
+                  "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+                            "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let r = http
+                .post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "search_notes")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert!(r.status().is_success());
+            r.bytes().await.unwrap();
+        }
+    };
+    let n = 40;
+    let (mut d, mut f) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let t = Instant::now();
+        direct().await;
+        d.push(t.elapsed());
+        let t = Instant::now();
+        rpc.call("one_search_notes", json!({"query": "plan"})).await;
+        f.push(t.elapsed());
+    }
+    d.sort();
+    f.sort();
+    let ms = |v: &Duration| v.as_secs_f64() * 1000.0;
+    println!(
+        "federation figures: cold start {:.0} ms with 3 remotes (0 requests to them); first call \
+         (discover + list + call) {:.1} ms; median direct {:.2} ms, via us {:.2} ms, added {:.2} ms \
+         (p90 direct {:.2}, via us {:.2}) over {n} calls",
+        ms(&cold_start),
+        ms(&first_call),
+        ms(&d[n / 2]),
+        ms(&f[n / 2]),
+        ms(&f[n / 2]) - ms(&d[n / 2]),
+        ms(&d[n * 9 / 10]),
+        ms(&f[n * 9 / 10]),
+    );
+}
