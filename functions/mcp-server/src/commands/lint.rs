@@ -219,7 +219,16 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     let errors = c.errors.as_ref();
     let reads_message = c.error_message.is_some()
         || errors.is_some_and(|e| !e.message.is_empty() || e.problem_details);
-    rows.push(row(
+    rows.push(if c.mcp.is_some() {
+        // A remote MCP server's failures carry their own words (isError content, JSON-RPC
+        // error messages), which reach the model as upstream_message.
+        na(
+            "error_message",
+            subject.clone(),
+            "a remote MCP server's own error words are passed on",
+        )
+    } else {
+        row(
         "error_message",
         subject.clone(),
         reads_message,
@@ -228,7 +237,8 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
         } else {
             "no `error_message` or `errors`: a refusal reaches the model without the upstream's reason"
         },
-    ));
+    )
+    });
     rows.push(match &c.quota {
         None => na("quota_headers", subject.clone(), "no quota declared"),
         Some(q) => row(
@@ -305,7 +315,10 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     if c.secrets.is_empty() {
         return na("credentials", subject, "no secret fields");
     }
-    let in_url = catalog::placeholders(&c.base_url);
+    let mut in_url = catalog::placeholders(&c.base_url);
+    if let Some(m) = &c.mcp {
+        in_url.extend(catalog::placeholders(&m.url));
+    }
     let used = c.auth.secret_fields();
     let unused: Vec<&str> = c
         .secrets
@@ -315,7 +328,7 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
         .collect();
     let detail = if !unused.is_empty() {
         format!(
-            "secret field(s) {} used neither in base_url nor by auth",
+            "secret field(s) {} used neither in the URL nor by auth",
             unused.join(", ")
         )
     } else if let Some(name) = &c.auth.query {
