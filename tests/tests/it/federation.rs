@@ -223,9 +223,20 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
     let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);
-    let dir = catalogs(&["legacy"], "");
+    let dir = catalogs(&["legacy"], "  overlays:\n    slow_echo: { core: false }\n");
     let server = start(&dir, &env_for("legacy", &remote, "unused"));
     let rpc = Rpc::new(&server.url);
+    // A remote tool left out of the list is found by search_tools, and called by name.
+    let listed = rpc.list().await;
+    assert!(
+        !listed.contains(&"legacy_slow_echo".to_string()),
+        "{listed:?}"
+    );
+    assert!(listed.contains(&"search_tools".to_string()), "{listed:?}");
+    let found = rpc
+        .call("search_tools", json!({"query": "echoes after a while"}))
+        .await;
+    assert!(found.to_string().contains("legacy_slow_echo"), "{found}");
     let reply = rpc
         .call("legacy_search_notes", json!({"query": "groc"}))
         .await;
@@ -262,6 +273,10 @@ async fn a_remote_that_goes_away_answers_unavailable_and_others_stay_listed() {
         "a remote listing 606 tools is cut to the first 500 considered"
     );
     assert!(server.stderr.shows("only the first 500 are considered"));
+    let found = rpc
+        .call("search_tools", json!({"query": "filler tool 42"}))
+        .await;
+    assert!(found.to_string().contains("many_filler_42"), "{found}");
     let _ = gone.child.kill();
     let _ = gone.child.wait();
     let reply = rpc.call("gone_search_notes", json!({"query": "x"})).await;

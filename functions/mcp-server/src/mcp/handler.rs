@@ -92,6 +92,11 @@ impl ServerHandler for McpHandler {
         log_stateless_client(&ctx);
         let mut tools = self.mcp.listed(ctx.scope());
         tools.extend(self.mcp.remote_listed(ctx.scope()).await);
+        // Remote tools left to search need the meta tools even where the catalogs do not.
+        let has_meta = tools.iter().any(|t| t.name == meta::SEARCH_TOOLS);
+        if !has_meta && self.mcp.remote_has_hidden(ctx.scope()).await {
+            tools.extend(meta::tools(&Arc::new(super::definitions::output_schema())));
+        }
         Ok(ListToolsResult::with_all_items(tools)
             .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
             .with_cache_scope(self.list_scope()))
@@ -197,7 +202,7 @@ impl McpHandler {
         let arguments = request.arguments.unwrap_or_default();
         let mcp = &self.mcp;
         let result: CallToolResponse = match request.name.as_ref() {
-            meta::SEARCH_TOOLS => mcp.search(&arguments, &ctx, started).into(),
+            meta::SEARCH_TOOLS => mcp.search(&arguments, &ctx, started).await.into(),
             meta::CALL_TOOL => match meta::call_request(&arguments) {
                 Err(hint) => refused(hint).into(),
                 Ok((name, inner)) => {
@@ -405,7 +410,7 @@ impl Mcp {
     }
 
     /// `search_tools` over what the caller's view may see.
-    fn search(
+    async fn search(
         &self,
         arguments: &Map<String, Value>,
         ctx: &CallContext,
@@ -427,11 +432,15 @@ impl Mcp {
             }
         };
         let view = self.inventory.view(ctx.scope());
-        let answer = self.inventory.search.search_in(&request, &view.visibility);
+        let with_remotes = self.search_index(ctx.scope()).await;
+        let (index, visibility) = match &with_remotes {
+            Some((index, visibility)) => (index.as_ref(), visibility),
+            None => (&self.inventory.search, &view.visibility),
+        };
+        let answer = index.search_in(&request, visibility);
         // What users looked for and did not find, for the digest: only the words the catalogs
         // know; the others (names, addresses: possibly personal) are only counted.
-        let no_match =
-            (answer.matched == 0).then(|| self.inventory.search.known_words(&request.query));
+        let no_match = (answer.matched == 0).then(|| index.known_words(&request.query));
         self.audit.write(&audit::search(
             arguments,
             "ok",

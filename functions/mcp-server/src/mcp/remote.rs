@@ -1,7 +1,11 @@
 //! Remote MCP servers' tools on our surface: listed beside the catalog tools (core ones, as the
-//! caller's profile allows) and found by name for a call. Their lists are fetched by the
-//! upstream when a request first needs them; a remote that cannot be reached lists nothing and
-//! says so in the log, while the catalog tools answer as always.
+//! caller's profile allows), found by `search_tools` (all of them) and by name for a call. Their
+//! lists are fetched by the upstream when a request first needs them; a remote that cannot be
+//! reached lists nothing and says so in the log, while the catalog tools answer as always.
+//!
+//! Search runs over one index of the catalog tools and every fetched remote tool, rebuilt only
+//! when a remote's list was fetched again (the lists are shared `Arc`s, so "again" is a pointer
+//! comparison).
 
 use std::sync::Arc;
 
@@ -13,7 +17,14 @@ use super::server::Mcp;
 use crate::contract::risk;
 use crate::contract::schema::object;
 use crate::inventory::{DeployedCatalog, Scope};
+use crate::search;
 use crate::upstream::mcp::{RemoteSet, RemoteTool};
+
+/// The search index over catalog and remote tools, with the remote lists it was built from.
+#[derive(Default)]
+pub(super) struct RemoteSearch {
+    built: std::sync::Mutex<Option<(Vec<usize>, Arc<search::Index>)>>,
+}
 
 impl Mcp {
     /// The core remote tools a scope lists, after its catalog tools.
@@ -35,6 +46,72 @@ impl Mcp {
             );
         }
         out
+    }
+
+    /// Whether the scope may call remote tools that are not listed (then the meta tools are).
+    pub(super) async fn remote_has_hidden(&self, scope: &Scope) -> bool {
+        for conn in self.remote_connectors() {
+            if let Ok(set) = self.pipeline.upstream().remote_tools(conn, false).await
+                && set
+                    .tools
+                    .iter()
+                    .any(|t| !t.tool.core && self.remote_allowed(scope, conn, &t.tool.name))
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The index `search_tools` runs over for this scope, with what the scope may see of it:
+    /// the inventory's own when no remote is configured.
+    pub(super) async fn search_index(
+        &self,
+        scope: &Scope,
+    ) -> Option<(Arc<search::Index>, search::Visibility)> {
+        let remotes: Vec<&DeployedCatalog> = self.remote_connectors().collect();
+        if remotes.is_empty() {
+            return None;
+        }
+        let mut sets = Vec::with_capacity(remotes.len());
+        for conn in remotes {
+            if let Ok(set) = self.pipeline.upstream().remote_tools(conn, false).await {
+                sets.push((conn, set));
+            }
+        }
+        let key: Vec<usize> = sets.iter().map(|(_, s)| Arc::as_ptr(s) as usize).collect();
+        let index = {
+            let mut built = self
+                .remote_search
+                .built
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match built.as_ref() {
+                Some((k, index)) if *k == key => index.clone(),
+                _ => {
+                    let mut docs: Vec<search::Doc> = self
+                        .inventory
+                        .registry
+                        .exposed()
+                        .map(|(c, t)| search::Doc::from_tool(&c.catalog.connector, t))
+                        .collect();
+                    for (conn, set) in &sets {
+                        docs.extend(set.tools.iter().map(|t| doc(&conn.catalog.connector, t)));
+                    }
+                    let index = Arc::new(search::Index::build(docs));
+                    *built = Some((key, index.clone()));
+                    index
+                }
+            }
+        };
+        let view = self.inventory.view(scope);
+        let visibility = index.visibility(&|name| {
+            view.allows(name)
+                || sets.iter().any(|(conn, set)| {
+                    set.find(name).is_some() && self.remote_allowed(scope, conn, name)
+                })
+        });
+        Some((index, visibility))
     }
 
     /// The remote connector and tool list that hold `name` for this scope; the list is
@@ -95,4 +172,21 @@ fn definition(remote: &RemoteTool) -> McpTool {
         object(Value::Object(schema)),
     )
     .with_annotations(annotations(tool))
+}
+
+/// A remote tool as a search document: our name and description, the remote's parameters.
+fn doc(connector: &str, remote: &RemoteTool) -> search::Doc {
+    let definition = definition(remote);
+    search::Doc {
+        name: remote.tool.name.clone(),
+        connector: connector.to_string(),
+        description: remote.tool.description.clone(),
+        params: remote
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().take(64).cloned().collect())
+            .unwrap_or_default(),
+        schema: Value::Object((*definition.input_schema).clone()),
+    }
 }

@@ -38,6 +38,8 @@ pub struct Mcp {
     pub list_ttl: Duration,
     /// Whether lists differ by caller (profiles configured): `cacheScope: private`.
     pub lists_are_private: bool,
+    /// `search_tools` over catalog and remote tools, once remotes were fetched.
+    pub(super) remote_search: super::remote::RemoteSearch,
 }
 
 impl Mcp {
@@ -73,6 +75,7 @@ impl Mcp {
             call_deadline,
             list_ttl,
             lists_are_private,
+            remote_search: Default::default(),
         }
     }
 
