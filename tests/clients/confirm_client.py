@@ -36,6 +36,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--tool", required=True)
     ap.add_argument("--args", default="{}", type=json.loads, help="the tool's arguments, a JSON object")
     ap.add_argument("--answer", choices=["accept", "decline", "none"], default="accept")
+    ap.add_argument("--content", type=json.loads, default={"confirm": True},
+                    help="what an accepted form answers, a JSON object (default: the confirmation box ticked)")
     ap.add_argument("--timeout", type=float, default=60.0)
     return ap.parse_args(argv)
 
@@ -46,7 +48,7 @@ async def run(args: argparse.Namespace, report: dict[str, Any]) -> None:
             {"message": params.message, "schema": params.requested_schema}
         )
         if args.answer == "accept":
-            return types.ElicitResult(action="accept", content={"confirm": True})
+            return types.ElicitResult(action="accept", content=args.content)
         return types.ElicitResult(action="decline")
 
     http = httpx2.AsyncClient(

@@ -11,6 +11,8 @@ answering in SSE). Its tools:
     fail_always    read-only; always fails (isError: true with the reason)
     slow_echo      read-only; answers `text` after `seconds`
     huge_schema    an input schema of about --huge-mb MiB (bounded fetch: it must be skipped)
+    greet          read-only; asks the person whom to greet (2026-07-28 input_required with a
+                   form and its own requestState), then greets them
     filler_<n>     --filler N trivial read-only tools (a remote that lists hundreds of tools)
 
 --handshake-only refuses 2026-07-28 requests (HTTP 400), as a server of the older generation
@@ -27,9 +29,9 @@ import json
 
 import anyio
 import uvicorn
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
 from starlette.responses import JSONResponse, PlainTextResponse
 
 CALLS = {"posts": 0, "tools/call": 0}
@@ -68,6 +70,20 @@ def build(args: argparse.Namespace) -> MCPServer:
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Has a huge schema.")
     def huge_schema(x: str = "") -> str:
         return x
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Greets a person it asks for.")
+    async def greet(ctx: Context, greeting: str = "Hello") -> dict | InputRequiredResult:
+        answer = (ctx.input_responses or {}).get("who")
+        if answer is None or ctx.request_state != "asked-who":
+            form = ElicitRequestFormParams(
+                message="Whom shall I greet?",
+                requested_schema={"type": "object", "properties": {"name": {"type": "string"}},
+                                  "required": ["name"]},
+            )
+            return InputRequiredResult(input_requests={"who": ElicitRequest(params=form)},
+                                       request_state="asked-who")
+        content = answer.content if hasattr(answer, "content") else answer.get("content", {})
+        return {"greeting": f"{greeting}, {content['name']}!"}
 
     for i in range(args.filler):
         server.add_tool(lambda: "ok", name=f"filler_{i}", description=f"Filler tool {i}.",

@@ -72,7 +72,7 @@ auth: {{ bearer: token }}
 mcp:
   url: "http://{{host}}/mcp"
   timeout_ms: 1500
-  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, "filler_*"]
+  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, "filler_*"]
 {overlays}"#
         );
         std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
@@ -153,7 +153,8 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
                 "notes_create_note",
                 "notes_delete_note",
                 "notes_fail_always",
-                "notes_slow_echo"
+                "notes_slow_echo",
+                "notes_greet"
             ],
             "the huge schema is skipped: {doc}"
         );
@@ -269,8 +270,8 @@ async fn a_remote_that_goes_away_answers_unavailable_and_others_stay_listed() {
             .iter()
             .filter(|n| n.starts_with("many_filler_"))
             .count(),
-        500 - 6,
-        "a remote listing 606 tools is cut to the first 500 considered"
+        500 - 7,
+        "a remote listing 607 tools is cut to the first 500 considered"
     );
     assert!(server.stderr.shows("only the first 500 are considered"));
     let found = rpc
@@ -381,5 +382,66 @@ async fn federation_figures() {
         ms(&f[n / 2]) - ms(&d[n / 2]),
         ms(&d[n * 9 / 10]),
         ms(&f[n * 9 / 10]),
+    );
+}
+
+fn confirm_client(url: &str, tool_name: &str, args: Value, content: Value) -> Value {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/confirm_client.py"))
+        .args(["--url", url, "--key", KEY, "--tool", tool_name])
+        .args([
+            "--args",
+            &args.to_string(),
+            "--content",
+            &content.to_string(),
+        ])
+        .output()
+        .expect("run confirm client");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["notes"], "");
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let doc = confirm_client(
+        &server.url,
+        "notes_greet",
+        json!({"greeting": "Hi"}),
+        json!({"name": "Ada"}),
+    );
+    assert_eq!(
+        doc["elicitations"][0]["message"], "Whom shall I greet?",
+        "{doc}"
+    );
+    assert_eq!(doc["structured"]["status"], "ok", "{doc}");
+    assert_eq!(doc["structured"]["data"]["greeting"], "Hi, Ada!", "{doc}");
+    // The state a client echoes is ours, bound to the call: altered, or for other
+    // arguments, it is refused before anything reaches the remote.
+    let calls = remote.counts().await["tools/call"].as_u64().unwrap();
+    let rpc = Rpc::new(&server.url);
+    for state in ["asked-who", "e30.AAAA"] {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "notes_greet", "arguments": {"greeting": "Hi"},
+                       "requestState": state,
+                       "inputResponses": {"who": {"action": "accept", "content": {"name": "Eve"}}}}});
+        let reply: Value = rpc.post(body, &[]).await.json().await.unwrap();
+        assert_eq!(structured(&reply)["status"], "invalid_input", "{reply}");
+    }
+    assert_eq!(remote.counts().await["tools/call"].as_u64().unwrap(), calls);
+    // A client that cannot show a form is never asked: the remote's question is an error.
+    let reply = rpc.call("notes_greet", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "error", "{reply}");
+    assert_eq!(
+        server
+            .stdout
+            .events_where(1, |e| e["tool"] == "notes_greet" && e["status"] == "error")[0]["reason"],
+        "remote_input_required"
     );
 }

@@ -42,6 +42,10 @@ pub struct Binding {
     pub e: u64,
     /// Nonce: the confirmed write's idempotency key.
     pub n: String,
+    /// A remote MCP tool's own `requestState`, carried inside ours so the client cannot alter
+    /// it (multi-round calls passed through; never set on a confirmation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s: Option<String>,
 }
 
 /// Why a token is refused; each says what to do.
@@ -281,6 +285,7 @@ pub(super) fn ask(
         a: digest.to_string(),
         e: now + TOKEN_TTL_S,
         n: nonce(),
+        s: None,
     };
     let Some(token) = Signer::new(keys).issue(binding) else {
         return Outcome::failed(
@@ -325,6 +330,7 @@ mod tests {
             a: "abc".into(),
             e: now + TOKEN_TTL_S,
             n: nonce(),
+            s: None,
         }
     }
 

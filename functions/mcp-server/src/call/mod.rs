@@ -20,6 +20,9 @@
 //!    a nearly spent budget rides along;
 //! 10. **cap** the result to the output budget (`shape`).
 //!
+//! A remote MCP tool's call (`Pipeline::call_remote`) runs the same stages; a remote that asks
+//! the person gets its state wrapped in ours and back only for the same call (`rounds`).
+//!
 //! A stage either goes on with a typed value or answers the call now ([`Flow`]); reads that
 //! need no confirmation skip stages 3 to 5 and 8. Every answer is an [`Outcome`]; the MCP
 //! adapter turns it into a result in one place.
@@ -37,6 +40,7 @@ mod idempotency;
 mod ledger;
 mod outcome;
 mod preview;
+mod rounds;
 mod shape;
 mod stages;
 
@@ -48,6 +52,7 @@ pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
+pub use rounds::Resume;
 pub use stages::Flow;
 
 use std::ops::ControlFlow;
@@ -153,13 +158,38 @@ impl Pipeline {
         conn: &DeployedCatalog,
         remote: &RemoteTool,
         arguments: &Map<String, Value>,
+        resume: Option<Resume<'_>>,
         request: Request<'_>,
     ) -> Outcome {
-        let valid = match stages::validate_remote(remote, arguments) {
+        let mut valid = match stages::validate_remote(remote, arguments) {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
-        self.validated(conn, &remote.tool, &valid, request).await
+        let connector = &conn.catalog.connector;
+        let keys = self.confirmation_keys().await;
+        valid.remote.can_elicit = request.elicitation.available && !keys.is_empty();
+        if let Some(resume) = resume
+            && let Err(refused) = rounds::resume(
+                &keys,
+                request.caller,
+                connector,
+                &remote.tool,
+                &mut valid,
+                resume,
+            )
+        {
+            return *refused;
+        }
+        let mut outcome = self.validated(conn, &remote.tool, &valid, request).await;
+        rounds::wrap(
+            &keys,
+            request.caller,
+            connector,
+            &remote.tool,
+            &valid,
+            &mut outcome,
+        );
+        outcome
     }
 
     /// Budget → guarded stages → settle → cap, for validated arguments.

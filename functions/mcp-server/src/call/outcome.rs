@@ -28,6 +28,8 @@ pub struct Outcome {
     pub confirmation: Option<Confirmation>,
     /// What the write stages did, for the audit line (none for reads).
     pub write: Option<WriteFacts>,
+    /// A remote MCP tool's questions for the person, its state wrapped in ours.
+    pub input_required: Option<Box<crate::upstream::RemoteInput>>,
 }
 
 /// The signed token a `confirmation_required` answer carries, and how long it stays valid.
@@ -62,6 +64,7 @@ impl Outcome {
             preview: None,
             confirmation: None,
             write: None,
+            input_required: None,
         }
     }
 
@@ -90,6 +93,9 @@ impl Outcome {
             && let Some(s) = r.retry_after_s
         {
             outcome.fields.insert("retry_after_s".into(), s.into());
+        }
+        if let UpstreamError::RemoteInputRequired(asked) = err {
+            outcome.input_required = Some(asked.clone());
         }
         outcome.with_quota(err.quota())
     }

@@ -247,7 +247,7 @@ impl Pipeline {
         .await
     }
 
-    async fn confirmation_keys(&self) -> Vec<Vec<u8>> {
+    pub(super) async fn confirmation_keys(&self) -> Vec<Vec<u8>> {
         match self.upstream.secrets.get().await {
             Ok(s) => s.confirmation_keys.clone(),
             Err(_) => Vec::new(),

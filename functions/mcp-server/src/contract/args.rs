@@ -41,12 +41,23 @@ pub struct WriteArgs {
     pub confirmation_token: Option<String>,
 }
 
+/// A remote MCP tool's multi-round call: whether our client can answer the remote's input
+/// requests, and on a retry the remote's own state with the client's answers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RemoteRound {
+    pub can_elicit: bool,
+    pub state: Option<String>,
+    pub responses: Option<Value>,
+}
+
 /// Arguments that passed validation, normalised to their declared types.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ValidArgs {
     pub values: BTreeMap<String, Value>,
     pub list: Option<ListOptions>,
     pub write: WriteArgs,
+    /// Remote MCP tools only: the round of a multi-round call (not part of the digest).
+    pub remote: RemoteRound,
 }
 
 impl ValidArgs {

@@ -44,6 +44,7 @@ pub(crate) fn validate(
         values: checked.into_iter().collect(),
         list: None,
         write: args::write_args(arguments)?,
+        remote: args::RemoteRound::default(),
     })
 }
 

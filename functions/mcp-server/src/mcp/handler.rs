@@ -198,7 +198,7 @@ impl McpHandler {
         let started = Instant::now();
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
-        let decision = confirm::decision(&request);
+        let retry = Retry::of(&request);
         let arguments = request.arguments.unwrap_or_default();
         let mcp = &self.mcp;
         let result: CallToolResponse = match request.name.as_ref() {
@@ -207,7 +207,7 @@ impl McpHandler {
                 Err(hint) => refused(hint).into(),
                 Ok((name, inner)) => {
                     match mcp
-                        .call_catalog_tool(name, &inner, &ctx, decision.as_ref(), started)
+                        .call_catalog_tool(name, &inner, &ctx, &retry, started)
                         .await
                     {
                         Some(r) => r,
@@ -216,7 +216,7 @@ impl McpHandler {
                 }
             },
             name => match mcp
-                .call_catalog_tool(name, &arguments, &ctx, decision.as_ref(), started)
+                .call_catalog_tool(name, &arguments, &ctx, &retry, started)
                 .await
             {
                 Some(r) => r,
@@ -248,35 +248,21 @@ impl Mcp {
         name: &str,
         arguments: &Map<String, Value>,
         ctx: &CallContext,
-        decision: Option<&confirm::Decision>,
+        retry: &Retry,
         started: Instant,
     ) -> Option<CallToolResponse> {
         let name = names::plain_name(name).ok()?;
         if let Some((conn, tool)) = self.inventory.find(ctx.scope(), name) {
             return Some(
-                self.call_target(
-                    conn,
-                    Target::Catalog(tool),
-                    arguments,
-                    ctx,
-                    decision,
-                    started,
-                )
-                .await,
+                self.call_target(conn, Target::Catalog(tool), arguments, ctx, retry, started)
+                    .await,
             );
         }
         let (conn, set) = self.find_remote(ctx.scope(), name).await?;
         let remote = set.find(name)?;
         Some(
-            self.call_target(
-                conn,
-                Target::Remote(remote),
-                arguments,
-                ctx,
-                decision,
-                started,
-            )
-            .await,
+            self.call_target(conn, Target::Remote(remote), arguments, ctx, retry, started)
+                .await,
         )
     }
 
@@ -287,10 +273,11 @@ impl Mcp {
         target: Target<'_>,
         arguments: &Map<String, Value>,
         ctx: &CallContext,
-        decision: Option<&confirm::Decision>,
+        retry: &Retry,
         started: Instant,
     ) -> CallToolResponse {
         let tool = target.tool();
+        let decision = retry.decision.as_ref();
         let deadline = self.deadline(&ctx.request);
         let outcome = match decision {
             Some(confirm::Decision::Declined) => {
@@ -322,7 +309,7 @@ impl Mcp {
                     }
                     Target::Remote(remote) => {
                         self.pipeline
-                            .call_remote(conn, remote, arguments, request)
+                            .call_remote(conn, remote, arguments, retry.resume(), request)
                             .await
                     }
                 }
@@ -330,7 +317,7 @@ impl Mcp {
         };
         let asked = ctx
             .can_elicit
-            .then(|| confirm::ask(&tool.name, &outcome))
+            .then(|| confirm::ask(&tool.name, &outcome).or_else(|| passed_on(&outcome)))
             .flatten();
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
@@ -453,6 +440,50 @@ impl Mcp {
         result.content = vec![ContentBlock::text(answer.text)];
         result
     }
+}
+
+/// What a retried call brought back: a person's decision on our confirmation form, or a remote
+/// tool's state (wrapped in ours) with the client's answers to its questions.
+struct Retry {
+    decision: Option<confirm::Decision>,
+    state: Option<String>,
+    responses: Option<Value>,
+}
+
+impl Retry {
+    fn of(request: &CallToolRequestParams) -> Retry {
+        Retry {
+            decision: confirm::decision(request),
+            state: request.request_state.clone(),
+            responses: request
+                .input_responses
+                .as_ref()
+                .map(|r| Value::Object(r.iter().map(|(k, v)| (k.clone(), v.clone())).collect())),
+        }
+    }
+
+    /// A remote round to resume: a state that is no answer to our own confirmation form.
+    fn resume(&self) -> Option<crate::call::Resume<'_>> {
+        match (&self.decision, &self.state) {
+            (None, Some(state)) => Some(crate::call::Resume {
+                state,
+                responses: self.responses.as_ref(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// A remote tool's questions for the person, as our `input_required` result (its state is
+/// already wrapped in ours by the pipeline).
+fn passed_on(outcome: &Outcome) -> Option<rmcp::model::InputRequiredResult> {
+    let asked = outcome.input_required.as_ref()?;
+    let requests: rmcp::model::InputRequests =
+        serde_json::from_value(asked.requests.clone()).ok()?;
+    Some(rmcp::model::InputRequiredResult::new(
+        Some(requests),
+        asked.state.clone(),
+    ))
 }
 
 /// What a call runs: a catalog tool, or a remote MCP server's tool under its local contract.

@@ -37,9 +37,9 @@ pub enum UpstreamError {
     /// A remote MCP server answered a JSON-RPC error (or no JSON-RPC answer at all).
     #[error("the remote answered JSON-RPC error {code}")]
     RemoteError { code: i64, message: Option<String> },
-    /// A remote MCP tool asked the person for input, which is not passed through (yet).
+    /// A remote MCP tool asked the person for input (`input_required`).
     #[error("the remote asked for input")]
-    RemoteInputRequired,
+    RemoteInputRequired(Box<RemoteInput>),
     /// The caller's budget allowed no more requests (the budget stage words the answer).
     #[error("the caller's budget allows no more than {allowance} upstream requests")]
     OverBudget { allowance: u64 },
@@ -54,6 +54,14 @@ pub struct Refusal {
     pub quota: Option<QuotaFigures>,
     /// `Retry-After` in seconds (sent as seconds or as an HTTP date).
     pub retry_after_s: Option<u64>,
+}
+
+/// What a remote tool asks the person before it goes on: its input requests, as sent, and its
+/// own state, which the client must echo (wrapped in ours, see `call::Pipeline::call_remote`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteInput {
+    pub requests: serde_json::Value,
+    pub state: Option<String>,
 }
 
 /// Whether a failed write may have happened upstream.
@@ -77,7 +85,7 @@ impl UpstreamError {
             // The remote refused the request or its tool reported that it failed.
             | UpstreamError::RemoteToolFailed { .. }
             | UpstreamError::RemoteError { .. }
-            | UpstreamError::RemoteInputRequired => Happened::No,
+            | UpstreamError::RemoteInputRequired(_) => Happened::No,
             UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
             UpstreamError::TooLarge { http_status, .. }
             | UpstreamError::NotJson { http_status, .. }

@@ -104,11 +104,11 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
                 "{title} failed to run the tool (JSON-RPC error {code}); retry in a few minutes.                  This is not a problem with the arguments."
             ),
         ),
-        UpstreamError::RemoteInputRequired => fault(
+        UpstreamError::RemoteInputRequired(_) => fault(
             Status::Error,
             "remote_input_required",
             format!(
-                "{title}'s tool asked a person for more input, which this server does not pass on yet. Call it with every detail in the arguments, or use {title} directly."
+                "{title}'s tool asked a person for more input, which this client cannot show. Call it with every detail in the arguments, or use {title} directly."
             ),
         ),
     }

@@ -20,7 +20,7 @@ use catalog::{Catalog, Method, QuotaFigures, Status, Tool};
 use serde_json::Value;
 
 pub use deadline::Deadline;
-pub use error::{Happened, Refusal, UpstreamError};
+pub use error::{Happened, Refusal, RemoteInput, UpstreamError};
 pub use hints::{Fault, describe};
 pub use meter::Meter;
 pub use next_page::{NextPage, NextRefused};

@@ -146,7 +146,24 @@ impl Upstream {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let params = json!({"name": remote_name, "arguments": arguments});
+        let mut params = json!({"name": remote_name, "arguments": arguments});
+        let round = &valid.remote;
+        if generation == Generation::Modern {
+            // Only a client that can show a form lets the remote ask for input; a retry carries
+            // the remote's own state and the answers back to it.
+            let capabilities = if round.can_elicit {
+                json!({"elicitation": {"form": {}}})
+            } else {
+                json!({})
+            };
+            params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": capabilities});
+            if let Some(state) = &round.state {
+                params["requestState"] = state.clone().into();
+            }
+            if let Some(responses) = &round.responses {
+                params["inputResponses"] = responses.clone();
+            }
+        }
         let params = params.as_object().cloned().unwrap_or_default();
         let mut exchanged = self
             .exchange(
@@ -204,7 +221,15 @@ impl Upstream {
             Answer::Result(r) => r,
         };
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Err(UpstreamError::RemoteInputRequired);
+            return Err(UpstreamError::RemoteInputRequired(Box::new(
+                super::error::RemoteInput {
+                    requests: result.get("inputRequests").cloned().unwrap_or(Value::Null),
+                    state: result
+                        .get("requestState")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                },
+            )));
         }
         let text: Vec<&str> = result
             .get("content")

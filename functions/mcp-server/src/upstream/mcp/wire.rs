@@ -55,10 +55,9 @@ pub(crate) fn body(
                 MODERN.into(),
             );
             meta.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".into(),
-                json!({}),
-            );
+            // The caller may have declared what the client can do (elicitation).
+            meta.entry("io.modelcontextprotocol/clientCapabilities")
+                .or_insert_with(|| json!({}));
         }
     }
     let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});

@@ -1,0 +1,188 @@
+//! Multi-round remote calls: a remote MCP tool that answers `input_required` gets its questions
+//! passed to our client, with the remote's `requestState` wrapped inside ours, signed like a
+//! confirmation token and bound to the caller, the tool, the arguments and five minutes. The
+//! retried call brings our state back; only a genuine one for the same call is unwrapped, and
+//! the remote gets its own state and the client's answers. The remote's state is carried, not
+//! trusted: the remote checks its own.
+
+use catalog::{Status, Tool};
+use serde_json::Value;
+
+use super::Caller;
+use super::consent::{self, Binding, Signer, TOKEN_TTL_S};
+use super::outcome::Outcome;
+use crate::contract::args::ValidArgs;
+use crate::limits::window::now_s;
+
+/// The longest remote state carried (it travels in every retry).
+const MAX_REMOTE_STATE: usize = 8 * 1024;
+
+/// What a retried call brought: our state and the client's answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Resume<'a> {
+    pub state: &'a str,
+    pub responses: Option<&'a Value>,
+}
+
+/// Who, what and which arguments a state is bound to.
+struct Bound {
+    who: String,
+    qualified: String,
+    digest: String,
+}
+
+fn bound(caller: &Caller, connector: &str, tool: &Tool, valid: &ValidArgs) -> Bound {
+    Bound {
+        who: match &caller.user {
+            Some(user) => format!("{}:{user}", caller.key_id),
+            None => caller.key_id.clone(),
+        },
+        qualified: format!("{connector}/{}", tool.name),
+        digest: valid.digest(connector, &tool.name),
+    }
+}
+
+/// The remote's state and the answers into `valid`, from a genuine state of this call.
+pub(super) fn resume(
+    keys: &[Vec<u8>],
+    caller: &Caller,
+    connector: &str,
+    tool: &Tool,
+    valid: &mut ValidArgs,
+    resume: Resume<'_>,
+) -> Result<(), Box<Outcome>> {
+    let b = bound(caller, connector, tool, valid);
+    let refused = |why: &str| {
+        Box::new(Outcome::failed(
+            Status::InvalidInput,
+            "invalid_request_state",
+            format!("{why} Call {} again without it to start over.", tool.name),
+        ))
+    };
+    let binding = Signer::new(keys)
+        .verify(resume.state, &b.who, &b.qualified, &b.digest, now_s())
+        .map_err(|e| match e {
+            consent::Refused::Expired => refused("This requestState has expired."),
+            _ => refused("This requestState is not valid for this call."),
+        })?;
+    let Some(state) = binding.s else {
+        return Err(refused("This requestState is not a question of this tool."));
+    };
+    valid.remote.state = Some(state);
+    valid.remote.responses = resume.responses.cloned();
+    Ok(())
+}
+
+/// The remote's state inside ours, on an outcome that asks the person; an outcome that cannot
+/// be wrapped (no keys, a state too long) loses its questions and stays an error.
+pub(super) fn wrap(
+    keys: &[Vec<u8>],
+    caller: &Caller,
+    connector: &str,
+    tool: &Tool,
+    valid: &ValidArgs,
+    outcome: &mut Outcome,
+) {
+    let Some(asked) = outcome.input_required.as_mut() else {
+        return;
+    };
+    if asked
+        .state
+        .as_ref()
+        .is_some_and(|s| s.len() > MAX_REMOTE_STATE)
+    {
+        outcome.input_required = None;
+        return;
+    }
+    let b = bound(caller, connector, tool, valid);
+    let binding = Binding {
+        k: String::new(),
+        c: b.who,
+        t: b.qualified,
+        a: b.digest,
+        e: now_s() + TOKEN_TTL_S,
+        n: consent::nonce(),
+        s: Some(asked.state.clone().unwrap_or_default()),
+    };
+    match Signer::new(keys).issue(binding) {
+        Some(ours) => asked.state = Some(ours),
+        None => outcome.input_required = None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::Scope;
+    use crate::upstream::RemoteInput;
+    use serde_json::json;
+
+    fn caller(key: &str) -> Caller {
+        Caller {
+            key_id: key.into(),
+            user: None,
+            scope: Scope::Deployment,
+        }
+    }
+
+    fn tool() -> Tool {
+        let yaml = "connector: n\nbase_url: http://x\ntools:\n  - { name: n_greet_get, risk: low, description: d, get: /g }\n";
+        catalog::parse("n.yaml", yaml).unwrap().tools.remove(0)
+    }
+
+    fn valid(greeting: &str) -> ValidArgs {
+        ValidArgs {
+            values: [("greeting".to_string(), json!(greeting))].into(),
+            ..ValidArgs::default()
+        }
+    }
+
+    fn asked(state: &str) -> Outcome {
+        let mut o = Outcome::failed(Status::Error, "remote_input_required", "h");
+        o.input_required = Some(Box::new(RemoteInput {
+            requests: json!({"who": {}}),
+            state: Some(state.into()),
+        }));
+        o
+    }
+
+    #[test]
+    fn the_remote_state_comes_back_only_for_the_same_caller_tool_and_arguments() {
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let mut o = asked("remote-state");
+        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        let ours = o.input_required.unwrap().state.unwrap();
+        assert_ne!(ours, "remote-state");
+        let answers = json!({"who": {"action": "accept"}});
+        let back = |who: &str, greeting: &str, state: &str| {
+            let mut v = valid(greeting);
+            let resumed = Resume {
+                state,
+                responses: Some(&answers),
+            };
+            resume(&keys, &caller(who), "n", &tool(), &mut v, resumed).map(|_| v.remote)
+        };
+        let round = back("a", "Hi", &ours).unwrap();
+        assert_eq!(round.state.as_deref(), Some("remote-state"));
+        assert_eq!(round.responses, Some(answers.clone()));
+        for (who, greeting, state) in [
+            ("b", "Hi", ours.as_str()),
+            ("a", "Yo", &ours),
+            ("a", "Hi", "remote-state"),
+        ] {
+            let refused = back(who, greeting, state).unwrap_err();
+            assert_eq!(refused.status, Status::InvalidInput);
+        }
+    }
+
+    #[test]
+    fn without_keys_or_with_a_huge_state_the_question_is_not_passed_on() {
+        let mut o = asked("s");
+        wrap(&[], &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        assert!(o.input_required.is_none());
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let mut o = asked(&"x".repeat(MAX_REMOTE_STATE + 1));
+        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        assert!(o.input_required.is_none());
+    }
+}
