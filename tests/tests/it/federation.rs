@@ -265,15 +265,25 @@ async fn a_remote_that_goes_away_answers_unavailable_and_others_stay_listed() {
         listed.contains(&"gone_search_notes".to_string()),
         "{listed:?}"
     );
+    // 607 remote tools: the first 500 considered, the first 30 of those listed, the rest
+    // left to search_tools, each cut with a warning.
     assert_eq!(
-        listed
-            .iter()
-            .filter(|n| n.starts_with("many_filler_"))
-            .count(),
-        500 - 7,
-        "a remote listing 607 tools is cut to the first 500 considered"
+        listed.iter().filter(|n| n.starts_with("many_")).count(),
+        30,
+        "{listed:?}"
     );
+    assert!(listed.contains(&"search_tools".to_string()), "{listed:?}");
     assert!(server.stderr.shows("only the first 500 are considered"));
+    assert!(server.stderr.shows("beyond the first 30 are not listed"));
+    let reply = rpc.call("many_filler_400", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    let reply = rpc.call("many_filler_499", json!({})).await;
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not found")),
+        "beyond the 500 considered: {reply}"
+    );
     let found = rpc
         .call("search_tools", json!({"query": "filler tool 42"}))
         .await;

@@ -14,7 +14,7 @@
 mod tools;
 mod wire;
 
-pub use tools::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
+pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -15,6 +15,9 @@ pub const MAX_TOOLS: usize = 500;
 pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 /// The deepest input schema accepted (objects and arrays nested).
 pub const MAX_SCHEMA_DEPTH: usize = 16;
+/// The most remote tools one remote lists in `tools/list` (the catalogs' limit too); the rest
+/// are found with `search_tools`, unless an overlay says `core: true`.
+pub const MAX_LISTED: usize = 30;
 /// The longest remote description kept, characters.
 const MAX_DESCRIPTION: usize = 2_000;
 
@@ -41,6 +44,30 @@ impl RemoteSet {
         self.index.get(local_name).map(|i| &self.tools[*i])
     }
 
+    /// Beyond `max` listed tools, the ones no overlay lists are left to search, with a warning.
+    fn list_at_most(&mut self, connector: &str, remote: &McpRemote, max: usize) {
+        let mut listed = 0;
+        let mut unlisted = 0;
+        for t in &mut self.tools {
+            let pinned = remote
+                .overlays
+                .get(&t.remote_name)
+                .is_some_and(|o| o.core == Some(true));
+            if t.tool.core && !pinned {
+                listed += 1;
+                if listed > max {
+                    t.tool.core = false;
+                    unlisted += 1;
+                }
+            }
+        }
+        if unlisted > 0 {
+            self.warnings.push(format!(
+                "{connector}: {unlisted} remote tools beyond the first {max} are not listed;                  search_tools finds them (an overlay with core: true lists one)"
+            ));
+        }
+    }
+
     /// The set from the tools the remote listed (pages joined), in the remote's order.
     pub fn build(connector: &str, remote: &McpRemote, listed: &[Value]) -> RemoteSet {
         let mut set = RemoteSet::default();
@@ -60,6 +87,7 @@ impl RemoteSet {
                 Err(warning) => set.warnings.push(format!("{connector}: {warning}")),
             }
         }
+        set.list_at_most(connector, remote, MAX_LISTED);
         set
     }
 }
@@ -325,6 +353,12 @@ mod tests {
         let set = RemoteSet::build("notes", &r, &many);
         assert_eq!(set.tools.len(), MAX_TOOLS);
         assert!(set.warnings[0].contains("505 tools"), "{:?}", set.warnings);
+        assert_eq!(set.tools.iter().filter(|t| t.tool.core).count(), MAX_LISTED);
+        assert!(
+            set.warnings[1].contains("beyond the first 30"),
+            "{:?}",
+            set.warnings
+        );
     }
 
     #[test]
