@@ -93,7 +93,7 @@ impl Mcp {
                         .inventory
                         .registry
                         .exposed()
-                        .map(|(c, t)| search::Doc::from_tool(&c.catalog.connector, t))
+                        .map(|(c, t)| search::Doc::from_tool(&c.catalog, t))
                         .collect();
                     for (conn, set) in &sets {
                         docs.extend(set.tools.iter().map(|t| doc(&conn.catalog.connector, t)));

@@ -1,0 +1,173 @@
+//! The conversation with a remote before its tools are known: which protocol generation it
+//! speaks (`server/discover`, else the `initialize` handshake with its session), and its whole
+//! tool list, page by page.
+
+use serde_json::{Map, Value};
+
+use super::transport::{Exchanged, refusal, remote_timeout};
+use super::wire::{self, Answer, Generation};
+use super::{MAX_LIST_PAGES, MAX_TOOLS};
+use crate::inventory::DeployedCatalog;
+use crate::inventory::secrets::SecretValues;
+use crate::upstream::Upstream;
+use crate::upstream::deadline::Deadline;
+use crate::upstream::error::UpstreamError;
+
+impl Upstream {
+    /// The generation the remote speaks: `server/discover` first, the handshake when refused.
+    pub(super) async fn first_contact(
+        &self,
+        conn: &DeployedCatalog,
+        secrets: &SecretValues,
+    ) -> Result<Generation, UpstreamError> {
+        let deadline = Deadline::after(remote_timeout(&conn.catalog));
+        let modern = self
+            .exchange(
+                conn,
+                secrets,
+                &Generation::Modern,
+                "server/discover",
+                None,
+                Map::new(),
+                &deadline,
+            )
+            .await;
+        match modern {
+            Ok(Exchanged {
+                answer: Answer::Result(r),
+                ..
+            }) if r
+                .get("supportedVersions")
+                .and_then(Value::as_array)
+                .is_some_and(|v| v.iter().any(|x| x == wire::MODERN)) =>
+            {
+                return Ok(Generation::Modern);
+            }
+            Err(
+                e @ (UpstreamError::Unreachable
+                | UpstreamError::Timeout { .. }
+                | UpstreamError::SecretUnavailable
+                | UpstreamError::NotConfigured(_)),
+            ) => return Err(e),
+            Err(UpstreamError::Refused(r)) if matches!(r.http_status, 401 | 403) => {
+                return Err(UpstreamError::Refused(r));
+            }
+            _ => {}
+        }
+        let fresh = Generation::Handshake { session: None };
+        let deadline = Deadline::after(remote_timeout(&conn.catalog));
+        let init = self
+            .exchange(
+                conn,
+                secrets,
+                &fresh,
+                "initialize",
+                None,
+                wire::initialize_params(),
+                &deadline,
+            )
+            .await?;
+        if let Answer::Error { code, message } = init.answer {
+            return Err(UpstreamError::RemoteError {
+                code,
+                message: super::result::one_line(&self.redactor, &message),
+            });
+        }
+        let generation = Generation::Handshake {
+            session: init.session,
+        };
+        self.notify(
+            conn,
+            secrets,
+            &generation,
+            "notifications/initialized",
+            &deadline,
+        )
+        .await?;
+        Ok(generation)
+    }
+
+    /// Every page of `tools/list` (at most [`MAX_LIST_PAGES`]), renewing a forgotten session
+    /// once.
+    pub(super) async fn list_all(
+        &self,
+        conn: &DeployedCatalog,
+        secrets: &SecretValues,
+        mut generation: Generation,
+    ) -> Result<(Generation, Vec<Value>), UpstreamError> {
+        let mut listed = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut renewed = false;
+        for _ in 0..MAX_LIST_PAGES {
+            let mut params = Map::new();
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), c.clone().into());
+            }
+            let deadline = Deadline::after(remote_timeout(&conn.catalog));
+            let exchanged = match self
+                .exchange(
+                    conn,
+                    secrets,
+                    &generation,
+                    "tools/list",
+                    None,
+                    params,
+                    &deadline,
+                )
+                .await
+            {
+                Err(UpstreamError::Refused(r))
+                    if r.http_status == 404
+                        && !renewed
+                        && matches!(generation, Generation::Handshake { .. }) =>
+                {
+                    renewed = true;
+                    generation = self.first_contact(conn, secrets).await?;
+                    listed.clear();
+                    cursor = None;
+                    continue;
+                }
+                other => other?,
+            };
+            let mut result = match exchanged.answer {
+                Answer::Result(r) => r,
+                Answer::Error { code, message } => {
+                    return Err(UpstreamError::RemoteError {
+                        code,
+                        message: super::result::one_line(&self.redactor, &message),
+                    });
+                }
+            };
+            if let Some(Value::Array(tools)) = result.remove("tools") {
+                listed.extend(tools);
+            }
+            cursor = result
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if cursor.is_none() || listed.len() > MAX_TOOLS {
+                break;
+            }
+        }
+        Ok((generation, listed))
+    }
+
+    async fn notify(
+        &self,
+        conn: &DeployedCatalog,
+        secrets: &SecretValues,
+        generation: &Generation,
+        method: &str,
+        deadline: &Deadline,
+    ) -> Result<(), UpstreamError> {
+        let body = wire::body(generation, None, method, Map::new());
+        let (status, _, _) = self
+            .post(conn, secrets, generation, method, None, &body, deadline)
+            .await?;
+        if (200..300).contains(&status) {
+            Ok(())
+        } else {
+            Err(refusal(status))
+        }
+    }
+}

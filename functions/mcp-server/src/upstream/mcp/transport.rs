@@ -1,0 +1,208 @@
+//! One JSON-RPC exchange with a remote: a POST with the connector's credentials, the headers
+//! of the generation it speaks, a timeout cut to the deadline, the answer read to a cap (an SSE
+//! stream only until the response is in it, each byte looked at a bounded number of times).
+
+use std::time::Duration;
+
+use catalog::Catalog;
+use serde_json::{Map, Value};
+
+use super::MAX_ANSWER_BYTES;
+use super::wire::{self, Answer, Generation};
+use crate::inventory::DeployedCatalog;
+use crate::inventory::secrets::SecretValues;
+use crate::upstream::Upstream;
+use crate::upstream::deadline::Deadline;
+use crate::upstream::error::{Refusal, UpstreamError};
+use crate::upstream::request::{credential_error, fill_base};
+
+/// One JSON-RPC exchange's outcome: the answer, the session the remote named, and whether
+/// the remote said its tool list changed on the way.
+pub(super) struct Exchanged {
+    pub(super) answer: Answer,
+    pub(super) session: Option<String>,
+    pub(super) list_changed: bool,
+}
+
+impl Upstream {
+    /// One JSON-RPC request and its response.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn exchange(
+        &self,
+        conn: &DeployedCatalog,
+        secrets: &SecretValues,
+        generation: &Generation,
+        method: &str,
+        name: Option<&str>,
+        params: Map<String, Value>,
+        deadline: &Deadline,
+    ) -> Result<Exchanged, UpstreamError> {
+        let id = 1;
+        let body = wire::body(generation, Some(id), method, params);
+        let (status, headers, bytes) = self
+            .post(conn, secrets, generation, method, name, &body, deadline)
+            .await?;
+        if !(200..300).contains(&status) {
+            // A JSON-RPC error may come with a 4xx (the stateless generation maps them).
+            if let Ok(Answer::Error { code, message }) =
+                wire::response(headers.content_type.as_deref(), &bytes, id)
+                && status != 404
+                && !matches!(status, 401 | 403)
+                && method != "server/discover"
+            {
+                return Err(UpstreamError::RemoteError {
+                    code,
+                    message: super::result::one_line(&self.redactor, &message),
+                });
+            }
+            return Err(refusal(status));
+        }
+        let answer = wire::response(headers.content_type.as_deref(), &bytes, id).map_err(|_| {
+            UpstreamError::RemoteError {
+                code: -32603,
+                message: Some("the remote sent no JSON-RPC response".into()),
+            }
+        })?;
+        let list_changed = headers
+            .content_type
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"))
+            && bytes
+                .windows(b"notifications/tools/list_changed".len())
+                .any(|w| w == b"notifications/tools/list_changed");
+        Ok(Exchanged {
+            answer,
+            session: headers.session,
+            list_changed,
+        })
+    }
+
+    /// One POST to the remote with its credentials, a timeout cut to the deadline and a capped
+    /// answer.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn post(
+        &self,
+        conn: &DeployedCatalog,
+        secrets: &SecretValues,
+        generation: &Generation,
+        method: &str,
+        name: Option<&str>,
+        body: &Value,
+        deadline: &Deadline,
+    ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
+        let catalog = &conn.catalog;
+        let url = fill_base(catalog, &conn.base_url, secrets)?;
+        let url = reqwest::Url::parse(&url).map_err(|_| crate::upstream::request::BuildError {
+            status: catalog::Status::Error,
+            hint: "The remote MCP server's URL could not be built; check mcp.url.".into(),
+        })?;
+        let out_of_time = || UpstreamError::Deadline {
+            budget_ms: deadline.budget().as_millis() as u64,
+        };
+        let timeout = deadline
+            .timeout(remote_timeout(catalog))
+            .ok_or_else(out_of_time)?;
+        let field = |f: &str| secrets.field(&catalog.connector, f).map(str::to_string);
+        let mut request =
+            connector::authenticate(self.http.post(url).timeout(timeout), &catalog.auth, field)
+                .map_err(|e| credential_error(catalog, &e))?
+                // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
+                // refuses (406) a client that does not take both.
+                .headers(reqwest::header::HeaderMap::from_iter([(
+                    reqwest::header::ACCEPT,
+                    reqwest::header::HeaderValue::from_static(
+                        "application/json, text/event-stream",
+                    ),
+                )]))
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_string());
+        for (k, v) in wire::headers(generation, method, name) {
+            request = request.header(k, v);
+        }
+        let timed_out = |e: &reqwest::Error| {
+            if e.is_timeout() && deadline.remaining().is_none() {
+                out_of_time()
+            } else if e.is_timeout() {
+                UpstreamError::Timeout {
+                    after_ms: timeout.as_millis() as u64,
+                }
+            } else {
+                UpstreamError::Unreachable
+            }
+        };
+        let mut response = request.send().await.map_err(|e| timed_out(&e))?;
+        let status = response.status().as_u16();
+        let header = |n: &str| {
+            response
+                .headers()
+                .get(n)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| audit::bounded(v, 200))
+        };
+        let headers = AnswerHeaders {
+            content_type: header("content-type"),
+            session: header("mcp-session-id"),
+        };
+        let too_large = UpstreamError::TooLarge {
+            limit: MAX_ANSWER_BYTES,
+            http_status: status,
+            quota: None,
+        };
+        let sse = headers
+            .content_type
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        let mut bytes = Vec::new();
+        // Complete SSE events already parsed, and bytes already searched for an event's end:
+        // each byte is looked at a bounded number of times.
+        let (mut parsed, mut searched) = (0, 0);
+        while let Some(chunk) = response.chunk().await.map_err(|e| timed_out(&e))? {
+            if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(too_large);
+            }
+            bytes.extend_from_slice(&chunk);
+            // An SSE stream that already holds the response is complete; a stream the remote
+            // keeps open after it is not waited for.
+            if sse {
+                let end = wire::last_event_end(&bytes, searched);
+                searched = bytes.len();
+                if let Some(end) = end.filter(|e| *e > parsed) {
+                    if wire::response(Some("text/event-stream"), &bytes[parsed..end], 1).is_ok() {
+                        break;
+                    }
+                    parsed = end;
+                }
+            }
+        }
+        Ok((status, headers, bytes))
+    }
+}
+
+/// The headers of a remote's answer that matter.
+pub(super) struct AnswerHeaders {
+    pub(super) content_type: Option<String>,
+    pub(super) session: Option<String>,
+}
+
+pub(super) fn refusal(status: u16) -> UpstreamError {
+    if status == 408 || status == 504 {
+        return UpstreamError::Unreachable;
+    }
+    UpstreamError::Refused(Box::new(Refusal {
+        http_status: status,
+        message: None,
+        quota: None,
+        retry_after_s: None,
+    }))
+}
+
+/// One request's time: the remote's `timeout_ms`, else the catalog's.
+pub(super) fn remote_timeout(catalog: &Catalog) -> Duration {
+    Duration::from_millis(
+        catalog
+            .mcp
+            .as_ref()
+            .and_then(|m| m.timeout_ms)
+            .unwrap_or(catalog.timeout_ms),
+    )
+}
