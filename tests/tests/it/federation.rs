@@ -259,6 +259,14 @@ async fn a_remote_that_goes_away_answers_unavailable_and_others_stay_listed() {
     let mut env = env_for("gone", &gone, "t");
     env.extend(env_for("many", &other, "t"));
     let server = start(&dir, &env);
+    let health: Value = reqwest::get(format!("{}/health", server.base()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["connectors"]["gone"], "ok", "{health}");
+    assert_eq!(health["connectors"]["many"], "ok", "{health}");
     let rpc = Rpc::new(&server.url);
     let listed = rpc.list().await;
     assert!(

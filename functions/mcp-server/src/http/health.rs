@@ -80,7 +80,7 @@ async fn statuses(state: &AppState) -> BTreeMap<String, String> {
     let mut probes = tokio::task::JoinSet::new();
     for (i, conn) in state.inventory.registry.catalogs.iter().enumerate() {
         let name = conn.catalog.connector.clone();
-        if conn.catalog.health.is_none() {
+        if conn.catalog.health.is_none() && conn.catalog.mcp.is_none() {
             out.insert(name, "no_probe".to_string());
             continue;
         }
@@ -154,6 +154,16 @@ async fn status_of(state: &AppState, i: usize) -> (String, u64) {
 
 async fn probe(state: &AppState, i: usize) -> String {
     let conn = &state.inventory.registry.catalogs[i];
+    if conn.catalog.mcp.is_some() {
+        let upstream = state.mcp.pipeline.upstream();
+        let timeout = state.config.health_timeout;
+        let result = tokio::time::timeout(timeout, upstream.remote_probe(conn))
+            .await
+            .unwrap_or(Err(UpstreamError::Timeout {
+                after_ms: timeout.as_millis() as u64,
+            }));
+        return status_word(&result);
+    }
     let Some(probe) = conn.catalog.health.as_ref() else {
         return "no_probe".to_string();
     };

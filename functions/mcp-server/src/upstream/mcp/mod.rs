@@ -120,6 +120,14 @@ impl Upstream {
         Ok(tools)
     }
 
+    /// `/health`'s probe of a remote: a first contact (`server/discover`, else `initialize`),
+    /// which says whether it answers, speaks MCP and takes our credentials; its tool list is
+    /// neither fetched nor touched.
+    pub async fn remote_probe(&self, conn: &DeployedCatalog) -> Result<(), UpstreamError> {
+        let secrets = self.secrets_for_remote().await?;
+        self.first_contact(conn, &secrets).await.map(|_| ())
+    }
+
     /// One `tools/call` of a remote tool with validated arguments, within the deadline and the
     /// meter's allowance; the answer as a [`Reply`] or a typed error.
     pub(super) async fn remote_call(
