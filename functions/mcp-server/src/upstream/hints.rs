@@ -101,7 +101,7 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
             Status::Unavailable,
             "remote_error",
             format!(
-                "{title} failed to run the tool (JSON-RPC error {code}); retry in a few minutes.                  This is not a problem with the arguments."
+                "{title} failed to run the tool (JSON-RPC error {code}); retry in a few minutes. This is not a problem with the arguments."
             ),
         ),
         UpstreamError::RemoteInputRequired(_) => fault(

@@ -63,7 +63,7 @@ impl RemoteSet {
         }
         if unlisted > 0 {
             self.warnings.push(format!(
-                "{connector}: {unlisted} remote tools beyond the first {max} are not listed;                  search_tools finds them (an overlay with core: true lists one)"
+                "{connector}: {unlisted} remote tools beyond the first {max} are not listed; search_tools finds them (an overlay with core: true lists one)"
             ));
         }
     }
