@@ -518,10 +518,24 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
         total - PER_IP,
         "the IP limit let exactly {PER_IP} through"
     );
-    assert_eq!(
-        ok, DAILY,
-        "the daily cap admitted {ok} of {DAILY}: {tally:?}"
-    );
+    // A table answer slower than MCP_LIMITS_TIMEOUT_MS (an emulator starved by a busy machine)
+    // puts the instance into its fail-open fallback for a while: it then counts in memory and
+    // says so. Exact only without that; with it, a few calls over the cap, never many.
+    if server
+        .stderr
+        .shows("counting in memory on this instance until the counter table answers")
+    {
+        eprintln!("load: the table timed out once; this instance counted in memory meanwhile");
+        assert!(
+            (DAILY..=DAILY + 5).contains(&ok),
+            "the daily cap admitted {ok} of {DAILY} with a fallback: {tally:?}"
+        );
+    } else {
+        assert_eq!(
+            ok, DAILY,
+            "the daily cap admitted {ok} of {DAILY}: {tally:?}"
+        );
+    }
     for c in 0..keys.len() {
         let admitted = count(&Got::Ok(c));
         assert!(admitted <= PER_CALLER, "caller {c}: {tally:?}");
