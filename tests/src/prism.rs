@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::Response;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
@@ -148,15 +148,6 @@ struct Relay {
     http: reqwest::Client,
 }
 
-/// Headers that describe one hop, not the request: each side sets its own.
-const HOP: [&str; 5] = [
-    "connection",
-    "content-length",
-    "transfer-encoding",
-    "keep-alive",
-    "host",
-];
-
 /// Records the request, then passes it to Prism and Prism's answer back.
 async fn forward(
     State(relay): State<Arc<Relay>>,
@@ -171,30 +162,11 @@ async fn forward(
         .unwrap()
         .push(received(method.as_str(), &uri));
     let target = uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut request = relay
+    let request = relay
         .http
         .request(method, format!("{}{target}", relay.target))
         .body(body);
-    for (name, value) in &headers {
-        if !HOP.contains(&name.as_str()) {
-            request = request.header(name, value);
-        }
-    }
-    let answer = match request.send().await {
-        Ok(answer) => answer,
-        Err(e) => return (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
-    };
-    let status = answer.status();
-    let mut out = HeaderMap::new();
-    for (name, value) in answer.headers() {
-        if !HOP.contains(&name.as_str()) {
-            out.append(name, value.clone());
-        }
-    }
-    match answer.bytes().await {
-        Ok(bytes) => (status, out, bytes).into_response(),
-        Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
-    }
+    crate::proxy::relayed(crate::proxy::with_end_to_end(request, &headers, &["host"])).await
 }
 
 /// The method, path and query parameter names of a request.

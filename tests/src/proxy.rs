@@ -79,6 +79,41 @@ const HOP: [&str; 4] = [
     "keep-alive",
 ];
 
+/// `request` with the end-to-end headers of `headers`: not the hop-by-hop ones, nor those
+/// named in `also_skip` (Prism's relay sets its own `host`; the emulator's keeps the signed one).
+pub(crate) fn with_end_to_end(
+    mut request: reqwest::RequestBuilder,
+    headers: &HeaderMap,
+    also_skip: &[&str],
+) -> reqwest::RequestBuilder {
+    for (name, value) in headers {
+        if !HOP.contains(&name.as_str()) && !also_skip.contains(&name.as_str()) {
+            request = request.header(name, value);
+        }
+    }
+    request
+}
+
+/// Sends `request` and passes its answer back as a relay's response (status, end-to-end
+/// headers, body); a target that does not answer is a 502.
+pub(crate) async fn relayed(request: reqwest::RequestBuilder) -> Response {
+    let answer = match request.send().await {
+        Ok(answer) => answer,
+        Err(e) => return (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+    };
+    let status = answer.status();
+    let mut out = HeaderMap::new();
+    for (name, value) in answer.headers() {
+        if !HOP.contains(&name.as_str()) {
+            out.append(name, value.clone());
+        }
+    }
+    match answer.bytes().await {
+        Ok(bytes) => (status, out, bytes).into_response(),
+        Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+    }
+}
+
 async fn forward(
     State(relay): State<Arc<Relay>>,
     method: Method,
@@ -93,30 +128,12 @@ async fn forward(
         relay.count.fetch_add(1, Ordering::Relaxed);
     }
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut request = relay
+    let request = relay
         .http
         .request(method, format!("http://{}{path}", relay.target))
         .body(body);
-    for (name, value) in &headers {
-        if !HOP.contains(&name.as_str()) {
-            request = request.header(name, value);
-        }
-    }
+    let request = with_end_to_end(request, &headers, &[]);
     let _turn = relay.one_at_a_time.lock().await;
-    let answer = match request.send().await {
-        Ok(answer) => answer,
-        // The emulator is down (a test stopped it): the client sees a gateway error.
-        Err(e) => return (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
-    };
-    let status = answer.status();
-    let mut out = HeaderMap::new();
-    for (name, value) in answer.headers() {
-        if !HOP.contains(&name.as_str()) {
-            out.append(name, value.clone());
-        }
-    }
-    match answer.bytes().await {
-        Ok(bytes) => (status, out, bytes).into_response(),
-        Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
-    }
+    // The emulator down (a test stopped it) is a gateway error for the client.
+    relayed(request).await
 }

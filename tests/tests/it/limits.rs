@@ -44,8 +44,13 @@ pub(crate) mod tempdir {
         pub path: std::path::PathBuf,
     }
     impl Dir {
+        /// A fresh directory: unique in this process too, since every test of the `it`
+        /// binary shares one process (two tests asking for `limits-catalogs` at once must not
+        /// write into each other's).
         pub(crate) fn new(name: &str) -> Dir {
-            let path = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = std::env::temp_dir().join(format!("{name}-{}-{n}", std::process::id()));
             let _ = std::fs::remove_dir_all(&path);
             std::fs::create_dir_all(&path).unwrap();
             Dir { path }
