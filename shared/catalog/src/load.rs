@@ -381,6 +381,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             if p.choices.is_some() && p.kind != ParamType::String {
                 bad(format!("param `{name}`: `enum` only applies to strings"));
             }
+            if p.unix_time.is_some() && p.kind != ParamType::Date {
+                bad(format!("param `{name}`: `unix_time` only applies to dates"));
+            }
             for problem in array_problems(p) {
                 bad(format!("param `{name}`: {problem}"));
             }
@@ -461,6 +464,11 @@ fn element_problems(what: &str, f: &crate::model::Param) -> Vec<String> {
     }
     if f.choices.is_some() && f.kind != ParamType::String {
         out.push(format!("{what}: `enum` only applies to strings"));
+    }
+    if f.unix_time.is_some() {
+        out.push(format!(
+            "{what}: `unix_time` does not apply inside an array"
+        ));
     }
     out
 }

@@ -669,6 +669,10 @@ pub struct Param {
     /// parameter of a tool with a `resource` template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete: Option<crate::Complete>,
+    /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix
+    /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix_time: Option<String>,
 }
 
 impl Param {

@@ -133,6 +133,7 @@ fn full_param() -> Param {
         item: Some(Box::new(item_field())),
         max_items: Some(50),
         complete: Some(full_complete()),
+        unix_time: Some("Europe/Berlin".into()),
     }
 }
 
@@ -182,6 +183,7 @@ fn item_field() -> Param {
         item: None,
         max_items: None,
         complete: None,
+        unix_time: None,
     }
 }
 

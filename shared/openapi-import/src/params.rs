@@ -281,6 +281,7 @@ fn fallback_string(own: Option<&str>) -> Param {
         item: None,
         max_items: None,
         complete: None,
+        unix_time: None,
     }
 }
 

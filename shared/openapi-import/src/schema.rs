@@ -345,6 +345,7 @@ fn blank(location: ParamIn) -> Param {
         item: None,
         max_items: None,
         complete: None,
+        unix_time: None,
     }
 }
 

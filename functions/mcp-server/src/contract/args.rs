@@ -386,6 +386,18 @@ fn describe(p: &Param) -> String {
     s
 }
 
+/// 00:00 of `date` in `zone` as Unix seconds (a param's `unix_time`).
+fn unix_seconds(name: &str, date: jiff::civil::Date, zone: &str) -> Result<i64, Invalid> {
+    jiff::tz::TimeZone::get(zone)
+        .and_then(|tz| date.to_zoned(tz))
+        .map(|z| z.timestamp().as_second())
+        .map_err(|_| {
+            invalid(format!(
+                "`{name}` cannot be sent: the catalog's time zone `{zone}` is unknown."
+            ))
+        })
+}
+
 fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
     let value = match p.kind {
         ParamType::Integer => Value::from(integer(name, v)?),
@@ -396,13 +408,19 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             let s = v
                 .as_str()
                 .ok_or_else(|| invalid(format!("`{name}` must be a date YYYY-MM-DD.")))?;
-            let ok = s.len() == 10 && s.parse::<jiff::civil::Date>().is_ok();
-            if !ok {
-                return Err(invalid(format!(
-                    "`{name}` must be a real date YYYY-MM-DD, e.g. 2026-05-31."
-                )));
+            let date = s
+                .parse::<jiff::civil::Date>()
+                .ok()
+                .filter(|_| s.len() == 10)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "`{name}` must be a real date YYYY-MM-DD, e.g. 2026-05-31."
+                    ))
+                })?;
+            match &p.unix_time {
+                Some(zone) => Value::from(unix_seconds(name, date, zone)?),
+                None => Value::String(s.to_string()),
             }
-            Value::String(s.to_string())
         }
         ParamType::String => {
             let s = match v {
@@ -605,6 +623,32 @@ tools:
         .unwrap()
         .tools
         .remove(0)
+    }
+
+    #[test]
+    fn a_unix_time_date_goes_up_as_the_seconds_of_local_midnight() {
+        let tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: sevdesk
+base_url: "http://x"
+tools:
+  - name: sevdesk_invoices_get
+    risk: low
+    description: d
+    get: /Invoice
+    params:
+      start_date: { type: date, unix_time: Europe/Berlin }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        // 2026-05-01 00:00 in Berlin (CEST, UTC+2) is 2026-04-30 22:00 UTC.
+        let v = validate(&tool, &args(json!({"start_date": "2026-05-01"}))).unwrap();
+        assert_eq!(v.values["start_date"], json!(1_777_586_400));
+        let err = validate(&tool, &args(json!({"start_date": "2026-02-30"}))).unwrap_err();
+        assert!(format!("{err:?}").contains("real date"), "{err:?}");
     }
 
     #[test]
