@@ -241,6 +241,21 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     });
     rows.push(match &c.quota {
         None => na("quota_headers", subject.clone(), "no quota declared"),
+        // Only a caller budget: the upstream reports no quota, so there is nothing to read.
+        Some(q)
+            if q.limit.is_none()
+                && q.window.is_none()
+                && q.probe.is_none()
+                && q.remaining.is_none()
+                && q.consumed.is_none()
+                && q.headers.is_none() =>
+        {
+            na(
+                "quota_headers",
+                subject.clone(),
+                "only a caller budget: the upstream reports no quota",
+            )
+        }
         Some(q) => row(
             "quota_headers",
             subject.clone(),
@@ -605,6 +620,28 @@ mod tests {
         let rows = lint(&catalogs, &config());
         let gaps: Vec<&Row> = rows.iter().filter(|r| r.verdict == Verdict::Gap).collect();
         assert!(gaps.is_empty(), "{}", render(&rows));
+    }
+
+    #[test]
+    fn a_caller_budget_alone_needs_no_quota_headers_but_a_limit_does() {
+        let verdict = |quota: &str| {
+            let yaml = format!(
+                "connector: q\nbase_url: \"http://x\"\nquota: {quota}\ntools:\n  - name: q_things_get\n    risk: low\n    description: d\n    get: /things\n"
+            );
+            let rows = lint(&[catalog::parse("q.yaml", &yaml).unwrap()], &config());
+            rows.into_iter()
+                .find(|r| r.rule == "quota_headers")
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(
+            verdict("{ caller_daily_budget: 100 }"),
+            Verdict::NotApplicable
+        );
+        assert_eq!(
+            verdict("{ limit: 1000, window: { day: UTC } }"),
+            Verdict::Gap
+        );
     }
 
     #[test]
