@@ -9,10 +9,13 @@ use std::path::Path;
 use catalog::{Catalog, LoadError};
 
 /// The shipped catalog files as `(file name, text)`, in file-name order.
-pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[(
-    "papierkram.yaml",
-    include_str!("../catalogs/papierkram.yaml"),
-)];
+pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[
+    (
+        "papierkram.yaml",
+        include_str!("../catalogs/papierkram.yaml"),
+    ),
+    ("sevdesk.yaml", include_str!("../catalogs/sevdesk.yaml")),
+];
 
 /// The tools a hosted deployment of `papierkram.yaml` lists, one name a line (`#` comments):
 /// what the post-deploy smoke check and the end-to-end tests compare `tools/list` with.
