@@ -176,7 +176,12 @@ fn received(method: &str, uri: &Uri) -> Received {
         .unwrap_or_default()
         .split('&')
         .filter(|p| !p.is_empty())
-        .map(|p| p.split_once('=').map_or(p, |(name, _)| name).to_string())
+        .map(|p| p.split_once('=').map_or(p, |(name, _)| name))
+        .map(|name| {
+            percent_encoding::percent_decode_str(name)
+                .decode_utf8_lossy()
+                .into_owned()
+        })
         .collect();
     Received {
         method: method.to_uppercase(),
@@ -259,7 +264,7 @@ mod tests {
 
     #[test]
     fn a_request_gives_method_path_and_query_names() {
-        let uri: Uri = "/income/invoices?page=1&order_direction=desc&flag"
+        let uri: Uri = "/income/invoices?page=1&order_direction=desc&flag&contact%5Bid%5D=7"
             .parse()
             .unwrap();
         assert_eq!(
@@ -267,7 +272,12 @@ mod tests {
             Received {
                 method: "GET".into(),
                 path: "/income/invoices".into(),
-                query: vec!["page".into(), "order_direction".into(), "flag".into()],
+                query: vec![
+                    "page".into(),
+                    "order_direction".into(),
+                    "flag".into(),
+                    "contact[id]".into()
+                ],
             }
         );
     }

@@ -1,10 +1,11 @@
-//! The shipped Papierkram catalog against Prism serving `shared/connector/openapi/papierkram.yaml`
+//! The shipped catalogs against Prism serving each connector's `shared/connector/openapi/<connector>.yaml`
 //! with request validation on: every tool the platform can call (reads, aggregations and writes
 //! through their confirmation), with every parameter and with only the required ones, sends
-//! requests the document accepts (path, query, bearer header, body), and every operation of the
-//! document is used; a catalog that breaks the document fails
+//! requests the document accepts (path, query, credential header, body), and every operation of
+//! the document is used; a catalog that breaks the document fails
 //! and Prism names the violation; Prism's `Prefer: code=…` answers come out as the platform's
-//! statuses with the catalog's hints. One Prism process per test.
+//! statuses with the catalog's hints. One Prism process per test; each connector is an
+//! [`Upstream`] below, so a new connector with a document is a new constant and a few lines.
 
 use std::path::{Path, PathBuf};
 
@@ -13,59 +14,122 @@ use integration_tests::prism::{self, Prism, operations, path_matches, undeclared
 use integration_tests::{KEY, Rpc, Server, repo, structured};
 use serde_json::{Map, Value, json};
 
-const TOKEN: &str = "prism-upstream-token";
-const SUBDOMAIN: &str = "prism-e2e";
-
-fn document() -> PathBuf {
-    repo().join("shared/connector/openapi/papierkram.yaml")
+/// A connector checked against Prism.
+struct Upstream {
+    connector: &'static str,
+    /// Its secret fields as local environment variables (`<CONNECTOR>_<FIELD>`).
+    secrets: &'static [(&'static str, &'static str)],
+    /// At least this many reads and writes are called: a catalog that loses tools fails here.
+    reads: usize,
+    writes: usize,
+    /// Paths for the raw tool, when the catalog has one.
+    raw_paths: &'static [&'static str],
+    /// A get tool, its list tool (named in the 404 hint) and the words of the 429 hint.
+    get_tool: &'static str,
+    list_tool: &'static str,
+    rate_limited_hint: &'static str,
 }
 
-/// The shipped catalog as the server embeds it.
-fn shipped() -> Catalog {
-    connector::catalogs::load(None)
-        .unwrap()
-        .into_iter()
-        .find(|c| c.connector == "papierkram")
-        .expect("the papierkram catalog")
-}
+const PAPIERKRAM: Upstream = Upstream {
+    connector: "papierkram",
+    secrets: &[
+        ("PAPIERKRAM_TOKEN", "prism-upstream-token"),
+        ("PAPIERKRAM_SUBDOMAIN", "prism-e2e"),
+    ],
+    reads: 28,
+    writes: 39,
+    raw_paths: &["/projects/15", "/info"],
+    get_tool: "papierkram_invoice_get",
+    list_tool: "papierkram_invoices_list",
+    rate_limited_hint: "Remaining API quota this month: 0 of 10000",
+};
 
-/// The shipped catalog's text with each `(from, to)` replaced (each must occur), in a folder
-/// of its own for `--catalog`.
-fn variant(label: &str, edits: &[(&str, &str)]) -> PathBuf {
-    let mut text = connector::catalogs::EMBEDDED_CATALOGS[0].1.to_string();
-    for (from, to) in edits {
-        assert!(text.contains(from), "{from:?} is not in the catalog");
-        text = text.replace(from, to);
+const SEVDESK: Upstream = Upstream {
+    connector: "sevdesk",
+    secrets: &[("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef")],
+    reads: 16,
+    writes: 5,
+    raw_paths: &[],
+    get_tool: "sevdesk_invoice_get",
+    list_tool: "sevdesk_invoices_list",
+    rate_limited_hint: "Retry after",
+};
+
+impl Upstream {
+    fn document(&self) -> PathBuf {
+        repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
     }
-    let dir = std::env::temp_dir().join(format!("hosted-mcp-prism-{label}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("papierkram.yaml"), text).unwrap();
-    dir
-}
 
-/// The server with `catalog` (a folder; `None`: the embedded ones), its upstream Prism.
-fn server(prism: &Prism, catalog: Option<&Path>) -> (Server, Rpc) {
-    server_with(prism, catalog, &[])
-}
+    /// The shipped catalog as the server embeds it.
+    fn shipped(&self) -> Catalog {
+        connector::catalogs::load(None)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.connector == self.connector)
+            .expect("the shipped catalog")
+    }
 
-fn server_with(prism: &Prism, catalog: Option<&Path>, extra: &[(&str, &str)]) -> (Server, Rpc) {
-    let keys = format!("e2e:{KEY}");
-    let mut env = vec![
-        ("MCP_API_KEYS", keys.as_str()),
-        ("PAPIERKRAM_BASE_URL", prism.url.as_str()),
-        ("PAPIERKRAM_TOKEN", TOKEN),
-        ("PAPIERKRAM_SUBDOMAIN", SUBDOMAIN),
-        // A critical write is confirmed with its token here; a person's form is writes.rs's.
-        ("MCP_TOKEN_CONFIRMS_CRITICAL", "*"),
-    ];
-    env.extend_from_slice(extra);
-    let args: Vec<&str> = match catalog {
-        Some(dir) => vec!["--catalog", dir.to_str().unwrap()],
-        None => vec![],
-    };
-    let server = Server::start(&args, &env);
-    let rpc = Rpc::new(&server.url);
-    (server, rpc)
+    /// The shipped catalog's text with each `(from, to)` replaced (each must occur), alone in a
+    /// folder of its own for `--catalog`.
+    fn variant(&self, label: &str, edits: &[(&str, &str)]) -> PathBuf {
+        let file = format!("{}.yaml", self.connector);
+        let (_, text) = connector::catalogs::EMBEDDED_CATALOGS
+            .iter()
+            .find(|(name, _)| *name == file)
+            .expect("an embedded catalog");
+        let mut text = text.to_string();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from:?} is not in the catalog");
+            text = text.replace(from, to);
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "hosted-mcp-prism-{}-{label}-{}",
+            self.connector,
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(file), text).unwrap();
+        dir
+    }
+
+    /// The catalog with a static `Prefer: code=<code>` on every request, which Prism answers
+    /// with the document's response for that status.
+    fn preferring(&self, code: u16) -> PathBuf {
+        self.variant(
+            &format!("prefer-{code}"),
+            &[(
+                "timeout_ms: 10000\n",
+                &format!("timeout_ms: 10000\nheaders: {{ Prefer: \"code={code}\" }}\n"),
+            )],
+        )
+    }
+
+    /// The server with `catalog` (a folder; `None`: the embedded ones), this connector's
+    /// upstream Prism.
+    fn server(
+        &self,
+        prism: &Prism,
+        catalog: Option<&Path>,
+        extra: &[(&str, &str)],
+    ) -> (Server, Rpc) {
+        let keys = format!("e2e:{KEY}");
+        let base = format!("{}_BASE_URL", self.connector.to_uppercase());
+        let mut env = vec![
+            ("MCP_API_KEYS", keys.as_str()),
+            (base.as_str(), prism.url.as_str()),
+            // A critical write is confirmed with its token here; a person's form is writes.rs's.
+            ("MCP_TOKEN_CONFIRMS_CRITICAL", "*"),
+        ];
+        env.extend_from_slice(self.secrets);
+        env.extend_from_slice(extra);
+        let args: Vec<&str> = match catalog {
+            Some(dir) => vec!["--catalog", dir.to_str().unwrap()],
+            None => vec![],
+        };
+        let server = Server::start(&args, &env);
+        let rpc = Rpc::new(&server.url);
+        (server, rpc)
+    }
 }
 
 /// A valid value for `param`, inside its bounds; objects in a list get `every` field or only
@@ -122,10 +186,20 @@ fn is_read(tool: &Tool) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_tool_sends_requests_the_openapi_document_accepts() {
-    let prism = Prism::start(&document()).await;
-    let (_server, rpc) = server_with(&prism, None, &[("PAPIERKRAM_EXPOSE_RAW", "true")]);
-    let catalog = shipped();
+async fn papierkram_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&PAPIERKRAM).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sevdesk_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&SEVDESK).await;
+}
+
+async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
+    let prism = Prism::start(&upstream.document()).await;
+    let raw = format!("{}_EXPOSE_RAW", upstream.connector.to_uppercase());
+    let (_server, rpc) = upstream.server(&prism, None, &[(raw.as_str(), "true")]);
+    let catalog = upstream.shipped();
     let tools: Vec<&Tool> = catalog.tools.iter().filter(|t| callable(t)).collect();
     let reads = tools.iter().filter(|t| is_read(t)).count();
     let mut failed = Vec::new();
@@ -155,15 +229,20 @@ async fn every_tool_sends_requests_the_openapi_document_accepts() {
         failed.join("\n"),
         prism.violations().join("\n")
     );
-    assert!(reads >= 28 && tools.len() - reads >= 39, "{reads} reads");
+    assert!(
+        reads >= upstream.reads && tools.len() - reads >= upstream.writes,
+        "{reads} reads of {}",
+        tools.len()
+    );
     // The operators' raw GET, on a path with and one without an id.
-    for path in ["/projects/15", "/info"] {
-        let reply = rpc.call("papierkram_raw_get", json!({"path": path})).await;
+    let raw_tool = format!("{}_raw_get", upstream.connector);
+    for path in upstream.raw_paths {
+        let reply = rpc.call(&raw_tool, json!({"path": path})).await;
         assert_eq!(structured(&reply)["status"], "ok", "{path}: {reply}");
     }
 
     // Prism lets undeclared query parameters through: check their names here.
-    let doc = prism::document(&document());
+    let doc = prism::document(&upstream.document());
     let wanted = operations(&doc);
     let requests = prism.requests();
     let unused: Vec<_> = wanted
@@ -184,8 +263,8 @@ async fn every_tool_sends_requests_the_openapi_document_accepts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_that_breaks_the_document_fails_and_prism_names_why() {
-    let prism = Prism::start(&document()).await;
-    let dir = variant(
+    let prism = Prism::start(&PAPIERKRAM.document()).await;
+    let dir = PAPIERKRAM.variant(
         "broken",
         &[
             // A query value outside the document's enum.
@@ -199,7 +278,7 @@ async fn a_request_that_breaks_the_document_fails_and_prism_names_why() {
             ("as: document_date_range_start", "as: document_date_start"),
         ],
     );
-    let (_server, rpc) = server(&prism, Some(&dir));
+    let (_server, rpc) = PAPIERKRAM.server(&prism, Some(&dir), &[]);
 
     let r = rpc
         .call("papierkram_vouchers_list", json!({"descending": true}))
@@ -226,7 +305,7 @@ async fn a_request_that_breaks_the_document_fails_and_prism_names_why() {
         )
         .await;
     assert_eq!(structured(&r)["status"], "ok", "{r}");
-    let doc = prism::document(&document());
+    let doc = prism::document(&PAPIERKRAM.document());
     let request = prism
         .requests()
         .into_iter()
@@ -239,34 +318,10 @@ async fn a_request_that_breaks_the_document_fails_and_prism_names_why() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// The catalog with a static `Prefer: code=<code>` on every request, which Prism answers with
-/// the document's response for that status.
-fn preferring(code: u16) -> PathBuf {
-    variant(
-        &format!("prefer-{code}"),
-        &[(
-            "timeout_ms: 10000\n",
-            &format!("timeout_ms: 10000\nheaders: {{ Prefer: \"code={code}\" }}\n"),
-        )],
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn prisms_error_answers_become_statuses_with_the_catalogs_hints() {
-    let prism = Prism::start(&document()).await;
-    let not_found = preferring(404);
-    let rate_limited = preferring(429);
-    let (_a, rpc) = server(&prism, Some(&not_found));
-    let (_b, limited) = server(&prism, Some(&rate_limited));
-
-    let r = rpc.call("papierkram_invoice_get", json!({"id": 7})).await;
-    let result = structured(&r);
-    assert_eq!(result["status"], "not_found", "{r}");
-    let hint = result["hint"].as_str().unwrap();
-    assert!(
-        hint.contains("HTTP 404") && hint.contains("papierkram_invoices_list"),
-        "{hint}"
-    );
+async fn papierkram_error_answers_become_statuses_with_the_catalogs_hints() {
+    let (prism, rpc, _servers) =
+        error_answers_become_statuses_with_the_catalogs_hints(&PAPIERKRAM).await;
     let r = rpc.call("papierkram_project_get", json!({"id": 7})).await;
     let result = structured(&r);
     assert_eq!(result["status"], "not_found", "{r}");
@@ -275,17 +330,58 @@ async fn prisms_error_answers_become_statuses_with_the_catalogs_hints() {
         hint.contains("HTTP 404") && hint.contains("papierkram_projects_list"),
         "{hint}"
     );
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
 
-    let r = limited.call("papierkram_invoices_list", json!({})).await;
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sevdesk_error_answers_become_statuses_with_the_catalogs_hints() {
+    let (prism, rpc, _servers) =
+        error_answers_become_statuses_with_the_catalogs_hints(&SEVDESK).await;
+    // sevdesk's reason comes from {"error": {"message": …}}.
+    let r = rpc.call("sevdesk_contact_get", json!({"id": 7})).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "not_found", "{r}");
+    assert_eq!(result["upstream_message"], "Object not found", "{r}");
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("sevdesk_contacts_list"),
+        "{r}"
+    );
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// The get tool answering 404 and the list tool 429: the statuses with the catalog's hints. Gives
+/// back Prism and the 404 server's client for a connector's own checks.
+async fn error_answers_become_statuses_with_the_catalogs_hints(
+    upstream: &Upstream,
+) -> (Prism, Rpc, [Server; 2]) {
+    let prism = Prism::start(&upstream.document()).await;
+    let not_found = upstream.preferring(404);
+    let rate_limited = upstream.preferring(429);
+    let (a, rpc) = upstream.server(&prism, Some(&not_found), &[]);
+    let (b, limited) = upstream.server(&prism, Some(&rate_limited), &[]);
+
+    let r = rpc.call(upstream.get_tool, json!({"id": 7})).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "not_found", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("HTTP 404") && hint.contains(upstream.list_tool),
+        "{hint}"
+    );
+
+    let r = limited.call(upstream.list_tool, json!({})).await;
     let result = structured(&r);
     assert_eq!(result["status"], "rate_limited", "{r}");
     let hint = result["hint"].as_str().unwrap();
     assert!(
-        hint.contains("HTTP 429") && hint.contains("Remaining API quota this month: 0 of 10000"),
+        hint.contains("HTTP 429") && hint.contains(upstream.rate_limited_hint),
         "{hint}"
     );
-    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
     for dir in [not_found, rate_limited] {
         let _ = std::fs::remove_dir_all(dir);
     }
+    (prism, rpc, [a, b])
 }
