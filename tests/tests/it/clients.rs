@@ -4,6 +4,7 @@
 
 use std::process::Command;
 
+use integration_tests::prism::Prism;
 use integration_tests::{KEY, Server, repo, tool};
 use papierkram_sandbox::SandboxState;
 use serde_json::Value;
@@ -87,6 +88,56 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
     }
     let (_, doc) = python_client(&server.url, &["--era", "modern"]);
     assert_eq!(doc["server"]["protocol_version"], "2026-07-28", "{doc}");
+}
+
+/// The shipped catalogs with sevdesk pointed at Prism serving its document (request validation
+/// on): its tools are not listed, so the SDK finds them through search_tools and calls them by
+/// name and through call_tool, in both protocol eras.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_finds_and_calls_sevdesk_tools_against_prism_in_both_protocol_eras() {
+    let prism = Prism::start(&repo().join("shared/connector/openapi/sevdesk.yaml")).await;
+    let server = Server::start(
+        &[],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            ("SEVDESK_BASE_URL", &prism.url),
+            ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
+        ],
+    );
+    for era in [&[][..], &["--era", "modern"][..]] {
+        let mut args = era.to_vec();
+        args.extend([
+            "--call",
+            r#"search_tools={"query": "offene Posten sevdesk"}"#,
+            "--call",
+            r#"sevdesk_invoices_list={"date_from": "2026-05-01", "date_to": "2026-05-31"}"#,
+            "--call",
+            r#"call_tool={"name": "sevdesk_open_items_get", "arguments": {}}"#,
+            "--call",
+            r#"sevdesk_invoice_get={"id": "RE-1042"}"#,
+        ]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "python client failed: {doc}");
+        let tools: Vec<&str> = doc["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(tools.contains(&"search_tools"), "{doc}");
+        assert!(!tools.iter().any(|t| t.starts_with("sevdesk_")), "{doc}");
+        let found = doc["calls"][0]["text"].as_str().unwrap_or_default();
+        assert!(found.contains("sevdesk_open_items_get"), "{doc}");
+        let list = &doc["calls"][1];
+        assert_eq!(list["is_error"], false, "{doc}");
+        assert_eq!(list["structured"]["items"][0]["invoiceNumber"], "RE-1042");
+        let open = &doc["calls"][2];
+        assert_eq!(open["is_error"], false, "{doc}");
+        assert_eq!(open["structured"]["data"]["open_count"], 2, "{doc}");
+        assert_eq!(open["structured"]["data"]["open_gross"], "1785.00", "{doc}");
+        assert_eq!(doc["calls"][3]["structured"]["status"], "invalid_input");
+    }
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
