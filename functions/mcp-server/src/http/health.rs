@@ -1,8 +1,10 @@
 //! `/health` for monitors and load balancers: no key needed, counted by the per-IP limit like
 //! `/mcp` (`limit::per_ip`, wired in `http::app`), Host-checked like `/mcp`, and cheap.
 //! `{ok, connectors: {name: status}}` where status is `ok`, `http_<code>`, `timeout`,
-//! `unreachable`, `not_configured`, `secret_unavailable`, `no_probe` or `unknown` (another
-//! instance is probing and had no result yet); `ok` is false when any probe fails.
+//! `unreachable`, `not_configured`, `secret_unavailable`, `no_probe`, `unused` (the secret holds
+//! no field of a connector that needs some: this deployment does not use it, nothing is sent) or
+//! `unknown` (another instance is probing and had no result yet); `ok` is false when any probe
+//! fails.
 //!
 //! **One probe per connector per interval** (`MCP_HEALTH_INTERVAL_S`, 900 s by default) for the
 //! whole deployment: with the limits table, instances claim the right to probe in it
@@ -56,7 +58,9 @@ pub(crate) async fn health(State(state): State<AppState>, headers: HeaderMap) ->
         );
     }
     let connectors = statuses(&state).await;
-    let ok = connectors.values().all(|s| s == "ok" || s == "no_probe");
+    let ok = connectors
+        .values()
+        .all(|s| s == "ok" || s == "no_probe" || s == UNUSED);
     let code = if ok {
         StatusCode::OK
     } else {
@@ -152,6 +156,10 @@ async fn status_of(state: &AppState, i: usize) -> (String, u64) {
     }
 }
 
+/// A connector that needs secrets and has none in the deployment secret: shipped (embedded)
+/// but not used by this deployment, so it does not make `/health` fail.
+const UNUSED: &str = "unused";
+
 async fn probe(state: &AppState, i: usize) -> String {
     let conn = &state.inventory.registry.catalogs[i];
     if conn.catalog.mcp.is_some() {
@@ -167,10 +175,13 @@ async fn probe(state: &AppState, i: usize) -> String {
     let Some(probe) = conn.catalog.health.as_ref() else {
         return "no_probe".to_string();
     };
-    let result = state
-        .mcp
-        .pipeline
-        .upstream()
+    let upstream = state.mcp.pipeline.upstream();
+    if !conn.catalog.secrets.is_empty()
+        && upstream.holds_secrets_of(&conn.catalog.connector).await == Some(false)
+    {
+        return UNUSED.to_string();
+    }
+    let result = upstream
         .probe(conn, &probe.get, state.config.health_timeout)
         .await;
     status_word(&result)

@@ -200,6 +200,18 @@ impl Upstream {
         Ok((method, path, request::build_body(tool, valid)))
     }
 
+    /// Whether the deployment secret (locally the environment) holds any field of `connector`;
+    /// `None` when the secret cannot be read.
+    pub async fn holds_secrets_of(&self, connector: &str) -> Option<bool> {
+        let secrets = self.secrets.get().await.ok()?;
+        Some(
+            secrets
+                .connectors
+                .get(connector)
+                .is_some_and(|fields| !fields.is_empty()),
+        )
+    }
+
     /// A GET of a fixed path (the catalog's health probe): `Ok` on 2xx.
     pub async fn probe(
         &self,
