@@ -221,3 +221,18 @@ async fn health_counts_against_the_per_ip_limit() {
         "the refusal is audited without the address"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
+    // Papierkram has its token but not its subdomain; sevdesk has nothing at all.
+    let server = start(&[("PAPIERKRAM_TOKEN", TOKEN.to_string())]);
+    let response = reqwest::get(format!("{}/health", server.base()))
+        .await
+        .expect("/health");
+    assert_eq!(response.status().as_u16(), 503);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"ok": false, "connectors": {"papierkram": "not_configured", "sevdesk": "unused"}})
+    );
+}
