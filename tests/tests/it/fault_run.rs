@@ -322,12 +322,15 @@ async fn moto_killed_and_restarted_mid_load() {
         assert_eq!(stack.archives(id), 1, "one write for invoice {id}");
     }
     load.more(10, "the load goes on after the restart").await;
+    // A freshly restarted emulator may answer one request too slowly and send the limits back
+    // to memory for one more retry pause; the table then counts again.
+    let later = eventually(
+        "the restarted table keeps counting",
+        Duration::from_secs(45),
+        || async { stack.calls_counted().await.filter(|n| *n > counted) },
+    )
+    .await;
     let after_restart = load.served() - at_restart;
-    let later = stack.calls_counted().await.unwrap_or(0);
-    assert!(
-        later > counted,
-        "the restarted table keeps counting: {counted} then {later}"
-    );
     let answers = load.stop().await;
     let requests: u64 = answers.values().sum();
     assert_eq!(
