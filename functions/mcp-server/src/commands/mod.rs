@@ -13,6 +13,7 @@ use crate::inventory::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::startup::{self, load_catalogs};
 
 mod args;
+mod connectors;
 #[cfg(feature = "import")]
 pub mod import;
 pub mod lint;
@@ -98,10 +99,16 @@ pub async fn run(
             }
             // Parsed once: the sandbox question and the state both use them.
             let catalogs = load_catalogs(catalog.as_ref().or(config.catalog_dir.as_ref()))?;
-            if needs_sandbox(&config, &env, &catalogs) {
+            let sandboxed = needs_sandbox(&config, &env, &catalogs).then_some("papierkram");
+            if sandboxed.is_some() {
                 env = sandbox::start(env).await?;
                 // The sandbox's address is a connector variable: parse again.
                 config = Config::parse(&env)?;
+            }
+            if config.secret_source == SecretSourceConfig::Variables {
+                for (connector, state) in connectors::local_states(&catalogs, &env, sandboxed) {
+                    tracing::info!(connector, "{}", connectors::describe(&state));
+                }
             }
             let mut state = startup::build(config, &env, catalogs, redactor).await?;
             state.insecure_no_auth = insecure_no_auth;
