@@ -137,7 +137,7 @@ pub(crate) fn paging(
             !paging_params.iter().any(|q| q == upstream)
         });
         t.fields = d.answer.fields.clone();
-        t.default_fields = d.answer.fields.iter().take(5).cloned().collect();
+        t.default_fields = default_fields(&d.answer.fields);
     }
     proposed.max_page_size = max_page_size.map_or(100, |m| m.clamp(1.0, 100.0) as u32);
     notes.push(format!(
@@ -152,6 +152,33 @@ pub(crate) fn paging(
         }
     ));
     Some(proposed)
+}
+
+/// The five fields a list shows by default: the id, a name, a state, a date and an amount
+/// before the rest (a person reads those first), each group in the schema's order.
+fn default_fields(fields: &[String]) -> Vec<String> {
+    let rank = |field: &str| {
+        let f = field.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| f.contains(w));
+        if f == "id" || f == "uid" || f == "uuid" {
+            0
+        } else if has(&["name", "title", "number", "subject", "label"]) {
+            1
+        } else if has(&["status", "state"]) {
+            2
+        } else if has(&[
+            "date", "time", "_at", "created", "updated", "due", "start", "end",
+        ]) {
+            3
+        } else if has(&["amount", "total", "sum", "price", "gross", "net"]) {
+            4
+        } else {
+            5
+        }
+    };
+    let mut ranked: Vec<&String> = fields.iter().collect();
+    ranked.sort_by_key(|f| rank(f));
+    ranked.into_iter().take(5).cloned().collect()
 }
 
 pub(crate) fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> Option<Errors> {
@@ -252,4 +279,35 @@ pub(crate) fn hoist_headers(ops: &mut [(Drafted, Selection, String)]) -> BTreeMa
         }
     }
     first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_fields;
+
+    #[test]
+    fn defaults_are_id_name_state_date_and_amount_before_the_rest() {
+        let fields: Vec<String> = [
+            "allowDynamicBooking",
+            "appTheme",
+            "avatarUrl",
+            "bio",
+            "createdAt",
+            "email",
+            "id",
+            "name",
+            "status",
+            "sumGross",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            default_fields(&fields),
+            ["id", "name", "status", "createdAt", "sumGross"]
+        );
+        assert_eq!(
+            default_fields(&fields[..2]),
+            ["allowDynamicBooking", "appTheme"]
+        );
+    }
 }
