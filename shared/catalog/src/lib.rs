@@ -17,10 +17,9 @@ mod wire;
 
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
-pub use paging::{Ask, PageRead, Pager, Paging, PagingStyle, link_next, pointer_of_dotted};
-pub use prompt::{Complete, Prompt, PromptArguments, PromptMessage, PromptRole};
+pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
-pub use remote::{McpRemote, RemoteOverlay, glob_match, local_name};
+pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's

@@ -23,7 +23,7 @@ pub struct Catalog {
     /// A remote MCP server federated as this connector, instead of `base_url` and `tools`: its
     /// tools are fetched from it, filtered by `allow` and shaped by `overlays`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<crate::remote::McpRemote>,
+    pub mcp: Option<McpRemote>,
     /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
     /// secret, `<CONNECTOR>_<FIELD>` locally).
     #[serde(default)]
@@ -49,7 +49,7 @@ pub struct Catalog {
     /// How the upstream pages its lists: one of five styles (see [`Paging`](crate::Paging)); list tools
     /// need it or `list_envelope`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paging: Option<crate::paging::Paging>,
+    pub paging: Option<Paging>,
     /// Where the upstream puts its error message in an error body (dotted path).
     #[serde(default)]
     pub error_message: Option<String>,
@@ -70,7 +70,7 @@ pub struct Catalog {
     pub tools: Vec<Tool>,
     /// Prompts a user can pick in the client, each naming tools of this catalog.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prompts: Vec<crate::Prompt>,
+    pub prompts: Vec<Prompt>,
     /// Decisions a person still has to take for this connector (auth, errors, paging, quota),
     /// one sentence each, left by the OpenAPI importer; the lint refuses the catalog until the
     /// list is gone.
@@ -173,6 +173,120 @@ pub struct Errors {
     /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+}
+
+/// A federated Streamable HTTP MCP server.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct McpRemote {
+    /// The server's MCP endpoint; `{field}` placeholders are filled from the connector's secret
+    /// fields, like `base_url`.
+    pub url: String,
+    /// Time allowed for one request to the remote, milliseconds; the catalog's `timeout_ms`
+    /// when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// How long a fetched tool list is used before it is fetched again, seconds.
+    #[serde(default = "default_tools_ttl_s")]
+    pub tools_ttl_s: u64,
+    /// The remote tool names (or `*` globs) the deployment serves; every other remote tool is
+    /// never listed nor callable. Explicit, so a remote adding a tool adds nothing here.
+    pub allow: Vec<String>,
+    /// The local contract per remote tool name: risk, name, description, listing, untrusted
+    /// fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overlays: BTreeMap<String, RemoteOverlay>,
+}
+
+fn default_tools_ttl_s() -> u64 {
+    300
+}
+
+/// What the catalog says about one remote tool, over what the remote says.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteOverlay {
+    /// Our risk level; without it a tool the remote does not declare read-only is `high`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
+    /// Our name for it instead of `<connector>_<remote name>`; must begin with the connector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Our description instead of the remote's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Listed in `tools/list` (default); `false` leaves it to search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<bool>,
+    /// Result fields (dotted) holding text users wrote, marked as untrusted data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
+}
+
+/// How the next page is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PagingStyle {
+    /// Numbered pages: `page_param` (from `first_page`, 0 or 1) and `size_param`.
+    Page,
+    /// An offset and a limit (`offset`/`limit`, `skip`/`take`): `offset_param`, `size_param`.
+    Offset,
+    /// An opaque cursor from the body (`next`) sent back as `cursor_param` (`pageToken`).
+    Cursor,
+    /// A full URL of the next page in the body (`next`: Replicate's `next`, Graph's
+    /// `@odata.nextLink`), followed only within the connector's base URL.
+    NextUrl,
+    /// The `Link: <…>; rel="next"` response header (RFC 8288), followed like `next_url`.
+    LinkHeader,
+}
+
+impl PagingStyle {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PagingStyle::Page => "page",
+            PagingStyle::Offset => "offset",
+            PagingStyle::Cursor => "cursor",
+            PagingStyle::NextUrl => "next_url",
+            PagingStyle::LinkHeader => "link_header",
+        }
+    }
+}
+
+/// The `paging` declaration: a style, its parameter names and JSON pointers into the answer.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Paging {
+    pub style: PagingStyle,
+    /// JSON pointer to the items array; `""` when the body is the array.
+    pub items: String,
+    /// `page`: the query parameter of the page number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_param: Option<String>,
+    /// `page`: the number of the first page, 0 or 1 (1 when unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_page: Option<u32>,
+    /// The query parameter of the page size (`per_page`, `limit`, `take`, `pageSize`); needed
+    /// by `page` and `offset`, optional otherwise (the upstream's own size when unset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_param: Option<String>,
+    /// `offset`: the query parameter of the number of items skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_param: Option<String>,
+    /// `cursor`: the query parameter the cursor goes back in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor_param: Option<String>,
+    /// JSON pointer to the total number of matches; `count_only` needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<String>,
+    /// JSON pointer to a boolean "more pages follow".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more: Option<String>,
+    /// `cursor`, `next_url`: JSON pointer to the next cursor or the next page's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+    /// Largest page the upstream serves.
+    #[serde(default = "default_max_page_size")]
+    pub max_page_size: u32,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -668,7 +782,7 @@ pub struct Param {
     /// Where `completion/complete` looks this value up (a prompt argument, or a path
     /// parameter of a tool with a `resource` template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub complete: Option<crate::Complete>,
+    pub complete: Option<Complete>,
     /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix
     /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -688,4 +802,140 @@ pub struct BooleanValues {
     pub when_true: String,
     #[serde(rename = "false")]
     pub when_false: String,
+}
+
+/// A reusable conversation starter a user picks in the client (a slash command in Claude Code,
+/// a prompt in claude.ai's "+" menu): rendered from `template` with the caller's arguments.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    /// `<connector>_<words>`, unique across catalogs, like a tool name.
+    pub name: String,
+    /// What a person sees in the client's menu.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt does and when to pick it.
+    pub description: String,
+    /// The tools the rendered messages tell the model to use, by their full names: the prompt is
+    /// shown only to callers whose profile may call every one of them.
+    pub tools: Vec<String>,
+    /// Typed arguments, validated like a tool's params (scalars only: a client sends strings),
+    /// in the order declared: clients ask for them in this order (Claude Code takes them
+    /// positionally).
+    #[serde(default, skip_serializing_if = "PromptArguments::is_empty")]
+    pub arguments: PromptArguments,
+    /// The messages, in order; `{argument}` placeholders are filled with the validated values.
+    pub template: Vec<PromptMessage>,
+}
+
+/// A prompt's arguments by name, in the order the catalog declares them (a YAML mapping).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptArguments(Vec<(String, Param)>);
+
+impl PromptArguments {
+    pub fn get(&self, name: &str) -> Option<&Param> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, p)| p)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Name and param, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Param)> + Clone {
+        self.0.iter().map(|(n, p)| (n, p))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Param> {
+        self.0.iter().map(|(_, p)| p)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<Vec<(String, Param)>> for PromptArguments {
+    fn from(arguments: Vec<(String, Param)>) -> Self {
+        PromptArguments(arguments)
+    }
+}
+
+impl Serialize for PromptArguments {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, param) in &self.0 {
+            map.serialize_entry(name, param)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for PromptArguments {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct InOrder;
+        impl<'de> serde::de::Visitor<'de> for InOrder {
+            type Value = PromptArguments;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a mapping of argument names to params")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, Param)> = Vec::new();
+                while let Some((name, param)) = map.next_entry::<String, Param>()? {
+                    if out.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "argument `{name}` is declared twice"
+                        )));
+                    }
+                    out.push((name, param));
+                }
+                Ok(PromptArguments(out))
+            }
+        }
+        deserializer.deserialize_map(InOrder)
+    }
+}
+
+/// One message of a prompt's template.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptMessage {
+    pub role: PromptRole,
+    /// Text with `{argument}` placeholders (no other braces).
+    pub text: String,
+}
+
+/// Who speaks a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptRole {
+    User,
+    Assistant,
+}
+
+/// Where a param's values come from for `completion/complete`: one page of a list tool of the
+/// same catalog, its items' `match` field compared with what the user typed (case-insensitive
+/// prefix of the field or of one of its words), each match's `value` field offered.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Complete {
+    /// A list tool of this catalog (`papierkram_companies_list`).
+    pub from: String,
+    /// The item field the typed text is matched against (`name`).
+    #[serde(rename = "match")]
+    pub match_field: String,
+    /// The item field offered as the value (`id`).
+    pub value: String,
+    /// A string param of `from` that takes the typed text, for an upstream that searches
+    /// itself; without it the upstream's first page is filtered here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }

@@ -1,86 +1,15 @@
-//! How an upstream pages its lists: the `paging` declaration (one of five styles), the older
-//! `list_envelope` it generalises, and the pure arithmetic every runtime shares: which query
-//! parameters ask for a page, where a page's items, total, "more" flag and next cursor are, and
-//! the `next` link of an RFC 8288 `Link` header.
+//! How an upstream pages its lists: the `paging` declaration (one of five styles, declared in
+//! `model.rs`), the older `list_envelope` it generalises, and the pure arithmetic every runtime
+//! shares: which query parameters ask for a page, where a page's items, total, "more" flag and
+//! next cursor are, and the `next` link of an RFC 8288 `Link` header.
 //!
 //! Both declarations become one [`Pager`], so the runtime has one code path; a `list_envelope`
 //! becomes exactly the pager it always was (1-based pages, dotted field names as pointers, no
 //! guessing "more" from a full page).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::{Catalog, ListEnvelope};
-
-/// How the next page is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PagingStyle {
-    /// Numbered pages: `page_param` (from `first_page`, 0 or 1) and `size_param`.
-    Page,
-    /// An offset and a limit (`offset`/`limit`, `skip`/`take`): `offset_param`, `size_param`.
-    Offset,
-    /// An opaque cursor from the body (`next`) sent back as `cursor_param` (`pageToken`).
-    Cursor,
-    /// A full URL of the next page in the body (`next`: Replicate's `next`, Graph's
-    /// `@odata.nextLink`), followed only within the connector's base URL.
-    NextUrl,
-    /// The `Link: <…>; rel="next"` response header (RFC 8288), followed like `next_url`.
-    LinkHeader,
-}
-
-impl PagingStyle {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PagingStyle::Page => "page",
-            PagingStyle::Offset => "offset",
-            PagingStyle::Cursor => "cursor",
-            PagingStyle::NextUrl => "next_url",
-            PagingStyle::LinkHeader => "link_header",
-        }
-    }
-}
-
-/// The `paging` declaration: a style, its parameter names and JSON pointers into the answer.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Paging {
-    pub style: PagingStyle,
-    /// JSON pointer to the items array; `""` when the body is the array.
-    pub items: String,
-    /// `page`: the query parameter of the page number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_param: Option<String>,
-    /// `page`: the number of the first page, 0 or 1 (1 when unset).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_page: Option<u32>,
-    /// The query parameter of the page size (`per_page`, `limit`, `take`, `pageSize`); needed
-    /// by `page` and `offset`, optional otherwise (the upstream's own size when unset).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_param: Option<String>,
-    /// `offset`: the query parameter of the number of items skipped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset_param: Option<String>,
-    /// `cursor`: the query parameter the cursor goes back in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor_param: Option<String>,
-    /// JSON pointer to the total number of matches; `count_only` needs it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<String>,
-    /// JSON pointer to a boolean "more pages follow".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub more: Option<String>,
-    /// `cursor`, `next_url`: JSON pointer to the next cursor or the next page's URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
-    /// Largest page the upstream serves.
-    #[serde(default = "default_max_page_size")]
-    pub max_page_size: u32,
-}
-
-fn default_max_page_size() -> u32 {
-    100
-}
+use crate::model::{Catalog, ListEnvelope, Paging, PagingStyle};
 
 /// How a page is asked for, with the names the style needs.
 #[derive(Debug, Clone, PartialEq, Eq)]

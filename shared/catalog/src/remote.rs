@@ -1,62 +1,10 @@
-//! A remote MCP server as a connector (`mcp:` instead of `base_url`): where it is, which of its
-//! tools the deployment lets through (`allow`), and the local contract laid over each one
-//! (`overlays`), because a remote's own annotations and descriptions are data, never policy.
-//! Also the naming rule that turns a remote tool's name into ours, and the loader's checks.
+//! A remote MCP server as a connector (`mcp:` instead of `base_url`, declared in `model.rs`):
+//! which of its tools the deployment lets through (`allow`), the naming rule that turns a remote
+//! tool's name into ours, and the loader's checks. The local contract laid over each remote tool
+//! (`overlays`) exists because a remote's own annotations and descriptions are data, never policy.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
-use crate::model::{Catalog, Risk};
+use crate::model::{Catalog, McpRemote};
 use crate::placeholders;
-
-/// A federated Streamable HTTP MCP server.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct McpRemote {
-    /// The server's MCP endpoint; `{field}` placeholders are filled from the connector's secret
-    /// fields, like `base_url`.
-    pub url: String,
-    /// Time allowed for one request to the remote, milliseconds; the catalog's `timeout_ms`
-    /// when unset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    /// How long a fetched tool list is used before it is fetched again, seconds.
-    #[serde(default = "default_tools_ttl_s")]
-    pub tools_ttl_s: u64,
-    /// The remote tool names (or `*` globs) the deployment serves; every other remote tool is
-    /// never listed nor callable. Explicit, so a remote adding a tool adds nothing here.
-    pub allow: Vec<String>,
-    /// The local contract per remote tool name: risk, name, description, listing, untrusted
-    /// fields.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub overlays: BTreeMap<String, RemoteOverlay>,
-}
-
-fn default_tools_ttl_s() -> u64 {
-    300
-}
-
-/// What the catalog says about one remote tool, over what the remote says.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RemoteOverlay {
-    /// Our risk level; without it a tool the remote does not declare read-only is `high`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub risk: Option<Risk>,
-    /// Our name for it instead of `<connector>_<remote name>`; must begin with the connector.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Our description instead of the remote's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Listed in `tools/list` (default); `false` leaves it to search.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core: Option<bool>,
-    /// Result fields (dotted) holding text users wrote, marked as untrusted data.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub untrusted: Vec<String>,
-}
 
 impl McpRemote {
     /// Whether `allow` lets the remote tool through.
@@ -220,6 +168,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Risk;
 
     const REMOTE: &str = r#"connector: notes
 title: Notes

@@ -13,15 +13,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::paging::{Paging, PagingStyle};
+use crate::model::{Paging, PagingStyle};
 
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
     ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
-use crate::prompt::{Complete, Prompt, PromptMessage, PromptRole};
-use crate::remote::{McpRemote, RemoteOverlay};
+use crate::model::{Complete, Prompt, PromptMessage, PromptRole};
+use crate::model::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
 const SCHEMA_FILE: &str = "shared/catalog/catalog.schema.json";

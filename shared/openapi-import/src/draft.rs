@@ -10,17 +10,8 @@ use crate::habits::{self, Answer, Style};
 use crate::naming::{self, Parts, snake};
 use crate::params::{self, Inputs};
 use crate::schema::Resolver;
-use crate::spec::escape;
+use crate::spec::{Op, escape};
 use crate::{ImportError, Slice, describe, risk};
-
-/// An operation of the document, borrowed from it.
-pub(crate) struct Op<'a> {
-    pub(crate) method: Method,
-    pub(crate) path: &'a str,
-    pub(crate) at: String,
-    pub(crate) op: &'a Value,
-    pub(crate) item: &'a Value,
-}
 
 const METHODS: [(&str, Method); 5] = [
     ("get", Method::Get),

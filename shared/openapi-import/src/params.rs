@@ -8,11 +8,10 @@ use catalog::{Method, Param, ParamIn, ParamType};
 use serde_json::Value;
 
 use crate::ImportError;
-use crate::draft::Op;
 use crate::habits;
 use crate::naming::snake;
 use crate::schema::{Resolver, clean};
-use crate::spec::{Deref, escape};
+use crate::spec::{Deref, Op, escape};
 
 /// The params of one operation and what drafting them found.
 pub(crate) struct Inputs<'a> {

@@ -11,6 +11,15 @@ use sha2::{Digest, Sha256};
 
 use crate::{ImportError, Limits};
 
+/// An operation of the document, borrowed from it.
+pub(crate) struct Op<'a> {
+    pub(crate) method: catalog::Method,
+    pub(crate) path: &'a str,
+    pub(crate) at: String,
+    pub(crate) op: &'a Value,
+    pub(crate) item: &'a Value,
+}
+
 /// The parsed document and what identifies it.
 pub(crate) struct Spec<'t> {
     /// Everything but the streamed `paths` (components, info, servers, security).
