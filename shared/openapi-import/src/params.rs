@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use catalog::{Method, Param, ParamIn, ParamType};
+use catalog::{Method, Param, ParamIn};
 use serde_json::Value;
 
 use crate::ImportError;
@@ -265,22 +265,9 @@ fn stated_value(description: &str) -> Option<&str> {
 
 fn fallback_string(own: Option<&str>) -> Param {
     Param {
-        kind: ParamType::String,
         description: own.map(clean).filter(|d| !d.is_empty()),
         required: true,
-        location: ParamIn::Query,
-        upstream: None,
-        min: None,
-        max: None,
-        max_length: None,
-        choices: None,
-        values: None,
-        default: None,
-        items: None,
-        item: None,
-        max_items: None,
-        complete: None,
-        unix_time: None,
+        ..crate::schema::blank(ParamIn::Query)
     }
 }
 

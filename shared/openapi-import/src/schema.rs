@@ -328,7 +328,8 @@ impl<'a> Resolver<'a> {
     }
 }
 
-fn blank(location: ParamIn) -> Param {
+/// A plain string param at `location` (required in the path), nothing else declared.
+pub(crate) fn blank(location: ParamIn) -> Param {
     Param {
         kind: ParamType::String,
         description: None,
