@@ -11,7 +11,7 @@
 //!   "connectors": { "papierkram": { "subdomain": "…", "token": "…" } } }
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,8 +37,8 @@ impl ApiKey {
     }
 }
 
-/// The parsed secret.
-#[derive(Debug, Default)]
+/// The parsed secret. Its `Debug` shows which values are present, never the values.
+#[derive(Default)]
 pub struct SecretValues {
     pub api_keys: Vec<ApiKey>,
     pub pepper: Option<Vec<u8>>,
@@ -49,6 +49,35 @@ pub struct SecretValues {
     pub origin_verify: Vec<Vec<u8>>,
     /// connector → field → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
+}
+
+impl std::fmt::Debug for SecretValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let fields: BTreeMap<&str, BTreeSet<&str>> = self
+            .connectors
+            .iter()
+            .map(|(connector, fields)| {
+                (
+                    connector.as_str(),
+                    fields.keys().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        f.debug_struct("SecretValues")
+            .field(
+                "api_keys",
+                &self
+                    .api_keys
+                    .iter()
+                    .map(|k| k.id.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("pepper", &self.pepper.is_some())
+            .field("confirmation_keys", &self.confirmation_keys.len())
+            .field("origin_verify", &self.origin_verify.len())
+            .field("connectors", &fields)
+            .finish()
+    }
 }
 
 impl SecretValues {
@@ -439,6 +468,19 @@ mod tests {
         .unwrap();
         assert_eq!(v.api_keys[0].id, "claude");
         assert_eq!(v.field("papierkram", "token"), Some("tok-secret-123"));
+        let debug = format!("{v:?}");
+        assert!(
+            debug.contains("papierkram") && debug.contains("token") && debug.contains("claude"),
+            "{debug}"
+        );
+        for value in [
+            "tok-secret-123",
+            "acme-gmbh",
+            "pepper-xyz",
+            "k-1234567890abcdef",
+        ] {
+            assert!(!debug.contains(value), "{value} in {debug}");
+        }
         let line = r.redact(
             "token tok-secret-123 key k-1234567890abcdef pepper-xyz-0123456789abcdef0123456789",
         );
