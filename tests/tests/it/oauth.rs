@@ -203,6 +203,22 @@ async fn discovery_starts_at_the_401_and_leads_to_the_authorization_server() {
 }
 
 #[tokio::test]
+async fn the_resource_metadata_counts_against_the_per_ip_limit() {
+    let s = setup(&[("MCP_LIMITS", "on"), ("MCP_LIMIT_PER_IP_PER_MINUTE", "2")]);
+    // At most two a minute: within five requests one is refused, even if a minute turns over.
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        let (status, _) = s.get("/.well-known/oauth-protected-resource/mcp").await;
+        statuses.push(status);
+        if status == 429 {
+            break;
+        }
+    }
+    assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+    assert_eq!(statuses[0], 200, "{statuses:?}");
+}
+
+#[tokio::test]
 async fn tokens_open_their_profiles_and_the_audit_names_the_person_by_pseudonym() {
     let s = setup(&[]);
     let alice =

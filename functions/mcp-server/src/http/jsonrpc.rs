@@ -8,9 +8,8 @@
 //! get `"id": null`.
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -21,13 +20,12 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 /// Plain-text error bodies of the transport are short; a longer one is cut.
 const MAX_ERROR_TEXT: usize = 300;
 
-pub(crate) async fn guard(
-    State(max_body_bytes): State<usize>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// A POST's body read within `max_body_bytes` and checked, its method and target noted for the
+/// limits; or the JSON-RPC error that refuses it. Other methods pass as they are (the MCP
+/// service answers them); [`as_json`] words every error answer.
+pub(crate) async fn guard(max_body_bytes: usize, request: Request) -> Result<Request, Response> {
     if request.method() != Method::POST {
-        return as_json(next.run(request).await).await;
+        return Ok(request);
     }
     let json_type = request
         .headers()
@@ -38,27 +36,24 @@ pub(crate) async fn guard(
             essence.eq_ignore_ascii_case("application/json")
         });
     if !json_type {
-        return rpc_error(
+        return Err(rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             INVALID_REQUEST,
             "Content-Type must be application/json: send one JSON-RPC message as JSON.",
-        );
+        ));
     }
     let (parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, max_body_bytes).await {
         Ok(b) => b,
         Err(_) => {
-            return rpc_error(
+            return Err(rpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 INVALID_REQUEST,
                 &format!("The request body is larger than {max_body_bytes} bytes."),
-            );
+            ));
         }
     };
-    let (method, target) = match check(&bytes) {
-        Ok(m) => m,
-        Err(e) => return e.into_response(),
-    };
+    let (method, target) = check(&bytes).map_err(IntoResponse::into_response)?;
     let mut request = Request::from_parts(parts, Body::from(bytes));
     if let Some(m) = method {
         request.extensions_mut().insert(m);
@@ -66,7 +61,7 @@ pub(crate) async fn guard(
     if let Some(t) = target {
         request.extensions_mut().insert(t);
     }
-    as_json(next.run(request).await).await
+    Ok(request)
 }
 
 /// Why a body is refused before the MCP service reads it.
@@ -154,7 +149,7 @@ fn check(bytes: &Bytes) -> Result<(Option<RpcMethod>, Option<RpcTarget>), BodyEr
 }
 
 /// A transport error with a plain-text body becomes a JSON-RPC error with the same status.
-async fn as_json(response: Response) -> Response {
+pub(crate) async fn as_json(response: Response) -> Response {
     let status = response.status();
     let is_json = response
         .headers()

@@ -1,4 +1,4 @@
-//! The HTTP-level limits as two middlewares: requests per client IP before authentication, and
+//! The HTTP-level limits as two stages: requests per client IP before authentication, and
 //! tool calls per caller and per deployment day after it. Over a limit is HTTP 429 with
 //! `Retry-After` (seconds), `RateLimit-Policy`/`RateLimit` headers and a JSON body naming the
 //! limit and when it resets; every refusal leaves a `rate_limited` audit line with the scope
@@ -21,29 +21,60 @@ use crate::limits::{Admission, Cost, Exceeded, LimitKind, Report};
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
-/// Before authentication: one request of this client IP.
-pub(crate) async fn per_ip(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// Before authentication: one request of this client IP, or the 429 that refuses it.
+#[expect(
+    clippy::result_large_err,
+    reason = "a stage hands on the request or answers in its place; both are HTTP values"
+)]
+pub(crate) fn per_ip(state: &AppState, request: Request) -> Result<Request, Response> {
     let ip = request
         .extensions()
         .get::<RequestMeta>()
         .and_then(|m| m.client_ip);
     match state.limits.request_from(ip, now_s()) {
-        Ok(_) => next.run(request).await,
-        Err(e) => refuse(&state, &e, None),
+        Ok(_) => Ok(request),
+        Err(e) => Err(refuse(state, &e, None)),
+    }
+}
+
+/// [`per_ip`] as axum middleware, for the routes outside `/mcp` (`/health`, the metadata).
+pub(crate) async fn per_ip_layer(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match per_ip(&state, request) {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused,
+    }
+}
+
+/// What is left of an admitted call's tightest limit, for its answer's `RateLimit` headers.
+pub(crate) struct Headroom(Option<crate::limits::Passed>);
+
+impl Headroom {
+    /// The `RateLimit-Policy`/`RateLimit` headers of the limit that came closest, if any.
+    pub(crate) fn mark(self, response: &mut Response) {
+        if let Some(p) = self.0 {
+            add_headers(
+                response,
+                p.scope,
+                p.limit,
+                p.window.seconds(),
+                p.remaining,
+                p.reset_after_s,
+            );
+        }
     }
 }
 
 /// After authentication: a `tools/call` counts against the caller's minute and the day, and so
-/// do a record read and a completion, which run a tool too.
+/// do a record read and a completion, which run a tool too. An admitted call carries its
+/// [`Admission`] on; a refused one gets the 429.
 pub(crate) async fn per_call(
-    State(state): State<AppState>,
+    state: &AppState,
     mut request: Request,
-    next: Next,
-) -> Response {
+) -> Result<(Request, Headroom), Response> {
     let method = request.extensions().get::<RpcMethod>();
     // A record read and a completion run a tool too: they count like a tool call.
     let is_call = method.is_some_and(|m| {
@@ -53,14 +84,14 @@ pub(crate) async fn per_call(
         )
     });
     let cost = match (method, request.extensions().get::<RpcTarget>()) {
-        (Some(m), Some(t)) if is_call => cost_of(&state, &m.0, &t.0),
+        (Some(m), Some(t)) if is_call => cost_of(state, &m.0, &t.0),
         _ => None,
     };
     let caller = is_call
         .then(|| request.extensions().get::<Caller>().cloned())
         .flatten();
     let Some(caller) = caller else {
-        return next.run(request).await;
+        return Ok((request, Headroom(None)));
     };
     // A key shared by several people counts each user on their own.
     let who = match &caller.user {
@@ -70,24 +101,13 @@ pub(crate) async fn per_call(
     match state.limits.tool_call_by(&who, cost, now_s()).await {
         Ok(admission) => {
             if let Some(report) = admission.report {
-                write_report(&state, report);
+                write_report(state, report);
             }
-            let passed = admission.passed;
+            let headroom = Headroom(admission.passed);
             request.extensions_mut().insert::<Admission>(admission);
-            let mut response = next.run(request).await;
-            if let Some(p) = passed {
-                add_headers(
-                    &mut response,
-                    p.scope,
-                    p.limit,
-                    p.window.seconds(),
-                    p.remaining,
-                    p.reset_after_s,
-                );
-            }
-            response
+            Ok((request, headroom))
         }
-        Err(e) => refuse(&state, &e, Some(&caller)),
+        Err(e) => Err(refuse(state, &e, Some(&caller))),
     }
 }
 

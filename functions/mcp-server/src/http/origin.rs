@@ -4,32 +4,26 @@
 //! door (the API's own endpoint) is refused before anything else counts or reads it. The value
 //! is compared in constant time and never logged; the refusal does not say what was missing.
 
-use axum::extract::{Request, State};
-use axum::http::StatusCode;
-use axum::middleware::Next;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use subtle::ConstantTimeEq;
 
 use super::AppState;
 use super::respond;
 
-/// Axum middleware, outermost after the request id: passes a request that proves it came
-/// through the front door, answers 403 (audited, reason `origin`) to one that does not.
-pub(crate) async fn verify(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
+/// The stage right after the request id: passes a request that proves it came through the
+/// front door, answers 403 (audited, reason `origin`) to one that does not.
+pub(crate) async fn verify(state: &AppState, headers: &HeaderMap) -> Result<(), Response> {
     let Some(header) = state.config.origin_verify_header.as_deref() else {
-        return next.run(request).await;
+        return Ok(());
     };
     let secrets = match state.secrets.get().await {
         Ok(s) => s,
         Err(e) => {
             tracing::error!(error = %e, "cannot check the front door's proof: the secret is unreadable");
-            return respond::unavailable(
+            return Err(respond::unavailable(
                 "The server cannot check requests now; try again shortly.",
-            );
+            ));
         }
     };
     if secrets.origin_verify.is_empty() {
@@ -37,23 +31,23 @@ pub(crate) async fn verify(
             "refusing every request: MCP_ORIGIN_VERIFY_HEADER is set but the deployment secret \
              has no origin_verify"
         );
-        return respond::unavailable(
+        return Err(respond::unavailable(
             "The server is not configured to accept requests yet; an operator must finish it.",
-        );
+        ));
     }
-    let presented = request.headers().get(header).map(|v| v.as_bytes());
+    let presented = headers.get(header).map(|v| v.as_bytes());
     if presented.is_some_and(|p| proves(p, &secrets.origin_verify)) {
-        return next.run(request).await;
+        return Ok(());
     }
     let mut event = audit::AuditEvent::new(audit::EventKind::AuthDenied);
     event.reason = Some("origin".to_string());
     event.http_status = Some(StatusCode::FORBIDDEN.as_u16());
     state.audit.write(&event);
-    respond::error(
+    Err(respond::error(
         StatusCode::FORBIDDEN,
         "forbidden",
         "Connect through the deployment's published URL.",
-    )
+    ))
 }
 
 /// Whether `presented` equals one of the accepted values; every one is compared, in constant

@@ -6,9 +6,8 @@
 pub(crate) mod key;
 pub(crate) mod token;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
@@ -34,28 +33,27 @@ pub(crate) enum Denied {
     Unavailable(String),
 }
 
-/// Axum middleware: sets the [`Caller`], or answers 401/403/404/503.
+/// The request with its [`Caller`], or the 401/403/404/503 that refuses it.
 pub(crate) async fn authenticate(
-    State(state): State<AppState>,
+    state: &AppState,
     mut request: Request,
-    next: Next,
-) -> Response {
+) -> Result<Request, Response> {
     let path = path_profile(request.uri().path());
     if let Some(p) = path.as_deref()
         && !state.inventory.profiles.exists(p)
     {
-        return refusal(
-            &state,
+        return Err(refusal(
+            state,
             path.as_deref(),
             Denied::Scope(ScopeError::NoSuchProfile(p.into())),
-        );
+        ));
     }
-    match caller(&state, request.headers(), path.as_deref()).await {
+    match caller(state, request.headers(), path.as_deref()).await {
         Ok(caller) => {
             request.extensions_mut().insert(caller);
-            next.run(request).await
+            Ok(request)
         }
-        Err(denied) => refusal(&state, path.as_deref(), denied),
+        Err(denied) => Err(refusal(state, path.as_deref(), denied)),
     }
 }
 
