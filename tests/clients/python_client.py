@@ -14,6 +14,10 @@ the server offers them, gets each --prompt NAME=JSONARGS, asks each --complete R
      "prompt_results": [{"name", "messages": [{"role", "text"}]}],
      "completions": [{"ref", "argument", "values", "total", "has_more", "ms"}]}
 
+With --progress every call passes the SDK a progress callback (the SDK then sends a
+`progressToken` in the call's `_meta`), and its entry gets "progress": [{"progress", "total",
+"message"}], the notifications received before the result, in order.
+
 A call the server answers with a JSON-RPC error gets an "error": {"type", "code", "message"} entry
 instead of its result; a failure before the tool list adds a top-level "error": {"type", "message"};
 the first HTTP status >= 400 of a POST (e.g. 401 without a valid key) is reported as "http_status".
@@ -145,6 +149,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=parse_call,
         metavar="NAME=JSONARGS",
         help="call tool NAME with the JSON object JSONARGS; repeatable, calls run in order",
+    )
+    ap.add_argument(
+        "--progress",
+        action="store_true",
+        help="ask for progress notifications on every call (a progressToken) and report them",
     )
     ap.add_argument(
         "--prompt",
@@ -397,8 +406,15 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
             report["tools"] = names
 
             for name, arguments in args.call:
+                received: list[dict[str, Any]] = []
+
+                async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                    received.append({"progress": progress, "total": total, "message": message})
+
                 try:
-                    result = await session.call_tool(name, arguments)
+                    result = await session.call_tool(
+                        name, arguments, progress_callback=on_progress if args.progress else None
+                    )
                 except (MCPError, RuntimeError) as e:
                     # RuntimeError: the SDK's verdict on structuredContent that breaks the outputSchema.
                     ok = False
@@ -410,7 +426,10 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                         {"name": name, "error": {"type": "unexpected_result", "message": type(result).__name__}}
                     )
                     continue
-                report["calls"].append(call_entry(name, result))
+                entry = call_entry(name, result)
+                if args.progress:
+                    entry["progress"] = received
+                report["calls"].append(entry)
 
             if capabilities is not None and capabilities.prompts is not None:
                 listing = await session.list_prompts()

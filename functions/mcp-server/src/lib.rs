@@ -23,6 +23,7 @@
 //! - `search`: the BM25 tool index behind `search_tools`;
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
+//! - `progress`: a long call's progress as plain data and the sink it reports into;
 //! - `random`: random hex (keys, nonces, request ids);
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
@@ -34,6 +35,7 @@ pub mod inventory;
 pub mod limits;
 pub mod mcp;
 pub mod oauth;
+pub mod progress;
 pub mod random;
 pub mod search;
 pub mod startup;

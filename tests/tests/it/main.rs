@@ -16,6 +16,7 @@ mod oauth;
 mod oidc_harness;
 mod papierkram;
 mod prism;
+mod progress;
 mod prompts;
 mod quota_lambda;
 mod quota_sandbox;

@@ -16,6 +16,7 @@ use super::shape;
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::cursor::{Cursor, ListShape};
 use crate::inventory::{DeployedCatalog, Registry};
+use crate::progress::{self, Pages, Progress, Step};
 use crate::upstream::{Deadline, Meter, NextPage, NextRefused, Reply, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
@@ -45,11 +46,14 @@ pub(super) async fn run(
     valid: &ValidArgs,
     deadline: &Deadline,
     meter: &Meter,
+    progress: &Progress,
 ) -> Outcome {
     let vars = variables(valid);
     let mut fetched = BTreeMap::new();
     let mut quota: Option<QuotaFigures> = None;
+    let mut pages = Pages::new(agg.sources.len());
     for (name, source) in &agg.sources {
+        pages.start_source();
         let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
             return Outcome::failed(
                 Status::Error,
@@ -95,7 +99,9 @@ pub(super) async fn run(
             {
                 Ok(reply) => {
                     quota = add_request(quota, reply.quota);
-                    let Some((page_items, more)) = page_of(&pager, &reply, page, page_size) else {
+                    let Some((page_items, more, total_items)) =
+                        page_of(&pager, &reply, page, page_size)
+                    else {
                         failure = Some(Outcome::failed(
                             Status::Unavailable,
                             "upstream_unexpected_shape",
@@ -113,6 +119,18 @@ pub(super) async fn run(
                             .into_iter()
                             .filter(|i| matches(i, &source.filter)),
                     );
+                    if progress.wanted() {
+                        let ahead =
+                            progress::pages_ahead(page, page_size, total_items, more != More::No);
+                        let (done, total) = pages.page_read(ahead);
+                        progress.report(Step {
+                            done,
+                            total: Some(total),
+                            message: format!(
+                                "{name}: read page {page} ({done} of {total} pages known)"
+                            ),
+                        });
+                    }
                     match more {
                         More::No => break,
                         More::Page => {}
@@ -253,10 +271,16 @@ enum More {
     Refused(NextRefused),
 }
 
-/// One page's items and what follows; `None` when the answer has no list. A numbered page is
-/// the last when the `more` flag says so or it is short (and, for a declared `paging`, when
-/// the total is reached); a page by cursor is the last when it names no next page.
-fn page_of(pager: &Pager, reply: &Reply, page: u32, size: u32) -> Option<(Vec<Value>, More)> {
+/// One page's items, what follows and the list's item count when it says one; `None` when the
+/// answer has no list. A numbered page is the last when the `more` flag says so or it is short
+/// (and, for a declared `paging`, when the total is reached); a page by cursor is the last when
+/// it names no next page.
+fn page_of(
+    pager: &Pager,
+    reply: &Reply,
+    page: u32,
+    size: u32,
+) -> Option<(Vec<Value>, More, Option<u64>)> {
     let read = pager.read(&reply.body)?;
     let items = read.items.to_vec();
     if pager.by_cursor() {
@@ -266,14 +290,15 @@ fn page_of(pager: &Pager, reply: &Reply, page: u32, size: u32) -> Option<(Vec<Va
             Some(NextPage::Follow(c)) => More::After(c.clone()),
             Some(NextPage::Refused(why)) => More::Refused(why.clone()),
         };
-        return Some((items, more));
+        return Some((items, more, read.total));
     }
     let reached = pager.infer_more
         && read
             .total
             .is_some_and(|t| u64::from(page) * u64::from(size) >= t);
     let last = !read.more.unwrap_or(true) || items.len() < size as usize || reached;
-    Some((items, if last { More::No } else { More::Page }))
+    let more = if last { More::No } else { More::Page };
+    Some((items, more, read.total))
 }
 
 fn text(v: Option<&Value>) -> String {

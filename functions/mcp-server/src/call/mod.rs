@@ -12,7 +12,9 @@
 //! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
 //!    in the [`Ledger`], so it runs once (`idempotency`);
 //! 6. **upstream**: one request (or an aggregation over pages, `aggregate`) within the call's
-//!    [`Deadline`] and the budget's meter;
+//!    [`Deadline`] and the budget's meter, reporting pages read of pages known to the call's
+//!    [`Progress`] sink (`crate::progress`; the MCP adapter turns it into
+//!    `notifications/progress` when the client asked);
 //! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
 //! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
 //!    releases a claim that sent nothing;
@@ -64,6 +66,7 @@ use serde_json::{Map, Value};
 use crate::contract::args::ValidArgs;
 use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
+use crate::progress::Progress;
 use crate::upstream::mcp::RemoteTool;
 use crate::upstream::{Deadline, Upstream};
 use stages::Call;
@@ -96,6 +99,9 @@ pub struct Request<'a> {
     /// What the edge counted for this call (the caller's budgets); none when limits are off.
     pub admission: Option<&'a crate::limits::Admission>,
     pub elicitation: Elicitation<'a>,
+    /// Where a long call reports pages read of pages known ([`Progress::none`] when nobody
+    /// asked).
+    pub progress: &'a Progress,
 }
 
 /// What a tool call needs, built once at start.
@@ -207,7 +213,8 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let call = Call::new(conn, tool, valid, request.deadline, &meter, request.view);
+        let call = Call::new(conn, tool, valid, request.deadline, &meter, request.view)
+            .reporting(request.progress);
         let mut outcome = match self.guarded(&call, request).await {
             ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
         };

@@ -13,6 +13,7 @@ use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, Scope, View};
 use crate::limits::window::now_s;
+use crate::progress::Progress;
 use crate::upstream::{Deadline, Happened, Meter, Reply};
 
 /// A stage's result: go on with `T`, or answer the call now with this outcome.
@@ -27,6 +28,8 @@ pub(super) struct Call<'a> {
     meter: &'a Meter,
     /// What the caller may call (the dry run's current record).
     view: &'a View,
+    /// Where the upstream stage reports its progress.
+    progress: &'a Progress,
     /// The tool writes (its audit line carries [`WriteFacts`]).
     pub(super) write: bool,
 }
@@ -99,8 +102,14 @@ impl<'a> Call<'a> {
             deadline,
             meter,
             view,
+            progress: &crate::progress::NONE,
             write,
         }
+    }
+
+    /// The same call, reporting its progress to `progress`.
+    pub(super) fn reporting(self, progress: &'a Progress) -> Self {
+        Call { progress, ..self }
     }
 
     /// Whether the write stages (dry run, consent, claim, record) apply.
@@ -209,10 +218,12 @@ impl Pipeline {
             valid,
             deadline,
             meter,
+            progress,
             ..
         } = *call;
         if let Some(agg) = &tool.aggregate {
-            let outcome = aggregate::run(&self.upstream, conn, agg, valid, deadline, meter).await;
+            let outcome =
+                aggregate::run(&self.upstream, conn, agg, valid, deadline, meter, progress).await;
             return Executed {
                 outcome,
                 happened: Happened::No,

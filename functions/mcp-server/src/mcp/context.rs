@@ -25,6 +25,9 @@ pub struct CallContext {
     pub admission: Option<Admission>,
     /// The client can show a person a form: 2026-07-28 with the elicitation capability.
     pub can_elicit: bool,
+    /// Where a long call's progress goes: the client sent a `progressToken` and reads an event
+    /// stream.
+    pub(super) watch: Option<super::progress::Watch>,
 }
 
 impl CallContext {
@@ -65,6 +68,7 @@ impl CallContext {
             request,
             admission: parts.and_then(|p| p.extensions.get::<Admission>().cloned()),
             can_elicit,
+            watch: super::progress::Watch::of(context),
         })
     }
 

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 use super::context::CallContext;
 use super::definitions::into_result;
+use super::progress::Watch;
 use super::server::Mcp;
 use super::{audit, confirm, meta};
 use crate::call::Outcome;
@@ -296,23 +297,27 @@ impl Mcp {
                         _ => None,
                     },
                 };
-                let request = crate::call::Request {
-                    caller: &ctx.caller,
-                    view: self.inventory.view(ctx.scope()),
-                    deadline: &deadline,
-                    admission: ctx.admission.as_ref(),
-                    elicitation,
-                };
-                match target {
-                    Target::Catalog(tool) => {
-                        self.pipeline.call(conn, tool, arguments, request).await
+                Watch::around(ctx.watch.as_ref(), async |progress| {
+                    let request = crate::call::Request {
+                        caller: &ctx.caller,
+                        view: self.inventory.view(ctx.scope()),
+                        deadline: &deadline,
+                        admission: ctx.admission.as_ref(),
+                        elicitation,
+                        progress,
+                    };
+                    match target {
+                        Target::Catalog(tool) => {
+                            self.pipeline.call(conn, tool, arguments, request).await
+                        }
+                        Target::Remote(remote) => {
+                            self.pipeline
+                                .call_remote(conn, remote, arguments, retry.resume(), request)
+                                .await
+                        }
                     }
-                    Target::Remote(remote) => {
-                        self.pipeline
-                            .call_remote(conn, remote, arguments, retry.resume(), request)
-                            .await
-                    }
-                }
+                })
+                .await
             }
         };
         let asked = ctx

@@ -3,7 +3,7 @@
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
 //! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
 //! (`prompts`), completions of prompt arguments and resource-template variables
-//! (`completions`), each scope's `tools/list` (`lists`, which `lint`
+//! (`completions`), progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`, which `lint`
 //! measures too) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
@@ -17,6 +17,7 @@ mod definitions;
 mod handler;
 pub mod lists;
 mod meta;
+mod progress;
 pub mod prompts;
 mod remote;
 mod resources;

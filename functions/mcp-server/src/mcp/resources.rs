@@ -78,6 +78,7 @@ impl Mcp {
                     deadline: &deadline,
                     admission: ctx.admission.as_ref(),
                     elicitation: crate::call::Elicitation::default(),
+                    progress: &crate::progress::NONE,
                 },
             )
             .await;
