@@ -56,6 +56,18 @@ impl Bucket {
 }
 
 impl Quota {
+    /// Only a caller budget: nothing the upstream reports is read (no headers, limit, window
+    /// or probe), so it fits any connector, a remote MCP server's too.
+    pub fn is_budget_only(&self) -> bool {
+        self.limit.is_none()
+            && self.window.is_none()
+            && self.probe.is_none()
+            && self.remaining.is_none()
+            && self.consumed.is_none()
+            && self.headers.is_none()
+            && self.bucket.is_none()
+    }
+
     /// The figures of one answer. `headers` are its response headers (names in any case);
     /// `now_s` is the Unix time, for resets sent as a time. A header that is absent or not a
     /// whole number is no figure; a limit an answer sends wins over the catalog's `limit`.

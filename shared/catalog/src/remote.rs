@@ -147,7 +147,12 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
     let rest_only = [
         ("tools", !c.tools.is_empty()),
         ("list_envelope", c.list_envelope.is_some()),
-        ("quota", c.quota.is_some()),
+        // A caller budget counts our calls, so it fits; quota figures are read from REST
+        // answers only.
+        (
+            "quota` other than `caller_daily_budget",
+            c.quota.as_ref().is_some_and(|q| !q.is_budget_only()),
+        ),
         ("health", c.health.is_some()),
         ("errors", c.errors.is_some() || c.error_message.is_some()),
     ];
@@ -231,6 +236,16 @@ mcp:
             err(&tools).contains("`tools` belongs to REST"),
             "{}",
             err(&tools)
+        );
+        // A caller budget counts our calls to the remote; quota figures come from REST answers.
+        let budget = format!("{REMOTE}quota: {{ caller_daily_budget: 50 }}\n");
+        let loaded = crate::parse("notes.yaml", &budget).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(loaded.quota.unwrap().caller_daily_budget, Some(50));
+        let figures = format!("{REMOTE}quota: {{ caller_daily_budget: 50, limit: 100 }}\n");
+        assert!(
+            err(&figures).contains("`quota` other than `caller_daily_budget` belongs to REST"),
+            "{}",
+            err(&figures)
         );
     }
 

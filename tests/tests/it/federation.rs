@@ -221,6 +221,51 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
     );
 }
 
+/// A caller's daily budget on an `mcp` connector counts the calls it sends the remote, by name
+/// and through `call_tool` alike: the call after the budget is refused and never reaches the
+/// remote; another caller has a budget of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["budgeted"], "quota: { caller_daily_budget: 2 }\n");
+    let mut env = env_for("budgeted", &remote, "t");
+    env.push((
+        "MCP_API_KEYS".into(),
+        format!("e2e:{KEY},other:other-key-0123456789abcdef"),
+    ));
+    env.push(("MCP_LIMITS".into(), "on".into()));
+    let server = start(&dir, &env);
+    let rpc = Rpc::new(&server.url);
+    let search = json!({"query": "plan"});
+    let first = rpc.call("budgeted_search_notes", search.clone()).await;
+    assert_eq!(structured(&first)["status"], "ok", "{first}");
+    let through = json!({"name": "budgeted_search_notes", "arguments": search.clone()});
+    let second = rpc.call("call_tool", through.clone()).await;
+    assert_eq!(structured(&second)["status"], "ok", "{second}");
+    for (tool, args) in [
+        ("budgeted_search_notes", search.clone()),
+        ("call_tool", through),
+    ] {
+        let refused = rpc.call(tool, args).await;
+        let result = structured(&refused);
+        assert_eq!(result["status"], "rate_limited", "{tool}: {refused}");
+        assert_eq!(result["scope"], "budget", "{tool}: {refused}");
+        assert_eq!(result["_budget"]["remaining"], 0, "{tool}: {refused}");
+    }
+    assert_eq!(
+        remote.counts().await["tools/call"],
+        2,
+        "the refused calls never reached the remote"
+    );
+    let other = Rpc {
+        key: Some("other-key-0123456789abcdef".into()),
+        ..Rpc::new(&server.url)
+    };
+    let theirs = other.call("budgeted_search_notes", search).await;
+    assert_eq!(structured(&theirs)["status"], "ok", "{theirs}");
+    assert_eq!(remote.counts().await["tools/call"], 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
     let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);

@@ -242,20 +242,11 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     rows.push(match &c.quota {
         None => na("quota_headers", subject.clone(), "no quota declared"),
         // Only a caller budget: the upstream reports no quota, so there is nothing to read.
-        Some(q)
-            if q.limit.is_none()
-                && q.window.is_none()
-                && q.probe.is_none()
-                && q.remaining.is_none()
-                && q.consumed.is_none()
-                && q.headers.is_none() =>
-        {
-            na(
-                "quota_headers",
-                subject.clone(),
-                "only a caller budget: the upstream reports no quota",
-            )
-        }
+        Some(q) if q.is_budget_only() => na(
+            "quota_headers",
+            subject.clone(),
+            "only a caller budget: the upstream reports no quota",
+        ),
         Some(q) => row(
             "quota_headers",
             subject.clone(),

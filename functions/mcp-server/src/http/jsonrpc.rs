@@ -89,9 +89,10 @@ impl IntoResponse for BodyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RpcMethod(pub String);
 
-/// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`), or the
-/// prompt or resource template a `completion/complete` names (`params.ref`): the limits
-/// reserve the budget of the tool's connector before the call runs.
+/// What a `tools/call` or `resources/read` names (its `params.name` or `params.uri`; for the
+/// meta tool `call_tool`, the tool it calls), or the prompt or resource template a
+/// `completion/complete` names (`params.ref`): the limits reserve the budget of the tool's
+/// connector before the call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RpcTarget(pub String);
 
@@ -112,6 +113,15 @@ struct PeekParams<'a> {
     /// A `completion/complete` names its prompt or resource template here.
     #[serde(borrow, default, rename = "ref")]
     reference: Option<PeekRef<'a>>,
+    /// `call_tool` names the tool it calls here.
+    #[serde(borrow, default)]
+    arguments: Option<PeekArguments<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekArguments<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -135,9 +145,13 @@ fn check(bytes: &Bytes) -> Result<(Option<RpcMethod>, Option<RpcTarget>), BodyEr
             let target = peek
                 .params
                 .and_then(|p| {
-                    p.name
-                        .or(p.uri)
-                        .or(p.reference.and_then(|r| r.name.or(r.uri)))
+                    let through = p.arguments.and_then(|a| a.name);
+                    match p.name {
+                        Some(n) if n == crate::mcp::CALL_TOOL => through,
+                        name => name,
+                    }
+                    .or(p.uri)
+                    .or(p.reference.and_then(|r| r.name.or(r.uri)))
                 })
                 .filter(|t| t.len() <= 512)
                 .map(|t| RpcTarget(t.into_owned()));
@@ -231,6 +245,11 @@ mod tests {
                 Some(RpcTarget("x".into()))
             )
         );
+        // `call_tool` counts as the tool it calls.
+        let through = Bytes::from(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"y","arguments":{}}}}"#,
+        );
+        assert_eq!(check(&through).unwrap().1, Some(RpcTarget("y".into())));
         assert_eq!(check(&Bytes::from("5")).unwrap(), (None, None));
         assert!(matches!(check(&Bytes::from(" [1]")), Err(BodyError::Batch)));
         assert!(matches!(

@@ -113,13 +113,22 @@ pub(crate) async fn per_call(
 
 /// The connector a call's tool (or the resource read's tool, or the prompt or resource
 /// template a completion names) belongs to, and the upstream requests it may send: what its
-/// budget reservation asks for (a completion: one list page). None for a name no tool has
-/// (the call answers that without an upstream request).
+/// budget reservation asks for (a completion: one list page; a remote MCP tool: one call).
+/// None for a name no tool has (the call answers that without an upstream request).
 fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     let registry = &state.inventory.registry;
     let (conn, tool) = if method == "tools/call" {
         let name = crate::contract::names::plain_name(target).ok()?;
-        registry.find(name)?
+        match registry.find(name) {
+            Some(found) => found,
+            // A remote MCP server's tool: one `tools/call` to the remote.
+            None => {
+                return registry.remote_of(name).map(|conn| Cost {
+                    connector: conn.catalog.connector.clone(),
+                    requests: 1,
+                });
+            }
+        }
     } else if method == "completion/complete" {
         // One list call at most, on the connector of the prompt or the resource template.
         let conn = match registry.prompt(target) {

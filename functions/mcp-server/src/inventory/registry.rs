@@ -57,6 +57,17 @@ impl Registry {
         Self::is_exposed(conn, tool).then_some((conn, tool))
     }
 
+    /// The remote MCP connector (`mcp:` catalog) a tool name belongs to: the one whose name,
+    /// then `_`, begins it. Whether the remote lists a tool of that name is not known here.
+    pub fn remote_of(&self, name: &str) -> Option<&DeployedCatalog> {
+        self.catalogs.iter().find(|c| {
+            c.catalog.mcp.is_some()
+                && name
+                    .strip_prefix(c.catalog.connector.as_str())
+                    .is_some_and(|rest| rest.starts_with('_'))
+        })
+    }
+
     /// A prompt by name, with its catalog; whether a scope may see it is the view's question.
     pub fn prompt(&self, name: &str) -> Option<(&DeployedCatalog, &catalog::Prompt)> {
         self.catalogs.iter().find_map(|c| {

@@ -11,7 +11,7 @@ use crate::contract::schema::object;
 use crate::search::{self, SearchRequest};
 
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
-pub(super) const CALL_TOOL: &str = "call_tool";
+pub const CALL_TOOL: &str = "call_tool";
 
 /// The longest query kept; the rest is ignored (a query is a few words).
 const MAX_QUERY_CHARS: usize = 200;

@@ -25,6 +25,7 @@ mod server;
 
 pub use definitions::output_schema;
 pub use handler::McpHandler;
+pub use meta::CALL_TOOL;
 pub use server::Mcp;
 
 use std::sync::Arc;

@@ -121,10 +121,7 @@ impl Mcp {
         scope: &Scope,
         name: &str,
     ) -> Option<(&DeployedCatalog, Arc<RemoteSet>)> {
-        let conn = self.remote_connectors().find(|c| {
-            name.strip_prefix(c.catalog.connector.as_str())
-                .is_some_and(|rest| rest.starts_with('_'))
-        })?;
+        let conn = self.inventory.registry.remote_of(name)?;
         if !self.remote_allowed(scope, conn, name) {
             return None;
         }
