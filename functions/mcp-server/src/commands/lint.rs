@@ -11,6 +11,8 @@ use crate::inventory::config::Config;
 use crate::inventory::{DeployedCatalog, Inventory, Registry, Scope};
 use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
 
+use super::lint_remote;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Ok,
@@ -113,16 +115,30 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
                 .count()
         })
         .sum();
+    // Remote MCP servers' tools: the ones named in `allow` count; what a glob matches is
+    // known only at run time, so it widens the range without failing the rule.
+    let remotes: Vec<_> = catalogs.iter().filter_map(lint_remote::listed).collect();
+    let at_least = listed + remotes.iter().map(|r| r.at_least).sum::<usize>();
+    let at_most = listed + remotes.iter().map(|r| r.at_most).sum::<usize>();
+    let count = if remotes.is_empty() {
+        format!("{listed} listed tools")
+    } else if at_least == at_most {
+        format!("{at_least} listed tools ({listed} from catalogs, the rest named in `mcp.allow`)")
+    } else {
+        format!(
+            "{at_least} to {at_most} listed tools ({listed} from catalogs; what remote globs match \
+             is unknown offline)"
+        )
+    };
     rows.push(row(
         "listed_tools",
         "(deployment)".into(),
-        listed <= MAX_LISTED,
-        format!(
-            "{listed} listed tools (max {MAX_LISTED}; beyond it, serve the rest through search)"
-        ),
+        at_least <= MAX_LISTED,
+        format!("{count} (max {MAX_LISTED}; beyond it, serve the rest through search)"),
     ));
+    rows.extend(lint_remote::rows(catalogs));
     let inventory = deployed(catalogs, config);
-    budget_rows(&inventory, &mut rows);
+    budget_rows(&inventory, remotes.is_empty(), &mut rows);
     rows.extend(super::lint_prompts::rows(&inventory));
     rows
 }
@@ -143,7 +159,8 @@ fn deployed(catalogs: &[Catalog], config: &Config) -> Inventory {
 
 /// `list_budget`: every scope's `tools/list` (the deployment's, each profile's) within what a
 /// model can afford on every turn.
-fn budget_rows(inventory: &Inventory, rows: &mut Vec<Row>) {
+/// Remote MCP servers' tools are not in it: their descriptions and schemas arrive at run time.
+fn budget_rows(inventory: &Inventory, no_remotes: bool, rows: &mut Vec<Row>) {
     let mut scopes: Vec<(Scope, Vec<rmcp::model::Tool>)> =
         lists::build(inventory).into_iter().collect();
     scopes.sort_by_key(|(scope, _)| scope.profile().map(str::to_string));
@@ -160,6 +177,12 @@ fn budget_rows(inventory: &Inventory, rows: &mut Vec<Row>) {
             size.total,
             tools.len()
         );
+        if !no_remotes {
+            detail.push_str(
+                "; remote MCP tools not counted (their descriptions and schemas come from the \
+                 remote at run time)",
+            );
+        }
         if !size.within_budget() {
             detail.push_str(
                 ". List fewer core tools (`core: false`: found with search_tools) or shorten \

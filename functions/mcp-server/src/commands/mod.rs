@@ -18,6 +18,7 @@ mod connectors;
 pub mod import;
 pub mod lint;
 mod lint_prompts;
+mod lint_remote;
 mod sandbox;
 pub mod smoke;
 

@@ -1,0 +1,147 @@
+//! What the lint can say offline about a remote MCP server's tools (`mcp:` catalogs): the
+//! tools it knows by name (`allow` entries without `*`, less those an overlay hides or leaves to
+//! search) and how many a glob may add, at most what the server lists per remote. The remote's
+//! descriptions and schemas arrive at run time only, so their bytes are not counted here.
+
+use catalog::{Catalog, McpRemote, Risk};
+
+use super::lint::{Row, na, row};
+use crate::upstream::mcp::MAX_LISTED as MAX_LISTED_PER_REMOTE;
+
+/// How many tools one remote may add to `tools/list`: at least the ones named, at most the
+/// server's cap per remote (plus the ones an overlay pins with `core: true`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Listed {
+    /// Named in `allow` and listed (if the remote serves them).
+    pub at_least: usize,
+    pub at_most: usize,
+    /// `allow` globs: what they match is known only to the remote.
+    pub globs: Vec<String>,
+}
+
+/// The bounds for an `mcp` catalog; `None` for a REST one.
+pub(super) fn listed(c: &Catalog) -> Option<Listed> {
+    let remote = c.mcp.as_ref()?;
+    let (globs, named): (Vec<&String>, Vec<&String>) =
+        remote.allow.iter().partition(|a| a.contains('*'));
+    let hidden = |name: &str| {
+        remote
+            .overlays
+            .get(name)
+            .is_some_and(|o| o.risk == Some(Risk::Forbidden) || (o.core == Some(false)))
+    };
+    let pinned = pinned(remote);
+    let unpinned_named = named
+        .iter()
+        .filter(|n| !hidden(n) && !is_pinned(remote, n))
+        .count();
+    let pinned_count = pinned.len();
+    let at_least = unpinned_named.min(MAX_LISTED_PER_REMOTE) + pinned_count;
+    let at_most = if globs.is_empty() {
+        at_least
+    } else {
+        MAX_LISTED_PER_REMOTE + pinned_count
+    };
+    Some(Listed {
+        at_least,
+        at_most,
+        globs: globs.into_iter().cloned().collect(),
+    })
+}
+
+fn is_pinned(remote: &McpRemote, name: &str) -> bool {
+    remote
+        .overlays
+        .get(name)
+        .is_some_and(|o| o.core == Some(true) && o.risk != Some(Risk::Forbidden))
+}
+
+/// Overlays that list a tool whatever the cap (only for tools `allow` lets through, which the
+/// loader checks).
+fn pinned(remote: &McpRemote) -> Vec<&str> {
+    remote
+        .overlays
+        .keys()
+        .filter(|n| is_pinned(remote, n))
+        .map(String::as_str)
+        .collect()
+}
+
+/// One `remote_tools` row per `mcp` connector: what it adds to `tools/list`, as far as known.
+pub(super) fn rows(catalogs: &[Catalog]) -> Vec<Row> {
+    catalogs
+        .iter()
+        .filter_map(|c| Some((c, listed(c)?)))
+        .map(|(c, l)| {
+            let subject = c.connector.clone();
+            if l.at_most == 0 {
+                return na(
+                    "remote_tools",
+                    subject,
+                    "every allowed remote tool is hidden or left to search_tools",
+                );
+            }
+            row(
+                "remote_tools",
+                subject,
+                true,
+                format!("{} (fetched from the remote at run time)", describe(&l)),
+            )
+        })
+        .collect()
+}
+
+/// "2 named" or "2 named, up to 30 through `note_*` (unknown offline)".
+pub(super) fn describe(l: &Listed) -> String {
+    let named = format!("{} listed by name", l.at_least);
+    if l.globs.is_empty() {
+        return named;
+    }
+    let globs: Vec<String> = l.globs.iter().map(|g| format!("`{g}`")).collect();
+    format!(
+        "{named}, up to {} through {} (what a glob matches is unknown offline; the server \
+         lists at most {MAX_LISTED_PER_REMOTE} per remote)",
+        l.at_most,
+        globs.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(allow: &str, overlays: &str) -> Catalog {
+        let text = format!(
+            "connector: notes\ntitle: Notes\nsecrets: [host]\nmcp:\n  url: \"http://{{host}}/mcp\"\n  allow: {allow}\n{overlays}"
+        );
+        catalog::parse("notes.yaml", &text).unwrap()
+    }
+
+    #[test]
+    fn named_tools_are_counted_and_globs_bounded_by_the_cap() {
+        let named = catalog(
+            "[search_notes, create_note, delete_note]",
+            "  overlays:\n    delete_note: { risk: forbidden }\n",
+        );
+        let l = listed(&named).unwrap();
+        assert_eq!((l.at_least, l.at_most), (2, 2));
+        assert_eq!(describe(&l), "2 listed by name");
+
+        let globbed = catalog(
+            "[search_notes, \"note_*\"]",
+            "  overlays:\n    search_notes: { core: false }\n    note_pin: { core: true }\n",
+        );
+        let l = listed(&globbed).unwrap();
+        assert_eq!((l.at_least, l.at_most), (1, MAX_LISTED_PER_REMOTE + 1));
+        assert!(describe(&l).contains("unknown offline"), "{}", describe(&l));
+
+        let hidden = catalog(
+            "[search_notes]",
+            "  overlays:\n    search_notes: { core: false }\n",
+        );
+        assert_eq!(
+            rows(&[hidden])[0].verdict,
+            super::super::lint::Verdict::NotApplicable
+        );
+    }
+}
