@@ -10,6 +10,8 @@ answering in SSE). Its tools:
     delete_note    a write that says destructiveHint: true
     fail_always    read-only; always fails (isError: true with the reason)
     slow_echo      read-only; answers `text` after `seconds`
+    count_steps    read-only; reports progress i of `steps` (when the call asked, with a
+                   progressToken), then answers
     huge_schema    an input schema of about --huge-mb MiB (bounded fetch: it must be skipped)
     greet          read-only; asks the person whom to greet (2026-07-28 input_required with a
                    form and its own requestState), then greets them
@@ -66,6 +68,12 @@ def build(args: argparse.Namespace) -> MCPServer:
     async def slow_echo(seconds: float, text: str = "late") -> str:
         await anyio.sleep(seconds)
         return text
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Counts, reporting progress.")
+    async def count_steps(ctx: Context, steps: int = 3) -> dict:
+        for i in range(1, steps + 1):
+            await ctx.report_progress(i, steps, f"step {i} of {steps}")
+        return {"counted": steps}
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Has a huge schema.")
     def huge_schema(x: str = "") -> str:

@@ -14,12 +14,13 @@ pub const CHANNEL_STEPS: usize = 32;
 /// The longest message a step carries, in characters.
 const MAX_MESSAGE: usize = 120;
 
-/// One report: `done` of `total` units (pages), and what is happening.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One report: `done` of `total` units (pages read of pages known, or a remote MCP server's
+/// own figures passed through), and what is happening.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Step {
-    pub done: u64,
+    pub done: f64,
     /// What is known so far; it may grow as pages reveal more.
-    pub total: Option<u64>,
+    pub total: Option<f64>,
     pub message: String,
 }
 
@@ -149,8 +150,8 @@ mod tests {
         assert!(progress.wanted() && !Progress::none().wanted());
         for done in 1..=(CHANNEL_STEPS as u64 + 5) {
             progress.report(Step {
-                done,
-                total: Some(100),
+                done: done as f64,
+                total: Some(100.0),
                 message: "x".repeat(500),
             });
         }
@@ -158,11 +159,11 @@ mod tests {
         let mut got = Vec::new();
         while let Some(step) = steps.recv().await {
             assert_eq!(step.message.len(), MAX_MESSAGE);
-            got.push(step.done);
+            got.push(step.done as u64);
         }
         assert_eq!(got, (1..=CHANNEL_STEPS as u64).collect::<Vec<_>>());
         Progress::none().report(Step {
-            done: 1,
+            done: 1.0,
             total: None,
             message: String::new(),
         });

@@ -266,6 +266,81 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     assert_eq!(remote.counts().await["tools/call"], 3);
 }
 
+/// A remote tool's progress reaches our client: the Python SDK client watches a call (a
+/// progress callback) of a remote that reports each step, in both protocol generations on our
+/// side and to a remote of either generation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_tools_progress_is_passed_to_a_watching_client() {
+    let modern = Remote::start(&["--huge-mb", "0"]);
+    let legacy = Remote::start(&["--huge-mb", "0", "--handshake-only"]);
+    let dir = catalogs(&[], "");
+    for c in ["modern", "legacy"] {
+        let text = format!(
+            "connector: {c}\ntitle: Counter\nsecrets: [host]\nmcp:\n  url: \"http://{{host}}/mcp\"\n  allow: [count_steps]\n"
+        );
+        std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
+    }
+    let env = vec![
+        ("MODERN_HOST".to_string(), modern.host()),
+        ("LEGACY_HOST".to_string(), legacy.host()),
+    ];
+    let server = start(&dir, &env);
+    for era in ["handshake", "modern"] {
+        let (ok, doc) = python_client(
+            &server.url,
+            &[
+                "--era",
+                era,
+                "--progress",
+                "--call",
+                r#"modern_count_steps={"steps": 4}"#,
+                "--call",
+                r#"legacy_count_steps={"steps": 3}"#,
+            ],
+        );
+        assert!(ok, "python client failed: {doc}");
+        for (call, steps) in [(&doc["calls"][0], 4), (&doc["calls"][1], 3)] {
+            assert_eq!(call["structured"]["status"], "ok", "{era}: {call}");
+            assert_eq!(
+                call["structured"]["data"]["counted"], steps,
+                "{era}: {call}"
+            );
+            let got: Vec<(f64, f64, &str)> = call["progress"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{era}: {call}"))
+                .iter()
+                .map(|n| {
+                    (
+                        n["progress"].as_f64().unwrap(),
+                        n["total"].as_f64().unwrap(),
+                        n["message"].as_str().unwrap(),
+                    )
+                })
+                .collect();
+            let want: Vec<(f64, f64, String)> = (1..=steps)
+                .map(|i| {
+                    (
+                        f64::from(i),
+                        f64::from(steps),
+                        format!("step {i} of {steps}"),
+                    )
+                })
+                .collect();
+            let want: Vec<(f64, f64, &str)> =
+                want.iter().map(|(a, b, m)| (*a, *b, m.as_str())).collect();
+            assert_eq!(got, want, "{era}: {call}");
+        }
+    }
+    // Unwatched, the same call answers without any.
+    let (ok, doc) = python_client(
+        &server.url,
+        &["--call", r#"modern_count_steps={"steps": 2}"#],
+    );
+    assert!(ok, "{doc}");
+    assert_eq!(doc["calls"][0]["structured"]["data"]["counted"], 2, "{doc}");
+    assert!(doc["calls"][0].get("progress").is_none(), "{doc}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
     let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);

@@ -124,8 +124,8 @@ pub(super) async fn run(
                             progress::pages_ahead(page, page_size, total_items, more != More::No);
                         let (done, total) = pages.page_read(ahead);
                         progress.report(Step {
-                            done,
-                            total: Some(total),
+                            done: done as f64,
+                            total: Some(total as f64),
                             message: format!(
                                 "{name}: read page {page} ({done} of {total} pages known)"
                             ),

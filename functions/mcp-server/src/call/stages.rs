@@ -231,7 +231,7 @@ impl Pipeline {
         }
         match self
             .upstream
-            .fetch(conn, tool, valid, deadline, meter)
+            .fetch_reporting(conn, tool, valid, deadline, meter, progress)
             .await
         {
             Ok(reply) => Executed {

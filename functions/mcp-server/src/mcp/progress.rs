@@ -65,9 +65,9 @@ impl Watch {
 }
 
 fn notification(token: &ProgressToken, step: Step) -> ProgressNotificationParam {
-    let mut param = ProgressNotificationParam::new(token.clone(), step.done as f64);
+    let mut param = ProgressNotificationParam::new(token.clone(), step.done);
     if let Some(total) = step.total {
-        param = param.with_total(total as f64);
+        param = param.with_total(total);
     }
     if !step.message.is_empty() {
         param = param.with_message(step.message);
@@ -124,8 +124,8 @@ mod tests {
         let n = notification(
             &token,
             Step {
-                done: 2,
-                total: Some(5),
+                done: 2.0,
+                total: Some(5.0),
                 message: "Read page 2.".into(),
             },
         );
@@ -137,7 +137,7 @@ mod tests {
         let bare = notification(
             &token,
             Step {
-                done: 1,
+                done: 1.0,
                 total: None,
                 message: String::new(),
             },

@@ -28,6 +28,7 @@ pub use next_page::{NextPage, NextRefused};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretStore;
+use crate::progress::Progress;
 use request::BuildError;
 use send::{Exchange, Received};
 
@@ -105,13 +106,28 @@ impl Upstream {
         deadline: &Deadline,
         meter: &Meter,
     ) -> Result<Reply, UpstreamError> {
+        self.fetch_reporting(conn, tool, valid, deadline, meter, &crate::progress::NONE)
+            .await
+    }
+
+    /// [`Upstream::fetch`], passing a remote MCP server's progress notifications to `progress`
+    /// (a REST request has none to report).
+    pub async fn fetch_reporting(
+        &self,
+        conn: &DeployedCatalog,
+        tool: &Tool,
+        valid: &ValidArgs,
+        deadline: &Deadline,
+        meter: &Meter,
+        progress: &Progress,
+    ) -> Result<Reply, UpstreamError> {
         if conn.catalog.mcp.is_some() {
             let (_, remote_name) = tool.http().ok_or_else(|| BuildError {
                 status: Status::Error,
                 hint: "This tool has no remote name.".into(),
             })?;
             return self
-                .remote_call(conn, remote_name, valid, deadline, meter)
+                .remote_call(conn, remote_name, valid, deadline, meter, progress)
                 .await;
         }
         let catalog = &conn.catalog;

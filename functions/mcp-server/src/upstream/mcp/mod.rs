@@ -39,12 +39,16 @@ use super::{Reply, Upstream};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretValues;
+use crate::progress::Progress;
 use wire::Generation;
 
 /// The largest answer read from a remote (a tool list with its schemas, or a call's result).
 pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 /// The most `tools/list` pages followed.
 const MAX_LIST_PAGES: usize = 20;
+/// The progress token we send a remote when our client watches a call: the remote's
+/// notifications on that request's own stream are the call's, whatever the token.
+const PROGRESS_TOKEN: &str = "hosted-mcp";
 /// A name the cached list does not know refetches the list, at most this often.
 const REFRESH_ON_MISS: Duration = Duration::from_secs(5);
 
@@ -137,6 +141,7 @@ impl Upstream {
         valid: &ValidArgs,
         deadline: &Deadline,
         meter: &Meter,
+        progress: &Progress,
     ) -> Result<Reply, UpstreamError> {
         let secrets = self.secrets_for_remote().await?;
         let slot = self.remotes.slot(&conn.catalog.connector);
@@ -172,6 +177,10 @@ impl Upstream {
                 params["inputResponses"] = responses.clone();
             }
         }
+        if progress.wanted() {
+            // Our client watches: the remote's progress on this request's stream is passed on.
+            params["_meta"]["progressToken"] = PROGRESS_TOKEN.into();
+        }
         let params = params.as_object().cloned().unwrap_or_default();
         let mut exchanged = self
             .exchange(
@@ -182,6 +191,7 @@ impl Upstream {
                 Some(remote_name),
                 params.clone(),
                 deadline,
+                progress,
             )
             .await;
         if let (Err(UpstreamError::Refused(r)), Generation::Handshake { .. }) =
@@ -200,6 +210,7 @@ impl Upstream {
                     Some(remote_name),
                     params,
                     deadline,
+                    progress,
                 )
                 .await;
         }

@@ -30,6 +30,7 @@ impl Upstream {
                 None,
                 Map::new(),
                 &deadline,
+                &crate::progress::NONE,
             )
             .await;
         match modern {
@@ -65,6 +66,7 @@ impl Upstream {
                 None,
                 wire::initialize_params(),
                 &deadline,
+                &crate::progress::NONE,
             )
             .await?;
         if let Answer::Error { code, message } = init.answer {
@@ -113,6 +115,7 @@ impl Upstream {
                     None,
                     params,
                     &deadline,
+                    &crate::progress::NONE,
                 )
                 .await
             {
@@ -161,8 +164,20 @@ impl Upstream {
         deadline: &Deadline,
     ) -> Result<(), UpstreamError> {
         let body = wire::body(generation, None, method, Map::new());
+        let sent = super::transport::Sent {
+            method,
+            name: None,
+            body: &body,
+        };
         let (status, _, _) = self
-            .post(conn, secrets, generation, method, None, &body, deadline)
+            .post(
+                conn,
+                secrets,
+                generation,
+                sent,
+                deadline,
+                &crate::progress::NONE,
+            )
             .await?;
         if (200..300).contains(&status) {
             Ok(())

@@ -11,6 +11,7 @@ use super::MAX_ANSWER_BYTES;
 use super::wire::{self, Answer, Generation};
 use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretValues;
+use crate::progress::Progress;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
 use crate::upstream::error::{Refusal, UpstreamError};
@@ -36,11 +37,17 @@ impl Upstream {
         name: Option<&str>,
         params: Map<String, Value>,
         deadline: &Deadline,
+        progress: &Progress,
     ) -> Result<Exchanged, UpstreamError> {
         let id = 1;
         let body = wire::body(generation, Some(id), method, params);
+        let sent = Sent {
+            method,
+            name,
+            body: &body,
+        };
         let (status, headers, bytes) = self
-            .post(conn, secrets, generation, method, name, &body, deadline)
+            .post(conn, secrets, generation, sent, deadline, progress)
             .await?;
         if !(200..300).contains(&status) {
             // A JSON-RPC error may come with a 4xx (the stateless generation maps them).
@@ -78,18 +85,17 @@ impl Upstream {
     }
 
     /// One POST to the remote with its credentials, a timeout cut to the deadline and a capped
-    /// answer.
-    #[allow(clippy::too_many_arguments)]
+    /// answer; progress notifications on an SSE answer are reported as they arrive.
     pub(super) async fn post(
         &self,
         conn: &DeployedCatalog,
         secrets: &SecretValues,
         generation: &Generation,
-        method: &str,
-        name: Option<&str>,
-        body: &Value,
+        sent: Sent<'_>,
         deadline: &Deadline,
+        progress: &Progress,
     ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
+        let Sent { method, name, body } = sent;
         let catalog = &conn.catalog;
         let url = fill_base(catalog, &conn.base_url, secrets)?;
         let url = reqwest::Url::parse(&url).map_err(|_| crate::upstream::request::BuildError {
@@ -167,6 +173,11 @@ impl Upstream {
                 let end = wire::last_event_end(&bytes, searched);
                 searched = bytes.len();
                 if let Some(end) = end.filter(|e| *e > parsed) {
+                    if progress.wanted() {
+                        for step in wire::progress_steps(&bytes[parsed..end]) {
+                            progress.report(step);
+                        }
+                    }
                     if wire::response(Some("text/event-stream"), &bytes[parsed..end], 1).is_ok() {
                         break;
                     }
@@ -176,6 +187,14 @@ impl Upstream {
         }
         Ok((status, headers, bytes))
     }
+}
+
+/// What one POST sends: the JSON-RPC method, the tool it names, the body.
+#[derive(Clone, Copy)]
+pub(super) struct Sent<'a> {
+    pub(super) method: &'a str,
+    pub(super) name: Option<&'a str>,
+    pub(super) body: &'a Value,
 }
 
 /// The headers of a remote's answer that matter.

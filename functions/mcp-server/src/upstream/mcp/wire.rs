@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::progress::Step;
+
 /// The stateless generation: every request carries its protocol version and client in `_meta`.
 pub(crate) const MODERN: &str = "2026-07-28";
 /// The handshake generation: `initialize`, then a session the server may name.
@@ -158,6 +160,31 @@ pub(crate) fn last_event_end(bytes: &[u8], from: usize) -> Option<usize> {
     lf.max(crlf).map(|i| start + i)
 }
 
+/// The `notifications/progress` of complete SSE events, as steps: a figure that is no finite,
+/// non-negative number is left out, a message is kept to one line.
+pub(crate) fn progress_steps(events: &[u8]) -> Vec<Step> {
+    let figure = |v: Option<&Value>| {
+        v.and_then(Value::as_f64)
+            .filter(|f| f.is_finite() && *f >= 0.0)
+    };
+    sse_data(events)
+        .filter_map(|data| serde_json::from_str::<Value>(&data).ok())
+        .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+        .filter_map(|m| {
+            let params = m.get("params")?;
+            Some(Step {
+                done: figure(params.get("progress"))?,
+                total: figure(params.get("total")),
+                message: params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(|t| t.lines().next().unwrap_or("").to_string())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
 fn is_response_to(message: &Value, id: u64) -> bool {
     message.get("id").and_then(Value::as_u64) == Some(id)
         && (message.get("result").is_some() || message.get("error").is_some())
@@ -185,6 +212,20 @@ fn sse_data(body: &[u8]) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_notifications_of_a_stream_become_steps() {
+        let sse = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"hosted-mcp\",\"progress\":1,\"total\":3,\"message\":\"one\\ntwo\"}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":-1}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let steps = progress_steps(sse);
+        assert_eq!(
+            steps,
+            [Step {
+                done: 1.0,
+                total: Some(3.0),
+                message: "one".into()
+            }]
+        );
+    }
 
     #[test]
     fn a_modern_request_carries_its_generation_in_meta_and_routing_headers() {
