@@ -19,7 +19,10 @@ answering in SSE). Its tools:
 
 --handshake-only refuses 2026-07-28 requests (HTTP 400), as a server of the older generation
 would; --token T requires `Authorization: Bearer T`. GET /calls answers how many POSTs and
-tools/calls reached it (so a test can tell that nothing did).
+tools/calls reached it (so a test can tell that nothing did). POST /add-tool adds the read-only
+tool `late_note` and announces `notifications/tools/list_changed` to every
+`subscriptions/listen` stream (2026-07-28); GET /listeners answers how many such streams are
+open (so a test can wait for one instead of sleeping).
 
     .tools/venv/bin/python tests/remote/remote_server.py --port 18080
 """
@@ -33,6 +36,7 @@ import anyio
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
 from starlette.responses import JSONResponse, PlainTextResponse
 
@@ -111,13 +115,23 @@ def main() -> None:
     ap.add_argument("--filler", type=int, default=0)
     ap.add_argument("--huge-mb", type=int, default=10)
     args = ap.parse_args()
-    app = build(args).streamable_http_app(host="127.0.0.1")
+    server = build(args)
+    app = server.streamable_http_app(host="127.0.0.1")
 
     async def asgi(scope, receive, send):
         if scope["type"] == "http":
             headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
             if scope["path"] == "/calls":
                 await JSONResponse(CALLS)(scope, receive, send)
+                return
+            if scope["path"] == "/listeners":
+                await JSONResponse({"open": len(server._subscriptions._listeners)})(scope, receive, send)
+                return
+            if scope["path"] == "/add-tool" and scope["method"] == "POST":
+                server.add_tool(lambda: {"late": True}, name="late_note", description="Arrived later.",
+                                annotations=ToolAnnotations(readOnlyHint=True))
+                await server._subscriptions.publish(ToolsListChanged())
+                await JSONResponse({"added": "late_note"})(scope, receive, send)
                 return
             if args.token and headers.get("authorization") != f"Bearer {args.token}":
                 await PlainTextResponse("unauthorized", status_code=401)(scope, receive, send)

@@ -341,6 +341,60 @@ async fn a_remote_tools_progress_is_passed_to_a_watching_client() {
     assert!(doc["calls"][0].get("progress").is_none(), "{doc}");
 }
 
+/// A remote that announces a changed tool list on its `subscriptions/listen` stream: the stream
+/// is opened after the first fetch, and the new tool is listed and callable although the list's
+/// TTL is an hour.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&[], "");
+    let text = "connector: live\ntitle: Live\nsecrets: [host]\nmcp:\n  url: \"http://{host}/mcp\"\n  tools_ttl_s: 3600\n  allow: [search_notes, \"late_*\"]\n";
+    std::fs::write(dir.join("live.yaml"), text).unwrap();
+    let server = start(&dir, &[("LIVE_HOST".to_string(), remote.host())]);
+    let rpc = Rpc::new(&server.url);
+    let listed = rpc.list().await;
+    assert!(listed.contains(&"live_search_notes".to_string()), "{listed:?}");
+    assert!(!listed.contains(&"live_late_note".to_string()), "{listed:?}");
+    let listeners = || async {
+        reqwest::get(format!("http://{}/listeners", remote.host()))
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()["open"]
+            .as_u64()
+            .unwrap()
+    };
+    eventually("our watch stream is open", Duration::from_secs(10), || async {
+        (listeners().await == 1).then_some(())
+    })
+    .await;
+    let added = reqwest::Client::new()
+        .post(format!("http://{}/add-tool", remote.host()))
+        .send()
+        .await
+        .unwrap();
+    assert!(added.status().is_success());
+    eventually("the new tool is listed", Duration::from_secs(10), || {
+        let rpc = &rpc;
+        async move {
+            rpc.list()
+                .await
+                .contains(&"live_late_note".to_string())
+                .then_some(())
+        }
+    })
+    .await;
+    let reply = rpc.call("live_late_note", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert!(server.stderr.shows("remote tool list changed"));
+    // The watch is open again, and only one.
+    eventually("one watch stream again", Duration::from_secs(10), || async {
+        (listeners().await == 1).then_some(())
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
     let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);

@@ -3,8 +3,9 @@
 //! contracts, cached per instance for the catalog's `tools_ttl_s`. One concern per module:
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
-//! contracts, bounded), `result` (a call's answer as a reply or a typed error); this module
-//! keeps the per-remote cache and runs a call.
+//! contracts, bounded), `result` (a call's answer as a reply or a typed error), `watch` (the
+//! stream that marks the list stale when the remote says it changed); this module keeps the
+//! per-remote cache and runs a call.
 //!
 //! Why not rmcp's client: enabling it adds no crate to the native build (the server already pulls
 //! in its SSE stack), but it runs a long-lived session task per peer with its own handshake,
@@ -22,6 +23,7 @@ mod result;
 mod session;
 mod tools;
 mod transport;
+mod watch;
 mod wire;
 
 pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
@@ -57,12 +59,16 @@ struct Fetched {
     at: Instant,
     generation: Generation,
     tools: Arc<RemoteSet>,
+    /// The remote said its list changed since (`watch`): fetched again on next need.
+    stale: bool,
 }
 
 /// One remote's cache; its async lock makes concurrent first requests fetch once.
 #[derive(Default)]
 struct Slot {
     state: tokio::sync::Mutex<Option<Fetched>>,
+    /// A watch stream runs for this remote.
+    watching: std::sync::atomic::AtomicBool,
 }
 
 /// Every remote's cache, by connector; empty until a request needs a remote.
@@ -100,7 +106,7 @@ impl Upstream {
         let ttl = Duration::from_secs(remote.tools_ttl_s);
         if let Some(f) = state.as_ref() {
             let age = f.at.elapsed();
-            if age < ttl && !(refresh && age >= REFRESH_ON_MISS) {
+            if age < ttl && !f.stale && !(refresh && age >= REFRESH_ON_MISS) {
                 return Ok(f.tools.clone());
             }
         }
@@ -120,7 +126,20 @@ impl Upstream {
             at: Instant::now(),
             generation,
             tools: tools.clone(),
+            stale: false,
         });
+        drop(state);
+        watch::Watch {
+            http: self.http.clone(),
+            secrets: self.secrets.clone(),
+            conn: DeployedCatalog {
+                catalog: conn.catalog.clone(),
+                base_url: conn.base_url.clone(),
+                expose_raw: conn.expose_raw,
+            },
+            slot,
+        }
+        .start();
         Ok(tools)
     }
 

@@ -96,35 +96,17 @@ impl Upstream {
         progress: &Progress,
     ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
         let Sent { method, name, body } = sent;
-        let catalog = &conn.catalog;
-        let url = fill_base(catalog, &conn.base_url, secrets)?;
-        let url = reqwest::Url::parse(&url).map_err(|_| crate::upstream::request::BuildError {
-            status: catalog::Status::Error,
-            hint: "The remote MCP server's URL could not be built; check mcp.url.".into(),
-        })?;
         let out_of_time = || UpstreamError::Deadline {
             budget_ms: deadline.budget().as_millis() as u64,
         };
         let timeout = deadline
-            .timeout(remote_timeout(catalog))
+            .timeout(remote_timeout(&conn.catalog))
             .ok_or_else(out_of_time)?;
-        let field = |f: &str| secrets.field(&catalog.connector, f).map(str::to_string);
-        let mut request =
-            connector::authenticate(self.http.post(url).timeout(timeout), &catalog.auth, field)
-                .map_err(|e| credential_error(catalog, &e))?
-                // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
-                // refuses (406) a client that does not take both.
-                .headers(reqwest::header::HeaderMap::from_iter([(
-                    reqwest::header::ACCEPT,
-                    reqwest::header::HeaderValue::from_static(
-                        "application/json, text/event-stream",
-                    ),
-                )]))
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body.to_string());
-        for (k, v) in wire::headers(generation, method, name) {
-            request = request.header(k, v);
-        }
+        let request = to_remote(&self.http, reqwest::Method::POST, conn, secrets)?
+            .timeout(timeout)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        let request = with_generation(request, generation, method, name);
         let timed_out = |e: &reqwest::Error| {
             if e.is_timeout() && deadline.remaining().is_none() {
                 out_of_time()
@@ -187,6 +169,45 @@ impl Upstream {
         }
         Ok((status, headers, bytes))
     }
+}
+
+/// A request to the remote's endpoint with the connector's credentials, taking JSON and SSE.
+pub(super) fn to_remote(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    conn: &DeployedCatalog,
+    secrets: &SecretValues,
+) -> Result<reqwest::RequestBuilder, UpstreamError> {
+    let catalog = &conn.catalog;
+    let url = fill_base(catalog, &conn.base_url, secrets)?;
+    let url = reqwest::Url::parse(&url).map_err(|_| crate::upstream::request::BuildError {
+        status: catalog::Status::Error,
+        hint: "The remote MCP server's URL could not be built; check mcp.url.".into(),
+    })?;
+    let field = |f: &str| secrets.field(&catalog.connector, f).map(str::to_string);
+    Ok(
+        connector::authenticate(http.request(method, url), &catalog.auth, field)
+            .map_err(|e| credential_error(catalog, &e))?
+            // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
+            // refuses (406) a client that does not take both.
+            .headers(reqwest::header::HeaderMap::from_iter([(
+                reqwest::header::ACCEPT,
+                reqwest::header::HeaderValue::from_static("application/json, text/event-stream"),
+            )])),
+    )
+}
+
+/// The generation's headers (protocol version, session, routing) on a request.
+pub(super) fn with_generation(
+    mut request: reqwest::RequestBuilder,
+    generation: &Generation,
+    method: &str,
+    name: Option<&str>,
+) -> reqwest::RequestBuilder {
+    for (k, v) in wire::headers(generation, method, name) {
+        request = request.header(k, v);
+    }
+    request
 }
 
 /// What one POST sends: the JSON-RPC method, the tool it names, the body.

@@ -185,6 +185,15 @@ pub(crate) fn progress_steps(events: &[u8]) -> Vec<Step> {
         .collect()
 }
 
+/// Whether complete SSE events hold `notifications/tools/list_changed`.
+pub(crate) fn announces_tools_changed(events: &[u8]) -> bool {
+    sse_data(events)
+        .filter_map(|data| serde_json::from_str::<Value>(&data).ok())
+        .any(|m| {
+            m.get("method").and_then(Value::as_str) == Some("notifications/tools/list_changed")
+        })
+}
+
 fn is_response_to(message: &Value, id: u64) -> bool {
     message.get("id").and_then(Value::as_u64) == Some(id)
         && (message.get("result").is_some() || message.get("error").is_some())
