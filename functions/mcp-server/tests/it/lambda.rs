@@ -20,6 +20,13 @@ fn state() -> (AppState, audit::MemorySink) {
 }
 
 fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
+    state_with_connectors(extra, HashMap::new())
+}
+
+fn state_with_connectors(
+    extra: &[(&str, &str)],
+    connectors: HashMap<String, HashMap<String, String>>,
+) -> (AppState, audit::MemorySink) {
     let env = EnvSnapshot::from_pairs(
         [
             ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9001"),
@@ -36,7 +43,7 @@ fn state_with(extra: &[(&str, &str)]) -> (AppState, audit::MemorySink) {
         api_keys: vec![ApiKey::new("claude-ai", "lambda-key-0123456789abcdef")],
         pepper: Some(b"pepper".to_vec()),
         confirmation_keys: Vec::new(),
-        connectors: HashMap::new(),
+        connectors,
     };
     let store = SecretStore::new(
         SecretLoader::Static(Arc::new(values)),
@@ -158,4 +165,82 @@ async fn missing_key_through_api_gateway_is_401() {
             .starts_with("Bearer")
     );
     assert_eq!(sink.events()[0].event, audit::EventKind::AuthDenied);
+}
+
+/// A watched aggregation through API Gateway: the adapter collects the whole event stream into
+/// one buffered response, the progress notifications then the result (what a client sees on
+/// Lambda: every step at once, when the call ends).
+#[tokio::test]
+async fn a_watched_aggregation_answers_one_buffered_event_stream() {
+    let sandbox = papierkram_sandbox::SandboxState::new("lambda-token");
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox).await.unwrap();
+    let base = format!("http://{addr}/api/v1");
+    let fields = HashMap::from([
+        ("token".to_string(), "lambda-token".to_string()),
+        ("subdomain".to_string(), "sandbox".to_string()),
+    ]);
+    let (state, _sink) = state_with_connectors(
+        &[("PAPIERKRAM_BASE_URL", base.as_str())],
+        HashMap::from([("papierkram".to_string(), fields)]),
+    );
+    let path = format!(
+        "{}/tests/fixtures/apigw-v2-initialize.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut adapter = Adapter::from(app(state));
+    let mut answers = Vec::new();
+    for meta in [Some(json!({"progressToken": "lambda-1"})), None] {
+        let mut params = json!({"name": "papierkram_open_items_get", "arguments": {}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        let mut event = fixture.clone();
+        event["headers"]["mcp-protocol-version"] = json!("2025-11-25");
+        event["body"] =
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params})
+                .to_string()
+                .into();
+        let event: LambdaRequest = serde_json::from_value(event).unwrap();
+        let response = adapter
+            .call(LambdaEvent::new(event, Context::default()))
+            .await
+            .unwrap();
+        answers.push(serde_json::to_value(response).unwrap());
+    }
+    let watched = &answers[0];
+    assert_eq!(watched["statusCode"], 200, "{watched}");
+    assert!(
+        watched["headers"]["content-type"]
+            .as_str()
+            .unwrap()
+            .starts_with("text/event-stream"),
+        "{watched}"
+    );
+    let messages: Vec<Value> = watched["body"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    let (last, notes) = messages.split_last().unwrap();
+    assert_eq!(last["id"], 4);
+    assert_eq!(
+        last["result"]["structuredContent"]["status"], "ok",
+        "{last}"
+    );
+    assert!(notes.len() >= 3, "{messages:?}");
+    for (i, n) in notes.iter().enumerate() {
+        assert_eq!(n["method"], "notifications/progress");
+        assert_eq!(n["params"]["progressToken"], "lambda-1");
+        assert_eq!(n["params"]["progress"], (i + 1) as f64);
+    }
+    let plain = &answers[1];
+    assert_eq!(
+        plain["headers"]["content-type"], "application/json",
+        "{plain}"
+    );
+    assert_eq!(body(plain)["result"]["structuredContent"]["status"], "ok");
 }
