@@ -353,8 +353,14 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
     let server = start(&dir, &[("LIVE_HOST".to_string(), remote.host())]);
     let rpc = Rpc::new(&server.url);
     let listed = rpc.list().await;
-    assert!(listed.contains(&"live_search_notes".to_string()), "{listed:?}");
-    assert!(!listed.contains(&"live_late_note".to_string()), "{listed:?}");
+    assert!(
+        listed.contains(&"live_search_notes".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        !listed.contains(&"live_late_note".to_string()),
+        "{listed:?}"
+    );
     let listeners = || async {
         reqwest::get(format!("http://{}/listeners", remote.host()))
             .await
@@ -365,9 +371,11 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
             .as_u64()
             .unwrap()
     };
-    eventually("our watch stream is open", Duration::from_secs(10), || async {
-        (listeners().await == 1).then_some(())
-    })
+    eventually(
+        "our watch stream is open",
+        Duration::from_secs(10),
+        || async { (listeners().await == 1).then_some(()) },
+    )
     .await;
     let added = reqwest::Client::new()
         .post(format!("http://{}/add-tool", remote.host()))
@@ -389,9 +397,11 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("remote tool list changed"));
     // The watch is open again, and only one.
-    eventually("one watch stream again", Duration::from_secs(10), || async {
-        (listeners().await == 1).then_some(())
-    })
+    eventually(
+        "one watch stream again",
+        Duration::from_secs(10),
+        || async { (listeners().await == 1).then_some(()) },
+    )
     .await;
 }
 
