@@ -235,8 +235,11 @@ impl Upstream {
         }
         let exchanged = exchanged?;
         if exchanged.list_changed {
-            // The next request that needs the tools fetches them again.
-            *slot.state.lock().await = None;
+            // The next request that needs the tools fetches them again (the generation and
+            // its session are kept, and so is the watch).
+            if let Some(f) = slot.state.lock().await.as_mut() {
+                f.stale = true;
+            }
         }
         result::call_result(&self.redactor, exchanged.answer)
     }
