@@ -5,11 +5,16 @@
 //! bounded channel it drains into `notifications/progress` when the client asked for them (a
 //! `progressToken`); every other call gets [`Progress::none`], and reporting costs nothing.
 
+use std::time::Duration;
+
 use tokio::sync::mpsc;
 
 /// Steps a slow reader may leave undelivered before newer ones are dropped (each step carries
 /// the whole count, so a dropped one loses nothing the next does not say).
 pub const CHANNEL_STEPS: usize = 32;
+
+/// How long one upstream request runs before a watching client is told the call waits for it.
+pub const SLOW_AFTER: Duration = Duration::from_secs(1);
 
 /// The longest message a step carries, in characters.
 const MAX_MESSAGE: usize = 120;
@@ -63,6 +68,25 @@ impl Progress {
             let _ = sender.try_send(Step { message, ..step });
         }
     }
+}
+
+/// Runs `work`; when someone listens and it takes longer than `after`, reports `step` once
+/// (0 of 1: a slow single request has nothing to count but that it still runs).
+pub async fn noting_slow<F: Future>(
+    progress: &Progress,
+    after: Duration,
+    step: impl FnOnce() -> Step,
+    work: F,
+) -> F::Output {
+    if !progress.wanted() {
+        return work.await;
+    }
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        out = &mut work => return out,
+        () = tokio::time::sleep(after) => progress.report(step()),
+    }
+    work.await
 }
 
 /// Pages of a call over several paged sources: how many were read, and how many are known.
@@ -142,6 +166,24 @@ mod tests {
         // The upstream says more follow though its count is reached.
         assert_eq!(pages_ahead(3, 100, Some(300), true), 1);
         assert_eq!(pages_ahead(1, 0, Some(300), true), 1);
+    }
+
+    #[tokio::test]
+    async fn a_slow_request_is_noted_once_and_a_quick_one_not_at_all() {
+        let step = || Step {
+            done: 0.0,
+            total: Some(1.0),
+            message: "waiting".into(),
+        };
+        let (progress, mut steps) = Progress::channel();
+        // Work that lasts until the note about it arrives.
+        let slow = async { steps.recv().await };
+        let noted = noting_slow(&progress, Duration::from_millis(1), step, slow).await;
+        assert_eq!(noted, Some(step()));
+        let quick = async { 7 };
+        assert_eq!(noting_slow(&progress, SLOW_AFTER, step, quick).await, 7);
+        drop(progress);
+        assert_eq!(steps.recv().await, None);
     }
 
     #[tokio::test]

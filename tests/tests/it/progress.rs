@@ -7,16 +7,20 @@
 use std::process::Command;
 
 use integration_tests::{KEY, Rpc, Server, repo, tool};
-use papierkram_sandbox::{SandboxState, demo};
+use papierkram_sandbox::{Fault, SandboxState, demo};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "progress-token";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
 async fn setup() -> Server {
+    setup_with_sandbox().await.0
+}
+
+async fn setup_with_sandbox() -> (Server, SandboxState) {
     let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox).await.unwrap();
-    Server::start(
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let server = Server::start(
         &[],
         &[
             ("MCP_API_KEYS", &format!("e2e:{KEY}")),
@@ -24,7 +28,8 @@ async fn setup() -> Server {
             ("PAPIERKRAM_TOKEN", TOKEN),
             ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
         ],
-    )
+    );
+    (server, sandbox)
 }
 
 fn python_client(url: &str, args: &[&str]) -> Value {
@@ -96,10 +101,13 @@ async fn the_python_sdk_sees_pages_read_of_pages_known_in_both_protocol_generati
         assert_eq!(close["structured"]["status"], "ok", "{era}: {close}");
         assert_eq!(pairs(close), [(1.0, 2.0), (2.0, 2.0)], "{era}: {close}");
 
-        // One request, nothing to report: the answer alone.
+        // One request: nothing to count, at most a note that it is slow (0 of 1).
         let list = &doc["calls"][2];
         assert_eq!(list["is_error"], false, "{era}: {list}");
-        assert_eq!(pairs(list), [], "{era}: {list}");
+        assert!(
+            pairs(list).iter().all(|p| *p == (0.0, 1.0)),
+            "{era}: {list}"
+        );
     }
     assert_eq!(
         python_client(&server.url, &["--era", "modern"])["server"]["protocol_version"],
@@ -211,4 +219,43 @@ async fn a_progress_token_turns_the_answer_into_an_event_stream_and_none_keeps_i
     assert_eq!(plain.status(), watched.status());
     assert_eq!(content_type(&plain), content_type(&watched));
     assert!(!content_type(&watched).starts_with("text/event-stream"));
+}
+
+/// A single request that takes long: a watching client is told once that the call waits for
+/// the upstream (0 of 1), then gets the result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_single_request_is_noted_once_to_a_watching_client() {
+    let (server, sandbox) = setup_with_sandbox().await;
+    sandbox.inject_fault(Fault::delay(
+        "/api/v1/income/invoices",
+        std::time::Duration::from_millis(2500),
+    ));
+    let rpc = Rpc::new(&server.url);
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "papierkram_invoices_list", "arguments": {"page_size": 2},
+                   "_meta": {"progressToken": 11}}});
+    let reply = rpc.post(body, &[]).await;
+    assert!(
+        reply.headers()[reqwest::header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    let events = events(&reply.text().await.unwrap());
+    assert_eq!(events.len(), 2, "{events:?}");
+    let note = &events[0]["params"];
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(note["progressToken"], 11);
+    assert_eq!(
+        (note["progress"].as_f64(), note["total"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    assert_eq!(
+        note["message"],
+        "Waiting for Papierkram's answer to papierkram_invoices_list."
+    );
+    assert_eq!(
+        events[1]["result"]["structuredContent"]["status"], "ok",
+        "{events:?}"
+    );
 }

@@ -13,8 +13,9 @@
 //!    in the [`Ledger`], so it runs once (`idempotency`);
 //! 6. **upstream**: one request (or an aggregation over pages, `aggregate`) within the call's
 //!    [`Deadline`] and the budget's meter, reporting pages read of pages known to the call's
-//!    [`Progress`] sink (`crate::progress`; the MCP adapter turns it into
-//!    `notifications/progress` when the client asked);
+//!    [`Progress`] sink (`crate::progress`; a single request only that it is slow, a remote MCP
+//!    tool the remote's own figures; the MCP adapter turns it into `notifications/progress` when
+//!    the client asked);
 //! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
 //! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
 //!    releases a claim that sent nothing;

@@ -13,7 +13,7 @@ use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, Scope, View};
 use crate::limits::window::now_s;
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 use crate::upstream::{Deadline, Happened, Meter, Reply};
 
 /// A stage's result: go on with `T`, or answer the call now with this outcome.
@@ -229,11 +229,25 @@ impl Pipeline {
                 happened: Happened::No,
             };
         }
-        match self
+        let fetch = self
             .upstream
-            .fetch_reporting(conn, tool, valid, deadline, meter, progress)
-            .await
-        {
+            .fetch_reporting(conn, tool, valid, deadline, meter, progress);
+        // A remote MCP server reports its own progress; a REST request only that it is slow.
+        let fetched = if conn.catalog.mcp.is_some() {
+            fetch.await
+        } else {
+            let waiting = || progress::Step {
+                done: 0.0,
+                total: Some(1.0),
+                message: format!(
+                    "Waiting for {}'s answer to {}.",
+                    crate::inventory::Registry::title(&conn.catalog),
+                    tool.name
+                ),
+            };
+            progress::noting_slow(progress, progress::SLOW_AFTER, waiting, fetch).await
+        };
+        match fetched {
             Ok(reply) => Executed {
                 outcome: shaped(call, reply),
                 happened: Happened::Yes,
