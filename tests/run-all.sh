@@ -109,7 +109,7 @@ source tests/tools/env.sh
 background infra nice -n 19 infra/test.sh
 
 step "catalogs against the JSON Schema"
-python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs
+python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs tests/catalogs/documents
 
 step "build the tests"
 cargo test --workspace --locked --no-run

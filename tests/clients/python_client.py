@@ -5,11 +5,13 @@ Connects to --url (with `Authorization: Bearer <--key>` when --key is given, or 
 --oauth), negotiates the protocol (the `initialize` handshake by default, `server/discover` with
 --era modern), lists the tools, calls each --call NAME=JSONARGS in order, lists the prompts when
 the server offers them, gets each --prompt NAME=JSONARGS, asks each --complete REF ARG=VALUE
-(REF is prompt:NAME or resource:URI-TEMPLATE), and prints ONE JSON document on stdout:
+(REF is prompt:NAME or resource:URI-TEMPLATE), reads each --read URI (resources/read), and prints
+ONE JSON document on stdout:
 
     {"server": {"name", "version", "protocol_version", "capabilities"},
      "tools": [names],
-     "calls": [{"name", "is_error", "structured", "text"}],
+     "calls": [{"name", "is_error", "structured", "text", "content"}],
+     "reads": [{"uri", "contents"}],
      "prompts": [{"name", "title", "arguments": [{"name", "required"}]}],
      "prompt_results": [{"name", "messages": [{"role", "text"}]}],
      "completions": [{"ref", "argument", "values", "total", "has_more", "ms"}]}
@@ -17,6 +19,10 @@ the server offers them, gets each --prompt NAME=JSONARGS, asks each --complete R
 With --progress every call passes the SDK a progress callback (the SDK then sends a
 `progressToken` in the call's `_meta`), and its entry gets "progress": [{"progress", "total",
 "message"}], the notifications received before the result, in order.
+
+"content" lists a result's blocks other than text, and "contents" a read's, as sent (camelCase),
+with base64 `data`/`blob` replaced by `bytes` (the decoded length) and `head` (the first 8 decoded
+bytes, Latin-1), so a report stays small and says what the document is.
 
 A call the server answers with a JSON-RPC error gets an "error": {"type", "code", "message"} entry
 instead of its result; a failure before the tool list adds a top-level "error": {"type", "message"};
@@ -59,6 +65,7 @@ Run it with the Python from .tools/venv (tests/tools/install.sh), for example:
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import time
@@ -172,6 +179,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="completion/complete of ARG typed as VALUE for REF (prompt:NAME or resource:URI); repeatable",
     )
     ap.add_argument(
+        "--read",
+        action="append",
+        default=[],
+        metavar="URI",
+        help="resources/read URI after the calls; repeatable",
+    )
+    ap.add_argument(
         "--header",
         action="append",
         default=[],
@@ -203,6 +217,22 @@ def describe(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": str(exc)}
 
 
+def summary(block: Any) -> dict[str, Any]:
+    """A content block or resource contents as sent, base64 replaced by its length and head."""
+    wire = block.model_dump(by_alias=True, exclude_none=True, mode="json")
+    for field in ("data", "blob"):
+        if isinstance(wire.get(field), str):
+            raw = base64.b64decode(wire.pop(field), validate=True)
+            wire["bytes"] = len(raw)
+            wire["head"] = raw[:8].decode("latin-1")
+    resource = wire.get("resource")
+    if isinstance(resource, dict) and isinstance(resource.get("blob"), str):
+        raw = base64.b64decode(resource.pop("blob"), validate=True)
+        resource["bytes"] = len(raw)
+        resource["head"] = raw[:8].decode("latin-1")
+    return wire
+
+
 def call_entry(name: str, result: CallToolResult) -> dict[str, Any]:
     texts = [block.text for block in result.content if isinstance(block, TextContent)]
     return {
@@ -210,6 +240,7 @@ def call_entry(name: str, result: CallToolResult) -> dict[str, Any]:
         "is_error": bool(result.is_error),
         "structured": result.structured_content,
         "text": "\n".join(texts) if texts else None,
+        "content": [summary(block) for block in result.content if not isinstance(block, TextContent)],
     }
 
 
@@ -431,6 +462,15 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                     entry["progress"] = received
                 report["calls"].append(entry)
 
+            for uri in args.read:
+                try:
+                    got = await session.read_resource(uri)
+                except MCPError as e:
+                    ok = False
+                    report["reads"].append({"uri": uri, "error": describe(e)})
+                    continue
+                report["reads"].append({"uri": uri, "contents": [summary(c) for c in got.contents]})
+
             if capabilities is not None and capabilities.prompts is not None:
                 listing = await session.list_prompts()
                 report["prompts"] = [
@@ -488,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         "prompts": None,
         "prompt_results": [],
         "completions": [],
+        "reads": [],
     }
     try:
         ok = anyio.run(run_with_deadline, args, report)
@@ -499,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     json.dump(report, sys.stdout, ensure_ascii=False, default=str)
     sys.stdout.write("\n")
     if not ok:
-        steps = report["calls"] + report["prompt_results"] + report["completions"]
+        steps = report["calls"] + report["prompt_results"] + report["completions"] + report["reads"]
         detail = report.get("error") or next((c["error"] for c in steps if "error" in c), None)
         print(f"python_client: protocol failure: {json.dumps(detail, default=str)}", file=sys.stderr)
     return 0 if ok else 1

@@ -4,6 +4,7 @@
 //!
 //! Try it: `cargo test -p catalog`.
 
+mod answer;
 mod load;
 mod model;
 mod paging;
@@ -15,6 +16,7 @@ mod request;
 mod schema_sync;
 mod wire;
 
+pub use answer::{MAX_BINARY_BYTES, essence};
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};

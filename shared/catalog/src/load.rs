@@ -277,6 +277,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         for problem in crate::wire::tool_problems(c, t) {
             bad(problem);
         }
+        for problem in crate::answer::tool_problems(c, t) {
+            bad(problem);
+        }
         match t
             .name
             .strip_prefix(&c.connector)
@@ -748,6 +751,84 @@ tools:
         );
         let err = parse("demo.yaml", &on_list).unwrap_err().to_string();
         assert!(err.contains("one record"), "{err}");
+    }
+
+    #[test]
+    fn a_binary_answer_is_a_get_tools_document_and_a_link_needs_its_resource() {
+        let pdf = "  - name: demo_invoice_pdf_get
+    risk: low
+    description: 'The invoice PDF. Use it to hand the document on. Example {\"id\": 1}'
+    get: /invoices/{id}/pdf
+    params:
+      id: { type: integer, in: path, required: true, min: 1 }
+";
+        let with = |extra: &str| format!("{GOOD}{pdf}{extra}");
+        let ok = with(
+            "    resource: \"demo://invoices/{id}/pdf\"\n    answer: { binary: { mime: [application/pdf], max_bytes: 1000, as: link } }\n",
+        );
+        assert!(
+            parse("demo.yaml", &ok).is_ok(),
+            "{:?}",
+            parse("demo.yaml", &ok).err()
+        );
+        for (extra, says) in [
+            (
+                "    answer: { binary: { mime: [application/pdf], max_bytes: 1000, as: link } }\n",
+                "needs the tool's `resource` template",
+            ),
+            (
+                "    answer: { binary: { mime: [PDF], max_bytes: 1000 } }\n",
+                "no lower-case `type/subtype`",
+            ),
+            (
+                "    answer: { binary: { mime: [application/pdf], max_bytes: 0 } }\n",
+                "max_bytes must be 1 to",
+            ),
+            (
+                "    answer: { binary: { mime: [application/pdf], max_bytes: 10, as: inline } }\n",
+                "unknown variant `inline`",
+            ),
+        ] {
+            let err = parse("demo.yaml", &with(extra)).unwrap_err().to_string();
+            assert!(err.contains(says), "{extra}: {err}");
+        }
+        let on_list = GOOD.replace(
+            "    get: /invoices\n",
+            "    get: /invoices\n    answer: { binary: { mime: [application/pdf], max_bytes: 10 } }\n",
+        );
+        let err = parse("demo.yaml", &on_list).unwrap_err().to_string();
+        assert!(err.contains("get tool's one document"), "{err}");
+    }
+
+    #[test]
+    fn item_links_fill_a_record_template_of_the_catalog_from_listed_fields() {
+        let with = |links: &str| {
+            GOOD.replace(
+                "    get: /invoices\n",
+                &format!("    get: /invoices\n    fields: [id, name]\n    links: {links}\n"),
+            )
+            .replace(
+                "    get: /invoices/{id}\n",
+                "    get: /invoices/{id}\n    resource: \"demo://invoices/{id}\"\n",
+            )
+        };
+        assert!(
+            parse(
+                "demo.yaml",
+                &with("{ uri: \"demo://invoices/{id}\", title: name }")
+            )
+            .is_ok()
+        );
+        for (links, says) in [
+            ("{ uri: \"demo://bills/{id}\" }", "no `resource` template"),
+            (
+                "{ uri: \"demo://invoices/{id}\", title: subject }",
+                "`subject`, which is not in",
+            ),
+        ] {
+            let err = parse("demo.yaml", &with(links)).unwrap_err().to_string();
+            assert!(err.contains(says), "{links}: {err}");
+        }
     }
 
     #[test]

@@ -600,6 +600,12 @@ pub struct Tool {
     /// `papierkram://invoices/{id}`, read through the same contract runtime as the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// What the tool answers when it is not JSON: a document (`binary`), embedded or linked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    /// List tools: each item also comes back as a `resource_link` to its record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<ItemLinks>,
     /// An aggregation tool: a composition over this catalog's list tools instead of one
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -615,6 +621,52 @@ pub struct Tool {
 
 fn yes() -> bool {
     true
+}
+
+/// A tool's answer other than JSON.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    /// The upstream answers a document (a PDF, an image) instead of JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<BinaryAnswer>,
+}
+
+/// A document answer: which content types are accepted, how large it may be, and how it
+/// reaches the client.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BinaryAnswer {
+    /// Accepted content types (`application/pdf`, `image/*`); an answer of another type is an
+    /// error. An `image/*` answer comes back as image content.
+    pub mime: Vec<String>,
+    /// The largest document in bytes; a larger one is a status result with a hint, never cut.
+    pub max_bytes: usize,
+    /// `resource`: embedded (base64 with its MIME type); `link`: a `resource_link` to the
+    /// tool's `resource` URI, read by `resources/read`.
+    #[serde(default, rename = "as")]
+    pub form: BinaryForm,
+}
+
+/// How a document reaches the client.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BinaryForm {
+    #[default]
+    Resource,
+    Link,
+}
+
+/// A list's items as `resource_link`s: the record URI each item fills in.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ItemLinks {
+    /// A `resource` template of a get tool of this catalog, filled from each item's fields
+    /// (`papierkram://invoices/{id}`).
+    pub uri: String,
+    /// The item field shown as the link's title (`name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// A composition: every page of some list tools, reduced to a compact answer.

@@ -20,6 +20,7 @@ use crate::model::{
     ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
+use crate::model::{Answer, BinaryAnswer, BinaryForm, ItemLinks};
 use crate::model::{Complete, Prompt, PromptMessage, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
 
@@ -215,9 +216,32 @@ fn full_tool() -> Tool {
         hints: BTreeMap::from([(Status::NotFound, "Look the id up first.".into())]),
         max_result_bytes: Some(16_384),
         resource: Some("t://invoices/{id}".into()),
+        answer: Some(full_answer()),
+        links: Some(full_item_links()),
         aggregate: Some(full_aggregate()),
         operation_id: Some("getInvoices".into()),
         curate: vec!["risk: proposed low because GET".into()],
+    }
+}
+
+fn full_answer() -> Answer {
+    Answer {
+        binary: Some(full_binary_answer()),
+    }
+}
+
+fn full_binary_answer() -> BinaryAnswer {
+    BinaryAnswer {
+        mime: vec!["application/pdf".into()],
+        max_bytes: 1_048_576,
+        form: BinaryForm::Link,
+    }
+}
+
+fn full_item_links() -> ItemLinks {
+    ItemLinks {
+        uri: "t://invoices/{id}".into(),
+        title: Some("name".into()),
     }
 }
 
@@ -459,6 +483,9 @@ fn shapes() -> Vec<Shape> {
         shape("Measure", "/$defs/measure", full_measure()),
         shape("Top", "/$defs/top", full_top()),
         shape("Items", "/$defs/items", full_items()),
+        shape("Answer", "/$defs/answer", full_answer()),
+        shape("BinaryAnswer", "/$defs/binary_answer", full_binary_answer()),
+        shape("ItemLinks", "/$defs/item_links", full_item_links()),
         shape("Prompt", "/$defs/prompt", full_prompt()),
         shape(
             "PromptMessage",
@@ -667,6 +694,13 @@ fn enum_values_match_the_model() {
         "prompt role",
         serde_names(&roles),
         strings(&schema["$defs"]["prompt_message"]["properties"]["role"]["enum"]),
+    );
+
+    let forms = variants!(BinaryForm: Resource, Link);
+    compare(
+        "binary answer form",
+        serde_names(&forms),
+        strings(&schema["$defs"]["binary_answer"]["properties"]["as"]["enum"]),
     );
 
     let places = variants!(ParamIn: Query, Path, Body);

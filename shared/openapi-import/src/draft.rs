@@ -227,6 +227,8 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         hints: BTreeMap::new(),
         max_result_bytes: None,
         resource: None,
+        answer: None,
+        links: None,
         aggregate: None,
         operation_id,
         curate: Vec::new(),

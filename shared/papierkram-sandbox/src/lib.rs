@@ -27,6 +27,10 @@
 //!   `document_date_range_start`/`_end`, `company_id` (alias `creditor_id`), `project_id`. Bad
 //!   values answer 422, unknown ids and paths 404, a missing or wrong bearer token 401, all with
 //!   `{type: "error", error_type, message, correlation_id}`. A method a path does not have: 405.
+//! - PDF downloads `GET /income/invoices/{id}/pdf` and `/income/estimates/{id}/pdf`, as
+//!   recorded: `application/pdf`, `content-disposition: attachment; filename="Rechnung_…pdf"`
+//!   (`Angebot_…`), `cache-control: no-store`; a small valid PDF (one page: number, date,
+//!   customer, totals) rendered in code from the record's current data; unknown ids 404 in JSON.
 //! - Writes, in memory, in the shapes of the upstream recordings: creates answer 201 with the
 //!   record's detail (and the upstream's `location` where it sends one), updates (`PUT`, also
 //!   `PATCH`) and state changes 200 with the detail, deletes and invoice deliveries 204 without a
@@ -77,6 +81,7 @@ mod fault;
 mod generate;
 mod journal;
 pub mod model;
+mod pdf;
 mod state;
 mod store;
 

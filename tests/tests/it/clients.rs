@@ -90,6 +90,104 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
     assert_eq!(doc["server"]["protocol_version"], "2026-07-28", "{doc}");
 }
 
+/// Documents and links (issue 25) through the Python SDK, in both protocol eras: the `docs`
+/// test catalog against the sandbox. An invoice PDF comes back embedded (a base64 blob typed
+/// `application/pdf`), an estimate PDF as a `resource_link` the client reads back with
+/// `resources/read`, the same invoice PDF under a cap it does not fit as a clear status (no blob),
+/// and a list page's items as links to their records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_gets_pdfs_embedded_and_linked_and_a_clear_status_over_the_cap() {
+    let state = SandboxState::new("docs-token");
+    let (invoice, estimate) = {
+        let data = state.data();
+        (data.invoices[0].id, data.estimates[0].id)
+    };
+    let (addr, _h) = papierkram_sandbox::spawn(state).await.unwrap();
+    let catalog = repo().join("tests/catalogs/documents");
+    let host = addr.to_string();
+    let server = Server::start(
+        &["--catalog", catalog.to_str().unwrap()],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            ("DOCS_HOST", &host),
+            ("DOCS_TOKEN", "docs-token"),
+        ],
+    );
+    let embedded = format!(r#"docs_invoice_pdf_download={{"id": {invoice}}}"#);
+    let linked = format!(r#"docs_estimate_pdf_download={{"id": {estimate}}}"#);
+    let capped = format!(r#"docs_invoice_pdf_capped_download={{"id": {invoice}}}"#);
+    let link_uri = format!("docs://estimates/{estimate}/pdf");
+    for era in ["handshake", "modern"] {
+        let args = [
+            "--era",
+            era,
+            "--call",
+            &embedded,
+            "--call",
+            &linked,
+            "--call",
+            &capped,
+            "--call",
+            r#"docs_invoices_list={"page_size": 3}"#,
+            "--read",
+            &link_uri,
+        ];
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "{era}: python client failed: {doc}");
+        let calls = &doc["calls"];
+
+        // Embedded: the PDF itself, typed, under the record's URI; the JSON says what it is.
+        assert_eq!(calls[0]["is_error"], false, "{era}: {doc}");
+        let block = &calls[0]["content"][0];
+        assert_eq!(block["type"], "resource", "{era}: {block}");
+        let resource = &block["resource"];
+        assert_eq!(resource["mimeType"], "application/pdf");
+        assert_eq!(resource["uri"], format!("docs://invoices/{invoice}/pdf"));
+        assert_eq!(resource["head"], "%PDF-1.4", "{era}: {resource}");
+        let size = resource["bytes"].as_u64().unwrap();
+        assert!(size > 500, "{era}: a {size}-byte PDF");
+        assert_eq!(calls[0]["structured"]["document"]["size_bytes"], size);
+        assert_eq!(
+            calls[0]["structured"]["document"]["mime_type"],
+            "application/pdf"
+        );
+
+        // Linked: a resource_link with type and size, no bytes; read back, the same PDF.
+        assert_eq!(calls[1]["is_error"], false, "{era}: {doc}");
+        let link = &calls[1]["content"][0];
+        assert_eq!(link["type"], "resource_link", "{era}: {link}");
+        assert_eq!(link["uri"], link_uri);
+        assert_eq!(link["mimeType"], "application/pdf");
+        assert!(link.get("bytes").is_none() && link.get("resource").is_none());
+        let read = &doc["reads"][0]["contents"][0];
+        assert_eq!(read["uri"], link_uri, "{era}: {doc}");
+        assert_eq!(read["mimeType"], "application/pdf");
+        assert_eq!(read["head"], "%PDF-1.4");
+        assert_eq!(
+            read["bytes"], link["size"],
+            "{era}: the link's size is the read's"
+        );
+
+        // Over the cap: a status result with a hint, and nothing of the document.
+        assert_eq!(calls[2]["is_error"], true, "{era}: {doc}");
+        assert_eq!(calls[2]["structured"]["status"], "error");
+        let hint = calls[2]["structured"]["hint"].as_str().unwrap();
+        assert!(hint.contains("larger than the 256 bytes"), "{era}: {hint}");
+        assert_eq!(calls[2]["content"], serde_json::json!([]), "{era}: no blob");
+
+        // A list page: its three items, each a link to its record.
+        let items = calls[3]["structured"]["items"].as_array().unwrap();
+        let links = calls[3]["content"].as_array().unwrap();
+        assert_eq!(items.len(), 3, "{era}: {doc}");
+        assert_eq!(links.len(), 3);
+        for (item, link) in items.iter().zip(links) {
+            assert_eq!(link["type"], "resource_link");
+            assert_eq!(link["uri"], format!("docs://invoices/{}", item["id"]));
+            assert_eq!(link["mimeType"], "application/json");
+        }
+    }
+}
+
 /// The shipped catalogs with sevdesk pointed at Prism serving its document (request validation
 /// on): its tools are not listed, so the SDK finds them through search_tools and calls them by
 /// name and through call_tool, in both protocol eras.

@@ -312,6 +312,27 @@ async fn every_tool_answers_ok_against_the_sandbox() {
         );
         called.insert(tool.to_string());
     }
+    // The PDF downloads: the JSON describes the document (the bytes ride as content).
+    let pdfs = [
+        (
+            "papierkram_invoice_pdf_download",
+            first["papierkram_invoices_list"],
+            "invoices",
+        ),
+        (
+            "papierkram_estimate_pdf_download",
+            first["papierkram_estimates_list"],
+            "estimates",
+        ),
+    ];
+    for (tool, id, entity) in pdfs {
+        let result = ok(&rpc, tool, json!({ "id": id })).await;
+        let document = &result["document"];
+        assert_eq!(document["mime_type"], "application/pdf", "{tool}: {result}");
+        assert_eq!(document["uri"], format!("papierkram://{entity}/{id}/pdf"));
+        assert!(document["size_bytes"].as_u64().unwrap() > 500, "{result}");
+        called.insert(tool.to_string());
+    }
     let info = ok(&rpc, "papierkram_info_get", json!({})).await;
     assert!(info["data"]["api"]["version"].is_string(), "{info}");
     called.insert("papierkram_info_get".into());

@@ -36,7 +36,7 @@ const PAPIERKRAM: Upstream = Upstream {
         ("PAPIERKRAM_TOKEN", "prism-upstream-token"),
         ("PAPIERKRAM_SUBDOMAIN", "prism-e2e"),
     ],
-    reads: 28,
+    reads: 30,
     writes: 39,
     raw_paths: &["/projects/15", "/info"],
     get_tool: "papierkram_invoice_get",

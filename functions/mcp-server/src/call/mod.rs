@@ -16,7 +16,9 @@
 //!    [`Progress`] sink (`crate::progress`; a single request only that it is slow, a remote MCP
 //!    tool the remote's own figures; the MCP adapter turns it into `notifications/progress` when
 //!    the client asked);
-//! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`);
+//! 7. **shape**: the answer in the tool's shape: the list shape and untrusted marking (`shape`),
+//!    a document answer embedded, as an image or as a link, and list items' record links
+//!    (`documents`);
 //! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
 //!    releases a claim that sent nothing;
 //! 9. **settle** the budget: what was sent settles the reservation (the rest is returned), and
@@ -38,6 +40,7 @@ mod budget;
 mod caller;
 mod complete;
 mod consent;
+mod documents;
 mod dry_run;
 mod idempotency;
 mod ledger;
@@ -51,6 +54,7 @@ pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
 pub use complete::{CACHE_TTL as COMPLETION_CACHE_TTL, Completed};
 pub use consent::{Binding, Signer, TOKEN_TTL_S};
+pub use documents::{Attachment, ItemLink};
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};

@@ -3,6 +3,7 @@
 use catalog::{QuotaFigures, Status, Tool};
 use serde_json::{Map, Value};
 
+use super::documents::{Attachment, ItemLink};
 use super::preview::Preview;
 use crate::inventory::DeployedCatalog;
 use crate::upstream::{UpstreamError, describe};
@@ -30,6 +31,10 @@ pub struct Outcome {
     pub write: Option<WriteFacts>,
     /// A remote MCP tool's questions for the person, its state wrapped in ours.
     pub input_required: Option<Box<crate::upstream::RemoteInput>>,
+    /// A document answer: embedded, an image or a link (`answer.binary`).
+    pub attachment: Option<Attachment>,
+    /// A list page's items as links to their records (`links`).
+    pub links: Vec<ItemLink>,
 }
 
 /// The signed token a `confirmation_required` answer carries, and how long it stays valid.
@@ -65,6 +70,8 @@ impl Outcome {
             confirmation: None,
             write: None,
             input_required: None,
+            attachment: None,
+            links: Vec::new(),
         }
     }
 

@@ -184,6 +184,7 @@ pub(super) fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
             })
             .count();
         items.truncate(kept);
+        outcome.links.retain(|l| l.index < kept);
         outcome.fields.insert("items".into(), Value::Array(items));
         outcome.hint = Some(format!(
             "Result cut to {kept} of {total} items (limit {max_bytes} bytes). Narrow it: fields=[…] \

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::consent::{self, Channel, Consent, Presented, Step};
 use super::outcome::{Outcome, WriteFacts};
-use super::{Caller, Pipeline, Request, aggregate, dry_run, shape};
+use super::{Caller, Pipeline, Request, aggregate, documents, dry_run, shape};
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, Scope, View};
@@ -287,9 +287,22 @@ impl Pipeline {
     }
 }
 
-/// Shape: a 2xx answer in the tool's shape (the list shape, untrusted marking).
+/// Shape: a 2xx answer in the tool's shape (the list shape, untrusted marking, record links),
+/// or its document.
 fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
-    let outcome = match shape::ok(
+    let catalog = &call.conn.catalog;
+    if let Some(document) = reply.document {
+        return documents::answer(catalog, call.tool, call.valid, document)
+            .with_http(reply.http_status)
+            .with_quota(reply.quota);
+    }
+    let links = documents::item_links(
+        catalog.pager(),
+        call.tool,
+        call.valid.list.as_ref(),
+        &reply.body,
+    );
+    let mut outcome = match shape::ok(
         &call.conn.catalog,
         call.tool,
         call.valid.list.as_ref(),
@@ -302,5 +315,8 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
         },
         Err(e) => e.into(),
     };
+    if outcome.status == Status::Ok {
+        outcome.links = links;
+    }
     outcome.with_http(reply.http_status).with_quota(reply.quota)
 }

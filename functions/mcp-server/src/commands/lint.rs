@@ -97,6 +97,25 @@ pub(super) fn na(rule: &'static str, subject: String, detail: &str) -> Row {
     }
 }
 
+/// The largest JSON answer a Lambda behind API Gateway may send (6 MB), less room for the
+/// result's JSON around a document.
+const LAMBDA_ANSWER_BYTES: usize = 6 * 1024 * 1024 - 64 * 1024;
+
+/// `document_size`: a document at its cap, base64 in a result or a read (4 bytes per 3),
+/// still fits one Lambda answer.
+fn document_row(binary: &catalog::BinaryAnswer, subject: String) -> Row {
+    let encoded = binary.max_bytes.div_ceil(3) * 4;
+    let fits = encoded <= LAMBDA_ANSWER_BYTES;
+    let mut detail = format!(
+        "max_bytes {} is {} B as base64 (a Lambda answer holds {LAMBDA_ANSWER_BYTES} B)",
+        binary.max_bytes, encoded
+    );
+    if !fits {
+        detail.push_str("; lower max_bytes to 4.4 MiB or less: a link's read carries it too");
+    }
+    row("document_size", subject, fits, detail)
+}
+
 pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     let mut rows = Vec::new();
     for c in catalogs {
@@ -426,6 +445,9 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     } else {
         na("write_contract", subject.clone(), "a read")
     });
+    if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
+        rows.push(document_row(binary, subject.clone()));
+    }
     let magic: Vec<&String> = t
         .params
         .iter()
@@ -720,6 +742,20 @@ tools:
         assert!(!gap("write_contract", "bad_things_list"));
         assert!(!gap("description", "bad_thing_delete"));
         assert!(render(&rows).contains(" gap(s)"));
+    }
+
+    #[test]
+    fn a_document_whose_base64_outgrows_a_lambda_answer_is_a_gap() {
+        let binary = |max_bytes| catalog::BinaryAnswer {
+            mime: vec!["application/pdf".into()],
+            max_bytes,
+            form: catalog::BinaryForm::Link,
+        };
+        let fits = document_row(&binary(2 * 1024 * 1024), "t_pdf_download".into());
+        assert_eq!(fits.verdict, Verdict::Ok, "{}", fits.detail);
+        let over = document_row(&binary(5 * 1024 * 1024), "t_pdf_download".into());
+        assert_eq!(over.verdict, Verdict::Gap);
+        assert!(over.detail.contains("lower max_bytes"), "{}", over.detail);
     }
 
     #[test]

@@ -2,12 +2,16 @@
 //! the shared output schema, and annotations derived from method and risk. Built once at start.
 
 use catalog::{Method, Risk, Status, Tool};
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool as McpTool, ToolAnnotations};
+use rmcp::model::{
+    CallToolResult, ContentBlock, JsonObject, Resource, ResourceContents, Tool as McpTool,
+    ToolAnnotations,
+};
 use serde_json::json;
 
-use crate::call::Outcome;
+use crate::call::{Attachment, ItemLink, Outcome};
 use crate::contract::cursor::ListShape;
 use crate::contract::schema::{input_schema, object};
+use crate::upstream::Document;
 
 /// The one output schema every catalog tool shares: a status result.
 pub fn output_schema() -> JsonObject {
@@ -101,8 +105,57 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
     } else {
         CallToolResult::structured_error(body)
     };
-    result.content = vec![ContentBlock::text(text)];
+    let mut content = vec![ContentBlock::text(text)];
+    let mut bytes = bytes;
+    if let Some(attachment) = &outcome.attachment {
+        let block = attachment_block(attachment);
+        bytes += attachment.document().bytes.len().div_ceil(3) * 4;
+        content.push(block);
+    }
+    content.extend(outcome.links.iter().map(link_block));
+    result.content = content;
     (result, bytes)
+}
+
+/// A document in a tool result: image content, an embedded blob, or a link to read.
+fn attachment_block(attachment: &Attachment) -> ContentBlock {
+    match attachment {
+        Attachment::Image(doc) => ContentBlock::image(base64(&doc.bytes), doc.mime.clone()),
+        Attachment::Embedded { uri, document } => ContentBlock::resource(blob(uri, document)),
+        Attachment::Link {
+            uri,
+            name,
+            document,
+        } => ContentBlock::resource_link(
+            Resource::new(uri.clone(), name.clone())
+                .with_mime_type(document.mime.clone())
+                .with_size(document.bytes.len() as u64),
+        ),
+    }
+}
+
+/// The document as resource contents: base64 with its MIME type.
+pub(super) fn blob(uri: &str, document: &Document) -> ResourceContents {
+    ResourceContents::blob(base64(&document.bytes), uri).with_mime_type(document.mime.clone())
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// A list item's record as a `resource_link` (the record reads as JSON).
+fn link_block(link: &ItemLink) -> ContentBlock {
+    let name = link
+        .uri
+        .split_once("://")
+        .map_or(link.uri.as_str(), |(_, rest)| rest);
+    let mut resource =
+        Resource::new(link.uri.clone(), name.to_string()).with_mime_type("application/json");
+    if let Some(title) = &link.title {
+        resource = resource.with_title(title.clone());
+    }
+    ContentBlock::resource_link(resource)
 }
 
 #[cfg(test)]

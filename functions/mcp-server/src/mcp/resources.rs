@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::audit;
 use super::context::CallContext;
-use super::definitions::into_result;
+use super::definitions::{blob, into_result};
 use super::server::Mcp;
 use crate::contract::resource;
 use crate::inventory::Scope;
@@ -35,11 +35,20 @@ impl Mcp {
             .filter_map(|(_, t)| {
                 let template = t.resource.as_deref()?;
                 let summary = t.description.split(". ").next().unwrap_or_default();
-                Some(
-                    ResourceTemplate::new(template, t.name.clone())
-                        .with_description(summary.trim_end_matches('.').to_string())
-                        .with_mime_type("application/json"),
-                )
+                // A document's template has its one declared type, else none to promise.
+                let mime = match t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
+                    Some(b) if b.mime.len() == 1 && !b.mime[0].ends_with("/*") => {
+                        Some(b.mime[0].clone())
+                    }
+                    Some(_) => None,
+                    None => Some("application/json".to_string()),
+                };
+                let template = ResourceTemplate::new(template, t.name.clone())
+                    .with_description(summary.trim_end_matches('.').to_string());
+                Some(match mime {
+                    Some(m) => template.with_mime_type(m),
+                    None => template,
+                })
             })
             .collect()
     }
@@ -95,6 +104,13 @@ impl Mcp {
             started.elapsed(),
         ));
         match outcome.status {
+            Status::Ok if outcome.attachment.is_some() => {
+                let document = outcome.attachment.as_ref().map(|a| a.document());
+                let contents = document.map(|d| blob(uri, d)).into_iter().collect();
+                Ok(ReadResourceResult::new(contents)
+                    .with_ttl_ms(READ_TTL_MS)
+                    .with_cache_scope(CacheScope::Private))
+            }
             Status::Ok => {
                 let contents = ResourceContents::TextResourceContents {
                     uri: uri.to_string(),

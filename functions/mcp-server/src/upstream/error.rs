@@ -20,11 +20,20 @@ pub enum UpstreamError {
     #[error("the answer is larger than {limit} bytes")]
     TooLarge {
         limit: usize,
+        /// The answer's size when it said so (`Content-Length`).
+        size: Option<u64>,
         http_status: u16,
         quota: Option<QuotaFigures>,
     },
     #[error("the HTTP {http_status} answer is not JSON ({content_type})")]
     NotJson {
+        http_status: u16,
+        content_type: String,
+        quota: Option<QuotaFigures>,
+    },
+    /// A tool declaring a document answer got another content type.
+    #[error("the HTTP {http_status} answer is not the declared document ({content_type})")]
+    NotDocument {
         http_status: u16,
         content_type: String,
         quota: Option<QuotaFigures>,
@@ -89,6 +98,7 @@ impl UpstreamError {
             UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
             UpstreamError::TooLarge { http_status, .. }
             | UpstreamError::NotJson { http_status, .. }
+            | UpstreamError::NotDocument { http_status, .. }
                 if (200..300).contains(http_status) =>
             {
                 Happened::Yes
@@ -100,7 +110,9 @@ impl UpstreamError {
     /// The quota figures the failed answer carried, if any came back.
     pub fn quota(&self) -> Option<QuotaFigures> {
         match self {
-            UpstreamError::TooLarge { quota, .. } | UpstreamError::NotJson { quota, .. } => *quota,
+            UpstreamError::TooLarge { quota, .. }
+            | UpstreamError::NotJson { quota, .. }
+            | UpstreamError::NotDocument { quota, .. } => *quota,
             UpstreamError::Refused(r) => r.quota,
             _ => None,
         }
@@ -120,7 +132,8 @@ impl UpstreamError {
     pub fn http_status(&self) -> Option<u16> {
         match self {
             UpstreamError::TooLarge { http_status, .. }
-            | UpstreamError::NotJson { http_status, .. } => Some(*http_status),
+            | UpstreamError::NotJson { http_status, .. }
+            | UpstreamError::NotDocument { http_status, .. } => Some(*http_status),
             UpstreamError::Refused(r) => Some(r.http_status),
             _ => None,
         }

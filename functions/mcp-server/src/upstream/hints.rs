@@ -60,6 +60,21 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
             "upstream_unreachable",
             format!("{title} cannot be reached right now; retry in a few minutes."),
         ),
+        UpstreamError::TooLarge { limit, size, .. }
+            if let Some(binary) = tool.answer.as_ref().and_then(|a| a.binary.as_ref()) =>
+        {
+            let size = size.map_or_else(String::new, |s| format!(" ({})", human_bytes(s)));
+            fault(
+                Status::Error,
+                "document_too_large",
+                format!(
+                    "The document{size} is larger than the {} this tool returns ({} only), so \
+                     none of it was sent: open it in {title} itself. Do not retry.",
+                    human_bytes(*limit as u64),
+                    binary.mime.join(", ")
+                ),
+            )
+        }
         UpstreamError::TooLarge { limit, .. } => fault(
             Status::Unavailable,
             "upstream_too_large",
@@ -80,6 +95,18 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
                 "{title} answered HTTP {http_status} with {content_type} instead of its JSON API \
                  (a maintenance or login page?). No data was read: do not treat this as an empty \
                  result. Retry in a few minutes."
+            ),
+        ),
+        UpstreamError::NotDocument {
+            content_type,
+            http_status,
+            ..
+        } => fault(
+            Status::Unavailable,
+            "upstream_not_document",
+            format!(
+                "{title} answered HTTP {http_status} with {content_type} instead of the document \
+                 this tool returns. Nothing was read; retry in a few minutes."
             ),
         ),
         UpstreamError::Refused(r) => refused(conn, tool, r),
@@ -227,6 +254,15 @@ fn sibling_list_tool<'a>(conn: &'a DeployedCatalog, tool: &Tool) -> Option<&'a s
 
 fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+}
+
+/// `2.5 MiB`, `300 KiB`, `512 bytes`.
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1024 * 1024 => format!("{:.1} MiB", n as f64 / (1024.0 * 1024.0)),
+        n if n >= 1024 => format!("{} KiB", n / 1024),
+        n => format!("{n} bytes"),
+    }
 }
 
 #[cfg(test)]

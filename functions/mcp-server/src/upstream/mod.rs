@@ -35,14 +35,29 @@ use send::{Exchange, Received};
 /// The default cap on an upstream answer's body; a catalog's `max_response_bytes` overrides it.
 pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 
-/// A 2xx answer with its JSON body (`Null` for no content).
+/// A 2xx answer with its JSON body (`Null` for no content, and for a document).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
     pub http_status: u16,
     pub body: Value,
+    /// A tool declaring `answer.binary`: the document, of an accepted type, within its cap.
+    pub document: Option<Document>,
     pub quota: Option<QuotaFigures>,
     /// Lists paged by cursor, next URL or `Link`: the next page the answer names.
     pub next: Option<NextPage>,
+}
+
+/// A document an upstream answered: its content type (without parameters) and bytes.
+#[derive(Clone, PartialEq)]
+pub struct Document {
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for Document {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Document({}, {} bytes)", self.mime, self.bytes.len())
+    }
 }
 
 /// A list request as sent: its URL, the tool's own path, the answer's `Link` header.
@@ -165,7 +180,11 @@ impl Upstream {
                 }
             }
             let link = answer.link.clone();
-            let mut reply = self.interpret(catalog, method, answer)?;
+            let binary = tool.answer.as_ref().and_then(|a| a.binary.as_ref());
+            let mut reply = match binary {
+                Some(binary) => self.interpret_document(catalog, method, binary, answer)?,
+                None => self.interpret(catalog, method, answer)?,
+            };
             if tool.list {
                 let page = Sent {
                     url: &sent,
@@ -268,6 +287,10 @@ impl Upstream {
         request: Request<'_>,
         deadline: &Deadline,
     ) -> Result<Received, UpstreamError> {
+        let binary = request
+            .tool
+            .and_then(|t| t.answer.as_ref())
+            .and_then(|a| a.binary.as_ref());
         let out_of_time = || UpstreamError::Deadline {
             budget_ms: deadline.budget().as_millis() as u64,
         };
@@ -280,7 +303,11 @@ impl Upstream {
             body: request.body,
             headers: catalog.static_headers(request.tool),
             timeout,
-            max_bytes: catalog.max_response_bytes.unwrap_or(MAX_RESPONSE_BYTES),
+            max_bytes: binary
+                .map(|b| b.max_bytes)
+                .or(catalog.max_response_bytes)
+                .unwrap_or(MAX_RESPONSE_BYTES),
+            accept: binary.map(|b| b.mime.join(", ")),
         };
         match send::send(&self.http, catalog, secrets, exchange).await {
             // The request's timeout was what was left of the call: the call ran out of time.
@@ -346,6 +373,49 @@ impl Upstream {
             http_status: answer.status,
             body,
             quota: answer.quota,
+            document: None,
+            next: None,
+        })
+    }
+
+    /// A tool answering a document: a 2xx of an accepted content type is the document; a 2xx
+    /// of any other is an error (a JSON error body with a status in it is that refusal), and
+    /// a refusal is read as for every tool.
+    fn interpret_document(
+        &self,
+        catalog: &Catalog,
+        method: Method,
+        binary: &catalog::BinaryAnswer,
+        answer: Received,
+    ) -> Result<Reply, UpstreamError> {
+        let accepted = answer
+            .content_type
+            .as_deref()
+            .is_some_and(|t| binary.accepts(t));
+        if !(200..300).contains(&answer.status) || !accepted {
+            let content_type = answer
+                .content_type
+                .clone()
+                .unwrap_or_else(|| "no content type".into());
+            let (http_status, quota) = (answer.status, answer.quota);
+            let not_document = UpstreamError::NotDocument {
+                http_status,
+                content_type,
+                quota,
+            };
+            return match self.interpret(catalog, method, answer) {
+                Ok(_) | Err(UpstreamError::NotJson { .. }) => Err(not_document),
+                Err(refused) => Err(refused),
+            };
+        }
+        Ok(Reply {
+            http_status: answer.status,
+            body: Value::Null,
+            quota: answer.quota,
+            document: Some(Document {
+                mime: catalog::essence(answer.content_type.as_deref().unwrap_or_default()),
+                bytes: answer.body,
+            }),
             next: None,
         })
     }

@@ -23,6 +23,8 @@ pub(super) struct Exchange<'a> {
     pub timeout: Duration,
     /// The largest answer body read; a larger one is [`UpstreamError::TooLarge`].
     pub max_bytes: usize,
+    /// The `Accept` header instead of JSON's (a tool answering a document).
+    pub accept: Option<String>,
 }
 
 /// What came back, body unread beyond the cap and not yet interpreted.
@@ -63,6 +65,16 @@ pub(super) async fn send(
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
     }
+    let mut request = request.build().map_err(|_| UpstreamError::Unreachable)?;
+    if let Some(accept) = exchange
+        .accept
+        .as_deref()
+        .and_then(|a| reqwest::header::HeaderValue::from_str(a).ok())
+    {
+        request
+            .headers_mut()
+            .insert(reqwest::header::ACCEPT, accept);
+    }
     let timed_out = |e: &reqwest::Error| {
         if e.is_timeout() {
             UpstreamError::Timeout {
@@ -72,7 +84,7 @@ pub(super) async fn send(
             UpstreamError::Unreachable
         }
     };
-    let mut response = request.send().await.map_err(|e| timed_out(&e))?;
+    let mut response = http.execute(request).await.map_err(|e| timed_out(&e))?;
     let status = response.status().as_u16();
     let headers = response.headers();
     let quota = catalog
@@ -94,6 +106,7 @@ pub(super) async fn send(
         .map(|v| audit::bounded(v, 64));
     let too_large = UpstreamError::TooLarge {
         limit: exchange.max_bytes,
+        size: response.content_length(),
         http_status: status,
         quota,
     };

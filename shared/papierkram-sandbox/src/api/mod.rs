@@ -3,6 +3,7 @@
 
 mod bindings;
 mod control;
+mod documents;
 mod error;
 pub(crate) mod list;
 mod resources;

@@ -44,7 +44,7 @@ pub(crate) async fn show<T: Resource>(
     Ok(Json(item.detail(&d)).into_response())
 }
 
-fn find_by_text<'a, T: Resource>(d: &'a DemoData, id: &str) -> Result<&'a T, ApiError> {
+pub(crate) fn find_by_text<'a, T: Resource>(d: &'a DemoData, id: &str) -> Result<&'a T, ApiError> {
     id.parse::<u64>()
         .ok()
         .and_then(|n| find(T::all(d), n))

@@ -1,6 +1,7 @@
 //! The route table: every upstream endpoint the sandbox answers, reads and writes. A method a
 //! path does not have answers 405 in the error envelope.
 
+use super::documents::{estimate_pdf, invoice_pdf};
 use super::error::ApiError;
 use super::resources::{info, list, person, persons, show};
 use super::write::contacts::*;
@@ -74,6 +75,7 @@ fn income() -> Router<SandboxState> {
             "/api/v1/income/invoices/{id}/unarchive",
             only(post(unarchive::<Invoice>)),
         )
+        .route("/api/v1/income/invoices/{id}/pdf", only(get(invoice_pdf)))
         .route(
             "/api/v1/income/invoices/{id}/cancel",
             only(post(cancel_invoice)),
@@ -84,6 +86,7 @@ fn income() -> Router<SandboxState> {
         )
         .route("/api/v1/income/estimates", only(get(list::<Estimate>)))
         .route("/api/v1/income/estimates/{id}", only(get(show::<Estimate>)))
+        .route("/api/v1/income/estimates/{id}/pdf", only(get(estimate_pdf)))
         .route(
             "/api/v1/income/propositions",
             only(get(list::<Proposition>).post(create_proposition)),

@@ -401,3 +401,65 @@ async fn bank_connection_list_entries_are_short_and_details_full() {
     let one = get(&st, "/api/v1/banking/bank_connections/1").await;
     assert!(one.body["iban"].is_string() && one.body["connection_type"].is_string());
 }
+
+/// The raw answer of an authorised GET (the PDF downloads are not JSON).
+async fn get_bytes(
+    state: &papierkram_sandbox::SandboxState,
+    uri: &str,
+) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
+    use axum::body::{Body, to_bytes};
+    use tower::ServiceExt;
+    let request = axum::http::Request::builder()
+        .uri(uri)
+        .header("authorization", format!("Bearer {TOKEN}"))
+        .body(Body::empty())
+        .unwrap();
+    let response = papierkram_sandbox::router(state.clone())
+        .oneshot(request)
+        .await
+        .unwrap();
+    let (status, headers) = (response.status(), response.headers().clone());
+    let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    (status, headers, bytes.to_vec())
+}
+
+#[tokio::test]
+async fn invoice_and_estimate_pdfs_download_as_the_recordings_do() {
+    let st = state();
+    let invoice = &get(&st, "/api/v1/income/invoices?page_size=1").await.body["entries"][0];
+    let id = invoice["id"].as_u64().unwrap();
+    let (status, headers, pdf) = get_bytes(&st, &format!("/api/v1/income/invoices/{id}/pdf")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/pdf");
+    assert_eq!(headers["cache-control"], "no-store");
+    let disposition = headers["content-disposition"].to_str().unwrap();
+    assert!(
+        disposition.starts_with("attachment; filename=\"Rechnung_"),
+        "{disposition}"
+    );
+    assert!(headers.contains_key("x-remaining-quota"));
+    assert!(pdf.starts_with(b"%PDF-1.4\n") && pdf.ends_with(b"%%EOF\n"));
+    let number = invoice["invoice_no"].as_str().unwrap_or("Entwurf");
+    let title = format!("(Rechnung {number}) Tj");
+    assert!(
+        pdf.windows(title.len()).any(|w| w == title.as_bytes()),
+        "title {title}"
+    );
+
+    let estimate = &get(&st, "/api/v1/income/estimates?page_size=1").await.body["entries"][0];
+    let id = estimate["id"].as_u64().unwrap();
+    let (status, headers, pdf) =
+        get_bytes(&st, &format!("/api/v1/income/estimates/{id}/pdf")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/pdf");
+    assert!(pdf.starts_with(b"%PDF-1.4\n"));
+
+    let missing = get(&st, "/api/v1/income/invoices/999999/pdf").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert!(
+        missing.body["message"]
+            .as_str()
+            .unwrap()
+            .contains("Couldn't find")
+    );
+}

@@ -55,6 +55,7 @@ pub(super) fn call_result(
         http_status: 200,
         body,
         quota: None,
+        document: None,
         next: None,
     })
 }

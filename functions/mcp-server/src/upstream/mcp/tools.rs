@@ -200,6 +200,8 @@ fn one(
         hints: BTreeMap::new(),
         max_result_bytes: None,
         resource: None,
+        answer: None,
+        links: None,
         aggregate: None,
         curate: Vec::new(),
         operation_id: None,

@@ -132,6 +132,7 @@ impl Upstream {
             session: header("mcp-session-id"),
         };
         let too_large = UpstreamError::TooLarge {
+            size: None,
             limit: MAX_ANSWER_BYTES,
             http_status: status,
             quota: None,

@@ -1,0 +1,214 @@
+//! Answers other than JSON (`answer.binary`) and list items as links (`links`): their
+//! behaviour and the loader's checks, over the serde types in `model`.
+
+use serde_json::Value;
+
+use crate::load::placeholders;
+use crate::model::{BinaryAnswer, BinaryForm, Catalog, ItemLinks, Tool};
+
+/// The largest document a catalog may declare: a base64 blob of it stays within what a
+/// Lambda may answer (6 MB) only up to about 4 MiB, but a link read is the same size, so the
+/// bound is the response cap of any reply, 16 MiB.
+pub const MAX_BINARY_BYTES: usize = 16 * 1024 * 1024;
+
+impl BinaryAnswer {
+    /// Whether an answer's content type (parameters such as `; charset` ignored, any case) is
+    /// one of the declared types.
+    pub fn accepts(&self, content_type: &str) -> bool {
+        let essence = essence(content_type);
+        self.mime.iter().any(|m| match m.strip_suffix("/*") {
+            Some(kind) => essence
+                .split_once('/')
+                .is_some_and(|(k, sub)| k == kind && !sub.is_empty()),
+            None => *m == essence,
+        })
+    }
+}
+
+/// `Application/PDF; name=x` → `application/pdf`.
+pub fn essence(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+impl ItemLinks {
+    /// The record URI of one list item and its title, when the item has every field the
+    /// template names as a plain value (a string of `[A-Za-z0-9_-]` or a number).
+    pub fn of_item(&self, item: &Value) -> Option<(String, Option<String>)> {
+        let mut uri = self.uri.clone();
+        for name in placeholders(&self.uri) {
+            let value = match item.get(name)? {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => return None,
+            };
+            let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
+            if value.is_empty() || value.len() > 64 || !value.chars().all(plain) {
+                return None;
+            }
+            uri = uri.replace(&format!("{{{name}}}"), &value);
+        }
+        let title = self
+            .title
+            .as_deref()
+            .and_then(|f| item.get(f))
+            .and_then(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            });
+        Some((uri, title))
+    }
+}
+
+/// A binary answer is a get tool's one document; a link needs the tool's own `resource`
+/// template to point at. Item links fill a record template of this catalog from fields a list
+/// item has.
+pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
+        if t.get.is_none() || t.list || t.raw || t.aggregate.is_some() {
+            problems.push(
+                "answer.binary is a get tool's one document (not a list, raw, write or \
+                 aggregate tool)"
+                    .into(),
+            );
+        }
+        if binary.mime.is_empty() {
+            problems.push("answer.binary.mime names no content type".into());
+        }
+        for m in &binary.mime {
+            if !valid_mime(m) {
+                problems.push(format!(
+                    "answer.binary.mime `{m}` is no lower-case `type/subtype` or `type/*`"
+                ));
+            }
+        }
+        if binary.max_bytes == 0 || binary.max_bytes > MAX_BINARY_BYTES {
+            problems.push(format!(
+                "answer.binary.max_bytes must be 1 to {MAX_BINARY_BYTES}"
+            ));
+        }
+        if binary.form == BinaryForm::Link && t.resource.is_none() {
+            problems.push(
+                "answer.binary `as: link` needs the tool's `resource` template: the link points \
+                 at it and resources/read reads the document through it"
+                    .into(),
+            );
+        }
+    }
+    if let Some(links) = &t.links {
+        if !t.list {
+            problems.push("links are for list tools: each item links to its record".into());
+        }
+        let known = c
+            .tools
+            .iter()
+            .any(|o| o.resource.as_deref() == Some(links.uri.as_str()));
+        if !known {
+            problems.push(format!(
+                "links.uri `{}` is no `resource` template of a get tool of this catalog",
+                links.uri
+            ));
+        }
+        if !t.fields.is_empty() {
+            let named = placeholders(&links.uri).into_iter();
+            for field in named.chain(links.title.as_deref()) {
+                if !t.fields.iter().any(|f| f == field) {
+                    problems.push(format!(
+                        "links names `{field}`, which is not in the tool's `fields`"
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+fn valid_mime(m: &str) -> bool {
+    let Some((kind, sub)) = m.split_once('/') else {
+        return false;
+    };
+    let word = |s: &str, first: fn(char) -> bool| {
+        s.chars().next().is_some_and(first)
+            && s.chars().all(|c| {
+                c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '+' | '-')
+            })
+    };
+    word(kind, |c| c.is_ascii_lowercase())
+        && (sub == "*" || word(sub, |c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binary(mime: &[&str]) -> BinaryAnswer {
+        BinaryAnswer {
+            mime: mime.iter().map(|m| m.to_string()).collect(),
+            max_bytes: 10,
+            form: BinaryForm::Resource,
+        }
+    }
+
+    #[test]
+    fn content_types_match_exactly_or_by_kind_without_parameters() {
+        let pdf = binary(&["application/pdf"]);
+        assert!(pdf.accepts("application/pdf"));
+        assert!(pdf.accepts("Application/PDF; name=\"x.pdf\""));
+        assert!(!pdf.accepts("application/pdfx"));
+        assert!(!pdf.accepts("text/html"));
+        let images = binary(&["image/*"]);
+        assert!(images.accepts("image/png"));
+        assert!(!images.accepts("image/"));
+        assert!(!images.accepts("imagex/png"));
+    }
+
+    #[test]
+    fn an_item_link_fills_the_template_from_plain_values_only() {
+        let links = ItemLinks {
+            uri: "t://companies/{company_id}/persons/{id}".into(),
+            title: Some("name".into()),
+        };
+        assert_eq!(
+            links.of_item(&json!({"company_id": 7, "id": "42", "name": "Ada"})),
+            Some(("t://companies/7/persons/42".into(), Some("Ada".into())))
+        );
+        assert_eq!(links.of_item(&json!({"id": 42})), None);
+        assert_eq!(
+            links.of_item(&json!({"company_id": "7/../8", "id": 1})),
+            None
+        );
+        assert_eq!(
+            links.of_item(&json!({"company_id": 1, "id": 2})),
+            Some(("t://companies/1/persons/2".into(), None))
+        );
+    }
+
+    #[test]
+    fn mime_patterns_are_lower_case_type_and_subtype() {
+        for ok in [
+            "application/pdf",
+            "image/*",
+            "application/vnd.ms-excel",
+            "image/svg+xml",
+        ] {
+            assert!(valid_mime(ok), "{ok}");
+        }
+        for bad in [
+            "pdf",
+            "*/*",
+            "Application/pdf",
+            "image/",
+            "/pdf",
+            "image/png; q=1",
+        ] {
+            assert!(!valid_mime(bad), "{bad}");
+        }
+    }
+}
