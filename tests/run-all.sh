@@ -109,7 +109,8 @@ source tests/tools/env.sh
 background infra nice -n 19 infra/test.sh
 
 step "catalogs against the JSON Schema"
-python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs tests/catalogs/documents
+python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs tests/catalogs/documents \
+    tests/catalogs/conformance
 
 step "build the tests"
 cargo test --workspace --locked --no-run

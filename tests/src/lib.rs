@@ -5,6 +5,7 @@
 //! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
 //! Run: `cargo test -p integration-tests` after the install.
 
+pub mod conformance_fixture;
 pub mod logs_endpoint;
 pub mod oidc;
 pub mod prism;

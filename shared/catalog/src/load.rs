@@ -541,7 +541,8 @@ fn check_resource(c: &Catalog, t: &crate::model::Tool, template: &str) -> Vec<St
         .map(|(n, _)| n.as_str())
         .collect();
     let named: BTreeSet<&str> = placeholders(template).into_iter().collect();
-    if named.is_empty() || named != wanted {
+    // A tool without path parameters has one record: a fixed URI (`test://static-text`).
+    if named != wanted {
         problems.push(format!(
             "resource `{template}` must name exactly the path parameters ({})",
             wanted.into_iter().collect::<Vec<_>>().join(", ")

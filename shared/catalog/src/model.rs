@@ -963,6 +963,34 @@ pub struct PromptMessage {
     pub role: PromptRole,
     /// Text with `{argument}` placeholders (no other braces).
     pub text: String,
+    /// A text document sent after the text, as an embedded resource of the same role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<PromptResource>,
+    /// An image sent after the text, as image content of the same role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<PromptImage>,
+}
+
+/// A text document a prompt message carries (a checklist, a reference), embedded as a resource.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptResource {
+    /// Its URI; may hold `{argument}` placeholders.
+    pub uri: String,
+    /// A `text/*` type.
+    pub mime_type: String,
+    /// The document; may hold `{argument}` placeholders.
+    pub text: String,
+}
+
+/// An image a prompt message carries (a logo, a sample), base64 in the catalog.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptImage {
+    /// An `image/*` type.
+    pub mime_type: String,
+    /// The image, base64 (at most 64 KiB of it).
+    pub data: String,
 }
 
 /// Who speaks a prompt message.

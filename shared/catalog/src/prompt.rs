@@ -8,12 +8,20 @@ use std::collections::BTreeSet;
 
 use crate::model::{Catalog, Complete, ParamIn, ParamType, Prompt, Tool};
 
+/// The largest image a prompt message carries: prompts/get answers stay small.
+pub(crate) const MAX_PROMPT_IMAGE: usize = 64 * 1024;
+
 impl Prompt {
     /// The placeholders of every message, in order (repeats kept).
     pub fn placeholders(&self) -> impl Iterator<Item = &str> {
-        self.template
-            .iter()
-            .flat_map(|m| crate::placeholders(&m.text))
+        self.template.iter().flat_map(|m| {
+            let resource = m.resource.iter().flat_map(|r| {
+                crate::placeholders(&r.uri)
+                    .into_iter()
+                    .chain(crate::placeholders(&r.text))
+            });
+            crate::placeholders(&m.text).into_iter().chain(resource)
+        })
     }
 }
 
@@ -52,6 +60,33 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
         }
         if p.tools.is_empty() {
             bad("a prompt names the tools it uses in `tools`".into());
+        }
+        for m in &p.template {
+            if m.resource.is_some() && m.image.is_some() {
+                bad("a message carries a `resource` or an `image`, not both".into());
+            }
+            if let Some(r) = &m.resource
+                && (!r.mime_type.starts_with("text/") || r.text.is_empty())
+            {
+                bad("a message's `resource` is a non-empty `text/*` document".into());
+            }
+            if let Some(i) = &m.image {
+                let decoded = i.data.len() / 4 * 3;
+                let base64 = i
+                    .data
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+                if !i.mime_type.starts_with("image/")
+                    || i.data.is_empty()
+                    || i.data.len() % 4 != 0
+                    || !base64
+                    || decoded > MAX_PROMPT_IMAGE
+                {
+                    bad(format!(
+                        "a message's `image` is an `image/*` type with base64 `data` of at most {MAX_PROMPT_IMAGE} bytes"
+                    ));
+                }
+            }
         }
         let text: String = p
             .template
@@ -188,6 +223,42 @@ tools:
     template:
       - { role: user, text: "Call demo_company_get with id {id}." }
 "#;
+
+    #[test]
+    fn a_message_carries_one_text_document_or_one_base64_image() {
+        let with = |extra: &str| {
+            with_prompt(&GOOD.replace(
+                "      - { role: user, text: \"Call demo_company_get with id {id}.\" }\n",
+                &format!(
+                    "      - role: user\n        text: \"Call demo_company_get with id {{id}}.\"\n{extra}"
+                ),
+            ))
+        };
+        let c = with("        resource: { uri: \"demo://companies/{id}\", mime_type: text/plain, text: \"Company {id}.\" }\n")
+            .unwrap();
+        assert_eq!(
+            c.prompts[0].placeholders().collect::<Vec<_>>(),
+            ["id", "id", "id"]
+        );
+        assert!(with("        image: { mime_type: image/png, data: iVBORw0KGgo= }\n").is_ok());
+        for (extra, says) in [
+            (
+                "        image: { mime_type: image/png, data: \"not base64!\" }\n",
+                "base64 `data`",
+            ),
+            (
+                "        resource: { uri: \"demo://x\", mime_type: application/pdf, text: x }\n",
+                "`text/*` document",
+            ),
+            (
+                "        resource: { uri: \"demo://x\", mime_type: text/plain, text: x }\n        image: { mime_type: image/png, data: iVBORw0KGgo= }\n",
+                "not both",
+            ),
+        ] {
+            let err = with(extra).unwrap_err();
+            assert!(err.contains(says), "{extra}: {err}");
+        }
+    }
 
     #[test]
     fn a_prompt_with_typed_completable_arguments_loads() {

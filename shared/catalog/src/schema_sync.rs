@@ -21,7 +21,7 @@ use crate::model::{
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::model::{Answer, BinaryAnswer, BinaryForm, ItemLinks};
-use crate::model::{Complete, Prompt, PromptMessage, PromptRole};
+use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -151,6 +151,23 @@ fn full_prompt_message() -> PromptMessage {
     PromptMessage {
         role: PromptRole::User,
         text: "Call demo_month_close_get for {month}.".into(),
+        resource: Some(full_prompt_resource()),
+        image: Some(full_prompt_image()),
+    }
+}
+
+fn full_prompt_resource() -> PromptResource {
+    PromptResource {
+        uri: "demo://checklists/month-close".into(),
+        mime_type: "text/markdown".into(),
+        text: "- every voucher booked".into(),
+    }
+}
+
+fn full_prompt_image() -> PromptImage {
+    PromptImage {
+        mime_type: "image/png".into(),
+        data: "iVBORw0KGgo=".into(),
     }
 }
 
@@ -493,6 +510,12 @@ fn shapes() -> Vec<Shape> {
             full_prompt_message(),
         ),
         shape("Complete", "/$defs/complete", full_complete()),
+        shape(
+            "PromptResource",
+            "/$defs/prompt_resource",
+            full_prompt_resource(),
+        ),
+        shape("PromptImage", "/$defs/prompt_image", full_prompt_image()),
         shape("McpRemote", "/$defs/mcp_remote", full_mcp_remote()),
         shape("RemoteOverlay", "/$defs/mcp_overlay", full_overlay()),
     ]

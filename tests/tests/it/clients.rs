@@ -324,21 +324,49 @@ fn conformance(url: &str, baseline: &str, next: bool) -> (bool, String) {
     (out.status.success(), text)
 }
 
-/// The suite sends no Authorization header, so this server runs in the loopback-only
+/// The server the conformance suites test: the `test` connector (the suites' fixture tools,
+/// resources, prompts and completion, `tests/catalogs/conformance/test.yaml`) over its local
+/// fixture upstream. The suite sends no Authorization header, so it runs in the loopback-only
 /// `--insecure-no-auth` mode (refused on other addresses, absent on Lambda).
+async fn server_for_conformance() -> (Server, tokio::task::JoinHandle<()>) {
+    let (addr, handle) = integration_tests::conformance_fixture::spawn()
+        .await
+        .unwrap();
+    let catalog = repo().join("tests/catalogs/conformance");
+    let host = addr.to_string();
+    let server = Server::start(
+        &["--catalog", catalog.to_str().unwrap(), "--insecure-no-auth"],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            ("TEST_HOST", &host),
+        ],
+    );
+    (server, handle)
+}
+
+/// The summary lines of a run: scenarios (0.1.16) or checks (0.2.0) passed, for the record
+/// (`-- --nocapture` prints them).
+fn report(suite: &str, out: &str) {
+    for line in out.lines().filter(|l| l.starts_with("Total:")) {
+        eprintln!("conformance {suite}: {line}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_suite_2025_11_25_passes_except_documented_gaps() {
-    let (server, _h) = server_with_sandbox(&["--insecure-no-auth"]).await;
+    let (server, _h) = server_for_conformance().await;
     let url = server.url.replace("127.0.0.1", "localhost");
     let (ok, out) = conformance(&url, "tests/conformance/expected-failures.yml", false);
+    report("0.1.16", &out);
     assert!(ok, "conformance suite failed:\n{out}");
     assert!(out.contains("dns-rebinding-protection"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_suite_2026_07_28_passes_except_documented_gaps() {
-    let (server, _h) = server_with_sandbox(&["--insecure-no-auth"]).await;
+    let (server, _h) = server_for_conformance().await;
     let url = server.url.replace("127.0.0.1", "localhost");
     let (ok, out) = conformance(&url, "tests/conformance/expected-failures-2026.yml", true);
+    report("0.2.0-alpha.12", &out);
     assert!(ok, "conformance suite (2026-07-28) failed:\n{out}");
 }

@@ -17,6 +17,8 @@ pub enum Attachment {
     Embedded { uri: String, document: Document },
     /// An image answer: image content.
     Image(Document),
+    /// An audio answer: audio content.
+    Audio(Document),
     /// A `resource_link` the client reads with `resources/read` (which answers the bytes).
     Link {
         uri: String,
@@ -30,7 +32,7 @@ impl Attachment {
     pub fn document(&self) -> &Document {
         match self {
             Attachment::Embedded { document, .. } | Attachment::Link { document, .. } => document,
-            Attachment::Image(document) => document,
+            Attachment::Image(document) | Attachment::Audio(document) => document,
         }
     }
 }
@@ -58,14 +60,15 @@ pub(super) fn answer(catalog: &Catalog, tool: &Tool, valid: &ValidArgs, doc: Doc
     described.insert("mime_type".into(), doc.mime.clone().into());
     described.insert("size_bytes".into(), size.into());
     described.insert("uri".into(), uri.clone().into());
-    let image = doc.mime.starts_with("image/");
-    let (how, attachment) = match (image, form) {
-        (true, _) => ("image content", Attachment::Image(doc)),
-        (false, BinaryForm::Resource) => (
+    let kind = doc.mime.split('/').next().unwrap_or_default().to_string();
+    let (how, attachment) = match (kind.as_str(), form) {
+        ("image", _) => ("image content", Attachment::Image(doc)),
+        ("audio", _) => ("audio content", Attachment::Audio(doc)),
+        (_, BinaryForm::Resource) => (
             "embedded resource",
             Attachment::Embedded { uri, document: doc },
         ),
-        (false, BinaryForm::Link) => (
+        (_, BinaryForm::Link) => (
             "resource_link: read it with resources/read",
             Attachment::Link {
                 name: file_name(&tool.name, valid, &doc.mime),

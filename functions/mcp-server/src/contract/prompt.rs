@@ -7,11 +7,26 @@ use serde_json::{Map, Value};
 
 use super::args::{self, Invalid};
 
-/// One rendered message.
+/// One rendered message: its text, and what it carries after it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Message {
     pub role: PromptRole,
     pub text: String,
+    pub carries: Option<Carried>,
+}
+
+/// A document or image a message carries, filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Carried {
+    Resource {
+        uri: String,
+        mime_type: String,
+        text: String,
+    },
+    Image {
+        mime_type: String,
+        data: String,
+    },
 }
 
 /// The prompt's messages for these arguments, or why the arguments were refused. Clients send
@@ -27,14 +42,25 @@ pub(crate) fn render(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let values = args::validate_params(prompt.arguments.iter(), &given)?;
+    let value = |name: &str| values.get(name).map_or_else(String::new, text_of);
     Ok(prompt
         .template
         .iter()
         .map(|m| Message {
             role: m.role,
-            text: fill(&m.text, |name| {
-                values.get(name).map_or_else(String::new, text_of)
-            }),
+            text: fill(&m.text, value),
+            carries: match (&m.resource, &m.image) {
+                (Some(r), _) => Some(Carried::Resource {
+                    uri: fill(&r.uri, value),
+                    mime_type: r.mime_type.clone(),
+                    text: fill(&r.text, value),
+                }),
+                (None, Some(i)) => Some(Carried::Image {
+                    mime_type: i.mime_type.clone(),
+                    data: i.data.clone(),
+                }),
+                (None, None) => None,
+            },
         })
         .collect())
 }
@@ -104,6 +130,39 @@ prompts:
         .unwrap();
         assert_eq!(m[0].text, "Call t_month_get for 2026-5. Hi");
         assert_eq!(m[0].role, PromptRole::User);
+    }
+
+    #[test]
+    fn a_carried_document_is_filled_in_like_the_text() {
+        let yaml = r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: t_month_get
+    risk: low
+    description: d
+    get: /m
+prompts:
+  - name: t_attached
+    description: Carries a document.
+    tools: [t_month_get]
+    arguments:
+      uri: { type: string, max_length: 60, required: true, description: "URI." }
+    template:
+      - role: user
+        text: "Call t_month_get, see {uri}."
+        resource: { uri: "{uri}", mime_type: text/plain, text: "About {uri}." }
+"#;
+        let p = catalog::parse("t.yaml", yaml).unwrap().prompts.remove(0);
+        let m = render(&p, &args(json!({"uri": "t://x"}))).unwrap();
+        assert_eq!(
+            m[0].carries,
+            Some(Carried::Resource {
+                uri: "t://x".into(),
+                mime_type: "text/plain".into(),
+                text: "About t://x.".into()
+            })
+        );
     }
 
     #[test]

@@ -121,6 +121,7 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
 fn attachment_block(attachment: &Attachment) -> ContentBlock {
     match attachment {
         Attachment::Image(doc) => ContentBlock::image(base64(&doc.bytes), doc.mime.clone()),
+        Attachment::Audio(doc) => ContentBlock::audio(base64(&doc.bytes), doc.mime.clone()),
         Attachment::Embedded { uri, document } => ContentBlock::resource(blob(uri, document)),
         Attachment::Link {
             uri,
@@ -134,9 +135,24 @@ fn attachment_block(attachment: &Attachment) -> ContentBlock {
     }
 }
 
-/// The document as resource contents: base64 with its MIME type.
+/// The document as resource contents with its MIME type: a `text/*` document that is UTF-8 as
+/// text, anything else base64.
 pub(super) fn blob(uri: &str, document: &Document) -> ResourceContents {
-    ResourceContents::blob(base64(&document.bytes), uri).with_mime_type(document.mime.clone())
+    let text = document
+        .mime
+        .starts_with("text/")
+        .then(|| std::str::from_utf8(&document.bytes).ok())
+        .flatten();
+    match text {
+        Some(text) => ResourceContents::TextResourceContents {
+            uri: uri.to_string(),
+            mime_type: Some(document.mime.clone()),
+            text: text.to_string(),
+            meta: None,
+        },
+        None => ResourceContents::blob(base64(&document.bytes), uri)
+            .with_mime_type(document.mime.clone()),
+    }
 }
 
 fn base64(bytes: &[u8]) -> String {

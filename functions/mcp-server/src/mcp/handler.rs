@@ -13,8 +13,9 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, ContentBlock, GetPromptRequestMethod,
     GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
     InitializeResult, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
-    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, PromptsCapability,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -101,6 +102,19 @@ impl ServerHandler for McpHandler {
         Ok(ListToolsResult::with_all_items(tools)
             .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
             .with_cache_scope(self.list_scope()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let ctx = CallContext::of(&context)?;
+        Ok(
+            ListResourcesResult::with_all_items(self.mcp.static_resources(ctx.scope()))
+                .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
+                .with_cache_scope(self.list_scope()),
+        )
     }
 
     async fn list_resource_templates(

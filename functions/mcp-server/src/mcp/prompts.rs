@@ -6,10 +6,14 @@
 use std::collections::HashMap;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{GetPromptResult, Prompt as McpPrompt, PromptArgument, PromptMessage, Role};
+use rmcp::model::{
+    ContentBlock, GetPromptResult, Prompt as McpPrompt, PromptArgument, PromptMessage,
+    ResourceContents, Role,
+};
 use serde_json::{Map, Value, json};
 
 use super::server::Mcp;
+use crate::contract::prompt::Carried;
 use crate::contract::{names, prompt};
 use crate::inventory::{Inventory, Scope};
 
@@ -128,12 +132,31 @@ impl Mcp {
         })?;
         let messages = messages
             .into_iter()
-            .map(|m| {
+            .flat_map(|m| {
                 let role = match m.role {
                     catalog::PromptRole::User => Role::User,
                     catalog::PromptRole::Assistant => Role::Assistant,
                 };
-                PromptMessage::new_text(role, m.text)
+                // An MCP message holds one content: what a message carries follows its text.
+                let carried = m.carries.map(|c| match c {
+                    Carried::Resource {
+                        uri,
+                        mime_type,
+                        text,
+                    } => PromptMessage::new(
+                        role.clone(),
+                        ContentBlock::resource(ResourceContents::TextResourceContents {
+                            uri,
+                            mime_type: Some(mime_type),
+                            text,
+                            meta: None,
+                        }),
+                    ),
+                    Carried::Image { mime_type, data } => {
+                        PromptMessage::new(role.clone(), ContentBlock::image(data, mime_type))
+                    }
+                });
+                std::iter::once(PromptMessage::new_text(role.clone(), m.text)).chain(carried)
             })
             .collect();
         Ok(GetPromptResult::new(messages).with_description(p.description.trim()))

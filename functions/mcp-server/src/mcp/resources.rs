@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use catalog::Status;
 use rmcp::ErrorData as McpError;
-use rmcp::model::{CacheScope, ReadResourceResult, ResourceContents, ResourceTemplate};
+use rmcp::model::{CacheScope, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
 
 use super::audit;
@@ -24,7 +24,37 @@ pub(super) const READ_TTL_MS: u64 = 60_000;
 const NOT_FOUND: &str = "No such record. Find ids with the connector's list tools (or \
                          search_tools), then read `<connector>://<entity>/<id>`.";
 
+/// What a tool's resource reads as: JSON, or a document's one declared type (none to promise
+/// for several or a whole kind).
+fn mime_of(t: &catalog::Tool) -> Option<String> {
+    match t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
+        Some(b) if b.mime.len() == 1 && !b.mime[0].ends_with("/*") => Some(b.mime[0].clone()),
+        Some(_) => None,
+        None => Some("application/json".to_string()),
+    }
+}
+
 impl Mcp {
+    /// The fixed resources this scope may read: tools whose `resource` has no placeholder.
+    pub fn static_resources(&self, scope: &Scope) -> Vec<Resource> {
+        let view = self.inventory.view(scope);
+        self.inventory
+            .registry
+            .exposed()
+            .filter(|(_, t)| view.allows(&t.name))
+            .filter_map(|(_, t)| {
+                let uri = t.resource.as_deref().filter(|u| !u.contains('{'))?;
+                let summary = t.description.split(". ").next().unwrap_or_default();
+                let resource = Resource::new(uri, t.name.clone())
+                    .with_description(summary.trim_end_matches('.').to_string());
+                Some(match mime_of(t) {
+                    Some(m) => resource.with_mime_type(m),
+                    None => resource,
+                })
+            })
+            .collect()
+    }
+
     /// The resource templates this scope may read.
     pub fn resource_templates(&self, scope: &Scope) -> Vec<ResourceTemplate> {
         let view = self.inventory.view(scope);
@@ -33,19 +63,11 @@ impl Mcp {
             .exposed()
             .filter(|(_, t)| view.allows(&t.name))
             .filter_map(|(_, t)| {
-                let template = t.resource.as_deref()?;
+                let template = t.resource.as_deref().filter(|u| u.contains('{'))?;
                 let summary = t.description.split(". ").next().unwrap_or_default();
-                // A document's template has its one declared type, else none to promise.
-                let mime = match t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
-                    Some(b) if b.mime.len() == 1 && !b.mime[0].ends_with("/*") => {
-                        Some(b.mime[0].clone())
-                    }
-                    Some(_) => None,
-                    None => Some("application/json".to_string()),
-                };
                 let template = ResourceTemplate::new(template, t.name.clone())
                     .with_description(summary.trim_end_matches('.').to_string());
-                Some(match mime {
+                Some(match mime_of(t) {
                     Some(m) => template.with_mime_type(m),
                     None => template,
                 })

@@ -100,10 +100,12 @@ pub(super) async fn send(
         .and_then(|v| v.to_str().ok())
         .filter(|v| v.len() <= MAX_LINK)
         .map(str::to_string);
+    // The media type without parameters (`text/plain; charset=utf-8` → `text/plain`), bounded:
+    // what a document answer is matched on and what a hint may name.
     let content_type = headers
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| audit::bounded(v, 64));
+        .map(|v| audit::bounded(&catalog::essence(v), 64));
     let too_large = UpstreamError::TooLarge {
         limit: exchange.max_bytes,
         size: response.content_length(),
