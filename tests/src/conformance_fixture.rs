@@ -30,6 +30,7 @@ fn router() -> Router {
         .route("/image", get(image))
         .route("/audio", get(audio))
         .route("/embedded", get(embedded))
+        .route("/mixed", get(mixed))
         .route("/error", get(error))
         .route("/static-text", get(static_text))
         .route("/template/{id}/data", get(template_data))
@@ -54,6 +55,18 @@ async fn embedded() -> Response {
         "This is an embedded resource content.",
     )
         .into_response()
+}
+
+/// Text with an image and a document inside the JSON, base64, as some APIs send attachments.
+async fn mixed() -> Response {
+    use base64::Engine;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    axum::Json(json!({
+        "text": "Multiple content types test:",
+        "image": b64(&png_1x1_red()),
+        "resource": b64(br#"{"test":"data","value":123}"#),
+    }))
+    .into_response()
 }
 
 /// A refusal in the shape the catalog reads (`error_message: message`).

@@ -101,6 +101,33 @@ pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
             );
         }
     }
+    if let Some(answer) = &t.answer {
+        if answer.binary.is_some() != answer.inline.is_empty() {
+            problems.push("answer declares one of `binary` and `inline`".into());
+        }
+        if !answer.inline.is_empty() && (t.get.is_none() || t.list || t.raw) {
+            problems.push("answer.inline is for a get tool's one JSON record".into());
+        }
+        for doc in &answer.inline {
+            if !doc.pointer.starts_with('/') {
+                problems.push(format!(
+                    "answer.inline pointer `{}` must start with `/`",
+                    doc.pointer
+                ));
+            }
+            if !valid_mime(&doc.mime) || doc.mime.ends_with("/*") {
+                problems.push(format!(
+                    "answer.inline mime `{}` is no lower-case `type/subtype`",
+                    doc.mime
+                ));
+            }
+            if doc.max_bytes == 0 || doc.max_bytes > MAX_BINARY_BYTES {
+                problems.push(format!(
+                    "answer.inline max_bytes must be 1 to {MAX_BINARY_BYTES}"
+                ));
+            }
+        }
+    }
     if let Some(links) = &t.links {
         if !t.list {
             problems.push("links are for list tools: each item links to its record".into());

@@ -789,6 +789,11 @@ tools:
                 "    answer: { binary: { mime: [application/pdf], max_bytes: 10, as: inline } }\n",
                 "unknown variant `inline`",
             ),
+            ("    answer: {}\n", "one of `binary` and `inline`"),
+            (
+                "    answer: { inline: [{ pointer: image, mime: image/png, max_bytes: 10 }] }\n",
+                "must start with `/`",
+            ),
         ] {
             let err = parse("demo.yaml", &with(extra)).unwrap_err().to_string();
             assert!(err.contains(says), "{extra}: {err}");

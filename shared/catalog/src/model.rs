@@ -630,6 +630,23 @@ pub struct Answer {
     /// The upstream answers a document (a PDF, an image) instead of JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<BinaryAnswer>,
+    /// The JSON answer holds documents as base64 strings (a thumbnail, an attachment): each is
+    /// taken out of the JSON and sent as content of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inline: Vec<InlineDocument>,
+}
+
+/// A document a JSON answer holds as a base64 string.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InlineDocument {
+    /// Where the base64 string is (`/thumbnail`, `/attachment/data`).
+    pub pointer: String,
+    /// Its content type (`image/png`); `image/*` and `audio/*` become image and audio content,
+    /// anything else an embedded resource.
+    pub mime: String,
+    /// The largest document in bytes once decoded.
+    pub max_bytes: usize,
 }
 
 /// A document answer: which content types are accepted, how large it may be, and how it

@@ -20,7 +20,7 @@ use crate::model::{
     ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
     QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
-use crate::model::{Answer, BinaryAnswer, BinaryForm, ItemLinks};
+use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks};
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
 
@@ -244,6 +244,15 @@ fn full_tool() -> Tool {
 fn full_answer() -> Answer {
     Answer {
         binary: Some(full_binary_answer()),
+        inline: vec![full_inline_document()],
+    }
+}
+
+fn full_inline_document() -> InlineDocument {
+    InlineDocument {
+        pointer: "/thumbnail".into(),
+        mime: "image/png".into(),
+        max_bytes: 65_536,
     }
 }
 
@@ -503,6 +512,11 @@ fn shapes() -> Vec<Shape> {
         shape("Answer", "/$defs/answer", full_answer()),
         shape("BinaryAnswer", "/$defs/binary_answer", full_binary_answer()),
         shape("ItemLinks", "/$defs/item_links", full_item_links()),
+        shape(
+            "InlineDocument",
+            "/$defs/inline_document",
+            full_inline_document(),
+        ),
         shape("Prompt", "/$defs/prompt", full_prompt()),
         shape(
             "PromptMessage",

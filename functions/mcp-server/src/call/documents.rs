@@ -81,9 +81,75 @@ pub(super) fn answer(catalog: &Catalog, tool: &Tool, valid: &ValidArgs, doc: Doc
     let mut fields = Map::new();
     fields.insert("document".into(), Value::Object(described));
     Outcome {
-        attachment: Some(attachment),
+        attachments: vec![attachment],
         ..Outcome::ok(fields)
     }
+}
+
+/// A JSON answer's inline documents (`answer.inline`): each base64 string is taken out of the
+/// body and decoded into an attachment, its place in the JSON saying what it became. A value
+/// that is missing is skipped; one that is no base64 or over its cap is an error, never sent
+/// half.
+pub(super) fn take_inline(
+    catalog: &Catalog,
+    tool: &Tool,
+    body: &mut Value,
+) -> Result<Vec<Attachment>, Box<Outcome>> {
+    let Some(answer) = &tool.answer else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for doc in &answer.inline {
+        let Some(slot) = body.pointer_mut(&doc.pointer) else {
+            continue;
+        };
+        let Value::String(encoded) = slot.take() else {
+            return Err(not_inline(catalog, &doc.pointer, "is not a base64 string"));
+        };
+        // Base64 is 4 characters per 3 bytes: a string that cannot fit the cap is not decoded.
+        if encoded.len() / 4 * 3 > doc.max_bytes + 2 {
+            return Err(not_inline(catalog, &doc.pointer, "is over its cap"));
+        }
+        let bytes = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .decode(encoded.trim())
+                .map_err(|_| not_inline(catalog, &doc.pointer, "is not base64"))?
+        };
+        if bytes.len() > doc.max_bytes {
+            return Err(not_inline(catalog, &doc.pointer, "is over its cap"));
+        }
+        *slot = Value::String(format!(
+            "({} bytes of {}, sent as content)",
+            bytes.len(),
+            doc.mime
+        ));
+        let document = Document {
+            mime: doc.mime.clone(),
+            bytes,
+        };
+        out.push(match doc.mime.split('/').next().unwrap_or_default() {
+            "image" => Attachment::Image(document),
+            "audio" => Attachment::Audio(document),
+            _ => Attachment::Embedded {
+                uri: format!("{}://{}{}", catalog.connector, tool.name, doc.pointer),
+                document,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn not_inline(catalog: &Catalog, pointer: &str, what: &str) -> Box<Outcome> {
+    let title = catalog.title.as_deref().unwrap_or(&catalog.connector);
+    Box::new(Outcome::failed(
+        catalog::Status::Unavailable,
+        "upstream_not_document",
+        format!(
+            "{title}'s answer holds no usable document at {pointer}: it {what}. Nothing of it \
+             was sent; retry later, or read the record without its document."
+        ),
+    ))
 }
 
 /// The tool's `resource` template filled from its validated path arguments.
@@ -203,12 +269,12 @@ tools:
         };
         let o = answer(&c, &c.tools[2], &valid(35), pdf.clone());
         assert_eq!(
-            o.attachment,
-            Some(Attachment::Link {
+            o.attachments,
+            vec![Attachment::Link {
                 uri: "t://invoices/35/pdf".into(),
                 name: "t_invoice_pdf_get-35.pdf".into(),
                 document: pdf,
-            })
+            }]
         );
         assert_eq!(o.fields["document"]["size_bytes"], 8);
         let png = Document {
@@ -216,7 +282,47 @@ tools:
             bytes: vec![0x89, b'P'],
         };
         let o = answer(&c, &c.tools[2], &valid(1), png.clone());
-        assert_eq!(o.attachment, Some(Attachment::Image(png)));
+        assert_eq!(o.attachments, vec![Attachment::Image(png)]);
+    }
+
+    #[test]
+    fn inline_documents_leave_the_json_and_become_content_and_a_bad_one_is_an_error() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: t_mixed_get
+    risk: low
+    description: d
+    get: /mixed
+    answer:
+      inline:
+        - { pointer: /image, mime: image/png, max_bytes: 8 }
+        - { pointer: /note, mime: text/plain, max_bytes: 8 }
+"#,
+        )
+        .unwrap();
+        let tool = &c.tools[0];
+        // "iVBORw==" is 4 bytes, "aGk=" is "hi".
+        let mut body = json!({"text": "t", "image": "iVBORw==", "note": "aGk="});
+        let got = take_inline(&c, tool, &mut body).unwrap();
+        assert_eq!(got.len(), 2);
+        assert!(matches!(&got[0], Attachment::Image(d) if d.bytes.len() == 4));
+        assert!(
+            matches!(&got[1], Attachment::Embedded { uri, document } if uri == "t://t_mixed_get/note" && document.bytes == b"hi")
+        );
+        assert_eq!(body["note"], "(2 bytes of text/plain, sent as content)");
+        assert_eq!(body["text"], "t");
+        let mut bad = json!({"image": "not base64!"});
+        let refused = take_inline(&c, tool, &mut bad).unwrap_err();
+        assert_eq!(refused.reason.as_deref(), Some("upstream_not_document"));
+        let mut big = json!({"image": "QUFBQUFBQUFBQUFB"});
+        assert!(
+            take_inline(&c, tool, &mut big).is_err(),
+            "12 bytes over a cap of 8"
+        );
     }
 
     #[test]

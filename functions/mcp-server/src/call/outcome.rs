@@ -31,8 +31,9 @@ pub struct Outcome {
     pub write: Option<WriteFacts>,
     /// A remote MCP tool's questions for the person, its state wrapped in ours.
     pub input_required: Option<Box<crate::upstream::RemoteInput>>,
-    /// A document answer: embedded, an image or a link (`answer.binary`).
-    pub attachment: Option<Attachment>,
+    /// Documents that ride along: a document answer embedded, as an image or audio, or a link
+    /// (`answer.binary`); the documents a JSON answer held (`answer.inline`).
+    pub attachments: Vec<Attachment>,
     /// A list page's items as links to their records (`links`).
     pub links: Vec<ItemLink>,
 }
@@ -70,7 +71,7 @@ impl Outcome {
             confirmation: None,
             write: None,
             input_required: None,
-            attachment: None,
+            attachments: Vec::new(),
             links: Vec::new(),
         }
     }

@@ -302,11 +302,20 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
         call.valid.list.as_ref(),
         &reply.body,
     );
+    let mut body = reply.body;
+    let attachments = match documents::take_inline(catalog, call.tool, &mut body) {
+        Ok(attachments) => attachments,
+        Err(refused) => {
+            return (*refused)
+                .with_http(reply.http_status)
+                .with_quota(reply.quota);
+        }
+    };
     let mut outcome = match shape::ok(
         &call.conn.catalog,
         call.tool,
         call.valid.list.as_ref(),
-        reply.body,
+        body,
         reply.next.as_ref(),
     ) {
         Ok(fields) => Outcome {
@@ -317,6 +326,7 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
     };
     if outcome.status == Status::Ok {
         outcome.links = links;
+        outcome.attachments = attachments;
     }
     outcome.with_http(reply.http_status).with_quota(reply.quota)
 }

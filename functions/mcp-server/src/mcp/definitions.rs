@@ -107,10 +107,9 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
     };
     let mut content = vec![ContentBlock::text(text)];
     let mut bytes = bytes;
-    if let Some(attachment) = &outcome.attachment {
-        let block = attachment_block(attachment);
+    for attachment in &outcome.attachments {
         bytes += attachment.document().bytes.len().div_ceil(3) * 4;
-        content.push(block);
+        content.push(attachment_block(attachment));
     }
     content.extend(outcome.links.iter().map(link_block));
     result.content = content;

@@ -126,8 +126,9 @@ impl Mcp {
             started.elapsed(),
         ));
         match outcome.status {
-            Status::Ok if outcome.attachment.is_some() => {
-                let document = outcome.attachment.as_ref().map(|a| a.document());
+            // A document tool's record is its document; a JSON record stays JSON.
+            Status::Ok if tool.answer.as_ref().is_some_and(|a| a.binary.is_some()) => {
+                let document = outcome.attachments.first().map(|a| a.document());
                 let contents = document.map(|d| blob(uri, d)).into_iter().collect();
                 Ok(ReadResourceResult::new(contents)
                     .with_ttl_ms(READ_TTL_MS)
