@@ -163,9 +163,11 @@ const SLACK: usize = 400;
 
 /// Cuts a result to `max_bytes`: list items from the end, else the largest `data` fields, and
 /// says so with a hint on how to narrow. Each part's size is measured once, so cutting costs
-/// linear work in the result's size. Returns whether it cut.
+/// linear work in the result's size. An item's record link counts with the item (a model reads
+/// both). Returns whether it cut.
 pub(super) fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
-    if size(&outcome.to_json()) <= max_bytes {
+    let links: usize = outcome.links.iter().map(link_size).sum();
+    if size(&outcome.to_json()) + links <= max_bytes {
         return false;
     }
     outcome.truncated = true;
@@ -175,11 +177,18 @@ pub(super) fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
         let rest = size(&outcome.to_json());
         let total = items.len();
         let room = max_bytes.saturating_sub(rest + SLACK);
+        let mut link_of = vec![0; items.len()];
+        for l in &outcome.links {
+            if let Some(slot) = link_of.get_mut(l.index) {
+                *slot = link_size(l);
+            }
+        }
         let mut used = 2;
         let kept = items
             .iter()
-            .take_while(|i| {
-                used += size(i) + 1;
+            .zip(&link_of)
+            .take_while(|(i, link)| {
+                used += size(i) + 1 + **link;
                 used <= room
             })
             .count();
@@ -231,6 +240,16 @@ pub(super) fn cap(outcome: &mut Outcome, max_bytes: usize) -> bool {
     true
 }
 
+/// A record link's bytes as sent: `{"type":"resource_link","uri":…,"name":…,"title":…,
+/// "mimeType":"application/json"}` and a comma.
+pub(super) fn link_size(link: &super::ItemLink) -> usize {
+    let name = link
+        .uri
+        .split_once("://")
+        .map_or(link.uri.len(), |(_, r)| r.len());
+    80 + link.uri.len() + name + link.title.as_ref().map_or(0, |t| t.len() + 11)
+}
+
 pub(super) fn size(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |b| b.len())
 }
@@ -268,6 +287,27 @@ mod tests {
             hint.contains("of 200 items") && hint.contains("count_only"),
             "{hint}"
         );
+    }
+
+    #[test]
+    fn record_links_count_with_their_items_against_the_cap() {
+        let items: Vec<Value> = (0..40).map(|i| json!({"id": i})).collect();
+        let unlinked = ok_with(json!({"items": items.clone(), "page": 1}));
+        assert!(size(&unlinked.to_json()) < 1024, "the items alone fit");
+        let mut o = ok_with(json!({"items": items, "page": 1}));
+        o.links = (0..40)
+            .map(|i| crate::call::ItemLink {
+                index: i,
+                uri: format!("t://invoices/{i}"),
+                title: Some(format!("R-{i:05}")),
+            })
+            .collect();
+        assert!(cap(&mut o, 2048), "with their links they do not");
+        let kept = o.fields["items"].as_array().unwrap().len();
+        assert!(kept > 0 && kept < 40, "{kept}");
+        assert_eq!(o.links.len(), kept, "a cut item takes its link along");
+        let links: usize = o.links.iter().map(link_size).sum();
+        assert!(size(&o.to_json()) + links <= 2048);
     }
 
     #[test]

@@ -111,7 +111,11 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
         bytes += attachment.document().bytes.len().div_ceil(3) * 4;
         content.push(attachment_block(attachment));
     }
-    content.extend(outcome.links.iter().map(link_block));
+    for link in &outcome.links {
+        let block = link_block(link);
+        bytes += serde_json::to_vec(&block).map_or(0, |b| b.len());
+        content.push(block);
+    }
     result.content = content;
     (result, bytes)
 }
