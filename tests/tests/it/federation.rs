@@ -405,6 +405,56 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
     .await;
 }
 
+/// The same for a handshake-generation remote: our watch is its session's GET stream, and the
+/// remote announces the change there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_remote_that_announces_a_changed_list_on_its_get_stream_is_fetched_again() {
+    let remote = Remote::start(&["--huge-mb", "0", "--handshake-only"]);
+    let dir = catalogs(&[], "");
+    let text = "connector: old\ntitle: Old\nsecrets: [host]\nmcp:\n  url: \"http://{host}/mcp\"\n  tools_ttl_s: 3600\n  allow: [count_steps, \"late_*\"]\n";
+    std::fs::write(dir.join("old.yaml"), text).unwrap();
+    let server = start(&dir, &[("OLD_HOST".to_string(), remote.host())]);
+    let rpc = Rpc::new(&server.url);
+    assert!(!rpc.list().await.contains(&"old_late_note".to_string()));
+    // A call in our session, so the remote knows whom to tell.
+    let reply = rpc.call("old_count_steps", json!({"steps": 1})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    let streams = || async {
+        reqwest::get(format!("http://{}/listeners", remote.host()))
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()["get"]
+            .as_u64()
+            .unwrap()
+    };
+    eventually(
+        "our GET stream is open",
+        Duration::from_secs(10),
+        || async { (streams().await == 1).then_some(()) },
+    )
+    .await;
+    let added = reqwest::Client::new()
+        .post(format!("http://{}/add-tool", remote.host()))
+        .send()
+        .await
+        .unwrap();
+    assert!(added.status().is_success());
+    eventually("the new tool is listed", Duration::from_secs(10), || {
+        let rpc = &rpc;
+        async move {
+            rpc.list()
+                .await
+                .contains(&"old_late_note".to_string())
+                .then_some(())
+        }
+    })
+    .await;
+    let reply = rpc.call("old_late_note", json!({})).await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
     let remote = Remote::start(&["--handshake-only", "--huge-mb", "0"]);
