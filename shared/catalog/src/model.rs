@@ -597,7 +597,8 @@ pub struct Tool {
     #[serde(default)]
     pub max_result_bytes: Option<usize>,
     /// A get tool's record as an MCP resource: a URI template over its path parameters, e.g.
-    /// `papierkram://invoices/{id}`, read through the same contract runtime as the tool.
+    /// `papierkram://invoices/{id}` (without path parameters a fixed URI, `test://static-text`),
+    /// read through the same contract runtime as the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
     /// What the tool answers when it is not JSON: a document (`binary`), embedded or linked.
