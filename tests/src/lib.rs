@@ -324,6 +324,11 @@ impl Moto {
     }
 
     pub fn dynamodb_client(&self, endpoint: &str) -> aws_sdk_dynamodb::Client {
+        Moto::dynamodb_client_for(endpoint)
+    }
+
+    /// A DynamoDB client for an emulator (or a relay in front of one) at `endpoint`.
+    pub fn dynamodb_client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
         let config = aws_sdk_dynamodb::Config::builder()
             .behavior_version_latest()
             .region(aws_sdk_dynamodb::config::Region::new("eu-central-1"))

@@ -24,6 +24,8 @@
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
 //! - `progress`: a long call's progress as plain data and the sink it reports into;
+//! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
+//!   data keys on Lambda);
 //! - `random`: random hex (keys, nonces, request ids);
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
@@ -40,6 +42,7 @@ pub mod random;
 pub mod search;
 pub mod startup;
 pub mod upstream;
+pub mod vault;
 
 pub use connector::EMBEDDED_CATALOGS;
 pub use http::{AppState, app};

@@ -20,17 +20,29 @@ use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
 use crate::upstream::Upstream;
+use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.
 pub const LIST_TTL: Duration = Duration::from_secs(3600);
 
 /// The shared stores on Lambda (DynamoDB tables); in memory per instance when left out.
-#[derive(Default)]
 pub struct Stores {
     /// The limit and budget counters.
     pub limits: Option<Table>,
     /// The idempotency ledger of writes.
     pub ledger: Ledger,
+    /// Each person's own upstream tokens.
+    pub vault: Arc<dyn VaultStore>,
+}
+
+impl Default for Stores {
+    fn default() -> Self {
+        Stores {
+            limits: None,
+            ledger: Ledger::default(),
+            vault: Arc::new(MemoryVault::default()),
+        }
+    }
 }
 
 /// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
@@ -54,7 +66,8 @@ pub async fn build(
     // The AWS configuration is loaded once, and only when something on AWS is used.
     let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
         || table_name.is_some()
-        || config.ledger_table.is_some();
+        || config.ledger_table.is_some()
+        || config.vault.is_some();
     let aws = if on_aws {
         Some(aws_config::load_from_env().await)
     } else {
@@ -73,6 +86,14 @@ pub async fn build(
             name.clone(),
         )),
         _ => Ledger::default(),
+    };
+    let vault: Arc<dyn VaultStore> = match (&config.vault, &aws) {
+        (Some(v), Some(aws)) => Arc::new(TableVault::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            v.table.clone(),
+            KmsKeys::new(aws_sdk_kms::Client::new(aws), v.key_id.clone()),
+        )),
+        _ => Arc::new(MemoryVault::default()),
     };
     let loader = match (&config.secret_source, &aws) {
         (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
@@ -109,6 +130,7 @@ pub async fn build(
     let stores = Stores {
         limits: limits_table,
         ledger,
+        vault,
     };
     Ok(AppState::new(
         config,

@@ -87,6 +87,7 @@ async fn a_confirmed_write_runs_once_with_the_ledger_in_dynamodb() {
     let stores = Stores {
         limits: None,
         ledger: Ledger::Table(TableLedger::new(dynamodb.clone(), TABLE)),
+        ..Stores::default()
     };
     let state = AppState::new(
         config,

@@ -25,4 +25,5 @@ mod robustness;
 mod secrets;
 mod server;
 mod smoke;
+mod vault;
 mod writes;

@@ -66,6 +66,12 @@ pub const LIMITS_TABLE: &str = "MCP_LIMITS_TABLE";
 /// DynamoDB table of the idempotency ledger (writes run once); in memory per instance when
 /// unset (the local default).
 pub const LEDGER_TABLE: &str = "MCP_LEDGER_TABLE";
+/// DynamoDB table of the vault (each person's own upstream tokens, connectors with
+/// `auth: oauth_user`); with `MCP_VAULT_KEY_ID`. In memory per process when unset.
+pub const VAULT_TABLE: &str = "MCP_VAULT_TABLE";
+/// The KMS key (id, ARN or alias) whose data keys seal the vault's tokens; with
+/// `MCP_VAULT_TABLE`.
+pub const VAULT_KEY_ID: &str = "MCP_VAULT_KEY_ID";
 /// How long a tool call waits for the counter table before it falls back to in-memory counters,
 /// milliseconds.
 pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
@@ -115,6 +121,8 @@ pub const ALL: &[&str] = &[
     LIMITS_TABLE,
     LIMITS_TIMEOUT_MS,
     LEDGER_TABLE,
+    VAULT_TABLE,
+    VAULT_KEY_ID,
     TRUSTED_PROXIES,
     AUTH,
     USER_HEADER_KEYS,
@@ -165,6 +173,8 @@ pub struct Config {
     pub limits_timeout: Duration,
     /// The DynamoDB table of the idempotency ledger; in memory per instance when unset.
     pub ledger_table: Option<String>,
+    /// The vault's DynamoDB table and KMS key; in memory per process when unset.
+    pub vault: Option<VaultTable>,
     pub trusted_proxies: Vec<Cidr>,
     /// API keys accepted (`MCP_AUTH`).
     pub api_keys: bool,
@@ -290,6 +300,7 @@ impl Config {
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             ledger_table: env.get(LEDGER_TABLE).map(str::to_string),
+            vault: vault_table(env)?,
             trusted_proxies,
             api_keys,
             oauth,
@@ -314,6 +325,31 @@ impl Config {
 
     fn vars_of(&self, connector: &str) -> Option<&ConnectorVars> {
         self.connector_vars.get(&connector.to_ascii_uppercase())
+    }
+}
+
+/// Where the vault lives on AWS: both variables or neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VaultTable {
+    pub table: String,
+    pub key_id: String,
+}
+
+fn vault_table(env: &EnvSnapshot) -> Result<Option<VaultTable>, ConfigError> {
+    match (env.get(VAULT_TABLE), env.get(VAULT_KEY_ID)) {
+        (None, None) => Ok(None),
+        (Some(table), Some(key_id)) => Ok(Some(VaultTable {
+            table: table.to_string(),
+            key_id: key_id.to_string(),
+        })),
+        (Some(_), None) => Err(ConfigError::new(
+            VAULT_KEY_ID,
+            "is needed with MCP_VAULT_TABLE (the KMS key that seals its tokens)",
+        )),
+        (None, Some(_)) => Err(ConfigError::new(
+            VAULT_TABLE,
+            "is needed with MCP_VAULT_KEY_ID (the table the sealed tokens go to)",
+        )),
     }
 }
 
