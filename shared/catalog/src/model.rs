@@ -104,7 +104,8 @@ fn default_timeout_ms() -> u64 {
 /// `{bearer: FIELD}` (`Authorization: Bearer <FIELD>`), `{header: NAME, secret: FIELD}` (the
 /// secret as the header's value), `{header: NAME, value: "Token {FIELD}"}` (a template over
 /// secret fields), `{query: NAME, secret: FIELD}` (a query parameter, never shown in a preview
-/// or a log) or `{basic: {username: FIELD, password: FIELD}}` (HTTP basic).
+/// or a log), `{basic: {username: FIELD, password: FIELD}}` (HTTP basic) or
+/// `{oauth_user: {…}}` (each person's own token from the upstream's authorization server).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Auth {
@@ -126,6 +127,35 @@ pub struct Auth {
     /// HTTP basic authentication from two secret fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic: Option<BasicAuth>,
+    /// Each person's own access token, got from the upstream's authorization server (code with
+    /// PKCE) and kept in the vault: `Authorization: Bearer <their token>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_user: Option<OAuthUser>,
+}
+
+/// The upstream's authorization server, for `auth: { oauth_user: … }`: where a person grants
+/// us access (authorization code with PKCE) and where codes and refresh tokens are exchanged.
+/// The client's id and secret are secret fields, not values.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthUser {
+    /// The authorization endpoint a person's browser is sent to (https; http only on loopback).
+    pub authorization_endpoint: String,
+    /// The token endpoint codes and refresh tokens are exchanged at (https; http only on
+    /// loopback).
+    pub token_endpoint: String,
+    /// Secret field with our client id at the upstream.
+    pub client_id: String,
+    /// Secret field with the client secret; absent for a public client (PKCE alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The scopes asked for; with the person and the connector they name the vault entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// RFC 8707 resource indicator sent with the authorization and token requests, for
+    /// authorization servers that support it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 /// HTTP basic credentials: secret field names, not values.
@@ -151,6 +181,10 @@ impl Auth {
         if let Some(basic) = &self.basic {
             out.push(&basic.username);
             out.extend(basic.password.as_deref());
+        }
+        if let Some(o) = &self.oauth_user {
+            out.push(&o.client_id);
+            out.extend(o.client_secret.as_deref());
         }
         out
     }
@@ -443,6 +477,9 @@ pub enum Status {
     ConfirmationRequired,
     /// A write whose upstream answer never got recorded: it may or may not have happened.
     OutcomeUnknown,
+    /// The tool acts with the person's own upstream account, which they have not connected
+    /// (or the caller is no person).
+    ConnectionRequired,
 }
 
 impl Status {
@@ -457,6 +494,7 @@ impl Status {
             Status::Error => "error",
             Status::ConfirmationRequired => "confirmation_required",
             Status::OutcomeUnknown => "outcome_unknown",
+            Status::ConnectionRequired => "connection_required",
         }
     }
 }

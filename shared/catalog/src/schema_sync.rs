@@ -17,8 +17,8 @@ use crate::model::{Paging, PagingStyle};
 
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
-    ListEnvelope, Measure, Method, Param, ParamIn, ParamType, Provenance, Quota, QuotaProbe,
-    QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
+    ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Provenance, Quota,
+    QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks};
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
@@ -328,6 +328,18 @@ fn full_auth() -> Auth {
         value: Some("Token {token}".into()),
         query: Some("api_key".into()),
         basic: Some(full_basic_auth()),
+        oauth_user: Some(full_oauth_user()),
+    }
+}
+
+fn full_oauth_user() -> OAuthUser {
+    OAuthUser {
+        authorization_endpoint: "https://id.example/authorize".into(),
+        token_endpoint: "https://id.example/token".into(),
+        client_id: "client_id".into(),
+        client_secret: Some("client_secret".into()),
+        scopes: vec!["mail.read".into()],
+        resource: Some("https://api.example".into()),
     }
 }
 
@@ -498,6 +510,7 @@ fn shapes() -> Vec<Shape> {
         shape("Provenance", "/$defs/provenance", full_provenance()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
+        shape("OAuthUser", "/$defs/oauth_user", full_oauth_user()),
         shape("Errors", "/$defs/errors", full_errors()),
         shape(
             "BooleanValues",
@@ -757,6 +770,7 @@ fn enum_values_match_the_model() {
         Error,
         ConfirmationRequired,
         OutcomeUnknown,
+        ConnectionRequired,
     );
     let names = serde_names(&statuses);
     let as_str: BTreeSet<String> = statuses.iter().map(|s| s.as_str().to_string()).collect();

@@ -21,8 +21,8 @@ const PLATFORM_HEADERS: &[&str] = &[
 ];
 
 const AUTH_SHAPES: &str = "auth is `{bearer: FIELD}`, `{header: NAME, secret: FIELD}`, `{header: NAME, \
-     value: \"… {FIELD} …\"}`, `{query: NAME, secret: FIELD}` or `{basic: {username: FIELD, \
-     password: FIELD}}`";
+     value: \"… {FIELD} …\"}`, `{query: NAME, secret: FIELD}`, `{basic: {username: FIELD, \
+     password: FIELD}}` or `{oauth_user: {authorization_endpoint, token_endpoint, client_id, …}}`";
 
 /// The connector-level problems, each with the top-level key it concerns.
 pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
@@ -119,16 +119,21 @@ fn auth_problems(c: &Catalog) -> Vec<String> {
         set(&a.value),
         set(&a.query),
         a.basic.is_some(),
+        a.oauth_user.is_some(),
     ) {
-        // none; bearer; header + secret; header + value; query + secret; basic
-        (false, false, false, false, false, false)
-        | (true, false, false, false, false, false)
-        | (false, true, true, false, false, false)
-        | (false, true, false, true, false, false)
-        | (false, false, true, false, true, false)
-        | (false, false, false, false, false, true) => true,
+        // none; bearer; header + secret; header + value; query + secret; basic; oauth_user
+        (false, false, false, false, false, false, false)
+        | (true, false, false, false, false, false, false)
+        | (false, true, true, false, false, false, false)
+        | (false, true, false, true, false, false, false)
+        | (false, false, true, false, true, false, false)
+        | (false, false, false, false, false, true, false)
+        | (false, false, false, false, false, false, true) => true,
         _ => false,
     };
+    if let Some(o) = &a.oauth_user {
+        out.extend(oauth_user_problems(o));
+    }
     if !shape_ok {
         out.push(AUTH_SHAPES.to_string());
     }
@@ -160,6 +165,55 @@ fn auth_problems(c: &Catalog) -> Vec<String> {
         }
     }
     out
+}
+
+/// An `oauth_user` authorization server: endpoints a browser and this server may reach
+/// (https, http only on loopback), scopes as single words, an absolute `resource`.
+fn oauth_user_problems(o: &crate::model::OAuthUser) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, url) in [
+        ("authorization_endpoint", &o.authorization_endpoint),
+        ("token_endpoint", &o.token_endpoint),
+    ] {
+        if !secure_or_loopback(url) {
+            out.push(format!(
+                "auth.oauth_user.{key} `{url}` must be an https URL (http only on 127.0.0.1, \
+                 localhost or [::1])"
+            ));
+        }
+    }
+    if let Some(r) = &o.resource
+        && !(r.starts_with("https://") || r.starts_with("http://"))
+    {
+        out.push(format!(
+            "auth.oauth_user.resource `{r}` must be an absolute http(s) URL"
+        ));
+    }
+    if o.scopes
+        .iter()
+        .any(|s| s.is_empty() || s.contains(char::is_whitespace))
+    {
+        out.push("auth.oauth_user.scopes: each scope is one word without spaces".into());
+    }
+    out
+}
+
+fn secure_or_loopback(url: &str) -> bool {
+    if url.starts_with("https://") && url.len() > "https://".len() {
+        return true;
+    }
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) && !h.is_empty() {
+            h
+        } else {
+            host
+        }
+    });
+    matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
 fn header_problems(
@@ -330,6 +384,49 @@ tools:
                 "secret `nope`",
             ),
             ("auth: { basic: { username: nope } }", "secret `nope`"),
+        ] {
+            let e = err(&catalog(auth, ""));
+            assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
+            assert!(e.contains(problem), "{auth}: {e}");
+        }
+    }
+
+    #[test]
+    fn oauth_user_loads_alone_with_reachable_endpoints_and_listed_secrets() {
+        let ok = "auth: { oauth_user: { authorization_endpoint: \"https://id.example/authorize\", \
+                  token_endpoint: \"http://127.0.0.1:9/token\", client_id: user, \
+                  client_secret: password, scopes: [mail.read, mail.send] } }";
+        let c = crate::parse("shop.yaml", &catalog(ok, "")).unwrap();
+        let o = c.auth.oauth_user.as_ref().unwrap();
+        assert_eq!(o.scopes, ["mail.read", "mail.send"]);
+        assert_eq!(c.auth.secret_fields(), ["user", "password"]);
+        // The deployment's credential is none: each person's token is sent instead.
+        assert_eq!(c.auth.credential(lookup).unwrap(), None);
+        for (auth, problem) in [
+            (
+                "auth: { bearer: token, oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user } }",
+                "auth is `{bearer: FIELD}`",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"http://id.example/a\", token_endpoint: \"https://a/t\", client_id: user } }",
+                "authorization_endpoint `http://id.example/a` must be an https URL",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"ftp://a/t\", client_id: user } }",
+                "token_endpoint",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: nope } }",
+                "secret `nope`",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user, scopes: [\"a b\"] } }",
+                "one word",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user, resource: api } }",
+                "absolute http(s) URL",
+            ),
         ] {
             let e = err(&catalog(auth, ""));
             assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
