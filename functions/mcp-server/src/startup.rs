@@ -190,7 +190,8 @@ impl AppState {
             config.max_result_bytes,
             stores.ledger,
             config.token_confirms_critical.clone(),
-        );
+        )
+        .with_vault(stores.vault, connect_base(&config));
         let mcp = Arc::new(Mcp::new(
             inventory.clone(),
             pipeline,
@@ -211,6 +212,14 @@ impl AppState {
             insecure_no_auth: false,
         }
     }
+}
+
+/// Where `/connect/<connector>` is: beside the MCP endpoint of the resource URL
+/// (`https://host/mcp` → `https://host`); none without OAuth, where no caller is a person.
+fn connect_base(config: &Config) -> Option<String> {
+    let resource = &config.oauth.as_ref()?.resource;
+    let base = resource.strip_suffix("/mcp").unwrap_or(resource);
+    Some(base.trim_end_matches('/').to_string())
 }
 
 /// A catalog with this deployment's settings for it.

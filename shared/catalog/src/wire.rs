@@ -133,6 +133,13 @@ fn auth_problems(c: &Catalog) -> Vec<String> {
     };
     if let Some(o) = &a.oauth_user {
         out.extend(oauth_user_problems(o));
+        if c.mcp.is_some() {
+            out.push(
+                "auth.oauth_user is not supported on a remote MCP server (`mcp:`) yet: its tool \
+                 list would need a person's token"
+                    .into(),
+            );
+        }
     }
     if !shape_ok {
         out.push(AUTH_SHAPES.to_string());

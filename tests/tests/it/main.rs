@@ -13,6 +13,7 @@ mod ledger_lambda;
 mod limits;
 mod logs_endpoint;
 mod oauth;
+mod oauth_user;
 mod oidc_harness;
 mod papierkram;
 mod prism;

@@ -16,21 +16,28 @@ use mcp_server::vault::{
     EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
 };
 
-const TABLE: &str = "hosted-mcp-vault";
+pub(crate) const TABLE: &str = "hosted-mcp-vault";
 const ISSUER: &str = "https://id.example.test";
 
-struct Aws {
-    _moto: Moto,
-    dynamodb: CountingProxy,
-    kms: CountingProxy,
-    key_id: String,
+/// moto with the vault's table and KMS key, behind two counting relays (the table's reads, KMS).
+pub(crate) struct Aws {
+    pub(crate) moto: Moto,
+    /// Counts `GetItem` (the reads); relays every other table request too.
+    pub(crate) dynamodb: CountingProxy,
+    pub(crate) kms: CountingProxy,
+    pub(crate) key_id: String,
 }
 
 impl Aws {
-    async fn start() -> Aws {
+    pub(crate) async fn start() -> Aws {
+        Aws::counting("DynamoDB_20120810.").await
+    }
+
+    /// With the table's relay counting only requests whose target starts with `operation`.
+    pub(crate) async fn counting(operation: &str) -> Aws {
         let moto = Moto::start();
         let target = moto.endpoint.trim_start_matches("http://").parse().unwrap();
-        let dynamodb = CountingProxy::start(target, "DynamoDB_20120810.").await;
+        let dynamodb = CountingProxy::start(target, operation).await;
         let kms = CountingProxy::start(target, "TrentService.").await;
         let tables = moto.dynamodb_client(&moto.endpoint);
         let key = |name: &str, kind: KeyType| {
@@ -68,7 +75,7 @@ impl Aws {
             .unwrap()
             .key_id;
         Aws {
-            _moto: moto,
+            moto,
             dynamodb,
             kms,
             key_id,
@@ -76,7 +83,7 @@ impl Aws {
     }
 
     /// One instance's vault: its own clients and data-key cache, the shared table and key.
-    fn vault(&self) -> TableVault {
+    pub(crate) fn vault(&self) -> TableVault {
         let moto = Moto::dynamodb_client_for(&self.dynamodb.endpoint());
         TableVault::new(
             moto,
@@ -85,7 +92,7 @@ impl Aws {
         )
     }
 
-    fn table(&self) -> aws_sdk_dynamodb::Client {
+    pub(crate) fn table(&self) -> aws_sdk_dynamodb::Client {
         Moto::dynamodb_client_for(&self.dynamodb.endpoint())
     }
 }

@@ -17,7 +17,7 @@ use crate::contract::args::{self, ValidArgs};
 use crate::contract::cursor::{Cursor, ListShape};
 use crate::inventory::{DeployedCatalog, Registry};
 use crate::progress::{self, Pages, Progress, Step};
-use crate::upstream::{Deadline, Meter, NextPage, NextRefused, Reply, Upstream};
+use crate::upstream::{Credentials, Deadline, Meter, NextPage, NextRefused, Reply, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
 const MAX_PAGES: u32 = 100;
@@ -47,6 +47,7 @@ pub(super) async fn run(
     deadline: &Deadline,
     meter: &Meter,
     progress: &Progress,
+    credentials: Credentials<'_>,
 ) -> Outcome {
     let vars = variables(valid);
     let mut fetched = BTreeMap::new();
@@ -94,7 +95,7 @@ pub(super) async fn run(
                 list.cursor = cursor.take();
             }
             match upstream
-                .fetch(conn, tool, &source_valid, deadline, meter)
+                .fetch(conn, tool, &source_valid, deadline, meter, credentials)
                 .await
             {
                 Ok(reply) => {

@@ -1,6 +1,7 @@
 //! Who is calling: set by the HTTP edge after authentication, read by every later stage.
 
 use crate::inventory::Scope;
+use crate::vault::Person;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Caller {
@@ -10,6 +11,9 @@ pub struct Caller {
     pub user: Option<String>,
     /// What this request may see: one profile, or the whole deployment.
     pub scope: Scope,
+    /// The person as our authorization server named them (issuer and subject): only OAuth
+    /// callers have one. It opens their own entries in the vault and nothing else.
+    pub person: Option<Person>,
 }
 
 /// Facts about the HTTP request the edge hands down: its id (API Gateway's on Lambda, generated

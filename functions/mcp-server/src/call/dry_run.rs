@@ -14,7 +14,16 @@ use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, View};
-use crate::upstream::{Deadline, Meter, Upstream};
+use crate::upstream::{Credentials, Deadline, Meter, Upstream};
+
+/// What reading the current record for a preview may use: the call's deadline, budget,
+/// profile and credentials.
+pub(super) struct Reading<'a> {
+    pub(super) deadline: &'a Deadline,
+    pub(super) meter: &'a Meter,
+    pub(super) view: &'a View,
+    pub(super) credentials: Credentials<'a>,
+}
 
 /// The preview of one write.
 pub(super) async fn preview(
@@ -22,10 +31,14 @@ pub(super) async fn preview(
     conn: &DeployedCatalog,
     tool: &Tool,
     valid: &ValidArgs,
-    deadline: &Deadline,
-    meter: &Meter,
-    view: &View,
+    reading: Reading<'_>,
 ) -> Result<Preview, Outcome> {
+    let Reading {
+        deadline,
+        meter,
+        view,
+        credentials,
+    } = reading;
     let (method, path, body) = upstream
         .request_line(conn, tool, valid)
         .await
@@ -68,7 +81,10 @@ pub(super) async fn preview(
                 read.values.insert(name.clone(), v.clone());
             }
         }
-        match upstream.fetch(conn, current, &read, deadline, meter).await {
+        match upstream
+            .fetch(conn, current, &read, deadline, meter, credentials)
+            .await
+        {
             Ok(reply) => {
                 let record = reply.body.get("data").unwrap_or(&reply.body).clone();
                 preview.changes = Some(changes(&record, preview.request.body.as_ref()));

@@ -6,6 +6,8 @@
 //!    against the remote's input schema, `contract::json_schema`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
 //!    call's [`Meter`](crate::upstream::Meter) (`budget`);
+//!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
+//!    token from the vault, or answers `connection_required` with their link (`credentials`);
 //! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
@@ -40,6 +42,7 @@ mod budget;
 mod caller;
 mod complete;
 mod consent;
+mod credentials;
 mod documents;
 mod dry_run;
 mod idempotency;
@@ -54,6 +57,7 @@ pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
 pub use complete::{CACHE_TTL as COMPLETION_CACHE_TTL, Completed};
 pub use consent::{Binding, Signer, TOKEN_TTL_S};
+pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 pub use documents::{Attachment, ItemLink};
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
@@ -73,7 +77,8 @@ use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
 use crate::progress::Progress;
 use crate::upstream::mcp::RemoteTool;
-use crate::upstream::{Deadline, Upstream};
+use crate::upstream::{Credentials, Deadline, Upstream};
+use crate::vault::VaultStore;
 use stages::Call;
 
 /// The upstream requests a call of `tool` may send at most, which the edge reserves of the
@@ -122,6 +127,10 @@ pub struct Pipeline {
     token_confirms_critical: Vec<String>,
     /// Recent list pages that answer completions.
     completions: complete::Completions,
+    /// Each person's own upstream tokens (connectors with `auth: oauth_user`).
+    vault: Arc<dyn VaultStore>,
+    /// The server's public base URL, where `/connect/<connector>` is; none without OAuth.
+    connect_base: Option<String>,
 }
 
 impl Pipeline {
@@ -139,7 +148,17 @@ impl Pipeline {
             ledger,
             token_confirms_critical,
             completions: complete::Completions::default(),
+            vault: Arc::new(crate::vault::MemoryVault::default()),
+            connect_base: None,
         }
+    }
+
+    /// With the vault people's own tokens are kept in, and the public base URL their connect
+    /// links point at.
+    pub fn with_vault(mut self, vault: Arc<dyn VaultStore>, connect_base: Option<String>) -> Self {
+        self.vault = vault;
+        self.connect_base = connect_base;
+        self
     }
 
     /// The upstream client (the `/health` probes and resource reads use it too).
@@ -218,11 +237,44 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
-        let call = Call::new(conn, tool, valid, request.deadline, &meter, request.view)
-            .reporting(request.progress);
-        let mut outcome = match self.guarded(&call, request).await {
-            ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
+        let keys = match conn.catalog.auth.oauth_user {
+            Some(_) => self.confirmation_keys().await,
+            None => Vec::new(),
         };
+        let connect = credentials::Connect {
+            base: self.connect_base.as_deref(),
+            keys: &keys,
+        };
+        let now = crate::limits::window::now_s();
+        let vault = &*self.vault;
+        let mut outcome =
+            match credentials::lookup(vault, conn, request.caller, &connect, now).await {
+                ControlFlow::Break(refused) => refused,
+                ControlFlow::Continue(person) => {
+                    let as_who = person
+                        .as_ref()
+                        .map_or(Credentials::Deployment, |(_, t)| Credentials::Person(t));
+                    let call = Call::new(
+                        conn,
+                        tool,
+                        valid,
+                        request.deadline,
+                        &meter,
+                        request.view,
+                        as_who,
+                    )
+                    .reporting(request.progress);
+                    let outcome = match self.guarded(&call, request).await {
+                        ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
+                    };
+                    match &person {
+                        Some((key, _)) => {
+                            credentials::after(vault, conn, key, &connect, now, outcome).await
+                        }
+                        None => outcome,
+                    }
+                }
+            };
         if let Some(a) = request.admission {
             self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }

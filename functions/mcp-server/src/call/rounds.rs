@@ -122,6 +122,7 @@ mod tests {
             key_id: key.into(),
             user: None,
             scope: Scope::Deployment,
+            person: None,
         }
     }
 

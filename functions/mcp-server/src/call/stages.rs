@@ -14,7 +14,7 @@ use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, Scope, View};
 use crate::limits::window::now_s;
 use crate::progress::{self, Progress};
-use crate::upstream::{Deadline, Happened, Meter, Reply};
+use crate::upstream::{Credentials, Deadline, Happened, Meter, Reply};
 
 /// A stage's result: go on with `T`, or answer the call now with this outcome.
 pub type Flow<T> = ControlFlow<Outcome, T>;
@@ -32,6 +32,8 @@ pub(super) struct Call<'a> {
     progress: &'a Progress,
     /// The tool writes (its audit line carries [`WriteFacts`]).
     pub(super) write: bool,
+    /// The deployment's credentials, or the person's own token (the credentials stage).
+    credentials: Credentials<'a>,
 }
 
 /// What a confirmation token and an idempotency key bind: the caller, the tool, the
@@ -93,6 +95,7 @@ impl<'a> Call<'a> {
         deadline: &'a Deadline,
         meter: &'a Meter,
         view: &'a View,
+        credentials: Credentials<'a>,
     ) -> Self {
         let write = risk::is_write(tool);
         Call {
@@ -104,6 +107,7 @@ impl<'a> Call<'a> {
             view,
             progress: &crate::progress::NONE,
             write,
+            credentials,
         }
     }
 
@@ -219,11 +223,21 @@ impl Pipeline {
             deadline,
             meter,
             progress,
+            credentials,
             ..
         } = *call;
         if let Some(agg) = &tool.aggregate {
-            let outcome =
-                aggregate::run(&self.upstream, conn, agg, valid, deadline, meter, progress).await;
+            let outcome = aggregate::run(
+                &self.upstream,
+                conn,
+                agg,
+                valid,
+                deadline,
+                meter,
+                progress,
+                credentials,
+            )
+            .await;
             return Executed {
                 outcome,
                 happened: Happened::No,
@@ -231,7 +245,7 @@ impl Pipeline {
         }
         let fetch = self
             .upstream
-            .fetch_reporting(conn, tool, valid, deadline, meter, progress);
+            .fetch_reporting(conn, tool, valid, deadline, meter, credentials, progress);
         // A remote MCP server reports its own progress; a REST request only that it is slow.
         let fetched = if conn.catalog.mcp.is_some() {
             fetch.await
@@ -265,9 +279,12 @@ impl Pipeline {
             call.conn,
             call.tool,
             call.valid,
-            call.deadline,
-            call.meter,
-            call.view,
+            dry_run::Reading {
+                deadline: call.deadline,
+                meter: call.meter,
+                view: call.view,
+                credentials: call.credentials,
+            },
         )
         .await
     }

@@ -3,6 +3,7 @@
 //! re-sent once with a re-read secret after a 401, and the answer classified: a 2xx JSON reply,
 //! or a typed [`UpstreamError`] (`error`) that `hints` describes for the model.
 
+mod credentials;
 mod deadline;
 mod error;
 mod hints;
@@ -19,6 +20,7 @@ use std::time::Duration;
 use catalog::{Catalog, Method, QuotaFigures, Status, Tool};
 use serde_json::Value;
 
+pub use credentials::{Credentials, PersonToken};
 pub use deadline::Deadline;
 pub use error::{Happened, Refusal, RemoteInput, UpstreamError};
 pub use hints::{Fault, describe};
@@ -120,9 +122,18 @@ impl Upstream {
         valid: &ValidArgs,
         deadline: &Deadline,
         meter: &Meter,
+        credentials: Credentials<'_>,
     ) -> Result<Reply, UpstreamError> {
-        self.fetch_reporting(conn, tool, valid, deadline, meter, &crate::progress::NONE)
-            .await
+        self.fetch_reporting(
+            conn,
+            tool,
+            valid,
+            deadline,
+            meter,
+            credentials,
+            &crate::progress::NONE,
+        )
+        .await
     }
 
     /// [`Upstream::fetch`], passing a remote MCP server's progress notifications to `progress`
@@ -134,6 +145,7 @@ impl Upstream {
         valid: &ValidArgs,
         deadline: &Deadline,
         meter: &Meter,
+        credentials: Credentials<'_>,
         progress: &Progress,
     ) -> Result<Reply, UpstreamError> {
         if conn.catalog.mcp.is_some() {
@@ -169,9 +181,11 @@ impl Upstream {
                 tool: Some(tool),
             };
             let answer = self
-                .send_within(catalog, &secrets, request, deadline)
+                .send_within(catalog, &secrets, request, deadline, credentials)
                 .await?;
-            if answer.status == 401 && !refreshed {
+            // A person's token refused is theirs to renew; re-reading the secret changes nothing.
+            let deployment = matches!(credentials, Credentials::Deployment);
+            if answer.status == 401 && !refreshed && deployment {
                 refreshed = true;
                 if let Some(fresh) = self.secrets.refresh_after_unauthorized(&secrets).await {
                     tracing::info!(connector = %catalog.connector, "upstream 401: retrying with the re-read secret");
@@ -275,7 +289,13 @@ impl Upstream {
             tool: None,
         };
         let answer = self
-            .send_within(catalog, &secrets, request, &deadline)
+            .send_within(
+                catalog,
+                &secrets,
+                request,
+                &deadline,
+                Credentials::Deployment,
+            )
             .await?;
         self.interpret(catalog, Method::Get, answer).map(|_| ())
     }
@@ -286,6 +306,7 @@ impl Upstream {
         secrets: &crate::inventory::secrets::SecretValues,
         request: Request<'_>,
         deadline: &Deadline,
+        credentials: Credentials<'_>,
     ) -> Result<Received, UpstreamError> {
         let binary = request
             .tool
@@ -308,6 +329,7 @@ impl Upstream {
                 .or(catalog.max_response_bytes)
                 .unwrap_or(MAX_RESPONSE_BYTES),
             accept: binary.map(|b| b.mime.join(", ")),
+            credentials,
         };
         match send::send(&self.http, catalog, secrets, exchange).await {
             // The request's timeout was what was left of the call: the call ran out of time.

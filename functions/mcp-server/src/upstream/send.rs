@@ -8,6 +8,7 @@ use catalog::{Catalog, Method, QuotaFigures};
 use reqwest::Url;
 use serde_json::Value;
 
+use super::credentials::Credentials;
 use super::error::UpstreamError;
 use super::request::credential_error;
 use crate::inventory::secrets::SecretValues;
@@ -25,6 +26,8 @@ pub(super) struct Exchange<'a> {
     pub max_bytes: usize,
     /// The `Accept` header instead of JSON's (a tool answering a document).
     pub accept: Option<String>,
+    /// The deployment's credentials or a person's token.
+    pub credentials: Credentials<'a>,
 }
 
 /// What came back, body unread beyond the cap and not yet interpreted.
@@ -59,6 +62,10 @@ pub(super) async fn send(
         field,
     )
     .map_err(|e| credential_error(catalog, &e))?;
+    if let Credentials::Person(token) = exchange.credentials {
+        // reqwest marks it sensitive: no `Debug` print shows it.
+        request = request.bearer_auth(token.secret());
+    }
     request = connector::with_headers(request, exchange.headers);
     if let Some(body) = exchange.body {
         request = request

@@ -15,6 +15,7 @@ mod keys;
 mod memory;
 mod seal;
 mod table;
+pub mod ticket;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -67,6 +67,7 @@ async fn caller(
             key_id: connector::secret::NO_AUTH_KEY_ID.into(),
             user: None,
             scope: path.map_or(Scope::Deployment, |p| Scope::Profile(p.into())),
+            person: None,
         });
     }
     let secrets = state.secrets.get().await.map_err(|e| {

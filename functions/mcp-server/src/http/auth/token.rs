@@ -32,5 +32,6 @@ pub(crate) async fn caller(
         key_id: KEY_ID.into(),
         user: Some(audit::Pseudonymizer::new(pepper).pseudonym_of_subject(&identity.subject)),
         scope: scope.map_or(Scope::Deployment, Scope::Profile),
+        person: crate::vault::Person::new(&verifier.settings().issuer, &identity.subject).ok(),
     })
 }

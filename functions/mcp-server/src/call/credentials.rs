@@ -1,0 +1,339 @@
+//! The credentials stage: whose credentials the upstream request carries. Most connectors use
+//! the deployment's (the catalog's `auth` over the secret). A connector with `auth: oauth_user`
+//! acts as the person who asks, with their own upstream token from the vault, found by
+//! (our issuer, their subject, connector, scopes) and nothing less:
+//!
+//! - a caller without a person (an API key) is refused with `connection_required`: no shared
+//!   token stands in;
+//! - a person without a stored token gets `connection_required` with `connect_url`, a link to
+//!   `/connect/<connector>` made for them alone (a sealed ticket naming their id, 15 minutes);
+//! - an upstream 401 with their token means the grant is gone (revoked, or expired beyond a
+//!   refresh): the entry is cleared and they are asked to connect again.
+
+use std::ops::ControlFlow;
+
+use catalog::{OAuthUser, Status};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Caller;
+use super::outcome::Outcome;
+use super::stages::Flow;
+use crate::inventory::{DeployedCatalog, Registry};
+use crate::upstream::PersonToken;
+use crate::vault::{EntryKey, Person, VaultError, VaultStore, ticket};
+
+/// How long a connect link stays valid.
+pub const LINK_TTL_S: u64 = 900;
+/// The ticket purpose of a connect link.
+pub const LINK_PURPOSE: &str = "connect-link";
+
+/// What a connect link carries: whom it was made for, and for which connector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkFor {
+    /// The person's id ([`Person::id`]).
+    pub p: String,
+    pub c: String,
+}
+
+/// Where people connect their accounts: the server's public base URL (the `/connect/…`
+/// endpoints sit beside `/mcp`), and the keys its links are sealed with.
+pub(super) struct Connect<'a> {
+    pub base: Option<&'a str>,
+    pub keys: &'a [Vec<u8>],
+}
+
+/// The entry a call of this connector reads, when it acts as a person.
+pub(super) fn entry_key(
+    conn: &DeployedCatalog,
+    person: &Person,
+) -> Option<Result<EntryKey, VaultError>> {
+    let o: &OAuthUser = conn.catalog.auth.oauth_user.as_ref()?;
+    Some(EntryKey::new(
+        person.clone(),
+        &conn.catalog.connector,
+        o.scopes.iter(),
+    ))
+}
+
+/// Credentials: `None` for the deployment's, the person's token for an `oauth_user`
+/// connector, or the answer that asks them to connect.
+pub(super) async fn lookup(
+    vault: &dyn VaultStore,
+    conn: &DeployedCatalog,
+    caller: &Caller,
+    connect: &Connect<'_>,
+    now: u64,
+) -> Flow<Option<(EntryKey, PersonToken)>> {
+    if conn.catalog.auth.oauth_user.is_none() {
+        return ControlFlow::Continue(None);
+    }
+    let title = Registry::title(&conn.catalog);
+    let Some(person) = &caller.person else {
+        return ControlFlow::Break(Outcome::failed(
+            Status::ConnectionRequired,
+            "no_person",
+            format!(
+                "{title} acts with each person's own {title} account, and this connection (an \
+                 API key) names no person. Use it from a client that signs in to this server \
+                 with OAuth (claude.ai, ChatGPT, Cursor); no shared account stands in."
+            ),
+        ));
+    };
+    let key = match entry_key(conn, person) {
+        Some(Ok(key)) => key,
+        _ => {
+            return ControlFlow::Break(Outcome::failed(
+                Status::ConnectionRequired,
+                "no_person",
+                "Your sign-in names no usable person (its subject is empty or too long).",
+            ));
+        }
+    };
+    match vault.get(&key).await {
+        Ok(Some(stored)) => {
+            ControlFlow::Continue(Some((key, PersonToken::new(stored.grant.access_token))))
+        }
+        Ok(None) => ControlFlow::Break(ask_to_connect(conn, person, connect, now, "not_connected")),
+        Err(VaultError::Corrupt) => {
+            tracing::warn!(connector = %conn.catalog.connector, "a vault entry did not open; it is cleared");
+            let _ = vault.remove(&key).await;
+            ControlFlow::Break(ask_to_connect(conn, person, connect, now, "not_connected"))
+        }
+        Err(e) => {
+            tracing::error!(connector = %conn.catalog.connector, error = %e, "vault unavailable");
+            ControlFlow::Break(Outcome::failed(
+                Status::Unavailable,
+                "vault_unavailable",
+                format!("Your {title} connection cannot be read right now; retry in a minute."),
+            ))
+        }
+    }
+}
+
+/// After the upstream: a 401 with the person's token clears the entry and asks again.
+pub(super) async fn after(
+    vault: &dyn VaultStore,
+    conn: &DeployedCatalog,
+    key: &EntryKey,
+    connect: &Connect<'_>,
+    now: u64,
+    outcome: Outcome,
+) -> Outcome {
+    if outcome.http_status != Some(401) {
+        return outcome;
+    }
+    if let Err(e) = vault.remove(key).await {
+        tracing::warn!(error = %e, "a refused grant could not be cleared from the vault");
+    }
+    let mut again = ask_to_connect(conn, key.person(), connect, now, "grant_refused");
+    again.http_status = Some(401);
+    again
+}
+
+/// `connection_required` with the person's own link, when one can be made.
+fn ask_to_connect(
+    conn: &DeployedCatalog,
+    person: &Person,
+    connect: &Connect<'_>,
+    now: u64,
+    reason: &str,
+) -> Outcome {
+    let title = Registry::title(&conn.catalog);
+    let connector = &conn.catalog.connector;
+    let link = LinkFor {
+        p: person.id(),
+        c: connector.clone(),
+    };
+    let url = connect.base.and_then(|base| {
+        let t = ticket::issue(connect.keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
+        Some(format!("{base}/connect/{connector}?for={t}"))
+    });
+    let again = if reason == "grant_refused" {
+        format!("{title} no longer accepts your connection (revoked or expired). ")
+    } else {
+        String::new()
+    };
+    let mut outcome = match &url {
+        Some(_) => Outcome::failed(
+            Status::ConnectionRequired,
+            reason,
+            format!(
+                "{again}This tool acts with your own {title} account, which is not connected \
+                 yet. Ask the person to open connect_url in a browser (they sign in, then \
+                 {title} asks them to allow access; the link is theirs alone and lasts {} \
+                 minutes), then call this tool again.",
+                LINK_TTL_S / 60
+            ),
+        ),
+        None => Outcome::failed(
+            Status::ConnectionRequired,
+            reason,
+            format!(
+                "{again}This tool acts with your own {title} account, which is not connected, \
+                 and this server has no public URL to connect it at (an operator must set \
+                 MCP_RESOURCE_URL)."
+            ),
+        ),
+    };
+    outcome
+        .fields
+        .insert("connector".into(), Value::String(connector.clone()));
+    if let Some(url) = url {
+        outcome
+            .fields
+            .insert("connect_url".into(), Value::String(url));
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::Scope;
+    use crate::vault::{Grant, MemoryVault};
+
+    const MAIL: &str = r#"connector: mail
+title: Mail
+base_url: "https://mail.example"
+secrets: [client_id]
+auth:
+  oauth_user:
+    authorization_endpoint: "https://id.mail.example/authorize"
+    token_endpoint: "https://id.mail.example/token"
+    client_id: client_id
+    scopes: [mail.read]
+tools:
+  - { name: mail_messages_list, risk: low, description: d, get: /messages }
+"#;
+
+    fn conn(yaml: &str) -> DeployedCatalog {
+        let catalog = catalog::parse("mail.yaml", yaml).unwrap();
+        DeployedCatalog {
+            base_url: catalog.base_url.clone(),
+            expose_raw: false,
+            catalog,
+        }
+    }
+
+    fn caller(subject: Option<&str>) -> Caller {
+        Caller {
+            key_id: "oauth".into(),
+            user: None,
+            scope: Scope::Deployment,
+            person: subject.map(|s| Person::new("https://id.example", s).unwrap()),
+        }
+    }
+
+    fn keys() -> Vec<Vec<u8>> {
+        vec![b"confirmation-key-0123456789abcdef".to_vec()]
+    }
+
+    fn refused(flow: Flow<Option<(EntryKey, PersonToken)>>) -> Outcome {
+        match flow {
+            ControlFlow::Break(o) => o,
+            ControlFlow::Continue(_) => panic!("expected a refusal"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_person_gets_their_own_token_and_an_api_key_gets_none() {
+        let vault = MemoryVault::default();
+        let mail = conn(MAIL);
+        let keys = keys();
+        let connect = Connect {
+            base: Some("https://mcp.example"),
+            keys: &keys,
+        };
+        for (who, token) in [("alice", "alice-token"), ("bob", "bob-token")] {
+            let person = caller(Some(who)).person.unwrap();
+            let key = entry_key(&mail, &person).unwrap().unwrap();
+            let grant = Grant {
+                access_token: token.into(),
+                refresh_token: None,
+                expires_at: None,
+            };
+            vault.put(&key, &grant, 1).await.unwrap();
+        }
+        for (who, token) in [("alice", "alice-token"), ("bob", "bob-token")] {
+            let flow = lookup(&vault, &mail, &caller(Some(who)), &connect, 10).await;
+            let ControlFlow::Continue(Some((_, got))) = flow else {
+                panic!("{who} has a token")
+            };
+            assert_eq!(got, PersonToken::new(token));
+        }
+        let o = refused(lookup(&vault, &mail, &caller(None), &connect, 10).await);
+        assert_eq!(
+            (o.status, o.reason.as_deref()),
+            (Status::ConnectionRequired, Some("no_person"))
+        );
+        assert!(!o.fields.contains_key("connect_url"));
+        assert!(o.hint.unwrap().contains("no shared account"));
+        // A connector without oauth_user keeps the deployment's credentials.
+        let plain = conn(
+            "connector: shop\nbase_url: https://x\ntools:\n  - { name: shop_a_get, risk: low, description: d, get: /a }\n",
+        );
+        let flow = lookup(&vault, &plain, &caller(None), &connect, 10).await;
+        assert!(matches!(flow, ControlFlow::Continue(None)));
+    }
+
+    #[tokio::test]
+    async fn a_person_without_a_token_gets_a_link_made_for_them_alone() {
+        let vault = MemoryVault::default();
+        let mail = conn(MAIL);
+        let keys = keys();
+        let connect = Connect {
+            base: Some("https://mcp.example"),
+            keys: &keys,
+        };
+        let o = refused(lookup(&vault, &mail, &caller(Some("carol")), &connect, 10).await);
+        assert_eq!(o.status, Status::ConnectionRequired);
+        assert_eq!(o.reason.as_deref(), Some("not_connected"));
+        let url = o.fields["connect_url"].as_str().unwrap();
+        let t = url
+            .strip_prefix("https://mcp.example/connect/mail?for=")
+            .unwrap();
+        let link: LinkFor = ticket::open(&keys, LINK_PURPOSE, t, 11).unwrap();
+        assert_eq!(link.p, caller(Some("carol")).person.unwrap().id());
+        assert_eq!(link.c, "mail");
+        assert!(!url.contains("carol"), "the link names nobody in the clear");
+        assert!(ticket::open::<LinkFor>(&keys, LINK_PURPOSE, t, 10 + LINK_TTL_S).is_err());
+    }
+
+    #[tokio::test]
+    async fn an_upstream_401_clears_the_entry_and_asks_again() {
+        let vault = MemoryVault::default();
+        let mail = conn(MAIL);
+        let keys = keys();
+        let connect = Connect {
+            base: Some("https://mcp.example"),
+            keys: &keys,
+        };
+        let person = caller(Some("dave")).person.unwrap();
+        let key = entry_key(&mail, &person).unwrap().unwrap();
+        let grant = Grant {
+            access_token: "revoked".into(),
+            refresh_token: None,
+            expires_at: None,
+        };
+        vault.put(&key, &grant, 1).await.unwrap();
+        let ok = after(
+            &vault,
+            &mail,
+            &key,
+            &connect,
+            5,
+            Outcome::ok(Default::default()),
+        )
+        .await;
+        assert_eq!(ok.status, Status::Ok);
+        let refused = Outcome::failed(Status::Unauthorized, "upstream_401", "h").with_http(401);
+        let o = after(&vault, &mail, &key, &connect, 5, refused).await;
+        assert_eq!(
+            (o.status, o.reason.as_deref()),
+            (Status::ConnectionRequired, Some("grant_refused"))
+        );
+        assert!(o.fields.contains_key("connect_url"));
+        assert_eq!(vault.get(&key).await.unwrap(), None);
+    }
+}

@@ -1,0 +1,260 @@
+//! Tools that act with each person's own upstream account (`auth: oauth_user`), end to end:
+//! the real server process as a resource server of a real OpenID provider (our issuer), its
+//! vault on moto's DynamoDB and KMS, and a fake upstream API on 127.0.0.1 that answers only
+//! the tokens it issued and logs which one each request carried. Two people's calls at once
+//! each carry their own token, never the other's (ContextForge's issue 1078 as a test), an API
+//! key gets `connection_required` and never a token, a person without a connection gets their
+//! own link, a revoked grant is cleared and asked for again, and the vault reads are counted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Server, free_port};
+use mcp_server::vault::{EntryKey, Grant, Person, VaultStore};
+use serde_json::{Value, json};
+
+use crate::vault::{Aws, TABLE};
+
+const PEPPER: &str = "oauth-user-test-pepper-0123456789ab";
+
+const CATALOG: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id]
+auth:
+  oauth_user:
+    authorization_endpoint: "http://127.0.0.1:9/authorize"
+    token_endpoint: "http://127.0.0.1:9/token"
+    client_id: client_id
+    scopes: [mail.read]
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
+
+/// The fake upstream: which tokens it honours (token → owner) and every token it was sent.
+#[derive(Clone, Default)]
+struct Upstream {
+    owners: Arc<Mutex<HashMap<String, String>>>,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+async fn me(State(u): State<Upstream>, headers: HeaderMap) -> (StatusCode, String) {
+    let token = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("")
+        .to_string();
+    u.seen.lock().unwrap().push(token.clone());
+    match u.owners.lock().unwrap().get(&token) {
+        Some(owner) => (StatusCode::OK, json!({"owner": owner}).to_string()),
+        None => (
+            StatusCode::UNAUTHORIZED,
+            json!({"error": "invalid_token"}).to_string(),
+        ),
+    }
+}
+
+async fn start_upstream(u: Upstream) -> String {
+    let app = axum::Router::new().route("/api/me", get(me)).with_state(u);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/api")
+}
+
+async fn call(http: &reqwest::Client, url: &str, bearer: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "mail_me_get", "arguments": {}}});
+    let r = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let reply: Value = r.json().await.unwrap();
+    reply["result"]["structuredContent"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
+    let aws = Aws::counting("DynamoDB_20120810.GetItem").await;
+    let upstream = Upstream::default();
+    let api = start_upstream(upstream.clone()).await;
+    let dir =
+        std::env::temp_dir().join(format!("oauth-user-{}-{}", std::process::id(), free_port()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mail.yaml"), CATALOG).unwrap();
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let op = Op::start(&resource, "mcp:tools");
+    let keys = format!("e2e:{KEY}");
+    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            ("MCP_PSEUDONYM_PEPPER", PEPPER),
+            ("MCP_OAUTH_ISSUER", op.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("MAIL_BASE_URL", &api),
+            ("MAIL_CLIENT_ID", "mail-client"),
+            ("MCP_VAULT_TABLE", TABLE),
+            ("MCP_VAULT_KEY_ID", &aws.key_id),
+            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
+            ("AWS_ENDPOINT_URL_KMS", &kms),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_REGION", "eu-central-1"),
+            ("AWS_EC2_METADATA_DISABLED", "true"),
+        ],
+    );
+    let http = reqwest::Client::new();
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+
+    // An API key has no person: refused, and nothing reaches the upstream.
+    let by_key = call(&http, &server.url, KEY).await;
+    assert_eq!(by_key["status"], "connection_required", "{by_key}");
+    assert!(by_key.get("connect_url").is_none(), "{by_key}");
+    // A person who has not connected gets a link to connect, at this server.
+    let first = call(&http, &server.url, &alice).await;
+    assert_eq!(first["status"], "connection_required", "{first}");
+    let link = first["connect_url"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("http://127.0.0.1:{port}/connect/mail?for=")),
+        "{link}"
+    );
+    assert!(upstream.seen.lock().unwrap().is_empty());
+
+    // Both connect (their grants as the connect callback stores them).
+    let vault = aws.vault();
+    for who in ["alice", "bob"] {
+        let key = EntryKey::new(
+            Person::new(op.issuer(), who).unwrap(),
+            "mail",
+            ["mail.read"],
+        )
+        .unwrap();
+        let token = format!("{who}-upstream-token");
+        upstream
+            .owners
+            .lock()
+            .unwrap()
+            .insert(token.clone(), who.to_string());
+        let grant = Grant {
+            access_token: token,
+            refresh_token: None,
+            expires_at: None,
+        };
+        vault.put(&key, &grant, 1).await.unwrap();
+    }
+
+    // Each one's first call: one vault read, and KMS once to unwrap their data key.
+    let (reads, unwraps) = (aws.dynamodb.count(), aws.kms.count());
+    for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
+        assert_eq!(call(&http, &server.url, bearer).await["data"]["owner"], who);
+    }
+    assert_eq!(aws.dynamodb.count() - reads, 2);
+    assert_eq!(aws.kms.count() - unwraps, 2, "one Decrypt per person");
+
+    // Twenty calls at once, interleaved: each answer is its caller's own account.
+    let (reads, unwraps) = (aws.dynamodb.count(), aws.kms.count());
+    let mut calls = Vec::new();
+    for i in 0..20 {
+        let (who, bearer) = if i % 2 == 0 {
+            ("alice", alice.clone())
+        } else {
+            ("bob", bob.clone())
+        };
+        let (http, url) = (http.clone(), server.url.clone());
+        calls.push(tokio::spawn(async move {
+            (who, call(&http, &url, &bearer).await)
+        }));
+    }
+    for c in calls {
+        let (who, answer) = c.await.unwrap();
+        assert_eq!(answer["status"], "ok", "{who}: {answer}");
+        assert_eq!(
+            answer["data"]["owner"], who,
+            "{who} got someone else's account"
+        );
+    }
+    let seen = upstream.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 22);
+    assert_eq!(
+        seen.iter().filter(|t| *t == "alice-upstream-token").count(),
+        11
+    );
+    assert_eq!(
+        seen.iter().filter(|t| *t == "bob-upstream-token").count(),
+        11
+    );
+    let (reads, unwraps) = (aws.dynamodb.count() - reads, aws.kms.count() - unwraps);
+    println!("20 calls by two people: {reads} vault reads (GetItem), {unwraps} KMS requests");
+    assert_eq!(reads, 20, "one vault read per call");
+    assert_eq!(unwraps, 0, "the unwrapped data keys are cached");
+
+    // Bob revokes the grant at the upstream: his entry is cleared and he is asked again.
+    upstream.owners.lock().unwrap().remove("bob-upstream-token");
+    let revoked = call(&http, &server.url, &bob).await;
+    assert_eq!(revoked["status"], "connection_required", "{revoked}");
+    assert_eq!(
+        revoked["reason"],
+        Value::Null,
+        "reasons stay in the audit line"
+    );
+    assert!(revoked["connect_url"].is_string());
+    let bob_key = EntryKey::new(
+        Person::new(op.issuer(), "bob").unwrap(),
+        "mail",
+        ["mail.read"],
+    )
+    .unwrap();
+    assert_eq!(vault.get(&bob_key).await.unwrap(), None);
+    assert_eq!(
+        call(&http, &server.url, &alice).await["data"]["owner"],
+        "alice"
+    );
+
+    // Neither our callers' tokens nor the upstream's show in what the server printed.
+    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
+    for secret in [
+        alice.as_str(),
+        bob.as_str(),
+        "alice-upstream-token",
+        "bob-upstream-token",
+    ] {
+        assert!(!printed.contains(secret), "a token was printed");
+    }
+    // Our callers' own tokens never went upstream.
+    assert!(!seen.iter().any(|t| t.starts_with("eyJ")));
+    let reasons: Vec<Value> = server
+        .stdout
+        .events_where(25, |e| e["tool"] == "mail_me_get")
+        .iter()
+        .map(|e| e["reason"].clone())
+        .collect();
+    assert!(reasons.contains(&json!("no_person")), "{reasons:?}");
+    assert!(reasons.contains(&json!("not_connected")), "{reasons:?}");
+    assert!(reasons.contains(&json!("grant_refused")), "{reasons:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
