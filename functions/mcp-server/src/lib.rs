@@ -13,6 +13,8 @@
 //!   once and hands it to the edge;
 //! - `http`: the edge (router, auth, `/health`, JSON-RPC guard, state), the only place that
 //!   knows axum;
+//! - `connect`: `/connect/<connector>`, where a person connects their own upstream account
+//!   (sign-in at our authorization server, then the upstream's, the grant into the vault);
 //! - `mcp`: the rmcp adapter (handler, call context, meta tools, results, audit events), the
 //!   only place that knows rmcp;
 //! - `call`: one tool call as a pipeline of stage functions: validate → budget → dry run →
@@ -31,6 +33,7 @@
 
 pub mod call;
 pub mod commands;
+pub mod connect;
 pub mod contract;
 pub mod http;
 pub mod inventory;

@@ -5,6 +5,7 @@
 //! secret store and stores. The environment is read here and in the configuration, at start;
 //! the state keeps none of it.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use audit::{AuditLog, EmfConfig, Redactor};
 
 use crate::call::{Ledger, Pipeline, TableLedger};
+use crate::connect::{Connect, Declared};
 use crate::http::{AppState, health};
 use crate::inventory::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::inventory::secrets::{self, SecretLoader, SecretStore};
@@ -166,6 +168,7 @@ impl AppState {
         let probes = stores.limits.as_ref().map(Table::probes);
         let health = health::cache(probes, config.health_interval);
         let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
+        let catalogs_for_connect = connectors_of(&catalogs);
         let deployed_catalogs = catalogs
             .into_iter()
             .map(|catalog| deployed(&config, catalog))
@@ -178,6 +181,16 @@ impl AppState {
             .oauth
             .clone()
             .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
+        let ledger = Arc::new(stores.ledger);
+        let connect = connect(
+            &config,
+            &catalogs_for_connect,
+            &stores.vault,
+            &oauth,
+            &ledger,
+            &secrets,
+            &http,
+        );
         let upstream = Upstream {
             http,
             secrets: secrets.clone(),
@@ -188,7 +201,7 @@ impl AppState {
             upstream,
             limits.clone(),
             config.max_result_bytes,
-            stores.ledger,
+            ledger,
             config.token_confirms_critical.clone(),
         )
         .with_vault(stores.vault, connect_base(&config));
@@ -209,9 +222,49 @@ impl AppState {
             health,
             limits,
             oauth,
+            connect,
             insecure_no_auth: false,
         }
     }
+}
+
+/// The connectors people connect their own accounts to (`auth: oauth_user`).
+fn connectors_of(catalogs: &[catalog::Catalog]) -> HashMap<String, Declared> {
+    catalogs
+        .iter()
+        .filter_map(|c| {
+            let oauth = c.auth.oauth_user.clone()?;
+            let title = crate::inventory::Registry::title(c).to_string();
+            Some((c.connector.clone(), Declared { title, oauth }))
+        })
+        .collect()
+}
+
+/// `/connect/<connector>`: with OAuth on and some connector to connect.
+fn connect(
+    config: &Config,
+    connectors: &HashMap<String, Declared>,
+    vault: &Arc<dyn VaultStore>,
+    oauth: &Option<Arc<Verifier>>,
+    ledger: &Arc<Ledger>,
+    secrets: &Arc<SecretStore>,
+    http: &reqwest::Client,
+) -> Option<Arc<Connect>> {
+    let verifier = oauth.clone()?;
+    if connectors.is_empty() {
+        return None;
+    }
+    Some(Arc::new(Connect {
+        http: http.clone(),
+        vault: vault.clone(),
+        verifier,
+        secrets: secrets.clone(),
+        ledger: ledger.clone(),
+        base: connect_base(config)?,
+        client_id: config.connect_client_id.clone(),
+        connectors: connectors.clone(),
+        endpoints: Default::default(),
+    }))
 }
 
 /// Where `/connect/<connector>` is: beside the MCP endpoint of the resource URL

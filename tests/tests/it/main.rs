@@ -3,6 +3,7 @@
 mod aggregations;
 mod budget;
 mod clients;
+mod connect;
 mod digest_lambda;
 mod disclosure;
 mod fault_run;

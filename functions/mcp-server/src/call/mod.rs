@@ -122,7 +122,7 @@ pub struct Pipeline {
     /// The default output budget; a tool's `max_result_bytes` overrides it.
     max_result_bytes: usize,
     /// Where confirmed and keyed writes are claimed and recorded.
-    ledger: Ledger,
+    ledger: Arc<Ledger>,
     /// Profiles (`*`: the whole deployment) whose critical tools accept a confirmation token.
     token_confirms_critical: Vec<String>,
     /// Recent list pages that answer completions.
@@ -138,7 +138,7 @@ impl Pipeline {
         upstream: Upstream,
         limits: Arc<Limits>,
         max_result_bytes: usize,
-        ledger: Ledger,
+        ledger: Arc<Ledger>,
         token_confirms_critical: Vec<String>,
     ) -> Self {
         Pipeline {

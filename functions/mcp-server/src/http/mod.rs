@@ -1,6 +1,7 @@
 //! The HTTP edge, and the only place that knows axum: the router, request hygiene (request id,
 //! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
-//! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the Host rules
+//! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the pages where
+//! a person connects their own upstream account (`connect`), the Host rules
 //! (`hosts`), JSON error answers (`respond`) and the state it receives, built once at start by
 //! the composition root in `startup.rs` (`state`).
 //!
@@ -10,6 +11,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod client_ip;
+mod connect;
 pub(crate) mod health;
 pub(crate) mod hosts;
 pub(crate) mod jsonrpc;
@@ -50,9 +52,15 @@ pub fn app(state: AppState) -> Router {
         .route_service("/mcp/{profile}", stages(&state, service))
         // Other paths pass the same stages too (401 without credentials, else a JSON 404).
         .fallback_service(stages(&state, NotFound));
-    // `/health` and the resource metadata need no credentials but count against the per-IP
-    // limit like `/mcp` (the layer covers the routes added before it).
+    // `/health`, the connect pages and the resource metadata need no credentials but count
+    // against the per-IP limit like `/mcp` (the layer covers the routes added before it).
     let mut open = Router::new().route("/health", get(health::health));
+    if state.connect.is_some() {
+        open = open
+            .route("/connect/{connector}", get(connect::start))
+            .route("/connect/{connector}/signed-in", get(connect::signed_in))
+            .route("/connect/{connector}/callback", get(connect::callback));
+    }
     if state.oauth.is_some() {
         let well_known = crate::oauth::discovery::WELL_KNOWN;
         open = open

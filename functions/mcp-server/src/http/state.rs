@@ -22,6 +22,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// The access-token check, when OAuth is on.
     pub oauth: Option<Arc<Verifier>>,
+    /// `/connect/<connector>`, when OAuth is on and some connector has `auth: oauth_user`.
+    pub connect: Option<Arc<crate::connect::Connect>>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,

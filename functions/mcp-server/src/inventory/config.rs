@@ -72,6 +72,9 @@ pub const VAULT_TABLE: &str = "MCP_VAULT_TABLE";
 /// The KMS key (id, ARN or alias) whose data keys seal the vault's tokens; with
 /// `MCP_VAULT_TABLE`.
 pub const VAULT_KEY_ID: &str = "MCP_VAULT_KEY_ID";
+/// Our public OAuth client at our own authorization server, with which `/connect/<connector>`
+/// signs a person in before connecting their upstream account (PKCE, no secret).
+pub const CONNECT_CLIENT_ID: &str = "MCP_CONNECT_CLIENT_ID";
 /// How long a tool call waits for the counter table before it falls back to in-memory counters,
 /// milliseconds.
 pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
@@ -123,6 +126,7 @@ pub const ALL: &[&str] = &[
     LEDGER_TABLE,
     VAULT_TABLE,
     VAULT_KEY_ID,
+    CONNECT_CLIENT_ID,
     TRUSTED_PROXIES,
     AUTH,
     USER_HEADER_KEYS,
@@ -175,6 +179,8 @@ pub struct Config {
     pub ledger_table: Option<String>,
     /// The vault's DynamoDB table and KMS key; in memory per process when unset.
     pub vault: Option<VaultTable>,
+    /// Our client at our authorization server for the connect pages' sign-in.
+    pub connect_client_id: Option<String>,
     pub trusted_proxies: Vec<Cidr>,
     /// API keys accepted (`MCP_AUTH`).
     pub api_keys: bool,
@@ -301,6 +307,7 @@ impl Config {
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             ledger_table: env.get(LEDGER_TABLE).map(str::to_string),
             vault: vault_table(env)?,
+            connect_client_id: env.get(CONNECT_CLIENT_ID).map(str::to_string),
             trusted_proxies,
             api_keys,
             oauth,

@@ -1,0 +1,141 @@
+//! The token endpoint (RFC 6749 §4.1.3): a code (with its PKCE verifier) exchanged for a grant, form-encoded, bounded in time and size. Errors name what happened,
+//! never a token or a code.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::vault::Grant;
+
+/// The most a token answer may be.
+const MAX_ANSWER: usize = 64 * 1024;
+/// The most a token request may take.
+pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What to exchange.
+pub(super) enum Exchange<'a> {
+    Code {
+        code: &'a str,
+        verifier: &'a str,
+        redirect_uri: &'a str,
+    },
+}
+
+/// Our client at that token endpoint.
+pub(super) struct Client<'a> {
+    pub(super) id: &'a str,
+    /// None: a public client (PKCE alone).
+    pub(super) secret: Option<&'a str>,
+    pub(super) resource: Option<&'a str>,
+}
+
+/// Why an exchange failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExchangeError {
+    /// The server refused the grant (`invalid_grant`: revoked, expired, used).
+    #[error("the authorization server refused the grant ({0})")]
+    Refused(String),
+    #[error("the authorization server could not be reached ({0})")]
+    Unreachable(String),
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    access_token: String,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Refusal {
+    #[serde(default)]
+    error: Option<String>,
+}
+
+pub(super) async fn exchange(
+    http: &reqwest::Client,
+    endpoint: &str,
+    client: &Client<'_>,
+    what: Exchange<'_>,
+    now: u64,
+) -> Result<Grant, ExchangeError> {
+    let mut form = reqwest::Url::parse("http://form.invalid/").expect("a fixed URL");
+    {
+        let mut pairs = form.query_pairs_mut();
+        match what {
+            Exchange::Code {
+                code,
+                verifier,
+                redirect_uri,
+            } => {
+                pairs
+                    .append_pair("grant_type", "authorization_code")
+                    .append_pair("code", code)
+                    .append_pair("code_verifier", verifier)
+                    .append_pair("redirect_uri", redirect_uri);
+            }
+        }
+        if let Some(r) = client.resource {
+            pairs.append_pair("resource", r);
+        }
+        if client.secret.is_none() {
+            pairs.append_pair("client_id", client.id);
+        }
+    }
+    let mut request = http
+        .post(endpoint)
+        .timeout(TIMEOUT)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("accept", "application/json")
+        .body(form.query().unwrap_or_default().to_string());
+    if let Some(secret) = client.secret {
+        // RFC 6749 §2.3.1: both form-encoded, then basic.
+        let enc = |s: &str| percent_encoding::utf8_percent_encode(s, FORM).to_string();
+        request = request.basic_auth(enc(client.id), Some(enc(secret)));
+    }
+    let response = request.send().await.map_err(|e| {
+        ExchangeError::Unreachable(if e.is_timeout() {
+            "no answer in time".into()
+        } else {
+            "unreachable".into()
+        })
+    })?;
+    let status = response.status().as_u16();
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER as u64)
+    {
+        return Err(ExchangeError::Unreachable("answer too large".into()));
+    }
+    let body = response
+        .bytes()
+        .await
+        .map_err(|_| ExchangeError::Unreachable("the answer broke off".into()))?;
+    if body.len() > MAX_ANSWER {
+        return Err(ExchangeError::Unreachable("answer too large".into()));
+    }
+    if !(200..300).contains(&status) {
+        let code = serde_json::from_slice::<Refusal>(&body)
+            .ok()
+            .and_then(|r| r.error)
+            .filter(|e| e.len() <= 64 && e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or_else(|| format!("HTTP {status}"));
+        return Err(ExchangeError::Refused(code));
+    }
+    let answer: Answer = serde_json::from_slice(&body)
+        .map_err(|_| ExchangeError::Unreachable("not a token answer".into()))?;
+    Ok(Grant {
+        access_token: answer.access_token,
+        refresh_token: answer.refresh_token,
+        expires_at: answer.expires_in.map(|s| now.saturating_add(s)),
+    })
+}
+
+/// `application/x-www-form-urlencoded`'s set: everything but unreserved characters.
+const FORM: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');

@@ -1,0 +1,317 @@
+//! `/connect/<connector>` end to end, with a browser simulated step by step (redirects followed
+//! by hand, cookies kept per host): oidc-provider as our authorization server and a second one
+//! as the upstream's, a fake upstream API that answers with the subject of the upstream token
+//! it was sent. A person connects and their calls then carry their own upstream token; a link
+//! forwarded to someone else is refused after they sign in; a state is used once; a broken
+//! link gets a plain page.
+
+use std::collections::HashMap;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use base64::Engine;
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Server, free_port};
+use serde_json::{Value, json};
+
+const CATALOG: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id, client_secret]
+auth:
+  oauth_user:
+    authorization_endpoint: "UPSTREAM_ISSUER/auth"
+    token_endpoint: "UPSTREAM_ISSUER/token"
+    client_id: client_id
+    client_secret: client_secret
+    scopes: [mail.read]
+    resource: "UPSTREAM_API"
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
+
+/// The fake upstream: answers `{"owner": <sub>}` for a JWT of the upstream's issuer and
+/// audience, 401 for anything else. (It reads the claims; the signature is the issuer's
+/// business in these tests.)
+async fn start_upstream_api(issuer: String, port: u16) -> String {
+    let api = format!("http://127.0.0.1:{port}/api");
+    let audience = api.clone();
+    let me = move |headers: HeaderMap| {
+        let (issuer, audience) = (issuer.clone(), audience.clone());
+        async move {
+            let claims = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .and_then(|jwt| jwt.split('.').nth(1))
+                .and_then(|p| {
+                    base64::engine::general_purpose::URL_SAFE_NO_PAD
+                        .decode(p)
+                        .ok()
+                })
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+            match claims {
+                Some(c) if c["iss"] == issuer.as_str() && c["aud"] == audience.as_str() => {
+                    (StatusCode::OK, json!({"owner": c["sub"]}).to_string())
+                }
+                _ => (StatusCode::UNAUTHORIZED, "{}".to_string()),
+            }
+        }
+    };
+    let app = axum::Router::new().route("/api/me", get(me));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    api
+}
+
+/// Registers a client at `op` (RFC 7591) and answers its id and secret.
+async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
+    let method = if public {
+        "none"
+    } else {
+        "client_secret_basic"
+    };
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/reg", op.issuer()))
+        .json(&json!({
+            "redirect_uris": [redirect],
+            "token_endpoint_auth_method": method,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = reply["client_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reply}"));
+    (
+        id.to_string(),
+        reply["client_secret"].as_str().map(str::to_string),
+    )
+}
+
+/// What a browser ends on: its status, body and the URLs it went through.
+struct Landed {
+    status: u16,
+    body: String,
+    visited: Vec<String>,
+}
+
+/// Follows redirects by hand as `who` would (each authorization request gets `login_hint`,
+/// which the test providers sign in as), keeping cookies per host.
+async fn browse(start: &str, who: &str) -> Landed {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut jar: HashMap<String, HashMap<String, String>> = HashMap::new();
+    let mut url = reqwest::Url::parse(start).unwrap();
+    let mut visited = Vec::new();
+    for _ in 0..30 {
+        if url.path().ends_with("/auth") && !url.query().unwrap_or("").contains("login_hint") {
+            url.query_pairs_mut().append_pair("login_hint", who);
+        }
+        visited.push(url.to_string());
+        let host = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(80));
+        let cookies = jar.entry(host.clone()).or_default();
+        let header = cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut request = http.get(url.clone());
+        if !header.is_empty() {
+            request = request.header("cookie", header);
+        }
+        let response = request.send().await.unwrap();
+        for set in response.headers().get_all("set-cookie") {
+            let pair = set.to_str().unwrap().split(';').next().unwrap();
+            if let Some((k, v)) = pair.split_once('=') {
+                if v.is_empty() {
+                    cookies.remove(k);
+                } else {
+                    cookies.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
+        let status = response.status().as_u16();
+        if let Some(next) = response.headers().get("location") {
+            url = url.join(next.to_str().unwrap()).unwrap();
+            continue;
+        }
+        let body = response.text().await.unwrap();
+        return Landed {
+            status,
+            body,
+            visited,
+        };
+    }
+    panic!("more than 30 redirects: {visited:?}");
+}
+
+async fn call(url: &str, bearer: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "mail_me_get", "arguments": {}}});
+    let reply: Value = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    reply["result"]["structuredContent"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobody() {
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let ours = Op::start(&resource, "mcp:tools");
+    let api_port = free_port();
+    let api_url = format!("http://127.0.0.1:{api_port}/api");
+    let theirs = Op::start(&api_url, "mail.read");
+    let api = start_upstream_api(theirs.issuer().to_string(), api_port).await;
+    let (connect_client, _) =
+        register(&ours, &format!("{base}/connect/mail/signed-in"), true).await;
+    let (mail_client, mail_secret) =
+        register(&theirs, &format!("{base}/connect/mail/callback"), false).await;
+
+    let dir = std::env::temp_dir().join(format!("connect-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let catalog = CATALOG
+        .replace("UPSTREAM_ISSUER", theirs.issuer())
+        .replace("UPSTREAM_API", &api);
+    std::fs::write(dir.join("mail.yaml"), catalog).unwrap();
+    let keys = format!("e2e:{KEY}");
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            ("MCP_PSEUDONYM_PEPPER", "connect-test-pepper-0123456789abcd"),
+            ("MCP_OAUTH_ISSUER", ours.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CONNECT_CLIENT_ID", &connect_client),
+            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("MAIL_BASE_URL", &api),
+            ("MAIL_CLIENT_ID", &mail_client),
+            ("MAIL_CLIENT_SECRET", mail_secret.as_deref().unwrap()),
+        ],
+    );
+    let alice = ours.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = ours.mint(json!({"claims": {"sub": "bob"}})).await;
+
+    let asked = call(&server.url, &alice).await;
+    assert_eq!(asked["status"], "connection_required", "{asked}");
+    let alices_link = asked["connect_url"].as_str().unwrap().to_string();
+
+    // Forwarded to Bob: he signs in as himself and is refused; nothing is attached.
+    let forwarded = browse(&alices_link, "bob").await;
+    assert_eq!(forwarded.status, 403, "{}", forwarded.body);
+    assert!(
+        forwarded.body.contains("made for someone else"),
+        "{}",
+        forwarded.body
+    );
+    assert!(
+        !forwarded
+            .visited
+            .iter()
+            .any(|u| u.starts_with(theirs.issuer())),
+        "Bob was never sent to the upstream: {:?}",
+        forwarded.visited
+    );
+    assert_eq!(
+        call(&server.url, &alice).await["status"],
+        "connection_required"
+    );
+    assert_eq!(
+        call(&server.url, &bob).await["status"],
+        "connection_required"
+    );
+
+    // Alice opens her own link: signed in at ours, then at the upstream, then connected.
+    let connected = browse(&alices_link, "alice").await;
+    assert_eq!(connected.status, 200, "{}", connected.body);
+    assert!(
+        connected.body.contains("Mail is connected"),
+        "{}",
+        connected.body
+    );
+    assert!(connected.body.starts_with("<!doctype html>"));
+    let answer = call(&server.url, &alice).await;
+    assert_eq!(answer["status"], "ok", "{answer}");
+    assert_eq!(answer["data"]["owner"], "alice");
+    assert_eq!(
+        call(&server.url, &bob).await["status"],
+        "connection_required"
+    );
+
+    // The upstream's redirect back, replayed: its state was used.
+    let back = connected
+        .visited
+        .iter()
+        .find(|u| u.contains("/connect/mail/callback"))
+        .unwrap();
+    let replay = browse(back, "alice").await;
+    assert_eq!(replay.status, 400);
+    assert!(replay.body.contains("already used"), "{}", replay.body);
+
+    // Bob with his own link: his own account, and Alice's calls stay hers.
+    let bobs_link = call(&server.url, &bob).await["connect_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(browse(&bobs_link, "bob").await.status, 200);
+    assert_eq!(call(&server.url, &bob).await["data"]["owner"], "bob");
+    assert_eq!(call(&server.url, &alice).await["data"]["owner"], "alice");
+
+    // A broken or missing link: a plain page that says what to do.
+    let broken = browse(&format!("{base}/connect/mail?for=nonsense"), "alice").await;
+    assert_eq!(broken.status, 400);
+    assert!(broken.body.contains("not valid"), "{}", broken.body);
+    let missing = browse(&format!("{base}/connect/mail"), "alice").await;
+    assert!(
+        missing.body.contains("link from your chat"),
+        "{}",
+        missing.body
+    );
+    assert_eq!(
+        browse(&format!("{base}/connect/nope?for=x"), "alice")
+            .await
+            .status,
+        404
+    );
+
+    // No code, state or token in what the server printed.
+    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
+    for url in &connected.visited {
+        if let Some(code) = reqwest::Url::parse(url)
+            .unwrap()
+            .query_pairs()
+            .find(|(k, _)| k == "code")
+        {
+            assert!(!printed.contains(code.1.as_ref()), "a code was printed");
+        }
+    }
+    assert!(!printed.contains(&alice));
+    let _ = std::fs::remove_dir_all(&dir);
+}
