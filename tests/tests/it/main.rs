@@ -22,6 +22,7 @@ mod progress;
 mod prompts;
 mod quota_lambda;
 mod quota_sandbox;
+mod refresh;
 mod resources;
 mod robustness;
 mod secrets;

@@ -20,8 +20,7 @@ use super::Caller;
 use super::outcome::Outcome;
 use super::stages::Flow;
 use crate::inventory::{DeployedCatalog, Registry};
-use crate::upstream::PersonToken;
-use crate::vault::{EntryKey, Person, VaultError, VaultStore, ticket};
+use crate::vault::{EntryKey, Person, Stored, VaultError, VaultStore, ticket};
 
 /// How long a connect link stays valid.
 pub const LINK_TTL_S: u64 = 900;
@@ -56,15 +55,15 @@ pub(super) fn entry_key(
     ))
 }
 
-/// Credentials: `None` for the deployment's, the person's token for an `oauth_user`
-/// connector, or the answer that asks them to connect.
+/// Credentials: `None` for the deployment's, the person's entry for an `oauth_user` connector
+/// (its token refreshed next, `refresh`), or the answer that asks them to connect.
 pub(super) async fn lookup(
     vault: &dyn VaultStore,
     conn: &DeployedCatalog,
     caller: &Caller,
     connect: &Connect<'_>,
     now: u64,
-) -> Flow<Option<(EntryKey, PersonToken)>> {
+) -> Flow<Option<(EntryKey, Stored)>> {
     if conn.catalog.auth.oauth_user.is_none() {
         return ControlFlow::Continue(None);
     }
@@ -91,9 +90,7 @@ pub(super) async fn lookup(
         }
     };
     match vault.get(&key).await {
-        Ok(Some(stored)) => {
-            ControlFlow::Continue(Some((key, PersonToken::new(stored.grant.access_token))))
-        }
+        Ok(Some(stored)) => ControlFlow::Continue(Some((key, stored))),
         Ok(None) => ControlFlow::Break(ask_to_connect(conn, person, connect, now, "not_connected")),
         Err(VaultError::Corrupt) => {
             tracing::warn!(connector = %conn.catalog.connector, "a vault entry did not open; it is cleared");
@@ -132,7 +129,7 @@ pub(super) async fn after(
 }
 
 /// `connection_required` with the person's own link, when one can be made.
-fn ask_to_connect(
+pub(super) fn ask_to_connect(
     conn: &DeployedCatalog,
     person: &Person,
     connect: &Connect<'_>,
@@ -149,7 +146,7 @@ fn ask_to_connect(
         let t = ticket::issue(connect.keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
         Some(format!("{base}/connect/{connector}?for={t}"))
     });
-    let again = if reason == "grant_refused" {
+    let again = if matches!(reason, "grant_refused" | "grant_expired") {
         format!("{title} no longer accepts your connection (revoked or expired). ")
     } else {
         String::new()
@@ -229,7 +226,7 @@ tools:
         vec![b"confirmation-key-0123456789abcdef".to_vec()]
     }
 
-    fn refused(flow: Flow<Option<(EntryKey, PersonToken)>>) -> Outcome {
+    fn refused(flow: Flow<Option<(EntryKey, Stored)>>) -> Outcome {
         match flow {
             ControlFlow::Break(o) => o,
             ControlFlow::Continue(_) => panic!("expected a refusal"),
@@ -260,7 +257,7 @@ tools:
             let ControlFlow::Continue(Some((_, got))) = flow else {
                 panic!("{who} has a token")
             };
-            assert_eq!(got, PersonToken::new(token));
+            assert_eq!(got.grant.access_token, token);
         }
         let o = refused(lookup(&vault, &mail, &caller(None), &connect, 10).await);
         assert_eq!(

@@ -7,7 +7,8 @@
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
 //!    call's [`Meter`](crate::upstream::Meter) (`budget`);
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
-//!    token from the vault, or answers `connection_required` with their link (`credentials`);
+//!    token from the vault (`credentials`), refreshed shortly before it expires (`refresh`),
+//!    or answers `connection_required` with their link;
 //! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
@@ -49,6 +50,7 @@ mod idempotency;
 mod ledger;
 mod outcome;
 mod preview;
+mod refresh;
 mod rounds;
 mod shape;
 mod stages;
@@ -222,6 +224,24 @@ impl Pipeline {
         outcome
     }
 
+    /// Credentials: the person's entry (for an `oauth_user` connector), refreshed when it is
+    /// about to expire; `None` for the deployment's.
+    async fn credentials(
+        &self,
+        conn: &DeployedCatalog,
+        caller: &Caller,
+        connect: &credentials::Connect<'_>,
+        now: u64,
+    ) -> stages::Flow<Option<(crate::vault::EntryKey, crate::upstream::PersonToken)>> {
+        let vault = &*self.vault;
+        let Some((key, stored)) = credentials::lookup(vault, conn, caller, connect, now).await?
+        else {
+            return ControlFlow::Continue(None);
+        };
+        let token = refresh::fresh(vault, &self.upstream, conn, &key, stored, connect, now).await?;
+        ControlFlow::Continue(Some((key, token)))
+    }
+
     /// Budget → guarded stages → settle → cap, for validated arguments.
     async fn validated(
         &self,
@@ -247,34 +267,33 @@ impl Pipeline {
         };
         let now = crate::limits::window::now_s();
         let vault = &*self.vault;
-        let mut outcome =
-            match credentials::lookup(vault, conn, request.caller, &connect, now).await {
-                ControlFlow::Break(refused) => refused,
-                ControlFlow::Continue(person) => {
-                    let as_who = person
-                        .as_ref()
-                        .map_or(Credentials::Deployment, |(_, t)| Credentials::Person(t));
-                    let call = Call::new(
-                        conn,
-                        tool,
-                        valid,
-                        request.deadline,
-                        &meter,
-                        request.view,
-                        as_who,
-                    )
-                    .reporting(request.progress);
-                    let outcome = match self.guarded(&call, request).await {
-                        ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
-                    };
-                    match &person {
-                        Some((key, _)) => {
-                            credentials::after(vault, conn, key, &connect, now, outcome).await
-                        }
-                        None => outcome,
+        let mut outcome = match self.credentials(conn, request.caller, &connect, now).await {
+            ControlFlow::Break(refused) => refused,
+            ControlFlow::Continue(person) => {
+                let as_who = person
+                    .as_ref()
+                    .map_or(Credentials::Deployment, |(_, t)| Credentials::Person(t));
+                let call = Call::new(
+                    conn,
+                    tool,
+                    valid,
+                    request.deadline,
+                    &meter,
+                    request.view,
+                    as_who,
+                )
+                .reporting(request.progress);
+                let outcome = match self.guarded(&call, request).await {
+                    ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
+                };
+                match &person {
+                    Some((key, _)) => {
+                        credentials::after(vault, conn, key, &connect, now, outcome).await
                     }
+                    None => outcome,
                 }
-            };
+            }
+        };
         if let Some(a) = request.admission {
             self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }

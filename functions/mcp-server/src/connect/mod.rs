@@ -18,7 +18,6 @@
 //! and the subject, 10 minutes) and single-use: its nonce is claimed in the idempotency ledger
 //! (DynamoDB on Lambda, so across instances). Tokens and codes are never logged or shown.
 
-mod exchange;
 mod page;
 mod pkce;
 
@@ -28,12 +27,12 @@ use std::sync::{Arc, Mutex};
 use catalog::OAuthUser;
 use serde::{Deserialize, Serialize};
 
-pub use exchange::ExchangeError;
 pub use page::Page;
 
 use crate::call::{Claim, LINK_PURPOSE, Ledger, LinkFor};
 use crate::inventory::secrets::SecretStore;
 use crate::oauth::Verifier;
+use crate::upstream::token_endpoint as exchange;
 use crate::vault::{EntryKey, Person, VaultStore, ticket};
 
 /// How long a sign-in or an upstream authorization may take.

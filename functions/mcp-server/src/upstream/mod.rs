@@ -13,6 +13,7 @@ mod next_page;
 mod refusal;
 mod request;
 mod send;
+pub mod token_endpoint;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,5 +1,6 @@
-//! The token endpoint (RFC 6749 §4.1.3): a code (with its PKCE verifier) exchanged for a grant, form-encoded, bounded in time and size. Errors name what happened,
-//! never a token or a code.
+//! An upstream's token endpoint (RFC 6749 §4.1.3, §6), for connectors with `auth: oauth_user`:
+//! a code (with its PKCE verifier) or a refresh token exchanged for a grant, form-encoded,
+//! bounded in time and size. Errors name what happened, never a token or a code.
 
 use std::time::Duration;
 
@@ -10,23 +11,26 @@ use crate::vault::Grant;
 /// The most a token answer may be.
 const MAX_ANSWER: usize = 64 * 1024;
 /// The most a token request may take.
-pub(super) const TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What to exchange.
-pub(super) enum Exchange<'a> {
+pub enum Exchange<'a> {
     Code {
         code: &'a str,
         verifier: &'a str,
         redirect_uri: &'a str,
     },
+    Refresh {
+        token: &'a str,
+    },
 }
 
 /// Our client at that token endpoint.
-pub(super) struct Client<'a> {
-    pub(super) id: &'a str,
+pub struct Client<'a> {
+    pub id: &'a str,
     /// None: a public client (PKCE alone).
-    pub(super) secret: Option<&'a str>,
-    pub(super) resource: Option<&'a str>,
+    pub secret: Option<&'a str>,
+    pub resource: Option<&'a str>,
 }
 
 /// Why an exchange failed.
@@ -54,7 +58,7 @@ struct Refusal {
     error: Option<String>,
 }
 
-pub(super) async fn exchange(
+pub async fn exchange(
     http: &reqwest::Client,
     endpoint: &str,
     client: &Client<'_>,
@@ -75,6 +79,11 @@ pub(super) async fn exchange(
                     .append_pair("code", code)
                     .append_pair("code_verifier", verifier)
                     .append_pair("redirect_uri", redirect_uri);
+            }
+            Exchange::Refresh { token } => {
+                pairs
+                    .append_pair("grant_type", "refresh_token")
+                    .append_pair("refresh_token", token);
             }
         }
         if let Some(r) = client.resource {

@@ -1,0 +1,270 @@
+//! Refreshing a person's upstream grant: two server processes share the vault on moto's
+//! DynamoDB and KMS; an expired grant with a refresh token is refreshed exactly once when
+//! both get calls at once (the winner rotates the refresh token, the others wait for its
+//! result), and a refresh the upstream refuses clears the entry and asks the person again.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Server, free_port};
+use mcp_server::vault::{EntryKey, Grant, Person, VaultStore};
+use serde_json::{Value, json};
+
+use crate::vault::{Aws, TABLE};
+
+const CATALOG: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id, client_secret]
+auth:
+  oauth_user:
+    authorization_endpoint: "UPSTREAM/authorize"
+    token_endpoint: "UPSTREAM/token"
+    client_id: client_id
+    client_secret: client_secret
+    scopes: [mail.read]
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
+
+/// The fake upstream: its token endpoint rotates refresh tokens (each works once) and its API
+/// answers only access tokens it issued.
+#[derive(Clone, Default)]
+struct Upstream {
+    /// Refresh token → (owner, generation) that may still be used.
+    refresh: Arc<Mutex<Vec<(String, String, u64)>>>,
+    access: Arc<Mutex<HashSet<(String, String)>>>,
+    refreshes: Arc<AtomicU64>,
+    sent: Arc<Mutex<Vec<String>>>,
+}
+
+async fn token(
+    State(u): State<Upstream>,
+    headers: HeaderMap,
+    body: String,
+) -> (StatusCode, String) {
+    assert!(
+        headers.get("authorization").is_some(),
+        "client authentication"
+    );
+    let form: Vec<(String, String)> = reqwest::Url::parse(&format!("http://x/?{body}"))
+        .unwrap()
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let field = |k: &str| form.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    assert_eq!(field("grant_type").as_deref(), Some("refresh_token"));
+    let presented = field("refresh_token").unwrap_or_default();
+    u.refreshes.fetch_add(1, Ordering::SeqCst);
+    // As slow as a real token endpoint, so calls on both servers overlap with the refresh.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut refresh = u.refresh.lock().unwrap();
+    let Some(i) = refresh.iter().position(|(t, _, _)| *t == presented) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": "invalid_grant"}).to_string(),
+        );
+    };
+    let (_, owner, generation) = refresh.remove(i);
+    let next = generation + 1;
+    let (access, rotated) = (format!("{owner}-at-{next}"), format!("{owner}-rt-{next}"));
+    refresh.push((rotated.clone(), owner.clone(), next));
+    u.access.lock().unwrap().insert((access.clone(), owner));
+    (
+        StatusCode::OK,
+        json!({"access_token": access, "refresh_token": rotated, "expires_in": 3600,
+               "token_type": "Bearer"})
+        .to_string(),
+    )
+}
+
+async fn me(State(u): State<Upstream>, headers: HeaderMap) -> (StatusCode, String) {
+    let bearer = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("")
+        .to_string();
+    u.sent.lock().unwrap().push(bearer.clone());
+    let owner = u
+        .access
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(t, _)| *t == bearer)
+        .map(|(_, o)| o.clone());
+    match owner {
+        Some(o) => (StatusCode::OK, json!({"owner": o}).to_string()),
+        None => (StatusCode::UNAUTHORIZED, "{}".into()),
+    }
+}
+
+async fn call(url: &str, bearer: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "mail_me_get", "arguments": {}}});
+    let reply: Value = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    reply["result"]["structuredContent"].clone()
+}
+
+fn now() -> u64 {
+    std::time::UNIX_EPOCH.elapsed().unwrap().as_secs()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one_asks_again() {
+    let aws = Aws::start().await;
+    let upstream = Upstream::default();
+    let app = axum::Router::new()
+        .route("/token", post(token))
+        .route("/api/me", get(me))
+        .with_state(upstream.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let dir = std::env::temp_dir().join(format!("refresh-{}-{}", std::process::id(), free_port()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mail.yaml"), CATALOG.replace("UPSTREAM", &origin)).unwrap();
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let op = Op::start(&resource, "mcp:tools");
+    let keys = format!("e2e:{KEY}");
+    let api = format!("{origin}/api");
+    // Through the relay, which passes one table request at a time as DynamoDB serializes the
+    // writes to one item (moto alone does not lock an item under concurrent conditions).
+    let table = aws.dynamodb.endpoint();
+    let env = [
+        ("MCP_API_KEYS", keys.as_str()),
+        ("MCP_PSEUDONYM_PEPPER", "refresh-test-pepper-0123456789abcd"),
+        ("MCP_OAUTH_ISSUER", op.issuer()),
+        ("MCP_RESOURCE_URL", &resource),
+        ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+        ("MAIL_BASE_URL", &api),
+        ("MAIL_CLIENT_ID", "mail-client"),
+        ("MAIL_CLIENT_SECRET", "mail-secret"),
+        ("MCP_VAULT_TABLE", TABLE),
+        ("MCP_VAULT_KEY_ID", &aws.key_id),
+        (
+            "MCP_CONFIRMATION_KEYS",
+            "refresh-test-confirmation-key-0123456789",
+        ),
+        ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
+        ("AWS_ENDPOINT_URL_DYNAMODB", &table),
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_REGION", "eu-central-1"),
+        ("AWS_EC2_METADATA_DISABLED", "true"),
+    ];
+    let one = Server::start_at(port, &[], &env);
+    let two = Server::start(&[], &env);
+
+    // Alice's grant expired a second ago; Bob's refresh token was revoked at the upstream.
+    let vault = aws.vault();
+    let key = |who: &str| {
+        EntryKey::new(
+            Person::new(op.issuer(), who).unwrap(),
+            "mail",
+            ["mail.read"],
+        )
+        .unwrap()
+    };
+    for who in ["alice", "bob"] {
+        let grant = Grant {
+            access_token: format!("{who}-at-1"),
+            refresh_token: Some(format!("{who}-rt-1")),
+            expires_at: Some(now() - 1),
+        };
+        vault.put(&key(who), &grant, now()).await.unwrap();
+    }
+    upstream
+        .refresh
+        .lock()
+        .unwrap()
+        .push(("alice-rt-1".into(), "alice".into(), 1));
+
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let mut calls = Vec::new();
+    for i in 0..10 {
+        let url = if i % 2 == 0 {
+            one.url.clone()
+        } else {
+            two.url.clone()
+        };
+        let alice = alice.clone();
+        calls.push(tokio::spawn(async move { call(&url, &alice).await }));
+    }
+    for c in calls {
+        let answer = c.await.unwrap();
+        assert_eq!(answer["status"], "ok", "{answer}");
+        assert_eq!(answer["data"]["owner"], "alice");
+    }
+    assert_eq!(
+        upstream.refreshes.load(Ordering::SeqCst),
+        1,
+        "one refresh for both servers"
+    );
+    let sent = upstream.sent.lock().unwrap().clone();
+    assert_eq!(sent.len(), 10);
+    assert!(sent.iter().all(|t| t == "alice-at-2"), "{sent:?}");
+    // Rotated: the vault holds the new refresh token, the old one is spent.
+    let stored = vault.get(&key("alice")).await.unwrap().unwrap();
+    assert_eq!(stored.grant.refresh_token.as_deref(), Some("alice-rt-2"));
+    assert_eq!(stored.grant.access_token, "alice-at-2");
+    assert!(stored.grant.expires_at.unwrap() > now() + 3000);
+
+    // Bob's refresh is refused: his entry is cleared and he is asked to connect again.
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+    let answer = call(&two.url, &bob).await;
+    assert_eq!(answer["status"], "connection_required", "{answer}");
+    assert!(answer["connect_url"].is_string());
+    assert!(
+        answer["hint"]
+            .as_str()
+            .unwrap()
+            .contains("no longer accepts")
+    );
+    assert_eq!(vault.get(&key("bob")).await.unwrap(), None);
+    assert_eq!(upstream.refreshes.load(Ordering::SeqCst), 2);
+    assert!(
+        !upstream
+            .sent
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|t| t.starts_with("bob"))
+    );
+    let printed = format!(
+        "{}{}{}",
+        one.stderr.joined(),
+        two.stderr.joined(),
+        two.stdout.joined()
+    );
+    assert!(
+        !printed.contains("alice-rt-") && !printed.contains("-at-"),
+        "a token was printed"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
