@@ -161,8 +161,12 @@ async fn browse(start: &str, who: &str) -> Landed {
 }
 
 async fn call(url: &str, bearer: &str) -> Value {
+    call_tool(url, bearer, "mail_me_get", json!({})).await
+}
+
+async fn call_tool(url: &str, bearer: &str, tool: &str, arguments: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "mail_me_get", "arguments": {}}});
+                      "params": {"name": tool, "arguments": arguments}});
     let reply: Value = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -283,6 +287,45 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     assert_eq!(browse(&bobs_link, "bob").await.status, 200);
     assert_eq!(call(&server.url, &bob).await["data"]["owner"], "bob");
     assert_eq!(call(&server.url, &alice).await["data"]["owner"], "alice");
+
+    // Each person sees and ends their own connections with the `connections` tool.
+    let listed = call_tool(&server.url, &alice, "connections", json!({})).await;
+    assert_eq!(listed["status"], "ok", "{listed}");
+    assert_eq!(listed["connections"][0]["connector"], "mail");
+    assert_eq!(listed["connections"][0]["connected"], true);
+    assert_eq!(listed["connections"][0]["scopes"], json!(["mail.read"]));
+    let by_key = call_tool(&server.url, KEY, "connections", json!({})).await;
+    assert_eq!(by_key["status"], "connection_required", "{by_key}");
+    let bad = call_tool(
+        &server.url,
+        &alice,
+        "connections",
+        json!({"action": "disconnect"}),
+    )
+    .await;
+    assert_eq!(bad["status"], "invalid_input", "{bad}");
+    let gone = call_tool(
+        &server.url,
+        &alice,
+        "connections",
+        json!({"action": "disconnect", "connector": "mail"}),
+    )
+    .await;
+    assert_eq!(gone["disconnected"], true, "{gone}");
+    assert!(gone["hint"].as_str().unwrap().contains("revoke it there"));
+    assert_eq!(
+        call(&server.url, &alice).await["status"],
+        "connection_required"
+    );
+    assert_eq!(call(&server.url, &bob).await["data"]["owner"], "bob");
+    let after = call_tool(
+        &server.url,
+        &alice,
+        "connections",
+        json!({"action": "list"}),
+    )
+    .await;
+    assert_eq!(after["connections"][0]["connected"], false, "{after}");
 
     // A broken or missing link: a plain page that says what to do.
     let broken = browse(&format!("{base}/connect/mail?for=nonsense"), "alice").await;

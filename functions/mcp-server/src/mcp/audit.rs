@@ -126,6 +126,30 @@ pub(super) fn search(
     with_context(event, ctx).duration(elapsed)
 }
 
+/// A `connections` call (list or disconnect): status and reason, never which connector.
+pub(super) fn connections(
+    arguments: &Map<String, Value>,
+    outcome: &Outcome,
+    result_bytes: usize,
+    ctx: &CallContext,
+    elapsed: Duration,
+) -> AuditEvent {
+    let kind = if outcome.status == catalog::Status::Ok {
+        EventKind::ToolCall
+    } else {
+        EventKind::ToolError
+    };
+    let mut event = AuditEvent::new(kind)
+        .tool(super::meta::CONNECTIONS)
+        .status(outcome.status.as_str())
+        .arg_keys(arguments.keys())
+        .result_bytes(result_bytes as u64);
+    if let Some(reason) = &outcome.reason {
+        event = event.reason(reason.clone());
+    }
+    with_context(event, ctx).duration(elapsed)
+}
+
 /// `initialize`: who introduced itself.
 pub(super) fn client_init(
     ctx: &CallContext,

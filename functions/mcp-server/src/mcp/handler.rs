@@ -218,6 +218,9 @@ impl McpHandler {
         let mcp = &self.mcp;
         let result: CallToolResponse = match request.name.as_ref() {
             meta::SEARCH_TOOLS => mcp.search(&arguments, &ctx, started).await.into(),
+            meta::CONNECTIONS if mcp.has_connections => {
+                mcp.connections(&arguments, &ctx, started).await.into()
+            }
             meta::CALL_TOOL => match meta::call_request(&arguments) {
                 Err(hint) => refused(hint).into(),
                 Ok((name, inner)) => {
@@ -416,6 +419,40 @@ impl Mcp {
     }
 
     /// `search_tools` over what the caller's view may see.
+    /// `connections`: the caller's own connections, listed or one disconnected.
+    async fn connections(
+        &self,
+        arguments: &Map<String, Value>,
+        ctx: &CallContext,
+        started: Instant,
+    ) -> CallToolResult {
+        let outcome = match meta::connections_request(arguments) {
+            Err(hint) => invalid(hint),
+            Ok(request) => {
+                let connectors: Vec<&catalog::Catalog> = self
+                    .inventory
+                    .registry
+                    .catalogs
+                    .iter()
+                    .map(|c| &c.catalog)
+                    .filter(|c| c.auth.oauth_user.is_some())
+                    .collect();
+                self.pipeline
+                    .connections(&ctx.caller, &request, &connectors)
+                    .await
+            }
+        };
+        let (result, bytes) = into_result(&outcome);
+        self.audit.write(&audit::connections(
+            arguments,
+            &outcome,
+            bytes,
+            ctx,
+            started.elapsed(),
+        ));
+        result
+    }
+
     async fn search(
         &self,
         arguments: &Map<String, Value>,

@@ -20,6 +20,11 @@ pub const MAX_BYTES: usize = 24 * 1024;
 pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
     let output = std::sync::Arc::new(definitions::output_schema());
     let meta_tools = meta::tools(&output);
+    let has_connections = inventory
+        .registry
+        .catalogs
+        .iter()
+        .any(|c| c.catalog.auth.oauth_user.is_some());
     let definitions: HashMap<&str, McpTool> = inventory
         .registry
         .exposed()
@@ -43,6 +48,10 @@ pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
             // Progressive disclosure only where there is something to discover.
             if view.has_hidden {
                 tools.extend(meta_tools.iter().cloned());
+            }
+            // Each person's own connections, where some connector acts with one.
+            if has_connections {
+                tools.push(meta::connections_tool());
             }
             (scope, tools)
         })

@@ -12,6 +12,8 @@ use crate::search::{self, SearchRequest};
 
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
+/// The person's own connections (connectors with `auth: oauth_user`).
+pub(super) const CONNECTIONS: &str = "connections";
 
 /// The longest query kept; the rest is ignored (a query is a few words).
 const MAX_QUERY_CHARS: usize = 200;
@@ -61,6 +63,59 @@ pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
     .with_raw_output_schema(output.clone())
     .with_annotations(ToolAnnotations::with_title("Call a tool").open_world(true));
     [search, call]
+}
+
+/// `connections`: listed where some connector acts with each person's own account.
+pub(super) fn connections_tool() -> McpTool {
+    McpTool::new(
+        CONNECTIONS,
+        "Shows which of your own accounts (mail, calendar…) this server may use for you, and \
+         disconnects one. Tools of such a connector answer connection_required with a link \
+         until you connect. Example: {\"action\": \"list\"} or {\"action\": \"disconnect\", \
+         \"connector\": \"mail\"}",
+        object(json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["list", "disconnect"], "description": "`list` (default) or `disconnect`."},
+                "connector": {"type": "string", "maxLength": 64, "description": "With `disconnect`: the connector to forget."}
+            },
+            "additionalProperties": false
+        })),
+    )
+    .with_annotations(
+        ToolAnnotations::with_title("Your connections")
+            .read_only(false)
+            .destructive(true)
+            .idempotent(true)
+            .open_world(false),
+    )
+}
+
+/// `connections` arguments; `Err` is the hint for the model.
+pub(super) fn connections_request(
+    arguments: &Map<String, Value>,
+) -> Result<crate::call::ConnectionsRequest, String> {
+    use crate::call::ConnectionsRequest;
+    if let Some(k) = arguments
+        .keys()
+        .find(|k| !matches!(k.as_str(), "action" | "connector"))
+    {
+        return Err(format!(
+            "`{}` is no argument of connections: use `action` and `connector`.",
+            names::shown(k)
+        ));
+    }
+    let connector = arguments.get("connector").and_then(Value::as_str);
+    match arguments.get("action").map(|a| a.as_str()) {
+        None | Some(Some("list")) => Ok(ConnectionsRequest::List),
+        Some(Some("disconnect")) => match connector {
+            Some(c) if !c.is_empty() && c.len() <= MAX_CONNECTOR_LEN => {
+                Ok(ConnectionsRequest::Disconnect(c.to_string()))
+            }
+            _ => Err("disconnect needs `connector` (the name `list` shows).".into()),
+        },
+        _ => Err("`action` is `list` or `disconnect`.".into()),
+    }
 }
 
 /// `search_tools` arguments as a search request; `Err` is the hint for the model.

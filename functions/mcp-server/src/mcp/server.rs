@@ -40,6 +40,8 @@ pub struct Mcp {
     pub lists_are_private: bool,
     /// `search_tools` over catalog and remote tools, once remotes were fetched.
     pub(super) remote_search: super::remote::RemoteSearch,
+    /// Whether some connector acts with each person's own account (`connections` is listed).
+    pub(super) has_connections: bool,
 }
 
 impl Mcp {
@@ -63,7 +65,9 @@ impl Mcp {
                 .chain(c.tools.iter().flat_map(|t| t.params.values()))
                 .any(|p| p.complete.is_some())
         });
+        let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());
         Mcp {
+            has_connections,
             inventory,
             pipeline,
             audit,

@@ -1,0 +1,126 @@
+//! A person's own connections (connectors with `auth: oauth_user`): which are connected, and
+//! disconnecting one (its entry leaves the vault; the grant at the upstream stays until the
+//! person revokes it there). Only the caller's own entries, found by their person and nothing
+//! else; a caller without a person has none.
+
+use catalog::{Catalog, Status};
+use serde_json::{Map, Value, json};
+
+use super::outcome::Outcome;
+use super::{Caller, Pipeline};
+use crate::inventory::Registry;
+use crate::vault::EntryKey;
+
+/// What the caller asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectionsRequest {
+    List,
+    Disconnect(String),
+}
+
+impl Pipeline {
+    /// Lists or disconnects the caller's own connections among `connectors` (the deployment's
+    /// `oauth_user` catalogs).
+    pub async fn connections(
+        &self,
+        caller: &Caller,
+        request: &ConnectionsRequest,
+        connectors: &[&Catalog],
+    ) -> Outcome {
+        let Some(person) = &caller.person else {
+            return Outcome::failed(
+                Status::ConnectionRequired,
+                "no_person",
+                "Connections belong to a person, and this connection (an API key) names none. \
+                 Use a client that signs in to this server with OAuth.",
+            );
+        };
+        match request {
+            ConnectionsRequest::List => {
+                let stored = match self.vault.list(person).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        tracing::error!(error = %e, "vault unavailable for a list");
+                        return unavailable();
+                    }
+                };
+                let rows: Vec<Value> = connectors
+                    .iter()
+                    .map(|c| {
+                        let found = stored.iter().find(|s| s.connector == c.connector);
+                        let mut row = json!({
+                            "connector": c.connector,
+                            "title": Registry::title(c),
+                            "connected": found.is_some(),
+                        });
+                        if let Some(s) = found {
+                            row["scopes"] = json!(s.scopes);
+                            row["connected_at"] = json!(s.connected_at);
+                            if let Some(e) = s.expires_at {
+                                row["token_expires_at"] = json!(e);
+                            }
+                        }
+                        row
+                    })
+                    .collect();
+                let mut fields = Map::new();
+                fields.insert("connections".into(), Value::Array(rows));
+                Outcome::ok(fields)
+            }
+            ConnectionsRequest::Disconnect(name) => {
+                let Some(c) = connectors.iter().find(|c| c.connector == *name) else {
+                    let names: Vec<&str> =
+                        connectors.iter().map(|c| c.connector.as_str()).collect();
+                    return Outcome::failed(
+                        Status::InvalidInput,
+                        "unknown_connector",
+                        format!(
+                            "`{name}` is no connector a person connects to here; one of: {}.",
+                            names.join(", ")
+                        ),
+                    );
+                };
+                let scopes = c
+                    .auth
+                    .oauth_user
+                    .as_ref()
+                    .map(|o| o.scopes.clone())
+                    .unwrap_or_default();
+                let Ok(key) = EntryKey::new(person.clone(), &c.connector, scopes.iter()) else {
+                    return unavailable();
+                };
+                match self.vault.remove(&key).await {
+                    Ok(had) => {
+                        let title = Registry::title(c);
+                        let mut fields = Map::new();
+                        fields.insert("connector".into(), json!(c.connector));
+                        fields.insert("disconnected".into(), json!(had));
+                        let mut o = Outcome::ok(fields);
+                        o.hint = Some(if had {
+                            format!(
+                                "This server forgot your {title} connection. {title} may still \
+                                 list the access it granted: remove it in your {title} account's \
+                                 settings to revoke it there too."
+                            )
+                        } else {
+                            format!("You had no {title} connection here.")
+                        });
+                        o
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "vault unavailable for a disconnect");
+                        unavailable()
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn unavailable() -> Outcome {
+    Outcome::failed(
+        Status::Unavailable,
+        "vault_unavailable",
+        "Your connections cannot be read right now; retry in a minute.",
+    )
+}
