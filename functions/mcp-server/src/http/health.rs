@@ -184,7 +184,19 @@ async fn probe(state: &AppState, i: usize) -> String {
     let result = upstream
         .probe(conn, &probe.get, state.config.health_timeout)
         .await;
+    if conn.catalog.auth.oauth_user.is_some() {
+        return per_person_status(&result);
+    }
     status_word(&result)
+}
+
+/// A connector that acts with each person's own account is probed without anyone's token: a
+/// 401 or 403 then says the upstream is up and answering, which is all a probe can learn.
+fn per_person_status(result: &Result<(), UpstreamError>) -> String {
+    match result {
+        Err(e) if matches!(e.http_status(), Some(401 | 403)) => "ok".into(),
+        other => status_word(other),
+    }
 }
 
 fn status_word(result: &Result<(), UpstreamError>) -> String {
@@ -234,4 +246,31 @@ fn now_ms() -> u64 {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod per_person_tests {
+    use super::*;
+    use crate::upstream::Refusal;
+
+    fn refused(code: u16) -> Result<(), UpstreamError> {
+        Err(UpstreamError::Refused(Box::new(Refusal {
+            http_status: code,
+            message: None,
+            quota: None,
+            retry_after_s: None,
+        })))
+    }
+
+    #[test]
+    fn a_per_person_upstream_that_refuses_the_tokenless_probe_is_up() {
+        assert_eq!(per_person_status(&refused(401)), "ok");
+        assert_eq!(per_person_status(&refused(403)), "ok");
+        assert_eq!(per_person_status(&refused(503)), "http_503");
+        assert_eq!(
+            per_person_status(&Err(UpstreamError::Unreachable)),
+            "unreachable"
+        );
+        assert_eq!(status_word(&refused(401)), "http_401");
+    }
 }
