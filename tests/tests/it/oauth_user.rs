@@ -143,6 +143,35 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
         link.starts_with(&format!("http://127.0.0.1:{port}/connect/mail?for=")),
         "{link}"
     );
+    // A 2026-07-28 client that can open links gets the link as a URL-mode elicitation.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "mail_me_get", "arguments": {}, "_meta": meta}});
+    let asked: Value = http
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "mail_me_get")
+        .bearer_auth(&alice)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let request = &asked["result"]["inputRequests"]["connect"];
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    assert_eq!(request["params"]["mode"], "url");
+    let offered = request["params"]["url"].as_str().unwrap();
+    assert!(offered.contains("/connect/mail?for="), "{offered}");
     assert!(upstream.seen.lock().unwrap().is_empty());
 
     // Both connect (their grants as the connect callback stores them).

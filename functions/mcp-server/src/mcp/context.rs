@@ -25,6 +25,9 @@ pub struct CallContext {
     pub admission: Option<Admission>,
     /// The client can show a person a form: 2026-07-28 with the elicitation capability.
     pub can_elicit: bool,
+    /// The client declared URL-mode elicitation (2026-07-28): a link to connect an account is
+    /// offered as one.
+    pub can_open_url: bool,
     /// Where a long call's progress goes: the client sent a `progressToken` and reads an event
     /// stream.
     pub(super) watch: Option<super::progress::Watch>,
@@ -51,11 +54,13 @@ impl CallContext {
             .map(|v| v.to_string())
             .or(header_version)
             .map(|v| audit::bounded(&v, MAX_VERSION));
-        let can_elicit = protocol_version.as_deref() >= Some("2026-07-28")
-            && context
-                .meta
-                .client_capabilities()
-                .is_some_and(|c| c.elicitation.is_some());
+        let per_request = protocol_version.as_deref() >= Some("2026-07-28");
+        let elicitation = context
+            .meta
+            .client_capabilities()
+            .and_then(|c| c.elicitation.clone());
+        let can_elicit = per_request && elicitation.is_some();
+        let can_open_url = per_request && elicitation.is_some_and(|e| e.url.is_some());
         Ok(CallContext {
             caller,
             client: context.meta.client_info().map(|c| {
@@ -68,6 +73,7 @@ impl CallContext {
             request,
             admission: parts.and_then(|p| p.extensions.get::<Admission>().cloned()),
             can_elicit,
+            can_open_url,
             watch: super::progress::Watch::of(context),
         })
     }

@@ -25,7 +25,7 @@ use super::context::CallContext;
 use super::definitions::into_result;
 use super::progress::Watch;
 use super::server::Mcp;
-use super::{audit, confirm, meta};
+use super::{audit, confirm, link, meta};
 use crate::call::Outcome;
 use crate::contract::names;
 
@@ -340,7 +340,8 @@ impl Mcp {
         let asked = ctx
             .can_elicit
             .then(|| confirm::ask(&tool.name, &outcome).or_else(|| passed_on(&outcome)))
-            .flatten();
+            .flatten()
+            .or_else(|| ctx.can_open_url.then(|| link::ask(&outcome)).flatten());
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
             &tool.name,

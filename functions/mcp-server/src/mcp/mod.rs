@@ -1,5 +1,6 @@
 //! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
-//! context (`context`), confirmation by a person through the client (`confirm`), the meta
+//! context (`context`), confirmation by a person through the client (`confirm`), a link to
+//! connect a person's own account as a URL-mode elicitation (`link`), the meta
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
 //! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
 //! (`prompts`), completions of prompt arguments and resource-template variables
@@ -15,6 +16,7 @@ mod confirm;
 mod context;
 mod definitions;
 mod handler;
+mod link;
 pub mod lists;
 mod meta;
 mod progress;
