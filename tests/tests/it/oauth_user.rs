@@ -72,9 +72,25 @@ async fn start_upstream(u: Upstream) -> String {
     format!("http://{addr}/api")
 }
 
+/// The same upstream with the deployment's one token: the baseline of the latency figure.
+const PLAIN: &str = r#"connector: plain
+base_url: "http://127.0.0.1:9/api"
+secrets: [token]
+auth: { bearer: token }
+tools:
+  - name: plain_me_get
+    risk: low
+    description: "Who the token belongs to. Example: {}"
+    get: /me
+"#;
+
 async fn call(http: &reqwest::Client, url: &str, bearer: &str) -> Value {
+    call_tool(http, url, bearer, "mail_me_get").await
+}
+
+async fn call_tool(http: &reqwest::Client, url: &str, bearer: &str, tool: &str) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "mail_me_get", "arguments": {}}});
+                      "params": {"name": tool, "arguments": {}}});
     let r = http
         .post(url)
         .header("content-type", "application/json")
@@ -99,6 +115,7 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
         std::env::temp_dir().join(format!("oauth-user-{}-{}", std::process::id(), free_port()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("mail.yaml"), CATALOG).unwrap();
+    std::fs::write(dir.join("plain.yaml"), PLAIN).unwrap();
 
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
@@ -116,6 +133,8 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
             ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
             ("MAIL_BASE_URL", &api),
             ("MAIL_CLIENT_ID", "mail-client"),
+            ("PLAIN_BASE_URL", &api),
+            ("PLAIN_TOKEN", "alice-upstream-token"),
             ("MCP_VAULT_TABLE", TABLE),
             ("MCP_VAULT_KEY_ID", &aws.key_id),
             ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
@@ -285,5 +304,37 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     assert!(reasons.contains(&json!("no_person")), "{reasons:?}");
     assert!(reasons.contains(&json!("not_connected")), "{reasons:?}");
     assert!(reasons.contains(&json!("grant_refused")), "{reasons:?}");
+
+    // The figure: what the credentials stage adds to a call (the audit lines' duration, which
+    // covers the server's whole work), the same upstream with the deployment's token beside.
+    // The median of the last `n` ok calls of `tool`, of at least `at_least`.
+    let median = |tool: &str, at_least: usize, n: usize| {
+        let events = server
+            .stdout
+            .events_where(at_least, |e| e["tool"] == tool && e["status"] == "ok");
+        let mut d: Vec<f64> = events[events.len() - n..]
+            .iter()
+            .filter_map(|e| e["duration_ms"].as_f64())
+            .collect();
+        d.sort_by(f64::total_cmp);
+        d[d.len() / 2]
+    };
+    let before = server
+        .stdout
+        .events_where(0, |e| e["tool"] == "mail_me_get" && e["status"] == "ok")
+        .len();
+    for _ in 0..30 {
+        assert_eq!(
+            call_tool(&http, &server.url, &alice, "plain_me_get").await["status"],
+            "ok"
+        );
+        assert_eq!(call(&http, &server.url, &alice).await["status"], "ok");
+    }
+    let plain = median("plain_me_get", 30, 30);
+    let person = median("mail_me_get", before + 30, 30);
+    println!(
+        "median server time per call: {person:.2} ms with the person's token from the vault \
+         (one GetItem on moto), {plain:.2} ms with the deployment's token"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
