@@ -39,6 +39,10 @@ struct Fetched {
 #[error("the figure `{0}` is beyond the exact decimal range")]
 struct Overflow(String);
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the call's parts as the stage has them: a struct of them would only rename them"
+)]
 pub(super) async fn run(
     upstream: &Upstream,
     conn: &DeployedCatalog,

@@ -243,9 +243,15 @@ impl Pipeline {
                 happened: Happened::No,
             };
         }
-        let fetch = self
-            .upstream
-            .fetch_reporting(conn, tool, valid, deadline, meter, credentials, progress);
+        let fetch = self.upstream.fetch_reporting(
+            conn,
+            tool,
+            valid,
+            deadline,
+            meter,
+            credentials,
+            progress,
+        );
         // A remote MCP server reports its own progress; a REST request only that it is slow.
         let fetched = if conn.catalog.mcp.is_some() {
             fetch.await

@@ -139,6 +139,10 @@ impl Upstream {
 
     /// [`Upstream::fetch`], passing a remote MCP server's progress notifications to `progress`
     /// (a REST request has none to report).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "fetch's arguments and the progress sink; see fetch"
+    )]
     pub async fn fetch_reporting(
         &self,
         conn: &DeployedCatalog,
