@@ -583,10 +583,11 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
             m.difference.is_some(),
             m.top.is_some(),
             m.items.is_some(),
+            m.days.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             out.push(format!(
-                "measure `{}` needs exactly one of count, sum, difference, top, items",
+                "measure `{}` needs exactly one of count, sum, difference, top, items, days",
                 m.name
             ));
         }
@@ -606,6 +607,10 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
         if let Some(i) = &m.items {
             sources.push(i.of.clone());
         }
+        if let Some(d) = &m.days {
+            sources.push(d.of.clone());
+            out.extend(check_days(&m.name, d));
+        }
         for s in sources {
             if !agg.sources.contains_key(&s) {
                 out.push(format!("measure `{}`: unknown source `{s}`", m.name));
@@ -620,6 +625,48 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
             ));
         }
         earlier.push(&m.name);
+    }
+    out
+}
+
+/// A `days` measure: 1 to 31 days; `from`, `zone` and `hours` literal and well-formed, or one
+/// `{param}` placeholder filled at call time (and checked then).
+fn check_days(name: &str, d: &crate::Days) -> Vec<String> {
+    let mut out = Vec::new();
+    let literal = |s: &str| !s.contains('{');
+    if !(1..=31).contains(&d.days) {
+        out.push(format!("measure `{name}`: days takes 1 to 31 days"));
+    }
+    let date_shaped = |s: &str| {
+        s.len() == 10
+            && s.char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '-'
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+    };
+    if literal(&d.from) && !date_shaped(&d.from) {
+        out.push(format!(
+            "measure `{name}`: `from` is a date YYYY-MM-DD or a {{param}}"
+        ));
+    }
+    let zone_shaped = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
+    };
+    if literal(&d.zone) && !zone_shaped(&d.zone) {
+        out.push(format!(
+            "measure `{name}`: `zone` `{}` is no IANA time zone",
+            d.zone
+        ));
+    }
+    if literal(&d.hours) && crate::working_hours(&d.hours).is_none() {
+        out.push(format!(
+            "measure `{name}`: `hours` is HH:MM-HH:MM (09:00-17:00) or a {{param}}"
+        ));
     }
     out
 }

@@ -749,7 +749,7 @@ pub struct Source {
     pub filter: BTreeMap<String, Vec<String>>,
 }
 
-/// One answer field; exactly one of `count`, `sum`, `difference`, `top`, `items`.
+/// One answer field; exactly one of `count`, `sum`, `difference`, `top`, `items`, `days`.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Measure {
@@ -769,6 +769,10 @@ pub struct Measure {
     /// The first items of a source in a given order, with a few fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Items>,
+    /// Per calendar day in a time zone: the items on that day, the time they take and the free
+    /// time left within the working hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<Days>,
     /// Keep only items whose (dotted) field has one of these values.
     #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
     pub filter: BTreeMap<String, Vec<String>>,
@@ -799,6 +803,49 @@ pub struct Items {
     pub descending: bool,
     #[serde(default = "five")]
     pub n: usize,
+}
+
+/// A day-by-day view of a source of appointments (`start`/`end` moments): for each of `days`
+/// calendar days from `from` in `zone`, how many items start that day, the minutes they take,
+/// and the free minutes left within `hours` (overlaps counted once). `from`, `zone` and `hours`
+/// may be `{param}` placeholders of the aggregation tool.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Days {
+    /// The source.
+    pub of: String,
+    /// The (dotted) item field with the start, an RFC 3339 moment.
+    pub start: String,
+    /// The (dotted) item field with the end, an RFC 3339 moment.
+    pub end: String,
+    /// The first day, `YYYY-MM-DD`.
+    pub from: String,
+    /// How many days, 1 to 31.
+    #[serde(default = "seven")]
+    pub days: usize,
+    /// The IANA time zone the days and hours are in (`Europe/Berlin`).
+    pub zone: String,
+    /// The working hours each day, `HH:MM-HH:MM`, within which free time is counted.
+    pub hours: String,
+}
+
+/// `HH:MM-HH:MM` as minutes after midnight, the start before the end (`24:00` ends a day).
+pub fn working_hours(text: &str) -> Option<(u32, u32)> {
+    let minutes = |s: &str| -> Option<u32> {
+        let (h, m) = s.trim().split_once(':')?;
+        if h.len() != 2 || m.len() != 2 {
+            return None;
+        }
+        let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+        (m < 60 && (h < 24 || (h == 24 && m == 0))).then_some(h * 60 + m)
+    };
+    let (a, b) = text.split_once('-')?;
+    let (a, b) = (minutes(a)?, minutes(b)?);
+    (a < b).then_some((a, b))
+}
+
+fn seven() -> usize {
+    7
 }
 
 fn five() -> usize {
@@ -833,6 +880,10 @@ pub enum ParamType {
     Boolean,
     /// `YYYY-MM-DD`.
     Date,
+    /// A moment with its time zone: RFC 3339 with an offset or `Z` (`2026-05-04T10:00:00+02:00`),
+    /// or a local time with an IANA zone in brackets (`2026-05-04T10:00[Europe/Berlin]`); a time
+    /// without either is refused. It goes up as UTC, `2026-05-04T08:00:00Z`.
+    Datetime,
     /// A list of at most `max_items`: objects with the typed fields `items` declares, or plain
     /// values each checked as the one param `item` declares.
     Array,

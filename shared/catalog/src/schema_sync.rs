@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::model::{Paging, PagingStyle};
 
 use crate::model::{
-    Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Effect, Errors, Health, Items,
+    Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Days, Effect, Errors, Health, Items,
     ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Provenance, Quota,
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
@@ -301,6 +301,18 @@ fn full_items() -> Items {
     }
 }
 
+fn full_days() -> Days {
+    Days {
+        of: "bookings".into(),
+        start: "start".into(),
+        end: "end".into(),
+        from: "{week_start}".into(),
+        days: 5,
+        zone: "{time_zone}".into(),
+        hours: "09:00-17:00".into(),
+    }
+}
+
 fn full_measure() -> Measure {
     Measure {
         name: "income_gross".into(),
@@ -309,6 +321,7 @@ fn full_measure() -> Measure {
         difference: Some(vec!["income_gross".into(), "overdue_gross".into()]),
         top: Some(full_top()),
         items: Some(full_items()),
+        days: Some(full_days()),
         filter: BTreeMap::from([("state".into(), vec!["overdue".into()])]),
     }
 }
@@ -530,6 +543,7 @@ fn shapes() -> Vec<Shape> {
             "/$defs/inline_document",
             full_inline_document(),
         ),
+        shape("Days", "/$defs/days", full_days()),
         shape("Prompt", "/$defs/prompt", full_prompt()),
         shape(
             "PromptMessage",
@@ -720,7 +734,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["risk"]["enum"]),
     );
 
-    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date, Array);
+    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date, Datetime, Array);
     compare(
         "param type",
         serde_names(&kinds),
@@ -880,7 +894,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 20] = [
+    let minimal: [(&str, &str, Value, Parse); 21] = [
         (
             "Catalog",
             "",
@@ -973,6 +987,12 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/items",
             json!({"of": "income", "fields": ["id"], "sort": "due_date"}),
             roundtrip::<Items>,
+        ),
+        (
+            "Days",
+            "/$defs/days",
+            json!({"of": "b", "start": "start", "end": "end", "from": "2026-05-04", "zone": "UTC", "hours": "09:00-17:00"}),
+            roundtrip::<Days>,
         ),
         (
             "McpRemote",

@@ -10,6 +10,7 @@ use catalog::{Catalog, LoadError};
 
 /// The shipped catalog files as `(file name, text)`, in file-name order.
 pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[
+    ("calcom.yaml", include_str!("../catalogs/calcom.yaml")),
     (
         "papierkram.yaml",
         include_str!("../catalogs/papierkram.yaml"),
@@ -65,7 +66,8 @@ mod tests {
     fn loading_the_folder_or_the_embedded_set_gives_the_same_catalogs() {
         let from_dir = load(Some(&folder())).unwrap();
         assert_eq!(from_dir, load(None).unwrap());
-        assert_eq!(from_dir[0].connector, "papierkram");
+        let names: Vec<&str> = from_dir.iter().map(|c| c.connector.as_str()).collect();
+        assert_eq!(names, ["calcom", "papierkram", "sevdesk"]);
     }
 
     #[test]

@@ -15,12 +15,14 @@
 //!
 //! ```
 //! let catalogs = connector::load(None).unwrap();
-//! assert_eq!(catalogs[0].connector, "papierkram");
+//! let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
+//! assert_eq!(names, ["calcom", "papierkram", "sevdesk"]);
+//! let papierkram = &catalogs[1];
 //! let secret = connector::parse(
 //!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,
 //! )
 //! .unwrap();
-//! let base = connector::base_url(&catalogs[0].base_url, secret.lookup("papierkram")).unwrap();
+//! let base = connector::base_url(&papierkram.base_url, secret.lookup("papierkram")).unwrap();
 //! assert_eq!(base, "https://acme.papierkram.de/api/v1");
 //! ```
 //!

@@ -64,6 +64,7 @@ fn sample(p: &Param) -> serde_json::Value {
         ParamType::Number => json!(p.min.unwrap_or(1.0).max(1.0)),
         ParamType::Boolean => json!(true),
         ParamType::Date => json!("2025-01-31"),
+        ParamType::Datetime => json!("2025-01-31T10:00:00+01:00"),
         ParamType::Array => json!([]),
     }
 }

@@ -55,6 +55,17 @@ const SEVDESK: Upstream = Upstream {
     rate_limited_hint: "Retry after",
 };
 
+const CALCOM: Upstream = Upstream {
+    connector: "calcom",
+    secrets: &[("CALCOM_API_KEY", "cal_live_prism0123456789abcdef")],
+    reads: 9,
+    writes: 4,
+    raw_paths: &[],
+    get_tool: "calcom_event_type_get",
+    list_tool: "calcom_event_types_list",
+    rate_limited_hint: "Retry after 30 s",
+};
+
 impl Upstream {
     fn document(&self) -> PathBuf {
         repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
@@ -138,6 +149,10 @@ fn sample(param: &Param, every: bool) -> Value {
     if let Some(choice) = param.choices.as_ref().and_then(|c| c.first()) {
         return json!(choice);
     }
+    // A declared default is a value the catalog's author chose as valid (working hours).
+    if let Some(default) = &param.default {
+        return default.clone();
+    }
     let low = param.min.unwrap_or(1.0).max(1.0);
     match param.kind {
         ParamType::String => json!("x"),
@@ -145,6 +160,7 @@ fn sample(param: &Param, every: bool) -> Value {
         ParamType::Number => json!(low),
         ParamType::Boolean => json!(true),
         ParamType::Date => json!("2026-05-04"),
+        ParamType::Datetime => json!("2026-05-04T10:00:00[Europe/Berlin]"),
         ParamType::Array => match (&param.items, &param.item) {
             (Some(fields), _) => json!([arguments(fields, every)]),
             (None, Some(item)) => json!([sample(item, every)]),
@@ -160,7 +176,15 @@ fn arguments(params: &std::collections::BTreeMap<String, Param>, every: bool) ->
         params
             .iter()
             .filter(|(_, p)| every || p.required || p.location == ParamIn::Path)
-            .map(|(name, p)| (name.clone(), sample(p, every)))
+            .map(|(name, p)| {
+                // A free string the upstream reads as an IANA zone: "x" is none.
+                let value = if name.ends_with("time_zone") && p.kind == ParamType::String {
+                    json!("Europe/Berlin")
+                } else {
+                    sample(p, every)
+                };
+                (name.clone(), value)
+            })
             .collect::<Map<_, _>>(),
     )
 }
@@ -193,6 +217,11 @@ async fn papierkram_every_tool_sends_requests_the_openapi_document_accepts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sevdesk_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&SEVDESK).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calcom_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&CALCOM).await;
 }
 
 async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
@@ -384,4 +413,115 @@ async fn error_answers_become_statuses_with_the_catalogs_hints(
         let _ = std::fs::remove_dir_all(dir);
     }
     (prism, rpc, [a, b])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calcom_error_answers_become_statuses_with_the_catalogs_hints() {
+    let (prism, rpc, _servers) =
+        error_answers_become_statuses_with_the_catalogs_hints(&CALCOM).await;
+    // Cal.com's reason comes from {"status": "error", "error": {"message": …}}.
+    let r = rpc
+        .call("calcom_booking_get", json!({"uid": "bk_0000"}))
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "not_found", "{r}");
+    assert_eq!(
+        result["upstream_message"], "Booking with uid=bk_0000 was not found in the database",
+        "{r}"
+    );
+    assert!(
+        result["hint"].as_str().unwrap().contains("uid"),
+        "the booking's own hint: {r}"
+    );
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// Cal.com's habits end to end against the document: times with their zone go up as UTC, the
+/// writes' dry runs name everyone Cal.com would e-mail, the named rate-limit bucket reaches
+/// `_quota`, and the week aggregation answers per local day in about 200 tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week_is_short() {
+    let prism = Prism::start(&CALCOM.document()).await;
+    let (_server, rpc) = CALCOM.server(&prism, None, &[]);
+
+    // 10:00 in Berlin in May (UTC+2) goes up as 08:00 UTC; a time without a zone is refused.
+    let create = json!({"event_type_id": 31, "start": "2026-05-04T10:00[Europe/Berlin]",
+        "attendee_name": "Jana Berg", "attendee_email": "jana.berg@muster.example",
+        "attendee_time_zone": "Europe/Berlin", "guests": ["buero@muster.example"], "dry_run": true});
+    let r = rpc.call("calcom_booking_create", create.clone()).await;
+    let preview = &structured(&r)["preview"];
+    assert_eq!(preview["risk"], "critical", "{r}");
+    let body = &preview["request"]["body"];
+    assert_eq!(body["start"], "2026-05-04T08:00:00Z", "{r}");
+    assert_eq!(body["attendee"]["email"], "jana.berg@muster.example", "{r}");
+    assert_eq!(body["guests"], json!(["buero@muster.example"]), "{r}");
+    let mut naive = create.clone();
+    naive["start"] = json!("2026-05-04T10:00:00");
+    let r = rpc.call("calcom_booking_create", naive).await;
+    assert_eq!(structured(&r)["status"], "invalid_input", "{r}");
+    assert!(
+        structured(&r)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("time zone"),
+        "{r}"
+    );
+
+    // Moving a booking: the preview holds the booking as it is, attendees and guests included.
+    let r = rpc
+        .call(
+            "calcom_booking_reschedule",
+            json!({"uid": "bk_7Hq2", "start": "2026-05-08T14:00+02:00", "dry_run": true}),
+        )
+        .await;
+    let preview = &structured(&r)["preview"];
+    assert_eq!(
+        preview["request"]["body"]["start"], "2026-05-08T12:00:00Z",
+        "{r}"
+    );
+    assert_eq!(
+        preview["current"]["attendees"][0]["email"], "jana.berg@muster.example",
+        "{r}"
+    );
+    assert_eq!(
+        preview["current"]["guests"],
+        json!(["buero@muster.example"]),
+        "{r}"
+    );
+    assert!(
+        preview["side_effects"]
+            .as_str()
+            .unwrap()
+            .contains("e-mails"),
+        "{r}"
+    );
+
+    // The week: Monday has two bookings in Berlin time, the cancelled Thursday one is left out.
+    let r = rpc
+        .call(
+            "calcom_week_get",
+            json!({"week_start": "2026-05-04", "time_zone": "Europe/Berlin"}),
+        )
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "ok", "{r}");
+    let week = &result["data"]["week"];
+    assert_eq!(week["zone"], "Europe/Berlin", "{r}");
+    assert_eq!(result["data"]["bookings"], 3, "{r}");
+    let monday = &week["days"][0];
+    assert_eq!(
+        (
+            &monday["date"],
+            &monday["count"],
+            &monday["busy_min"],
+            &monday["free_min"]
+        ),
+        (&json!("2026-05-04"), &json!(2), &json!(90), &json!(390)),
+        "{r}"
+    );
+    assert_eq!(monday["longest_free"], "10:30-14:00", "{r}");
+    assert_eq!(week["days"][3]["count"], 0, "the cancelled booking: {r}");
+    let bytes = serde_json::to_string(&result["data"]).unwrap().len();
+    assert!(bytes <= 1000, "about 200 tokens, got {bytes} B: {r}");
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }

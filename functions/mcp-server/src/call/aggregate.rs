@@ -11,6 +11,7 @@ use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
+use super::days::{self, Period};
 use super::outcome::Outcome;
 use super::shape;
 use crate::contract::args::{self, ValidArgs};
@@ -54,6 +55,11 @@ pub(super) async fn run(
     credentials: Credentials<'_>,
 ) -> Outcome {
     let vars = variables(valid);
+    // Day-by-day measures are checked before any request: a bad zone costs no quota.
+    let periods = match periods(&agg.result, &vars) {
+        Ok(p) => p,
+        Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.0),
+    };
     let mut fetched = BTreeMap::new();
     let mut quota: Option<QuotaFigures> = None;
     let mut pages = Pages::new(agg.sources.len());
@@ -171,7 +177,7 @@ pub(super) async fn run(
         }
         fetched.insert(name.clone(), Fetched { items, failure });
     }
-    let data = match measures(&agg.result, &fetched) {
+    let data = match measures(&agg.result, &fetched, &periods) {
         Ok(data) => data,
         Err(Overflow(name)) => {
             return Outcome::failed(
@@ -223,7 +229,29 @@ fn add_request(call: Option<QuotaFigures>, request: Option<QuotaFigures>) -> Opt
     }
 }
 
-/// Template variables: the tool's arguments, and period bounds from `year`/`month`.
+/// The filled and checked period of every `days` measure, by measure name.
+fn periods(
+    result: &[Measure],
+    vars: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, Period>, days::BadPeriod> {
+    let text = |t: &str| match fill(&Value::String(t.to_string()), vars) {
+        Some(Value::String(s)) => Ok(s),
+        _ => Err(days::BadPeriod(format!(
+            "`{t}` has no value: pass the argument it names."
+        ))),
+    };
+    result
+        .iter()
+        .filter_map(|m| m.days.as_ref().map(|d| (m, d)))
+        .map(|(m, d)| {
+            let period = Period::resolve(d, &text(&d.from)?, &text(&d.zone)?, &text(&d.hours)?)?;
+            Ok((m.name.clone(), period))
+        })
+        .collect()
+}
+
+/// Template variables: the tool's arguments, period bounds from `year`/`month`, and
+/// `{week_end}` (the sixth day after a `week_start` date).
 fn variables(valid: &ValidArgs) -> BTreeMap<String, String> {
     let mut vars: BTreeMap<String, String> = valid
         .values
@@ -248,6 +276,13 @@ fn variables(valid: &ValidArgs) -> BTreeMap<String, String> {
             vars.insert("year_start".into(), start.to_string());
             vars.insert("year_end".into(), start.last_of_year().to_string());
         }
+    }
+    let week_start = valid.values.get("week_start").and_then(Value::as_str);
+    if let Some(end) = week_start
+        .and_then(|s| s.parse::<jiff::civil::Date>().ok())
+        .and_then(|d| d.checked_add(jiff::ToSpan::days(6)).ok())
+    {
+        vars.insert("week_end".into(), end.to_string());
     }
     vars
 }
@@ -338,7 +373,11 @@ fn money(d: Decimal) -> Value {
     Value::String(d.to_string())
 }
 
-fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Result<Value, Overflow> {
+fn measures(
+    result: &[Measure],
+    fetched: &BTreeMap<String, Fetched>,
+    periods: &BTreeMap<String, Period>,
+) -> Result<Value, Overflow> {
     let mut out = Map::new();
     let mut sums: BTreeMap<&str, Decimal> = BTreeMap::new();
     let items_of = |source: &str, m: &Measure| -> Vec<&Value> {
@@ -397,6 +436,8 @@ fn measures(result: &[Measure], fetched: &BTreeMap<String, Fetched>) -> Result<V
                     })
                     .collect(),
             )
+        } else if let (Some(spec), Some(period)) = (&m.days, periods.get(&m.name)) {
+            days::compute(&items_of(&spec.of, m), spec, period)
         } else if let Some(spec) = &m.items {
             let mut picked = items_of(&spec.of, m);
             picked.sort_by(|x, y| {
@@ -452,7 +493,10 @@ mod tests {
     fn sums_are_exact_decimals_not_floats() {
         let items = (0..10).map(|_| json!({"total": 0.1})).collect();
         let m = [measure(json!({"name": "s", "sum": "inc.total"}))];
-        assert_eq!(measures(&m, &fetched(items)).unwrap()["s"], json!("1.00"));
+        assert_eq!(
+            measures(&m, &fetched(items), &BTreeMap::new()).unwrap()["s"],
+            json!("1.00")
+        );
     }
 
     #[test]
@@ -470,7 +514,7 @@ mod tests {
             measure(json!({"name": "rest", "difference": ["all", "overdue"]})),
             measure(json!({"name": "n", "count": "inc", "where": {"state": ["overdue"]}})),
         ];
-        let out = measures(&m, &fetched(items)).unwrap();
+        let out = measures(&m, &fetched(items), &BTreeMap::new()).unwrap();
         assert_eq!(
             out,
             json!({"all": "199.50", "overdue": "80.50", "rest": "119.00", "n": 2})
@@ -489,7 +533,7 @@ mod tests {
             json!({"name": "top", "top": {"of": "inc", "by": "c.name", "sum": "t", "n": 2}}),
         )];
         assert_eq!(
-            measures(&m, &fetched(items)).unwrap()["top"],
+            measures(&m, &fetched(items), &BTreeMap::new()).unwrap()["top"],
             json!([{"name": "C", "total": "25.50", "count": 1}, {"name": "A", "total": "11.00", "count": 2}])
         );
     }
@@ -504,7 +548,7 @@ mod tests {
             json!({"name": "next", "items": {"of": "inc", "fields": ["id", "due"], "sort": "due", "n": 1}}),
         )];
         assert_eq!(
-            measures(&m, &fetched(items)).unwrap()["next"],
+            measures(&m, &fetched(items), &BTreeMap::new()).unwrap()["next"],
             json!([{"id": 2, "due": "2026-01-15"}])
         );
     }
@@ -515,14 +559,20 @@ mod tests {
             .map(|_| json!({"t": "79228162514264337593543950335"}))
             .collect();
         let m = [measure(json!({"name": "s", "sum": "inc.t"}))];
-        assert_eq!(measures(&m, &fetched(items)), Err(Overflow("s".into())));
+        assert_eq!(
+            measures(&m, &fetched(items), &BTreeMap::new()),
+            Err(Overflow("s".into()))
+        );
         let items = (0..3)
             .map(|_| json!({"c": "A", "t": "79228162514264337593543950335"}))
             .collect();
         let m = [measure(
             json!({"name": "top", "top": {"of": "inc", "by": "c", "sum": "t", "n": 2}}),
         )];
-        assert_eq!(measures(&m, &fetched(items)), Err(Overflow("top".into())));
+        assert_eq!(
+            measures(&m, &fetched(items), &BTreeMap::new()),
+            Err(Overflow("top".into()))
+        );
     }
 
     #[test]

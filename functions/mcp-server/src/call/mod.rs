@@ -45,6 +45,7 @@ mod complete;
 mod connections;
 mod consent;
 mod credentials;
+mod days;
 mod documents;
 mod dry_run;
 mod idempotency;

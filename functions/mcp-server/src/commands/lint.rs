@@ -58,6 +58,8 @@ const VERBS: &[&str] = &[
     "book",
     "upload",
     "download",
+    "reschedule",
+    "mark_absent",
 ];
 
 /// A param the model could fill without limit: a number without bounds, a free string without a
@@ -66,7 +68,7 @@ pub(super) fn unbounded(p: &catalog::Param) -> bool {
     match p.kind {
         ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
         ParamType::String => p.choices.is_none() && p.max_length.is_none(),
-        ParamType::Boolean | ParamType::Date => false,
+        ParamType::Boolean | ParamType::Date | ParamType::Datetime => false,
         ParamType::Array => {
             p.max_items.is_none()
                 || match (&p.items, &p.item) {
@@ -399,11 +401,19 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
         ));
         return;
     }
-    let verb = t.name.rsplit('_').next().unwrap_or("");
+    // The verb is the name's last word, or two for a verb of two words (`mark_absent`).
+    let known = VERBS.iter().find(|v| {
+        t.name
+            .strip_suffix(**v)
+            .is_some_and(|rest| rest.ends_with('_'))
+    });
+    let verb = known
+        .copied()
+        .unwrap_or_else(|| t.name.rsplit('_').next().unwrap_or(""));
     rows.push(row(
         "name",
         subject.clone(),
-        VERBS.contains(&verb),
+        known.is_some(),
         format!("`<resource>_<verb>`, verb `{verb}`"),
     ));
     rows.push(description_row(t, shape, subject.clone()));

@@ -358,6 +358,10 @@ fn describe(p: &Param) -> String {
         ParamType::Number => "number".to_string(),
         ParamType::Boolean => "true or false".to_string(),
         ParamType::Date => "date YYYY-MM-DD".to_string(),
+        ParamType::Datetime => {
+            "date-time with its zone (2026-05-04T10:00:00+02:00 or 2026-05-04T10:00[Europe/Berlin])"
+                .to_string()
+        }
         ParamType::Array => match &p.item {
             Some(item) => format!(
                 "list of at most {} values, each {}",
@@ -398,6 +402,27 @@ fn unix_seconds(name: &str, date: jiff::civil::Date, zone: &str) -> Result<i64, 
         })
 }
 
+/// A `datetime` argument as the UTC instant it names (`2026-05-04T08:00:00Z`): an offset or `Z`,
+/// or a local time with an IANA zone in brackets; a time without a zone is refused, so 10:00 in
+/// Berlin never goes up as 10:00 UTC by accident.
+fn moment(name: &str, v: &Value) -> Result<String, Invalid> {
+    let s = v.as_str().map(str::trim).unwrap_or_default();
+    let zoned = s.ends_with(']').then(|| s.parse::<jiff::Zoned>().ok());
+    let at = match zoned {
+        Some(z) => z.map(|z| z.timestamp()),
+        None => s.parse::<jiff::Timestamp>().ok(),
+    };
+    match at {
+        Some(t) if s.len() <= 80 => Ok(t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
+        _ if s.len() > 80 => Err(invalid(format!("`{name}` is longer than 80 characters."))),
+        _ => Err(invalid(format!(
+            "`{name}` must be a date and time with its time zone: an offset \
+             (2026-05-04T10:00:00+02:00), Z for UTC, or the zone in brackets \
+             (2026-05-04T10:00[Europe/Berlin]); a time without a zone is ambiguous."
+        ))),
+    }
+}
+
 fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
     let value = match p.kind {
         ParamType::Integer => Value::from(integer(name, v)?),
@@ -422,6 +447,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                 None => Value::String(s.to_string()),
             }
         }
+        ParamType::Datetime => Value::String(moment(name, v)?),
         ParamType::String => {
             let s = match v {
                 Value::String(s) => s.clone(),
@@ -649,6 +675,59 @@ tools:
         assert_eq!(v.values["start_date"], json!(1_777_586_400));
         let err = validate(&tool, &args(json!({"start_date": "2026-02-30"}))).unwrap_err();
         assert!(format!("{err:?}").contains("real date"), "{err:?}");
+    }
+
+    #[test]
+    fn a_datetime_names_its_zone_and_goes_up_as_utc() {
+        let tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: calcom
+base_url: "http://x"
+tools:
+  - name: calcom_booking_create
+    risk: low
+    description: d
+    get: /b
+    params:
+      start: { type: datetime }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let up = |s: &str| {
+            validate(&tool, &args(json!({ "start": s }))).map(|v| v.values["start"].clone())
+        };
+        // 10:00 in Berlin in summer (CEST, UTC+2) is 08:00 UTC, in winter (CET) 09:00 UTC.
+        assert_eq!(
+            up("2026-05-04T10:00[Europe/Berlin]").unwrap(),
+            json!("2026-05-04T08:00:00Z")
+        );
+        assert_eq!(
+            up("2026-12-07T10:00:00[Europe/Berlin]").unwrap(),
+            json!("2026-12-07T09:00:00Z")
+        );
+        assert_eq!(
+            up("2026-05-04T10:00:00+02:00").unwrap(),
+            json!("2026-05-04T08:00:00Z")
+        );
+        assert_eq!(
+            up("2026-05-04T10:00:00Z").unwrap(),
+            json!("2026-05-04T10:00:00Z")
+        );
+        // A time without a zone is never taken as UTC.
+        for bad in [
+            "2026-05-04T10:00:00",
+            "2026-05-04",
+            "10:00",
+            "2026-05-04T10:00[Mars/Olympus]",
+        ] {
+            let err = up(bad).unwrap_err();
+            assert!(err.hint.contains("time zone"), "{bad}: {err:?}");
+        }
+        let err = up(&"9".repeat(200)).unwrap_err();
+        assert!(err.hint.contains("80 characters"), "{err:?}");
     }
 
     #[test]

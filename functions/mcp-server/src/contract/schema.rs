@@ -109,7 +109,7 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
 fn param_schema(p: &catalog::Param) -> JsonObject {
     let mut s = Map::new();
     let kind = match p.kind {
-        ParamType::String | ParamType::Date => "string",
+        ParamType::String | ParamType::Date | ParamType::Datetime => "string",
         ParamType::Integer => "integer",
         ParamType::Number => "number",
         ParamType::Boolean => "boolean",
@@ -118,6 +118,9 @@ fn param_schema(p: &catalog::Param) -> JsonObject {
     s.insert("type".into(), kind.into());
     if p.kind == ParamType::Date {
         s.insert("format".into(), "date".into());
+    }
+    if p.kind == ParamType::Datetime {
+        s.insert("format".into(), "date-time".into());
     }
     if let Some(d) = &p.description {
         s.insert("description".into(), d.clone().into());
