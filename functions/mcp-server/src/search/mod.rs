@@ -53,6 +53,9 @@ mod tests {
         lang: String,
         q: String,
         expect: String,
+        /// The question names the system ("in sevdesk", "im kalender").
+        #[serde(default)]
+        named: bool,
     }
 
     #[test]
@@ -92,6 +95,9 @@ mod tests {
         let (mut top1, mut top5) = (0, 0);
         let (mut across1, mut across5) = (0, 0);
         let mut per_lang: HashMap<&str, (usize, usize, usize)> = HashMap::new();
+        // Per connector and per naming, within the connector and across all: (n, top-1, top-5,
+        // across top-1, across top-5).
+        let mut groups: HashMap<String, [usize; 5]> = HashMap::new();
         for case in &set.queries {
             assert!(names.contains(&case.expect), "unknown tool {}", case.expect);
             // Across every connector: with two accounting systems, "offene Posten" is both.
@@ -105,6 +111,19 @@ mod tests {
             let own = |name: &str| hosted(name) && connector_of.get(name) == Some(connector);
             let ranking = ranked(&index, &case.q, &own);
             let rank = ranking.iter().position(|n| *n == case.expect);
+            let named = if case.named {
+                "names its system"
+            } else {
+                "names no system"
+            };
+            for group in [connector.clone(), named.to_string()] {
+                let g = groups.entry(group).or_default();
+                g[0] += 1;
+                g[1] += usize::from(rank == Some(0));
+                g[2] += usize::from(rank.is_some_and(|r| r < 5));
+                g[3] += usize::from(across_rank == Some(0));
+                g[4] += usize::from(across_rank.is_some_and(|r| r < 5));
+            }
             let entry = per_lang.entry(&case.lang).or_default();
             entry.0 += 1;
             if rank == Some(0) {
@@ -144,6 +163,17 @@ mod tests {
                 "  {lang}: {n} queries, top-1 {:.1} %, top-5 {:.1} %",
                 rate(t1, n),
                 rate(t5, n)
+            );
+        }
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        groups.sort();
+        for (group, [n, t1, t5, a1, a5]) in groups {
+            println!(
+                "  {group}: {n} queries, top-1 {:.1} %, top-5 {:.1} % within; across all connectors top-1 {:.1} %, top-5 {:.1} %",
+                rate(t1, n),
+                rate(t5, n),
+                rate(a1, n),
+                rate(a5, n)
             );
         }
         assert!(n >= 40, "at least 40 queries");
