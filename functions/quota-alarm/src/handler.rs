@@ -322,7 +322,7 @@ mod tests {
         let deps = deps(Ok(rows));
         let now = ts("2026-05-20T10:00:00Z");
         let out = handle(&deps, now).await.unwrap();
-        assert_eq!(out.assessments[0].state, State::Warn);
+        assert_eq!(papierkram(&out).state, State::Warn);
         // The other shipped catalogs (sevdesk: no quota headers) get their own decision line.
         let lines = lines_of(&out.lines, "papierkram");
         assert_eq!(lines.len(), 2);
@@ -352,11 +352,19 @@ mod tests {
             .collect()
     }
 
+    /// Papierkram's assessment among every shipped catalog's.
+    fn papierkram(out: &Outcome) -> &crate::assess::Assessment {
+        out.assessments
+            .iter()
+            .find(|a| a.connector == "papierkram")
+            .expect("papierkram is assessed")
+    }
+
     #[tokio::test]
     async fn no_traffic_and_a_failed_probe_is_unknown_with_no_datapoint() {
         let deps = deps(Ok(Vec::new()));
         let out = handle(&deps, ts("2026-05-20T10:00:00Z")).await.unwrap();
-        let a = &out.assessments[0];
+        let a = &papierkram(&out);
         assert_eq!(a.state, State::Unknown);
         assert_eq!(a.utilization_percent, None);
         assert!(
@@ -399,15 +407,15 @@ mod tests {
         let now = ts("2026-05-20T10:00:00Z");
         let out = handle(&deps, now).await.unwrap();
         assert_eq!(*deps.prober.probes.lock().unwrap(), 1);
-        let a = &out.assessments[0];
+        let a = &papierkram(&out);
         assert_eq!((a.remaining, a.used), (Some(1_200), Some(8_800)));
         assert_eq!(a.state, State::Warn);
         assert_eq!(a.last_seen, Some(now));
         assert_eq!(a.calls, 11);
-        let audit: Value = serde_json::from_str(&out.lines[0]).unwrap();
+        let audit: Value = serde_json::from_str(lines_of(&out.lines, "papierkram")[0]).unwrap();
         assert_eq!(audit["event"], "quota_probe");
         assert_eq!(audit["quota_remaining"], 1_200);
-        let emf: Value = serde_json::from_str(&out.lines[1]).unwrap();
+        let emf: Value = serde_json::from_str(lines_of(&out.lines, "papierkram")[1]).unwrap();
         assert_eq!(emf["QuotaUtilizationPercent"], 88.0);
     }
 
@@ -423,8 +431,8 @@ mod tests {
         let deps = deps_probing(Ok(rows), Err(ProbeError::Unreachable));
         let out = handle(&deps, ts("2026-05-20T10:00:00Z")).await.unwrap();
         assert_eq!(*deps.prober.probes.lock().unwrap(), 0);
-        assert_eq!(out.assessments[0].state, State::Ok);
-        assert!(!out.lines[0].contains("quota_probe"));
+        assert_eq!(papierkram(&out).state, State::Ok);
+        assert!(!out.lines.iter().any(|l| l.contains("quota_probe")));
     }
 
     #[tokio::test]

@@ -126,8 +126,7 @@ mod tests {
     #[test]
     fn papierkram_quota_is_ten_thousand_a_berlin_month() {
         let all = policies(&connector::load(None).unwrap()).unwrap();
-        let (name, policy) = &all[0];
-        assert_eq!(name, "papierkram");
+        let (_, policy) = all.iter().find(|(n, _)| n == "papierkram").unwrap();
         let p = policy.as_ref().unwrap();
         assert_eq!(p.limit, Some(10_000));
         assert_eq!((p.warn_percent, p.critical_percent), (80, 95));

@@ -496,6 +496,15 @@ async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week
         "{r}"
     );
 
+    // The list reports Cal.com's named rate-limit bucket as `_quota`.
+    let r = rpc
+        .call("calcom_bookings_list", json!({"status": "upcoming"}))
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "ok", "{r}");
+    assert_eq!(result["_quota"]["remaining"], 117, "{r}");
+    assert_eq!(result["_quota"]["limit"], 120, "{r}");
+
     // The week: Monday has two bookings in Berlin time, the cancelled Thursday one is left out.
     let r = rpc
         .call(
