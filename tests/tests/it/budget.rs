@@ -1,12 +1,14 @@
 //! What the model sees, measured against the real server and the sandbox, in bytes and in
 //! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
 //! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
-//! deployment and for a profile within 16 KB read and 24 KB in all, and every tool's default
-//! call (a list tool without arguments, every tool with its description's example, a write as
-//! a dry run) within the 25 KB result budget, whole (not cut). Run with `--nocapture` for the
-//! table.
+//! deployment and for each profile within 16 KB read and 24 KB in all, with all three shipped
+//! connectors (Papierkram on the sandbox, sevdesk and Cal.com on Prism with their documents), and
+//! every tool's default call (a list tool without arguments, every tool with its description's
+//! example, a write as a dry run) within the 25 KB result budget, whole (not cut). Run with
+//! `--nocapture` for the table.
 
-use integration_tests::{KEY, Rpc, Server, structured};
+use integration_tests::prism::Prism;
+use integration_tests::{KEY, Rpc, Server, repo, structured};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -46,14 +48,24 @@ fn list_figures(result: &Value) -> (usize, usize, usize, usize) {
 async fn what_the_model_reads_fits_its_budgets() {
     let sandbox = SandboxState::new(TOKEN);
     let (addr, _h) = papierkram_sandbox::spawn(sandbox).await.unwrap();
+    let document = |c: &str| repo().join(format!("shared/connector/openapi/{c}.yaml"));
+    let sevdesk = Prism::start(&document("sevdesk")).await;
+    let calcom = Prism::start(&document("calcom")).await;
     let server = Server::start(
         &[],
         &[
             ("MCP_API_KEYS", &format!("e2e:{KEY}")),
-            ("MCP_PROFILES", "reports=papierkram/*_get"),
+            (
+                "MCP_PROFILES",
+                "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
+            ),
             ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
             ("PAPIERKRAM_TOKEN", TOKEN),
             ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
+            ("SEVDESK_BASE_URL", &sevdesk.url),
+            ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
+            ("CALCOM_BASE_URL", &calcom.url),
+            ("CALCOM_API_KEY", "cal_live_budget0123456789"),
         ],
     );
     let list = |rpc: Rpc| async move {
@@ -62,11 +74,13 @@ async fn what_the_model_reads_fits_its_budgets() {
         reply["result"].clone()
     };
     let rpc = Rpc::new(&server.url);
-    let reports = Rpc::new(&format!("{}/reports", server.url));
+    let profile = |p: &str| Rpc::new(&format!("{}/{p}", server.url));
     println!("tools/list               tools   read B  read tok   all B   all tok");
     for (scope, result) in [
         ("deployment", list(Rpc::new(&server.url)).await),
-        ("profile reports", list(reports).await),
+        ("profile reports", list(profile("reports")).await),
+        ("profile accounting", list(profile("accounting")).await),
+        ("profile calendar", list(profile("calendar")).await),
     ] {
         let (read, read_tokens, all, all_tokens) = list_figures(&result);
         let n = result["tools"].as_array().unwrap().len();
@@ -76,13 +90,25 @@ async fn what_the_model_reads_fits_its_budgets() {
         assert!(all <= LIST_BUDGET, "{scope}: {all} B in all");
     }
 
-    let catalog = connector::load(None)
-        .unwrap()
-        .into_iter()
-        .find(|c| c.connector == "papierkram")
-        .unwrap();
+    for catalog in connector::load(None).unwrap() {
+        largest_default_result(&rpc, &catalog).await;
+    }
+    assert!(
+        sevdesk.violations().is_empty(),
+        "{:?}",
+        sevdesk.violations()
+    );
+    assert!(calcom.violations().is_empty(), "{:?}", calcom.violations());
+}
+
+/// Every callable tool's default calls within the result budget, whole; prints each and the
+/// largest of the connector.
+async fn largest_default_result(rpc: &Rpc, catalog: &catalog::Catalog) {
     let mut largest = (0, String::new());
-    println!("default call                              bytes  tokens");
+    println!(
+        "default call ({})                     bytes  tokens",
+        catalog.connector
+    );
     let callable = |t: &&catalog::Tool| !t.raw && t.risk != catalog::Risk::Forbidden;
     for tool in catalog.tools.iter().filter(callable) {
         let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
@@ -113,5 +139,8 @@ async fn what_the_model_reads_fits_its_budgets() {
             }
         }
     }
-    println!("largest default result: {} ({} B)", largest.1, largest.0);
+    println!(
+        "largest default result of {}: {} ({} B)",
+        catalog.connector, largest.1, largest.0
+    );
 }

@@ -8,7 +8,8 @@ use env_config::ConfigError;
 
 use super::env::EnvSnapshot;
 
-/// `MCP_PROFILES`: `name=connector/tool-glob,…;name2=…`.
+/// `MCP_PROFILES`: `name=connector/tool-glob,…;name2=…`; a pattern written `+connector/glob`
+/// also lists its tools in that profile's `tools/list` when they are `core: false`.
 pub(crate) const PROFILES: &str = "MCP_PROFILES";
 /// `MCP_KEY_PROFILES`: `key_id=profile,…`: limits an API key to one profile.
 pub(crate) const KEY_PROFILES: &str = "MCP_KEY_PROFILES";
@@ -89,10 +90,15 @@ impl Profiles {
                 .map(|p| p.trim().to_string())
                 .filter(|p| !p.is_empty())
                 .collect();
-            if let Some(p) = patterns.iter().find(|p| !p.contains('/')) {
+            if let Some(p) = patterns
+                .iter()
+                .find(|p| !p.contains('/') || p[1..].contains('+'))
+            {
                 return Err(bad(
                     PROFILES,
-                    format!("pattern `{p}` must be connector/tool (`*` allowed)"),
+                    format!(
+                        "pattern `{p}` must be connector/tool (`*` allowed, a leading + lists them)"
+                    ),
                 ));
             }
             sets.insert(name.to_string(), patterns);
@@ -189,15 +195,35 @@ impl Profiles {
         let Some(name) = profile else {
             return true;
         };
+        self.matching(name, connector, tool).next().is_some()
+    }
+
+    /// Whether a profile lists `connector/tool` although it is `core: false`: a pattern of
+    /// that profile written `+connector/glob` matches it. The whole deployment lists core
+    /// tools only, so a connector's tools can be listed where they belong (`calendar=+calcom/*`)
+    /// without costing every other scope's `tools/list`.
+    pub fn lists(&self, profile: Option<&str>, connector: &str, tool: &str) -> bool {
+        profile.is_some_and(|name| {
+            self.matching(name, connector, tool)
+                .any(|p| p.starts_with('+'))
+        })
+    }
+
+    /// The patterns of profile `name` that match `connector/tool`.
+    fn matching<'a>(
+        &'a self,
+        name: &str,
+        connector: &str,
+        tool: &str,
+    ) -> impl Iterator<Item = &'a String> {
         let full = format!("{connector}/{tool}");
         let short = tool
             .strip_prefix(connector)
             .and_then(|rest| rest.strip_prefix('_'))
             .map(|rest| format!("{connector}/{rest}"));
-        self.sets.get(name).is_some_and(|patterns| {
-            patterns
-                .iter()
-                .any(|p| glob(p, &full) || short.as_ref().is_some_and(|s| glob(p, s)))
+        self.sets.get(name).into_iter().flatten().filter(move |p| {
+            let p = p.strip_prefix('+').unwrap_or(p);
+            glob(p, &full) || short.as_ref().is_some_and(|s| glob(p, s))
         })
     }
 }
@@ -228,6 +254,23 @@ fn glob(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plus_pattern_lists_its_tools_in_that_profile_only() {
+        let p = Profiles::from_env(&EnvSnapshot::from_pairs([(
+            PROFILES,
+            "calendar=+calcom/*;books=papierkram/*",
+        )]))
+        .unwrap();
+        assert!(p.allows(Some("calendar"), "calcom", "calcom_week_get"));
+        assert!(p.lists(Some("calendar"), "calcom", "calcom_week_get"));
+        assert!(!p.lists(Some("books"), "papierkram", "papierkram_invoices_list"));
+        assert!(!p.lists(None, "calcom", "calcom_week_get"));
+        assert!(!p.allows(Some("calendar"), "papierkram", "papierkram_invoices_list"));
+        let err =
+            Profiles::from_env(&EnvSnapshot::from_pairs([(PROFILES, "c=cal+com/*")])).unwrap_err();
+        assert!(err.problem.contains("leading +"), "{err:?}");
+    }
 
     #[test]
     fn profiles_parse_and_match_globs() {

@@ -37,13 +37,15 @@ impl View {
             .map(|(c, t)| (c.catalog.connector.as_str(), t))
             .collect();
         let callable: BTreeSet<String> = allowed.iter().map(|(_, t)| t.name.clone()).collect();
+        let listed =
+            |c: &str, t: &catalog::Tool| t.core || profiles.lists(scope.profile(), c, &t.name);
         View {
             listed: allowed
                 .iter()
-                .filter(|(_, t)| t.core)
+                .filter(|(c, t)| listed(c, t))
                 .map(|(c, t)| (c.to_string(), t.name.clone()))
                 .collect(),
-            has_hidden: allowed.iter().any(|(_, t)| !t.core),
+            has_hidden: allowed.iter().any(|(c, t)| !listed(c, t)),
             visibility: index.visibility(&|name| callable.contains(name)),
             prompts: registry
                 .prompts()

@@ -15,8 +15,8 @@ pub const MAX_READ_BYTES: usize = 16 * 1024;
 /// The most a whole `tools/list` result may be.
 pub const MAX_BYTES: usize = 24 * 1024;
 
-/// Every scope's listed tools: its core tools in catalog order, then the meta tools where there
-/// is something to discover.
+/// Every scope's listed tools: its core tools (and a profile's `+` tools) in catalog order, then
+/// the meta tools where there is something to discover.
 pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
     let output = std::sync::Arc::new(definitions::output_schema());
     let meta_tools = meta::tools(&output);
@@ -28,7 +28,6 @@ pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
     let definitions: HashMap<&str, McpTool> = inventory
         .registry
         .exposed()
-        .filter(|(_, t)| t.core)
         .map(|(c, t)| (t.name.as_str(), definitions::definition(&c.catalog, t)))
         .collect();
     let scopes = std::iter::once(Scope::Deployment).chain(
