@@ -238,6 +238,85 @@ async fn python_sdk_finds_and_calls_sevdesk_tools_against_prism_in_both_protocol
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 
+/// The shipped catalogs with Cal.com pointed at Prism serving its document (request validation
+/// on), in both protocol eras: the `calendar` profile (`+calcom/*`) lists Cal.com's tools, the
+/// SDK calls the week and a booking's dry run there, and on the whole deployment (where Cal.com
+/// is not listed) search_tools with `connector` finds the week tool for a German question.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_lists_calcom_in_its_profile_and_finds_it_by_search_in_both_eras() {
+    let prism = Prism::start(&repo().join("shared/connector/openapi/calcom.yaml")).await;
+    let server = Server::start(
+        &[],
+        &[
+            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
+            (
+                "MCP_PROFILES",
+                "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
+            ),
+            ("CALCOM_BASE_URL", &prism.url),
+            ("CALCOM_API_KEY", "cal_live_client0123456789"),
+        ],
+    );
+    let calendar = format!("{}/calendar", server.url);
+    for era in [&[][..], &["--era", "modern"][..]] {
+        let mut args = era.to_vec();
+        args.extend([
+            "--call",
+            r#"calcom_week_get={"week_start": "2026-05-04", "time_zone": "Europe/Berlin"}"#,
+            "--call",
+            r#"calcom_booking_create={"event_type_id": 31, "start": "2026-05-04T10:00[Europe/Berlin]", "attendee_name": "Jana Berg", "attendee_email": "jana.berg@muster.example", "attendee_time_zone": "Europe/Berlin", "dry_run": true}"#,
+            "--call",
+            r#"calcom_bookings_list={"after_start": "2026-05-04T00:00"}"#,
+        ]);
+        let (ok, doc) = python_client(&calendar, &args);
+        assert!(ok, "python client failed: {doc}");
+        let tools: Vec<&str> = doc["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(tools.len(), 13, "{doc}");
+        assert!(tools.iter().all(|t| t.starts_with("calcom_")), "{doc}");
+        let week = &doc["calls"][0];
+        assert_eq!(week["is_error"], false, "{doc}");
+        assert_eq!(week["structured"]["data"]["week"]["zone"], "Europe/Berlin");
+        assert_eq!(week["structured"]["data"]["week"]["days"][0]["count"], 2);
+        let preview = &doc["calls"][1]["structured"]["preview"];
+        assert_eq!(
+            preview["request"]["body"]["start"], "2026-05-04T08:00:00Z",
+            "{doc}"
+        );
+        assert_eq!(
+            preview["request"]["body"]["attendee"]["email"],
+            "jana.berg@muster.example"
+        );
+        assert_eq!(doc["calls"][2]["structured"]["status"], "invalid_input");
+
+        let mut args = era.to_vec();
+        args.extend([
+            "--call",
+            r#"search_tools={"query": "wie sieht meine woche aus", "connector": "calcom"}"#,
+        ]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "python client failed: {doc}");
+        let tools = doc["tools"].as_array().unwrap();
+        assert!(
+            !tools
+                .iter()
+                .any(|t| t.as_str().unwrap().starts_with("calcom_")),
+            "{doc}"
+        );
+        let found = doc["calls"][0]["text"].as_str().unwrap_or_default();
+        assert!(found.contains("calcom_week_get"), "{doc}");
+        assert!(
+            !found.contains("papierkram_"),
+            "the connector filter: {doc}"
+        );
+    }
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_without_a_key_sees_401() {
     let (server, _h) = server_with_sandbox(&[]).await;
