@@ -483,10 +483,22 @@ fn check_write_contract(c: &Catalog, t: &Tool, method: Method, holes: &[&str]) -
     let declared = t.effect.is_some()
         || t.audit_event.is_some()
         || !t.failure_modes.is_empty()
-        || t.current.is_some();
+        || t.current.is_some()
+        || !t.notifies.is_empty();
     if method.is_read_only() && declared {
-        problems
-            .push("`effect`, `audit_event`, `failure_modes` and `current` are for writes".into());
+        problems.push(
+            "`effect`, `audit_event`, `failure_modes`, `current` and `notifies` are for writes"
+                .into(),
+        );
+    }
+    if let Some(bad) = t.notifies.iter().find(|p| {
+        p.is_empty()
+            || p.split('.')
+                .any(|w| w.is_empty() || !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    }) {
+        problems.push(format!(
+            "notifies `{bad}` must be a dotted field path (`attendee.email`, `guests`)"
+        ));
     }
     if let Some(event) = &t.audit_event {
         let ok = event.split_once('.').is_some_and(|(record, what)| {

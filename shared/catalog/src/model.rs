@@ -596,6 +596,11 @@ pub struct Tool {
     /// Updates: the get tool (same path parameters) whose record a dry run shows and compares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<String>,
+    /// Writes that reach people: dotted paths into the request body and the `current` record
+    /// whose values (through lists, e-mail strings or objects with `email`) are the people the
+    /// upstream contacts; a dry run lists them as `notifies` (`[attendee.email, guests]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notifies: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

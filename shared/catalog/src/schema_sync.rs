@@ -218,6 +218,7 @@ fn full_tool() -> Tool {
         audit_event: Some("invoice.updated".into()),
         failure_modes: vec!["422: a required field is empty.".into()],
         current: Some("invoices_get".into()),
+        notifies: vec!["attendees.email".into()],
         get: Some("/invoices".into()),
         post: Some("/invoices".into()),
         put: Some("/invoices/{id}".into()),

@@ -212,6 +212,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         audit_event: None,
         failure_modes: Vec::new(),
         current: None,
+        notifies: Vec::new(),
         get: None,
         post: None,
         put: None,

@@ -455,6 +455,11 @@ async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week
     assert_eq!(body["start"], "2026-05-04T08:00:00Z", "{r}");
     assert_eq!(body["attendee"]["email"], "jana.berg@muster.example", "{r}");
     assert_eq!(body["guests"], json!(["buero@muster.example"]), "{r}");
+    assert_eq!(
+        preview["notifies"],
+        json!(["jana.berg@muster.example", "buero@muster.example"]),
+        "{r}"
+    );
     let mut naive = create.clone();
     naive["start"] = json!("2026-05-04T10:00:00");
     let r = rpc.call("calcom_booking_create", naive).await;
@@ -486,6 +491,12 @@ async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week
     assert_eq!(
         preview["current"]["guests"],
         json!(["buero@muster.example"]),
+        "{r}"
+    );
+    // Everyone Cal.com would e-mail, from the booking as it is.
+    assert_eq!(
+        preview["notifies"],
+        json!(["jana.berg@muster.example", "buero@muster.example"]),
         "{r}"
     );
     assert!(

@@ -10,6 +10,7 @@ use catalog::{Effect, Risk, Tool};
 use serde_json::{Map, Value, json};
 
 use super::outcome::Outcome;
+use super::preview::notified;
 use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
@@ -57,6 +58,7 @@ pub(super) async fn preview(
         confirmation: needs(tool),
         warnings: warnings(tool),
         current: None,
+        notifies: Vec::new(),
         current_untrusted: Vec::new(),
         current_withheld: None,
         changes: None,
@@ -98,6 +100,8 @@ pub(super) async fn preview(
             Err(e) => return Err(Outcome::from_upstream(conn, current, &e)),
         }
     }
+    let sources = [preview.request.body.as_ref(), preview.current.as_ref()];
+    preview.notifies = notified(&tool.notifies, sources.into_iter().flatten());
     Ok(preview)
 }
 

@@ -234,6 +234,7 @@ mod tests {
             confirmation: "confirmation of this preview",
             warnings: vec!["This cannot be undone."],
             current: None,
+            notifies: Vec::new(),
             current_untrusted: Vec::new(),
             current_withheld: None,
             changes: None,

@@ -27,6 +27,10 @@ pub struct Preview {
     /// For an update with a `current` get tool: the record as it is now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<Value>,
+    /// Whom the write reaches (the catalog's `notifies`): e-mail addresses from the request
+    /// body and the current record, each once, in the order found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notifies: Vec<String>,
     /// Fields of [`Preview::current`] holding text users wrote (data, not instructions), as
     /// the get tool marks them `_untrusted`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -51,9 +55,77 @@ pub struct RequestLine {
     pub body: Option<Value>,
 }
 
+/// The most addresses a preview lists (a booking has at most a few dozen attendees).
+const MAX_NOTIFIED: usize = 100;
+
+/// The people `paths` name in `sources` (dotted paths, through lists; a string, or an object's
+/// `email`), each once, in the order found, at most [`MAX_NOTIFIED`].
+pub(super) fn notified<'a>(
+    paths: &[String],
+    sources: impl Iterator<Item = &'a Value> + Clone,
+) -> Vec<String> {
+    fn walk(v: &Value, path: &[&str], out: &mut Vec<String>) {
+        match (v, path.split_first()) {
+            (Value::Array(items), _) => items.iter().for_each(|i| walk(i, path, out)),
+            (Value::Object(o), Some((key, rest))) => {
+                if let Some(next) = o.get(*key) {
+                    walk(next, rest, out);
+                }
+            }
+            (Value::Object(o), None) => {
+                if let Some(email) = o.get("email") {
+                    walk(email, &[], out);
+                }
+            }
+            (Value::String(s), None) if !s.trim().is_empty() && !out.contains(s) => {
+                out.push(s.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for path in paths {
+        let parts: Vec<&str> = path.split('.').collect();
+        for source in sources.clone() {
+            walk(source, &parts, &mut out);
+        }
+    }
+    out.truncate(MAX_NOTIFIED);
+    out
+}
+
 impl Preview {
     /// The preview as the JSON object a model reads.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn notified_people_come_from_the_body_and_the_current_record_once_each() {
+        let body = json!({"attendee": {"email": "a@x.example"}, "guests": ["g@x.example", ""]});
+        let current = json!({"attendees": [{"email": "a@x.example", "name": "A"},
+                                           {"email": "b@x.example"}],
+                             "guests": ["g@x.example"], "hosts": [{"email": "h@x.example"}]});
+        let paths: Vec<String> = ["attendee.email", "attendees", "guests", "missing.email"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            notified(&paths, [&body, &current].into_iter()),
+            ["a@x.example", "b@x.example", "g@x.example"]
+        );
+        assert!(notified(&[], [&body].into_iter()).is_empty());
+        let many =
+            json!({"guests": (0..300).map(|i| format!("p{i}@x.example")).collect::<Vec<_>>()});
+        assert_eq!(
+            notified(&["guests".to_string()], [&many].into_iter()).len(),
+            MAX_NOTIFIED
+        );
     }
 }

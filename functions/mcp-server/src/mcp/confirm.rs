@@ -88,6 +88,12 @@ fn message(tool: &str, preview: &Preview) -> String {
     if let Some(s) = &preview.side_effects {
         out.push_str(&format!("What it does: {s}\n"));
     }
+    if !preview.notifies.is_empty() {
+        out.push_str(&format!(
+            "Who is notified: {}\n",
+            preview.notifies.join(", ")
+        ));
+    }
     if let Some(changes) = preview.changes.as_ref().filter(|c| !c.is_empty()) {
         out.push_str(&format!("Changes: {}\n", Value::Object(changes.clone())));
     }
@@ -151,6 +157,7 @@ mod tests {
             confirmation: "confirmation of this preview",
             warnings: vec!["Cannot be undone."],
             current: None,
+            notifies: Vec::new(),
             current_untrusted: Vec::new(),
             current_withheld: None,
             changes: None,

@@ -185,6 +185,7 @@ fn one(
         audit_event: None,
         failure_modes: Vec::new(),
         current: None,
+        notifies: Vec::new(),
         get: if read_only { mapping.clone() } else { None },
         post: if read_only { None } else { mapping },
         put: None,
