@@ -889,6 +889,8 @@ pub enum ParamType {
     /// or a local time with an IANA zone in brackets (`2026-05-04T10:00[Europe/Berlin]`); a time
     /// without either is refused. It goes up as UTC, `2026-05-04T08:00:00Z`.
     Datetime,
+    /// An IANA time zone name (`Europe/Berlin`, `UTC`), checked against the tz database.
+    TimeZone,
     /// A list of at most `max_items`: objects with the typed fields `items` declares, or plain
     /// values each checked as the one param `item` declares.
     Array,

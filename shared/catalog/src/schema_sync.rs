@@ -735,7 +735,16 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["risk"]["enum"]),
     );
 
-    let kinds = variants!(ParamType: String, Integer, Number, Boolean, Date, Datetime, Array);
+    let kinds = variants!(
+        ParamType: String,
+        Integer,
+        Number,
+        Boolean,
+        Date,
+        Datetime,
+        TimeZone,
+        Array
+    );
     compare(
         "param type",
         serde_names(&kinds),

@@ -65,6 +65,7 @@ fn sample(p: &Param) -> serde_json::Value {
         ParamType::Boolean => json!(true),
         ParamType::Date => json!("2025-01-31"),
         ParamType::Datetime => json!("2025-01-31T10:00:00+01:00"),
+        ParamType::TimeZone => json!("Europe/Berlin"),
         ParamType::Array => json!([]),
     }
 }

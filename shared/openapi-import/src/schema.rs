@@ -353,7 +353,9 @@ pub(crate) fn blank(location: ParamIn) -> Param {
 /// A default the runtime would accept for this param.
 fn fits(p: &Param, v: &Value) -> bool {
     match p.kind {
-        ParamType::String | ParamType::Date | ParamType::Datetime => v.is_string(),
+        ParamType::String | ParamType::Date | ParamType::Datetime | ParamType::TimeZone => {
+            v.is_string()
+        }
         ParamType::Integer => v.is_i64() || v.is_u64(),
         ParamType::Number => v.is_number(),
         ParamType::Boolean => v.is_boolean(),

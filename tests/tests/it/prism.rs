@@ -161,6 +161,7 @@ fn sample(param: &Param, every: bool) -> Value {
         ParamType::Boolean => json!(true),
         ParamType::Date => json!("2026-05-04"),
         ParamType::Datetime => json!("2026-05-04T10:00:00[Europe/Berlin]"),
+        ParamType::TimeZone => json!("Europe/Berlin"),
         ParamType::Array => match (&param.items, &param.item) {
             (Some(fields), _) => json!([arguments(fields, every)]),
             (None, Some(item)) => json!([sample(item, every)]),
@@ -176,15 +177,7 @@ fn arguments(params: &std::collections::BTreeMap<String, Param>, every: bool) ->
         params
             .iter()
             .filter(|(_, p)| every || p.required || p.location == ParamIn::Path)
-            .map(|(name, p)| {
-                // A free string the upstream reads as an IANA zone: "x" is none.
-                let value = if name.ends_with("time_zone") && p.kind == ParamType::String {
-                    json!("Europe/Berlin")
-                } else {
-                    sample(p, every)
-                };
-                (name.clone(), value)
-            })
+            .map(|(name, p)| (name.clone(), sample(p, every)))
             .collect::<Map<_, _>>(),
     )
 }
@@ -506,6 +499,17 @@ async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week
             .contains("e-mails"),
         "{r}"
     );
+
+    // A zone that is no IANA name is refused before anything is sent.
+    let before = prism.requests().len();
+    let r = rpc
+        .call(
+            "calcom_week_get",
+            json!({"week_start": "2026-05-04", "time_zone": "Berlin"}),
+        )
+        .await;
+    assert_eq!(structured(&r)["status"], "invalid_input", "{r}");
+    assert_eq!(prism.requests().len(), before, "no request for a bad zone");
 
     // The list reports Cal.com's named rate-limit bucket as `_quota`.
     let r = rpc

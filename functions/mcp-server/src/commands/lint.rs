@@ -68,7 +68,7 @@ pub(super) fn unbounded(p: &catalog::Param) -> bool {
     match p.kind {
         ParamType::Integer | ParamType::Number => p.min.is_none() && p.max.is_none(),
         ParamType::String => p.choices.is_none() && p.max_length.is_none(),
-        ParamType::Boolean | ParamType::Date | ParamType::Datetime => false,
+        ParamType::Boolean | ParamType::Date | ParamType::Datetime | ParamType::TimeZone => false,
         ParamType::Array => {
             p.max_items.is_none()
                 || match (&p.items, &p.item) {

@@ -358,6 +358,7 @@ fn describe(p: &Param) -> String {
         ParamType::Number => "number".to_string(),
         ParamType::Boolean => "true or false".to_string(),
         ParamType::Date => "date YYYY-MM-DD".to_string(),
+        ParamType::TimeZone => "IANA time zone (Europe/Berlin, UTC)".to_string(),
         ParamType::Datetime => {
             "date-time with its zone (2026-05-04T10:00:00+02:00 or 2026-05-04T10:00[Europe/Berlin])"
                 .to_string()
@@ -448,6 +449,16 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             }
         }
         ParamType::Datetime => Value::String(moment(name, v)?),
+        ParamType::TimeZone => {
+            let s = v.as_str().map(str::trim).unwrap_or_default();
+            if s.is_empty() || s.len() > 64 || jiff::tz::TimeZone::get(s).is_err() {
+                return Err(invalid(format!(
+                    "`{name}` must be an IANA time zone like Europe/Berlin, America/New_York or \
+                     UTC (calcom_me_get and similar tools name the user's)."
+                )));
+            }
+            Value::String(s.to_string())
+        }
         ParamType::String => {
             let s = match v {
                 Value::String(s) => s.clone(),
@@ -728,6 +739,27 @@ tools:
         }
         let err = up(&"9".repeat(200)).unwrap_err();
         assert!(err.hint.contains("80 characters"), "{err:?}");
+    }
+
+    #[test]
+    fn a_time_zone_is_a_known_iana_name() {
+        let tool = catalog::parse(
+            "t.yaml",
+            "connector: calcom\nbase_url: \"http://x\"\ntools:\n  - name: calcom_week_get\n    risk: low\n    description: d\n    get: /w\n    params:\n      time_zone: { type: time_zone }\n",
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let zone = |z: &str| validate(&tool, &args(json!({ "time_zone": z })));
+        assert_eq!(
+            zone(" Europe/Berlin ").unwrap().values["time_zone"],
+            json!("Europe/Berlin")
+        );
+        assert!(zone("UTC").is_ok());
+        for bad in ["Berlin", "Mars/Olympus", "", "+02:00"] {
+            let err = zone(bad).unwrap_err();
+            assert!(err.hint.contains("IANA time zone"), "{bad}: {err:?}");
+        }
     }
 
     #[test]

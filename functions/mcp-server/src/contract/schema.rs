@@ -109,7 +109,7 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
 fn param_schema(p: &catalog::Param) -> JsonObject {
     let mut s = Map::new();
     let kind = match p.kind {
-        ParamType::String | ParamType::Date | ParamType::Datetime => "string",
+        ParamType::String | ParamType::Date | ParamType::Datetime | ParamType::TimeZone => "string",
         ParamType::Integer => "integer",
         ParamType::Number => "number",
         ParamType::Boolean => "boolean",

@@ -77,7 +77,9 @@ fn definition(p: &catalog::Prompt) -> McpPrompt {
 
 /// What a form field should hold, since prompt arguments travel as strings.
 fn kind_hint(p: &catalog::Param) -> Option<String> {
-    use catalog::ParamType::{Array, Boolean, Date, Datetime, Integer, Number, String as Text};
+    use catalog::ParamType::{
+        Array, Boolean, Date, Datetime, Integer, Number, String as Text, TimeZone,
+    };
     let bounds = match (p.min, p.max) {
         (Some(lo), Some(hi)) => format!(" {lo} to {hi}"),
         (Some(lo), None) => format!(" from {lo}"),
@@ -90,6 +92,7 @@ fn kind_hint(p: &catalog::Param) -> Option<String> {
         Boolean => Some("true or false".into()),
         Date => Some("date YYYY-MM-DD".into()),
         Datetime => Some("date and time with its zone, 2026-05-04T10:00[Europe/Berlin]".into()),
+        TimeZone => Some("IANA time zone, Europe/Berlin".into()),
         Text => p
             .choices
             .as_ref()
