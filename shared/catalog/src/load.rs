@@ -675,6 +675,13 @@ fn check_days(name: &str, d: &crate::Days) -> Vec<String> {
             d.zone
         ));
     }
+    if let Some(w) = d.weekdays.as_deref().filter(|w| literal(w))
+        && crate::weekdays(w).is_none()
+    {
+        out.push(format!(
+            "measure `{name}`: `weekdays` is Mon-Fri or Mon,Tue,Thu, or a {{param}}"
+        ));
+    }
     if literal(&d.hours) && crate::working_hours(&d.hours).is_none() {
         out.push(format!(
             "measure `{name}`: `hours` is HH:MM-HH:MM (09:00-17:00) or a {{param}}"

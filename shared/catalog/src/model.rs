@@ -832,6 +832,31 @@ pub struct Days {
     pub zone: String,
     /// The working hours each day, `HH:MM-HH:MM`, within which free time is counted.
     pub hours: String,
+    /// The working days (`Mon-Fri`, `Mon,Tue,Thu`); other days have no free time and say
+    /// `off`. Unset: every day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekdays: Option<String>,
+}
+
+/// The weekdays a `Mon-Fri` or `Mon,Tue,Thu` text names, as indexes from Monday (0) to Sunday
+/// (6); `None` when a word is no English three-letter day or a range runs backwards.
+pub fn weekdays(text: &str) -> Option<[bool; 7]> {
+    const NAMES: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+    let day = |w: &str| NAMES.iter().position(|n| n.eq_ignore_ascii_case(w.trim()));
+    let mut set = [false; 7];
+    for part in text.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (day(a)?, day(b)?);
+                if a > b {
+                    return None;
+                }
+                set[a..=b].iter_mut().for_each(|d| *d = true);
+            }
+            None => set[day(part)?] = true,
+        }
+    }
+    Some(set)
 }
 
 /// `HH:MM-HH:MM` as minutes after midnight, the start before the end (`24:00` ends a day).

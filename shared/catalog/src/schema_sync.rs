@@ -311,6 +311,7 @@ fn full_days() -> Days {
         days: 5,
         zone: "{time_zone}".into(),
         hours: "09:00-17:00".into(),
+        weekdays: Some("Mon-Fri".into()),
     }
 }
 

@@ -244,7 +244,14 @@ fn periods(
         .iter()
         .filter_map(|m| m.days.as_ref().map(|d| (m, d)))
         .map(|(m, d)| {
-            let period = Period::resolve(d, &text(&d.from)?, &text(&d.zone)?, &text(&d.hours)?)?;
+            let weekdays = d.weekdays.as_deref().map(text).transpose()?;
+            let period = Period::resolve(
+                d,
+                &text(&d.from)?,
+                &text(&d.zone)?,
+                &text(&d.hours)?,
+                weekdays.as_deref(),
+            )?;
             Ok((m.name.clone(), period))
         })
         .collect()

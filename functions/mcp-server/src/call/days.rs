@@ -18,6 +18,8 @@ pub(super) struct Period {
     zone_name: String,
     hours: (u32, u32),
     hours_text: String,
+    /// Working days from Monday (0).
+    working: [bool; 7],
 }
 
 /// Why a `days` measure cannot be computed, in words for the caller.
@@ -32,7 +34,16 @@ impl Period {
         from: &str,
         zone: &str,
         hours: &str,
+        weekdays: Option<&str>,
     ) -> Result<Self, BadPeriod> {
+        let working = match weekdays {
+            None => [true; 7],
+            Some(w) => catalog::weekdays(w).ok_or_else(|| {
+                BadPeriod(format!(
+                    "`{w}` are no working days; write them Mon-Fri or Mon,Tue,Thu."
+                ))
+            })?,
+        };
         let from = from
             .parse::<Date>()
             .ok()
@@ -55,6 +66,7 @@ impl Period {
             zone_name: zone.to_string(),
             hours: window,
             hours_text: hours.to_string(),
+            working,
         })
     }
 
@@ -160,9 +172,15 @@ pub(super) fn compute(items: &[&Value], spec: &Days, period: &Period) -> Value {
         if busy > 0 {
             day.insert("busy_min".into(), busy.into());
         }
+        let working = period.working[date.weekday().to_monday_zero_offset() as usize];
         let free_min = minutes(&free);
-        day.insert("free_min".into(), free_min.into());
-        if free_min < (work_hi - work_lo) / 60
+        if !working {
+            day.insert("off".into(), true.into());
+        } else {
+            day.insert("free_min".into(), free_min.into());
+        }
+        if working
+            && free_min < (work_hi - work_lo) / 60
             && let Some(longest) = longest
         {
             day.insert("longest_free".into(), longest.into());
@@ -189,7 +207,7 @@ mod tests {
     }
 
     fn period(from: &str, zone: &str, hours: &str) -> Period {
-        Period::resolve(&spec(), from, zone, hours).unwrap()
+        Period::resolve(&spec(), from, zone, hours, None).unwrap()
     }
 
     #[test]
@@ -246,6 +264,23 @@ mod tests {
     }
 
     #[test]
+    fn days_off_have_no_free_time_but_keep_their_bookings() {
+        // 2026-05-09 is a Saturday; the working days are Mon-Fri.
+        let items = [json!({"start": "2026-05-09T08:00:00Z", "end": "2026-05-09T09:00:00Z"})];
+        let refs: Vec<&Value> = items.iter().collect();
+        let period =
+            Period::resolve(&spec(), "2026-05-08", "UTC", "09:00-17:00", Some("Mon-Fri")).unwrap();
+        let out = compute(&refs, &spec(), &period);
+        assert_eq!(
+            out["days"],
+            json!([
+                {"date": "2026-05-08", "day": "Fri", "free_min": 480},
+                {"date": "2026-05-09", "day": "Sat", "count": 1, "busy_min": 60, "off": true}
+            ])
+        );
+    }
+
+    #[test]
     fn a_day_of_daylight_saving_change_keeps_local_working_hours() {
         // 2026-03-29: Berlin moves from UTC+1 to UTC+2; 09:00 local is 07:00 UTC.
         let items = [json!({"start": "2026-03-29T07:00:00Z", "end": "2026-03-29T08:00:00Z"})];
@@ -269,8 +304,12 @@ mod tests {
             ("2026-05-04", "UTC", "17:00-09:00", "working hours"),
             ("2026-05-04", "UTC", "9-5", "working hours"),
         ] {
-            let err = Period::resolve(&s, from, zone, hours).unwrap_err();
+            let err = Period::resolve(&s, from, zone, hours, None).unwrap_err();
             assert!(err.0.contains(word), "{from} {zone} {hours}: {err}");
+        }
+        for days in ["Fri-Mon", "Montag", ""] {
+            let err = Period::resolve(&s, "2026-05-04", "UTC", "09:00-17:00", Some(days));
+            assert!(err.unwrap_err().0.contains("working days"), "{days}");
         }
     }
 }
