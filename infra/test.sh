@@ -5,7 +5,7 @@
 #   3. node:test suites in test/ (aws-cdk-lib/assertions on the synthesized stacks)
 #   4. `cdk synth` of both stacks to infra/cdk.out with config/example.json, bundling skipped, and
 #      of the three stacks of config/example-oauth.json (Cognito, CloudFront + Lambda@Edge in us-east-1)
-#      to a temporary directory
+#      to a temporary directory, and of config/example-per-user.json (the vault, its KMS key, /connect)
 #   5. cfn-lint (pinned in tests/tools/requirements.txt) on the synthesized templates
 # Needs tests/tools/install.sh to have run (Node 22 in .tools/node, cfn-lint in .tools/venv).
 set -euo pipefail
@@ -57,8 +57,15 @@ oauth_templates=("$oauth_out"/*.template.json)
 edge_template="$oauth_out/hosted-mcp-example-edge.template.json"
 [[ -f "$edge_template" ]] || { echo "infra/test.sh: no $edge_template" >&2; exit 1; }
 
+step "synth with per-user connectors (config/example-per-user.json: the vault, its key, /connect)"
+per_user_out="$(mktemp -d)"
+trap 'rm -rf "$oauth_out" "$per_user_out"' EXIT
+npx --no-install cdk synth --no-notices --quiet -c config=config/example-per-user.json -o "$per_user_out"
+per_user_mcp="$per_user_out/hosted-mcp-example-mcp.template.json"
+grep -q '"AWS::KMS::Key"' "$per_user_mcp" || { echo "infra/test.sh: no vault key in $per_user_mcp" >&2; exit 1; }
+
 step "cfn-lint $("$cfn_lint" --version | cut -d' ' -f2)"
-"$cfn_lint" --regions eu-central-1 -- "${templates[@]}" "$oauth_out"/hosted-mcp-example-{ops,mcp}.template.json
+"$cfn_lint" --regions eu-central-1 -- "${templates[@]}" "$oauth_out"/hosted-mcp-example-{ops,mcp}.template.json "$per_user_mcp"
 "$cfn_lint" --regions us-east-1 -- "$edge_template"
 
 step "infra passed"

@@ -24,6 +24,8 @@ export interface ConnectorCatalog {
   readonly connector: string;
   readonly file: string;
   readonly quota?: ConnectorQuota;
+  /** `auth: { oauth_user: … }`: each person's own upstream account (the vault, `/connect/<connector>`). */
+  readonly oauthUser?: true;
 }
 
 /** Every `*.yaml` catalog in `dir`, sorted by file name. */
@@ -48,8 +50,10 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
   } catch (e) {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
+  const auth = doc?.auth as Record<string, unknown> | undefined | null;
+  const perUser = typeof auth === 'object' && auth !== null && auth.oauth_user !== undefined ? { oauthUser: true as const } : {};
   const q = doc?.quota as Record<string, unknown> | undefined | null;
-  if (q === undefined || q === null) return { connector, file };
+  if (q === undefined || q === null) return { connector, file, ...perUser };
   const bad = (what: string): Error => new Error(`${file}: quota.${what}`);
   const limit = q.limit;
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit <= 0)) {
@@ -67,6 +71,7 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
   return {
     connector,
     file,
+    ...perUser,
     quota: {
       ...(limit !== undefined ? { limit: limit as number } : {}),
       ...(window ? { window: window as Record<string, unknown> } : {}),

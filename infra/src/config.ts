@@ -138,6 +138,20 @@ export interface DeploymentConfig {
   /** OAuth 2.1 resource server (issue 13); unset: API keys only, as before. */
   readonly oauth?: OAuthConfig;
   readonly ledger: LedgerConfig;
+  /** Connectors acting with each person's own upstream account (`auth: oauth_user`): the vault
+   * table, its KMS key and the `/connect` routes; unset: none of it. Needs `oauth`. */
+  readonly perUserConnectors?: PerUserConnectorsConfig;
+}
+
+export interface PerUserConnectorsConfig {
+  /**
+   * Our public client (PKCE, no secret) at our own authorization server that `/connect/<connector>`
+   * signs a person in with (MCP_CONNECT_CLIENT_ID). Required with `oauth.external`; with
+   * `oauth.cognito` a client is created when unset (given: one you made, added to the audience).
+   */
+  readonly connectClientId?: string;
+  /** Point-in-time recovery of the vault table with this period in days (1–35); unset: off. */
+  readonly pointInTimeRecoveryDays?: number;
 }
 
 export interface LedgerConfig {
@@ -236,7 +250,7 @@ const TOP_KEYS = [
   'allowedOrigins', 'opsRecipients', 'sender', 'senderIdentity', 'logRetentionDays',
   'metricsNamespace', 'schedules', 'mcpServer', 'digest', 'quotaAlarm', 'throttle', 'alarms',
   'connectorBaseUrls', 'profiles', 'keyProfiles', 'defaultProfile', 'userHeaderKeys',
-  'tokenConfirmsCritical', 'oauth', 'ledger',
+  'tokenConfirmsCritical', 'oauth', 'ledger', 'perUserConnectors',
 ] as const;
 
 /**
@@ -463,6 +477,24 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     pointInTimeRecoveryDays: c.integer('ledger.pointInTimeRecoveryDays', lg.pointInTimeRecoveryDays, 1, 1, 35),
   };
 
+  let perUserConnectors: PerUserConnectorsConfig | undefined;
+  if (top.perUserConnectors !== undefined) {
+    const p = c.object('perUserConnectors', top.perUserConnectors, ['connectClientId', 'pointInTimeRecoveryDays']);
+    const connectClientId = c.string('perUserConnectors.connectClientId', p.connectClientId, /^[\x21-\x7e]{1,256}$/,
+      'an OAuth client id (printable characters, no spaces)');
+    if (top.oauth === undefined) {
+      c.problem('perUserConnectors', 'needs `oauth`: a person connects their own account after signing in at our authorization server, and API keys name no person');
+    } else if (oauth?.external && connectClientId === undefined) {
+      c.problem('perUserConnectors.connectClientId', 'required with `oauth.external`: a public client (PKCE, no secret) at that server whose redirect URIs are <base>/connect/<connector>/signed-in');
+    }
+    perUserConnectors = {
+      ...(connectClientId === undefined ? {} : { connectClientId }),
+      ...(p.pointInTimeRecoveryDays === undefined ? {} : {
+        pointInTimeRecoveryDays: c.integer('perUserConnectors.pointInTimeRecoveryDays', p.pointInTimeRecoveryDays, 1, 1, 35),
+      }),
+    };
+  }
+
   if (c.problems.length > 0) throw new ConfigError(source, c.problems);
   return {
     stage, ...(account ? { account } : {}), region, secretId,
@@ -475,6 +507,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     userHeaderKeys, tokenConfirmsCritical,
     ...(oauth ? { oauth } : {}),
     ledger,
+    ...(perUserConnectors ? { perUserConnectors } : {}),
   };
 }
 

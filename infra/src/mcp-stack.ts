@@ -9,6 +9,7 @@ import type * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53 from 'aws-cdk-lib/aws-route53';
@@ -29,6 +30,7 @@ import { OAUTH_ENV, oauthSetup } from './oauth.ts';
 import type { InsightsQuery } from './queries.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
+import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
 
 /** Names read by functions/mcp-server/src/config.rs (its `pub const`s), one to one. */
 export const MCP_ENV = {
@@ -105,6 +107,8 @@ export class McpStack extends Stack {
   readonly mcpUrl: string;
   /** CloudFront in front of the API (OAuth with front door `cloudfront`). */
   readonly distribution: cloudfront.Distribution | undefined;
+  /** The vault table and its KMS key (`perUserConnectors`); none without. */
+  readonly vault: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -166,6 +170,9 @@ export class McpStack extends Stack {
     allowSecretRead(role, config);
     if (this.limitsTable) allowLimitCounters(role, this.limitsTable);
     allowLedgerWrites(role, this.ledgerTable);
+    const perUser = config.perUserConnectors;
+    this.vault = perUser ? { table: vaultTable(this, stage, perUser), key: vaultKey(this, stage) } : undefined;
+    if (this.vault) allowVault(role, this.vault.table, this.vault.key);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -196,6 +203,17 @@ export class McpStack extends Stack {
     this.distribution = distribution;
     const frontHost = distribution ? distribution.distributionDomainName : apiHost;
     const resourceUrl = oauth?.resourceUrl ?? `${resourceOrigin ?? `https://${frontHost}`}/mcp`;
+    // Where mcp-server serves /connect/<connector>: the resource URL without its /mcp.
+    const connectBase = resourceUrl.slice(0, -'/mcp'.length);
+    const perUserConnectors = catalogs.filter((c) => c.oauthUser).map((c) => c.connector);
+    if (perUser && perUserConnectors.length === 0) {
+      Annotations.of(this).addWarningV2('hosted-mcp:per-user-connectors',
+        'perUserConnectors is on, but no catalog declares auth.oauth_user: the vault is created and nobody can connect anything yet.');
+    }
+    if (!perUser && perUserConnectors.length > 0) {
+      Annotations.of(this).addWarningV2('hosted-mcp:per-user-connectors',
+        `${perUserConnectors.join(', ')} ${perUserConnectors.length === 1 ? 'declares' : 'declare'} auth.oauth_user, but perUserConnectors is off: no vault, no /connect routes; their tools answer connection_required.`);
+    }
 
     const hosts = [apiHost, ...(config.customDomain ? [config.customDomain.domainName] : []), ...config.allowedHosts];
     const environment: Record<string, string> = {
@@ -235,7 +253,20 @@ export class McpStack extends Stack {
     // Behind CloudFront: the header whose value (the secret's `origin_verify`) proves a request
     // came through the distribution; mcp-server refuses requests without it (issue 23, finding 11).
     if (distribution) environment[ORIGIN_VERIFY.env] = ORIGIN_VERIFY.header;
-    if (oauth) Object.assign(environment, oauthSetup(this, stage, oauth, resourceUrl, config.logRetentionDays).environment);
+    if (oauth) {
+      const connect = perUser ? {
+        ...(perUser.connectClientId ? { clientId: perUser.connectClientId } : {}),
+        callbackUrls: perUserConnectors.map((c) => `${connectBase}/connect/${c}/signed-in`),
+      } : undefined;
+      const setup = oauthSetup(this, stage, oauth, resourceUrl, config.logRetentionDays, connect);
+      Object.assign(environment, setup.environment);
+      const connectClientId = perUser?.connectClientId ?? setup.cognito?.connectClient?.userPoolClientId;
+      if (this.vault && connectClientId) environment[VAULT_ENV.connectClientId] = connectClientId;
+    }
+    if (this.vault) {
+      environment[VAULT_ENV.vaultTable] = this.vault.table.tableName;
+      environment[VAULT_ENV.vaultKeyId] = this.vault.key.keyArn;
+    }
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';
@@ -270,6 +301,8 @@ export class McpStack extends Stack {
       this.api.addRoutes({ path: WELL_KNOWN_PATH, methods, integration });
       this.api.addRoutes({ path: `${WELL_KNOWN_PATH}/{proxy+}`, methods, integration });
     }
+    // A person connecting their own upstream account; CloudFront, when in front, passes every path.
+    if (this.vault) addConnectRoutes(this.api, integration);
 
     // Metric filters on the audit log: auth denials (audit events) and cold starts (platform.report
     // records carry initDurationMs only after an init).
@@ -390,6 +423,16 @@ export class McpStack extends Stack {
     new CfnOutput(this, 'ApiEndpoint', { value: stageResource.url, description: 'The API Gateway endpoint (execute-api)' });
     new CfnOutput(this, 'AuditLogGroup', { value: this.auditLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
+    if (this.vault) {
+      new CfnOutput(this, 'VaultTableName', { value: this.vault.table.tableName });
+      new CfnOutput(this, 'VaultKeyArn', { value: this.vault.key.keyArn });
+      for (const c of perUserConnectors) {
+        new CfnOutput(this, `ConnectRedirectUri${c.replace(/[^A-Za-z0-9]/g, '')}`, {
+          value: `${connectBase}/connect/${c}/callback`,
+          description: `The redirect URI to register with ${c}'s OAuth client (the upstream's authorization server)`,
+        });
+      }
+    }
     if (distribution) {
       new CfnOutput(this, 'DistributionDomainName', { value: distribution.distributionDomainName, description: 'CloudFront in front of the API (the CNAME target of a custom domain without a hosted zone)' });
       new CfnOutput(this, 'DistributionId', { value: distribution.distributionId });

@@ -22,6 +22,10 @@ export const alarmName = (stage: string, what: string): string => `${PREFIX}-${s
 export const limitsTableName = (stage: string): string => `${PREFIX}-${stage}-limits`;
 /** The DynamoDB table of mcp-server's idempotency ledger (exactly-once writes). */
 export const ledgerTableName = (stage: string): string => `${PREFIX}-${stage}-ledger`;
+/** The DynamoDB table of the vault: each person's own upstream tokens (per-user connectors). */
+export const vaultTableName = (stage: string): string => `${PREFIX}-${stage}-vault`;
+/** The alias of the KMS key whose data keys seal the vault's tokens. */
+export const vaultKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage}-vault`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;
 /** The Lambda@Edge function restoring the 401's WWW-Authenticate (OAuth behind CloudFront). */
 export const edgeFunctionName = (stage: string): string => `${PREFIX}-${stage}-www-authenticate`;

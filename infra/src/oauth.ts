@@ -56,6 +56,8 @@ export interface CognitoServer {
   /** One group per scope, of the scope's name: its members receive the scope. */
   readonly groups: readonly cognito.UserPoolGroup[];
   readonly scopeTrigger: lambda.Function;
+  /** The public client of `/connect/<connector>` (per-user connectors with some `oauth_user` catalog). */
+  readonly connectClient?: cognito.UserPoolClient;
 }
 
 /**
@@ -67,7 +69,7 @@ export interface CognitoServer {
  * every scope to everyone, so who receives which is decided per person: one group per scope and
  * a pre-token-generation trigger that drops the scopes of groups the person is not in (issue 23).
  */
-export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfig, resourceUrl: string, logRetentionDays: number): CognitoServer {
+export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfig, resourceUrl: string, logRetentionDays: number, connectCallbackUrls?: readonly string[]): CognitoServer {
   const stack = Stack.of(scope);
   const userPool = new cognito.UserPool(scope, 'UserPool', {
     // Access-token customization (the V2_0 trigger below) needs Essentials or Plus; stated, not defaulted.
@@ -123,8 +125,23 @@ export function cognitoServer(scope: Construct, stage: string, cfg: CognitoConfi
     preventUserExistenceErrors: true,
     enableTokenRevocation: true,
   });
+  // Per-user connectors: the public client `/connect/<connector>` signs a person in with (PKCE,
+  // no secret, the same scopes), returning to `<base>/connect/<connector>/signed-in`.
+  const connectClient = connectCallbackUrls === undefined || connectCallbackUrls.length === 0 ? undefined : userPool.addClient('ConnectClient', {
+    userPoolClientName: `hosted-mcp-${stage}-connect`,
+    generateSecret: false,
+    authFlows: { userSrp: true },
+    oAuth: {
+      flows: { authorizationCodeGrant: true, implicitCodeGrant: false, clientCredentials: false },
+      scopes: [...scopes.map((s) => cognito.OAuthScope.resourceServer(resourceServer, s)), cognito.OAuthScope.OPENID],
+      callbackUrls: [...connectCallbackUrls],
+    },
+    supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+    preventUserExistenceErrors: true,
+    enableTokenRevocation: true,
+  });
   const issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${userPool.userPoolId}`;
-  return { userPool, client, domain, resourceServerId, issuer, groups, scopeTrigger };
+  return { userPool, client, domain, resourceServerId, issuer, groups, scopeTrigger, ...(connectClient ? { connectClient } : {}) };
 }
 
 /**
@@ -173,7 +190,12 @@ export function grantList(grants: Readonly<Record<string, string>>, prefix = '')
  * the modes, and the claim settings (for Cognito always stated; for an external server only
  * what the configuration gives, the server's defaults otherwise).
  */
-export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, resourceUrl: string, logRetentionDays: number): {
+/**
+ * `connect` (per-user connectors): a client id given in the configuration, or the callback URLs
+ * of the public client to create at Cognito; either becomes an accepted audience with Cognito.
+ */
+export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, resourceUrl: string, logRetentionDays: number,
+  connect?: { readonly clientId?: string; readonly callbackUrls: readonly string[] }): {
   environment: Record<string, string>;
   cognito?: CognitoServer;
 } {
@@ -183,11 +205,14 @@ export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, 
   };
   let server: CognitoServer | undefined;
   if (oauth.cognito) {
-    server = cognitoServer(scope, stage, oauth.cognito, resourceUrl, logRetentionDays);
+    server = cognitoServer(scope, stage, oauth.cognito, resourceUrl, logRetentionDays, connect && !connect.clientId ? connect.callbackUrls : undefined);
+    // The connect client's tokens are checked like any caller's: its id is an audience too.
+    const connectId = connect?.clientId ?? server.connectClient?.userPoolClientId;
+    const audience = [server.client.userPoolClientId, ...(connectId ? [connectId] : [])];
     Object.assign(environment, {
       [OAUTH_ENV.oauthIssuer]: server.issuer,
       [OAUTH_ENV.oauthAudienceClaim]: COGNITO_AUDIENCE_CLAIM,
-      [OAUTH_ENV.oauthAudience]: server.client.userPoolClientId,
+      [OAUTH_ENV.oauthAudience]: audience.join(','),
       [OAUTH_ENV.oauthProfileClaim]: COGNITO_PROFILE_CLAIM,
       // Cognito prefixes custom scopes with the resource server's identifier.
       [OAUTH_ENV.oauthProfiles]: grantList(oauth.cognito.scopes, `${server.resourceServerId}/`),
@@ -208,5 +233,8 @@ export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, 
   if (oauth.fetchTimeoutMs !== undefined) environment[OAUTH_ENV.oauthTimeoutMs] = String(oauth.fetchTimeoutMs);
   if (oauth.tokenTypes) environment[OAUTH_ENV.oauthTokenTypes] = oauth.tokenTypes.join(',');
   new CfnOutput(scope, 'OAuthIssuer', { value: environment[OAUTH_ENV.oauthIssuer]!, description: 'The authorization server (MCP_OAUTH_ISSUER)' });
+  if (server?.connectClient) {
+    new CfnOutput(scope, 'ConnectClientId', { value: server.connectClient.userPoolClientId, description: 'The client /connect/<connector> signs people in with (MCP_CONNECT_CLIENT_ID)' });
+  }
   return { environment, ...(server ? { cognito: server } : {}) };
 }

@@ -202,6 +202,13 @@ describe('oauth (issue 13)', () => {
     assert.deepEqual(c.userHeaderKeys, ['open-webui']);
   });
 
+  it('accepts config/example-per-user.json (per-user connectors at an external issuer)', () => {
+    const raw = JSON.parse(readFileSync(join(INFRA_DIR, 'config', 'example-per-user.json'), 'utf8'));
+    const c = parseConfig(raw, 'example-per-user.json', CONNECTORS);
+    assert.deepEqual(c.perUserConnectors, { connectClientId: 'hosted-mcp-connect' });
+    assert.equal(c.oauth?.frontDoor, 'api-gateway');
+  });
+
   it('needs exactly one authorization server', () => {
     problem(oauth({}), 'oauth', /give the authorization server: `cognito` .* or `external`/);
     problem(oauth({ ...COGNITO, external: { issuer: 'https://login.example.com' } }), 'oauth', /not both/);

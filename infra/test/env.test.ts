@@ -9,6 +9,7 @@ import { MCP_ENV } from '../src/mcp-stack.ts';
 import { BINARIES } from '../src/names.ts';
 import { OAUTH_ENV } from '../src/oauth.ts';
 import { functionConfigRs } from '../src/paths.ts';
+import { VAULT_ENV } from '../src/vault.ts';
 import { CONNECTORS, OAUTH_CERTIFICATE_ARN, logicalId, synth, testConfig } from './helpers.ts';
 
 interface RustNames {
@@ -75,9 +76,13 @@ const NOT_ON_LAMBDA: Record<string, string> = {
  * only while config.rs lacks them; once the server reads one, it is checked like every other name
  * (and its entry here is dead: remove it).
  */
-export const AWAITING_SERVER: Record<string, string> = {};
+export const AWAITING_SERVER: Record<string, string> = {
+  [VAULT_ENV.vaultTable]: 'issue 22, item 2 (branch `vault`): keep each person\'s sealed upstream grants in this table (pk, sk)',
+  [VAULT_ENV.vaultKeyId]: 'issue 22, item 2: seal them with data keys of this KMS key, encryption context `person`',
+  [VAULT_ENV.connectClientId]: 'issue 22, item 2: sign a person in with this public client on /connect/<connector>',
+};
 /** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
-const OPTIONAL = ['MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
+const OPTIONAL = [...Object.values(VAULT_ENV), 'MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
 /** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
@@ -89,6 +94,7 @@ const EVERYTHING = {
   tokenConfirmsCritical: ['accounting'],
   customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },
   oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500, tokenTypes: ['none'] },
+  perUserConnectors: { connectClientId: 'hosted-mcp-connect' },
 };
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {
