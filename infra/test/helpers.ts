@@ -193,3 +193,49 @@ export function dashboardBody(t: Template): { widgets: Record<string, any>[] } {
   if (dashboards.length !== 1) throw new Error(`expected one dashboard, found ${dashboards.length}`);
   return JSON.parse(flat(dashboards[0]!.Properties.DashboardBody));
 }
+
+/** A cycle of logical ids through Ref, Fn::GetAtt, Fn::Sub and DependsOn, or none. */
+export function dependencyCycle(template: Record<string, any>): string[] | undefined {
+  const resources = template.Resources as Record<string, any>;
+  const deps = new Map<string, Set<string>>();
+  const collect = (v: unknown, out: Set<string>): void => {
+    if (Array.isArray(v)) v.forEach((x) => collect(x, out));
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'Ref' && typeof x === 'string' && x in resources) out.add(x);
+        else if (k === 'Fn::GetAtt') out.add((Array.isArray(x) ? x[0] : String(x).split('.')[0]) as string);
+        else if (k === 'Fn::Sub') {
+          const text = Array.isArray(x) ? x[0] : x;
+          for (const m of String(text).matchAll(/\$\{([A-Za-z0-9]+)[.}]/g)) if (m[1]! in resources) out.add(m[1]!);
+          collect(x, out);
+        } else collect(x, out);
+      }
+    }
+  };
+  for (const [id, r] of Object.entries(resources)) {
+    const out = new Set<string>();
+    collect(r.Properties ?? {}, out);
+    for (const d of [r.DependsOn ?? []].flat()) out.add(d);
+    deps.set(id, out);
+  }
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
+    state.set(id, 'visiting');
+    path.push(id);
+    for (const d of deps.get(id) ?? []) {
+      const cycle = visit(d);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of deps.keys()) {
+    const cycle = visit(id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

@@ -10,7 +10,7 @@ import { parseCatalog } from '../src/catalogs.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { REPO_ROOT } from '../src/paths.ts';
 import { CONNECT_PATHS, VAULT_CONTEXT_KEY, VAULT_ENV, VAULT_TABLE_SCHEMA } from '../src/vault.ts';
-import { CATALOGS, CONNECTORS, EXAMPLE_CONFIG, OAUTH_CERTIFICATE_ARN, type Statement, flat, logicalId, merge, roleStatements, synth } from './helpers.ts';
+import { CATALOGS, CONNECTORS, EXAMPLE_CONFIG, OAUTH_CERTIFICATE_ARN, type Statement, dependencyCycle, flat, logicalId, merge, roleStatements, synth } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
 const VAULT_TABLE = 'hosted-mcp-example-vault';
@@ -201,6 +201,16 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
     }
     const d = (Object.values(t.findResources('AWS::CloudFront::Distribution'))[0] as any).Properties.DistributionConfig;
     assert.ok(!('CacheBehaviors' in d), 'one default behaviour for every path, /connect included');
+  });
+
+  it('has no dependency cycle when the connect callbacks name the distribution (no custom domain) or the execute-api host', () => {
+    for (const over of [{ customDomain: undefined }, { customDomain: undefined, oauth: { frontDoor: 'api-gateway' } }]) {
+      const v = synth({ config: config(over), catalogs: WITH_MAIL });
+      assert.equal(dependencyCycle(v.mcpT.toJSON()), undefined);
+      const c = v.mcpT.toJSON().Resources[logicalId(v.mcpT, 'AWS::Cognito::UserPoolClient', { ClientName: 'hosted-mcp-example-connect' })].Properties;
+      assert.match(flat(c.CallbackURLs[0]), /^https:\/\/\$\{.+\}\/connect\/mail\/signed-in$/);
+      assert.equal(flat(env(v.mcpT).MCP_RESOURCE_URL), flat(c.CallbackURLs[0]).replace('/connect/mail/signed-in', '/mcp'));
+    }
   });
 
   it('with an external issuer: the configured connect client id, and no Cognito client', () => {
