@@ -35,6 +35,7 @@ fn router() -> Router {
         .route("/static-text", get(static_text))
         .route("/template/{id}/data", get(template_data))
         .route("/values", get(values))
+        .route("/steps", get(steps))
 }
 
 async fn simple_text() -> Response {
@@ -100,6 +101,17 @@ async fn values(Query(q): Query<Page>) -> Response {
         json!([])
     };
     axum::Json(json!({"items": items, "total": 3})).into_response()
+}
+
+/// Steps the progress fixture counts: 250 over three pages of 100 (the aggregation's page size),
+/// so an aggregation reads three pages and reports each.
+async fn steps(Query(q): Query<Page>) -> Response {
+    const STEPS: u32 = 250;
+    let first = (q.page.unwrap_or(1).max(1) - 1).saturating_mul(100);
+    let items: Vec<_> = (first..STEPS.min(first.saturating_add(100)))
+        .map(|n| json!({"n": n}))
+        .collect();
+    axum::Json(json!({"items": items, "total": STEPS})).into_response()
 }
 
 /// A 1×1 red PNG: signature, IHDR, one stored (uncompressed) zlib block of IDAT, IEND, with
