@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::load::placeholders;
 use crate::model::{BinaryAnswer, BinaryForm, Catalog, ItemLinks, Tool};
+use crate::template::placeholders;
 
 /// The largest document a catalog may declare: a base64 blob of it stays within what a
 /// Lambda may answer (6 MB) only up to about 4 MiB, but a link read is the same size, so the

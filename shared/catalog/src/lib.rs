@@ -14,15 +14,17 @@ mod remote;
 mod request;
 #[cfg(test)]
 mod schema_sync;
+mod template;
 mod wire;
 
 pub use answer::{MAX_BINARY_BYTES, essence};
-pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse, placeholders};
+pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse};
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
 pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
+pub use template::placeholders;
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's
 /// scaffold); the lint refuses a description that still contains it.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::model::{
     Catalog, Method, ParamIn, ParamType, RateLimitHeaders, ResetFormat, Risk, Tool,
 };
+use crate::template::placeholders;
 
 /// A catalog that failed to load: where and why.
 #[derive(Debug, thiserror::Error)]
@@ -140,15 +141,6 @@ fn is_tool_name(name: &str) -> bool {
                 && w.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         })
-}
-
-/// The placeholders `{name}` in a template.
-pub fn placeholders(template: &str) -> Vec<&str> {
-    template
-        .split('{')
-        .skip(1)
-        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
-        .collect()
 }
 
 /// Every structural problem, as (where, if known; problem).
@@ -1166,11 +1158,5 @@ tools:
         ] {
             assert!(!is_tool_name(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn placeholders_are_found_in_order() {
-        assert_eq!(placeholders("/a/{x}/b/{y}"), vec!["x", "y"]);
-        assert!(placeholders("/a").is_empty());
     }
 }
