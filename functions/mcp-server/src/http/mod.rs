@@ -6,7 +6,7 @@
 //! the composition root in `startup.rs` (`state`).
 //!
 //! A request reads downwards: [`app`] → `front` (request id, client IP; `origin::verify`, the
-//! front door's proof, when one is configured) → [`pass`]: `limit::per_ip` →
+//! front door's proof, when one is configured) → `pass`: `limit::per_ip` →
 //! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
 
 pub(crate) mod auth;
