@@ -441,6 +441,7 @@ fn tool(connector: &str, res: &Resource, related: &str, id: usize, verb: &str) -
         description,
         params,
         schema: json!({"type": "object", "properties": props, "required": required, "additionalProperties": false}),
+        writes: !matches!(verb, "list" | "get"),
     }
 }
 

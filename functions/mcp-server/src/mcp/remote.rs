@@ -185,5 +185,6 @@ fn doc(connector: &str, remote: &RemoteTool) -> search::Doc {
             .map(|p| p.keys().take(64).cloned().collect())
             .unwrap_or_default(),
         schema: Value::Object((*definition.input_schema).clone()),
+        writes: remote.tool.risk > catalog::Risk::Low,
     }
 }

@@ -14,6 +14,7 @@ pub(super) fn doc(name: &str, connector: &str, description: &str, params: &[&str
         description: description.into(),
         params: params.iter().map(|p| p.to_string()).collect(),
         schema: json!({"type": "object", "properties": {}}),
+        writes: false,
     }
 }
 
@@ -28,18 +29,18 @@ pub(super) fn req(query: &str) -> SearchRequest {
     }
 }
 
-/// Every tool matching at least one word, best first (full matches before partial ones).
+/// Every tool matching at least one word, best first (full matches before partial ones), as
+/// `search_tools` ranks them (writes found only by a shared word left out).
 pub(super) fn ranked<'a>(
     index: &'a Index,
     query: &str,
     visible: &dyn Fn(&str) -> bool,
 ) -> Vec<&'a str> {
     let in_scope: Vec<bool> = index.docs.iter().map(|d| visible(&d.name)).collect();
-    let groups: Vec<Group> = query_words(query)
-        .iter()
-        .map(|w| index.candidates(w))
-        .collect();
+    let words = query_words(query);
+    let groups: Vec<Group> = words.iter().map(|w| index.candidates(w)).collect();
     let mut hits = index.score(&groups, &in_scope);
+    index.drop_thin_writes(&mut hits, &groups);
     let k = hits.len();
     top(&mut hits, k);
     hits.iter()

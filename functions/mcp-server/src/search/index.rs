@@ -37,6 +37,9 @@ pub struct Doc {
     pub params: Vec<String>,
     /// The full input schema, shown at the `full` detail level.
     pub schema: Value,
+    /// The tool changes something upstream (risk above `low`): one shared word is not enough
+    /// evidence to offer it (`query`).
+    pub writes: bool,
 }
 
 impl Doc {
@@ -49,6 +52,7 @@ impl Doc {
             description: tool.description.clone(),
             params: tool.params.keys().cloned().collect(),
             schema: Value::Object(crate::contract::schema::input_schema(tool, shape)),
+            writes: tool.risk > catalog::Risk::Low,
         }
     }
 }

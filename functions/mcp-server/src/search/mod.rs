@@ -58,6 +58,62 @@ mod tests {
         named: bool,
     }
 
+    /// Questions no shipped tool answers: the top hit is never a write (a write found only by a
+    /// shared verb). Prints how many a plain ranking would have led with a write.
+    #[test]
+    fn questions_outside_every_catalog_never_lead_with_a_write() {
+        const OUTSIDE: &[&str] = &[
+            "cancel my netflix subscription",
+            "renew my passport",
+            "book a flight to Berlin on Friday",
+            "delete my old emails",
+            "send a birthday message to Anna",
+            "create a presentation for monday",
+            "update my linkedin profile",
+            "Kündige mein Fitnessstudio-Abo",
+            "überweise die Miete an den Vermieter",
+            "lösche meine alten Fotos",
+            "bestelle eine Pizza für heute Abend",
+            "storniere meinen Flug nach Wien",
+        ];
+        let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).expect("shipped catalogs");
+        let docs: Vec<Doc> = catalogs
+            .iter()
+            .flat_map(|c| c.tools.iter().map(|t| Doc::from_tool(c, t)))
+            .collect();
+        let index = Index::build(docs);
+        let writes = |name: &str| index.docs.iter().any(|d| d.name == name && d.writes);
+        let all = |_: &str| true;
+        let (mut before, mut led) = (0, Vec::new());
+        for q in OUTSIDE {
+            // The plain ranking, before writes need more than one word.
+            let words = text::query_words(q);
+            let groups: Vec<rank::Group> = words.iter().map(|w| index.candidates(w)).collect();
+            let mut hits = index.score(&groups, &vec![true; index.docs.len()]);
+            rank::top(&mut hits, 1);
+            before += usize::from(
+                hits.first()
+                    .is_some_and(|h| index.docs[h.doc as usize].writes),
+            );
+            let answer = index.search(&req(q), &all);
+            let first = answer.structured["tools"]
+                .as_array()
+                .and_then(|t| t.first())
+                .and_then(|t| t.as_str().or_else(|| t["name"].as_str()))
+                .map(str::to_string);
+            let ranking = ranked(&index, q, &all);
+            if first.as_deref().is_some_and(writes) || ranking.first().is_some_and(|n| writes(n)) {
+                led.push(format!("{q}: {first:?}"));
+            }
+        }
+        println!(
+            "outside every catalog: {} questions; a write led {before} of them before, {} now",
+            OUTSIDE.len(),
+            led.len()
+        );
+        assert!(led.is_empty(), "a write leads: {led:#?}");
+    }
+
     #[test]
     fn shipped_catalog_query_set_hits_the_expected_tool() {
         let path = concat!(

@@ -58,6 +58,7 @@ impl Index {
         } else {
             self.score(&groups, &in_scope)
         };
+        self.drop_thin_writes(&mut hits, &groups);
         if hits.is_empty() {
             return self.no_match(q, &words, &vis, &in_scope, total);
         }
