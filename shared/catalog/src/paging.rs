@@ -1,7 +1,7 @@
 //! How an upstream pages its lists: the `paging` declaration (one of five styles, declared in
-//! `model.rs`), the older `list_envelope` it generalises, and the pure arithmetic every runtime
-//! shares: which query parameters ask for a page, where a page's items, total, "more" flag and
-//! next cursor are, and the `next` link of an RFC 8288 `Link` header.
+//! `model/paging.rs`), the older `list_envelope` it generalises, and the pure arithmetic every
+//! runtime shares: which query parameters ask for a page, where a page's items, total, "more" flag
+//! and next cursor are, and the `next` link of an RFC 8288 `Link` header.
 //!
 //! Both declarations become one [`Pager`], so the runtime has one code path; a `list_envelope`
 //! becomes exactly the pager it always was (1-based pages, dotted field names as pointers, no

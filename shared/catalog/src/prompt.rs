@@ -1,8 +1,8 @@
-//! Prompts and completions in the catalog (declared in `model.rs`): a prompt is a named,
-//! described message template with typed arguments (the same `Param` model as tool parameters)
-//! that names the tools to use; a `Complete` on a param says where its values can be looked up
-//! (`completion/complete`). Here: what a prompt's template holds, and the structural checks
-//! ([`problems`]), so the loader only calls them.
+//! Prompts and completions in the catalog (declared in `model/prompt.rs` and `model/param.rs`): a
+//! prompt is a named, described message template with typed arguments (the same `Param` model as
+//! tool parameters) that names the tools to use; a `Complete` on a param says where its values can
+//! be looked up (`completion/complete`). Here: what a prompt's template holds, and the structural
+//! checks ([`problems`]), so the loader only calls them.
 
 use std::collections::BTreeSet;
 

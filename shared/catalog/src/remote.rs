@@ -1,7 +1,8 @@
-//! A remote MCP server as a connector (`mcp:` instead of `base_url`, declared in `model.rs`):
-//! which of its tools the deployment lets through (`allow`), the naming rule that turns a remote
-//! tool's name into ours, and the loader's checks. The local contract laid over each remote tool
-//! (`overlays`) exists because a remote's own annotations and descriptions are data, never policy.
+//! A remote MCP server as a connector (`mcp:` instead of `base_url`, declared in
+//! `model/connection.rs`): which of its tools the deployment lets through (`allow`), the naming
+//! rule that turns a remote tool's name into ours, and the loader's checks. The local contract laid
+//! over each remote tool (`overlays`) exists because a remote's own annotations and descriptions
+//! are data, never policy.
 
 use crate::model::{Catalog, McpRemote};
 use crate::placeholders;

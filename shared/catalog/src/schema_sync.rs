@@ -57,7 +57,7 @@ fn strings(v: &Value) -> BTreeSet<String> {
 fn fail_on(problems: Vec<String>) {
     assert!(
         problems.is_empty(),
-        "{SCHEMA_FILE} and src/model.rs disagree:\n  {}",
+        "{SCHEMA_FILE} and src/model/ disagree:\n  {}",
         problems.join("\n  ")
     );
 }

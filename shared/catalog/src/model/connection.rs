@@ -1,0 +1,165 @@
+//! How requests reach the upstream: authentication (the deployment's or each person's own),
+//! error bodies, and a federated MCP server with its overlays.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::kinds::Risk;
+
+/// How requests authenticate upstream; absent means no credentials. One of:
+/// `{bearer: FIELD}` (`Authorization: Bearer <FIELD>`), `{header: NAME, secret: FIELD}` (the
+/// secret as the header's value), `{header: NAME, value: "Token {FIELD}"}` (a template over
+/// secret fields), `{query: NAME, secret: FIELD}` (a query parameter, never shown in a preview
+/// or a log), `{basic: {username: FIELD, password: FIELD}}` (HTTP basic) or
+/// `{oauth_user: {…}}` (each person's own token from the upstream's authorization server).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Auth {
+    /// `Authorization: Bearer <this secret field>`.
+    #[serde(default)]
+    pub bearer: Option<String>,
+    /// A named header carrying the secret field `secret`, or the template `value`.
+    #[serde(default)]
+    pub header: Option<String>,
+    #[serde(default)]
+    pub secret: Option<String>,
+    /// With `header`: the header's value, `{field}` placeholders filled from secret fields
+    /// (`Bearer {token}`, `{api_key}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// A query parameter carrying the secret field `secret`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// HTTP basic authentication from two secret fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basic: Option<BasicAuth>,
+    /// Each person's own access token, got from the upstream's authorization server (code with
+    /// PKCE) and kept in the vault: `Authorization: Bearer <their token>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_user: Option<OAuthUser>,
+}
+
+/// The upstream's authorization server, for `auth: { oauth_user: … }`: where a person grants
+/// us access (authorization code with PKCE) and where codes and refresh tokens are exchanged.
+/// The client's id and secret are secret fields, not values.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthUser {
+    /// The authorization endpoint a person's browser is sent to (https; http only on loopback).
+    pub authorization_endpoint: String,
+    /// The token endpoint codes and refresh tokens are exchanged at (https; http only on
+    /// loopback).
+    pub token_endpoint: String,
+    /// Secret field with our client id at the upstream.
+    pub client_id: String,
+    /// Secret field with the client secret; absent for a public client (PKCE alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    /// The scopes asked for; with the person and the connector they name the vault entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// RFC 8707 resource indicator sent with the authorization and token requests, for
+    /// authorization servers that support it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+}
+
+/// HTTP basic credentials: secret field names, not values.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BasicAuth {
+    /// Secret field with the user name (or the API key, for APIs that send it as the user).
+    pub username: String,
+    /// Secret field with the password; absent sends an empty one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+impl Auth {
+    /// The secret fields the credentials come from, in the order they are used.
+    pub fn secret_fields(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        out.extend(self.bearer.as_deref());
+        out.extend(self.secret.as_deref());
+        if let Some(value) = &self.value {
+            out.extend(crate::placeholders(value));
+        }
+        if let Some(basic) = &self.basic {
+            out.push(&basic.username);
+            out.extend(basic.password.as_deref());
+        }
+        if let Some(o) = &self.oauth_user {
+            out.push(&o.client_id);
+            out.extend(o.client_secret.as_deref());
+        }
+        out
+    }
+}
+
+/// How an upstream answers errors. The message becomes `upstream_message` (one line, redacted);
+/// the status decides the result status and its hint, as an HTTP status would.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Errors {
+    /// JSON pointers (`/error/message`) to the message in an error body, tried in order; a
+    /// string, or a list of strings joined with `; `.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message: Vec<String>,
+    /// `application/problem+json` answers (RFC 9457): the message is `title: detail` when no
+    /// pointer found one.
+    #[serde(default)]
+    pub problem_details: bool,
+    /// JSON pointer to a status inside a 2xx body (`/status`, `/error/code`): a number (or a
+    /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+/// A federated Streamable HTTP MCP server.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct McpRemote {
+    /// The server's MCP endpoint; `{field}` placeholders are filled from the connector's secret
+    /// fields, like `base_url`.
+    pub url: String,
+    /// Time allowed for one request to the remote, milliseconds; the catalog's `timeout_ms`
+    /// when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// How long a fetched tool list is used before it is fetched again, seconds.
+    #[serde(default = "default_tools_ttl_s")]
+    pub tools_ttl_s: u64,
+    /// The remote tool names (or `*` globs) the deployment serves; every other remote tool is
+    /// never listed nor callable. Explicit, so a remote adding a tool adds nothing here.
+    pub allow: Vec<String>,
+    /// The local contract per remote tool name: risk, name, description, listing, untrusted
+    /// fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub overlays: BTreeMap<String, RemoteOverlay>,
+}
+
+fn default_tools_ttl_s() -> u64 {
+    300
+}
+
+/// What the catalog says about one remote tool, over what the remote says.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteOverlay {
+    /// Our risk level; without it a tool the remote does not declare read-only is `high`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<Risk>,
+    /// Our name for it instead of `<connector>_<remote name>`; must begin with the connector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Our description instead of the remote's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Listed in `tools/list` (default); `false` leaves it to search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<bool>,
+    /// Result fields (dotted) holding text users wrote, marked as untrusted data.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untrusted: Vec<String>,
+}

@@ -1,0 +1,118 @@
+//! A tool's typed, bounded parameters, and where a parameter's values are completed from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    /// `YYYY-MM-DD`.
+    Date,
+    /// A moment with its time zone: RFC 3339 with an offset or `Z` (`2026-05-04T10:00:00+02:00`),
+    /// or a local time with an IANA zone in brackets (`2026-05-04T10:00[Europe/Berlin]`); a time
+    /// without either is refused. It goes up as UTC, `2026-05-04T08:00:00Z`.
+    Datetime,
+    /// An IANA time zone name (`Europe/Berlin`, `UTC`), checked against the tz database.
+    TimeZone,
+    /// A list of at most `max_items`: objects with the typed fields `items` declares, or plain
+    /// values each checked as the one param `item` declares.
+    Array,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamIn {
+    #[default]
+    Query,
+    Path,
+    Body,
+}
+
+/// One typed, bounded input parameter.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    #[serde(rename = "type")]
+    pub kind: ParamType,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub required: bool,
+    /// Where it goes; path parameters are always required.
+    #[serde(default, rename = "in")]
+    pub location: ParamIn,
+    /// Upstream name when it differs (`company_id` → `creditor_id`).
+    #[serde(default, rename = "as")]
+    pub upstream: Option<String>,
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+    #[serde(default)]
+    pub max_length: Option<usize>,
+    #[serde(default, rename = "enum")]
+    pub choices: Option<Vec<String>>,
+    /// For booleans the upstream spells as words: `{true: desc, false: asc}`.
+    #[serde(default)]
+    pub values: Option<BooleanValues>,
+    #[serde(default)]
+    pub default: Option<serde_json::Value>,
+    /// For `type: array`: the fields of each item, typed and bounded like params (no `in`, `as`
+    /// or nested arrays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<BTreeMap<String, Param>>,
+    /// For `type: array` of plain values (instead of `items`): the scalar each element is,
+    /// typed and bounded like a param (no `in`, `as`, `required`, `default` or nested arrays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<Box<Param>>,
+    /// For `type: array`: the most items accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<usize>,
+    /// Where `completion/complete` looks this value up (a prompt argument, or a path
+    /// parameter of a tool with a `resource` template).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<Complete>,
+    /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix
+    /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix_time: Option<String>,
+}
+
+impl Param {
+    pub fn upstream_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.upstream.as_deref().unwrap_or(name)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BooleanValues {
+    #[serde(rename = "true")]
+    pub when_true: String,
+    #[serde(rename = "false")]
+    pub when_false: String,
+}
+
+/// Where a param's values come from for `completion/complete`: one page of a list tool of the
+/// same catalog, its items' `match` field compared with what the user typed (case-insensitive
+/// prefix of the field or of one of its words), each match's `value` field offered.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Complete {
+    /// A list tool of this catalog (`papierkram_companies_list`).
+    pub from: String,
+    /// The item field the typed text is matched against (`name`).
+    #[serde(rename = "match")]
+    pub match_field: String,
+    /// The item field offered as the value (`id`).
+    pub value: String,
+    /// A string param of `from` that takes the typed text, for an upstream that searches
+    /// itself; without it the upstream's first page is filtered here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}

@@ -1,0 +1,113 @@
+//! The upstream's quota and rate-limit declarations, and its health probe.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Quota {
+    /// A header family that reports the remaining requests, the limit and the reset
+    /// (`x_ratelimit` or `ietf`), instead of a `remaining` header of the API's own name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<RateLimitHeaders>,
+    /// With `headers`: the named bucket or policy to read (`X-RateLimit-Remaining-Long`, an IETF
+    /// policy `"long"`); `"*"` reads every bucket sent and reports the tightest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<String>,
+    /// With `headers: x_ratelimit`: how `X-RateLimit-Reset` counts (seconds from now, or a Unix
+    /// time).
+    #[serde(default, skip_serializing_if = "ResetFormat::is_seconds")]
+    pub reset: ResetFormat,
+    /// Response header with the remaining quota.
+    #[serde(default)]
+    pub remaining: Option<String>,
+    /// Response header with the consumed quota.
+    #[serde(default)]
+    pub consumed: Option<String>,
+    /// The limit per window, when the upstream does not send it.
+    #[serde(default)]
+    pub limit: Option<i64>,
+    #[serde(default)]
+    pub window: Option<QuotaWindow>,
+    /// Utilisation percentages that warn, then page (default 80 and 95).
+    #[serde(default = "default_thresholds")]
+    pub thresholds: Vec<u8>,
+    /// A cheap request `quota-alarm` sends itself when no call reported quota figures for a
+    /// while, so a quiet month still has a current figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<QuotaProbe>,
+    /// Upstream requests one caller may spend on this connector per UTC day (mcp-server's
+    /// budget; aggregations count every page). Unset: no budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller_daily_budget: Option<u64>,
+}
+
+/// The rate-limit header families an upstream may send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimitHeaders {
+    /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (GitHub, Cal.com); with `bucket`, the
+    /// bucket's name is appended (`X-RateLimit-Remaining-Long`).
+    XRatelimit,
+    /// The IETF fields: `RateLimit: "policy";r=…;t=…` with `RateLimit-Policy: "policy";q=…;w=…`,
+    /// the earlier `RateLimit: limit=…, remaining=…, reset=…`, or the separate
+    /// `RateLimit-Limit`, `-Remaining`, `-Reset`.
+    Ietf,
+}
+
+/// How an `X-RateLimit-Reset` header counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResetFormat {
+    /// Seconds until the window resets.
+    #[default]
+    Seconds,
+    /// The Unix time (seconds) the window resets at.
+    Epoch,
+}
+
+impl ResetFormat {
+    fn is_seconds(&self) -> bool {
+        *self == ResetFormat::Seconds
+    }
+}
+
+/// The quiet-period probe of a quota.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaProbe {
+    /// Path (under `base_url`) of a cheap GET whose answer carries the quota headers.
+    pub get: String,
+    /// Probe only after this many hours without quota figures: each probe costs quota too.
+    #[serde(default = "default_quiet_hours")]
+    pub quiet_hours: u32,
+}
+
+fn default_quiet_hours() -> u32 {
+    6
+}
+
+fn default_thresholds() -> Vec<u8> {
+    vec![80, 95]
+}
+
+/// The quota window; exactly one field is set.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaWindow {
+    /// Calendar month in this IANA time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar_month: Option<String>,
+    /// Calendar day in this IANA time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<String>,
+    /// A rolling window of this many hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_hours: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    /// Path (under `base_url`) of a cheap GET.
+    pub get: String,
+}

@@ -1,0 +1,345 @@
+//! One tool: its contract, its answer when not JSON, and aggregations over list tools.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::kinds::{Effect, Method, Risk, Status};
+use super::param::Param;
+
+/// One tool: a contract between the model and the upstream.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// `<resource>_<verb>`.
+    pub name: String,
+    /// What it returns, when to use it, the words users say, one JSON example.
+    pub description: String,
+    /// Listed in `tools/list` (others are reachable through search only).
+    #[serde(default = "yes")]
+    pub core: bool,
+    pub risk: Risk,
+    #[serde(default)]
+    pub category: Option<String>,
+    /// Safe to retry with the same arguments.
+    #[serde(default)]
+    pub idempotent: Option<bool>,
+    /// Upstream writes the call causes, in words (empty for reads).
+    #[serde(default)]
+    pub side_effects: Option<String>,
+    /// Writes: the kind of change, which the risk level must match (see [`Effect`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
+    /// Writes: the audit event a call records, `<record>.<past tense>` (`invoice.delivered`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_event: Option<String>,
+    /// Writes: how a call can fail, each in words a caller can act on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_modes: Vec<String>,
+    /// Updates: the get tool (same path parameters) whose record a dry run shows and compares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<String>,
+    /// Writes that reach people: dotted paths into the request body and the `current` record
+    /// whose values (through lists, e-mail strings or objects with `email`) are the people the
+    /// upstream contacts; a dry run lists them as `notifies` (`[attendee.email, guests]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notifies: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub put: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete: Option<String>,
+    /// A raw escape hatch: the caller supplies the path. Only exposed with
+    /// `<CONNECTOR>_EXPOSE_RAW=true`.
+    #[serde(default)]
+    pub raw: bool,
+    /// The list shape: `page`, `page_size`, `fields`, `count_only` are added (`cursor`
+    /// instead of `page` when the catalog pages by cursor).
+    #[serde(default)]
+    pub list: bool,
+    #[serde(default)]
+    pub params: BTreeMap<String, Param>,
+    /// Static request headers for this tool's requests, over the connector's `headers`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// List tools: the item fields a caller may select with `fields` (dotted for nesting).
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// List tools: the compact projection returned when the caller names no `fields`.
+    #[serde(default)]
+    pub default_fields: Vec<String>,
+    /// Result fields holding text users wrote; marked as untrusted data in results.
+    #[serde(default)]
+    pub untrusted: Vec<String>,
+    /// Hints per status for this tool (e.g. 404 → the right tool).
+    #[serde(default)]
+    pub hints: BTreeMap<Status, String>,
+    /// Largest result in bytes before it is cut with a hint.
+    #[serde(default)]
+    pub max_result_bytes: Option<usize>,
+    /// A get tool's record as an MCP resource: a URI template over its path parameters, e.g.
+    /// `papierkram://invoices/{id}` (without path parameters a fixed URI, `test://static-text`),
+    /// read through the same contract runtime as the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// What the tool answers when it is not JSON: a document (`binary`), embedded or linked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    /// List tools: each item also comes back as a `resource_link` to its record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<ItemLinks>,
+    /// An aggregation tool: a composition over this catalog's list tools instead of one
+    /// HTTP call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Aggregate>,
+    /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// Decisions a person still has to take for this tool (`risk: proposed high because
+    /// DELETE`), one sentence each; the lint refuses the tool until the list is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curate: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A tool's answer other than JSON.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    /// The upstream answers a document (a PDF, an image) instead of JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<BinaryAnswer>,
+    /// The JSON answer holds documents as base64 strings (a thumbnail, an attachment): each is
+    /// taken out of the JSON and sent as content of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inline: Vec<InlineDocument>,
+}
+
+/// A document a JSON answer holds as a base64 string.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InlineDocument {
+    /// Where the base64 string is (`/thumbnail`, `/attachment/data`).
+    pub pointer: String,
+    /// Its content type (`image/png`); `image/*` and `audio/*` become image and audio content,
+    /// anything else an embedded resource.
+    pub mime: String,
+    /// The largest document in bytes once decoded.
+    pub max_bytes: usize,
+}
+
+/// A document answer: which content types are accepted, how large it may be, and how it
+/// reaches the client.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BinaryAnswer {
+    /// Accepted content types (`application/pdf`, `image/*`); an answer of another type is an
+    /// error. An `image/*` answer comes back as image content.
+    pub mime: Vec<String>,
+    /// The largest document in bytes; a larger one is a status result with a hint, never cut.
+    pub max_bytes: usize,
+    /// `resource`: embedded (base64 with its MIME type); `link`: a `resource_link` to the
+    /// tool's `resource` URI, read by `resources/read`.
+    #[serde(default, rename = "as")]
+    pub form: BinaryForm,
+}
+
+/// How a document reaches the client.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BinaryForm {
+    #[default]
+    Resource,
+    Link,
+}
+
+/// A list's items as `resource_link`s: the record URI each item fills in.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ItemLinks {
+    /// A `resource` template of a get tool of this catalog, filled from each item's fields
+    /// (`papierkram://invoices/{id}`).
+    pub uri: String,
+    /// The item field shown as the link's title (`name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A composition: every page of some list tools, reduced to a compact answer.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregate {
+    /// Named inputs, each all pages of a list tool.
+    pub sources: BTreeMap<String, Source>,
+    /// The answer's fields, in order.
+    pub result: Vec<Measure>,
+}
+
+/// All pages of a list tool. String arguments may use `{param}` of the aggregation tool and,
+/// when it has `year` and `month`, `{month_start}`/`{month_end}` (else `{year_start}`/`{year_end}`
+/// with just `year`). An argument whose placeholder has no value is left out.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub tool: String,
+    #[serde(default)]
+    pub args: BTreeMap<String, serde_json::Value>,
+    /// Keep only items whose (dotted) field has one of these values.
+    #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
+    pub filter: BTreeMap<String, Vec<String>>,
+}
+
+/// One answer field; exactly one of `count`, `sum`, `difference`, `top`, `items`, `days`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    pub name: String,
+    /// Number of items of a source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<String>,
+    /// Exact decimal sum of `source.field`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    /// `[a, b]`: earlier measure a minus earlier measure b.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<Vec<String>>,
+    /// Group by a field and keep the largest groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<Top>,
+    /// The first items of a source in a given order, with a few fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Items>,
+    /// Per calendar day in a time zone: the items on that day, the time they take and the free
+    /// time left within the working hours.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<Days>,
+    /// Keep only items whose (dotted) field has one of these values.
+    #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
+    pub filter: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Top {
+    /// The source.
+    pub of: String,
+    /// The field to group by (dotted).
+    pub by: String,
+    /// Rank groups by the sum of this field; by item count when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+    #[serde(default = "five")]
+    pub n: usize,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Items {
+    pub of: String,
+    pub fields: Vec<String>,
+    /// Field to order by (dates and numbers compare as such).
+    pub sort: String,
+    #[serde(default)]
+    pub descending: bool,
+    #[serde(default = "five")]
+    pub n: usize,
+}
+
+/// A day-by-day view of a source of appointments (`start`/`end` moments): for each of `days`
+/// calendar days from `from` in `zone`, how many items start that day, the minutes they take,
+/// and the free minutes left within `hours` (overlaps counted once). `from`, `zone` and `hours`
+/// may be `{param}` placeholders of the aggregation tool.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Days {
+    /// The source.
+    pub of: String,
+    /// The (dotted) item field with the start, an RFC 3339 moment.
+    pub start: String,
+    /// The (dotted) item field with the end, an RFC 3339 moment.
+    pub end: String,
+    /// The first day, `YYYY-MM-DD`.
+    pub from: String,
+    /// How many days, 1 to 31.
+    #[serde(default = "seven")]
+    pub days: usize,
+    /// The IANA time zone the days and hours are in (`Europe/Berlin`).
+    pub zone: String,
+    /// The working hours each day, `HH:MM-HH:MM`, within which free time is counted.
+    pub hours: String,
+    /// The working days (`Mon-Fri`, `Mon,Tue,Thu`); other days have no free time and say
+    /// `off`. Unset: every day.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekdays: Option<String>,
+}
+
+/// The weekdays a `Mon-Fri` or `Mon,Tue,Thu` text names, as indexes from Monday (0) to Sunday
+/// (6); `None` when a word is no English three-letter day or a range runs backwards.
+pub fn weekdays(text: &str) -> Option<[bool; 7]> {
+    const NAMES: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+    let day = |w: &str| NAMES.iter().position(|n| n.eq_ignore_ascii_case(w.trim()));
+    let mut set = [false; 7];
+    for part in text.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (day(a)?, day(b)?);
+                if a > b {
+                    return None;
+                }
+                set[a..=b].iter_mut().for_each(|d| *d = true);
+            }
+            None => set[day(part)?] = true,
+        }
+    }
+    Some(set)
+}
+
+/// `HH:MM-HH:MM` as minutes after midnight, the start before the end (`24:00` ends a day).
+pub fn working_hours(text: &str) -> Option<(u32, u32)> {
+    let minutes = |s: &str| -> Option<u32> {
+        let (h, m) = s.trim().split_once(':')?;
+        if h.len() != 2 || m.len() != 2 {
+            return None;
+        }
+        let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+        (m < 60 && (h < 24 || (h == 24 && m == 0))).then_some(h * 60 + m)
+    };
+    let (a, b) = text.split_once('-')?;
+    let (a, b) = (minutes(a)?, minutes(b)?);
+    (a < b).then_some((a, b))
+}
+
+fn seven() -> usize {
+    7
+}
+
+fn five() -> usize {
+    5
+}
+
+impl Tool {
+    /// The HTTP mapping: method and fixed path template.
+    pub fn http(&self) -> Option<(Method, &str)> {
+        [
+            (Method::Get, &self.get),
+            (Method::Post, &self.post),
+            (Method::Put, &self.put),
+            (Method::Patch, &self.patch),
+            (Method::Delete, &self.delete),
+        ]
+        .into_iter()
+        .find_map(|(m, p)| p.as_deref().map(|p| (m, p)))
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.http().is_some_and(|(m, _)| m.is_read_only())
+    }
+}

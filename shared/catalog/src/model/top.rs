@@ -1,0 +1,106 @@
+//! The catalog itself: one upstream API, its connection, and the tools that reach it; where a
+//! drafted catalog came from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::connection::{Auth, Errors, McpRemote};
+use super::kinds::Status;
+use super::paging::{ListEnvelope, Paging};
+use super::prompt::Prompt;
+use super::quota::{Health, Quota};
+use super::tool::Tool;
+
+/// One upstream API and the tools that reach it.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// Connector name, snake_case; prefixes its env vars (`PAPIERKRAM_EXPOSE_RAW`) and secrets.
+    pub connector: String,
+    /// Human title used in hints (`Papierkram did not answer…`).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Base URL; `{field}` placeholders are filled from the connector's secret fields. A REST
+    /// connector's, so required unless the connector is a federated MCP server (`mcp`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub base_url: String,
+    /// A remote MCP server federated as this connector, instead of `base_url` and `tools`: its
+    /// tools are fetched from it, filtered by `allow` and shaped by `overlays`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpRemote>,
+    /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
+    /// secret, `<CONNECTOR>_<FIELD>` locally).
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    #[serde(default)]
+    pub auth: Auth,
+    /// Static request headers sent with every request to this upstream
+    /// (`cal-api-version: 2024-08-13`); a tool's own `headers` win by name. No credentials:
+    /// those belong in `auth`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Upstream timeout per request, milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// The largest answer body read from the upstream, bytes (the server's default, 4 MiB, when
+    /// unset); a larger answer is `unavailable` with a hint to narrow.
+    #[serde(default)]
+    pub max_response_bytes: Option<usize>,
+    /// How the upstream wraps lists, the older form of `paging` (1-based pages, dotted
+    /// top-level names); list tools need it or `paging`.
+    #[serde(default)]
+    pub list_envelope: Option<ListEnvelope>,
+    /// How the upstream pages its lists: one of five styles (see [`Paging`](crate::Paging)); list tools
+    /// need it or `list_envelope`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paging: Option<Paging>,
+    /// Where the upstream puts its error message in an error body (dotted path).
+    #[serde(default)]
+    pub error_message: Option<String>,
+    /// How the upstream answers errors, beyond `error_message`: messages by JSON pointer,
+    /// RFC 9457 problem details, a status inside a 2xx body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Errors>,
+    #[serde(default)]
+    pub quota: Option<Quota>,
+    /// A cheap GET used by `/health`.
+    #[serde(default)]
+    pub health: Option<Health>,
+    /// Connector-wide hints per result status; a tool's own hints win.
+    #[serde(default)]
+    pub hints: BTreeMap<Status, String>,
+    /// The tools; a federated MCP connector declares none (its tools come from the remote).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
+    /// Prompts a user can pick in the client, each naming tools of this catalog.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<Prompt>,
+    /// Decisions a person still has to take for this connector (auth, errors, paging, quota),
+    /// one sentence each, left by the OpenAPI importer; the lint refuses the catalog until the
+    /// list is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curate: Vec<String>,
+    /// The OpenAPI document an importer drafted this catalog from; a re-import compares
+    /// against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<Provenance>,
+}
+
+/// Which OpenAPI document a drafted catalog came from: enough to tell whether it changed.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// `info.title` of the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// `info.version` of the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// SHA-256 of the document's bytes, lower-case hex.
+    pub sha256: String,
+}
+
+fn default_timeout_ms() -> u64 {
+    10_000
+}
