@@ -7,6 +7,7 @@
 
 pub mod conformance_fixture;
 pub mod logs_endpoint;
+pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;

@@ -12,6 +12,9 @@
 #   .tools/prism              tests/tools/prism/package-lock.json: Prism (@stoplight/prism-cli), the
 #                             OpenAPI mock server with request validation that tests/tests/it/prism.rs
 #                             starts, run with the Node 22 above
+#   .tools/browser            tests/tools/browser/package-lock.json: headless Chromium (the npm
+#                             package @sparticuz/chromium carries the browser) and puppeteer-core,
+#                             for tests/look/pages.mjs
 #
 # Idempotent: each part records a hash of its pin/lock files (and the Python version) and is only
 # rebuilt, from scratch, when they change; an up-to-date install just prints the versions.
@@ -86,6 +89,7 @@ node22="$tools/node/node_modules/.bin/node"
 # The rest runs npm on Node 22 first on PATH, so lifecycle scripts see the Node the tools need.
 PATH="$tools/node/node_modules/.bin:$PATH" install_npm conformance-next
 PATH="$tools/node/node_modules/.bin:$PATH" install_npm prism
+PATH="$tools/node/node_modules/.bin:$PATH" install_npm browser
 
 # One line per component with the version actually installed.
 "$tools/venv/bin/python" - <<'EOF'
@@ -107,5 +111,6 @@ console.log(`conformance-next  ${version("conformance-next", "@modelcontextproto
 console.log(`inspector         ${version("node", "@modelcontextprotocol/inspector")}`);
 console.log(`oidc-provider     ${version("node", "oidc-provider")}`);
 console.log(`prism             ${version("prism", "@stoplight/prism-cli")}  (.tools/prism)`);
+console.log(`chromium          ${version("browser", "@sparticuz/chromium")}  (.tools/browser, puppeteer-core ${version("browser", "puppeteer-core")})`);
 EOF
 log "tools ready in $((SECONDS - started)) s"

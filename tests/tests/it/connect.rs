@@ -3,15 +3,16 @@
 //! as the upstream's, a fake upstream API that answers with the subject of the upstream token
 //! it was sent. A person connects and their calls then carry their own upstream token; a link
 //! forwarded to someone else is refused after they sign in; a state is used once; a broken
-//! link gets a plain page.
+//! link gets a plain page, and every page is looked at in headless Chromium.
 
 use std::collections::HashMap;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use base64::Engine;
+use integration_tests::look::{assert_plain_and_clear, look_at};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port};
+use integration_tests::{KEY, Server, free_port, repo};
 use serde_json::{Value, json};
 
 const CATALOG: &str = r#"connector: mail
@@ -356,5 +357,18 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         }
     }
     assert!(!printed.contains(&alice));
+
+    // Every page above as headless Chromium shows it, screenshots in target/look/connect/.
+    let seen = look_at(
+        &repo().join("target/look/connect"),
+        &[
+            ("forwarded", &forwarded.body),
+            ("connected", &connected.body),
+            ("replayed", &replay.body),
+            ("broken", &broken.body),
+            ("missing", &missing.body),
+        ],
+    );
+    assert_plain_and_clear(&seen);
     let _ = std::fs::remove_dir_all(&dir);
 }
