@@ -2,7 +2,8 @@
 # Runs the official MCP conformance suite's server scenarios against an MCP endpoint.
 #
 #   tests/conformance/run.sh URL [--expected-failures FILE] [--scenario NAME] [--next]
-#                            [--server-cmd CMD] [--startup-timeout SECS] [-- SUITE ARGS...]
+#                            [--server-cmd CMD] [--fixture-remote] [--startup-timeout SECS]
+#                            [-- SUITE ARGS...]
 #
 #   URL                      the Streamable HTTP endpoint, e.g. http://127.0.0.1:18767/mcp
 #   --expected-failures FILE YAML `server: [scenario, ...]` baseline (tests/conformance/expected-failures.yml);
@@ -14,6 +15,13 @@
 #   --server-cmd CMD         start CMD (bash -c, own process group) first, wait until URL's port
 #                            accepts connections, and stop it afterwards; also read from the
 #                            environment variable HOSTED_MCP_CONFORMANCE_SERVER_CMD
+#   --fixture-remote         before the server, start the multi-round fixture remote
+#                            (tests/conformance/fixture_remote.py, a Python `mcp` SDK server on a
+#                            free loopback port) and give the server its address in
+#                            TEST_INPUT_REQUIRED_RESULT_HOST and JSON_HOST (the catalogs
+#                            test_input_required_result.yaml and json.yaml in
+#                            tests/catalogs/conformance federate it); stopped with the server.
+#                            Needs --server-cmd.
 #   -- SUITE ARGS            passed to `conformance server` unchanged (--verbose, --spec-version V,
 #                            --suite all|pending, and with --next --requirements REV, --timeout MS)
 #
@@ -21,20 +29,24 @@
 # unauthenticated requests. Run hosted-mcp in its loopback-only test mode, which refuses to start
 # on a non-loopback address and cannot be reached on Lambda:
 #
-#   tests/conformance/run.sh http://127.0.0.1:18767/mcp \
-#       --expected-failures tests/conformance/expected-failures.yml \
-#       --server-cmd 'target/debug/mcp-server serve --addr 127.0.0.1:18767 --insecure-no-auth'
+#   TEST_HOST=127.0.0.1:PORT tests/conformance/run.sh http://localhost:18767/mcp \
+#       --expected-failures tests/conformance/expected-failures.yml --fixture-remote \
+#       --server-cmd 'target/debug/mcp-server serve --addr 127.0.0.1:18767 --insecure-no-auth \
+#                     --catalog tests/catalogs/conformance'
+#
+# (TEST_HOST: the fixture upstream of the `test` connector, tests/src/conformance_fixture.rs,
+# which the conformance tests in tests/tests/it/clients.rs start.)
 #
 # dns-rebinding-protection needs a localhost URL and a server that accepts Host 127.0.0.1:PORT.
 #
 # Results go to target/conformance/[next/]<UTC time>/ (`latest` links to the newest run):
 # server-<scenario>-<time>/checks.json per scenario, suite.log (the suite's full output) and
-# server.log. Prints the suite summary and every failed or warning check, ends with the `Total:`
+# server.log (and fixture-remote.log). Prints the suite summary and every failed or warning check, ends with the `Total:`
 # line, and exits with the suite's status (0 = pass; 1 = a failed check, or with a baseline an
 # unexpected or stale entry).
 set -euo pipefail
 
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -42,7 +54,7 @@ repo="$(cd "$here/../.." && pwd)"
 [[ $# -ge 1 && "$1" != -* ]] || usage
 url="$1"
 shift
-expected="" scenario="" next=false startup_timeout=60
+expected="" scenario="" next=false startup_timeout=60 fixture_remote=false
 server_cmd="${HOSTED_MCP_CONFORMANCE_SERVER_CMD:-}"
 suite_args=()
 while [[ $# -gt 0 ]]; do
@@ -51,6 +63,7 @@ while [[ $# -gt 0 ]]; do
     --scenario) scenario="${2:?--scenario needs a name}"; shift 2 ;;
     --next) next=true; shift ;;
     --server-cmd) server_cmd="${2:?--server-cmd needs a command}"; shift 2 ;;
+    --fixture-remote) fixture_remote=true; shift ;;
     --startup-timeout) startup_timeout="${2:?--startup-timeout needs seconds}"; shift 2 ;;
     --) shift; suite_args+=("$@"); break ;;
     -h | --help) usage ;;
@@ -78,21 +91,50 @@ mkdir -p "$out"
 ln -sfn "$stamp" "$base/latest"
 log="$out/suite.log"
 
-server_pid=""
+server_pid="" remote_pid=""
+# Stops the process group a setsid child leads: TERM, up to five seconds, then KILL.
+stop_group() {
+    local pid="$1"
+    [[ -n "$pid" ]] || return 0
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    for _ in {1..50}; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
 # shellcheck disable=SC2329 # invoked by the EXIT trap
 stop_server() {
-    if [[ -n "$server_pid" ]]; then
-        kill -TERM -- "-$server_pid" 2>/dev/null || true
-        for _ in {1..50}; do
-            kill -0 "$server_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL -- "-$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-        server_pid=""
-    fi
+    stop_group "$server_pid"
+    server_pid=""
+    stop_group "$remote_pid"
+    remote_pid=""
 }
 trap stop_server EXIT
+
+if $fixture_remote; then
+    [[ -n "$server_cmd" ]] || { echo "run.sh: --fixture-remote needs --server-cmd (the server must learn its address)" >&2; exit 2; }
+    remote_log="$out/fixture-remote.log"
+    setsid "$HOSTED_MCP_TOOLS/venv/bin/python" "$here/fixture_remote.py" --port 0 >"$remote_log" 2>&1 &
+    remote_pid=$!
+    deadline=$((SECONDS + startup_timeout))
+    remote_addr=""
+    until remote_addr="$(sed -n 's/^listening \(127\.0\.0\.1:[0-9]*\)$/\1/p' "$remote_log")" && [[ -n "$remote_addr" ]]; do
+        if ! kill -0 "$remote_pid" 2>/dev/null; then
+            echo "run.sh: the fixture remote exited before listening; its log:" >&2
+            tail -n 30 "$remote_log" >&2
+            exit 2
+        fi
+        if ((SECONDS >= deadline)); then
+            echo "run.sh: the fixture remote did not listen within ${startup_timeout}s" >&2
+            exit 2
+        fi
+        sleep 0.2
+    done
+    export TEST_INPUT_REQUIRED_RESULT_HOST="$remote_addr" JSON_HOST="$remote_addr"
+    echo "run.sh: fixture remote on $remote_addr (log: $remote_log)" >&2
+fi
 
 if [[ -n "$server_cmd" ]]; then
     if [[ ! "$url" =~ ^https?://(\[[^]]+\]|[^/:]+)(:([0-9]+))? ]]; then

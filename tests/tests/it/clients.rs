@@ -385,42 +385,52 @@ async fn inspector_cli_lists_and_calls() {
     assert_ne!(code, 0, "a raw tool is not found in a hosted deployment");
 }
 
-fn conformance(url: &str, baseline: &str, next: bool) -> (bool, String) {
+/// One conformance suite against the `test` connectors, run by `run.sh`, which starts the
+/// multi-round fixture remote (`--fixture-remote`, the `test_input_required_result` connector's
+/// Python `mcp` SDK server) and then the server (`--server-cmd`), and stops both. The `test`
+/// connector's REST fixture upstream (`tests/src/conformance_fixture.rs`) runs in this test.
+/// The suite sends no Authorization header, so the server runs in the loopback-only
+/// `--insecure-no-auth` mode (refused on other addresses, absent on Lambda).
+async fn conformance(baseline: &str, next: bool) -> (bool, String) {
+    let (upstream, _handle) = integration_tests::conformance_fixture::spawn()
+        .await
+        .unwrap();
+    let port = integration_tests::free_port();
+    let catalog = repo().join("tests/catalogs/conformance");
+    let server_cmd = format!(
+        "exec '{}' serve --addr 127.0.0.1:{port} --catalog '{}' --insecure-no-auth",
+        integration_tests::server_binary().display(),
+        catalog.display()
+    );
+    // localhost, not 127.0.0.1: dns-rebinding-protection needs a host name to vary.
+    let url = format!("http://localhost:{port}/mcp");
     let mut cmd = Command::new(repo().join("tests/conformance/run.sh"));
-    cmd.arg(url).args([
-        "--expected-failures",
-        &repo().join(baseline).to_string_lossy(),
-    ]);
+    cmd.arg(&url)
+        .args([
+            "--expected-failures",
+            &repo().join(baseline).to_string_lossy(),
+            "--fixture-remote",
+            "--server-cmd",
+            &server_cmd,
+        ])
+        .env("TEST_HOST", upstream.to_string())
+        .env("MCP_API_KEYS", format!("e2e:{KEY}"))
+        .env("MCP_LIMITS", "off")
+        .env("MCP_LOG_FORMAT", "text")
+        .env("RUST_LOG", "info,rmcp=warn")
+        .current_dir(std::env::temp_dir());
     if next {
         cmd.args(["--next", "--", "--requirements", "2026-07-28"]);
     }
-    let out = cmd.output().expect("run conformance suite");
+    let out = tokio::task::spawn_blocking(move || cmd.output().expect("run conformance suite"))
+        .await
+        .unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
-}
-
-/// The server the conformance suites test: the `test` connector (the suites' fixture tools,
-/// resources, prompts and completion, `tests/catalogs/conformance/test.yaml`) over its local
-/// fixture upstream. The suite sends no Authorization header, so it runs in the loopback-only
-/// `--insecure-no-auth` mode (refused on other addresses, absent on Lambda).
-async fn server_for_conformance() -> (Server, tokio::task::JoinHandle<()>) {
-    let (addr, handle) = integration_tests::conformance_fixture::spawn()
-        .await
-        .unwrap();
-    let catalog = repo().join("tests/catalogs/conformance");
-    let host = addr.to_string();
-    let server = Server::start(
-        &["--catalog", catalog.to_str().unwrap(), "--insecure-no-auth"],
-        &[
-            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
-            ("TEST_HOST", &host),
-        ],
-    );
-    (server, handle)
 }
 
 /// The summary lines of a run: scenarios (0.1.16) or checks (0.2.0) passed, for the record
@@ -433,9 +443,7 @@ fn report(suite: &str, out: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_suite_2025_11_25_passes_except_documented_gaps() {
-    let (server, _h) = server_for_conformance().await;
-    let url = server.url.replace("127.0.0.1", "localhost");
-    let (ok, out) = conformance(&url, "tests/conformance/expected-failures.yml", false);
+    let (ok, out) = conformance("tests/conformance/expected-failures.yml", false).await;
     report("0.1.16", &out);
     assert!(ok, "conformance suite failed:\n{out}");
     assert!(out.contains("dns-rebinding-protection"), "{out}");
@@ -443,9 +451,7 @@ async fn conformance_suite_2025_11_25_passes_except_documented_gaps() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn conformance_suite_2026_07_28_passes_except_documented_gaps() {
-    let (server, _h) = server_for_conformance().await;
-    let url = server.url.replace("127.0.0.1", "localhost");
-    let (ok, out) = conformance(&url, "tests/conformance/expected-failures-2026.yml", true);
+    let (ok, out) = conformance("tests/conformance/expected-failures-2026.yml", true).await;
     report("0.2.0-alpha.12", &out);
     assert!(ok, "conformance suite (2026-07-28) failed:\n{out}");
 }

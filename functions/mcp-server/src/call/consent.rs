@@ -48,6 +48,17 @@ pub struct Binding {
     pub s: Option<String>,
 }
 
+/// Whether a token carries a remote tool's own state (a question of that tool, not our
+/// confirmation form), read without checking its signature: only to tell the two apart, since
+/// whichever path takes the token verifies it before anything counts.
+pub fn carries_remote_state(token: &str) -> bool {
+    token
+        .split_once('.')
+        .and_then(|(payload, _)| URL_SAFE_NO_PAD.decode(payload).ok())
+        .and_then(|bytes| serde_json::from_slice::<Binding>(&bytes).ok())
+        .is_some_and(|b| b.s.is_some())
+}
+
 /// Why a token is refused; each says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {

@@ -61,14 +61,14 @@ pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
 pub use complete::{CACHE_TTL as COMPLETION_CACHE_TTL, Completed};
 pub use connections::ConnectionsRequest;
-pub use consent::{Binding, Signer, TOKEN_TTL_S};
+pub use consent::{Binding, Signer, TOKEN_TTL_S, carries_remote_state};
 pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 pub use documents::{Attachment, ItemLink};
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
-pub use rounds::Resume;
+pub use rounds::{INVALID_REQUEST_STATE, Resume};
 pub use stages::Flow;
 
 use std::ops::ControlFlow;
@@ -101,6 +101,9 @@ pub struct Elicitation<'a> {
     pub available: bool,
     /// The token of a form a person accepted (the echoed `requestState`).
     pub accepted: Option<&'a str>,
+    /// What the client can answer of a remote tool's input requests: its declared
+    /// `elicitation`, `sampling` and `roots` capabilities (2026-07-28), passed on to the remote.
+    pub input_capabilities: Option<&'a Map<String, Value>>,
 }
 
 /// Who calls, within what time and budget, and what the client can do for a confirmation.
@@ -202,7 +205,15 @@ impl Pipeline {
         };
         let connector = &conn.catalog.connector;
         let keys = self.confirmation_keys().await;
-        valid.remote.can_elicit = request.elicitation.available && !keys.is_empty();
+        // Without keys no question can be passed on (its state could not be signed), so the
+        // remote hears that the client answers nothing.
+        if !keys.is_empty() {
+            valid.remote.capabilities = request
+                .elicitation
+                .input_capabilities
+                .cloned()
+                .unwrap_or_default();
+        }
         if let Some(resume) = resume
             && let Err(refused) = rounds::resume(
                 &keys,

@@ -2,8 +2,10 @@
 //! passed to our client, with the remote's `requestState` wrapped inside ours, signed like a
 //! confirmation token and bound to the caller, the tool, the arguments and five minutes. The
 //! retried call brings our state back; only a genuine one for the same call is unwrapped, and
-//! the remote gets its own state and the client's answers. The remote's state is carried, not
-//! trusted: the remote checks its own.
+//! the remote gets its own state and the client's answers; any other state is refused with
+//! [`INVALID_REQUEST_STATE`], which the MCP layer answers as a protocol error. Answers that come
+//! without a state go to the remote as they are (it asked for none, or it asks again). The
+//! remote's state is carried, not trusted: the remote checks its own.
 
 use catalog::{Status, Tool};
 use serde_json::Value;
@@ -17,10 +19,14 @@ use crate::limits::window::now_s;
 /// The longest remote state carried (it travels in every retry).
 const MAX_REMOTE_STATE: usize = 8 * 1024;
 
-/// What a retried call brought: our state and the client's answers.
+/// The reason of an outcome that refused a `requestState` this server did not issue for this
+/// call (changed, expired, another caller's or another call's).
+pub const INVALID_REQUEST_STATE: &str = "invalid_request_state";
+
+/// What a retried call brought: our state (when it sent one) and the client's answers.
 #[derive(Debug, Clone, Copy)]
 pub struct Resume<'a> {
-    pub state: &'a str,
+    pub state: Option<&'a str>,
     pub responses: Option<&'a Value>,
 }
 
@@ -51,16 +57,20 @@ pub(super) fn resume(
     valid: &mut ValidArgs,
     resume: Resume<'_>,
 ) -> Result<(), Box<Outcome>> {
+    let Some(ours) = resume.state else {
+        valid.remote.responses = resume.responses.cloned();
+        return Ok(());
+    };
     let b = bound(caller, connector, tool, valid);
     let refused = |why: &str| {
         Box::new(Outcome::failed(
             Status::InvalidInput,
-            "invalid_request_state",
+            INVALID_REQUEST_STATE,
             format!("{why} Call {} again without it to start over.", tool.name),
         ))
     };
     let binding = Signer::new(keys)
-        .verify(resume.state, &b.who, &b.qualified, &b.digest, now_s())
+        .verify(ours, &b.who, &b.qualified, &b.digest, now_s())
         .map_err(|e| match e {
             consent::Refused::Expired => refused("This requestState has expired."),
             _ => refused("This requestState is not valid for this call."),
@@ -158,7 +168,7 @@ mod tests {
         let back = |who: &str, greeting: &str, state: &str| {
             let mut v = valid(greeting);
             let resumed = Resume {
-                state,
+                state: Some(state),
                 responses: Some(&answers),
             };
             resume(&keys, &caller(who), "n", &tool(), &mut v, resumed).map(|_| v.remote)
@@ -173,7 +183,24 @@ mod tests {
         ] {
             let refused = back(who, greeting, state).unwrap_err();
             assert_eq!(refused.status, Status::InvalidInput);
+            assert_eq!(refused.reason.as_deref(), Some(INVALID_REQUEST_STATE));
         }
+        let tampered = format!("{ours}-TAMPERED");
+        assert!(back("a", "Hi", &tampered).is_err());
+    }
+
+    #[test]
+    fn answers_without_a_state_go_to_the_remote_without_one() {
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let answers = json!({"user_name": {"action": "accept", "content": {"name": "A"}}});
+        let mut v = valid("Hi");
+        let resumed = Resume {
+            state: None,
+            responses: Some(&answers),
+        };
+        resume(&keys, &caller("a"), "n", &tool(), &mut v, resumed).unwrap();
+        assert_eq!(v.remote.state, None);
+        assert_eq!(v.remote.responses, Some(answers));
     }
 
     #[test]

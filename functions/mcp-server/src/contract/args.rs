@@ -41,11 +41,12 @@ pub struct WriteArgs {
     pub confirmation_token: Option<String>,
 }
 
-/// A remote MCP tool's multi-round call: whether our client can answer the remote's input
-/// requests, and on a retry the remote's own state with the client's answers.
+/// A remote MCP tool's multi-round call: what our client can answer of the remote's input
+/// requests (its declared `elicitation`, `sampling`, `roots`), and on a retry the remote's own
+/// state with the client's answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RemoteRound {
-    pub can_elicit: bool,
+    pub capabilities: Map<String, Value>,
     pub state: Option<String>,
     pub responses: Option<Value>,
 }

@@ -23,9 +23,14 @@ pub(super) enum Decision {
     Declined,
 }
 
-/// The person's decision, if the call carries one (a state without an answer asks again).
+/// The person's decision, if the call carries one (a state without an answer asks again). A
+/// state that carries a remote tool's own is that tool's round, whatever its questions are
+/// called (a remote may ask under the key `confirm` too).
 pub(super) fn decision(request: &CallToolRequestParams) -> Option<Decision> {
     let state = request.request_state.as_ref()?;
+    if crate::call::carries_remote_state(state) {
+        return None;
+    }
     let reply = request.input_responses.as_ref()?.get(KEY)?;
     let accepted = reply.get("action").and_then(Value::as_str) == Some("accept")
         && reply["content"][KEY] == true;
@@ -134,6 +139,29 @@ mod tests {
         }
         assert_eq!(decision(&request(None, Some(accept))), None);
         assert_eq!(decision(&request(Some("s"), None)), None, "asked again");
+    }
+
+    #[test]
+    fn a_remote_question_keyed_confirm_is_the_remote_round_not_our_form() {
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let binding = |s: Option<&str>| crate::call::Binding {
+            k: String::new(),
+            c: "a".into(),
+            t: "n/n_x_get".into(),
+            a: "d".into(),
+            e: u64::MAX,
+            n: "n".into(),
+            s: s.map(str::to_string),
+        };
+        let signer = crate::call::Signer::new(&keys);
+        let round = signer.issue(binding(Some("remote"))).unwrap();
+        let ours = signer.issue(binding(None)).unwrap();
+        let answer = json!({"action": "accept", "content": {"ok": true}});
+        assert_eq!(decision(&request(Some(&round), Some(answer.clone()))), None);
+        assert_eq!(
+            decision(&request(Some(&ours), Some(answer))),
+            Some(Decision::Declined)
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct CallContext {
     pub admission: Option<Admission>,
     /// The client can show a person a form: 2026-07-28 with the elicitation capability.
     pub can_elicit: bool,
+    /// What the client declared it can answer of an input request (2026-07-28): its
+    /// `elicitation`, `sampling` and `roots` capabilities as sent; empty for other clients.
+    pub input_capabilities: serde_json::Map<String, serde_json::Value>,
     /// The client declared URL-mode elicitation (2026-07-28): a link to connect an account is
     /// offered as one.
     pub can_open_url: bool,
@@ -55,10 +58,16 @@ impl CallContext {
             .or(header_version)
             .map(|v| audit::bounded(&v, MAX_VERSION));
         let per_request = protocol_version.as_deref() >= Some("2026-07-28");
-        let elicitation = context
-            .meta
-            .client_capabilities()
-            .and_then(|c| c.elicitation.clone());
+        let declared = context.meta.client_capabilities();
+        let elicitation = declared.as_ref().and_then(|c| c.elicitation.clone());
+        let input_capabilities = if per_request {
+            declared
+                .as_ref()
+                .map(|c| input_capabilities(&serde_json::to_value(c).unwrap_or_default()))
+                .unwrap_or_default()
+        } else {
+            serde_json::Map::new()
+        };
         let can_elicit = per_request && elicitation.is_some();
         let can_open_url = per_request && elicitation.is_some_and(|e| e.url.is_some());
         Ok(CallContext {
@@ -73,6 +82,7 @@ impl CallContext {
             request,
             admission: parts.and_then(|p| p.extensions.get::<Admission>().cloned()),
             can_elicit,
+            input_capabilities,
             can_open_url,
             watch: super::progress::Watch::of(context),
         })
@@ -80,5 +90,33 @@ impl CallContext {
 
     pub fn scope(&self) -> &Scope {
         &self.caller.scope
+    }
+}
+
+/// The capabilities an input request uses (SEP-2322: a form, a sampling request, the roots), as
+/// the client declared them; the others (extensions, tasks…) are no remote's business.
+fn input_capabilities(declared: &serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    ["elicitation", "sampling", "roots"]
+        .into_iter()
+        .filter_map(|k| Some((k.to_string(), declared.get(k)?.clone())))
+        .filter(|(_, v)| v.is_object())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_capabilities_an_input_request_uses_are_kept() {
+        let declared = json!({"sampling": {}, "roots": {"listChanged": true},
+                              "extensions": {"io.modelcontextprotocol/tasks": {}}, "experimental": {}});
+        let kept = input_capabilities(&declared);
+        assert_eq!(
+            serde_json::Value::Object(kept),
+            json!({"sampling": {}, "roots": {"listChanged": true}})
+        );
+        assert!(input_capabilities(&json!({"elicitation": null})).is_empty());
     }
 }

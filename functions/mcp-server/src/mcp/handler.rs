@@ -213,7 +213,7 @@ impl McpHandler {
         let started = Instant::now();
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
-        let retry = Retry::of(&request);
+        let retry = Retry::of(&request)?;
         let arguments = request.arguments.unwrap_or_default();
         let mcp = &self.mcp;
         let result: CallToolResponse = match request.name.as_ref() {
@@ -228,7 +228,7 @@ impl McpHandler {
                         .call_catalog_tool(name, &inner, &ctx, &retry, started)
                         .await
                     {
-                        Some(r) => r,
+                        Some(r) => r?,
                         None => mcp.unknown_via_call_tool(name, &ctx, started).into(),
                     }
                 }
@@ -237,7 +237,7 @@ impl McpHandler {
                 .call_catalog_tool(name, &arguments, &ctx, &retry, started)
                 .await
             {
-                Some(r) => r,
+                Some(r) => r?,
                 None => {
                     mcp.audit.write(&audit::unknown_tool(
                         name,
@@ -268,7 +268,7 @@ impl Mcp {
         ctx: &CallContext,
         retry: &Retry,
         started: Instant,
-    ) -> Option<CallToolResponse> {
+    ) -> Option<Result<CallToolResponse, McpError>> {
         let name = names::plain_name(name).ok()?;
         if let Some((conn, tool)) = self.inventory.find(ctx.scope(), name) {
             return Some(
@@ -293,7 +293,7 @@ impl Mcp {
         ctx: &CallContext,
         retry: &Retry,
         started: Instant,
-    ) -> CallToolResponse {
+    ) -> Result<CallToolResponse, McpError> {
         let tool = target.tool();
         let decision = retry.decision.as_ref();
         let deadline = self.deadline(&ctx.request);
@@ -313,6 +313,7 @@ impl Mcp {
                         Some(confirm::Decision::Accepted(state)) => Some(state.as_str()),
                         _ => None,
                     },
+                    input_capabilities: Some(&ctx.input_capabilities),
                 };
                 Watch::around(ctx.watch.as_ref(), async |progress| {
                     let request = crate::call::Request {
@@ -339,8 +340,9 @@ impl Mcp {
         };
         let asked = ctx
             .can_elicit
-            .then(|| confirm::ask(&tool.name, &outcome).or_else(|| passed_on(&outcome)))
+            .then(|| confirm::ask(&tool.name, &outcome))
             .flatten()
+            .or_else(|| passed_on(&outcome, &ctx.input_capabilities))
             .or_else(|| ctx.can_open_url.then(|| link::ask(&outcome)).flatten());
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
@@ -355,10 +357,18 @@ impl Mcp {
             started.elapsed(),
         );
         self.audit.write(&event);
-        match asked {
+        if outcome.reason.as_deref() == Some(crate::call::INVALID_REQUEST_STATE) {
+            // A requestState that fails its integrity check is a protocol error (SEP-2322), not
+            // a tool's answer: the client sent something no server of ours issued.
+            return Err(McpError::invalid_params(
+                outcome.hint.clone().unwrap_or_default(),
+                None,
+            ));
+        }
+        Ok(match asked {
             Some(input) => input.into(),
             None => result.into(),
-        }
+        })
     }
 
     /// The protocol error for `tools/call` of an unknown name, with the closest name the caller
@@ -508,32 +518,56 @@ struct Retry {
 }
 
 impl Retry {
-    fn of(request: &CallToolRequestParams) -> Retry {
-        Retry {
+    /// What the request brought back; an answer that is no object (each answers an input
+    /// request with that request's result) is a protocol error.
+    fn of(request: &CallToolRequestParams) -> Result<Retry, McpError> {
+        if let Some((key, _)) = request
+            .input_responses
+            .iter()
+            .flatten()
+            .find(|(_, v)| !v.is_object())
+        {
+            return Err(McpError::invalid_params(
+                format!(
+                    "inputResponses[{}] must be an object: the result of the input request it answers.",
+                    names::shown(key)
+                ),
+                None,
+            ));
+        }
+        Ok(Retry {
             decision: confirm::decision(request),
             state: request.request_state.clone(),
             responses: request
                 .input_responses
                 .as_ref()
                 .map(|r| Value::Object(r.iter().map(|(k, v)| (k.clone(), v.clone())).collect())),
-        }
+        })
     }
 
-    /// A remote round to resume: a state that is no answer to our own confirmation form.
+    /// A remote round to resume: a state that is no answer to our own confirmation form, or
+    /// answers that came without a state.
     fn resume(&self) -> Option<crate::call::Resume<'_>> {
-        match (&self.decision, &self.state) {
-            (None, Some(state)) => Some(crate::call::Resume {
-                state,
-                responses: self.responses.as_ref(),
+        match (&self.decision, &self.state, &self.responses) {
+            (None, None, None) | (Some(_), _, _) => None,
+            (None, state, responses) => Some(crate::call::Resume {
+                state: state.as_deref(),
+                responses: responses.as_ref(),
             }),
-            _ => None,
         }
     }
 }
 
 /// A remote tool's questions for the person, as our `input_required` result (its state is
-/// already wrapped in ours by the pipeline).
-fn passed_on(outcome: &Outcome) -> Option<rmcp::model::InputRequiredResult> {
+/// already wrapped in ours by the pipeline), when the client declared it can answer input
+/// requests at all (the remote was told exactly what it declared).
+fn passed_on(
+    outcome: &Outcome,
+    input_capabilities: &Map<String, Value>,
+) -> Option<rmcp::model::InputRequiredResult> {
+    if input_capabilities.is_empty() {
+        return None;
+    }
     let asked = outcome.input_required.as_ref()?;
     let requests: rmcp::model::InputRequests =
         serde_json::from_value(asked.requests.clone()).ok()?;

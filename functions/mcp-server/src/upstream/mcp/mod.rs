@@ -181,14 +181,11 @@ impl Upstream {
         let mut params = json!({"name": remote_name, "arguments": arguments});
         let round = &valid.remote;
         if generation == Generation::Modern {
-            // Only a client that can show a form lets the remote ask for input; a retry carries
-            // the remote's own state and the answers back to it.
-            let capabilities = if round.can_elicit {
-                json!({"elicitation": {"form": {}}})
-            } else {
-                json!({})
-            };
-            params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": capabilities});
+            // The remote may ask what our client declared it can answer (a form, sampling, its
+            // roots) and nothing else; a retry carries the remote's own state and the answers
+            // back to it.
+            params["_meta"] =
+                json!({"io.modelcontextprotocol/clientCapabilities": round.capabilities});
             if let Some(state) = &round.state {
                 params["requestState"] = state.clone().into();
             }
