@@ -22,6 +22,8 @@ and, for the `json` connector (tests/catalogs/conformance/json.yaml), the suite'
 `if`/`then`/`else`, `additionalProperties: false`), which the platform lists as the remote declares it:
 
     schema_2020_12_tool  takes a contact with an address; answers what it got
+    schema_header_param  takes a `region` its schema marks `x-mcp-header: Region` (SEP-2243: the
+                         value comes as the header Mcp-Param-Region too, which the SDK checks)
 
 Every tool says readOnlyHint (they change nothing). An answer that does not carry the expected
 key asks again. Binds 127.0.0.1 on --port (0: a free one) and prints `listening 127.0.0.1:PORT`
@@ -169,6 +171,16 @@ def build() -> MCPServer:
         return {"name": name, "address": address, "contactMethod": contactMethod, "phone": phone, "email": email}
 
     server._tool_manager.get_tool("schema_2020_12_tool").parameters = SCHEMA_2020_12
+
+    @server.tool(annotations=READ_ONLY, description="Echoes a region that travels as a header too.")
+    def schema_header_param(region: str, text: str = "") -> dict:
+        return {"region": region, "text": text}
+
+    server._tool_manager.get_tool("schema_header_param").parameters = {
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "text": {"type": "string"}},
+        "required": ["region"],
+    }
     return server
 
 

@@ -675,16 +675,22 @@ async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
     assert_eq!(doc["structured"]["status"], "ok", "{doc}");
     assert_eq!(doc["structured"]["data"]["greeting"], "Hi, Ada!", "{doc}");
     // The state a client echoes is ours, bound to the call: altered, or for other
-    // arguments, it is refused before anything reaches the remote.
+    // arguments, it is refused before anything reaches the remote, as a protocol error
+    // (SEP-2322: state that fails its integrity check is rejected with an error); so is an
+    // answer that is no object.
     let calls = remote.counts().await["tools/call"].as_u64().unwrap();
     let rpc = Rpc::new(&server.url);
-    for state in ["asked-who", "e30.AAAA"] {
+    let who = json!({"action": "accept", "content": {"name": "Eve"}});
+    for (state, answer) in [
+        ("asked-who", &who),
+        ("e30.AAAA", &who),
+        ("x", &json!(12345)),
+    ] {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "notes_greet", "arguments": {"greeting": "Hi"},
-                       "requestState": state,
-                       "inputResponses": {"who": {"action": "accept", "content": {"name": "Eve"}}}}});
+                       "requestState": state, "inputResponses": {"who": answer}}});
         let reply: Value = rpc.post(body, &[]).await.json().await.unwrap();
-        assert_eq!(structured(&reply)["status"], "invalid_input", "{reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
     }
     assert_eq!(remote.counts().await["tools/call"].as_u64().unwrap(), calls);
     // A client that cannot show a form is never asked: the remote's question is an error.

@@ -36,6 +36,15 @@ pub struct McpHandler {
 }
 
 impl ServerHandler for McpHandler {
+    /// The definition rmcp checks a `tools/call`'s `Mcp-Param-*` headers against (SEP-2243: a
+    /// property marked `x-mcp-header` must come as that header too, equal to the argument, or
+    /// the request is refused with HTTP 400 and `-32020`). Only remote tools carry such marks
+    /// (a catalog param declares none), and only a list this instance holds is consulted: the
+    /// check runs before the handler and cannot wait for a fetch.
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.mcp.cached_remote_definition(name)
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()

@@ -134,6 +134,15 @@ impl Mcp {
         set.find(name).is_some().then_some((conn, set))
     }
 
+    /// A remote tool's definition as listed, from the list this instance already holds (no
+    /// fetch, no wait): what rmcp checks `Mcp-Param-*` headers against (SEP-2243) before the
+    /// request reaches the handler. Who may call it is the call's question, as for any name.
+    pub(super) fn cached_remote_definition(&self, name: &str) -> Option<McpTool> {
+        let conn = self.inventory.registry.remote_of(name)?;
+        let set = self.pipeline.upstream().cached_remote_tools(conn)?;
+        set.find(name).map(definition)
+    }
+
     fn remote_connectors(&self) -> impl Iterator<Item = &DeployedCatalog> {
         self.inventory
             .registry

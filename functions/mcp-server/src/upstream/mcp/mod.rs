@@ -19,6 +19,7 @@
 //! when the remote refuses it, the `initialize` handshake (2025-11-25), whose session is kept
 //! with the tool list and renewed when the remote forgets it (HTTP 404).
 
+mod param_headers;
 mod result;
 mod session;
 mod tools;
@@ -143,6 +144,17 @@ impl Upstream {
         Ok(tools)
     }
 
+    /// The remote's tools as this instance last fetched them, without waiting or fetching:
+    /// `None` when none are held or a fetch holds the cache this moment.
+    pub fn cached_remote_tools(&self, conn: &DeployedCatalog) -> Option<Arc<RemoteSet>> {
+        let slot = {
+            let slots = self.remotes.slots.lock().unwrap_or_else(|e| e.into_inner());
+            slots.get(&conn.catalog.connector).cloned()
+        }?;
+        let state = slot.state.try_lock().ok()?;
+        state.as_ref().map(|f| f.tools.clone())
+    }
+
     /// `/health`'s probe of a remote: a first contact (`server/discover`, else `initialize`),
     /// which says whether it answers, speaks MCP and takes our credentials; its tool list is
     /// neither fetched nor touched.
@@ -164,9 +176,16 @@ impl Upstream {
     ) -> Result<Reply, UpstreamError> {
         let secrets = self.secrets_for_remote().await?;
         let slot = self.remotes.slot(&conn.catalog.connector);
-        let generation = {
+        let (generation, schema) = {
             let state = slot.state.lock().await;
-            state.as_ref().map(|f| f.generation.clone())
+            let schema = state.as_ref().and_then(|f| {
+                f.tools
+                    .tools
+                    .iter()
+                    .find(|t| t.remote_name == remote_name)
+                    .map(|t| t.input_schema.clone())
+            });
+            (state.as_ref().map(|f| f.generation.clone()), schema)
         };
         let generation = match generation {
             Some(g) => g,
@@ -178,6 +197,11 @@ impl Upstream {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        // Arguments the remote's schema marks `x-mcp-header` travel as headers too (SEP-2243).
+        let param_headers = match (&generation, &schema) {
+            (Generation::Modern, Some(schema)) => param_headers::of(schema, &arguments),
+            _ => Vec::new(),
+        };
         let mut params = json!({"name": remote_name, "arguments": arguments});
         let round = &valid.remote;
         if generation == Generation::Modern {
@@ -205,6 +229,7 @@ impl Upstream {
                 &generation,
                 "tools/call",
                 Some(remote_name),
+                &param_headers,
                 params.clone(),
                 deadline,
                 progress,
@@ -224,6 +249,7 @@ impl Upstream {
                     &renewed,
                     "tools/call",
                     Some(remote_name),
+                    &param_headers,
                     params,
                     deadline,
                     progress,

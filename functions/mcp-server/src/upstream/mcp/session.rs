@@ -28,6 +28,7 @@ impl Upstream {
                 &Generation::Modern,
                 "server/discover",
                 None,
+                &[],
                 Map::new(),
                 &deadline,
                 &crate::progress::NONE,
@@ -64,6 +65,7 @@ impl Upstream {
                 &fresh,
                 "initialize",
                 None,
+                &[],
                 wire::initialize_params(),
                 &deadline,
                 &crate::progress::NONE,
@@ -113,6 +115,7 @@ impl Upstream {
                     &generation,
                     "tools/list",
                     None,
+                    &[],
                     params,
                     &deadline,
                     &crate::progress::NONE,
@@ -167,6 +170,7 @@ impl Upstream {
         let sent = super::transport::Sent {
             method,
             name: None,
+            param_headers: &[],
             body: &body,
         };
         let (status, _, _) = self

@@ -35,6 +35,7 @@ impl Upstream {
         generation: &Generation,
         method: &str,
         name: Option<&str>,
+        param_headers: &[(String, String)],
         params: Map<String, Value>,
         deadline: &Deadline,
         progress: &Progress,
@@ -44,6 +45,7 @@ impl Upstream {
         let sent = Sent {
             method,
             name,
+            param_headers,
             body: &body,
         };
         let (status, headers, bytes) = self
@@ -95,7 +97,12 @@ impl Upstream {
         deadline: &Deadline,
         progress: &Progress,
     ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
-        let Sent { method, name, body } = sent;
+        let Sent {
+            method,
+            name,
+            param_headers,
+            body,
+        } = sent;
         let out_of_time = || UpstreamError::Deadline {
             budget_ms: deadline.budget().as_millis() as u64,
         };
@@ -106,7 +113,10 @@ impl Upstream {
             .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
-        let request = with_generation(request, generation, method, name);
+        let mut request = with_generation(request, generation, method, name);
+        for (k, v) in param_headers {
+            request = request.header(k.as_str(), v.as_str());
+        }
         let timed_out = |e: &reqwest::Error| {
             if e.is_timeout() && deadline.remaining().is_none() {
                 out_of_time()
@@ -216,6 +226,8 @@ pub(super) fn with_generation(
 pub(super) struct Sent<'a> {
     pub(super) method: &'a str,
     pub(super) name: Option<&'a str>,
+    /// `Mcp-Param-*` headers of a tool call (SEP-2243), from the remote's schema.
+    pub(super) param_headers: &'a [(String, String)],
     pub(super) body: &'a Value,
 }
 
