@@ -15,6 +15,8 @@ answering in SSE). Its tools:
     huge_schema    an input schema of about --huge-mb MiB (bounded fetch: it must be skipped)
     greet          read-only; asks the person whom to greet (2026-07-28 input_required with a
                    form and its own requestState), then greets them
+    ask_model      read-only; needs the sampling capability: without it in the request's
+                   clientCapabilities it answers JSON-RPC -32021 naming `sampling`
     filler_<n>     --filler N trivial read-only tools (a remote that lists hundreds of tools)
 
 --handshake-only refuses 2026-07-28 requests (HTTP 400), as a server of the older generation
@@ -38,6 +40,7 @@ import anyio
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -104,6 +107,14 @@ def build(args: argparse.Namespace) -> MCPServer:
                                        request_state="asked-who")
         content = answer.content if hasattr(answer, "content") else answer.get("content", {})
         return {"greeting": f"{greeting}, {content['name']}!"}
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Needs the client's model.")
+    async def ask_model(ctx: Context) -> str:
+        declared = ctx.client_capabilities
+        if declared is None or declared.sampling is None:
+            raise MCPError(code=-32021, message="ask_model needs the sampling capability",
+                           data={"requiredCapabilities": {"sampling": {}}})
+        return "the client can sample"
 
     for i in range(args.filler):
         server.add_tool(lambda: "ok", name=f"filler_{i}", description=f"Filler tool {i}.",

@@ -72,7 +72,7 @@ auth: {{ bearer: token }}
 mcp:
   url: "http://{{host}}/mcp"
   timeout_ms: 1500
-  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, "filler_*"]
+  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*"]
 {overlays}"#
         );
         std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
@@ -154,7 +154,8 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
                 "notes_delete_note",
                 "notes_fail_always",
                 "notes_slow_echo",
-                "notes_greet"
+                "notes_greet",
+                "notes_ask_model"
             ],
             "the huge schema is skipped: {doc}"
         );
@@ -693,6 +694,14 @@ async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
         assert_eq!(reply["error"]["code"], -32602, "{reply}");
     }
     assert_eq!(remote.counts().await["tools/call"].as_u64().unwrap(), calls);
+    // A remote tool that needs a capability our client did not declare says so with -32021;
+    // the remote heard exactly what the client declared, so that is our answer too.
+    let reply = rpc.call("notes_ask_model", json!({})).await;
+    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    assert!(
+        reply["error"]["data"]["requiredCapabilities"]["sampling"].is_object(),
+        "{reply}"
+    );
     // A client that cannot show a form is never asked: the remote's question is an error.
     let reply = rpc.call("notes_greet", json!({})).await;
     assert_eq!(structured(&reply)["status"], "error", "{reply}");

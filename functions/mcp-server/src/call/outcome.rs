@@ -102,6 +102,12 @@ impl Outcome {
         {
             outcome.fields.insert("retry_after_s".into(), s.into());
         }
+        if let UpstreamError::RemoteNeedsCapability { required } = err {
+            outcome.fields.insert(
+                "required_capabilities".into(),
+                Value::Object(required.clone()),
+            );
+        }
         if let UpstreamError::RemoteInputRequired(asked) = err {
             outcome.input_required = Some(asked.clone());
         }

@@ -374,6 +374,17 @@ impl Mcp {
                 None,
             ));
         }
+        if outcome.reason.as_deref() == Some(crate::upstream::REMOTE_NEEDS_CAPABILITY) {
+            // The remote heard exactly what our client declared, so its verdict is ours: the
+            // protocol error `-32021` naming what is missing (HTTP 400 on 2026-07-28).
+            let required = outcome
+                .fields
+                .get("required_capabilities")
+                .cloned()
+                .and_then(|v| serde_json::from_value(v).ok())
+                .unwrap_or_default();
+            return Err(McpError::missing_required_client_capability(required));
+        }
         Ok(match asked {
             Some(input) => input.into(),
             None => result.into(),

@@ -46,6 +46,12 @@ pub enum UpstreamError {
     /// A remote MCP server answered a JSON-RPC error (or no JSON-RPC answer at all).
     #[error("the remote answered JSON-RPC error {code}")]
     RemoteError { code: i64, message: Option<String> },
+    /// A remote MCP tool needs a client capability our client did not declare (JSON-RPC
+    /// `-32021`): the capabilities it named, of those an input request uses.
+    #[error("the remote tool needs client capabilities the client did not declare")]
+    RemoteNeedsCapability {
+        required: serde_json::Map<String, serde_json::Value>,
+    },
     /// A remote MCP tool asked the person for input (`input_required`).
     #[error("the remote asked for input")]
     RemoteInputRequired(Box<RemoteInput>),
@@ -94,6 +100,7 @@ impl UpstreamError {
             // The remote refused the request or its tool reported that it failed.
             | UpstreamError::RemoteToolFailed { .. }
             | UpstreamError::RemoteError { .. }
+            | UpstreamError::RemoteNeedsCapability { .. }
             | UpstreamError::RemoteInputRequired(_) => Happened::No,
             UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
             UpstreamError::TooLarge { http_status, .. }

@@ -7,6 +7,10 @@ use catalog::{Status, Tool};
 use super::error::UpstreamError;
 use crate::inventory::{DeployedCatalog, Registry};
 
+/// The reason of an outcome whose remote tool needs client capabilities the client did not
+/// declare; the MCP layer answers it as the protocol error `-32021`.
+pub const REMOTE_NEEDS_CAPABILITY: &str = "remote_needs_capability";
+
 /// An upstream fault described for a result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fault {
@@ -129,6 +133,13 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
             "remote_error",
             format!(
                 "{title} failed to run the tool (JSON-RPC error {code}); retry in a few minutes. This is not a problem with the arguments."
+            ),
+        ),
+        UpstreamError::RemoteNeedsCapability { .. } => fault(
+            Status::InvalidInput,
+            REMOTE_NEEDS_CAPABILITY,
+            format!(
+                "{title}'s tool needs the client to answer requests it did not declare (`required_capabilities`); use a client that declares them."
             ),
         ),
         UpstreamError::RemoteInputRequired(_) => fault(

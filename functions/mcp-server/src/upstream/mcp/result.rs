@@ -1,7 +1,7 @@
 //! A remote's `tools/call` answer in our terms: a [`Reply`] with the result's data, or the typed
 //! error its failure is. Pure.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::wire::Answer;
 use crate::upstream::Reply;
@@ -14,12 +14,11 @@ pub(super) fn call_result(
     answer: Answer,
 ) -> Result<Reply, UpstreamError> {
     let result = match answer {
-        Answer::Error { code, message } => {
-            return Err(UpstreamError::RemoteError {
-                code,
-                message: one_line(redactor, &message),
-            });
-        }
+        Answer::Error {
+            code,
+            message,
+            data,
+        } => return Err(remote_error(redactor, code, &message, &data)),
         Answer::Result(r) => r,
     };
     if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
@@ -61,6 +60,36 @@ pub(super) fn call_result(
 }
 
 /// A remote's words for `upstream_message`: one line, bounded, redacted.
+/// A remote's JSON-RPC error as a typed one: `-32021` (its tool needs a client capability our
+/// client did not declare) with the capabilities it names among those we pass on
+/// (`elicitation`, `sampling`, `roots`), any other as [`UpstreamError::RemoteError`].
+pub(super) fn remote_error(
+    redactor: &audit::Redactor,
+    code: i64,
+    message: &str,
+    data: &Value,
+) -> UpstreamError {
+    if code == MISSING_REQUIRED_CLIENT_CAPABILITY {
+        let required: Map<String, Value> = ["elicitation", "sampling", "roots"]
+            .into_iter()
+            .filter_map(|k| {
+                let v = data.get("requiredCapabilities")?.get(k)?;
+                v.is_object().then(|| (k.to_string(), v.clone()))
+            })
+            .collect();
+        if !required.is_empty() {
+            return UpstreamError::RemoteNeedsCapability { required };
+        }
+    }
+    UpstreamError::RemoteError {
+        code,
+        message: one_line(redactor, message),
+    }
+}
+
+/// JSON-RPC error code: the request needs a client capability the client did not declare.
+const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+
 pub(super) fn one_line(redactor: &audit::Redactor, text: &str) -> Option<String> {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then(|| audit::bounded(&redactor.redact(&line), 500))
@@ -103,11 +132,34 @@ mod tests {
             Answer::Error {
                 code: -32602,
                 message: "bad".into(),
+                data: Value::Null,
             },
         );
         assert!(matches!(
             e,
             Err(UpstreamError::RemoteError { code: -32602, .. })
+        ));
+        // -32021 names what the client must declare; only the capabilities we pass on count.
+        let needs = |data: Value| {
+            call_result(
+                &audit::Redactor::new(),
+                Answer::Error {
+                    code: -32021,
+                    message: "needs sampling".into(),
+                    data,
+                },
+            )
+            .unwrap_err()
+        };
+        assert_eq!(
+            needs(json!({"requiredCapabilities": {"sampling": {}, "extensions": {"x": {}}}})),
+            UpstreamError::RemoteNeedsCapability {
+                required: json!({"sampling": {}}).as_object().unwrap().clone()
+            }
+        );
+        assert!(matches!(
+            needs(json!({"requiredCapabilities": {"extensions": {"x": {}}}})),
+            UpstreamError::RemoteError { code: -32021, .. }
         ));
         let e = result(
             json!({"resultType": "input_required", "inputRequests": {"k": {}},

@@ -71,7 +71,7 @@ impl Upstream {
                 &crate::progress::NONE,
             )
             .await?;
-        if let Answer::Error { code, message } = init.answer {
+        if let Answer::Error { code, message, .. } = init.answer {
             return Err(UpstreamError::RemoteError {
                 code,
                 message: super::result::one_line(&self.redactor, &message),
@@ -137,7 +137,7 @@ impl Upstream {
             };
             let mut result = match exchanged.answer {
                 Answer::Result(r) => r,
-                Answer::Error { code, message } => {
+                Answer::Error { code, message, .. } => {
                     return Err(UpstreamError::RemoteError {
                         code,
                         message: super::result::one_line(&self.redactor, &message),

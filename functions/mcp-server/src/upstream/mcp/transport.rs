@@ -53,16 +53,21 @@ impl Upstream {
             .await?;
         if !(200..300).contains(&status) {
             // A JSON-RPC error may come with a 4xx (the stateless generation maps them).
-            if let Ok(Answer::Error { code, message }) =
-                wire::response(headers.content_type.as_deref(), &bytes, id)
+            if let Ok(Answer::Error {
+                code,
+                message,
+                data,
+            }) = wire::response(headers.content_type.as_deref(), &bytes, id)
                 && status != 404
                 && !matches!(status, 401 | 403)
                 && method != "server/discover"
             {
-                return Err(UpstreamError::RemoteError {
+                return Err(super::result::remote_error(
+                    &self.redactor,
                     code,
-                    message: super::result::one_line(&self.redactor, &message),
-                });
+                    &message,
+                    &data,
+                ));
             }
             return Err(refusal(status));
         }

@@ -31,7 +31,12 @@ pub(crate) enum WireError {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Answer {
     Result(Map<String, Value>),
-    Error { code: i64, message: String },
+    /// A JSON-RPC error: its code, message and `data` (`Null` when absent).
+    Error {
+        code: i64,
+        message: String,
+        data: Value,
+    },
 }
 
 /// The client as the remote sees it.
@@ -147,6 +152,10 @@ pub(crate) fn response(
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string(),
+        data: error
+            .and_then(|e| e.get("data"))
+            .cloned()
+            .unwrap_or(Value::Null),
     })
 }
 
@@ -266,7 +275,8 @@ mod tests {
             response(Some("text/event-stream"), sse, 7),
             Ok(Answer::Error {
                 code: -32602,
-                message: "bad".into()
+                message: "bad".into(),
+                data: Value::Null,
             })
         );
         assert_eq!(
