@@ -5,6 +5,7 @@
 //! Try it: `cargo test -p catalog`.
 
 mod answer;
+mod body;
 mod load;
 mod model;
 mod paging;
@@ -18,6 +19,7 @@ mod template;
 mod wire;
 
 pub use answer::{MAX_BINARY_BYTES, essence};
+pub use body::{fill as fill_body, placeholder as body_placeholder};
 pub use load::{LoadError, MAX_TOOL_NAME, load_dir, load_sources, parse};
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};

@@ -298,7 +298,7 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             .filter(|m| m.is_some())
             .count();
         if let Some(agg) = &t.aggregate {
-            if mappings != 0 || t.list || t.raw {
+            if mappings != 0 || t.list || t.raw || t.body.is_some() {
                 bad("an aggregate tool has no HTTP mapping and is neither list nor raw".into());
             }
             for problem in check_aggregate(c, agg) {
@@ -326,6 +326,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             ));
         }
         let holes = placeholders(path);
+        for problem in check_body(t, method) {
+            bad(problem);
+        }
         for problem in check_write_contract(c, t, method, &holes) {
             bad(problem);
         }
@@ -395,14 +398,40 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     out
 }
 
+/// A `body` template: on a write, placing every body param exactly where it goes (so no
+/// body param also has `as`).
+fn check_body(t: &Tool, method: Method) -> Vec<String> {
+    let Some(template) = &t.body else {
+        return Vec::new();
+    };
+    if method == Method::Get {
+        return vec!["`body` is for writes; a GET has no body".to_string()];
+    }
+    let mut out = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
+    for (name, p) in t.params.iter().filter(|(_, p)| p.location == ParamIn::Body) {
+        if p.upstream.is_some() {
+            out.push(format!(
+                "param `{name}`: `as` does not apply with `body`; the template places it"
+            ));
+        }
+        names.insert(name.as_str());
+    }
+    out.extend(crate::body::template_problems("`body`", template, &names));
+    out
+}
+
 /// An array param: body only, with `max_items` and exactly one of `items` (objects of plain
 /// typed fields) or `item` (one plain typed value per element). No arrays nest, `in` and `as`
 /// belong to the array, `enum` is for strings and `values` for booleans.
 fn array_problems(p: &crate::model::Param) -> Vec<String> {
     let mut out = Vec::new();
     if p.kind != ParamType::Array {
-        if p.items.is_some() || p.item.is_some() || p.max_items.is_some() {
-            out.push("`items`, `item` and `max_items` only apply to arrays".to_string());
+        if p.items.is_some() || p.item.is_some() || p.max_items.is_some() || p.item_body.is_some()
+        {
+            out.push(
+                "`items`, `item`, `item_body` and `max_items` only apply to arrays".to_string(),
+            );
         }
         return out;
     }
@@ -423,6 +452,14 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
             "an array needs `items` with at least one field, or `item` for plain values"
                 .to_string(),
         ),
+    }
+    match (&p.item_body, &p.items) {
+        (Some(template), Some(fields)) => {
+            let names = fields.keys().map(String::as_str).collect();
+            out.extend(crate::body::template_problems("`item_body`", template, &names));
+        }
+        (Some(_), None) => out.push("`item_body` needs `items` (fields of objects)".to_string()),
+        _ => {}
     }
     for (field, f) in p.items.iter().flatten() {
         if !is_snake(field) {
@@ -445,7 +482,11 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
 /// What an array's element (an item field, or the `item`) may not be.
 fn element_problems(what: &str, f: &crate::model::Param) -> Vec<String> {
     let mut out = Vec::new();
-    if f.kind == ParamType::Array || f.items.is_some() || f.item.is_some() || f.max_items.is_some()
+    if f.kind == ParamType::Array
+        || f.items.is_some()
+        || f.item.is_some()
+        || f.max_items.is_some()
+        || f.item_body.is_some()
     {
         out.push(format!("{what}: arrays do not nest"));
     }
@@ -1000,6 +1041,48 @@ tools:
             let err = with(quota).unwrap_err();
             assert!(err.contains(problem), "{quota}: {err}");
         }
+    }
+
+    #[test]
+    fn body_templates_place_every_body_param_once_or_more() {
+        let with = |body: &str, params: &str| {
+            let text = GOOD
+                .replace("get: /invoices/{id}", &format!("post: /invoices/{{id}}\n    body: {body}"))
+                .replace("      id: {", &format!("{params}      id: {{"));
+            parse("demo.yaml", &text).map_err(|e| e.to_string())
+        };
+        let positions = "      positions: { type: array, in: body, max_items: 9, items: { qty: { type: integer, min: 1, max: 99 }, unit_id: { type: integer, min: 1, max: 99 } }, item_body: { quantity: \"{qty}\", unity: { id: \"{unit_id}\", objectName: Unity } } }\n";
+        let contact = "      contact_id: { type: integer, in: body, min: 1, max: 99 }\n";
+        let body = "{ invoice: { objectName: Invoice, contact: { id: \"{contact_id}\", objectName: Contact } }, invoicePosSave: \"{positions}\" }";
+        let c = with(body, &format!("{contact}{positions}")).unwrap();
+        assert_eq!(c.tools[1].body.as_ref().unwrap()["invoice"]["objectName"], "Invoice");
+        for (body, params, problem) in [
+            (body, contact.to_string(), "`body` uses {positions}, which is none of contact_id"),
+            ("{ invoice: { n: \"RE-{contact_id}\" } }", contact.to_string(), "not one whole placeholder"),
+            ("{ a: 1 }", contact.to_string(), "`body` does not place `contact_id`"),
+            ("[1]", contact.to_string(), "`body` must be a JSON object"),
+            (
+                "{ c: \"{contact_id}\" }",
+                contact.replace("in: body,", "in: body, as: x,"),
+                "`as` does not apply with `body`",
+            ),
+            (
+                body,
+                format!("{contact}{}", positions.replace("\"{unit_id}\"", "\"{unit}\"")),
+                "`item_body` uses {unit}, which is none of qty, unit_id",
+            ),
+            (
+                "{ c: \"{contact_id}\" }",
+                contact.replace("min: 1,", "min: 1, item_body: { a: 1 },"),
+                "only apply to arrays",
+            ),
+        ] {
+            let err = with(body, &params).unwrap_err();
+            assert!(err.contains(problem), "{body} / {params}: {err}");
+        }
+        let get = GOOD.replace("get: /invoices/{id}", "get: /invoices/{id}\n    body: { a: 1 }");
+        let err = parse("demo.yaml", &get).unwrap_err().to_string();
+        assert!(err.contains("a GET has no body"), "{err}");
     }
 
     #[test]

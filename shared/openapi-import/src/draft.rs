@@ -221,6 +221,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         raw: false,
         list: false,
         params: BTreeMap::new(),
+        body: None,
         headers: BTreeMap::new(),
         fields: Vec::new(),
         default_fields: Vec::new(),

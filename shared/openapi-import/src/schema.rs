@@ -344,6 +344,7 @@ pub(crate) fn blank(location: ParamIn) -> Param {
         default: None,
         items: None,
         item: None,
+        item_body: None,
         max_items: None,
         complete: None,
         unix_time: None,

@@ -560,7 +560,11 @@ fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                         describe(fp)
                     )));
                 }
-                None => {}
+                None => {
+                    if let Some(d) = &fp.default {
+                        checked.insert(field.clone(), check(&path, fp, d)?);
+                    }
+                }
             }
         }
         out.push(Value::Object(checked));

@@ -126,16 +126,25 @@ pub(super) fn build_url(
     }
 }
 
-/// The JSON body for writes: body params under their upstream names; a dotted name nests
-/// (`as: customer.id` sends `{"customer": {"id": …}}`).
+/// The JSON body for writes: the tool's `body` template filled with the body params, or else
+/// body params under their upstream names, where a dotted name nests (`as: customer.id` sends
+/// `{"customer": {"id": …}}`). An array with an `item_body` sends each item through it.
 pub(super) fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
+    let value = |name: &str| {
+        let p = tool.params.get(name).filter(|p| p.location == ParamIn::Body)?;
+        let v = args.values.get(name)?;
+        Some(shaped(p, v))
+    };
+    if let Some(template) = &tool.body {
+        return catalog::fill_body(template, &value);
+    }
     let mut body = serde_json::Map::new();
     for (name, p) in tool
         .params
         .iter()
         .filter(|(_, p)| p.location == ParamIn::Body)
     {
-        let Some(v) = args.values.get(name) else {
+        let Some(v) = value(name) else {
             continue;
         };
         let mut path: Vec<&str> = p.upstream_name(name).split('.').collect();
@@ -150,9 +159,22 @@ pub(super) fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
             }
             at = slot.as_object_mut().expect("an object was just put here");
         }
-        at.insert(last.to_string(), v.clone());
+        at.insert(last.to_string(), v);
     }
     (!body.is_empty()).then_some(Value::Object(body))
+}
+
+/// A body param's value as it goes up: each item of an array through its `item_body`.
+fn shaped(p: &catalog::Param, v: &Value) -> Value {
+    match (&p.item_body, v) {
+        (Some(template), Value::Array(items)) => Value::Array(
+            items
+                .iter()
+                .filter_map(|item| catalog::fill_body(template, &|field| item.get(field).cloned()))
+                .collect(),
+        ),
+        _ => v.clone(),
+    }
 }
 
 fn query_value(param: &catalog::Param, v: &Value) -> String {
@@ -338,6 +360,59 @@ tools:
             Some(
                 serde_json::json!({"name": "Essen", "entertainment_persons": ["Carl Customer", "Inga"]})
             )
+        );
+    }
+
+    #[test]
+    fn body_templates_nest_references_and_shape_each_item() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: sevdesk
+base_url: "http://x"
+tools:
+  - name: sevdesk_invoice_create
+    risk: high
+    description: d
+    post: /Invoice/Factory/saveInvoice
+    body:
+      invoice: { objectName: Invoice, mapAll: true, status: 100, header: "{header}",
+                 contact: { id: "{contact_id}", objectName: Contact } }
+      invoicePosSave: "{positions}"
+    params:
+      contact_id: { type: integer, in: body, required: true, min: 1 }
+      header: { type: string, in: body, max_length: 9 }
+      positions:
+        type: array
+        in: body
+        max_items: 3
+        items:
+          name: { type: string, required: true, max_length: 20 }
+          quantity: { type: number, required: true, min: 0.01, max: 99 }
+          unit_id: { type: integer, min: 1, max: 99 }
+        item_body: { objectName: InvoicePos, mapAll: true, name: "{name}", quantity: "{quantity}",
+                     unity: { id: "{unit_id}", objectName: Unity } }
+"#,
+        )
+        .unwrap();
+        let t = &c.tools[0];
+        let a = args(
+            t,
+            serde_json::json!({"contact_id": "7", "positions": [
+                {"name": "Beratung", "quantity": 2, "unit_id": 9}, {"name": "Pauschale", "quantity": 1}]}),
+        );
+        assert_eq!(
+            build_body(t, &a),
+            Some(serde_json::json!({
+                "invoice": {"objectName": "Invoice", "mapAll": true, "status": 100,
+                            "contact": {"id": 7, "objectName": "Contact"}},
+                "invoicePosSave": [
+                    {"objectName": "InvoicePos", "mapAll": true, "name": "Beratung", "quantity": 2.0,
+                     "unity": {"id": 9, "objectName": "Unity"}},
+                    {"objectName": "InvoicePos", "mapAll": true, "name": "Pauschale", "quantity": 1.0,
+                     "unity": {"objectName": "Unity"}}
+                ]
+            }))
         );
     }
 

@@ -70,6 +70,11 @@ pub struct Param {
     /// typed and bounded like a param (no `in`, `as`, `required`, `default` or nested arrays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item: Option<Box<Param>>,
+    /// For `type: array` of objects: what each item goes up as, a JSON template whose
+    /// `"{field}"` strings are the item's fields (`{name: "{name}", unity: {id: "{unit_id}",
+    /// objectName: Unity}}`); without it an item goes up as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item_body: Option<serde_json::Value>,
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,

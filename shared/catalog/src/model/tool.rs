@@ -64,6 +64,11 @@ pub struct Tool {
     pub list: bool,
     #[serde(default)]
     pub params: BTreeMap<String, Param>,
+    /// Writes: the request body as a JSON template whose `"{param}"` strings are the body
+    /// params' values (left out when a param has none); everything else goes up as written
+    /// (`objectName: Invoice`). Without it, body params go up under their (dotted) upstream names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
     /// Static request headers for this tool's requests, over the connector's `headers`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,

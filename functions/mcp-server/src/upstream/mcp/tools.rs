@@ -194,6 +194,7 @@ fn one(
         raw: false,
         list: false,
         params: BTreeMap::new(),
+        body: None,
         headers: BTreeMap::new(),
         fields: Vec::new(),
         default_fields: Vec::new(),
