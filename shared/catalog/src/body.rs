@@ -17,23 +17,48 @@ pub fn placeholder(s: &str) -> Option<&str> {
 }
 
 /// The template with each placeholder replaced by `value(name)`; a key or element whose
-/// placeholder has no value is left out.
+/// placeholder has no value is left out, and so is an object all of whose placeholders have
+/// none (an optional reference `{id: "{supplier_id}", objectName: Contact}` without its id).
 pub fn fill(template: &Value, value: &dyn Fn(&str) -> Option<Value>) -> Option<Value> {
+    fill_counting(template, value).0
+}
+
+/// The filled value, and how many placeholders it held and how many got a value.
+fn fill_counting(
+    template: &Value,
+    value: &dyn Fn(&str) -> Option<Value>,
+) -> (Option<Value>, usize, usize) {
     match template {
         Value::String(s) => match placeholder(s) {
-            Some(name) => value(name),
-            None => Some(template.clone()),
+            Some(name) => {
+                let v = value(name);
+                let filled = usize::from(v.is_some());
+                (v, 1, filled)
+            }
+            None => (Some(template.clone()), 0, 0),
         },
-        Value::Object(fields) => Some(Value::Object(
-            fields
-                .iter()
-                .filter_map(|(k, v)| fill(v, value).map(|v| (k.clone(), v)))
-                .collect::<Map<_, _>>(),
-        )),
-        Value::Array(items) => Some(Value::Array(
-            items.iter().filter_map(|v| fill(v, value)).collect(),
-        )),
-        other => Some(other.clone()),
+        Value::Object(fields) => {
+            let (mut held, mut filled, mut out) = (0, 0, Map::new());
+            for (k, v) in fields {
+                let (v, h, f) = fill_counting(v, value);
+                (held, filled) = (held + h, filled + f);
+                if let Some(v) = v {
+                    out.insert(k.clone(), v);
+                }
+            }
+            let kept = (held == 0 || filled > 0).then_some(Value::Object(out));
+            (kept, held, filled)
+        }
+        Value::Array(items) => {
+            let (mut held, mut filled, mut out) = (0, 0, Vec::new());
+            for v in items {
+                let (v, h, f) = fill_counting(v, value);
+                (held, filled) = (held + h, filled + f);
+                out.extend(v);
+            }
+            (Some(Value::Array(out)), held, filled)
+        }
+        other => (Some(other.clone()), 0, 0),
     }
 }
 
@@ -114,7 +139,9 @@ mod tests {
                         "contact": {"id": "{contact_id}", "objectName": "Contact"},
                         "header": "{header}"},
             "invoicePosSave": "{positions}",
-            "tags": ["fixed", "{tag}"]
+            "tags": ["fixed", "{tag}"],
+            "supplier": {"id": "{supplier_id}", "objectName": "Contact"},
+            "unity": {"id": 1, "objectName": "Unity"}
         });
         let values = json!({"contact_id": 7, "positions": [{"quantity": 2}]});
         let got = fill(&template, &|n| values.get(n).cloned()).unwrap();
@@ -124,7 +151,8 @@ mod tests {
                 "invoice": {"objectName": "Invoice", "status": 100, "mapAll": true,
                             "contact": {"id": 7, "objectName": "Contact"}},
                 "invoicePosSave": [{"quantity": 2}],
-                "tags": ["fixed"]
+                "tags": ["fixed"],
+                "unity": {"id": 1, "objectName": "Unity"}
             })
         );
     }

@@ -427,10 +427,15 @@ fn check_body(t: &Tool, method: Method) -> Vec<String> {
 fn array_problems(p: &crate::model::Param) -> Vec<String> {
     let mut out = Vec::new();
     if p.kind != ParamType::Array {
-        if p.items.is_some() || p.item.is_some() || p.max_items.is_some() || p.item_body.is_some()
+        if p.items.is_some()
+            || p.item.is_some()
+            || p.max_items.is_some()
+            || p.item_body.is_some()
+            || p.totals.is_some()
         {
             out.push(
-                "`items`, `item`, `item_body` and `max_items` only apply to arrays".to_string(),
+                "`items`, `item`, `item_body`, `totals` and `max_items` only apply to arrays"
+                    .to_string(),
             );
         }
         return out;
@@ -461,6 +466,23 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
         (Some(_), None) => out.push("`item_body` needs `items` (fields of objects)".to_string()),
         _ => {}
     }
+    for (total, factors) in p.totals.iter().flatten() {
+        if !is_snake(total) || factors.is_empty() {
+            out.push(format!(
+                "total `{total}` needs a snake_case name and at least one field"
+            ));
+        }
+        for f in factors {
+            let number = p.items.as_ref().and_then(|i| i.get(f)).is_some_and(|f| {
+                matches!(f.kind, ParamType::Integer | ParamType::Number)
+            });
+            if !number {
+                out.push(format!(
+                    "total `{total}`: `{f}` is not a number field of `items`"
+                ));
+            }
+        }
+    }
     for (field, f) in p.items.iter().flatten() {
         if !is_snake(field) {
             out.push(format!("item field `{field}` must be snake_case"));
@@ -487,6 +509,7 @@ fn element_problems(what: &str, f: &crate::model::Param) -> Vec<String> {
         || f.item.is_some()
         || f.max_items.is_some()
         || f.item_body.is_some()
+        || f.totals.is_some()
     {
         out.push(format!("{what}: arrays do not nest"));
     }
@@ -1080,6 +1103,10 @@ tools:
             let err = with(body, &params).unwrap_err();
             assert!(err.contains(problem), "{body} / {params}: {err}");
         }
+        let totals = |t: &str| positions.replace("item_body:", &format!("totals: {t}, item_body:"));
+        assert!(with(body, &format!("{contact}{}", totals("{ n: [qty, unit_id] }"))).is_ok());
+        let err = with(body, &format!("{contact}{}", totals("{ n: [qty, price] }"))).unwrap_err();
+        assert!(err.contains("`price` is not a number field of `items`"), "{err}");
         let get = GOOD.replace("get: /invoices/{id}", "get: /invoices/{id}\n    body: { a: 1 }");
         let err = parse("demo.yaml", &get).unwrap_err().to_string();
         assert!(err.contains("a GET has no body"), "{err}");

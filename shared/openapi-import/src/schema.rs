@@ -345,6 +345,7 @@ pub(crate) fn blank(location: ParamIn) -> Param {
         items: None,
         item: None,
         item_body: None,
+        totals: None,
         max_items: None,
         complete: None,
         unix_time: None,

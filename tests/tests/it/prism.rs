@@ -47,8 +47,8 @@ const PAPIERKRAM: Upstream = Upstream {
 const SEVDESK: Upstream = Upstream {
     connector: "sevdesk",
     secrets: &[("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef")],
-    reads: 16,
-    writes: 5,
+    reads: 17,
+    writes: 7,
     raw_paths: &[],
     get_tool: "sevdesk_invoice_get",
     list_tool: "sevdesk_invoices_list",

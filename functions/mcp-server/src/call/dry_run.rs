@@ -10,7 +10,7 @@ use catalog::{Effect, Risk, Tool};
 use serde_json::{Map, Value, json};
 
 use super::outcome::Outcome;
-use super::preview::notified;
+use super::preview::{notified, totals};
 use super::preview::{Preview, RequestLine};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
@@ -63,6 +63,7 @@ pub(super) async fn preview(
         current_withheld: None,
         changes: None,
         cost: None,
+        totals: totals(&tool.params, &valid.values),
     };
     let readable = match current_tool(conn, tool) {
         Some(current) if !view.allows(&current.name) => {

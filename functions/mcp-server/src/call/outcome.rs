@@ -245,6 +245,7 @@ mod tests {
             current_withheld: None,
             changes: None,
             cost: None,
+            totals: serde_json::Map::new(),
         });
         o.confirmation = Some(Confirmation {
             token: "tok.sig".into(),

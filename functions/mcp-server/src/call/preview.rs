@@ -1,6 +1,8 @@
 //! What a write would do, as typed data: the dry run answers it, a confirmation shows it and the
 //! client's confirmation form renders it. It reaches the model as the result's `preview`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -44,6 +46,10 @@ pub struct Preview {
     /// What reading the current record cost, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<String>,
+    /// Per array param with `totals`: how many items and each declared sum
+    /// (`{positions: {items: 2, net: 1450.0}}`), what a person checks before confirming.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub totals: Map<String, Value>,
 }
 
 /// Method, path with query (no host, no credentials) and body of an upstream request.
@@ -94,6 +100,41 @@ pub(super) fn notified<'a>(
     out
 }
 
+/// The declared `totals` of `params` over the validated `values`: per array param, its item
+/// count and each sum of products of item fields, rounded to 1e-6 (no float noise such as
+/// 0.30000000000000004). An item without one of the fields adds nothing to that sum.
+pub(super) fn totals(
+    params: &BTreeMap<String, catalog::Param>,
+    values: &BTreeMap<String, Value>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (name, p) in params {
+        let (Some(sums), Some(Value::Array(items))) = (&p.totals, values.get(name)) else {
+            continue;
+        };
+        let mut entry = Map::new();
+        entry.insert("items".into(), items.len().into());
+        for (total, factors) in sums {
+            let sum: f64 = items
+                .iter()
+                .filter_map(|item| {
+                    factors
+                        .iter()
+                        .map(|f| item.get(f).and_then(Value::as_f64))
+                        .product::<Option<f64>>()
+                })
+                .sum();
+            entry.insert(total.clone(), json_number((sum * 1e6).round() / 1e6));
+        }
+        out.insert(name.clone(), Value::Object(entry));
+    }
+    out
+}
+
+fn json_number(n: f64) -> Value {
+    serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
 impl Preview {
     /// The preview as the JSON object a model reads.
     pub fn to_json(&self) -> Value {
@@ -105,6 +146,42 @@ impl Preview {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn totals_sum_products_of_item_fields_per_array() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: shop
+base_url: "http://x"
+tools:
+  - name: shop_invoice_create
+    risk: high
+    description: d
+    post: /invoices
+    params:
+      positions:
+        type: array
+        in: body
+        max_items: 5
+        items:
+          quantity: { type: number, min: 0, max: 99 }
+          price: { type: number, min: 0, max: 999 }
+        totals: { net: [quantity, price], pieces: [quantity] }
+      note: { type: string, in: body, max_length: 9 }
+"#,
+        )
+        .unwrap();
+        let values = json!({"note": "n", "positions": [
+            {"quantity": 3, "price": 0.1}, {"quantity": 10, "price": 100.0}, {"price": 5}]});
+        let values: BTreeMap<String, Value> = serde_json::from_value(values).unwrap();
+        let got = totals(&c.tools[0].params, &values);
+        assert_eq!(
+            Value::Object(got),
+            json!({"positions": {"items": 3, "net": 1000.3, "pieces": 13.0}})
+        );
+        assert!(totals(&c.tools[0].params, &BTreeMap::new()).is_empty());
+    }
 
     #[test]
     fn notified_people_come_from_the_body_and_the_current_record_once_each() {

@@ -99,6 +99,12 @@ fn message(tool: &str, preview: &Preview) -> String {
             preview.notifies.join(", ")
         ));
     }
+    if !preview.totals.is_empty() {
+        out.push_str(&format!(
+            "Totals: {}\n",
+            Value::Object(preview.totals.clone())
+        ));
+    }
     if let Some(changes) = preview.changes.as_ref().filter(|c| !c.is_empty()) {
         out.push_str(&format!("Changes: {}\n", Value::Object(changes.clone())));
     }
@@ -190,6 +196,7 @@ mod tests {
             current_withheld: None,
             changes: None,
             cost: None,
+            totals: serde_json::Map::new(),
         });
         let r = serde_json::to_value(ask("invoice_deliver", &o).unwrap()).unwrap();
         assert_eq!(r["resultType"], "input_required");

@@ -409,8 +409,7 @@ tools:
                 "invoicePosSave": [
                     {"objectName": "InvoicePos", "mapAll": true, "name": "Beratung", "quantity": 2.0,
                      "unity": {"id": 9, "objectName": "Unity"}},
-                    {"objectName": "InvoicePos", "mapAll": true, "name": "Pauschale", "quantity": 1.0,
-                     "unity": {"objectName": "Unity"}}
+                    {"objectName": "InvoicePos", "mapAll": true, "name": "Pauschale", "quantity": 1.0}
                 ]
             }))
         );

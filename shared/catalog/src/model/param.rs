@@ -75,6 +75,10 @@ pub struct Param {
     /// objectName: Unity}}`); without it an item goes up as given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_body: Option<serde_json::Value>,
+    /// For `type: array` of objects: sums a dry run shows, each the sum over the items of the
+    /// product of the listed number fields (`{net: [quantity, price]}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<BTreeMap<String, Vec<String>>>,
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
