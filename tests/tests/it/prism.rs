@@ -553,3 +553,183 @@ async fn calcom_times_keep_their_zone_previews_name_who_is_notified_and_the_week
     assert!(bytes <= 700, "about 200 tokens, got {bytes} B: {r}");
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
+
+/// Two positions of an invoice draft: 10 h at 100.00 and 1.5 days at 300.00, net 1,450.00.
+fn invoice_draft() -> Value {
+    json!({
+        "contact_id": 101,
+        "contact_person_id": 1,
+        "invoice_date": "2026-05-04",
+        "header": "Rechnung Mai 2026",
+        "positions": [
+            {"name": "Beratung", "quantity": 10, "price": 100.0, "tax_rate": 19, "unit_id": 9},
+            {"name": "Workshop", "quantity": "1.5", "price": 300, "tax_rate": 19, "unit_id": 12}
+        ]
+    })
+}
+
+fn calls_to(prism: &Prism, path: &str) -> usize {
+    prism
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(path))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sevdesk_invoice_draft_and_voucher_send_nested_positions_after_a_confirmed_preview() {
+    let prism = Prism::start(&SEVDESK.document()).await;
+    let (_server, rpc) = SEVDESK.server(&prism, None, &[]);
+
+    // The dry run: the exact nested body, the positions' totals, nothing sent.
+    let mut args = invoice_draft();
+    args["dry_run"] = json!(true);
+    let r = rpc.call("sevdesk_invoice_create", args).await;
+    let result = structured(&r);
+    assert_eq!(
+        (&result["status"], &result["dry_run"]),
+        (&json!("ok"), &json!(true)),
+        "{r}"
+    );
+    let preview = &result["preview"];
+    println!("dry run of an invoice draft with 2 positions:\n{preview:#}");
+    assert_eq!(preview["risk"], "high");
+    assert_eq!(preview["request"]["path"], "/Invoice/Factory/saveInvoice");
+    let body = &preview["request"]["body"];
+    assert_eq!(body["invoice"]["status"], 100);
+    assert_eq!(
+        body["invoice"]["contact"],
+        json!({"id": 101, "objectName": "Contact"})
+    );
+    assert_eq!(
+        body["invoice"]["contactPerson"],
+        json!({"id": 1, "objectName": "SevUser"})
+    );
+    assert_eq!(
+        body["invoice"]["taxRule"],
+        json!({"id": 1, "objectName": "TaxRule"})
+    );
+    assert_eq!(
+        body["invoice"]["invoiceDate"], 1_777_845_600,
+        "00:00 Europe/Berlin"
+    );
+    assert_eq!(
+        body["invoicePosSave"][1],
+        json!({"objectName": "InvoicePos", "mapAll": true, "name": "Workshop", "quantity": 1.5,
+               "price": 300.0, "taxRate": 19.0, "unity": {"id": 12, "objectName": "Unity"}})
+    );
+    assert_eq!(
+        preview["totals"],
+        json!({"positions": {"items": 2, "net": 1450.0}})
+    );
+    assert_eq!(
+        calls_to(&prism, "saveInvoice"),
+        0,
+        "a dry run sends nothing"
+    );
+
+    // Bad positions: clear statuses, nothing sent.
+    let mut wrong = invoice_draft();
+    wrong["positions"][1] =
+        json!({"name": "Workshop", "quantity": 1, "prise": 300, "tax_rate": 19});
+    let r = rpc.call("sevdesk_invoice_create", wrong).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "invalid_input", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("`prise` in `positions[1]`") && hint.contains("Did you mean `price`?"),
+        "{hint}"
+    );
+    let mut many = invoice_draft();
+    many["positions"] = json!(vec![invoice_draft()["positions"][0].clone(); 51]);
+    let r = rpc.call("sevdesk_invoice_create", many).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "invalid_input", "{r}");
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("1 to 50 items, got 51"),
+        "{r}"
+    );
+    let mut unbounded = invoice_draft();
+    unbounded["positions"][0]["tax_rate"] = json!(190);
+    let r = rpc.call("sevdesk_invoice_create", unbounded).await;
+    assert_eq!(structured(&r)["status"], "invalid_input", "{r}");
+    assert!(
+        structured(&r)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("positions[0].tax_rate"),
+        "{r}"
+    );
+    assert_eq!(
+        calls_to(&prism, "saveInvoice"),
+        0,
+        "bad input sends nothing"
+    );
+
+    // The write: confirmation first (high), then one request Prism validates.
+    let r = rpc.call("sevdesk_invoice_create", invoice_draft()).await;
+    let first = structured(&r);
+    assert_eq!(first["status"], "confirmation_required", "{r}");
+    assert_eq!(first["preview"]["totals"], preview["totals"]);
+    assert_eq!(calls_to(&prism, "saveInvoice"), 0);
+    let result = call_confirmed(&rpc, "sevdesk_invoice_create", invoice_draft()).await;
+    assert_eq!(result["status"], "ok", "{result}");
+    assert_eq!(calls_to(&prism, "saveInvoice"), 1);
+
+    // A voucher (Beleg): gross positions against accounting types, no supplier contact.
+    let voucher = json!({
+        "voucher_date": "2026-05-04",
+        "supplier_name": "Bürohandel Nord",
+        "description": "RE-2026-117",
+        "positions": [
+            {"amount_gross": 119.0, "tax_rate": 19, "accounting_type_id": 5},
+            {"amount_gross": "10.70", "tax_rate": 7, "accounting_type_id": 5, "comment": "Porto"}
+        ]
+    });
+    let mut dry = voucher.clone();
+    dry["dry_run"] = json!(true);
+    let r = rpc.call("sevdesk_voucher_create", dry).await;
+    let preview = &structured(&r)["preview"];
+    let body = &preview["request"]["body"];
+    assert!(
+        body["voucher"].get("supplier").is_none(),
+        "no id, no reference: {body}"
+    );
+    assert_eq!(body["voucher"]["creditDebit"], "C");
+    assert_eq!(
+        body["voucherPosSave"][0]["accountingType"],
+        json!({"id": 5, "objectName": "AccountingType"})
+    );
+    assert_eq!(
+        preview["totals"],
+        json!({"positions": {"items": 2, "gross": 129.7}})
+    );
+    let result = call_confirmed(&rpc, "sevdesk_voucher_create", voucher).await;
+    assert_eq!(result["status"], "ok", "{result}");
+    assert_eq!(calls_to(&prism, "saveVoucher"), 1);
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_shaped_wrong_is_a_violation_prism_names() {
+    let prism = Prism::start(&SEVDESK.document()).await;
+    let dir = SEVDESK.variant(
+        "position",
+        &[(
+            "unity: { id: \"{unit_id}\", objectName: Unity }",
+            "unit: \"{unit_id}\"",
+        )],
+    );
+    let (_server, rpc) = SEVDESK.server(&prism, Some(&dir), &[]);
+    let result = call_confirmed(&rpc, "sevdesk_invoice_create", invoice_draft()).await;
+    assert_ne!(result["status"], "ok", "{result}");
+    assert!(
+        prism.violation("invoicePosSave").is_some(),
+        "{}",
+        prism.log.joined()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
