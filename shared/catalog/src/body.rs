@@ -65,7 +65,11 @@ fn fill_counting(
 /// What is wrong with a template whose placeholders must be exactly `names`, each used (so no
 /// declared value is silently dropped): a JSON object at the top, strings with a `{` that are
 /// not one whole placeholder, unknown names, unused names, nesting beyond [`MAX_DEPTH`].
-pub(crate) fn template_problems(what: &str, template: &Value, names: &BTreeSet<&str>) -> Vec<String> {
+pub(crate) fn template_problems(
+    what: &str,
+    template: &Value,
+    names: &BTreeSet<&str>,
+) -> Vec<String> {
     let mut out = Vec::new();
     if !template.is_object() {
         out.push(format!("{what} must be a JSON object"));
@@ -88,7 +92,9 @@ pub(crate) fn template_problems(what: &str, template: &Value, names: &BTreeSet<&
     }
     for name in names {
         if !used.contains(*name) {
-            out.push(format!("{what} does not place `{name}`; add \"{{{name}}}\" where it goes"));
+            out.push(format!(
+                "{what} does not place `{name}`; add \"{{{name}}}\" where it goes"
+            ));
         }
     }
     out
@@ -161,9 +167,16 @@ mod tests {
     fn problems_name_unknown_unused_and_partial_placeholders() {
         let names = BTreeSet::from(["a", "b"]);
         assert!(template_problems("`body`", &json!({"x": "{a}", "y": ["{b}"]}), &names).is_empty());
-        let p = template_problems("`body`", &json!({"x": "{a}", "y": "{c}", "z": "N-{a}"}), &names);
+        let p = template_problems(
+            "`body`",
+            &json!({"x": "{a}", "y": "{c}", "z": "N-{a}"}),
+            &names,
+        );
         assert_eq!(p.len(), 3, "{p:?}");
-        assert!(p[0].contains("`N-{a}` is not one whole placeholder"), "{p:?}");
+        assert!(
+            p[0].contains("`N-{a}` is not one whole placeholder"),
+            "{p:?}"
+        );
         assert!(p[1].contains("{c}, which is none of a, b"), "{p:?}");
         assert!(p[2].contains("does not place `b`"), "{p:?}");
         assert_eq!(

@@ -461,7 +461,11 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
     match (&p.item_body, &p.items) {
         (Some(template), Some(fields)) => {
             let names = fields.keys().map(String::as_str).collect();
-            out.extend(crate::body::template_problems("`item_body`", template, &names));
+            out.extend(crate::body::template_problems(
+                "`item_body`",
+                template,
+                &names,
+            ));
         }
         (Some(_), None) => out.push("`item_body` needs `items` (fields of objects)".to_string()),
         _ => {}
@@ -473,9 +477,11 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
             ));
         }
         for f in factors {
-            let number = p.items.as_ref().and_then(|i| i.get(f)).is_some_and(|f| {
-                matches!(f.kind, ParamType::Integer | ParamType::Number)
-            });
+            let number = p
+                .items
+                .as_ref()
+                .and_then(|i| i.get(f))
+                .is_some_and(|f| matches!(f.kind, ParamType::Integer | ParamType::Number));
             if !number {
                 out.push(format!(
                     "total `{total}`: `{f}` is not a number field of `items`"
@@ -1070,7 +1076,10 @@ tools:
     fn body_templates_place_every_body_param_once_or_more() {
         let with = |body: &str, params: &str| {
             let text = GOOD
-                .replace("get: /invoices/{id}", &format!("post: /invoices/{{id}}\n    body: {body}"))
+                .replace(
+                    "get: /invoices/{id}",
+                    &format!("post: /invoices/{{id}}\n    body: {body}"),
+                )
                 .replace("      id: {", &format!("{params}      id: {{"));
             parse("demo.yaml", &text).map_err(|e| e.to_string())
         };
@@ -1078,11 +1087,26 @@ tools:
         let contact = "      contact_id: { type: integer, in: body, min: 1, max: 99 }\n";
         let body = "{ invoice: { objectName: Invoice, contact: { id: \"{contact_id}\", objectName: Contact } }, invoicePosSave: \"{positions}\" }";
         let c = with(body, &format!("{contact}{positions}")).unwrap();
-        assert_eq!(c.tools[1].body.as_ref().unwrap()["invoice"]["objectName"], "Invoice");
+        assert_eq!(
+            c.tools[1].body.as_ref().unwrap()["invoice"]["objectName"],
+            "Invoice"
+        );
         for (body, params, problem) in [
-            (body, contact.to_string(), "`body` uses {positions}, which is none of contact_id"),
-            ("{ invoice: { n: \"RE-{contact_id}\" } }", contact.to_string(), "not one whole placeholder"),
-            ("{ a: 1 }", contact.to_string(), "`body` does not place `contact_id`"),
+            (
+                body,
+                contact.to_string(),
+                "`body` uses {positions}, which is none of contact_id",
+            ),
+            (
+                "{ invoice: { n: \"RE-{contact_id}\" } }",
+                contact.to_string(),
+                "not one whole placeholder",
+            ),
+            (
+                "{ a: 1 }",
+                contact.to_string(),
+                "`body` does not place `contact_id`",
+            ),
             ("[1]", contact.to_string(), "`body` must be a JSON object"),
             (
                 "{ c: \"{contact_id}\" }",
@@ -1091,7 +1115,10 @@ tools:
             ),
             (
                 body,
-                format!("{contact}{}", positions.replace("\"{unit_id}\"", "\"{unit}\"")),
+                format!(
+                    "{contact}{}",
+                    positions.replace("\"{unit_id}\"", "\"{unit}\"")
+                ),
                 "`item_body` uses {unit}, which is none of qty, unit_id",
             ),
             (
@@ -1104,10 +1131,22 @@ tools:
             assert!(err.contains(problem), "{body} / {params}: {err}");
         }
         let totals = |t: &str| positions.replace("item_body:", &format!("totals: {t}, item_body:"));
-        assert!(with(body, &format!("{contact}{}", totals("{ n: [qty, unit_id] }"))).is_ok());
+        assert!(
+            with(
+                body,
+                &format!("{contact}{}", totals("{ n: [qty, unit_id] }"))
+            )
+            .is_ok()
+        );
         let err = with(body, &format!("{contact}{}", totals("{ n: [qty, price] }"))).unwrap_err();
-        assert!(err.contains("`price` is not a number field of `items`"), "{err}");
-        let get = GOOD.replace("get: /invoices/{id}", "get: /invoices/{id}\n    body: { a: 1 }");
+        assert!(
+            err.contains("`price` is not a number field of `items`"),
+            "{err}"
+        );
+        let get = GOOD.replace(
+            "get: /invoices/{id}",
+            "get: /invoices/{id}\n    body: { a: 1 }",
+        );
         let err = parse("demo.yaml", &get).unwrap_err().to_string();
         assert!(err.contains("a GET has no body"), "{err}");
     }

@@ -10,8 +10,8 @@ use catalog::{Effect, Risk, Tool};
 use serde_json::{Map, Value, json};
 
 use super::outcome::Outcome;
-use super::preview::{notified, totals};
 use super::preview::{Preview, RequestLine};
+use super::preview::{notified, totals};
 use crate::contract::args::ValidArgs;
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, View};

@@ -131,7 +131,10 @@ pub(super) fn build_url(
 /// `{"customer": {"id": …}}`). An array with an `item_body` sends each item through it.
 pub(super) fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
     let value = |name: &str| {
-        let p = tool.params.get(name).filter(|p| p.location == ParamIn::Body)?;
+        let p = tool
+            .params
+            .get(name)
+            .filter(|p| p.location == ParamIn::Body)?;
         let v = args.values.get(name)?;
         Some(shaped(p, v))
     };
