@@ -7,7 +7,7 @@ use std::process::Command;
 use integration_tests::prism::Prism;
 use integration_tests::{KEY, Server, repo, tool};
 use papierkram_sandbox::SandboxState;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 async fn server_with_sandbox(extra: &[&str]) -> (Server, tokio::task::JoinHandle<()>) {
     let (addr, handle) = papierkram_sandbox::spawn(SandboxState::new("client-token"))
@@ -213,6 +213,8 @@ async fn python_sdk_finds_and_calls_sevdesk_tools_against_prism_in_both_protocol
             r#"call_tool={"name": "sevdesk_open_items_get", "arguments": {}}"#,
             "--call",
             r#"sevdesk_invoice_get={"id": "RE-1042"}"#,
+            "--call",
+            r#"call_tool={"name": "sevdesk_invoice_create", "arguments": {"contact_id": 101, "contact_person_id": 1, "invoice_date": "2026-05-04", "positions": [{"name": "Beratung", "quantity": 10, "price": 100, "tax_rate": 19}, {"name": "Workshop", "quantity": 1.5, "price": 300, "tax_rate": 19}], "dry_run": true}}"#,
         ]);
         let (ok, doc) = python_client(&server.url, &args);
         assert!(ok, "python client failed: {doc}");
@@ -234,6 +236,17 @@ async fn python_sdk_finds_and_calls_sevdesk_tools_against_prism_in_both_protocol
         assert_eq!(open["structured"]["data"]["open_count"], 2, "{doc}");
         assert_eq!(open["structured"]["data"]["open_gross"], "1785.00", "{doc}");
         assert_eq!(doc["calls"][3]["structured"]["status"], "invalid_input");
+        // An invoice draft's dry run: the nested positions and their net total, nothing sent.
+        let draft = &doc["calls"][4]["structured"];
+        assert_eq!(draft["dry_run"], true, "{doc}");
+        let preview = &draft["preview"];
+        assert_eq!(preview["totals"]["positions"]["net"], 1450.0, "{doc}");
+        let lines = &preview["request"]["body"]["invoicePosSave"];
+        assert_eq!(
+            lines[1]["unity"],
+            json!({"id": 1, "objectName": "Unity"}),
+            "{doc}"
+        );
     }
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
