@@ -82,6 +82,8 @@ export interface AlarmThresholds {
   readonly toolLatencyP95Ms: number;
   /** Write calls answered `outcome_unknown` (audit `idempotency` `unknown`) per 5 min. */
   readonly outcomeUnknown: number;
+  /** Calls an upstream refused with HTTP 429, per connector per 5 min. */
+  readonly upstreamRateLimited: number;
 }
 
 export interface DeploymentConfig {
@@ -205,6 +207,8 @@ export const DEFAULTS = {
     toolLatencyP95Ms: 3000,
     // One is worth a look: a write that may or may not have happened upstream.
     outcomeUnknown: 1,
+    // A few refusals a minute are the limit at work; five in five minutes is a pattern.
+    upstreamRateLimited: 5,
   },
   connectorBaseUrls: {} as Record<string, string>,
 };
@@ -392,7 +396,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
   };
 
-  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms', 'outcomeUnknown']);
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms', 'outcomeUnknown', 'upstreamRateLimited']);
   const timeoutMs = mcpServer.timeoutSeconds * 1000;
   const alarms: AlarmThresholds = {
     lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
@@ -404,6 +408,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     // A tool call cannot take longer than the function's timeout.
     toolLatencyP95Ms: c.integer('alarms.toolLatencyP95Ms', a.toolLatencyP95Ms, Math.min(DEFAULTS.alarms.toolLatencyP95Ms, timeoutMs), 1, timeoutMs),
     outcomeUnknown: c.integer('alarms.outcomeUnknown', a.outcomeUnknown, DEFAULTS.alarms.outcomeUnknown, 1, 100000),
+    upstreamRateLimited: c.integer('alarms.upstreamRateLimited', a.upstreamRateLimited, DEFAULTS.alarms.upstreamRateLimited, 1, 100000),
   };
 
   const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);

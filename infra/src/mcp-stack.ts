@@ -29,6 +29,7 @@ import { BINARIES, alarmName, auditLogGroupName, functionName, opsTopicName } fr
 import { OAUTH_ENV, oauthSetup } from './oauth.ts';
 import type { InsightsQuery } from './queries.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
+import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
 
@@ -398,6 +399,8 @@ export class McpStack extends Stack {
     limitAlarms(config, alarm, ALARM_PERIOD);
     ledgerAlarms(config, outcomeUnknownFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
     latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
+    upstreamRateLimitedFilter(this, this.auditLogGroup, namespace);
+    rateLimitAlarms(config, catalogs, alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
     this.mcpUrl = oauth ? resourceUrl : `https://${host}/mcp`;

@@ -296,8 +296,8 @@ describe('alarms', () => {
   };
 
   it('all notify the ops topic and treat missing data as OK', () => {
-    // Eight for the deployment, one tool-latency alarm per catalog connector.
-    assert.equal(alarms.length, 8 + CONNECTORS.length);
+    // Eight for the deployment; per catalog connector a tool-latency and an upstream-429 alarm.
+    assert.equal(alarms.length, 8 + 2 * CONNECTORS.length);
     for (const a of alarms) {
       assert.deepEqual(a.AlarmActions.map(flat), [opsTopic], a.AlarmName);
       assert.equal(a.TreatMissingData, 'notBreaching', a.AlarmName);
@@ -320,6 +320,11 @@ describe('alarms', () => {
       Namespace: 'HostedMcp', MetricName: 'duration_ms', ExtendedStatistic: 'p95', Statistic: undefined, Dimensions: [{ Name: 'connector', Value: c }],
       Period: 300, Threshold: 3000, EvaluationPeriods: 3, DatapointsToAlarm: 2, ComparisonOperator: 'GreaterThanThreshold',
     }]),
+    // The metric filter on audit lines of calls an upstream refused with 429, per connector.
+    ...CONNECTORS.map((c): [string, Record<string, unknown>] => [`upstream-rate-limited-${c}`, {
+      Namespace: 'HostedMcp', MetricName: 'UpstreamRateLimited', Statistic: 'Sum', Dimensions: [{ Name: 'connector', Value: c }],
+      Period: 300, Threshold: 5, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    }]),
   ];
   for (const [name, expected] of cases) {
     it(`${name}: ${JSON.stringify(expected)}`, () => {
@@ -338,7 +343,7 @@ describe('alarms', () => {
   });
 
   it('take their thresholds from the config (duration p99 defaults to 80 % of the timeout)', () => {
-    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90, toolLatencyP95Ms: 5000, outcomeUnknown: 3 } }) }).mcpT;
+    const t2 = synth({ config: testConfig({ mcpServer: { timeoutSeconds: 20 }, alarms: { lambdaErrors: 3, api5xx: 10, authDenied: 50, dailyCallsUsedPct: 90, toolLatencyP95Ms: 5000, outcomeUnknown: 3, upstreamRateLimited: 12 } }) }).mcpT;
     const got = Object.fromEntries(Object.values(t2.findResources('AWS::CloudWatch::Alarm')).map((a: any) => [a.Properties.AlarmName, a.Properties.Threshold]));
     assert.deepEqual(got, {
       'hosted-mcp-example-mcp-server-errors': 3,
@@ -350,6 +355,7 @@ describe('alarms', () => {
       'hosted-mcp-example-daily-calls-used': 90,
       'hosted-mcp-example-outcome-unknown': 3,
       ...Object.fromEntries(CONNECTORS.map((c) => [`hosted-mcp-example-tool-latency-p95-${c}`, 5000])),
+      ...Object.fromEntries(CONNECTORS.map((c) => [`hosted-mcp-example-upstream-rate-limited-${c}`, 12])),
     });
   });
 
@@ -402,6 +408,16 @@ describe('metric filters on the audit log', () => {
     assert.match(fields, /pub const IDEMPOTENCY: &str = "idempotency";/);
   });
 
+  it('count calls an upstream refused with 429 per connector (not the server\'s own limits, which send no http_status)', () => {
+    const f = byMetric('UpstreamRateLimited');
+    assert.equal(f.FilterPattern, '{ ($.status = "rate_limited") && ($.http_status = 429) }');
+    assert.deepEqual(f.MetricTransformations[0], {
+      MetricName: 'UpstreamRateLimited', MetricNamespace: 'HostedMcp', MetricValue: '1', Unit: 'Count', Dimensions: [{ Key: 'connector', Value: '$.connector' }],
+    });
+    const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
+    for (const f of ['STATUS: &str = "status"', 'HTTP_STATUS: &str = "http_status"', 'CONNECTOR: &str = "connector"']) assert.ok(fields.includes(f), f);
+  });
+
   it('count cold starts and their init duration from platform.report records', () => {
     const pattern = '{ ($.type = "platform.report") && ($.record.metrics.initDurationMs > 0) }';
     assert.equal(byMetric('ColdStarts').FilterPattern, pattern);
@@ -411,7 +427,7 @@ describe('metric filters on the audit log', () => {
 
   it('all read the audit log group', () => {
     const lg = logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' });
-    assert.equal(filters.length, 4);
+    assert.equal(filters.length, 5);
     for (const f of filters) assert.deepEqual(f.LogGroupName, { Ref: lg });
   });
 
