@@ -133,13 +133,6 @@ fn auth_problems(c: &Catalog) -> Vec<String> {
     };
     if let Some(o) = &a.oauth_user {
         out.extend(oauth_user_problems(o));
-        if c.mcp.is_some() {
-            out.push(
-                "auth.oauth_user is not supported on a remote MCP server (`mcp:`) yet: its tool \
-                 list would need a person's token"
-                    .into(),
-            );
-        }
     }
     if !shape_ok {
         out.push(AUTH_SHAPES.to_string());
@@ -439,6 +432,17 @@ tools:
             assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
             assert!(e.contains(problem), "{auth}: {e}");
         }
+    }
+
+    #[test]
+    fn a_remote_mcp_server_may_act_as_each_person() {
+        let text = "connector: notes\nsecrets: [host, user]\nauth: { oauth_user: { \
+                    authorization_endpoint: \"https://id.example/authorize\", \
+                    token_endpoint: \"https://id.example/token\", client_id: user, \
+                    scopes: [notes.read] } }\nmcp:\n  url: \"https://{host}/mcp\"\n  \
+                    allow: [search_notes]\n";
+        let c = crate::parse("notes.yaml", text).unwrap();
+        assert!(c.mcp.is_some() && c.auth.oauth_user.is_some());
     }
 
     #[test]

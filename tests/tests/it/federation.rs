@@ -12,14 +12,18 @@ use integration_tests::{
 use serde_json::{Value, json};
 
 /// The remote server process, killed on drop.
-struct Remote {
+pub(crate) struct Remote {
     child: Child,
     port: u16,
 }
 
 impl Remote {
-    fn start(extra: &[&str]) -> Remote {
-        let port = free_port();
+    pub(crate) fn start(extra: &[&str]) -> Remote {
+        Remote::start_on(free_port(), extra)
+    }
+
+    /// On a given port (a remote whose URL another process must know first).
+    pub(crate) fn start_on(port: u16, extra: &[&str]) -> Remote {
         let child = Command::new(tool("venv/bin/python"))
             .arg(repo().join("tests/remote/remote_server.py"))
             .args(["--port", &port.to_string()])
@@ -36,12 +40,12 @@ impl Remote {
         Remote { child, port }
     }
 
-    fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
 
     /// How many POSTs and tools/calls reached the remote.
-    async fn counts(&self) -> Value {
+    pub(crate) async fn counts(&self) -> Value {
         reqwest::get(format!("http://{}/calls", self.host()))
             .await
             .unwrap()

@@ -14,6 +14,7 @@ mod ledger_lambda;
 mod limits;
 mod logs_endpoint;
 mod oauth;
+mod oauth_remote;
 mod oauth_user;
 mod oidc_harness;
 mod papierkram;

@@ -29,7 +29,9 @@
 //! 10. **cap** the result to the output budget (`shape`).
 //!
 //! A remote MCP tool's call (`Pipeline::call_remote`) runs the same stages; a remote that asks
-//! the person gets its state wrapped in ours and back only for the same call (`rounds`).
+//! the person gets its state wrapped in ours and back only for the same call (`rounds`). Which
+//! remote tools a caller sees is the pipeline's question too (`remote_tools`): a remote with
+//! `auth: oauth_user` lists them to each person with their own token.
 //!
 //! A stage either goes on with a typed value or answers the call now ([`Flow`]); reads that
 //! need no confirmation skip stages 3 to 5 and 8. Every answer is an [`Outcome`]; the MCP
@@ -53,6 +55,7 @@ mod ledger;
 mod outcome;
 mod preview;
 mod refresh;
+mod remote_tools;
 mod rounds;
 mod shape;
 mod stages;
@@ -68,6 +71,7 @@ pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
+pub use remote_tools::RemoteTools;
 pub use rounds::{INVALID_REQUEST_STATE, Resume};
 pub use stages::Flow;
 
@@ -284,9 +288,11 @@ impl Pipeline {
         let mut outcome = match self.credentials(conn, request.caller, &connect, now).await {
             ControlFlow::Break(refused) => refused,
             ControlFlow::Continue(person) => {
-                let as_who = person
-                    .as_ref()
-                    .map_or(Credentials::Deployment, |(_, t)| Credentials::Person(t));
+                let owner = person.as_ref().map(|(key, _)| key.person().id());
+                let as_who = match (&person, &owner) {
+                    (Some((_, token)), Some(owner)) => Credentials::Person { owner, token },
+                    _ => Credentials::Deployment,
+                };
                 let call = Call::new(
                     conn,
                     tool,

@@ -170,6 +170,9 @@ async fn probe(state: &AppState, i: usize) -> String {
             .unwrap_or(Err(UpstreamError::Timeout {
                 after_ms: timeout.as_millis() as u64,
             }));
+        if conn.catalog.auth.oauth_user.is_some() {
+            return per_person_status(&result);
+        }
         return status_word(&result);
     }
     let Some(probe) = conn.catalog.health.as_ref() else {

@@ -102,10 +102,10 @@ impl ServerHandler for McpHandler {
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
         let mut tools = self.mcp.listed(ctx.scope());
-        tools.extend(self.mcp.remote_listed(ctx.scope()).await);
+        tools.extend(self.mcp.remote_listed(&ctx.caller).await);
         // Remote tools left to search need the meta tools even where the catalogs do not.
         let has_meta = tools.iter().any(|t| t.name == meta::SEARCH_TOOLS);
-        if !has_meta && self.mcp.remote_has_hidden(ctx.scope()).await {
+        if !has_meta && self.mcp.remote_has_hidden(&ctx.caller).await {
             tools.extend(meta::tools(&Arc::new(super::definitions::output_schema())));
         }
         Ok(ListToolsResult::with_all_items(tools)
@@ -285,12 +285,25 @@ impl Mcp {
                     .await,
             );
         }
-        let (conn, set) = self.find_remote(ctx.scope(), name).await?;
-        let remote = set.find(name)?;
-        Some(
-            self.call_target(conn, Target::Remote(remote), arguments, ctx, retry, started)
-                .await,
-        )
+        match self.find_remote(&ctx.caller, name).await? {
+            super::remote::Found::Tool(conn, set) => {
+                let remote = set.find(name)?;
+                Some(
+                    self.call_target(conn, Target::Remote(remote), arguments, ctx, retry, started)
+                        .await,
+                )
+            }
+            super::remote::Found::Connect(conn, outcome) => {
+                // Not listed to this caller yet: answered as any tool of the connector would be
+                // (an unknown remote tool is taken as `high`, its annotations unread).
+                let tool = Called {
+                    name,
+                    risk: catalog::Risk::High,
+                    audit_event: None,
+                };
+                Some(self.answer(conn, tool, arguments, *outcome, ctx, started))
+            }
+        }
     }
 
     /// One call of a catalog or remote tool through the pipeline, with its audit line.
@@ -347,18 +360,37 @@ impl Mcp {
                 .await
             }
         };
+        let called = Called {
+            name: &tool.name,
+            risk: tool.risk,
+            audit_event: tool.audit_event.as_deref(),
+        };
+        self.answer(conn, called, arguments, outcome, ctx, started)
+    }
+
+    /// A call's outcome as the client gets it (a confirmation form, a remote's own request or
+    /// a link to open where the client can show them, else the result), with its audit line.
+    fn answer(
+        &self,
+        conn: &crate::inventory::DeployedCatalog,
+        tool: Called<'_>,
+        arguments: &Map<String, Value>,
+        outcome: Outcome,
+        ctx: &CallContext,
+        started: Instant,
+    ) -> Result<CallToolResponse, McpError> {
         let asked = ctx
             .can_elicit
-            .then(|| confirm::ask(&tool.name, &outcome))
+            .then(|| confirm::ask(tool.name, &outcome))
             .flatten()
             .or_else(|| passed_on(&outcome, &ctx.input_capabilities))
             .or_else(|| ctx.can_open_url.then(|| link::ask(&outcome)).flatten());
         let (result, bytes) = into_result(&outcome);
         let event = audit::tool_call(
-            &tool.name,
+            tool.name,
             &conn.catalog.connector,
             tool.risk,
-            tool.audit_event.as_deref(),
+            tool.audit_event,
             arguments,
             &outcome,
             bytes,
@@ -506,7 +538,7 @@ impl Mcp {
             }
         };
         let view = self.inventory.view(ctx.scope());
-        let with_remotes = self.search_index(ctx.scope()).await;
+        let with_remotes = self.search_index(&ctx.caller).await;
         let (index, visibility) = match &with_remotes {
             Some((index, visibility)) => (index.as_ref(), visibility),
             None => (&self.inventory.search, &view.visibility),
@@ -595,6 +627,14 @@ fn passed_on(
         Some(requests),
         asked.state.clone(),
     ))
+}
+
+/// What a call's audit line says of the tool.
+#[derive(Clone, Copy)]
+struct Called<'a> {
+    name: &'a str,
+    risk: catalog::Risk,
+    audit_event: Option<&'a str>,
 }
 
 /// What a call runs: a catalog tool, or a remote MCP server's tool under its local contract.

@@ -3,6 +3,11 @@
 //! lists are fetched by the upstream when a request first needs them; a remote that cannot be
 //! reached lists nothing and says so in the log, while the catalog tools answer as always.
 //!
+//! A remote with `auth: oauth_user` shows each person the list fetched with their own token
+//! (`call::RemoteTools`); to a caller not connected yet it lists nothing, and a call of a name of
+//! its connector answers what any of its tools would: `connection_required` with the person's
+//! link (as a URL elicitation where the client declares one).
+//!
 //! Search runs over one index of the catalog tools and every fetched remote tool, rebuilt only
 //! when a remote's list was fetched again (the lists are shared `Arc`s, so "again" is a pointer
 //! comparison).
@@ -14,11 +19,20 @@ use serde_json::{Value, json};
 
 use super::definitions::annotations;
 use super::server::Mcp;
+use crate::call::{Caller, Outcome, RemoteTools};
 use crate::contract::risk;
 use crate::contract::schema::object;
 use crate::inventory::{DeployedCatalog, Scope};
 use crate::search;
 use crate::upstream::mcp::{RemoteSet, RemoteTool};
+
+/// Where a tool name of a remote connector leads.
+pub(super) enum Found<'a> {
+    /// The tool, in the list that holds it.
+    Tool(&'a DeployedCatalog, Arc<RemoteSet>),
+    /// The caller must connect their account first: the call's answer.
+    Connect(&'a DeployedCatalog, Box<Outcome>),
+}
 
 /// The search index over catalog and remote tools, with the remote lists it was built from.
 #[derive(Default)]
@@ -27,16 +41,28 @@ pub(super) struct RemoteSearch {
 }
 
 impl Mcp {
-    /// The core remote tools a scope lists, after its catalog tools.
-    pub(super) async fn remote_listed(&self, scope: &Scope) -> Vec<McpTool> {
+    /// A remote's tools for this caller; `None` (logged) when there are none to show.
+    async fn tools_for(&self, conn: &DeployedCatalog, caller: &Caller) -> Option<Arc<RemoteSet>> {
+        match self.pipeline.remote_tools(conn, caller, false).await {
+            RemoteTools::Tools(set) => Some(set),
+            RemoteTools::Connect(_) => {
+                tracing::debug!(connector = %conn.catalog.connector, "remote tools not listed: the caller has not connected");
+                None
+            }
+            RemoteTools::Unavailable(e) => {
+                tracing::warn!(connector = %conn.catalog.connector, error = %e, "remote MCP server unavailable: its tools are not listed");
+                None
+            }
+        }
+    }
+
+    /// The core remote tools a caller's scope lists, after its catalog tools.
+    pub(super) async fn remote_listed(&self, caller: &Caller) -> Vec<McpTool> {
+        let scope = &caller.scope;
         let mut out = Vec::new();
         for conn in self.remote_connectors() {
-            let set = match self.pipeline.upstream().remote_tools(conn, false).await {
-                Ok(set) => set,
-                Err(e) => {
-                    tracing::warn!(connector = %conn.catalog.connector, error = %e, "remote MCP server unavailable: its tools are not listed");
-                    continue;
-                }
+            let Some(set) = self.tools_for(conn, caller).await else {
+                continue;
             };
             out.extend(
                 set.tools
@@ -49,9 +75,10 @@ impl Mcp {
     }
 
     /// Whether the scope may call remote tools that are not listed (then the meta tools are).
-    pub(super) async fn remote_has_hidden(&self, scope: &Scope) -> bool {
+    pub(super) async fn remote_has_hidden(&self, caller: &Caller) -> bool {
+        let scope = &caller.scope;
         for conn in self.remote_connectors() {
-            if let Ok(set) = self.pipeline.upstream().remote_tools(conn, false).await
+            if let Some(set) = self.tools_for(conn, caller).await
                 && set
                     .tools
                     .iter()
@@ -67,15 +94,16 @@ impl Mcp {
     /// the inventory's own when no remote is configured.
     pub(super) async fn search_index(
         &self,
-        scope: &Scope,
+        caller: &Caller,
     ) -> Option<(Arc<search::Index>, search::Visibility)> {
+        let scope = &caller.scope;
         let remotes: Vec<&DeployedCatalog> = self.remote_connectors().collect();
         if remotes.is_empty() {
             return None;
         }
         let mut sets = Vec::with_capacity(remotes.len());
         for conn in remotes {
-            if let Ok(set) = self.pipeline.upstream().remote_tools(conn, false).await {
+            if let Some(set) = self.tools_for(conn, caller).await {
                 sets.push((conn, set));
             }
         }
@@ -114,24 +142,25 @@ impl Mcp {
         Some((index, visibility))
     }
 
-    /// The remote connector and tool list that hold `name` for this scope; the list is
-    /// fetched again once when it does not know the name (the remote may have added it).
-    pub(super) async fn find_remote(
-        &self,
-        scope: &Scope,
-        name: &str,
-    ) -> Option<(&DeployedCatalog, Arc<RemoteSet>)> {
+    /// The remote connector and tool list that hold `name` for this caller; the list is
+    /// fetched again once when it does not know the name (the remote may have added it). A
+    /// caller who must connect first gets that answer for any name of the connector.
+    pub(super) async fn find_remote(&self, caller: &Caller, name: &str) -> Option<Found<'_>> {
         let conn = self.inventory.registry.remote_of(name)?;
-        if !self.remote_allowed(scope, conn, name) {
+        if !self.remote_allowed(&caller.scope, conn, name) {
             return None;
         }
-        let upstream = self.pipeline.upstream();
-        let set = upstream.remote_tools(conn, false).await.ok()?;
-        if set.find(name).is_some() {
-            return Some((conn, set));
+        for refresh in [false, true] {
+            match self.pipeline.remote_tools(conn, caller, refresh).await {
+                RemoteTools::Tools(set) if set.find(name).is_some() => {
+                    return Some(Found::Tool(conn, set));
+                }
+                RemoteTools::Tools(_) => {}
+                RemoteTools::Connect(answer) => return Some(Found::Connect(conn, answer)),
+                RemoteTools::Unavailable(_) => return None,
+            }
         }
-        let set = upstream.remote_tools(conn, true).await.ok()?;
-        set.find(name).is_some().then_some((conn, set))
+        None
     }
 
     /// A remote tool's definition as listed, from the list this instance already holds (no
@@ -139,7 +168,7 @@ impl Mcp {
     /// request reaches the handler. Who may call it is the call's question, as for any name.
     pub(super) fn cached_remote_definition(&self, name: &str) -> Option<McpTool> {
         let conn = self.inventory.registry.remote_of(name)?;
-        let set = self.pipeline.upstream().cached_remote_tools(conn)?;
+        let set = self.pipeline.upstream().held_remote_tools(conn)?;
         set.find(name).map(definition)
     }
 

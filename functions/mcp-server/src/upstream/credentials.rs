@@ -31,6 +31,11 @@ pub enum Credentials<'a> {
     /// The catalog's `auth` with the deployment secret's fields (or none).
     #[default]
     Deployment,
-    /// `Authorization: Bearer <the person's own token>`.
-    Person(&'a PersonToken),
+    /// `Authorization: Bearer <the person's own token>`; `owner` is the person's id
+    /// ([`Person::id`](crate::vault::Person::id)), which keys what is kept per person (a remote
+    /// MCP server's tool list and session).
+    Person {
+        owner: &'a str,
+        token: &'a PersonToken,
+    },
 }

@@ -159,7 +159,15 @@ impl Upstream {
                 hint: "This tool has no remote name.".into(),
             })?;
             return self
-                .remote_call(conn, remote_name, valid, deadline, meter, progress)
+                .remote_call(
+                    conn,
+                    remote_name,
+                    valid,
+                    deadline,
+                    meter,
+                    credentials,
+                    progress,
+                )
                 .await;
         }
         let catalog = &conn.catalog;

@@ -62,7 +62,7 @@ pub(super) async fn send(
         field,
     )
     .map_err(|e| credential_error(catalog, &e))?;
-    if let Credentials::Person(token) = exchange.credentials {
+    if let Credentials::Person { token, .. } = exchange.credentials {
         // reqwest marks it sensitive: no `Debug` print shows it.
         request = request.bearer_auth(token.secret());
     }

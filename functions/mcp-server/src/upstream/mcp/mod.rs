@@ -18,6 +18,13 @@
 //! Which generation a remote speaks is learnt on first contact: `server/discover` (2026-07-28);
 //! when the remote refuses it, the `initialize` handshake (2025-11-25), whose session is kept
 //! with the tool list and renewed when the remote forgets it (HTTP 404).
+//!
+//! A remote with `auth: oauth_user` is spoken to as each person, with their own token: its tool
+//! list, generation and session are kept per person ([`Credentials::Person`]'s `owner`), never
+//! shared between people (a remote may show each person other tools, and one person's session
+//! never carries another's calls), and no `list_changed` stream is kept open per person (a
+//! `list_changed` on a call's answer and `tools_ttl_s` refresh it). Without a person nothing is
+//! sent.
 
 mod param_headers;
 mod result;
@@ -35,14 +42,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::credentials::Credentials;
 use super::deadline::Deadline;
 use super::error::UpstreamError;
 use super::meter::Meter;
+use super::request::BuildError;
 use super::{Reply, Upstream};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretValues;
 use crate::progress::Progress;
+use transport::Auth;
 use wire::Generation;
 
 /// The largest answer read from a remote (a tool list with its schemas, or a call's result).
@@ -54,6 +64,9 @@ const MAX_LIST_PAGES: usize = 20;
 const PROGRESS_TOKEN: &str = "hosted-mcp";
 /// A name the cached list does not know refetches the list, at most this often.
 const REFRESH_ON_MISS: Duration = Duration::from_secs(5);
+/// The most caches kept per instance (one per remote, and one per person of an `oauth_user`
+/// remote); beyond it the people's caches no request uses are dropped.
+const MAX_SLOTS: usize = 4_096;
 
 /// What one remote gave: its tools, when, and how it is spoken to.
 struct Fetched {
@@ -79,9 +92,17 @@ pub struct Remotes {
 }
 
 impl Remotes {
-    fn slot(&self, connector: &str) -> Arc<Slot> {
+    /// The cache of a remote as the deployment (`owner` none) or as one person.
+    fn slot(&self, connector: &str, owner: Option<&str>) -> Arc<Slot> {
+        let key = match owner {
+            None => connector.to_string(),
+            Some(owner) => format!("{connector}\u{0}{owner}"),
+        };
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots.entry(connector.to_string()).or_default().clone()
+        if !slots.contains_key(&key) && slots.len() >= MAX_SLOTS {
+            slots.retain(|k, slot| !k.contains('\u{0}') || Arc::strong_count(slot) > 1);
+        }
+        slots.entry(key).or_default().clone()
     }
 
     /// How many remotes have been contacted (a cold start contacts none).
@@ -90,19 +111,40 @@ impl Remotes {
     }
 }
 
+/// Whose remote: the slot's owner and the token, checked against the connector's `auth`.
+fn scoped<'a>(
+    conn: &DeployedCatalog,
+    credentials: Credentials<'a>,
+) -> Result<(Option<&'a str>, Option<&'a crate::upstream::PersonToken>), UpstreamError> {
+    match (credentials, conn.catalog.auth.oauth_user.is_some()) {
+        (Credentials::Person { owner, token }, true) => Ok((Some(owner), Some(token))),
+        (Credentials::Deployment, false) => Ok((None, None)),
+        (Credentials::Deployment, true) => Err(UpstreamError::NotConfigured(BuildError {
+            status: catalog::Status::ConnectionRequired,
+            hint: "This remote acts with each person's own account; no person's token was given."
+                .into(),
+        })),
+        // A person's token never goes to a remote that takes the deployment's credentials.
+        (Credentials::Person { .. }, false) => Ok((None, None)),
+    }
+}
+
 impl Upstream {
     /// The remote's tools as local contracts, fetched when not cached, stale, or `refresh`ed
     /// (a name the cache did not know, at most every few seconds). Warnings about skipped
-    /// tools are logged once per fetch.
+    /// tools are logged once per fetch. An `oauth_user` remote's list is the person's
+    /// (`credentials`), fetched with their token and kept for them alone.
     pub async fn remote_tools(
         &self,
         conn: &DeployedCatalog,
+        credentials: Credentials<'_>,
         refresh: bool,
     ) -> Result<Arc<RemoteSet>, UpstreamError> {
         let Some(remote) = &conn.catalog.mcp else {
             return Ok(Arc::default());
         };
-        let slot = self.remotes.slot(&conn.catalog.connector);
+        let (owner, person) = scoped(conn, credentials)?;
+        let slot = self.remotes.slot(&conn.catalog.connector, owner);
         let mut state = slot.state.lock().await;
         let ttl = Duration::from_secs(remote.tools_ttl_s);
         if let Some(f) = state.as_ref() {
@@ -112,11 +154,15 @@ impl Upstream {
             }
         }
         let secrets = self.secrets_for_remote().await?;
+        let auth = Auth {
+            secrets: &secrets,
+            person,
+        };
         let generation = match state.take() {
             Some(f) => f.generation,
-            None => self.first_contact(conn, &secrets).await?,
+            None => self.first_contact(conn, &auth).await?,
         };
-        let (generation, listed) = self.list_all(conn, &secrets, generation).await?;
+        let (generation, listed) = self.list_all(conn, &auth, generation).await?;
         let set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
         for warning in &set.warnings {
             tracing::warn!(connector = %conn.catalog.connector, "remote tool list: {warning}");
@@ -130,6 +176,10 @@ impl Upstream {
             stale: false,
         });
         drop(state);
+        if owner.is_some() {
+            // No stream is held open per person (see the module doc).
+            return Ok(tools);
+        }
         watch::Watch {
             http: self.http.clone(),
             secrets: self.secrets.clone(),
@@ -144,9 +194,10 @@ impl Upstream {
         Ok(tools)
     }
 
-    /// The remote's tools as this instance last fetched them, without waiting or fetching:
-    /// `None` when none are held or a fetch holds the cache this moment.
-    pub fn cached_remote_tools(&self, conn: &DeployedCatalog) -> Option<Arc<RemoteSet>> {
+    /// The remote's tools as this instance last fetched them for the deployment, without
+    /// waiting or fetching: `None` when none are held or a fetch holds the cache this moment
+    /// (and for an `oauth_user` remote, whose lists are each person's).
+    pub fn held_remote_tools(&self, conn: &DeployedCatalog) -> Option<Arc<RemoteSet>> {
         let slot = {
             let slots = self.remotes.slots.lock().unwrap_or_else(|e| e.into_inner());
             slots.get(&conn.catalog.connector).cloned()
@@ -158,13 +209,38 @@ impl Upstream {
     /// `/health`'s probe of a remote: a first contact (`server/discover`, else `initialize`),
     /// which says whether it answers, speaks MCP and takes our credentials; its tool list is
     /// neither fetched nor touched.
+    /// An `oauth_user` remote is probed without anyone's token (its 401 says it is up).
     pub async fn remote_probe(&self, conn: &DeployedCatalog) -> Result<(), UpstreamError> {
         let secrets = self.secrets_for_remote().await?;
-        self.first_contact(conn, &secrets).await.map(|_| ())
+        let auth = Auth {
+            secrets: &secrets,
+            person: None,
+        };
+        self.first_contact(conn, &auth).await.map(|_| ())
+    }
+
+    /// The person's cached tool list of an `oauth_user` remote when it is fresh: a call finds
+    /// its tool without their token (the call's credentials stage reads it once).
+    pub async fn cached_remote_tools(
+        &self,
+        conn: &DeployedCatalog,
+        owner: &str,
+    ) -> Option<Arc<RemoteSet>> {
+        let remote = conn.catalog.mcp.as_ref()?;
+        let slot = self.remotes.slot(&conn.catalog.connector, Some(owner));
+        let state = slot.state.lock().await;
+        let f = state.as_ref()?;
+        (f.at.elapsed() < Duration::from_secs(remote.tools_ttl_s) && !f.stale)
+            .then(|| f.tools.clone())
     }
 
     /// One `tools/call` of a remote tool with validated arguments, within the deadline and the
-    /// meter's allowance; the answer as a [`Reply`] or a typed error.
+    /// meter's allowance, as the deployment or (an `oauth_user` remote) as the person; the
+    /// answer as a [`Reply`] or a typed error.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "fetch_reporting's arguments and the remote's name"
+    )]
     pub(super) async fn remote_call(
         &self,
         conn: &DeployedCatalog,
@@ -172,10 +248,16 @@ impl Upstream {
         valid: &ValidArgs,
         deadline: &Deadline,
         meter: &Meter,
+        credentials: Credentials<'_>,
         progress: &Progress,
     ) -> Result<Reply, UpstreamError> {
+        let (owner, person) = scoped(conn, credentials)?;
         let secrets = self.secrets_for_remote().await?;
-        let slot = self.remotes.slot(&conn.catalog.connector);
+        let auth = &Auth {
+            secrets: &secrets,
+            person,
+        };
+        let slot = self.remotes.slot(&conn.catalog.connector, owner);
         let (generation, schema) = {
             let state = slot.state.lock().await;
             let schema = state.as_ref().and_then(|f| {
@@ -189,7 +271,7 @@ impl Upstream {
         };
         let generation = match generation {
             Some(g) => g,
-            None => self.first_contact(conn, &secrets).await?,
+            None => self.first_contact(conn, auth).await?,
         };
         meter.take()?;
         let arguments: Map<String, Value> = valid
@@ -225,7 +307,7 @@ impl Upstream {
         let mut exchanged = self
             .exchange(
                 conn,
-                &secrets,
+                auth,
                 &generation,
                 "tools/call",
                 Some(remote_name),
@@ -240,12 +322,12 @@ impl Upstream {
             && r.http_status == 404
         {
             // The remote forgot the session: a new handshake, then the call once more.
-            let renewed = self.first_contact(conn, &secrets).await?;
+            let renewed = self.first_contact(conn, auth).await?;
             self.keep_generation(&slot, renewed.clone()).await;
             exchanged = self
                 .exchange(
                     conn,
-                    &secrets,
+                    auth,
                     &renewed,
                     "tools/call",
                     Some(remote_name),

@@ -4,11 +4,10 @@
 
 use serde_json::{Map, Value};
 
-use super::transport::{Exchanged, refusal, remote_timeout};
+use super::transport::{Auth, Exchanged, refusal, remote_timeout};
 use super::wire::{self, Answer, Generation};
 use super::{MAX_LIST_PAGES, MAX_TOOLS};
 use crate::inventory::DeployedCatalog;
-use crate::inventory::secrets::SecretValues;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
 use crate::upstream::error::UpstreamError;
@@ -18,13 +17,13 @@ impl Upstream {
     pub(super) async fn first_contact(
         &self,
         conn: &DeployedCatalog,
-        secrets: &SecretValues,
+        auth: &Auth<'_>,
     ) -> Result<Generation, UpstreamError> {
         let deadline = Deadline::after(remote_timeout(&conn.catalog));
         let modern = self
             .exchange(
                 conn,
-                secrets,
+                auth,
                 &Generation::Modern,
                 "server/discover",
                 None,
@@ -61,7 +60,7 @@ impl Upstream {
         let init = self
             .exchange(
                 conn,
-                secrets,
+                auth,
                 &fresh,
                 "initialize",
                 None,
@@ -82,7 +81,7 @@ impl Upstream {
         };
         self.notify(
             conn,
-            secrets,
+            auth,
             &generation,
             "notifications/initialized",
             &deadline,
@@ -96,7 +95,7 @@ impl Upstream {
     pub(super) async fn list_all(
         &self,
         conn: &DeployedCatalog,
-        secrets: &SecretValues,
+        auth: &Auth<'_>,
         mut generation: Generation,
     ) -> Result<(Generation, Vec<Value>), UpstreamError> {
         let mut listed = Vec::new();
@@ -111,7 +110,7 @@ impl Upstream {
             let exchanged = match self
                 .exchange(
                     conn,
-                    secrets,
+                    auth,
                     &generation,
                     "tools/list",
                     None,
@@ -128,7 +127,7 @@ impl Upstream {
                         && matches!(generation, Generation::Handshake { .. }) =>
                 {
                     renewed = true;
-                    generation = self.first_contact(conn, secrets).await?;
+                    generation = self.first_contact(conn, auth).await?;
                     listed.clear();
                     cursor = None;
                     continue;
@@ -161,7 +160,7 @@ impl Upstream {
     async fn notify(
         &self,
         conn: &DeployedCatalog,
-        secrets: &SecretValues,
+        auth: &Auth<'_>,
         generation: &Generation,
         method: &str,
         deadline: &Deadline,
@@ -176,7 +175,7 @@ impl Upstream {
         let (status, _, _) = self
             .post(
                 conn,
-                secrets,
+                auth,
                 generation,
                 sent,
                 deadline,

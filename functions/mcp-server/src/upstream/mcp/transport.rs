@@ -31,7 +31,7 @@ impl Upstream {
     pub(super) async fn exchange(
         &self,
         conn: &DeployedCatalog,
-        secrets: &SecretValues,
+        auth: &Auth<'_>,
         generation: &Generation,
         method: &str,
         name: Option<&str>,
@@ -49,7 +49,7 @@ impl Upstream {
             body: &body,
         };
         let (status, headers, bytes) = self
-            .post(conn, secrets, generation, sent, deadline, progress)
+            .post(conn, auth, generation, sent, deadline, progress)
             .await?;
         if !(200..300).contains(&status) {
             // A JSON-RPC error may come with a 4xx (the stateless generation maps them).
@@ -96,7 +96,7 @@ impl Upstream {
     pub(super) async fn post(
         &self,
         conn: &DeployedCatalog,
-        secrets: &SecretValues,
+        auth: &Auth<'_>,
         generation: &Generation,
         sent: Sent<'_>,
         deadline: &Deadline,
@@ -114,7 +114,7 @@ impl Upstream {
         let timeout = deadline
             .timeout(remote_timeout(&conn.catalog))
             .ok_or_else(out_of_time)?;
-        let request = to_remote(&self.http, reqwest::Method::POST, conn, secrets)?
+        let request = to_remote(&self.http, reqwest::Method::POST, conn, auth)?
             .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
@@ -187,30 +187,43 @@ impl Upstream {
     }
 }
 
-/// A request to the remote's endpoint with the connector's credentials, taking JSON and SSE.
+/// What a request to a remote authenticates with: the catalog's `auth` over the deployment
+/// secret, and for an `oauth_user` remote the person's own token.
+#[derive(Clone, Copy)]
+pub(super) struct Auth<'a> {
+    pub(super) secrets: &'a SecretValues,
+    pub(super) person: Option<&'a crate::upstream::PersonToken>,
+}
+
+/// A request to the remote's endpoint with the connector's credentials (or the person's own
+/// token), taking JSON and SSE.
 pub(super) fn to_remote(
     http: &reqwest::Client,
     method: reqwest::Method,
     conn: &DeployedCatalog,
-    secrets: &SecretValues,
+    auth: &Auth<'_>,
 ) -> Result<reqwest::RequestBuilder, UpstreamError> {
     let catalog = &conn.catalog;
+    let Auth { secrets, person } = *auth;
     let url = fill_base(catalog, &conn.base_url, secrets)?;
     let url = reqwest::Url::parse(&url).map_err(|_| crate::upstream::request::BuildError {
         status: catalog::Status::Error,
         hint: "The remote MCP server's URL could not be built; check mcp.url.".into(),
     })?;
     let field = |f: &str| secrets.field(&catalog.connector, f).map(str::to_string);
-    Ok(
-        connector::authenticate(http.request(method, url), &catalog.auth, field)
-            .map_err(|e| credential_error(catalog, &e))?
-            // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
-            // refuses (406) a client that does not take both.
-            .headers(reqwest::header::HeaderMap::from_iter([(
-                reqwest::header::ACCEPT,
-                reqwest::header::HeaderValue::from_static("application/json, text/event-stream"),
-            )])),
-    )
+    let mut request = connector::authenticate(http.request(method, url), &catalog.auth, field)
+        .map_err(|e| credential_error(catalog, &e))?;
+    if let Some(token) = person {
+        // reqwest marks it sensitive: no `Debug` print shows it.
+        request = request.bearer_auth(token.secret());
+    }
+    Ok(request
+        // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
+        // refuses (406) a client that does not take both.
+        .headers(reqwest::header::HeaderMap::from_iter([(
+            reqwest::header::ACCEPT,
+            reqwest::header::HeaderValue::from_static("application/json, text/event-stream"),
+        )])))
 }
 
 /// The generation's headers (protocol version, session, routing) on a request.

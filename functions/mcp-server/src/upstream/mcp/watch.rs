@@ -121,19 +121,23 @@ impl Watch {
             tracing::error!(error = %e, "secret unavailable for a remote MCP server");
             UpstreamError::SecretUnavailable
         })?;
+        let auth = super::transport::Auth {
+            secrets: &secrets,
+            person: None,
+        };
         let request = match generation {
             Generation::Modern => {
                 let method = "subscriptions/listen";
                 let mut params = Map::new();
                 params.insert("notifications".into(), json!({"toolsListChanged": true}));
                 let body = wire::body(generation, Some(1), method, params);
-                let request = to_remote(&self.http, reqwest::Method::POST, &self.conn, &secrets)?
+                let request = to_remote(&self.http, reqwest::Method::POST, &self.conn, &auth)?
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(body.to_string());
                 with_generation(request, generation, method, None)
             }
             Generation::Handshake { .. } => {
-                let request = to_remote(&self.http, reqwest::Method::GET, &self.conn, &secrets)?
+                let request = to_remote(&self.http, reqwest::Method::GET, &self.conn, &auth)?
                     .header(reqwest::header::ACCEPT, "text/event-stream");
                 with_generation(request, generation, "GET", None)
             }

@@ -1,0 +1,327 @@
+//! A remote MCP server that acts with each person's own account (`mcp:` with
+//! `auth: oauth_user`), end to end: the Python SDK remote (`tests/remote/remote_server.py
+//! --issuer`) as a resource server of a second oidc-provider (the upstream's authorization
+//! server: it checks each token's signature against that provider's JWKS, its issuer, audience
+//! and expiry, and logs whose token each request carried), our server in front of it as the
+//! resource server of our own oidc-provider, the vault on moto's DynamoDB and KMS.
+//!
+//! An API key and a person not connected yet get `connection_required` and nothing reaches the
+//! remote; two people then list and call the remote at once, each request carrying the caller's
+//! own upstream token (the remote's log), never our inbound token; a grant the remote refuses
+//! is cleared and asked for again; the vault reads per call are counted.
+
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Server, free_port};
+use mcp_server::vault::{EntryKey, Grant, Person, VaultStore};
+use serde_json::{Value, json};
+
+use crate::federation::Remote;
+use crate::vault::{Aws, TABLE};
+
+const PEPPER: &str = "oauth-remote-test-pepper-0123456789";
+
+fn catalog(upstream_issuer: &str) -> String {
+    format!(
+        r#"connector: notes
+title: Notes
+secrets: [host, client_id]
+auth:
+  oauth_user:
+    authorization_endpoint: "{upstream_issuer}/auth"
+    token_endpoint: "{upstream_issuer}/token"
+    client_id: client_id
+    scopes: [notes.read]
+mcp:
+  url: "http://{{host}}/mcp"
+  timeout_ms: 3000
+  allow: [whoami, search_notes]
+"#
+    )
+}
+
+/// One JSON-RPC request of the 2025-11-25 generation (no session: the server is stateless).
+async fn rpc(
+    http: &reqwest::Client,
+    url: &str,
+    bearer: &str,
+    method: &str,
+    params: Value,
+) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let r = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}
+
+async fn call(http: &reqwest::Client, url: &str, bearer: &str, tool: &str) -> Value {
+    let params = json!({"name": tool, "arguments": {}});
+    rpc(http, url, bearer, "tools/call", params).await["result"]["structuredContent"].clone()
+}
+
+async fn listed(http: &reqwest::Client, url: &str, bearer: &str) -> Vec<String> {
+    let reply = rpc(http, url, bearer, "tools/list", json!({})).await;
+    reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The remote's request log: `{"method", "tool", "sub"}` per MCP request.
+async fn seen(remote: &Remote) -> Vec<Value> {
+    reqwest::get(format!("http://{}/seen", remote.host()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
+    let aws = Aws::counting("DynamoDB_20120810.GetItem").await;
+    // The upstream's authorization server issues tokens for the remote's URL.
+    let remote_port = free_port();
+    let remote_url = format!("http://127.0.0.1:{remote_port}/mcp");
+    let upstream_as = Op::start(&remote_url, "notes.read");
+    let remote = Remote::start_on(
+        remote_port,
+        &["--issuer", upstream_as.issuer(), "--audience", &remote_url],
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "oauth-remote-{}-{}",
+        std::process::id(),
+        free_port()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.yaml"), catalog(upstream_as.issuer())).unwrap();
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let op = Op::start(&resource, "mcp:tools");
+    let keys = format!("e2e:{KEY}");
+    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
+    let host = remote.host();
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            ("MCP_PSEUDONYM_PEPPER", PEPPER),
+            ("MCP_OAUTH_ISSUER", op.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("NOTES_HOST", &host),
+            ("NOTES_CLIENT_ID", "notes-client"),
+            ("MCP_VAULT_TABLE", TABLE),
+            ("MCP_VAULT_KEY_ID", &aws.key_id),
+            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
+            ("AWS_ENDPOINT_URL_KMS", &kms),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_REGION", "eu-central-1"),
+            ("AWS_EC2_METADATA_DISABLED", "true"),
+        ],
+    );
+    let http = reqwest::Client::new();
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+
+    // An API key names no person: refused, nothing listed, nothing sent.
+    let by_key = call(&http, &server.url, KEY, "notes_whoami").await;
+    assert_eq!(by_key["status"], "connection_required", "{by_key}");
+    assert!(by_key.get("connect_url").is_none(), "{by_key}");
+    assert!(
+        !listed(&http, &server.url, KEY)
+            .await
+            .iter()
+            .any(|n| n.starts_with("notes_"))
+    );
+    // Alice has not connected: her own link, and the remote's tools are not listed to her yet.
+    assert!(
+        !listed(&http, &server.url, &alice)
+            .await
+            .iter()
+            .any(|n| n.starts_with("notes_"))
+    );
+    let first = call(&http, &server.url, &alice, "notes_whoami").await;
+    assert_eq!(first["status"], "connection_required", "{first}");
+    let link = first["connect_url"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("http://127.0.0.1:{port}/connect/notes?for=")),
+        "{link}"
+    );
+    // A 2026-07-28 client that can open links gets it as a URL-mode elicitation.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "notes_whoami", "arguments": {}, "_meta": meta}});
+    let asked: Value = http
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "notes_whoami")
+        .bearer_auth(&alice)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let request = &asked["result"]["inputRequests"]["connect"]["params"];
+    assert_eq!(request["mode"], "url", "{asked}");
+    assert!(
+        request["url"]
+            .as_str()
+            .unwrap()
+            .contains("/connect/notes?for=")
+    );
+    assert_eq!(
+        remote.counts().await["posts"],
+        0,
+        "nothing reached the remote"
+    );
+
+    // Both connect: their grants as the connect callback stores them, tokens the upstream's
+    // authorization server issued for the remote.
+    let vault = aws.vault();
+    let key_of = |who: &str| {
+        EntryKey::new(
+            Person::new(op.issuer(), who).unwrap(),
+            "notes",
+            ["notes.read"],
+        )
+        .unwrap()
+    };
+    let mut upstream_tokens = Vec::new();
+    for who in ["alice", "bob"] {
+        let token = upstream_as.mint(json!({"claims": {"sub": who}})).await;
+        let grant = Grant {
+            access_token: token.clone(),
+            refresh_token: None,
+            expires_at: None,
+        };
+        vault.put(&key_of(who), &grant, 1).await.unwrap();
+        upstream_tokens.push(token);
+    }
+
+    // Each lists the remote's tools with their own token (one vault read each).
+    let reads = aws.dynamodb.count();
+    for bearer in [&alice, &bob] {
+        let names = listed(&http, &server.url, bearer).await;
+        assert!(names.contains(&"notes_whoami".to_string()), "{names:?}");
+        assert!(
+            names.contains(&"notes_search_notes".to_string()),
+            "{names:?}"
+        );
+    }
+    assert_eq!(
+        aws.dynamodb.count() - reads,
+        2,
+        "one vault read per person's list"
+    );
+
+    // Twenty calls at once, interleaved: each acts as its caller, and reads the vault once.
+    let reads = aws.dynamodb.count();
+    let mut calls = Vec::new();
+    for i in 0..20 {
+        let (who, bearer) = if i % 2 == 0 {
+            ("alice", alice.clone())
+        } else {
+            ("bob", bob.clone())
+        };
+        let (http, url) = (http.clone(), server.url.clone());
+        calls.push(tokio::spawn(async move {
+            (who, call(&http, &url, &bearer, "notes_whoami").await)
+        }));
+    }
+    for c in calls {
+        let (who, answer) = c.await.unwrap();
+        assert_eq!(answer["status"], "ok", "{who}: {answer}");
+        assert_eq!(
+            answer["data"]["subject"], who,
+            "{who} acted as someone else"
+        );
+    }
+    let reads = aws.dynamodb.count() - reads;
+    println!("20 federated calls by two people (lists cached): {reads} vault reads (GetItem)");
+    assert_eq!(reads, 20, "one vault read per call");
+
+    // The remote's log: every request carried a token it accepted, each call its caller's.
+    let log = seen(&remote).await;
+    assert!(
+        log.iter().all(|e| e["sub"].is_string()),
+        "a request was refused: {log:?}"
+    );
+    let calls_by = |who: &str| {
+        log.iter()
+            .filter(|e| e["method"] == "tools/call" && e["sub"] == who)
+            .count()
+    };
+    assert_eq!((calls_by("alice"), calls_by("bob")), (10, 10), "{log:?}");
+    let lists_by = |who: &str| {
+        log.iter()
+            .filter(|e| e["method"] == "tools/list" && e["sub"] == who)
+            .count()
+    };
+    assert_eq!(
+        (lists_by("alice"), lists_by("bob")),
+        (1, 1),
+        "one list per person, cached"
+    );
+
+    // Bob's grant is revoked upstream (here: a token the remote does not accept): the call is
+    // refused, his entry cleared, and he is asked to connect again.
+    let bad = upstream_as
+        .mint(json!({"claims": {"sub": "bob"}, "mode": "foreign-key"}))
+        .await;
+    let grant = Grant {
+        access_token: bad.clone(),
+        refresh_token: None,
+        expires_at: None,
+    };
+    vault.put(&key_of("bob"), &grant, 2).await.unwrap();
+    let revoked = call(&http, &server.url, &bob, "notes_whoami").await;
+    assert_eq!(revoked["status"], "connection_required", "{revoked}");
+    assert!(revoked["connect_url"].is_string(), "{revoked}");
+    assert_eq!(vault.get(&key_of("bob")).await.unwrap(), None);
+    let again = call(&http, &server.url, &alice, "notes_whoami").await;
+    assert_eq!(again["data"]["subject"], "alice", "{again}");
+
+    // No token of ours or the upstream's in what the server printed; the audit lines say why.
+    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
+    for secret in [alice.as_str(), bob.as_str(), bad.as_str()]
+        .into_iter()
+        .chain(upstream_tokens.iter().map(String::as_str))
+    {
+        assert!(!printed.contains(secret), "a token was printed");
+    }
+    let reasons: Vec<Value> = server
+        .stdout
+        .events_where(24, |e| e["tool"] == "notes_whoami")
+        .iter()
+        .map(|e| e["reason"].clone())
+        .collect();
+    for reason in ["no_person", "not_connected", "grant_refused"] {
+        assert!(reasons.contains(&json!(reason)), "{reason}: {reasons:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
