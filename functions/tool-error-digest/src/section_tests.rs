@@ -550,6 +550,24 @@ async fn confirmations_asked_are_no_failed_calls() {
 }
 
 #[tokio::test]
+async fn a_person_asked_to_connect_is_no_failed_call() {
+    let at = "2026-11-24T10:00:00Z";
+    let mut lines = vec![call(at, "mail_me_get", Some(4.0))];
+    for reason in ["no_person", "not_connected", "grant_refused"] {
+        lines.push(
+            json!({"v": 1, "ts": at, "level": "info", "event": "connection_required",
+                          "tool": "mail_me_get", "connector": "mail",
+                          "status": "connection_required", "reason": reason,
+                          "duration_ms": 2.0}),
+        );
+    }
+    let d = digest_of(&lines).await;
+    assert_eq!(d.state(), State::AllClear);
+    assert_eq!((d.totals.calls, d.totals.errors), (1, 0));
+    assert!(d.top.is_empty());
+}
+
+#[tokio::test]
 async fn a_week_without_writes_has_no_writes_section() {
     let lines = [call("2026-11-24T10:00:00Z", "a", Some(5.0))];
     let d = digest_of(&lines).await;

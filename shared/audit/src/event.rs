@@ -12,6 +12,11 @@ use crate::SCHEMA_VERSION;
 pub enum EventKind {
     ToolCall,
     ToolError,
+    /// A call of a tool that acts with the person's own upstream account, answered
+    /// `connection_required` (an API key, or a person who has not connected or whose grant is
+    /// gone; the reason says which): nothing was sent and nothing failed, so it is neither a
+    /// `tool_call` nor a `tool_error`.
+    ConnectionRequired,
     ClientInit,
     AuthDenied,
     RateLimited,
@@ -28,6 +33,7 @@ impl EventKind {
         match self {
             Self::ToolCall => "tool_call",
             Self::ToolError => "tool_error",
+            Self::ConnectionRequired => "connection_required",
             Self::ClientInit => "client_init",
             Self::AuthDenied => "auth_denied",
             Self::RateLimited => "rate_limited",
@@ -40,7 +46,11 @@ impl EventKind {
     /// The level an event of this kind is logged at.
     pub fn level(self) -> Level {
         match self {
-            Self::ToolCall | Self::ClientInit | Self::QuotaProbe | Self::Limiter => Level::Info,
+            Self::ToolCall
+            | Self::ConnectionRequired
+            | Self::ClientInit
+            | Self::QuotaProbe
+            | Self::Limiter => Level::Info,
             Self::AuthDenied | Self::RateLimited => Level::Warn,
             Self::ToolError | Self::ServerError => Level::Error,
         }

@@ -9,7 +9,7 @@ pub const V: &str = "v";
 pub const TS: &str = "ts";
 /// `info`, `warn` or `error`.
 pub const LEVEL: &str = "level";
-/// Event kind: `tool_call`, `tool_error`, `client_init`, …
+/// Event kind: `tool_call`, `tool_error`, `connection_required`, `client_init`, …
 pub const EVENT: &str = "event";
 /// Tool name as declared in the catalog.
 pub const TOOL: &str = "tool";

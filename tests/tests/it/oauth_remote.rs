@@ -314,14 +314,30 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
     {
         assert!(!printed.contains(secret), "a token was printed");
     }
-    let reasons: Vec<Value> = server
-        .stdout
-        .events_where(24, |e| e["tool"] == "notes_whoami")
-        .iter()
-        .map(|e| e["reason"].clone())
-        .collect();
+    // Asking to connect is its own audit kind, never a tool_error (the digest counts those).
+    let asked: Vec<Value> = server.stdout.events_where(4, |e| {
+        e["tool"] == "notes_whoami" && e["status"] == "connection_required"
+    });
+    let reasons: Vec<&Value> = asked.iter().map(|e| &e["reason"]).collect();
     for reason in ["no_person", "not_connected", "grant_refused"] {
-        assert!(reasons.contains(&json!(reason)), "{reason}: {reasons:?}");
+        assert!(reasons.contains(&&json!(reason)), "{reason}: {reasons:?}");
     }
+    for e in &asked {
+        assert_eq!(e["event"], "connection_required", "{e}");
+        assert_eq!(e["level"], "info", "{e}");
+        let line = e.to_string();
+        assert!(
+            !line.contains("connect_url") && !line.contains("for="),
+            "{line}"
+        );
+    }
+    assert!(
+        !server
+            .stdout
+            .events()
+            .iter()
+            .any(|e| e["event"] == "tool_error"),
+        "no call here failed"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -23,14 +23,7 @@ pub(super) fn tool_call(
     ctx: &CallContext,
     elapsed: Duration,
 ) -> AuditEvent {
-    // A call its budget refused is a limit hit, like the edge's 429s, not a failing tool.
-    let kind = if outcome.status == catalog::Status::Ok {
-        EventKind::ToolCall
-    } else if outcome.reason.as_deref() == Some(crate::call::BUDGET_REASON) {
-        EventKind::RateLimited
-    } else {
-        EventKind::ToolError
-    };
+    let kind = kind_of(outcome);
     let mut event = AuditEvent::new(kind)
         .tool(tool)
         .connector(connector)
@@ -126,6 +119,22 @@ pub(super) fn search(
     with_context(event, ctx).duration(elapsed)
 }
 
+/// What a tool call's outcome is in the audit log. A call its budget refused is a limit hit,
+/// like the edge's 429s, and one that asks the person to connect their account first is its
+/// own kind: neither is a failing tool (the digest counts only `tool_error`s and failed
+/// `tool_call`s).
+fn kind_of(outcome: &Outcome) -> EventKind {
+    if outcome.status == catalog::Status::Ok {
+        EventKind::ToolCall
+    } else if outcome.status == catalog::Status::ConnectionRequired {
+        EventKind::ConnectionRequired
+    } else if outcome.reason.as_deref() == Some(crate::call::BUDGET_REASON) {
+        EventKind::RateLimited
+    } else {
+        EventKind::ToolError
+    }
+}
+
 /// A `connections` call (list or disconnect): status and reason, never which connector.
 pub(super) fn connections(
     arguments: &Map<String, Value>,
@@ -134,12 +143,7 @@ pub(super) fn connections(
     ctx: &CallContext,
     elapsed: Duration,
 ) -> AuditEvent {
-    let kind = if outcome.status == catalog::Status::Ok {
-        EventKind::ToolCall
-    } else {
-        EventKind::ToolError
-    };
-    let mut event = AuditEvent::new(kind)
+    let mut event = AuditEvent::new(kind_of(outcome))
         .tool(super::meta::CONNECTIONS)
         .status(outcome.status.as_str())
         .arg_keys(arguments.keys())
@@ -184,4 +188,40 @@ fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
         event = event.request_id(&ctx.request.id);
     }
     event
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use catalog::Status;
+
+    #[test]
+    fn asking_a_person_to_connect_is_its_own_kind_not_a_tool_error() {
+        let kinds = [
+            (Outcome::ok(Default::default()), EventKind::ToolCall),
+            (
+                Outcome::failed(Status::ConnectionRequired, "not_connected", "h"),
+                EventKind::ConnectionRequired,
+            ),
+            (
+                Outcome::failed(Status::ConnectionRequired, "no_person", "h"),
+                EventKind::ConnectionRequired,
+            ),
+            (
+                Outcome::failed(Status::RateLimited, crate::call::BUDGET_REASON, "h"),
+                EventKind::RateLimited,
+            ),
+            (
+                Outcome::failed(Status::Unauthorized, "upstream_401", "h"),
+                EventKind::ToolError,
+            ),
+        ];
+        for (outcome, kind) in kinds {
+            assert_eq!(kind_of(&outcome), kind, "{:?}", outcome.status);
+        }
+        assert_eq!(
+            EventKind::ConnectionRequired.as_str(),
+            "connection_required"
+        );
+    }
 }
