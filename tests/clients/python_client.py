@@ -49,6 +49,20 @@ The report gets
 and "http_status" only for a status the OAuth flow did not resolve (the 401 that started a
 successful flow is in "steps"). No token is ever printed.
 
+With --connect (and --oauth --oauth-user WHO) the client connects the person's own upstream
+account when a call asks for it, as the person would in a browser: it opens the link (following
+redirects by hand, a cookie jar per host and port, login_hint WHO at each authorization request:
+first our authorization server, then the upstream's), then the call goes on. `--connect link`
+declares no elicitation: a result `connection_required` with `connect_url` is opened and the call
+made once more. `--connect elicit` declares elicitation (form and url): on 2026-07-28 the SDK
+hands the `input_required` URL request to the callback, which opens it and accepts (the SDK then
+retries the call itself); on 2025-11-25 the server answers JSON-RPC error -32042
+(`URLElicitationRequiredError`), whose `data.elicitations` URLs are opened before the call is
+made once more (the SDK's ClientSession leaves the 2026-07-28 round to its caller: this script
+answers the URL requests and calls again with the answers and the server's state). The call's
+entry gets "connected": {"via": "result" | "url_elicitation" |
+"url_error", "pages": [the final HTTP status of each link opened]}.
+
 Exit status: 0 when every step succeeded (tool results with isError=true count as success: that
 is the server reporting a tool failure correctly), 1 on any protocol failure (connection, HTTP
 status, JSON-RPC error, a result that does not match the tool's outputSchema, timeout), 2 on
@@ -81,7 +95,9 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     CallToolResult,
+    ElicitResult,
     Implementation,
+    InputRequiredResult,
     PromptReference,
     ResourceTemplateReference,
     TextContent,
@@ -199,10 +215,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="handshake",
         help="handshake: initialize (2025-11-25); modern: server/discover (2026-07-28)",
     )
+    ap.add_argument(
+        "--connect",
+        choices=["link", "elicit"],
+        help="with --oauth-user: connect the person's own upstream account when a call asks "
+        "(link: open connect_url from the result; elicit: declare URL elicitation)",
+    )
     ap.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds (default 60)")
     args = ap.parse_args(argv)
     if not args.oauth and (args.oauth_user or args.oauth_scope):
         ap.error("--oauth-user and --oauth-scope need --oauth")
+    if args.connect and not args.oauth_user:
+        ap.error("--connect needs --oauth --oauth-user (the person who connects)")
     return args
 
 
@@ -410,8 +434,18 @@ async def run(args: argparse.Namespace, report: dict[str, Any]) -> bool:
 async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: httpx2.AsyncClient) -> bool:
     """Negotiate, list the tools and make the calls; True if every step succeeded."""
     ok = True
+    # What the URL elicitation callback opened during the current call (--connect elicit).
+    opened: list[int] = []
+
+    async def on_elicit(context: Any, params: Any) -> ElicitResult:
+        if getattr(params, "mode", None) != "url":
+            return ElicitResult(action="decline")
+        opened.append(await open_as(params.url, args.oauth_user, args.timeout))
+        return ElicitResult(action="accept")
+
+    elicit = on_elicit if args.connect == "elicit" else None
     async with http, streamable_http_client(args.url, http_client=http) as (read, write):
-        async with ClientSession(read, write, client_info=CLIENT_INFO) as session:
+        async with ClientSession(read, write, client_info=CLIENT_INFO, elicitation_callback=elicit) as session:
             if args.era == "modern":
                 await session.discover()
             else:
@@ -442,10 +476,39 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                 async def on_progress(progress: float, total: float | None, message: str | None) -> None:
                     received.append({"progress": progress, "total": total, "message": message})
 
+                opened.clear()
+                connected: dict[str, Any] | None = None
                 try:
-                    result = await session.call_tool(
-                        name, arguments, progress_callback=on_progress if args.progress else None
-                    )
+                    try:
+                        result = await session.call_tool(
+                            name,
+                            arguments,
+                            progress_callback=on_progress if args.progress else None,
+                            allow_input_required=args.connect == "elicit",
+                        )
+                        if isinstance(result, InputRequiredResult):
+                            # 2026-07-28: each URL request opened and accepted, then the call
+                            # again with the answers and the server's state (ClientSession leaves
+                            # the round to its caller).
+                            answers = {}
+                            for key, request in (result.input_requests or {}).items():
+                                answers[key] = await on_elicit(None, request.params)
+                            result = await session.call_tool(
+                                name, arguments, input_responses=answers, request_state=result.request_state
+                            )
+                    except MCPError as e:
+                        if not (args.connect == "elicit" and e.code == -32042 and elicitation_urls(e)):
+                            raise
+                        pages = [await open_as(u, args.oauth_user, args.timeout) for u in elicitation_urls(e)]
+                        connected = {"via": "url_error", "pages": pages}
+                        result = await session.call_tool(name, arguments)
+                    if opened:
+                        connected = {"via": "url_elicitation", "pages": list(opened)}
+                    link = (result.structured_content or {}) if isinstance(result, CallToolResult) else {}
+                    if args.connect == "link" and link.get("status") == "connection_required" and link.get("connect_url"):
+                        page = await open_as(link["connect_url"], args.oauth_user, args.timeout)
+                        connected = {"via": "result", "pages": [page]}
+                        result = await session.call_tool(name, arguments)
                 except (MCPError, RuntimeError) as e:
                     # RuntimeError: the SDK's verdict on structuredContent that breaks the outputSchema.
                     ok = False
@@ -458,6 +521,8 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                     )
                     continue
                 entry = call_entry(name, result)
+                if connected is not None:
+                    entry["connected"] = connected
                 if args.progress:
                     entry["progress"] = received
                 report["calls"].append(entry)
@@ -512,6 +577,39 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
                 report["completions"].append(entry)
     return ok
+
+
+async def open_as(url: str, who: str, timeout: float) -> int:
+    """Opens a connect link as `who` would in a browser: redirects followed by hand with a cookie
+    jar per host and port (two test authorization servers on one host use the same cookie
+    names), `login_hint` added to each authorization request. Answers the final page's status."""
+    jars: dict[str, dict[str, str]] = {}
+    async with httpx2.AsyncClient(follow_redirects=False, timeout=httpx2.Timeout(timeout)) as browser:
+        for _ in range(MAX_AUTHORIZE_REDIRECTS):
+            parts = urlsplit(url)
+            if parts.path.endswith("/auth") and "login_hint=" not in parts.query:
+                query = parse_qsl(parts.query) + [("login_hint", who)]
+                url = urlunsplit(parts._replace(query=urlencode(query)))
+            jar = jars.setdefault(parts.netloc, {})
+            headers = {"cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else {}
+            response = await browser.get(url, headers=headers)
+            for line in response.headers.get_list("set-cookie"):
+                name, _, value = line.split(";", 1)[0].partition("=")
+                if value:
+                    jar[name.strip()] = value
+                else:
+                    jar.pop(name.strip(), None)
+            location = response.headers.get("location")
+            if not response.is_redirect or not location:
+                return response.status_code
+            url = urljoin(str(response.url), location)
+    raise RuntimeError(f"the connect link did not land in {MAX_AUTHORIZE_REDIRECTS} redirects")
+
+
+def elicitation_urls(error: MCPError) -> list[str]:
+    """The URLs of a -32042 error's URL-mode elicitations."""
+    data = error.error.data if isinstance(error.error.data, dict) else {}
+    return [e["url"] for e in data.get("elicitations", []) if isinstance(e, dict) and e.get("mode") == "url"]
 
 
 async def run_with_deadline(args: argparse.Namespace, report: dict[str, Any]) -> bool:

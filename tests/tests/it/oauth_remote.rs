@@ -341,3 +341,149 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Registers a client at `op` (RFC 7591): its id and, for a confidential one, its secret.
+async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
+    let method = if public {
+        "none"
+    } else {
+        "client_secret_basic"
+    };
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/reg", op.issuer()))
+        .json(&json!({
+            "redirect_uris": [redirect],
+            "token_endpoint_auth_method": method,
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = reply["client_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{reply}"));
+    (
+        id.to_string(),
+        reply["client_secret"].as_str().map(str::to_string),
+    )
+}
+
+/// `tests/clients/python_client.py` signed in with OAuth as `who`, connecting when asked.
+fn python_client(url: &str, who: &str, extra: &[&str]) -> (bool, Value) {
+    let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
+        .arg(integration_tests::repo().join("tests/clients/python_client.py"))
+        .args(["--url", url, "--oauth", "--oauth-user", who])
+        .args(extra)
+        .output()
+        .expect("run python client");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), doc)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generations() {
+    let remote_port = free_port();
+    let remote_url = format!("http://127.0.0.1:{remote_port}/mcp");
+    let theirs = Op::start(&remote_url, "notes.read");
+    let remote = Remote::start_on(
+        remote_port,
+        &["--issuer", theirs.issuer(), "--audience", &remote_url],
+    );
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let ours = Op::start(&resource, "mcp:tools");
+    let (connect_client, _) =
+        register(&ours, &format!("{base}/connect/notes/signed-in"), true).await;
+    let (notes_client, notes_secret) =
+        register(&theirs, &format!("{base}/connect/notes/callback"), false).await;
+
+    let dir = std::env::temp_dir().join(format!("oauth-remote-sdk-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let catalog = catalog(theirs.issuer())
+        .replace("secrets: [host, client_id]", "secrets: [host, client_id, client_secret]")
+        .replace(
+            "    client_id: client_id\n",
+            &format!("    client_id: client_id\n    client_secret: client_secret\n    resource: \"{remote_url}\"\n"),
+        );
+    std::fs::write(dir.join("notes.yaml"), catalog).unwrap();
+    let keys = format!("e2e:{KEY}");
+    let host = remote.host();
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            ("MCP_PSEUDONYM_PEPPER", PEPPER),
+            ("MCP_OAUTH_ISSUER", ours.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CONNECT_CLIENT_ID", &connect_client),
+            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("NOTES_HOST", &host),
+            ("NOTES_CLIENT_ID", &notes_client),
+            ("NOTES_CLIENT_SECRET", notes_secret.as_deref().unwrap()),
+        ],
+    );
+
+    // One person per way of asking: each starts unconnected, opens what the server gave the
+    // client (the result's link; on 2025-11-25 the -32042 error's URL; on 2026-07-28 the URL
+    // elicitation), and the same call then acts as them at the remote.
+    for (who, era, connect, via) in [
+        ("alice", "handshake", "link", "result"),
+        ("bob", "handshake", "elicit", "url_error"),
+        ("carol", "modern", "elicit", "url_elicitation"),
+        ("dave", "modern", "link", "result"),
+    ] {
+        let (ok, doc) = python_client(
+            &server.url,
+            who,
+            &[
+                "--era",
+                era,
+                "--connect",
+                connect,
+                "--call",
+                "notes_whoami={}",
+            ],
+        );
+        assert!(ok, "{who}: {doc}");
+        let call = &doc["calls"][0];
+        assert_eq!(call["connected"]["via"], via, "{who}: {doc}");
+        assert_eq!(call["connected"]["pages"], json!([200]), "{who}: {doc}");
+        assert_eq!(call["structured"]["status"], "ok", "{who}: {doc}");
+        assert_eq!(call["structured"]["data"]["subject"], who, "{who}: {doc}");
+        // Once connected the remote's tools are listed to them.
+        let (ok, doc) = python_client(&server.url, who, &["--era", era]);
+        assert!(ok, "{who}: {doc}");
+        let tools = doc["tools"].as_array().unwrap();
+        assert!(tools.contains(&json!("notes_whoami")), "{who}: {doc}");
+    }
+    // The remote saw each person's own token on their calls, and no other.
+    let log = seen(&remote).await;
+    for who in ["alice", "bob", "carol", "dave"] {
+        assert!(
+            log.iter()
+                .any(|e| e["method"] == "tools/call" && e["sub"] == who),
+            "{who}: {log:?}"
+        );
+    }
+    assert!(log.iter().all(|e| e["sub"].is_string()), "{log:?}");
+    // A 2025-11-25 client that declared URL elicitation got the error, audited as asked.
+    let asked = server
+        .stdout
+        .events_where(4, |e| e["event"] == "connection_required");
+    assert!(
+        asked.iter().all(|e| e["reason"] == "not_connected"),
+        "{asked:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,7 +54,14 @@ pub(crate) async fn guard(max_body_bytes: usize, request: Request) -> Result<Req
         }
     };
     let (method, target) = check(&bytes).map_err(IntoResponse::into_response)?;
+    let declares_url = method.as_ref().is_some_and(|m| m.0 == "initialize")
+        && super::declared::declares_url(&bytes);
     let mut request = Request::from_parts(parts, Body::from(bytes));
+    if declares_url {
+        request
+            .extensions_mut()
+            .insert(super::declared::DeclaresUrl);
+    }
     if let Some(m) = method {
         request.extensions_mut().insert(m);
     }

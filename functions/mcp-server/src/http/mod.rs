@@ -2,16 +2,19 @@
 //! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
 //! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the pages where
 //! a person connects their own upstream account (`connect`), the Host rules
-//! (`hosts`), JSON error answers (`respond`) and the state it receives, built once at start by
+//! (`hosts`), JSON error answers (`respond`), the session id that tells later requests what a
+//! 2025-11-25 client declared (`declared`) and the state it receives, built once at start by
 //! the composition root in `startup.rs` (`state`).
 //!
 //! A request reads downwards: [`app`] → `front` (request id, client IP; `origin::verify`, the
 //! front door's proof, when one is configured) → `pass`: `limit::per_ip` →
-//! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`).
+//! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`)
+//! → `declared::with_session` on an `initialize` that declared URL-mode elicitation.
 
 pub(crate) mod auth;
 pub(crate) mod client_ip;
 mod connect;
+mod declared;
 pub(crate) mod health;
 pub(crate) mod hosts;
 pub(crate) mod jsonrpc;
@@ -146,8 +149,15 @@ where
     };
     match checked.await {
         Ok((request, headroom)) => {
+            let declares_url = request
+                .extensions()
+                .get::<declared::DeclaresUrl>()
+                .is_some();
             let Ok(mut response) = inner.call(request).await;
             headroom.mark(&mut response);
+            if declares_url {
+                declared::with_session(&mut response);
+            }
             response
         }
         Err(refused) => refused,

@@ -31,6 +31,10 @@ pub struct CallContext {
     /// The client declared URL-mode elicitation (2026-07-28): a link to connect an account is
     /// offered as one.
     pub can_open_url: bool,
+    /// A 2025-11-25 client whose session id says it declared URL-mode elicitation at
+    /// `initialize` (`mcp/link.rs`): a link to connect is answered as the
+    /// `URLElicitationRequiredError`.
+    pub url_error: bool,
     /// Where a long call's progress goes: the client sent a `progressToken` and reads an event
     /// stream.
     pub(super) watch: Option<super::progress::Watch>,
@@ -70,6 +74,10 @@ impl CallContext {
         };
         let can_elicit = per_request && elicitation.is_some();
         let can_open_url = per_request && elicitation.is_some_and(|e| e.url.is_some());
+        let session = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok());
+        let url_error = !per_request && super::link::declares_url(session);
         Ok(CallContext {
             caller,
             client: context.meta.client_info().map(|c| {
@@ -84,6 +92,7 @@ impl CallContext {
             can_elicit,
             input_capabilities,
             can_open_url,
+            url_error,
             watch: super::progress::Watch::of(context),
         })
     }

@@ -277,7 +277,7 @@ impl Mcp {
         ctx: &CallContext,
         retry: &Retry,
         started: Instant,
-    ) -> Option<Result<CallToolResponse, McpError>> {
+    ) -> Option<Answered> {
         let name = names::plain_name(name).ok()?;
         if let Some((conn, tool)) = self.inventory.find(ctx.scope(), name) {
             return Some(
@@ -315,7 +315,7 @@ impl Mcp {
         ctx: &CallContext,
         retry: &Retry,
         started: Instant,
-    ) -> Result<CallToolResponse, McpError> {
+    ) -> Answered {
         let tool = target.tool();
         let decision = retry.decision.as_ref();
         let deadline = self.deadline(&ctx.request);
@@ -369,7 +369,9 @@ impl Mcp {
     }
 
     /// A call's outcome as the client gets it (a confirmation form, a remote's own request or
-    /// a link to open where the client can show them, else the result), with its audit line.
+    /// a link to open where the client can show them, else the result; a 2025-11-25 client
+    /// that declared URL-mode elicitation gets a link to connect as the
+    /// `URLElicitationRequiredError`), with its audit line.
     fn answer(
         &self,
         conn: &crate::inventory::DeployedCatalog,
@@ -378,7 +380,11 @@ impl Mcp {
         outcome: Outcome,
         ctx: &CallContext,
         started: Instant,
-    ) -> Result<CallToolResponse, McpError> {
+    ) -> Answered {
+        let refused = ctx
+            .url_error
+            .then(|| link::required_error(&outcome))
+            .flatten();
         let asked = ctx
             .can_elicit
             .then(|| confirm::ask(tool.name, &outcome))
@@ -398,6 +404,9 @@ impl Mcp {
             started.elapsed(),
         );
         self.audit.write(&event);
+        if let Some(error) = refused {
+            return Err(error);
+        }
         if outcome.reason.as_deref() == Some(crate::call::INVALID_REQUEST_STATE) {
             // A requestState that fails its integrity check is a protocol error (SEP-2322), not
             // a tool's answer: the client sent something no server of ours issued.
@@ -628,6 +637,9 @@ fn passed_on(
         asked.state.clone(),
     ))
 }
+
+/// A tool call's answer: the response, or a protocol error (`URLElicitationRequiredError`).
+type Answered = Result<CallToolResponse, McpError>;
 
 /// What a call's audit line says of the tool.
 #[derive(Clone, Copy)]

@@ -27,6 +27,7 @@ mod server;
 
 pub use definitions::output_schema;
 pub use handler::McpHandler;
+pub use link::url_session_id;
 pub use meta::CALL_TOOL;
 pub use server::Mcp;
 
