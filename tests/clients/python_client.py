@@ -601,6 +601,9 @@ async def open_as(url: str, who: str, timeout: float) -> int:
                     jar.pop(name.strip(), None)
             location = response.headers.get("location")
             if not response.is_redirect or not location:
+                if response.status_code != 200:
+                    print(f"connect link stopped at {without_query(url)}: HTTP {response.status_code} "
+                          f"{response.text[:300]}", file=sys.stderr)
                 return response.status_code
             url = urljoin(str(response.url), location)
     raise RuntimeError(f"the connect link did not land in {MAX_AUTHORIZE_REDIRECTS} redirects")

@@ -360,6 +360,7 @@ fn full_oauth_user() -> OAuthUser {
         client_secret: Some("client_secret".into()),
         scopes: vec!["mail.read".into()],
         resource: Some("https://api.example".into()),
+        revocation_endpoint: Some("https://id.example/revoke".into()),
     }
 }
 

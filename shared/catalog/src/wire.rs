@@ -174,6 +174,10 @@ fn oauth_user_problems(o: &crate::model::OAuthUser) -> Vec<String> {
     for (key, url) in [
         ("authorization_endpoint", &o.authorization_endpoint),
         ("token_endpoint", &o.token_endpoint),
+        (
+            "revocation_endpoint",
+            o.revocation_endpoint.as_ref().unwrap_or(&o.token_endpoint),
+        ),
     ] {
         if !secure_or_loopback(url) {
             out.push(format!(
@@ -414,6 +418,10 @@ tools:
             (
                 "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"ftp://a/t\", client_id: user } }",
                 "token_endpoint",
+            ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user, revocation_endpoint: \"http://id.example/r\" } }",
+                "revocation_endpoint `http://id.example/r` must be an https URL",
             ),
             (
                 "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: nope } }",

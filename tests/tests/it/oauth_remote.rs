@@ -380,17 +380,33 @@ fn python_client(url: &str, who: &str, extra: &[&str]) -> (bool, Value) {
         .args(extra)
         .output()
         .expect("run python client");
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+    let mut doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
         panic!(
             "no JSON from the client: {}",
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    // Where a connect link stopped short of its page, as the client said on stderr.
+    let said = String::from_utf8_lossy(&out.stderr);
+    if let Some(line) = said.lines().find(|l| l.starts_with("connect link stopped")) {
+        doc["stderr"] = json!(line);
+    }
     (out.status.success(), doc)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generations() {
+/// Our server in front of the OAuth-protected remote, with `/connect` working end to end: our
+/// oidc-provider signs people in, the upstream's issues tokens for the remote (and revokes them).
+struct Connectable {
+    server: Server,
+    theirs: Op,
+    ours: Op,
+    remote: Remote,
+    notes_client: String,
+    notes_secret: String,
+    dir: std::path::PathBuf,
+}
+
+async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Connectable {
     let remote_port = free_port();
     let remote_url = format!("http://127.0.0.1:{remote_port}/mcp");
     let theirs = Op::start(&remote_url, "notes.read");
@@ -406,33 +422,64 @@ async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generat
         register(&ours, &format!("{base}/connect/notes/signed-in"), true).await;
     let (notes_client, notes_secret) =
         register(&theirs, &format!("{base}/connect/notes/callback"), false).await;
+    let notes_secret = notes_secret.unwrap();
 
     let dir = std::env::temp_dir().join(format!("oauth-remote-sdk-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let revoke = if revocation {
+        format!(
+            "    revocation_endpoint: \"{}/token/revocation\"\n",
+            theirs.issuer()
+        )
+    } else {
+        String::new()
+    };
+    // A refresh token needs offline_access, which oidc-provider grants on a consent prompt.
+    let consent = if revocation {
+        "/auth?prompt=consent\""
+    } else {
+        "/auth\""
+    };
     let catalog = catalog(theirs.issuer())
+        .replace("/auth\"", consent)
         .replace("secrets: [host, client_id]", "secrets: [host, client_id, client_secret]")
+        .replace("scopes: [notes.read]", &format!("scopes: [{scopes}]"))
         .replace(
             "    client_id: client_id\n",
-            &format!("    client_id: client_id\n    client_secret: client_secret\n    resource: \"{remote_url}\"\n"),
+            &format!("    client_id: client_id\n    client_secret: client_secret\n    resource: \"{remote_url}\"\n{revoke}"),
         );
     std::fs::write(dir.join("notes.yaml"), catalog).unwrap();
     let keys = format!("e2e:{KEY}");
     let host = remote.host();
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", PEPPER),
-            ("MCP_OAUTH_ISSUER", ours.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CONNECT_CLIENT_ID", &connect_client),
-            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
-            ("NOTES_HOST", &host),
-            ("NOTES_CLIENT_ID", &notes_client),
-            ("NOTES_CLIENT_SECRET", notes_secret.as_deref().unwrap()),
-        ],
-    );
+    let mut all: Vec<(&str, &str)> = vec![
+        ("MCP_API_KEYS", keys.as_str()),
+        ("MCP_PSEUDONYM_PEPPER", PEPPER),
+        ("MCP_OAUTH_ISSUER", ours.issuer()),
+        ("MCP_RESOURCE_URL", &resource),
+        ("MCP_CONNECT_CLIENT_ID", &connect_client),
+        ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+        ("NOTES_HOST", &host),
+        ("NOTES_CLIENT_ID", &notes_client),
+        ("NOTES_CLIENT_SECRET", &notes_secret),
+    ];
+    all.extend_from_slice(env);
+    let server = Server::start_at(port, &[], &all);
+    Connectable {
+        server,
+        theirs,
+        ours,
+        remote,
+        notes_client,
+        notes_secret,
+        dir,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generations() {
+    // Bound whole: the providers in it must live to the end.
+    let c = connectable("notes.read", false, &[]).await;
+    let (server, remote, dir) = (&c.server, &c.remote, &c.dir);
 
     // One person per way of asking: each starts unconnected, opens what the server gave the
     // client (the result's link; on 2025-11-25 the -32042 error's URL; on 2026-07-28 the URL
@@ -468,7 +515,7 @@ async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generat
         assert!(tools.contains(&json!("notes_whoami")), "{who}: {doc}");
     }
     // The remote saw each person's own token on their calls, and no other.
-    let log = seen(&remote).await;
+    let log = seen(remote).await;
     for who in ["alice", "bob", "carol", "dave"] {
         assert!(
             log.iter()
@@ -485,5 +532,84 @@ async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generat
         asked.iter().all(|e| e["reason"] == "not_connected"),
         "{asked:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disconnect_revokes_the_grant_at_the_upstream() {
+    let aws = Aws::start().await;
+    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
+    let env = [
+        ("MCP_VAULT_TABLE", TABLE),
+        ("MCP_VAULT_KEY_ID", aws.key_id.as_str()),
+        ("AWS_ENDPOINT_URL", aws.moto.endpoint.as_str()),
+        ("AWS_ENDPOINT_URL_DYNAMODB", dynamodb.as_str()),
+        ("AWS_ENDPOINT_URL_KMS", kms.as_str()),
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_REGION", "eu-central-1"),
+        ("AWS_EC2_METADATA_DISABLED", "true"),
+    ];
+    let c = connectable("notes.read, offline_access", true, &env).await;
+    let (ok, doc) = python_client(
+        &c.server.url,
+        "erin",
+        &["--connect", "link", "--call", "notes_whoami={}"],
+    );
+    assert!(ok, "{doc}");
+    assert_eq!(
+        doc["calls"][0]["structured"]["data"]["subject"], "erin",
+        "{doc}"
+    );
+
+    // The grant the connect flow stored, read from the vault on moto.
+    let person = Person::new(c.ours.issuer(), "erin").unwrap();
+    let key = EntryKey::new(person, "notes", ["notes.read", "offline_access"]).unwrap();
+    let stored = aws.vault().get(&key).await.unwrap().expect("erin's grant");
+    let refresh = stored
+        .grant
+        .refresh_token
+        .clone()
+        .expect("the upstream issued a refresh token (offline_access)");
+    assert_eq!(c.theirs.requests_to("/token/revocation").await, 0);
+
+    let (ok, doc) = python_client(
+        &c.server.url,
+        "erin",
+        &[
+            "--call",
+            r#"connections={"action": "disconnect", "connector": "notes"}"#,
+        ],
+    );
+    assert!(ok, "{doc}");
+    let answer = &doc["calls"][0]["structured"];
+    assert_eq!(answer["disconnected"], true, "{doc}");
+    assert_eq!(answer["revoked_upstream"], true, "{doc}");
+    assert_eq!(c.theirs.requests_to("/token/revocation").await, 1);
+    assert_eq!(aws.vault().get(&key).await.unwrap(), None, "forgotten here");
+
+    // Revoked there: the refresh token no longer buys a token.
+    let mut form = reqwest::Url::parse("http://form.invalid/").unwrap();
+    form.query_pairs_mut()
+        .append_pair("grant_type", "refresh_token")
+        .append_pair("refresh_token", &refresh);
+    let refused = reqwest::Client::new()
+        .post(format!("{}/token", c.theirs.issuer()))
+        .basic_auth(&c.notes_client, Some(&c.notes_secret))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form.query().unwrap().to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_grant", "{body}");
+    // And the next call asks to connect again; the remote saw only erin's token.
+    let (_, doc) = python_client(&c.server.url, "erin", &["--call", "notes_whoami={}"]);
+    assert_eq!(
+        doc["calls"][0]["structured"]["status"], "connection_required",
+        "{doc}"
+    );
+    assert!(seen(&c.remote).await.iter().all(|e| e["sub"] == "erin"));
+    let _ = std::fs::remove_dir_all(&c.dir);
 }

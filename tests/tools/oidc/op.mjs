@@ -243,6 +243,7 @@ function providerConfig({ resource, scopes, jwks, errors }) {
       devInteractions: { enabled: false }, // replaced by the automatic login/consent below
       registration: { enabled: true }, // RFC 7591, open: no initial access token
       clientCredentials: { enabled: true },
+      revocation: { enabled: true }, // RFC 7009, for disconnects that revoke the grant
       resourceIndicators: {
         enabled: true,
         defaultResource: async (_ctx, _client, oneOf) => {

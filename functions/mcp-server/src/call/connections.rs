@@ -1,7 +1,9 @@
 //! A person's own connections (connectors with `auth: oauth_user`): which are connected, and
-//! disconnecting one (its entry leaves the vault; the grant at the upstream stays until the
-//! person revokes it there). Only the caller's own entries, found by their person and nothing
-//! else; a caller without a person has none.
+//! disconnecting one: where the connector declares a `revocation_endpoint`, the grant is first
+//! revoked there (RFC 7009, its refresh token, else its access token); then the entry leaves the
+//! vault either way (a grant the upstream would not revoke stays until the person removes it in
+//! their account, and the hint says so). Only the caller's own entries, found by their person
+//! and nothing else; a caller without a person has none.
 
 use catalog::{Catalog, Status};
 use serde_json::{Map, Value, json};
@@ -9,6 +11,7 @@ use serde_json::{Map, Value, json};
 use super::outcome::Outcome;
 use super::{Caller, Pipeline};
 use crate::inventory::Registry;
+use crate::upstream::token_endpoint::{self, Client};
 use crate::vault::EntryKey;
 
 /// What the caller asks.
@@ -89,14 +92,23 @@ impl Pipeline {
                 let Ok(key) = EntryKey::new(person.clone(), &c.connector, scopes.iter()) else {
                     return unavailable();
                 };
+                let revoked = self.revoke_upstream(c, &key).await;
                 match self.vault.remove(&key).await {
                     Ok(had) => {
                         let title = Registry::title(c);
                         let mut fields = Map::new();
                         fields.insert("connector".into(), json!(c.connector));
                         fields.insert("disconnected".into(), json!(had));
+                        if let Some(r) = revoked {
+                            fields.insert("revoked_upstream".into(), json!(r));
+                        }
                         let mut o = Outcome::ok(fields);
-                        o.hint = Some(if had {
+                        o.hint = Some(if revoked == Some(true) {
+                            format!(
+                                "This server forgot your {title} connection, and {title} revoked \
+                                 the access it granted."
+                            )
+                        } else if had {
                             format!(
                                 "This server forgot your {title} connection. {title} may still \
                                  list the access it granted: remove it in your {title} account's \
@@ -112,6 +124,36 @@ impl Pipeline {
                         unavailable()
                     }
                 }
+            }
+        }
+    }
+}
+
+impl Pipeline {
+    /// Revokes the person's grant at the connector's revocation endpoint: `None` when none is
+    /// declared or there is no grant, else whether the upstream revoked it.
+    async fn revoke_upstream(&self, c: &Catalog, key: &EntryKey) -> Option<bool> {
+        let oauth = c.auth.oauth_user.as_ref()?;
+        let endpoint = oauth.revocation_endpoint.as_deref()?;
+        let stored = self.vault.get(key).await.ok().flatten()?;
+        let Ok(secrets) = self.upstream.secrets.get().await else {
+            return Some(false);
+        };
+        let field = |f: &str| secrets.field(&c.connector, f);
+        let Some(id) = field(&oauth.client_id) else {
+            return Some(false);
+        };
+        let client = Client {
+            id,
+            secret: oauth.client_secret.as_deref().and_then(field),
+            resource: None,
+        };
+        let http = &self.upstream.http;
+        match token_endpoint::revoke(http, endpoint, &client, &stored.grant).await {
+            Ok(()) => Some(true),
+            Err(e) => {
+                tracing::warn!(connector = %c.connector, error = %e, "a grant was not revoked at the upstream");
+                Some(false)
             }
         }
     }

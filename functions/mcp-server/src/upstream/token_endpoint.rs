@@ -1,6 +1,7 @@
 //! An upstream's token endpoint (RFC 6749 §4.1.3, §6), for connectors with `auth: oauth_user`:
 //! a code (with its PKCE verifier) or a refresh token exchanged for a grant, form-encoded,
-//! bounded in time and size. Errors name what happened, never a token or a code.
+//! bounded in time and size; and its revocation endpoint (RFC 7009), where a person's
+//! disconnect revokes their grant. Errors name what happened, never a token or a code.
 
 use std::time::Duration;
 
@@ -65,30 +66,63 @@ pub async fn exchange(
     what: Exchange<'_>,
     now: u64,
 ) -> Result<Grant, ExchangeError> {
+    let mut fields: Vec<(&str, &str)> = match what {
+        Exchange::Code {
+            code,
+            verifier,
+            redirect_uri,
+        } => vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("code_verifier", verifier),
+            ("redirect_uri", redirect_uri),
+        ],
+        Exchange::Refresh { token } => {
+            vec![("grant_type", "refresh_token"), ("refresh_token", token)]
+        }
+    };
+    if let Some(r) = client.resource {
+        fields.push(("resource", r));
+    }
+    let body = post_form(http, endpoint, client, &fields).await?;
+    let answer: Answer = serde_json::from_slice(&body)
+        .map_err(|_| ExchangeError::Unreachable("not a token answer".into()))?;
+    Ok(Grant {
+        access_token: answer.access_token,
+        refresh_token: answer.refresh_token,
+        expires_at: answer.expires_in.map(|s| now.saturating_add(s)),
+    })
+}
+
+/// Revokes `grant` at the revocation endpoint (RFC 7009): its refresh token when it has one
+/// (which ends the whole grant at most servers), else its access token. A 200 is done; the
+/// server's refusal (`unsupported_token_type`, …) or silence is an error.
+pub async fn revoke(
+    http: &reqwest::Client,
+    endpoint: &str,
+    client: &Client<'_>,
+    grant: &Grant,
+) -> Result<(), ExchangeError> {
+    let (token, hint) = match &grant.refresh_token {
+        Some(r) => (r.as_str(), "refresh_token"),
+        None => (grant.access_token.as_str(), "access_token"),
+    };
+    let fields = [("token", token), ("token_type_hint", hint)];
+    post_form(http, endpoint, client, &fields).await.map(|_| ())
+}
+
+/// One form POST with our client's credentials (`client_id` in the form for a public client,
+/// else basic), bounded in time and size: the 2xx answer's body, or why not.
+async fn post_form(
+    http: &reqwest::Client,
+    endpoint: &str,
+    client: &Client<'_>,
+    fields: &[(&str, &str)],
+) -> Result<Vec<u8>, ExchangeError> {
     let mut form = reqwest::Url::parse("http://form.invalid/").expect("a fixed URL");
     {
         let mut pairs = form.query_pairs_mut();
-        match what {
-            Exchange::Code {
-                code,
-                verifier,
-                redirect_uri,
-            } => {
-                pairs
-                    .append_pair("grant_type", "authorization_code")
-                    .append_pair("code", code)
-                    .append_pair("code_verifier", verifier)
-                    .append_pair("redirect_uri", redirect_uri);
-            }
-            Exchange::Refresh { token } => {
-                pairs
-                    .append_pair("grant_type", "refresh_token")
-                    .append_pair("refresh_token", token);
-            }
-        }
-        if let Some(r) = client.resource {
-            pairs.append_pair("resource", r);
-        }
+        pairs.extend_pairs(fields);
         if client.secret.is_none() {
             pairs.append_pair("client_id", client.id);
         }
@@ -133,13 +167,7 @@ pub async fn exchange(
             .unwrap_or_else(|| format!("HTTP {status}"));
         return Err(ExchangeError::Refused(code));
     }
-    let answer: Answer = serde_json::from_slice(&body)
-        .map_err(|_| ExchangeError::Unreachable("not a token answer".into()))?;
-    Ok(Grant {
-        access_token: answer.access_token,
-        refresh_token: answer.refresh_token,
-        expires_at: answer.expires_in.map(|s| now.saturating_add(s)),
-    })
+    Ok(body.to_vec())
 }
 
 /// `application/x-www-form-urlencoded`'s set: everything but unreserved characters.

@@ -63,6 +63,10 @@ pub struct OAuthUser {
     /// authorization servers that support it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<String>,
+    /// RFC 7009 revocation endpoint (https; http only on loopback): a person's disconnect
+    /// revokes their grant there too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<String>,
 }
 
 /// HTTP basic credentials: secret field names, not values.
