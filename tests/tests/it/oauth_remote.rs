@@ -288,6 +288,48 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         "one list per person, cached"
     );
 
+    // The figure: a federated call as a person (vault read, the remote with their token) against
+    // the same call sent to the remote directly with the same token, one at a time, same run.
+    let median = |mut d: Vec<f64>| {
+        d.sort_by(f64::total_cmp);
+        d[d.len() / 2]
+    };
+    let direct_body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "direct", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let (mut through, mut direct) = (Vec::new(), Vec::new());
+    for _ in 0..30 {
+        let started = std::time::Instant::now();
+        let answer = call(&http, &server.url, &alice, "notes_whoami").await;
+        through.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(answer["data"]["subject"], "alice", "{answer}");
+        let started = std::time::Instant::now();
+        let r = http
+            .post(&remote_url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "whoami")
+            .bearer_auth(&upstream_tokens[0])
+            .body(direct_body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let text = r.text().await.unwrap();
+        direct.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(text.contains("alice"), "{text}");
+    }
+    let (through, direct) = (median(through), median(direct));
+    println!(
+        "median of 30 calls: {through:.2} ms through us as the person (one vault read on moto), \
+         {direct:.2} ms to the remote directly with the same token: {:.2} ms added",
+        through - direct
+    );
+
     // Bob's grant is revoked upstream (here: a token the remote does not accept): the call is
     // refused, his entry cleared, and he is asked to connect again.
     let bad = upstream_as
