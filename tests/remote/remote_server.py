@@ -26,7 +26,8 @@ token the issuer signed (checked against its JWKS with PyJWT: signature, `iss`, 
 else 401 with `WWW-Authenticate: Bearer`; GET /seen answers its request log, one entry per MCP
 request: `{"method", "tool", "sub"}` (`sub` null for a refused token). In that mode the read-only
 tool `whoami` answers the subject of the token its call came with (the request's own
-`subject` argument is replaced with it before the SDK sees it). GET /calls answers how many POSTs and
+`subject` argument is replaced with it before the SDK sees it). PyJWT comes with the `mcp` SDK
+and is pinned with its transitive set in tests/tools/requirements.txt. GET /calls answers how many POSTs and
 tools/calls reached it (so a test can tell that nothing did). POST /add-tool adds the read-only
 tool `late_note` and announces `notifications/tools/list_changed` to every
 `subscriptions/listen` stream (2026-07-28) and to the session of every handshake-generation
