@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the three Lambda zip files with cargo-lambda (pinned in tests/tools/requirements.txt) and
-# reports their sizes. CI builds for the machine's own architecture; a deploying machine builds
-# arm64 (`rustup target add aarch64-unknown-linux-gnu`, then add `--arm64`), which the CDK app does
-# itself through cargo-lambda-cdk.
+# reports their sizes. CI builds for the machine's own architecture with plain cargo and the
+# system linker (`--compiler cargo`): zig, cargo-lambda's default, is only needed to cross-link,
+# and it compiles its own libc and runtime into a cache on first use, which a clean clone pays
+# every time. A deploying machine builds arm64 (`rustup target add aarch64-unknown-linux-gnu`, then
+# `CARGO_LAMBDA_COMPILER=cargo-zigbuild tests/lambda-zips.sh --arm64`, with zig installed); the CDK
+# app does that itself through cargo-lambda-cdk (see infra/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/env.sh
@@ -12,7 +15,7 @@ args=()
 for f in "${functions[@]}"; do args+=(-p "$f"); done
 # --no-default-features: the Lambda build carries no offline sandbox (mcp-server's `sandbox`
 # feature, on for local `cargo run -p mcp-server -- serve`) and no OpenAPI importer (`import`).
-cargo lambda build --release --output-format zip --no-default-features "${args[@]}" "$@"
+cargo lambda build --compiler "${CARGO_LAMBDA_COMPILER:-cargo}" --release --output-format zip --no-default-features "${args[@]}" "$@"
 for f in "${functions[@]}"; do
     zip="target/lambda/$f/bootstrap.zip"
     [[ -s "$zip" ]] || { echo "missing $zip" >&2; exit 1; }
