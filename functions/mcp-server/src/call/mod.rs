@@ -54,6 +54,7 @@ mod idempotency;
 mod ledger;
 mod outcome;
 mod preview;
+mod prompt;
 mod refresh;
 mod remote_tools;
 mod rounds;
@@ -71,6 +72,7 @@ pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
+pub use prompt::{PromptAnswer, PromptFailure, PromptRequest};
 pub use remote_tools::RemoteTools;
 pub use rounds::{INVALID_REQUEST_STATE, Resume};
 pub use stages::Flow;
@@ -223,7 +225,7 @@ impl Pipeline {
                 &keys,
                 request.caller,
                 connector,
-                &remote.tool,
+                rounds::Asking::Tool(&remote.tool),
                 &mut valid,
                 resume,
             )

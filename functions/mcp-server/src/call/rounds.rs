@@ -15,6 +15,7 @@ use super::consent::{self, Binding, Signer, TOKEN_TTL_S};
 use super::outcome::Outcome;
 use crate::contract::args::ValidArgs;
 use crate::limits::window::now_s;
+use crate::upstream::RemoteInput;
 
 /// The longest remote state carried (it travels in every retry).
 const MAX_REMOTE_STATE: usize = 8 * 1024;
@@ -37,14 +38,39 @@ struct Bound {
     digest: String,
 }
 
-fn bound(caller: &Caller, connector: &str, tool: &Tool, valid: &ValidArgs) -> Bound {
+/// What a state is for: a remote tool's call, or a remote prompt's `prompts/get` (its own
+/// kind, so a state issued for the one is never valid for the other of the same name).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Asking<'a> {
+    Tool(&'a Tool),
+    Prompt(&'a str),
+}
+
+impl Asking<'_> {
+    fn qualified(&self) -> String {
+        match self {
+            Asking::Tool(t) => t.name.clone(),
+            Asking::Prompt(p) => format!("prompt:{p}"),
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Asking::Tool(t) => &t.name,
+            Asking::Prompt(p) => p,
+        }
+    }
+}
+
+fn bound(caller: &Caller, connector: &str, asking: Asking<'_>, valid: &ValidArgs) -> Bound {
+    let qualified = asking.qualified();
     Bound {
         who: match &caller.user {
             Some(user) => format!("{}:{user}", caller.key_id),
             None => caller.key_id.clone(),
         },
-        qualified: format!("{connector}/{}", tool.name),
-        digest: valid.digest(connector, &tool.name),
+        digest: valid.digest(connector, &qualified),
+        qualified: format!("{connector}/{qualified}"),
     }
 }
 
@@ -53,7 +79,7 @@ pub(super) fn resume(
     keys: &[Vec<u8>],
     caller: &Caller,
     connector: &str,
-    tool: &Tool,
+    asking: Asking<'_>,
     valid: &mut ValidArgs,
     resume: Resume<'_>,
 ) -> Result<(), Box<Outcome>> {
@@ -61,12 +87,15 @@ pub(super) fn resume(
         valid.remote.responses = resume.responses.cloned();
         return Ok(());
     };
-    let b = bound(caller, connector, tool, valid);
+    let b = bound(caller, connector, asking, valid);
     let refused = |why: &str| {
         Box::new(Outcome::failed(
             Status::InvalidInput,
             INVALID_REQUEST_STATE,
-            format!("{why} Call {} again without it to start over.", tool.name),
+            format!(
+                "{why} Call {} again without it to start over.",
+                asking.name()
+            ),
         ))
     };
     let binding = Signer::new(keys)
@@ -76,7 +105,9 @@ pub(super) fn resume(
             _ => refused("This requestState is not valid for this call."),
         })?;
     let Some(state) = binding.s else {
-        return Err(refused("This requestState is not a question of this tool."));
+        return Err(refused(
+            "This requestState is not a question of this request.",
+        ));
     };
     valid.remote.state = Some(state);
     valid.remote.responses = resume.responses.cloned();
@@ -93,18 +124,30 @@ pub(super) fn wrap(
     valid: &ValidArgs,
     outcome: &mut Outcome,
 ) {
-    let Some(asked) = outcome.input_required.as_mut() else {
+    let Some(asked) = outcome.input_required.take() else {
         return;
     };
+    outcome.input_required = seal(keys, caller, connector, Asking::Tool(tool), valid, *asked);
+}
+
+/// The remote's questions with its state inside ours; `None` when it cannot be wrapped (no
+/// keys, a state too long).
+pub(super) fn seal(
+    keys: &[Vec<u8>],
+    caller: &Caller,
+    connector: &str,
+    asking: Asking<'_>,
+    valid: &ValidArgs,
+    mut asked: RemoteInput,
+) -> Option<Box<RemoteInput>> {
     if asked
         .state
         .as_ref()
         .is_some_and(|s| s.len() > MAX_REMOTE_STATE)
     {
-        outcome.input_required = None;
-        return;
+        return None;
     }
-    let b = bound(caller, connector, tool, valid);
+    let b = bound(caller, connector, asking, valid);
     let binding = Binding {
         k: String::new(),
         c: b.who,
@@ -114,10 +157,8 @@ pub(super) fn wrap(
         n: consent::nonce(),
         s: Some(asked.state.clone().unwrap_or_default()),
     };
-    match Signer::new(keys).issue(binding) {
-        Some(ours) => asked.state = Some(ours),
-        None => outcome.input_required = None,
-    }
+    asked.state = Some(Signer::new(keys).issue(binding)?);
+    Some(Box::new(asked))
 }
 
 #[cfg(test)]
@@ -171,7 +212,15 @@ mod tests {
                 state: Some(state),
                 responses: Some(&answers),
             };
-            resume(&keys, &caller(who), "n", &tool(), &mut v, resumed).map(|_| v.remote)
+            resume(
+                &keys,
+                &caller(who),
+                "n",
+                Asking::Tool(&tool()),
+                &mut v,
+                resumed,
+            )
+            .map(|_| v.remote)
         };
         let round = back("a", "Hi", &ours).unwrap();
         assert_eq!(round.state.as_deref(), Some("remote-state"));
@@ -190,6 +239,39 @@ mod tests {
     }
 
     #[test]
+    fn a_state_issued_for_a_tool_is_no_state_of_a_prompt_of_the_same_name() {
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let asked = RemoteInput {
+            requests: json!({"k": {}}),
+            state: Some("remote".into()),
+        };
+        let tool = tool();
+        let sealed = seal(
+            &keys,
+            &caller("a"),
+            "n",
+            Asking::Tool(&tool),
+            &valid("Hi"),
+            asked,
+        );
+        let ours = sealed.unwrap().state.unwrap();
+        let back = |asking: Asking<'_>| {
+            let mut v = valid("Hi");
+            let resumed = Resume {
+                state: Some(&ours),
+                responses: None,
+            };
+            resume(&keys, &caller("a"), "n", asking, &mut v, resumed).map(|_| v.remote.state)
+        };
+        assert_eq!(
+            back(Asking::Tool(&tool)).unwrap().as_deref(),
+            Some("remote")
+        );
+        let refused = back(Asking::Prompt(&tool.name)).unwrap_err();
+        assert_eq!(refused.reason.as_deref(), Some(INVALID_REQUEST_STATE));
+    }
+
+    #[test]
     fn answers_without_a_state_go_to_the_remote_without_one() {
         let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
         let answers = json!({"user_name": {"action": "accept", "content": {"name": "A"}}});
@@ -198,7 +280,15 @@ mod tests {
             state: None,
             responses: Some(&answers),
         };
-        resume(&keys, &caller("a"), "n", &tool(), &mut v, resumed).unwrap();
+        resume(
+            &keys,
+            &caller("a"),
+            "n",
+            Asking::Tool(&tool()),
+            &mut v,
+            resumed,
+        )
+        .unwrap();
         assert_eq!(v.remote.state, None);
         assert_eq!(v.remote.responses, Some(answers));
     }

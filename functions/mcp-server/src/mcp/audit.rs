@@ -1,5 +1,6 @@
 //! The audit events of MCP requests, built from plain data: one per tool call (catalog tools,
-//! `search_tools`, unknown names) and one per `initialize`. The audit crate bounds every field.
+//! `search_tools`, unknown names), one per `prompts/get` of a remote prompt and one per
+//! `initialize`. The audit crate bounds every field.
 
 use std::time::Duration;
 
@@ -151,6 +152,31 @@ pub(super) fn connections(
     if let Some(reason) = &outcome.reason {
         event = event.reason(reason.clone());
     }
+    with_context(event, ctx).duration(elapsed)
+}
+
+/// A `prompts/get` of a remote prompt: the prompt, its connector, the argument keys and how
+/// it ended (`ok`, `input_required`, or a failure with its reason); never a value.
+pub(super) fn remote_prompt(
+    prompt: &str,
+    connector: &str,
+    arguments: &Map<String, Value>,
+    status: &str,
+    reason: Option<&str>,
+    ctx: &CallContext,
+    elapsed: Duration,
+) -> AuditEvent {
+    let kind = if reason.is_none() {
+        EventKind::ToolCall
+    } else {
+        EventKind::ToolError
+    };
+    let mut event = AuditEvent::new(kind)
+        .tool(prompt)
+        .connector(connector)
+        .status(status)
+        .arg_keys(arguments.keys());
+    event = event.reason(reason.unwrap_or("prompts_get"));
     with_context(event, ctx).duration(elapsed)
 }
 

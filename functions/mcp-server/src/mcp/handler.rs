@@ -150,11 +150,11 @@ impl ServerHandler for McpHandler {
         }
         let ctx = CallContext::of(&context)?;
         log_stateless_client(&ctx);
-        Ok(
-            ListPromptsResult::with_all_items(self.mcp.prompts(ctx.scope()))
-                .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
-                .with_cache_scope(self.list_scope()),
-        )
+        let mut prompts = self.mcp.prompts(ctx.scope());
+        prompts.extend(self.mcp.remote_prompts_listed(ctx.scope()).await);
+        Ok(ListPromptsResult::with_all_items(prompts)
+            .with_ttl_ms(self.mcp.list_ttl.as_millis() as u64)
+            .with_cache_scope(self.list_scope()))
     }
 
     async fn get_prompt(
@@ -166,6 +166,19 @@ impl ServerHandler for McpHandler {
             return Err(McpError::method_not_found::<GetPromptRequestMethod>());
         }
         let ctx = CallContext::of(&context)?;
+        // A name no catalog prompt has may be a remote's (its connector's name begins it).
+        let catalog_prompt = names::plain_name(&request.name)
+            .ok()
+            .and_then(|n| self.mcp.inventory.registry.prompt(n))
+            .is_some();
+        if !catalog_prompt
+            && let Some((conn, prompt)) = self
+                .mcp
+                .find_remote_prompt(ctx.scope(), &request.name)
+                .await
+        {
+            return Box::pin(self.mcp.get_remote_prompt(conn, &prompt, &request, &ctx)).await;
+        }
         let arguments = request.arguments.unwrap_or_default();
         Ok(self
             .mcp

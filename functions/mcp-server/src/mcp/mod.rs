@@ -22,6 +22,7 @@ mod meta;
 mod progress;
 pub mod prompts;
 mod remote;
+mod remote_prompts;
 mod resources;
 mod server;
 

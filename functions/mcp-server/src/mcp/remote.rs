@@ -172,7 +172,7 @@ impl Mcp {
         set.find(name).map(definition)
     }
 
-    fn remote_connectors(&self) -> impl Iterator<Item = &DeployedCatalog> {
+    pub(super) fn remote_connectors(&self) -> impl Iterator<Item = &DeployedCatalog> {
         self.inventory
             .registry
             .catalogs
@@ -180,7 +180,7 @@ impl Mcp {
             .filter(|c| c.catalog.mcp.is_some())
     }
 
-    fn remote_allowed(&self, scope: &Scope, conn: &DeployedCatalog, name: &str) -> bool {
+    pub(super) fn remote_allowed(&self, scope: &Scope, conn: &DeployedCatalog, name: &str) -> bool {
         self.inventory
             .profiles
             .allows(scope.profile(), &conn.catalog.connector, name)

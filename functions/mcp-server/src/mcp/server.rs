@@ -57,7 +57,9 @@ impl Mcp {
         let lists_are_private = inventory.profiles.names().next().is_some();
         let prompts = prompts::build(&inventory);
         let catalogs = || inventory.registry.catalogs.iter().map(|c| &c.catalog);
-        let has_prompts = catalogs().any(|c| !c.prompts.is_empty());
+        // A remote MCP server may have prompts: known only once asked, so a deployment that
+        // federates one declares the capability (and may list none).
+        let has_prompts = catalogs().any(|c| !c.prompts.is_empty() || c.mcp.is_some());
         let has_completions = catalogs().any(|c| {
             c.prompts
                 .iter()

@@ -27,6 +27,7 @@
 //! sent.
 
 mod param_headers;
+mod prompts;
 mod result;
 mod session;
 mod tools;
@@ -34,6 +35,7 @@ mod transport;
 mod watch;
 mod wire;
 
+pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
 pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
 
 use std::collections::HashMap;
@@ -48,7 +50,7 @@ use super::error::UpstreamError;
 use super::meter::Meter;
 use super::request::BuildError;
 use super::{Reply, Upstream};
-use crate::contract::args::ValidArgs;
+use crate::contract::args::{RemoteRound, ValidArgs};
 use crate::inventory::DeployedCatalog;
 use crate::inventory::secrets::SecretValues;
 use crate::progress::Progress;
@@ -67,6 +69,27 @@ const REFRESH_ON_MISS: Duration = Duration::from_secs(5);
 /// The most caches kept per instance (one per remote, and one per person of an `oauth_user`
 /// remote); beyond it the people's caches no request uses are dropped.
 const MAX_SLOTS: usize = 4_096;
+
+/// What a request to a remote is: its method, the tool or prompt it names, and the
+/// `Mcp-Param-*` headers of a tool call.
+struct Forwarded<'a> {
+    method: &'a str,
+    name: &'a str,
+    param_headers: &'a [(String, String)],
+}
+
+/// A multi-round request's round into its params (2026-07-28): the remote may ask what our
+/// client declared it can answer (a form, sampling, its roots) and nothing else; a retry carries
+/// the remote's own state and the answers back to it.
+fn with_round(params: &mut Value, round: &RemoteRound) {
+    params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": round.capabilities});
+    if let Some(state) = &round.state {
+        params["requestState"] = state.clone().into();
+    }
+    if let Some(responses) = &round.responses {
+        params["inputResponses"] = responses.clone();
+    }
+}
 
 /// What one remote gave: its tools, when, and how it is spoken to.
 struct Fetched {
@@ -162,12 +185,16 @@ impl Upstream {
             Some(f) => f.generation,
             None => self.first_contact(conn, &auth).await?,
         };
-        let (generation, listed) = self.list_all(conn, &auth, generation).await?;
-        let set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
-        for warning in &set.warnings {
+        let (generation, listed) = self
+            .list_all(conn, &auth, generation, ("tools/list", "tools", MAX_TOOLS))
+            .await?;
+        let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
+        let (generation, prompts) = self.list_prompts(conn, &auth, generation).await;
+        set.prompts = RemotePrompts::build(&conn.catalog.connector, remote, &prompts);
+        for warning in set.warnings.iter().chain(&set.prompts.warnings) {
             tracing::warn!(connector = %conn.catalog.connector, "remote tool list: {warning}");
         }
-        tracing::info!(connector = %conn.catalog.connector, tools = set.tools.len(), listed = listed.len(), "remote tools fetched");
+        tracing::info!(connector = %conn.catalog.connector, tools = set.tools.len(), prompts = set.prompts.prompts.len(), listed = listed.len(), "remote tools fetched");
         let tools = Arc::new(set);
         *state = Some(Fetched {
             at: Instant::now(),
@@ -285,33 +312,136 @@ impl Upstream {
             _ => Vec::new(),
         };
         let mut params = json!({"name": remote_name, "arguments": arguments});
-        let round = &valid.remote;
         if generation == Generation::Modern {
-            // The remote may ask what our client declared it can answer (a form, sampling, its
-            // roots) and nothing else; a retry carries the remote's own state and the answers
-            // back to it.
-            params["_meta"] =
-                json!({"io.modelcontextprotocol/clientCapabilities": round.capabilities});
-            if let Some(state) = &round.state {
-                params["requestState"] = state.clone().into();
-            }
-            if let Some(responses) = &round.responses {
-                params["inputResponses"] = responses.clone();
-            }
+            with_round(&mut params, &valid.remote);
         }
         if progress.wanted() {
             // Our client watches: the remote's progress on this request's stream is passed on.
             params["_meta"]["progressToken"] = PROGRESS_TOKEN.into();
         }
         let params = params.as_object().cloned().unwrap_or_default();
+        let exchanged = self
+            .forward(
+                conn,
+                auth,
+                &slot,
+                generation,
+                Forwarded {
+                    method: "tools/call",
+                    name: remote_name,
+                    param_headers: &param_headers,
+                },
+                params,
+                deadline,
+                progress,
+            )
+            .await?;
+        result::call_result(&self.redactor, exchanged.answer)
+    }
+
+    /// One `prompts/get` of a remote prompt with the caller's arguments, within the deadline:
+    /// the remote's result as it came, or a typed error (its `input_required` too). On a
+    /// 2026-07-28 remote the round goes as for a tool call: what our client can answer, and
+    /// on a retry the remote's own state with the answers.
+    pub async fn remote_prompt(
+        &self,
+        conn: &DeployedCatalog,
+        remote_name: &str,
+        arguments: &Map<String, Value>,
+        round: &RemoteRound,
+        deadline: &Deadline,
+    ) -> Result<Map<String, Value>, UpstreamError> {
+        // Prompts are the deployment's: an `oauth_user` remote lends none (refused here too).
+        let (owner, person) = scoped(conn, Credentials::Deployment)?;
+        let secrets = self.secrets_for_remote().await?;
+        let auth = &Auth {
+            secrets: &secrets,
+            person,
+        };
+        let slot = self.remotes.slot(&conn.catalog.connector, owner);
+        let generation = slot
+            .state
+            .lock()
+            .await
+            .as_ref()
+            .map(|f| f.generation.clone());
+        let generation = match generation {
+            Some(g) => g,
+            None => self.first_contact(conn, auth).await?,
+        };
+        let mut params = json!({"name": remote_name, "arguments": arguments});
+        if generation == Generation::Modern {
+            with_round(&mut params, round);
+        }
+        let params = params.as_object().cloned().unwrap_or_default();
+        let exchanged = self
+            .forward(
+                conn,
+                auth,
+                &slot,
+                generation,
+                Forwarded {
+                    method: "prompts/get",
+                    name: remote_name,
+                    param_headers: &[],
+                },
+                params,
+                deadline,
+                &crate::progress::NONE,
+            )
+            .await?;
+        result::prompt_result(&self.redactor, exchanged.answer)
+    }
+
+    /// The remote's prompts, every page; a remote without prompts (`-32601`) has none, and one
+    /// that fails to list them is logged and lists none: its tools are served all the same.
+    async fn list_prompts(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+        generation: Generation,
+    ) -> (Generation, Vec<Value>) {
+        let kept = generation.clone();
+        match self
+            .list_all(
+                conn,
+                auth,
+                generation,
+                ("prompts/list", "prompts", MAX_PROMPTS),
+            )
+            .await
+        {
+            Ok(listed) => listed,
+            Err(UpstreamError::RemoteError { code: -32601, .. }) => (kept, Vec::new()),
+            Err(e) => {
+                tracing::warn!(connector = %conn.catalog.connector, error = %e, "remote prompt list unavailable: its prompts are not listed");
+                (kept, Vec::new())
+            }
+        }
+    }
+
+    /// One request to the remote, renewing a session it forgot (HTTP 404) once; a remote that
+    /// says its lists changed marks the cache stale (the generation and its watch are kept).
+    #[allow(clippy::too_many_arguments)]
+    async fn forward(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+        slot: &Slot,
+        generation: Generation,
+        sent: Forwarded<'_>,
+        params: Map<String, Value>,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Result<transport::Exchanged, UpstreamError> {
         let mut exchanged = self
             .exchange(
                 conn,
                 auth,
                 &generation,
-                "tools/call",
-                Some(remote_name),
-                &param_headers,
+                sent.method,
+                Some(sent.name),
+                sent.param_headers,
                 params.clone(),
                 deadline,
                 progress,
@@ -323,15 +453,15 @@ impl Upstream {
         {
             // The remote forgot the session: a new handshake, then the call once more.
             let renewed = self.first_contact(conn, auth).await?;
-            self.keep_generation(&slot, renewed.clone()).await;
+            self.keep_generation(slot, renewed.clone()).await;
             exchanged = self
                 .exchange(
                     conn,
                     auth,
                     &renewed,
-                    "tools/call",
-                    Some(remote_name),
-                    &param_headers,
+                    sent.method,
+                    Some(sent.name),
+                    sent.param_headers,
                     params,
                     deadline,
                     progress,
@@ -339,14 +469,12 @@ impl Upstream {
                 .await;
         }
         let exchanged = exchanged?;
-        if exchanged.list_changed {
-            // The next request that needs the tools fetches them again (the generation and
-            // its session are kept, and so is the watch).
-            if let Some(f) = slot.state.lock().await.as_mut() {
-                f.stale = true;
-            }
+        if exchanged.list_changed
+            && let Some(f) = slot.state.lock().await.as_mut()
+        {
+            f.stale = true;
         }
-        result::call_result(&self.redactor, exchanged.answer)
+        Ok(exchanged)
     }
 
     async fn keep_generation(&self, slot: &Slot, generation: Generation) {

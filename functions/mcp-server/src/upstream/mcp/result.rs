@@ -1,4 +1,4 @@
-//! A remote's `tools/call` answer in our terms: a [`Reply`] with the result's data, or the typed
+//! A remote's `tools/call` or `prompts/get` answer in our terms: a [`Reply`] with the result's data, or the typed
 //! error its failure is. Pure.
 
 use serde_json::{Map, Value};
@@ -21,14 +21,8 @@ pub(super) fn call_result(
         } => return Err(remote_error(redactor, code, &message, &data)),
         Answer::Result(r) => r,
     };
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return Err(UpstreamError::RemoteInputRequired(Box::new(RemoteInput {
-            requests: result.get("inputRequests").cloned().unwrap_or(Value::Null),
-            state: result
-                .get("requestState")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        })));
+    if let Some(asked) = input_required(&result) {
+        return Err(asked);
     }
     let text: Vec<&str> = result
         .get("content")
@@ -59,7 +53,38 @@ pub(super) fn call_result(
     })
 }
 
-/// A remote's words for `upstream_message`: one line, bounded, redacted.
+/// A `prompts/get` answer: the result as it came, or the typed error its failure or its
+/// `input_required` is.
+pub(super) fn prompt_result(
+    redactor: &audit::Redactor,
+    answer: Answer,
+) -> Result<Map<String, Value>, UpstreamError> {
+    match answer {
+        Answer::Error {
+            code,
+            message,
+            data,
+        } => Err(remote_error(redactor, code, &message, &data)),
+        Answer::Result(r) => match input_required(&r) {
+            Some(asked) => Err(asked),
+            None => Ok(r),
+        },
+    }
+}
+
+/// An `input_required` result as the typed error that carries its questions and state.
+fn input_required(result: &Map<String, Value>) -> Option<UpstreamError> {
+    (result.get("resultType").and_then(Value::as_str) == Some("input_required")).then(|| {
+        UpstreamError::RemoteInputRequired(Box::new(RemoteInput {
+            requests: result.get("inputRequests").cloned().unwrap_or(Value::Null),
+            state: result
+                .get("requestState")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        }))
+    })
+}
+
 /// A remote's JSON-RPC error as a typed one: `-32021` (its tool needs a client capability our
 /// client did not declare) with the capabilities it names among those we pass on
 /// (`elicitation`, `sampling`, `roots`), any other as [`UpstreamError::RemoteError`].
@@ -90,6 +115,7 @@ pub(super) fn remote_error(
 /// JSON-RPC error code: the request needs a client capability the client did not declare.
 const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 
+/// A remote's words for `upstream_message`: one line, bounded, redacted.
 pub(super) fn one_line(redactor: &audit::Redactor, text: &str) -> Option<String> {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then(|| audit::bounded(&redactor.redact(&line), 500))

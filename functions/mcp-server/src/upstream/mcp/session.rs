@@ -1,12 +1,12 @@
 //! The conversation with a remote before its tools are known: which protocol generation it
 //! speaks (`server/discover`, else the `initialize` handshake with its session), and its whole
-//! tool list, page by page.
+//! tool and prompt lists, page by page.
 
 use serde_json::{Map, Value};
 
+use super::MAX_LIST_PAGES;
 use super::transport::{Auth, Exchanged, refusal, remote_timeout};
 use super::wire::{self, Answer, Generation};
-use super::{MAX_LIST_PAGES, MAX_TOOLS};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
@@ -90,13 +90,15 @@ impl Upstream {
         Ok(generation)
     }
 
-    /// Every page of `tools/list` (at most [`MAX_LIST_PAGES`]), renewing a forgotten session
+    /// Every page of a list (`tools/list` with `key` `tools`, `prompts/list` with `prompts`;
+    /// at most [`MAX_LIST_PAGES`], until more than `max` are in), renewing a forgotten session
     /// once.
     pub(super) async fn list_all(
         &self,
         conn: &DeployedCatalog,
         auth: &Auth<'_>,
         mut generation: Generation,
+        (method, key, max): (&str, &str, usize),
     ) -> Result<(Generation, Vec<Value>), UpstreamError> {
         let mut listed = Vec::new();
         let mut cursor: Option<String> = None;
@@ -112,7 +114,7 @@ impl Upstream {
                     conn,
                     auth,
                     &generation,
-                    "tools/list",
+                    method,
                     None,
                     &[],
                     params,
@@ -143,14 +145,14 @@ impl Upstream {
                     });
                 }
             };
-            if let Some(Value::Array(tools)) = result.remove("tools") {
-                listed.extend(tools);
+            if let Some(Value::Array(items)) = result.remove(key) {
+                listed.extend(items);
             }
             cursor = result
                 .get("nextCursor")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            if cursor.is_none() || listed.len() > MAX_TOOLS {
+            if cursor.is_none() || listed.len() > max {
                 break;
             }
         }

@@ -37,6 +37,8 @@ pub struct RemoteSet {
     pub tools: Vec<RemoteTool>,
     index: HashMap<String, usize>,
     pub warnings: Vec<String>,
+    /// The remote's prompts, fetched and cached with its tools.
+    pub prompts: super::prompts::RemotePrompts,
 }
 
 impl RemoteSet {
