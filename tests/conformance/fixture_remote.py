@@ -17,6 +17,10 @@ naming rule gives the suite's names (`elicitation` -> `test_input_required_resul
     tampered_state   a form with a state (the platform's integrity check rejects a changed one)
     capabilities     asks only what the client declared (elicitation and sampling)
 
+and the prompt (input-required-result-non-tool-request: an input request from `prompts/get`):
+
+    prompt           a form for the context; then one user message using it
+
 and, for the `json` connector (tests/catalogs/conformance/json.yaml), the suite's JSON Schema
 2020-12 fixture (json-schema-2020-12: `$schema`, `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`,
 `if`/`then`/`else`, `additionalProperties: false`), which the platform lists as the remote declares it:
@@ -164,6 +168,14 @@ def build() -> MCPServer:
         if not asks or all(answer(ctx, k) is not None for k in asks):
             return "Asked only what the client can answer: " + (", ".join(sorted(asks)) or "nothing")
         return InputRequiredResult(input_requests=asks)
+
+    @server.prompt(description="Asks what context to use, then writes a prompt with it.")
+    async def prompt(ctx: Context) -> str | InputRequiredResult:
+        got = answer(ctx, "user_context")
+        if got is None or not isinstance(got.get("content"), dict):
+            return InputRequiredResult(
+                input_requests={"user_context": form("What context should the prompt use?", "context")})
+        return f"Use this context: {got['content'].get('context', '')}"
 
     @server.tool(annotations=READ_ONLY, description="Takes a contact with an address (a JSON Schema 2020-12 input).")
     def schema_2020_12_tool(name: str = "", address: dict | None = None, contactMethod: str = "",

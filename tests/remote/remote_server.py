@@ -19,6 +19,12 @@ answering in SSE). Its tools:
                    clientCapabilities it answers JSON-RPC -32021 naming `sampling`
     filler_<n>     --filler N trivial read-only tools (a remote that lists hundreds of tools)
 
+and its prompts:
+
+    weekly_review  one user message asking to review the notes of `week` (required)
+    whom_to_greet  asks the person whom to greet (2026-07-28 input_required with a form and its
+                   own requestState), then one user message greeting them
+
 --handshake-only refuses 2026-07-28 requests (HTTP 400), as a server of the older generation
 would; --token T requires `Authorization: Bearer T`. --issuer URL --audience AUD make it a
 resource server of that OAuth authorization server instead: every MCP request needs a JWT access
@@ -131,6 +137,24 @@ def build(args: argparse.Namespace) -> MCPServer:
                      description="Whose account this call acts as.")
         def whoami(subject: str = "") -> dict:
             return {"subject": subject}
+
+    @server.prompt(title="Weekly review", description="Reviews the notes of a week.")
+    def weekly_review(week: str) -> str:
+        return f"Review my notes of week {week} and list what is still open."
+
+    @server.prompt(description="Asks whom to greet, then writes the greeting.")
+    async def whom_to_greet(ctx: Context) -> str | InputRequiredResult:
+        answer = (ctx.input_responses or {}).get("who")
+        if answer is None or ctx.request_state != "asked-who":
+            form = ElicitRequestFormParams(
+                message="Whom shall the prompt greet?",
+                requested_schema={"type": "object", "properties": {"name": {"type": "string"}},
+                                  "required": ["name"]},
+            )
+            return InputRequiredResult(input_requests={"who": ElicitRequest(params=form)},
+                                       request_state="asked-who")
+        content = answer.content if hasattr(answer, "content") else answer.get("content", {})
+        return f"Write a warm greeting for {content['name']}."
 
     for i in range(args.filler):
         server.add_tool(lambda: "ok", name=f"filler_{i}", description=f"Filler tool {i}.",

@@ -76,7 +76,7 @@ auth: {{ bearer: token }}
 mcp:
   url: "http://{{host}}/mcp"
   timeout_ms: 1500
-  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*"]
+  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*", weekly_review, whom_to_greet]
 {overlays}"#
         );
         std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
@@ -714,5 +714,133 @@ async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
             .stdout
             .events_where(1, |e| e["tool"] == "notes_greet" && e["status"] == "error")[0]["reason"],
         "remote_input_required"
+    );
+}
+
+/// One 2026-07-28 request to our server, as a client of that generation sends it, and its answer.
+async fn modern(url: &str, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "federation-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(url)
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both_generations() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["notes"], "");
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    for era in [&[][..], &["--era", "modern"][..]] {
+        let mut args = era.to_vec();
+        args.extend(["--prompt", r#"notes_weekly_review={"week": "2026-W18"}"#]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "{era:?}: {doc}");
+        let listed = doc["prompts"].as_array().expect("prompts listed");
+        let weekly = listed
+            .iter()
+            .find(|p| p["name"] == "notes_weekly_review")
+            .unwrap_or_else(|| panic!("{era:?}: {doc}"));
+        assert_eq!(weekly["title"], "Weekly review", "{doc}");
+        assert_eq!(
+            weekly["arguments"],
+            json!([{"name": "week", "required": true}]),
+            "{doc}"
+        );
+        assert!(
+            listed.iter().any(|p| p["name"] == "notes_whom_to_greet"),
+            "{doc}"
+        );
+        let got = &doc["prompt_results"][0];
+        assert_eq!(got["messages"][0]["role"], "user", "{doc}");
+        assert_eq!(
+            got["messages"][0]["text"], "Review my notes of week 2026-W18 and list what is still open.",
+            "{doc}"
+        );
+        // The remote refuses a missing argument: a protocol error naming the prompt.
+        let mut args = era.to_vec();
+        args.extend(["--prompt", "notes_weekly_review={}"]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(!ok, "{doc}");
+        let error = &doc["prompt_results"][0]["error"];
+        assert!(
+            error["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("`notes_weekly_review`")),
+            "{doc}"
+        );
+    }
+    // A remote's question during prompts/get reaches our client with its state wrapped in ours;
+    // the retry with the person's answer gets the messages.
+    let asked = modern(
+        &server.url,
+        "prompts/get",
+        "notes_whom_to_greet",
+        json!({"name": "notes_whom_to_greet"}),
+    )
+    .await;
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    assert_eq!(
+        result["inputRequests"]["who"]["method"],
+        "elicitation/create",
+        "{asked}"
+    );
+    let state = result["requestState"].as_str().expect("a requestState");
+    assert_ne!(state, "asked-who", "the remote's state travels inside ours");
+    let answered = |state: &str| {
+        json!({"name": "notes_whom_to_greet", "requestState": state,
+               "inputResponses": {"who": {"action": "accept", "content": {"name": "Ada"}}}})
+    };
+    let got = modern(
+        &server.url,
+        "prompts/get",
+        "notes_whom_to_greet",
+        answered(state),
+    )
+    .await;
+    assert_eq!(
+        got["result"]["messages"][0]["content"]["text"], "Write a warm greeting for Ada.",
+        "{got}"
+    );
+    // Its own state, or ours altered, is refused before it reaches the remote.
+    for state in ["asked-who".to_string(), format!("{state}-TAMPERED")] {
+        let refused = modern(
+            &server.url,
+            "prompts/get",
+            "notes_whom_to_greet",
+            answered(&state),
+        )
+        .await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+    // One audit line per prompts/get of a remote prompt, with the argument keys, never values.
+    let events = server
+        .stdout
+        .events_where(2, |e| e["tool"] == "notes_whom_to_greet");
+    assert_eq!(events[0]["status"], "input_required", "{events:?}");
+    assert_eq!(events[1]["status"], "ok", "{events:?}");
+    assert_eq!(events[1]["connector"], "notes", "{events:?}");
+    let weekly = server
+        .stdout
+        .events_where(1, |e| e["tool"] == "notes_weekly_review" && e["status"] == "ok");
+    assert_eq!(weekly[0]["arg_keys"], json!(["week"]), "{weekly:?}");
+    assert!(
+        !weekly[0].to_string().contains("2026-W18"),
+        "no argument value is logged: {weekly:?}"
     );
 }
