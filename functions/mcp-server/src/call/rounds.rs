@@ -109,7 +109,8 @@ pub(super) fn resume(
             "This requestState is not a question of this request.",
         ));
     };
-    valid.remote.state = Some(state);
+    // A remote that sent no state gets none back (ours carried an empty one).
+    valid.remote.state = (!state.is_empty()).then_some(state);
     valid.remote.responses = resume.responses.cloned();
     Ok(())
 }
@@ -269,6 +270,30 @@ mod tests {
         );
         let refused = back(Asking::Prompt(&tool.name)).unwrap_err();
         assert_eq!(refused.reason.as_deref(), Some(INVALID_REQUEST_STATE));
+    }
+
+    #[test]
+    fn a_remote_that_sent_no_state_gets_none_back() {
+        let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
+        let mut o = asked("s");
+        o.input_required.as_mut().unwrap().state = None;
+        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        let ours = o.input_required.unwrap().state.unwrap();
+        let mut v = valid("Hi");
+        let resumed = Resume {
+            state: Some(&ours),
+            responses: None,
+        };
+        resume(
+            &keys,
+            &caller("a"),
+            "n",
+            Asking::Tool(&tool()),
+            &mut v,
+            resumed,
+        )
+        .unwrap();
+        assert_eq!(v.remote.state, None);
     }
 
     #[test]
