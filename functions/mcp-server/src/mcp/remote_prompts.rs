@@ -104,7 +104,7 @@ impl Mcp {
             .input_responses
             .as_ref()
             .map(|r| Value::Object(r.iter().map(|(k, v)| (k.clone(), v.clone())).collect()));
-        let resume = (request.request_state.is_some() || responses.is_some()).then(|| Resume {
+        let resume = (request.request_state.is_some() || responses.is_some()).then_some(Resume {
             state: request.request_state.as_deref(),
             responses: responses.as_ref(),
         });
