@@ -743,11 +743,16 @@ async fn modern(url: &str, method: &str, name: &str, mut params: Value) -> Value
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both_generations() {
     let remote = Remote::start(&["--huge-mb", "0"]);
-    let dir = catalogs(&["notes"], "");
-    let server = start(&dir, &env_for("notes", &remote, "t"));
+    // A remote of the older generation too: its prompts come over its handshake session.
+    let old = Remote::start(&["--huge-mb", "0", "--handshake-only"]);
+    let dir = catalogs(&["notes", "old"], "");
+    let mut env = env_for("notes", &remote, "t");
+    env.extend(env_for("old", &old, "t"));
+    let server = start(&dir, &env);
     for era in [&[][..], &["--era", "modern"][..]] {
         let mut args = era.to_vec();
         args.extend(["--prompt", r#"notes_weekly_review={"week": "2026-W18"}"#]);
+        args.extend(["--prompt", r#"old_weekly_review={"week": "2026-W19"}"#]);
         let (ok, doc) = python_client(&server.url, &args);
         assert!(ok, "{era:?}: {doc}");
         let listed = doc["prompts"].as_array().expect("prompts listed");
@@ -765,12 +770,19 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
             listed.iter().any(|p| p["name"] == "notes_whom_to_greet"),
             "{doc}"
         );
-        let got = &doc["prompt_results"][0];
-        assert_eq!(got["messages"][0]["role"], "user", "{doc}");
-        assert_eq!(
-            got["messages"][0]["text"], "Review my notes of week 2026-W18 and list what is still open.",
+        assert!(
+            listed.iter().any(|p| p["name"] == "old_weekly_review"),
             "{doc}"
         );
+        for (i, week) in ["2026-W18", "2026-W19"].into_iter().enumerate() {
+            let got = &doc["prompt_results"][i];
+            assert_eq!(got["messages"][0]["role"], "user", "{doc}");
+            assert_eq!(
+                got["messages"][0]["text"],
+                format!("Review my notes of week {week} and list what is still open."),
+                "{doc}"
+            );
+        }
         // The remote refuses a missing argument: a protocol error naming the prompt.
         let mut args = era.to_vec();
         args.extend(["--prompt", "notes_weekly_review={}"]);
@@ -796,8 +808,7 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
     let result = &asked["result"];
     assert_eq!(result["resultType"], "input_required", "{asked}");
     assert_eq!(
-        result["inputRequests"]["who"]["method"],
-        "elicitation/create",
+        result["inputRequests"]["who"]["method"], "elicitation/create",
         "{asked}"
     );
     let state = result["requestState"].as_str().expect("a requestState");
@@ -835,9 +846,9 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
     assert_eq!(events[0]["status"], "input_required", "{events:?}");
     assert_eq!(events[1]["status"], "ok", "{events:?}");
     assert_eq!(events[1]["connector"], "notes", "{events:?}");
-    let weekly = server
-        .stdout
-        .events_where(1, |e| e["tool"] == "notes_weekly_review" && e["status"] == "ok");
+    let weekly = server.stdout.events_where(1, |e| {
+        e["tool"] == "notes_weekly_review" && e["status"] == "ok"
+    });
     assert_eq!(weekly[0]["arg_keys"], json!(["week"]), "{weekly:?}");
     assert!(
         !weekly[0].to_string().contains("2026-W18"),

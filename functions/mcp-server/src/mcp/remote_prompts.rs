@@ -158,10 +158,17 @@ fn response(
         })
     };
     match answer {
+        // Its messages and description under our result type (a 2025-11-25 remote sends none;
+        // rmcp clears it for a client of that generation); the remote's `_meta` is its own.
         PromptAnswer::Got(result) => {
-            serde_json::from_value::<GetPromptResult>(Value::Object(result))
-                .map(Into::into)
-                .map_err(|_| not_a_prompt())
+            let got = serde_json::from_value::<GetPromptResult>(Value::Object(result))
+                .map_err(|_| not_a_prompt())?;
+            let ours = GetPromptResult::new(got.messages);
+            Ok(match got.description {
+                Some(d) => ours.with_description(d),
+                None => ours,
+            }
+            .into())
         }
         PromptAnswer::Asks(asked) if !input_capabilities.is_empty() => {
             let requests: rmcp::model::InputRequests =
@@ -237,4 +244,59 @@ fn definition(p: &RemotePrompt) -> McpPrompt {
         out = out.with_title(title.clone());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::RemoteInput;
+
+    #[test]
+    fn a_remote_answer_of_either_generation_is_our_complete_result() {
+        let older = json!({"description": "d", "_meta": {"remote": true},
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}]});
+        let Ok(GetPromptResponse::Complete(got)) = response(
+            PromptAnswer::Got(older.as_object().cloned().unwrap()),
+            &Map::new(),
+        ) else {
+            panic!("a complete result");
+        };
+        assert_eq!(got.result_type, Some(rmcp::model::ResultType::COMPLETE));
+        assert_eq!((got.description.as_deref(), got.meta), (Some("d"), None));
+        assert_eq!(got.messages.len(), 1);
+        let bad = json!({"messages": "none"});
+        assert!(matches!(
+            response(
+                PromptAnswer::Got(bad.as_object().cloned().unwrap()),
+                &Map::new()
+            ),
+            Err(PromptFailure::Upstream(UpstreamError::RemoteError {
+                code: -32603,
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn a_remote_question_reaches_only_a_client_that_can_answer() {
+        let asked = || {
+            PromptAnswer::Asks(Box::new(RemoteInput {
+                requests: json!({"who": {"method": "elicitation/create", "params": {
+                    "message": "Who?", "requestedSchema": {"type": "object", "properties": {}}}}}),
+                state: Some("ours".into()),
+            }))
+        };
+        let can = json!({"elicitation": {}}).as_object().cloned().unwrap();
+        let Ok(GetPromptResponse::InputRequired(r)) = response(asked(), &can) else {
+            panic!("the question is passed on");
+        };
+        assert_eq!(r.request_state.as_deref(), Some("ours"));
+        assert!(matches!(
+            response(asked(), &Map::new()),
+            Err(PromptFailure::Upstream(UpstreamError::RemoteError {
+                code: -32021,
+                ..
+            }))
+        ));
+    }
 }

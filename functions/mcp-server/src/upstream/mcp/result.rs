@@ -144,6 +144,41 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_answer_comes_back_as_it_came_or_as_the_typed_error_it_is() {
+        let redactor = audit::Redactor::new();
+        let got =
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}]});
+        assert_eq!(
+            prompt_result(&redactor, Answer::Result(got.as_object().cloned().unwrap())).unwrap(),
+            got.as_object().cloned().unwrap()
+        );
+        let asked = json!({"resultType": "input_required", "inputRequests": {"k": {}}});
+        assert_eq!(
+            prompt_result(
+                &redactor,
+                Answer::Result(asked.as_object().cloned().unwrap())
+            )
+            .unwrap_err(),
+            UpstreamError::RemoteInputRequired(Box::new(RemoteInput {
+                requests: json!({"k": {}}),
+                state: None,
+            }))
+        );
+        let refused = Answer::Error {
+            code: -32602,
+            message: "missing\n week".into(),
+            data: Value::Null,
+        };
+        assert_eq!(
+            prompt_result(&redactor, refused).unwrap_err(),
+            UpstreamError::RemoteError {
+                code: -32602,
+                message: Some("missing week".into())
+            }
+        );
+    }
+
+    #[test]
     fn failures_become_typed_errors_with_the_remotes_words_on_one_line() {
         let e =
             result(json!({"isError": true, "content": [{"type": "text", "text": "db\n  locked"}]}));
