@@ -269,6 +269,30 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     let theirs = other.call("budgeted_search_notes", search).await;
     assert_eq!(structured(&theirs)["status"], "ok", "{theirs}");
     assert_eq!(remote.counts().await["tools/call"], 3);
+    // A remote prompt's prompts/get is one request to the remote: it counts too.
+    let get = |week: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+               "params": {"name": "budgeted_weekly_review", "arguments": {"week": week}}})
+    };
+    let got: Value = other.post(get("W1"), &[]).await.json().await.unwrap();
+    assert!(got["result"]["messages"].is_array(), "{got}");
+    let posts = remote.counts().await["posts"].clone();
+    let refused: Value = other.post(get("W2"), &[]).await.json().await.unwrap();
+    assert_eq!(
+        refused["error"]["data"]["status"], "rate_limited",
+        "{refused}"
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("daily budget")),
+        "{refused}"
+    );
+    assert_eq!(
+        remote.counts().await["posts"],
+        posts,
+        "the refused prompts/get never reached the remote"
+    );
 }
 
 /// A remote tool's progress reaches our client: the Python SDK client watches a call (a

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::rounds::{self, Asking, INVALID_REQUEST_STATE};
-use super::{Caller, Pipeline, Resume};
+use super::{Caller, Pipeline, Resume, budget};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
 use crate::upstream::mcp::RemotePrompt;
@@ -20,6 +20,8 @@ pub struct PromptRequest<'a> {
     pub input_capabilities: &'a Map<String, Value>,
     pub resume: Option<Resume<'a>>,
     pub deadline: &'a Deadline,
+    /// What the edge admitted: the connector's budget reservation (one request), settled here.
+    pub admission: Option<&'a crate::limits::Admission>,
 }
 
 /// The remote's answer: its `GetPromptResult` as it came, or its questions for the person with
@@ -35,6 +37,8 @@ pub enum PromptAnswer {
 #[derive(Debug)]
 pub enum PromptFailure {
     InvalidState(String),
+    /// The caller's daily budget on the connector is used up (the hint says until when).
+    OverBudget(String),
     Upstream(UpstreamError),
 }
 
@@ -48,6 +52,11 @@ impl Pipeline {
     ) -> Result<PromptAnswer, PromptFailure> {
         let connector = &conn.catalog.connector;
         let asking = Asking::Prompt(&prompt.name);
+        let budget = request
+            .admission
+            .and_then(|a| a.budgets.get(connector).copied());
+        budget::admit(conn, budget)
+            .map_err(|refused| PromptFailure::OverBudget(refused.hint.unwrap_or_default()))?;
         let mut valid = ValidArgs {
             values: request
                 .arguments
@@ -74,7 +83,7 @@ impl Pipeline {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        match self
+        let answer = self
             .upstream
             .remote_prompt(
                 conn,
@@ -83,8 +92,11 @@ impl Pipeline {
                 &valid.remote,
                 request.deadline,
             )
-            .await
-        {
+            .await;
+        if let Some(a) = request.admission {
+            self.limits.settle(a, connector, 1);
+        }
+        match answer {
             Ok(result) => Ok(PromptAnswer::Got(result)),
             Err(UpstreamError::RemoteInputRequired(asked)) => {
                 match rounds::seal(&keys, request.caller, connector, asking, &valid, *asked) {

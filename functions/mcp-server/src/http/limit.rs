@@ -81,7 +81,11 @@ pub(crate) async fn per_call(
         matches!(
             m.0.as_str(),
             "tools/call" | "resources/read" | "completion/complete"
-        )
+        ) || (m.0 == "prompts/get"
+            && request
+                .extensions()
+                .get::<RpcTarget>()
+                .is_some_and(|t| remote_prompt(&state.inventory.registry, &t.0)))
     });
     let cost = match (method, request.extensions().get::<RpcTarget>()) {
         (Some(m), Some(t)) if is_call => cost_of(state, &m.0, &t.0),
@@ -111,12 +115,26 @@ pub(crate) async fn per_call(
     }
 }
 
+/// Whether a `prompts/get` names a remote MCP server's prompt (no catalog prompt has the name
+/// and a remote connector's begins it): it sends one request to the remote, so it counts like
+/// a tool call; a catalog prompt is a template and sends none.
+fn remote_prompt(registry: &crate::inventory::Registry, name: &str) -> bool {
+    registry.prompt(name).is_none() && registry.remote_of(name).is_some()
+}
+
 /// The connector a call's tool (or the resource read's tool, or the prompt or resource
 /// template a completion names) belongs to, and the upstream requests it may send: what its
 /// budget reservation asks for (a completion: one list page; a remote MCP tool: one call).
 /// None for a name no tool has (the call answers that without an upstream request).
 fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     let registry = &state.inventory.registry;
+    if method == "prompts/get" {
+        // A remote MCP server's prompt: one `prompts/get` to the remote.
+        return registry.remote_of(target).map(|conn| Cost {
+            connector: conn.catalog.connector.clone(),
+            requests: 1,
+        });
+    }
     let (conn, tool) = if method == "tools/call" {
         let name = crate::contract::names::plain_name(target).ok()?;
         match registry.find(name) {

@@ -120,6 +120,7 @@ impl Mcp {
                     input_capabilities: &ctx.input_capabilities,
                     resume,
                     deadline: &deadline,
+                    admission: ctx.admission.as_ref(),
                 },
             )
             .await;
@@ -130,6 +131,7 @@ impl Mcp {
             Err(PromptFailure::InvalidState(_)) => {
                 ("invalid_input", Some(crate::call::INVALID_REQUEST_STATE))
             }
+            Err(PromptFailure::OverBudget(_)) => ("rate_limited", Some(crate::call::BUDGET_REASON)),
             Err(PromptFailure::Upstream(e)) => ("upstream_error", Some(reason_of(e))),
         };
         self.audit.write(&super::audit::remote_prompt(
@@ -190,6 +192,12 @@ fn response(
 fn failure(conn: &DeployedCatalog, prompt: &RemotePrompt, failure: PromptFailure) -> McpError {
     let e = match failure {
         PromptFailure::InvalidState(hint) => return McpError::invalid_params(hint, None),
+        PromptFailure::OverBudget(hint) => {
+            return McpError::internal_error(
+                hint,
+                Some(json!({"status": "rate_limited", "reason": crate::call::BUDGET_REASON})),
+            );
+        }
         PromptFailure::Upstream(e) => e,
     };
     if let UpstreamError::RemoteNeedsCapability { required } = &e {
