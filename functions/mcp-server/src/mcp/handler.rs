@@ -591,24 +591,33 @@ struct Retry {
     responses: Option<Value>,
 }
 
+/// A retry's `inputResponses` each answer an input request with that request's result, an
+/// object; anything else is a protocol error naming the key.
+pub(super) fn answers_are_objects(
+    responses: Option<&rmcp::model::InputResponses>,
+) -> Result<(), McpError> {
+    match responses
+        .iter()
+        .copied()
+        .flatten()
+        .find(|(_, v)| !v.is_object())
+    {
+        Some((key, _)) => Err(McpError::invalid_params(
+            format!(
+                "inputResponses[{}] must be an object: the result of the input request it answers.",
+                names::shown(key)
+            ),
+            None,
+        )),
+        None => Ok(()),
+    }
+}
+
 impl Retry {
     /// What the request brought back; an answer that is no object (each answers an input
     /// request with that request's result) is a protocol error.
     fn of(request: &CallToolRequestParams) -> Result<Retry, McpError> {
-        if let Some((key, _)) = request
-            .input_responses
-            .iter()
-            .flatten()
-            .find(|(_, v)| !v.is_object())
-        {
-            return Err(McpError::invalid_params(
-                format!(
-                    "inputResponses[{}] must be an object: the result of the input request it answers.",
-                    names::shown(key)
-                ),
-                None,
-            ));
-        }
+        answers_are_objects(request.input_responses.as_ref())?;
         Ok(Retry {
             decision: confirm::decision(request),
             state: request.request_state.clone(),

@@ -18,7 +18,6 @@ use serde_json::{Map, Value, json};
 use super::context::CallContext;
 use super::server::Mcp;
 use crate::call::{PromptAnswer, PromptFailure, PromptRequest, Resume};
-use crate::contract::names;
 use crate::inventory::{DeployedCatalog, Scope};
 use crate::upstream::mcp::RemotePrompt;
 use crate::upstream::{Credentials, UpstreamError};
@@ -86,20 +85,7 @@ impl Mcp {
     ) -> Result<GetPromptResponse, McpError> {
         let started = Instant::now();
         let arguments = request.arguments.clone().unwrap_or_default();
-        if let Some((key, _)) = request
-            .input_responses
-            .iter()
-            .flatten()
-            .find(|(_, v)| !v.is_object())
-        {
-            return Err(McpError::invalid_params(
-                format!(
-                    "inputResponses[{}] must be an object: the result of the input request it answers.",
-                    names::shown(key)
-                ),
-                None,
-            ));
-        }
+        super::handler::answers_are_objects(request.input_responses.as_ref())?;
         let responses = request
             .input_responses
             .as_ref()
