@@ -301,15 +301,9 @@ impl Connect {
                 ),
             );
         }
-        let secrets = match self.secrets.get().await {
+        let secrets = match self.secrets_or_retry().await {
             Ok(s) => s,
-            Err(_) => {
-                return page(
-                    503,
-                    "Please try again",
-                    "The server's settings are unavailable.",
-                );
-            }
+            Err(retry) => return retry,
         };
         let oauth = &declared.oauth;
         let Some(upstream_client) = secrets.field(connector, &oauth.client_id) else {
@@ -392,15 +386,9 @@ impl Connect {
                 "No code came back.",
             );
         };
-        let secrets = match self.secrets.get().await {
+        let secrets = match self.secrets_or_retry().await {
             Ok(s) => s,
-            Err(_) => {
-                return page(
-                    503,
-                    "Please try again",
-                    "The server's settings are unavailable.",
-                );
-            }
+            Err(retry) => return retry,
         };
         let oauth = &declared.oauth;
         let Some(client_id) = secrets.field(connector, &oauth.client_id) else {
@@ -592,6 +580,19 @@ impl HasNonce for Authorize {
     }
     fn connector(&self) -> &str {
         &self.c
+    }
+}
+
+impl Connect {
+    /// The deployment's secrets, or the page that asks the person to try again.
+    async fn secrets_or_retry(&self) -> Result<Arc<crate::inventory::secrets::SecretValues>, Step> {
+        self.secrets.get().await.map_err(|_| {
+            page(
+                503,
+                "Please try again",
+                "The server's settings are unavailable.",
+            )
+        })
     }
 }
 
