@@ -527,10 +527,10 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
     // A table answer slower than MCP_LIMITS_TIMEOUT_MS (an emulator starved by a busy machine)
     // puts the instance into its fail-open fallback for a while: it then counts in memory and
     // says so. Exact only without that; with it, a few calls over the cap, never many.
-    if server
+    let fell_back = server
         .stderr
-        .shows("counting in memory on this instance until the counter table answers")
-    {
+        .shows("counting in memory on this instance until the counter table answers");
+    if fell_back {
         eprintln!("load: the table timed out once; this instance counted in memory meanwhile");
         assert!(
             (DAILY..=DAILY + 5).contains(&ok),
@@ -556,14 +556,11 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
         "one upstream request per admitted call"
     );
     // One UpdateItem per tool call, refused ones included; the SDK may send one again after a
-    // failed attempt.
+    // failed attempt. Calls counted in memory during a fallback send none.
+    let expected = if fell_back { 1 } else { tool_calls }..=tool_calls + tool_calls.div_ceil(100);
     assert!(
-        (tool_calls..=tool_calls + tool_calls.div_ceil(100)).contains(&store_requests),
+        expected.contains(&store_requests),
         "{store_requests} TransactWriteItems for {tool_calls} tool calls"
-    );
-    assert!(
-        !server.stderr.joined().contains("counting in memory"),
-        "the table answered throughout"
     );
 }
 
