@@ -12,7 +12,8 @@
 # lock) and, once the tools are there, the infra tests run beside everything else at the lowest
 # CPU priority: a release build with one codegen unit leaves a core idle for long stretches, and
 # the tests spend much of their time waiting on the processes they start; the foreground keeps
-# the CPU whenever it wants it. Each step's time is printed at the end (also after a failure).
+# the CPU whenever it wants it. Each step's wall time and CPU time are printed at the end (also after
+# a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,16 +35,34 @@ started=$SECONDS
 timings=()
 current=""
 current_start=0
+current_cpu=0
+
+# CPU seconds (user + sys) used so far by the processes this script waited for, into $cpu; a
+# background job's CPU is counted when it is waited for, so its whole cost shows at its `await`
+# step. (`times` reports this shell's children only outside a subshell, hence the file.)
+cpu=0
+read_cpu() {
+    times >"$logs/times"
+    cpu=$(awk 'NR == 2 {
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] }
+        printf "%d", total
+    }' "$logs/times")
+}
 
 step() {
     finish_step
     current="$*"
     current_start=$SECONDS
+    read_cpu
+    current_cpu=$cpu
     printf '\n==> %s\n' "$current"
     df -h . | awk 'NR == 2 { print "    (disk: " $4 " free)" }'
 }
 finish_step() {
-    [[ -n "$current" ]] && timings+=("$(printf '%5ss  %s' $((SECONDS - current_start)) "$current")")
+    [[ -n "$current" ]] || return 0
+    read_cpu
+    timings+=("$(printf '%5ss %6ss CPU  %s' $((SECONDS - current_start)) $((cpu - current_cpu)) "$current")")
     current=""
 }
 kill_tree() {
@@ -57,9 +76,11 @@ report() {
     local job
     for job in $(jobs -p); do kill_tree "$job"; done
     finish_step
-    printf '\n==> step times\n'
+    printf '\n==> step times (wall, and CPU of what the step waited for)\n'
     printf '    %s\n' "${timings[@]}"
-    printf '    %5ss  total (%s)\n' $((SECONDS - started)) "$([[ $status -eq 0 ]] && echo passed || echo FAILED)"
+    read_cpu
+    printf '    %5ss %6ss CPU  total (%s)\n' $((SECONDS - started)) "$cpu" \
+        "$([[ $status -eq 0 ]] && echo passed || echo FAILED)"
     rm -rf "$logs"
 }
 trap report EXIT
