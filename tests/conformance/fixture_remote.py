@@ -21,6 +21,18 @@ and the prompt (input-required-result-non-tool-request: an input request from `p
 
     prompt           a form for the context; then one user message using it
 
+and, for the server-stateless scenario's diagnostic tools (0.2.0), each federated by its own
+connector whose naming rule gives the suite's name (tests/catalogs/conformance/test_missing.yaml,
+test_streaming.yaml, test_logging.yaml):
+
+    capability       test_missing_capability: needs the client's sampling capability; without it
+                     in the request's clientCapabilities it answers the SDK's JSON-RPC -32021 with
+                     requiredCapabilities {"sampling": {}}, with it one sampling request
+    elicitation      test_streaming_elicitation (the tool above): its answer is an
+                     input_required result, never a request of its own on the response stream
+    tool             test_logging_tool: logs one line at info through the SDK, which sends it
+                     only when the request set `io.modelcontextprotocol/logLevel`; answers "logged"
+
 and, for the `json` connector (tests/catalogs/conformance/json.yaml), the suite's JSON Schema
 2020-12 fixture (json-schema-2020-12: `$schema`, `$defs` with an `$anchor`, `$ref`, `allOf`/`anyOf`,
 `if`/`then`/`else`, `additionalProperties: false`), which the platform lists as the remote declares it:
@@ -44,17 +56,22 @@ import sys
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    ClientCapabilities,
     CreateMessageRequest,
     CreateMessageRequestParams,
     ElicitRequest,
     ElicitRequestFormParams,
     InputRequiredResult,
     ListRootsRequest,
+    MissingRequiredClientCapabilityErrorData,
+    SamplingCapability,
     SamplingMessage,
     TextContent,
     ToolAnnotations,
 )
+from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
 SCHEMA_2020_12 = {
@@ -168,6 +185,25 @@ def build() -> MCPServer:
         if not asks or all(answer(ctx, k) is not None for k in asks):
             return "Asked only what the client can answer: " + (", ".join(sorted(asks)) or "nothing")
         return InputRequiredResult(input_requests=asks)
+
+    @server.tool(annotations=READ_ONLY, description="Needs the client's sampling capability; asks its model once.")
+    async def capability(ctx: Context) -> str | InputRequiredResult:
+        declared = ctx.client_capabilities
+        if declared is None or declared.sampling is None:
+            data = MissingRequiredClientCapabilityErrorData(
+                required_capabilities=ClientCapabilities(sampling=SamplingCapability()))
+            raise MCPError(code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+                           message="capability needs the sampling capability",
+                           data=data.model_dump(by_alias=True, mode="json", exclude_none=True))
+        got = answer(ctx, "greeting")
+        if got is None:
+            return InputRequiredResult(input_requests={"greeting": sample("Generate a greeting", 50)})
+        return f"The model said: {(got.get('content') or {}).get('text', '')}"
+
+    @server.tool(name="tool", annotations=READ_ONLY, description="Logs one line (sent only when asked), then answers.")
+    async def log_line(ctx: Context) -> str:
+        await ctx.info("test_logging_tool ran")
+        return "logged"
 
     @server.prompt(description="Asks what context to use, then writes a prompt with it.")
     async def prompt(ctx: Context) -> str | InputRequiredResult:

@@ -18,8 +18,10 @@
 #   --fixture-remote         before the server, start the multi-round fixture remote
 #                            (tests/conformance/fixture_remote.py, a Python `mcp` SDK server on a
 #                            free loopback port) and give the server its address in
-#                            TEST_INPUT_REQUIRED_RESULT_HOST and JSON_HOST (the catalogs
-#                            test_input_required_result.yaml and json.yaml in
+#                            TEST_INPUT_REQUIRED_RESULT_HOST, JSON_HOST, TEST_MISSING_HOST,
+#                            TEST_STREAMING_HOST and TEST_LOGGING_HOST (the catalogs
+#                            test_input_required_result.yaml, json.yaml, test_missing.yaml,
+#                            test_streaming.yaml and test_logging.yaml in
 #                            tests/catalogs/conformance federate it); stopped with the server.
 #                            Needs --server-cmd.
 #   -- SUITE ARGS            passed to `conformance server` unchanged (--verbose, --spec-version V,
@@ -46,7 +48,7 @@
 # unexpected or stale entry).
 set -euo pipefail
 
-usage() { sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -132,7 +134,8 @@ if $fixture_remote; then
         fi
         sleep 0.2
     done
-    export TEST_INPUT_REQUIRED_RESULT_HOST="$remote_addr" JSON_HOST="$remote_addr"
+    export TEST_INPUT_REQUIRED_RESULT_HOST="$remote_addr" JSON_HOST="$remote_addr" \
+        TEST_MISSING_HOST="$remote_addr" TEST_STREAMING_HOST="$remote_addr" TEST_LOGGING_HOST="$remote_addr"
     echo "run.sh: fixture remote on $remote_addr (log: $remote_log)" >&2
 fi
 
