@@ -25,6 +25,11 @@ and its prompts:
     whom_to_greet  asks the person whom to greet (2026-07-28 input_required with a form and its
                    own requestState), then one user message greeting them
 
+and completions (the `completions` capability; --no-completions leaves it out) of
+weekly_review's `week`: the ISO weeks of 2024 to 2026 that begin with what was typed, at most
+100 of them with the honest total (156 for an empty value) and hasMore; a value beginning `boom`
+fails with JSON-RPC -32603, one beginning `slow` answers after 30 s.
+
 --handshake-only refuses 2026-07-28 requests (HTTP 400), as a server of the older generation
 would; --token T requires `Authorization: Bearer T`. --issuer URL --audience AUD make it a
 resource server of that OAuth authorization server instead: every MCP request needs a JWT access
@@ -33,8 +38,8 @@ else 401 with `WWW-Authenticate: Bearer`; GET /seen answers its request log, one
 request: `{"method", "tool", "sub"}` (`sub` null for a refused token). In that mode the read-only
 tool `whoami` answers the subject of the token its call came with (the request's own
 `subject` argument is replaced with it before the SDK sees it). PyJWT comes with the `mcp` SDK
-and is pinned with its transitive set in tests/tools/requirements.txt. GET /calls answers how many POSTs and
-tools/calls reached it (so a test can tell that nothing did). POST /add-tool adds the read-only
+and is pinned with its transitive set in tests/tools/requirements.txt. GET /calls answers how many POSTs,
+tools/calls and completion/completes reached it (so a test can tell that nothing did). POST /add-tool adds the read-only
 tool `late_note` and announces `notifications/tools/list_changed` to every
 `subscriptions/listen` stream (2026-07-28) and to the session of every handshake-generation
 client that called `count_steps` (on its GET stream); GET /listeners answers how many listen
@@ -56,10 +61,12 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ToolsListChanged
-from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
+from mcp_types import Completion, ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
 from starlette.responses import JSONResponse, PlainTextResponse
 
-CALLS = {"posts": 0, "tools/call": 0}
+CALLS = {"posts": 0, "tools/call": 0, "completion/complete": 0}
+# The ISO weeks weekly_review's `week` completes to (156: more than the 100 a completion may offer).
+WEEKS = [f"{year}-W{week:02d}" for year in (2024, 2025, 2026) for week in range(1, 53)]
 # The sessions of handshake-generation calls (2025-11-25), told when the tool list changes.
 SESSIONS = []
 # GET streams open now (a handshake-generation client's standalone stream).
@@ -156,6 +163,18 @@ def build(args: argparse.Namespace) -> MCPServer:
         content = answer.content if hasattr(answer, "content") else answer.get("content", {})
         return f"Write a warm greeting for {content['name']}."
 
+    if not args.no_completions:
+        @server.completion()
+        async def complete(ref, argument, context):
+            if getattr(ref, "name", None) != "weekly_review" or argument.name != "week":
+                return None
+            if argument.value.startswith("boom"):
+                raise MCPError(code=-32603, message="the week index is unavailable")
+            if argument.value.startswith("slow"):
+                await anyio.sleep(30)
+            matching = [w for w in WEEKS if w.startswith(argument.value)]
+            return Completion(values=matching[:100], total=len(matching), has_more=len(matching) > 100)
+
     for i in range(args.filler):
         server.add_tool(lambda: "ok", name=f"filler_{i}", description=f"Filler tool {i}.",
                         annotations=ToolAnnotations(readOnlyHint=True))
@@ -170,6 +189,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--handshake-only", action="store_true")
+    ap.add_argument("--no-completions", action="store_true")
     ap.add_argument("--token")
     ap.add_argument("--filler", type=int, default=0)
     ap.add_argument("--huge-mb", type=int, default=10)
@@ -249,8 +269,8 @@ def main() -> None:
                     message = {}
                 params = message.get("params") if isinstance(message, dict) else None
                 params = params if isinstance(params, dict) else {}
-                if message.get("method") == "tools/call":
-                    CALLS["tools/call"] += 1
+                if message.get("method") in ("tools/call", "completion/complete"):
+                    CALLS[message["method"]] += 1
                 if keys is not None:
                     SEEN.append({"method": message.get("method"), "tool": params.get("name"), "sub": subject})
                     if message.get("method") == "tools/call" and params.get("name") == "whoami":

@@ -228,7 +228,8 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
 
 /// A caller's daily budget on an `mcp` connector counts the calls it sends the remote, by name
 /// and through `call_tool` alike: the call after the budget is refused and never reaches the
-/// remote; another caller has a budget of its own.
+/// remote; another caller has a budget of its own; a remote prompt's `prompts/get` and a
+/// completion of its argument count too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     let remote = Remote::start(&["--huge-mb", "0"]);
@@ -292,6 +293,20 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
         remote.counts().await["posts"],
         posts,
         "the refused prompts/get never reached the remote"
+    );
+    // So is a completion of a remote prompt's argument: refused alike once the budget is spent.
+    let complete = json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {
+        "ref": {"type": "ref/prompt", "name": "budgeted_weekly_review"},
+        "argument": {"name": "week", "value": "2026"}}});
+    let refused: Value = other.post(complete, &[]).await.json().await.unwrap();
+    assert_eq!(
+        refused["error"]["data"]["status"], "rate_limited",
+        "{refused}"
+    );
+    assert_eq!(
+        remote.counts().await["posts"],
+        posts,
+        "nor did the completion"
     );
 }
 
@@ -877,5 +892,186 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
     assert!(
         !weekly[0].to_string().contains("2026-W18"),
         "no argument value is logged: {weekly:?}"
+    );
+}
+
+/// A federated prompt's argument is completed by its remote (the Python SDK remote completes
+/// `weekly_review`'s `week` with ISO weeks), through the Python SDK client in both generations:
+/// one `completion/complete` to the remote per completion, its values bounded to 100 with its
+/// total and `hasMore` kept; nothing asked of a remote without the `completions` capability or
+/// for an argument the prompt does not declare; a prompt outside the caller's profile is not
+/// found; a remote that fails, is slow or has gone away answers an error with its status and
+/// reason, within the connector's timeout; one audit line per completion, without the value.
+/// `-- --nocapture` prints the upstream requests and the latency of a forwarded completion
+/// against asking the remote directly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generations() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let plain = Remote::start(&["--huge-mb", "0", "--no-completions"]);
+    let dir = catalogs(&["notes", "plain"], "");
+    let mut env = env_for("notes", &remote, "t");
+    env.extend(env_for("plain", &plain, "t"));
+    env.push(("MCP_PROFILES".into(), "search=notes/notes_search_*".into()));
+    let server = start(&dir, &env);
+    let weeks: Vec<String> = (10..20).map(|w| format!("2026-W{w}")).collect();
+    for era in [&[][..], &["--era", "modern"][..]] {
+        let mut args = era.to_vec();
+        args.extend([
+            "--complete",
+            "prompt:notes_weekly_review week=2026-W1",
+            "--complete",
+            "prompt:notes_weekly_review week=",
+            "--complete",
+            "prompt:plain_weekly_review week=2026-W1",
+            "--complete",
+            "prompt:notes_weekly_review tone=x",
+        ]);
+        let (ok, doc) = python_client(&server.url, &args);
+        assert!(ok, "{era:?}: {doc}");
+        let c = &doc["completions"];
+        assert_eq!(c[0]["values"], json!(weeks), "{era:?}: {doc}");
+        assert_eq!(
+            (&c[0]["total"], &c[0]["has_more"]),
+            (&json!(10), &json!(false))
+        );
+        assert_eq!(c[1]["values"].as_array().map(Vec::len), Some(100), "{doc}");
+        assert_eq!(
+            (&c[1]["total"], &c[1]["has_more"]),
+            (&json!(156), &json!(true))
+        );
+        assert_eq!(
+            c[2]["values"],
+            json!([]),
+            "no completions capability: {doc}"
+        );
+        assert_eq!(c[3]["values"], json!([]), "an undeclared argument: {doc}");
+    }
+    let counts = remote.counts().await;
+    assert_eq!(counts["completion/complete"], 4, "{counts}");
+    assert_eq!(plain.counts().await["completion/complete"], 0);
+    // Outside the caller's profile the prompt does not exist, and nothing is asked.
+    let complete = |week: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {
+            "ref": {"type": "ref/prompt", "name": "notes_weekly_review"},
+            "argument": {"name": "week", "value": week}}})
+    };
+    let search = Rpc::new(&format!("{}/search", server.url));
+    let hidden: Value = search
+        .post(complete("2026"), &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+    assert_eq!(remote.counts().await["completion/complete"], 4);
+    // A remote that fails, or is slow: an error with its status and reason, no hang.
+    let started = Instant::now();
+    let (ok, doc) = python_client(
+        &server.url,
+        &[
+            "--era",
+            "modern",
+            "--complete",
+            "prompt:notes_weekly_review week=boom",
+            "--complete",
+            "prompt:notes_weekly_review week=slow",
+        ],
+    );
+    assert!(!ok, "{doc}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "bounded by the timeout"
+    );
+    let failed = |i: usize| doc["completions"][i]["error"].clone();
+    assert_eq!(failed(0)["code"], -32603, "{doc}");
+    assert_eq!(
+        failed(0)["data"],
+        json!({"status": "unavailable", "reason": "remote_error"})
+    );
+    assert!(
+        failed(0)["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`notes_weekly_review`")
+                && m.contains("the week index is unavailable")),
+        "{doc}"
+    );
+    assert_eq!(
+        failed(1)["data"],
+        json!({"status": "unavailable", "reason": "timeout"})
+    );
+    // The figures: a forwarded completion against the same request sent to the remote directly.
+    let rpc = Rpc::new(&server.url);
+    let direct_url = format!("http://{}/mcp", remote.host());
+    let http = reqwest::Client::new();
+    let n = 20;
+    let before = remote.counts().await;
+    let (mut d, mut f) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let t = Instant::now();
+        let mut direct = complete("2026-W2");
+        direct["params"]["ref"]["name"] = "weekly_review".into();
+        direct["params"]["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let r = http
+            .post(&direct_url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "completion/complete")
+            .body(direct.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success());
+        r.bytes().await.unwrap();
+        d.push(t.elapsed());
+        let t = Instant::now();
+        let reply: Value = rpc
+            .post(complete("2026-W2"), &[])
+            .await
+            .json()
+            .await
+            .unwrap();
+        f.push(t.elapsed());
+        assert_eq!(reply["result"]["completion"]["total"], 10, "{reply}");
+    }
+    let after = remote.counts().await;
+    let asked = |c: &Value, k: &str| c[k].as_u64().unwrap_or(0);
+    let posts = asked(&after, "posts") - asked(&before, "posts") - n as u64;
+    assert_eq!(
+        posts, n as u64,
+        "one upstream request per forwarded completion"
+    );
+    assert_eq!(
+        asked(&after, "completion/complete") - asked(&before, "completion/complete"),
+        2 * n as u64
+    );
+    d.sort();
+    f.sort();
+    let ms = |v: &Duration| v.as_secs_f64() * 1000.0;
+    println!(
+        "remote completion figures: 1 upstream request per forwarded completion (no cache); median \
+         direct {:.2} ms, via us {:.2} ms, added {:.2} ms (p90 direct {:.2}, via us {:.2}) over {n}",
+        ms(&d[n / 2]),
+        ms(&f[n / 2]),
+        ms(&f[n / 2]) - ms(&d[n / 2]),
+        ms(&d[n * 9 / 10]),
+        ms(&f[n * 9 / 10]),
+    );
+    // One audit line per forwarded completion, with the argument's name and never its value.
+    let lines = server.stdout.events_where(4 + n, |e| {
+        e["tool"] == "notes_weekly_review" && e["reason"] == "completion"
+    });
+    assert_eq!(lines[0]["arg_keys"], json!(["week"]), "{lines:?}");
+    assert!(!lines[0].to_string().contains("2026-W1"), "{lines:?}");
+    // A remote that has gone away: unreachable, at once.
+    drop(remote);
+    let gone: Value = rpc.post(complete("2026"), &[]).await.json().await.unwrap();
+    assert_eq!(
+        gone["error"]["data"],
+        json!({"status": "unavailable", "reason": "unreachable"}),
+        "{gone}"
     );
 }

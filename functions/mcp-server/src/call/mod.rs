@@ -38,7 +38,9 @@
 //! adapter turns it into a result in one place.
 //!
 //! A completion (`completion/complete`) is a path through the same stages: one call of the
-//! declared list tool, then matching and a short cache (`complete`).
+//! declared list tool, then matching and a short cache (`complete`). A federated prompt's
+//! argument is completed by its remote instead (`prompt_complete`: one request, counted on the
+//! caller's budget like a remote prompt's `prompts/get`).
 
 mod aggregate;
 mod budget;
@@ -55,6 +57,7 @@ mod ledger;
 mod outcome;
 mod preview;
 mod prompt;
+mod prompt_complete;
 mod refresh;
 mod remote_tools;
 mod rounds;
@@ -73,6 +76,7 @@ pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
 pub use prompt::{PromptAnswer, PromptFailure, PromptRequest};
+pub use prompt_complete::PromptCompletion;
 pub use remote_tools::RemoteTools;
 pub use rounds::{INVALID_REQUEST_STATE, Resume};
 pub use stages::Flow;

@@ -124,7 +124,8 @@ fn remote_prompt(registry: &crate::inventory::Registry, name: &str) -> bool {
 
 /// The connector a call's tool (or the resource read's tool, or the prompt or resource
 /// template a completion names) belongs to, and the upstream requests it may send: what its
-/// budget reservation asks for (a completion: one list page; a remote MCP tool: one call).
+/// budget reservation asks for (a completion: one list page, or one request to the remote of a
+/// federated prompt; a remote MCP tool: one call).
 /// None for a name no tool has (the call answers that without an upstream request).
 fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     let registry = &state.inventory.registry;
@@ -148,15 +149,17 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
             }
         }
     } else if method == "completion/complete" {
-        // One list call at most, on the connector of the prompt or the resource template.
+        // One list call at most, on the connector of the prompt or the resource template; a
+        // federated prompt's: one `completion/complete` to its remote.
         let conn = match registry.prompt(target) {
             Some((conn, _)) => conn,
-            None => {
-                registry
-                    .exposed()
-                    .find(|(_, t)| t.resource.as_deref() == Some(target))?
-                    .0
-            }
+            None => match registry
+                .exposed()
+                .find(|(_, t)| t.resource.as_deref() == Some(target))
+            {
+                Some((conn, _)) => conn,
+                None => registry.remote_of(target)?,
+            },
         };
         return Some(Cost {
             connector: conn.catalog.connector.clone(),

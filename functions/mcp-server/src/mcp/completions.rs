@@ -1,5 +1,5 @@
 //! `completion/complete` for prompt arguments and resource-template variables that declare
-//! `complete:` in the catalog. The values come from the pipeline's completion path
+//! `complete:` in the catalog (a federated prompt's arguments: `remote_completions`). The values come from the pipeline's completion path
 //! (`call::Pipeline::complete`: one list call through every stage, then a short cache), within
 //! the caller's view: a prompt or template the caller cannot see is "not found", and a source
 //! list tool it may not call offers nothing.
@@ -33,6 +33,15 @@ impl Mcp {
         request: &CompleteRequestParams,
         ctx: &CallContext,
     ) -> Result<CompleteResult, McpError> {
+        // A name no catalog prompt has may be a federated remote's: its remote completes it.
+        if let Reference::Prompt(p) = &request.r#ref
+            && self.inventory.registry.prompt(&p.name).is_none()
+            && let Some((conn, prompt)) = self.find_remote_prompt(ctx.scope(), &p.name).await
+        {
+            return self
+                .complete_remote_prompt(conn, &prompt, request, ctx)
+                .await;
+        }
         let started = Instant::now();
         let Some(param) = self.completable(&request.r#ref, &request.argument.name, ctx)? else {
             return Ok(CompleteResult::new(CompletionInfo::default()));

@@ -3,8 +3,8 @@
 //! connect a person's own account as a URL-mode elicitation (`link`), the meta
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
 //! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
-//! (`prompts`), completions of prompt arguments and resource-template variables
-//! (`completions`), progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`, which `lint`
+//! (`prompts`; a remote's: `remote_prompts`), completions of prompt arguments and
+//! resource-template variables (`completions`; a federated prompt's: `remote_completions`), progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`, which `lint`
 //! measures too) and the audit events (`audit`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
@@ -22,6 +22,7 @@ mod meta;
 mod progress;
 pub mod prompts;
 mod remote;
+mod remote_completions;
 mod remote_prompts;
 mod resources;
 mod server;

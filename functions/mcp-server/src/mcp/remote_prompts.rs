@@ -208,7 +208,7 @@ fn failure(conn: &DeployedCatalog, prompt: &RemotePrompt, failure: PromptFailure
 }
 
 /// The audit reason of a remote prompt's failure.
-fn reason_of(e: &UpstreamError) -> &'static str {
+pub(super) fn reason_of(e: &UpstreamError) -> &'static str {
     match e {
         UpstreamError::Timeout { .. } | UpstreamError::Deadline { .. } => "timeout",
         UpstreamError::Unreachable => "unreachable",

@@ -29,8 +29,8 @@ pub struct Mcp {
     pub(super) prompts: HashMap<Scope, Vec<McpPrompt>>,
     /// Whether any catalog declares prompts (the `prompts` capability).
     pub(super) has_prompts: bool,
-    /// Whether any prompt argument or tool param declares `complete` (the `completions`
-    /// capability).
+    /// Whether any prompt argument or tool param declares `complete`, or a remote MCP server
+    /// is federated (the `completions` capability).
     pub(super) has_completions: bool,
     /// The most a tool call may take (the Lambda timeout minus a margin).
     pub call_deadline: Duration,
@@ -60,12 +60,14 @@ impl Mcp {
         // A remote MCP server may have prompts: known only once asked, so a deployment that
         // federates one declares the capability (and may list none).
         let has_prompts = catalogs().any(|c| !c.prompts.is_empty() || c.mcp.is_some());
+        // Likewise its prompts' arguments may be completable: known only once asked.
         let has_completions = catalogs().any(|c| {
-            c.prompts
-                .iter()
-                .flat_map(|p| p.arguments.values())
-                .chain(c.tools.iter().flat_map(|t| t.params.values()))
-                .any(|p| p.complete.is_some())
+            c.mcp.is_some()
+                || c.prompts
+                    .iter()
+                    .flat_map(|p| p.arguments.values())
+                    .chain(c.tools.iter().flat_map(|t| t.params.values()))
+                    .any(|p| p.complete.is_some())
         });
         let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());
         Mcp {

@@ -3,7 +3,8 @@
 //! contracts, cached per instance for the catalog's `tools_ttl_s`. One concern per module:
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
-//! contracts, bounded), `result` (a call's answer as a reply or a typed error), `watch` (the
+//! contracts, bounded), `result` (a call's answer as a reply or a typed error), `complete` (a
+//! remote prompt argument's completion, bounded), `watch` (the
 //! stream that marks the list stale when the remote says it changed); this module keeps the
 //! per-remote cache and runs a call.
 //!
@@ -26,6 +27,7 @@
 //! `list_changed` on a call's answer and `tools_ttl_s` refresh it). Without a person nothing is
 //! sent.
 
+mod complete;
 mod param_headers;
 mod prompts;
 mod result;
@@ -35,6 +37,7 @@ mod transport;
 mod watch;
 mod wire;
 
+pub use complete::{MAX_VALUES, RemoteCompletion};
 pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
 pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
 
@@ -70,11 +73,12 @@ const REFRESH_ON_MISS: Duration = Duration::from_secs(5);
 /// remote); beyond it the people's caches no request uses are dropped.
 const MAX_SLOTS: usize = 4_096;
 
-/// What a request to a remote is: its method, the tool or prompt it names, and the
+/// What a request to a remote is: its method, the tool or prompt it names (`Mcp-Name`; none
+/// for a method that names nothing in that header, `completion/complete`), and the
 /// `Mcp-Param-*` headers of a tool call.
 struct Forwarded<'a> {
     method: &'a str,
-    name: &'a str,
+    name: Option<&'a str>,
     param_headers: &'a [(String, String)],
 }
 
@@ -181,16 +185,19 @@ impl Upstream {
             secrets: &secrets,
             person,
         };
-        let generation = match state.take() {
-            Some(f) => f.generation,
-            None => self.first_contact(conn, &auth).await?,
+        let (generation, completions) = match state.take() {
+            Some(f) => (f.generation, f.tools.prompts.completions),
+            None => {
+                let c = self.contact(conn, &auth).await?;
+                (c.generation, c.completions)
+            }
         };
         let (generation, listed) = self
             .list_all(conn, &auth, generation, ("tools/list", "tools", MAX_TOOLS))
             .await?;
         let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
         let (generation, prompts) = self.list_prompts(conn, &auth, generation).await;
-        set.prompts = RemotePrompts::build(&conn.catalog.connector, remote, &prompts);
+        set.prompts = RemotePrompts::build(&conn.catalog.connector, remote, &prompts, completions);
         for warning in set.warnings.iter().chain(&set.prompts.warnings) {
             tracing::warn!(connector = %conn.catalog.connector, "remote tool list: {warning}");
         }
@@ -328,7 +335,7 @@ impl Upstream {
                 generation,
                 Forwarded {
                     method: "tools/call",
-                    name: remote_name,
+                    name: Some(remote_name),
                     param_headers: &param_headers,
                 },
                 params,
@@ -382,7 +389,7 @@ impl Upstream {
                 generation,
                 Forwarded {
                     method: "prompts/get",
-                    name: remote_name,
+                    name: Some(remote_name),
                     param_headers: &[],
                 },
                 params,
@@ -440,7 +447,7 @@ impl Upstream {
                 auth,
                 &generation,
                 sent.method,
-                Some(sent.name),
+                sent.name,
                 sent.param_headers,
                 params.clone(),
                 deadline,
@@ -460,7 +467,7 @@ impl Upstream {
                     auth,
                     &renewed,
                     sent.method,
-                    Some(sent.name),
+                    sent.name,
                     sent.param_headers,
                     params,
                     deadline,

@@ -31,6 +31,9 @@ pub struct RemotePrompt {
     pub title: Option<String>,
     pub description: Option<String>,
     pub arguments: Vec<RemoteArgument>,
+    /// The remote declared the `completions` capability: `completion/complete` of an argument
+    /// goes to it (otherwise nothing is asked and no value offered).
+    pub completions: bool,
 }
 
 /// The remote's prompts this deployment serves, by local name, with what was left out and why.
@@ -39,6 +42,8 @@ pub struct RemotePrompts {
     pub prompts: Vec<RemotePrompt>,
     index: HashMap<String, usize>,
     pub warnings: Vec<String>,
+    /// The remote declared the `completions` capability (kept across refreshes of the list).
+    pub completions: bool,
 }
 
 impl RemotePrompts {
@@ -46,9 +51,18 @@ impl RemotePrompts {
         self.index.get(local_name).map(|i| &self.prompts[*i])
     }
 
-    /// The set from the prompts the remote listed (pages joined), in the remote's order.
-    pub fn build(connector: &str, remote: &McpRemote, listed: &[Value]) -> RemotePrompts {
-        let mut set = RemotePrompts::default();
+    /// The set from the prompts the remote listed (pages joined), in the remote's order;
+    /// `completions`: whether the remote declared that capability.
+    pub fn build(
+        connector: &str,
+        remote: &McpRemote,
+        listed: &[Value],
+        completions: bool,
+    ) -> RemotePrompts {
+        let mut set = RemotePrompts {
+            completions,
+            ..RemotePrompts::default()
+        };
         if listed.len() > MAX_PROMPTS {
             set.warnings.push(format!(
                 "{connector}: the remote lists {} prompts; only the first {MAX_PROMPTS} are considered",
@@ -56,7 +70,7 @@ impl RemotePrompts {
             ));
         }
         for entry in listed.iter().take(MAX_PROMPTS) {
-            match one(connector, remote, entry) {
+            match one(connector, remote, entry, completions) {
                 Ok(Some(p)) if set.index.contains_key(&p.name) => set.warnings.push(format!(
                     "{connector}: prompt `{}` would be named `{}` twice; skipped",
                     audit::bounded(&p.remote_name, 80),
@@ -75,7 +89,12 @@ impl RemotePrompts {
 }
 
 /// One listed prompt: `Ok(None)` when `allow` leaves it out, `Err` with the reason when skipped.
-fn one(connector: &str, remote: &McpRemote, entry: &Value) -> Result<Option<RemotePrompt>, String> {
+fn one(
+    connector: &str,
+    remote: &McpRemote,
+    entry: &Value,
+    completions: bool,
+) -> Result<Option<RemotePrompt>, String> {
     let Some(remote_name) = entry.get("name").and_then(Value::as_str) else {
         return Err("a listed prompt has no name; skipped".into());
     };
@@ -123,6 +142,7 @@ fn one(connector: &str, remote: &McpRemote, entry: &Value) -> Result<Option<Remo
         title: text(entry, "title"),
         description: text(entry, "description"),
         arguments,
+        completions,
     }))
 }
 
@@ -152,7 +172,7 @@ mod tests {
                                  {"name": "tone"}]}),
             json!({"name": "admin_reset"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"weekly*\""), &listed);
+        let set = RemotePrompts::build("notes", &remote("\"weekly*\""), &listed, true);
         assert_eq!(set.prompts.len(), 1);
         let p = set.find("notes_weekly_summary").unwrap();
         assert_eq!(p.remote_name, "weekly-summary");
@@ -172,6 +192,10 @@ mod tests {
                 }
             ]
         );
+        assert!(
+            p.completions,
+            "the remote's completions capability rides with its prompts"
+        );
         assert!(set.warnings.is_empty(), "{:?}", set.warnings);
     }
 
@@ -180,7 +204,7 @@ mod tests {
         let many: Vec<Value> = (0..MAX_PROMPTS + 3)
             .map(|i| json!({"name": format!("p{i}")}))
             .collect();
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &many);
+        let set = RemotePrompts::build("notes", &remote("\"*\""), &many, false);
         assert_eq!(set.prompts.len(), MAX_PROMPTS);
         assert!(set.warnings[0].contains("53 prompts"), "{:?}", set.warnings);
         let args: Vec<Value> = (0..MAX_ARGUMENTS + 1)
@@ -191,7 +215,7 @@ mod tests {
             json!({"name": "get-note"}),
             json!({"name": "get_note"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &listed);
+        let set = RemotePrompts::build("notes", &remote("\"*\""), &listed, false);
         let names: Vec<&str> = set.prompts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["notes_get_note"]);
         assert!(

@@ -1,6 +1,6 @@
 //! The conversation with a remote before its tools are known: which protocol generation it
-//! speaks (`server/discover`, else the `initialize` handshake with its session), and its whole
-//! tool and prompt lists, page by page.
+//! speaks (`server/discover`, else the `initialize` handshake with its session) and whether it
+//! declares the `completions` capability, and its whole tool and prompt lists, page by page.
 
 use serde_json::{Map, Value};
 
@@ -12,6 +12,21 @@ use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
 use crate::upstream::error::UpstreamError;
 
+/// What a first contact learnt: the generation the remote speaks, and whether it completes
+/// prompt arguments (the `completions` capability of its discover or initialize result).
+pub(super) struct Contact {
+    pub(super) generation: Generation,
+    pub(super) completions: bool,
+}
+
+/// Whether a discover or initialize result declares the `completions` capability.
+fn declares_completions(result: &Map<String, Value>) -> bool {
+    result
+        .get("capabilities")
+        .and_then(|c| c.get("completions"))
+        .is_some_and(Value::is_object)
+}
+
 impl Upstream {
     /// The generation the remote speaks: `server/discover` first, the handshake when refused.
     pub(super) async fn first_contact(
@@ -19,6 +34,15 @@ impl Upstream {
         conn: &DeployedCatalog,
         auth: &Auth<'_>,
     ) -> Result<Generation, UpstreamError> {
+        self.contact(conn, auth).await.map(|c| c.generation)
+    }
+
+    /// [`Self::first_contact`], with what the remote declared.
+    pub(super) async fn contact(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+    ) -> Result<Contact, UpstreamError> {
         let deadline = Deadline::after(remote_timeout(&conn.catalog));
         let modern = self
             .exchange(
@@ -42,7 +66,10 @@ impl Upstream {
                 .and_then(Value::as_array)
                 .is_some_and(|v| v.iter().any(|x| x == wire::MODERN)) =>
             {
-                return Ok(Generation::Modern);
+                return Ok(Contact {
+                    generation: Generation::Modern,
+                    completions: declares_completions(&r),
+                });
             }
             Err(
                 e @ (UpstreamError::Unreachable
@@ -70,12 +97,15 @@ impl Upstream {
                 &crate::progress::NONE,
             )
             .await?;
-        if let Answer::Error { code, message, .. } = init.answer {
-            return Err(UpstreamError::RemoteError {
-                code,
-                message: super::result::one_line(&self.redactor, &message),
-            });
-        }
+        let completions = match &init.answer {
+            Answer::Result(r) => declares_completions(r),
+            Answer::Error { code, message, .. } => {
+                return Err(UpstreamError::RemoteError {
+                    code: *code,
+                    message: super::result::one_line(&self.redactor, message),
+                });
+            }
+        };
         let generation = Generation::Handshake {
             session: init.session,
         };
@@ -87,7 +117,10 @@ impl Upstream {
             &deadline,
         )
         .await?;
-        Ok(generation)
+        Ok(Contact {
+            generation,
+            completions,
+        })
     }
 
     /// Every page of a list (`tools/list` with `key` `tools`, `prompts/list` with `prompts`;

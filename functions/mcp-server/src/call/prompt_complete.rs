@@ -1,0 +1,124 @@
+//! A remote prompt argument's completion (`completion/complete` whose `ref` is a federated
+//! prompt): sent to the remote under the prompt's own name, only when the remote declared the
+//! `completions` capability and the prompt declares the argument (otherwise nothing is sent and
+//! nothing offered, as for a catalog argument without a declared source). Counted like our own
+//! completions: the edge reserved one request of the caller's daily budget on the connector;
+//! used up, nothing reaches the remote; what was sent settles the reservation. Bounded: the
+//! typed text and each context value cut to [`MAX_TYPED`] characters, the context to the
+//! prompt's declared arguments, the answer to 100 values (`upstream::mcp::complete`).
+
+use serde_json::{Map, Value};
+
+use super::complete::MAX_TYPED;
+use super::{Caller, Pipeline, budget};
+use crate::inventory::DeployedCatalog;
+use crate::upstream::Deadline;
+use crate::upstream::mcp::{RemoteCompletion, RemotePrompt};
+
+use super::prompt::PromptFailure;
+
+/// Who completes which argument of a remote prompt, with what typed so far.
+pub struct PromptCompletion<'a> {
+    pub caller: &'a Caller,
+    pub argument: &'a str,
+    pub typed: &'a str,
+    /// The prompt's other arguments already filled in (`context.arguments`).
+    pub context: &'a Map<String, Value>,
+    pub deadline: &'a Deadline,
+    /// What the edge admitted: the connector's budget reservation (one request), settled here.
+    pub admission: Option<&'a crate::limits::Admission>,
+}
+
+impl Pipeline {
+    /// The remote's values, or `None` when nothing was asked (no `completions` capability, an
+    /// argument the prompt does not declare).
+    pub async fn complete_remote_prompt(
+        &self,
+        conn: &DeployedCatalog,
+        prompt: &RemotePrompt,
+        request: PromptCompletion<'_>,
+    ) -> Result<Option<RemoteCompletion>, PromptFailure> {
+        let connector = &conn.catalog.connector;
+        let declared = prompt.arguments.iter().any(|a| a.name == request.argument);
+        if !prompt.completions || !declared {
+            if let Some(a) = request.admission {
+                self.limits.settle(a, connector, 0);
+            }
+            return Ok(None);
+        }
+        let reserved = request
+            .admission
+            .and_then(|a| a.budgets.get(connector).copied());
+        budget::admit(conn, reserved)
+            .map_err(|refused| PromptFailure::OverBudget(refused.hint.unwrap_or_default()))?;
+        let typed = cut(request.typed);
+        let context = context(prompt, request.argument, request.context);
+        let answer = self
+            .upstream
+            .remote_complete(
+                conn,
+                &prompt.remote_name,
+                (request.argument, &typed),
+                &context,
+                request.deadline,
+            )
+            .await;
+        if let Some(a) = request.admission {
+            self.limits.settle(a, connector, 1);
+        }
+        answer.map(Some).map_err(PromptFailure::Upstream)
+    }
+}
+
+fn cut(text: &str) -> String {
+    text.chars().take(MAX_TYPED).collect()
+}
+
+/// The context the remote gets: the prompt's declared arguments other than the one completed,
+/// as strings (what prompt arguments are), each cut.
+fn context(
+    prompt: &RemotePrompt,
+    argument: &str,
+    given: &Map<String, Value>,
+) -> Map<String, Value> {
+    prompt
+        .arguments
+        .iter()
+        .filter(|a| a.name != argument)
+        .filter_map(|a| {
+            let v = given.get(&a.name)?.as_str()?;
+            Some((a.name.clone(), Value::String(cut(v))))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::mcp::RemoteArgument;
+    use serde_json::json;
+
+    fn prompt() -> RemotePrompt {
+        let arg = |name: &str| RemoteArgument {
+            name: name.into(),
+            description: None,
+            required: false,
+        };
+        RemotePrompt {
+            name: "notes_weekly_review".into(),
+            remote_name: "weekly_review".into(),
+            title: None,
+            description: None,
+            arguments: vec![arg("week"), arg("tone")],
+            completions: true,
+        }
+    }
+
+    #[test]
+    fn the_context_holds_only_the_other_declared_arguments_as_cut_strings() {
+        let given = json!({"week": "2026-W4", "tone": "x".repeat(500), "secret": "no", "n": 3});
+        let sent = context(&prompt(), "week", given.as_object().unwrap());
+        assert_eq!(sent.keys().collect::<Vec<_>>(), ["tone"]);
+        assert_eq!(sent["tone"].as_str().map(str::len), Some(MAX_TYPED));
+    }
+}
