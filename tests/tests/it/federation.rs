@@ -896,7 +896,8 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
 }
 
 /// A federated prompt's argument is completed by its remote (the Python SDK remote completes
-/// `weekly_review`'s `week` with ISO weeks), through the Python SDK client in both generations:
+/// `weekly_review`'s `week` with ISO weeks; one remote of each generation), through the Python
+/// SDK client in both generations:
 /// one `completion/complete` to the remote per completion, its values bounded to 100 with its
 /// total and `hasMore` kept; nothing asked of a remote without the `completions` capability or
 /// for an argument the prompt does not declare; a prompt outside the caller's profile is not
@@ -908,9 +909,12 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
 async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generations() {
     let remote = Remote::start(&["--huge-mb", "0"]);
     let plain = Remote::start(&["--huge-mb", "0", "--no-completions"]);
-    let dir = catalogs(&["notes", "plain"], "");
+    // A remote of the older generation declares `completions` in its initialize result.
+    let old = Remote::start(&["--huge-mb", "0", "--handshake-only"]);
+    let dir = catalogs(&["notes", "plain", "old"], "");
     let mut env = env_for("notes", &remote, "t");
     env.extend(env_for("plain", &plain, "t"));
+    env.extend(env_for("old", &old, "t"));
     env.push(("MCP_PROFILES".into(), "search=notes/notes_search_*".into()));
     let server = start(&dir, &env);
     let weeks: Vec<String> = (10..20).map(|w| format!("2026-W{w}")).collect();
@@ -925,6 +929,8 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
             "prompt:plain_weekly_review week=2026-W1",
             "--complete",
             "prompt:notes_weekly_review tone=x",
+            "--complete",
+            "prompt:old_weekly_review week=2025-W0",
         ]);
         let (ok, doc) = python_client(&server.url, &args);
         assert!(ok, "{era:?}: {doc}");
@@ -945,6 +951,8 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
             "no completions capability: {doc}"
         );
         assert_eq!(c[3]["values"], json!([]), "an undeclared argument: {doc}");
+        let old_weeks: Vec<String> = (1..10).map(|w| format!("2025-W0{w}")).collect();
+        assert_eq!(c[4]["values"], json!(old_weeks), "{doc}");
     }
     let counts = remote.counts().await;
     assert_eq!(counts["completion/complete"], 4, "{counts}");

@@ -224,3 +224,20 @@ impl Upstream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn completions_are_declared_only_by_an_object_under_capabilities() {
+        let declared = |v: Value| declares_completions(v.as_object().unwrap());
+        assert!(declared(
+            json!({"capabilities": {"prompts": {}, "completions": {}}})
+        ));
+        assert!(!declared(json!({"capabilities": {"prompts": {}}})));
+        assert!(!declared(json!({"capabilities": {"completions": true}})));
+        assert!(!declared(json!({"completions": {}})));
+    }
+}
