@@ -10,12 +10,11 @@
 use serde_json::{Map, Value};
 
 use super::complete::MAX_TYPED;
+use super::prompt::PromptFailure;
 use super::{Caller, Pipeline, budget};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Deadline;
 use crate::upstream::mcp::{RemoteCompletion, RemotePrompt};
-
-use super::prompt::PromptFailure;
 
 /// Who completes which argument of a remote prompt, with what typed so far.
 pub struct PromptCompletion<'a> {

@@ -16,7 +16,7 @@ use crate::upstream::deadline::Deadline;
 use crate::upstream::error::UpstreamError;
 
 /// The most values a completion offers (the MCP limit).
-pub const MAX_VALUES: usize = 100;
+const MAX_VALUES: usize = 100;
 /// The longest value kept; a longer one is left out (and counted in `has_more`).
 const MAX_VALUE_CHARS: usize = 500;
 

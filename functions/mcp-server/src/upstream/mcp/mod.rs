@@ -37,7 +37,7 @@ mod transport;
 mod watch;
 mod wire;
 
-pub use complete::{MAX_VALUES, RemoteCompletion};
+pub use complete::RemoteCompletion;
 pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
 pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
 
