@@ -13,7 +13,11 @@
 //! budget item, on the condition that the budget holds them, in the same all-or-nothing
 //! request as its minute and the day. A [`Reservation`] rides with the call; the pipeline
 //! settles it with what was sent, and what was not sent goes back with this instance's next
-//! tally (whoever makes it), so settling costs no request of its own.
+//! tally (whoever makes it), so settling costs no request of its own. Settling books that
+//! refund at once, before the answer leaves: the reservation itself is dropped only when the
+//! MCP service's task lets go of the request, which may be after the client has its answer and
+//! sent the next call. A reservation dropped unsettled (the call never got that far) returns
+//! all of it.
 //!
 //! Every limit is configurable and `0` turns it off (see `inventory::config`).
 
@@ -27,7 +31,7 @@ pub mod window;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cidr::Cidr;
@@ -149,23 +153,27 @@ pub struct Admission {
     pub report: Option<Report>,
 }
 
-/// Requests reserved on a budget counter; dropping it books the part not sent as a refund,
-/// which the next tally of this instance carries.
+/// Requests reserved on a budget counter. Settling it books the part not sent as a refund,
+/// which the next tally of this instance carries; dropping it unsettled books all of it.
 #[derive(Debug)]
 pub struct Reservation {
     connector: String,
     key: String,
     expires: u64,
     reserved: u64,
-    sent: AtomicU64,
+    settled: AtomicBool,
     refunds: Arc<Mutex<Refunds>>,
 }
 
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let unsent = self
-            .reserved
-            .saturating_sub(self.sent.load(Ordering::Relaxed));
+impl Reservation {
+    /// The call sent `sent` requests and is over: the rest is refunded now, once.
+    fn settle(&self, sent: u64) {
+        if !self.settled.swap(true, Ordering::AcqRel) {
+            self.refund(self.reserved.saturating_sub(sent));
+        }
+    }
+
+    fn refund(&self, unsent: u64) {
         if unsent > 0 {
             let mut refunds = self
                 .refunds
@@ -177,6 +185,13 @@ impl Drop for Reservation {
                 .or_insert((0, self.expires))
                 .0 += unsent;
         }
+    }
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        // Never settled: the call sent nothing it reported, so all of it goes back.
+        self.settle(0);
     }
 }
 
@@ -357,20 +372,21 @@ impl Limits {
                 key: hit.key.clone(),
                 expires: hit.expires,
                 reserved: b.reserved,
-                sent: AtomicU64::new(0),
+                settled: AtomicBool::new(false),
                 refunds: Arc::clone(&self.refunds),
             }));
         }
         Ok(admission)
     }
 
-    /// What a call admitted with `admission` sent on `connector`: its reservation is settled
-    /// (the rest goes back when the admission is dropped).
+    /// What a call admitted with `admission` sent on `connector`, once it is over: its
+    /// reservation is settled and the rest booked for the next tally at once (not when the
+    /// admission is dropped, which may be after the caller's next call; the first settle counts).
     pub fn settle(&self, admission: &Admission, connector: &str, sent: u64) {
         if let Some(r) = &admission.reservation
             && r.connector == connector
         {
-            r.sent.store(sent, Ordering::Relaxed);
+            r.settle(sent);
         }
     }
 
@@ -733,6 +749,34 @@ mod tests {
             .await
             .unwrap();
         assert!(other.budgets.is_empty() && other.reservation.is_none());
+    }
+
+    /// The MCP service lets go of a call's admission on its own task, possibly after the caller
+    /// has the answer and sent the next call: what the settled call did not send must already
+    /// be back (it was not: the next call found the whole budget reserved and was refused).
+    #[tokio::test]
+    async fn a_settled_call_returns_what_it_did_not_send_before_its_admission_is_dropped() {
+        let limits = limits(Thresholds::DEFAULT);
+        let aggregation = limits
+            .tool_call_by("a", papierkram(200), NOW)
+            .await
+            .unwrap();
+        assert_eq!(aggregation.budgets["papierkram"].reserved, 10);
+        limits.settle(&aggregation, "papierkram", 3);
+        let next = limits
+            .tool_call_by("a", papierkram(200), NOW)
+            .await
+            .unwrap();
+        assert_eq!(next.budgets["papierkram"].spent, 3);
+        assert_eq!(next.budgets["papierkram"].reserved, 7);
+        // Settled once: a second settle and the late drop give nothing back twice.
+        limits.settle(&aggregation, "papierkram", 0);
+        drop(aggregation);
+        limits.settle(&next, "papierkram", 7);
+        drop(next);
+        let spent = limits.tool_call_by("a", papierkram(1), NOW).await.unwrap();
+        assert_eq!(spent.budgets["papierkram"].spent, 10);
+        assert_eq!(spent.budgets["papierkram"].reserved, 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
