@@ -436,6 +436,23 @@ fn python_client(url: &str, who: &str, extra: &[&str]) -> (bool, Value) {
     (out.status.success(), doc)
 }
 
+/// What the server logged about the connect steps (`connect: …` warnings) and what both
+/// authorization servers wrote on stderr (their `server_error`s), for a failure's message.
+fn connect_warnings(c: &Connectable) -> String {
+    let ours: Vec<String> = c
+        .server
+        .stderr
+        .all()
+        .into_iter()
+        .filter(|l| l.contains("connect:"))
+        .collect();
+    format!(
+        "server's connect log: {ours:?}\nour provider: {:?}\ntheirs: {:?}",
+        c.ours.stderr.all(),
+        c.theirs.stderr.all()
+    )
+}
+
 /// Our server in front of the OAuth-protected remote, with `/connect` working end to end: our
 /// oidc-provider signs people in, the upstream's issues tokens for the remote (and revokes them).
 struct Connectable {
@@ -544,10 +561,18 @@ async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generat
                 "notes_whoami={}",
             ],
         );
-        assert!(ok, "{who}: {doc}");
+        // A page short of 200 says which step stopped (the client's `stderr`); the server's
+        // warnings say why (a code not exchanged, a token refused, a state reused).
+        let why = || connect_warnings(&c);
+        assert!(ok, "{who}: {doc}\n{}", why());
         let call = &doc["calls"][0];
         assert_eq!(call["connected"]["via"], via, "{who}: {doc}");
-        assert_eq!(call["connected"]["pages"], json!([200]), "{who}: {doc}");
+        assert_eq!(
+            call["connected"]["pages"],
+            json!([200]),
+            "{who}: {doc}\n{}",
+            why()
+        );
         assert_eq!(call["structured"]["status"], "ok", "{who}: {doc}");
         assert_eq!(call["structured"]["data"]["subject"], who, "{who}: {doc}");
         // Once connected the remote's tools are listed to them.
