@@ -229,7 +229,7 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
 /// A caller's daily budget on an `mcp` connector counts the calls it sends the remote, by name
 /// and through `call_tool` alike: the call after the budget is refused and never reaches the
 /// remote; another caller has a budget of its own; a remote prompt's `prompts/get` and a
-/// completion of its argument count too.
+/// completion of its argument count too, a completion answered from the cache does not.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     let remote = Remote::start(&["--huge-mb", "0"]);
@@ -237,7 +237,7 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     let mut env = env_for("budgeted", &remote, "t");
     env.push((
         "MCP_API_KEYS".into(),
-        format!("e2e:{KEY},other:other-key-0123456789abcdef"),
+        format!("e2e:{KEY},other:other-key-0123456789abcdef,third:third-key-0123456789abcdef"),
     ));
     env.push(("MCP_LIMITS".into(), "on".into()));
     let server = start(&dir, &env);
@@ -298,7 +298,12 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
     let complete = json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {
         "ref": {"type": "ref/prompt", "name": "budgeted_weekly_review"},
         "argument": {"name": "week", "value": "2026"}}});
-    let refused: Value = other.post(complete, &[]).await.json().await.unwrap();
+    let refused: Value = other
+        .post(complete.clone(), &[])
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(
         refused["error"]["data"]["status"], "rate_limited",
         "{refused}"
@@ -308,6 +313,32 @@ async fn a_callers_budget_on_a_remote_connector_counts_its_calls() {
         posts,
         "nor did the completion"
     );
+    // A completion answered from the cache sends nothing and spends nothing: a third caller
+    // completes the same text three times and still has the second request of its budget.
+    let third = Rpc {
+        key: Some("third-key-0123456789abcdef".into()),
+        ..Rpc::new(&server.url)
+    };
+    for _ in 0..3 {
+        let done: Value = third
+            .post(complete.clone(), &[])
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(done["result"]["completion"]["total"], 52, "{done}");
+    }
+    assert_eq!(remote.counts().await["completion/complete"], 1);
+    let got: Value = third.post(get("W3"), &[]).await.json().await.unwrap();
+    assert!(got["result"]["messages"].is_array(), "{got}");
+    let mut other_text = complete.clone();
+    other_text["params"]["argument"]["value"] = "2025".into();
+    let refused: Value = third.post(other_text, &[]).await.json().await.unwrap();
+    assert_eq!(
+        refused["error"]["data"]["status"], "rate_limited",
+        "{refused}"
+    );
+    assert_eq!(remote.counts().await["completion/complete"], 1);
 }
 
 /// A remote tool's progress reaches our client: the Python SDK client watches a call (a
@@ -898,13 +929,13 @@ async fn a_remotes_prompts_are_listed_under_our_names_and_got_through_us_in_both
 /// A federated prompt's argument is completed by its remote (the Python SDK remote completes
 /// `weekly_review`'s `week` with ISO weeks; one remote of each generation), through the Python
 /// SDK client in both generations:
-/// one `completion/complete` to the remote per completion, its values bounded to 100 with its
+/// one `completion/complete` to the remote per completion (the second generation's same
+/// completions come from the cache), its values bounded to 100 with its
 /// total and `hasMore` kept; nothing asked of a remote without the `completions` capability or
 /// for an argument the prompt does not declare; a prompt outside the caller's profile is not
 /// found; a remote that fails, is slow or has gone away answers an error with its status and
-/// reason, within the connector's timeout; one audit line per completion, without the value.
-/// `-- --nocapture` prints the upstream requests and the latency of a forwarded completion
-/// against asking the remote directly.
+/// reason, within the connector's timeout, and is asked again next time (a failure is not
+/// cached); one audit line per completion, without the value.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generations() {
     let remote = Remote::start(&["--huge-mb", "0"]);
@@ -954,8 +985,10 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
         let old_weeks: Vec<String> = (1..10).map(|w| format!("2025-W0{w}")).collect();
         assert_eq!(c[4]["values"], json!(old_weeks), "{doc}");
     }
+    // The second generation's completions are the first's, answered from the cache.
     let counts = remote.counts().await;
-    assert_eq!(counts["completion/complete"], 4, "{counts}");
+    assert_eq!(counts["completion/complete"], 2, "{counts}");
+    assert_eq!(old.counts().await["completion/complete"], 1);
     assert_eq!(plain.counts().await["completion/complete"], 0);
     // Outside the caller's profile the prompt does not exist, and nothing is asked.
     let complete = |week: &str| {
@@ -971,7 +1004,7 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
         .await
         .unwrap();
     assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
-    assert_eq!(remote.counts().await["completion/complete"], 4);
+    assert_eq!(remote.counts().await["completion/complete"], 2);
     // A remote that fails, or is slow: an error with its status and reason, no hang.
     let started = Instant::now();
     let (ok, doc) = python_client(
@@ -983,6 +1016,8 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
             "prompt:notes_weekly_review week=boom",
             "--complete",
             "prompt:notes_weekly_review week=slow",
+            "--complete",
+            "prompt:notes_weekly_review week=boom",
         ],
     );
     assert!(!ok, "{doc}");
@@ -1007,16 +1042,90 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
         failed(1)["data"],
         json!({"status": "unavailable", "reason": "timeout"})
     );
-    // The figures: a forwarded completion against the same request sent to the remote directly.
+    assert_eq!(failed(2)["data"], failed(0)["data"], "{doc}");
+    assert_eq!(
+        remote.counts().await["completion/complete"],
+        5,
+        "a failure is asked again, not cached"
+    );
+    // One audit line per completion, with the argument's name and never its value.
+    let lines = server.stdout.events_where(2, |e| {
+        e["tool"] == "notes_weekly_review" && e["reason"] == "completion"
+    });
+    assert_eq!(lines[0]["arg_keys"], json!(["week"]), "{lines:?}");
+    assert!(!lines[0].to_string().contains("2026-W1"), "{lines:?}");
+    let cached = server.stdout.events_where(2, |e| {
+        e["tool"] == "notes_weekly_review" && e["reason"] == "completion_cached"
+    });
+    assert_eq!(cached.len(), 2, "{cached:?}");
+    let rpc = Rpc::new(&server.url);
+    // A remote that has gone away: unreachable, at once.
+    drop(remote);
+    let gone: Value = rpc.post(complete("2026"), &[]).await.json().await.unwrap();
+    assert_eq!(
+        gone["error"]["data"],
+        json!({"status": "unavailable", "reason": "unreachable"}),
+        "{gone}"
+    );
+}
+
+/// A remote's answer to a completion is kept briefly (the cache of catalog completions): the
+/// same completion twice sends one request to the remote, another typed text sends another,
+/// a cached one none, and the audit lines say which answer was cached. `-- --nocapture`
+/// prints the latency of a cached against a forwarded completion, and of the same request
+/// sent to the remote directly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_prompts_completion_is_answered_from_a_short_cache() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["notes"], "");
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let (ok, doc) = python_client(
+        &server.url,
+        &[
+            "--era",
+            "modern",
+            "--complete",
+            "prompt:notes_weekly_review week=2024-W3",
+            "--complete",
+            "prompt:notes_weekly_review week=2024-W3",
+            "--complete",
+            "prompt:notes_weekly_review week=2024-W4",
+        ],
+    );
+    assert!(ok, "{doc}");
+    let c = &doc["completions"];
+    assert_eq!(c[0]["values"], c[1]["values"], "{doc}");
+    assert_eq!(c[0]["values"].as_array().map(Vec::len), Some(10), "{doc}");
+    assert_eq!(c[2]["values"][0], "2024-W40", "{doc}");
+    assert_eq!(remote.counts().await["completion/complete"], 2);
+    let reasons: Vec<Value> = server
+        .stdout
+        .events_where(3, |e| e["tool"] == "notes_weekly_review")
+        .iter()
+        .map(|e| e["reason"].clone())
+        .collect();
+    assert_eq!(
+        reasons,
+        ["completion", "completion_cached", "completion"],
+        "{reasons:?}"
+    );
+    // The figures: a forwarded completion (a new typed text each time), the same request sent
+    // to the remote directly, and a cached completion.
+    let complete = |week: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {
+            "ref": {"type": "ref/prompt", "name": "notes_weekly_review"},
+            "argument": {"name": "week", "value": week}}})
+    };
     let rpc = Rpc::new(&server.url);
     let direct_url = format!("http://{}/mcp", remote.host());
     let http = reqwest::Client::new();
     let n = 20;
     let before = remote.counts().await;
-    let (mut d, mut f) = (Vec::new(), Vec::new());
-    for _ in 0..n {
+    let (mut d, mut f, mut k) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 1..=n {
+        let week = format!("2025-W{i:02}");
         let t = Instant::now();
-        let mut direct = complete("2026-W2");
+        let mut direct = complete(&week);
         direct["params"]["ref"]["name"] = "weekly_review".into();
         direct["params"]["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -1036,50 +1145,47 @@ async fn a_remote_prompts_arguments_are_completed_by_the_remote_in_both_generati
         r.bytes().await.unwrap();
         d.push(t.elapsed());
         let t = Instant::now();
+        let reply: Value = rpc.post(complete(&week), &[]).await.json().await.unwrap();
+        f.push(t.elapsed());
+        assert_eq!(reply["result"]["completion"]["values"], json!([week]));
+        let t = Instant::now();
         let reply: Value = rpc
-            .post(complete("2026-W2"), &[])
+            .post(complete("2024-W3"), &[])
             .await
             .json()
             .await
             .unwrap();
-        f.push(t.elapsed());
+        k.push(t.elapsed());
         assert_eq!(reply["result"]["completion"]["total"], 10, "{reply}");
     }
     let after = remote.counts().await;
     let asked = |c: &Value, k: &str| c[k].as_u64().unwrap_or(0);
-    let posts = asked(&after, "posts") - asked(&before, "posts") - n as u64;
     assert_eq!(
-        posts, n as u64,
-        "one upstream request per forwarded completion"
+        asked(&after, "posts") - asked(&before, "posts"),
+        2 * n as u64,
+        "one upstream request per forwarded completion, none per cached one"
     );
     assert_eq!(
         asked(&after, "completion/complete") - asked(&before, "completion/complete"),
         2 * n as u64
     );
-    d.sort();
-    f.sort();
+    let cached = server.stdout.events_where(1 + n, |e| {
+        e["tool"] == "notes_weekly_review" && e["reason"] == "completion_cached"
+    });
+    assert_eq!(cached.len(), 1 + n, "{cached:?}");
+    for v in [&mut d, &mut f, &mut k] {
+        v.sort();
+    }
     let ms = |v: &Duration| v.as_secs_f64() * 1000.0;
     println!(
-        "remote completion figures: 1 upstream request per forwarded completion (no cache); median \
-         direct {:.2} ms, via us {:.2} ms, added {:.2} ms (p90 direct {:.2}, via us {:.2}) over {n}",
+        "remote completion figures over {n}: median direct {:.2} ms, forwarded {:.2} ms, cached \
+         {:.2} ms (p90 {:.2}, {:.2}, {:.2}); 1 upstream request per forwarded completion, 0 per \
+         cached one",
         ms(&d[n / 2]),
         ms(&f[n / 2]),
-        ms(&f[n / 2]) - ms(&d[n / 2]),
+        ms(&k[n / 2]),
         ms(&d[n * 9 / 10]),
         ms(&f[n * 9 / 10]),
-    );
-    // One audit line per forwarded completion, with the argument's name and never its value.
-    let lines = server.stdout.events_where(4 + n, |e| {
-        e["tool"] == "notes_weekly_review" && e["reason"] == "completion"
-    });
-    assert_eq!(lines[0]["arg_keys"], json!(["week"]), "{lines:?}");
-    assert!(!lines[0].to_string().contains("2026-W1"), "{lines:?}");
-    // A remote that has gone away: unreachable, at once.
-    drop(remote);
-    let gone: Value = rpc.post(complete("2026"), &[]).await.json().await.unwrap();
-    assert_eq!(
-        gone["error"]["data"],
-        json!({"status": "unavailable", "reason": "unreachable"}),
-        "{gone}"
+        ms(&k[n * 9 / 10]),
     );
 }

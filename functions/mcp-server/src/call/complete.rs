@@ -4,18 +4,16 @@
 //! the upstream, shaping, the settled reservation), then matched against what the user typed.
 //!
 //! Bounded: one upstream request of at most [`MAX_VALUES`] items, the typed text cut to
-//! [`MAX_TYPED`] characters, at most [`MAX_VALUES`] values back. A short in-process cache
-//! ([`CACHE_TTL`], keyed by the caller's scope, the tool and what is sent upstream) answers the
-//! next keystrokes without asking again; on Lambda it lives per instance, so a cold instance
-//! asks once more.
+//! [`MAX_TYPED`] characters, at most [`MAX_VALUES`] values back. The page is kept in a short
+//! cache (`short_cache`: 30 s, keyed by the caller's scope, the tool and what is sent upstream)
+//! that answers the next keystrokes without asking again.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use catalog::{Complete, Status, Tool};
 use serde_json::{Map, Value, json};
 
+use super::short_cache::ShortCache;
 use super::{Outcome, Pipeline, Request};
 use crate::inventory::{DeployedCatalog, Scope};
 
@@ -23,12 +21,6 @@ use crate::inventory::{DeployedCatalog, Scope};
 pub(super) const MAX_VALUES: usize = 100;
 /// The most characters of typed text that count.
 pub(super) const MAX_TYPED: usize = 100;
-/// How long one upstream page serves completions: long enough for a person typing a name,
-/// short enough that a new customer shows up within the minute.
-pub const CACHE_TTL: Duration = Duration::from_secs(30);
-/// The most pages kept; an older entry is dropped when a new one would exceed it.
-const MAX_ENTRIES: usize = 256;
-
 /// The values for one typed text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Completed {
@@ -42,54 +34,12 @@ pub struct Completed {
     pub asked: Option<(Map<String, Value>, Outcome)>,
 }
 
-/// One upstream page, reduced to (match text, value) pairs.
-#[derive(Debug)]
-struct Page {
-    at: Instant,
-    items: Pairs,
-    more: bool,
-}
-
 type Key = (Scope, String, String);
 /// A page's (match text, value) pairs, shared by the cache and the answers it serves.
 type Pairs = Arc<Vec<(String, String)>>;
 
-/// The completion cache, one per pipeline.
-#[derive(Debug, Default)]
-pub(super) struct Completions {
-    pages: Mutex<HashMap<Key, Page>>,
-}
-
-impl Completions {
-    fn get(&self, key: &Key) -> Option<(Pairs, bool)> {
-        let pages = self.pages.lock().ok()?;
-        let page = pages.get(key)?;
-        (page.at.elapsed() < CACHE_TTL).then(|| (page.items.clone(), page.more))
-    }
-
-    fn put(&self, key: Key, items: Pairs, more: bool) {
-        let Ok(mut pages) = self.pages.lock() else {
-            return;
-        };
-        pages.retain(|_, p| p.at.elapsed() < CACHE_TTL);
-        if pages.len() >= MAX_ENTRIES
-            && let Some(oldest) = pages
-                .iter()
-                .min_by_key(|(_, p)| p.at)
-                .map(|(k, _)| k.clone())
-        {
-            pages.remove(&oldest);
-        }
-        pages.insert(
-            key,
-            Page {
-                at: Instant::now(),
-                items,
-                more,
-            },
-        );
-    }
-}
+/// Recent upstream pages, as (match text, value) pairs and whether the upstream had more.
+pub(super) type Completions = ShortCache<Key, (Pairs, bool)>;
 
 impl Pipeline {
     /// The completion of `typed` for a param declaring `complete`, whose `from` tool is
@@ -120,7 +70,7 @@ impl Pipeline {
                 }
                 let items = Arc::new(pairs(&outcome, complete));
                 let more = outcome.fields.get("has_more") == Some(&Value::Bool(true));
-                self.completions.put(key, items.clone(), more);
+                self.completions.put(key, (items.clone(), more));
                 (items, more, Some((args, outcome)))
             }
         };
@@ -281,21 +231,5 @@ mod tests {
             pairs(&outcome, &complete),
             vec![("A".into(), "1".into()), (String::new(), "x".into())]
         );
-    }
-
-    #[test]
-    fn a_page_is_served_until_it_expires_and_the_cache_stays_bounded() {
-        let cache = Completions::default();
-        let key = |i: usize| (Scope::Deployment, format!("t{i}"), String::new());
-        cache.put(key(0), Arc::new(items()), true);
-        assert_eq!(
-            cache.get(&key(0)).map(|(i, more)| (i.len(), more)),
-            Some((4, true))
-        );
-        assert!(cache.get(&key(1)).is_none());
-        for i in 0..MAX_ENTRIES + 10 {
-            cache.put(key(i), Arc::new(Vec::new()), false);
-        }
-        assert!(cache.pages.lock().map(|p| p.len()).unwrap_or(0) <= MAX_ENTRIES);
     }
 }

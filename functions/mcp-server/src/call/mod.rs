@@ -38,9 +38,10 @@
 //! adapter turns it into a result in one place.
 //!
 //! A completion (`completion/complete`) is a path through the same stages: one call of the
-//! declared list tool, then matching and a short cache (`complete`). A federated prompt's
-//! argument is completed by its remote instead (`prompt_complete`: one request, counted on the
-//! caller's budget like a remote prompt's `prompts/get`).
+//! declared list tool, then matching and a short cache (`complete`, `short_cache`). A federated
+//! prompt's argument is completed by its remote instead (`prompt_complete`: one request, counted
+//! on the caller's budget like a remote prompt's `prompts/get`, its answer kept in the same kind
+//! of short cache).
 
 mod aggregate;
 mod budget;
@@ -62,11 +63,12 @@ mod refresh;
 mod remote_tools;
 mod rounds;
 mod shape;
+mod short_cache;
 mod stages;
 
 pub use budget::REASON as BUDGET_REASON;
 pub use caller::{Caller, RequestMeta};
-pub use complete::{CACHE_TTL as COMPLETION_CACHE_TTL, Completed};
+pub use complete::Completed;
 pub use connections::ConnectionsRequest;
 pub use consent::{Binding, Signer, TOKEN_TTL_S, carries_remote_state};
 pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
@@ -76,9 +78,10 @@ pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
 pub use prompt::{PromptAnswer, PromptFailure, PromptRequest};
-pub use prompt_complete::PromptCompletion;
+pub use prompt_complete::{PromptCompletion, RemoteCompleted};
 pub use remote_tools::RemoteTools;
 pub use rounds::{INVALID_REQUEST_STATE, Resume};
+pub use short_cache::TTL as COMPLETION_CACHE_TTL;
 pub use stages::Flow;
 
 use std::ops::ControlFlow;
@@ -145,6 +148,8 @@ pub struct Pipeline {
     token_confirms_critical: Vec<String>,
     /// Recent list pages that answer completions.
     completions: complete::Completions,
+    /// Recent answers of remotes to completions of their prompts' arguments.
+    remote_completions: prompt_complete::RemoteCompletions,
     /// Each person's own upstream tokens (connectors with `auth: oauth_user`).
     vault: Arc<dyn VaultStore>,
     /// The server's public base URL, where `/connect/<connector>` is; none without OAuth.
@@ -166,6 +171,7 @@ impl Pipeline {
             ledger,
             token_confirms_critical,
             completions: complete::Completions::default(),
+            remote_completions: prompt_complete::RemoteCompletions::default(),
             vault: Arc::new(crate::vault::MemoryVault::default()),
             connect_base: None,
         }

@@ -6,11 +6,20 @@
 //! used up, nothing reaches the remote; what was sent settles the reservation. Bounded: the
 //! typed text and each context value cut to [`MAX_TYPED`] characters, the context to the
 //! prompt's declared arguments, the answer to 100 values (`upstream::mcp::complete`).
+//!
+//! Cached: the remote's answer is kept in a short cache (`short_cache`, as catalog completions)
+//! keyed by the connector, the remote prompt, the argument, the typed text and the context sent
+//! (the remote may answer differently per context). A cached answer sends nothing and settles
+//! the reservation with no request; a failure is not kept. The cache is the deployment's, not
+//! a person's: only deployment-level remotes lend prompts (an `oauth_user` remote lends none,
+//! and `upstream::mcp` refuses to complete for one), and a per-person remote that reached this
+//! path anyway would bypass the cache ([`shared`]).
 
 use serde_json::{Map, Value};
 
 use super::complete::MAX_TYPED;
 use super::prompt::PromptFailure;
+use super::short_cache::ShortCache;
 use super::{Caller, Pipeline, budget};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Deadline;
@@ -28,30 +37,71 @@ pub struct PromptCompletion<'a> {
     pub admission: Option<&'a crate::limits::Admission>,
 }
 
+/// What a completion of a remote prompt's argument came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RemoteCompleted {
+    /// Nothing was asked: no `completions` capability, or an argument the prompt does not
+    /// declare.
+    NotOffered,
+    /// The remote's answer to the request just sent.
+    Asked(RemoteCompletion),
+    /// A recent answer to the same request, from the cache; nothing was sent.
+    Cached(RemoteCompletion),
+}
+
+/// What was sent to which remote: its connector, the remote prompt's name, the argument, the
+/// typed text and the context (both as cut).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Key {
+    connector: String,
+    prompt: String,
+    argument: String,
+    typed: String,
+    context: Vec<(String, String)>,
+}
+
+/// Recent answers of remotes, the deployment's (never a person's: see [`shared`]).
+pub(super) type RemoteCompletions = ShortCache<Key, RemoteCompletion>;
+
 impl Pipeline {
-    /// The remote's values, or `None` when nothing was asked (no `completions` capability, an
-    /// argument the prompt does not declare).
+    /// The remote's values, from the cache when the same request was answered recently.
     pub async fn complete_remote_prompt(
         &self,
         conn: &DeployedCatalog,
         prompt: &RemotePrompt,
         request: PromptCompletion<'_>,
-    ) -> Result<Option<RemoteCompletion>, PromptFailure> {
+    ) -> Result<RemoteCompleted, PromptFailure> {
         let connector = &conn.catalog.connector;
         let declared = prompt.arguments.iter().any(|a| a.name == request.argument);
         if !prompt.completions || !declared {
             if let Some(a) = request.admission {
                 self.limits.settle(a, connector, 0);
             }
-            return Ok(None);
+            return Ok(RemoteCompleted::NotOffered);
+        }
+        let typed = cut(request.typed);
+        let context = context(prompt, request.argument, request.context);
+        let key = shared(conn).then(|| Key {
+            connector: connector.clone(),
+            prompt: prompt.remote_name.clone(),
+            argument: request.argument.to_string(),
+            typed: typed.clone(),
+            context: context
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect(),
+        });
+        if let Some(kept) = key.as_ref().and_then(|k| self.remote_completions.get(k)) {
+            if let Some(a) = request.admission {
+                self.limits.settle(a, connector, 0);
+            }
+            return Ok(RemoteCompleted::Cached(kept));
         }
         let reserved = request
             .admission
             .and_then(|a| a.budgets.get(connector).copied());
         budget::admit(conn, reserved)
             .map_err(|refused| PromptFailure::OverBudget(refused.hint.unwrap_or_default()))?;
-        let typed = cut(request.typed);
-        let context = context(prompt, request.argument, request.context);
         let answer = self
             .upstream
             .remote_complete(
@@ -65,8 +115,18 @@ impl Pipeline {
         if let Some(a) = request.admission {
             self.limits.settle(a, connector, 1);
         }
-        answer.map(Some).map_err(PromptFailure::Upstream)
+        let answer = answer.map_err(PromptFailure::Upstream)?;
+        if let Some(key) = key {
+            self.remote_completions.put(key, answer.clone());
+        }
+        Ok(RemoteCompleted::Asked(answer))
     }
+}
+
+/// Whether a remote's answers may be shared by everyone the deployment serves: it acts as the
+/// deployment, not with each person's own account (`auth: oauth_user`).
+fn shared(conn: &DeployedCatalog) -> bool {
+    conn.catalog.auth.oauth_user.is_none()
 }
 
 fn cut(text: &str) -> String {

@@ -1,9 +1,10 @@
 //! `completion/complete` of a federated prompt's argument: the prompt is found in the caller's
 //! view (one it cannot see is "not found", as for a catalog prompt), the values come from the
 //! remote (`call::Pipeline::complete_remote_prompt`: one request, only to a remote that
-//! declared `completions`, on the caller's budget), and each completion is audited like a
-//! catalog one: the prompt's name, its connector, the argument's name (never what was typed),
-//! `status` and `reason` (`completion`, or the failure's).
+//! declared `completions`, on the caller's budget, or a recent answer from its short cache),
+//! and each completion is audited like a catalog one: the prompt's name, its connector, the
+//! argument's name (never what was typed), `status` and `reason` (`completion`,
+//! `completion_cached`, or the failure's).
 //!
 //! A failure answers a JSON-RPC error (-32603) whose `data` has `status` and `reason`, as a
 //! catalog completion whose list call failed: the client offers no values and can show why.
@@ -16,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::context::CallContext;
 use super::server::Mcp;
-use crate::call::{PromptCompletion, PromptFailure};
+use crate::call::{PromptCompletion, PromptFailure, RemoteCompleted};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::mcp::RemotePrompt;
 use crate::upstream::{Deadline, UpstreamError};
@@ -64,9 +65,9 @@ impl Mcp {
             )
             .await;
         let (status, reason) = match &answer {
-            Ok(Some(_)) => ("ok", "completion"),
-            // No `completions` capability, or an argument the prompt does not declare.
-            Ok(None) => ("ok", "completion_not_offered"),
+            Ok(RemoteCompleted::Asked(_)) => ("ok", "completion"),
+            Ok(RemoteCompleted::Cached(_)) => ("ok", "completion_cached"),
+            Ok(RemoteCompleted::NotOffered) => ("ok", "completion_not_offered"),
             Err(f) => (status_of(f), reason_of(f)),
         };
         let argument = Map::from_iter([(request.argument.name.clone(), Value::Null)]);
@@ -82,14 +83,16 @@ impl Mcp {
         .reason(reason);
         self.audit.write(&event);
         match answer {
-            Ok(Some(got)) => CompletionInfo::with_pagination(
-                got.values,
-                Some(got.total.min(u32::MAX as usize) as u32),
-                got.has_more,
-            )
-            .map(CompleteResult::new)
-            .map_err(|e| McpError::internal_error(e, None)),
-            Ok(None) => Ok(CompleteResult::new(CompletionInfo::default())),
+            Ok(RemoteCompleted::Asked(got) | RemoteCompleted::Cached(got)) => {
+                CompletionInfo::with_pagination(
+                    got.values,
+                    Some(got.total.min(u32::MAX as usize) as u32),
+                    got.has_more,
+                )
+                .map(CompleteResult::new)
+                .map_err(|e| McpError::internal_error(e, None))
+            }
+            Ok(RemoteCompleted::NotOffered) => Ok(CompleteResult::new(CompletionInfo::default())),
             Err(f) => Err(failed(conn, prompt, f)),
         }
     }
