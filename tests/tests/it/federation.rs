@@ -1173,19 +1173,33 @@ async fn a_remote_prompts_completion_is_answered_from_a_short_cache() {
         e["tool"] == "notes_weekly_review" && e["reason"] == "completion_cached"
     });
     assert_eq!(cached.len(), 1 + n, "{cached:?}");
+    let asked_lines = server.stdout.events_where(2 + n, |e| {
+        e["tool"] == "notes_weekly_review" && e["reason"] == "completion"
+    });
+    // Inside the server: the audit lines' `duration_ms`, median.
+    let inside = |lines: &[Value]| {
+        let mut t: Vec<f64> = lines
+            .iter()
+            .filter_map(|e| e["duration_ms"].as_f64())
+            .collect();
+        t.sort_by(f64::total_cmp);
+        t.get(t.len() / 2).copied().unwrap_or_default()
+    };
     for v in [&mut d, &mut f, &mut k] {
         v.sort();
     }
     let ms = |v: &Duration| v.as_secs_f64() * 1000.0;
     println!(
         "remote completion figures over {n}: median direct {:.2} ms, forwarded {:.2} ms, cached \
-         {:.2} ms (p90 {:.2}, {:.2}, {:.2}); 1 upstream request per forwarded completion, 0 per \
-         cached one",
+         {:.2} ms (p90 {:.2}, {:.2}, {:.2}); inside the server forwarded {:.2} ms, cached {:.2} ms; 1 \
+         upstream request per forwarded completion, 0 per cached one",
         ms(&d[n / 2]),
         ms(&f[n / 2]),
         ms(&k[n / 2]),
         ms(&d[n * 9 / 10]),
         ms(&f[n * 9 / 10]),
         ms(&k[n * 9 / 10]),
+        inside(&asked_lines),
+        inside(&cached),
     );
 }

@@ -173,6 +173,29 @@ mod tests {
         }
     }
 
+    fn remote(auth: &str) -> DeployedCatalog {
+        let yaml = format!(
+            "connector: notes\ntitle: Notes\nsecrets: [token, client_id]\nauth: {auth}\n\
+             mcp:\n  url: \"https://notes.example/mcp\"\n  allow: [weekly_review]\n"
+        );
+        let catalog = catalog::parse("notes.yaml", &yaml).unwrap();
+        DeployedCatalog {
+            base_url: catalog.base_url.clone(),
+            expose_raw: false,
+            catalog,
+        }
+    }
+
+    #[test]
+    fn only_a_remote_acting_as_the_deployment_shares_its_answers() {
+        assert!(shared(&remote("{ bearer: token }")));
+        let per_person = remote(
+            "{ oauth_user: { authorization_endpoint: \"https://id.example/a\", \
+             token_endpoint: \"https://id.example/t\", client_id: client_id } }",
+        );
+        assert!(!shared(&per_person), "a person's remote is never cached");
+    }
+
     #[test]
     fn the_context_holds_only_the_other_declared_arguments_as_cut_strings() {
         let given = json!({"week": "2026-W4", "tone": "x".repeat(500), "secret": "no", "n": 3});
