@@ -9,7 +9,7 @@
 //! `completion/complete` fail with an error, and a client then offers no values, as it would
 //! for an empty result, while the Inspector and SDK clients show why.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use catalog::{Param, Status};
 use rmcp::ErrorData as McpError;
@@ -21,10 +21,6 @@ use super::context::CallContext;
 use super::definitions::into_result;
 use super::server::Mcp;
 use crate::call::Outcome;
-use crate::upstream::Deadline;
-
-/// The longest a completion may wait for its upstream: a person is typing.
-const DEADLINE: Duration = Duration::from_secs(5);
 
 impl Mcp {
     /// The completion of one argument.
@@ -52,12 +48,7 @@ impl Mcp {
         let Some((conn, source)) = self.inventory.find(ctx.scope(), &complete.from) else {
             return Ok(CompleteResult::new(CompletionInfo::default()));
         };
-        let deadline = Deadline::after(
-            self.deadline(&ctx.request)
-                .remaining()
-                .unwrap_or_default()
-                .min(DEADLINE),
-        );
+        let deadline = self.completion_deadline(&ctx.request);
         let answer = self
             .pipeline
             .complete(

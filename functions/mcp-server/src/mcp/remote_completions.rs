@@ -9,7 +9,7 @@
 //! A failure answers a JSON-RPC error (-32603) whose `data` has `status` and `reason`, as a
 //! catalog completion whose list call failed: the client offers no values and can show why.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo};
@@ -19,11 +19,8 @@ use super::context::CallContext;
 use super::server::Mcp;
 use crate::call::{PromptCompletion, PromptFailure, RemoteCompleted};
 use crate::inventory::DeployedCatalog;
+use crate::upstream::UpstreamError;
 use crate::upstream::mcp::RemotePrompt;
-use crate::upstream::{Deadline, UpstreamError};
-
-/// The longest a completion may wait for its remote: a person is typing.
-const DEADLINE: Duration = Duration::from_secs(5);
 
 impl Mcp {
     /// The remote's values for one argument of its prompt, or an error saying what failed.
@@ -43,12 +40,7 @@ impl Mcp {
             .flatten()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect();
-        let deadline = Deadline::after(
-            self.deadline(&ctx.request)
-                .remaining()
-                .unwrap_or_default()
-                .min(DEADLINE),
-        );
+        let deadline = self.completion_deadline(&ctx.request);
         let answer = self
             .pipeline
             .complete_remote_prompt(

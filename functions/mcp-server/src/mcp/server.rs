@@ -107,4 +107,17 @@ impl Mcp {
         };
         Deadline::after(budget)
     }
+
+    /// A completion's deadline: the call's, and at most `COMPLETION_DEADLINE`.
+    pub(super) fn completion_deadline(&self, request: &RequestMeta) -> Deadline {
+        Deadline::after(
+            self.deadline(request)
+                .remaining()
+                .unwrap_or_default()
+                .min(COMPLETION_DEADLINE),
+        )
+    }
 }
+
+/// The longest a completion may wait for its upstream or remote: a person is typing.
+const COMPLETION_DEADLINE: Duration = Duration::from_secs(5);

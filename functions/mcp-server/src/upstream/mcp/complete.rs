@@ -5,13 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Forwarded;
 use super::result::remote_error;
-use super::transport::Auth;
 use super::wire::Answer;
-use super::{Forwarded, scoped};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Upstream;
-use crate::upstream::credentials::Credentials;
 use crate::upstream::deadline::Deadline;
 use crate::upstream::error::UpstreamError;
 
@@ -42,39 +40,16 @@ impl Upstream {
         context: &Map<String, Value>,
         deadline: &Deadline,
     ) -> Result<RemoteCompletion, UpstreamError> {
-        // Prompts are the deployment's: an `oauth_user` remote lends none (refused here too).
-        let (owner, person) = scoped(conn, Credentials::Deployment)?;
-        let secrets = self.secrets_for_remote().await?;
-        let auth = &Auth {
-            secrets: &secrets,
-            person,
-        };
-        let slot = self.remotes.slot(&conn.catalog.connector, owner);
-        let generation = slot
-            .state
-            .lock()
-            .await
-            .as_ref()
-            .map(|f| f.generation.clone());
-        let generation = match generation {
-            Some(g) => g,
-            None => self.first_contact(conn, auth).await?,
-        };
-        let params = params(remote_name, (name, value), context);
         let exchanged = self
-            .forward(
+            .deployment_request(
                 conn,
-                auth,
-                &slot,
-                generation,
                 Forwarded {
                     method: "completion/complete",
                     name: None,
                     param_headers: &[],
                 },
-                params,
+                |_| params(remote_name, (name, value), context),
                 deadline,
-                &crate::progress::NONE,
             )
             .await?;
         match exchanged.answer {

@@ -358,7 +358,38 @@ impl Upstream {
         round: &RemoteRound,
         deadline: &Deadline,
     ) -> Result<Map<String, Value>, UpstreamError> {
-        // Prompts are the deployment's: an `oauth_user` remote lends none (refused here too).
+        let exchanged = self
+            .deployment_request(
+                conn,
+                Forwarded {
+                    method: "prompts/get",
+                    name: Some(remote_name),
+                    param_headers: &[],
+                },
+                |generation| {
+                    let mut params = json!({"name": remote_name, "arguments": arguments});
+                    if generation == Generation::Modern {
+                        with_round(&mut params, round);
+                    }
+                    params.as_object().cloned().unwrap_or_default()
+                },
+                deadline,
+            )
+            .await?;
+        result::prompt_result(&self.redactor, exchanged.answer)
+    }
+
+    /// A request the deployment itself makes of its remote outside a tool call (a prompt, a
+    /// completion), with the params built for the generation the remote speaks (learnt at
+    /// first contact when not yet known). Prompts are the deployment's: an `oauth_user` remote
+    /// lends none and is refused here.
+    async fn deployment_request(
+        &self,
+        conn: &DeployedCatalog,
+        sent: Forwarded<'_>,
+        params: impl FnOnce(Generation) -> Map<String, Value>,
+        deadline: &Deadline,
+    ) -> Result<transport::Exchanged, UpstreamError> {
         let (owner, person) = scoped(conn, Credentials::Deployment)?;
         let secrets = self.secrets_for_remote().await?;
         let auth = &Auth {
@@ -366,38 +397,28 @@ impl Upstream {
             person,
         };
         let slot = self.remotes.slot(&conn.catalog.connector, owner);
-        let generation = slot
+        let known = slot
             .state
             .lock()
             .await
             .as_ref()
             .map(|f| f.generation.clone());
-        let generation = match generation {
+        let generation = match known {
             Some(g) => g,
             None => self.first_contact(conn, auth).await?,
         };
-        let mut params = json!({"name": remote_name, "arguments": arguments});
-        if generation == Generation::Modern {
-            with_round(&mut params, round);
-        }
-        let params = params.as_object().cloned().unwrap_or_default();
-        let exchanged = self
-            .forward(
-                conn,
-                auth,
-                &slot,
-                generation,
-                Forwarded {
-                    method: "prompts/get",
-                    name: Some(remote_name),
-                    param_headers: &[],
-                },
-                params,
-                deadline,
-                &crate::progress::NONE,
-            )
-            .await?;
-        result::prompt_result(&self.redactor, exchanged.answer)
+        let params = params(generation.clone());
+        self.forward(
+            conn,
+            auth,
+            &slot,
+            generation,
+            sent,
+            params,
+            deadline,
+            &crate::progress::NONE,
+        )
+        .await
     }
 
     /// The remote's prompts, every page; a remote without prompts (`-32601`) has none, and one
