@@ -37,9 +37,10 @@ current=""
 current_start=0
 current_cpu=0
 
-# CPU seconds (user + sys) used so far by the processes this script waited for, into $cpu; a
-# background job's CPU is counted when it is waited for, so its whole cost shows at its `await`
-# step. (`times` reports this shell's children only outside a subshell, hence the file.)
+# CPU seconds (user + sys) of this script's finished child processes so far, into $cpu. A step's
+# CPU is what finished during it: a background job's whole cost lands in the step during which
+# it ended (its `await` step only if it was still running then). (`times` reports this shell's
+# children only outside a subshell, hence the file.)
 cpu=0
 read_cpu() {
     times >"$logs/times"
@@ -76,7 +77,7 @@ report() {
     local job
     for job in $(jobs -p); do kill_tree "$job"; done
     finish_step
-    printf '\n==> step times (wall, and CPU of what the step waited for)\n'
+    printf '\n==> step times (wall, and CPU of the processes that finished during the step)\n'
     printf '    %s\n' "${timings[@]}"
     read_cpu
     printf '    %5ss %6ss CPU  total (%s)\n' $((SECONDS - started)) "$cpu" \
