@@ -65,6 +65,23 @@ pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError>
     Ok(catalogs)
 }
 
+/// Catalogs that [`load_sources`] has already accepted, given as `(file name, JSON of the
+/// loaded model)`: the shipped set, which the `connector` crate's build loads and writes so.
+/// Deserializing the model skips the YAML parser and the validation, which that load ran; a
+/// text that is not such a model is still an error naming its file, never a panic.
+pub fn load_json(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError> {
+    sources
+        .iter()
+        .map(|(file, json)| {
+            serde_json::from_str(json).map_err(|e| LoadError::Invalid {
+                file: file.to_string(),
+                line: 1,
+                problem: format!("not a loaded catalog model: {e}"),
+            })
+        })
+        .collect()
+}
+
 /// Parses and validates one catalog file.
 pub fn parse(file: &str, text: &str) -> Result<Catalog, LoadError> {
     let catalog: Catalog = yaml_serde::from_str(text).map_err(|e| LoadError::Invalid {
@@ -816,6 +833,19 @@ tools:
         assert_eq!(c.tools.len(), 2);
         assert_eq!(c.timeout_ms, 10_000);
         assert!(c.tools[0].core);
+    }
+
+    #[test]
+    fn a_loaded_model_round_trips_through_json_and_anything_else_names_its_file() {
+        let loaded = parse("demo.yaml", GOOD).unwrap();
+        let json = serde_json::to_string(&loaded).unwrap();
+        assert_eq!(load_json(&[("demo.yaml", &json)]).unwrap(), vec![loaded]);
+        let err = load_json(&[("demo.yaml", r#"{"connector": 1}"#)]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("demo.yaml:1: not a loaded catalog model"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,22 +1,18 @@
 //! The shipped catalogs: every `*.yaml` file in `catalogs/` beside this crate, compiled in.
 //!
 //! They are the default of every function when no catalog directory is configured (the server's
-//! `MCP_CATALOG_DIR`, quota-alarm's `QUOTA_CATALOG_DIR`). A test keeps [`EMBEDDED_CATALOGS`] in
-//! step with the folder, so a new file cannot be forgotten.
+//! `MCP_CATALOG_DIR`, quota-alarm's `QUOTA_CATALOG_DIR`). The build script loads them with the
+//! catalog crate's own loader (a catalog that does not load fails the build) and compiles in the
+//! JSON of each loaded model beside its YAML text: [`load`] deserializes that JSON, which costs
+//! a cold start about a twentieth of parsing the YAML again (see `build.rs`).
 
 use std::path::Path;
 
 use catalog::{Catalog, LoadError};
 
-/// The shipped catalog files as `(file name, text)`, in file-name order.
-pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[
-    ("calcom.yaml", include_str!("../catalogs/calcom.yaml")),
-    (
-        "papierkram.yaml",
-        include_str!("../catalogs/papierkram.yaml"),
-    ),
-    ("sevdesk.yaml", include_str!("../catalogs/sevdesk.yaml")),
-];
+// `EMBEDDED_CATALOGS` (file name, YAML text) and `EMBEDDED_JSON` (file name, the loaded model as
+// JSON), both in file-name order, written by build.rs from the `catalogs/` folder.
+include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
 /// The tools a hosted deployment of `papierkram.yaml` lists, one name a line (`#` comments):
 /// what the post-deploy smoke check and the end-to-end tests compare `tools/list` with.
@@ -26,7 +22,7 @@ pub const PAPIERKRAM_ALLOWLIST: &str = include_str!("../catalogs/papierkram.allo
 pub fn load(dir: Option<&Path>) -> Result<Vec<Catalog>, LoadError> {
     match dir {
         Some(dir) => catalog::load_dir(dir),
-        None => catalog::load_sources(EMBEDDED_CATALOGS),
+        None => catalog::load_json(EMBEDDED_JSON),
     }
 }
 
@@ -51,7 +47,7 @@ mod tests {
         let embedded: Vec<&str> = EMBEDDED_CATALOGS.iter().map(|(n, _)| *n).collect();
         assert_eq!(
             embedded, on_disk,
-            "add the new catalog to EMBEDDED_CATALOGS"
+            "build.rs embeds every YAML file of the folder"
         );
         for (name, text) in EMBEDDED_CATALOGS {
             assert_eq!(*text, std::fs::read_to_string(dir.join(name)).unwrap());

@@ -1,0 +1,61 @@
+//! The shipped catalogs, loaded at build time. Every `*.yaml`/`*.yml` file of `catalogs/` is
+//! parsed and validated here with the catalog crate's own loader (a catalog that does not load
+//! fails the build with the loader's message), then written to `OUT_DIR` as the JSON of its
+//! model. `OUT_DIR/embedded.rs` lists both forms: the YAML texts (`EMBEDDED_CATALOGS`, for tools
+//! and tests) and the JSON (`EMBEDDED_JSON`, what a cold start deserializes). Reading JSON
+//! costs a cold start a small fraction of parsing the same catalogs' YAML (see `catalogs.rs`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    println!("cargo::rerun-if-changed=catalogs");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    if let Err(problem) = run(Path::new("catalogs"), &out) {
+        eprintln!("shared/connector/catalogs: {problem}");
+        std::process::exit(1);
+    }
+}
+
+fn run(dir: &Path, out: &Path) -> Result<(), String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read the folder: {e}"))?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
+        .collect();
+    names.sort();
+    let mut sources = Vec::with_capacity(names.len());
+    for name in &names {
+        let text = std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        sources.push((name.as_str(), text));
+    }
+    let borrowed: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    // The same load as at run time from a folder: each file validated, names unique across them.
+    let catalogs = catalog::load_sources(&borrowed).map_err(|e| e.to_string())?;
+
+    let mut yaml = String::from(
+        "/// The shipped catalog files as `(file name, YAML text)`, in file-name order.\n\
+         pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[\n",
+    );
+    let mut json = String::from(
+        "/// The same catalogs as `(file name, JSON of the loaded model)`, for [`load`].\n\
+         const EMBEDDED_JSON: &[(&str, &str)] = &[\n",
+    );
+    for (name, catalog) in names.iter().zip(&catalogs) {
+        let model = serde_json::to_string(catalog).map_err(|e| format!("{name}: {e}"))?;
+        let file = format!("{name}.json");
+        std::fs::write(out.join(&file), model).map_err(|e| format!("{file}: {e}"))?;
+        let _ = writeln!(
+            yaml,
+            "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/catalogs/{name}\"))),"
+        );
+        let _ = writeln!(
+            json,
+            "    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),"
+        );
+    }
+    yaml.push_str("];\n");
+    json.push_str("];\n");
+    std::fs::write(out.join("embedded.rs"), yaml + &json).map_err(|e| format!("embedded.rs: {e}"))
+}
