@@ -124,7 +124,7 @@ pub async fn run(
             tracing::info!(
                 url = %format!("http://{bound}/mcp"),
                 listed = state.mcp.listed_count(),
-                searchable = state.inventory.search.len(),
+                searchable = state.inventory.registry.exposed().count(),
                 "serving MCP"
             );
             if let Some((key, _)) = &local_key {

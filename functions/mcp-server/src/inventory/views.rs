@@ -1,9 +1,11 @@
 //! What each scope sees, computed once at start: the core tools it lists, every tool it may
-//! call, whether the meta tools are offered, the search visibility, and the prompts it may use
-//! (those whose every named tool it may call). The visibility rule
-//! itself is [`Profiles::allows`]; this module applies it, and nothing else does.
+//! call, whether the meta tools are offered, and the prompts it may use (those whose every
+//! named tool it may call); its search visibility on its first search, since the search index
+//! itself is built only then. The visibility rule itself is [`Profiles::allows`]; this module
+//! applies it, and nothing else does.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use super::profiles::{Profiles, Scope};
 use super::registry::Registry;
@@ -15,8 +17,8 @@ pub struct View {
     pub listed: Vec<(String, String)>,
     /// Whether tools exist beyond the listed ones (then `search_tools` and `call_tool` are listed).
     pub has_hidden: bool,
-    /// The search index's view of the same tools.
-    pub visibility: search::Visibility,
+    /// The search index's view of the callable tools, on first search: [`View::visibility`].
+    visibility: OnceLock<search::Visibility>,
     /// Sorted, so a suggestion among equally close names is always the same one.
     callable: BTreeSet<String>,
     /// Prompts whose every named tool this scope may call, in catalog order: a prompt that
@@ -25,12 +27,7 @@ pub struct View {
 }
 
 impl View {
-    pub fn new(
-        registry: &Registry,
-        profiles: &Profiles,
-        index: &search::Index,
-        scope: &Scope,
-    ) -> Self {
+    pub fn new(registry: &Registry, profiles: &Profiles, scope: &Scope) -> Self {
         let allowed: Vec<(&str, &catalog::Tool)> = registry
             .exposed()
             .filter(|(c, t)| profiles.allows(scope.profile(), &c.catalog.connector, &t.name))
@@ -46,7 +43,7 @@ impl View {
                 .map(|(c, t)| (c.to_string(), t.name.clone()))
                 .collect(),
             has_hidden: allowed.iter().any(|(c, t)| !listed(c, t)),
-            visibility: index.visibility(&|name| callable.contains(name)),
+            visibility: OnceLock::new(),
             prompts: registry
                 .prompts()
                 .filter(|(_, p)| p.tools.iter().all(|t| callable.contains(t)))
@@ -61,10 +58,18 @@ impl View {
         View {
             listed: Vec::new(),
             has_hidden: false,
-            visibility: search::Index::build(Vec::new()).visibility(&|_| false),
+            visibility: OnceLock::new(),
             callable: BTreeSet::new(),
             prompts: Vec::new(),
         }
+    }
+
+    /// The tools of `index` this scope may find, worked out once, on the first call. `index`
+    /// is always the inventory's own ([`super::Inventory::visibility`]); a view of nothing
+    /// finds nothing in any index.
+    pub(super) fn visibility(&self, index: &search::Index) -> &search::Visibility {
+        self.visibility
+            .get_or_init(|| index.visibility(&|name| self.callable.contains(name)))
     }
 
     /// The tool of this scope closest to a mistyped name: never one the scope cannot call.

@@ -476,9 +476,9 @@ impl Mcp {
             ctx,
             started.elapsed(),
         ));
-        let answer = self.inventory.search.search_in(
+        let answer = self.inventory.search().search_in(
             &meta::closest_request(name),
-            &self.inventory.view(ctx.scope()).visibility,
+            self.inventory.visibility(ctx.scope()),
         );
         let closest: Vec<&str> = answer.structured["tools"]
             .as_array()
@@ -559,11 +559,13 @@ impl Mcp {
                 return result;
             }
         };
-        let view = self.inventory.view(ctx.scope());
         let with_remotes = self.search_index(&ctx.caller).await;
         let (index, visibility) = match &with_remotes {
             Some((index, visibility)) => (index.as_ref(), visibility),
-            None => (&self.inventory.search, &view.visibility),
+            None => (
+                self.inventory.search(),
+                self.inventory.visibility(ctx.scope()),
+            ),
         };
         let answer = index.search_in(&request, visibility);
         // What users looked for and did not find, for the digest: only the words the catalogs

@@ -20,8 +20,11 @@ const MAX_QUERY_CHARS: usize = 200;
 /// The longest connector name accepted as a filter.
 const MAX_CONNECTOR_LEN: usize = 64;
 
-/// The two meta tools, built once.
-pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; 2] {
+/// How many meta tools [`tools`] makes.
+pub(super) const TOOL_COUNT: usize = 2;
+
+/// The two meta tools.
+pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; TOOL_COUNT] {
     let read = ToolAnnotations::with_title("Search tools")
         .read_only(true)
         .destructive(false)

@@ -1,5 +1,5 @@
 //! What every MCP request needs, built once at start: the inventory, the call pipeline, the
-//! audit log and each scope's `tools/list`.
+//! audit log and each scope's `tools/list` (each built on its scope's first `tools/list`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,8 +23,8 @@ pub struct Mcp {
     pub pipeline: Pipeline,
     pub audit: ::audit::AuditLog,
     pub redactor: ::audit::Redactor,
-    /// Each scope's `tools/list`, worked out once.
-    lists: HashMap<Scope, Vec<McpTool>>,
+    /// Each scope's `tools/list`, worked out on its first request.
+    lists: lists::Lists,
     /// Each scope's `prompts/list`, worked out once.
     pub(super) prompts: HashMap<Scope, Vec<McpPrompt>>,
     /// Whether any catalog declares prompts (the `prompts` capability).
@@ -53,7 +53,7 @@ impl Mcp {
         call_deadline: Duration,
         list_ttl: Duration,
     ) -> Self {
-        let lists = lists::build(&inventory);
+        let lists = lists::Lists::new(inventory.clone());
         let lists_are_private = inventory.profiles.names().next().is_some();
         let prompts = prompts::build(&inventory);
         let catalogs = || inventory.registry.catalogs.iter().map(|c| &c.catalog);
@@ -89,12 +89,17 @@ impl Mcp {
 
     /// The tools a scope lists.
     pub fn listed(&self, scope: &Scope) -> Vec<McpTool> {
-        self.lists.get(scope).cloned().unwrap_or_default()
+        self.lists.get(scope).to_vec()
     }
 
-    /// How many tools the whole deployment lists.
+    /// How many tools the whole deployment lists (without building its list).
     pub fn listed_count(&self) -> usize {
-        self.lists.get(&Scope::Deployment).map_or(0, Vec::len)
+        self.lists.count(&Scope::Deployment)
+    }
+
+    /// How many scopes' `tools/list` were built so far (a cold instance: none).
+    pub fn lists_built(&self) -> usize {
+        self.lists.built()
     }
 
     /// One call's deadline: the configured budget, cut to what the Lambda invocation has left.

@@ -21,6 +21,8 @@ use tower::ServiceExt;
 pub(crate) struct TestApp {
     pub router: Router,
     pub audit: MemorySink,
+    /// The MCP state behind `router`, to ask what it has built so far.
+    pub mcp: Arc<mcp_server::mcp::Mcp>,
 }
 
 /// The test catalogs (`tests/catalogs`: the demo connector).
@@ -120,6 +122,7 @@ pub(crate) fn app_with_store(
         Default::default(),
     );
     TestApp {
+        mcp: state.mcp.clone(),
         router: app(state),
         audit: sink,
     }

@@ -585,6 +585,42 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
     );
 }
 
+/// A cold instance builds the search index and each `tools/list` only for the request that
+/// needs it: `initialize` and tool calls build neither, `tools/list` its own scope's list,
+/// `search_tools` the index.
+#[tokio::test]
+async fn a_cold_instance_builds_lists_and_the_search_index_only_when_asked() {
+    let app = disclosure_app(&[]);
+    let built = |app: &TestApp| (app.mcp.inventory.search_is_built(), app.mcp.lists_built());
+    assert_eq!(built(&app), (false, 0), "nothing at start");
+    let (status, _, _) = send(&app, rpc(initialize(), V2025)).await;
+    assert_eq!(status, StatusCode::OK);
+    let direct = call("demo_invoice_archive", json!({"id": 7, "dry_run": true}));
+    let (_, _, body) = send(&app, rpc(direct, V2025)).await;
+    assert!(body["result"].is_object(), "{body}");
+    let via = call(
+        "call_tool",
+        json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
+    );
+    let (_, _, body) = send(&app, rpc(via, V2025)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "invalid_input",
+        "{body}"
+    );
+    assert_eq!(built(&app), (false, 0), "after initialize and tool calls");
+    send(&app, list_request("/mcp")).await;
+    assert_eq!(built(&app), (false, 1), "tools/list builds its list only");
+    let search = call("search_tools", json!({"query": "account info"}));
+    let (_, _, body) = send(&app, rpc(search, V2025)).await;
+    assert!(
+        body["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("demo_info_get")),
+        "{body}"
+    );
+    assert_eq!(built(&app), (true, 1), "search_tools builds the index");
+}
+
 #[tokio::test]
 async fn search_without_matches_is_audited_with_its_terms() {
     let app = disclosure_app(&[]);
