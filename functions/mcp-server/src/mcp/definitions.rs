@@ -1,5 +1,6 @@
 //! MCP tool definitions derived from catalog contracts: the input schema (`contract::schema`),
-//! the shared output schema, and annotations derived from method and risk. Built once at start.
+//! the shared output schema, and annotations derived from method and risk. Built for a scope's
+//! `tools/list` on its first request (`lists`).
 
 use catalog::{Method, Risk, Status, Tool};
 use rmcp::model::{

@@ -4,11 +4,13 @@
 //! tools with their schemas and argument parsing (`meta`), tool definitions and results
 //! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
 //! (`prompts`; a remote's: `remote_prompts`), completions of prompt arguments and
-//! resource-template variables (`completions`; a federated prompt's: `remote_completions`), progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`, which `lint`
-//! measures too) and the audit events (`audit`).
+//! resource-template variables (`completions`; a federated prompt's: `remote_completions`),
+//! progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`,
+//! built on the scope's first `tools/list`; `lint` measures them too) and the audit events
+//! (`audit`).
 //!
-//! [`Mcp`] (`server`) holds what every MCP request needs, built once at start; [`service`] is
-//! the Streamable HTTP service the edge mounts.
+//! [`Mcp`] (`server`) holds what every MCP request needs, built once at start (a scope's
+//! `tools/list` on its first request); [`service`] is the Streamable HTTP service the edge mounts.
 
 mod audit;
 mod completions;

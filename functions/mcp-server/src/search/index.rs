@@ -1,5 +1,6 @@
-//! The BM25F index over every tool a deployment serves, built once at start: per term, the docs
-//! that have it with the term's score already worked out, so a search only adds up postings.
+//! The BM25F index over every tool a deployment serves, built once (by the inventory, on the
+//! first search: `Inventory::search`): per term, the docs that have it with the term's score
+//! already worked out, so a search only adds up postings.
 //! Fields are weighted, the name most (see `BOOST`); each posting also says whether the term
 //! names the tool (in its name or its description's subject), which ranking weighs above a mention.
 
@@ -57,7 +58,7 @@ impl Doc {
     }
 }
 
-/// The search index over every tool a deployment serves; built once at start.
+/// The search index over every tool a deployment serves; built once, on the first search.
 pub struct Index {
     pub(super) docs: Vec<Doc>,
     pub(super) summaries: Vec<String>,

@@ -1,8 +1,9 @@
 //! `search_tools`: progressive disclosure for large catalogs. A BM25F index over tool names,
-//! descriptions, parameter names and connector names, built once at start, and answers whose
-//! detail degrades with the number of matches (full schemas up to 25, one-line summaries up to
-//! 250, names up to 2,000, else counts per connector), never above 50 KB, each ending with a
-//! footer that says how many tools matched and how to refine.
+//! descriptions, parameter names and connector names, built once (on a deployment's first
+//! search: the inventory owns it), and answers whose detail degrades with the number of
+//! matches (full schemas up to 25, one-line summaries up to 250, names up to 2,000, else counts
+//! per connector), never above 50 KB, each ending with a footer that says how many tools
+//! matched and how to refine.
 //!
 //! Pure data in and out, no MCP or HTTP types: the handler turns the arguments into a
 //! [`SearchRequest`] and the [`SearchAnswer`] into a tool result. Quality on the shipped catalog:
