@@ -18,13 +18,13 @@ fn main() {
 }
 
 fn run(dir: &Path, out: &Path) -> Result<(), String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read the folder: {e}"))?
-        .filter_map(|entry| entry.ok())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
+    // The files the run-time loader would read from this folder, in its order.
+    let names: Vec<String> = catalog::catalog_files(dir)
+        .map_err(|e| e.to_string())?
+        .iter()
+        .filter_map(|file| file.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
         .collect();
-    names.sort();
     let mut sources = Vec::with_capacity(names.len());
     for name in &names {
         let text = std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;

@@ -30,6 +30,21 @@ pub enum LoadError {
 
 /// Loads every `*.yaml` file in `dir`, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<Catalog>, LoadError> {
+    let files = catalog_files(dir)?;
+    let mut catalogs = Vec::with_capacity(files.len());
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        catalogs.push(parse(&file.display().to_string(), &text)?);
+    }
+    check_unique(&catalogs)?;
+    Ok(catalogs)
+}
+
+/// The catalog files of `dir` (`*.yaml`, `*.yml`), sorted by name; none is an error.
+pub fn catalog_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let io = |source| LoadError::Io {
         file: dir.to_path_buf(),
         source,
@@ -43,16 +58,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Catalog>, LoadError> {
     if files.is_empty() {
         return Err(LoadError::Empty(dir.to_path_buf()));
     }
-    let mut catalogs = Vec::with_capacity(files.len());
-    for file in files {
-        let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        catalogs.push(parse(&file.display().to_string(), &text)?);
-    }
-    check_unique(&catalogs)?;
-    Ok(catalogs)
+    Ok(files)
 }
 
 /// Parses catalogs given as `(file name, text)` pairs (the embedded default set).

@@ -1150,12 +1150,7 @@ fn schema_declares_draft_2020_12_id_and_title() {
 
 fn shipped_catalogs() -> (PathBuf, Vec<PathBuf>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../connector/catalogs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    files.sort();
+    let files = crate::catalog_files(&dir).unwrap_or_else(|e| panic!("{e}"));
     (dir, files)
 }
 
