@@ -549,11 +549,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
         "the footer says how many matched: {text}"
     );
 
-    let via = call(
-        "call_tool",
-        json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
-    );
-    let (_, _, body) = send(&app, rpc(via, V2025)).await;
+    let body = invoice_get_through_call_tool_with_a_bad_id(&app).await;
     assert_eq!(
         body["result"]["structuredContent"]["status"], "invalid_input",
         "{body}"
@@ -585,6 +581,15 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
     );
 }
 
+/// `call_tool` of `demo_invoice_get` with an id that is no integer: the answer's body.
+async fn invoice_get_through_call_tool_with_a_bad_id(app: &TestApp) -> Value {
+    let via = call(
+        "call_tool",
+        json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
+    );
+    send(app, rpc(via, V2025)).await.2
+}
+
 /// A cold instance builds the search index and each `tools/list` only for the request that
 /// needs it: `initialize` and tool calls build neither, `tools/list` its own scope's list,
 /// `search_tools` the index.
@@ -598,11 +603,7 @@ async fn a_cold_instance_builds_lists_and_the_search_index_only_when_asked() {
     let direct = call("demo_invoice_archive", json!({"id": 7, "dry_run": true}));
     let (_, _, body) = send(&app, rpc(direct, V2025)).await;
     assert!(body["result"].is_object(), "{body}");
-    let via = call(
-        "call_tool",
-        json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
-    );
-    let (_, _, body) = send(&app, rpc(via, V2025)).await;
+    let body = invoice_get_through_call_tool_with_a_bad_id(&app).await;
     assert_eq!(
         body["result"]["structuredContent"]["status"], "invalid_input",
         "{body}"
