@@ -33,34 +33,41 @@ pub enum ParamIn {
     Body,
 }
 
+impl ParamIn {
+    /// The default, which the serialized model leaves out.
+    fn is_query(&self) -> bool {
+        *self == ParamIn::Query
+    }
+}
+
 /// One typed, bounded input parameter.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
     #[serde(rename = "type")]
     pub kind: ParamType,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
     /// Where it goes; path parameters are always required.
-    #[serde(default, rename = "in")]
+    #[serde(default, rename = "in", skip_serializing_if = "ParamIn::is_query")]
     pub location: ParamIn,
     /// Upstream name when it differs (`company_id` → `creditor_id`).
-    #[serde(default, rename = "as")]
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
     pub upstream: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<usize>,
-    #[serde(default, rename = "enum")]
+    #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
     pub choices: Option<Vec<String>>,
     /// For booleans the upstream spells as words: `{true: desc, false: asc}`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<BooleanValues>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<serde_json::Value>,
     /// For `type: array`: the fields of each item, typed and bounded like params (no `in`, `as`
     /// or nested arrays).

@@ -19,13 +19,13 @@ pub struct Tool {
     #[serde(default = "yes")]
     pub core: bool,
     pub risk: Risk,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// Safe to retry with the same arguments.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotent: Option<bool>,
     /// Upstream writes the call causes, in words (empty for reads).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_effects: Option<String>,
     /// Writes: the kind of change, which the risk level must match (see [`Effect`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,13 +56,13 @@ pub struct Tool {
     pub delete: Option<String>,
     /// A raw escape hatch: the caller supplies the path. Only exposed with
     /// `<CONNECTOR>_EXPOSE_RAW=true`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw: bool,
     /// The list shape: `page`, `page_size`, `fields`, `count_only` are added (`cursor`
     /// instead of `page` when the catalog pages by cursor).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub list: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Param>,
     /// Writes: the request body as a JSON template whose `"{param}"` strings are the body
     /// params' values (left out when a param has none); everything else goes up as written
@@ -73,19 +73,19 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
     /// List tools: the item fields a caller may select with `fields` (dotted for nesting).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<String>,
     /// List tools: the compact projection returned when the caller names no `fields`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub default_fields: Vec<String>,
     /// Result fields holding text users wrote; marked as untrusted data in results.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub untrusted: Vec<String>,
     /// Hints per status for this tool (e.g. 404 → the right tool).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hints: BTreeMap<Status, String>,
     /// Largest result in bytes before it is cut with a hint.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_result_bytes: Option<usize>,
     /// A get tool's record as an MCP resource: a URI template over its path parameters, e.g.
     /// `papierkram://invoices/{id}` (without path parameters a fixed URI, `test://static-text`),
