@@ -17,8 +17,9 @@ pub(crate) fn to_yaml(c: &Catalog) -> Result<String, ImportError> {
     ))
 }
 
-/// Drops what a person would not write: nulls, empty lists and maps, and `false` where it is
-/// the default. `core: false` stays (its default is `true`).
+/// Drops what a person would not write and the model still serializes: nulls and empty lists
+/// and maps. The model itself leaves out the defaults of the fields a draft sets (a tool's, a
+/// param's, `errors.problem_details`), so `core: false` stays and `false` elsewhere is left out.
 fn prune(v: &mut yaml_serde::Value) {
     use yaml_serde::Value as Y;
     match v {
@@ -26,13 +27,11 @@ fn prune(v: &mut yaml_serde::Value) {
             map.retain(|key, value| {
                 prune(value);
                 let key = key.as_str().unwrap_or("");
-                let default_false = matches!(key, "raw" | "list" | "required" | "problem_details");
                 !(value.is_null()
                     || value.as_sequence().is_some_and(Vec::is_empty)
                     || value
                         .as_mapping()
-                        .is_some_and(|m| m.is_empty() && key != "auth")
-                    || (default_false && value.as_bool() == Some(false)))
+                        .is_some_and(|m| m.is_empty() && key != "auth"))
             });
         }
         Y::Sequence(items) => items.iter_mut().for_each(prune),

@@ -112,7 +112,7 @@ pub struct Errors {
     pub message: Vec<String>,
     /// `application/problem+json` answers (RFC 9457): the message is `title: detail` when no
     /// pointer found one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub problem_details: bool,
     /// JSON pointer to a status inside a 2xx body (`/status`, `/error/code`): a number (or a
     /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
