@@ -29,7 +29,11 @@ done
 
 if ((build)); then
     echo "building release binaries (slow the first time: lto, codegen-units=1) ..." >&2
-    cargo build --release --quiet -p mcp-server -p papierkram-sandbox -p bench-bare
+    # mcp-server with the Lambda zip's features (tests/lambda-zips.sh): no in-process sandbox and
+    # no OpenAPI importer, so the figures are the deployed binary's. The sandbox it calls runs as
+    # its own process, and bench-bare is built in the same invocation, so the dependencies they
+    # share get the same features.
+    cargo build --release --quiet --no-default-features -p mcp-server -p papierkram-sandbox -p bench-bare
 fi
 for bin in target/release/{mcp-server,papierkram-sandbox,bench-bare,bench-load}; do
     [[ -x "$bin" ]] || { echo "missing $bin (drop --no-build)" >&2; exit 1; }
