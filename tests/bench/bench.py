@@ -26,7 +26,8 @@ What is measured:
 - throughput: `ping` over 8 keep-alive connections from one client thread (tests/bench/bare's
   bench-load, like `wrk -t1 -c8`) for --tp-seconds, --tp-rounds times per target, rotating;
   ours also with the in-memory limits on, set far above the load.
-- RSS: VmHWM (peak) and VmRSS from /proc/PID/status after all of the above.
+- RSS: VmHWM (peak), VmRSS and its file-backed and anonymous parts (RssFile, RssAnon) from
+  /proc/PID/status after all of the above.
 
 Writes target/bench/results.json and prints the table with ratios and the goal verdicts.
 Performance is judged only by these ratios, never by timed assertions in tests.
@@ -386,6 +387,8 @@ def report(res: dict) -> str:
     if any(f"{c}+limits" in mem for c in ours_cols):
         row("  with limits on (MiB)", lambda c: "—" if c == "bare"
             else f"{mem[f'{c}+limits']['VmHWM'] / MIB:.1f}")
+    row("RSS now, file-backed / anonymous (MiB)",
+        lambda c: f"{mem[c]['RssFile'] / MIB:.1f} / {mem[c]['RssAnon'] / MIB:.1f}")
     d = wl["direct"]
     lines += [
         "",

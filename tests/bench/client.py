@@ -156,11 +156,13 @@ def proc_cpu_ms(pid: int) -> float:
 
 
 def proc_memory_kib(pid: int) -> dict:
-    """VmRSS (now) and VmHWM (peak) of a process, KiB."""
+    """VmRSS (now) and VmHWM (peak) of a process, and the file-backed and anonymous parts of
+    VmRSS (RssFile: the pages of the binary and libraries mapped in; RssAnon: heap, stacks,
+    relocated data), KiB."""
     out = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in ("VmRSS", "VmHWM", "RssFile", "RssAnon"):
                 out[key] = int(value.split()[0])
     return out
