@@ -37,3 +37,15 @@ grep -q "this build has no offline sandbox" <<<"$out" || {
     exit 1
 }
 echo "mcp-server (Lambda build): serve without credentials refused, no sandbox in the zip"
+
+# The functions a running server uses sit together in .text.hot (functions/mcp-server/build.rs).
+# When hot-text.txt stops matching (v0 mangling lost, or the code moved on: regenerate it with
+# tests/bench/hot_text.py), the section shrinks and a server maps most of .text again.
+hot="$(readelf -SW "$unpacked/bootstrap" | sed -n 's/.* \.text\.hot  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')"
+hot=$((16#${hot:-0}))
+min_hot=1000000
+if ((hot < min_hot)); then
+    echo "mcp-server (Lambda build): .text.hot is $hot bytes, expected at least $min_hot" >&2
+    exit 1
+fi
+echo "mcp-server (Lambda build): .text.hot $hot bytes"
