@@ -10,13 +10,13 @@ and on the demo catalog with limits off and again on, each `initialize`, `ping`,
 `demo_info_get` (the sandbox behind it) and a second of `ping` over 8 connections; each once
 under `valgrind --tool=callgrind` (every function that ran) and once natively under `perf record`
 (the functions that first touched a page, and where a 20 kHz CPU clock found it: paths valgrind
-never takes, such as code chosen by CPU features it does not report). Each function of BIN found becomes one line; a v0
-name's per-build parts (crate disambiguators, back-references, `.llvm.N` suffixes) become `*`, so
-the list matches later builds of the same code. mcp-server's build script turns the list into a
-linker script that puts these functions first in `.text`, so the pages a running server maps are
-few (functions/mcp-server/README.md). The kernel maps up to 64 KiB around each fault, which hides
-the faults of neighbouring code: build with the new list and run again with `--add` (keeps the
-list's lines, adds what is new) until it adds nothing.
+never takes, such as code chosen by CPU features it does not report). Each function of BIN found
+becomes one line; a v0 name's per-build parts (crate disambiguators, back-references, `.llvm.N`
+suffixes) become `*`, so the list matches later builds of the same code. mcp-server's build
+script turns the list into a linker script that puts these functions first in `.text`, so the
+pages a running server maps are few (functions/mcp-server/README.md). The kernel maps up to
+64 KiB around each fault, which hides the faults of neighbouring code: build with the new list
+and run again with `--add` (keeps the list's lines, adds what is new) until it adds nothing.
 """
 
 from __future__ import annotations
