@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A remote MCP server for federation tests, written with the official Python SDK (`mcp`).
 
-Serves Streamable HTTP on 127.0.0.1:--port at /mcp, in both protocol generations (the SDK
+Serves Streamable HTTP on 127.0.0.1:--port (0: one the OS picks; either way the first line on
+stdout is `listening on 127.0.0.1:PORT`) at /mcp, in both protocol generations (the SDK
 answers 2026-07-28 requests statelessly and runs the 2025-11-25 handshake with a session,
 answering in SSE). Its tools:
 
@@ -53,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 
 import anyio
 import jwt
@@ -297,7 +299,14 @@ def main() -> None:
                 return
         await app(scope, receive, send)
 
-    uvicorn.run(asgi, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")
+    # Bound here, before the server starts, so that with --port 0 the port the OS chose is known
+    # and printed: a test reads it instead of guessing a free port that something else may take.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", args.port))
+    print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(asgi, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 if __name__ == "__main__":

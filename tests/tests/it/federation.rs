@@ -2,13 +2,14 @@
 //! with the Python SDK (`tests/remote/remote_server.py`) on 127.0.0.1, our server in front of
 //! it, and the Python SDK client calling through us in both protocol generations.
 
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use integration_tests::{
-    KEY, Rpc, Server, eventually, free_port, repo, structured, tool, wait_for_port,
-};
+use integration_tests::{KEY, Rpc, Server, eventually, repo, structured, tool, wait_for_port};
 use serde_json::{Value, json};
 
 /// The remote server process, killed on drop.
@@ -18,26 +19,41 @@ pub(crate) struct Remote {
 }
 
 impl Remote {
+    /// On a port the remote's OS picks (it prints it first): no race with another process for
+    /// a port chosen before the start.
     pub(crate) fn start(extra: &[&str]) -> Remote {
-        Remote::start_on(free_port(), extra)
+        Remote::start_on(0, extra)
     }
 
-    /// On a given port (a remote whose URL another process must know first).
+    /// On a given port (a remote whose URL another process must know first), or 0.
     pub(crate) fn start_on(port: u16, extra: &[&str]) -> Remote {
-        let child = Command::new(tool("venv/bin/python"))
+        let mut child = Command::new(tool("venv/bin/python"))
             .arg(repo().join("tests/remote/remote_server.py"))
             .args(["--port", &port.to_string()])
             .args(extra)
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("start the remote MCP server");
-        let addr = format!("127.0.0.1:{port}").parse().unwrap();
+        // Its first line names the port; nothing else is written to stdout, so the pipe can be
+        // closed after it.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .expect("read the remote's first line");
+        let addr: SocketAddr = first
+            .trim()
+            .strip_prefix("listening on ")
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("the remote did not say where it listens: {first:?}"));
         assert!(
             wait_for_port(addr, Duration::from_secs(30)),
             "the remote did not listen"
         );
-        Remote { child, port }
+        Remote {
+            child,
+            port: addr.port(),
+        }
     }
 
     pub(crate) fn host(&self) -> String {
@@ -64,8 +80,9 @@ impl Drop for Remote {
 
 /// A catalog folder with one `mcp:` catalog per connector name.
 fn catalogs(connectors: &[&str], overlays: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("federation-{}-{}", std::process::id(), free_port()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("federation-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for c in connectors {
         let text = format!(
@@ -75,7 +92,7 @@ secrets: [host, token]
 auth: {{ bearer: token }}
 mcp:
   url: "http://{{host}}/mcp"
-  timeout_ms: 1500
+  timeout_ms: 5000
   allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*", weekly_review, whom_to_greet]
 {overlays}"#
         );
@@ -552,7 +569,7 @@ async fn a_handshake_only_remote_is_spoken_to_with_a_session() {
         .await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert_eq!(structured(&reply)["data"]["notes"][0]["id"], 2, "{reply}");
-    let reply = rpc.call("legacy_slow_echo", json!({"seconds": 5})).await;
+    let reply = rpc.call("legacy_slow_echo", json!({"seconds": 30})).await;
     assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
     assert_eq!(
         server.stdout.event_for("legacy_slow_echo")["reason"],
