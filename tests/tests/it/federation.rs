@@ -4,13 +4,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use integration_tests::{KEY, Rpc, Server, eventually, repo, structured, tool, wait_for_port};
 use serde_json::{Value, json};
+
+use crate::limits::tempdir::Dir;
 
 /// The remote server process, killed on drop.
 pub(crate) struct Remote {
@@ -78,12 +78,9 @@ impl Drop for Remote {
     }
 }
 
-/// A catalog folder with one `mcp:` catalog per connector name.
-fn catalogs(connectors: &[&str], overlays: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("federation-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A catalog folder with one `mcp:` catalog per connector name, removed when dropped.
+fn catalogs(connectors: &[&str], overlays: &str) -> Dir {
+    let dir = Dir::new("federation");
     for c in connectors {
         let text = format!(
             r#"connector: {c}
@@ -96,16 +93,16 @@ mcp:
   allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*", weekly_review, whom_to_greet]
 {overlays}"#
         );
-        std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
+        std::fs::write(dir.path.join(format!("{c}.yaml")), text).unwrap();
     }
     dir
 }
 
-fn start(dir: &Path, env: &[(String, String)]) -> Server {
+fn start(dir: &Dir, env: &[(String, String)]) -> Server {
     let keys = format!("e2e:{KEY}");
     let mut all: Vec<(&str, &str)> = vec![("MCP_API_KEYS", keys.as_str())];
     all.extend(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    Server::start(&["--catalog", dir.to_str().unwrap()], &all)
+    Server::start(&["--catalog", dir.path.to_str().unwrap()], &all)
 }
 
 fn env_for(connector: &str, remote: &Remote, token: &str) -> Vec<(String, String)> {
@@ -370,7 +367,7 @@ async fn a_remote_tools_progress_is_passed_to_a_watching_client() {
         let text = format!(
             "connector: {c}\ntitle: Counter\nsecrets: [host]\nmcp:\n  url: \"http://{{host}}/mcp\"\n  allow: [count_steps]\n"
         );
-        std::fs::write(dir.join(format!("{c}.yaml")), text).unwrap();
+        std::fs::write(dir.path.join(format!("{c}.yaml")), text).unwrap();
     }
     let env = vec![
         ("MODERN_HOST".to_string(), modern.host()),
@@ -441,7 +438,7 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
     let remote = Remote::start(&["--huge-mb", "0"]);
     let dir = catalogs(&[], "");
     let text = "connector: live\ntitle: Live\nsecrets: [host]\nmcp:\n  url: \"http://{host}/mcp\"\n  tools_ttl_s: 3600\n  allow: [search_notes, \"late_*\"]\n";
-    std::fs::write(dir.join("live.yaml"), text).unwrap();
+    std::fs::write(dir.path.join("live.yaml"), text).unwrap();
     let server = start(&dir, &[("LIVE_HOST".to_string(), remote.host())]);
     let rpc = Rpc::new(&server.url);
     let listed = rpc.list().await;
@@ -504,7 +501,7 @@ async fn a_handshake_remote_that_announces_a_changed_list_on_its_get_stream_is_f
     let remote = Remote::start(&["--huge-mb", "0", "--handshake-only"]);
     let dir = catalogs(&[], "");
     let text = "connector: old\ntitle: Old\nsecrets: [host]\nmcp:\n  url: \"http://{host}/mcp\"\n  tools_ttl_s: 3600\n  allow: [count_steps, \"late_*\"]\n";
-    std::fs::write(dir.join("old.yaml"), text).unwrap();
+    std::fs::write(dir.path.join("old.yaml"), text).unwrap();
     let server = start(&dir, &[("OLD_HOST".to_string(), remote.host())]);
     let rpc = Rpc::new(&server.url);
     assert!(!rpc.list().await.contains(&"old_late_note".to_string()));

@@ -33,7 +33,7 @@ auth:
     scopes: [notes.read]
 mcp:
   url: "http://{{host}}/mcp"
-  timeout_ms: 3000
+  timeout_ms: 5000
   allow: [whoami, search_notes]
 "#
     )
