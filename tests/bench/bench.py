@@ -120,6 +120,46 @@ class Running:
     port: int
 
 
+QUIET = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text"}
+
+
+@dataclass
+class Setup:
+    """One run's secrets and the servers started over them, as bench.py, profile.py and
+    hot_text.py all start them: ours on the demo catalog with the sandbox behind it, ours on the
+    shipped catalogs (cold start only: their upstreams are never called), and the sandbox."""
+    api_key: str = field(default_factory=lambda: secrets.token_hex(16))
+    upstream_token: str = field(default_factory=lambda: "bench-" + secrets.token_hex(8))
+    sandbox_port: int = field(default_factory=free_port)
+
+    def demo(self, name: str, binary: str, limits: dict[str, str]) -> Spec:
+        return Spec(name, [binary, "serve", "--addr", "127.0.0.1:{port}",
+                           "--catalog", str(ROOT / "tests/catalogs")],
+                    env={**QUIET, **limits, "MCP_API_KEYS": f"bench:{self.api_key}",
+                         "DEMO_HOST": f"127.0.0.1:{self.sandbox_port}",
+                         "DEMO_TOKEN": self.upstream_token},
+                    token=self.api_key)
+
+    def shipped(self, name: str, binary: str) -> Spec:
+        """The embedded default catalogs (no --catalog), as a deployment starts."""
+        return Spec(name, [binary, "serve", "--addr", "127.0.0.1:{port}"],
+                    env={**QUIET, "MCP_LIMITS": "off", "MCP_API_KEYS": f"bench:{self.api_key}",
+                         **SHIPPED_CREDENTIALS},
+                    token=self.api_key)
+
+    def sandbox(self, binary: str) -> Spec:
+        return Spec("sandbox", [binary, "--addr", f"127.0.0.1:{self.sandbox_port}",
+                                "--token", self.upstream_token,
+                                # every request spends quota; a long run must not hit the 429s
+                                "--monthly-limit", "1000000000"], env=QUIET)
+
+    def direct(self) -> Endpoint:
+        """The sandbox's own `GET /api/v1/info`: ready check and the upstream hop's yardstick."""
+        return Endpoint(self.sandbox_port, "GET", "/api/v1/info",
+                        {"Authorization": f"Bearer {self.upstream_token}",
+                         "Accept": "application/json"}, None)
+
+
 def stop(proc: subprocess.Popen) -> None:
     """SIGTERM to the process group we started, SIGKILL if it lingers."""
     if proc.poll() is None:
@@ -457,46 +497,25 @@ def main() -> int:
     for f in logdir.glob("*.log"):
         f.unlink()
 
-    api_key = secrets.token_hex(16)
-    upstream_token = "bench-" + secrets.token_hex(8)
-    sandbox_port = free_port()
-    quiet = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text"}
-
-    def ours_spec(name: str, binary: str, limits: dict[str, str]) -> Spec:
-        return Spec(name, [binary, "serve", "--addr", "127.0.0.1:{port}",
-                           "--catalog", str(ROOT / "tests/catalogs")],
-                    env={**quiet, **limits, "MCP_API_KEYS": f"bench:{api_key}",
-                         "DEMO_HOST": f"127.0.0.1:{sandbox_port}", "DEMO_TOKEN": upstream_token},
-                    token=api_key)
-
+    setup = Setup()
     # Limits off for everything but the throughput run that turns them on.
     ours_names = {"ours": args.ours, **({"before": args.before} if args.before else {})}
-    ours = {n: ours_spec(n, b, {"MCP_LIMITS": "off"}) for n, b in ours_names.items()}
-    limited = {f"{n}+limits": ours_spec(f"{n}+limits", b, LIMITS_ABOVE_LOAD)
+    ours = {n: setup.demo(n, b, {"MCP_LIMITS": "off"}) for n, b in ours_names.items()}
+    limited = {f"{n}+limits": setup.demo(f"{n}+limits", b, LIMITS_ABOVE_LOAD)
                for n, b in ours_names.items()}
-    # Cold start only: the embedded default catalogs (no --catalog), as a deployment starts.
-    shipped = {f"{n}+shipped": Spec(f"{n}+shipped", [b, "serve", "--addr", "127.0.0.1:{port}"],
-                                    env={**quiet, "MCP_LIMITS": "off",
-                                         "MCP_API_KEYS": f"bench:{api_key}",
-                                         **SHIPPED_CREDENTIALS},
-                                    token=api_key)
-               for n, b in ours_names.items()}
+    # Cold start only.
+    shipped = {f"{n}+shipped": setup.shipped(f"{n}+shipped", b) for n, b in ours_names.items()}
     bare = Spec("bare", [args.bare, "--addr", "127.0.0.1:{port}"])
     peer = Spec("peer", [args.peer_python, str(ROOT / "tests/bench/peer/echo_server.py"),
                          "--port", "{port}"])
-    sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
-                               "--token", upstream_token,
-                               # every request spends quota; a long run must not hit the 429s
-                               "--monthly-limit", "1000000000"], env=quiet)
+    sandbox = setup.sandbox(args.sandbox)
     servers = [bare, *ours.values(), *([peer] if args.peer else [])]
 
     load_start = loadavg()
     running: list[subprocess.Popen] = []
     try:
         running.append(sandbox.popen(0, logdir / "sandbox.log"))
-        direct = Endpoint(sandbox_port, "GET", "/api/v1/info",
-                          {"Authorization": f"Bearer {upstream_token}", "Accept": "application/json"},
-                          None)
+        direct = setup.direct()
         wait_http_ok(direct, args.timeout)
 
         print(f"cold start: {args.cold_warmup} untimed + {args.runs} timed runs per server ...",

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import argparse
 import re
-import secrets
 import subprocess
 import sys
 from pathlib import Path
 
-from bench import LIMITS_ABOVE_LOAD, ROOT, SHIPPED_CREDENTIALS, Spec, stop, wait_http_ok
-from client import INITIALIZE, Endpoint, check_ok, free_port, mcp_call, raw_mcp_request
+from bench import LIMITS_ABOVE_LOAD, ROOT, Setup, Spec, stop, wait_http_ok
+from client import INITIALIZE, check_ok, mcp_call, raw_mcp_request
 from profile import interrupt, send, serve
 
 HEADER = """\
@@ -128,29 +127,19 @@ def main() -> int:
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
 
-    api_key = secrets.token_hex(16)
-    upstream_token = "bench-" + secrets.token_hex(8)
-    sandbox_port = free_port()
-    quiet = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text"}
-    demo = ["serve", "--addr", "127.0.0.1:{port}", "--catalog", str(ROOT / "tests/catalogs")]
-    demo_env = {**quiet, "MCP_API_KEYS": f"bench:{api_key}",
-                "DEMO_HOST": f"127.0.0.1:{sandbox_port}", "DEMO_TOKEN": upstream_token}
+    setup = Setup()
     scenarios = [
-        (Spec("shipped", [binary, "serve", "--addr", "127.0.0.1:{port}"],
-              {**quiet, "MCP_LIMITS": "off", "MCP_API_KEYS": f"bench:{api_key}",
-               **SHIPPED_CREDENTIALS}, api_key), False),
-        (Spec("demo", [binary, *demo], {**demo_env, "MCP_LIMITS": "off"}, api_key), True),
-        (Spec("demo+limits", [binary, *demo], {**demo_env, **LIMITS_ABOVE_LOAD}, api_key), True),
+        (setup.shipped("shipped", binary), False),
+        (setup.demo("demo", binary, {"MCP_LIMITS": "off"}), True),
+        (setup.demo("demo+limits", binary, LIMITS_ABOVE_LOAD), True),
     ]
-    sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
-                               "--token", upstream_token, "--monthly-limit", "1000000000"], quiet)
+    sandbox = setup.sandbox(args.sandbox)
     log = work / "hot-text.log"
     sb = sandbox.popen(0, log)
     own = code_symbols(binary)
     ran: set[str] = set()
     try:
-        wait_http_ok(Endpoint(sandbox_port, "GET", "/api/v1/info",
-                              {"Authorization": f"Bearer {upstream_token}"}, None), 30)
+        wait_http_ok(setup.direct(), 30)
         for spec, warm in scenarios:
             grind = work / f"callgrind.{spec.name}.out"
             faults = work / f"perf.{spec.name}.data"

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import secrets
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from bench import ROOT, Spec, stop, wait_http_ok
-from client import Endpoint, check_http_ok, check_ok, check_tool_ok, free_port, mcp_call
+from bench import ROOT, Setup, Spec, stop, wait_http_ok
+from client import check_ok, check_tool_ok, free_port, mcp_call
 
 KINDS = {
     "ping": ("ping", {}, check_ok),
@@ -93,28 +92,18 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    api_key = secrets.token_hex(16)
-    upstream_token = "bench-" + secrets.token_hex(8)
-    sandbox_port = free_port()
-    quiet = {"RUST_LOG": "warn", "MCP_LOG_FORMAT": "text", "MCP_LIMITS": "off"}
-    ours = Spec("ours", [args.binary, "serve", "--addr", "127.0.0.1:{port}",
-                         "--catalog", str(ROOT / "tests/catalogs")],
-                env={**quiet, "MCP_API_KEYS": f"bench:{api_key}",
-                     "DEMO_HOST": f"127.0.0.1:{sandbox_port}", "DEMO_TOKEN": upstream_token},
-                token=api_key)
+    setup = Setup()
+    ours = setup.demo("ours", args.binary, {"MCP_LIMITS": "off"})
     if args.bare:
         ours = Spec("bare", [args.binary, "--addr", "127.0.0.1:{port}"])
     kinds = args.kinds.split(",") if args.kinds else [
         k for k in KINDS if k != ("demo_info_get" if args.bare else "echo")]
-    sandbox = Spec("sandbox", [args.sandbox, "--addr", f"127.0.0.1:{sandbox_port}",
-                               "--token", upstream_token, "--monthly-limit", "1000000000"],
-                   env=quiet)
+    sandbox = setup.sandbox(args.sandbox)
     log = out / "profile.log"
     sb = sandbox.popen(0, log)
     rows = []
     try:
-        wait_http_ok(Endpoint(sandbox_port, "GET", "/api/v1/info",
-                              {"Authorization": f"Bearer {upstream_token}"}, None), 30)
+        wait_http_ok(setup.direct(), 30)
         for kind in kinds:
             totals = []
             for n in (args.n, 2 * args.n):
