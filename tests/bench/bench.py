@@ -27,7 +27,8 @@ What is measured:
   bench-load, like `wrk -t1 -c8`) for --tp-seconds, --tp-rounds times per target, rotating;
   ours also with the in-memory limits on, set far above the load.
 - RSS: VmHWM (peak), VmRSS and its file-backed and anonymous parts (RssFile, RssAnon) from
-  /proc/PID/status after all of the above.
+  /proc/PID/status after all of the above; of ours, the code mapped from `.text.hot` and from the
+  rest of `.text` (/proc/PID/pagemap).
 
 Writes target/bench/results.json and prints the table with ratios and the goal verdicts.
 Performance is judged only by these ratios, never by timed assertions in tests.
@@ -54,6 +55,7 @@ from client import (
     check_http_ok,
     check_ok,
     check_tool_ok,
+    code_kib,
     free_port,
     mcp_call,
     mcp_result,
@@ -429,6 +431,10 @@ def report(res: dict) -> str:
             else f"{mem[f'{c}+limits']['VmHWM'] / MIB:.1f}")
     row("RSS now, file-backed / anonymous (MiB)",
         lambda c: f"{mem[c]['RssFile'] / MIB:.1f} / {mem[c]['RssAnon'] / MIB:.1f}")
+    code = res.get("code_kib", {})
+    if code:
+        row("code mapped, .text.hot / .text (KiB)", lambda c: "—" if not code.get(c)
+            else f"{code[c]['.text.hot']} / {code[c]['.text']}")
     d = wl["direct"]
     lines += [
         "",
@@ -549,6 +555,8 @@ def main() -> int:
         print(f"throughput: {args.tp_rounds} × {args.tp_seconds} s per server ...", file=sys.stderr)
         tp = throughput(up, args)
         rss = {name: proc_memory_kib(run.proc.pid) for name, run in up.items()}
+        code = {name: code_kib(run.proc.pid, run.spec.argv[0]) for name, run in up.items()
+                if name in ours}
     finally:
         for proc in running:
             stop(proc)
@@ -559,6 +567,7 @@ def main() -> int:
         "warm": warm,
         "throughput": tp,
         "rss_kib": rss,
+        "code_kib": code,
     }
     res["goals"] = {c: [{"goal": label, "value": v, "target": g, "met": ok}
                         for label, v, g, ok in goals(res, c)] for c in ours}

@@ -11,7 +11,10 @@ import http.client
 import json
 import os
 import socket
+import re
 import statistics
+import struct
+import subprocess
 import time
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -166,3 +169,34 @@ def proc_memory_kib(pid: int) -> dict:
             if key in ("VmRSS", "VmHWM", "RssFile", "RssAnon"):
                 out[key] = int(value.split()[0])
     return out
+
+
+def code_kib(pid: int, binary: str) -> dict:
+    """How much of the binary's `.text.hot` (the functions a server runs, placed first by
+    mcp-server's build script) and of the rest of `.text` the process has mapped now, KiB: the
+    pages present in /proc/PID/pagemap. Cold `.text` growing means hot-text.txt no longer matches
+    the code (tests/bench/hot_text.py). {} when the binary has no `.text.hot`."""
+    sections = {}
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\.text(?:\.hot)?)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)",
+                     line)
+        if m:
+            sections[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16))
+    if ".text.hot" not in sections:
+        return {}
+    real = os.path.realpath(binary)
+    with open(f"/proc/{pid}/maps") as f:
+        maps = [line.split() for line in f]
+    # A position-independent binary: its first mapping (file offset 0) is where address 0 went.
+    base = min(int(m[0].split("-")[0], 16) for m in maps
+               if len(m) > 5 and m[5] == real and int(m[2], 16) == 0)
+    page = os.sysconf("SC_PAGE_SIZE")
+    res = {}
+    with open(f"/proc/{pid}/pagemap", "rb") as pagemap:
+        for name, (addr, size) in sections.items():
+            first, last = (base + addr) // page, (base + addr + size - 1) // page
+            pagemap.seek(first * 8)
+            entries = struct.unpack(f"<{last - first + 1}Q", pagemap.read((last - first + 1) * 8))
+            res[name] = sum(e >> 63 for e in entries) * page // 1024
+    return res
