@@ -10,8 +10,8 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import re
+import socket
 import statistics
 import struct
 import subprocess
