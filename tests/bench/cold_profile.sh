@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions a cold start of mcp-server costs, repeatable under any machine load: runs
 # `BIN serve` under `valgrind --tool=callgrind` from exec until its first answered `initialize`,
-# then stops it (SIGINT) and prints the total. Without serve arguments it loads the shipped
+# dumps the profile there (what shutting down costs is left out), stops it (SIGINT) and prints
+# the total. Without serve arguments it loads the shipped
 # catalogs (the embedded default, as a deployment starts) with placeholder credentials, so no
 # sandbox starts and no upstream is called; `--catalog "$PWD/tests/catalogs"` for the demo catalog.
 #
@@ -40,7 +41,11 @@ until [[ "$code" == 200 ]]; do
         -d "$initialize" || true)"
     [[ "$code" == 200 ]] || sleep 0.05
 done
+callgrind_control --dump=initialize "$server" >/dev/null 2>&1
 kill -INT "$server"
 wait "$server" || true
 trap 'rm -rf "$workdir"' EXIT
-grep -E 'I +refs' "$out.log" | tail -1 | sed 's/^==[0-9]*== */exec → first initialize: /'
+# The dump at `initialize` is "$out.1"; what ran after it (shutting down) is dropped.
+mv "$out.1" "$out"
+total="$(sed -n 's/^totals: //p' "$out")"
+echo "exec → first initialize: $(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$total") instructions"
