@@ -17,7 +17,7 @@ use crate::model::{Paging, PagingStyle};
 
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Days, Effect, Errors, Health, Items,
-    ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Provenance, Quota,
+    ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Params, Provenance, Quota,
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks};
@@ -130,7 +130,7 @@ fn full_param() -> Param {
         choices: Some(vec!["desc".into()]),
         values: Some(full_boolean_values()),
         default: Some(json!(true)),
-        items: Some(BTreeMap::from([("quantity".into(), item_field())])),
+        items: Some(Params::from([("quantity".into(), Box::new(item_field()))])),
         item: Some(Box::new(item_field())),
         item_body: Some(json!({"qty": "{quantity}", "objectName": "InvoicePos"})),
         totals: Some(BTreeMap::from([("net".into(), vec!["quantity".into()])])),
@@ -230,7 +230,7 @@ fn full_tool() -> Tool {
         delete: Some("/invoices/{id}".into()),
         raw: true,
         list: true,
-        params: BTreeMap::from([("descending".into(), full_param())]),
+        params: Params::from([("descending".into(), Box::new(full_param()))]),
         body: Some(json!({"invoice": {"objectName": "Invoice"}, "invoicePosSave": "{positions}"})),
         headers: BTreeMap::from([("cal-api-version".into(), "2024-06-14".into())]),
         fields: vec!["id".into()],

@@ -1,10 +1,9 @@
 //! The description scaffold (what, when to use, aliases, example) with `CURATE:` markers the
 //! lint refuses, and parameters the prose mentions but the operation does not declare.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use catalog::{Param, ParamType, SCAFFOLD_MARKER};
+use catalog::{Param, ParamType, Params, SCAFFOLD_MARKER};
 
 use crate::naming::snake;
 use crate::schema::clean;
@@ -35,7 +34,7 @@ pub(crate) fn what(
 
 /// `<what> Use it when CURATE: …. (CURATE: aliases …) Example: {…}` — the example holds the
 /// required parameters with typed sample values so a person only adjusts it.
-pub(crate) fn scaffold(what: &str, params: &BTreeMap<String, Param>) -> String {
+pub(crate) fn scaffold(what: &str, params: &Params) -> String {
     let mut example = serde_json::Map::new();
     for (name, p) in params.iter().filter(|(_, p)| p.required) {
         example.insert(name.clone(), sample(p));
@@ -133,7 +132,7 @@ mod tests {
 
     #[test]
     fn the_scaffold_has_every_part_and_the_marker() {
-        let params: BTreeMap<String, Param> = BTreeMap::from([(
+        let params: Params = Params::from([(
             "invoice_id".to_string(),
             serde_json::from_value(
                 serde_json::json!({"type": "integer", "in": "path", "required": true, "min": 1}),

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use catalog::{Method, Param, ParamIn};
+use catalog::{Method, Param, ParamIn, Params};
 use serde_json::Value;
 
 use crate::ImportError;
@@ -15,7 +15,7 @@ use crate::spec::{Deref, Op, escape};
 
 /// The params of one operation and what drafting them found.
 pub(crate) struct Inputs<'a> {
-    pub(crate) params: BTreeMap<String, Param>,
+    pub(crate) params: Params,
     /// Static headers (a header parameter with a default or a single value).
     pub(crate) headers: BTreeMap<String, String>,
     /// The path with its placeholders in snake_case.
@@ -99,7 +99,7 @@ pub(crate) fn inputs<'a>(
 ) -> Result<Inputs<'a>, ImportError> {
     let mut needs: Vec<String> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    let mut params: BTreeMap<String, Param> = BTreeMap::new();
+    let mut params = Params::new();
     let mut headers: BTreeMap<String, String> = BTreeMap::new();
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut query_names: Vec<&str> = Vec::new();
@@ -174,7 +174,7 @@ pub(crate) fn inputs<'a>(
                         p.upstream = Some(d.name.to_string());
                     }
                 }
-                params.insert(key, p);
+                params.insert(key, Box::new(p));
             }
             "header" => {
                 if auth_header.is_some_and(|h| h.eq_ignore_ascii_case(d.name))
@@ -231,7 +231,7 @@ pub(crate) fn inputs<'a>(
             ));
             let mut p = fallback_string(None);
             p.location = ParamIn::Path;
-            params.insert(key, p);
+            params.insert(key, Box::new(p));
         }
     }
     if path.contains("..") || path.contains('?') {
@@ -276,7 +276,7 @@ fn fallback_string(own: Option<&str>) -> Param {
 fn body<'a>(
     r: &mut Resolver<'a>,
     op: &Op<'a>,
-    params: &mut BTreeMap<String, Param>,
+    params: &mut Params,
     needs: &mut Vec<String>,
     notes: &mut Vec<String>,
     names: &mut Vec<String>,
@@ -356,7 +356,7 @@ fn body<'a>(
                 if key != *name {
                     p.upstream = Some(name.to_string());
                 }
-                params.insert(key, p);
+                params.insert(key, Box::new(p));
             }
             Err(why) if is_required => needs.push(format!("required body field `{name}`: {why}")),
             Err(why) => notes.push(format!("optional body field `{name}` left out: {why}")),

@@ -117,7 +117,7 @@ fn by_upstream(t: &Tool) -> BTreeMap<String, &Param> {
         .iter()
         .map(|(n, p)| {
             let place = format!("{:?}", p.location).to_lowercase();
-            (format!("{place} `{}`", p.upstream_name(n)), p)
+            (format!("{place} `{}`", p.upstream_name(n)), &**p)
         })
         .collect()
 }

@@ -287,7 +287,7 @@ impl<'a> Resolver<'a> {
                         match self.param_of(&f, &field_at, ParamIn::Query, None, false)? {
                             Ok(mut field) if field.kind != ParamType::Array => {
                                 field.required = inner.required.contains(name);
-                                fields.insert(crate::naming::snake(name), field);
+                                fields.insert(crate::naming::snake(name), Box::new(field));
                             }
                             _ => {
                                 return Ok(Err(format!(

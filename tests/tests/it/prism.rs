@@ -172,7 +172,7 @@ fn sample(param: &Param, every: bool) -> Value {
 
 /// Arguments for `params`: every parameter, so every query name and body field reaches the
 /// validator, or only the required ones (and the path), so what the document requires is checked.
-fn arguments(params: &std::collections::BTreeMap<String, Param>, every: bool) -> Value {
+fn arguments(params: &catalog::Params, every: bool) -> Value {
     Value::Object(
         params
             .iter()

@@ -104,7 +104,7 @@ pub(super) fn notified<'a>(
 /// count and each sum of products of item fields, rounded to 1e-6 (no float noise such as
 /// 0.30000000000000004). An item without one of the fields adds nothing to that sum.
 pub(super) fn totals(
-    params: &BTreeMap<String, catalog::Param>,
+    params: &catalog::Params,
     values: &BTreeMap<String, Value>,
 ) -> Map<String, Value> {
     let mut out = Map::new();

@@ -72,7 +72,7 @@ pub(super) fn unbounded(p: &catalog::Param) -> bool {
         ParamType::Array => {
             p.max_items.is_none()
                 || match (&p.items, &p.item) {
-                    (Some(f), None) => f.is_empty() || f.values().any(unbounded),
+                    (Some(f), None) => f.is_empty() || f.values().any(|p| unbounded(p)),
                     (None, Some(item)) => unbounded(item),
                     _ => true,
                 }

@@ -81,7 +81,11 @@ pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
         rows.extend(completion_rows(inventory, &subject, p.arguments.iter()));
     }
     for (_, t) in registry.exposed() {
-        rows.extend(completion_rows(inventory, &t.name, t.params.iter()));
+        rows.extend(completion_rows(
+            inventory,
+            &t.name,
+            t.params.iter().map(|(n, p)| (n, &**p)),
+        ));
     }
     let mut scopes: Vec<_> = prompts::build(inventory).into_iter().collect();
     scopes.sort_by_key(|(scope, _)| scope.profile().map(str::to_string));

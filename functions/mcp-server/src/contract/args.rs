@@ -136,7 +136,7 @@ pub(crate) fn validate(
         return Err(invalid(hint));
     }
     let mut valid = ValidArgs {
-        values: declared(&tool.params, &accepted, args)?,
+        values: declared(tool.params.iter().map(|(n, p)| (n, &**p)), &accepted, args)?,
         ..ValidArgs::default()
     };
     if tool.raw {

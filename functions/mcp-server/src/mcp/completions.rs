@@ -152,7 +152,7 @@ impl Mcp {
                             None,
                         )
                     })?;
-                Ok(tool.params.get(argument))
+                Ok(tool.params.get(argument).map(Box::as_ref))
             }
             _ => Ok(None),
         }

@@ -66,7 +66,11 @@ impl Mcp {
                 || c.prompts
                     .iter()
                     .flat_map(|p| p.arguments.values())
-                    .chain(c.tools.iter().flat_map(|t| t.params.values()))
+                    .chain(
+                        c.tools
+                            .iter()
+                            .flat_map(|t| t.params.values().map(Box::as_ref)),
+                    )
                     .any(|p| p.complete.is_some())
         });
         let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());

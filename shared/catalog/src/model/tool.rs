@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::kinds::{Effect, Method, Risk, Status};
-use super::param::Param;
+use super::param::Params;
 
 /// One tool: a contract between the model and the upstream.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -63,7 +63,7 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub list: bool,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub params: BTreeMap<String, Param>,
+    pub params: Params,
     /// Writes: the request body as a JSON template whose `"{param}"` strings are the body
     /// params' values (left out when a param has none); everything else goes up as written
     /// (`objectName: Invoice`). Without it, body params go up under their (dotted) upstream names.
