@@ -257,34 +257,43 @@ pub fn wait_for_port(addr: SocketAddr, timeout: Duration) -> bool {
     false
 }
 
-/// `moto_server` on a free loopback port.
+/// `moto_server` on a loopback port.
 pub struct Moto {
     child: Child,
     pub endpoint: String,
 }
 
 impl Moto {
+    /// On a port the emulator's OS picks (it says which): no race with another process for a
+    /// port chosen before the start.
     pub fn start() -> Moto {
-        Moto::start_on(free_port())
+        Moto::start_on(0)
     }
 
     /// On a given port: a restarted emulator comes back where its clients expect it (empty).
     pub fn start_on(port: u16) -> Moto {
-        let child = Command::new(tool("venv/bin/moto_server"))
+        let mut child = Command::new(tool("venv/bin/moto_server"))
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("start moto_server");
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        assert!(
-            wait_for_port(addr, Duration::from_secs(60)),
-            "moto_server did not start"
-        );
-        Moto {
-            child,
-            endpoint: format!("http://{addr}"),
-        }
+        // Its server says ` * Running on http://127.0.0.1:PORT` once it listens; every request
+        // is logged there too, so the rest is read (and dropped) until it exits.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        let endpoint = loop {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).unwrap_or(0) == 0 {
+                panic!("moto_server exited before it listened: {seen}");
+            }
+            if let Some(at) = line.find("Running on http://") {
+                break line[at + "Running on ".len()..].trim().to_string();
+            }
+            seen.push_str(&line);
+        };
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Moto { child, endpoint }
     }
 
     pub fn port(&self) -> u16 {
