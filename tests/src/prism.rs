@@ -19,7 +19,7 @@ use axum::response::Response;
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use crate::{Lines, free_port, tool};
+use crate::{Lines, tool};
 
 /// A running `prism mock --errors <document>` on a loopback port, behind a recording relay.
 pub struct Prism {
@@ -44,22 +44,15 @@ pub struct Received {
 }
 
 impl Prism {
-    /// Starts Prism on `document` (with the pinned Node 22), waiting until it listens, and the
-    /// relay in front of it; a document Prism refuses fails here with Prism's output.
+    /// Starts Prism on `document` (with the pinned Node 22) on a port its OS picks, waiting
+    /// until it says where it listens, and the relay in front of it; a document Prism refuses
+    /// fails here with Prism's output.
     pub async fn start(document: &Path) -> Prism {
-        let port = free_port();
         let mut child = Command::new(tool("node/node_modules/.bin/node"))
             .arg(tool(
                 "prism/node_modules/@stoplight/prism-cli/dist/index.js",
             ))
-            .args([
-                "mock",
-                "--errors",
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-            ])
+            .args(["mock", "--errors", "-h", "127.0.0.1", "-p", "0"])
             .arg(document)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -72,7 +65,11 @@ impl Prism {
             |l| l.contains("Prism is listening") || l.contains("fatal"),
             Duration::from_secs(60),
         );
-        if !ready.is_some_and(|l| l.contains("Prism is listening")) {
+        let listening = ready.as_deref().and_then(|l| {
+            let at = l.find("Prism is listening on ")? + "Prism is listening on ".len();
+            Some(l[at..].trim().to_string())
+        });
+        let Some(target) = listening else {
             let _ = child.kill();
             let _ = child.wait();
             panic!(
@@ -80,10 +77,10 @@ impl Prism {
                 document.display(),
                 log.joined()
             );
-        }
+        };
         let seen = Arc::new(Mutex::new(Vec::new()));
         let relay = Relay {
-            target: format!("http://127.0.0.1:{port}"),
+            target,
             seen: seen.clone(),
             http: reqwest::Client::new(),
         };
