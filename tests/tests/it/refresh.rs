@@ -144,9 +144,12 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
-    let dir = std::env::temp_dir().join(format!("refresh-{}-{}", std::process::id(), free_port()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("mail.yaml"), CATALOG.replace("UPSTREAM", &origin)).unwrap();
+    let dir = crate::limits::tempdir::Dir::new("refresh");
+    std::fs::write(
+        dir.path.join("mail.yaml"),
+        CATALOG.replace("UPSTREAM", &origin),
+    )
+    .unwrap();
 
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
@@ -161,7 +164,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         ("MCP_PSEUDONYM_PEPPER", "refresh-test-pepper-0123456789abcd"),
         ("MCP_OAUTH_ISSUER", op.issuer()),
         ("MCP_RESOURCE_URL", &resource),
-        ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+        ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
         ("MAIL_BASE_URL", &api),
         ("MAIL_CLIENT_ID", "mail-client"),
         ("MAIL_CLIENT_SECRET", "mail-secret"),
@@ -266,5 +269,4 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         !printed.contains("alice-rt-") && !printed.contains("-at-"),
         "a token was printed"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
