@@ -2,16 +2,16 @@
 # Instructions a cold start of mcp-server costs, repeatable under any machine load: runs
 # `BIN serve` under `valgrind --tool=callgrind` from exec until its first answered `initialize`,
 # dumps the profile there (what shutting down costs is left out), stops it (SIGINT) and prints
-# the total. Without serve arguments it loads the shipped
-# catalogs (the embedded default, as a deployment starts) with placeholder credentials, so no
-# sandbox starts and no upstream is called; `--catalog "$PWD/tests/catalogs"` for the demo catalog.
+# the total. Without serve arguments it loads the shipped catalogs (the embedded default, as a
+# deployment starts) with placeholder credentials, so no sandbox starts and no upstream is
+# called; `--catalog "$PWD/tests/catalogs"` for the demo catalog.
 #
 #   tests/bench/cold_profile.sh BIN OUT [serve arguments...]
 #
 # BIN needs its symbols for a readable profile (see README.md: CARGO_PROFILE_RELEASE_STRIP=false);
 # read OUT with `callgrind_annotate --inclusive=yes OUT | head -60`. Its stderr goes to OUT.log.
 set -euo pipefail
-[[ $# -ge 2 ]] || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 bin="$(realpath "$1")" out="$(realpath "$2")"
 shift 2
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
