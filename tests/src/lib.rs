@@ -278,21 +278,21 @@ impl Moto {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start moto_server");
-        // Its server says ` * Running on http://127.0.0.1:PORT` once it listens; every request
-        // is logged there too, so the rest is read (and dropped) until it exits.
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut seen = String::new();
-        let endpoint = loop {
-            let mut line = String::new();
-            if stderr.read_line(&mut line).unwrap_or(0) == 0 {
-                panic!("moto_server exited before it listened: {seen}");
-            }
-            if let Some(at) = line.find("Running on http://") {
-                break line[at + "Running on ".len()..].trim().to_string();
-            }
-            seen.push_str(&line);
+        // Its server says ` * Running on http://127.0.0.1:PORT` on stderr once it listens (or
+        // why it could not, and exits); every request is logged there after that.
+        let log = Lines::default();
+        log.clone().follow(child.stderr.take().unwrap());
+        let Some(endpoint) = log
+            .wait_for(
+                |l| l.contains("Running on http://"),
+                Duration::from_secs(60),
+            )
+            .and_then(|l| Some(l[l.find("http://")?..].trim().to_string()))
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("moto_server did not listen within 60 s:\n{}", log.joined());
         };
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         Moto { child, endpoint }
     }
 
