@@ -105,7 +105,12 @@ pub async fn build(
         _ => {
             let fields: Vec<(String, Vec<String>)> = catalogs
                 .iter()
-                .map(|c| (c.connector.clone(), c.secrets.clone()))
+                .map(|c| {
+                    (
+                        c.connector.to_string(),
+                        c.secrets.iter().map(|s| s.to_string()).collect(),
+                    )
+                })
                 .collect();
             SecretLoader::Static(Arc::new(secrets::from_env(
                 env,
@@ -161,7 +166,7 @@ impl AppState {
             .iter()
             .filter_map(|c| {
                 let budget = c.quota.as_ref()?.caller_daily_budget?;
-                Some((c.connector.clone(), budget))
+                Some((c.connector.to_string(), budget))
             })
             .collect();
         // `/health` shares its probes through the same table.
@@ -235,7 +240,7 @@ fn connectors_of(catalogs: &[catalog::Catalog]) -> HashMap<String, Declared> {
         .filter_map(|c| {
             let oauth = c.auth.oauth_user.clone()?;
             let title = crate::inventory::Registry::title(c).to_string();
-            Some((c.connector.clone(), Declared { title, oauth }))
+            Some((c.connector.to_string(), Declared { title, oauth }))
         })
         .collect()
 }
@@ -282,8 +287,8 @@ fn deployed(config: &Config, catalog: catalog::Catalog) -> DeployedCatalog {
         base_url: config
             .base_url(&catalog.connector)
             .map(str::to_string)
-            .or_else(|| catalog.mcp.as_ref().map(|m| m.url.clone()))
-            .unwrap_or_else(|| catalog.base_url.clone()),
+            .or_else(|| catalog.mcp.as_ref().map(|m| m.url.to_string()))
+            .unwrap_or_else(|| catalog.base_url.to_string()),
         expose_raw: config.expose_raw(&catalog.connector),
         catalog,
     }

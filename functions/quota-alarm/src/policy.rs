@@ -41,7 +41,7 @@ impl Policy {
             return Ok(None);
         };
         let bad = |problem: String| PolicyError {
-            connector: c.connector.clone(),
+            connector: c.connector.to_string(),
             problem,
         };
         let window = match &q.window {
@@ -60,7 +60,7 @@ impl Policy {
             _ => (DEFAULT_WARN, DEFAULT_CRITICAL),
         };
         Ok(Some(Policy {
-            connector: c.connector.clone(),
+            connector: c.connector.to_string(),
             window,
             limit: q.limit,
             warn_percent: warn,
@@ -81,7 +81,7 @@ pub fn policies(
 ) -> Result<Vec<(String, Option<Policy>)>, PolicyError> {
     catalogs
         .iter()
-        .map(|c| Ok((c.connector.clone(), Policy::from_catalog(c)?)))
+        .map(|c| Ok((c.connector.to_string(), Policy::from_catalog(c)?)))
         .collect()
 }
 

@@ -46,9 +46,9 @@ impl ProbeSpec {
         let quota = c.quota.as_ref()?;
         let probe = quota.probe.as_ref()?;
         Some(ProbeSpec {
-            connector: c.connector.clone(),
-            base_url: c.base_url.clone(),
-            path: probe.get.clone(),
+            connector: c.connector.to_string(),
+            base_url: c.base_url.to_string(),
+            path: probe.get.to_string(),
             auth: c.auth.clone(),
             headers: c
                 .static_headers(None)

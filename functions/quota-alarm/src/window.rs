@@ -223,8 +223,8 @@ mod tests {
     #[test]
     fn catalog_window_needs_a_known_zone_and_exactly_one_kind() {
         let w = |m: Option<&str>, d: Option<&str>, r: Option<u32>| catalog::QuotaWindow {
-            calendar_month: m.map(str::to_string),
-            day: d.map(str::to_string),
+            calendar_month: m.map(catalog::Text::from),
+            day: d.map(catalog::Text::from),
             rolling_hours: r,
         };
         assert!(matches!(

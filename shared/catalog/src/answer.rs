@@ -39,7 +39,7 @@ impl ItemLinks {
     /// The record URI of one list item and its title, when the item has every field the
     /// template names as a plain value (a string of `[A-Za-z0-9_-]` or a number).
     pub fn of_item(&self, item: &Value) -> Option<(String, Option<String>)> {
-        let mut uri = self.uri.clone();
+        let mut uri = self.uri.to_string();
         for name in placeholders(&self.uri) {
             let value = match item.get(name)? {
                 Value::String(s) => s.clone(),
@@ -177,7 +177,7 @@ mod tests {
 
     fn binary(mime: &[&str]) -> BinaryAnswer {
         BinaryAnswer {
-            mime: mime.iter().map(|m| m.to_string()).collect(),
+            mime: mime.iter().map(|m| crate::Text::from(*m)).collect(),
             max_bytes: 10,
             form: BinaryForm::Resource,
         }

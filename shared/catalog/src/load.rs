@@ -75,14 +75,16 @@ pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError>
 /// loaded model)`: the shipped set, which the `connector` crate's build loads and writes so.
 /// Deserializing the model skips the YAML parser and the validation, which that load ran; a
 /// text that is not such a model is still an error naming its file, never a panic.
-pub fn load_json(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError> {
+pub fn load_json(sources: &[(&str, &'static str)]) -> Result<Vec<Catalog>, LoadError> {
     sources
         .iter()
         .map(|(file, json)| {
-            serde_json::from_str(json).map_err(|e| LoadError::Invalid {
-                file: file.to_string(),
-                line: 1,
-                problem: format!("not a loaded catalog model: {e}"),
+            crate::model::borrowing_from(json, || serde_json::from_str(json)).map_err(|e| {
+                LoadError::Invalid {
+                    file: file.to_string(),
+                    line: 1,
+                    problem: format!("not a loaded catalog model: {e}"),
+                }
             })
         })
         .collect()
@@ -282,7 +284,7 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
     for t in &c.tools {
         let mut bad = |p: String| {
             out.push((
-                Some(Place::Tool(t.name.clone())),
+                Some(Place::Tool(t.name.to_string())),
                 format!("tool `{}`: {p}", t.name),
             ))
         };
@@ -297,7 +299,7 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         }
         match t
             .name
-            .strip_prefix(&c.connector)
+            .strip_prefix(c.connector.as_str())
             .and_then(|r| r.strip_prefix('_'))
         {
             Some(rest) if is_tool_name(rest) => {}
@@ -483,7 +485,7 @@ fn array_problems(p: &crate::model::Param) -> Vec<String> {
     }
     match (&p.item_body, &p.items) {
         (Some(template), Some(fields)) => {
-            let names = fields.keys().map(String::as_str).collect();
+            let names = fields.keys().map(crate::Text::as_str).collect();
             out.extend(crate::body::template_problems(
                 "`item_body`",
                 template,
@@ -690,7 +692,7 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
         }
         let mut sources = Vec::new();
         if let Some(s) = &m.count {
-            sources.push(s.clone());
+            sources.push(s.to_string());
         }
         if let Some(s) = &m.sum {
             sources.push(source_of(s));
@@ -699,17 +701,17 @@ fn check_aggregate(c: &Catalog, agg: &crate::model::Aggregate) -> Vec<String> {
             }
         }
         if let Some(t) = &m.top {
-            sources.push(t.of.clone());
+            sources.push(t.of.to_string());
         }
         if let Some(i) = &m.items {
-            sources.push(i.of.clone());
+            sources.push(i.of.to_string());
         }
         if let Some(d) = &m.days {
-            sources.push(d.of.clone());
+            sources.push(d.of.to_string());
             out.extend(check_days(&m.name, d));
         }
         for s in sources {
-            if !agg.sources.contains_key(&s) {
+            if !agg.sources.contains_key(s.as_str()) {
                 out.push(format!("measure `{}`: unknown source `{s}`", m.name));
             }
         }
@@ -782,7 +784,7 @@ fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
     for c in catalogs {
         if !connectors.insert(&c.connector) {
             return Err(LoadError::Invalid {
-                file: c.connector.clone(),
+                file: c.connector.to_string(),
                 line: 1,
                 problem: format!("connector `{}` is declared twice", c.connector),
             });
@@ -790,7 +792,7 @@ fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
         for p in &c.prompts {
             if !prompts.insert(&p.name) {
                 return Err(LoadError::Invalid {
-                    file: c.connector.clone(),
+                    file: c.connector.to_string(),
                     line: 1,
                     problem: format!("prompt `{}` is declared by two connectors", p.name),
                 });
@@ -799,7 +801,7 @@ fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
         for t in &c.tools {
             if !tools.insert(&t.name) {
                 return Err(LoadError::Invalid {
-                    file: c.connector.clone(),
+                    file: c.connector.to_string(),
                     line: 1,
                     problem: format!("tool `{}` is declared by two connectors", t.name),
                 });
@@ -844,8 +846,9 @@ tools:
     #[test]
     fn a_loaded_model_round_trips_through_json_and_anything_else_names_its_file() {
         let loaded = parse("demo.yaml", GOOD).unwrap();
-        let json = serde_json::to_string(&loaded).unwrap();
-        assert_eq!(load_json(&[("demo.yaml", &json)]).unwrap(), vec![loaded]);
+        // The embedded JSON lives as long as the program; so does this one.
+        let json: &'static str = serde_json::to_string(&loaded).unwrap().leak();
+        assert_eq!(load_json(&[("demo.yaml", json)]).unwrap(), vec![loaded]);
         let err = load_json(&[("demo.yaml", r#"{"connector": 1}"#)]).unwrap_err();
         assert!(
             err.to_string()

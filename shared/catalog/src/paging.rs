@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::model::{Catalog, ListEnvelope, Paging, PagingStyle};
+use crate::model::{Catalog, ListEnvelope, Paging, PagingStyle, Text};
 
 /// How a page is asked for, with the names the style needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl Catalog {
 
 impl Pager {
     pub fn from_paging(p: &Paging) -> Pager {
-        let named = |o: &Option<String>| o.clone().unwrap_or_default();
+        let named = |o: &Option<Text>| o.as_deref().unwrap_or_default().to_string();
         let ask = match p.style {
             PagingStyle::Page => Ask::Page {
                 param: named(&p.page_param),
@@ -77,11 +77,11 @@ impl Pager {
         };
         Pager {
             ask,
-            size_param: p.size_param.clone(),
-            items: p.items.clone(),
-            total: p.total.clone(),
-            more: p.more.clone(),
-            next: p.next.clone(),
+            size_param: p.size_param.as_deref().map(str::to_string),
+            items: p.items.to_string(),
+            total: p.total.as_deref().map(str::to_string),
+            more: p.more.as_deref().map(str::to_string),
+            next: p.next.as_deref().map(str::to_string),
             max_page_size: p.max_page_size,
             infer_more: true,
         }
@@ -91,10 +91,10 @@ impl Pager {
     pub fn from_envelope(e: &ListEnvelope) -> Pager {
         Pager {
             ask: Ask::Page {
-                param: e.page_param.clone(),
+                param: e.page_param.to_string(),
                 first: 1,
             },
-            size_param: Some(e.page_size_param.clone()),
+            size_param: Some(e.page_size_param.to_string()),
             items: pointer_of_dotted(&e.items),
             total: e.total.as_deref().map(pointer_of_dotted),
             more: e.more.as_deref().map(pointer_of_dotted),

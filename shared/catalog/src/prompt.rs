@@ -31,7 +31,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for p in &c.prompts {
-        let mut bad = |problem: String| out.push((p.name.clone(), problem));
+        let mut bad = |problem: String| out.push((p.name.to_string(), problem));
         if !seen.insert(p.name.as_str()) {
             bad(format!("prompt `{}` is declared twice", p.name));
         }
@@ -137,7 +137,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
         for (name, param) in &t.params {
             if let Some(complete) = &param.complete {
                 for problem in complete_problems(c, complete) {
-                    out.push((t.name.clone(), format!("param `{name}`: {problem}")));
+                    out.push((t.name.to_string(), format!("param `{name}`: {problem}")));
                 }
             }
         }
@@ -276,7 +276,7 @@ tools:
             )
             .replace("with id {id}.", "with id {id} {after}.");
         let c = with_prompt(&two).unwrap();
-        let names: Vec<&String> = c.prompts[0].arguments.iter().map(|(n, _)| n).collect();
+        let names: Vec<&crate::Text> = c.prompts[0].arguments.iter().map(|(n, _)| n).collect();
         assert_eq!(names, ["id", "after"]);
         let twice = two.replace("after: {", "id: {");
         assert!(with_prompt(&twice).unwrap_err().contains("`id`"));

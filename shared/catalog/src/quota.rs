@@ -78,7 +78,7 @@ impl Quota {
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
                 .map(|(_, v)| *v)
         };
-        let number = |name: Option<&String>| whole(header(name?)?);
+        let number = |name: Option<&str>| whole(header(name?)?);
         let family = match self.headers {
             None => Bucket::default(),
             Some(RateLimitHeaders::XRatelimit) => {
@@ -87,8 +87,8 @@ impl Quota {
             Some(RateLimitHeaders::Ietf) => ietf(&header, self.bucket.as_deref()),
         };
         QuotaFigures {
-            remaining: family.remaining.or(number(self.remaining.as_ref())),
-            consumed: number(self.consumed.as_ref()),
+            remaining: family.remaining.or(number(self.remaining.as_deref())),
+            consumed: number(self.consumed.as_deref()),
             limit: family.limit.or(self.limit),
             reset_s: family.reset_s,
         }
@@ -101,7 +101,7 @@ impl Quota {
             (Some(RateLimitHeaders::XRatelimit), None) => "x-ratelimit-remaining".into(),
             (Some(RateLimitHeaders::XRatelimit), Some(b)) => format!("x-ratelimit-remaining-{b}"),
             (Some(RateLimitHeaders::Ietf), _) => "ratelimit".into(),
-            (None, _) => self.remaining.clone().unwrap_or_default(),
+            (None, _) => self.remaining.as_deref().unwrap_or_default().to_string(),
         }
     }
 }

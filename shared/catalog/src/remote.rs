@@ -4,7 +4,7 @@
 //! over each remote tool (`overlays`) exists because a remote's own annotations and descriptions
 //! are data, never policy.
 
-use crate::model::{Catalog, McpRemote};
+use crate::model::{Catalog, McpRemote, Text};
 use crate::placeholders;
 
 impl McpRemote {
@@ -136,7 +136,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
             ));
         }
     }
-    let mut names: Vec<&String> = m
+    let mut names: Vec<&Text> = m
         .overlays
         .values()
         .filter_map(|o| o.name.as_ref())

@@ -107,7 +107,7 @@ impl Auth {
         }
         if let (Some(name), Some(template)) = (&self.header, &self.value) {
             return Ok(Some(Credential::Header {
-                name: name.clone(),
+                name: name.to_string(),
                 value: fill_secret_template(template, &field)?,
             }));
         }
@@ -117,11 +117,11 @@ impl Auth {
         let value = secret(name)?;
         Ok(Some(match (&self.header, &self.query) {
             (Some(header), _) => Credential::Header {
-                name: header.clone(),
+                name: header.to_string(),
                 value,
             },
             (None, Some(query)) => Credential::Query {
-                name: query.clone(),
+                name: query.to_string(),
                 value,
             },
             (None, None) => Credential::Bearer(value),

@@ -179,7 +179,7 @@ fn full_prompt() -> Prompt {
         title: Some("Month close".into()),
         description: "Reviews a month.".into(),
         tools: vec!["demo_month_close_get".into()],
-        arguments: vec![("month".to_string(), full_param())].into(),
+        arguments: vec![("month".into(), full_param())].into(),
         template: vec![full_prompt_message()],
     }
 }
@@ -491,7 +491,7 @@ fn full_provenance() -> Provenance {
     Provenance {
         title: Some("Demo API".into()),
         version: Some("1.0".into()),
-        sha256: "0".repeat(64),
+        sha256: "0".repeat(64).into(),
     }
 }
 

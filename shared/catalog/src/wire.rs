@@ -2,7 +2,7 @@
 //! headers they carry (`headers`, per connector and per tool) and how errors come back
 //! (`errors`). Pure: each problem is a sentence for the loader, which adds file and line.
 
-use crate::model::{Auth, Catalog, ParamIn, Tool};
+use crate::model::{Auth, Catalog, ParamIn, Text, Tool};
 use crate::placeholders;
 
 /// Headers a catalog may not set as static headers: the platform's own, and credentials
@@ -111,7 +111,7 @@ pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
 fn auth_problems(c: &Catalog) -> Vec<String> {
     let a = &c.auth;
     let mut out = Vec::new();
-    let set = |o: &Option<String>| o.is_some();
+    let set = |o: &Option<Text>| o.is_some();
     let shape_ok = match (
         set(&a.bearer),
         set(&a.header),
@@ -220,10 +220,7 @@ fn secure_or_loopback(url: &str) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-fn header_problems(
-    headers: &std::collections::BTreeMap<String, String>,
-    auth: &Auth,
-) -> Vec<String> {
+fn header_problems(headers: &std::collections::BTreeMap<Text, Text>, auth: &Auth) -> Vec<String> {
     let mut out = Vec::new();
     for (name, value) in headers {
         let lower = name.to_ascii_lowercase();

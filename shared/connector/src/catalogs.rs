@@ -4,7 +4,8 @@
 //! `MCP_CATALOG_DIR`, quota-alarm's `QUOTA_CATALOG_DIR`). The build script loads them with the
 //! catalog crate's own loader (a catalog that does not load fails the build) and compiles in the
 //! JSON of each loaded model beside its YAML text: [`load`] deserializes that JSON, which costs
-//! a cold start about a twentieth of parsing the YAML again (see `build.rs`).
+//! a cold start about a twentieth of parsing the YAML again (see `build.rs`), and the model's
+//! strings ([`catalog::Text`]) borrow from it instead of copying.
 
 use std::path::Path;
 

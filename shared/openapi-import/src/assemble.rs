@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use catalog::{Catalog, Provenance};
+use catalog::{Catalog, Provenance, Text};
 
 use crate::draft::{self, Drafted, risk_entry};
 use crate::habits::{self, ErrorShapes};
@@ -97,7 +97,7 @@ pub(crate) fn drafts<'t>(
         .zip(names)
         .zip(selection)
         .map(|((mut d, name), (sel, why))| {
-            d.tool.name = name;
+            d.tool.name = name.into();
             (d, sel, why)
         })
         .collect();
@@ -184,7 +184,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         if t.list {
             curate.push("fields: proposed from the item schema; keep the few a person needs in default_fields".into());
         }
-        t.curate = curate;
+        t.curate = curate.into_iter().map(Text::from).collect();
     }
     let headers = propose::hoist_headers(&mut ops);
     let mut catalog_curate: Vec<String> = connector_notes.clone();
@@ -219,10 +219,10 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         });
     }
     let catalog = Catalog {
-        connector: options.connector.clone(),
-        title: spec.title.clone(),
-        base_url,
-        secrets,
+        connector: options.connector.as_str().into(),
+        title: spec.title.as_deref().map(Text::from),
+        base_url: base_url.into(),
+        secrets: secrets.into_iter().map(Text::from).collect(),
         auth,
         headers,
         timeout_ms: 10_000,
@@ -237,11 +237,11 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         tools,
         prompts: Vec::new(),
         mcp: None,
-        curate: catalog_curate,
+        curate: catalog_curate.into_iter().map(Text::from).collect(),
         imported_from: Some(Provenance {
-            title: spec.title.clone(),
-            version: spec.version.clone(),
-            sha256: spec.sha256.clone(),
+            title: spec.title.as_deref().map(Text::from),
+            version: spec.version.as_deref().map(Text::from),
+            sha256: spec.sha256.as_str().into(),
         }),
     };
     let draft = Draft { catalog, report };
@@ -261,7 +261,7 @@ fn operation_report(d: &Drafted, sel: Selection, why: &str) -> OperationReport {
         method: d.method.as_str().to_string(),
         path: d.path.clone(),
         operation_id: d.operation_id.clone(),
-        tool: d.tool.name.clone(),
+        tool: d.tool.name.to_string(),
         selection: sel,
         reason: why.to_string(),
         risk: format!(

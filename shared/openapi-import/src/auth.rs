@@ -82,7 +82,7 @@ pub(crate) fn auth(root: &Value) -> (Auth, Vec<String>, Vec<String>) {
     let note;
     match (kind, http.as_str()) {
         ("http", "bearer") => {
-            auth.bearer = Some(field("token"));
+            auth.bearer = Some(field("token").into());
             secrets = vec!["token".into()];
             note = format!("auth: proposed `bearer: token` from the http bearer scheme `{name}`");
         }
@@ -107,13 +107,13 @@ pub(crate) fn auth(root: &Value) -> (Auth, Vec<String>, Vec<String>) {
                     note = format!(
                         "auth: proposed the query parameter `{header}` from the apiKey scheme `{name}`"
                     );
-                    auth.query = Some(header);
+                    auth.query = Some(header.into());
                 }
                 _ => {
                     note = format!(
                         "auth: proposed the header `{header}` from the apiKey scheme `{name}`"
                     );
-                    auth.header = Some(header);
+                    auth.header = Some(header.into());
                 }
             }
         }

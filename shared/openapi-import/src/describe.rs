@@ -37,7 +37,7 @@ pub(crate) fn what(
 pub(crate) fn scaffold(what: &str, params: &Params) -> String {
     let mut example = serde_json::Map::new();
     for (name, p) in params.iter().filter(|(_, p)| p.required) {
-        example.insert(name.clone(), sample(p));
+        example.insert(name.to_string(), sample(p));
     }
     let mut out = String::new();
     let _ = write!(
@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn the_scaffold_has_every_part_and_the_marker() {
         let params: Params = Params::from([(
-            "invoice_id".to_string(),
+            "invoice_id".into(),
             serde_json::from_value(
                 serde_json::json!({"type": "integer", "in": "path", "required": true, "min": 1}),
             )

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use catalog::{Method, Risk, Tool};
+use catalog::{Method, Risk, Text, Tool};
 use serde_json::Value;
 
 use crate::habits::{self, Answer, Style};
@@ -143,8 +143,8 @@ pub(crate) fn draft<'a>(
         .map(snake);
     let parts = naming::parts(op.method, op.path, lists);
     let mut tool = new_tool(op.method, path, risk, operation_id.clone());
-    tool.description = describe::scaffold(&what, &params);
-    tool.category = category;
+    tool.description = describe::scaffold(&what, &params).into();
+    tool.category = category.map(Text::from);
     tool.params = params;
     tool.headers = headers;
     Ok(Drafted {
@@ -201,8 +201,8 @@ pub(crate) fn sketch<'a>(r: &mut Resolver<'a>, op: &Op<'a>) -> Result<Drafted, I
 /// A tool with its mapping and nothing else yet.
 fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<String>) -> Tool {
     let mut tool = Tool {
-        name: String::new(),
-        description: String::new(),
+        name: Text::default(),
+        description: Text::default(),
         core: false,
         risk,
         category: None,
@@ -232,7 +232,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         answer: None,
         links: None,
         aggregate: None,
-        operation_id,
+        operation_id: operation_id.map(Text::from),
         curate: Vec::new(),
     };
     *match method {
@@ -241,7 +241,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         Method::Put => &mut tool.put,
         Method::Patch => &mut tool.patch,
         Method::Delete => &mut tool.delete,
-    } = Some(path);
+    } = Some(path.into());
     tool
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use catalog::{Method, Param, ParamIn, Params};
+use catalog::{Method, Param, ParamIn, Params, Text};
 use serde_json::Value;
 
 use crate::ImportError;
@@ -17,7 +17,7 @@ use crate::spec::{Deref, Op, escape};
 pub(crate) struct Inputs<'a> {
     pub(crate) params: Params,
     /// Static headers (a header parameter with a default or a single value).
-    pub(crate) headers: BTreeMap<String, String>,
+    pub(crate) headers: BTreeMap<Text, Text>,
     /// The path with its placeholders in snake_case.
     pub(crate) path: String,
     /// Upstream names of the query parameters (for the paging proposal).
@@ -100,7 +100,7 @@ pub(crate) fn inputs<'a>(
     let mut needs: Vec<String> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut params = Params::new();
-    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    let mut headers: BTreeMap<Text, Text> = BTreeMap::new();
     let mut renames: Vec<(String, String)> = Vec::new();
     let mut query_names: Vec<&str> = Vec::new();
     let mut all_names: Vec<String> = Vec::new();
@@ -136,7 +136,7 @@ pub(crate) fn inputs<'a>(
                 if location == ParamIn::Query && catalog::RESERVED_PARAMS.contains(&key.as_str()) {
                     key.push_str("_value");
                 }
-                if params.contains_key(&key) {
+                if params.contains_key(key.as_str()) {
                     key = format!("{key}_{}", d.place);
                 }
                 let p = match r.param(schema, &schema_at, location, own)? {
@@ -171,10 +171,10 @@ pub(crate) fn inputs<'a>(
                 } else {
                     query_names.push(d.name);
                     if key != d.name {
-                        p.upstream = Some(d.name.to_string());
+                        p.upstream = Some(d.name.into());
                     }
                 }
-                params.insert(key, Box::new(p));
+                params.insert(key.into(), Box::new(p));
             }
             "header" => {
                 if auth_header.is_some_and(|h| h.eq_ignore_ascii_case(d.name))
@@ -198,7 +198,7 @@ pub(crate) fn inputs<'a>(
                     .or(stated);
                 match fixed {
                     Some(value) => {
-                        headers.insert(d.name.to_string(), value.to_string());
+                        headers.insert(d.name.into(), value.into());
                     }
                     None if required => needs.push(format!(
                         "required header `{}`: a secret (then `auth`) or a fixed value (then `headers`)?",
@@ -231,7 +231,7 @@ pub(crate) fn inputs<'a>(
             ));
             let mut p = fallback_string(None);
             p.location = ParamIn::Path;
-            params.insert(key, Box::new(p));
+            params.insert(key.into(), Box::new(p));
         }
     }
     if path.contains("..") || path.contains('?') {
@@ -265,7 +265,7 @@ fn stated_value(description: &str) -> Option<&str> {
 
 fn fallback_string(own: Option<&str>) -> Param {
     Param {
-        description: own.map(clean).filter(|d| !d.is_empty()),
+        description: own.map(clean).filter(|d| !d.is_empty()).map(Text::from),
         required: true,
         ..crate::schema::blank(ParamIn::Query)
     }
@@ -347,16 +347,16 @@ fn body<'a>(
         if catalog::RESERVED_PARAMS.contains(&key.as_str()) {
             key.push_str("_value");
         }
-        if params.contains_key(&key) {
+        if params.contains_key(key.as_str()) {
             key.push_str("_body");
         }
         match r.param(prop, &field_at, ParamIn::Body, None)? {
             Ok(mut p) => {
                 p.required = is_required;
                 if key != *name {
-                    p.upstream = Some(name.to_string());
+                    p.upstream = Some((*name).into());
                 }
-                params.insert(key, Box::new(p));
+                params.insert(key.into(), Box::new(p));
             }
             Err(why) if is_required => needs.push(format!("required body field `{name}`: {why}")),
             Err(why) => notes.push(format!("optional body field `{name}` left out: {why}")),

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use catalog::{Errors, Paging, PagingStyle, Quota, RateLimitHeaders, pointer_of_dotted};
+use catalog::{Errors, Paging, PagingStyle, Quota, RateLimitHeaders, Text, pointer_of_dotted};
 use serde_json::Value;
 
 use crate::draft::Drafted;
@@ -65,35 +65,35 @@ pub(crate) fn paging(
         let pointer = |field: &Option<String>| field.as_deref().map(pointer_of_dotted);
         let mut paging = Paging {
             style: PagingStyle::Page,
-            items,
+            items: items.into(),
             page_param: None,
             first_page: None,
             size_param: None,
             offset_param: None,
             cursor_param: None,
-            total: pointer(&d.answer.total),
-            more: pointer(&d.answer.more),
+            total: pointer(&d.answer.total).map(Text::from),
+            more: pointer(&d.answer.more).map(Text::from),
             next: None,
             max_page_size: 100,
         };
         match style {
             Style::PageSize { page, size } => {
-                paging.page_param = Some(page.clone());
-                paging.size_param = Some(size.clone());
+                paging.page_param = Some(page.as_str().into());
+                paging.size_param = Some(size.as_str().into());
             }
             Style::Offset { offset, limit } => {
                 paging.style = PagingStyle::Offset;
-                paging.offset_param = Some(offset.clone());
-                paging.size_param = Some(limit.clone());
+                paging.offset_param = Some(offset.as_str().into());
+                paging.size_param = Some(limit.as_str().into());
             }
             Style::Cursor { param } => {
                 paging.style = PagingStyle::Cursor;
-                paging.cursor_param = Some(param.clone());
-                paging.next = Some(pointer(&d.answer.next)?);
+                paging.cursor_param = Some(param.as_str().into());
+                paging.next = Some(pointer(&d.answer.next)?.into());
             }
             Style::NextUrl { field } => {
                 paging.style = PagingStyle::NextUrl;
-                paging.next = Some(pointer_of_dotted(field));
+                paging.next = Some(pointer_of_dotted(field).into());
             }
         }
         Some(paging)
@@ -120,7 +120,7 @@ pub(crate) fn paging(
     ]
     .into_iter()
     .flatten()
-    .cloned()
+    .map(Text::to_string)
     .collect();
     let mut max_page_size = None;
     for (d, _, _) in ops.iter_mut() {
@@ -136,8 +136,16 @@ pub(crate) fn paging(
             }
             !paging_params.iter().any(|q| q == upstream)
         });
-        t.fields = d.answer.fields.clone();
-        t.default_fields = default_fields(&d.answer.fields);
+        t.fields = d
+            .answer
+            .fields
+            .iter()
+            .map(|f| Text::from(f.as_str()))
+            .collect();
+        t.default_fields = default_fields(&d.answer.fields)
+            .into_iter()
+            .map(Text::from)
+            .collect();
     }
     proposed.max_page_size = max_page_size.map_or(100, |m| m.clamp(1.0, 100.0) as u32);
     notes.push(format!(
@@ -199,7 +207,7 @@ pub(crate) fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> O
         if shapes.problem_details > 0 { ", problem details" } else { "" }
     ));
     Some(Errors {
-        message,
+        message: message.into_iter().map(Text::from).collect(),
         problem_details: shapes.problem_details > 0,
         status: None,
     })
@@ -240,7 +248,7 @@ pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>
         let bucket = named.then(|| "*".to_string());
         return Some(quota(
             Some(RateLimitHeaders::XRatelimit),
-            bucket,
+            bucket.map(Text::from),
             None,
             None,
         ));
@@ -258,11 +266,16 @@ pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>
         return None;
     }
     notes.push("quota: proposed from the remaining/used headers; set `limit` and `window`".into());
-    Some(quota(None, None, remaining, consumed))
+    Some(quota(
+        None,
+        None,
+        remaining.map(Text::from),
+        consumed.map(Text::from),
+    ))
 }
 
 /// Headers every drafted tool sends alike move to the catalog.
-pub(crate) fn hoist_headers(ops: &mut [(Drafted, Selection, String)]) -> BTreeMap<String, String> {
+pub(crate) fn hoist_headers(ops: &mut [(Drafted, Selection, String)]) -> BTreeMap<Text, Text> {
     let mut kept = ops
         .iter()
         .filter(|(_, s, _)| *s != Selection::LeftOut)

@@ -70,7 +70,9 @@ pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Chan
         matched[i] = true;
         let diffs = compare(&curated.tools[i], &d.tool, &paging);
         if !diffs.is_empty() {
-            changes.changed.push((curated.tools[i].name.clone(), diffs));
+            changes
+                .changed
+                .push((curated.tools[i].name.to_string(), diffs));
         }
     }
     for (t, seen) in curated.tools.iter().zip(matched) {

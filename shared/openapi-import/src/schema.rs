@@ -233,7 +233,7 @@ impl<'a> Resolver<'a> {
                     p.choices = flat.choices.map(|c| {
                         c.iter()
                             .filter_map(Value::as_str)
-                            .map(String::from)
+                            .map(catalog::Text::from)
                             .collect()
                     });
                 }
@@ -287,7 +287,7 @@ impl<'a> Resolver<'a> {
                         match self.param_of(&f, &field_at, ParamIn::Query, None, false)? {
                             Ok(mut field) if field.kind != ParamType::Array => {
                                 field.required = inner.required.contains(name);
-                                fields.insert(crate::naming::snake(name), Box::new(field));
+                                fields.insert(crate::naming::snake(name).into(), Box::new(field));
                             }
                             _ => {
                                 return Ok(Err(format!(
@@ -322,7 +322,7 @@ impl<'a> Resolver<'a> {
         let mut description: Vec<String> = text.into_iter().collect();
         description.extend(notes);
         if !description.is_empty() {
-            p.description = Some(description.join(" "));
+            p.description = Some(description.join(" ").into());
         }
         Ok(Ok(p))
     }
@@ -427,10 +427,7 @@ mod tests {
             ParamIn::Query,
         )
         .unwrap();
-        assert_eq!(
-            p.choices,
-            Some(vec!["draft".to_string(), "open".to_string()])
-        );
+        assert_eq!(p.choices, Some(vec!["draft".into(), "open".into()]));
         let p = param(
             &root,
             &json!({"type": "string", "format": "date"}),

@@ -166,14 +166,16 @@ fn cal_like_headers_paging_and_what_needs_a_person() {
     let list = tool(c, "bookings_list");
     assert_eq!(list.get.as_deref(), Some("/v2/bookings"));
     assert_eq!(
-        list.headers.get("cal-api-version").map(String::as_str),
+        list.headers
+            .get("cal-api-version")
+            .map(catalog::Text::as_str),
         Some("2024-08-13")
     );
     assert_eq!(
         tool(c, "slots_get")
             .headers
             .get("cal-api-version")
-            .map(String::as_str),
+            .map(catalog::Text::as_str),
         Some("2024-09-04")
     );
     let paging = c.paging.as_ref().unwrap();

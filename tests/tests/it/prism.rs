@@ -177,7 +177,7 @@ fn arguments(params: &catalog::Params, every: bool) -> Value {
         params
             .iter()
             .filter(|(_, p)| every || p.required || p.location == ParamIn::Path)
-            .map(|(name, p)| (name.clone(), sample(p, every)))
+            .map(|(name, p)| (name.to_string(), sample(p, every)))
             .collect::<Map<_, _>>(),
     )
 }

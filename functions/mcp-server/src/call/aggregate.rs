@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status};
+use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status, Text};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
@@ -75,7 +75,7 @@ pub(super) async fn run(
         let mut arguments = Map::new();
         for (arg, template) in &source.args {
             if let Some(v) = fill(template, &vars) {
-                arguments.insert(arg.clone(), v);
+                arguments.insert(arg.to_string(), v);
             }
         }
         let shape = ListShape::of(&conn.catalog);
@@ -192,7 +192,7 @@ pub(super) async fn run(
             .with_quota(quota);
         }
     };
-    let failed: Vec<(&String, &Outcome)> = fetched
+    let failed: Vec<(&Text, &Outcome)> = fetched
         .iter()
         .filter_map(|(n, f)| f.failure.as_ref().map(|o| (n, o)))
         .collect();
@@ -233,7 +233,7 @@ fn add_request(call: Option<QuotaFigures>, request: Option<QuotaFigures>) -> Opt
 fn periods(
     result: &[Measure],
     vars: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, Period>, days::BadPeriod> {
+) -> Result<BTreeMap<Text, Period>, days::BadPeriod> {
     let text = |t: &str| match fill(&Value::String(t.to_string()), vars) {
         Some(Value::String(s)) => Ok(s),
         _ => Err(days::BadPeriod(format!(
@@ -356,10 +356,11 @@ fn text(v: Option<&Value>) -> String {
     }
 }
 
-fn matches(item: &Value, filter: &BTreeMap<String, Vec<String>>) -> bool {
-    filter
-        .iter()
-        .all(|(f, allowed)| allowed.contains(&text(shape::at(item, f))))
+fn matches(item: &Value, filter: &BTreeMap<Text, Vec<Text>>) -> bool {
+    filter.iter().all(|(f, allowed)| {
+        let value = text(shape::at(item, f));
+        allowed.iter().any(|a| *a == value)
+    })
 }
 
 /// A JSON number or numeric string as an exact decimal (the printed form, not the float).
@@ -382,8 +383,8 @@ fn money(d: Decimal) -> Value {
 
 fn measures(
     result: &[Measure],
-    fetched: &BTreeMap<String, Fetched>,
-    periods: &BTreeMap<String, Period>,
+    fetched: &BTreeMap<Text, Fetched>,
+    periods: &BTreeMap<Text, Period>,
 ) -> Result<Value, Overflow> {
     let mut out = Map::new();
     let mut sums: BTreeMap<&str, Decimal> = BTreeMap::new();
@@ -402,7 +403,7 @@ fn measures(
                 .iter()
                 .filter_map(|i| decimal(shape::at(i, path)))
                 .try_fold(Decimal::ZERO, |sum, d| sum.checked_add(d))
-                .ok_or_else(|| Overflow(m.name.clone()))?;
+                .ok_or_else(|| Overflow(m.name.to_string()))?;
             sums.insert(&m.name, total);
             money(total)
         } else if let Some([a, b]) = m.difference.as_deref() {
@@ -411,7 +412,7 @@ fn measures(
                 .copied()
                 .unwrap_or_default()
                 .checked_sub(sums.get(b.as_str()).copied().unwrap_or_default())
-                .ok_or_else(|| Overflow(m.name.clone()))?;
+                .ok_or_else(|| Overflow(m.name.to_string()))?;
             sums.insert(&m.name, total);
             money(total)
         } else if let Some(top) = &m.top {
@@ -425,7 +426,7 @@ fn measures(
                     .unwrap_or_default();
                 g.0 =
                     g.0.checked_add(amount)
-                        .ok_or_else(|| Overflow(m.name.clone()))?;
+                        .ok_or_else(|| Overflow(m.name.to_string()))?;
                 g.1 += 1;
             }
             let mut ranked: Vec<(String, (Decimal, usize))> = groups.into_iter().collect();
@@ -443,7 +444,7 @@ fn measures(
                     })
                     .collect(),
             )
-        } else if let (Some(spec), Some(period)) = (&m.days, periods.get(&m.name)) {
+        } else if let (Some(spec), Some(period)) = (&m.days, periods.get(m.name.as_str())) {
             days::compute(&items_of(&spec.of, m), spec, period)
         } else if let Some(spec) = &m.items {
             let mut picked = items_of(&spec.of, m);
@@ -465,7 +466,7 @@ fn measures(
         } else {
             Value::Null
         };
-        out.insert(m.name.clone(), value);
+        out.insert(m.name.to_string(), value);
     }
     Ok(Value::Object(out))
 }
@@ -482,9 +483,9 @@ fn compare(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 mod tests {
     use super::*;
 
-    fn fetched(items: Vec<Value>) -> BTreeMap<String, Fetched> {
+    fn fetched(items: Vec<Value>) -> BTreeMap<Text, Fetched> {
         BTreeMap::from([(
-            "inc".to_string(),
+            "inc".into(),
             Fetched {
                 items,
                 failure: None,

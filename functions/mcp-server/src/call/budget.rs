@@ -126,7 +126,7 @@ mod tests {
             .find(|c| c.connector == "papierkram")
             .unwrap();
         DeployedCatalog {
-            base_url: catalog.base_url.clone(),
+            base_url: catalog.base_url.to_string(),
             expose_raw: false,
             catalog,
         }

@@ -57,7 +57,7 @@ impl Pipeline {
         let query = complete.query.as_ref().map(|_| typed.trim().to_string());
         let key = (
             request.caller.scope.clone(),
-            source.name.clone(),
+            source.name.to_string(),
             query.clone().unwrap_or_default(),
         );
         let (items, more, asked) = match self.completions.get(&key) {
@@ -96,7 +96,7 @@ fn list_arguments(complete: &Complete, query: Option<&str>) -> Map<String, Value
     if let (Some(param), Some(q)) = (&complete.query, query)
         && !q.is_empty()
     {
-        args.insert(param.clone(), json!(q));
+        args.insert(param.to_string(), json!(q));
     }
     args
 }

@@ -140,7 +140,7 @@ pub(super) fn ask_to_connect(
     let connector = &conn.catalog.connector;
     let link = LinkFor {
         p: person.id(),
-        c: connector.clone(),
+        c: connector.to_string(),
     };
     let url = connect.base.and_then(|base| {
         let t = ticket::issue(connect.keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
@@ -175,7 +175,7 @@ pub(super) fn ask_to_connect(
     };
     outcome
         .fields
-        .insert("connector".into(), Value::String(connector.clone()));
+        .insert("connector".into(), Value::String(connector.to_string()));
     if let Some(url) = url {
         outcome
             .fields
@@ -207,7 +207,7 @@ tools:
     fn conn(yaml: &str) -> DeployedCatalog {
         let catalog = catalog::parse("mail.yaml", yaml).unwrap();
         DeployedCatalog {
-            base_url: catalog.base_url.clone(),
+            base_url: catalog.base_url.to_string(),
             expose_raw: false,
             catalog,
         }

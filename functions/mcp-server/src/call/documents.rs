@@ -125,7 +125,7 @@ pub(super) fn take_inline(
             doc.mime
         ));
         let document = Document {
-            mime: doc.mime.clone(),
+            mime: doc.mime.to_string(),
             bytes,
         };
         out.push(match doc.mime.split('/').next().unwrap_or_default() {
@@ -154,7 +154,7 @@ fn not_inline(catalog: &Catalog, pointer: &str, what: &str) -> Box<Outcome> {
 
 /// The tool's `resource` template filled from its validated path arguments.
 fn record_uri(tool: &Tool, valid: &ValidArgs) -> Option<String> {
-    let mut uri = tool.resource.clone()?;
+    let mut uri = tool.resource.as_deref()?.to_string();
     for name in catalog::placeholders(tool.resource.as_deref()?) {
         let value = match valid.values.get(name)? {
             Value::String(s) => s.clone(),

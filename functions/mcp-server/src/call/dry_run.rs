@@ -79,9 +79,9 @@ pub(super) async fn preview(
         let mut read = ValidArgs::default();
         for (name, p) in &current.params {
             if p.location == catalog::ParamIn::Path
-                && let Some(v) = valid.values.get(name)
+                && let Some(v) = valid.values.get(name.as_str())
             {
-                read.values.insert(name.clone(), v.clone());
+                read.values.insert(name.to_string(), v.clone());
             }
         }
         match upstream

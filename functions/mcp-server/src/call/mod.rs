@@ -282,7 +282,7 @@ impl Pipeline {
     ) -> Outcome {
         let budget = request
             .admission
-            .and_then(|a| a.budgets.get(&conn.catalog.connector).copied());
+            .and_then(|a| a.budgets.get(conn.catalog.connector.as_str()).copied());
         let meter = match budget::admit(conn, budget) {
             Ok(meter) => meter,
             Err(refused) => return *refused,

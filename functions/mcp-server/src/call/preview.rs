@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use catalog::Text;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -15,13 +16,13 @@ pub struct Preview {
     /// The tool's risk level, in the catalog's words.
     pub risk: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub side_effects: Option<String>,
+    pub side_effects: Option<Text>,
     /// The contract's effect word (`financial`, `external`, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect: Option<&'static str>,
     pub retry_safe: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub failure_modes: Vec<String>,
+    pub failure_modes: Vec<Text>,
     /// What the call needs before it runs, in words.
     pub confirmation: &'static str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -36,7 +37,7 @@ pub struct Preview {
     /// Fields of [`Preview::current`] holding text users wrote (data, not instructions), as
     /// the get tool marks them `_untrusted`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub current_untrusted: Vec<String>,
+    pub current_untrusted: Vec<Text>,
     /// Why the current record is not shown: the caller may not call the get tool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_withheld: Option<String>,
@@ -67,7 +68,7 @@ const MAX_NOTIFIED: usize = 100;
 /// The people `paths` name in `sources` (dotted paths, through lists; a string, or an object's
 /// `email`), each once, in the order found, at most [`MAX_NOTIFIED`].
 pub(super) fn notified<'a>(
-    paths: &[String],
+    paths: &[Text],
     sources: impl Iterator<Item = &'a Value> + Clone,
 ) -> Vec<String> {
     fn walk(v: &Value, path: &[&str], out: &mut Vec<String>) {
@@ -109,7 +110,7 @@ pub(super) fn totals(
 ) -> Map<String, Value> {
     let mut out = Map::new();
     for (name, p) in params {
-        let (Some(sums), Some(Value::Array(items))) = (&p.totals, values.get(name)) else {
+        let (Some(sums), Some(Value::Array(items))) = (&p.totals, values.get(name.as_str())) else {
             continue;
         };
         let mut entry = Map::new();
@@ -120,13 +121,13 @@ pub(super) fn totals(
                 .filter_map(|item| {
                     factors
                         .iter()
-                        .map(|f| item.get(f).and_then(Value::as_f64))
+                        .map(|f| item.get(f.as_str()).and_then(Value::as_f64))
                         .product::<Option<f64>>()
                 })
                 .sum();
-            entry.insert(total.clone(), json_number((sum * 1e6).round() / 1e6));
+            entry.insert(total.to_string(), json_number((sum * 1e6).round() / 1e6));
         }
-        out.insert(name.clone(), Value::Object(entry));
+        out.insert(name.to_string(), Value::Object(entry));
     }
     out
 }
@@ -189,10 +190,8 @@ tools:
         let current = json!({"attendees": [{"email": "a@x.example", "name": "A"},
                                            {"email": "b@x.example"}],
                              "guests": ["g@x.example"], "hosts": [{"email": "h@x.example"}]});
-        let paths: Vec<String> = ["attendee.email", "attendees", "guests", "missing.email"]
-            .iter()
-            .map(|p| p.to_string())
-            .collect();
+        let paths =
+            ["attendee.email", "attendees", "guests", "missing.email"].map(Text::from_static);
         assert_eq!(
             notified(&paths, [&body, &current].into_iter()),
             ["a@x.example", "b@x.example", "g@x.example"]
@@ -201,7 +200,7 @@ tools:
         let many =
             json!({"guests": (0..300).map(|i| format!("p{i}@x.example")).collect::<Vec<_>>()});
         assert_eq!(
-            notified(&["guests".to_string()], [&many].into_iter()).len(),
+            notified(&[Text::from_static("guests")], [&many].into_iter()).len(),
             MAX_NOTIFIED
         );
     }

@@ -54,7 +54,7 @@ impl Pipeline {
         let asking = Asking::Prompt(&prompt.name);
         let budget = request
             .admission
-            .and_then(|a| a.budgets.get(connector).copied());
+            .and_then(|a| a.budgets.get(connector.as_str()).copied());
         budget::admit(conn, budget)
             .map_err(|refused| PromptFailure::OverBudget(refused.hint.unwrap_or_default()))?;
         let mut valid = ValidArgs {

@@ -82,7 +82,7 @@ impl Pipeline {
         let typed = cut(request.typed);
         let context = context(prompt, request.argument, request.context);
         let key = shared(conn).then(|| Key {
-            connector: connector.clone(),
+            connector: connector.to_string(),
             prompt: prompt.remote_name.clone(),
             argument: request.argument.to_string(),
             typed: typed.clone(),
@@ -99,7 +99,7 @@ impl Pipeline {
         }
         let reserved = request
             .admission
-            .and_then(|a| a.budgets.get(connector).copied());
+            .and_then(|a| a.budgets.get(connector.as_str()).copied());
         budget::admit(conn, reserved)
             .map_err(|refused| PromptFailure::OverBudget(refused.hint.unwrap_or_default()))?;
         let answer = self
@@ -180,7 +180,7 @@ mod tests {
         );
         let catalog = catalog::parse("notes.yaml", &yaml).unwrap();
         DeployedCatalog {
-            base_url: catalog.base_url.clone(),
+            base_url: catalog.base_url.to_string(),
             expose_raw: false,
             catalog,
         }

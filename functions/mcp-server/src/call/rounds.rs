@@ -49,7 +49,7 @@ pub(super) enum Asking<'a> {
 impl Asking<'_> {
     fn qualified(&self) -> String {
         match self {
-            Asking::Tool(t) => t.name.clone(),
+            Asking::Tool(t) => t.name.to_string(),
             Asking::Prompt(p) => format!("prompt:{p}"),
         }
     }

@@ -60,10 +60,11 @@ fn list_result(
         return Err(ShapeError::NoList {
             title: catalog
                 .title
-                .clone()
-                .unwrap_or_else(|| catalog.connector.clone()),
+                .as_deref()
+                .unwrap_or(&catalog.connector)
+                .to_string(),
             items: match catalog.list_envelope.as_ref() {
-                Some(env) => env.items.clone(),
+                Some(env) => env.items.to_string(),
                 None => pager.items.clone(),
             },
         });
@@ -74,13 +75,12 @@ fn list_result(
         out.insert("count".into(), total.unwrap_or(items.len() as u64).into());
         return Ok(out);
     }
-    let fields: Option<&[String]> = match &opts.fields {
-        Some(f) => Some(f),
-        None if !tool.default_fields.is_empty() => Some(&tool.default_fields),
-        None => None,
-    };
-    let items: Vec<Value> = match fields {
+    let items: Vec<Value> = match &opts.fields {
         Some(f) => items.iter().map(|i| project(i, f)).collect(),
+        None if !tool.default_fields.is_empty() => items
+            .iter()
+            .map(|i| project(i, &tool.default_fields))
+            .collect(),
         None => items.to_vec(),
     };
     out.insert("items".into(), items.into());
@@ -138,9 +138,10 @@ pub(super) fn at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
 }
 
 /// Keeps only the named (dotted) fields of an item, nesting preserved.
-pub(super) fn project(item: &Value, fields: &[String]) -> Value {
+pub(super) fn project(item: &Value, fields: &[impl AsRef<str>]) -> Value {
     let mut out = Map::new();
     for field in fields {
+        let field = field.as_ref();
         let parts: Vec<&str> = field.split('.').collect();
         let Some(src) = at(item, field) else {
             continue;
@@ -261,10 +262,7 @@ mod tests {
     #[test]
     fn projection_keeps_nested_fields() {
         let item = json!({"id": 1, "name": "x", "billing": {"company": "A", "city": "B"}});
-        let p = project(
-            &item,
-            &["id".into(), "billing.company".into(), "missing".into()],
-        );
+        let p = project(&item, &["id", "billing.company", "missing"]);
         assert_eq!(p, json!({"id": 1, "billing": {"company": "A"}}));
     }
 

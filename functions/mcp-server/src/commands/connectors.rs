@@ -41,7 +41,7 @@ pub(super) fn local_states(
                     LocalState::Missing(missing)
                 }
             };
-            (c.connector.clone(), state)
+            (c.connector.to_string(), state)
         })
         .collect()
 }

@@ -80,20 +80,25 @@ pub(super) fn unbounded(p: &catalog::Param) -> bool {
     }
 }
 
-pub(super) fn row(rule: &'static str, subject: String, ok: bool, detail: impl Into<String>) -> Row {
+pub(super) fn row(
+    rule: &'static str,
+    subject: impl Into<String>,
+    ok: bool,
+    detail: impl Into<String>,
+) -> Row {
     let verdict = if ok { Verdict::Ok } else { Verdict::Gap };
     Row {
         rule,
-        subject,
+        subject: subject.into(),
         verdict,
         detail: detail.into(),
     }
 }
 
-pub(super) fn na(rule: &'static str, subject: String, detail: &str) -> Row {
+pub(super) fn na(rule: &'static str, subject: impl Into<String>, detail: &str) -> Row {
     Row {
         rule,
-        subject,
+        subject: subject.into(),
         verdict: Verdict::NotApplicable,
         detail: detail.into(),
     }
@@ -153,7 +158,7 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     };
     rows.push(row(
         "listed_tools",
-        "(deployment)".into(),
+        "(deployment)",
         at_least <= MAX_LISTED,
         format!("{count} (max {MAX_LISTED}; beyond it, serve the rest through search)"),
     ));
@@ -170,7 +175,7 @@ fn deployed(catalogs: &[Catalog], config: &Config) -> Inventory {
     let connectors = catalogs
         .iter()
         .map(|c| DeployedCatalog {
-            base_url: c.base_url.clone(),
+            base_url: c.base_url.to_string(),
             expose_raw: config.expose_raw(&c.connector),
             catalog: c.clone(),
         })
@@ -221,7 +226,7 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     rows.push(if has_list {
         row(
             "aggregation_tools",
-            subject.clone(),
+            subject.to_string(),
             has_agg,
             if has_agg {
                 "aggregations declared"
@@ -230,7 +235,7 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             },
         )
     } else {
-        na("aggregation_tools", subject.clone(), "no list tools")
+        na("aggregation_tools", subject.to_string(), "no list tools")
     });
     let declared = |s: Status| c.hints.contains_key(&s);
     let missing: Vec<&str> = [
@@ -250,7 +255,7 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     .collect();
     rows.push(row(
         "error_hints",
-        subject.clone(),
+        subject.to_string(),
         missing.is_empty(),
         if missing.is_empty() {
             "hints declared".to_string()
@@ -258,8 +263,8 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
             format!("no hints for {}", missing.join(", "))
         },
     ));
-    rows.push(paging_row(c, subject.clone()));
-    rows.push(credentials_row(c, subject.clone()));
+    rows.push(paging_row(c, subject.to_string()));
+    rows.push(credentials_row(c, subject.to_string()));
     let errors = c.errors.as_ref();
     let reads_message = c.error_message.is_some()
         || errors.is_some_and(|e| !e.message.is_empty() || e.problem_details);
@@ -268,13 +273,13 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
         // error messages), which reach the model as upstream_message.
         na(
             "error_message",
-            subject.clone(),
+            subject.to_string(),
             "a remote MCP server's own error words are passed on",
         )
     } else {
         row(
         "error_message",
-        subject.clone(),
+        subject.to_string(),
         reads_message,
         if reads_message {
             "the upstream's reason reaches the model as upstream_message"
@@ -284,23 +289,23 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
     )
     });
     rows.push(match &c.quota {
-        None => na("quota_headers", subject.clone(), "no quota declared"),
+        None => na("quota_headers", subject.to_string(), "no quota declared"),
         // Only a caller budget: the upstream reports no quota, so there is nothing to read.
         Some(q) if q.is_budget_only() => na(
             "quota_headers",
-            subject.clone(),
+            subject.to_string(),
             "only a caller budget: the upstream reports no quota",
         ),
         Some(q) => row(
             "quota_headers",
-            subject.clone(),
+            subject.to_string(),
             q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some(),
             "remaining/consumed headers (or a header family) are passed through as _quota",
         ),
     });
     rows.push(row(
         "curation",
-        subject.clone(),
+        subject.to_string(),
         c.curate.is_empty(),
         if c.curate.is_empty() {
             "no pending import decisions".to_string()
@@ -373,7 +378,7 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     let unused: Vec<&str> = c
         .secrets
         .iter()
-        .map(String::as_str)
+        .map(catalog::Text::as_str)
         .filter(|s| !in_url.contains(s) && !used.contains(s))
         .collect();
     let detail = if !unused.is_empty() {
@@ -391,7 +396,7 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
 
 fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     let subject = t.name.clone();
-    rows.push(tool_curation_row(t, subject.clone()));
+    rows.push(tool_curation_row(t, subject.to_string()));
     if t.risk == Risk::Forbidden {
         rows.push(row(
             "risk",
@@ -412,16 +417,16 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
         .unwrap_or_else(|| t.name.rsplit('_').next().unwrap_or(""));
     rows.push(row(
         "name",
-        subject.clone(),
+        subject.to_string(),
         known.is_some(),
         format!("`<resource>_<verb>`, verb `{verb}`"),
     ));
-    rows.push(description_row(t, shape, subject.clone()));
+    rows.push(description_row(t, shape, subject.to_string()));
     let write = t.http().is_some_and(|(m, _)| !m.is_read_only());
     let (least, why) = least_risk(t);
     rows.push(row(
         "risk",
-        subject.clone(),
+        subject.to_string(),
         t.risk >= least,
         match why {
             Some(why) if t.risk < least => {
@@ -444,7 +449,7 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
         .collect();
         row(
             "write_contract",
-            subject.clone(),
+            subject.to_string(),
             missing.is_empty(),
             if missing.is_empty() {
                 "side effects, effect, audit event, idempotency, failure modes".to_string()
@@ -453,23 +458,23 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
             },
         )
     } else {
-        na("write_contract", subject.clone(), "a read")
+        na("write_contract", subject.to_string(), "a read")
     });
     if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
-        rows.push(document_row(binary, subject.clone()));
+        rows.push(document_row(binary, subject.to_string()));
     }
-    let magic: Vec<&String> = t
+    let magic: Vec<&catalog::Text> = t
         .params
         .iter()
         .filter(|(_, p)| p.choices.as_ref().is_some_and(|c| looks_boolean(c)))
         .map(|(n, _)| n)
         .collect();
     rows.push(if t.params.is_empty() {
-        na("booleans", subject.clone(), "no params")
+        na("booleans", subject.to_string(), "no params")
     } else {
         row(
             "booleans",
-            subject.clone(),
+            subject.to_string(),
             magic.is_empty(),
             if magic.is_empty() {
                 "no magic strings".to_string()
@@ -478,18 +483,18 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
             },
         )
     });
-    let unbounded: Vec<&String> = t
+    let unbounded: Vec<&catalog::Text> = t
         .params
         .iter()
         .filter(|(_, p)| unbounded(p))
         .map(|(n, _)| n)
         .collect();
     rows.push(if t.params.is_empty() {
-        na("typed_params", subject.clone(), "no params")
+        na("typed_params", subject.to_string(), "no params")
     } else {
         row(
             "typed_params",
-            subject.clone(),
+            subject.to_string(),
             unbounded.is_empty(),
             if unbounded.is_empty() {
                 "typed and bounded".to_string()
@@ -502,12 +507,12 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
         let ok = !t.fields.is_empty() && !t.default_fields.is_empty();
         row(
             "list_shape",
-            subject.clone(),
+            subject.to_string(),
             ok,
             "page, page_size ≤ 100, fields whitelist, compact default_fields, count_only",
         )
     } else {
-        na("list_shape", subject.clone(), "not a list tool")
+        na("list_shape", subject.to_string(), "not a list tool")
     });
     rows.push(if t.raw {
         row(
@@ -524,7 +529,7 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
 /// `curation`: an imported draft is a proposal. A tool with pending `curate` entries, or whose
 /// description still holds the importer's scaffold marker, is not a contract yet.
 fn tool_curation_row(t: &Tool, subject: String) -> Row {
-    let mut pending: Vec<String> = t.curate.clone();
+    let mut pending: Vec<String> = t.curate.iter().map(|c| c.to_string()).collect();
     if t.description.contains(catalog::SCAFFOLD_MARKER) {
         pending.push(format!(
             "description: replace the `{}` scaffold parts",
@@ -568,7 +573,7 @@ fn least_risk(t: &Tool) -> (Risk, Option<String>) {
     (least.0, Some(least.1))
 }
 
-fn looks_boolean(choices: &[String]) -> bool {
+fn looks_boolean(choices: &[catalog::Text]) -> bool {
     let mut c: Vec<String> = choices.iter().map(|s| s.to_ascii_lowercase()).collect();
     c.sort();
     let pairs = [

@@ -23,7 +23,7 @@ pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
             .tools
             .iter()
             .filter(|t| registry.find(t).is_none())
-            .map(String::as_str)
+            .map(catalog::Text::as_str)
             .collect();
         let seen_by: Vec<&str> = profiles
             .iter()
@@ -32,7 +32,7 @@ pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
             .collect();
         rows.push(row(
             "prompt_tools",
-            subject.clone(),
+            subject.to_string(),
             unreachable.is_empty(),
             if unreachable.is_empty() {
                 let profiles = if profiles.is_empty() {
@@ -64,7 +64,7 @@ pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
             .collect();
         rows.push(row(
             "prompt_arguments",
-            subject.clone(),
+            subject.to_string(),
             undocumented.is_empty() && open.is_empty(),
             match (undocumented.is_empty(), open.is_empty()) {
                 (true, true) => format!(
@@ -117,7 +117,7 @@ pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
 fn completion_rows<'a>(
     inventory: &Inventory,
     subject: &str,
-    params: impl Iterator<Item = (&'a String, &'a Param)>,
+    params: impl Iterator<Item = (&'a catalog::Text, &'a Param)>,
 ) -> Vec<Row> {
     params
         .filter_map(|(name, p)| p.complete.as_ref().map(|c| (name, c)))

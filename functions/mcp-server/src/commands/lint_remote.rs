@@ -22,7 +22,7 @@ pub(super) struct Listed {
 /// The bounds for an `mcp` catalog; `None` for a REST one.
 pub(super) fn listed(c: &Catalog) -> Option<Listed> {
     let remote = c.mcp.as_ref()?;
-    let (globs, named): (Vec<&String>, Vec<&String>) =
+    let (globs, named): (Vec<&catalog::Text>, Vec<&catalog::Text>) =
         remote.allow.iter().partition(|a| a.contains('*'));
     let hidden = |name: &str| {
         remote
@@ -45,7 +45,7 @@ pub(super) fn listed(c: &Catalog) -> Option<Listed> {
     Some(Listed {
         at_least,
         at_most,
-        globs: globs.into_iter().cloned().collect(),
+        globs: globs.into_iter().map(|g| g.to_string()).collect(),
     })
 }
 
@@ -63,7 +63,7 @@ fn pinned(remote: &McpRemote) -> Vec<&str> {
         .overlays
         .keys()
         .filter(|n| is_pinned(remote, n))
-        .map(String::as_str)
+        .map(catalog::Text::as_str)
         .collect()
 }
 

@@ -98,7 +98,7 @@ pub(crate) fn invalid(hint: impl Into<String>) -> Invalid {
 /// Every argument name the tool accepts, declared and platform-added; `list` is the shape its
 /// catalog's paging gives list tools.
 pub(crate) fn accepted_names(tool: &Tool, list: ListShape) -> Vec<&str> {
-    let mut names: Vec<&str> = tool.params.keys().map(String::as_str).collect();
+    let mut names: Vec<&str> = tool.params.keys().map(catalog::Text::as_str).collect();
     if tool.raw {
         names.push("path");
     }
@@ -184,7 +184,7 @@ fn list_hint(tool: &Tool, list: ListShape, key: &str) -> Option<String> {
 /// The values of a prompt's typed arguments: the same checks as a tool's params, so a prompt
 /// argument is refused with the same hint a tool argument would get.
 pub(crate) fn validate_params<'a>(
-    params: impl Iterator<Item = (&'a String, &'a Param)> + Clone,
+    params: impl Iterator<Item = (&'a catalog::Text, &'a Param)> + Clone,
     args: &Map<String, Value>,
 ) -> Result<BTreeMap<String, Value>, Invalid> {
     let accepted: Vec<&str> = params.clone().map(|(n, _)| n.as_str()).collect();
@@ -194,7 +194,7 @@ pub(crate) fn validate_params<'a>(
 /// Unknown names refused with the closest accepted one, then every declared param checked,
 /// required ones present and defaults filled in.
 fn declared<'a>(
-    params: impl IntoIterator<Item = (&'a String, &'a Param)>,
+    params: impl IntoIterator<Item = (&'a catalog::Text, &'a Param)>,
     accepted: &[&str],
     args: &Map<String, Value>,
 ) -> Result<BTreeMap<String, Value>, Invalid> {
@@ -212,9 +212,9 @@ fn declared<'a>(
     }
     let mut values = BTreeMap::new();
     for (name, param) in params {
-        match args.get(name).filter(|v| !v.is_null()) {
+        match args.get(name.as_str()).filter(|v| !v.is_null()) {
             Some(v) => {
-                values.insert(name.clone(), check(name, param, v)?);
+                values.insert(name.to_string(), check(name, param, v)?);
             }
             None if param.required || param.location == catalog::ParamIn::Path => {
                 return Err(invalid(format!(
@@ -224,7 +224,7 @@ fn declared<'a>(
             }
             None => {
                 if let Some(d) = &param.default {
-                    values.insert(name.clone(), d.clone());
+                    values.insert(name.to_string(), d.clone());
                 }
             }
         }
@@ -296,8 +296,8 @@ fn list_options(
         && !tool.fields.is_empty()
     {
         for f in fields {
-            if !tool.fields.contains(f) {
-                let best = closest(f, tool.fields.iter().map(String::as_str))
+            if !tool.fields.iter().any(|t| t == f) {
+                let best = closest(f, tool.fields.iter().map(catalog::Text::as_str))
                     .map(|b| format!(" Did you mean `{b}`?"))
                     .unwrap_or_default();
                 return Err(invalid(format!(
@@ -469,7 +469,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             if let Some(choices) = &p.choices {
                 let found = choices.iter().find(|c| c.eq_ignore_ascii_case(&s));
                 let Some(found) = found else {
-                    let best = closest(&s, choices.iter().map(String::as_str))
+                    let best = closest(&s, choices.iter().map(catalog::Text::as_str))
                         .map(|b| format!(" Did you mean `{b}`?"))
                         .unwrap_or_default();
                     return Err(invalid(format!(
@@ -477,7 +477,7 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                         choices.join(", ")
                     )));
                 };
-                return Ok(Value::String(found.clone()));
+                return Ok(Value::String(found.to_string()));
             }
             if let Some(max) = p.max_length
                 && s.chars().count() > max
@@ -536,8 +536,8 @@ fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
             )));
         };
         for key in item.keys() {
-            if !fields.contains_key(key) {
-                let best = closest(key, fields.keys().map(String::as_str))
+            if !fields.contains_key(key.as_str()) {
+                let best = closest(key, fields.keys().map(catalog::Text::as_str))
                     .map(|b| format!(" Did you mean `{b}`?"))
                     .unwrap_or_default();
                 return Err(invalid(format!(
@@ -550,9 +550,9 @@ fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
         let mut checked = Map::new();
         for (field, fp) in fields {
             let path = format!("{at}.{field}");
-            match item.get(field).filter(|v| !v.is_null()) {
+            match item.get(field.as_str()).filter(|v| !v.is_null()) {
                 Some(v) => {
-                    checked.insert(field.clone(), check(&path, fp, v)?);
+                    checked.insert(field.to_string(), check(&path, fp, v)?);
                 }
                 None if fp.required => {
                     return Err(invalid(format!(
@@ -562,7 +562,7 @@ fn array(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                 }
                 None => {
                     if let Some(d) = &fp.default {
-                        checked.insert(field.clone(), check(&path, fp, d)?);
+                        checked.insert(field.to_string(), check(&path, fp, d)?);
                     }
                 }
             }

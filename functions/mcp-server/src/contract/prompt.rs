@@ -52,12 +52,12 @@ pub(crate) fn render(
             carries: match (&m.resource, &m.image) {
                 (Some(r), _) => Some(Carried::Resource {
                     uri: fill(&r.uri, value),
-                    mime_type: r.mime_type.clone(),
+                    mime_type: r.mime_type.to_string(),
                     text: fill(&r.text, value),
                 }),
                 (None, Some(i)) => Some(Carried::Image {
-                    mime_type: i.mime_type.clone(),
-                    data: i.data.clone(),
+                    mime_type: i.mime_type.to_string(),
+                    data: i.data.to_string(),
                 }),
                 (None, None) => None,
             },

@@ -25,7 +25,7 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
     let mut props = Map::new();
     let mut required = Vec::new();
     for (name, p) in &tool.params {
-        props.insert(name.clone(), Value::Object(param_schema(p)));
+        props.insert(name.to_string(), Value::Object(param_schema(p)));
         if p.required || p.location == catalog::ParamIn::Path {
             required.push(name.clone());
         }
@@ -123,7 +123,7 @@ fn param_schema(p: &catalog::Param) -> JsonObject {
         s.insert("format".into(), "date-time".into());
     }
     if let Some(d) = &p.description {
-        s.insert("description".into(), d.clone().into());
+        s.insert("description".into(), d.as_str().into());
     }
     if let Some(min) = p.min {
         s.insert("minimum".into(), number(min));
@@ -143,12 +143,12 @@ fn param_schema(p: &catalog::Param) -> JsonObject {
     if let Some(fields) = &p.items {
         let props: Map<String, Value> = fields
             .iter()
-            .map(|(n, f)| (n.clone(), Value::Object(param_schema(f))))
+            .map(|(n, f)| (n.to_string(), Value::Object(param_schema(f))))
             .collect();
-        let required: Vec<&String> = fields
+        let required: Vec<&str> = fields
             .iter()
             .filter(|(_, f)| f.required)
-            .map(|(n, _)| n)
+            .map(|(n, _)| n.as_str())
             .collect();
         s.insert(
             "items".into(),

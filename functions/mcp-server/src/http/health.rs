@@ -83,12 +83,12 @@ async fn statuses(state: &AppState) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut probes = tokio::task::JoinSet::new();
     for (i, conn) in state.inventory.registry.catalogs.iter().enumerate() {
-        let name = conn.catalog.connector.clone();
+        let name = conn.catalog.connector.to_string();
         if conn.catalog.health.is_none() && conn.catalog.mcp.is_none() {
             out.insert(name, "no_probe".to_string());
             continue;
         }
-        if let Some((status, until)) = known.get(&name)
+        if let Some((status, until)) = known.get(name.as_str())
             && now < *until
         {
             out.insert(name, status.clone());

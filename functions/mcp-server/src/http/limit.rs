@@ -132,7 +132,7 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
     if method == "prompts/get" {
         // A remote MCP server's prompt: one `prompts/get` to the remote.
         return registry.remote_of(target).map(|conn| Cost {
-            connector: conn.catalog.connector.clone(),
+            connector: conn.catalog.connector.to_string(),
             requests: 1,
         });
     }
@@ -143,7 +143,7 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
             // A remote MCP server's tool: one `tools/call` to the remote.
             None => {
                 return registry.remote_of(name).map(|conn| Cost {
-                    connector: conn.catalog.connector.clone(),
+                    connector: conn.catalog.connector.to_string(),
                     requests: 1,
                 });
             }
@@ -162,7 +162,7 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
             },
         };
         return Some(Cost {
-            connector: conn.catalog.connector.clone(),
+            connector: conn.catalog.connector.to_string(),
             requests: 1,
         });
     } else {
@@ -171,7 +171,7 @@ fn cost_of(state: &AppState, method: &str, target: &str) -> Option<Cost> {
             .find(|(_, t)| crate::contract::resource::arguments(t, target).is_some())?
     };
     Some(Cost {
-        connector: conn.catalog.connector.clone(),
+        connector: conn.catalog.connector.to_string(),
         requests: crate::call::requests_at_most(tool),
     })
 }

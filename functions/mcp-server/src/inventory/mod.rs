@@ -107,7 +107,7 @@ pub(crate) fn shipped(profile_spec: &str) -> Inventory {
     let deployed = catalogs
         .into_iter()
         .map(|catalog| DeployedCatalog {
-            base_url: catalog.base_url.clone(),
+            base_url: catalog.base_url.to_string(),
             expose_raw: false,
             catalog,
         })

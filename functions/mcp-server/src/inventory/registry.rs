@@ -19,7 +19,7 @@ pub struct DeployedCatalog {
 #[derive(Debug)]
 pub struct Registry {
     pub catalogs: Vec<DeployedCatalog>,
-    index: HashMap<String, (usize, usize)>,
+    index: HashMap<catalog::Text, (usize, usize)>,
 }
 
 impl Registry {

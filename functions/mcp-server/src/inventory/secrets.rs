@@ -110,7 +110,7 @@ pub fn addresses(catalogs: &[catalog::Catalog]) -> Addresses {
         .flat_map(|c| {
             catalog::placeholders(&c.base_url)
                 .into_iter()
-                .map(|f| (c.connector.clone(), f.to_string()))
+                .map(|f| (c.connector.to_string(), f.to_string()))
         })
         .collect()
 }

@@ -20,7 +20,7 @@ pub struct View {
     /// The search index's view of the callable tools, on first search: [`View::visibility`].
     visibility: OnceLock<search::Visibility>,
     /// Sorted, so a suggestion among equally close names is always the same one.
-    callable: BTreeSet<String>,
+    callable: BTreeSet<catalog::Text>,
     /// Prompts whose every named tool this scope may call, in catalog order: a prompt that
     /// sends the model to a tool it cannot call would only fail.
     pub prompts: Vec<String>,
@@ -33,21 +33,22 @@ impl View {
             .filter(|(c, t)| profiles.allows(scope.profile(), &c.catalog.connector, &t.name))
             .map(|(c, t)| (c.catalog.connector.as_str(), t))
             .collect();
-        let callable: BTreeSet<String> = allowed.iter().map(|(_, t)| t.name.clone()).collect();
+        let callable: BTreeSet<catalog::Text> =
+            allowed.iter().map(|(_, t)| t.name.clone()).collect();
         let listed =
             |c: &str, t: &catalog::Tool| t.core || profiles.lists(scope.profile(), c, &t.name);
         View {
             listed: allowed
                 .iter()
                 .filter(|(c, t)| listed(c, t))
-                .map(|(c, t)| (c.to_string(), t.name.clone()))
+                .map(|(c, t)| (c.to_string(), t.name.to_string()))
                 .collect(),
             has_hidden: allowed.iter().any(|(c, t)| !listed(c, t)),
             visibility: OnceLock::new(),
             prompts: registry
                 .prompts()
-                .filter(|(_, p)| p.tools.iter().all(|t| callable.contains(t)))
-                .map(|(_, p)| p.name.clone())
+                .filter(|(_, p)| p.tools.iter().all(|t| callable.contains(t.as_str())))
+                .map(|(_, p)| p.name.to_string())
                 .collect(),
             callable,
         }
@@ -74,7 +75,7 @@ impl View {
 
     /// The tool of this scope closest to a mistyped name: never one the scope cannot call.
     pub fn suggest(&self, name: &str) -> Option<&str> {
-        crate::contract::names::closest(name, self.callable.iter().map(String::as_str))
+        crate::contract::names::closest(name, self.callable.iter().map(catalog::Text::as_str))
     }
 
     /// Whether this scope may use the prompt.

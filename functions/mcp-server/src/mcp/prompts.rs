@@ -59,7 +59,7 @@ fn definition(p: &catalog::Prompt) -> McpPrompt {
         .arguments
         .iter()
         .map(|(name, param)| {
-            let mut description = param.description.clone().unwrap_or_default();
+            let mut description = param.description.as_deref().unwrap_or_default().to_string();
             if let Some(kind) = kind_hint(param) {
                 description = format!("{description} ({kind})").trim_start().to_string();
             }

@@ -213,9 +213,9 @@ fn definition(remote: &RemoteTool) -> McpTool {
 fn doc(connector: &str, remote: &RemoteTool) -> search::Doc {
     let definition = definition(remote);
     search::Doc {
-        name: remote.tool.name.clone(),
+        name: remote.tool.name.to_string(),
         connector: connector.to_string(),
-        description: remote.tool.description.clone(),
+        description: remote.tool.description.to_string(),
         params: remote
             .input_schema
             .get("properties")

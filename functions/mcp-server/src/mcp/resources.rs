@@ -28,7 +28,7 @@ const NOT_FOUND: &str = "No such record. Find ids with the connector's list tool
 /// for several or a whole kind).
 fn mime_of(t: &catalog::Tool) -> Option<String> {
     match t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
-        Some(b) if b.mime.len() == 1 && !b.mime[0].ends_with("/*") => Some(b.mime[0].clone()),
+        Some(b) if b.mime.len() == 1 && !b.mime[0].ends_with("/*") => Some(b.mime[0].to_string()),
         Some(_) => None,
         None => Some("application/json".to_string()),
     }

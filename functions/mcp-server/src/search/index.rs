@@ -48,10 +48,10 @@ impl Doc {
     pub fn from_tool(catalog: &catalog::Catalog, tool: &catalog::Tool) -> Doc {
         let shape = crate::contract::cursor::ListShape::of(catalog);
         Doc {
-            name: tool.name.clone(),
-            connector: catalog.connector.clone(),
-            description: tool.description.clone(),
-            params: tool.params.keys().cloned().collect(),
+            name: tool.name.to_string(),
+            connector: catalog.connector.to_string(),
+            description: tool.description.to_string(),
+            params: tool.params.keys().map(|k| k.to_string()).collect(),
             schema: Value::Object(crate::contract::schema::input_schema(tool, shape)),
             writes: tool.risk > catalog::Risk::Low,
         }

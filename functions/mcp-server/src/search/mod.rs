@@ -130,7 +130,7 @@ mod tests {
                 c.tools
                     .iter()
                     .filter(|t| t.raw || t.risk == catalog::Risk::Forbidden)
-                    .map(|t| t.name.clone())
+                    .map(|t| t.name.to_string())
             })
             .collect();
         let docs: Vec<Doc> = catalogs
@@ -143,7 +143,7 @@ mod tests {
             .flat_map(|c| {
                 c.tools
                     .iter()
-                    .map(|t| (t.name.clone(), c.connector.clone()))
+                    .map(|t| (t.name.to_string(), c.connector.to_string()))
             })
             .collect();
         let index = Index::build(docs);

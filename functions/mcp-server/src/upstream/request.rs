@@ -71,7 +71,7 @@ pub(super) fn build_url(
             if param.location != ParamIn::Query {
                 continue;
             }
-            if let Some(v) = args.values.get(name) {
+            if let Some(v) = args.values.get(name.as_str()) {
                 query.append_pair(param.upstream_name(name), &query_value(param, v));
             }
         }
@@ -182,8 +182,8 @@ fn shaped(p: &catalog::Param, v: &Value) -> Value {
 
 fn query_value(param: &catalog::Param, v: &Value) -> String {
     match (v, &param.values) {
-        (Value::Bool(true), Some(words)) => words.when_true.clone(),
-        (Value::Bool(false), Some(words)) => words.when_false.clone(),
+        (Value::Bool(true), Some(words)) => words.when_true.to_string(),
+        (Value::Bool(false), Some(words)) => words.when_false.to_string(),
         (Value::String(s), _) => s.clone(),
         (other, _) => other.to_string(),
     }

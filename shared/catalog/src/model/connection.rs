@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 use super::kinds::Risk;
 
 /// How requests authenticate upstream; absent means no credentials. One of:
@@ -18,19 +20,19 @@ use super::kinds::Risk;
 pub struct Auth {
     /// `Authorization: Bearer <this secret field>`.
     #[serde(default)]
-    pub bearer: Option<String>,
+    pub bearer: Option<Text>,
     /// A named header carrying the secret field `secret`, or the template `value`.
     #[serde(default)]
-    pub header: Option<String>,
+    pub header: Option<Text>,
     #[serde(default)]
-    pub secret: Option<String>,
+    pub secret: Option<Text>,
     /// With `header`: the header's value, `{field}` placeholders filled from secret fields
     /// (`Bearer {token}`, `{api_key}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub value: Option<Text>,
     /// A query parameter carrying the secret field `secret`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query: Option<String>,
+    pub query: Option<Text>,
     /// HTTP basic authentication from two secret fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basic: Option<BasicAuth>,
@@ -47,26 +49,26 @@ pub struct Auth {
 #[serde(deny_unknown_fields)]
 pub struct OAuthUser {
     /// The authorization endpoint a person's browser is sent to (https; http only on loopback).
-    pub authorization_endpoint: String,
+    pub authorization_endpoint: Text,
     /// The token endpoint codes and refresh tokens are exchanged at (https; http only on
     /// loopback).
-    pub token_endpoint: String,
+    pub token_endpoint: Text,
     /// Secret field with our client id at the upstream.
-    pub client_id: String,
+    pub client_id: Text,
     /// Secret field with the client secret; absent for a public client (PKCE alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_secret: Option<String>,
+    pub client_secret: Option<Text>,
     /// The scopes asked for; with the person and the connector they name the vault entry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub scopes: Vec<String>,
+    pub scopes: Vec<Text>,
     /// RFC 8707 resource indicator sent with the authorization and token requests, for
     /// authorization servers that support it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<String>,
+    pub resource: Option<Text>,
     /// RFC 7009 revocation endpoint (https; http only on loopback): a person's disconnect
     /// revokes their grant there too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revocation_endpoint: Option<String>,
+    pub revocation_endpoint: Option<Text>,
 }
 
 /// HTTP basic credentials: secret field names, not values.
@@ -74,10 +76,10 @@ pub struct OAuthUser {
 #[serde(deny_unknown_fields)]
 pub struct BasicAuth {
     /// Secret field with the user name (or the API key, for APIs that send it as the user).
-    pub username: String,
+    pub username: Text,
     /// Secret field with the password; absent sends an empty one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password: Option<String>,
+    pub password: Option<Text>,
 }
 
 impl Auth {
@@ -109,7 +111,7 @@ pub struct Errors {
     /// JSON pointers (`/error/message`) to the message in an error body, tried in order; a
     /// string, or a list of strings joined with `; `.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub message: Vec<String>,
+    pub message: Vec<Text>,
     /// `application/problem+json` answers (RFC 9457): the message is `title: detail` when no
     /// pointer found one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -117,7 +119,7 @@ pub struct Errors {
     /// JSON pointer to a status inside a 2xx body (`/status`, `/error/code`): a number (or a
     /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<Text>,
 }
 
 /// A federated Streamable HTTP MCP server.
@@ -126,7 +128,7 @@ pub struct Errors {
 pub struct McpRemote {
     /// The server's MCP endpoint; `{field}` placeholders are filled from the connector's secret
     /// fields, like `base_url`.
-    pub url: String,
+    pub url: Text,
     /// Time allowed for one request to the remote, milliseconds; the catalog's `timeout_ms`
     /// when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,11 +138,11 @@ pub struct McpRemote {
     pub tools_ttl_s: u64,
     /// The remote tool names (or `*` globs) the deployment serves; every other remote tool is
     /// never listed nor callable. Explicit, so a remote adding a tool adds nothing here.
-    pub allow: Vec<String>,
+    pub allow: Vec<Text>,
     /// The local contract per remote tool name: risk, name, description, listing, untrusted
     /// fields.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub overlays: BTreeMap<String, RemoteOverlay>,
+    pub overlays: BTreeMap<Text, RemoteOverlay>,
 }
 
 fn default_tools_ttl_s() -> u64 {
@@ -156,14 +158,14 @@ pub struct RemoteOverlay {
     pub risk: Option<Risk>,
     /// Our name for it instead of `<connector>_<remote name>`; must begin with the connector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<Text>,
     /// Our description instead of the remote's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
     /// Listed in `tools/list` (default); `false` leaves it to search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core: Option<bool>,
     /// Result fields (dotted) holding text users wrote, marked as untrusted data.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub untrusted: Vec<String>,
+    pub untrusted: Vec<Text>,
 }

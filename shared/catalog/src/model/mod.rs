@@ -11,6 +11,7 @@ mod paging;
 mod param;
 mod prompt;
 mod quota;
+mod text;
 mod tool;
 mod top;
 
@@ -20,5 +21,7 @@ pub use paging::*;
 pub use param::*;
 pub use prompt::*;
 pub use quota::*;
+pub use text::Text;
+pub(crate) use text::borrowing_from;
 pub use tool::*;
 pub use top::*;

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 /// How the next page is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,32 +39,32 @@ impl PagingStyle {
 pub struct Paging {
     pub style: PagingStyle,
     /// JSON pointer to the items array; `""` when the body is the array.
-    pub items: String,
+    pub items: Text,
     /// `page`: the query parameter of the page number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_param: Option<String>,
+    pub page_param: Option<Text>,
     /// `page`: the number of the first page, 0 or 1 (1 when unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_page: Option<u32>,
     /// The query parameter of the page size (`per_page`, `limit`, `take`, `pageSize`); needed
     /// by `page` and `offset`, optional otherwise (the upstream's own size when unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_param: Option<String>,
+    pub size_param: Option<Text>,
     /// `offset`: the query parameter of the number of items skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub offset_param: Option<String>,
+    pub offset_param: Option<Text>,
     /// `cursor`: the query parameter the cursor goes back in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor_param: Option<String>,
+    pub cursor_param: Option<Text>,
     /// JSON pointer to the total number of matches; `count_only` needs it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<String>,
+    pub total: Option<Text>,
     /// JSON pointer to a boolean "more pages follow".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub more: Option<String>,
+    pub more: Option<Text>,
     /// `cursor`, `next_url`: JSON pointer to the next cursor or the next page's URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next: Option<String>,
+    pub next: Option<Text>,
     /// Largest page the upstream serves.
     #[serde(default = "default_max_page_size")]
     pub max_page_size: u32,
@@ -72,27 +74,27 @@ pub struct Paging {
 #[serde(deny_unknown_fields)]
 pub struct ListEnvelope {
     /// Field holding the items.
-    pub items: String,
+    pub items: Text,
     /// Query parameter names the upstream uses for paging.
     #[serde(default = "default_page")]
-    pub page_param: String,
+    pub page_param: Text,
     #[serde(default = "default_page_size")]
-    pub page_size_param: String,
+    pub page_size_param: Text,
     /// Response fields with the total count and the "more pages" flag.
     #[serde(default)]
-    pub total: Option<String>,
+    pub total: Option<Text>,
     #[serde(default)]
-    pub more: Option<String>,
+    pub more: Option<Text>,
     /// Largest page the upstream serves.
     #[serde(default = "default_max_page_size")]
     pub max_page_size: u32,
 }
 
-fn default_page() -> String {
-    "page".into()
+fn default_page() -> Text {
+    Text::from_static("page")
 }
-fn default_page_size() -> String {
-    "page_size".into()
+fn default_page_size() -> Text {
+    Text::from_static("page_size")
 }
 fn default_max_page_size() -> u32 {
     100

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParamType {
@@ -42,7 +44,7 @@ impl ParamIn {
 
 /// Params by name, each boxed: a map node then holds eleven pointers instead of eleven
 /// 450-byte params, which kept most of a loaded catalog's memory in nodes that were nearly empty.
-pub type Params = BTreeMap<String, Box<Param>>;
+pub type Params = BTreeMap<Text, Box<Param>>;
 
 /// One typed, bounded input parameter.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
@@ -51,7 +53,7 @@ pub struct Param {
     #[serde(rename = "type")]
     pub kind: ParamType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Text>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
     /// Where it goes; path parameters are always required.
@@ -59,7 +61,7 @@ pub struct Param {
     pub location: ParamIn,
     /// Upstream name when it differs (`company_id` → `creditor_id`).
     #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
-    pub upstream: Option<String>,
+    pub upstream: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,7 +69,7 @@ pub struct Param {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<usize>,
     #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
-    pub choices: Option<Vec<String>>,
+    pub choices: Option<Vec<Text>>,
     /// For booleans the upstream spells as words: `{true: desc, false: asc}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<BooleanValues>,
@@ -89,7 +91,7 @@ pub struct Param {
     /// For `type: array` of objects: sums a dry run shows, each the sum over the items of the
     /// product of the listed number fields (`{net: [quantity, price]}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub totals: Option<BTreeMap<String, Vec<String>>>,
+    pub totals: Option<BTreeMap<Text, Vec<Text>>>,
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
@@ -100,7 +102,7 @@ pub struct Param {
     /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix
     /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unix_time: Option<String>,
+    pub unix_time: Option<Text>,
 }
 
 impl Param {
@@ -113,9 +115,9 @@ impl Param {
 #[serde(deny_unknown_fields)]
 pub struct BooleanValues {
     #[serde(rename = "true")]
-    pub when_true: String,
+    pub when_true: Text,
     #[serde(rename = "false")]
-    pub when_false: String,
+    pub when_false: Text,
 }
 
 /// Where a param's values come from for `completion/complete`: one page of a list tool of the
@@ -125,14 +127,14 @@ pub struct BooleanValues {
 #[serde(deny_unknown_fields)]
 pub struct Complete {
     /// A list tool of this catalog (`papierkram_companies_list`).
-    pub from: String,
+    pub from: Text,
     /// The item field the typed text is matched against (`name`).
     #[serde(rename = "match")]
-    pub match_field: String,
+    pub match_field: Text,
     /// The item field offered as the value (`id`).
-    pub value: String,
+    pub value: Text,
     /// A string param of `from` that takes the typed text, for an upstream that searches
     /// itself; without it the upstream's first page is filtered here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub query: Option<String>,
+    pub query: Option<Text>,
 }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 use super::param::Param;
 
 /// A reusable conversation starter a user picks in the client (a slash command in Claude Code,
@@ -10,15 +12,15 @@ use super::param::Param;
 #[serde(deny_unknown_fields)]
 pub struct Prompt {
     /// `<connector>_<words>`, unique across catalogs, like a tool name.
-    pub name: String,
+    pub name: Text,
     /// What a person sees in the client's menu.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub title: Option<Text>,
     /// What the prompt does and when to pick it.
-    pub description: String,
+    pub description: Text,
     /// The tools the rendered messages tell the model to use, by their full names: the prompt is
     /// shown only to callers whose profile may call every one of them.
-    pub tools: Vec<String>,
+    pub tools: Vec<Text>,
     /// Typed arguments, validated like a tool's params (scalars only: a client sends strings),
     /// in the order declared: clients ask for them in this order (Claude Code takes them
     /// positionally).
@@ -30,7 +32,7 @@ pub struct Prompt {
 
 /// A prompt's arguments by name, in the order the catalog declares them (a YAML mapping).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PromptArguments(Vec<(String, Param)>);
+pub struct PromptArguments(Vec<(Text, Param)>);
 
 impl PromptArguments {
     pub fn get(&self, name: &str) -> Option<&Param> {
@@ -42,7 +44,7 @@ impl PromptArguments {
     }
 
     /// Name and param, in declaration order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Param)> + Clone {
+    pub fn iter(&self) -> impl Iterator<Item = (&Text, &Param)> + Clone {
         self.0.iter().map(|(n, p)| (n, p))
     }
 
@@ -59,8 +61,8 @@ impl PromptArguments {
     }
 }
 
-impl From<Vec<(String, Param)>> for PromptArguments {
-    fn from(arguments: Vec<(String, Param)>) -> Self {
+impl From<Vec<(Text, Param)>> for PromptArguments {
+    fn from(arguments: Vec<(Text, Param)>) -> Self {
         PromptArguments(arguments)
     }
 }
@@ -88,8 +90,8 @@ impl<'de> Deserialize<'de> for PromptArguments {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut out: Vec<(String, Param)> = Vec::new();
-                while let Some((name, param)) = map.next_entry::<String, Param>()? {
+                let mut out: Vec<(Text, Param)> = Vec::new();
+                while let Some((name, param)) = map.next_entry::<Text, Param>()? {
                     if out.iter().any(|(n, _)| *n == name) {
                         return Err(serde::de::Error::custom(format!(
                             "argument `{name}` is declared twice"
@@ -110,7 +112,7 @@ impl<'de> Deserialize<'de> for PromptArguments {
 pub struct PromptMessage {
     pub role: PromptRole,
     /// Text with `{argument}` placeholders (no other braces).
-    pub text: String,
+    pub text: Text,
     /// A text document sent after the text, as an embedded resource of the same role.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource: Option<PromptResource>,
@@ -124,11 +126,11 @@ pub struct PromptMessage {
 #[serde(deny_unknown_fields)]
 pub struct PromptResource {
     /// Its URI; may hold `{argument}` placeholders.
-    pub uri: String,
+    pub uri: Text,
     /// A `text/*` type.
-    pub mime_type: String,
+    pub mime_type: Text,
     /// The document; may hold `{argument}` placeholders.
-    pub text: String,
+    pub text: Text,
 }
 
 /// An image a prompt message carries (a logo, a sample), base64 in the catalog.
@@ -136,9 +138,9 @@ pub struct PromptResource {
 #[serde(deny_unknown_fields)]
 pub struct PromptImage {
     /// An `image/*` type.
-    pub mime_type: String,
+    pub mime_type: Text,
     /// The image, base64 (at most 64 KiB of it).
-    pub data: String,
+    pub data: Text,
 }
 
 /// Who speaks a prompt message.

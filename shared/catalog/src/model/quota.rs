@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Quota {
@@ -12,17 +14,17 @@ pub struct Quota {
     /// With `headers`: the named bucket or policy to read (`X-RateLimit-Remaining-Long`, an IETF
     /// policy `"long"`); `"*"` reads every bucket sent and reports the tightest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bucket: Option<String>,
+    pub bucket: Option<Text>,
     /// With `headers: x_ratelimit`: how `X-RateLimit-Reset` counts (seconds from now, or a Unix
     /// time).
     #[serde(default, skip_serializing_if = "ResetFormat::is_seconds")]
     pub reset: ResetFormat,
     /// Response header with the remaining quota.
     #[serde(default)]
-    pub remaining: Option<String>,
+    pub remaining: Option<Text>,
     /// Response header with the consumed quota.
     #[serde(default)]
-    pub consumed: Option<String>,
+    pub consumed: Option<Text>,
     /// The limit per window, when the upstream does not send it.
     #[serde(default)]
     pub limit: Option<i64>,
@@ -76,7 +78,7 @@ impl ResetFormat {
 #[serde(deny_unknown_fields)]
 pub struct QuotaProbe {
     /// Path (under `base_url`) of a cheap GET whose answer carries the quota headers.
-    pub get: String,
+    pub get: Text,
     /// Probe only after this many hours without quota figures: each probe costs quota too.
     #[serde(default = "default_quiet_hours")]
     pub quiet_hours: u32,
@@ -96,10 +98,10 @@ fn default_thresholds() -> Vec<u8> {
 pub struct QuotaWindow {
     /// Calendar month in this IANA time zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calendar_month: Option<String>,
+    pub calendar_month: Option<Text>,
     /// Calendar day in this IANA time zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub day: Option<String>,
+    pub day: Option<Text>,
     /// A rolling window of this many hours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rolling_hours: Option<u32>,
@@ -109,5 +111,5 @@ pub struct QuotaWindow {
 #[serde(deny_unknown_fields)]
 pub struct Health {
     /// Path (under `base_url`) of a cheap GET.
-    pub get: String,
+    pub get: Text,
 }

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 use super::kinds::{Effect, Method, Risk, Status};
 use super::param::Params;
 
@@ -12,48 +14,48 @@ use super::param::Params;
 #[serde(deny_unknown_fields)]
 pub struct Tool {
     /// `<resource>_<verb>`.
-    pub name: String,
+    pub name: Text,
     /// What it returns, when to use it, the words users say, one JSON example.
-    pub description: String,
+    pub description: Text,
     /// Listed in `tools/list` (others are reachable through search only).
     #[serde(default = "yes")]
     pub core: bool,
     pub risk: Risk,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category: Option<String>,
+    pub category: Option<Text>,
     /// Safe to retry with the same arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotent: Option<bool>,
     /// Upstream writes the call causes, in words (empty for reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub side_effects: Option<String>,
+    pub side_effects: Option<Text>,
     /// Writes: the kind of change, which the risk level must match (see [`Effect`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<Effect>,
     /// Writes: the audit event a call records, `<record>.<past tense>` (`invoice.delivered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub audit_event: Option<String>,
+    pub audit_event: Option<Text>,
     /// Writes: how a call can fail, each in words a caller can act on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub failure_modes: Vec<String>,
+    pub failure_modes: Vec<Text>,
     /// Updates: the get tool (same path parameters) whose record a dry run shows and compares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current: Option<String>,
+    pub current: Option<Text>,
     /// Writes that reach people: dotted paths into the request body and the `current` record
     /// whose values (through lists, e-mail strings or objects with `email`) are the people the
     /// upstream contacts; a dry run lists them as `notifies` (`[attendee.email, guests]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notifies: Vec<String>,
+    pub notifies: Vec<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub get: Option<String>,
+    pub get: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub post: Option<String>,
+    pub post: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub put: Option<String>,
+    pub put: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patch: Option<String>,
+    pub patch: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delete: Option<String>,
+    pub delete: Option<Text>,
     /// A raw escape hatch: the caller supplies the path. Only exposed with
     /// `<CONNECTOR>_EXPOSE_RAW=true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -71,19 +73,19 @@ pub struct Tool {
     pub body: Option<serde_json::Value>,
     /// Static request headers for this tool's requests, over the connector's `headers`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
+    pub headers: BTreeMap<Text, Text>,
     /// List tools: the item fields a caller may select with `fields` (dotted for nesting).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<String>,
+    pub fields: Vec<Text>,
     /// List tools: the compact projection returned when the caller names no `fields`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub default_fields: Vec<String>,
+    pub default_fields: Vec<Text>,
     /// Result fields holding text users wrote; marked as untrusted data in results.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub untrusted: Vec<String>,
+    pub untrusted: Vec<Text>,
     /// Hints per status for this tool (e.g. 404 → the right tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub hints: BTreeMap<Status, String>,
+    pub hints: BTreeMap<Status, Text>,
     /// Largest result in bytes before it is cut with a hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_result_bytes: Option<usize>,
@@ -91,7 +93,7 @@ pub struct Tool {
     /// `papierkram://invoices/{id}` (without path parameters a fixed URI, `test://static-text`),
     /// read through the same contract runtime as the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<String>,
+    pub resource: Option<Text>,
     /// What the tool answers when it is not JSON: a document (`binary`), embedded or linked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<Answer>,
@@ -104,11 +106,11 @@ pub struct Tool {
     pub aggregate: Option<Aggregate>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
+    pub operation_id: Option<Text>,
     /// Decisions a person still has to take for this tool (`risk: proposed high because
     /// DELETE`), one sentence each; the lint refuses the tool until the list is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub curate: Vec<String>,
+    pub curate: Vec<Text>,
 }
 
 fn yes() -> bool {
@@ -133,10 +135,10 @@ pub struct Answer {
 #[serde(deny_unknown_fields)]
 pub struct InlineDocument {
     /// Where the base64 string is (`/thumbnail`, `/attachment/data`).
-    pub pointer: String,
+    pub pointer: Text,
     /// Its content type (`image/png`); `image/*` and `audio/*` become image and audio content,
     /// anything else an embedded resource.
-    pub mime: String,
+    pub mime: Text,
     /// The largest document in bytes once decoded.
     pub max_bytes: usize,
 }
@@ -148,7 +150,7 @@ pub struct InlineDocument {
 pub struct BinaryAnswer {
     /// Accepted content types (`application/pdf`, `image/*`); an answer of another type is an
     /// error. An `image/*` answer comes back as image content.
-    pub mime: Vec<String>,
+    pub mime: Vec<Text>,
     /// The largest document in bytes; a larger one is a status result with a hint, never cut.
     pub max_bytes: usize,
     /// `resource`: embedded (base64 with its MIME type); `link`: a `resource_link` to the
@@ -172,10 +174,10 @@ pub enum BinaryForm {
 pub struct ItemLinks {
     /// A `resource` template of a get tool of this catalog, filled from each item's fields
     /// (`papierkram://invoices/{id}`).
-    pub uri: String,
+    pub uri: Text,
     /// The item field shown as the link's title (`name`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub title: Option<Text>,
 }
 
 /// A composition: every page of some list tools, reduced to a compact answer.
@@ -183,7 +185,7 @@ pub struct ItemLinks {
 #[serde(deny_unknown_fields)]
 pub struct Aggregate {
     /// Named inputs, each all pages of a list tool.
-    pub sources: BTreeMap<String, Source>,
+    pub sources: BTreeMap<Text, Source>,
     /// The answer's fields, in order.
     pub result: Vec<Measure>,
 }
@@ -194,28 +196,28 @@ pub struct Aggregate {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    pub tool: String,
+    pub tool: Text,
     #[serde(default)]
-    pub args: BTreeMap<String, serde_json::Value>,
+    pub args: BTreeMap<Text, serde_json::Value>,
     /// Keep only items whose (dotted) field has one of these values.
     #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
-    pub filter: BTreeMap<String, Vec<String>>,
+    pub filter: BTreeMap<Text, Vec<Text>>,
 }
 
 /// One answer field; exactly one of `count`, `sum`, `difference`, `top`, `items`, `days`.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Measure {
-    pub name: String,
+    pub name: Text,
     /// Number of items of a source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<String>,
+    pub count: Option<Text>,
     /// Exact decimal sum of `source.field`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sum: Option<String>,
+    pub sum: Option<Text>,
     /// `[a, b]`: earlier measure a minus earlier measure b.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub difference: Option<Vec<String>>,
+    pub difference: Option<Vec<Text>>,
     /// Group by a field and keep the largest groups.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top: Option<Top>,
@@ -228,19 +230,19 @@ pub struct Measure {
     pub days: Option<Days>,
     /// Keep only items whose (dotted) field has one of these values.
     #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
-    pub filter: BTreeMap<String, Vec<String>>,
+    pub filter: BTreeMap<Text, Vec<Text>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Top {
     /// The source.
-    pub of: String,
+    pub of: Text,
     /// The field to group by (dotted).
-    pub by: String,
+    pub by: Text,
     /// Rank groups by the sum of this field; by item count when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sum: Option<String>,
+    pub sum: Option<Text>,
     #[serde(default = "five")]
     pub n: usize,
 }
@@ -248,10 +250,10 @@ pub struct Top {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Items {
-    pub of: String,
-    pub fields: Vec<String>,
+    pub of: Text,
+    pub fields: Vec<Text>,
     /// Field to order by (dates and numbers compare as such).
-    pub sort: String,
+    pub sort: Text,
     #[serde(default)]
     pub descending: bool,
     #[serde(default = "five")]
@@ -266,24 +268,24 @@ pub struct Items {
 #[serde(deny_unknown_fields)]
 pub struct Days {
     /// The source.
-    pub of: String,
+    pub of: Text,
     /// The (dotted) item field with the start, an RFC 3339 moment.
-    pub start: String,
+    pub start: Text,
     /// The (dotted) item field with the end, an RFC 3339 moment.
-    pub end: String,
+    pub end: Text,
     /// The first day, `YYYY-MM-DD`.
-    pub from: String,
+    pub from: Text,
     /// How many days, 1 to 31.
     #[serde(default = "seven")]
     pub days: usize,
     /// The IANA time zone the days and hours are in (`Europe/Berlin`).
-    pub zone: String,
+    pub zone: Text,
     /// The working hours each day, `HH:MM-HH:MM`, within which free time is counted.
-    pub hours: String,
+    pub hours: Text,
     /// The working days (`Mon-Fri`, `Mon,Tue,Thu`); other days have no free time and say
     /// `off`. Unset: every day.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub weekdays: Option<String>,
+    pub weekdays: Option<Text>,
 }
 
 /// The weekdays a `Mon-Fri` or `Mon,Tue,Thu` text names, as indexes from Monday (0) to Sunday

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::Text;
+
 use super::connection::{Auth, Errors, McpRemote};
 use super::kinds::Status;
 use super::paging::{ListEnvelope, Paging};
@@ -17,14 +19,14 @@ use super::tool::Tool;
 #[serde(deny_unknown_fields)]
 pub struct Catalog {
     /// Connector name, snake_case; prefixes its env vars (`PAPIERKRAM_EXPOSE_RAW`) and secrets.
-    pub connector: String,
+    pub connector: Text,
     /// Human title used in hints (`Papierkram did not answer…`).
     #[serde(default)]
-    pub title: Option<String>,
+    pub title: Option<Text>,
     /// Base URL; `{field}` placeholders are filled from the connector's secret fields. A REST
     /// connector's, so required unless the connector is a federated MCP server (`mcp`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub base_url: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub base_url: Text,
     /// A remote MCP server federated as this connector, instead of `base_url` and `tools`: its
     /// tools are fetched from it, filtered by `allow` and shaped by `overlays`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,14 +34,14 @@ pub struct Catalog {
     /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
     /// secret, `<CONNECTOR>_<FIELD>` locally).
     #[serde(default)]
-    pub secrets: Vec<String>,
+    pub secrets: Vec<Text>,
     #[serde(default)]
     pub auth: Auth,
     /// Static request headers sent with every request to this upstream
     /// (`cal-api-version: 2024-08-13`); a tool's own `headers` win by name. No credentials:
     /// those belong in `auth`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
+    pub headers: BTreeMap<Text, Text>,
     /// Upstream timeout per request, milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
@@ -57,7 +59,7 @@ pub struct Catalog {
     pub paging: Option<Paging>,
     /// Where the upstream puts its error message in an error body (dotted path).
     #[serde(default)]
-    pub error_message: Option<String>,
+    pub error_message: Option<Text>,
     /// How the upstream answers errors, beyond `error_message`: messages by JSON pointer,
     /// RFC 9457 problem details, a status inside a 2xx body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +71,7 @@ pub struct Catalog {
     pub health: Option<Health>,
     /// Connector-wide hints per result status; a tool's own hints win.
     #[serde(default)]
-    pub hints: BTreeMap<Status, String>,
+    pub hints: BTreeMap<Status, Text>,
     /// The tools; a federated MCP connector declares none (its tools come from the remote).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
@@ -80,7 +82,7 @@ pub struct Catalog {
     /// one sentence each, left by the OpenAPI importer; the lint refuses the catalog until the
     /// list is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub curate: Vec<String>,
+    pub curate: Vec<Text>,
     /// The OpenAPI document an importer drafted this catalog from; a re-import compares
     /// against it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,12 +95,12 @@ pub struct Catalog {
 pub struct Provenance {
     /// `info.title` of the document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub title: Option<Text>,
     /// `info.version` of the document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
+    pub version: Option<Text>,
     /// SHA-256 of the document's bytes, lower-case hex.
-    pub sha256: String,
+    pub sha256: Text,
 }
 
 fn default_timeout_ms() -> u64 {

@@ -234,7 +234,7 @@ impl Upstream {
     pub fn held_remote_tools(&self, conn: &DeployedCatalog) -> Option<Arc<RemoteSet>> {
         let slot = {
             let slots = self.remotes.slots.lock().unwrap_or_else(|e| e.into_inner());
-            slots.get(&conn.catalog.connector).cloned()
+            slots.get(conn.catalog.connector.as_str()).cloned()
         }?;
         let state = slot.state.try_lock().ok()?;
         state.as_ref().map(|f| f.tools.clone())

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use catalog::{McpRemote, Risk, Tool};
+use catalog::{McpRemote, Risk, Text, Tool};
 use serde_json::{Map, Value};
 
 /// The most remote tools considered per remote; a longer list is cut with a warning.
@@ -53,7 +53,7 @@ impl RemoteSet {
         for t in &mut self.tools {
             let pinned = remote
                 .overlays
-                .get(&t.remote_name)
+                .get(t.remote_name.as_str())
                 .is_some_and(|o| o.core == Some(true));
             if t.tool.core && !pinned {
                 listed += 1;
@@ -82,7 +82,7 @@ impl RemoteSet {
         for entry in listed.iter().take(MAX_TOOLS) {
             match one(connector, remote, entry, &set.index) {
                 Ok(Some(t)) => {
-                    set.index.insert(t.tool.name.clone(), set.tools.len());
+                    set.index.insert(t.tool.name.to_string(), set.tools.len());
                     set.tools.push(t);
                 }
                 Ok(None) => {}
@@ -154,10 +154,10 @@ fn one(
         None => {
             let base = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
                 .ok_or_else(|| format!("tool `{shown}` has no usable name; skipped"))?;
-            unique(base, taken)
+            unique(base, taken).into()
         }
     };
-    if taken.contains_key(&name) {
+    if taken.contains_key(name.as_str()) {
         return Err(format!(
             "tool `{shown}` would be named `{name}` twice; skipped"
         ));
@@ -169,12 +169,12 @@ fn one(
             .unwrap_or("");
         let d: String = d.chars().take(MAX_DESCRIPTION).collect();
         if d.trim().is_empty() {
-            format!("The remote tool `{shown}`.")
+            format!("The remote tool `{shown}`.").into()
         } else {
-            d
+            d.into()
         }
     });
-    let mapping = Some(remote_name.to_string());
+    let mapping = Some(Text::from(remote_name));
     let tool = Tool {
         name,
         description,
