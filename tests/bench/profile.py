@@ -2,11 +2,13 @@
 """Allocations and instructions per request of mcp-server, repeatable under any machine load.
 
     python3 tests/bench/profile.py BIN [--n 200] [--callgrind] [--kinds ping,tools/list,demo_info_get]
+    python3 tests/bench/profile.py BIN --shipped --kinds ping,tools/list
     python3 tests/bench/profile.py target/release/bench-bare --bare --kinds ping,tools/list,echo
 
 For each kind of request, runs BIN `serve` (authenticated, limits off, the sandbox behind it, as
 bench.py does) under `valgrind --tool=dhat` twice: --warmup requests then N, and --warmup then 2N,
-over one keep-alive connection. The difference of the two runs' totals over N is what one request
+over one keep-alive connection. --shipped serves the shipped catalogs instead (the embedded
+default a deployment lists; their upstreams are never called, so ping and tools/list only). The difference of the two runs' totals over N is what one request
 costs: start-up, the warm-up and the shutdown cancel out. With --callgrind, one more run per kind
 counts instructions from after the warm-up (`callgrind_control -i on`) and writes
 target/bench/callgrind.<kind>.out (read it with `callgrind_annotate --inclusive=yes`; BIN needs
@@ -85,6 +87,8 @@ def main() -> int:
     ap.add_argument("--kinds", help="comma-separated, of: " + ", ".join(KINDS)
                     + " (default: all but echo; with --bare all but demo_info_get)")
     ap.add_argument("--bare", action="store_true", help="BIN is bench-bare (no auth, no upstream)")
+    ap.add_argument("--shipped", action="store_true",
+                    help="serve the shipped catalogs, not the demo catalog (ping, tools/list)")
     ap.add_argument("--callgrind", action="store_true", help="also an instruction profile per kind")
     ap.add_argument("--sandbox", default=str(ROOT / "target/release/papierkram-sandbox"))
     ap.add_argument("--out", default=str(ROOT / "target/bench"))
@@ -96,8 +100,12 @@ def main() -> int:
     ours = setup.demo("ours", args.binary, {"MCP_LIMITS": "off"})
     if args.bare:
         ours = Spec("bare", [args.binary, "--addr", "127.0.0.1:{port}"])
+    if args.shipped:
+        ours = setup.shipped("ours", args.binary)
     kinds = args.kinds.split(",") if args.kinds else [
         k for k in KINDS if k != ("demo_info_get" if args.bare else "echo")]
+    if args.shipped and not set(kinds) <= {"ping", "tools/list"}:
+        ap.error("--shipped profiles ping and tools/list only (the upstreams are never called)")
     sandbox = setup.sandbox(args.sandbox)
     log = out / "profile.log"
     sb = sandbox.popen(0, log)

@@ -81,7 +81,7 @@ fn title(name: &str) -> String {
 pub(super) fn definition(catalog: &catalog::Catalog, tool: &Tool) -> McpTool {
     McpTool::new(
         tool.name.clone(),
-        tool.description.trim().to_string(),
+        tool.description.trimmed(),
         input_schema(tool, ListShape::of(catalog)),
     )
     .with_annotations(annotations(tool))

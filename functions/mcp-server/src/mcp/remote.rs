@@ -203,7 +203,7 @@ fn definition(remote: &RemoteTool) -> McpTool {
     }
     McpTool::new(
         tool.name.clone(),
-        tool.description.trim().to_string(),
+        tool.description.trimmed(),
         object(Value::Object(schema)),
     )
     .with_annotations(annotations(tool))

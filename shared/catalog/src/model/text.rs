@@ -28,6 +28,14 @@ impl Text {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Without leading and trailing whitespace; a borrowed text stays borrowed.
+    pub fn trimmed(&self) -> Text {
+        match &self.0 {
+            Cow::Borrowed(text) => Text::from_static(text.trim()),
+            Cow::Owned(text) => Text::from(text.trim()),
+        }
+    }
 }
 
 thread_local! {
@@ -210,5 +218,8 @@ mod tests {
         assert_eq!(serde_json::to_string(&text).unwrap(), r#""a \"b\"""#);
         let map: std::collections::BTreeMap<Text, u8> = [(Text::from_static("k"), 1)].into();
         assert_eq!(map.get("k"), Some(&1));
+        let padded = Text::from_static(" a b\n");
+        assert!(matches!(padded.trimmed().0, Cow::Borrowed("a b")));
+        assert_eq!(Text::from(" a b\n").trimmed(), "a b");
     }
 }
