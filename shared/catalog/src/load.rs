@@ -74,7 +74,9 @@ pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError>
 /// Catalogs that [`load_sources`] has already accepted, given as `(file name, JSON of the
 /// loaded model)`: the shipped set, which the `connector` crate's build loads and writes so.
 /// Deserializing the model skips the YAML parser and the validation, which that load ran; a
-/// text that is not such a model is still an error naming its file, never a panic.
+/// text that is not such a model is still an error naming its file, never a panic. The JSON
+/// lives as long as the program (it is compiled in), so the model's strings borrow from it
+/// ([`crate::Text`]) instead of copying.
 pub fn load_json(sources: &[(&str, &'static str)]) -> Result<Vec<Catalog>, LoadError> {
     sources
         .iter()
