@@ -1,9 +1,10 @@
 //! The shipped catalogs, loaded at build time. Every `*.yaml`/`*.yml` file of `catalogs/` is
 //! parsed and validated here with the catalog crate's own loader (a catalog that does not load
-//! fails the build with the loader's message), then written to `OUT_DIR` as the JSON of its
-//! model. `OUT_DIR/embedded.rs` lists both forms: the YAML texts (`EMBEDDED_CATALOGS`, for tools
-//! and tests) and the JSON (`EMBEDDED_JSON`, what a cold start deserializes). Reading JSON
-//! costs a cold start a small fraction of parsing the same catalogs' YAML (see `catalogs.rs`).
+//! fails the build with the loader's message), then written to `OUT_DIR` packed
+//! ([`catalog::pack`]). `OUT_DIR/embedded.rs` lists both forms: the YAML texts
+//! (`EMBEDDED_CATALOGS`, for tools and tests) and the packed models (`EMBEDDED_MODELS`, what a
+//! cold start unpacks). Unpacking costs a cold start a small fraction of parsing the same
+//! catalogs' YAML (see `catalogs.rs`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,24 +39,24 @@ fn run(dir: &Path, out: &Path) -> Result<(), String> {
         "/// The shipped catalog files as `(file name, YAML text)`, in file-name order.\n\
          pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[\n",
     );
-    let mut json = String::from(
-        "/// The same catalogs as `(file name, JSON of the loaded model)`, for [`load`].\n\
-         const EMBEDDED_JSON: &[(&str, &str)] = &[\n",
+    let mut packed = String::from(
+        "/// The same catalogs as `(file name, the loaded model packed)`, for [`load`].\n\
+         const EMBEDDED_MODELS: &[(&str, &[u8])] = &[\n",
     );
     for (name, catalog) in names.iter().zip(&catalogs) {
-        let model = serde_json::to_string(catalog).map_err(|e| format!("{name}: {e}"))?;
-        let file = format!("{name}.json");
+        let model = catalog::pack(catalog).map_err(|e| format!("{name}: {e}"))?;
+        let file = format!("{name}.packed");
         std::fs::write(out.join(&file), model).map_err(|e| format!("{file}: {e}"))?;
         let _ = writeln!(
             yaml,
             "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/catalogs/{name}\"))),"
         );
         let _ = writeln!(
-            json,
-            "    ({name:?}, include_str!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),"
+            packed,
+            "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),"
         );
     }
     yaml.push_str("];\n");
-    json.push_str("];\n");
-    std::fs::write(out.join("embedded.rs"), yaml + &json).map_err(|e| format!("embedded.rs: {e}"))
+    packed.push_str("];\n");
+    std::fs::write(out.join("embedded.rs"), yaml + &packed).map_err(|e| format!("embedded.rs: {e}"))
 }

@@ -71,25 +71,32 @@ pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError>
     Ok(catalogs)
 }
 
-/// Catalogs that [`load_sources`] has already accepted, given as `(file name, JSON of the
-/// loaded model)`: the shipped set, which the `connector` crate's build loads and writes so.
-/// Deserializing the model skips the YAML parser and the validation, which that load ran; a
-/// text that is not such a model is still an error naming its file, never a panic. The JSON
-/// lives as long as the program (it is compiled in), so the model's strings borrow from it
-/// ([`crate::Text`]) instead of copying.
-pub fn load_json(sources: &[(&str, &'static str)]) -> Result<Vec<Catalog>, LoadError> {
+/// Catalogs that [`load_sources`] has already accepted, given as `(file name, the loaded model
+/// as [`pack`] wrote it)`: the shipped set, which the `connector` crate's build loads and packs.
+/// Unpacking skips the YAML parser and the validation, which that load ran, and a text format's
+/// scan for quotes and escapes (strings are length-prefixed); bytes that are not such a model
+/// are still an error naming their file, never a panic. The bytes live as long as the program
+/// (they are compiled in), so the model's strings borrow from them ([`crate::Text`]) instead of
+/// copying.
+pub fn load_packed(sources: &[(&str, &'static [u8])]) -> Result<Vec<Catalog>, LoadError> {
     sources
         .iter()
-        .map(|(file, json)| {
-            crate::model::borrowing_from(json, || serde_json::from_str(json)).map_err(|e| {
+        .map(|(file, packed)| {
+            crate::model::borrowing_from(packed, || rmp_serde::from_slice(packed)).map_err(|e| {
                 LoadError::Invalid {
                     file: file.to_string(),
                     line: 1,
-                    problem: format!("not a loaded catalog model: {e}"),
+                    problem: format!("not a packed catalog model: {e}"),
                 }
             })
         })
         .collect()
+}
+
+/// A loaded catalog in the form [`load_packed`] reads: MessagePack, structs as maps by field
+/// name (so optional fields may be left out, as in the YAML).
+pub fn pack(catalog: &Catalog) -> Result<Vec<u8>, rmp_serde::encode::Error> {
+    rmp_serde::to_vec_named(catalog)
 }
 
 /// Parses and validates one catalog file.
@@ -846,17 +853,22 @@ tools:
     }
 
     #[test]
-    fn a_loaded_model_round_trips_through_json_and_anything_else_names_its_file() {
+    fn a_packed_model_loads_as_it_was_and_anything_else_names_its_file() {
         let loaded = parse("demo.yaml", GOOD).unwrap();
-        // The embedded JSON lives as long as the program; so does this one.
-        let json: &'static str = serde_json::to_string(&loaded).unwrap().leak();
-        assert_eq!(load_json(&[("demo.yaml", json)]).unwrap(), vec![loaded]);
-        let err = load_json(&[("demo.yaml", r#"{"connector": 1}"#)]).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("demo.yaml:1: not a loaded catalog model"),
-            "{err}"
-        );
+        // The embedded bytes live as long as the program; so do these.
+        let packed: &'static [u8] = pack(&loaded).unwrap().leak();
+        assert_eq!(load_packed(&[("demo.yaml", packed)]).unwrap(), vec![loaded]);
+        let not_a_model = rmp_serde::to_vec_named(&serde_json::json!({"connector": 1})).unwrap();
+        let cut = &packed[..packed.len() / 2];
+        for bad in [&not_a_model[..], cut, &b"\xc1 not MessagePack"[..], &[]] {
+            let bad: &'static [u8] = bad.to_vec().leak();
+            let err = load_packed(&[("demo.yaml", bad)]).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with("demo.yaml:1: not a packed catalog model"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

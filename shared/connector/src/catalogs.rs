@@ -2,17 +2,17 @@
 //!
 //! They are the default of every function when no catalog directory is configured (the server's
 //! `MCP_CATALOG_DIR`, quota-alarm's `QUOTA_CATALOG_DIR`). The build script loads them with the
-//! catalog crate's own loader (a catalog that does not load fails the build) and compiles in the
-//! JSON of each loaded model beside its YAML text: [`load`] deserializes that JSON, which costs
-//! a cold start about a twentieth of parsing the YAML again (see `build.rs`), and the model's
-//! strings ([`catalog::Text`]) borrow from it instead of copying.
+//! catalog crate's own loader (a catalog that does not load fails the build) and compiles in
+//! each loaded model packed ([`catalog::pack`]) beside its YAML text: [`load`] unpacks those
+//! bytes, which costs a cold start a small fraction of parsing the YAML again (see `build.rs`),
+//! and the model's strings ([`catalog::Text`]) borrow from them instead of copying.
 
 use std::path::Path;
 
 use catalog::{Catalog, LoadError};
 
-// `EMBEDDED_CATALOGS` (file name, YAML text) and `EMBEDDED_JSON` (file name, the loaded model as
-// JSON), both in file-name order, written by build.rs from the `catalogs/` folder.
+// `EMBEDDED_CATALOGS` (file name, YAML text) and `EMBEDDED_MODELS` (file name, the loaded model
+// packed), both in file-name order, written by build.rs from the `catalogs/` folder.
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
 /// The tools a hosted deployment of `papierkram.yaml` lists, one name a line (`#` comments):
@@ -23,7 +23,7 @@ pub const PAPIERKRAM_ALLOWLIST: &str = include_str!("../catalogs/papierkram.allo
 pub fn load(dir: Option<&Path>) -> Result<Vec<Catalog>, LoadError> {
     match dir {
         Some(dir) => catalog::load_dir(dir),
-        None => catalog::load_json(EMBEDDED_JSON),
+        None => catalog::load_packed(EMBEDDED_MODELS),
     }
 }
 

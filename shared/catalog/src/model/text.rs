@@ -1,12 +1,11 @@
 //! [`Text`], the catalog's string: read from a catalog file it owns its text; deserialized from a
-//! model JSON that lives as long as the program (the catalogs compiled into the binary), it
-//! borrows from that JSON instead of copying. A cold start then allocates nothing for the
-//! catalogs' ~3,200 strings (names, descriptions, field lists); only strings with JSON escapes are
-//! copied.
+//! packed model that lives as long as the program (the catalogs compiled into the binary), it
+//! borrows from those bytes instead of copying. A cold start then allocates nothing for the
+//! catalogs' ~3,200 strings (names, descriptions, field lists).
 //!
 //! Which input may be borrowed from is set around one deserialization ([`borrowing_from`]): a
-//! string the JSON deserializer hands out is borrowed only when it lies inside that `'static`
-//! text, and then it is taken as a slice of that text itself, so no lifetime is stretched.
+//! string the deserializer hands out is borrowed only when it lies inside those `'static`
+//! bytes, and then it is taken as a slice of them itself, so no lifetime is stretched.
 
 use std::borrow::{Borrow, Cow};
 use std::cell::Cell;
@@ -40,13 +39,13 @@ impl Text {
 
 thread_local! {
     /// The `'static` input being deserialized on this thread, or empty.
-    static SOURCE: Cell<&'static str> = const { Cell::new("") };
+    static SOURCE: Cell<&'static [u8]> = const { Cell::new(&[]) };
 }
 
 /// Runs `f` (a deserialization of `source`) with [`Text`]s borrowing from `source` where the
 /// deserializer hands out a slice of it.
-pub(crate) fn borrowing_from<R>(source: &'static str, f: impl FnOnce() -> R) -> R {
-    struct Restore(&'static str);
+pub(crate) fn borrowing_from<R>(source: &'static [u8], f: impl FnOnce() -> R) -> R {
+    struct Restore(&'static [u8]);
     impl Drop for Restore {
         fn drop(&mut self) {
             SOURCE.set(self.0);
@@ -57,22 +56,34 @@ pub(crate) fn borrowing_from<R>(source: &'static str, f: impl FnOnce() -> R) -> 
 }
 
 /// `part` as a slice of the current source, when it lies inside it.
-fn within_source(part: &str) -> Option<&'static str> {
+fn within_source(part: &[u8]) -> Option<&'static [u8]> {
     let source = SOURCE.get();
     let start = (part.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
     source.get(start..start.checked_add(part.len())?)
 }
 
+/// Text reads as a string from a human-readable format (YAML, JSON) and as bytes from a packed
+/// one ([`crate::pack`]): there the packer checks no UTF-8, so each text is checked once, here,
+/// whether it is borrowed or copied.
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct TextVisitor;
+        impl TextVisitor {
+            fn utf8<'a, E: serde::de::Error>(&self, v: &'a [u8]) -> Result<&'a str, E> {
+                std::str::from_utf8(v)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(v), self))
+            }
+        }
         impl<'de> serde::de::Visitor<'de> for TextVisitor {
             type Value = Text;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
             fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text, E> {
-                Ok(within_source(v).map_or_else(|| Text::from(v), Text::from_static))
+                match within_source(v.as_bytes()) {
+                    Some(bytes) => self.utf8(bytes).map(Text::from_static),
+                    None => Ok(Text::from(v)),
+                }
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text, E> {
                 Ok(Text::from(v))
@@ -80,14 +91,31 @@ impl<'de> Deserialize<'de> for Text {
             fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text, E> {
                 Ok(Text::from(v))
             }
+            fn visit_borrowed_bytes<E: serde::de::Error>(self, v: &'de [u8]) -> Result<Text, E> {
+                match within_source(v) {
+                    Some(bytes) => self.utf8(bytes).map(Text::from_static),
+                    None => self.utf8(v).map(Text::from),
+                }
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Text, E> {
+                self.utf8(v).map(Text::from)
+            }
         }
-        deserializer.deserialize_str(TextVisitor)
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_str(TextVisitor)
+        } else {
+            deserializer.deserialize_bytes(TextVisitor)
+        }
     }
 }
 
 impl Serialize for Text {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self)
+        if serializer.is_human_readable() {
+            serializer.serialize_str(self)
+        } else {
+            serializer.serialize_bytes(self.as_bytes())
+        }
     }
 }
 
@@ -191,7 +219,8 @@ mod tests {
     #[test]
     fn strings_inside_the_static_source_are_borrowed_others_copied() {
         static JSON: &str = r#"["plain", "with \"escape\"", "plain"]"#;
-        let texts: Vec<Text> = borrowing_from(JSON, || serde_json::from_str(JSON)).unwrap();
+        let texts: Vec<Text> =
+            borrowing_from(JSON.as_bytes(), || serde_json::from_str(JSON)).unwrap();
         assert_eq!(texts, ["plain", "with \"escape\"", "plain"]);
         assert!(matches!(texts[0].0, Cow::Borrowed(s) if std::ptr::eq(s, &JSON[2..7])));
         assert!(
@@ -207,8 +236,46 @@ mod tests {
         assert_eq!(copied, texts);
         assert!(copied.iter().all(|t| matches!(t.0, Cow::Owned(_))));
         let elsewhere: Vec<Text> =
-            borrowing_from(JSON, || serde_json::from_str(&transient)).unwrap();
+            borrowing_from(JSON.as_bytes(), || serde_json::from_str(&transient)).unwrap();
         assert!(elsewhere.iter().all(|t| matches!(t.0, Cow::Owned(_))));
+    }
+
+    #[test]
+    fn packed_texts_are_bytes_borrowed_from_the_static_source_and_checked_as_utf8() {
+        let texts = [
+            Text::from("plain"),
+            Text::from("with \"quotes\" and ümlauts"),
+        ];
+        let packed: &'static [u8] = rmp_serde::to_vec(&texts).unwrap().leak();
+        // bin 8 (0xc4) of length 5, not the string marker (0xa5) a `str` would get.
+        assert!(
+            packed.windows(7).any(|w| w == b"\xc4\x05plain"),
+            "{packed:?}"
+        );
+        let read: Vec<Text> = borrowing_from(packed, || rmp_serde::from_slice(packed)).unwrap();
+        assert_eq!(read, texts);
+        assert!(read.iter().all(|t| matches!(t.0, Cow::Borrowed(_))));
+        let transient = packed.to_vec();
+        let copied: Vec<Text> = rmp_serde::from_slice(&transient).unwrap();
+        assert_eq!(copied, texts);
+        assert!(copied.iter().all(|t| matches!(t.0, Cow::Owned(_))));
+
+        let not_utf8: &'static [u8] = rmp_serde::to_vec(&serde_bytes_of(b"\xff\xfe"))
+            .unwrap()
+            .leak();
+        let err = borrowing_from(not_utf8, || rmp_serde::from_slice::<Text>(not_utf8)).unwrap_err();
+        assert!(err.to_string().contains("expected a string"), "{err}");
+    }
+
+    /// Bytes that serialize as MessagePack bin, as a packed [`Text`] does.
+    fn serde_bytes_of(bytes: &'static [u8]) -> impl Serialize {
+        struct Bytes(&'static [u8]);
+        impl Serialize for Bytes {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        Bytes(bytes)
     }
 
     #[test]
