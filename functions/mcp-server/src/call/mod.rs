@@ -103,7 +103,7 @@ use stages::Call;
 /// caller's budget before it runs: one, or every page of an aggregation's sources.
 pub fn requests_at_most(tool: &Tool) -> u64 {
     tool.aggregate
-        .as_ref()
+        .as_deref()
         .map_or(1, aggregate::requests_at_most)
 }
 

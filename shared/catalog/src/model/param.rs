@@ -46,7 +46,8 @@ impl ParamIn {
 /// 450-byte params, which kept most of a loaded catalog's memory in nodes that were nearly empty.
 pub type Params = BTreeMap<Text, Box<Param>>;
 
-/// One typed, bounded input parameter.
+/// One typed, bounded input parameter. Its rarely used parts (`values`, `complete`) are boxed:
+/// a running server holds every param of every catalog, most without them.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
@@ -72,7 +73,7 @@ pub struct Param {
     pub choices: Option<Vec<Text>>,
     /// For booleans the upstream spells as words: `{true: desc, false: asc}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub values: Option<BooleanValues>,
+    pub values: Option<Box<BooleanValues>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<serde_json::Value>,
     /// For `type: array`: the fields of each item, typed and bounded like params (no `in`, `as`
@@ -98,7 +99,7 @@ pub struct Param {
     /// Where `completion/complete` looks this value up (a prompt argument, or a path
     /// parameter of a tool with a `resource` template).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub complete: Option<Complete>,
+    pub complete: Option<Box<Complete>>,
     /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix
     /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
     #[serde(default, skip_serializing_if = "Option::is_none")]

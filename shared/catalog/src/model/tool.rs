@@ -9,7 +9,8 @@ use super::text::Text;
 use super::kinds::{Effect, Method, Risk, Status};
 use super::param::Params;
 
-/// One tool: a contract between the model and the upstream.
+/// One tool: a contract between the model and the upstream. Its rarely used parts (`answer`,
+/// `links`, `aggregate`) are boxed: a running server holds every tool, most without them.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
@@ -96,14 +97,14 @@ pub struct Tool {
     pub resource: Option<Text>,
     /// What the tool answers when it is not JSON: a document (`binary`), embedded or linked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<Answer>,
+    pub answer: Option<Box<Answer>>,
     /// List tools: each item also comes back as a `resource_link` to its record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links: Option<ItemLinks>,
+    pub links: Option<Box<ItemLinks>>,
     /// An aggregation tool: a composition over this catalog's list tools instead of one
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub aggregate: Option<Aggregate>,
+    pub aggregate: Option<Box<Aggregate>>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<Text>,
