@@ -1,10 +1,10 @@
 //! The shipped catalogs, loaded at build time. Every `*.yaml`/`*.yml` file of `catalogs/` is
 //! parsed and validated here with the catalog crate's own loader (a catalog that does not load
-//! fails the build with the loader's message), then written to `OUT_DIR` packed
-//! ([`catalog::pack`]). `OUT_DIR/embedded.rs` lists both forms: the YAML texts
-//! (`EMBEDDED_CATALOGS`, for tools and tests) and the packed models (`EMBEDDED_MODELS`, what a
-//! cold start unpacks). Unpacking costs a cold start a small fraction of parsing the same
-//! catalogs' YAML (see `catalogs.rs`).
+//! fails the build with the loader's message), then packed ([`catalog::pack`]) into `OUT_DIR`:
+//! the model (`<file>.packed`) and its string table (`<file>.strings`). `OUT_DIR/embedded.rs`
+//! lists both forms: the YAML texts (`EMBEDDED_CATALOGS`, for tools and tests) and the packed
+//! catalogs (`EMBEDDED_PACKED`, what a cold start unpacks). Unpacking costs a cold start a small
+//! fraction of parsing the same catalogs' YAML (see `catalogs.rs`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,20 +40,26 @@ fn run(dir: &Path, out: &Path) -> Result<(), String> {
          pub const EMBEDDED_CATALOGS: &[(&str, &str)] = &[\n",
     );
     let mut packed = String::from(
-        "/// The same catalogs as `(file name, the loaded model packed)`, for [`load`].\n\
-         const EMBEDDED_MODELS: &[(&str, &[u8])] = &[\n",
+        "/// The same catalogs as `(file name, packed model, string table)`, for [`load`].\n\
+         const EMBEDDED_PACKED: &[(&str, &[u8], &str)] = &[\n",
     );
     for (name, catalog) in names.iter().zip(&catalogs) {
-        let model = catalog::pack(catalog).map_err(|e| format!("{name}: {e}"))?;
-        let file = format!("{name}.packed");
-        std::fs::write(out.join(&file), model).map_err(|e| format!("{file}: {e}"))?;
+        let (model, strings) = catalog::pack(catalog).map_err(|e| format!("{name}: {e}"))?;
+        for (file, bytes) in [
+            ("packed", model.as_slice()),
+            ("strings", strings.as_bytes()),
+        ] {
+            let file = format!("{name}.{file}");
+            std::fs::write(out.join(&file), bytes).map_err(|e| format!("{file}: {e}"))?;
+        }
         let _ = writeln!(
             yaml,
             "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/catalogs/{name}\"))),"
         );
         let _ = writeln!(
             packed,
-            "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\"))),"
+            "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{name}.packed\")), \
+             include_str!(concat!(env!(\"OUT_DIR\"), \"/{name}.strings\"))),"
         );
     }
     yaml.push_str("];\n");

@@ -71,32 +71,34 @@ pub fn load_sources(sources: &[(&str, &str)]) -> Result<Vec<Catalog>, LoadError>
     Ok(catalogs)
 }
 
-/// Catalogs that [`load_sources`] has already accepted, given as `(file name, the loaded model
-/// as [`pack`] wrote it)`: the shipped set, which the `connector` crate's build loads and packs.
-/// Unpacking skips the YAML parser and the validation, which that load ran, and a text format's
-/// scan for quotes and escapes (strings are length-prefixed); bytes that are not such a model
-/// are still an error naming their file, never a panic. The bytes live as long as the program
-/// (they are compiled in), so the model's strings borrow from them ([`crate::Text`]) instead of
-/// copying.
-pub fn load_packed(sources: &[(&str, &'static [u8])]) -> Result<Vec<Catalog>, LoadError> {
+/// Catalogs that [`load_sources`] has already accepted, given as `(file name, model, string
+/// table)` as [`pack`] wrote them: the shipped set, which the `connector` crate's build loads
+/// and packs. Unpacking skips the YAML parser and the validation, which that load ran, and a
+/// text format's scan for quotes and escapes; parts that are not such a catalog are still an
+/// error naming their file, never a panic. The string table lives as long as the program (it is
+/// compiled in), so the model's texts are slices of it ([`crate::Text`]), neither copied nor
+/// checked again.
+pub fn load_packed(sources: &[(&str, &[u8], &'static str)]) -> Result<Vec<Catalog>, LoadError> {
     sources
         .iter()
-        .map(|(file, packed)| {
-            crate::model::borrowing_from(packed, || rmp_serde::from_slice(packed)).map_err(|e| {
+        .map(|(file, model, strings)| {
+            crate::model::unpacking(strings, || rmp_serde::from_slice(model)).map_err(|e| {
                 LoadError::Invalid {
                     file: file.to_string(),
                     line: 1,
-                    problem: format!("not a packed catalog model: {e}"),
+                    problem: format!("not a packed catalog: {e}"),
                 }
             })
         })
         .collect()
 }
 
-/// A loaded catalog in the form [`load_packed`] reads: MessagePack, structs as maps by field
-/// name (so optional fields may be left out, as in the YAML).
-pub fn pack(catalog: &Catalog) -> Result<Vec<u8>, rmp_serde::encode::Error> {
-    rmp_serde::to_vec_named(catalog)
+/// A loaded catalog in the form [`load_packed`] reads: the model in MessagePack (structs as maps
+/// by field name, so optional fields may be left out, as in the YAML), each text in it a span of
+/// the string table returned beside it, which holds each distinct text once.
+pub fn pack(catalog: &Catalog) -> Result<(Vec<u8>, String), rmp_serde::encode::Error> {
+    let (model, strings) = crate::model::packing(|| rmp_serde::to_vec_named(catalog));
+    Ok((model?, strings))
 }
 
 /// Parses and validates one catalog file.
@@ -853,19 +855,28 @@ tools:
     }
 
     #[test]
-    fn a_packed_model_loads_as_it_was_and_anything_else_names_its_file() {
+    fn a_packed_catalog_loads_as_it_was_and_anything_else_names_its_file() {
         let loaded = parse("demo.yaml", GOOD).unwrap();
-        // The embedded bytes live as long as the program; so do these.
-        let packed: &'static [u8] = pack(&loaded).unwrap().leak();
-        assert_eq!(load_packed(&[("demo.yaml", packed)]).unwrap(), vec![loaded]);
-        let not_a_model = rmp_serde::to_vec_named(&serde_json::json!({"connector": 1})).unwrap();
-        let cut = &packed[..packed.len() / 2];
-        for bad in [&not_a_model[..], cut, &b"\xc1 not MessagePack"[..], &[]] {
-            let bad: &'static [u8] = bad.to_vec().leak();
-            let err = load_packed(&[("demo.yaml", bad)]).unwrap_err();
+        let (model, strings) = pack(&loaded).unwrap();
+        // The embedded table lives as long as the program; so does this one.
+        let strings: &'static str = strings.leak();
+        assert!(strings.contains("Lists invoices.") && strings.matches("demo_").count() == 2);
+        assert_eq!(
+            load_packed(&[("demo.yaml", &model, strings)]).unwrap(),
+            vec![loaded]
+        );
+
+        let not_a_model = rmp_serde::to_vec_named(&serde_json::json!({"connector": true})).unwrap();
+        let cut = &model[..model.len() / 2];
+        let bad_models = [&not_a_model[..], cut, &b"\xc1 not MessagePack"[..], &[]];
+        let bad = bad_models.iter().map(|m| (*m, strings));
+        // The right model with a table that is not its own: spans past the table's end.
+        let other = bad.chain([(&model[..], ""), (&model[..], &strings[1..])]);
+        for (model, strings) in other {
+            let err = load_packed(&[("demo.yaml", model, strings)]).unwrap_err();
             assert!(
                 err.to_string()
-                    .starts_with("demo.yaml:1: not a packed catalog model"),
+                    .starts_with("demo.yaml:1: not a packed catalog"),
                 "{err}"
             );
         }

@@ -3,16 +3,16 @@
 //! They are the default of every function when no catalog directory is configured (the server's
 //! `MCP_CATALOG_DIR`, quota-alarm's `QUOTA_CATALOG_DIR`). The build script loads them with the
 //! catalog crate's own loader (a catalog that does not load fails the build) and compiles in
-//! each loaded model packed ([`catalog::pack`]) beside its YAML text: [`load`] unpacks those
-//! bytes, which costs a cold start a small fraction of parsing the YAML again (see `build.rs`),
-//! and the model's strings ([`catalog::Text`]) borrow from them instead of copying.
+//! each loaded model packed ([`catalog::pack`]) beside its YAML text: [`load`] unpacks them,
+//! which costs a cold start a small fraction of parsing the YAML again (see `build.rs`), and the
+//! model's strings ([`catalog::Text`]) are slices of the compiled-in string tables, not copies.
 
 use std::path::Path;
 
 use catalog::{Catalog, LoadError};
 
-// `EMBEDDED_CATALOGS` (file name, YAML text) and `EMBEDDED_MODELS` (file name, the loaded model
-// packed), both in file-name order, written by build.rs from the `catalogs/` folder.
+// `EMBEDDED_CATALOGS` (file name, YAML text) and `EMBEDDED_PACKED` (file name, the loaded model
+// packed, its string table), both in file-name order, written by build.rs from `catalogs/`.
 include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
 /// The tools a hosted deployment of `papierkram.yaml` lists, one name a line (`#` comments):
@@ -23,7 +23,7 @@ pub const PAPIERKRAM_ALLOWLIST: &str = include_str!("../catalogs/papierkram.allo
 pub fn load(dir: Option<&Path>) -> Result<Vec<Catalog>, LoadError> {
     match dir {
         Some(dir) => catalog::load_dir(dir),
-        None => catalog::load_packed(EMBEDDED_MODELS),
+        None => catalog::load_packed(EMBEDDED_PACKED),
     }
 }
 

@@ -22,6 +22,6 @@ pub use param::*;
 pub use prompt::*;
 pub use quota::*;
 pub use text::Text;
-pub(crate) use text::borrowing_from;
+pub(crate) use text::{packing, unpacking};
 pub use tool::*;
 pub use top::*;

@@ -1,14 +1,18 @@
-//! [`Text`], the catalog's string: read from a catalog file it owns its text; deserialized from a
-//! packed model that lives as long as the program (the catalogs compiled into the binary), it
-//! borrows from those bytes instead of copying. A cold start then allocates nothing for the
-//! catalogs' ~3,200 strings (names, descriptions, field lists).
+//! [`Text`], the catalog's string: read from a catalog file it owns its text; unpacked from a
+//! model the program holds for its whole run (the catalogs compiled into the binary), it
+//! borrows instead of copying. A cold start then allocates nothing for the catalogs' ~3,200
+//! strings (names, descriptions, field lists).
 //!
-//! Which input may be borrowed from is set around one deserialization ([`borrowing_from`]): a
-//! string the deserializer hands out is borrowed only when it lies inside those `'static`
-//! bytes, and then it is taken as a slice of them itself, so no lifetime is stretched.
+//! Packed ([`crate::pack`]), a catalog is two parts: the model in MessagePack, in which each
+//! text is a span (start and length) of the other part, the catalog's string table, one `str`
+//! of all its texts. Compiled in, the table is a `&'static str` whose UTF-8 the compiler
+//! checked, so unpacking a text is a bounds check and a slice of it: no scan, no copy, no
+//! second UTF-8 check. The table is set around one packing or unpacking on this thread
+//! ([`packing`], [`unpacking`]).
 
 use std::borrow::{Borrow, Cow};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -37,53 +41,78 @@ impl Text {
     }
 }
 
-thread_local! {
-    /// The `'static` input being deserialized on this thread, or empty.
-    static SOURCE: Cell<&'static [u8]> = const { Cell::new(&[]) };
+/// The string table a packing writes: the texts so far, each once, and where each starts.
+#[derive(Default)]
+struct TableOut {
+    table: String,
+    spans: HashMap<String, u64>,
 }
 
-/// Runs `f` (a deserialization of `source`) with [`Text`]s borrowing from `source` where the
-/// deserializer hands out a slice of it.
-pub(crate) fn borrowing_from<R>(source: &'static [u8], f: impl FnOnce() -> R) -> R {
-    struct Restore(&'static [u8]);
-    impl Drop for Restore {
+thread_local! {
+    /// The table of the packing running on this thread, if one is.
+    static TABLE_OUT: RefCell<Option<TableOut>> = const { RefCell::new(None) };
+    /// The table of the unpacking running on this thread, if one is.
+    static TABLE_IN: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (a serialization to a packed form) with each [`Text`] written to a string table as
+/// a span of it; returns `f`'s result and the table.
+pub(crate) fn packing<R>(f: impl FnOnce() -> R) -> (R, String) {
+    struct Reset;
+    impl Drop for Reset {
         fn drop(&mut self) {
-            SOURCE.set(self.0);
+            TABLE_OUT.set(None);
         }
     }
-    let _restore = Restore(SOURCE.replace(source));
+    let _reset = Reset;
+    TABLE_OUT.set(Some(TableOut::default()));
+    let result = f();
+    let table = TABLE_OUT.take().map(|t| t.table).unwrap_or_default();
+    (result, table)
+}
+
+/// Runs `f` (a deserialization of a packed model) with its texts' spans read from `table`.
+pub(crate) fn unpacking<R>(table: &'static str, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<&'static str>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TABLE_IN.set(self.0);
+        }
+    }
+    let _restore = Restore(TABLE_IN.replace(Some(table)));
     f()
 }
 
-/// `part` as a slice of the current source, when it lies inside it.
-fn within_source(part: &[u8]) -> Option<&'static [u8]> {
-    let source = SOURCE.get();
-    let start = (part.as_ptr() as usize).checked_sub(source.as_ptr() as usize)?;
-    source.get(start..start.checked_add(part.len())?)
+/// A span as one number: the start in the high 32 bits, the length in the low.
+fn span(start: usize, len: usize) -> Option<u64> {
+    Some(u64::from(u32::try_from(start).ok()?) << 32 | u64::from(u32::try_from(len).ok()?))
 }
 
-/// Text reads as a string from a human-readable format (YAML, JSON) and as bytes from a packed
-/// one ([`crate::pack`]): there the packer checks no UTF-8, so each text is checked once, here,
-/// whether it is borrowed or copied.
+/// The span of `text` in the table being packed (added when new), if a packing runs.
+fn packed_span(text: &str) -> Option<Result<u64, &'static str>> {
+    TABLE_OUT.with_borrow_mut(|out| {
+        let out = out.as_mut()?;
+        if let Some(&span) = out.spans.get(text) {
+            return Some(Ok(span));
+        }
+        let Some(new) = span(out.table.len(), text.len()) else {
+            return Some(Err("a catalog's string table holds at most 4 GiB"));
+        };
+        out.table.push_str(text);
+        out.spans.insert(text.to_owned(), new);
+        Some(Ok(new))
+    })
+}
+
+/// Text reads as a string from a human-readable format (YAML, JSON); from a packed one as the
+/// span of the string table set for the unpacking (or a string, copied).
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct TextVisitor;
-        impl TextVisitor {
-            fn utf8<'a, E: serde::de::Error>(&self, v: &'a [u8]) -> Result<&'a str, E> {
-                std::str::from_utf8(v)
-                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(v), self))
-            }
-        }
         impl<'de> serde::de::Visitor<'de> for TextVisitor {
             type Value = Text;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text, E> {
-                match within_source(v.as_bytes()) {
-                    Some(bytes) => self.utf8(bytes).map(Text::from_static),
-                    None => Ok(Text::from(v)),
-                }
+                f.write_str("a string, or a span of the catalog's string table")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text, E> {
                 Ok(Text::from(v))
@@ -91,31 +120,33 @@ impl<'de> Deserialize<'de> for Text {
             fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text, E> {
                 Ok(Text::from(v))
             }
-            fn visit_borrowed_bytes<E: serde::de::Error>(self, v: &'de [u8]) -> Result<Text, E> {
-                match within_source(v) {
-                    Some(bytes) => self.utf8(bytes).map(Text::from_static),
-                    None => self.utf8(v).map(Text::from),
-                }
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Text, E> {
-                self.utf8(v).map(Text::from)
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Text, E> {
+                let (start, len) = ((v >> 32) as usize, (v & u64::from(u32::MAX)) as usize);
+                TABLE_IN
+                    .get()
+                    .and_then(|table| table.get(start..start + len))
+                    .map(Text::from_static)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
             }
         }
         if deserializer.is_human_readable() {
             deserializer.deserialize_str(TextVisitor)
         } else {
-            deserializer.deserialize_bytes(TextVisitor)
+            deserializer.deserialize_any(TextVisitor)
         }
     }
 }
 
 impl Serialize for Text {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if serializer.is_human_readable() {
-            serializer.serialize_str(self)
-        } else {
-            serializer.serialize_bytes(self.as_bytes())
+        if !serializer.is_human_readable() {
+            match packed_span(self) {
+                Some(Ok(span)) => return serializer.serialize_u64(span),
+                Some(Err(too_large)) => return Err(serde::ser::Error::custom(too_large)),
+                None => {}
+            }
         }
+        serializer.serialize_str(self)
     }
 }
 
@@ -217,65 +248,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strings_inside_the_static_source_are_borrowed_others_copied() {
-        static JSON: &str = r#"["plain", "with \"escape\"", "plain"]"#;
-        let texts: Vec<Text> =
-            borrowing_from(JSON.as_bytes(), || serde_json::from_str(JSON)).unwrap();
-        assert_eq!(texts, ["plain", "with \"escape\"", "plain"]);
-        assert!(matches!(texts[0].0, Cow::Borrowed(s) if std::ptr::eq(s, &JSON[2..7])));
-        assert!(
-            matches!(texts[1].0, Cow::Owned(_)),
-            "an escaped string is unescaped, so copied"
-        );
-        assert!(matches!(texts[2].0, Cow::Borrowed(_)));
-
-        // The same text from an input that is not the source: copied, and the source is unset
-        // again after `borrowing_from`.
-        let transient = JSON.to_owned();
-        let copied: Vec<Text> = serde_json::from_str(&transient).unwrap();
-        assert_eq!(copied, texts);
-        assert!(copied.iter().all(|t| matches!(t.0, Cow::Owned(_))));
-        let elsewhere: Vec<Text> =
-            borrowing_from(JSON.as_bytes(), || serde_json::from_str(&transient)).unwrap();
-        assert!(elsewhere.iter().all(|t| matches!(t.0, Cow::Owned(_))));
-    }
-
-    #[test]
-    fn packed_texts_are_bytes_borrowed_from_the_static_source_and_checked_as_utf8() {
+    fn packed_texts_are_spans_of_one_table_each_text_once_and_unpack_borrowed() {
         let texts = [
             Text::from("plain"),
             Text::from("with \"quotes\" and ümlauts"),
+            Text::from("plain"),
         ];
-        let packed: &'static [u8] = rmp_serde::to_vec(&texts).unwrap().leak();
-        // bin 8 (0xc4) of length 5, not the string marker (0xa5) a `str` would get.
-        assert!(
-            packed.windows(7).any(|w| w == b"\xc4\x05plain"),
-            "{packed:?}"
-        );
-        let read: Vec<Text> = borrowing_from(packed, || rmp_serde::from_slice(packed)).unwrap();
+        let (packed, table) = packing(|| rmp_serde::to_vec(&texts));
+        let packed = packed.unwrap();
+        assert_eq!(table, "plainwith \"quotes\" and ümlauts");
+        let table: &'static str = table.leak();
+        let read: Vec<Text> = unpacking(table, || rmp_serde::from_slice(&packed)).unwrap();
         assert_eq!(read, texts);
         assert!(read.iter().all(|t| matches!(t.0, Cow::Borrowed(_))));
-        let transient = packed.to_vec();
-        let copied: Vec<Text> = rmp_serde::from_slice(&transient).unwrap();
-        assert_eq!(copied, texts);
-        assert!(copied.iter().all(|t| matches!(t.0, Cow::Owned(_))));
+        assert!(std::ptr::eq(read[0].as_str(), &table[..5]));
 
-        let not_utf8: &'static [u8] = rmp_serde::to_vec(&serde_bytes_of(b"\xff\xfe"))
-            .unwrap()
-            .leak();
-        let err = borrowing_from(not_utf8, || rmp_serde::from_slice::<Text>(not_utf8)).unwrap_err();
-        assert!(err.to_string().contains("expected a string"), "{err}");
-    }
-
-    /// Bytes that serialize as MessagePack bin, as a packed [`Text`] does.
-    fn serde_bytes_of(bytes: &'static [u8]) -> impl Serialize {
-        struct Bytes(&'static [u8]);
-        impl Serialize for Bytes {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_bytes(self.0)
-            }
+        // Without a table, or with a span outside it (or off a character boundary): an error.
+        let err = rmp_serde::from_slice::<Vec<Text>>(&packed).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("a span of the catalog's string table"),
+            "{err}"
+        );
+        for bad in [span(0, table.len() + 1), span(table.len(), 1), span(24, 2)] {
+            let bad = rmp_serde::to_vec(&bad.unwrap()).unwrap();
+            let err = unpacking(table, || rmp_serde::from_slice::<Text>(&bad)).unwrap_err();
+            assert!(err.to_string().contains("string table"), "{err}");
         }
-        Bytes(bytes)
+        // Outside a packing, a packed form carries the string itself (copied when read).
+        let plain = rmp_serde::to_vec(&texts[1]).unwrap();
+        let copied: Text = unpacking(table, || rmp_serde::from_slice(&plain)).unwrap();
+        assert!(matches!(copied.0, Cow::Owned(_)) && copied == texts[1]);
     }
 
     #[test]
