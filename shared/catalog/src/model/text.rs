@@ -124,7 +124,7 @@ impl<'de> Deserialize<'de> for Text {
                 let (start, len) = ((v >> 32) as usize, (v & u64::from(u32::MAX)) as usize);
                 TABLE_IN
                     .get()
-                    .and_then(|table| table.get(start..start + len))
+                    .and_then(|table| table.get(start..start.checked_add(len)?))
                     .map(Text::from_static)
                     .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
             }
