@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use catalog::{Catalog, Risk, Tool};
+use rustc_hash::FxBuildHasher;
 
 /// A connector's catalog as this deployment serves it: with its base URL and whether its raw
 /// tools are exposed.
@@ -19,12 +20,15 @@ pub struct DeployedCatalog {
 #[derive(Debug)]
 pub struct Registry {
     pub catalogs: Vec<DeployedCatalog>,
-    index: HashMap<catalog::Text, (usize, usize)>,
+    /// FxHash: the keys are the catalogs' own names, fixed at start (a caller only looks up,
+    /// which no crafted name slows down).
+    index: HashMap<catalog::Text, (usize, usize), FxBuildHasher>,
 }
 
 impl Registry {
     pub fn new(catalogs: Vec<DeployedCatalog>) -> Self {
-        let mut index = HashMap::new();
+        let tools = catalogs.iter().map(|c| c.catalog.tools.len()).sum();
+        let mut index = HashMap::with_capacity_and_hasher(tools, FxBuildHasher);
         for (c, conn) in catalogs.iter().enumerate() {
             for (t, tool) in conn.catalog.tools.iter().enumerate() {
                 index.insert(tool.name.clone(), (c, t));
