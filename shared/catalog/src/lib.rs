@@ -21,7 +21,8 @@ mod wire;
 pub use answer::{MAX_BINARY_BYTES, essence};
 pub use body::{fill as fill_body, placeholder as body_placeholder};
 pub use load::{
-    LoadError, MAX_TOOL_NAME, catalog_files, load_dir, load_packed, load_sources, pack, parse,
+    LoadError, MAX_TOOL_NAME, PackError, catalog_files, load_dir, load_packed, load_sources, pack,
+    parse,
 };
 pub use model::*;
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};

@@ -96,10 +96,15 @@ pub fn load_packed(sources: &[(&str, &[u8], &'static str)]) -> Result<Vec<Catalo
 /// A loaded catalog in the form [`load_packed`] reads: the model in MessagePack (structs as maps
 /// by field name, so optional fields may be left out, as in the YAML), each text in it a span of
 /// the string table returned beside it, which holds each distinct text once.
-pub fn pack(catalog: &Catalog) -> Result<(Vec<u8>, String), rmp_serde::encode::Error> {
+pub fn pack(catalog: &Catalog) -> Result<(Vec<u8>, String), PackError> {
     let (model, strings) = crate::model::packing(|| rmp_serde::to_vec_named(catalog));
-    Ok((model?, strings))
+    Ok((model.map_err(PackError)?, strings))
 }
+
+/// A catalog the packed form cannot hold (a string table over 4 GiB).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot pack the catalog: {0}")]
+pub struct PackError(rmp_serde::encode::Error);
 
 /// Parses and validates one catalog file.
 pub fn parse(file: &str, text: &str) -> Result<Catalog, LoadError> {
