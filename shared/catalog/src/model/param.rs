@@ -42,8 +42,8 @@ impl ParamIn {
     }
 }
 
-/// Params by name, each boxed: a map node then holds eleven pointers instead of eleven
-/// 450-byte params, which kept most of a loaded catalog's memory in nodes that were nearly empty.
+/// Params by name, each boxed: a map node then holds eleven pointers instead of eleven params of
+/// over 300 bytes each, which kept most of a loaded catalog's memory in nodes nearly empty.
 pub type Params = BTreeMap<Text, Box<Param>>;
 
 /// One typed, bounded input parameter. Its rarely used parts (`values`, `complete`) are boxed:
