@@ -102,63 +102,96 @@ async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<Stri
     )
 }
 
-/// What a browser ends on: its status, body and the URLs it went through.
+/// What a browser ends on: its status, body and the URLs it went through; or, told to stop
+/// before a URL, that URL (not requested).
 struct Landed {
     status: u16,
     body: String,
     visited: Vec<String>,
+    stopped_before: Option<String>,
 }
 
-/// Follows redirects by hand as `who` would (each authorization request gets `login_hint`,
-/// which the test providers sign in as), keeping cookies per host.
+/// One browser: its cookies per host, kept across the pages it opens.
+struct Browser {
+    http: reqwest::Client,
+    jar: HashMap<String, HashMap<String, String>>,
+}
+
+/// Follows redirects in a new browser (see [`Browser::open`]).
 async fn browse(start: &str, who: &str) -> Landed {
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let mut jar: HashMap<String, HashMap<String, String>> = HashMap::new();
-    let mut url = reqwest::Url::parse(start).unwrap();
-    let mut visited = Vec::new();
-    for _ in 0..30 {
-        if url.path().ends_with("/auth") && !url.query().unwrap_or("").contains("login_hint") {
-            url.query_pairs_mut().append_pair("login_hint", who);
+    Browser::new().open(start, who, None).await
+}
+
+impl Browser {
+    fn new() -> Self {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        Browser {
+            http,
+            jar: HashMap::new(),
         }
-        visited.push(url.to_string());
-        let host = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(80));
-        let cookies = jar.entry(host.clone()).or_default();
-        let header = cookies
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let mut request = http.get(url.clone());
-        if !header.is_empty() {
-            request = request.header("cookie", header);
-        }
-        let response = request.send().await.unwrap();
-        for set in response.headers().get_all("set-cookie") {
-            let pair = set.to_str().unwrap().split(';').next().unwrap();
-            if let Some((k, v)) = pair.split_once('=') {
-                if v.is_empty() {
-                    cookies.remove(k);
-                } else {
-                    cookies.insert(k.to_string(), v.to_string());
+    }
+
+    /// Follows redirects by hand as `who` would (each authorization request gets `login_hint`,
+    /// which the test providers sign in as), keeping cookies per host; stops before the first URL
+    /// that starts with `stop_before`, if given.
+    async fn open(&mut self, start: &str, who: &str, stop_before: Option<&str>) -> Landed {
+        let http = &self.http;
+        let jar = &mut self.jar;
+        let mut url = reqwest::Url::parse(start).unwrap();
+        let mut visited = Vec::new();
+        for _ in 0..30 {
+            if url.path().ends_with("/auth") && !url.query().unwrap_or("").contains("login_hint") {
+                url.query_pairs_mut().append_pair("login_hint", who);
+            }
+            if stop_before.is_some_and(|p| url.as_str().starts_with(p)) {
+                return Landed {
+                    status: 0,
+                    body: String::new(),
+                    visited,
+                    stopped_before: Some(url.to_string()),
+                };
+            }
+            visited.push(url.to_string());
+            let host = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(80));
+            let cookies = jar.entry(host.clone()).or_default();
+            let header = cookies
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("; ");
+            let mut request = http.get(url.clone());
+            if !header.is_empty() {
+                request = request.header("cookie", header);
+            }
+            let response = request.send().await.unwrap();
+            for set in response.headers().get_all("set-cookie") {
+                let pair = set.to_str().unwrap().split(';').next().unwrap();
+                if let Some((k, v)) = pair.split_once('=') {
+                    if v.is_empty() {
+                        cookies.remove(k);
+                    } else {
+                        cookies.insert(k.to_string(), v.to_string());
+                    }
                 }
             }
+            let status = response.status().as_u16();
+            if let Some(next) = response.headers().get("location") {
+                url = url.join(next.to_str().unwrap()).unwrap();
+                continue;
+            }
+            let body = response.text().await.unwrap();
+            return Landed {
+                status,
+                body,
+                visited,
+                stopped_before: None,
+            };
         }
-        let status = response.status().as_u16();
-        if let Some(next) = response.headers().get("location") {
-            url = url.join(next.to_str().unwrap()).unwrap();
-            continue;
-        }
-        let body = response.text().await.unwrap();
-        return Landed {
-            status,
-            body,
-            visited,
-        };
+        panic!("more than 30 redirects: {visited:?}");
     }
-    panic!("more than 30 redirects: {visited:?}");
 }
 
 async fn call(url: &str, bearer: &str) -> Value {
@@ -253,8 +286,45 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         "connection_required"
     );
 
+    // Mallory starts her own flow and sends Bob what her browser was about to open: the
+    // upstream's authorization page, or our own return from her sign-in. Bob approves in his
+    // browser; his account is attached to nobody, and Mallory's flow is not used up.
+    let mallory = ours.mint(json!({"claims": {"sub": "mallory"}})).await;
+    let mallorys_link = call(&server.url, &mallory).await["connect_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for stop_before in [
+        theirs.issuer().to_string(),
+        format!("{base}/connect/mail/signed-in"),
+    ] {
+        let lured = Browser::new()
+            .open(&mallorys_link, "mallory", Some(&stop_before))
+            .await;
+        let sent_to_bob = lured.stopped_before.expect("Mallory's flow got that far");
+        let bobs_browser = browse(&sent_to_bob, "bob").await;
+        assert_eq!(bobs_browser.status, 403, "{}", bobs_browser.body);
+        assert!(
+            bobs_browser
+                .body
+                .contains("Finish in the browser you started in"),
+            "{}",
+            bobs_browser.body
+        );
+        assert_eq!(
+            call(&server.url, &mallory).await["status"],
+            "connection_required",
+            "nothing was attached to Mallory (stopped before {stop_before})"
+        );
+        assert_eq!(
+            call(&server.url, &bob).await["status"],
+            "connection_required"
+        );
+    }
+
     // Alice opens her own link: signed in at ours, then at the upstream, then connected.
-    let connected = browse(&alices_link, "alice").await;
+    let mut alices_browser = Browser::new();
+    let connected = alices_browser.open(&alices_link, "alice", None).await;
     assert_eq!(connected.status, 200, "{}", connected.body);
     assert!(
         connected.body.contains("Mail is connected"),
@@ -270,13 +340,20 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         "connection_required"
     );
 
-    // The upstream's redirect back, replayed: its state was used.
+    // The upstream's redirect back, replayed in the same browser: its state was used.
     let back = connected
         .visited
         .iter()
         .find(|u| u.contains("/connect/mail/callback"))
         .unwrap();
-    let replay = browse(back, "alice").await;
+    assert!(
+        alices_browser
+            .jar
+            .values()
+            .any(|c| c.contains_key("__Host-mcp-connect")),
+        "the first step bound Alice's browser"
+    );
+    let replay = alices_browser.open(back, "alice", None).await;
     assert_eq!(replay.status, 400);
     assert!(replay.body.contains("already used"), "{}", replay.body);
 

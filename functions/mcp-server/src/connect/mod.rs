@@ -14,10 +14,15 @@
 //!    endpoint (client id and secret from the deployment secret) and the grant stored in the
 //!    vault under (our issuer, subject, connector, scopes).
 //!
+//! The flow belongs to the browser that started it (`browser`): step 1 sets a short-lived
+//! `__Host-` cookie whose hash every later state carries, and steps 2 and 3 refuse a browser
+//! without it, so a forwarded link (ours or the provider's) attaches nobody's account.
+//!
 //! Every state is a sealed ticket (`vault::ticket`: integrity, secrecy of the PKCE verifier
 //! and the subject, 10 minutes) and single-use: its nonce is claimed in the idempotency ledger
 //! (DynamoDB on Lambda, so across instances). Tokens and codes are never logged or shown.
 
+pub mod browser;
 mod page;
 mod pkce;
 
@@ -45,6 +50,11 @@ const UPSTREAM: &str = "connect-upstream";
 pub enum Step {
     /// 302 to this URL.
     Redirect(String),
+    /// 302 to `to`, binding the browser: `Set-Cookie` with this value.
+    Bind {
+        to: String,
+        cookie: String,
+    },
     Page(Page),
 }
 
@@ -74,6 +84,8 @@ struct SignIn {
     c: String,
     v: String,
     n: String,
+    /// The hash of the browser's binding secret.
+    b: String,
 }
 
 /// The state through the upstream's authorization.
@@ -84,6 +96,7 @@ struct Authorize {
     c: String,
     v: String,
     n: String,
+    b: String,
 }
 
 /// Everything the steps need, built once at start.
@@ -171,7 +184,11 @@ impl Connect {
                 );
             }
         };
-        let (Some(verifier), Some(nonce)) = (pkce::verifier(), crate::random::hex(16)) else {
+        let (Some(verifier), Some(nonce), Some(binding)) = (
+            pkce::verifier(),
+            crate::random::hex(16),
+            browser::Binding::new(),
+        ) else {
             return page(
                 503,
                 "Please try again",
@@ -183,6 +200,7 @@ impl Connect {
             c: connector.to_string(),
             v: verifier.clone(),
             n: nonce,
+            b: binding.hash,
         };
         let Ok(state) = ticket::issue(&keys, SIGNIN, &state, now + STATE_TTL_S) else {
             return page(
@@ -209,11 +227,20 @@ impl Connect {
                 ("resource", &settings.resource),
             ],
         );
-        Step::Redirect(url)
+        Step::Bind {
+            to: url,
+            cookie: browser::set_cookie(&binding.secret, STATE_TTL_S),
+        }
     }
 
-    /// Step 2: back from our sign-in; the same person, then the upstream.
-    pub async fn signed_in(&self, connector: &str, back: &Back, now: u64) -> Step {
+    /// Step 2: back from our sign-in in the same browser; the same person, then the upstream.
+    pub async fn signed_in(
+        &self,
+        connector: &str,
+        back: &Back,
+        browser: Option<&str>,
+        now: u64,
+    ) -> Step {
         let Some(declared) = self.connectors.get(connector) else {
             return page(
                 404,
@@ -223,7 +250,10 @@ impl Connect {
         };
         let title = &declared.title;
         let keys = self.keys().await;
-        let state: SignIn = match self.state(&keys, SIGNIN, back, connector, now).await {
+        let state: SignIn = match self
+            .state(&keys, SIGNIN, back, connector, browser, now)
+            .await
+        {
             Ok(s) => s,
             Err(step) => return step,
         };
@@ -326,6 +356,7 @@ impl Connect {
             c: connector.to_string(),
             v: verifier.clone(),
             n: nonce,
+            b: state.b,
         };
         let Ok(next) = ticket::issue(&keys, UPSTREAM, &next, now + STATE_TTL_S) else {
             return page(
@@ -354,8 +385,14 @@ impl Connect {
         Step::Redirect(with_query(&oauth.authorization_endpoint, &query))
     }
 
-    /// Step 3: back from the upstream; the grant into the vault.
-    pub async fn callback(&self, connector: &str, back: &Back, now: u64) -> Step {
+    /// Step 3: back from the upstream in the same browser; the grant into the vault.
+    pub async fn callback(
+        &self,
+        connector: &str,
+        back: &Back,
+        browser: Option<&str>,
+        now: u64,
+    ) -> Step {
         let Some(declared) = self.connectors.get(connector) else {
             return page(
                 404,
@@ -375,7 +412,10 @@ impl Connect {
             );
         }
         let keys = self.keys().await;
-        let state: Authorize = match self.state(&keys, UPSTREAM, back, connector, now).await {
+        let state: Authorize = match self
+            .state(&keys, UPSTREAM, back, connector, browser, now)
+            .await
+        {
             Ok(s) => s,
             Err(step) => return step,
         };
@@ -455,13 +495,16 @@ impl Connect {
         )
     }
 
-    /// A state ticket of this purpose and connector, opened and claimed once.
+    /// A state ticket of this purpose and connector, from the browser that started the flow,
+    /// opened and claimed once. Another browser is refused before the claim, so it cannot use
+    /// up the state of the person it was forwarded by.
     async fn state<T: serde::de::DeserializeOwned + HasNonce>(
         &self,
         keys: &[Vec<u8>],
         purpose: &str,
         back: &Back,
         connector: &str,
+        browser: Option<&str>,
         now: u64,
     ) -> Result<T, Step> {
         let again = "Open the link from your chat again.";
@@ -477,6 +520,19 @@ impl Connect {
         };
         if state.connector() != connector {
             return Err(page(400, "This request is not valid", again));
+        }
+        if !browser::matches(browser, state.browser()) {
+            tracing::warn!(
+                connector,
+                "connect: a step arrived from another browser than the one that started it"
+            );
+            return Err(page(
+                403,
+                "Finish in the browser you started in",
+                "This page belongs to a connection started in another browser, so nothing was \
+                 connected. If you were sent this link, do not use it: open the link from your \
+                 own chat instead.",
+            ));
         }
         match self
             .ledger
@@ -563,6 +619,8 @@ struct Metadata {
 trait HasNonce {
     fn nonce(&self) -> &str;
     fn connector(&self) -> &str;
+    /// The hash of the binding secret of the browser that started the flow.
+    fn browser(&self) -> &str;
 }
 
 impl HasNonce for SignIn {
@@ -572,6 +630,9 @@ impl HasNonce for SignIn {
     fn connector(&self) -> &str {
         &self.c
     }
+    fn browser(&self) -> &str {
+        &self.b
+    }
 }
 
 impl HasNonce for Authorize {
@@ -580,6 +641,9 @@ impl HasNonce for Authorize {
     }
     fn connector(&self) -> &str {
         &self.c
+    }
+    fn browser(&self) -> &str {
+        &self.b
     }
 }
 

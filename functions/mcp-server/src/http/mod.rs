@@ -219,7 +219,8 @@ fn transport(state: &AppState) -> mcp::Transport {
 }
 
 /// The front of every route: request facts in (id, client IP, the invocation's time left),
-/// the front door's proof checked (`origin::verify`), no cookies out, the id on the answer.
+/// the front door's proof checked (`origin::verify`), no cookies out but a connect page's
+/// browser binding (`connect::BindBrowser`), the id on the answer.
 async fn front(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let meta = request_meta(&request, &state.config.trusted_proxies);
     let id = HeaderValue::from_str(&meta.id).ok();
@@ -229,6 +230,9 @@ async fn front(State(state): State<AppState>, mut request: Request, next: Next) 
         Err(refused) => refused,
     };
     response.headers_mut().remove(header::SET_COOKIE);
+    if let Some(connect::BindBrowser(cookie)) = response.extensions_mut().remove() {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
     if let Some(id) = id {
         response.headers_mut().insert(REQUEST_ID_HEADER, id);
     }
