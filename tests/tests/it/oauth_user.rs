@@ -338,3 +338,173 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A person's contacts as completion values: the upstream answers each token's owner's own.
+const CONTACTS: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id]
+list_envelope: { items: entries }
+auth:
+  oauth_user:
+    authorization_endpoint: "http://127.0.0.1:9/authorize"
+    token_endpoint: "http://127.0.0.1:9/token"
+    client_id: client_id
+    scopes: [mail.read]
+tools:
+  - name: mail_contacts_list
+    risk: low
+    list: true
+    description: "The person's contacts. Use it to find a contact id. Example: {}"
+    get: /contacts
+    fields: [id, name]
+  - name: mail_contact_get
+    risk: low
+    description: 'One contact. Use it with an id. Example: {"id": 1}'
+    get: /contacts/{id}
+    params:
+      id:
+        type: integer
+        in: path
+        min: 1
+        description: "Contact id."
+        complete: { from: mail_contacts_list, match: name, value: id }
+"#;
+
+async fn contacts(State(u): State<Upstream>, headers: HeaderMap) -> (StatusCode, String) {
+    let (status, body) = me(State(u), headers).await;
+    if status != StatusCode::OK {
+        return (status, body);
+    }
+    let owner: Value = serde_json::from_str(&body).unwrap();
+    let id = if owner["owner"] == "alice" {
+        7001
+    } else {
+        7002
+    };
+    let name = format!("Aunt of {}", owner["owner"].as_str().unwrap());
+    (
+        StatusCode::OK,
+        json!({"entries": [{"id": id, "name": name}]}).to_string(),
+    )
+}
+
+/// `completion/complete` of the argument, as `bearer`: the values, or the error.
+async fn complete(http: &reqwest::Client, url: &str, bearer: &str, typed: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": {
+        "ref": {"type": "ref/resource", "uri": "mail://contacts/{id}"},
+        "argument": {"name": "id", "value": typed}}});
+    http.post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(bearer)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_completions_reach_nobody_else_and_pass_the_credentials_stage() {
+    let aws = Aws::counting("DynamoDB_20120810.GetItem").await;
+    let upstream = Upstream::default();
+    let app = axum::Router::new()
+        .route("/api/contacts", get(contacts))
+        .with_state(upstream.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api = format!("http://{}/api", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let dir = std::env::temp_dir().join(format!(
+        "oauth-user-complete-{}-{}",
+        std::process::id(),
+        free_port()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let catalog = CONTACTS.replace(
+        "    get: /contacts/{id}\n",
+        "    get: /contacts/{id}\n    resource: \"mail://contacts/{id}\"\n",
+    );
+    std::fs::write(dir.join("mail.yaml"), catalog).unwrap();
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let op = Op::start(&resource, "mcp:tools");
+    let keys = format!("e2e:{KEY}");
+    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            ("MCP_PSEUDONYM_PEPPER", PEPPER),
+            ("MCP_OAUTH_ISSUER", op.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("MAIL_BASE_URL", &api),
+            ("MAIL_CLIENT_ID", "mail-client"),
+            ("MCP_VAULT_TABLE", TABLE),
+            ("MCP_VAULT_KEY_ID", &aws.key_id),
+            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
+            ("AWS_ENDPOINT_URL_KMS", &kms),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_REGION", "eu-central-1"),
+            ("AWS_EC2_METADATA_DISABLED", "true"),
+        ],
+    );
+    let http = reqwest::Client::new();
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+    let key = EntryKey::new(
+        Person::new(op.issuer(), "alice").unwrap(),
+        "mail",
+        ["mail.read"],
+    )
+    .unwrap();
+    upstream
+        .owners
+        .lock()
+        .unwrap()
+        .insert("alice-upstream-token".into(), "alice".into());
+    let grant = Grant {
+        access_token: "alice-upstream-token".into(),
+        refresh_token: None,
+        expires_at: None,
+    };
+    aws.vault().put(&key, &grant, 1).await.unwrap();
+
+    // Alice completes from her own contacts.
+    let hers = complete(&http, &server.url, &alice, "Au").await;
+    assert_eq!(
+        hers["result"]["completion"]["values"],
+        json!(["7001"]),
+        "{hers}"
+    );
+    // Bob, who never connected, and an API key: no values, nothing of Alice's, and an error
+    // that says to connect.
+    for (who, bearer) in [("bob", bob.as_str()), ("the API key", KEY)] {
+        let theirs = complete(&http, &server.url, bearer, "Au").await;
+        assert!(theirs.get("result").is_none(), "{who}: {theirs}");
+        assert!(!theirs.to_string().contains("7001"), "{who}: {theirs}");
+        assert!(
+            theirs["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("connection_required"),
+            "{who}: {theirs}"
+        );
+    }
+    // Alice disconnects: her next keystroke passes the credentials stage again and is refused.
+    let asked = upstream.seen.lock().unwrap().len();
+    assert!(aws.vault().remove(&key).await.unwrap());
+    let after = complete(&http, &server.url, &alice, "Aun").await;
+    assert!(after.get("result").is_none(), "{after}");
+    assert_eq!(upstream.seen.lock().unwrap().len(), asked, "nothing sent");
+    let _ = std::fs::remove_dir_all(&dir);
+}

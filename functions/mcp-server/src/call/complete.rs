@@ -1,19 +1,22 @@
 //! `completion/complete` as a path of the pipeline: the values a param declares with
 //! `complete: {from, match, value, query}` come from one page of its `from` list tool, called
 //! through [`Pipeline::call`] like any tool call (validation, the caller's budget, the deadline,
-//! the upstream, shaping, the settled reservation), then matched against what the user typed.
+//! the credentials, the upstream, shaping, the settled reservation), then matched against what
+//! the user typed.
 //!
 //! Bounded: one upstream request of at most [`MAX_VALUES`] items, the typed text cut to
 //! [`MAX_TYPED`] characters, at most [`MAX_VALUES`] values back. The page is kept in a short
 //! cache (`short_cache`: 30 s, keyed by the caller's scope, the tool and what is sent upstream)
-//! that answers the next keystrokes without asking again.
+//! that answers the next keystrokes without asking again, for connectors that act as the
+//! deployment only: a connector with each person's own account is asked every time, through
+//! the credentials stage (`short_cache::shareable`).
 
 use std::sync::Arc;
 
 use catalog::{Complete, Status, Tool};
 use serde_json::{Map, Value, json};
 
-use super::short_cache::ShortCache;
+use super::short_cache::{ShortCache, shareable};
 use super::{Outcome, Pipeline, Request};
 use crate::inventory::{DeployedCatalog, Scope};
 
@@ -55,12 +58,15 @@ impl Pipeline {
     ) -> Result<Completed, Box<(Map<String, Value>, Outcome)>> {
         let typed: String = typed.chars().take(MAX_TYPED).collect();
         let query = complete.query.as_ref().map(|_| typed.trim().to_string());
-        let key = (
-            request.caller.scope.clone(),
-            source.name.to_string(),
-            query.clone().unwrap_or_default(),
-        );
-        let (items, more, asked) = match self.completions.get(&key) {
+        let key = shareable(conn).then(|| {
+            (
+                request.caller.scope.clone(),
+                source.name.to_string(),
+                query.clone().unwrap_or_default(),
+            )
+        });
+        let kept = key.as_ref().and_then(|k| self.completions.get(k));
+        let (items, more, asked) = match kept {
             Some((items, more)) => (items, more, None),
             None => {
                 let args = list_arguments(complete, query.as_deref());
@@ -70,7 +76,9 @@ impl Pipeline {
                 }
                 let items = Arc::new(pairs(&outcome, complete));
                 let more = outcome.fields.get("has_more") == Some(&Value::Bool(true));
-                self.completions.put(key, (items.clone(), more));
+                if let Some(key) = key {
+                    self.completions.put(key, (items.clone(), more));
+                }
                 (items, more, Some((args, outcome)))
             }
         };

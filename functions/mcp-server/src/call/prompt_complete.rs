@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::complete::MAX_TYPED;
 use super::prompt::PromptFailure;
-use super::short_cache::ShortCache;
+use super::short_cache::{ShortCache, shareable};
 use super::{Caller, Pipeline, budget};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Deadline;
@@ -60,7 +60,7 @@ pub(super) struct Key {
     context: Vec<(String, String)>,
 }
 
-/// Recent answers of remotes, the deployment's (never a person's: see [`shared`]).
+/// Recent answers of remotes, the deployment's (never a person's: see [`shareable`]).
 pub(super) type RemoteCompletions = ShortCache<Key, RemoteCompletion>;
 
 impl Pipeline {
@@ -81,7 +81,7 @@ impl Pipeline {
         }
         let typed = cut(request.typed);
         let context = context(prompt, request.argument, request.context);
-        let key = shared(conn).then(|| Key {
+        let key = shareable(conn).then(|| Key {
             connector: connector.to_string(),
             prompt: prompt.remote_name.clone(),
             argument: request.argument.to_string(),
@@ -121,12 +121,6 @@ impl Pipeline {
         }
         Ok(RemoteCompleted::Asked(answer))
     }
-}
-
-/// Whether a remote's answers may be shared by everyone the deployment serves: it acts as the
-/// deployment, not with each person's own account (`auth: oauth_user`).
-fn shared(conn: &DeployedCatalog) -> bool {
-    conn.catalog.auth.oauth_user.is_none()
 }
 
 fn cut(text: &str) -> String {
@@ -188,12 +182,12 @@ mod tests {
 
     #[test]
     fn only_a_remote_acting_as_the_deployment_shares_its_answers() {
-        assert!(shared(&remote("{ bearer: token }")));
+        assert!(shareable(&remote("{ bearer: token }")));
         let per_person = remote(
             "{ oauth_user: { authorization_endpoint: \"https://id.example/a\", \
              token_endpoint: \"https://id.example/t\", client_id: client_id } }",
         );
-        assert!(!shared(&per_person), "a person's remote is never cached");
+        assert!(!shareable(&per_person), "a person's remote is never cached");
     }
 
     #[test]

@@ -7,11 +7,21 @@ use std::hash::Hash;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::inventory::DeployedCatalog;
+
 /// How long an answer serves completions: long enough for a person typing a name, short
 /// enough that a new customer shows up within the minute.
 pub const TTL: Duration = Duration::from_secs(30);
 /// The most answers kept.
 pub(super) const MAX_ENTRIES: usize = 256;
+
+/// Whether a connector's answers may be kept and served to everyone the deployment serves: it
+/// acts as the deployment, not with each person's own account (`auth: oauth_user`). A person's
+/// upstream data is never cached, so it reaches nobody else and, once they disconnect, not
+/// them either: every completion of such a connector passes the credentials stage.
+pub(super) fn shareable(conn: &DeployedCatalog) -> bool {
+    conn.catalog.auth.oauth_user.is_none()
+}
 
 /// Recent answers by key, each kept for the cache's time to live.
 #[derive(Debug)]
