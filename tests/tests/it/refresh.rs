@@ -65,6 +65,13 @@ async fn token(
     assert_eq!(field("grant_type").as_deref(), Some("refresh_token"));
     let presented = field("refresh_token").unwrap_or_default();
     u.refreshes.fetch_add(1, Ordering::SeqCst);
+    // Carol's provider is down for a moment.
+    if presented.starts_with("carol") {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({"error": "temporarily_unavailable"}).to_string(),
+        );
+    }
     // As slow as a real token endpoint, so calls on both servers overlap with the refresh.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut refresh = u.refresh.lock().unwrap();
@@ -78,10 +85,16 @@ async fn token(
     let next = generation + 1;
     let (access, rotated) = (format!("{owner}-at-{next}"), format!("{owner}-rt-{next}"));
     refresh.push((rotated.clone(), owner.clone(), next));
+    // Erin's provider sends `expires_in` as a string, as some do.
+    let expires_in = if owner == "erin" {
+        json!("3600")
+    } else {
+        json!(3600)
+    };
     u.access.lock().unwrap().insert((access.clone(), owner));
     (
         StatusCode::OK,
-        json!({"access_token": access, "refresh_token": rotated, "expires_in": 3600,
+        json!({"access_token": access, "refresh_token": rotated, "expires_in": expires_in,
                "token_type": "Bearer"})
         .to_string(),
     )
@@ -259,6 +272,68 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
             .iter()
             .any(|t| t.starts_with("bob"))
     );
+
+    // Carol's token expires within the minute and her provider answers 503 to the refresh: the
+    // still-valid token is used and her connection stays.
+    let carol_grant = Grant {
+        access_token: "carol-at-1".into(),
+        refresh_token: Some("carol-rt-1".into()),
+        expires_at: Some(now() + 30),
+    };
+    vault.put(&key("carol"), &carol_grant, now()).await.unwrap();
+    upstream
+        .access
+        .lock()
+        .unwrap()
+        .insert(("carol-at-1".into(), "carol".into()));
+    let carol = op.mint(json!({"claims": {"sub": "carol"}})).await;
+    let answer = call(&one.url, &carol).await;
+    assert_eq!(answer["data"]["owner"], "carol", "{answer}");
+    let kept = vault
+        .get(&key("carol"))
+        .await
+        .unwrap()
+        .expect("still connected");
+    assert_eq!(kept.grant, carol_grant);
+
+    // Dave's access token was revoked early (a 401) while his grant lives on: his refresh
+    // token renews it and the read is answered with the new token.
+    let dave_grant = Grant {
+        access_token: "dave-at-1".into(),
+        refresh_token: Some("dave-rt-1".into()),
+        expires_at: Some(now() + 3000),
+    };
+    vault.put(&key("dave"), &dave_grant, now()).await.unwrap();
+    upstream
+        .refresh
+        .lock()
+        .unwrap()
+        .push(("dave-rt-1".into(), "dave".into(), 1));
+    let dave = op.mint(json!({"claims": {"sub": "dave"}})).await;
+    let answer = call(&two.url, &dave).await;
+    assert_eq!(answer["status"], "ok", "{answer}");
+    assert_eq!(answer["data"]["owner"], "dave");
+    let renewed = vault.get(&key("dave")).await.unwrap().unwrap();
+    assert_eq!(renewed.grant.access_token, "dave-at-2");
+
+    // Erin's provider sends `expires_in: "3600"`: her expired grant is refreshed all the same.
+    let erin_grant = Grant {
+        access_token: "erin-at-1".into(),
+        refresh_token: Some("erin-rt-1".into()),
+        expires_at: Some(now() - 1),
+    };
+    vault.put(&key("erin"), &erin_grant, now()).await.unwrap();
+    upstream
+        .refresh
+        .lock()
+        .unwrap()
+        .push(("erin-rt-1".into(), "erin".into(), 1));
+    let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
+    let answer = call(&one.url, &erin).await;
+    assert_eq!(answer["data"]["owner"], "erin", "{answer}");
+    let stored = vault.get(&key("erin")).await.unwrap().unwrap();
+    assert!(stored.grant.expires_at.unwrap() > now() + 3000);
+
     let printed = format!(
         "{}{}{}",
         one.stderr.joined(),

@@ -11,7 +11,6 @@ use serde_json::{Map, Value, json};
 use super::outcome::Outcome;
 use super::{Caller, Pipeline};
 use crate::inventory::Registry;
-use crate::upstream::token_endpoint::{self, Client};
 use crate::vault::EntryKey;
 
 /// What the caller asks.
@@ -133,29 +132,9 @@ impl Pipeline {
     /// Revokes the person's grant at the connector's revocation endpoint: `None` when none is
     /// declared or there is no grant, else whether the upstream revoked it.
     async fn revoke_upstream(&self, c: &Catalog, key: &EntryKey) -> Option<bool> {
-        let oauth = c.auth.oauth_user.as_ref()?;
-        let endpoint = oauth.revocation_endpoint.as_deref()?;
+        c.auth.oauth_user.as_ref()?.revocation_endpoint.as_ref()?;
         let stored = self.vault.get(key).await.ok().flatten()?;
-        let Ok(secrets) = self.upstream.secrets.get().await else {
-            return Some(false);
-        };
-        let field = |f: &str| secrets.field(&c.connector, f);
-        let Some(id) = field(&oauth.client_id) else {
-            return Some(false);
-        };
-        let client = Client {
-            id,
-            secret: oauth.client_secret.as_deref().and_then(field),
-            resource: None,
-        };
-        let http = &self.upstream.http;
-        match token_endpoint::revoke(http, endpoint, &client, &stored.grant).await {
-            Ok(()) => Some(true),
-            Err(e) => {
-                tracing::warn!(connector = %c.connector, error = %e, "a grant was not revoked at the upstream");
-                Some(false)
-            }
-        }
+        super::refresh::revoke(&self.upstream, c, &stored.grant).await
     }
 }
 

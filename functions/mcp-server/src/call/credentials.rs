@@ -7,8 +7,8 @@
 //!   token stands in;
 //! - a person without a stored token gets `connection_required` with `connect_url`, a link to
 //!   `/connect/<connector>` made for them alone (a sealed ticket naming their id, 15 minutes);
-//! - an upstream 401 with their token means the grant is gone (revoked, or expired beyond a
-//!   refresh): the entry is cleared and they are asked to connect again.
+//! - an upstream 401 with their token is answered in `refresh` (the refresh token tried once,
+//!   else the entry cleared and they are asked to connect again).
 
 use std::ops::ControlFlow;
 
@@ -106,26 +106,6 @@ pub(super) async fn lookup(
             ))
         }
     }
-}
-
-/// After the upstream: a 401 with the person's token clears the entry and asks again.
-pub(super) async fn after(
-    vault: &dyn VaultStore,
-    conn: &DeployedCatalog,
-    key: &EntryKey,
-    connect: &Connect<'_>,
-    now: u64,
-    outcome: Outcome,
-) -> Outcome {
-    if outcome.http_status != Some(401) {
-        return outcome;
-    }
-    if let Err(e) = vault.remove(key).await {
-        tracing::warn!(error = %e, "a refused grant could not be cleared from the vault");
-    }
-    let mut again = ask_to_connect(conn, key.person(), connect, now, "grant_refused");
-    again.http_status = Some(401);
-    again
 }
 
 /// `connection_required` with the person's own link, when one can be made.
@@ -295,42 +275,5 @@ tools:
         assert_eq!(link.c, "mail");
         assert!(!url.contains("carol"), "the link names nobody in the clear");
         assert!(ticket::open::<LinkFor>(&keys, LINK_PURPOSE, t, 10 + LINK_TTL_S).is_err());
-    }
-
-    #[tokio::test]
-    async fn an_upstream_401_clears_the_entry_and_asks_again() {
-        let vault = MemoryVault::default();
-        let mail = conn(MAIL);
-        let keys = keys();
-        let connect = Connect {
-            base: Some("https://mcp.example"),
-            keys: &keys,
-        };
-        let person = caller(Some("dave")).person.unwrap();
-        let key = entry_key(&mail, &person).unwrap().unwrap();
-        let grant = Grant {
-            access_token: "revoked".into(),
-            refresh_token: None,
-            expires_at: None,
-        };
-        vault.put(&key, &grant, 1).await.unwrap();
-        let ok = after(
-            &vault,
-            &mail,
-            &key,
-            &connect,
-            5,
-            Outcome::ok(Default::default()),
-        )
-        .await;
-        assert_eq!(ok.status, Status::Ok);
-        let refused = Outcome::failed(Status::Unauthorized, "upstream_401", "h").with_http(401);
-        let o = after(&vault, &mail, &key, &connect, 5, refused).await;
-        assert_eq!(
-            (o.status, o.reason.as_deref()),
-            (Status::ConnectionRequired, Some("grant_refused"))
-        );
-        assert!(o.fields.contains_key("connect_url"));
-        assert_eq!(vault.get(&key).await.unwrap(), None);
     }
 }

@@ -296,7 +296,6 @@ impl Pipeline {
             keys: &keys,
         };
         let now = crate::limits::window::now_s();
-        let vault = &*self.vault;
         let mut outcome = match self.credentials(conn, request.caller, &connect, now).await {
             ControlFlow::Break(refused) => refused,
             ControlFlow::Continue(person) => {
@@ -315,14 +314,13 @@ impl Pipeline {
                     as_who,
                 )
                 .reporting(request.progress);
-                let outcome = match self.guarded(&call, request).await {
-                    ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
-                };
-                match &person {
-                    Some((key, _)) => {
-                        credentials::after(vault, conn, key, &connect, now, outcome).await
+                let outcome = self.run(&call, request).await;
+                match (&person, &owner) {
+                    (Some((key, _)), Some(owner)) if outcome.http_status == Some(401) => {
+                        self.token_refused(&call, owner, key, &connect, now, request)
+                            .await
                     }
-                    None => outcome,
+                    _ => outcome,
                 }
             }
         };
@@ -335,6 +333,60 @@ impl Pipeline {
             tool.max_result_bytes.unwrap_or(self.max_result_bytes),
         );
         outcome
+    }
+
+    /// The guarded stages' outcome, however they ended.
+    async fn run(&self, call: &Call<'_>, request: Request<'_>) -> Outcome {
+        match self.guarded(call, request).await {
+            ControlFlow::Continue(outcome) | ControlFlow::Break(outcome) => outcome,
+        }
+    }
+
+    /// An upstream 401 with the person's token: their refresh token renews it once, and a read
+    /// is asked again with the new token. A write is not repeated here (its consent and claim
+    /// were spent on the refused attempt): it answers that the connection was renewed and the
+    /// call may be made again. No renewal, or a 401 again, clears the entry and asks the person
+    /// to connect again.
+    async fn token_refused(
+        &self,
+        call: &Call<'_>,
+        owner: &str,
+        key: &crate::vault::EntryKey,
+        connect: &credentials::Connect<'_>,
+        now: u64,
+        request: Request<'_>,
+    ) -> Outcome {
+        let (vault, conn) = (&*self.vault, call.conn);
+        let token =
+            match refresh::after_refused(vault, &self.upstream, conn, key, connect, now).await {
+                ControlFlow::Continue(token) => token,
+                ControlFlow::Break(mut refused) => {
+                    refused.http_status = Some(401);
+                    return refused;
+                }
+            };
+        if call.guarded() {
+            let title = crate::inventory::Registry::title(&conn.catalog);
+            return Outcome::failed(
+                catalog::Status::Unavailable,
+                "grant_renewed",
+                format!(
+                    "{title} refused your connection's token, which has now been renewed; {title} \
+                     did not carry out this call. Call the tool again."
+                ),
+            );
+        }
+        let again = call.with_credentials(Credentials::Person {
+            owner,
+            token: &token,
+        });
+        let outcome = self.run(&again, request).await;
+        if outcome.http_status != Some(401) {
+            return outcome;
+        }
+        let mut refused = refresh::give_up(vault, &self.upstream, conn, key, connect, now).await;
+        refused.http_status = Some(401);
+        refused
     }
 
     /// Dry run → consent → idempotency claim → upstream → shape → record, for a validated

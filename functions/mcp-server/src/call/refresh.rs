@@ -2,13 +2,16 @@
 //! a time per entry across instances. The instance that claims the entry's version (a
 //! conditional write with a short lease) asks the upstream's token endpoint and replaces that
 //! version; the others keep using the token while it is still valid, or wait briefly for the
-//! new one. A refresh the upstream refuses (revoked, expired, reused) clears the entry and the
-//! person is asked to connect again; an upstream that cannot be reached leaves the entry.
+//! new one. A refresh the upstream refuses (`invalid_grant`: revoked, expired, reused) clears
+//! the entry and the person is asked to connect again; any other failure (unreachable, a 5xx,
+//! our client refused) leaves the entry. An upstream 401 with a stored token tries the refresh
+//! token once before the entry is cleared ([`after_refused`]), and an entry given up while it
+//! still holds a refresh token is revoked at the provider ([`give_up`]).
 
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use catalog::Status;
+use catalog::{Catalog, Status};
 
 use super::credentials::{self, Connect};
 use super::outcome::Outcome;
@@ -16,7 +19,7 @@ use super::stages::Flow;
 use crate::inventory::{DeployedCatalog, Registry};
 use crate::upstream::token_endpoint::{self, Client, Exchange, ExchangeError};
 use crate::upstream::{PersonToken, Upstream};
-use crate::vault::{EntryKey, Stored, VaultStore};
+use crate::vault::{EntryKey, Grant, Stored, VaultStore};
 
 /// A grant is refreshed when it expires within this many seconds.
 pub(super) const MARGIN_S: u64 = 60;
@@ -62,6 +65,143 @@ pub(super) async fn fresh(
             return if valid { keep() } else { unavailable(conn) };
         }
     }
+    match renew_claimed(
+        vault,
+        upstream,
+        conn,
+        key,
+        &stored,
+        refresh_token,
+        connect,
+        now,
+    )
+    .await
+    {
+        None if valid => keep(),
+        None => unavailable(conn),
+        Some(flow) => flow,
+    }
+}
+
+/// After an upstream 401 with the person's stored token: the grant's refresh token, tried
+/// once (the access token may have been revoked or ended early while the grant lives on),
+/// gives a new token to ask with; without one, or refused, the entry is cleared and the
+/// person asked to connect again.
+pub(super) async fn after_refused(
+    vault: &dyn VaultStore,
+    upstream: &Upstream,
+    conn: &DeployedCatalog,
+    key: &EntryKey,
+    connect: &Connect<'_>,
+    now: u64,
+) -> Flow<PersonToken> {
+    let stored = match vault.get(key).await {
+        Ok(Some(stored)) => stored,
+        Ok(None) => {
+            return ControlFlow::Break(credentials::ask_to_connect(
+                conn,
+                key.person(),
+                connect,
+                now,
+                "grant_refused",
+            ));
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the vault could not be read after a refused token");
+            return unavailable(conn);
+        }
+    };
+    let Some(refresh_token) = stored.grant.refresh_token.clone() else {
+        return ask_again(vault, conn, key, connect, now, "grant_refused").await;
+    };
+    match vault
+        .claim_refresh(key, stored.version, now, now + LEASE_S)
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => return wait_for_other(vault, conn, key, &stored, connect, now).await,
+        Err(e) => {
+            tracing::warn!(error = %e, "the vault could not take a refresh claim");
+            return unavailable(conn);
+        }
+    }
+    match renew_claimed(
+        vault,
+        upstream,
+        conn,
+        key,
+        &stored,
+        refresh_token,
+        connect,
+        now,
+    )
+    .await
+    {
+        None => unavailable(conn),
+        Some(flow) => flow,
+    }
+}
+
+/// The upstream refused even a freshly renewed token: the entry is cleared, and its grant,
+/// which still holds a refresh token we would otherwise abandon, is revoked at the provider
+/// where the connector declares a revocation endpoint.
+pub(super) async fn give_up(
+    vault: &dyn VaultStore,
+    upstream: &Upstream,
+    conn: &DeployedCatalog,
+    key: &EntryKey,
+    connect: &Connect<'_>,
+    now: u64,
+) -> Outcome {
+    if let Ok(Some(stored)) = vault.get(key).await {
+        revoke(upstream, &conn.catalog, &stored.grant).await;
+    }
+    match ask_again(vault, conn, key, connect, now, "grant_refused").await {
+        ControlFlow::Break(outcome) => outcome,
+        ControlFlow::Continue(_) => unreachable!("asking again always answers"),
+    }
+}
+
+/// Revokes `grant` at the connector's revocation endpoint: `None` when none is declared,
+/// else whether the provider revoked it.
+pub(super) async fn revoke(upstream: &Upstream, c: &Catalog, grant: &Grant) -> Option<bool> {
+    let oauth = c.auth.oauth_user.as_ref()?;
+    let endpoint = oauth.revocation_endpoint.as_deref()?;
+    let Ok(secrets) = upstream.secrets.get().await else {
+        return Some(false);
+    };
+    let field = |f: &str| secrets.field(&c.connector, f);
+    let Some(id) = field(&oauth.client_id) else {
+        return Some(false);
+    };
+    let client = Client {
+        id,
+        secret: oauth.client_secret.as_deref().and_then(field),
+        resource: None,
+    };
+    match token_endpoint::revoke(&upstream.http, endpoint, &client, grant).await {
+        Ok(()) => Some(true),
+        Err(e) => {
+            tracing::warn!(connector = %c.connector, error = %e, "a grant was not revoked at the upstream");
+            Some(false)
+        }
+    }
+}
+
+/// The refresh of a claimed entry: the renewed grant stored in place of the claimed version,
+/// or a refused grant cleared (the answer asks to connect again); `None` for a failure that
+/// leaves the entry as it was.
+#[allow(clippy::too_many_arguments)]
+async fn renew_claimed(
+    vault: &dyn VaultStore,
+    upstream: &Upstream,
+    conn: &DeployedCatalog,
+    key: &EntryKey,
+    stored: &Stored,
+    refresh_token: String,
+    connect: &Connect<'_>,
+    now: u64,
+) -> Option<Flow<PersonToken>> {
     match renew(upstream, conn, &refresh_token, now).await {
         Ok(mut renewed) => {
             // Rotation: a new refresh token replaces the old; none given keeps the old.
@@ -75,15 +215,17 @@ pub(super) async fn fresh(
                 ),
                 Err(e) => tracing::warn!(error = %e, "a refreshed grant was not stored"),
             }
-            ControlFlow::Continue(PersonToken::new(renewed.access_token))
+            Some(ControlFlow::Continue(PersonToken::new(
+                renewed.access_token,
+            )))
         }
         Err(ExchangeError::Refused(why)) => {
             tracing::info!(connector = %conn.catalog.connector, why, "a refresh was refused: the grant is cleared");
-            ask_again(vault, conn, key, connect, now, "grant_refused").await
+            Some(ask_again(vault, conn, key, connect, now, "grant_refused").await)
         }
         Err(e) => {
             tracing::warn!(connector = %conn.catalog.connector, error = %e, "a refresh failed");
-            if valid { keep() } else { unavailable(conn) }
+            None
         }
     }
 }

@@ -111,6 +111,17 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// The same call with other credentials (a renewed token).
+    pub(super) fn with_credentials<'b>(&self, credentials: Credentials<'b>) -> Call<'b>
+    where
+        'a: 'b,
+    {
+        Call {
+            credentials,
+            ..*self
+        }
+    }
+
     /// The same call, reporting its progress to `progress`.
     pub(super) fn reporting(self, progress: &'a Progress) -> Self {
         Call { progress, ..self }

@@ -34,12 +34,19 @@ pub struct Client<'a> {
     pub resource: Option<&'a str>,
 }
 
-/// Why an exchange failed.
+/// Why an exchange failed. Only [`ExchangeError::Refused`] says the person's grant is gone;
+/// the others leave it as it was.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExchangeError {
-    /// The server refused the grant (`invalid_grant`: revoked, expired, used).
+    /// The server refused the grant itself (`invalid_grant`: revoked, expired, used).
     #[error("the authorization server refused the grant ({0})")]
     Refused(String),
+    /// The server refused our request for another reason (RFC 6749 §5.2: `invalid_client`,
+    /// `unauthorized_client`, `invalid_scope`, …): a setup problem on our side, not the
+    /// person's.
+    #[error("the authorization server refused our request ({0})")]
+    Rejected(String),
+    /// No usable answer: unreachable, too slow, a server error, a rate limit, not JSON.
     #[error("the authorization server could not be reached ({0})")]
     Unreachable(String),
 }
@@ -49,8 +56,28 @@ struct Answer {
     access_token: String,
     #[serde(default)]
     refresh_token: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "seconds")]
     expires_in: Option<u64>,
+}
+
+/// `expires_in` as RFC 6749 gives it (a number), or as some providers send it (a string of
+/// digits, `"3600"`).
+fn seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Number(u64),
+        Text(String),
+    }
+    match Option::<Either>::deserialize(d)? {
+        None => Ok(None),
+        Some(Either::Number(n)) => Ok(Some(n)),
+        Some(Either::Text(t)) => t
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| serde::de::Error::custom("expires_in is not a number of seconds")),
+    }
 }
 
 #[derive(Deserialize)]
@@ -160,14 +187,26 @@ async fn post_form(
         return Err(ExchangeError::Unreachable("answer too large".into()));
     }
     if !(200..300).contains(&status) {
-        let code = serde_json::from_slice::<Refusal>(&body)
-            .ok()
-            .and_then(|r| r.error)
-            .filter(|e| e.len() <= 64 && e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or_else(|| format!("HTTP {status}"));
-        return Err(ExchangeError::Refused(code));
+        return Err(refusal(status, &body));
     }
     Ok(body.to_vec())
+}
+
+/// A non-2xx answer: RFC 6749 §5.2 error responses come as 400 (or 401) with an `error` code,
+/// and only `invalid_grant` ends the grant. A 5xx, a 429 or an answer without a code is the
+/// server failing, not refusing.
+fn refusal(status: u16, body: &[u8]) -> ExchangeError {
+    let code = serde_json::from_slice::<Refusal>(body)
+        .ok()
+        .and_then(|r| r.error)
+        .filter(|e| e.len() <= 64 && e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    match code {
+        Some(code) if matches!(status, 400 | 401) && code == "invalid_grant" => {
+            ExchangeError::Refused(code)
+        }
+        Some(code) if matches!(status, 400 | 401) => ExchangeError::Rejected(code),
+        _ => ExchangeError::Unreachable(format!("HTTP {status}")),
+    }
 }
 
 /// `application/x-www-form-urlencoded`'s set: everything but unreserved characters.
@@ -176,3 +215,51 @@ const FORM: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
     .remove(b'.')
     .remove(b'_')
     .remove(b'~');
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_invalid_grant_refuses_the_grant() {
+        let body = |code: &str| format!(r#"{{"error": "{code}"}}"#).into_bytes();
+        assert_eq!(
+            refusal(400, &body("invalid_grant")),
+            ExchangeError::Refused("invalid_grant".into())
+        );
+        assert_eq!(
+            refusal(401, &body("invalid_client")),
+            ExchangeError::Rejected("invalid_client".into())
+        );
+        for (status, text) in [
+            (503, body("temporarily_unavailable")),
+            (500, body("invalid_grant")),
+            (429, b"slow down".to_vec()),
+            (400, b"<html>bad gateway</html>".to_vec()),
+        ] {
+            assert!(
+                matches!(refusal(status, &text), ExchangeError::Unreachable(_)),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn expires_in_may_come_as_a_number_or_a_string_of_digits() {
+        let answer = |json: &str| serde_json::from_str::<Answer>(json).map(|a| a.expires_in);
+        assert_eq!(
+            answer(r#"{"access_token": "a", "expires_in": 3600}"#).unwrap(),
+            Some(3600)
+        );
+        assert_eq!(
+            answer(r#"{"access_token": "a", "expires_in": "3600"}"#).unwrap(),
+            Some(3600)
+        );
+        assert_eq!(answer(r#"{"access_token": "a"}"#).unwrap(), None);
+        assert_eq!(
+            answer(r#"{"access_token": "a", "expires_in": null}"#).unwrap(),
+            None
+        );
+        assert!(answer(r#"{"access_token": "a", "expires_in": "soon"}"#).is_err());
+    }
+}
