@@ -192,7 +192,11 @@ pub(crate) fn validate_params<'a>(
 }
 
 /// Unknown names refused with the closest accepted one, then every declared param checked,
-/// required ones present and defaults filled in.
+/// required ones present and defaults filled in. A declared param given as `null` is refused
+/// with its name: clients send `null` for a value they could not parse, and taking it as
+/// "absent" would turn a filter the user asked for into no filter (every record, answered as
+/// ok). The platform's own options (`page`, `page_size`, `fields`, `count_only`, `cursor`,
+/// `dry_run`, …) do take `null` as absent: each has a default and none narrows what is read.
 fn declared<'a>(
     params: impl IntoIterator<Item = (&'a catalog::Text, &'a Param)>,
     accepted: &[&str],
@@ -212,7 +216,19 @@ fn declared<'a>(
     }
     let mut values = BTreeMap::new();
     for (name, param) in params {
-        match args.get(name.as_str()).filter(|v| !v.is_null()) {
+        match args.get(name.as_str()) {
+            Some(Value::Null) => {
+                return Err(invalid(format!(
+                    "`{name}` is null, which is not a value ({}). Give a value, or leave \
+                     `{name}` out{}.",
+                    describe(param),
+                    if param.required || param.location == catalog::ParamIn::Path {
+                        " only if you do not need this tool: it is required"
+                    } else {
+                        " entirely when it should not count"
+                    }
+                )));
+            }
             Some(v) => {
                 values.insert(name.to_string(), check(name, param, v)?);
             }
@@ -665,6 +681,23 @@ tools:
         .unwrap()
         .tools
         .remove(0)
+    }
+
+    #[test]
+    fn a_declared_param_given_null_is_refused_by_name_and_an_option_is_absent() {
+        let err = validate(&tool(), &args(json!({"invoice_id": null}))).unwrap_err();
+        let hint = format!("{err:?}");
+        assert!(hint.contains("`invoice_id` is null"), "{hint}");
+        assert!(hint.contains("integer"), "{hint}");
+        let err = validate(&tool(), &args(json!({"state": null}))).unwrap_err();
+        assert!(format!("{err:?}").contains("`state` is null"), "{err:?}");
+        // The platform's options: null is their default.
+        let v = validate(
+            &tool(),
+            &args(json!({"page": null, "page_size": null, "fields": null})),
+        )
+        .unwrap();
+        assert_eq!(v.list.unwrap().page, 1);
     }
 
     #[test]
