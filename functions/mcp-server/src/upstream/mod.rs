@@ -63,10 +63,9 @@ impl std::fmt::Debug for Document {
     }
 }
 
-/// A list request as sent: its URL, the tool's own path, the answer's `Link` header.
+/// A list request as sent: its URL, the answer's `Link` header.
 struct Sent<'a> {
     url: &'a reqwest::Url,
-    own_path: &'a str,
     link: Option<&'a str>,
 }
 
@@ -84,7 +83,6 @@ fn next_page(
     let base = reqwest::Url::parse(&base).ok()?;
     let reach = next_page::Reach {
         base: &base,
-        list_path: sent.own_path,
         tool: &tool.name,
         keys: &secrets.confirmation_keys,
         auth_query: catalog.auth.query.as_deref(),
@@ -215,7 +213,6 @@ impl Upstream {
             if tool.list {
                 let page = Sent {
                     url: &sent,
-                    own_path: &target.own_path,
                     link: link.as_deref(),
                 };
                 reply.next = next_page(conn, tool, &secrets, page, &reply.body);

@@ -2,12 +2,12 @@
 //! checked, and turned into the opaque cursor a result carries; and a cursor's URL checked
 //! again when the model passes it back. Pure.
 //!
-//! A next URL is followed only on the connector's origin and under its base path. On the
-//! list's own path it needs nothing more; elsewhere under the base (GitHub links
-//! `/repositories/{id}/issues` for `/repos/{owner}/{repo}/issues`) only with a seal this
-//! server made for the tool when the upstream named it: an HMAC (the deployment's confirmation
-//! keys, the first seals, every one verifies) over the tool and the URL. So a cursor pages the
-//! list it came from and reaches no other endpoint, whatever a model writes into it.
+//! A next URL is followed only on the connector's origin and under its base path (GitHub links
+//! `/repositories/{id}/issues` for `/repos/{owner}/{repo}/issues`, so not only on the list's
+//! own path), and only with the seal this server made for the tool when the upstream named it:
+//! an HMAC (the deployment's confirmation keys, the first seals, every one verifies) over the
+//! tool and the URL, query included. So a cursor pages the list it came from, with the query
+//! the upstream wrote, and reaches no other endpoint, whatever a model writes into it.
 //! Credentials are added to the request as to any other; a query credential an upstream
 //! echoes in its link is taken out, so it never reaches the model. The cursor keeps the URL's
 //! path and query only: the host (a tenant's subdomain, say, filled from the secret) is not the
@@ -35,7 +35,7 @@ pub enum NextRefused {
     OtherOrigin,
     #[error("outside the connector's base URL")]
     OutsideBase,
-    #[error("to another list than this tool's")]
+    #[error("not a next page this server gave out for this list (another list, or changed)")]
     OtherList,
     #[error("nowhere: it is not a URL")]
     NotAUrl,
@@ -55,8 +55,6 @@ pub enum NextPage {
 pub(super) struct Reach<'a> {
     /// The connector's base URL, its secrets filled.
     pub base: &'a Url,
-    /// The path of the list's own request.
-    pub list_path: &'a str,
     /// The tool a seal is bound to.
     pub tool: &'a str,
     /// The deployment's confirmation keys: the first seals, every one verifies.
@@ -94,9 +92,6 @@ pub(super) fn of_answer(
         Some(q) => format!("{}?{q}", url.path()),
         None => url.path().to_string(),
     };
-    if on_list(&url, reach) {
-        return Some(NextPage::Follow(Cursor::url(target, "")));
-    }
     Some(match reach.keys.first() {
         Some(key) => {
             let seal = URL_SAFE_NO_PAD.encode(&mac(key, reach.tool, &target)[..SEAL_BYTES]);
@@ -115,15 +110,11 @@ pub(super) fn follow(next: &NextUrl, reach: Reach<'_>) -> Result<Url, NextRefuse
         .join(&next.url)
         .map_err(|_| NextRefused::NotAUrl)?;
     let url = within_base(url, reach)?;
-    if on_list(&url, reach) || sealed(next, reach) {
+    if sealed(next, reach) {
         Ok(url)
     } else {
         Err(NextRefused::OtherList)
     }
-}
-
-fn on_list(url: &Url, reach: Reach<'_>) -> bool {
-    url.path().trim_end_matches('/') == reach.list_path.trim_end_matches('/')
 }
 
 fn mac(key: &[u8], tool: &str, url: &str) -> Vec<u8> {
@@ -196,11 +187,19 @@ mod tests {
     }
 
     const KEYS: &[Vec<u8>] = &[];
+    const KEY: &[u8] = b"a-key-0123456789abcdef";
+
+    /// `url` as this server seals it for the tool of [`reach`].
+    fn sealed_url(url: &str) -> NextUrl {
+        NextUrl {
+            url: url.into(),
+            seal: URL_SAFE_NO_PAD.encode(&mac(KEY, "r_predictions_list", url)[..SEAL_BYTES]),
+        }
+    }
 
     fn reach<'a>(base: &'a Url, keys: &'a [Vec<u8>], auth_query: Option<&'a str>) -> Reach<'a> {
         Reach {
             base,
-            list_path: "/v1/predictions",
             tool: "r_predictions_list",
             keys,
             auth_query,
@@ -215,17 +214,32 @@ mod tests {
     }
 
     #[test]
-    fn a_next_url_is_followed_only_on_the_list_it_came_from() {
+    fn a_next_url_is_followed_only_as_sealed_and_on_the_connectors_base() {
         let base = url("https://api.example.test/v1");
+        let keys = [KEY.to_vec()];
         for ok in [
             "/v1/predictions?cursor=c2",
             "https://api.example.test/v1/predictions?cursor=c2",
         ] {
             assert_eq!(
-                follow(&next(ok), reach(&base, KEYS, None))
+                follow(&sealed_url(ok), reach(&base, &keys, None))
                     .unwrap()
                     .as_str(),
                 "https://api.example.test/v1/predictions?cursor=c2"
+            );
+        }
+        // On the list's own path, but with a query the upstream never wrote.
+        for forged in [
+            next("/v1/predictions?cursor=c2&state=deleted"),
+            NextUrl {
+                url: "/v1/predictions?cursor=c2&state=deleted".into(),
+                ..sealed_url("/v1/predictions?cursor=c2")
+            },
+        ] {
+            assert_eq!(
+                follow(&forged, reach(&base, &keys, None)),
+                Err(NextRefused::OtherList),
+                "{forged:?}"
             );
         }
         for (forged, why) in [
@@ -269,7 +283,6 @@ mod tests {
         let link =
             r#"<https://api.github.test/repositories/7/issues?per_page=2&page=2>; rel="next""#;
         let list = Reach {
-            list_path: "/repos/o/r/issues",
             tool: "gh_issues_list",
             ..reach(&base, &keys, None)
         };
@@ -313,31 +326,35 @@ mod tests {
         let request = url("https://api.example.test/v1/predictions");
         let replicate = pager("{style: next_url, items: /results, next: /next}");
         let body = json!({"results": [], "next": "https://api.example.test/v1/predictions?cursor=c2&api_key=SECRET"});
-        let keyless = reach(&base, KEYS, Some("api_key"));
+        let keys = [KEY.to_vec()];
+        let keyed = reach(&base, &keys, Some("api_key"));
         assert_eq!(
-            of_answer(&replicate, &body, None, &request, keyless),
-            Some(NextPage::Follow(Cursor::url(
-                "/v1/predictions?cursor=c2",
-                ""
-            )))
+            of_answer(&replicate, &body, None, &request, keyed),
+            Some(NextPage::Follow(Cursor::Url(sealed_url(
+                "/v1/predictions?cursor=c2"
+            ))))
+        );
+        assert_eq!(
+            of_answer(&replicate, &body, None, &request, reach(&base, KEYS, None)),
+            Some(NextPage::Refused(NextRefused::OtherList)),
+            "no key, no cursor"
         );
         let last = json!({"results": [], "next": null});
-        assert_eq!(of_answer(&replicate, &last, None, &request, keyless), None);
+        assert_eq!(of_answer(&replicate, &last, None, &request, keyed), None);
         let foreign = json!({"results": [], "next": "https://evil.test/v1/predictions"});
         assert_eq!(
-            of_answer(&replicate, &foreign, None, &request, keyless),
+            of_answer(&replicate, &foreign, None, &request, keyed),
             Some(NextPage::Refused(NextRefused::OtherOrigin))
         );
         let github = pager("{style: link_header, items: \"\"}");
         let link = r#"</v1/predictions?page=2>; rel="next", </v1/predictions?page=9>; rel="last""#;
         assert_eq!(
-            of_answer(&github, &json!([]), Some(link), &request, keyless),
-            Some(NextPage::Follow(Cursor::url("/v1/predictions?page=2", "")))
+            of_answer(&github, &json!([]), Some(link), &request, keyed),
+            Some(NextPage::Follow(Cursor::Url(sealed_url(
+                "/v1/predictions?page=2"
+            ))))
         );
-        assert_eq!(
-            of_answer(&github, &json!([]), None, &request, keyless),
-            None
-        );
+        assert_eq!(of_answer(&github, &json!([]), None, &request, keyed), None);
         let google =
             pager("{style: cursor, items: /files, cursor_param: pageToken, next: /nextPageToken}");
         assert_eq!(
@@ -346,7 +363,7 @@ mod tests {
                 &json!({"files": [], "nextPageToken": "t2"}),
                 None,
                 &request,
-                keyless
+                keyed
             ),
             Some(NextPage::Follow(Cursor::Token("t2".into())))
         );

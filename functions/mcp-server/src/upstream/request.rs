@@ -25,12 +25,10 @@ pub struct BuildError {
     pub hint: String,
 }
 
-/// Where a tool call goes: its URL, and the path of the tool's own URL, which differs when a
-/// cursor follows a sealed next page elsewhere (a next page named then is judged against it).
+/// Where a tool call goes: its URL (the tool's own, or the sealed next page a cursor names).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Target {
     pub url: Url,
-    pub own_path: String,
 }
 
 /// The full URL for a tool call. `base_url` is the catalog's (or its override).
@@ -89,11 +87,7 @@ pub(super) fn build_url(
     if url.query() == Some("") {
         url.set_query(None);
     }
-    let own_path = url.path().to_string();
-    let target = |url: Url| Target {
-        url,
-        own_path: own_path.clone(),
-    };
+    let target = |url: Url| Target { url };
     match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
         (None, _) => Ok(target(url)),
         (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(target(url)),
@@ -104,7 +98,6 @@ pub(super) fn build_url(
             })?;
             let reach = next_page::Reach {
                 base: &base,
-                list_path: url.path(),
                 tool: &tool.name,
                 keys: &secrets.confirmation_keys,
                 auth_query: catalog.auth.query.as_deref(),
