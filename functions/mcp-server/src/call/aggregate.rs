@@ -1,7 +1,9 @@
 //! Aggregation tools: compositions declared in the catalog (all pages of list tools, exact
 //! decimal sums, counts, group-by, top N) answering in a compact result. A source that fails
 //! part-way, or the call's deadline running out, is reported with the figures marked partial,
-//! never silently dropped. Sums use checked arithmetic: an overflow is an `error`, not a panic.
+//! never silently dropped; a figure whose source could not be read at all (refused, not set
+//! up, down on its first page) is left out rather than shown as zero, so an aggregation that
+//! read nothing answers its status and no figures. Sums use checked arithmetic: an overflow is an `error`, not a panic.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -33,6 +35,8 @@ pub(super) fn requests_at_most(agg: &Aggregate) -> u64 {
 struct Fetched {
     items: Vec<Value>,
     failure: Option<Outcome>,
+    /// Pages read before the failure, if any.
+    pages_read: u32,
 }
 
 /// A sum beyond `Decimal`'s range (about 7.9e28).
@@ -96,6 +100,7 @@ pub(super) async fn run(
         let page_size = pager.max_page_size.min(100);
         let mut items = Vec::new();
         let mut failure = None;
+        let mut pages_read = 0;
         // Lists paged by cursor: where the next page is (none: the first page).
         let mut cursor = None;
         for page in 1..=MAX_PAGES {
@@ -125,6 +130,7 @@ pub(super) async fn run(
                         ));
                         break;
                     };
+                    pages_read += 1;
                     items.extend(
                         page_items
                             .into_iter()
@@ -175,7 +181,14 @@ pub(super) async fn run(
                 }
             }
         }
-        fetched.insert(name.clone(), Fetched { items, failure });
+        fetched.insert(
+            name.clone(),
+            Fetched {
+                items,
+                failure,
+                pages_read,
+            },
+        );
     }
     let data = match measures(&agg.result, &fetched, &periods) {
         Ok(data) => data,
@@ -203,21 +216,82 @@ pub(super) async fn run(
         .iter()
         .map(|(n, o)| json!({"source": n, "status": o.status.as_str(), "hint": o.hint}))
         .collect();
+    let unread: Vec<&str> = fetched
+        .iter()
+        .filter(|(_, f)| f.failure.is_some() && f.pages_read == 0)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let mut data = data;
+    let left_out = without_figures_of(&mut data, &agg.result, &unread);
+    let names = failed
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let first_hint = first.hint.as_deref().unwrap_or("");
     let mut fields = Map::new();
+    fields.insert("failed_sources".into(), sources.into());
+    let empty = data.as_object().is_none_or(Map::is_empty);
+    if empty {
+        return Outcome {
+            status: first.status,
+            hint: Some(format!(
+                "Nothing could be read ({names}), so no figures are given. {first_hint}"
+            )),
+            reason: first.reason.clone(),
+            ..Outcome::ok(fields)
+        }
+        .with_quota(quota);
+    }
+    let left_out = match left_out.is_empty() {
+        true => String::new(),
+        false => format!(
+            " Left out, as nothing of their source could be read: {}.",
+            left_out.join(", ")
+        ),
+    };
     fields.insert("partial".into(), true.into());
     fields.insert("partial_data".into(), data);
-    fields.insert("failed_sources".into(), sources.into());
     Outcome {
         status: first.status,
         hint: Some(format!(
-            "Part of the data could not be read ({}); the figures in `partial_data` are incomplete. {}",
-            failed.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
-            first.hint.as_deref().unwrap_or("")
+            "Part of the data could not be read ({names}); the figures in `partial_data` are \
+             incomplete.{left_out} {first_hint}"
         )),
         reason: first.reason.as_ref().map(|r| format!("partial_{r}")),
         ..Outcome::ok(fields)
     }
     .with_quota(quota)
+}
+
+/// Removes from `data` every figure that depends on one of the `unread` sources (directly, or
+/// through a difference of figures that do), and answers their names: a figure read from
+/// nothing would show as zero, a free day or an empty list, which is a wrong answer.
+fn without_figures_of(data: &mut Value, result: &[Measure], unread: &[&str]) -> Vec<String> {
+    let mut blind: Vec<&str> = Vec::new();
+    for m in result {
+        let source = m
+            .count
+            .as_deref()
+            .or(m.sum.as_deref().map(|s| s.split_once('.').map_or(s, |(s, _)| s)))
+            .or(m.top.as_ref().map(|t| t.of.as_str()))
+            .or(m.items.as_ref().map(|i| i.of.as_str()))
+            .or(m.days.as_ref().map(|d| d.of.as_str()));
+        let from_blind = m
+            .difference
+            .iter()
+            .flatten()
+            .any(|operand| blind.contains(&operand.as_str()));
+        if from_blind || source.is_some_and(|s| unread.contains(&s)) {
+            blind.push(&m.name);
+        }
+    }
+    if let Some(figures) = data.as_object_mut() {
+        for name in &blind {
+            figures.remove(*name);
+        }
+    }
+    blind.into_iter().map(str::to_string).collect()
 }
 
 /// The quota figures of the call so far after one more upstream request: the audit line and

@@ -37,6 +37,8 @@ enum Mode {
     Absurd,
     /// 429 with `Retry-After` as an HTTP date 120 s from now.
     RetryDate,
+    /// 401 to everything: a key the upstream does not know.
+    Refused,
 }
 
 #[derive(Clone)]
@@ -96,6 +98,11 @@ async fn upstream(
             ],
             false,
         ),
+        Mode::Refused => (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"message": "invalid token"})),
+        )
+            .into_response(),
         Mode::RetryDate => {
             let at = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(120);
             let date = jiff::fmt::rfc2822::DateTimePrinter::new().timestamp_to_rfc9110_string(&at);
@@ -204,7 +211,11 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
     let result = call(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
-    assert_eq!(s["partial"], json!(true), "{s}");
+    assert!(
+        s.get("partial_data").is_none(),
+        "no figures read from nothing: {s}"
+    );
+    assert_eq!(s["failed_sources"][0]["status"], json!("unavailable"), "{s}");
 }
 
 #[tokio::test]
@@ -238,6 +249,24 @@ async fn a_slow_upstream_ends_at_the_call_deadline_with_an_audit_line() {
     assert_eq!(event.status.as_deref(), Some("unavailable"));
     // Not a timing assertion of speed: the call must not have waited for the 5 s upstream.
     assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[tokio::test]
+async fn an_aggregation_that_read_nothing_answers_its_status_and_no_figures() {
+    let (addr, _) = spawn_upstream(Mode::Refused).await;
+    let app = test_app(&[], addr);
+    let result = call(&app, "demo_open_total_get", json!({})).await;
+    let s = &result["structuredContent"];
+    assert_eq!(s["status"], json!("unauthorized"), "{s}");
+    for figures in ["partial_data", "data", "partial"] {
+        assert!(s.get(figures).is_none(), "no {figures} from nothing: {s}");
+    }
+    assert_eq!(s["failed_sources"][0]["status"], json!("unauthorized"), "{s}");
+    assert!(
+        s["hint"].as_str().unwrap().contains("no figures are given"),
+        "{s}"
+    );
+    assert_eq!(last_event(&app).reason.as_deref(), Some("upstream_401"));
 }
 
 #[tokio::test]
