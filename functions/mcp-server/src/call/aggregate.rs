@@ -273,7 +273,10 @@ fn without_figures_of(data: &mut Value, result: &[Measure], unread: &[&str]) -> 
         let source = m
             .count
             .as_deref()
-            .or(m.sum.as_deref().map(|s| s.split_once('.').map_or(s, |(s, _)| s)))
+            .or(m
+                .sum
+                .as_deref()
+                .map(|s| s.split_once('.').map_or(s, |(s, _)| s)))
             .or(m.top.as_ref().map(|t| t.of.as_str()))
             .or(m.items.as_ref().map(|i| i.of.as_str()))
             .or(m.days.as_ref().map(|d| d.of.as_str()));

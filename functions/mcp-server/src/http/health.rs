@@ -1,5 +1,5 @@
 //! `/health` for monitors and load balancers: no key needed, counted by the per-IP limit like
-//! `/mcp` (`limit::per_ip`, wired in `http::app`), Host-checked like `/mcp`, and cheap.
+//! `/mcp` (`limit::per_ip`, in `http::front`), Host-checked like `/mcp`, and cheap.
 //! `{ok, connectors: {name: status}}` where status is `ok`, `http_<code>`, `timeout`,
 //! `unreachable`, `not_configured`, `secret_unavailable`, `no_probe`, `unused` (the secret holds
 //! no field of a connector that needs some: this deployment does not use it, nothing is sent) or

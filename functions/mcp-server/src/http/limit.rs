@@ -5,9 +5,8 @@
 //! (never the IP). An admitted tool call carries its [`Admission`] (the caller's budgets) down
 //! to the call pipeline, and the first call of each minute writes the `limiter` line.
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -34,18 +33,6 @@ pub(crate) fn per_ip(state: &AppState, request: Request) -> Result<Request, Resp
     match state.limits.request_from(ip, now_s()) {
         Ok(_) => Ok(request),
         Err(e) => Err(refuse(state, &e, None)),
-    }
-}
-
-/// [`per_ip`] as axum middleware, for the routes outside `/mcp` (`/health`, the metadata).
-pub(crate) async fn per_ip_layer(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match per_ip(&state, request) {
-        Ok(request) => next.run(request).await,
-        Err(refused) => refused,
     }
 }
 
@@ -194,7 +181,9 @@ fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
             event = event.user(u.clone());
         }
     }
-    state.audit.write(&event);
+    if !e.repeated {
+        state.audit.write(&event);
+    }
     let message = match e.scope {
         LimitKind::Ip => format!(
             "Too many requests from this address: {} a minute at most. Retry after {} s.",

@@ -6,10 +6,11 @@
 //! 2025-11-25 client declared (`declared`) and the state it receives, built once at start by
 //! the composition root in `startup.rs` (`state`).
 //!
-//! A request reads downwards: [`app`] → `front` (request id, client IP; `origin::verify`, the
-//! front door's proof, when one is configured) → `pass`: `limit::per_ip` →
-//! `auth::authenticate` → `jsonrpc::guard` → `limit::per_call` → the MCP service (`crate::mcp`)
-//! → `declared::with_session` on an `initialize` that declared URL-mode elicitation.
+//! A request reads downwards: [`app`] → `front` (request id, client IP; `limit::per_ip`, then
+//! `origin::verify`, the front door's proof, when one is configured: every route, every
+//! refusal counted before it is audited) → `pass`: `auth::authenticate` → `jsonrpc::guard` →
+//! `limit::per_call` → the MCP service (`crate::mcp`) → `declared::with_session` on an
+//! `initialize` that declared URL-mode elicitation.
 
 pub(crate) mod auth;
 pub(crate) mod client_ip;
@@ -55,8 +56,8 @@ pub fn app(state: AppState) -> Router {
         .route_service("/mcp/{profile}", stages(&state, service))
         // Other paths pass the same stages too (401 without credentials, else a JSON 404).
         .fallback_service(stages(&state, NotFound));
-    // `/health`, the connect pages and the resource metadata need no credentials but count
-    // against the per-IP limit like `/mcp` (the layer covers the routes added before it).
+    // `/health`, the connect pages and the resource metadata need no credentials; they count
+    // against the per-IP limit like `/mcp` (in `front`).
     let mut open = Router::new().route("/health", get(health::health));
     if state.connect.is_some() {
         open = open
@@ -76,13 +77,9 @@ pub fn app(state: AppState) -> Router {
                 get(wellknown::suffixed).options(wellknown::preflight),
             );
     }
-    open.route_layer(middleware::from_fn_with_state(
-        state.clone(),
-        limit::per_ip_layer,
-    ))
-    .with_state(state.clone())
-    .merge(mcp)
-    .layer(middleware::from_fn_with_state(state, front))
+    open.with_state(state.clone())
+        .merge(mcp)
+        .layer(middleware::from_fn_with_state(state, front))
 }
 
 /// The edge's stages around `inner`, as one service: [`pass`] runs them in order. One service
@@ -121,18 +118,14 @@ where
     }
 }
 
-/// One `/mcp` request through the stages: the per-IP limit, authentication, the JSON-RPC body
-/// guard and the per-call limits, then `inner` (the MCP service); each stage either hands the
-/// request on or answers in its place. From the guard on, every error answer is JSON-RPC.
+/// One `/mcp` request through the stages: authentication, the JSON-RPC body guard and the
+/// per-call limits, then `inner` (the MCP service); each stage either hands the request on or
+/// answers in its place. From the guard on, every error answer is JSON-RPC.
 async fn pass<S>(state: &AppState, request: Request, inner: S) -> Response
 where
     S: tower::Service<Request, Response = Response, Error = Infallible>,
 {
-    let admitted = async {
-        let request = limit::per_ip(state, request)?;
-        auth::authenticate(state, request).await
-    };
-    match admitted.await {
+    match auth::authenticate(state, request).await {
         Ok(request) => jsonrpc::as_json(called(state, request, inner).await).await,
         Err(refused) => refused,
     }
@@ -219,14 +212,20 @@ fn transport(state: &AppState) -> mcp::Transport {
 }
 
 /// The front of every route: request facts in (id, client IP, the invocation's time left),
-/// the front door's proof checked (`origin::verify`), no cookies out but a connect page's
+/// the per-IP limit counted, then the front door's proof checked (`origin::verify`), so a
+/// flood of refused requests is limited like any other; no cookies out but a connect page's
 /// browser binding (`connect::BindBrowser`), the id on the answer.
 async fn front(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let meta = request_meta(&request, &state.config.trusted_proxies);
     let id = HeaderValue::from_str(&meta.id).ok();
     request.extensions_mut().insert(meta);
-    let mut response = match origin::verify(&state, request.headers()).await {
-        Ok(()) => next.run(request).await,
+    let admitted = async {
+        let request = limit::per_ip(&state, request)?;
+        origin::verify(&state, request.headers()).await?;
+        Ok::<_, Response>(request)
+    };
+    let mut response = match admitted.await {
+        Ok(request) => next.run(request).await,
         Err(refused) => refused,
     };
     response.headers_mut().remove(header::SET_COOKIE);

@@ -103,6 +103,9 @@ pub struct Exceeded {
     pub limit: u64,
     pub window: Window,
     pub retry_after_s: u64,
+    /// An earlier request of this window was refused already (only the first refusal of an
+    /// address's minute is audited: a flood costs one line, not one per request).
+    pub repeated: bool,
 }
 
 /// The counters of one request that passed: what is left of the tightest limit.
@@ -258,6 +261,7 @@ impl Limits {
                 limit,
                 window: Window::Minute,
                 retry_after_s: reset_after_s,
+                repeated: count > limit + 1,
             });
         }
         Ok(Some(Passed {
@@ -309,6 +313,7 @@ impl Limits {
                             limit: limit.limit,
                             window: limit.window,
                             retry_after_s: limit.window.reset_after(now),
+                            repeated: false,
                         });
                     }
                     let Some(b) = plan
@@ -413,6 +418,7 @@ impl Limits {
             limit: self.settings.daily_calls,
             window: Window::UtcDay,
             retry_after_s: Window::UtcDay.reset_after(now),
+            repeated: false,
         }
     }
 

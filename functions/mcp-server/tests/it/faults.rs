@@ -215,7 +215,11 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
         s.get("partial_data").is_none(),
         "no figures read from nothing: {s}"
     );
-    assert_eq!(s["failed_sources"][0]["status"], json!("unavailable"), "{s}");
+    assert_eq!(
+        s["failed_sources"][0]["status"],
+        json!("unavailable"),
+        "{s}"
+    );
 }
 
 #[tokio::test]
@@ -261,7 +265,11 @@ async fn an_aggregation_that_read_nothing_answers_its_status_and_no_figures() {
     for figures in ["partial_data", "data", "partial"] {
         assert!(s.get(figures).is_none(), "no {figures} from nothing: {s}");
     }
-    assert_eq!(s["failed_sources"][0]["status"], json!("unauthorized"), "{s}");
+    assert_eq!(
+        s["failed_sources"][0]["status"],
+        json!("unauthorized"),
+        "{s}"
+    );
     assert!(
         s["hint"].as_str().unwrap().contains("no figures are given"),
         "{s}"

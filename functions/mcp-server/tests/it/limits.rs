@@ -91,8 +91,9 @@ async fn the_ip_limit_refuses_the_request_after_the_limit_with_retry_after() {
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
         let (status, _, _) = send(&app, request("tools/list", KEY, "198.51.100.8", None)).await;
         assert_eq!(status, StatusCode::OK, "another address has its own minute");
+        // Two refusals in the minute, one audit line: a flood costs one line per address.
         let refused = rate_limited(&app);
-        assert_eq!(refused.len(), 2);
+        assert_eq!(refused.len(), 1);
         assert!(
             refused
                 .iter()
@@ -107,6 +108,38 @@ async fn the_ip_limit_refuses_the_request_after_the_limit_with_retry_after() {
             !lines.contains("198.51.100") && !lines.contains("203.0.113"),
             "no IP in audit lines"
         );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn refusals_at_the_front_door_are_counted_before_they_are_audited() {
+    within_one_minute(|| async {
+        let mut secrets = demo_secrets(&[("tester", KEY)], "127.0.0.1:1", None);
+        secrets.origin_verify = vec!["front-door-proof-0123456789".into()];
+        let app = app_with(
+            &[
+                ("MCP_LIMIT_PER_IP_PER_MINUTE", "3"),
+                ("MCP_ORIGIN_VERIFY_HEADER", "x-origin-verify"),
+            ],
+            demo_catalogs(),
+            secrets,
+        );
+        let mut statuses = Vec::new();
+        for _ in 0..50 {
+            // Around the front door: no proof.
+            let (status, _, _) = send(&app, request("tools/list", KEY, "198.51.100.9", None)).await;
+            statuses.push(status.as_u16());
+        }
+        assert_eq!(statuses[..3], [403, 403, 403], "{statuses:?}");
+        assert!(statuses[3..].iter().all(|s| *s == 429), "{statuses:?}");
+        let lines = app.audit.events();
+        assert_eq!(
+            lines.len(),
+            4,
+            "three refusals at the door and the first over the limit: {lines:?}"
+        );
+        assert_eq!(rate_limited(&app).len(), 1);
     })
     .await;
 }
