@@ -566,8 +566,24 @@ mod tests {
             Fetched {
                 items,
                 failure: None,
+                pages_read: 1,
             },
         )])
+    }
+
+    #[test]
+    fn figures_of_a_source_read_from_nothing_are_left_out_with_their_differences() {
+        let result = [
+            measure(json!({"name": "income", "sum": "inc.total"})),
+            measure(json!({"name": "expenses", "sum": "exp.total"})),
+            measure(json!({"name": "result", "difference": ["income", "expenses"]})),
+            measure(json!({"name": "invoices", "count": "inc"})),
+        ];
+        let mut data =
+            json!({"income": "10.00", "expenses": "0.00", "result": "10.00", "invoices": 2});
+        let left_out = without_figures_of(&mut data, &result, &["exp"]);
+        assert_eq!(left_out, ["expenses", "result"]);
+        assert_eq!(data, json!({"income": "10.00", "invoices": 2}));
     }
 
     fn measure(v: Value) -> Measure {
