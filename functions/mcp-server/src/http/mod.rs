@@ -65,7 +65,14 @@ pub fn app(state: AppState) -> Router {
             .route("/connect/{connector}/signed-in", get(connect::signed_in))
             .route("/connect/{connector}/callback", get(connect::callback));
     }
-    if state.oauth.is_some() {
+    if state.oauth.is_none() {
+        // Without OAuth there is nothing to discover: a client probing for OAuth metadata gets a
+        // plain 404 (a 401 made the Inspector start an interactive OAuth login).
+        open = open.route(
+            "/.well-known/{*rest}",
+            get(|| async { StatusCode::NOT_FOUND }),
+        );
+    } else {
         let well_known = crate::oauth::discovery::WELL_KNOWN;
         open = open
             .route(

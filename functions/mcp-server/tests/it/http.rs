@@ -72,19 +72,34 @@ async fn missing_or_wrong_key_gets_401_with_www_authenticate_and_is_audited_with
     let app = default_app();
     let mut r = rpc(initialize(), &[]);
     r.headers_mut().remove("authorization");
-    let (status, headers, _) = send(&app, r).await;
+    let (status, headers, missing) = send(&app, r).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(headers["www-authenticate"], r#"Bearer realm="hosted-mcp""#);
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("No credentials were sent"),
+        "{missing}"
+    );
+    let mut r = rpc(initialize(), &[]);
+    r.headers_mut()
+        .insert("authorization", "Bearer wrong-key-123".parse().unwrap());
+    let (status, headers, wrong) = send(&app, r).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(
         headers["www-authenticate"]
             .to_str()
             .unwrap()
-            .starts_with("Bearer")
+            .contains(r#"error="invalid_token""#)
     );
-    let mut r = rpc(initialize(), &[]);
-    r.headers_mut()
-        .insert("authorization", "Bearer wrong-key-123".parse().unwrap());
-    let (status, _, _) = send(&app, r).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid here"),
+        "a wrong key is told apart from a missing one: {wrong}"
+    );
     let lines = app.audit.lines().join("\n");
     assert!(lines.contains("\"event\":\"auth_denied\""), "{lines}");
     assert!(
@@ -92,6 +107,26 @@ async fn missing_or_wrong_key_gets_401_with_www_authenticate_and_is_audited_with
         "{lines}"
     );
     assert!(!lines.contains("wrong-key-123"), "{lines}");
+}
+
+#[tokio::test]
+async fn with_oauth_off_the_oauth_well_known_routes_are_404_not_401() {
+    let app = default_app();
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+    ] {
+        let r = Request::get(path)
+            .header("host", "localhost")
+            .body(Body::empty())
+            .unwrap();
+        let (status, headers, _) = send(&app, r).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(headers.get("www-authenticate").is_none(), "{path}");
+    }
+    assert!(app.audit.lines().is_empty(), "nothing refused");
 }
 
 #[tokio::test]

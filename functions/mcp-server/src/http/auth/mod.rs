@@ -113,15 +113,32 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
                 Denied::Missing => "missing_credentials",
                 _ => "invalid_key",
             };
-            let (message, challenge) = match settings {
-                Some(s) => (
-                    "Sign in with OAuth (the authorization server is named in the resource \
-                     metadata), or send `Authorization: Bearer <API key>`."
+            let missing = matches!(denied, Denied::Missing);
+            let (message, challenge) = match (settings, missing) {
+                (Some(s), true) => (
+                    "No credentials were sent. Sign in with OAuth (the authorization server is \
+                     named in the resource metadata), or send `Authorization: Bearer <API key>`."
                         .to_string(),
                     discovery::unauthorized(s, path, None),
                 ),
-                None => (
-                    "Send `Authorization: Bearer <API key>`; ask the operator for a key.".into(),
+                (Some(s), false) => (
+                    "The bearer value is neither an API key this server knows nor an OAuth \
+                     access token (mistyped, revoked, or for another server). Sign in with \
+                     OAuth, or check the key with the operator."
+                        .to_string(),
+                    discovery::unauthorized(s, path, None),
+                ),
+                // RFC 6750 §3.1: a request without credentials gets no error code.
+                (None, true) => (
+                    "No credentials were sent. Send `Authorization: Bearer <API key>`; ask the \
+                     operator for a key."
+                        .into(),
+                    r#"Bearer realm="hosted-mcp""#.to_string(),
+                ),
+                (None, false) => (
+                    "The API key is not valid here (mistyped, revoked, or for another \
+                     deployment). Check it, or ask the operator for a new one."
+                        .into(),
                     r#"Bearer realm="hosted-mcp", error="invalid_token""#.to_string(),
                 ),
             };
