@@ -26,6 +26,16 @@ async fn run() -> anyhow::Result<()> {
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
     audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
+    for u in mcp_server::config::unknown_variables(&env) {
+        let meant = u
+            .meant
+            .map(|m| format!("; did you mean {m}?"))
+            .unwrap_or_default();
+        tracing::warn!(
+            "{} is not a variable this server reads, so it is ignored{meant}",
+            u.name
+        );
+    }
     let command = cli.into_command(config.lambda).unwrap_or_else(|e| e.exit());
     commands::run(command, config, env, redactor).await
 }

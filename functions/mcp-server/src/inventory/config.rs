@@ -147,6 +147,28 @@ pub const ALL: &[&str] = &[
     profiles::DEFAULT_PROFILE,
 ];
 
+/// A set `MCP_*` variable this server does not read, and the name it most likely meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unknown {
+    pub name: String,
+    pub meant: Option<&'static str>,
+}
+
+/// Every set variable that starts with `MCP_` but is none of [`ALL`]: a mistyped name
+/// (`MCP_LIMTS=off`) would otherwise be ignored without a word. Sorted by name.
+pub fn unknown_variables(env: &EnvSnapshot) -> Vec<Unknown> {
+    let mut unknown: Vec<Unknown> = env
+        .names()
+        .filter(|n| n.starts_with("MCP_") && !ALL.contains(n))
+        .map(|name| Unknown {
+            name: name.to_string(),
+            meant: crate::contract::names::closest(name, ALL.iter().copied()),
+        })
+        .collect();
+    unknown.sort_by(|a, b| a.name.cmp(&b.name));
+    unknown
+}
+
 /// Where the deployment secret comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SecretSourceConfig {
@@ -474,6 +496,29 @@ fn origin_verify_header(env: &EnvSnapshot) -> Result<Option<String>, ConfigError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_mcp_variable_is_named_with_what_it_likely_meant() {
+        let env = EnvSnapshot::from_pairs([
+            ("MCP_LIMTS", "off"),
+            ("MCP_LIMITS", "off"),
+            ("MCP_WHATEVER_THIS_IS", "1"),
+            ("PATH", "/bin"),
+        ]);
+        assert_eq!(
+            unknown_variables(&env),
+            [
+                Unknown {
+                    name: "MCP_LIMTS".into(),
+                    meant: Some(LIMITS)
+                },
+                Unknown {
+                    name: "MCP_WHATEVER_THIS_IS".into(),
+                    meant: None
+                },
+            ]
+        );
+    }
 
     #[test]
     fn env_example_documents_every_variable() {

@@ -38,6 +38,11 @@ impl EnvSnapshot {
         self
     }
 
+    /// The names of every variable set.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
     /// A variable exactly as set (blank included), `None` when unset.
     pub fn raw(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)

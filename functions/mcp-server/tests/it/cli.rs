@@ -92,3 +92,27 @@ fn lint_checks_the_shipped_catalogs() {
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains(" ok "), "{stdout}");
 }
+
+/// A mistyped `MCP_` variable is named at start with the variable it likely meant, instead of
+/// being ignored without a word.
+#[test]
+fn an_unknown_mcp_variable_is_warned_about_at_start_with_a_did_you_mean() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/connector/catalogs"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
+        .args(["lint", dir])
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
+        .env_remove("MCP_CATALOG_DIR")
+        .env("MCP_LIMTS", "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("MCP_LIMTS is not a variable this server reads")
+            && stderr.contains("did you mean MCP_LIMITS?"),
+        "{stderr}"
+    );
+}
