@@ -50,8 +50,24 @@ pub enum ScopeError {
         "This API key has no tool profile: an operator must map it in MCP_KEY_PROFILES (or set MCP_DEFAULT_PROFILE)."
     )]
     Unmapped,
-    #[error("No tool profile `{0}` here.")]
-    NoSuchProfile(String),
+    /// The name asked for, and the profiles there are (their names are the OAuth scopes the
+    /// resource metadata publishes anyway).
+    #[error("No tool profile `{0}` here. {known}", known = known_profiles(.1))]
+    NoSuchProfile(String, Vec<String>),
+}
+
+fn known_profiles(known: &[String]) -> String {
+    match known {
+        [] => "This deployment has no profiles: connect to /mcp.".into(),
+        _ => format!(
+            "Profiles here: {}; or connect to /mcp for every tool you may use.",
+            known
+                .iter()
+                .map(|n| format!("/mcp/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 impl Profiles {
@@ -148,6 +164,11 @@ impl Profiles {
         self.sets.contains_key(name)
     }
 
+    /// The refusal of a profile that does not exist, naming those that do.
+    pub fn no_such(&self, name: &str) -> ScopeError {
+        ScopeError::NoSuchProfile(name.to_string(), self.sets.keys().cloned().collect())
+    }
+
     /// The profile an API key is limited to.
     pub fn for_key(&self, key_id: &str) -> Option<&str> {
         self.keys.get(key_id).map(String::as_str)
@@ -172,7 +193,7 @@ impl Profiles {
         if let Some(p) = path
             && !self.exists(p)
         {
-            return Err(ScopeError::NoSuchProfile(p.to_string()));
+            return Err(self.no_such(p));
         }
         let key = match self.for_key(key_id) {
             Some(k) => Some(k),
@@ -341,9 +362,15 @@ mod tests {
             p.scope_for("any", Some("books")),
             Ok(Scope::Profile("books".into()))
         );
+        let refused = p.scope_for("any", Some("nope")).unwrap_err();
         assert_eq!(
-            p.scope_for("any", Some("nope")),
-            Err(ScopeError::NoSuchProfile("nope".into()))
+            refused,
+            ScopeError::NoSuchProfile("nope".into(), vec!["books".into()])
+        );
+        assert_eq!(
+            refused.to_string(),
+            "No tool profile `nope` here. Profiles here: /mcp/books; or connect to /mcp for \
+             every tool you may use."
         );
         assert!(p.unmapped(["any"].into_iter()).is_empty());
         let err =

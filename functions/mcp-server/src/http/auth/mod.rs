@@ -45,7 +45,7 @@ pub(crate) async fn authenticate(
         return Err(refusal(
             state,
             path.as_deref(),
-            Denied::Scope(ScopeError::NoSuchProfile(p.into())),
+            Denied::Scope(state.inventory.profiles.no_such(p)),
         ));
     }
     match caller(state, request.headers(), path.as_deref()).await {
@@ -164,7 +164,7 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
         ),
         Denied::Scope(e) => {
             let (status, code) = match e {
-                ScopeError::NoSuchProfile(_) => (StatusCode::NOT_FOUND, "not_found"),
+                ScopeError::NoSuchProfile(..) => (StatusCode::NOT_FOUND, "not_found"),
                 ScopeError::KeyLimitedTo(_) | ScopeError::Unmapped => {
                     (StatusCode::FORBIDDEN, "forbidden")
                 }
