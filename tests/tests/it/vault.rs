@@ -360,4 +360,42 @@ async fn one_refresh_wins_across_two_instances_and_a_new_connection_beats_a_late
     assert!(one.claim_refresh(&k, v, 300, 330).await.unwrap());
     assert!(!two.claim_refresh(&k, v, 310, 340).await.unwrap());
     assert!(two.claim_refresh(&k, v, 331, 360).await.unwrap());
+
+    // Versions never go back: a refresh claimed, then the person disconnects and connects
+    // again before it ends; the late refresh neither restores nor overwrites anything.
+    let b = key("bob", "mail", &["mail.read"]);
+    one.put(&b, &grant("first", Some(10)), 400).await.unwrap();
+    let first = one.get(&b).await.unwrap().unwrap().version;
+    assert!(one.claim_refresh(&b, first, 401, 430).await.unwrap());
+    assert!(two.remove(&b).await.unwrap(), "disconnected");
+    assert!(!two.remove(&b).await.unwrap(), "nothing left to remove");
+    assert_eq!(two.get(&b).await.unwrap(), None);
+    assert!(
+        !one.replace(&b, first, &grant("stale", Some(9000)))
+            .await
+            .unwrap(),
+        "a disconnected account is not restored"
+    );
+    assert_eq!(one.get(&b).await.unwrap(), None);
+    assert!(
+        two.list(&Person::new(ISSUER, "bob").unwrap())
+            .await
+            .unwrap()
+            .is_empty(),
+        "a disconnected account is not listed"
+    );
+    two.put(&b, &grant("second", Some(9000)), 402)
+        .await
+        .unwrap();
+    let second = two.get(&b).await.unwrap().unwrap().version;
+    assert!(second > first, "{second} after {first}");
+    assert!(
+        !one.replace(&b, first, &grant("stale", Some(9000)))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        one.get(&b).await.unwrap().unwrap().grant.access_token,
+        "second"
+    );
 }

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{
     Connection, EntryKey, Grant, MAX_LISTED, Person, Stored, VaultError, VaultFuture, VaultStore,
@@ -21,9 +22,16 @@ struct Entry {
 pub struct MemoryVault {
     /// By person id, then slot.
     entries: Mutex<HashMap<String, HashMap<String, Entry>>>,
+    /// The last version given out, by any entry: versions only grow, so a connection made
+    /// again after a removal never gets a version a refresh in flight still holds.
+    last_version: AtomicU64,
 }
 
 impl MemoryVault {
+    fn next_version(&self) -> u64 {
+        self.last_version.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut HashMap<String, HashMap<String, Entry>>) -> T) -> T {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut entries)
@@ -48,8 +56,8 @@ impl VaultStore for MemoryVault {
         let done = self.with(|all| {
             let count: usize = all.values().map(HashMap::len).sum();
             let person = all.entry(key.person().id()).or_default();
-            let version = person.get(&key.slot()).map_or(0, |e| e.stored.version);
-            if version == 0 && count >= MAX_ENTRIES {
+            let new = !person.contains_key(&key.slot());
+            if new && count >= MAX_ENTRIES {
                 return Err(VaultError::Unavailable(
                     "too many connections in memory".into(),
                 ));
@@ -59,7 +67,7 @@ impl VaultStore for MemoryVault {
                 Entry {
                     stored: Stored {
                         grant: grant.clone(),
-                        version: version + 1,
+                        version: self.next_version(),
                         refreshing_until: None,
                     },
                     connected_at: now,
@@ -100,7 +108,7 @@ impl VaultStore for MemoryVault {
             Some(e) if e.stored.version == version => {
                 e.stored = Stored {
                     grant: grant.clone(),
-                    version: version + 1,
+                    version: self.next_version(),
                     refreshing_until: None,
                 };
                 true
@@ -225,6 +233,26 @@ mod tests {
         assert!(
             !v.claim_refresh(&k, version + 1, 51, 80).await.unwrap(),
             "a new connection"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refresh_in_flight_never_restores_or_overwrites_after_a_disconnect() {
+        let v = MemoryVault::default();
+        let k = key("alice", "mail", &["read"]);
+        v.put(&k, &grant("one"), 1).await.unwrap();
+        let first = v.get(&k).await.unwrap().unwrap().version;
+        assert!(v.claim_refresh(&k, first, 10, 40).await.unwrap());
+        assert!(v.remove(&k).await.unwrap());
+        assert!(!v.replace(&k, first, &grant("stale")).await.unwrap());
+        assert_eq!(v.get(&k).await.unwrap(), None, "not restored");
+        v.put(&k, &grant("again"), 20).await.unwrap();
+        let second = v.get(&k).await.unwrap().unwrap().version;
+        assert!(second > first, "versions never go back");
+        assert!(!v.replace(&k, first, &grant("stale")).await.unwrap());
+        assert_eq!(
+            v.get(&k).await.unwrap().unwrap().grant.access_token,
+            "again"
         );
     }
 }

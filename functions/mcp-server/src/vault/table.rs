@@ -3,6 +3,9 @@
 //! data key for that person. An item holds the wrapped data key (`data_key`), the sealed grant
 //! (`sealed`), `version`, `connected_at`, the token's `token_expires_at` (for the list) and,
 //! while a refresh runs, `refreshing_until`. No token and no subject is stored in the clear.
+//! A removed entry leaves a tombstone, the item with its `version` (one more) and nothing
+//! else: a connection made again continues from it, so a version never comes back and a
+//! refresh that claimed the old one cannot overwrite the new connection.
 //!
 //! A read is one `GetItem` (strongly consistent, so a refresh is seen at once) and, at most
 //! every few minutes per person and instance, one KMS `Decrypt`; a connection or refresh one
@@ -13,7 +16,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::keys::KmsKeys;
 use super::seal;
@@ -99,8 +102,9 @@ impl VaultStore for TableVault {
                 .consistent_read(true);
             let out = within(request.send()).await?;
             match out.item {
-                None => Ok(None),
-                Some(item) => self.open(key, &item).await.map(Some),
+                Some(item) if item.contains_key(SEALED) => self.open(key, &item).await.map(Some),
+                // None, or a tombstone.
+                _ => Ok(None),
             }
         })
     }
@@ -199,12 +203,19 @@ impl VaultStore for TableVault {
         Box::pin(async move {
             let request = self
                 .client
-                .delete_item()
+                .update_item()
                 .table_name(&self.table)
                 .set_key(Some(self.key_of(key)))
-                .return_values(ReturnValue::AllOld);
-            let out = within(request.send()).await?;
-            Ok(out.attributes.is_some_and(|a| !a.is_empty()))
+                .update_expression("SET #v = #v + :one REMOVE #dk, #s, #c, #e, #r")
+                .condition_expression("attribute_exists(#s)")
+                .expression_attribute_names("#v", VERSION)
+                .expression_attribute_names("#dk", DATA_KEY)
+                .expression_attribute_names("#s", SEALED)
+                .expression_attribute_names("#c", CONNECTED_AT)
+                .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+                .expression_attribute_names("#r", REFRESHING_UNTIL)
+                .expression_attribute_values(":one", n(1));
+            conditional(request.send()).await
         })
     }
 
@@ -229,7 +240,8 @@ impl VaultStore for TableVault {
                 .iter()
                 .filter_map(|item| {
                     let slot = item.get(SORT_KEY)?.as_s().ok()?;
-                    let connected_at = number(item, CONNECTED_AT).unwrap_or(0);
+                    // A tombstone has no `connected_at`: nothing is connected there.
+                    let connected_at = number(item, CONNECTED_AT)?;
                     Connection::from_slot(slot, number(item, TOKEN_EXPIRES_AT), connected_at)
                 })
                 .collect())
