@@ -424,6 +424,14 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             if p.unix_time.is_some() && p.kind != ParamType::Date {
                 bad(format!("param `{name}`: `unix_time` only applies to dates"));
             }
+            if p.date_time.is_some() && p.kind != ParamType::Date {
+                bad(format!("param `{name}`: `date_time` only applies to dates"));
+            }
+            if p.date_time.is_some() && p.unix_time.is_some() {
+                bad(format!(
+                    "param `{name}`: a date goes up either as `unix_time` or as `date_time`, not both"
+                ));
+            }
             for problem in array_problems(p) {
                 bad(format!("param `{name}`: {problem}"));
             }
@@ -572,9 +580,9 @@ fn element_problems(what: &str, f: &crate::model::Param) -> Vec<String> {
     if f.choices.is_some() && f.kind != ParamType::String {
         out.push(format!("{what}: `enum` only applies to strings"));
     }
-    if f.unix_time.is_some() {
+    if f.unix_time.is_some() || f.date_time.is_some() {
         out.push(format!(
-            "{what}: `unix_time` does not apply inside an array"
+            "{what}: `unix_time` and `date_time` do not apply inside an array"
         ));
     }
     out
@@ -905,6 +913,32 @@ tools:
             "{err}"
         );
         assert!(err.contains("{invoice_id}"), "{err}");
+    }
+
+    #[test]
+    fn a_date_goes_up_one_way_and_only_a_date_takes_a_zone_for_it() {
+        let with = |param: &str| {
+            GOOD.replace(
+                "    get: /invoices\n",
+                &format!("    get: /invoices\n    params:\n      since: {param}\n"),
+            )
+        };
+        assert!(
+            parse(
+                "demo.yaml",
+                &with("{ type: date, date_time: Europe/Berlin }")
+            )
+            .is_ok()
+        );
+        let both = with("{ type: date, date_time: Europe/Berlin, unix_time: Europe/Berlin }");
+        let err = parse("demo.yaml", &both).unwrap_err().to_string();
+        assert!(
+            err.contains("either as `unix_time` or as `date_time`"),
+            "{err}"
+        );
+        let text = with("{ type: string, date_time: Europe/Berlin }");
+        let err = parse("demo.yaml", &text).unwrap_err().to_string();
+        assert!(err.contains("`date_time` only applies to dates"), "{err}");
     }
 
     #[test]

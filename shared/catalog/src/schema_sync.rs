@@ -137,6 +137,7 @@ fn full_param() -> Param {
         max_items: Some(50),
         complete: Some(Box::new(full_complete())),
         unix_time: Some("Europe/Berlin".into()),
+        date_time: Some("Europe/Berlin".into()),
     }
 }
 
@@ -206,6 +207,7 @@ fn item_field() -> Param {
         max_items: None,
         complete: None,
         unix_time: None,
+        date_time: None,
     }
 }
 

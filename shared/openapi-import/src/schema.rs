@@ -349,6 +349,7 @@ pub(crate) fn blank(location: ParamIn) -> Param {
         max_items: None,
         complete: None,
         unix_time: None,
+        date_time: None,
     }
 }
 

@@ -679,14 +679,14 @@ async fn sevdesk_invoice_draft_and_voucher_send_nested_positions_after_a_confirm
     assert_eq!(result["status"], "ok", "{result}");
     assert_eq!(calls_to(&prism, "saveInvoice"), 1);
 
-    // A voucher (Beleg): gross positions against accounting types, no supplier contact.
+    // A voucher (Beleg): gross positions against 2.0's booking accounts, no supplier contact.
     let voucher = json!({
         "voucher_date": "2026-05-04",
         "supplier_name": "Bürohandel Nord",
         "description": "RE-2026-117",
         "positions": [
-            {"amount_gross": 119.0, "tax_rate": 19, "accounting_type_id": 5},
-            {"amount_gross": "10.70", "tax_rate": 7, "accounting_type_id": 5, "comment": "Porto"}
+            {"amount_gross": 119.0, "tax_rate": 19, "account_datev_id": 5},
+            {"amount_gross": "10.70", "tax_rate": 7, "account_datev_id": 5, "comment": "Porto"}
         ]
     });
     let mut dry = voucher.clone();
@@ -700,8 +700,16 @@ async fn sevdesk_invoice_draft_and_voucher_send_nested_positions_after_a_confirm
     );
     assert_eq!(body["voucher"]["creditDebit"], "C");
     assert_eq!(
-        body["voucherPosSave"][0]["accountingType"],
-        json!({"id": 5, "objectName": "AccountingType"})
+        body["voucherPosSave"][0]["accountDatev"],
+        json!({"id": 5, "objectName": "AccountDatev"})
+    );
+    assert!(
+        body["voucherPosSave"][0].get("accountingType").is_none(),
+        "1.0's accountingType is not sent beside 2.0's taxRule: {body}"
+    );
+    assert_eq!(
+        body["voucher"]["taxRule"],
+        json!({"id": 9, "objectName": "TaxRule"})
     );
     assert_eq!(
         preview["totals"],

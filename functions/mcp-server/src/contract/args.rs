@@ -420,6 +420,19 @@ fn unix_seconds(name: &str, date: jiff::civil::Date, zone: &str) -> Result<i64, 
         })
 }
 
+/// 00:00 of `date` in `zone` as an RFC 3339 date-time in UTC (a param's `date_time`): the
+/// zone's midnight, so a day means the same day as a `unix_time` filter's.
+fn midnight_utc(name: &str, date: jiff::civil::Date, zone: &str) -> Result<String, Invalid> {
+    jiff::tz::TimeZone::get(zone)
+        .and_then(|tz| date.to_zoned(tz))
+        .map(|z| z.timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .map_err(|_| {
+            invalid(format!(
+                "`{name}` cannot be sent: the catalog's time zone `{zone}` is unknown."
+            ))
+        })
+}
+
 /// A `datetime` argument as the UTC instant it names (`2026-05-04T08:00:00Z`): an offset or `Z`,
 /// or a local time with an IANA zone in brackets; a time without a zone is refused, so 10:00 in
 /// Berlin never goes up as 10:00 UTC by accident.
@@ -460,9 +473,10 @@ fn check(name: &str, p: &Param, v: &Value) -> Result<Value, Invalid> {
                         "`{name}` must be a real date YYYY-MM-DD, e.g. 2026-05-31."
                     ))
                 })?;
-            match &p.unix_time {
-                Some(zone) => Value::from(unix_seconds(name, date, zone)?),
-                None => Value::String(s.to_string()),
+            match (&p.unix_time, &p.date_time) {
+                (Some(zone), _) => Value::from(unix_seconds(name, date, zone)?),
+                (None, Some(zone)) => Value::String(midnight_utc(name, date, zone)?),
+                (None, None) => Value::String(s.to_string()),
             }
         }
         ParamType::Datetime => Value::String(moment(name, v)?),
@@ -723,6 +737,35 @@ tools:
         let v = validate(&tool, &args(json!({"start_date": "2026-05-01"}))).unwrap();
         assert_eq!(v.values["start_date"], json!(1_777_586_400));
         let err = validate(&tool, &args(json!({"start_date": "2026-02-30"}))).unwrap_err();
+        assert!(format!("{err:?}").contains("real date"), "{err:?}");
+    }
+
+    #[test]
+    fn a_date_time_date_goes_up_as_local_midnight_in_utc() {
+        let tool = catalog::parse(
+            "t.yaml",
+            r#"
+connector: sevdesk
+base_url: "http://x"
+tools:
+  - name: sevdesk_transactions_list
+    risk: low
+    description: d
+    get: /CheckAccountTransaction
+    params:
+      date_from: { type: date, date_time: Europe/Berlin }
+"#,
+        )
+        .unwrap()
+        .tools
+        .remove(0);
+        let up = |d: &str| {
+            validate(&tool, &args(json!({ "date_from": d }))).map(|v| v.values["date_from"].clone())
+        };
+        // Midnight in Berlin is 22:00 UTC the day before in summer (CEST), 23:00 in winter (CET).
+        assert_eq!(up("2026-05-01").unwrap(), json!("2026-04-30T22:00:00Z"));
+        assert_eq!(up("2026-01-15").unwrap(), json!("2026-01-14T23:00:00Z"));
+        let err = up("2026-02-30").unwrap_err();
         assert!(format!("{err:?}").contains("real date"), "{err:?}");
     }
 

@@ -104,6 +104,11 @@ pub struct Param {
     /// seconds of 00:00 of that day in the zone, for upstreams that filter by timestamp (sevdesk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unix_time: Option<Text>,
+    /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the
+    /// RFC 3339 date-time of 00:00 of that day in the zone, in UTC (`2026-04-30T22:00:00Z`), for
+    /// upstreams whose date filters are date-times (sevdesk's transactions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_time: Option<Text>,
 }
 
 impl Param {

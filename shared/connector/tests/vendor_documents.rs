@@ -1,0 +1,599 @@
+//! Every shipped catalog's requests checked against its vendor's own published API document, not
+//! only against ours (`openapi/*.yaml`, written from the catalogs): the methods and paths, the
+//! query parameters' names and types (as they go on the wire) and the body fields a tool can
+//! send, including fields the vendor requires and fields it has retired.
+//!
+//! The vendor documents are here as fact tables (`vendor/<connector>.yaml`), each naming its
+//! source, version and why it is a table and not the document itself. A connector whose vendor
+//! publishes no document has no table and is listed in `WITHOUT_DOCUMENT` instead.
+//!
+//! Try it: `cargo test -p connector --test vendor_documents`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use catalog::{Catalog, Param, ParamIn, ParamType, Params, Risk, Tool};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Shipped connectors whose vendor publishes no API document to check against: none was found
+/// for Papierkram (its openapi/papierkram.yaml is written from recordings of the real API).
+const WITHOUT_DOCUMENT: &[&str] = &["papierkram"];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Facts {
+    vendor: String,
+    source: String,
+    version: String,
+    /// What the document's paths start with that the catalog's base URL already holds (`/v2`).
+    #[serde(default)]
+    base_path: String,
+    /// Query parameters the document gives every list, beyond each operation's own.
+    #[serde(default)]
+    paging_query: BTreeMap<String, QueryFact>,
+    operations: Vec<Operation>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Operation {
+    operation: String,
+    method: String,
+    path: String,
+    /// Headers the operation says must be set to a value (`cal-api-version: 2024-08-13`).
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    query: BTreeMap<String, QueryFact>,
+    /// Why the document's query parameters cannot be held against the catalog (it declares none
+    /// for an endpoint that takes some); the query goes unchecked, said in the fact table.
+    #[serde(default)]
+    query_undeclared: Option<String>,
+    /// Body fields by dotted path (`voucherPosSave[].accountDatev.id`) with their type.
+    #[serde(default)]
+    body: BTreeMap<String, String>,
+    /// Fields a request must send.
+    #[serde(default)]
+    required: Vec<String>,
+    /// Fields the vendor has retired (a former system version's); a request must not send them.
+    #[serde(default)]
+    legacy: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum QueryFact {
+    Kind(String),
+    Enum {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(rename = "enum")]
+        values: Vec<String>,
+    },
+}
+
+impl QueryFact {
+    fn kind(&self) -> &str {
+        match self {
+            QueryFact::Kind(k) | QueryFact::Enum { kind: k, .. } => k,
+        }
+    }
+    fn values(&self) -> Option<&[String]> {
+        match self {
+            QueryFact::Kind(_) => None,
+            QueryFact::Enum { values, .. } => Some(values),
+        }
+    }
+}
+
+/// What a query parameter's value looks like on the wire.
+#[derive(Debug, PartialEq)]
+enum Wire {
+    Integer,
+    Number,
+    Boolean,
+    String,
+    /// One of these words (a string enum, or a boolean the upstream spells as words).
+    Words(Vec<String>),
+    Date,
+    DateTime,
+    Array,
+}
+
+fn wire(p: &Param) -> Wire {
+    match p.kind {
+        ParamType::Integer => Wire::Integer,
+        ParamType::Number => Wire::Number,
+        ParamType::Boolean => match &p.values {
+            Some(v) => Wire::Words(vec![v.when_true.to_string(), v.when_false.to_string()]),
+            None => Wire::Boolean,
+        },
+        ParamType::String => match &p.choices {
+            Some(c) => Wire::Words(c.iter().map(|c| c.to_string()).collect()),
+            None => Wire::String,
+        },
+        ParamType::TimeZone => Wire::String,
+        ParamType::Date if p.unix_time.is_some() => Wire::Integer,
+        ParamType::Date if p.date_time.is_some() => Wire::DateTime,
+        ParamType::Date => Wire::Date,
+        ParamType::Datetime => Wire::DateTime,
+        ParamType::Array => Wire::Array,
+    }
+}
+
+/// Why `sent` does not fit what the document declares, if it does not.
+fn misfit(sent: &Wire, fact: &QueryFact) -> Option<String> {
+    if let (Some(allowed), Wire::Words(words)) = (fact.values(), sent) {
+        let outside: Vec<&String> = words.iter().filter(|w| !allowed.contains(w)).collect();
+        return (!outside.is_empty())
+            .then(|| format!("sends {outside:?}, the document allows only {allowed:?}"));
+    }
+    let all = |ok: fn(&str) -> bool| match sent {
+        Wire::Words(words) => words.iter().all(|w| ok(w)),
+        _ => false,
+    };
+    let fits = match fact.kind() {
+        "integer" => *sent == Wire::Integer || all(|w| w.parse::<i64>().is_ok()),
+        "number" => {
+            matches!(sent, Wire::Integer | Wire::Number) || all(|w| w.parse::<f64>().is_ok())
+        }
+        "boolean" => *sent == Wire::Boolean,
+        // On the wire every scalar is text; a plain string in the document takes any.
+        "string" => *sent != Wire::Array,
+        "date" => *sent == Wire::Date,
+        "date-time" => *sent == Wire::DateTime,
+        "array" => matches!(sent, Wire::Array | Wire::String | Wire::Words(_)),
+        _ => false,
+    };
+    (!fits).then(|| format!("sends {sent:?} where the document wants {}", fact.kind()))
+}
+
+/// `/Invoice/{id}/getPositions` and `/Invoice/{invoiceId}/getPositions` name the same path.
+fn shape(path: &str) -> String {
+    let mut out = String::new();
+    let mut in_hole = false;
+    for c in path.chars() {
+        match c {
+            '{' => {
+                in_hole = true;
+                out.push_str("{}");
+            }
+            '}' => in_hole = false,
+            _ if in_hole => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The body fields a tool can send (`possible`) and those it sends on every call (`always`: the
+/// constants, and placeholders of required params or params with a default).
+#[derive(Default)]
+struct Sent {
+    possible: BTreeSet<String>,
+    always: BTreeSet<String>,
+}
+
+impl Sent {
+    fn leaf(&mut self, path: String, always: bool) {
+        if always {
+            self.always.insert(path.clone());
+        }
+        self.possible.insert(path);
+    }
+
+    /// A value of `p` placed at `path`: an array's items through their `item_body`, its item
+    /// fields as given, or its plain values; anything else a leaf.
+    fn param(&mut self, p: &Param, path: &str, always: bool) {
+        let items = format!("{path}[]");
+        match (&p.item_body, &p.items, &p.item) {
+            (Some(template), Some(fields), _) => self.template(template, &items, fields, always),
+            (None, Some(fields), _) => {
+                for (name, f) in fields {
+                    self.leaf(join(&items, name), always && sent_always(f));
+                }
+            }
+            (None, None, Some(_)) => self.leaf(items, always),
+            _ => self.leaf(path.to_string(), always),
+        }
+    }
+
+    /// A body template at `path`, its placeholders naming `params`.
+    fn template(&mut self, v: &Value, path: &str, params: &Params, always: bool) {
+        match v {
+            Value::Object(fields) => {
+                // An object whose placeholders all go without a value is left out, constants and all.
+                let always = always && (!holds_placeholder(v) || holds_always(v, params));
+                for (k, x) in fields {
+                    self.template(x, &join(path, k), params, always);
+                }
+            }
+            Value::Array(items) => {
+                for x in items {
+                    self.template(x, &format!("{path}[]"), params, always);
+                }
+            }
+            Value::String(s) => match catalog::body_placeholder(s) {
+                Some(name) => {
+                    let p = params
+                        .get(name)
+                        .unwrap_or_else(|| panic!("`{{{name}}}` names no param"));
+                    self.param(p, path, always && sent_always(p));
+                }
+                None => self.leaf(path.to_string(), always),
+            },
+            _ => self.leaf(path.to_string(), always),
+        }
+    }
+}
+
+fn sent_always(p: &Param) -> bool {
+    p.required || p.default.is_some()
+}
+
+fn holds_placeholder(v: &Value) -> bool {
+    match v {
+        Value::String(s) => catalog::body_placeholder(s).is_some(),
+        Value::Object(m) => m.values().any(holds_placeholder),
+        Value::Array(a) => a.iter().any(holds_placeholder),
+        _ => false,
+    }
+}
+
+fn holds_always(v: &Value, params: &Params) -> bool {
+    match v {
+        Value::String(s) => catalog::body_placeholder(s)
+            .and_then(|name| params.get(name))
+            .is_some_and(|p| sent_always(p)),
+        Value::Object(m) => m.values().any(|x| holds_always(x, params)),
+        Value::Array(a) => a.iter().any(|x| holds_always(x, params)),
+        _ => false,
+    }
+}
+
+/// The body fields `tool` sends: through its `body` template, or its body params under their
+/// upstream names (a dotted name nests), as the server builds a request.
+fn body_fields(tool: &Tool) -> Sent {
+    let mut sent = Sent::default();
+    match &tool.body {
+        Some(template) => sent.template(template, "", &tool.params, true),
+        None => {
+            for (name, p) in &tool.params {
+                if p.location == ParamIn::Body {
+                    sent.param(p, p.upstream_name(name), sent_always(p));
+                }
+            }
+        }
+    }
+    sent
+}
+
+/// A sent field the document declares: by its path, or under a field the document leaves open
+/// (an object without properties).
+fn declared(field: &str, body: &BTreeMap<String, String>) -> bool {
+    body.contains_key(field)
+        || body.iter().any(|(k, kind)| {
+            matches!(kind.as_str(), "object" | "any") && field.starts_with(&format!("{k}."))
+        })
+}
+
+/// Every way `tool` departs from its vendor's document; empty when it sends only what the
+/// document accepts.
+fn problems(c: &Catalog, tool: &Tool, facts: &Facts) -> Vec<String> {
+    let Some((method, path)) = tool.http() else {
+        return vec![]; // an aggregation: its sources are checked as tools
+    };
+    let Some(op) = facts.operations.iter().find(|op| {
+        op.method == method.as_str()
+            && shape(&op.path) == shape(&format!("{}{path}", facts.base_path))
+    }) else {
+        return vec![format!(
+            "{} {path}: not an operation of {} {}",
+            method.as_str(),
+            facts.source,
+            facts.version
+        )];
+    };
+    let mut out = Vec::new();
+    for (name, value) in &op.headers {
+        let sent = tool
+            .headers
+            .get(name.as_str())
+            .or_else(|| c.headers.get(name.as_str()));
+        if sent.map(|v| v.as_str()) != Some(value.as_str()) {
+            out.push(format!(
+                "header `{name}`: sends {sent:?}, {} must have {value:?}",
+                op.operation
+            ));
+        }
+    }
+    let mut query = |name: &str, sent: Wire| {
+        if op.query_undeclared.is_some() {
+            return;
+        }
+        let fact = op.query.get(name).or_else(|| facts.paging_query.get(name));
+        match fact {
+            None => out.push(format!(
+                "query `{name}`: {} ({}) declares no such parameter",
+                op.operation, op.path
+            )),
+            Some(fact) => {
+                if let Some(why) = misfit(&sent, fact) {
+                    out.push(format!("query `{name}`: {why}"));
+                }
+            }
+        }
+    };
+    for (name, p) in &tool.params {
+        if p.location == ParamIn::Query {
+            query(p.upstream_name(name), wire(p));
+        }
+    }
+    if tool.list
+        && let Some(paging) = &c.paging
+    {
+        for name in [&paging.offset_param, &paging.size_param, &paging.page_param]
+            .into_iter()
+            .flatten()
+        {
+            query(name, Wire::Integer);
+        }
+    }
+    let sent = body_fields(tool);
+    for field in &sent.possible {
+        if op.legacy.contains(field) {
+            out.push(format!(
+                "body `{field}`: retired in {} {}",
+                facts.source, facts.version
+            ));
+        } else if !declared(field, &op.body) {
+            out.push(format!(
+                "body `{field}`: {} ({}) has no such field",
+                op.operation, op.path
+            ));
+        }
+    }
+    for field in &op.required {
+        let under = |f: &String| {
+            f == field
+                || f.starts_with(&format!("{field}."))
+                || f.starts_with(&format!("{field}[]"))
+        };
+        if !sent.always.iter().any(under) {
+            out.push(format!(
+                "body `{field}`: required by {}, not always sent",
+                op.operation
+            ));
+        }
+    }
+    out
+}
+
+fn vendor_folder() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor")
+}
+
+fn facts(connector: &str) -> Option<Facts> {
+    let file = vendor_folder().join(format!("{connector}.yaml"));
+    let text = std::fs::read_to_string(&file).ok()?;
+    let facts: Facts = yaml_serde::from_str(&text)
+        .unwrap_or_else(|e| panic!("{}: not a fact table: {e}", file.display()));
+    assert_eq!(facts.vendor, connector, "{}", file.display());
+    Some(facts)
+}
+
+/// Problems of every tool of `c` a request can come from (a forbidden tool never sends one).
+fn catalog_problems(c: &Catalog, facts: &Facts) -> Vec<String> {
+    c.tools
+        .iter()
+        .filter(|t| t.risk != Risk::Forbidden && !t.raw)
+        .flat_map(|t| {
+            problems(c, t, facts)
+                .into_iter()
+                .map(move |p| format!("{}: {p}", t.name))
+        })
+        .collect()
+}
+
+#[test]
+fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
+    let catalogs = connector::catalogs::load(None).unwrap();
+    let mut checked = Vec::new();
+    for c in &catalogs {
+        let Some(facts) = facts(&c.connector) else {
+            assert!(
+                WITHOUT_DOCUMENT.contains(&c.connector.as_str()),
+                "{}: no vendor/{}.yaml; write one from the vendor's document, or list the \
+                 connector in WITHOUT_DOCUMENT if its vendor publishes none",
+                c.connector,
+                c.connector
+            );
+            continue;
+        };
+        let found = catalog_problems(c, &facts);
+        assert!(
+            found.is_empty(),
+            "{} departs from {} {}:\n  {}",
+            c.connector,
+            facts.source,
+            facts.version,
+            found.join("\n  ")
+        );
+        checked.push(c.connector.to_string());
+    }
+    checked.sort();
+    assert_eq!(checked, ["calcom", "sevdesk"]);
+}
+
+/// The check itself: the three requests sevdesk 2.0 does not accept, as the catalog sent them
+/// before, each named.
+#[test]
+fn sevdesk_1_0_requests_are_named_as_departures_from_the_2_0_document() {
+    let facts = facts("sevdesk").unwrap();
+    let c = catalog::parse(
+        "sevdesk.yaml",
+        r#"
+connector: sevdesk
+base_url: "https://my.sevdesk.de/api/v1"
+paging: { style: offset, items: /objects, offset_param: offset, size_param: limit, max_page_size: 100 }
+tools:
+  - name: sevdesk_accounting_types_list
+    risk: low
+    list: true
+    description: 'Lists accounting types. Use it for a voucher. Example: {}'
+    get: /AccountingType
+  - name: sevdesk_transactions_list
+    risk: low
+    list: true
+    description: 'Lists transactions. Use it for payments. Example: {}'
+    get: /CheckAccountTransaction
+    params:
+      date_from: { type: date, as: startDate }
+  - name: sevdesk_voucher_create
+    risk: high
+    effect: financial
+    idempotent: false
+    audit_event: voucher.created
+    side_effects: A voucher draft.
+    failure_modes: ["400: refused."]
+    description: 'Records a voucher. Use it for a receipt. Example: {}'
+    post: /Voucher/Factory/saveVoucher
+    body:
+      voucher: { objectName: Voucher, mapAll: true, status: 50, voucherType: VOU, creditDebit: C,
+                 taxRule: { id: "{tax_rule_id}", objectName: TaxRule } }
+      voucherPosSave: "{positions}"
+    params:
+      tax_rule_id: { type: integer, in: body, default: 9 }
+      positions:
+        type: array
+        in: body
+        required: true
+        max_items: 5
+        items:
+          amount: { type: number, required: true }
+          tax_rate: { type: number, required: true }
+          accounting_type_id: { type: integer, required: true }
+        item_body:
+          objectName: VoucherPos
+          mapAll: true
+          net: false
+          sumGross: "{amount}"
+          taxRate: "{tax_rate}"
+          accountingType: { id: "{accounting_type_id}", objectName: AccountingType }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let has = |tool: &str, what: &str| {
+        found
+            .iter()
+            .any(|p| p.starts_with(tool) && p.contains(what))
+    };
+    assert!(
+        has(
+            "sevdesk_accounting_types_list",
+            "GET /AccountingType: not an operation"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        has(
+            "sevdesk_transactions_list",
+            "query `startDate`: sends Date where the document wants date-time"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        has(
+            "sevdesk_voucher_create",
+            "body `voucherPosSave[].accountingType.id`: retired"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        has(
+            "sevdesk_voucher_create",
+            "body `voucherPosSave[].accountDatev.id`: required"
+        ),
+        "{found:#?}"
+    );
+    assert_eq!(found.len(), 6, "exactly these: {found:#?}");
+}
+
+#[test]
+fn a_query_value_outside_the_documents_enum_or_type_is_named() {
+    let status = QueryFact::Enum {
+        kind: "number".into(),
+        values: vec!["100".into(), "200".into()],
+    };
+    assert_eq!(
+        misfit(&Wire::Words(vec!["100".into()]), &status),
+        None,
+        "a string enum of numbers fits a number enum"
+    );
+    assert!(
+        misfit(&Wire::Words(vec!["750".into()]), &status)
+            .unwrap()
+            .contains("\"750\"")
+    );
+    let date_time = QueryFact::Kind("date-time".into());
+    assert!(misfit(&Wire::Date, &date_time).is_some());
+    assert_eq!(misfit(&Wire::DateTime, &date_time), None);
+    assert!(misfit(&Wire::Boolean, &QueryFact::Kind("integer".into())).is_some());
+}
+
+#[test]
+fn a_calcom_request_with_another_api_version_or_an_undeclared_filter_is_named() {
+    let facts = facts("calcom").unwrap();
+    let c = catalog::parse(
+        "calcom.yaml",
+        r#"
+connector: calcom
+base_url: "https://api.cal.com/v2"
+paging: { style: offset, items: /data, offset_param: skip, size_param: take, max_page_size: 100 }
+tools:
+  - name: calcom_bookings_list
+    risk: low
+    list: true
+    description: 'Lists bookings. Use it for meetings. Example: {}'
+    get: /bookings
+    headers: { cal-api-version: "2024-04-15" }
+    params:
+      after_start: { type: datetime, as: afterStart }
+      location: { type: string, max_length: 50 }
+  - name: calcom_booking_cancel
+    risk: high
+    effect: change
+    idempotent: false
+    audit_event: booking.cancelled
+    side_effects: Cancels.
+    failure_modes: ["400: refused."]
+    description: 'Cancels a booking. Use it to call off a meeting. Example: {}'
+    post: /bookings/{uid}/cancel
+    headers: { cal-api-version: "2024-08-13" }
+    params:
+      uid: { type: string, in: path, max_length: 100 }
+      reason: { type: string, in: body, as: cancellationReason, max_length: 500 }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let expected = [
+        "calcom_bookings_list: header `cal-api-version`: sends Some(\"2024-04-15\"), \
+         BookingsController_2024_08_13_getBookings must have \"2024-08-13\"",
+        "calcom_bookings_list: query `location`: BookingsController_2024_08_13_getBookings \
+         (/v2/bookings) declares no such parameter",
+        "calcom_booking_cancel: body `cancellationReason`: required by \
+         BookingsController_2024_08_13_cancelBooking, not always sent",
+    ];
+    assert_eq!(found, expected);
+}
