@@ -23,8 +23,8 @@ fn blank_or_comment(line: &str) -> bool {
 }
 
 /// A path item's key from its first line (`  /invoices/{id}:`), parsed as YAML only when
-/// quoted or unusual.
-fn key(first: &str) -> Option<String> {
+/// quoted or unusual, and then only within the flow nesting limit.
+fn key(first: &str, max_flow_depth: usize) -> Option<String> {
     let t = first.trim();
     if let Some(plain) = t.strip_suffix(':')
         && plain.starts_with('/')
@@ -32,6 +32,7 @@ fn key(first: &str) -> Option<String> {
     {
         return Some(plain.to_string());
     }
+    crate::flow_depth::check(t, max_flow_depth).ok()?;
     let one: BTreeMap<String, IgnoredAny> = yaml_serde::from_str(&format!("{t} ~")).ok()?;
     one.into_keys().next()
 }
@@ -39,7 +40,7 @@ fn key(first: &str) -> Option<String> {
 /// The cut, or `None` when the layout is not plain block style or the document seems to use
 /// anchors or aliases (`key: &name`, `- *name`): an alias in one path item to an anchor
 /// elsewhere would not parse alone.
-pub(crate) fn cut(text: &str) -> Option<Cut<'_>> {
+pub(crate) fn cut(text: &str, max_flow_depth: usize) -> Option<Cut<'_>> {
     let anchors = [": &", "- &", ": *", "- *"].iter().any(|mark| {
         text.match_indices(mark).any(|(i, _)| {
             let name: String = text[i + 3..]
@@ -94,7 +95,7 @@ pub(crate) fn cut(text: &str) -> Option<Cut<'_>> {
     for (k, &first) in item_starts.iter().enumerate() {
         let last = item_starts.get(k + 1).copied().unwrap_or(end);
         let chunk = &text[offset(first)..offset(last)];
-        items.push((key(line(first))?, chunk));
+        items.push((key(line(first), max_flow_depth)?, chunk));
     }
     items.sort_by(|a, b| a.0.cmp(&b.0));
     let mut rest = String::with_capacity(text.len() - (offset(end) - offset(head)));
@@ -110,7 +111,7 @@ mod tests {
     #[test]
     fn block_paths_are_cut_into_items() {
         let text = "openapi: 3.0.0\npaths:\n  /b:\n    get:\n      summary: B\n\n  # a comment\n  '/a:x':\n    post: {}\ncomponents:\n  schemas: {}\n";
-        let cut = cut(text).unwrap();
+        let cut = cut(text, 64).unwrap();
         let keys: Vec<&str> = cut.items.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["/a:x", "/b"]);
         assert!(cut.items[1].1.contains("summary: B"));
@@ -120,10 +121,13 @@ mod tests {
     #[test]
     fn unusual_layouts_are_left_whole() {
         let prose = "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      summary: Terms &nbsp; more\n";
-        assert!(cut(prose).is_some(), "an ampersand in prose is no anchor");
-        assert!(cut("openapi: 3.0.0\npaths: {}\n").is_none());
+        assert!(
+            cut(prose, 64).is_some(),
+            "an ampersand in prose is no anchor"
+        );
+        assert!(cut("openapi: 3.0.0\npaths: {}\n", 64).is_none());
         let anchored = "openapi: 3.0.0\nx: &op {}\npaths:\n  /a:\n    get: *op\n";
-        assert!(cut(anchored).is_none(), "alias to an anchor elsewhere");
-        assert!(cut("openapi: 3.0.0\n").is_none());
+        assert!(cut(anchored, 64).is_none(), "alias to an anchor elsewhere");
+        assert!(cut("openapi: 3.0.0\n", 64).is_none());
     }
 }

@@ -13,6 +13,7 @@ mod chunks;
 mod describe;
 mod draft;
 mod error;
+mod flow_depth;
 mod habits;
 mod naming;
 mod params;
@@ -55,6 +56,9 @@ pub struct Limits {
     pub max_ref_hops: usize,
     /// Schema nodes visited per operation before the import stops with an error.
     pub max_schema_steps: usize,
+    /// The deepest nesting of YAML flow collections (`[…]`, `{…}`): the YAML parser's work
+    /// grows with size times this depth, so deeper is refused before parsing.
+    pub max_flow_depth: usize,
 }
 
 impl Default for Limits {
@@ -63,6 +67,7 @@ impl Default for Limits {
             max_bytes: 64 * 1024 * 1024,
             max_ref_hops: 32,
             max_schema_steps: 20_000,
+            max_flow_depth: 64,
         }
     }
 }

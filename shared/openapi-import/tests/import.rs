@@ -499,6 +499,52 @@ fn bad_input_names_the_place() {
     ));
 }
 
+/// 128 KB of nested flow collections took the YAML parser 21 s (its work grows with size
+/// times nesting): such a document is refused before parsing, naming the place and the limit.
+#[test]
+fn nested_flow_yaml_is_refused_before_parsing() {
+    let half = 64 * 1024;
+    let brackets = format!(
+        "openapi: 3.0.0\npaths:\n  /a: {}{}\n",
+        "[".repeat(half),
+        "]".repeat(half)
+    );
+    let braces = format!(
+        "openapi: 3.0.0\nx: {}1{}\n",
+        "{a: ".repeat(2 * half / 5 + 1),
+        "}".repeat(2 * half / 5 + 1)
+    );
+    // The 65th collection opens at `  /a: ` + 64 brackets, and at `x: ` + 64 times `{a: `.
+    for (text, at) in [(brackets, (3, 7 + 64)), (braces, (2, 4 + 4 * 64))] {
+        assert!(text.len() >= 128 * 1024);
+        let err = import(&text, &Options::new("x")).err().unwrap();
+        let ImportError::TooDeep {
+            line,
+            column,
+            limit: 64,
+        } = err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!((line, column), at);
+        assert!(err.to_string().contains("deeper than 64"), "{err}");
+    }
+    // Nesting within the limit still reads.
+    let ok = format!(
+        "openapi: 3.0.0\ninfo: {{title: T, version: '1'}}\nx-deep: {}1{}\npaths:\n  /a:\n    get:\n      responses: {{'200': {{description: ok}}}}\n",
+        "[".repeat(60),
+        "]".repeat(60)
+    );
+    assert_eq!(
+        import(&ok, &Options::new("x"))
+            .unwrap()
+            .report
+            .counts()
+            .operations,
+        1
+    );
+}
+
 /// Vendors' own documents are not in the repository (their licences): point
 /// `OPENAPI_IMPORT_REAL_SPECS` at a folder of them and run
 /// `cargo test -p openapi-import -- --ignored` to import each and check the draft loads.
