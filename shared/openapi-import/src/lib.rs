@@ -3,7 +3,9 @@
 //! `<resource>_<verb>`, typed and bounded params, risk, paging, errors and auth as proposals
 //! (`curate` entries the lint refuses), a description scaffold, and a selection of at most 30
 //! core tools. A re-import compares a curated catalog with the current document instead of
-//! overwriting it. Pure: text in, a [`catalog::Catalog`] and a [`Report`] out.
+//! overwriting it. Pure: text in, a [`catalog::Catalog`] and a [`Report`] out; apart from
+//! [`read_document`] and [`write_whole`], the careful file reading and writing the command
+//! uses.
 //!
 //! Try it: `cargo test -p openapi-import`, or `mcp-server import openapi SPEC --connector NAME`.
 
@@ -13,6 +15,7 @@ mod chunks;
 mod describe;
 mod draft;
 mod error;
+mod files;
 mod flow_depth;
 mod habits;
 mod naming;
@@ -27,6 +30,7 @@ mod spec;
 mod yaml_out;
 
 pub use error::ImportError;
+pub use files::{FileError, read_document, write_whole};
 pub use naming::MAX_EXPOSED_NAME;
 pub use reimport::{Changes, reimport};
 pub use report::{Counts, OperationReport, Report};

@@ -5,7 +5,10 @@
 use std::collections::BTreeSet;
 
 use catalog::{Catalog, PagingStyle, ParamIn, ParamType, Risk, Tool};
-use openapi_import::{Draft, ImportError, Options, Selection, Slice, import, reimport};
+use openapi_import::{
+    Draft, FileError, ImportError, Options, Selection, Slice, import, read_document, reimport,
+    write_whole,
+};
 
 fn spec(name: &str) -> String {
     let path = format!("{}/tests/specs/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -543,6 +546,93 @@ fn nested_flow_yaml_is_refused_before_parsing() {
             .operations,
         1
     );
+}
+
+/// A fresh, empty directory for one test (removed by the caller).
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("openapi-import-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `/dev/zero` was read past the size limit (its size is 0) and a FIFO would block the
+/// command: anything but a regular file is refused before it is opened.
+#[test]
+#[cfg(unix)]
+fn special_files_are_refused_before_reading() {
+    let refused = |path: &std::path::Path| match read_document(path, 1024) {
+        Err(FileError::NotAFile { what, .. }) => what,
+        other => panic!("{}: {other:?}", path.display()),
+    };
+    assert_eq!(refused("/dev/zero".as_ref()), "a device");
+    let dir = scratch_dir("fifo");
+    let fifo = dir.join("spec.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(refused(&fifo), "a FIFO", "refused, not waited on");
+    assert_eq!(refused(&dir), "a directory");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The limit holds whatever size a file reports: reading stops one byte past it.
+#[test]
+fn reading_stops_one_byte_past_the_limit() {
+    let dir = scratch_dir("limit");
+    let spec = dir.join("spec.yaml");
+    std::fs::write(&spec, "openapi: 3.0.0\n").unwrap();
+    assert_eq!(read_document(&spec, 15).unwrap(), "openapi: 3.0.0\n");
+    assert!(matches!(
+        read_document(&spec, 14),
+        Err(FileError::TooLarge { limit: 14, .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A regular file whose reported size is 0 but which has more to read.
+    #[cfg(target_os = "linux")]
+    {
+        let proc = std::path::Path::new("/proc/self/status");
+        assert_eq!(std::fs::metadata(proc).unwrap().len(), 0);
+        assert!(matches!(
+            read_document(proc, 16),
+            Err(FileError::TooLarge { limit: 16, .. })
+        ));
+    }
+}
+
+/// The draft went through `.<name>.<pid>.tmp`, opened with create-or-truncate: a link planted
+/// there had the draft written into whatever it pointed at. Now the temporary file is new,
+/// exclusive and unguessably named; the planted link and its target stay untouched.
+#[test]
+#[cfg(unix)]
+fn a_draft_is_never_written_through_a_planted_link() {
+    let dir = scratch_dir("link");
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let out = dir.join("draft.yaml");
+    let planted = dir.join(format!(".draft.yaml.{}.tmp", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    write_whole(&out, "connector: x\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "connector: x\n");
+    assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let planted_name = planted.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        left,
+        [planted_name.as_str(), "draft.yaml", "victim.txt"],
+        "no temporary file left behind"
+    );
+    // Writing again replaces the draft whole.
+    write_whole(&out, "connector: y\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "connector: y\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Vendors' own documents are not in the repository (their licences): point
