@@ -124,12 +124,19 @@ fn sevdesk_like_names_risks_auth_and_errors() {
         (status.kind, status.min, status.max),
         (ParamType::Number, Some(100.0), Some(1000.0))
     );
-    // readOnly fields are not inputs; a nested object needs a person.
+    // readOnly fields are not inputs; a nested object's fields are dotted params.
     assert!(!tool(c, "invoice_update").params.contains_key("id"));
-    assert!(pending(
-        tool(c, "invoice_book"),
-        "needs a person: required body field `checkAccount`"
-    ));
+    let book = tool(c, "invoice_book");
+    let account = &book.params["check_account_id"];
+    assert_eq!(
+        (account.kind, account.required, account.upstream.as_deref()),
+        (ParamType::Integer, true, Some("checkAccount.id"))
+    );
+    assert_eq!(
+        book.params["check_account_object_name"].upstream.as_deref(),
+        Some("checkAccount.objectName")
+    );
+    assert!(!pending(book, "checkAccount"), "{:?}", book.curate);
     assert!(tool(c, "invoice_book").params["type"].choices.is_some());
     // Provenance.
     assert_eq!(
@@ -500,6 +507,144 @@ fn bad_input_names_the_place() {
         import(&spec("tricky.yaml"), &small),
         Err(ImportError::TooLarge { .. })
     ));
+}
+
+/// A messaging API, written for these tests: cursor paging under `paging.next`, a message
+/// whose text sits in a nested `content` object, and operationIds that say more than paths.
+const MESSAGING: &str = r#"
+openapi: 3.0.3
+info: {title: Messaging-like API, version: '1'}
+servers: [{url: 'https://api.messaging.example/v1'}]
+components:
+  securitySchemes:
+    token: {type: http, scheme: bearer}
+  schemas:
+    Message:
+      type: object
+      properties:
+        id: {type: string}
+        to: {type: string}
+        status: {type: string}
+        createdAt: {type: string, format: date-time}
+security: [{token: []}]
+paths:
+  /messages:
+    get:
+      operationId: listMessages
+      parameters:
+        - {name: cursor, in: query, schema: {type: string}}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 50}}
+        - {name: status, in: query, schema: {type: string}}
+      responses:
+        '200':
+          description: A page of messages
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  data: {type: array, items: {$ref: '#/components/schemas/Message'}}
+                  paging:
+                    type: object
+                    properties:
+                      next: {type: string, description: The cursor of the next page.}
+    post:
+      operationId: sendMessage
+      summary: Send a message
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [to, content]
+              properties:
+                to: {type: string, maxLength: 20}
+                content:
+                  type: object
+                  required: [text]
+                  properties:
+                    text: {type: string, maxLength: 4096}
+                    media:
+                      type: object
+                      required: [url]
+                      properties:
+                        url: {type: string, format: uri}
+                metadata: {type: object, description: Anything.}
+      responses:
+        '201': {description: Sent}
+  /messages/{messageId}:
+    get:
+      operationId: getMessage
+      parameters: [{name: messageId, in: path, required: true, schema: {type: string}}]
+      responses: {'200': {description: The message}}
+  /conversations/{conversationId}/messages:
+    post:
+      operationId: createConversationMessage
+      parameters: [{name: conversationId, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {text: {type: string}}}
+      responses: {'201': {description: Created}}
+  /bookings/{bookingId}:
+    delete:
+      operationId: cancelBooking
+      parameters: [{name: bookingId, in: path, required: true, schema: {type: string}}]
+      responses: {'204': {description: Cancelled}}
+  /exports/{exportId}:
+    get:
+      operationId: downloadExport
+      parameters: [{name: exportId, in: path, required: true, schema: {type: string}}]
+      responses: {'200': {description: The file}}
+"#;
+
+fn messaging() -> Draft {
+    let d = import(MESSAGING, &Options::new("chat")).unwrap();
+    catalog::parse("draft.yaml", &d.to_yaml().unwrap()).unwrap();
+    d
+}
+
+/// A drafted tool by the operationId it came from.
+fn by_id<'a>(c: &'a Catalog, operation_id: &str) -> &'a Tool {
+    c.tools
+        .iter()
+        .find(|t| t.operation_id.as_deref() == Some(operation_id))
+        .unwrap_or_else(|| panic!("no tool from {operation_id}"))
+}
+
+/// A message's `content: {text, media: {url}}` was a "nested object" a person had to write by
+/// hand: its fields are now body params sent under their dotted paths.
+#[test]
+fn nested_request_bodies_become_dotted_params() {
+    let d = messaging();
+    let send = by_id(&d.catalog, "sendMessage");
+    let param = |name: &str| {
+        let p = send
+            .params
+            .get(name)
+            .unwrap_or_else(|| panic!("no {name} in {:?}", send.params.keys()));
+        (p.location, p.required, p.upstream.as_deref())
+    };
+    assert_eq!(param("to"), (ParamIn::Body, true, None));
+    assert_eq!(
+        param("content_text"),
+        (ParamIn::Body, true, Some("content.text"))
+    );
+    assert_eq!(send.params["content_text"].max_length, Some(4096));
+    assert_eq!(
+        param("content_media_url"),
+        (ParamIn::Body, false, Some("content.media.url")),
+        "required within `media`, which is optional"
+    );
+    assert!(!pending(send, "content"), "{:?}", send.curate);
+    let report = d.report.to_string();
+    assert!(
+        report.contains(
+            "optional body field `metadata` left out: a nested object without declared fields"
+        ),
+        "{report}"
+    );
 }
 
 /// 128 KB of nested flow collections took the YAML parser 21 s (its work grows with size
