@@ -647,6 +647,38 @@ fn nested_request_bodies_become_dotted_params() {
     );
 }
 
+/// `paging: {next}` beside a `cursor` parameter was not seen as paging at all: it is the
+/// catalog's cursor paging, and the list tool leaves the cursor and size to the platform.
+#[test]
+fn a_paging_next_body_is_cursor_paging() {
+    let d = messaging();
+    let c = &d.catalog;
+    let paging = c.paging.as_ref().expect("a paging proposal");
+    assert_eq!(
+        (
+            paging.style,
+            paging.items.as_str(),
+            paging.cursor_param.as_deref(),
+            paging.size_param.as_deref(),
+            paging.next.as_deref(),
+            paging.max_page_size
+        ),
+        (
+            PagingStyle::Cursor,
+            "/data",
+            Some("cursor"),
+            Some("limit"),
+            Some("/paging/next"),
+            50
+        )
+    );
+    let list = by_id(c, "listMessages");
+    assert!(list.list);
+    let params: Vec<&str> = list.params.keys().map(|k| k.as_str()).collect();
+    assert_eq!(params, ["status"], "cursor and limit are the platform's");
+    assert_eq!(list.default_fields, ["id", "status", "createdAt", "to"]);
+}
+
 /// 128 KB of nested flow collections took the YAML parser 21 s (its work grows with size
 /// times nesting): such a document is refused before parsing, naming the place and the limit.
 #[test]
