@@ -679,6 +679,59 @@ fn a_paging_next_body_is_cursor_paging() {
     assert_eq!(list.default_fields, ["id", "status", "createdAt", "to"]);
 }
 
+/// `POST /messages` was `message_create` at `medium`: the operationId names it (`sendMessage`
+/// → `message_send`) and, like any write to messages, it is `critical`; reads are not.
+#[test]
+fn operation_ids_name_what_paths_cannot_and_sending_to_people_is_critical() {
+    let d = messaging();
+    let c = &d.catalog;
+    for (id, name, risk) in [
+        ("sendMessage", "chat_message_send", Risk::Critical),
+        (
+            "createConversationMessage",
+            "chat_conversation_message_create",
+            Risk::Critical,
+        ),
+        ("cancelBooking", "chat_booking_cancel", Risk::Critical),
+        ("downloadExport", "chat_export_download", Risk::Low),
+        ("getMessage", "chat_message_get", Risk::Low),
+        ("listMessages", "chat_messages_list", Risk::Low),
+    ] {
+        let t = by_id(c, id);
+        assert_eq!((t.name.as_str(), t.risk), (name, risk), "{id}");
+        assert!(
+            risk != Risk::Critical || !t.core,
+            "{id} is not proposed for core"
+        );
+    }
+    let send = d
+        .report
+        .operations
+        .iter()
+        .find(|o| o.operation_id.as_deref() == Some("sendMessage"))
+        .unwrap();
+    assert!(
+        send.notes
+            .iter()
+            .any(|n| n == "name: verb from the operationId `sendMessage`"),
+        "{:?}",
+        send.notes
+    );
+    let reply = d
+        .report
+        .operations
+        .iter()
+        .find(|o| o.operation_id.as_deref() == Some("createConversationMessage"))
+        .unwrap();
+    assert!(
+        reply
+            .risk
+            .contains("a POST there sends something to people"),
+        "{}",
+        reply.risk
+    );
+}
+
 /// 128 KB of nested flow collections took the YAML parser 21 s (its work grows with size
 /// times nesting): such a document is refused before parsing, naming the place and the limit.
 #[test]
