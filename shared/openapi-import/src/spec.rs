@@ -37,7 +37,8 @@ enum Raw<'t> {
     /// All in `root`.
     None,
     Json(BTreeMap<String, &'t RawValue>),
-    Yaml(Vec<(String, &'t str)>),
+    /// Each with its 0-based first line in the document.
+    Yaml(Vec<(String, usize, &'t str)>),
 }
 
 /// Parses YAML once its flow nesting is known to be within the limit (see `flow_depth`).
@@ -51,6 +52,22 @@ fn yaml<T: serde::de::DeserializeOwned>(
         limit: max_flow_depth,
     })?;
     yaml_serde::from_str(text).map_err(yaml_error)
+}
+
+/// A `TooDeep` found in a piece of the document, placed in the whole.
+fn placed(e: ImportError, line_in_document: impl Fn(usize) -> usize) -> ImportError {
+    match e {
+        ImportError::TooDeep {
+            line,
+            column,
+            limit,
+        } => ImportError::TooDeep {
+            line: line_in_document(line),
+            column,
+            limit,
+        },
+        other => other,
+    }
 }
 
 fn yaml_error(e: yaml_serde::Error) -> ImportError {
@@ -98,7 +115,8 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
     } else if let Some(cut) = crate::chunks::cut(text, limits.max_flow_depth) {
         // Each piece is checked just before it is parsed: alone, a path item may read
         // differently than in the whole (a line of a quoted scalar starting a chunk).
-        let root = yaml(&cut.rest, limits.max_flow_depth)?;
+        let root = yaml(&cut.rest, limits.max_flow_depth)
+            .map_err(|e| placed(e, |line| cut.line_of_rest(line)))?;
         raw_paths = Raw::Yaml(cut.items);
         root
     } else {
@@ -163,9 +181,10 @@ impl Spec<'_> {
                 }
             }
             Raw::Yaml(chunks) => {
-                for (k, (path, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k)) {
+                for (k, (path, first, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k))
+                {
                     let one: BTreeMap<String, Value> = yaml(text, self.max_flow_depth)
-                        .map_err(|e| match e {
+                        .map_err(|e| match placed(e, |line| line + first) {
                             ImportError::Syntax { message, .. } => ImportError::invalid(
                                 &format!("#/paths/{}", escape(path)),
                                 format!("{message} (an alias to an anchor elsewhere? convert the document to JSON)"),

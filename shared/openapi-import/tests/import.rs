@@ -762,6 +762,25 @@ fn nested_flow_yaml_is_refused_before_parsing() {
         assert_eq!((line, column), at);
         assert!(err.to_string().contains("deeper than 64"), "{err}");
     }
+    // Inside a path item, parsed on its own, the place is still the document's (line 6,
+    // `      x-deep: ` and 64 brackets before the 65th).
+    let in_item = format!(
+        "openapi: 3.0.0\ninfo: {{title: T, version: '1'}}\npaths:\n  /a:\n    get:\n      x-deep: {}1{}\n      responses: {{}}\n",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    assert!(
+        matches!(
+            import(&in_item, &Options::new("x")),
+            Err(ImportError::TooDeep {
+                line: 6,
+                column: 79,
+                limit: 64
+            })
+        ),
+        "{:?}",
+        import(&in_item, &Options::new("x")).err()
+    );
     // Nesting within the limit still reads.
     let ok = format!(
         "openapi: 3.0.0\ninfo: {{title: T, version: '1'}}\nx-deep: {}1{}\npaths:\n  /a:\n    get:\n      responses: {{'200': {{description: ok}}}}\n",
