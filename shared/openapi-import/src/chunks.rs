@@ -6,11 +6,22 @@
 use serde::de::IgnoredAny;
 use std::collections::BTreeMap;
 
-/// The document without its `paths:` section, and the section's path items (their text, by
-/// path, sorted like a parsed map).
+/// The document without its `paths:` section, and the section's path items (their text and
+/// 0-based first line, by path, sorted like a parsed map).
 pub(crate) struct Cut<'t> {
     pub(crate) rest: String,
-    pub(crate) items: Vec<(String, &'t str)>,
+    /// Where the `paths:` section was (its 0-based first line) and how many lines it had, to
+    /// give places in `rest` as lines of the document.
+    pub(crate) removed: (usize, usize),
+    pub(crate) items: Vec<(String, usize, &'t str)>,
+}
+
+impl Cut<'_> {
+    /// A 1-based line of `rest` as a line of the document.
+    pub(crate) fn line_of_rest(&self, line: usize) -> usize {
+        let (head, count) = self.removed;
+        if line > head { line + count } else { line }
+    }
 }
 
 fn indent(line: &str) -> usize {
@@ -23,8 +34,8 @@ fn blank_or_comment(line: &str) -> bool {
 }
 
 /// A path item's key from its first line (`  /invoices/{id}:`), parsed as YAML only when
-/// quoted or unusual.
-fn key(first: &str) -> Option<String> {
+/// quoted or unusual, and then only within the flow nesting limit.
+fn key(first: &str, max_flow_depth: usize) -> Option<String> {
     let t = first.trim();
     if let Some(plain) = t.strip_suffix(':')
         && plain.starts_with('/')
@@ -32,6 +43,7 @@ fn key(first: &str) -> Option<String> {
     {
         return Some(plain.to_string());
     }
+    crate::flow_depth::check(t, max_flow_depth).ok()?;
     let one: BTreeMap<String, IgnoredAny> = yaml_serde::from_str(&format!("{t} ~")).ok()?;
     one.into_keys().next()
 }
@@ -39,7 +51,7 @@ fn key(first: &str) -> Option<String> {
 /// The cut, or `None` when the layout is not plain block style or the document seems to use
 /// anchors or aliases (`key: &name`, `- *name`): an alias in one path item to an anchor
 /// elsewhere would not parse alone.
-pub(crate) fn cut(text: &str) -> Option<Cut<'_>> {
+pub(crate) fn cut(text: &str, max_flow_depth: usize) -> Option<Cut<'_>> {
     let anchors = [": &", "- &", ": *", "- *"].iter().any(|mark| {
         text.match_indices(mark).any(|(i, _)| {
             let name: String = text[i + 3..]
@@ -94,13 +106,17 @@ pub(crate) fn cut(text: &str) -> Option<Cut<'_>> {
     for (k, &first) in item_starts.iter().enumerate() {
         let last = item_starts.get(k + 1).copied().unwrap_or(end);
         let chunk = &text[offset(first)..offset(last)];
-        items.push((key(line(first))?, chunk));
+        items.push((key(line(first), max_flow_depth)?, first, chunk));
     }
     items.sort_by(|a, b| a.0.cmp(&b.0));
     let mut rest = String::with_capacity(text.len() - (offset(end) - offset(head)));
     rest.push_str(&text[..offset(head)]);
     rest.push_str(&text[offset(end)..]);
-    Some(Cut { rest, items })
+    Some(Cut {
+        rest,
+        removed: (head, end - head),
+        items,
+    })
 }
 
 #[cfg(test)]
@@ -110,20 +126,29 @@ mod tests {
     #[test]
     fn block_paths_are_cut_into_items() {
         let text = "openapi: 3.0.0\npaths:\n  /b:\n    get:\n      summary: B\n\n  # a comment\n  '/a:x':\n    post: {}\ncomponents:\n  schemas: {}\n";
-        let cut = cut(text).unwrap();
-        let keys: Vec<&str> = cut.items.iter().map(|(k, _)| k.as_str()).collect();
+        let cut = cut(text, 64).unwrap();
+        let keys: Vec<&str> = cut.items.iter().map(|(k, _, _)| k.as_str()).collect();
         assert_eq!(keys, ["/a:x", "/b"]);
-        assert!(cut.items[1].1.contains("summary: B"));
+        assert!(cut.items[1].2.contains("summary: B"));
+        assert_eq!(
+            (cut.items[0].1, cut.items[1].1),
+            (7, 2),
+            "0-based first lines"
+        );
+        assert_eq!((cut.line_of_rest(1), cut.line_of_rest(2)), (1, 10));
         assert_eq!(cut.rest, "openapi: 3.0.0\ncomponents:\n  schemas: {}\n");
     }
 
     #[test]
     fn unusual_layouts_are_left_whole() {
         let prose = "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      summary: Terms &nbsp; more\n";
-        assert!(cut(prose).is_some(), "an ampersand in prose is no anchor");
-        assert!(cut("openapi: 3.0.0\npaths: {}\n").is_none());
+        assert!(
+            cut(prose, 64).is_some(),
+            "an ampersand in prose is no anchor"
+        );
+        assert!(cut("openapi: 3.0.0\npaths: {}\n", 64).is_none());
         let anchored = "openapi: 3.0.0\nx: &op {}\npaths:\n  /a:\n    get: *op\n";
-        assert!(cut(anchored).is_none(), "alias to an anchor elsewhere");
-        assert!(cut("openapi: 3.0.0\n").is_none());
+        assert!(cut(anchored, 64).is_none(), "alias to an anchor elsewhere");
+        assert!(cut("openapi: 3.0.0\n", 64).is_none());
     }
 }

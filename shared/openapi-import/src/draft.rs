@@ -141,7 +141,9 @@ pub(crate) fn draft<'a>(
         .and_then(|t| t.get(0))
         .and_then(Value::as_str)
         .map(snake);
-    let parts = naming::parts(op.method, op.path, lists);
+    let (parts, named) = naming::parts_for(op.method, op.path, lists, operation_id.as_deref());
+    let mut notes = notes;
+    notes.extend(named);
     let mut tool = new_tool(op.method, path, risk, operation_id.clone());
     tool.description = describe::scaffold(&what, &params).into();
     tool.category = category.map(Text::from);
@@ -178,6 +180,7 @@ pub(crate) fn sketch<'a>(r: &mut Resolver<'a>, op: &Op<'a>) -> Result<Drafted, I
         .and_then(Value::as_str)
         .map(String::from);
     let (risk, risk_reason) = risk::propose(op.method, op.path, operation_id.as_deref());
+    let (parts, _) = naming::parts_for(op.method, op.path, lists, operation_id.as_deref());
     Ok(Drafted {
         method: op.method,
         path: op.path.to_string(),
@@ -188,7 +191,7 @@ pub(crate) fn sketch<'a>(r: &mut Resolver<'a>, op: &Op<'a>) -> Result<Drafted, I
             .unwrap_or(false),
         tool: new_tool(op.method, op.path.to_string(), risk, operation_id.clone()),
         operation_id,
-        parts: naming::parts(op.method, op.path, lists),
+        parts,
         answer: Answer::default(),
         style: None,
         risk_reason,

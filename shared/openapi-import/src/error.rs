@@ -12,6 +12,21 @@ pub enum ImportError {
         /// The limit it exceeded.
         limit: usize,
     },
+    /// YAML flow collections nested deeper than [`crate::Limits::max_flow_depth`]: refused
+    /// before parsing, so the YAML parser's work stays bounded.
+    #[error(
+        "line {line}, column {column}: YAML flow collections (`[…]`, `{{…}}`) nest deeper than \
+         {limit} here; the YAML parser's work grows with size times nesting, so the document is \
+         refused before parsing: write it in block style or as JSON"
+    )]
+    TooDeep {
+        /// 1-based line of the collection over the limit.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// Neither JSON nor YAML.
     #[error("not JSON or YAML at line {line}, column {column}: {message}")]
     Syntax {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::ImportError;
 use crate::naming::snake;
-use crate::schema::Resolver;
+use crate::schema::{Flat, Resolver};
 use crate::spec::{Deref, escape};
 
 /// How a list operation pages, as far as names and shapes tell.
@@ -17,10 +17,10 @@ pub(crate) enum Style {
     PageSize { page: String, size: String },
     /// An offset (or skip) and a limit (or take).
     Offset { offset: String, limit: String },
-    /// An opaque cursor parameter.
-    Cursor { param: String },
-    /// The answer names the next page's URL.
-    NextUrl { field: String },
+    /// An opaque cursor parameter (and maybe a page size).
+    Cursor { param: String, size: Option<String> },
+    /// The answer names the next page's URL (and the first page may be sized).
+    NextUrl { field: String, size: Option<String> },
 }
 
 impl Style {
@@ -28,8 +28,8 @@ impl Style {
         match self {
             Style::PageSize { page, size } => format!("page/page size (`{page}`, `{size}`)"),
             Style::Offset { offset, limit } => format!("offset/limit (`{offset}`, `{limit}`)"),
-            Style::Cursor { param } => format!("cursor (`{param}`)"),
-            Style::NextUrl { field } => format!("next URL in `{field}`"),
+            Style::Cursor { param, .. } => format!("cursor (`{param}`)"),
+            Style::NextUrl { field, .. } => format!("next URL in `{field}`"),
         }
     }
 }
@@ -42,10 +42,50 @@ pub(crate) struct Answer {
     pub(crate) items: Option<String>,
     pub(crate) total: Option<String>,
     pub(crate) more: Option<String>,
+    /// The next page's cursor or URL, dotted when it sits in an object (`paging.next`).
     pub(crate) next: Option<String>,
+    pub(crate) next_kind: Next,
     /// Scalar fields of one item, for a `fields` proposal.
     pub(crate) fields: Vec<String>,
 }
+
+/// What the answer's next field holds, by its name, format and place.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// A URL: `next_url`, `nextLink`, `format: uri`, anything under `links`.
+    Url,
+    /// An opaque token: `next_cursor`, `nextPageToken`.
+    Token,
+    /// Either (`next`, `next_page`): a token when the operation takes a cursor parameter.
+    #[default]
+    Either,
+}
+
+fn next_kind(container: Option<&str>, key: &str, format: Option<&str>) -> Next {
+    if key.contains("cursor") || key.contains("token") {
+        Next::Token
+    } else if ["url", "link", "href"].iter().any(|w| key.contains(w))
+        || matches!(format, Some("uri" | "url" | "uri-reference"))
+        || container == Some("links")
+    {
+        Next::Url
+    } else {
+        Next::Either
+    }
+}
+
+/// Objects in a list answer that hold its paging fields (`paging: {next}`, `links: {next}`,
+/// `meta: {next_cursor, total}`, `page_info: {end_cursor, has_next_page}`): looked into one
+/// level deep.
+const PAGING_OBJECTS: &[&str] = &[
+    "paging",
+    "pagination",
+    "page_info",
+    "links",
+    "meta",
+    "response_metadata",
+    "cursors",
+];
 
 const ITEM_FIELDS: &[&str] = &[
     "data", "items", "results", "objects", "entries", "records", "values", "list",
@@ -65,6 +105,12 @@ const NEXT_FIELDS: &[&str] = &[
     "next_page_url",
     "next_page",
     "next_link",
+    "next_cursor",
+    "next_page_cursor",
+    "next_page_token",
+    "next_token",
+    "end_cursor",
+    "continuation_token",
 ];
 
 /// The first JSON 2xx answer's shape.
@@ -95,14 +141,13 @@ pub(crate) fn answer<'a>(
             let key = snake(name);
             if p.kind == Some("array") {
                 arrays.push((*name, p.items));
-            } else if TOTAL_FIELDS.contains(&key.as_str())
-                && matches!(p.kind, Some("integer" | "number"))
-            {
-                out.total.get_or_insert(name.to_string());
-            } else if MORE_FIELDS.contains(&key.as_str()) && p.kind == Some("boolean") {
-                out.more.get_or_insert(name.to_string());
-            } else if NEXT_FIELDS.contains(&key.as_str()) && p.kind == Some("string") {
-                out.next.get_or_insert(name.to_string());
+            } else if p.kind == Some("object") && PAGING_OBJECTS.contains(&key.as_str()) {
+                for (inner, field) in &p.properties {
+                    let f = r.flatten(field, &at)?;
+                    paging_field(&mut out, Some(&key), &format!("{name}.{inner}"), inner, &f);
+                }
+            } else {
+                paging_field(&mut out, None, name, name, &p);
             }
         }
         let chosen = arrays
@@ -129,6 +174,21 @@ pub(crate) fn answer<'a>(
         }
     }
     Ok(out)
+}
+
+/// Takes a total, "more" or next field of a list answer (at `dotted`, named `name`, inside
+/// the paging object `container`), the first of each found.
+fn paging_field(out: &mut Answer, container: Option<&str>, dotted: &str, name: &str, p: &Flat<'_>) {
+    let key = snake(name);
+    if TOTAL_FIELDS.contains(&key.as_str()) && matches!(p.kind, Some("integer" | "number")) {
+        out.total.get_or_insert(dotted.to_string());
+    } else if MORE_FIELDS.contains(&key.as_str()) && p.kind == Some("boolean") {
+        out.more.get_or_insert(dotted.to_string());
+    } else if NEXT_FIELDS.contains(&key.as_str()) && p.kind == Some("string") && out.next.is_none()
+    {
+        out.next = Some(dotted.to_string());
+        out.next_kind = next_kind(container, &key, p.format);
+    }
 }
 
 /// The JSON schema of a response or request body, if it has JSON content.
@@ -192,10 +252,16 @@ pub(crate) fn style(query: &[&str], answer: &Answer) -> Option<Style> {
     if let (Some(offset), Some(limit)) = (offset, limit) {
         return Some(Style::Offset { offset, limit });
     }
-    if let Some(param) = cursor {
-        return Some(Style::Cursor { param });
+    // A next field that is a URL carries the cursor itself; a token goes back in the cursor
+    // parameter, and without one there is nowhere to send it.
+    match (cursor, &answer.next, answer.next_kind) {
+        (_, Some(field), Next::Url) | (None, Some(field), Next::Either) => Some(Style::NextUrl {
+            field: field.clone(),
+            size,
+        }),
+        (Some(param), _, _) => Some(Style::Cursor { param, size }),
+        (None, _, _) => None,
     }
-    answer.next.clone().map(|field| Style::NextUrl { field })
 }
 
 /// Where error answers put their message: JSON pointers with how many responses show each, and
@@ -330,7 +396,8 @@ mod tests {
         assert_eq!(
             style(&["cursor"], &none),
             Some(Style::Cursor {
-                param: "cursor".into()
+                param: "cursor".into(),
+                size: None
             })
         );
         let next = Answer {
@@ -340,9 +407,74 @@ mod tests {
         assert_eq!(
             style(&[], &next),
             Some(Style::NextUrl {
-                field: "next".into()
+                field: "next".into(),
+                size: None
             })
         );
+    }
+
+    fn answer_of(schema: serde_json::Value) -> Answer {
+        let op =
+            json!({"responses": {"200": {"content": {"application/json": {"schema": schema}}}}});
+        let limits = Limits::default();
+        let mut r = Resolver::new(&op, &limits);
+        answer(&mut r, &op, "#/op").unwrap()
+    }
+
+    #[test]
+    fn a_cursor_in_a_paging_object_is_cursor_paging() {
+        let items = json!({"type": "array", "items": {"type": "object"}});
+        let paged = answer_of(json!({"properties": {
+            "data": items,
+            "paging": {"type": "object", "properties": {"next": {"type": "string"}}}
+        }}));
+        assert_eq!(paged.next.as_deref(), Some("paging.next"));
+        assert_eq!(
+            style(&["cursor", "limit"], &paged),
+            Some(Style::Cursor {
+                param: "cursor".into(),
+                size: Some("limit".into())
+            })
+        );
+        // A token needs a parameter to go back in.
+        let token = answer_of(json!({"properties": {
+            "data": items,
+            "meta": {"type": "object", "properties": {
+                "next_cursor": {"type": "string"}, "total": {"type": "integer"}}}
+        }}));
+        assert_eq!(
+            (
+                token.next.as_deref(),
+                token.next_kind,
+                token.total.as_deref()
+            ),
+            (Some("meta.next_cursor"), Next::Token, Some("meta.total"))
+        );
+        assert_eq!(style(&[], &token), None);
+        assert_eq!(
+            style(&["starting_after"], &token),
+            Some(Style::Cursor {
+                param: "starting_after".into(),
+                size: None
+            })
+        );
+        // A URL carries the cursor itself, even where a cursor parameter exists.
+        let linked = answer_of(json!({"properties": {
+            "data": items,
+            "links": {"type": "object", "properties": {"next": {"type": "string"}}}
+        }}));
+        assert_eq!(
+            style(&["cursor"], &linked),
+            Some(Style::NextUrl {
+                field: "links.next".into(),
+                size: None
+            })
+        );
+        let uri = answer_of(json!({"properties": {
+            "results": items,
+            "next": {"type": "string", "format": "uri"}
+        }}));
+        assert_eq!(uri.next_kind, Next::Url);
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! `<resource>_<verb>`, typed and bounded params, risk, paging, errors and auth as proposals
 //! (`curate` entries the lint refuses), a description scaffold, and a selection of at most 30
 //! core tools. A re-import compares a curated catalog with the current document instead of
-//! overwriting it. Pure: text in, a [`catalog::Catalog`] and a [`Report`] out.
+//! overwriting it. Pure: text in, a [`catalog::Catalog`] and a [`Report`] out; apart from
+//! [`read_document`] and [`write_whole`], the careful file reading and writing the command
+//! uses.
 //!
 //! Try it: `cargo test -p openapi-import`, or `mcp-server import openapi SPEC --connector NAME`.
 
@@ -13,6 +15,8 @@ mod chunks;
 mod describe;
 mod draft;
 mod error;
+mod files;
+mod flow_depth;
 mod habits;
 mod naming;
 mod params;
@@ -26,6 +30,7 @@ mod spec;
 mod yaml_out;
 
 pub use error::ImportError;
+pub use files::{FileError, read_document, write_whole};
 pub use naming::MAX_EXPOSED_NAME;
 pub use reimport::{Changes, reimport};
 pub use report::{Counts, OperationReport, Report};
@@ -55,6 +60,9 @@ pub struct Limits {
     pub max_ref_hops: usize,
     /// Schema nodes visited per operation before the import stops with an error.
     pub max_schema_steps: usize,
+    /// The deepest nesting of YAML flow collections (`[…]`, `{…}`): the YAML parser's work
+    /// grows with size times this depth, so deeper is refused before parsing.
+    pub max_flow_depth: usize,
 }
 
 impl Default for Limits {
@@ -63,6 +71,7 @@ impl Default for Limits {
             max_bytes: 64 * 1024 * 1024,
             max_ref_hops: 32,
             max_schema_steps: 20_000,
+            max_flow_depth: 64,
         }
     }
 }

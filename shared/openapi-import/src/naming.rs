@@ -1,6 +1,7 @@
 //! Tool names from path and method: `<connector>_<resource>_<verb>` (the catalog's naming rule)
 //! with a verb from the lint's list where the words allow (`/Invoice/{invoiceId}/sendViaEmail` →
-//! `sevdesk_invoice_send`), deterministic, unique, and within 64 characters.
+//! `sevdesk_invoice_send`), deterministic, unique, and within 64 characters. The operationId
+//! decides where the path cannot say it (see [`parts_for`]).
 
 use std::collections::BTreeSet;
 
@@ -332,6 +333,91 @@ pub(crate) fn parts(method: Method, path: &str, lists: bool) -> Parts {
     }
 }
 
+/// The verbs a method says by itself: a name with one of these tells no more than the method.
+const METHOD_VERBS: &[&str] = &["get", "list", "create", "update", "delete"];
+
+/// The operationId verbs that may name an operation over the method's own, by method: what a
+/// write does (`sendMessage` on `POST /messages`), a GET that searches or downloads, a DELETE
+/// that cancels or archives. A GET never takes `send` from a word like `emailTemplates`.
+fn id_verbs(method: Method) -> &'static [&'static str] {
+    match method {
+        Method::Get => &["search", "download"],
+        Method::Delete => &["cancel", "archive"],
+        Method::Post | Method::Put | Method::Patch => &[
+            "send",
+            "cancel",
+            "pay",
+            "book",
+            "archive",
+            "unarchive",
+            "search",
+            "upload",
+            "download",
+        ],
+    }
+}
+
+/// An operationId's verb (its first word the lint's verbs know, after any prefix such as
+/// `BookingsController_2024_08_13_`) and the words after it, stop words and numbers dropped.
+fn id_words(operation_id: &str) -> Option<(&'static str, Vec<String>)> {
+    let w = words(operation_id);
+    let at = w.iter().position(|x| verb_of(x).is_some())?;
+    let verb = verb_of(&w[at])?;
+    let rest = w[at + 1..]
+        .iter()
+        .filter(|x| !STOPWORDS.contains(&x.as_str()) && !x.chars().all(|c| c.is_ascii_digit()))
+        .cloned()
+        .collect();
+    Some((verb, rest))
+}
+
+/// [`parts`], with the operationId deciding where it names the operation better than the path:
+/// - the verb, when the path says only what the method says (`get`, `list`, `create`, `update`,
+///   `delete`) and the operationId names a more specific one for that method (`POST /messages`
+///   `sendMessage` → `message_send`, `DELETE /bookings/{id}` `cancelBooking` → `booking_cancel`,
+///   `GET /exports/{id}` `downloadExport` → `export_download`);
+/// - the resource, when the path names none (`/`, or only parameters: `root`, `item`) and the
+///   operationId has words after its verb (`POST /` `sendMessage` → `message_send`).
+///
+/// Everything else keeps the path's name: it is what a person sees in the document, and
+/// operationIds are often generated (`BookingsController_2024_08_13_getBookings`). The second
+/// value says what the operationId decided, for the report.
+pub(crate) fn parts_for(
+    method: Method,
+    path: &str,
+    lists: bool,
+    operation_id: Option<&str>,
+) -> (Parts, Option<String>) {
+    let mut p = parts(method, path, lists);
+    let Some((id, (verb, rest))) = operation_id.and_then(|id| Some((id, id_words(id)?))) else {
+        return (p, None);
+    };
+    let mut decided = Vec::new();
+    if METHOD_VERBS.contains(&p.verb.as_str()) && id_verbs(method).contains(&verb) {
+        p.verb = verb.to_string();
+        decided.push("verb");
+    }
+    if (p.resource == ["root"] || p.resource == ["item"]) && !rest.is_empty() {
+        let mut resource = rest;
+        if let Some(last) = resource.last_mut() {
+            *last = if matches!(p.verb.as_str(), "list" | "search") {
+                plural(last)
+            } else {
+                singular(last)
+            };
+        }
+        p.resource = resource;
+        decided.push("resource");
+    }
+    let note = (!decided.is_empty()).then(|| {
+        format!(
+            "name: {} from the operationId `{id}`",
+            decided.join(" and ")
+        )
+    });
+    (p, note)
+}
+
 fn default_verb(method: Method, collection: bool) -> &'static str {
     match method {
         Method::Get => "get",
@@ -520,6 +606,56 @@ mod tests {
         assert_eq!(
             name(Method::Get, "/models/{owner}/{name}/versions", true),
             "model_versions_list"
+        );
+    }
+
+    #[test]
+    fn the_operation_id_names_what_the_path_cannot() {
+        let named = |method, path, id| {
+            let (p, note) = parts_for(method, path, false, Some(id));
+            (assign("x", &[p]).remove(0), note.is_some())
+        };
+        assert_eq!(
+            named(Method::Post, "/v1/messages", "sendMessage"),
+            ("x_message_send".into(), true)
+        );
+        assert_eq!(
+            named(
+                Method::Delete,
+                "/bookings/{id}",
+                "BookingsController_2024_08_13_cancelBooking"
+            ),
+            ("x_booking_cancel".into(), true)
+        );
+        assert_eq!(
+            named(Method::Get, "/exports/{id}", "downloadExport"),
+            ("x_export_download".into(), true)
+        );
+        assert_eq!(
+            named(Method::Post, "/", "sendSmsMessages"),
+            ("x_sms_message_send".into(), true)
+        );
+        // The path says as much or more: its name stays.
+        assert_eq!(
+            named(Method::Get, "/Invoice/{invoiceId}", "getInvoiceById"),
+            ("x_invoice_get".into(), false)
+        );
+        assert_eq!(
+            named(
+                Method::Post,
+                "/Invoice/{id}/sendViaEmail",
+                "invoiceSendByMail"
+            ),
+            ("x_invoice_send".into(), false)
+        );
+        assert_eq!(
+            named(Method::Get, "/templates", "emailTemplatesList"),
+            ("x_templates_get".into(), false),
+            "a GET takes no `send` from a noun"
+        );
+        assert_eq!(
+            named(Method::Post, "/bookings", "createBooking"),
+            ("x_booking_create".into(), false)
         );
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::ImportError;
 use crate::habits;
 use crate::naming::snake;
-use crate::schema::{Resolver, clean};
+use crate::schema::{Flat, Resolver, clean};
 use crate::spec::{Deref, Op, escape};
 
 /// The params of one operation and what drafting them found.
@@ -333,33 +333,110 @@ fn body<'a>(
         }
         return Ok(());
     }
+    let mut out = BodyOut {
+        params,
+        needs,
+        notes,
+        names,
+    };
+    fields(r, &flat, &at, None, &mut out)
+}
+
+/// Objects inside a body nest at most this deep as dotted params; a deeper one needs a person.
+const MAX_BODY_NESTING: usize = 3;
+
+/// Where body params and findings go.
+struct BodyOut<'p> {
+    params: &'p mut Params,
+    needs: &'p mut Vec<String>,
+    notes: &'p mut Vec<String>,
+    names: &'p mut Vec<String>,
+}
+
+/// The object a field sits in: its param name prefix, its dotted upstream path, whether it is
+/// required itself, and how deep it is.
+struct Parent {
+    key: String,
+    upstream: String,
+    required: bool,
+    depth: usize,
+}
+
+/// The fields of a body object as body params. A field that is itself an object with declared
+/// fields becomes one param per field, named `<object>_<field>` and sent under its dotted path
+/// (`content: {text}` → `content_text`, `as: content.text`, which the runtime nests again), so a
+/// message's content survives; such a field is required when it and every object around it is.
+fn fields<'a>(
+    r: &mut Resolver<'a>,
+    flat: &Flat<'a>,
+    at: &str,
+    parent: Option<&Parent>,
+    out: &mut BodyOut<'_>,
+) -> Result<(), ImportError> {
     for (name, prop) in flat.properties.iter() {
-        names.push(name.to_string());
+        out.names.push(name.to_string());
         let field_at = format!("{at}/properties/{}", escape(name));
-        let is_required = flat.required.contains(name);
+        let shown = parent.map_or(name.to_string(), |p| format!("{}.{name}", p.upstream));
+        let is_required = flat.required.contains(name) && parent.is_none_or(|p| p.required);
         // `readOnly` fields are answers, not inputs.
         if let Deref::Found(resolved) = r.deref(prop, &field_at)?
             && resolved.get("readOnly").and_then(Value::as_bool) == Some(true)
         {
             continue;
         }
-        let mut key = snake(name);
+        let mut key = match parent {
+            Some(p) => format!("{}_{}", p.key, snake(name)),
+            None => snake(name),
+        };
         if catalog::RESERVED_PARAMS.contains(&key.as_str()) {
             key.push_str("_value");
         }
-        if params.contains_key(key.as_str()) {
+        if out.params.contains_key(key.as_str()) {
             key.push_str("_body");
         }
-        match r.param(prop, &field_at, ParamIn::Body, None)? {
+        let inner = r.flatten(prop, &field_at)?;
+        let object = inner.kind == Some("object")
+            && !inner.properties.is_empty()
+            && !inner.alternatives
+            && inner.external.is_none();
+        let depth = parent.map_or(1, |p| p.depth + 1);
+        if object && depth <= MAX_BODY_NESTING && !name.contains('.') {
+            if let Some(reference) = inner.cycle {
+                out.notes
+                    .push(format!("recursive body schema cut at `{reference}`"));
+            }
+            let here = Parent {
+                key,
+                upstream: shown,
+                required: is_required,
+                depth,
+            };
+            fields(r, &inner, &field_at, Some(&here), out)?;
+            continue;
+        }
+        let param = if object {
+            Err(if name.contains('.') {
+                "an object whose name holds a `.` (sent nested, it would split)".to_string()
+            } else {
+                format!("an object nested deeper than {MAX_BODY_NESTING} levels")
+            })
+        } else {
+            r.param(prop, &field_at, ParamIn::Body, None)?
+        };
+        match param {
             Ok(mut p) => {
                 p.required = is_required;
-                if key != *name {
-                    p.upstream = Some((*name).into());
+                if key != shown {
+                    p.upstream = Some(shown.as_str().into());
                 }
-                params.insert(key.into(), Box::new(p));
+                out.params.insert(key.into(), Box::new(p));
             }
-            Err(why) if is_required => needs.push(format!("required body field `{name}`: {why}")),
-            Err(why) => notes.push(format!("optional body field `{name}` left out: {why}")),
+            Err(why) if is_required => out
+                .needs
+                .push(format!("required body field `{shown}`: {why}")),
+            Err(why) => out
+                .notes
+                .push(format!("optional body field `{shown}` left out: {why}")),
         }
     }
     Ok(())

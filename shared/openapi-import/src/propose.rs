@@ -86,13 +86,15 @@ pub(crate) fn paging(
                 paging.offset_param = Some(offset.as_str().into());
                 paging.size_param = Some(limit.as_str().into());
             }
-            Style::Cursor { param } => {
+            Style::Cursor { param, size } => {
                 paging.style = PagingStyle::Cursor;
                 paging.cursor_param = Some(param.as_str().into());
+                paging.size_param = size.as_deref().map(Text::from);
                 paging.next = Some(pointer(&d.answer.next)?.into());
             }
-            Style::NextUrl { field } => {
+            Style::NextUrl { field, size } => {
                 paging.style = PagingStyle::NextUrl;
+                paging.size_param = size.as_deref().map(Text::from);
                 paging.next = Some(pointer_of_dotted(field).into());
             }
         }

@@ -1,6 +1,8 @@
 //! Risk as a proposal: from the method (a write at least `medium`, a delete at least `high`)
 //! and from the words of the path and the operationId: anything that sends, pays or cannot be
-//! undone is `critical`. A person confirms it; the lint refuses the tool until then.
+//! undone is `critical`, and so is a write to what reaches people (a message, an SMS, an
+//! e-mail, a WhatsApp): creating one sends it. A person confirms it; the lint refuses the tool
+//! until then.
 
 use catalog::{Method, Risk};
 
@@ -9,9 +11,6 @@ use crate::naming::words;
 /// Words that make a write `critical`, with the reason given to the person deciding.
 const CRITICAL: &[(&str, &str)] = &[
     ("send", "sends something outside the company"),
-    ("email", "sends something outside the company"),
-    ("mail", "sends something outside the company"),
-    ("sms", "sends something outside the company"),
     ("deliver", "sends something outside the company"),
     ("notify", "sends something outside the company"),
     ("invite", "sends something outside the company"),
@@ -37,14 +36,41 @@ const CRITICAL: &[(&str, &str)] = &[
     ("irreversible", "cannot be undone"),
 ];
 
+/// What reaches people: a write (POST, PUT, PATCH) to one of these sends it, so it is
+/// `critical`; reading or deleting one is not sending.
+const REACHES_PEOPLE: &[&str] = &[
+    "message",
+    "messages",
+    "sms",
+    "mms",
+    "email",
+    "emails",
+    "mail",
+    "mails",
+    "whatsapp",
+    "notification",
+    "notifications",
+    "fax",
+    "broadcast",
+    "broadcasts",
+];
+
+/// The words of one identifier, and each two neighbours joined (`WhatsApp` → `whats`, `app`,
+/// `whatsapp`), so a word split by its casing is still found.
+fn words_and_pairs(text: &str) -> Vec<String> {
+    let w = words(text);
+    let pairs: Vec<String> = w.windows(2).map(|p| format!("{}{}", p[0], p[1])).collect();
+    w.into_iter().chain(pairs).collect()
+}
+
 /// The proposed risk and why, in words for the `curate` entry.
 pub(crate) fn propose(method: Method, path: &str, operation_id: Option<&str>) -> (Risk, String) {
     let mut all: Vec<String> = path
         .split('/')
         .filter(|s| !s.starts_with('{'))
-        .flat_map(words)
+        .flat_map(words_and_pairs)
         .collect();
-    all.extend(operation_id.map(words).unwrap_or_default());
+    all.extend(operation_id.map(words_and_pairs).unwrap_or_default());
     if let Some((word, why)) = all
         .iter()
         .find_map(|w| CRITICAL.iter().find(|(c, _)| c == w))
@@ -58,6 +84,17 @@ pub(crate) fn propose(method: Method, path: &str, operation_id: Option<&str>) ->
             );
         }
         return (Risk::Critical, reason);
+    }
+    if matches!(method, Method::Post | Method::Put | Method::Patch)
+        && let Some(word) = all.iter().find(|w| REACHES_PEOPLE.contains(&w.as_str()))
+    {
+        return (
+            Risk::Critical,
+            format!(
+                "the word `{word}` in its path or operationId: a {} there sends something to people",
+                method.as_str()
+            ),
+        );
     }
     match method {
         Method::Get => (Risk::Low, "GET reads".into()),
@@ -99,6 +136,34 @@ mod tests {
         assert_eq!(
             propose(Method::Post, "/v2/bookings", Some("createBooking")).0,
             Risk::Medium
+        );
+    }
+
+    #[test]
+    fn writes_that_reach_people_are_critical() {
+        for (method, path, id) in [
+            (Method::Post, "/conversations/{id}/messages", None),
+            (Method::Post, "/v1/Sms", None),
+            (Method::Post, "/v1/messages", Some("createMessage")),
+            (Method::Post, "/channels/WhatsApp", None),
+            (Method::Post, "/x", Some("postWhatsAppTemplate")),
+            (Method::Put, "/users/{id}/e-mail", None),
+            (Method::Post, "/notifications", None),
+            (Method::Post, "/team/{id}/invite", None),
+        ] {
+            let (risk, why) = propose(method, path, id);
+            assert_eq!(risk, Risk::Critical, "{path} {id:?}: {why}");
+        }
+        let (_, why) = propose(Method::Post, "/conversations/{id}/messages", None);
+        assert!(
+            why.contains("`messages`") && why.contains("people"),
+            "{why}"
+        );
+        // Reading or deleting a message sends nothing.
+        assert_eq!(propose(Method::Get, "/messages", None).0, Risk::Low);
+        assert_eq!(
+            propose(Method::Delete, "/messages/{id}", None).0,
+            Risk::High
         );
     }
 }

@@ -1,6 +1,7 @@
 //! JSON Schema, as OpenAPI uses it, to the catalog's typed params: `$ref`s followed with a
 //! cycle cut-off, `allOf` merged, types, bounds, enums and formats carried over. What a param
-//! cannot express (`oneOf`, nested objects, untyped values) comes back as a reason for a person.
+//! cannot express (`oneOf`, free-form objects, untyped values) comes back as a reason for a
+//! person; a body's nested objects with declared fields become dotted params (`params.rs`).
 
 use catalog::{Param, ParamIn, ParamType};
 use serde_json::Value;
@@ -311,7 +312,11 @@ impl<'a> Resolver<'a> {
                     }
                 }
             }
-            "object" => return Ok(Err("a nested object (the catalog takes flat params)".into())),
+            "object" => {
+                return Ok(Err(
+                    "a nested object without declared fields (a free-form value)".into(),
+                ));
+            }
             other => return Ok(Err(format!("type `{other}`"))),
         }
         p.default = flat.default.filter(|d| fits(&p, d)).cloned();

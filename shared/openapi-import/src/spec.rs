@@ -27,6 +27,7 @@ pub(crate) struct Spec<'t> {
     /// The path items, still text (JSON, or block-style YAML), when not in `root`.
     raw_paths: Raw<'t>,
     pub(crate) sha256: String,
+    max_flow_depth: usize,
     pub(crate) title: Option<String>,
     pub(crate) version: Option<String>,
 }
@@ -36,7 +37,37 @@ enum Raw<'t> {
     /// All in `root`.
     None,
     Json(BTreeMap<String, &'t RawValue>),
-    Yaml(Vec<(String, &'t str)>),
+    /// Each with its 0-based first line in the document.
+    Yaml(Vec<(String, usize, &'t str)>),
+}
+
+/// Parses YAML once its flow nesting is known to be within the limit (see `flow_depth`).
+fn yaml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    max_flow_depth: usize,
+) -> Result<T, ImportError> {
+    crate::flow_depth::check(text, max_flow_depth).map_err(|at| ImportError::TooDeep {
+        line: at.line,
+        column: at.column,
+        limit: max_flow_depth,
+    })?;
+    yaml_serde::from_str(text).map_err(yaml_error)
+}
+
+/// A `TooDeep` found in a piece of the document, placed in the whole.
+fn placed(e: ImportError, line_in_document: impl Fn(usize) -> usize) -> ImportError {
+    match e {
+        ImportError::TooDeep {
+            line,
+            column,
+            limit,
+        } => ImportError::TooDeep {
+            line: line_in_document(line),
+            column,
+            limit,
+        },
+        other => other,
+    }
 }
 
 fn yaml_error(e: yaml_serde::Error) -> ImportError {
@@ -81,12 +112,15 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
             }
         }
         Value::Object(root)
-    } else if let Some(cut) = crate::chunks::cut(text) {
-        let root = yaml_serde::from_str(&cut.rest).map_err(yaml_error)?;
+    } else if let Some(cut) = crate::chunks::cut(text, limits.max_flow_depth) {
+        // Each piece is checked just before it is parsed: alone, a path item may read
+        // differently than in the whole (a line of a quoted scalar starting a chunk).
+        let root = yaml(&cut.rest, limits.max_flow_depth)
+            .map_err(|e| placed(e, |line| cut.line_of_rest(line)))?;
         raw_paths = Raw::Yaml(cut.items);
         root
     } else {
-        yaml_serde::from_str(text).map_err(yaml_error)?
+        yaml(text, limits.max_flow_depth)?
     };
     let Some(top) = root.as_object() else {
         return Err(ImportError::NotOpenApi {
@@ -122,6 +156,7 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
         title: field("title"),
         version: field("version"),
         sha256,
+        max_flow_depth: limits.max_flow_depth,
         raw_paths,
         root,
     })
@@ -146,13 +181,15 @@ impl Spec<'_> {
                 }
             }
             Raw::Yaml(chunks) => {
-                for (k, (path, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k)) {
-                    let one: BTreeMap<String, Value> =
-                        yaml_serde::from_str(text).map_err(|e| {
-                            ImportError::invalid(
+                for (k, (path, first, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k))
+                {
+                    let one: BTreeMap<String, Value> = yaml(text, self.max_flow_depth)
+                        .map_err(|e| match placed(e, |line| line + first) {
+                            ImportError::Syntax { message, .. } => ImportError::invalid(
                                 &format!("#/paths/{}", escape(path)),
-                                format!("{e} (an alias to an anchor elsewhere? convert the document to JSON)"),
-                            )
+                                format!("{message} (an alias to an anchor elsewhere? convert the document to JSON)"),
+                            ),
+                            other => other,
                         })?;
                     for (_, item) in one {
                         f(k, path, &item)?;

@@ -5,7 +5,10 @@
 use std::collections::BTreeSet;
 
 use catalog::{Catalog, PagingStyle, ParamIn, ParamType, Risk, Tool};
-use openapi_import::{Draft, ImportError, Options, Selection, Slice, import, reimport};
+use openapi_import::{
+    Draft, FileError, ImportError, Options, Selection, Slice, import, read_document, reimport,
+    write_whole,
+};
 
 fn spec(name: &str) -> String {
     let path = format!("{}/tests/specs/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -121,12 +124,19 @@ fn sevdesk_like_names_risks_auth_and_errors() {
         (status.kind, status.min, status.max),
         (ParamType::Number, Some(100.0), Some(1000.0))
     );
-    // readOnly fields are not inputs; a nested object needs a person.
+    // readOnly fields are not inputs; a nested object's fields are dotted params.
     assert!(!tool(c, "invoice_update").params.contains_key("id"));
-    assert!(pending(
-        tool(c, "invoice_book"),
-        "needs a person: required body field `checkAccount`"
-    ));
+    let book = tool(c, "invoice_book");
+    let account = &book.params["check_account_id"];
+    assert_eq!(
+        (account.kind, account.required, account.upstream.as_deref()),
+        (ParamType::Integer, true, Some("checkAccount.id"))
+    );
+    assert_eq!(
+        book.params["check_account_object_name"].upstream.as_deref(),
+        Some("checkAccount.objectName")
+    );
+    assert!(!pending(book, "checkAccount"), "{:?}", book.curate);
     assert!(tool(c, "invoice_book").params["type"].choices.is_some());
     // Provenance.
     assert_eq!(
@@ -497,6 +507,381 @@ fn bad_input_names_the_place() {
         import(&spec("tricky.yaml"), &small),
         Err(ImportError::TooLarge { .. })
     ));
+}
+
+/// A messaging API, written for these tests: cursor paging under `paging.next`, a message
+/// whose text sits in a nested `content` object, and operationIds that say more than paths.
+const MESSAGING: &str = r#"
+openapi: 3.0.3
+info: {title: Messaging-like API, version: '1'}
+servers: [{url: 'https://api.messaging.example/v1'}]
+components:
+  securitySchemes:
+    token: {type: http, scheme: bearer}
+  schemas:
+    Message:
+      type: object
+      properties:
+        id: {type: string}
+        to: {type: string}
+        status: {type: string}
+        createdAt: {type: string, format: date-time}
+security: [{token: []}]
+paths:
+  /messages:
+    get:
+      operationId: listMessages
+      parameters:
+        - {name: cursor, in: query, schema: {type: string}}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 50}}
+        - {name: status, in: query, schema: {type: string}}
+      responses:
+        '200':
+          description: A page of messages
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  data: {type: array, items: {$ref: '#/components/schemas/Message'}}
+                  paging:
+                    type: object
+                    properties:
+                      next: {type: string, description: The cursor of the next page.}
+    post:
+      operationId: sendMessage
+      summary: Send a message
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [to, content]
+              properties:
+                to: {type: string, maxLength: 20}
+                content:
+                  type: object
+                  required: [text]
+                  properties:
+                    text: {type: string, maxLength: 4096}
+                    media:
+                      type: object
+                      required: [url]
+                      properties:
+                        url: {type: string, format: uri}
+                metadata: {type: object, description: Anything.}
+      responses:
+        '201': {description: Sent}
+  /messages/{messageId}:
+    get:
+      operationId: getMessage
+      parameters: [{name: messageId, in: path, required: true, schema: {type: string}}]
+      responses: {'200': {description: The message}}
+  /conversations/{conversationId}/messages:
+    post:
+      operationId: createConversationMessage
+      parameters: [{name: conversationId, in: path, required: true, schema: {type: string}}]
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {text: {type: string}}}
+      responses: {'201': {description: Created}}
+  /bookings/{bookingId}:
+    delete:
+      operationId: cancelBooking
+      parameters: [{name: bookingId, in: path, required: true, schema: {type: string}}]
+      responses: {'204': {description: Cancelled}}
+  /exports/{exportId}:
+    get:
+      operationId: downloadExport
+      parameters: [{name: exportId, in: path, required: true, schema: {type: string}}]
+      responses: {'200': {description: The file}}
+"#;
+
+fn messaging() -> Draft {
+    let d = import(MESSAGING, &Options::new("chat")).unwrap();
+    catalog::parse("draft.yaml", &d.to_yaml().unwrap()).unwrap();
+    d
+}
+
+/// A drafted tool by the operationId it came from.
+fn by_id<'a>(c: &'a Catalog, operation_id: &str) -> &'a Tool {
+    c.tools
+        .iter()
+        .find(|t| t.operation_id.as_deref() == Some(operation_id))
+        .unwrap_or_else(|| panic!("no tool from {operation_id}"))
+}
+
+/// A message's `content: {text, media: {url}}` was a "nested object" a person had to write by
+/// hand: its fields are now body params sent under their dotted paths.
+#[test]
+fn nested_request_bodies_become_dotted_params() {
+    let d = messaging();
+    let send = by_id(&d.catalog, "sendMessage");
+    let param = |name: &str| {
+        let p = send
+            .params
+            .get(name)
+            .unwrap_or_else(|| panic!("no {name} in {:?}", send.params.keys()));
+        (p.location, p.required, p.upstream.as_deref())
+    };
+    assert_eq!(param("to"), (ParamIn::Body, true, None));
+    assert_eq!(
+        param("content_text"),
+        (ParamIn::Body, true, Some("content.text"))
+    );
+    assert_eq!(send.params["content_text"].max_length, Some(4096));
+    assert_eq!(
+        param("content_media_url"),
+        (ParamIn::Body, false, Some("content.media.url")),
+        "required within `media`, which is optional"
+    );
+    assert!(!pending(send, "content"), "{:?}", send.curate);
+    let report = d.report.to_string();
+    assert!(
+        report.contains(
+            "optional body field `metadata` left out: a nested object without declared fields"
+        ),
+        "{report}"
+    );
+}
+
+/// `paging: {next}` beside a `cursor` parameter was not seen as paging at all: it is the
+/// catalog's cursor paging, and the list tool leaves the cursor and size to the platform.
+#[test]
+fn a_paging_next_body_is_cursor_paging() {
+    let d = messaging();
+    let c = &d.catalog;
+    let paging = c.paging.as_ref().expect("a paging proposal");
+    assert_eq!(
+        (
+            paging.style,
+            paging.items.as_str(),
+            paging.cursor_param.as_deref(),
+            paging.size_param.as_deref(),
+            paging.next.as_deref(),
+            paging.max_page_size
+        ),
+        (
+            PagingStyle::Cursor,
+            "/data",
+            Some("cursor"),
+            Some("limit"),
+            Some("/paging/next"),
+            50
+        )
+    );
+    let list = by_id(c, "listMessages");
+    assert!(list.list);
+    let params: Vec<&str> = list.params.keys().map(|k| k.as_str()).collect();
+    assert_eq!(params, ["status"], "cursor and limit are the platform's");
+    assert_eq!(list.default_fields, ["id", "status", "createdAt", "to"]);
+}
+
+/// `POST /messages` was `message_create` at `medium`: the operationId names it (`sendMessage`
+/// → `message_send`) and, like any write to messages, it is `critical`; reads are not.
+#[test]
+fn operation_ids_name_what_paths_cannot_and_sending_to_people_is_critical() {
+    let d = messaging();
+    let c = &d.catalog;
+    for (id, name, risk) in [
+        ("sendMessage", "chat_message_send", Risk::Critical),
+        (
+            "createConversationMessage",
+            "chat_conversation_message_create",
+            Risk::Critical,
+        ),
+        ("cancelBooking", "chat_booking_cancel", Risk::Critical),
+        ("downloadExport", "chat_export_download", Risk::Low),
+        ("getMessage", "chat_message_get", Risk::Low),
+        ("listMessages", "chat_messages_list", Risk::Low),
+    ] {
+        let t = by_id(c, id);
+        assert_eq!((t.name.as_str(), t.risk), (name, risk), "{id}");
+        assert!(
+            risk != Risk::Critical || !t.core,
+            "{id} is not proposed for core"
+        );
+    }
+    let send = d
+        .report
+        .operations
+        .iter()
+        .find(|o| o.operation_id.as_deref() == Some("sendMessage"))
+        .unwrap();
+    assert!(
+        send.notes
+            .iter()
+            .any(|n| n == "name: verb from the operationId `sendMessage`"),
+        "{:?}",
+        send.notes
+    );
+    let reply = d
+        .report
+        .operations
+        .iter()
+        .find(|o| o.operation_id.as_deref() == Some("createConversationMessage"))
+        .unwrap();
+    assert!(
+        reply
+            .risk
+            .contains("a POST there sends something to people"),
+        "{}",
+        reply.risk
+    );
+}
+
+/// 128 KB of nested flow collections took the YAML parser 21 s (its work grows with size
+/// times nesting): such a document is refused before parsing, naming the place and the limit.
+#[test]
+fn nested_flow_yaml_is_refused_before_parsing() {
+    let half = 64 * 1024;
+    let brackets = format!(
+        "openapi: 3.0.0\npaths:\n  /a: {}{}\n",
+        "[".repeat(half),
+        "]".repeat(half)
+    );
+    let braces = format!(
+        "openapi: 3.0.0\nx: {}1{}\n",
+        "{a: ".repeat(2 * half / 5 + 1),
+        "}".repeat(2 * half / 5 + 1)
+    );
+    // The 65th collection opens at `  /a: ` + 64 brackets, and at `x: ` + 64 times `{a: `.
+    for (text, at) in [(brackets, (3, 7 + 64)), (braces, (2, 4 + 4 * 64))] {
+        assert!(text.len() >= 128 * 1024);
+        let err = import(&text, &Options::new("x")).err().unwrap();
+        let ImportError::TooDeep {
+            line,
+            column,
+            limit: 64,
+        } = err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!((line, column), at);
+        assert!(err.to_string().contains("deeper than 64"), "{err}");
+    }
+    // Inside a path item, parsed on its own, the place is still the document's (line 6,
+    // `      x-deep: ` and 64 brackets before the 65th).
+    let in_item = format!(
+        "openapi: 3.0.0\ninfo: {{title: T, version: '1'}}\npaths:\n  /a:\n    get:\n      x-deep: {}1{}\n      responses: {{}}\n",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    assert!(
+        matches!(
+            import(&in_item, &Options::new("x")),
+            Err(ImportError::TooDeep {
+                line: 6,
+                column: 79,
+                limit: 64
+            })
+        ),
+        "{:?}",
+        import(&in_item, &Options::new("x")).err()
+    );
+    // Nesting within the limit still reads.
+    let ok = format!(
+        "openapi: 3.0.0\ninfo: {{title: T, version: '1'}}\nx-deep: {}1{}\npaths:\n  /a:\n    get:\n      responses: {{'200': {{description: ok}}}}\n",
+        "[".repeat(60),
+        "]".repeat(60)
+    );
+    assert_eq!(
+        import(&ok, &Options::new("x"))
+            .unwrap()
+            .report
+            .counts()
+            .operations,
+        1
+    );
+}
+
+/// A fresh, empty directory for one test (removed by the caller).
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("openapi-import-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `/dev/zero` was read past the size limit (its size is 0) and a FIFO would block the
+/// command: anything but a regular file is refused before it is opened.
+#[test]
+#[cfg(unix)]
+fn special_files_are_refused_before_reading() {
+    let refused = |path: &std::path::Path| match read_document(path, 1024) {
+        Err(FileError::NotAFile { what, .. }) => what,
+        other => panic!("{}: {other:?}", path.display()),
+    };
+    assert_eq!(refused("/dev/zero".as_ref()), "a device");
+    let dir = scratch_dir("fifo");
+    let fifo = dir.join("spec.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(refused(&fifo), "a FIFO", "refused, not waited on");
+    assert_eq!(refused(&dir), "a directory");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The limit holds whatever size a file reports: reading stops one byte past it.
+#[test]
+fn reading_stops_one_byte_past_the_limit() {
+    let dir = scratch_dir("limit");
+    let spec = dir.join("spec.yaml");
+    std::fs::write(&spec, "openapi: 3.0.0\n").unwrap();
+    assert_eq!(read_document(&spec, 15).unwrap(), "openapi: 3.0.0\n");
+    assert!(matches!(
+        read_document(&spec, 14),
+        Err(FileError::TooLarge { limit: 14, .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A regular file whose reported size is 0 but which has more to read.
+    #[cfg(target_os = "linux")]
+    {
+        let proc = std::path::Path::new("/proc/self/status");
+        assert_eq!(std::fs::metadata(proc).unwrap().len(), 0);
+        assert!(matches!(
+            read_document(proc, 16),
+            Err(FileError::TooLarge { limit: 16, .. })
+        ));
+    }
+}
+
+/// The draft went through `.<name>.<pid>.tmp`, opened with create-or-truncate: a link planted
+/// there had the draft written into whatever it pointed at. Now the temporary file is new,
+/// exclusive and unguessably named; the planted link and its target stay untouched.
+#[test]
+#[cfg(unix)]
+fn a_draft_is_never_written_through_a_planted_link() {
+    let dir = scratch_dir("link");
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let out = dir.join("draft.yaml");
+    let planted = dir.join(format!(".draft.yaml.{}.tmp", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    write_whole(&out, "connector: x\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "connector: x\n");
+    assert!(!std::fs::symlink_metadata(&out).unwrap().is_symlink());
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let planted_name = planted.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        left,
+        [planted_name.as_str(), "draft.yaml", "victim.txt"],
+        "no temporary file left behind"
+    );
+    // Writing again replaces the draft whole.
+    write_whole(&out, "connector: y\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "connector: y\n");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Vendors' own documents are not in the repository (their licences): point

@@ -1,13 +1,14 @@
 //! `mcp-server import openapi SPEC --connector NAME [--out FILE]`: drafts a catalog from an
-//! OpenAPI document with `openapi-import` and prints its report. The draft is written to a
-//! temporary file beside `--out` and renamed into place, so a failed import never leaves a
-//! half-written catalog. An existing `--out` is the curated catalog: it is compared with the
-//! document and never overwritten. Only with the `import` feature (not in the Lambda zip).
+//! OpenAPI document with `openapi-import` and prints its report. Files go through
+//! `openapi-import`'s careful reading (regular files only, within the size limit) and writing
+//! (a temporary file created exclusively beside `--out`, renamed into place), so a failed
+//! import never leaves a half-written catalog. An existing `--out` is the curated catalog: it
+//! is compared with the document and never overwritten. Only with the `import` feature (not
+//! in the Lambda zip).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
 use openapi_import::{Options, Slice};
 
 /// What `import openapi` was asked to do.
@@ -32,23 +33,11 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let mut options = Options::new(&args.connector);
     options.slice = args.slice.clone();
     options.max_tools = args.max_tools;
-    let size = std::fs::metadata(&args.spec)
-        .with_context(|| format!("cannot read {}", args.spec.display()))?
-        .len();
-    if size > options.limits.max_bytes as u64 {
-        bail!(
-            "{}: {size} bytes, over the import limit of {} bytes; import a slice of a smaller document",
-            args.spec.display(),
-            options.limits.max_bytes
-        );
-    }
-    let text = std::fs::read_to_string(&args.spec)
-        .with_context(|| format!("cannot read {}", args.spec.display()))?;
+    let text = openapi_import::read_document(&args.spec, options.limits.max_bytes)?;
     let place = |e: openapi_import::ImportError| anyhow::anyhow!("{}: {e}", args.spec.display());
     if args.out.exists() {
         let shown = args.out.display().to_string();
-        let curated_text =
-            std::fs::read_to_string(&args.out).with_context(|| format!("cannot read {shown}"))?;
+        let curated_text = openapi_import::read_document(&args.out, options.limits.max_bytes)?;
         let curated = catalog::parse(&shown, &curated_text)?;
         let changes = openapi_import::reimport(&text, &curated, &options).map_err(place)?;
         return emit(
@@ -58,7 +47,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     }
     let draft = openapi_import::import(&text, &options).map_err(place)?;
     let yaml = draft.to_yaml().map_err(place)?;
-    write_whole(&args.out, &yaml)?;
+    openapi_import::write_whole(&args.out, &yaml)?;
     emit(
         args.report.as_deref(),
         &format!("{}\nwrote {}\n", draft.report, args.out.display()),
@@ -68,35 +57,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
 /// The report to its file, or stdout (it is this command's output).
 fn emit(file: Option<&Path>, text: &str) -> anyhow::Result<()> {
     match file {
-        Some(path) => write_whole(path, text),
+        Some(path) => Ok(openapi_import::write_whole(path, text)?),
         None => Ok(std::io::stdout().write_all(text.as_bytes())?),
     }
-}
-
-/// Writes `text` to a temporary file in the target's directory, then renames it over `path`:
-/// readers see the old file or the whole new one, never a part.
-fn write_whole(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} names no file", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> anyhow::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
 }
