@@ -116,9 +116,20 @@ struct Slot {
 #[derive(Default)]
 pub struct Remotes {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Every connector of the deployment: a remote's tool may not take a name that belongs to
+    /// another (`catalog::name_owner`).
+    deployment: Vec<String>,
 }
 
 impl Remotes {
+    /// The caches of a deployment of these connectors (all of them, REST ones too).
+    pub fn new(deployment: Vec<String>) -> Remotes {
+        Remotes {
+            slots: Mutex::default(),
+            deployment,
+        }
+    }
+
     /// The cache of a remote as the deployment (`owner` none) or as one person.
     fn slot(&self, connector: &str, owner: Option<&str>) -> Arc<Slot> {
         let key = match owner {
@@ -195,9 +206,16 @@ impl Upstream {
         let (generation, listed) = self
             .list_all(conn, &auth, generation, ("tools/list", "tools", MAX_TOOLS))
             .await?;
-        let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
+        let deployment = &self.remotes.deployment;
+        let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed, deployment);
         let (generation, prompts) = self.list_prompts(conn, &auth, generation).await;
-        set.prompts = RemotePrompts::build(&conn.catalog.connector, remote, &prompts, completions);
+        set.prompts = RemotePrompts::build(
+            &conn.catalog.connector,
+            remote,
+            &prompts,
+            completions,
+            deployment,
+        );
         for warning in set.warnings.iter().chain(&set.prompts.warnings) {
             tracing::warn!(connector = %conn.catalog.connector, "remote tool list: {warning}");
         }

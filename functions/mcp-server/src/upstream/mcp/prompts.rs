@@ -52,12 +52,14 @@ impl RemotePrompts {
     }
 
     /// The set from the prompts the remote listed (pages joined), in the remote's order;
-    /// `completions`: whether the remote declared that capability.
+    /// `completions`: whether the remote declared that capability; `deployment`: every
+    /// connector's name, whose spaces a remote's names may not enter.
     pub fn build(
         connector: &str,
         remote: &McpRemote,
         listed: &[Value],
         completions: bool,
+        deployment: &[String],
     ) -> RemotePrompts {
         let mut set = RemotePrompts {
             completions,
@@ -70,7 +72,7 @@ impl RemotePrompts {
             ));
         }
         for entry in listed.iter().take(MAX_PROMPTS) {
-            match one(connector, remote, entry, completions) {
+            match one(connector, remote, entry, completions, deployment) {
                 Ok(Some(p)) if set.index.contains_key(&p.name) => set.warnings.push(format!(
                     "{connector}: prompt `{}` would be named `{}` twice; skipped",
                     audit::bounded(&p.remote_name, 80),
@@ -94,6 +96,7 @@ fn one(
     remote: &McpRemote,
     entry: &Value,
     completions: bool,
+    deployment: &[String],
 ) -> Result<Option<RemotePrompt>, String> {
     let Some(remote_name) = entry.get("name").and_then(Value::as_str) else {
         return Err("a listed prompt has no name; skipped".into());
@@ -109,6 +112,11 @@ fn one(
     }
     let name = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
         .ok_or_else(|| format!("prompt `{shown}` has no usable name; skipped"))?;
+    if let Some(why) =
+        catalog::name_refusal(deployment.iter().map(String::as_str), connector, &name)
+    {
+        return Err(format!("prompt `{shown}` skipped: {why}"));
+    }
     let listed_arguments = match entry.get("arguments") {
         None | Some(Value::Null) => &[][..],
         Some(Value::Array(a)) => a.as_slice(),
@@ -172,7 +180,13 @@ mod tests {
                                  {"name": "tone"}]}),
             json!({"name": "admin_reset"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"weekly*\""), &listed, true);
+        let set = RemotePrompts::build(
+            "notes",
+            &remote("\"weekly*\""),
+            &listed,
+            true,
+            &["notes".into()],
+        );
         assert_eq!(set.prompts.len(), 1);
         let p = set.find("notes_weekly_summary").unwrap();
         assert_eq!(p.remote_name, "weekly-summary");
@@ -204,7 +218,7 @@ mod tests {
         let many: Vec<Value> = (0..MAX_PROMPTS + 3)
             .map(|i| json!({"name": format!("p{i}")}))
             .collect();
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &many, false);
+        let set = RemotePrompts::build("notes", &remote("\"*\""), &many, false, &["notes".into()]);
         assert_eq!(set.prompts.len(), MAX_PROMPTS);
         assert!(set.warnings[0].contains("53 prompts"), "{:?}", set.warnings);
         let args: Vec<Value> = (0..MAX_ARGUMENTS + 1)
@@ -215,7 +229,8 @@ mod tests {
             json!({"name": "get-note"}),
             json!({"name": "get_note"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &listed, false);
+        let set =
+            RemotePrompts::build("notes", &remote("\"*\""), &listed, false, &["notes".into()]);
         let names: Vec<&str> = set.prompts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["notes_get_note"]);
         assert!(

@@ -70,8 +70,14 @@ impl RemoteSet {
         }
     }
 
-    /// The set from the tools the remote listed (pages joined), in the remote's order.
-    pub fn build(connector: &str, remote: &McpRemote, listed: &[Value]) -> RemoteSet {
+    /// The set from the tools the remote listed (pages joined), in the remote's order;
+    /// `deployment`: every connector's name, whose spaces a remote's names may not enter.
+    pub fn build(
+        connector: &str,
+        remote: &McpRemote,
+        listed: &[Value],
+        deployment: &[String],
+    ) -> RemoteSet {
         let mut set = RemoteSet::default();
         if listed.len() > MAX_TOOLS {
             set.warnings.push(format!(
@@ -80,7 +86,7 @@ impl RemoteSet {
             ));
         }
         for entry in listed.iter().take(MAX_TOOLS) {
-            match one(connector, remote, entry, &set.index) {
+            match one(connector, remote, entry, &set.index, deployment) {
                 Ok(Some(t)) => {
                     set.index.insert(t.tool.name.to_string(), set.tools.len());
                     set.tools.push(t);
@@ -101,6 +107,7 @@ fn one(
     remote: &McpRemote,
     entry: &Value,
     taken: &HashMap<String, usize>,
+    deployment: &[String],
 ) -> Result<Option<RemoteTool>, String> {
     let Some(remote_name) = entry.get("name").and_then(Value::as_str) else {
         return Err("a listed tool has no name; skipped".into());
@@ -161,6 +168,11 @@ fn one(
         return Err(format!(
             "tool `{shown}` would be named `{name}` twice; skipped"
         ));
+    }
+    if let Some(why) =
+        catalog::name_refusal(deployment.iter().map(String::as_str), connector, &name)
+    {
+        return Err(format!("tool `{shown}` skipped: {why}"));
     }
     let description = overlay.description.clone().unwrap_or_else(|| {
         let d = entry
@@ -279,6 +291,11 @@ mod tests {
         catalog::parse("notes.yaml", &text).unwrap().mcp.unwrap()
     }
 
+    /// A deployment of the one connector `notes`.
+    fn notes() -> Vec<String> {
+        vec!["notes".into()]
+    }
+
     fn listed(name: &str, annotations: Value) -> Value {
         json!({"name": name, "description": "remote words",
                "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
@@ -303,6 +320,7 @@ mod tests {
                 listed("add", json!({"destructiveHint": true})),
                 listed("purge", json!({"readOnlyHint": true})),
             ],
+            &notes(),
         );
         let risk = |n: &str| set.find(n).map(|t| t.tool.risk);
         assert_eq!(risk("notes_read"), Some(Risk::Low));
@@ -323,6 +341,7 @@ mod tests {
             "notes",
             &r,
             &[listed("note_get", json!({})), listed("admin", json!({}))],
+            &notes(),
         );
         assert_eq!(set.tools.len(), 1);
         let t = &set.find("notes_note_read").unwrap().tool;
@@ -341,7 +360,12 @@ mod tests {
             deep = json!({"type": "object", "properties": {"a": deep}});
         }
         let deep = json!({"name": "deep", "inputSchema": deep});
-        let set = RemoteSet::build("notes", &r, &[huge, deep, listed("ok", json!({}))]);
+        let set = RemoteSet::build(
+            "notes",
+            &r,
+            &[huge, deep, listed("ok", json!({}))],
+            &notes(),
+        );
         assert_eq!(set.tools.len(), 1);
         assert!(
             set.warnings[0].contains("`huge` skipped"),
@@ -356,7 +380,7 @@ mod tests {
         let many: Vec<Value> = (0..MAX_TOOLS + 5)
             .map(|i| listed(&format!("t{i}"), json!({})))
             .collect();
-        let set = RemoteSet::build("notes", &r, &many);
+        let set = RemoteSet::build("notes", &r, &many, &notes());
         assert_eq!(set.tools.len(), MAX_TOOLS);
         assert!(set.warnings[0].contains("505 tools"), "{:?}", set.warnings);
         assert_eq!(set.tools.iter().filter(|t| t.tool.core).count(), MAX_LISTED);
@@ -374,8 +398,39 @@ mod tests {
             "notes",
             &r,
             &[listed("get-note", json!({})), listed("get_note", json!({}))],
+            &notes(),
         );
         let names: Vec<&str> = set.tools.iter().map(|t| t.tool.name.as_str()).collect();
         assert_eq!(names, ["notes_get_note", "notes_get_note_2"]);
+    }
+
+    #[test]
+    fn a_remote_tool_named_into_a_longer_connectors_space_or_a_meta_tool_is_skipped() {
+        // `evil` listing `b_note_get` would answer to `evil_b_note_get`, which is `evil_b`'s.
+        let r = remote("  url: http://x.test/mcp\n  allow: [\"*\"]\n");
+        let deployment = ["evil".to_string(), "evil_b".into(), "search".into()];
+        let set = RemoteSet::build(
+            "evil",
+            &r,
+            &[
+                listed("b_note_get", json!({})),
+                listed("note_get", json!({})),
+            ],
+            &deployment,
+        );
+        let names: Vec<&str> = set.tools.iter().map(|t| t.tool.name.as_str()).collect();
+        assert_eq!(names, ["evil_note_get"]);
+        assert!(
+            set.warnings[0].contains("belongs to connector `evil_b`"),
+            "{:?}",
+            set.warnings
+        );
+        let set = RemoteSet::build("search", &r, &[listed("tools", json!({}))], &deployment);
+        assert!(set.tools.is_empty());
+        assert!(
+            set.warnings[0].contains("server's own tools"),
+            "{:?}",
+            set.warnings
+        );
     }
 }
