@@ -3,10 +3,10 @@
 //! contracts, cached per instance for the catalog's `tools_ttl_s`. One concern per module:
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
-//! contracts, bounded), `result` (a call's answer as a reply or a typed error), `complete` (a
-//! remote prompt argument's completion, bounded), `watch` (the
-//! stream that marks the list stale when the remote says it changed); this module keeps the
-//! per-remote cache and runs a call.
+//! contracts, bounded), `text` (a remote's words cut and marked as its own), `result` (a call's
+//! answer as a reply or a typed error), `complete` (a remote prompt argument's completion,
+//! bounded), `watch` (the stream that marks the list stale when the remote says it changed);
+//! this module keeps the per-remote cache and runs a call.
 //!
 //! Why not rmcp's client: enabling it adds no crate to the native build (the server already pulls
 //! in its SSE stack), but it runs a long-lived session task per peer with its own handshake,
@@ -32,6 +32,7 @@ mod param_headers;
 mod prompts;
 mod result;
 mod session;
+mod text;
 mod tools;
 mod transport;
 mod watch;
@@ -39,7 +40,10 @@ mod wire;
 
 pub use complete::RemoteCompletion;
 pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
-pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
+pub use tools::{
+    MAX_LISTED, MAX_LISTED_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SHOWN_SCHEMA_BYTES,
+    MAX_TOOLS, RemoteSet, RemoteTool,
+};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -14,6 +14,8 @@ pub const MAX_PROMPTS: usize = 50;
 pub const MAX_ARGUMENTS: usize = 20;
 /// The longest remote description (of a prompt or an argument) kept, characters.
 const MAX_DESCRIPTION: usize = 500;
+/// The longest remote prompt title kept, characters (a title is a few words).
+const MAX_TITLE: usize = 100;
 
 /// One argument of a remote prompt, as the remote declared it.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,8 +149,16 @@ fn one(
     Ok(Some(RemotePrompt {
         name,
         remote_name: remote_name.to_string(),
-        title: text(entry, "title"),
-        description: text(entry, "description"),
+        title: text(entry, "title").map(|t| super::text::cut(&t, MAX_TITLE)),
+        // The remote's words, marked as its own (a prompt's description guides the model).
+        description: Some(
+            super::text::marked(
+                connector,
+                text(entry, "description").as_deref().unwrap_or(""),
+            )
+            .trim_end()
+            .to_string(),
+        ),
         arguments,
         completions,
     }))
@@ -156,9 +166,8 @@ fn one(
 
 /// A text field, cut to the longest kept; `None` when absent or blank.
 fn text(entry: &Value, key: &str) -> Option<String> {
-    let t = entry.get(key).and_then(Value::as_str)?;
-    let t: String = t.chars().take(MAX_DESCRIPTION).collect();
-    (!t.trim().is_empty()).then_some(t)
+    let t = entry.get(key).and_then(Value::as_str)?.trim();
+    (!t.is_empty()).then(|| super::text::cut(t, MAX_DESCRIPTION))
 }
 
 #[cfg(test)]
@@ -239,5 +248,30 @@ mod tests {
             set.warnings
         );
         assert!(set.warnings[1].contains("twice"), "{:?}", set.warnings);
+    }
+
+    #[test]
+    fn a_remote_prompts_words_are_cut_and_marked_as_its_own() {
+        let listed = [
+            json!({"name": "review", "title": "T".repeat(5_000), "description": "D".repeat(5_000),
+                   "arguments": [{"name": "week", "description": "A".repeat(5_000)}]}),
+            json!({"name": "bare"}),
+        ];
+        let set =
+            RemotePrompts::build("notes", &remote("\"*\""), &listed, false, &["notes".into()]);
+        let p = set.find("notes_review").unwrap();
+        let d = p.description.as_deref().unwrap();
+        assert!(
+            d.starts_with("[unreviewed text from remote MCP server notes] DDD"),
+            "{d}"
+        );
+        assert_eq!(d.chars().filter(|c| *c == 'D').count(), MAX_DESCRIPTION);
+        assert_eq!(p.title.as_deref().unwrap().chars().count(), MAX_TITLE + 1);
+        let arg = p.arguments[0].description.as_deref().unwrap();
+        assert_eq!(arg.chars().count(), MAX_DESCRIPTION + 1);
+        assert_eq!(
+            set.find("notes_bare").unwrap().description.as_deref(),
+            Some("[unreviewed text from remote MCP server notes]")
+        );
     }
 }
