@@ -12,6 +12,19 @@ impl McpRemote {
     pub fn allows(&self, remote_name: &str) -> bool {
         self.allow.iter().any(|p| glob_match(p, remote_name))
     }
+
+    /// Whether the remote may ask a person to open a link on `host` (`url_elicitation_hosts`).
+    pub fn allows_link_host(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.url_elicitation_hosts
+            .iter()
+            .any(|p| match p.strip_prefix("*.") {
+                Some(parent) => host
+                    .strip_suffix(parent)
+                    .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
+                None => host == p.as_str(),
+            })
+    }
 }
 
 /// `*` matches any run of characters (none too); everything else matches itself. Iterative, so
@@ -36,6 +49,21 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
         }
     }
     p[pi..].iter().all(|c| *c == '*')
+}
+
+/// A host name in lower case, or `*.` and one; the pattern of `url_elicitation_hosts`.
+fn is_host_pattern(pattern: &str) -> bool {
+    let host = pattern.strip_prefix("*.").unwrap_or(pattern);
+    !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
 }
 
 /// The local name of a remote tool: `<connector>_<remote name>` with every run of characters
@@ -95,6 +123,14 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
         if pattern.is_empty() || pattern.len() > 128 || !plain {
             add(format!(
                 "mcp.allow `{pattern}` is not a tool name or a `*` glob of one"
+            ));
+        }
+    }
+    for host in &m.url_elicitation_hosts {
+        if !is_host_pattern(host) {
+            add(format!(
+                "mcp.url_elicitation_hosts `{host}` is not a lower-case host name (or `*.` and \
+                 one): no scheme, port or path"
             ));
         }
     }
@@ -225,6 +261,11 @@ mcp:
             ("note_delete: {", "other: {", "never apply"),
             ("name: notes_note_add", "name: other_add", "must be `notes_"),
             ("allow:", "tools_ttl_s: 0\n  allow:", "tools_ttl_s"),
+            (
+                "allow:",
+                "url_elicitation_hosts: [\"https://auth.test\"]\n  allow:",
+                "not a lower-case host name",
+            ),
         ] {
             let e = err(&REMOTE.replace(from, to));
             assert!(e.starts_with("notes.yaml:5: "), "{to}: {e}");
@@ -248,6 +289,25 @@ mcp:
             "{}",
             err(&figures)
         );
+    }
+
+    #[test]
+    fn a_link_host_is_allowed_exactly_or_as_a_subdomain_of_a_star_pattern() {
+        let text = REMOTE.replace(
+            "allow:",
+            "url_elicitation_hosts: [auth.notes.test, \"*.pay.test\"]\n  allow:",
+        );
+        let m = crate::parse("notes.yaml", &text).unwrap().mcp.unwrap();
+        assert!(m.allows_link_host("auth.notes.test") && m.allows_link_host("AUTH.notes.test"));
+        assert!(m.allows_link_host("eu.pay.test"));
+        for refused in [
+            "pay.test",
+            "evilpay.test",
+            "notes.test",
+            "auth.notes.test.evil",
+        ] {
+            assert!(!m.allows_link_host(refused), "{refused}");
+        }
     }
 
     #[test]

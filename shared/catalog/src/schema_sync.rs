@@ -459,6 +459,7 @@ fn full_mcp_remote() -> McpRemote {
         tools_ttl_s: 60,
         allow: vec!["note_*".into()],
         overlays: BTreeMap::from([("note_create".into(), full_overlay())]),
+        url_elicitation_hosts: vec!["auth.example.com".into()],
     }
 }
 

@@ -143,6 +143,11 @@ pub struct McpRemote {
     /// fields.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub overlays: BTreeMap<Text, RemoteOverlay>,
+    /// The hosts a remote may ask the person to open a link on (a URL elicitation, `https`
+    /// only): exact host names, or `*.example.com` for its subdomains. Any other link, and every
+    /// form asking for a password, key, token or card, is refused, never shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub url_elicitation_hosts: Vec<Text>,
 }
 
 fn default_tools_ttl_s() -> u64 {

@@ -4,7 +4,8 @@
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
 //! contracts, bounded), `text` (a remote's words cut and marked as its own), `result` (a call's
-//! answer as a reply or a typed error), `complete` (a remote prompt argument's completion,
+//! answer as a reply or a typed error), `questions` (a remote's questions to the person,
+//! screened and shown as its own), `complete` (a remote prompt argument's completion,
 //! bounded), `watch` (the stream that marks the list stale when the remote says it changed);
 //! this module keeps the per-remote cache and runs a call.
 //!
@@ -30,6 +31,7 @@
 mod complete;
 mod param_headers;
 mod prompts;
+mod questions;
 mod result;
 mod session;
 mod text;
@@ -96,6 +98,21 @@ fn with_round(params: &mut Value, round: &RemoteRound) {
     }
     if let Some(responses) = &round.responses {
         params["inputResponses"] = responses.clone();
+    }
+}
+
+/// A remote's questions as the person may see them (`questions`), or why they are refused;
+/// any other error as it is.
+fn screened(conn: &DeployedCatalog, e: UpstreamError) -> UpstreamError {
+    match (e, &conn.catalog.mcp) {
+        (UpstreamError::RemoteInputRequired(asked), Some(remote)) => {
+            let title = crate::inventory::Registry::title(&conn.catalog);
+            match questions::screen(&conn.catalog.connector, title, remote, *asked) {
+                Ok(asked) => UpstreamError::RemoteInputRequired(Box::new(asked)),
+                Err(refused) => refused,
+            }
+        }
+        (e, _) => e,
     }
 }
 
@@ -365,7 +382,7 @@ impl Upstream {
                 progress,
             )
             .await?;
-        result::call_result(&self.redactor, exchanged.answer)
+        result::call_result(&self.redactor, exchanged.answer).map_err(|e| screened(conn, e))
     }
 
     /// One `prompts/get` of a remote prompt with the caller's arguments, within the deadline:
@@ -398,7 +415,7 @@ impl Upstream {
                 deadline,
             )
             .await?;
-        result::prompt_result(&self.redactor, exchanged.answer)
+        result::prompt_result(&self.redactor, exchanged.answer).map_err(|e| screened(conn, e))
     }
 
     /// A request the deployment itself makes of its remote outside a tool call (a prompt, a
