@@ -134,6 +134,25 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
             ));
         }
     }
+    for (remote, pin) in &m.pins {
+        if !m.allows(remote) {
+            add(format!(
+                "mcp.pins `{remote}`: `allow` does not let this tool through, so the pin would \
+                 never apply"
+            ));
+        }
+        let hex = pin.strip_prefix("sha256:").unwrap_or("");
+        if hex.len() != 32
+            || !hex
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        {
+            add(format!(
+                "mcp.pins `{remote}`: `{pin}` is no pin (`sha256:` and 32 lower-case hex digits, \
+                 as the server's log names it)"
+            ));
+        }
+    }
     for (remote, overlay) in &m.overlays {
         if !m.allows(remote) {
             add(format!(
@@ -265,6 +284,16 @@ mcp:
                 "allow:",
                 "url_elicitation_hosts: [\"https://auth.test\"]\n  allow:",
                 "not a lower-case host name",
+            ),
+            (
+                "allow:",
+                "pins: { search_notes: abc }\n  allow:",
+                "is no pin",
+            ),
+            (
+                "allow:",
+                "pins: { other: \"sha256:0123456789abcdef0123456789abcdef\" }\n  allow:",
+                "the pin would never apply",
             ),
         ] {
             let e = err(&REMOTE.replace(from, to));

@@ -460,6 +460,10 @@ fn full_mcp_remote() -> McpRemote {
         allow: vec!["note_*".into()],
         overlays: BTreeMap::from([("note_create".into(), full_overlay())]),
         url_elicitation_hosts: vec!["auth.example.com".into()],
+        pins: BTreeMap::from([(
+            "note_create".into(),
+            "sha256:0123456789abcdef0123456789abcdef".into(),
+        )]),
     }
 }
 

@@ -891,6 +891,75 @@ async fn remote_text_is_capped_and_marked_and_names_resolve_to_one_remote() {
     assert_eq!(notes.counts().await["tools/call"], 0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_remote_tool_is_served_only_as_it_was_reviewed() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    // A pin of another listing: the tool changed since that review.
+    let old = "sha256:00000000000000000000000000000000";
+    let dir = catalogs(
+        &["notes"],
+        &format!("  pins: {{ search_notes: \"{old}\" }}\n"),
+    );
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let rpc = Rpc::new(&server.url);
+    let listed = rpc.list().await;
+    assert!(
+        !listed.contains(&"notes_search_notes".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        !listed.contains(&"notes_create_note".to_string()),
+        "unpinned: {listed:?}"
+    );
+    let reply = rpc
+        .call("notes_search_notes", json!({"query": "plan"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
+    assert!(
+        structured(&reply)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("reviews it again"),
+        "{reply}"
+    );
+    assert_eq!(
+        remote.counts().await["tools/call"],
+        0,
+        "nothing reached the remote"
+    );
+    assert_eq!(
+        server.stdout.event_for("notes_search_notes")["reason"],
+        "remote_tool_unreviewed"
+    );
+    // The log names the listing's pin; reviewed and pinned, the tool is served.
+    let line = server
+        .stderr
+        .wait_for(
+            |l| l.contains("pin it as `search_notes: "),
+            Duration::from_secs(5),
+        )
+        .expect("the warning names the pin");
+    let now = line
+        .split("pin it as `search_notes: \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_ne!(now, old);
+    drop(server);
+    let dir = catalogs(
+        &["notes"],
+        &format!("  pins: {{ search_notes: \"{now}\" }}\n"),
+    );
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let rpc = Rpc::new(&server.url);
+    assert!(rpc.list().await.contains(&"notes_search_notes".to_string()));
+    let reply = rpc
+        .call("notes_search_notes", json!({"query": "plan"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+}
+
 /// One 2026-07-28 request to our server, as a client of that generation sends it, and its answer.
 async fn modern(url: &str, method: &str, name: &str, mut params: Value) -> Value {
     params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -143,6 +143,44 @@ pub(super) fn name_rows(catalogs: &[Catalog]) -> Vec<Row> {
         .collect()
 }
 
+/// One `remote_pins` row per `mcp` connector: its tools pinned to what was reviewed
+/// (`mcp.pins`), so a remote cannot change a tool's description or schema after review. A gap
+/// without pins, or when a tool `allow` names has none (it would be withheld).
+pub(super) fn pin_rows(catalogs: &[Catalog]) -> Vec<Row> {
+    catalogs
+        .iter()
+        .filter_map(|c| Some((c, c.mcp.as_ref()?)))
+        .map(|(c, remote)| {
+            let subject = c.connector.clone();
+            if remote.pins.is_empty() {
+                return row(
+                    "remote_pins",
+                    subject,
+                    false,
+                    "no mcp.pins: the remote may change a tool's description or schema after \
+                     review; pin each tool as the server's log names it",
+                );
+            }
+            let unpinned: Vec<String> = remote
+                .allow
+                .iter()
+                .filter(|a| !a.contains('*') && !remote.pins.contains_key(a.as_str()))
+                .map(|a| format!("`{a}`"))
+                .collect();
+            if unpinned.is_empty() {
+                let detail = format!(
+                    "{} tools pinned; a changed or unpinned one is withheld",
+                    remote.pins.len()
+                );
+                row("remote_pins", subject, true, detail)
+            } else {
+                let detail = format!("no pin for {} (withheld until pinned)", unpinned.join(", "));
+                row("remote_pins", subject, false, detail)
+            }
+        })
+        .collect()
+}
+
 /// "2 named" or "2 named, up to 30 through `note_*` (unknown offline)".
 pub(super) fn describe(l: &Listed) -> String {
     let named = format!("{} listed by name", l.at_least);
@@ -224,5 +262,18 @@ mod tests {
             name_rows(&[evil])[0].verdict,
             super::super::lint::Verdict::Ok
         );
+    }
+
+    #[test]
+    fn a_remote_without_pins_or_with_a_named_tool_unpinned_is_a_gap() {
+        let gap = super::super::lint::Verdict::Gap;
+        assert_eq!(pin_rows(&[catalog("[a, b]", "")])[0].verdict, gap);
+        let pin = "\"sha256:0123456789abcdef0123456789abcdef\"";
+        let half = catalog("[a, b]", &format!("  pins: {{ a: {pin} }}\n"));
+        let row = &pin_rows(&[half])[0];
+        assert_eq!(row.verdict, gap);
+        assert!(row.detail.contains("no pin for `b`"), "{}", row.detail);
+        let all = catalog("[a, b]", &format!("  pins: {{ a: {pin}, b: {pin} }}\n"));
+        assert_eq!(pin_rows(&[all])[0].verdict, super::super::lint::Verdict::Ok);
     }
 }

@@ -4,7 +4,8 @@
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
 //! contracts, bounded), `text` (a remote's words cut and marked as its own), `result` (a call's
-//! answer as a reply or a typed error), `questions` (a remote's questions to the person,
+//! answer as a reply or a typed error), `pins` (a remote tool served only as it was
+//! reviewed), `questions` (a remote's questions to the person,
 //! screened and shown as its own), `complete` (a remote prompt argument's completion,
 //! bounded), `watch` (the stream that marks the list stale when the remote says it changed);
 //! this module keeps the per-remote cache and runs a call.
@@ -30,6 +31,7 @@
 
 mod complete;
 mod param_headers;
+mod pins;
 mod prompts;
 mod questions;
 mod result;
@@ -41,6 +43,7 @@ mod watch;
 mod wire;
 
 pub use complete::RemoteCompletion;
+pub use pins::{REMOTE_TOOL_UNREVIEWED, Unreviewed};
 pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
 pub use tools::{
     MAX_LISTED, MAX_LISTED_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SHOWN_SCHEMA_BYTES,
