@@ -13,7 +13,7 @@ pub const MAX_PROMPTS: usize = 50;
 /// The most arguments a remote prompt may declare; one with more is skipped.
 pub const MAX_ARGUMENTS: usize = 20;
 /// The longest remote description (of a prompt or an argument) kept, characters.
-const MAX_DESCRIPTION: usize = 500;
+pub(super) const MAX_DESCRIPTION: usize = 500;
 /// The longest remote prompt title kept, characters (a title is a few words).
 const MAX_TITLE: usize = 100;
 
