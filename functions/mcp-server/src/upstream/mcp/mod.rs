@@ -141,7 +141,7 @@ struct Slot {
 pub struct Remotes {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
     /// Every connector of the deployment: a remote's tool may not take a name that belongs to
-    /// another (`catalog::name_owner`).
+    /// another (`catalog::name_owner`). Empty (`default`): no other connector to keep apart.
     deployment: Vec<String>,
 }
 

@@ -114,9 +114,11 @@ fn one(
     }
     let name = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
         .ok_or_else(|| format!("prompt `{shown}` has no usable name; skipped"))?;
-    if let Some(why) =
-        catalog::name_refusal(deployment.iter().map(String::as_str), connector, &name)
-    {
+    if let Some(why) = catalog::name_refusal(
+        deployment.iter().map(String::as_str).chain([connector]),
+        connector,
+        &name,
+    ) {
         return Err(format!("prompt `{shown}` skipped: {why}"));
     }
     let listed_arguments = match entry.get("arguments") {

@@ -214,9 +214,11 @@ fn one(
             "tool `{shown}` would be named `{name}` twice; skipped"
         ));
     }
-    if let Some(why) =
-        catalog::name_refusal(deployment.iter().map(String::as_str), connector, &name)
-    {
+    if let Some(why) = catalog::name_refusal(
+        deployment.iter().map(String::as_str).chain([connector]),
+        connector,
+        &name,
+    ) {
         return Err(format!("tool `{shown}` skipped: {why}"));
     }
     // The catalog's description is ours; the remote's is cut and marked as its own.
@@ -470,6 +472,13 @@ mod tests {
             set.warnings[0].contains("belongs to connector `evil_b`"),
             "{:?}",
             set.warnings
+        );
+        let alone = RemoteSet::build("evil", &r, &[listed("b_note_get", json!({}))], &[]);
+        assert_eq!(
+            alone.tools.len(),
+            1,
+            "no other connector: {:?}",
+            alone.warnings
         );
         let set = RemoteSet::build("search", &r, &[listed("tools", json!({}))], &deployment);
         assert!(set.tools.is_empty());
