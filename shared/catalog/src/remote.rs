@@ -1,8 +1,10 @@
 //! A remote MCP server as a connector (`mcp:` instead of `base_url`, declared in
 //! `model/connection.rs`): which of its tools the deployment lets through (`allow`), the naming
-//! rule that turns a remote tool's name into ours, and the loader's checks. The local contract laid
-//! over each remote tool (`overlays`) exists because a remote's own annotations and descriptions
-//! are data, never policy.
+//! rule that turns a remote tool's name into ours (whose name space it is: `names.rs`), which
+//! link hosts it may send a person to (`url_elicitation_hosts`), and the loader's checks (of
+//! those, and of `pins`, each tool's reviewed listing). The local contract laid over each remote
+//! tool (`overlays`) exists because a remote's own annotations and descriptions are data, never
+//! policy.
 
 use crate::model::{Catalog, McpRemote, Text};
 use crate::placeholders;
