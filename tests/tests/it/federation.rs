@@ -7,7 +7,9 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use integration_tests::{KEY, Rpc, Server, eventually, repo, structured, tool, wait_for_port};
+use integration_tests::{
+    KEY, Rpc, Server, eventually, repo, server_binary, structured, tool, wait_for_port,
+};
 use serde_json::{Value, json};
 
 use crate::limits::tempdir::Dir;
@@ -946,6 +948,20 @@ async fn a_pinned_remote_tool_is_served_only_as_it_was_reviewed() {
         .unwrap()
         .to_string();
     assert_ne!(now, old);
+    // `mcp-server pins` prints the same pin, as the catalog's `pins:` block, for the review.
+    let printed = Command::new(server_binary())
+        .args(["pins", dir.path.to_str().unwrap()])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env_for("notes", &remote, "t"))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run mcp-server pins");
+    let printed = String::from_utf8_lossy(&printed.stdout).to_string();
+    assert!(
+        printed.contains(&format!("# notes\n  pins:\n    search_notes: \"{now}\"\n")),
+        "{printed}"
+    );
     drop(server);
     let dir = catalogs(
         &["notes"],

@@ -75,13 +75,12 @@ fn write_sorted(value: &Value, out: &mut String) {
     }
 }
 
-/// Whether a listed tool may be served: `None` when the catalog pins nothing or its pin
-/// matches.
-pub(super) fn check(remote: &McpRemote, remote_name: &str, entry: &Value) -> Option<Unreviewed> {
+/// Whether a listed tool whose listing's fingerprint is `now` may be served: `None` when the
+/// catalog pins nothing or its pin matches.
+pub(super) fn check(remote: &McpRemote, remote_name: &str, now: String) -> Option<Unreviewed> {
     if remote.pins.is_empty() {
         return None;
     }
-    let now = fingerprint(entry);
     match remote.pins.get(remote_name) {
         Some(pinned) if pinned.as_str() == now => None,
         Some(pinned) => Some(Unreviewed::Changed {
@@ -146,6 +145,7 @@ mod tests {
         let reviewed = listed("Searches notes.");
         let pin = fingerprint(&reviewed);
         let pinned = remote(&format!("search: \"{pin}\""));
+        let check = |r: &McpRemote, name: &str, entry: &Value| check(r, name, fingerprint(entry));
         assert_eq!(check(&pinned, "search", &reviewed), None);
         let changed = check(
             &pinned,

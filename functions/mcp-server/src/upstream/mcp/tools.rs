@@ -54,6 +54,9 @@ pub struct RemoteSet {
     pub prompts: super::prompts::RemotePrompts,
     /// Tools withheld until reviewed again (`pins`), by local name.
     pub withheld: HashMap<String, Unreviewed>,
+    /// Every allowed tool's remote name and the pin of its listing as it is now, served or
+    /// withheld, in the remote's order (what `mcp-server pins` prints for a review).
+    pub reviewed: Vec<(String, String)>,
 }
 
 impl RemoteSet {
@@ -116,15 +119,18 @@ impl RemoteSet {
         }
         for entry in listed.iter().take(MAX_TOOLS) {
             match one(connector, remote, entry, &set.index, deployment) {
-                Ok(Some(t)) if let Some(why) = pins::check(remote, &t.remote_name, entry) => {
-                    let shown = audit::bounded(&t.remote_name, 80);
-                    set.warnings
-                        .push(format!("{connector}: {}", why.warning(&shown)));
-                    set.withheld.insert(t.tool.name.to_string(), why);
-                }
                 Ok(Some(t)) => {
-                    set.index.insert(t.tool.name.to_string(), set.tools.len());
-                    set.tools.push(t);
+                    let now = pins::fingerprint(entry);
+                    set.reviewed.push((t.remote_name.clone(), now.clone()));
+                    if let Some(why) = pins::check(remote, &t.remote_name, now) {
+                        let shown = audit::bounded(&t.remote_name, 80);
+                        let warning = why.warning(&shown);
+                        set.warnings.push(format!("{connector}: {warning}"));
+                        set.withheld.insert(t.tool.name.to_string(), why);
+                    } else {
+                        set.index.insert(t.tool.name.to_string(), set.tools.len());
+                        set.tools.push(t);
+                    }
                 }
                 Ok(None) => {}
                 Err(warning) => set.warnings.push(format!("{connector}: {warning}")),
@@ -586,6 +592,13 @@ mod tests {
             set.withheld.get("notes_new"),
             Some(Unreviewed::NotPinned { .. })
         ));
+        let reviewed: Vec<&str> = set.reviewed.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            reviewed,
+            ["search", "new"],
+            "served or withheld, each with its pin"
+        );
+        assert_eq!(set.reviewed[0].1, pin);
         let set = RemoteSet::build("notes", &r, &[changed.clone()], &notes());
         assert!(set.find("notes_search").is_none() && set.tools.is_empty());
         let now = pins::fingerprint(&changed);
