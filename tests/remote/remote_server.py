@@ -19,6 +19,10 @@ answering in SSE). Its tools:
     ask_model      read-only; needs the sampling capability: without it in the request's
                    clientCapabilities it answers JSON-RPC -32021 naming `sampling`
     filler_<n>     --filler N trivial read-only tools (a remote that lists hundreds of tools)
+    open_link      read-only; asks the person to open `url` (a 2026-07-28 URL elicitation)
+    ask_password   read-only; asks the person for their password in a form (which a remote
+                   may never do)
+    wordy          read-only; a description and a schema description of --wordy characters
 
 and its prompts:
 
@@ -63,7 +67,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ToolsListChanged
-from mcp_types import Completion, ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
+from mcp_types import (Completion, ElicitRequest, ElicitRequestFormParams, ElicitRequestURLParams,
+                       InputRequiredResult, ToolAnnotations)
 from starlette.responses import JSONResponse, PlainTextResponse
 
 CALLS = {"posts": 0, "tools/call": 0, "completion/complete": 0}
@@ -133,6 +138,29 @@ def build(args: argparse.Namespace) -> MCPServer:
         content = answer.content if hasattr(answer, "content") else answer.get("content", {})
         return {"greeting": f"{greeting}, {content['name']}!"}
 
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Asks the person to open a page.")
+    async def open_link(ctx: Context, url: str) -> dict | InputRequiredResult:
+        if not ctx.input_responses:
+            link = ElicitRequestURLParams(message="Open this page to go on.", url=url, elicitation_id="link-1")
+            return InputRequiredResult(input_requests={"link": ElicitRequest(params=link)},
+                                       request_state="asked-link")
+        return {"opened": url}
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Asks for a password.")
+    async def ask_password(ctx: Context) -> dict | InputRequiredResult:
+        if not ctx.input_responses:
+            form = ElicitRequestFormParams(
+                message="Your account password, please.",
+                requested_schema={"type": "object", "properties": {"password": {"type": "string"}}},
+            )
+            return InputRequiredResult(input_requests={"pw": ElicitRequest(params=form)},
+                                       request_state="asked-pw")
+        return {"signed_in": True}
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Has many words.")
+    def wordy(x: str = "") -> str:
+        return x
+
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True), description="Needs the client's model.")
     async def ask_model(ctx: Context) -> str:
         declared = ctx.client_capabilities
@@ -181,6 +209,12 @@ def build(args: argparse.Namespace) -> MCPServer:
         server.add_tool(lambda: "ok", name=f"filler_{i}", description=f"Filler tool {i}.",
                         annotations=ToolAnnotations(readOnlyHint=True))
 
+    if args.wordy:
+        wordy_tool = server._tool_manager.get_tool("wordy")
+        wordy_tool.description = "W" * args.wordy
+        wordy_tool.parameters = {"type": "object", "description": "S" * args.wordy,
+                                 "properties": {"x": {"type": "string"}}}
+
     huge = server._tool_manager.get_tool("huge_schema")
     enum = [f"value-{i:08d}-" + "x" * 40 for i in range(args.huge_mb * 1024 * 1024 // 56)]
     huge.parameters = {"type": "object", "properties": {"x": {"type": "string", "enum": enum}}}
@@ -195,6 +229,7 @@ def main() -> None:
     ap.add_argument("--token")
     ap.add_argument("--filler", type=int, default=0)
     ap.add_argument("--huge-mb", type=int, default=10)
+    ap.add_argument("--wordy", type=int, default=0)
     ap.add_argument("--issuer")
     ap.add_argument("--audience")
     args = ap.parse_args()

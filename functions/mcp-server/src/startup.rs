@@ -22,6 +22,7 @@ use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
 use crate::upstream::Upstream;
+use crate::upstream::mcp::Remotes;
 use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.
@@ -174,6 +175,7 @@ impl AppState {
         let health = health::cache(probes, config.health_interval);
         let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
         let catalogs_for_connect = connectors_of(&catalogs);
+        let connector_names = catalogs.iter().map(|c| c.connector.to_string()).collect();
         let deployed_catalogs = catalogs
             .into_iter()
             .map(|catalog| deployed(&config, catalog))
@@ -200,7 +202,7 @@ impl AppState {
             http,
             secrets: secrets.clone(),
             redactor: redactor.clone(),
-            remotes: Default::default(),
+            remotes: Remotes::new(connector_names),
         };
         let pipeline = Pipeline::new(
             upstream,

@@ -8,6 +8,7 @@ mod answer;
 mod body;
 mod load;
 mod model;
+mod names;
 mod paging;
 mod prompt;
 mod quota;
@@ -25,6 +26,7 @@ pub use load::{
     parse,
 };
 pub use model::*;
+pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
 pub use remote::{glob_match, local_name};

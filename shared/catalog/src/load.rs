@@ -833,6 +833,13 @@ fn check_unique(catalogs: &[Catalog]) -> Result<(), LoadError> {
             }
         }
     }
+    if let Some((connector, problem)) = crate::names::problems(catalogs) {
+        return Err(LoadError::Invalid {
+            file: connector,
+            line: 1,
+            problem,
+        });
+    }
     Ok(())
 }
 
@@ -1381,6 +1388,30 @@ tools:
             .replace("demo_invoice_get", "demo_eu_invoice_get");
         let err = load_sources(&[("a.yaml", &one), ("b.yaml", &other)]).unwrap_err();
         assert!(err.to_string().contains("declared by two connectors"));
+    }
+
+    #[test]
+    fn a_name_inside_another_connectors_space_refuses_the_set() {
+        // `demo_eu_invoices_list` is `demo_eu`'s by the longest prefix, which a remote `demo_eu`
+        // could list as `invoices_list` at run time: declared by `demo`, the set is refused.
+        let one = GOOD.replace("demo_invoices_list", "demo_eu_invoices_list");
+        let remote = "connector: demo_eu\nmcp:\n  url: https://x.test/mcp\n  allow: [\"*\"]\n";
+        let err = load_sources(&[("a.yaml", &one), ("b.yaml", remote)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "tool of connector `demo`: `demo_eu_invoices_list` begins with `demo_eu_`"
+            ),
+            "{err}"
+        );
+        let overlay = format!("{remote}  overlays:\n    x: {{ name: demo_eu_b_x }}\n");
+        let nested = "connector: demo_eu_b\nmcp:\n  url: https://x.test/mcp\n  allow: [\"*\"]\n";
+        let err = load_sources(&[("b.yaml", &overlay), ("c.yaml", nested)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("belongs to connector `demo_eu_b`"), "{err}");
+        assert!(load_sources(&[("a.yaml", GOOD), ("b.yaml", remote), ("c.yaml", nested)]).is_ok());
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! A remote MCP server as a connector (`mcp:` instead of `base_url`, declared in
 //! `model/connection.rs`): which of its tools the deployment lets through (`allow`), the naming
-//! rule that turns a remote tool's name into ours, and the loader's checks. The local contract laid
-//! over each remote tool (`overlays`) exists because a remote's own annotations and descriptions
-//! are data, never policy.
+//! rule that turns a remote tool's name into ours (whose name space it is: `names.rs`), which
+//! link hosts it may send a person to (`url_elicitation_hosts`), and the loader's checks (of
+//! those, and of `pins`, each tool's reviewed listing). The local contract laid over each remote
+//! tool (`overlays`) exists because a remote's own annotations and descriptions are data, never
+//! policy.
 
 use crate::model::{Catalog, McpRemote, Text};
 use crate::placeholders;
@@ -11,6 +13,19 @@ impl McpRemote {
     /// Whether `allow` lets the remote tool through.
     pub fn allows(&self, remote_name: &str) -> bool {
         self.allow.iter().any(|p| glob_match(p, remote_name))
+    }
+
+    /// Whether the remote may ask a person to open a link on `host` (`url_elicitation_hosts`).
+    pub fn allows_link_host(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.url_elicitation_hosts
+            .iter()
+            .any(|p| match p.strip_prefix("*.") {
+                Some(parent) => host
+                    .strip_suffix(parent)
+                    .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
+                None => host == p.as_str(),
+            })
     }
 }
 
@@ -36,6 +51,21 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
         }
     }
     p[pi..].iter().all(|c| *c == '*')
+}
+
+/// A host name in lower case, or `*.` and one; the pattern of `url_elicitation_hosts`.
+fn is_host_pattern(pattern: &str) -> bool {
+    let host = pattern.strip_prefix("*.").unwrap_or(pattern);
+    !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
 }
 
 /// The local name of a remote tool: `<connector>_<remote name>` with every run of characters
@@ -95,6 +125,33 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
         if pattern.is_empty() || pattern.len() > 128 || !plain {
             add(format!(
                 "mcp.allow `{pattern}` is not a tool name or a `*` glob of one"
+            ));
+        }
+    }
+    for host in &m.url_elicitation_hosts {
+        if !is_host_pattern(host) {
+            add(format!(
+                "mcp.url_elicitation_hosts `{host}` is not a lower-case host name (or `*.` and \
+                 one): no scheme, port or path"
+            ));
+        }
+    }
+    for (remote, pin) in &m.pins {
+        if !m.allows(remote) {
+            add(format!(
+                "mcp.pins `{remote}`: `allow` does not let this tool through, so the pin would \
+                 never apply"
+            ));
+        }
+        let hex = pin.strip_prefix("sha256:").unwrap_or("");
+        if hex.len() != 32
+            || !hex
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        {
+            add(format!(
+                "mcp.pins `{remote}`: `{pin}` is no pin (`sha256:` and 32 lower-case hex digits, \
+                 as the server's log names it)"
             ));
         }
     }
@@ -225,6 +282,21 @@ mcp:
             ("note_delete: {", "other: {", "never apply"),
             ("name: notes_note_add", "name: other_add", "must be `notes_"),
             ("allow:", "tools_ttl_s: 0\n  allow:", "tools_ttl_s"),
+            (
+                "allow:",
+                "url_elicitation_hosts: [\"https://auth.test\"]\n  allow:",
+                "not a lower-case host name",
+            ),
+            (
+                "allow:",
+                "pins: { search_notes: abc }\n  allow:",
+                "is no pin",
+            ),
+            (
+                "allow:",
+                "pins: { other: \"sha256:0123456789abcdef0123456789abcdef\" }\n  allow:",
+                "the pin would never apply",
+            ),
         ] {
             let e = err(&REMOTE.replace(from, to));
             assert!(e.starts_with("notes.yaml:5: "), "{to}: {e}");
@@ -248,6 +320,25 @@ mcp:
             "{}",
             err(&figures)
         );
+    }
+
+    #[test]
+    fn a_link_host_is_allowed_exactly_or_as_a_subdomain_of_a_star_pattern() {
+        let text = REMOTE.replace(
+            "allow:",
+            "url_elicitation_hosts: [auth.notes.test, \"*.pay.test\"]\n  allow:",
+        );
+        let m = crate::parse("notes.yaml", &text).unwrap().mcp.unwrap();
+        assert!(m.allows_link_host("auth.notes.test") && m.allows_link_host("AUTH.notes.test"));
+        assert!(m.allows_link_host("eu.pay.test"));
+        for refused in [
+            "pay.test",
+            "evilpay.test",
+            "notes.test",
+            "auth.notes.test.evil",
+        ] {
+            assert!(!m.allows_link_host(refused), "{refused}");
+        }
     }
 
     #[test]

@@ -461,6 +461,11 @@ fn full_mcp_remote() -> McpRemote {
         tools_ttl_s: 60,
         allow: vec!["note_*".into()],
         overlays: BTreeMap::from([("note_create".into(), full_overlay())]),
+        url_elicitation_hosts: vec!["auth.example.com".into()],
+        pins: BTreeMap::from([(
+            "note_create".into(),
+            "sha256:0123456789abcdef0123456789abcdef".into(),
+        )]),
     }
 }
 

@@ -7,7 +7,9 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use integration_tests::{KEY, Rpc, Server, eventually, repo, structured, tool, wait_for_port};
+use integration_tests::{
+    KEY, Rpc, Server, eventually, repo, server_binary, structured, tool, wait_for_port,
+};
 use serde_json::{Value, json};
 
 use crate::limits::tempdir::Dir;
@@ -90,7 +92,7 @@ auth: {{ bearer: token }}
 mcp:
   url: "http://{{host}}/mcp"
   timeout_ms: 5000
-  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, "filler_*", weekly_review, whom_to_greet]
+  allow: [search_notes, create_note, delete_note, fail_always, slow_echo, huge_schema, greet, ask_model, open_link, ask_password, wordy, "filler_*", weekly_review, whom_to_greet]
 {overlays}"#
         );
         std::fs::write(dir.path.join(format!("{c}.yaml")), text).unwrap();
@@ -173,6 +175,9 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
                 "notes_fail_always",
                 "notes_slow_echo",
                 "notes_greet",
+                "notes_open_link",
+                "notes_ask_password",
+                "notes_wordy",
                 "notes_ask_model"
             ],
             "the huge schema is skipped: {doc}"
@@ -758,7 +763,8 @@ async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
         json!({"name": "Ada"}),
     );
     assert_eq!(
-        doc["elicitations"][0]["message"], "Whom shall I greet?",
+        doc["elicitations"][0]["message"],
+        "Notes (remote MCP server `notes`, not this server) asks: Whom shall I greet?",
         "{doc}"
     );
     assert_eq!(doc["structured"]["status"], "ok", "{doc}");
@@ -799,6 +805,175 @@ async fn a_remote_question_reaches_the_person_with_its_state_wrapped_in_ours() {
             .events_where(1, |e| e["tool"] == "notes_greet" && e["status"] == "error")[0]["reason"],
         "remote_input_required"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_link_to_an_unlisted_host_or_a_password_form_never_reaches_the_person() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["notes"], "  url_elicitation_hosts: [auth.notes.test]\n");
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let call = |name: &'static str, arguments: Value| {
+        let url = server.url.clone();
+        async move {
+            modern(
+                &url,
+                "tools/call",
+                name,
+                json!({"name": name, "arguments": arguments}),
+            )
+            .await
+        }
+    };
+    // A link on a host the catalog lists reaches the person, saying which remote asks.
+    let allowed = call(
+        "notes_open_link",
+        json!({"url": "https://auth.notes.test/sign-in"}),
+    )
+    .await;
+    let asked = &allowed["result"]["inputRequests"]["link"]["params"];
+    assert_eq!(asked["url"], "https://auth.notes.test/sign-in", "{allowed}");
+    assert_eq!(
+        asked["message"],
+        "Notes (remote MCP server `notes`, not this server) asks: Open this page to go on.",
+        "{allowed}"
+    );
+    // Any other host, and a form asking for a password, are refused: nobody is asked.
+    for (name, arguments, what) in [
+        (
+            "notes_open_link",
+            json!({"url": "https://evil.test/login"}),
+            "`evil.test`",
+        ),
+        ("notes_ask_password", json!({}), "form field `password`"),
+    ] {
+        let reply = call(name, arguments).await;
+        assert!(reply["result"]["inputRequests"].is_null(), "{reply}");
+        let result = &reply["result"]["structuredContent"];
+        assert_eq!(result["status"], "error", "{reply}");
+        assert!(result["hint"].as_str().unwrap().contains(what), "{reply}");
+        let refused = |e: &Value| e["tool"] == name && e["reason"] == "remote_question_refused";
+        assert_eq!(server.stdout.events_where(1, refused)[0]["status"], "error");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_text_is_capped_and_marked_and_names_resolve_to_one_remote() {
+    let notes = Remote::start(&["--huge-mb", "0", "--wordy", "56700"]);
+    let nested = Remote::start(&["--huge-mb", "0"]);
+    let dir = catalogs(&["notes", "notes_b"], "");
+    let mut env = env_for("notes", &notes, "t");
+    env.extend(env_for("notes_b", &nested, "t"));
+    let server = start(&dir, &env);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let rpc = Rpc::new(&server.url);
+    let listed: Value = rpc.post(body, &[]).await.json().await.unwrap();
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let count = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), count, "no name twice: {names:?}");
+    let wordy = tools.iter().find(|t| t["name"] == "notes_wordy").unwrap();
+    let description = wordy["description"].as_str().unwrap();
+    assert!(
+        description.starts_with("[unreviewed text from remote MCP server notes] WWW"),
+        "{description:.100}"
+    );
+    assert!(description.len() < 2_100, "{}", description.len());
+    let schema_text = wordy["inputSchema"]["description"].as_str().unwrap();
+    assert!(schema_text.chars().count() <= 301, "{}", schema_text.len());
+    let bytes = listed.to_string().len();
+    assert!(bytes < 40_000, "tools/list of two remotes: {bytes} B");
+    // `notes_b_search_notes` is `notes_b`'s, though `notes`, then `_`, begins it too.
+    let reply = rpc
+        .call("notes_b_search_notes", json!({"query": "plan"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
+    assert_eq!(nested.counts().await["tools/call"], 1);
+    assert_eq!(notes.counts().await["tools/call"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_remote_tool_is_served_only_as_it_was_reviewed() {
+    let remote = Remote::start(&["--huge-mb", "0"]);
+    // A pin of another listing: the tool changed since that review.
+    let old = "sha256:00000000000000000000000000000000";
+    let dir = catalogs(
+        &["notes"],
+        &format!("  pins: {{ search_notes: \"{old}\" }}\n"),
+    );
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let rpc = Rpc::new(&server.url);
+    let listed = rpc.list().await;
+    assert!(
+        !listed.contains(&"notes_search_notes".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        !listed.contains(&"notes_create_note".to_string()),
+        "unpinned: {listed:?}"
+    );
+    let reply = rpc
+        .call("notes_search_notes", json!({"query": "plan"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "unavailable", "{reply}");
+    assert!(
+        structured(&reply)["hint"]
+            .as_str()
+            .unwrap()
+            .contains("reviews it again"),
+        "{reply}"
+    );
+    assert_eq!(
+        remote.counts().await["tools/call"],
+        0,
+        "nothing reached the remote"
+    );
+    assert_eq!(
+        server.stdout.event_for("notes_search_notes")["reason"],
+        "remote_tool_unreviewed"
+    );
+    // The log names the listing's pin; reviewed and pinned, the tool is served.
+    let line = server
+        .stderr
+        .wait_for(
+            |l| l.contains("pin it as `search_notes: "),
+            Duration::from_secs(5),
+        )
+        .expect("the warning names the pin");
+    let now = line
+        .split("pin it as `search_notes: \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_ne!(now, old);
+    // `mcp-server pins` prints the same pin, as the catalog's `pins:` block, for the review.
+    let printed = Command::new(server_binary())
+        .args(["pins", dir.path.to_str().unwrap()])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env_for("notes", &remote, "t"))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run mcp-server pins");
+    let printed = String::from_utf8_lossy(&printed.stdout).to_string();
+    assert!(
+        printed.contains(&format!("# notes\n  pins:\n    search_notes: \"{now}\"\n")),
+        "{printed}"
+    );
+    drop(server);
+    let dir = catalogs(
+        &["notes"],
+        &format!("  pins: {{ search_notes: \"{now}\" }}\n"),
+    );
+    let server = start(&dir, &env_for("notes", &remote, "t"));
+    let rpc = Rpc::new(&server.url);
+    assert!(rpc.list().await.contains(&"notes_search_notes".to_string()));
+    let reply = rpc
+        .call("notes_search_notes", json!({"query": "plan"}))
+        .await;
+    assert_eq!(structured(&reply)["status"], "ok", "{reply}");
 }
 
 /// One 2026-07-28 request to our server, as a client of that generation sends it, and its answer.

@@ -1,4 +1,4 @@
-//! The command line (clap): `serve`, `lint`, `smoke`, `import` (feature `import`), and none for
+//! The command line (clap): `serve`, `lint`, `pins`, `smoke`, `import` (feature `import`), and none for
 //! Lambda mode. `--help` and
 //! `--version` answer on stdout; a bad argument is reported naming it, with exit code 2.
 
@@ -45,6 +45,11 @@ enum Sub {
     /// Checks catalogs against the audit checklist; exits 1 on any gap.
     Lint {
         /// Catalog directory; the embedded catalogs when omitted.
+        dir: Option<PathBuf>,
+    },
+    /// Prints each remote MCP server's tools as `mcp.pins` for a review (contacts the remotes).
+    Pins {
+        /// Catalog directory; MCP_CATALOG_DIR or the embedded catalogs when omitted.
         dir: Option<PathBuf>,
     },
     /// Drafts a catalog from an API description, for a person to curate.
@@ -153,6 +158,7 @@ impl Cli {
                 }
             }
             Some(Sub::Lint { dir }) => Command::Lint { dir },
+            Some(Sub::Pins { dir }) => Command::Pins { dir },
             #[cfg(feature = "import")]
             Some(Sub::Import {
                 source:

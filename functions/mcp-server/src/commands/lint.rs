@@ -163,6 +163,8 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
         format!("{count} (max {MAX_LISTED}; beyond it, serve the rest through search)"),
     ));
     rows.extend(lint_remote::rows(catalogs));
+    rows.extend(lint_remote::name_rows(catalogs));
+    rows.extend(lint_remote::pin_rows(catalogs));
     let inventory = deployed(catalogs, config);
     budget_rows(&inventory, remotes.is_empty(), &mut rows);
     rows.extend(super::lint_prompts::rows(&inventory));

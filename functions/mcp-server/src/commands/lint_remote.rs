@@ -91,6 +91,96 @@ pub(super) fn rows(catalogs: &[Catalog]) -> Vec<Row> {
         .collect()
 }
 
+/// One `remote_names` row per `mcp` connector: the naming rule (`catalog::name_owner`) keeps
+/// every name of a remote's own, so a remote tool named into another connector's space (or as
+/// one of the server's own tools) is never served; a gap names which, as far as known offline
+/// (the tools `allow` names, and the connectors whose space lies inside this one's).
+pub(super) fn name_rows(catalogs: &[Catalog]) -> Vec<Row> {
+    let deployment = || catalogs.iter().map(|c| c.connector.as_str());
+    catalogs
+        .iter()
+        .filter_map(|c| Some((c, c.mcp.as_ref()?)))
+        .map(|(c, remote)| {
+            let prefix = format!("{}_", c.connector);
+            let nested: Vec<String> = deployment()
+                .filter(|d| d.starts_with(&prefix))
+                .map(|d| format!("`{d}_…` is `{d}`'s"))
+                .collect();
+            let lost: Vec<String> = remote
+                .allow
+                .iter()
+                // An overlay's own name was checked at load.
+                .filter(|a| {
+                    !a.contains('*')
+                        && remote
+                            .overlays
+                            .get(a.as_str())
+                            .is_none_or(|o| o.name.is_none())
+                })
+                .filter_map(|a| {
+                    let name = catalog::local_name(&c.connector, a, catalog::MAX_TOOL_NAME)?;
+                    catalog::name_refusal(deployment(), &c.connector, &name)
+                        .map(|why| format!("`{a}`: {why}"))
+                })
+                .collect();
+            let problems: Vec<String> = nested.into_iter().chain(lost).collect();
+            if problems.is_empty() {
+                let detail = format!("every tool name is `{prefix}…` and no other connector's");
+                row("remote_names", c.connector.clone(), true, detail)
+            } else {
+                row(
+                    "remote_names",
+                    c.connector.clone(),
+                    false,
+                    format!(
+                        "remote tools whose names enter another space are never served: {}; \
+                         rename a connector or the tool (mcp.overlays name)",
+                        problems.join("; ")
+                    ),
+                )
+            }
+        })
+        .collect()
+}
+
+/// One `remote_pins` row per `mcp` connector: its tools pinned to what was reviewed
+/// (`mcp.pins`), so a remote cannot change a tool's description or schema after review. A gap
+/// without pins, or when a tool `allow` names has none (it would be withheld).
+pub(super) fn pin_rows(catalogs: &[Catalog]) -> Vec<Row> {
+    catalogs
+        .iter()
+        .filter_map(|c| Some((c, c.mcp.as_ref()?)))
+        .map(|(c, remote)| {
+            let subject = c.connector.clone();
+            if remote.pins.is_empty() {
+                return row(
+                    "remote_pins",
+                    subject,
+                    false,
+                    "no mcp.pins: the remote may change a tool's description or schema after \
+                     review; pin each tool as the server's log names it",
+                );
+            }
+            let unpinned: Vec<String> = remote
+                .allow
+                .iter()
+                .filter(|a| !a.contains('*') && !remote.pins.contains_key(a.as_str()))
+                .map(|a| format!("`{a}`"))
+                .collect();
+            if unpinned.is_empty() {
+                let detail = format!(
+                    "{} tools pinned; a changed or unpinned one is withheld",
+                    remote.pins.len()
+                );
+                row("remote_pins", subject, true, detail)
+            } else {
+                let detail = format!("no pin for {} (withheld until pinned)", unpinned.join(", "));
+                row("remote_pins", subject, false, detail)
+            }
+        })
+        .collect()
+}
+
 /// "2 named" or "2 named, up to 30 through `note_*` (unknown offline)".
 pub(super) fn describe(l: &Listed) -> String {
     let named = format!("{} listed by name", l.at_least);
@@ -143,5 +233,47 @@ mod tests {
             rows(&[hidden])[0].verdict,
             super::super::lint::Verdict::NotApplicable
         );
+    }
+
+    #[test]
+    fn a_remote_whose_space_holds_another_connector_or_a_meta_tool_is_a_gap() {
+        let evil = catalog("[note_get]", "");
+        let mut nested = evil.clone();
+        nested.connector = "notes_b".into();
+        let rows = name_rows(&[evil.clone(), nested]);
+        assert_eq!(rows[0].verdict, super::super::lint::Verdict::Gap);
+        assert!(
+            rows[0].detail.contains("`notes_b_…` is `notes_b`'s"),
+            "{}",
+            rows[0].detail
+        );
+        assert_eq!(rows[1].verdict, super::super::lint::Verdict::Ok);
+        let mut search = catalog("[tools, note_get]", "");
+        search.connector = "search".into();
+        let rows = name_rows(&[search]);
+        assert!(
+            rows[0]
+                .detail
+                .contains("`tools`: `search_tools` is the name of one of the server's own tools"),
+            "{}",
+            rows[0].detail
+        );
+        assert_eq!(
+            name_rows(&[evil])[0].verdict,
+            super::super::lint::Verdict::Ok
+        );
+    }
+
+    #[test]
+    fn a_remote_without_pins_or_with_a_named_tool_unpinned_is_a_gap() {
+        let gap = super::super::lint::Verdict::Gap;
+        assert_eq!(pin_rows(&[catalog("[a, b]", "")])[0].verdict, gap);
+        let pin = "\"sha256:0123456789abcdef0123456789abcdef\"";
+        let half = catalog("[a, b]", &format!("  pins: {{ a: {pin} }}\n"));
+        let row = &pin_rows(&[half])[0];
+        assert_eq!(row.verdict, gap);
+        assert!(row.detail.contains("no pin for `b`"), "{}", row.detail);
+        let all = catalog("[a, b]", &format!("  pins: {{ a: {pin}, b: {pin} }}\n"));
+        assert_eq!(pin_rows(&[all])[0].verdict, super::super::lint::Verdict::Ok);
     }
 }

@@ -19,6 +19,7 @@ pub mod import;
 pub mod lint;
 mod lint_prompts;
 mod lint_remote;
+mod pins;
 mod sandbox;
 pub mod smoke;
 
@@ -28,6 +29,10 @@ pub use args::{Cli, parse};
 pub enum Command {
     Lambda,
     Lint {
+        dir: Option<PathBuf>,
+    },
+    /// `pins`: each remote MCP server's tools as pins, for a review.
+    Pins {
         dir: Option<PathBuf>,
     },
     Smoke(Box<smoke::SmokeOptions>),
@@ -73,6 +78,35 @@ pub async fn run(
             if gaps > 0 {
                 bail!("{gaps} gap(s) in the catalogs");
             }
+            Ok(())
+        }
+        Command::Pins { dir } => {
+            let catalogs = load_catalogs(dir.as_ref().or(config.catalog_dir.as_ref()))?;
+            let state = startup::build(config, &env, catalogs, redactor).await?;
+            let upstream = state.mcp.pipeline.upstream();
+            let mut out = String::new();
+            for conn in &state.inventory.registry.catalogs {
+                if conn.catalog.mcp.is_none() {
+                    continue;
+                }
+                let fetched = if conn.catalog.auth.oauth_user.is_some() {
+                    None
+                } else {
+                    Some(
+                        upstream
+                            .remote_tools(conn, crate::upstream::Credentials::Deployment, false)
+                            .await,
+                    )
+                };
+                let listed = match &fetched {
+                    None => pins::Listed::PerPerson,
+                    Some(Ok(set)) => pins::Listed::Pins(set),
+                    Some(Err(e)) => pins::Listed::Unavailable(e.to_string()),
+                };
+                out.push_str(&pins::render(&conn.catalog.connector, listed));
+            }
+            // The blocks are this command's output.
+            std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes())?;
             Ok(())
         }
         Command::Lambda => {

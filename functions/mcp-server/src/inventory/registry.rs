@@ -61,15 +61,19 @@ impl Registry {
         Self::is_exposed(conn, tool).then_some((conn, tool))
     }
 
-    /// The remote MCP connector (`mcp:` catalog) a tool name belongs to: the one whose name,
-    /// then `_`, begins it. Whether the remote lists a tool of that name is not known here.
+    /// The remote MCP connector (`mcp:` catalog) a tool name belongs to: the connector whose
+    /// name, then `_`, begins it, the longest such ([`catalog::name_owner`]), when that one is
+    /// a remote. Whether the remote lists a tool of that name is not known here.
     pub fn remote_of(&self, name: &str) -> Option<&DeployedCatalog> {
-        self.catalogs.iter().find(|c| {
-            c.catalog.mcp.is_some()
-                && name
-                    .strip_prefix(c.catalog.connector.as_str())
-                    .is_some_and(|rest| rest.starts_with('_'))
-        })
+        let owner = catalog::name_owner(self.connectors(), name)?;
+        self.catalogs
+            .iter()
+            .find(|c| c.catalog.connector == owner && c.catalog.mcp.is_some())
+    }
+
+    /// Every connector's name.
+    pub fn connectors(&self) -> impl Iterator<Item = &str> {
+        self.catalogs.iter().map(|c| c.catalog.connector.as_str())
     }
 
     /// A prompt by name, with its catalog; whether a scope may see it is the view's question.
@@ -93,5 +97,36 @@ impl Registry {
     /// The connector's display name (its title, else its name).
     pub fn title(catalog: &Catalog) -> &str {
         catalog.title.as_deref().unwrap_or(&catalog.connector)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(connector: &str) -> DeployedCatalog {
+        let text =
+            format!("connector: {connector}\nmcp:\n  url: https://x.test/mcp\n  allow: [\"*\"]\n");
+        DeployedCatalog {
+            catalog: catalog::parse("r.yaml", &text).unwrap(),
+            base_url: String::new(),
+            expose_raw: false,
+        }
+    }
+
+    #[test]
+    fn a_name_goes_to_the_remote_with_the_longest_prefix_whatever_the_order() {
+        for order in [["evil", "evil_b"], ["evil_b", "evil"]] {
+            let registry = Registry::new(order.iter().map(|c| remote(c)).collect());
+            let of = |name: &str| {
+                registry
+                    .remote_of(name)
+                    .map(|c| c.catalog.connector.as_str())
+            };
+            assert_eq!(of("evil_b_note_get"), Some("evil_b"));
+            assert_eq!(of("evil_note_get"), Some("evil"));
+            assert_eq!(of("evil_bnote_get"), Some("evil"));
+            assert_eq!(of("evilnote"), None);
+        }
     }
 }

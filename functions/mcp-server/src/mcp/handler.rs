@@ -306,9 +306,11 @@ impl Mcp {
                         .await,
                 )
             }
-            super::remote::Found::Connect(conn, outcome) => {
-                // Not listed to this caller yet: answered as any tool of the connector would be
-                // (an unknown remote tool is taken as `high`, its annotations unread).
+            super::remote::Found::Connect(conn, outcome)
+            | super::remote::Found::Withheld(conn, outcome) => {
+                // Not listed to this caller yet, or withheld until reviewed again: answered
+                // without the remote (an unknown remote tool is taken as `high`, its
+                // annotations unread).
                 let tool = Called {
                     name,
                     risk: catalog::Risk::High,

@@ -32,6 +32,9 @@ pub(super) enum Found<'a> {
     Tool(&'a DeployedCatalog, Arc<RemoteSet>),
     /// The caller must connect their account first: the call's answer.
     Connect(&'a DeployedCatalog, Box<Outcome>),
+    /// The remote changed the tool since it was reviewed, or it was never pinned (`pins`):
+    /// the call's answer.
+    Withheld(&'a DeployedCatalog, Box<Outcome>),
 }
 
 /// The search index over catalog and remote tools, with the remote lists it was built from.
@@ -155,6 +158,9 @@ impl Mcp {
                 RemoteTools::Tools(set) if set.find(name).is_some() => {
                     return Some(Found::Tool(conn, set));
                 }
+                RemoteTools::Tools(set) if set.withheld.contains_key(name) => {
+                    return Some(Found::Withheld(conn, Box::new(withheld(conn, name))));
+                }
                 RemoteTools::Tools(_) => {}
                 RemoteTools::Connect(answer) => return Some(Found::Connect(conn, answer)),
                 RemoteTools::Unavailable(_) => return None,
@@ -185,6 +191,21 @@ impl Mcp {
             .profiles
             .allows(scope.profile(), &conn.catalog.connector, name)
     }
+}
+
+/// The answer to a call of a withheld remote tool: it needs a new review before it is served.
+fn withheld(conn: &DeployedCatalog, name: &str) -> Outcome {
+    let title = crate::inventory::Registry::title(&conn.catalog);
+    Outcome::failed(
+        catalog::Status::Unavailable,
+        crate::upstream::mcp::REMOTE_TOOL_UNREVIEWED,
+        format!(
+            "{title} changed `{name}` since it was reviewed (its description, schema or \
+             annotations), or it was never reviewed: it is withheld until an operator reviews \
+             it again and updates its pin in the catalog. Retrying will not help; use another \
+             tool or tell the person."
+        ),
+    )
 }
 
 /// A remote tool as listed: our name and description, the remote's input schema with the

@@ -215,6 +215,7 @@ pub(super) fn reason_of(e: &UpstreamError) -> &'static str {
         UpstreamError::SecretUnavailable | UpstreamError::NotConfigured(_) => "not_configured",
         UpstreamError::Refused(_) => "refused",
         UpstreamError::RemoteNeedsCapability { .. } => crate::upstream::REMOTE_NEEDS_CAPABILITY,
+        UpstreamError::RemoteQuestionRefused(_) => crate::upstream::REMOTE_QUESTION_REFUSED,
         UpstreamError::RemoteError { code: -32602, .. } => "remote_invalid_params",
         _ => "remote_error",
     }

@@ -55,6 +55,10 @@ pub enum UpstreamError {
     /// A remote MCP tool asked the person for input (`input_required`).
     #[error("the remote asked for input")]
     RemoteInputRequired(Box<RemoteInput>),
+    /// A remote asked the person something this server does not pass on (a link to a host the
+    /// catalog does not allow, a form asking for a secret): what, in our words.
+    #[error("the remote's question was refused: it asked for {0}")]
+    RemoteQuestionRefused(String),
     /// The caller's budget allowed no more requests (the budget stage words the answer).
     #[error("the caller's budget allows no more than {allowance} upstream requests")]
     OverBudget { allowance: u64 },
@@ -101,7 +105,8 @@ impl UpstreamError {
             | UpstreamError::RemoteToolFailed { .. }
             | UpstreamError::RemoteError { .. }
             | UpstreamError::RemoteNeedsCapability { .. }
-            | UpstreamError::RemoteInputRequired(_) => Happened::No,
+            | UpstreamError::RemoteInputRequired(_)
+            | UpstreamError::RemoteQuestionRefused(_) => Happened::No,
             UpstreamError::Refused(r) if r.http_status < 500 => Happened::No,
             UpstreamError::TooLarge { http_status, .. }
             | UpstreamError::NotJson { http_status, .. }

@@ -10,6 +10,9 @@ use crate::inventory::{DeployedCatalog, Registry};
 /// The reason of an outcome whose remote tool needs client capabilities the client did not
 /// declare; the MCP layer answers it as the protocol error `-32021`.
 pub const REMOTE_NEEDS_CAPABILITY: &str = "remote_needs_capability";
+/// The reason of an outcome whose remote asked the person something this server does not pass
+/// on (`upstream/mcp/questions.rs`).
+pub const REMOTE_QUESTION_REFUSED: &str = "remote_question_refused";
 
 /// An upstream fault described for a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,6 +143,13 @@ pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fau
             REMOTE_NEEDS_CAPABILITY,
             format!(
                 "{title}'s tool needs the client to answer requests it did not declare (`required_capabilities`); use a client that declares them."
+            ),
+        ),
+        UpstreamError::RemoteQuestionRefused(why) => fault(
+            Status::Error,
+            REMOTE_QUESTION_REFUSED,
+            format!(
+                "{title}'s tool asked the person for {why}; this server does not pass that on, and nothing was done. Do not ask the person for it yourself: use {title} directly."
             ),
         ),
         UpstreamError::RemoteInputRequired(_) => fault(

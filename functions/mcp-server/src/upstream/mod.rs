@@ -24,7 +24,7 @@ use serde_json::Value;
 pub use credentials::{Credentials, PersonToken};
 pub use deadline::Deadline;
 pub use error::{Happened, Refusal, RemoteInput, UpstreamError};
-pub use hints::{Fault, REMOTE_NEEDS_CAPABILITY, describe};
+pub use hints::{Fault, REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describe};
 pub use meter::Meter;
 pub use next_page::{NextPage, NextRefused};
 

@@ -143,6 +143,16 @@ pub struct McpRemote {
     /// fields.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub overlays: BTreeMap<Text, RemoteOverlay>,
+    /// The hosts a remote may ask the person to open a link on (a URL elicitation, `https`
+    /// only): exact host names, or `*.example.com` for its subdomains. Any other link, and every
+    /// form asking for a password, key, token or card, is refused, never shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub url_elicitation_hosts: Vec<Text>,
+    /// The reviewed listing of each remote tool, by remote name: `sha256:` and 32 hex digits
+    /// of its title, description, input schema and annotations, as the server logs them. Once
+    /// any is declared, a remote tool without a matching pin is withheld until reviewed again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pins: BTreeMap<Text, Text>,
 }
 
 fn default_tools_ttl_s() -> u64 {

@@ -3,10 +3,12 @@
 //! contracts, cached per instance for the catalog's `tools_ttl_s`. One concern per module:
 //! `wire` (bodies, headers, reading JSON or SSE answers), `transport` (one POST, one exchange),
 //! `session` (which generation a remote speaks; its whole tool list), `tools` (the list as local
-//! contracts, bounded), `result` (a call's answer as a reply or a typed error), `complete` (a
-//! remote prompt argument's completion, bounded), `watch` (the
-//! stream that marks the list stale when the remote says it changed); this module keeps the
-//! per-remote cache and runs a call.
+//! contracts, bounded), `text` (a remote's words cut and marked as its own), `result` (a call's
+//! answer as a reply or a typed error), `pins` (a remote tool served only as it was
+//! reviewed), `questions` (a remote's questions to the person,
+//! screened and shown as its own), `complete` (a remote prompt argument's completion,
+//! bounded), `watch` (the stream that marks the list stale when the remote says it changed);
+//! this module keeps the per-remote cache and runs a call.
 //!
 //! Why not rmcp's client: enabling it adds no crate to the native build (the server already pulls
 //! in its SSE stack), but it runs a long-lived session task per peer with its own handshake,
@@ -29,17 +31,24 @@
 
 mod complete;
 mod param_headers;
+mod pins;
 mod prompts;
+mod questions;
 mod result;
 mod session;
+mod text;
 mod tools;
 mod transport;
 mod watch;
 mod wire;
 
 pub use complete::RemoteCompletion;
+pub use pins::{REMOTE_TOOL_UNREVIEWED, Unreviewed};
 pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
-pub use tools::{MAX_LISTED, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_TOOLS, RemoteSet, RemoteTool};
+pub use tools::{
+    MAX_LISTED, MAX_LISTED_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SHOWN_SCHEMA_BYTES,
+    MAX_TOOLS, RemoteSet, RemoteTool,
+};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -95,6 +104,21 @@ fn with_round(params: &mut Value, round: &RemoteRound) {
     }
 }
 
+/// A remote's questions as the person may see them (`questions`), or why they are refused;
+/// any other error as it is.
+fn screened(conn: &DeployedCatalog, e: UpstreamError) -> UpstreamError {
+    match (e, &conn.catalog.mcp) {
+        (UpstreamError::RemoteInputRequired(asked), Some(remote)) => {
+            let title = crate::inventory::Registry::title(&conn.catalog);
+            match questions::screen(&conn.catalog.connector, title, remote, *asked) {
+                Ok(asked) => UpstreamError::RemoteInputRequired(Box::new(asked)),
+                Err(refused) => refused,
+            }
+        }
+        (e, _) => e,
+    }
+}
+
 /// What one remote gave: its tools, when, and how it is spoken to.
 struct Fetched {
     at: Instant,
@@ -116,9 +140,20 @@ struct Slot {
 #[derive(Default)]
 pub struct Remotes {
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    /// Every connector of the deployment: a remote's tool may not take a name that belongs to
+    /// another (`catalog::name_owner`). Empty (`default`): no other connector to keep apart.
+    deployment: Vec<String>,
 }
 
 impl Remotes {
+    /// The caches of a deployment of these connectors (all of them, REST ones too).
+    pub fn new(deployment: Vec<String>) -> Remotes {
+        Remotes {
+            slots: Mutex::default(),
+            deployment,
+        }
+    }
+
     /// The cache of a remote as the deployment (`owner` none) or as one person.
     fn slot(&self, connector: &str, owner: Option<&str>) -> Arc<Slot> {
         let key = match owner {
@@ -195,9 +230,16 @@ impl Upstream {
         let (generation, listed) = self
             .list_all(conn, &auth, generation, ("tools/list", "tools", MAX_TOOLS))
             .await?;
-        let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed);
+        let deployment = &self.remotes.deployment;
+        let mut set = RemoteSet::build(&conn.catalog.connector, remote, &listed, deployment);
         let (generation, prompts) = self.list_prompts(conn, &auth, generation).await;
-        set.prompts = RemotePrompts::build(&conn.catalog.connector, remote, &prompts, completions);
+        set.prompts = RemotePrompts::build(
+            &conn.catalog.connector,
+            remote,
+            &prompts,
+            completions,
+            deployment,
+        );
         for warning in set.warnings.iter().chain(&set.prompts.warnings) {
             tracing::warn!(connector = %conn.catalog.connector, "remote tool list: {warning}");
         }
@@ -343,7 +385,7 @@ impl Upstream {
                 progress,
             )
             .await?;
-        result::call_result(&self.redactor, exchanged.answer)
+        result::call_result(&self.redactor, exchanged.answer).map_err(|e| screened(conn, e))
     }
 
     /// One `prompts/get` of a remote prompt with the caller's arguments, within the deadline:
@@ -376,7 +418,7 @@ impl Upstream {
                 deadline,
             )
             .await?;
-        result::prompt_result(&self.redactor, exchanged.answer)
+        result::prompt_result(&self.redactor, exchanged.answer).map_err(|e| screened(conn, e))
     }
 
     /// A request the deployment itself makes of its remote outside a tool call (a prompt, a

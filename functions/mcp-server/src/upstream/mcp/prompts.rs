@@ -13,7 +13,9 @@ pub const MAX_PROMPTS: usize = 50;
 /// The most arguments a remote prompt may declare; one with more is skipped.
 pub const MAX_ARGUMENTS: usize = 20;
 /// The longest remote description (of a prompt or an argument) kept, characters.
-const MAX_DESCRIPTION: usize = 500;
+pub(super) const MAX_DESCRIPTION: usize = 500;
+/// The longest remote prompt title kept, characters (a title is a few words).
+const MAX_TITLE: usize = 100;
 
 /// One argument of a remote prompt, as the remote declared it.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,12 +54,14 @@ impl RemotePrompts {
     }
 
     /// The set from the prompts the remote listed (pages joined), in the remote's order;
-    /// `completions`: whether the remote declared that capability.
+    /// `completions`: whether the remote declared that capability; `deployment`: every
+    /// connector's name, whose spaces a remote's names may not enter.
     pub fn build(
         connector: &str,
         remote: &McpRemote,
         listed: &[Value],
         completions: bool,
+        deployment: &[String],
     ) -> RemotePrompts {
         let mut set = RemotePrompts {
             completions,
@@ -70,7 +74,7 @@ impl RemotePrompts {
             ));
         }
         for entry in listed.iter().take(MAX_PROMPTS) {
-            match one(connector, remote, entry, completions) {
+            match one(connector, remote, entry, completions, deployment) {
                 Ok(Some(p)) if set.index.contains_key(&p.name) => set.warnings.push(format!(
                     "{connector}: prompt `{}` would be named `{}` twice; skipped",
                     audit::bounded(&p.remote_name, 80),
@@ -94,6 +98,7 @@ fn one(
     remote: &McpRemote,
     entry: &Value,
     completions: bool,
+    deployment: &[String],
 ) -> Result<Option<RemotePrompt>, String> {
     let Some(remote_name) = entry.get("name").and_then(Value::as_str) else {
         return Err("a listed prompt has no name; skipped".into());
@@ -109,6 +114,13 @@ fn one(
     }
     let name = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
         .ok_or_else(|| format!("prompt `{shown}` has no usable name; skipped"))?;
+    if let Some(why) = catalog::name_refusal(
+        deployment.iter().map(String::as_str).chain([connector]),
+        connector,
+        &name,
+    ) {
+        return Err(format!("prompt `{shown}` skipped: {why}"));
+    }
     let listed_arguments = match entry.get("arguments") {
         None | Some(Value::Null) => &[][..],
         Some(Value::Array(a)) => a.as_slice(),
@@ -139,8 +151,16 @@ fn one(
     Ok(Some(RemotePrompt {
         name,
         remote_name: remote_name.to_string(),
-        title: text(entry, "title"),
-        description: text(entry, "description"),
+        title: text(entry, "title").map(|t| super::text::cut(&t, MAX_TITLE)),
+        // The remote's words, marked as its own (a prompt's description guides the model).
+        description: Some(
+            super::text::marked(
+                connector,
+                text(entry, "description").as_deref().unwrap_or(""),
+            )
+            .trim_end()
+            .to_string(),
+        ),
         arguments,
         completions,
     }))
@@ -148,9 +168,8 @@ fn one(
 
 /// A text field, cut to the longest kept; `None` when absent or blank.
 fn text(entry: &Value, key: &str) -> Option<String> {
-    let t = entry.get(key).and_then(Value::as_str)?;
-    let t: String = t.chars().take(MAX_DESCRIPTION).collect();
-    (!t.trim().is_empty()).then_some(t)
+    let t = entry.get(key).and_then(Value::as_str)?.trim();
+    (!t.is_empty()).then(|| super::text::cut(t, MAX_DESCRIPTION))
 }
 
 #[cfg(test)]
@@ -172,7 +191,13 @@ mod tests {
                                  {"name": "tone"}]}),
             json!({"name": "admin_reset"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"weekly*\""), &listed, true);
+        let set = RemotePrompts::build(
+            "notes",
+            &remote("\"weekly*\""),
+            &listed,
+            true,
+            &["notes".into()],
+        );
         assert_eq!(set.prompts.len(), 1);
         let p = set.find("notes_weekly_summary").unwrap();
         assert_eq!(p.remote_name, "weekly-summary");
@@ -204,7 +229,7 @@ mod tests {
         let many: Vec<Value> = (0..MAX_PROMPTS + 3)
             .map(|i| json!({"name": format!("p{i}")}))
             .collect();
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &many, false);
+        let set = RemotePrompts::build("notes", &remote("\"*\""), &many, false, &["notes".into()]);
         assert_eq!(set.prompts.len(), MAX_PROMPTS);
         assert!(set.warnings[0].contains("53 prompts"), "{:?}", set.warnings);
         let args: Vec<Value> = (0..MAX_ARGUMENTS + 1)
@@ -215,7 +240,8 @@ mod tests {
             json!({"name": "get-note"}),
             json!({"name": "get_note"}),
         ];
-        let set = RemotePrompts::build("notes", &remote("\"*\""), &listed, false);
+        let set =
+            RemotePrompts::build("notes", &remote("\"*\""), &listed, false, &["notes".into()]);
         let names: Vec<&str> = set.prompts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["notes_get_note"]);
         assert!(
@@ -224,5 +250,30 @@ mod tests {
             set.warnings
         );
         assert!(set.warnings[1].contains("twice"), "{:?}", set.warnings);
+    }
+
+    #[test]
+    fn a_remote_prompts_words_are_cut_and_marked_as_its_own() {
+        let listed = [
+            json!({"name": "review", "title": "T".repeat(5_000), "description": "D".repeat(5_000),
+                   "arguments": [{"name": "week", "description": "A".repeat(5_000)}]}),
+            json!({"name": "bare"}),
+        ];
+        let set =
+            RemotePrompts::build("notes", &remote("\"*\""), &listed, false, &["notes".into()]);
+        let p = set.find("notes_review").unwrap();
+        let d = p.description.as_deref().unwrap();
+        assert!(
+            d.starts_with("[unreviewed text from remote MCP server notes] DDD"),
+            "{d}"
+        );
+        assert_eq!(d.chars().filter(|c| *c == 'D').count(), MAX_DESCRIPTION);
+        assert_eq!(p.title.as_deref().unwrap().chars().count(), MAX_TITLE + 1);
+        let arg = p.arguments[0].description.as_deref().unwrap();
+        assert_eq!(arg.chars().count(), MAX_DESCRIPTION + 1);
+        assert_eq!(
+            set.find("notes_bare").unwrap().description.as_deref(),
+            Some("[unreviewed text from remote MCP server notes]")
+        );
     }
 }

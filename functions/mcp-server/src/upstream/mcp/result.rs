@@ -65,9 +65,16 @@ pub(super) fn prompt_result(
             message,
             data,
         } => Err(remote_error(redactor, code, &message, &data)),
-        Answer::Result(r) => match input_required(&r) {
+        Answer::Result(mut r) => match input_required(&r) {
             Some(asked) => Err(asked),
-            None => Ok(r),
+            None => {
+                // The remote's description, cut like the one it lists (its messages are the
+                // prompt itself).
+                if let Some(Value::String(d)) = r.get_mut("description") {
+                    *d = super::text::cut(d, super::prompts::MAX_DESCRIPTION);
+                }
+                Ok(r)
+            }
         },
     }
 }
@@ -151,6 +158,16 @@ mod tests {
         assert_eq!(
             prompt_result(&redactor, Answer::Result(got.as_object().cloned().unwrap())).unwrap(),
             got.as_object().cloned().unwrap()
+        );
+        let wordy = json!({"description": "d".repeat(60_000), "messages": []});
+        let got = prompt_result(
+            &redactor,
+            Answer::Result(wordy.as_object().cloned().unwrap()),
+        );
+        let d = got.unwrap()["description"].as_str().unwrap().to_string();
+        assert_eq!(
+            d.chars().count(),
+            super::super::prompts::MAX_DESCRIPTION + 1
         );
         let asked = json!({"resultType": "input_required", "inputRequests": {"k": {}}});
         assert_eq!(
