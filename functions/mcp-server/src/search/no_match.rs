@@ -43,6 +43,9 @@ impl Index {
             })
             .collect();
         let mut hits = self.score(&fixed, in_scope);
+        // A word a typo away is a guess, not evidence to act on: no write is named closest.
+        // Searching again with the corrected words finds one the query gives evidence for.
+        hits.retain(|h| !self.docs[h.doc as usize].writes);
         top(&mut hits, PARTIAL_UP_TO);
         let names: Vec<&str> = hits
             .iter()
