@@ -13,9 +13,11 @@
 //! One concern per module: `text` and `stem` turn words into terms, `index` builds the BM25F
 //! index, `rank` scores query words against it, `evidence` holds back the writes a query gives
 //! no evidence for, `query` answers one request, `render` writes the answer per detail level
-//! under the cap, `no_match` answers when nothing matched, `period` lets month names find month
-//! tools, `summary` cuts descriptions to one sentence, `request` holds the arguments.
+//! under the cap, `advice` says how to refine (as words and as the calls to send), `no_match`
+//! answers when nothing matched, `period` lets month names find month tools, `summary` cuts
+//! descriptions to one sentence, `request` holds the arguments.
 
+mod advice;
 mod evidence;
 mod index;
 mod no_match;
