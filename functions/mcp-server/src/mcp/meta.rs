@@ -39,7 +39,7 @@ pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; TOOL_COUNT] {
         object(json!({
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "What the tool should do, in the user's words (German or English)."},
+                "query": {"type": "string", "maxLength": 200, "description": "What the tool should do, in the user's words (German or English); empty with `connector` to browse that connector."},
                 "connector": {"type": "string", "description": "Only tools of this connector."},
                 "detail": {"type": "string", "enum": ["full", "summary", "names", "counts"], "description": "Force a detail level."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "description": "How many tools to show."}
@@ -132,13 +132,22 @@ pub(super) fn search_request(arguments: &Map<String, Value>) -> Result<SearchReq
             "Unknown argument `{k}`. Valid arguments: query, connector, detail, limit."
         ));
     }
+    let connector = match arguments.get("connector") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if c.len() <= MAX_CONNECTOR_LEN => Some(c.clone()),
+        Some(_) => return Err("`connector` must be a connector name, e.g. \"papierkram\".".into()),
+    };
+    // An empty query browses the connector named (what a no-match answer advises); without
+    // one it would list every tool of the deployment.
     let Some(query) = arguments
         .get("query")
         .and_then(|q| q.as_str())
-        .filter(|q| !q.trim().is_empty())
+        .filter(|q| !q.trim().is_empty() || connector.is_some())
     else {
         return Err(
-            "`query` is required: what the tool should do, e.g. \"unpaid invoices\".".into(),
+            "`query` is required: what the tool should do, e.g. \"unpaid invoices\" (empty only \
+             with `connector`, to browse that connector's tools)."
+                .into(),
         );
     };
     let detail = match arguments.get("detail") {
@@ -149,11 +158,6 @@ pub(super) fn search_request(arguments: &Map<String, Value>) -> Result<SearchReq
     let limit = match arguments.get("limit") {
         None | Some(Value::Null) => None,
         Some(v) => Some(search::parse_limit(v)?),
-    };
-    let connector = match arguments.get("connector") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(c)) if c.len() <= MAX_CONNECTOR_LEN => Some(c.clone()),
-        Some(_) => return Err("`connector` must be a connector name, e.g. \"papierkram\".".into()),
     };
     Ok(SearchRequest {
         query: query.chars().take(MAX_QUERY_CHARS).collect(),
@@ -208,11 +212,136 @@ mod tests {
         let r = search_request(&args(json!({"query": "x".repeat(10_000), "limit": 3}))).unwrap();
         assert_eq!(r.query.chars().count(), MAX_QUERY_CHARS);
         assert_eq!(r.limit, Some(3));
-        assert!(search_request(&args(json!({"query": " "}))).is_err());
+        let e = search_request(&args(json!({"query": " "}))).unwrap_err();
+        assert!(e.contains("empty only with `connector`"), "{e}");
+        let browse = search_request(&args(json!({"query": "", "connector": "calcom"}))).unwrap();
+        assert_eq!(
+            (browse.query.as_str(), browse.connector.as_deref()),
+            ("", Some("calcom"))
+        );
         let e = search_request(&args(json!({"query": "a", "qeury": 1}))).unwrap_err();
         assert!(e.contains("Unknown argument `qeury`"), "{e}");
         assert!(search_request(&args(json!({"query": "a", "detail": 5}))).is_err());
         assert!(search_request(&args(json!({"query": "a", "connector": "c".repeat(65)}))).is_err());
+    }
+
+    /// The `key="value"` and `key=123` pairs a footer names.
+    fn named_arguments(line: &str) -> Vec<(String, Value)> {
+        let mut out = Vec::new();
+        for (i, _) in line.match_indices('=') {
+            let key: String = line[..i]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let rest = &line[i + 1..];
+            let value = if let Some(quoted) = rest.strip_prefix('"') {
+                Value::from(&quoted[..quoted.find('"').expect("closing quote")])
+            } else {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                Value::from(
+                    digits
+                        .parse::<u64>()
+                        .unwrap_or_else(|_| panic!("{key}={rest}")),
+                )
+            };
+            out.push((key, value));
+        }
+        out
+    }
+
+    /// Every call an answer advises (`refine`, and each `key=value` its footer names) and every
+    /// example in a refusal or in the tool's description is a request `search_tools` accepts;
+    /// followed two steps deep from questions of both query sets, with and without a connector,
+    /// at every detail level, browsing, and with unknown words and connectors.
+    #[test]
+    fn every_call_search_advises_is_one_it_accepts() {
+        #[derive(serde::Deserialize)]
+        struct Set {
+            queries: Vec<Question>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Question {
+            q: String,
+        }
+        let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).expect("shipped catalogs");
+        let docs: Vec<search::Doc> = catalogs
+            .iter()
+            .flat_map(|c| c.tools.iter().map(|t| search::Doc::from_tool(c, t)))
+            .collect();
+        let index = search::Index::build(docs);
+        let all = |_: &str| true;
+        let mut asked: Vec<Value> = Vec::new();
+        for file in ["queries.yaml", "outside.yaml"] {
+            let path = format!("{}/../../tests/search/{file}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("query set");
+            let set: Set = yaml_serde::from_str(&text).expect("query set parses");
+            for question in set.queries.iter().step_by(3) {
+                for extra in [
+                    json!({}),
+                    json!({"connector": "sevdesk"}),
+                    json!({"detail": "names"}),
+                    json!({"detail": "full", "limit": 30}),
+                    json!({"limit": 1}),
+                ] {
+                    let mut a = extra;
+                    a["query"] = question.q.clone().into();
+                    asked.push(a);
+                }
+            }
+        }
+        for a in [
+            json!({"query": "", "connector": "calcom"}),
+            json!({"query": "", "connector": "papierkram", "detail": "counts"}),
+            json!({"query": "", "connector": "papierkarm"}),
+            json!({"query": "rechnung", "connector": "papierkarm"}),
+            json!({"query": "xylophon"}),
+            json!({"query": "xylophon", "connector": "calcom"}),
+            json!({"query": "list"}),
+        ] {
+            asked.push(a);
+        }
+        // The examples the model is given before any answer.
+        let refused = search_request(&args(json!({"query": ""}))).unwrap_err();
+        let example = refused.split('"').nth(1).expect("a quoted example");
+        asked.push(json!({ "query": example }));
+        let description = tools(&Arc::new(JsonObject::new()))[0]
+            .description
+            .clone()
+            .unwrap_or_default();
+        let shown = description.split("Example: ").nth(1).expect("an example");
+        asked.push(serde_json::from_str(shown).expect("the example is JSON"));
+        let mut checked = 0;
+        for depth in 0..2 {
+            let mut next = Vec::new();
+            for a in &asked {
+                let request = search_request(&args(a.clone()))
+                    .unwrap_or_else(|hint| panic!("advised {a} is refused: {hint}"));
+                let answer = index.search(&request, &all);
+                let calls = answer.structured["refine"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                let footer = answer.text.lines().last().unwrap_or_default();
+                let refine = footer.split("Refine: ").nth(1).unwrap_or_default();
+                for (key, value) in named_arguments(refine) {
+                    assert!(
+                        calls.iter().any(|c| c[&key] == value),
+                        "{a}: the footer says {key}={value}, no advised call sends it: {footer}"
+                    );
+                }
+                checked += calls.len();
+                if depth == 0 {
+                    next.extend(calls);
+                }
+            }
+            asked = next;
+        }
+        println!("advised calls fed back: {checked}");
+        assert!(checked > 500, "{checked}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::evidence::Query;
 use super::rank::{Group, top};
 use super::text::query_words;
 use super::{Doc, Index, SearchRequest};
@@ -30,7 +31,7 @@ pub(super) fn req(query: &str) -> SearchRequest {
 }
 
 /// Every tool matching at least one word, best first (full matches before partial ones), as
-/// `search_tools` ranks them (writes found only by a shared word left out).
+/// `search_tools` ranks them (writes the query gives no evidence for left out).
 pub(super) fn ranked<'a>(
     index: &'a Index,
     query: &str,
@@ -40,7 +41,7 @@ pub(super) fn ranked<'a>(
     let words = query_words(query);
     let groups: Vec<Group> = words.iter().map(|w| index.candidates(w)).collect();
     let mut hits = index.score(&groups, &in_scope);
-    index.drop_thin_writes(&mut hits, &groups);
+    index.drop_unevidenced_writes(&mut hits, &Query::new(words.iter().zip(&groups)));
     let k = hits.len();
     top(&mut hits, k);
     hits.iter()

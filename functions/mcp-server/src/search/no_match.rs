@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
+use super::advice;
 use super::index::Index;
 use super::query::PARTIAL_UP_TO;
 use super::rank::{Group, top};
@@ -43,6 +44,9 @@ impl Index {
             })
             .collect();
         let mut hits = self.score(&fixed, in_scope);
+        // A word a typo away is a guess, not evidence to act on: no write is named closest.
+        // Searching again with the corrected words finds one the query gives evidence for.
+        hits.retain(|h| !self.docs[h.doc as usize].writes);
         top(&mut hits, PARTIAL_UP_TO);
         let names: Vec<&str> = hits
             .iter()
@@ -94,22 +98,22 @@ impl Index {
         }
         let example = connectors
             .first()
-            .map_or("…", |(_, c, _)| self.connectors[*c].as_str());
+            .map(|(_, c, _)| self.connectors[*c].as_str());
         let scope = q
             .connector
             .as_deref()
             .map_or(String::new(), |c| format!("{c} "));
+        let advice = advice::after_no_match(q, example);
         let _ = write!(
             text,
-            "\n0 of {} {scope}tools matched — detail: names (closest to the query). Refine: other \
-             words (German or English) or a tool name, connector=\"{example}\" with an empty query \
-             to browse one connector, limit=N.",
-            thousands(total)
+            "\n0 of {} {scope}tools matched — detail: names (closest to the query). {}",
+            thousands(total),
+            advice.text()
         );
         let structured = json!({
             "query": q.query, "connector": q.connector, "matched": 0, "total": total,
             "detail": "names", "closest": names,
-            "connectors": listed,
+            "connectors": listed, "refine": advice.calls(),
         });
         SearchAnswer {
             text,
@@ -142,6 +146,7 @@ impl Index {
 mod tests {
     use super::*;
     use crate::search::fixtures::{all, req, small};
+    use serde_json::json;
 
     #[test]
     fn no_match_says_so_and_names_the_closest_tools_and_connectors() {
@@ -158,7 +163,18 @@ mod tests {
             "{}",
             answer.text
         );
-        assert!(answer.text.ends_with("limit=N."));
+        assert!(
+            answer.text.ends_with(
+                "Refine: other words (German or English) or a tool name, query=\"\" with \
+                 connector=\"papierkram\" to browse one connector."
+            ),
+            "{}",
+            answer.text
+        );
+        assert_eq!(
+            answer.structured["refine"],
+            json!([{"query": "", "connector": "papierkram"}])
+        );
         assert!(
             answer
                 .text

@@ -3,6 +3,7 @@
 //! page size chosen from the count, and a note on words no tool has. Scoring is `rank`'s, the
 //! text `render`'s.
 
+use super::evidence::Query;
 use super::index::Index;
 use super::rank::{Group, Hit, partition, top};
 use super::render::{MORE_NAMES, Page, SearchAnswer};
@@ -58,7 +59,7 @@ impl Index {
         } else {
             self.score(&groups, &in_scope)
         };
-        self.drop_thin_writes(&mut hits, &groups);
+        self.drop_unevidenced_writes(&mut hits, &Query::new(words.iter().zip(&groups)));
         if hits.is_empty() {
             return self.no_match(q, &words, &vis, &in_scope, total);
         }

@@ -5,8 +5,6 @@
 //! papierkram_invoice_get before tools that mention invoices and details somewhere; the BM25F score breaks
 //! ties.
 
-use std::collections::HashSet;
-
 use super::index::{Index, MENTIONED};
 use super::period::{MONTH_WORDS, is_month};
 use super::stem::stem;
@@ -27,8 +25,6 @@ const MIN_PART: usize = 4;
 /// `IN_NAME`); a compound part only ever counts as a mention. A name beats two mentions, often a
 /// filler word ("details") and a cross-reference; the score breaks ties.
 const POINTS: [u16; 3] = [1, 2, 3];
-/// A query word at most this many tools have is distinctive: it alone may find a write.
-const DISTINCTIVE_UP_TO: usize = 3;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Hit {
@@ -100,35 +96,6 @@ impl Index {
                 points: points[doc as usize],
             })
             .collect()
-    }
-
-    /// Leaves out the writes that a longer query found only by words other tools share: one
-    /// common verb ("cancel" in "cancel my netflix subscription") or words the tool merely
-    /// mentions ("delete … emails" in a contact's update) is not an answer, and offering a write
-    /// that does something else is worse than finding nothing. A word few tools have
-    /// ("erschienen" for marking a no-show) still finds its write.
-    pub(super) fn drop_thin_writes(&self, hits: &mut Vec<Hit>, groups: &[Group]) {
-        // One word of several, or words the tool only mentions (neither its name nor its subject).
-        let thin =
-            |h: &Hit| self.docs[h.doc as usize].writes && (h.cover == 1 || h.points == h.cover);
-        if groups.len() < 2 || !hits.iter().any(thin) {
-            return;
-        }
-        let found_by: Vec<HashSet<u32>> = groups
-            .iter()
-            .map(|g| {
-                g.terms
-                    .iter()
-                    .flat_map(|(t, _)| self.postings[*t as usize].iter().map(|p| p.doc))
-                    .collect()
-            })
-            .collect();
-        hits.retain(|h| {
-            !thin(h)
-                || found_by
-                    .iter()
-                    .any(|docs| docs.contains(&h.doc) && docs.len() <= DISTINCTIVE_UP_TO)
-        });
     }
 
     /// The indexed terms a query word matches: its own forms, longer words starting or ending

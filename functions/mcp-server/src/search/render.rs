@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use super::advice::{self, Shown};
 use super::index::Index;
 use super::rank::Hit;
 use super::request::{Detail, SUMMARY_UP_TO, SearchRequest};
@@ -24,7 +25,9 @@ pub struct SearchAnswer {
     /// The answer as data: `query`, `connector`, `matched`, `total`, `detail` (and
     /// `reduced_from` when the cap forced a coarser level), `shown`; `tools`, the names shown
     /// (every level but counts, up to 250 names; longer lists are in the text only); `more` and
-    /// `partial` names; `counts` per connector (names and counts levels); `note`.
+    /// `partial` names; `counts` per connector (names and counts levels); `note`; `refine`, the
+    /// arguments of each call the footer advises (`closest` and `connectors` when nothing
+    /// matched).
     pub structured: Value,
     pub matched: usize,
     pub total: usize,
@@ -168,17 +171,19 @@ impl Index {
             structured["counts"] = Value::Object(per);
         }
         let top_connector = (counts.len() > 1).then(|| self.connectors[counts[0].0].as_str());
-        let footer = footer(
+        let advice = advice::after_matches(
             q,
-            matched.len(),
-            total,
-            level,
-            requested,
-            shown,
-            top_connector,
+            &Shown {
+                matched: matched.len(),
+                shown,
+                level,
+                top_connector,
+            },
         );
+        structured["refine"] = advice.calls();
         text.push('\n');
-        text.push_str(&footer);
+        text.push_str(&footer(matched.len(), total, q, level, requested, shown));
+        text.push_str(&advice.text());
         SearchAnswer {
             text,
             structured,
@@ -189,14 +194,14 @@ impl Index {
     }
 }
 
+/// The footer's first part: how many tools matched and at what detail; the advice follows.
 fn footer(
-    q: &SearchRequest,
     matched: usize,
     total: usize,
+    q: &SearchRequest,
     level: Detail,
     requested: Detail,
     shown: usize,
-    top_connector: Option<&str>,
 ) -> String {
     let scope = q
         .connector
@@ -218,24 +223,7 @@ fn footer(
     if level != requested {
         let _ = write!(s, " ({} would exceed the 50 KB cap)", requested.as_str());
     }
-    let mut tips: Vec<String> = Vec::new();
-    tips.push(if shown < matched || level != Detail::Full {
-        "a narrower query".into()
-    } else {
-        "other words for other tools".into()
-    });
-    match (&q.connector, top_connector) {
-        (None, Some(c)) => tips.push(format!("connector=\"{c}\"")),
-        (Some(_), _) => tips.push("no connector to search all connectors".into()),
-        _ => {}
-    }
-    tips.push(if level == Detail::Full {
-        "detail=\"summary\" for one line per tool".into()
-    } else {
-        "detail=\"full\" for schemas".into()
-    });
-    tips.push("limit=N".into());
-    let _ = write!(s, ". Refine: {}.", tips.join(", "));
+    s.push_str(". ");
     s
 }
 
@@ -375,13 +363,25 @@ mod tests {
         assert_eq!(
             answer.text.lines().last().unwrap(),
             "12 of 5,000 tools matched — detail: summary. Refine: a narrower query, \
-             connector=\"papierkram\", detail=\"full\" for schemas, limit=N."
+             connector=\"papierkram\", detail=\"full\" for schemas."
+        );
+        assert_eq!(
+            answer.structured["refine"],
+            json!([
+                {"query": "ledger", "connector": "papierkram", "detail": "summary"},
+                {"query": "ledger", "detail": "full"},
+            ])
         );
         let answer = index.search(&req("ledger"), &all);
         assert_eq!(
             answer.text.lines().last().unwrap(),
             "12 of 5,000 tools matched — detail: full, top 10 shown. Refine: a narrower query, \
-             connector=\"papierkram\", detail=\"summary\" for one line per tool, limit=N."
+             connector=\"papierkram\", detail=\"summary\" for one line per tool, limit=12 to show \
+             more."
+        );
+        assert_eq!(
+            answer.structured["refine"][2],
+            json!({"query": "ledger", "limit": 12})
         );
         let scoped = SearchRequest {
             connector: Some("lexoffice".into()),
@@ -390,7 +390,25 @@ mod tests {
         assert_eq!(
             index.search(&scoped, &all).text.lines().last().unwrap(),
             "4 of 4 lexoffice tools matched — detail: full. Refine: other words for other tools, \
-             no connector to search all connectors, detail=\"summary\" for one line per tool, limit=N."
+             no connector to search all connectors, detail=\"summary\" for one line per tool."
+        );
+        let browse = SearchRequest {
+            connector: Some("lexoffice".into()),
+            ..req("")
+        };
+        let answer = index.search(&browse, &all);
+        assert!(
+            answer.text.ends_with(
+                "Refine: other words for other tools, a query to search all connectors, \
+                            detail=\"summary\" for one line per tool."
+            ),
+            "{}",
+            answer.text
+        );
+        // Without a connector an empty query is refused: no advised call drops it.
+        assert_eq!(
+            answer.structured["refine"],
+            json!([{"query": "", "connector": "lexoffice", "detail": "summary"}])
         );
     }
 }

@@ -25,6 +25,24 @@ pub struct SearchRequest {
     pub limit: Option<usize>,
 }
 
+impl SearchRequest {
+    /// The request as `search_tools` arguments: what advice tells the model to send.
+    pub fn arguments(&self) -> Value {
+        let mut args = serde_json::Map::new();
+        args.insert("query".into(), self.query.clone().into());
+        if let Some(c) = &self.connector {
+            args.insert("connector".into(), c.clone().into());
+        }
+        if let Some(d) = self.detail {
+            args.insert("detail".into(), d.as_str().into());
+        }
+        if let Some(n) = self.limit {
+            args.insert("limit".into(), n.into());
+        }
+        Value::Object(args)
+    }
+}
+
 /// How much an answer says per tool, most first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Detail {
