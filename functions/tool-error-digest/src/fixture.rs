@@ -333,7 +333,11 @@ fn write_line(
                 line["idempotency"] = json!("new");
             }
         }
-        WriteEnd::Asked => failed("confirmation_required", "confirmation_required"),
+        WriteEnd::Asked => {
+            // Asking is no failure: a `tool_call` whose status says what it asks.
+            line["status"] = json!("confirmation_required");
+            line["reason"] = json!("confirmation_required");
+        }
         WriteEnd::Declined => {
             line["reason"] = json!("declined");
             line["confirmation"] = json!("elicitation");
@@ -1009,7 +1013,7 @@ pub(crate) mod tests {
         assert!(mail.text.lines().count() < 40, "{}", mail.text);
         assert!(
             mail.text
-                .contains("No failed tool calls: 627 calls to 11 tools"),
+                .contains("No failed tool calls: 630 calls to 11 tools"),
             "{}",
             mail.text
         );

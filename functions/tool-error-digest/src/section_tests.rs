@@ -253,7 +253,8 @@ fn write(ts: &str, connector: &str, tool: &str, extra: Value) -> Value {
     for (k, v) in extra.as_object().unwrap() {
         line[k] = v.clone();
     }
-    if line["status"] != "ok" {
+    // As mcp-server writes them: a confirmation asked is no `tool_error` either.
+    if line["status"] != "ok" && line["status"] != "confirmation_required" {
         line["event"] = json!("tool_error");
     }
     line
@@ -398,18 +399,19 @@ async fn writes_of_known_lines_are_counted_per_connector_and_tool_unknown_first(
             + c.failed;
         assert_eq!(columns, c.calls, "{c:?}");
     }
-    // Confirmations asked are no failed calls; the other refusals and the unknown outcomes are.
+    // Confirmations asked (a critical write that needed a person too) are no failed calls; a
+    // refused token and the unknown outcomes are.
     let failing = d
         .top
         .iter()
         .find(|f| f.tool == "papierkram_voucher_pay")
         .unwrap();
-    assert_eq!(failing.errors, 7);
+    assert_eq!(failing.errors, 6);
     assert!(
         !failing
             .causes
             .iter()
-            .any(|c| c.reason.as_deref() == Some("confirmation_required")),
+            .any(|c| c.status == "confirmation_required"),
         "{:?}",
         failing.causes
     );
@@ -574,4 +576,49 @@ async fn a_week_without_writes_has_no_writes_section() {
     assert!(d.writes.is_empty());
     assert!(!crate::text::render(&d).contains("WRITES"));
     assert!(!crate::html::render(&d, None).contains(">Writes</div>"));
+}
+
+/// The audit lines mcp-server writes for every way a write asks for a confirmation (the token
+/// result, the 2026-07-28 form, a critical write refused for want of a person, with and without
+/// a token, and a declined form). mcp-server's
+/// `http::confirmation_audit_lines_are_the_ones_the_digest_is_tested_with` checks that it still
+/// writes exactly these.
+const CONFIRMATIONS: &str = include_str!("../tests/fixtures/confirmations.jsonl");
+
+#[tokio::test]
+async fn confirmations_as_the_server_writes_them_are_no_failed_calls() {
+    let lines: Vec<Value> = CONFIRMATIONS
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let d = digest_of(&lines).await;
+    assert_eq!((d.totals.calls, d.totals.errors), (7, 0), "{:?}", d.top);
+    assert_eq!(d.state(), State::AllClear);
+    assert!(d.top.is_empty() && d.newly_failing.is_empty());
+    assert!(
+        d.chart
+            .series
+            .iter()
+            .all(|(_, days)| days.iter().all(|n| *n == 0))
+    );
+    let w = d.writes.total;
+    assert_eq!(
+        (w.calls, w.asked, w.needs_person, w.declined, w.failed),
+        (7, 4, 2, 1, 0)
+    );
+    // The samples' filter, which the digest runs only for failing tools, finds none either.
+    let events: Vec<insights::Event> = CONFIRMATIONS
+        .lines()
+        .filter_map(|l| insights::event_from_json_line(l, LOCAL_LOG_GROUP))
+        .collect();
+    let range = insights::TimeRange {
+        start: "2026-11-23T00:00:00Z".parse().unwrap(),
+        end: fixture::NOW.parse().unwrap(),
+    };
+    for tool in ["demo_invoice_archive", "demo_invoice_deliver"] {
+        let text = crate::queries::FAILING_SAMPLES
+            .replace(crate::queries::TOOL_PLACEHOLDER, &format!("\"{tool}\""));
+        let rows = insights::run(&insights::parse(&text).unwrap(), &events, range).unwrap();
+        assert!(rows.is_empty(), "{tool}: {rows:?}");
+    }
 }

@@ -123,9 +123,15 @@ pub(super) fn search(
 /// What a tool call's outcome is in the audit log. A call its budget refused is a limit hit,
 /// like the edge's 429s, and one that asks the person to connect their account first is its
 /// own kind: neither is a failing tool (the digest counts only `tool_error`s and failed
-/// `tool_call`s).
+/// `tool_call`s). A write that asks for a confirmation (a token, a form, or a person the
+/// client cannot ask: `person_confirmation_required`) did what it should and sent nothing, so
+/// it is a `tool_call`; its status says what it asked, and the digest, like the `errors`
+/// metric, counts no `confirmation_required` status as failed.
 fn kind_of(outcome: &Outcome) -> EventKind {
-    if outcome.status == catalog::Status::Ok {
+    if matches!(
+        outcome.status,
+        catalog::Status::Ok | catalog::Status::ConfirmationRequired
+    ) {
         EventKind::ToolCall
     } else if outcome.status == catalog::Status::ConnectionRequired {
         EventKind::ConnectionRequired
@@ -222,7 +228,7 @@ mod tests {
     use catalog::Status;
 
     #[test]
-    fn asking_a_person_to_connect_is_its_own_kind_not_a_tool_error() {
+    fn asking_to_connect_or_to_confirm_is_no_tool_error() {
         let kinds = [
             (Outcome::ok(Default::default()), EventKind::ToolCall),
             (
@@ -240,6 +246,18 @@ mod tests {
             (
                 Outcome::failed(Status::Unauthorized, "upstream_401", "h"),
                 EventKind::ToolError,
+            ),
+            (
+                Outcome::failed(Status::ConfirmationRequired, "confirmation_required", "h"),
+                EventKind::ToolCall,
+            ),
+            (
+                Outcome::failed(
+                    Status::ConfirmationRequired,
+                    "person_confirmation_required",
+                    "h",
+                ),
+                EventKind::ToolCall,
             ),
         ];
         for (outcome, kind) in kinds {

@@ -804,3 +804,113 @@ async fn behind_a_front_door_only_requests_carrying_its_proof_pass() {
     let (status, _, _) = send(&app, rpc(list, &with(CURRENT))).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
 }
+
+/// The digest's tests read the audit lines of confirmations from
+/// `tool-error-digest/tests/fixtures/confirmations.jsonl`; this is where those lines come from.
+/// Each way a write asks for, or cannot get, a confirmation: the token result (a 2025-11-25
+/// client, one that declared form elicitation at `initialize`, a 2026-07-28 client without
+/// forms), the 2026-07-28 form (`input_required`), a critical write refused for want of a
+/// person (with and without a token in the arguments) and a declined form. The lines must be
+/// the fixture's, but for what differs on every run.
+#[tokio::test]
+async fn confirmation_audit_lines_are_the_ones_the_digest_is_tested_with() {
+    let app = default_app();
+    let meta = |capabilities: Value| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "next-client", "version": "2.0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities
+        })
+    };
+    let call_2026 = |tool: &str, args: Value, capabilities: Value, answer: Option<(&str, &str)>| {
+        let mut params = json!({"name": tool, "arguments": args, "_meta": meta(capabilities)});
+        if let Some((state, action)) = answer {
+            params["requestState"] = state.into();
+            params["inputResponses"] = json!({"confirm": {"action": action}});
+        }
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", tool),
+        ];
+        rpc(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}),
+            &headers,
+        )
+    };
+    let form = json!({"elicitation": {"form": {}}});
+
+    // A high write: the token result, whatever the client.
+    send(
+        &app,
+        rpc(call("demo_invoice_archive", json!({"id": 1})), V2025),
+    )
+    .await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "form-client", "version": "1.0"}}});
+    send(&app, rpc(init, V2025)).await;
+    send(
+        &app,
+        rpc(call("demo_invoice_archive", json!({"id": 2})), V2025),
+    )
+    .await;
+    let no_form = call_2026("demo_invoice_archive", json!({"id": 3}), json!({}), None);
+    send(&app, no_form).await;
+    // A critical write: the form, a refusal without one (or with a token), a declined form.
+    let (_, _, asked) = send(
+        &app,
+        call_2026("demo_invoice_deliver", json!({"id": 4}), form.clone(), None),
+    )
+    .await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    send(
+        &app,
+        rpc(call("demo_invoice_deliver", json!({"id": 5})), V2025),
+    )
+    .await;
+    let with_token = json!({"id": 6, "confirmation_token": state});
+    send(&app, rpc(call("demo_invoice_deliver", with_token), V2025)).await;
+    let decline = Some((state.as_str(), "decline"));
+    let declined = call_2026("demo_invoice_deliver", json!({"id": 4}), form, decline);
+    send(&app, declined).await;
+
+    // What differs on every run (and the result's size, which follows the hint's wording).
+    let stable = |mut line: Value| {
+        for key in ["ts", "duration_ms", "request_id", "result_bytes"] {
+            line.as_object_mut().unwrap().remove(key);
+        }
+        line
+    };
+    let written: Vec<Value> = app
+        .audit
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["tool"].is_string())
+        .map(stable)
+        .collect();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tool-error-digest/tests/fixtures/confirmations.jsonl");
+    let expected: Vec<Value> = std::fs::read_to_string(fixture)
+        .unwrap()
+        .lines()
+        .map(|l| stable(serde_json::from_str(l).unwrap()))
+        .collect();
+    let shown = |lines: &[Value]| {
+        lines
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        shown(&written),
+        shown(&expected),
+        "the server's lines (left) against the fixture's (right)"
+    );
+}
