@@ -30,7 +30,7 @@ export const VAULT_TABLE_SCHEMA = { partitionKey: 'pk', sortKey: 'sk' } as const
 export const VAULT_CONTEXT_KEY = 'person';
 
 /** The item requests mcp-server makes on the vault table: read, connect/refresh, disconnect, list. */
-export const VAULT_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] as const;
+export const VAULT_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] as const;
 /** The KMS requests of the envelope encryption: a data key per person, unwrapped again on read. */
 export const VAULT_KEY_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'] as const;
 
@@ -77,7 +77,8 @@ export function vaultKey(scope: Construct, stage: string): kms.Key {
 }
 
 /**
- * mcp-server's grants: the four item requests on the table's ARN (no index, no Scan, no batch),
+ * mcp-server's grants: the three item requests on the table's ARN (no index, no Scan, no batch;
+ * no DeleteItem: a disconnect leaves a tombstone so that versions never go back),
  * and GenerateDataKey and Decrypt on the key only with an encryption context of exactly one key,
  * `person` (present, and no other). Encrypt is not granted: the vault never calls it.
  */

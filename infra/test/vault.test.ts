@@ -141,7 +141,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
     assert.deepEqual(principals, ['arn:aws:iam::${AWS::AccountId}:root']);
   });
 
-  it('grants mcp-server GetItem, UpdateItem, DeleteItem and Query on the table ARN, and GenerateDataKey and Decrypt on the key with context `person` only', () => {
+  it('grants mcp-server GetItem, UpdateItem and Query on the table ARN, and GenerateDataKey and Decrypt on the key with context `person` only', () => {
     const { statements, managed } = roleStatements(t, role);
     assert.deepEqual(managed, []);
     const vault = statements.filter((st) => st.sid?.startsWith('Vault'));
@@ -155,7 +155,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
           Null: { [`kms:EncryptionContext:${VAULT_CONTEXT_KEY}`]: 'false' },
         },
       },
-      { sid: 'VaultItems', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], resources: [`\${GetAtt:${tableId}.Arn}`] },
+      { sid: 'VaultItems', actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], resources: [`\${GetAtt:${tableId}.Arn}`] },
     ];
     assert.deepEqual(vault, expected);
     // No other statement of the role names the table or the key, and none grants KMS otherwise.
@@ -245,7 +245,7 @@ describe('the vault code uses what infra creates and grants (functions/mcp-serve
     assert.equal(value(text, 'PARTITION_KEY'), VAULT_TABLE_SCHEMA.partitionKey);
     assert.equal(value(text, 'SORT_KEY'), VAULT_TABLE_SCHEMA.sortKey);
     const calls = [...new Set([...text.matchAll(/\.(get_item|put_item|update_item|delete_item|query|scan|batch_\w+|transact_\w+)\(\)/g)].map((m) => m[1]))].sort();
-    assert.deepEqual(calls, ['delete_item', 'get_item', 'query', 'update_item'], 'the vault calls other DynamoDB requests than its grant; change the grant deliberately');
+    assert.deepEqual(calls, ['get_item', 'query', 'update_item'], 'the vault calls other DynamoDB requests than its grant; change the grant deliberately');
   });
 
   it('keys.rs: the encryption context key, and only GenerateDataKey and Decrypt', (tc) => {
