@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Runs every test of hosted-mcp; this is the command CI runs (.ci/run).
 #
-#   tests/run-all.sh           everything: format, clippy, docs, catalog checks, the whole cargo
-#                              test suite (unit, HTTP, end to end with real clients), infra, and
-#                              the Lambda zips
+#   tests/run-all.sh           everything: format, clippy, docs, the three functions in their
+#                              Lambda configuration, catalog checks, the whole cargo test suite
+#                              (unit, HTTP, end to end with real clients, the Lambda binary through
+#                              a local Runtime API), infra
 #   tests/run-all.sh --quick   the developer tier: format, clippy, unit tests (no tools to install)
 #
+# The release zips (fat LTO) are not built here: tests/lambda-zips.sh is the release path, which
+# the deploy runs (tests/README.md says what each proves).
+#
 # Order and overlap: the checks that need nothing but cargo come first, while the pinned test
-# tools (moto, MCP clients, conformance suites, Prism, Node 22) install into .tools/ in the background.
-# The release build of the Lambda zips (its own directory under target/, so it shares no build
-# lock) and, once the tools are there, the infra tests run beside everything else at the lowest
-# CPU priority: a release build with one codegen unit leaves a core idle for long stretches, and
-# the tests spend much of their time waiting on the processes they start; the foreground keeps
-# the CPU whenever it wants it. Each step's wall time and CPU time are printed at the end (also after
-# a failure).
+# tools (moto, MCP clients, conformance suites, Prism, Node 22) install into .tools/ in the
+# background. Once the tools are there, the infra tests run beside everything else at the lowest
+# CPU priority: the tests spend much of their time waiting on the processes they start, and the
+# foreground keeps the CPU whenever it wants it. Each step's wall time and CPU time are printed at
+# the end (also after a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,9 +105,6 @@ await() { # name "step title"
 
 if ! $quick; then
     background tools tests/tools/install.sh
-    # cargo-lambda comes with the tools; install.sh holds a lock, so this one waits for the
-    # install above and then finds everything in place.
-    background zips nice -n 19 bash -c 'tests/tools/install.sh 2>/dev/null && tests/lambda-zips.sh'
 fi
 
 step "format"
@@ -125,6 +124,18 @@ fi
 step "docs (rustdoc, warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+step "the three functions in their Lambda configuration (--no-default-features, debug)"
+# Before the test build: both write target/debug/mcp-server, and the tests want the local one.
+# The dependencies are built here once with the features the test build asks for too (see
+# functions/mcp-server/Cargo.toml), so the test build reuses them.
+cargo build --locked --no-default-features -p mcp-server -p tool-error-digest -p quota-alarm
+mkdir -p "$target/lambda-config"
+for f in mcp-server tool-error-digest quota-alarm; do cp "$target/debug/$f" "$target/lambda-config/$f"; done
+# The Runtime API test in the cargo test step runs this binary (tests/tests/it/lambda_runtime.rs).
+export HOSTED_MCP_LAMBDA_BIN="$target/lambda-config/mcp-server"
+tests/lambda-no-sandbox.sh "$HOSTED_MCP_LAMBDA_BIN"
+
 await tools "test tools (pinned, into .tools/)"
 # shellcheck source=tools/env.sh
 source tests/tools/env.sh
@@ -138,7 +149,7 @@ step "build the tests"
 cargo test --workspace --locked --no-run
 # The server binary that build made for mcp-server's own integration tests; the end-to-end tests
 # and the lint use it instead of building it again (see server_binary in tests/src/lib.rs).
-export HOSTED_MCP_SERVER_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/mcp-server"
+export HOSTED_MCP_SERVER_BIN="$target/debug/mcp-server"
 [[ -x "$HOSTED_MCP_SERVER_BIN" ]] || { echo "missing $HOSTED_MCP_SERVER_BIN" >&2; exit 1; }
 
 step "catalog lint on the shipped catalogs (fails on any gap)"
@@ -147,8 +158,15 @@ step "catalog lint on the shipped catalogs (fails on any gap)"
 step "cargo test (unit, HTTP, end to end)"
 cargo test --workspace --locked
 
+step "the local server needs no second build (cargo build -p mcp-server compiles nothing)"
+# What a newcomer runs next (`cargo run -p mcp-server -- serve`): the test build made it already.
+if cargo build --locked -p mcp-server 2>&1 | tee "$logs/local-build.log" | grep -q "Compiling"; then
+    cat "$logs/local-build.log"
+    echo "cargo build -p mcp-server compiled again what the test build made: the features differ" >&2
+    exit 1
+fi
+
 await infra "infra (CDK: type-check, assertion tests, offline synth, cfn-lint)"
-await zips "Lambda zips (cargo lambda build --release --output-format zip), with sizes"
 
 finish_step
 printf '\n==> all tests passed\n'

@@ -3,7 +3,10 @@
 # builds the release binaries, makes sure the peer's pinned venv exists (.tools/bench-venv), then
 # runs tests/bench/bench.py, which prints the table and writes target/bench/results.json.
 #
-#   tests/bench/run.sh [--no-build] [bench.py options: --before BIN --no-peer --runs 5 ...]
+#   tests/bench/run.sh [--no-build] [--zips] [bench.py options: --before BIN --no-peer --runs 5 ...]
+#
+# --zips first builds the three release zips (tests/lambda-zips.sh, the deploy's build) and prints
+# their sizes: the figures tests/bench/README.md keeps.
 #
 # Run one benchmark at a time, on an otherwise quiet machine.
 set -euo pipefail
@@ -12,14 +15,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
 build=1
+zips=0
 peer=1
 args=()
 for a in "$@"; do
     case "$a" in
     --no-build) build=0 ;;
+    --zips) zips=1 ;;
     --no-peer) peer=0; args+=("$a") ;;
     -h | --help)
-        sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
         python3 tests/bench/bench.py --help
         exit 0
         ;;
@@ -27,6 +32,10 @@ for a in "$@"; do
     esac
 done
 
+if ((zips)); then
+    echo "building the release zips (tests/lambda-zips.sh) ..." >&2
+    tests/lambda-zips.sh
+fi
 if ((build)); then
     echo "building release binaries (slow the first time: lto, codegen-units=1) ..." >&2
     # mcp-server with the Lambda zip's features (tests/lambda-zips.sh): no in-process sandbox and

@@ -84,7 +84,8 @@ pub fn server_binary() -> PathBuf {
 pub struct Lines(Arc<Mutex<Vec<String>>>);
 
 impl Lines {
-    pub(crate) fn follow(self, stream: impl std::io::Read + Send + 'static) {
+    /// Collects what `stream` says, line by line, until it closes.
+    pub fn follow(self, stream: impl std::io::Read + Send + 'static) {
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
                 self.0.lock().unwrap().push(line);

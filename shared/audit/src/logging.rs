@@ -4,9 +4,11 @@
 //! [`Redactor`] when the function has one.
 
 use tracing::Dispatch;
-use tracing_subscriber::EnvFilter;
+use tracing::level_filters::LevelFilter;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::writer::BoxMakeWriter;
+use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::log_writer::RedactingMakeWriter;
@@ -14,7 +16,10 @@ use crate::redact::Redactor;
 
 /// Sets the global tracing subscriber, once per process, in `main`: JSON lines when `json`,
 /// else text without ANSI colours; written to stderr, through `redactor` when given. `RUST_LOG`
-/// filters when it is set and valid, else `default_filter` (`"info"`, `"info,rmcp=warn"`).
+/// filters when it is set and valid, else `default_filter` (`"info"`, `"info,rmcp=warn"`): a list
+/// of `level` and `target=level` directives. (Targets, not tracing's `EnvFilter`: its span and
+/// field directives would bring a regex engine into every function for filters nobody sets, and
+/// a `cargo run` of one function would no longer share the test build's dependencies.)
 ///
 /// # Panics
 /// When a global subscriber is already set.
@@ -23,31 +28,32 @@ pub fn init_tracing(json: bool, default_filter: &str, redactor: Option<Redactor>
         Some(redactor) => BoxMakeWriter::new(RedactingMakeWriter::stderr(redactor)),
         None => BoxMakeWriter::new(std::io::stderr),
     };
-    let rust_log = std::env::var(EnvFilter::DEFAULT_ENV).ok();
+    let rust_log = std::env::var("RUST_LOG").ok();
     dispatch(json, filter(rust_log.as_deref(), default_filter), writer).init();
 }
 
 /// `rust_log` when it is set, not blank and parses; else `default_filter` (which falls back to
 /// `info` should it not parse either).
-fn filter(rust_log: Option<&str>, default_filter: &str) -> EnvFilter {
+fn filter(rust_log: Option<&str>, default_filter: &str) -> Targets {
     rust_log
         .filter(|v| !v.trim().is_empty())
-        .and_then(|v| EnvFilter::try_new(v).ok())
-        .or_else(|| EnvFilter::try_new(default_filter).ok())
-        .unwrap_or_else(|| EnvFilter::new("info"))
+        .and_then(|v| v.parse().ok())
+        .or_else(|| default_filter.parse().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO))
 }
 
-fn dispatch<W>(json: bool, filter: EnvFilter, writer: W) -> Dispatch
+fn dispatch<W>(json: bool, filter: Targets, writer: W) -> Dispatch
 where
     W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
 {
+    // The builder's own filter (INFO unless told) would sit below `filter`: let `filter` decide.
     let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(LevelFilter::TRACE)
         .with_writer(writer);
     if json {
-        Dispatch::new(logs.json().finish())
+        Dispatch::new(logs.json().finish().with(filter))
     } else {
-        Dispatch::new(logs.with_ansi(false).finish())
+        Dispatch::new(logs.with_ansi(false).finish().with(filter))
     }
 }
 

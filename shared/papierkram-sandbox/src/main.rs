@@ -3,14 +3,21 @@
 
 use papierkram_sandbox::cli::{Args, CliError};
 use papierkram_sandbox::{SandboxState, router};
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    // `RUST_LOG` as `level` and `target=level` directives, else info.
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|v| v.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
+        .with_max_level(tracing::Level::TRACE)
+        .finish()
+        .with(filter)
         .init();
     let args = match Args::parse(std::env::args().skip(1)) {
         Ok(args) => args,

@@ -578,7 +578,7 @@ mod tests {
     }
 
     /// Read outside the `const`s here: the Lambda runtime's variable, and `RUST_LOG` through
-    /// `audit::init_tracing` (tracing's `EnvFilter`), in all three functions.
+    /// `audit::init_tracing` (`level` and `target=level` directives), in all three functions.
     const READ_BY_EVERY_FUNCTION: [&str; 2] = [LAMBDA_RUNTIME_API, "RUST_LOG"];
 
     #[test]
