@@ -110,6 +110,9 @@ fi
 step "format"
 cargo fmt --all -- --check
 
+step "every repository path the docs name exists"
+python3 tests/tools/readme_paths.py
+
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

@@ -3,7 +3,7 @@
 
 export const PREFIX = 'hosted-mcp';
 
-/** Folder = package = binary = CDK `binaryName` (DESIGN §2). */
+/** Folder = package = binary = CDK `binaryName`. */
 export const BINARIES = {
   mcpServer: 'mcp-server',
   digest: 'tool-error-digest',

@@ -1,6 +1,6 @@
 //! A local CloudWatch Logs endpoint for the Logs Insights query API, answered by our own engine
 //! (`shared/insights`) over audit JSON lines a test loads per log group. Moto cannot run
-//! `filter`/`parse`/`stats` queries (DESIGN §6), so the real `aws-sdk-cloudwatchlogs` client is
+//! `filter`/`parse`/`stats` queries, so the real `aws-sdk-cloudwatchlogs` client is
 //! pointed here instead: `client()`, or `AWS_ENDPOINT_URL_CLOUDWATCH_LOGS=<endpoint>` for a
 //! process that loads its config with `aws-config`.
 //!

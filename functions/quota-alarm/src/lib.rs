@@ -2,7 +2,7 @@
 //! and a decision (ok / warn / critical / unknown / n/a) — published as CloudWatch metrics in
 //! Embedded Metric Format (`QuotaUtilizationPercent`, `QuotaForecastDaysLeft`,
 //! `QuotaExhaustedBeforeWindowEnd`, dimension `Connector`) plus one decision line per connector.
-//! DESIGN §6; runs every 15 minutes on Lambda.
+//! Runs every 15 minutes on Lambda.
 //!
 //! - Pure computation, no SDK types: [`window`] (calendar month / day in an IANA zone, rolling
 //!   hours), [`policy`] (the catalog's quota declaration), [`usage`] (query rows → per-connector

@@ -1,5 +1,5 @@
 //! `tool-error-digest`: the weekly digest of failing MCP tools, e-mailed to ops on Monday
-//! morning (DESIGN §6), built from the audit logs with the Logs Insights queries in `queries/`.
+//! morning, built from the audit logs with the Logs Insights queries in `queries/`.
 //!
 //! Flow: [`collect`] runs `queries/*.insights` (compiled in by [`queries`]) for the seven full
 //! UTC days before the run and the seven before those ([`period`]), reads the rows into typed

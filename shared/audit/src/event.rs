@@ -1,4 +1,4 @@
-//! The audit event: one JSON object per line, keys at top level (DESIGN §5).
+//! The audit event: one JSON object per line, keys at top level.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! The hosted-mcp audit event (DESIGN §5) and the logging hygiene around it.
+//! The hosted-mcp audit event and the logging hygiene around it.
 //!
 //! - [`AuditEvent`]: one PII-free JSON object per line, keys at top level so Logs Insights
 //!   discovers them; field names are the constants in [`fields`], the only names queries and
