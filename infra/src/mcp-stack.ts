@@ -33,7 +33,7 @@ import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
 
-/** Names read by functions/mcp-server/src/config.rs (its `pub const`s), one to one. */
+/** Names read by functions/mcp-server/src/config/mod.rs (its `pub const`s), one to one. */
 export const MCP_ENV = {
   secretId: 'MCP_SECRET_ID',
   secretTtlSecs: 'MCP_SECRET_TTL_SECS',

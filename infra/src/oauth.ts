@@ -14,7 +14,7 @@ import { CLAUDE_CALLBACK_URLS, type CognitoConfig, type OAuthConfig } from './oa
 import { INFRA_DIR } from './paths.ts';
 import { allowLogging, functionRole, ignoreRedundantRoleDependency } from './rust-function.ts';
 
-/** Names read by functions/mcp-server (inventory/config.rs, oauth/settings.rs), one to one. */
+/** Names read by functions/mcp-server (src/config/mod.rs, src/oauth/settings.rs), one to one. */
 export const OAUTH_ENV = {
   auth: 'MCP_AUTH',
   userHeaderKeys: 'MCP_USER_HEADER_KEYS',

@@ -1,6 +1,6 @@
 // Where the app finds the rest of the repository. Everything is resolved from this file, so the
 // app and the tests work from any working directory.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,16 +14,11 @@ export const WORKSPACE_MANIFEST = join(REPO_ROOT, 'Cargo.toml');
 export const CATALOG_DIR = join(REPO_ROOT, 'shared', 'connector', 'catalogs');
 /** Logs Insights queries, one per `*.insights` file: what the digest runs and the dashboard shows. */
 export const QUERIES_DIR = join(REPO_ROOT, 'queries');
-/** The env var names a function reads: `functions/<name>/src/config.rs`, or one module down
- * (`src/inventory/config.rs` in mcp-server). */
+/** The env var names a function reads: its `config` module, `functions/<name>/src/config.rs`
+ * or `src/config/mod.rs` (mcp-server). */
 export const functionConfigRs = (fn: string): string => {
   const src = join(REPO_ROOT, 'functions', fn, 'src');
-  const top = join(src, 'config.rs');
-  if (existsSync(top)) return top;
-  const nested = readdirSync(src, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => join(src, d.name, 'config.rs'))
-    .filter(existsSync);
-  if (nested.length !== 1) throw new Error(`${src}: expected one config.rs, found ${nested.length}`);
-  return nested[0]!;
+  const found = [join(src, 'config.rs'), join(src, 'config', 'mod.rs')].filter(existsSync);
+  if (found.length !== 1) throw new Error(`${src}: expected one config module, found ${found.length}`);
+  return found[0]!;
 };

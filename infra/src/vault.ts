@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import type { PerUserConnectorsConfig } from './config.ts';
 import { vaultKeyAlias, vaultTableName } from './names.ts';
 
-/** The names mcp-server reads (functions/mcp-server/src/inventory/config.rs). */
+/** The names mcp-server reads (functions/mcp-server/src/config/mod.rs). */
 export const VAULT_ENV = {
   vaultTable: 'MCP_VAULT_TABLE',
   vaultKeyId: 'MCP_VAULT_KEY_ID',

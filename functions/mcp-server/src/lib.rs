@@ -33,6 +33,7 @@
 
 pub mod call;
 pub mod commands;
+pub mod config;
 pub mod connect;
 pub mod contract;
 pub mod http;
@@ -43,13 +44,13 @@ pub mod oauth;
 pub mod progress;
 pub mod random;
 pub mod search;
+pub mod secrets;
 pub mod startup;
 pub mod upstream;
 pub mod vault;
 
 pub use connector::EMBEDDED_CATALOGS;
 pub use http::{AppState, app};
-pub use inventory::{config, secrets};
 pub use startup::Stores;
 
 /// The HTTP client for upstream calls (compiled-in roots, no redirects, timeouts).

@@ -13,14 +13,14 @@ use std::time::Duration;
 use audit::{AuditLog, EmfConfig, Redactor};
 
 use crate::call::{Ledger, Pipeline, TableLedger};
+use crate::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::connect::{Connect, Declared};
 use crate::http::{AppState, health};
-use crate::inventory::config::{Config, EnvSnapshot, SecretSourceConfig};
-use crate::inventory::secrets::{self, SecretLoader, SecretStore};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
+use crate::secrets::{self, SecretLoader, SecretStore};
 use crate::upstream::Upstream;
 use crate::upstream::mcp::Remotes;
 use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};

@@ -11,7 +11,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use super::{Command, smoke};
-use crate::inventory::config;
+use crate::config;
 
 /// MCP over Streamable HTTP, serving the catalogs' tools.
 ///

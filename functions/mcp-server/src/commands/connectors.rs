@@ -2,7 +2,7 @@
 //! why tools are missing or answer with demo data: live, answering from the offline sandbox, or
 //! not configured and which variables to set.
 
-use crate::inventory::config::EnvSnapshot;
+use crate::config::EnvSnapshot;
 
 /// One connector's state for a local run.
 #[derive(Debug, Clone, PartialEq, Eq)]

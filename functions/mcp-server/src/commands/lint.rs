@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use catalog::{Catalog, ParamType, Risk, Status, Tool};
 
+use crate::config::Config;
 use crate::contract::args;
 use crate::contract::cursor::ListShape;
-use crate::inventory::config::Config;
 use crate::inventory::{DeployedCatalog, Inventory, Registry, Scope};
 use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
 
@@ -661,7 +661,7 @@ pub fn render(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::config::EnvSnapshot;
+    use crate::config::EnvSnapshot;
 
     fn config() -> Config {
         Config::from(EnvSnapshot::default()).unwrap()

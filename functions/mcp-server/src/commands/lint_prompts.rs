@@ -161,7 +161,7 @@ fn source_problem(inventory: &Inventory, c: &Complete) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use crate::commands::lint::{Verdict, lint};
-    use crate::inventory::config::{Config, EnvSnapshot};
+    use crate::config::{Config, EnvSnapshot};
 
     const CATALOG: &str = r#"
 connector: t

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use audit::Redactor;
 
+use crate::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::http::{AppState, app};
-use crate::inventory::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::startup::{self, load_catalogs};
 
 mod args;

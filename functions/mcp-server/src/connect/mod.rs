@@ -35,8 +35,8 @@ use serde::{Deserialize, Serialize};
 pub use page::Page;
 
 use crate::call::{Claim, LINK_PURPOSE, Ledger, LinkFor};
-use crate::inventory::secrets::SecretStore;
 use crate::oauth::Verifier;
+use crate::secrets::SecretStore;
 use crate::upstream::token_endpoint as exchange;
 use crate::vault::{EntryKey, Person, VaultStore, ticket};
 
@@ -649,7 +649,7 @@ impl HasNonce for Authorize {
 
 impl Connect {
     /// The deployment's secrets, or the page that asks the person to try again.
-    async fn secrets_or_retry(&self) -> Result<Arc<crate::inventory::secrets::SecretValues>, Step> {
+    async fn secrets_or_retry(&self) -> Result<Arc<crate::secrets::SecretValues>, Step> {
         self.secrets.get().await.map_err(|_| {
             page(
                 503,

@@ -3,7 +3,7 @@
 
 use axum::http::{HeaderMap, header};
 
-use crate::inventory::config::Config;
+use crate::config::Config;
 
 /// Configured hosts; local runs also answer on loopback names (a rebinding attack still fails
 /// the Host check).

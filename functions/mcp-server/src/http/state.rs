@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use super::health::HealthCache;
+use crate::config::Config;
 use crate::inventory::Inventory;
-use crate::inventory::config::Config;
-use crate::inventory::secrets::SecretStore;
 use crate::limits::Limits;
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
+use crate::secrets::SecretStore;
 
 #[derive(Clone)]
 pub struct AppState {

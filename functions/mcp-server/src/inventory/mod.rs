@@ -1,30 +1,25 @@
 //! The deployment inventory: what this deployment serves and to whom, worked out once at start.
-//! `registry` (connectors, their tools and prompts), `profiles` (named tool sets), `views`
-//! (what each profile lists, may call and may find, and which prompts it may use, computed
-//! once), `config`/`env` (every variable, parsed once) and `secrets` (the deployment secret,
-//! cached and re-read on rotation).
+//! `registry` (connectors, their tools and prompts) and `views` (what each profile of
+//! [`crate::config::profiles`] lists, may call and may find, and which prompts it may use,
+//! computed once).
 //!
 //! The search index and each view's search visibility are the exception: built on first use
 //! ([`Inventory::search`], [`Inventory::visibility`]), exactly once, so a cold instance whose
 //! first request is an `initialize` or a `tools/call` does not pay for them.
 //!
-//! It depends on `contract`, `search`, `oauth` and `limits` (their settings are part of the
-//! config) and `random`; every stage of a call reads from it.
+//! It depends on `config`, `contract`, `search` and `random`; every stage of a call reads from it.
 
-pub mod config;
-pub(crate) mod env;
-pub(crate) mod profiles;
 pub(crate) mod registry;
-pub mod secrets;
 pub(crate) mod views;
 
-pub use profiles::Scope;
+pub use crate::config::profiles::Scope;
 pub use registry::{DeployedCatalog, Registry};
 pub use views::View;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::config::profiles;
 use crate::search;
 
 /// Everything a request looks up about the deployment, immutable after start.
@@ -112,7 +107,7 @@ pub(crate) fn shipped(profile_spec: &str) -> Inventory {
             catalog,
         })
         .collect();
-    let env = config::EnvSnapshot::from_pairs([(profiles::PROFILES, profile_spec)]);
+    let env = crate::config::EnvSnapshot::from_pairs([(profiles::PROFILES, profile_spec)]);
     let profiles = profiles::Profiles::from_env(&env).expect("profiles");
     Inventory::new(Registry::new(deployed), profiles)
 }

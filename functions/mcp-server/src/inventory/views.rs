@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use super::profiles::{Profiles, Scope};
 use super::registry::Registry;
+use crate::config::profiles::{Profiles, Scope};
 use crate::search;
 
 #[derive(Debug)]

@@ -19,7 +19,7 @@
 //! sent the next call. A reservation dropped unsettled (the call never got that far) returns
 //! all of it.
 //!
-//! Every limit is configurable and `0` turns it off (see `inventory::config`).
+//! Every limit is configurable and `0` turns it off (see `config`).
 
 pub(crate) mod cidr;
 pub(crate) mod items;

@@ -30,8 +30,8 @@ pub use next_page::{NextPage, NextRefused};
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
-use crate::inventory::secrets::SecretStore;
 use crate::progress::Progress;
+use crate::secrets::SecretStore;
 use request::BuildError;
 use send::{Exchange, Received};
 
@@ -73,7 +73,7 @@ struct Sent<'a> {
 fn next_page(
     conn: &DeployedCatalog,
     tool: &Tool,
-    secrets: &crate::inventory::secrets::SecretValues,
+    secrets: &crate::secrets::SecretValues,
     sent: Sent<'_>,
     body: &Value,
 ) -> Option<NextPage> {
@@ -313,7 +313,7 @@ impl Upstream {
     async fn send_within(
         &self,
         catalog: &Catalog,
-        secrets: &crate::inventory::secrets::SecretValues,
+        secrets: &crate::secrets::SecretValues,
         request: Request<'_>,
         deadline: &Deadline,
         credentials: Credentials<'_>,

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::next_page;
 use crate::contract::args::ValidArgs;
 use crate::contract::cursor::{BadCursor, Cursor};
-use crate::inventory::secrets::SecretValues;
+use crate::secrets::SecretValues;
 
 /// Everything but RFC 3986 unreserved characters is encoded; `.` too, so a value can never be
 /// a `.`/`..` path segment.

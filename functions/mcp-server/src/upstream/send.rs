@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::credentials::Credentials;
 use super::error::UpstreamError;
 use super::request::credential_error;
-use crate::inventory::secrets::SecretValues;
+use crate::secrets::SecretValues;
 
 /// One request to send.
 #[derive(Debug)]

@@ -10,7 +10,7 @@ use subtle::ConstantTimeEq;
 use super::Denied;
 use crate::call::Caller;
 use crate::http::AppState;
-use crate::inventory::secrets::{ApiKey, SecretValues};
+use crate::secrets::{ApiKey, SecretValues};
 
 /// The header some gateways use to pass the end user's identity.
 pub(crate) const USER_EMAIL_HEADER: &str = "x-user-email";

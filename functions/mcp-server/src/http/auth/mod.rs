@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use crate::call::Caller;
+use crate::config::profiles::ScopeError;
 use crate::inventory::Scope;
-use crate::inventory::profiles::ScopeError;
 use crate::oauth::{self, TokenError, discovery};
 
 /// Why a request gets no caller.

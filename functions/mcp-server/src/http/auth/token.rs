@@ -5,8 +5,8 @@
 use super::Denied;
 use crate::call::Caller;
 use crate::inventory::Scope;
-use crate::inventory::secrets::SecretValues;
 use crate::oauth::{self, Verifier};
+use crate::secrets::SecretValues;
 
 /// The key id an OAuth caller carries in the audit log and the limits.
 pub(crate) const KEY_ID: &str = connector::secret::OAUTH_KEY_ID;

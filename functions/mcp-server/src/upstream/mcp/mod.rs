@@ -64,8 +64,8 @@ use super::request::BuildError;
 use super::{Reply, Upstream};
 use crate::contract::args::{RemoteRound, ValidArgs};
 use crate::inventory::DeployedCatalog;
-use crate::inventory::secrets::SecretValues;
 use crate::progress::Progress;
+use crate::secrets::SecretValues;
 use transport::Auth;
 use wire::Generation;
 

@@ -23,7 +23,7 @@ use super::Slot;
 use super::transport::{to_remote, with_generation};
 use super::wire::{self, Generation};
 use crate::inventory::DeployedCatalog;
-use crate::inventory::secrets::SecretStore;
+use crate::secrets::SecretStore;
 use crate::upstream::error::UpstreamError;
 
 /// The largest event read from a watch stream.

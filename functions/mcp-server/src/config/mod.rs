@@ -1,4 +1,5 @@
-//! Configuration: every environment variable, parsed once at start into typed values.
+//! Configuration: every environment variable, parsed once at start into typed values
+//! (`env`: the snapshot they are read from; `profiles`: the named tool sets).
 //!
 //! The names are the `const`s below; infra sets the same names one to one. Locally a git-ignored
 //! `.env.local` supplies defaults that real environment variables override; `.env.example`
@@ -11,10 +12,13 @@ use std::time::Duration;
 
 pub use env_config::ConfigError;
 
-pub use super::env::EnvSnapshot;
-use super::profiles::{self, Profiles};
+pub(crate) mod env;
+pub(crate) mod profiles;
+
 use crate::limits::{self, cidr::Cidr};
 use crate::oauth;
+pub use env::EnvSnapshot;
+use profiles::Profiles;
 
 /// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
 pub const SECRET_ID: &str = "MCP_SECRET_ID";

@@ -19,7 +19,7 @@ use audit::Redactor;
 use sha2::{Digest, Sha256};
 use tokio::sync::{Mutex, RwLock};
 
-use super::config::{self, EnvSnapshot};
+use crate::config::{self, EnvSnapshot};
 
 /// One accepted API key: its id (audited) and the SHA-256 of the key (the key is not kept).
 #[derive(Debug, Clone)]
