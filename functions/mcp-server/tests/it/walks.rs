@@ -3,7 +3,9 @@
 //! cap must continue where it was cut, so every walk, with any page size and any cap that lets
 //! one item through, returns every record exactly once; here over every list tool of the
 //! shipped Papierkram catalog against the sandbox's seeded account (and in `paging` over a fake
-//! upstream per paging style).
+//! upstream per paging style). sevdesk and Cal.com have no sandbox with data of their own (their
+//! tests run on Prism, which answers each document's examples), so their styles, offset/limit
+//! and skip/take, are walked in `paging`.
 
 use std::collections::BTreeMap;
 
