@@ -335,6 +335,7 @@ tools:
             fields: None,
             count_only: false,
             cursor: None,
+            resumed: None,
         };
         let links = item_links(c.pager(), &c.tools[0], Some(&opts), &body);
         assert_eq!(

@@ -26,7 +26,8 @@
 //!    releases a claim that sent nothing;
 //! 9. **settle** the budget: what was sent settles the reservation (the rest is returned), and
 //!    a nearly spent budget rides along;
-//! 10. **cap** the result to the output budget (`shape`).
+//! 10. **cap** the result to the output budget (`shape`); a list page cut there continues with
+//!     a sealed cursor to its first item not shown (`resume`).
 //!
 //! A remote MCP tool's call (`Pipeline::call_remote`) runs the same stages; a remote that asks
 //! the person gets its state wrapped in ours and back only for the same call (`rounds`). Which
@@ -61,6 +62,7 @@ mod prompt;
 mod prompt_complete;
 mod refresh;
 mod remote_tools;
+mod resume;
 mod rounds;
 mod shape;
 mod short_cache;
@@ -328,10 +330,17 @@ impl Pipeline {
             self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }
         budget::settle(&mut outcome, conn, budget, &meter);
-        shape::cap(
-            &mut outcome,
-            tool.max_result_bytes.unwrap_or(self.max_result_bytes),
-        );
+        let max_bytes = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
+        let keys = match &valid.list {
+            Some(_) if !keys.is_empty() => keys,
+            Some(_) => self.confirmation_keys().await,
+            None => Vec::new(),
+        };
+        let by_cursor = conn.catalog.pager().is_some_and(|p| p.by_cursor());
+        match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
+            Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
+            None => shape::cap(&mut outcome, max_bytes),
+        };
         outcome
     }
 

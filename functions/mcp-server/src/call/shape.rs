@@ -75,6 +75,8 @@ fn list_result(
         out.insert("count".into(), total.unwrap_or(items.len() as u64).into());
         return Ok(out);
     }
+    // The rest of a page an earlier result showed only in part (its cursor says how much).
+    let items = &items[opts.skip().min(items.len())..];
     let items: Vec<Value> = match &opts.fields {
         Some(f) => items.iter().map(|i| project(i, f)).collect(),
         None if !tool.default_fields.is_empty() => items

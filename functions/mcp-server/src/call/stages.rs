@@ -330,12 +330,21 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
             .with_http(reply.http_status)
             .with_quota(reply.quota);
     }
+    // An item's link keeps its place among the items shown (a cut page's rest skips some).
+    let skip = call.valid.list.as_ref().map_or(0, |l| l.skip());
     let links = documents::item_links(
         catalog.pager(),
         call.tool,
         call.valid.list.as_ref(),
         &reply.body,
-    );
+    )
+    .into_iter()
+    .filter(|l| l.index >= skip)
+    .map(|l| super::ItemLink {
+        index: l.index - skip,
+        ..l
+    })
+    .collect();
     let mut body = reply.body;
     let attachments = match documents::take_inline(catalog, call.tool, &mut body) {
         Ok(attachments) => attachments,

@@ -346,7 +346,8 @@ fn paging_row(c: &Catalog, subject: String) -> Row {
     let mut given = vec![if shape.by_cursor {
         "cursor/next_cursor"
     } else {
-        "page"
+        // Every list also takes the cursor to the rest of a page cut to fit the output limit.
+        "page (cursor for a cut page's rest)"
     }];
     if shape.sized {
         given.push("page_size");
@@ -859,7 +860,8 @@ tools:
             .unwrap();
         assert_eq!(
             papierkram.detail,
-            "list_envelope (numbered pages from 1): page, page_size, fields, count_only"
+            "list_envelope (numbered pages from 1): page (cursor for a cut page's rest), page_size, \
+             fields, count_only"
         );
     }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use catalog::{Param, ParamType, Tool};
 
-use super::cursor::{Cursor, ListShape, MAX_CURSOR};
+use super::cursor::{BadCursor, Cursor, ListShape, MAX_CURSOR, Resume};
 use super::names::{closest, shown};
 use super::risk;
 use serde_json::{Map, Value};
@@ -26,6 +26,16 @@ pub struct ListOptions {
     pub count_only: bool,
     /// Where the next page is, for lists paged by cursor (none: the first page).
     pub cursor: Option<Cursor>,
+    /// The rest of a page the output cap cut, when the call passed its cursor: `page`,
+    /// `page_size` and `cursor` are then that page's, and its first `skip` items are left out.
+    pub resumed: Option<Resume>,
+}
+
+impl ListOptions {
+    /// Items of the upstream page already shown by an earlier, cut result.
+    pub fn skip(&self) -> usize {
+        self.resumed.as_ref().map_or(0, |r| r.skip as usize)
+    }
 }
 
 /// The longest idempotency key and confirmation token accepted.
@@ -62,6 +72,12 @@ pub struct ValidArgs {
 }
 
 impl ValidArgs {
+    /// The declared arguments as canonical JSON (sorted keys, normalised values): what a cut
+    /// page's cursor is bound to besides its tool.
+    pub fn arguments_text(&self) -> String {
+        serde_json::to_string(&self.values).unwrap_or_default()
+    }
+
     /// SHA-256 over the tool and its canonical arguments (sorted keys, normalised values), hex:
     /// what a confirmation and an idempotency key are bound to.
     pub fn digest(&self, connector: &str, tool: &str) -> String {
@@ -76,6 +92,9 @@ impl ValidArgs {
                 if let Some(c) = &l.cursor {
                     s.push(':');
                     s.push_str(&c.encode());
+                }
+                if let Some(r) = &l.resumed {
+                    s.push_str(&format!(":skip={}", r.skip));
                 }
                 s
             })
@@ -103,7 +122,11 @@ pub(crate) fn accepted_names(tool: &Tool, list: ListShape) -> Vec<&str> {
         names.push("path");
     }
     if tool.list {
-        names.push(if list.by_cursor { "cursor" } else { "page" });
+        // Every list takes `cursor`: a cut page continues with one.
+        names.push("cursor");
+        if !list.by_cursor {
+            names.push("page");
+        }
         if list.sized {
             names.push("page_size");
         }
@@ -165,9 +188,6 @@ fn list_hint(tool: &Tool, list: ListShape, key: &str) -> Option<String> {
             "This list pages by cursor, not by page number: leave `page` out for the first \
              page, then pass the result's next_cursor as `cursor`."
                 .into(),
-        ),
-        "cursor" if !list.by_cursor => Some(
-            "This list pages by number: pass `page` (the result's page + 1), not `cursor`.".into(),
         ),
         "page_size" if !list.sized => {
             Some("The upstream chooses the page size of this list; leave `page_size` out.".into())
@@ -324,7 +344,26 @@ fn list_options(
             }
         }
     }
-    Ok(ListOptions {
+    let cursor = match args.get("cursor").filter(|v| !v.is_null()) {
+        None => None,
+        Some(Value::String(s)) => Some(Cursor::decode(s).map_err(|e| invalid(e.to_string()))?),
+        Some(_) => {
+            return Err(invalid(format!(
+                "`cursor` must be a next_cursor (a string of at most {MAX_CURSOR} characters)."
+            )));
+        }
+    };
+    let (cursor, resumed) = match cursor {
+        Some(Cursor::Resume(r)) => (r.at.as_deref().cloned(), Some(r)),
+        Some(_) if !list.by_cursor => {
+            return Err(invalid(
+                "This list pages by number: pass `page` (the result's page + 1); `cursor` only \
+                 takes the next_cursor of a result cut to fit the output limit.",
+            ));
+        }
+        other => (other, None),
+    };
+    let mut options = ListOptions {
         page: int("page", 1, 10_000, 1)?,
         page_size: int(
             "page_size",
@@ -337,18 +376,20 @@ fn list_options(
             None | Some(Value::Null) => false,
             Some(v) => boolean("count_only", v)?,
         },
-        cursor: match args.get("cursor").filter(|v| !v.is_null()) {
-            None => None,
-            Some(Value::String(s)) if list.by_cursor => {
-                Some(Cursor::decode(s).map_err(|e| invalid(e.to_string()))?)
-            }
-            Some(_) => {
-                return Err(invalid(format!(
-                    "`cursor` must be a next_cursor (a string of at most {MAX_CURSOR} characters)."
-                )));
-            }
-        },
-    })
+        cursor,
+        resumed: None,
+    };
+    // The cut page's cursor names its page: it wins over `page` and `page_size` (a model
+    // passes it with the same arguments as the call that was cut).
+    if let Some(r) = resumed {
+        if r.page_size > list.max_page_size || (list.by_cursor && r.page != 1) {
+            return Err(invalid(BadCursor.to_string()));
+        }
+        options.page = r.page;
+        options.page_size = r.page_size;
+        options.resumed = Some(r);
+    }
+    Ok(options)
 }
 
 /// A raw path: relative to the connector's base URL, no traversal, no scheme, no query.
@@ -1035,7 +1076,8 @@ tools:
                 page_size: 50,
                 fields: None,
                 count_only: false,
-                cursor: None
+                cursor: None,
+                resumed: None,
             })
         );
         let err = validate(&tool(), &args(json!({"fields": ["id", "nmae"]}))).unwrap_err();
@@ -1069,6 +1111,51 @@ tools:
         assert!(hint(json!({"cursor": 2})).contains("must be a next_cursor"));
         let numbered = hint_of_pages(json!({"cursor": next.encode()}));
         assert!(numbered.contains("pages by number"), "{numbered}");
+    }
+
+    #[test]
+    fn a_cut_pages_cursor_names_its_page_and_size_in_every_paging_style() {
+        let cut = |page, page_size, at: Option<Cursor>| {
+            Cursor::Resume(Resume {
+                page,
+                page_size,
+                at: at.map(Box::new),
+                skip: 73,
+                seal: "c2VhbA".into(),
+            })
+            .encode()
+        };
+        // Numbered: the cursor's page and size win over the ones passed beside it.
+        let v = validate(
+            &tool(),
+            &args(json!({"cursor": cut(3, 100, None), "page": 9, "page_size": 5})),
+        )
+        .unwrap();
+        let list = v.list.unwrap();
+        assert_eq!((list.page, list.page_size, list.skip()), (3, 100, 73));
+        assert_eq!(list.cursor, None);
+        // By cursor: the upstream's cursor that reached the page is the one sent.
+        let shape = ListShape {
+            by_cursor: true,
+            sized: true,
+            counts: false,
+            max_page_size: 50,
+        };
+        let token = Cursor::Token("t2".into());
+        let v = super::validate(
+            &tool(),
+            shape,
+            &args(json!({"cursor": cut(1, 50, Some(token.clone()))})),
+        )
+        .unwrap();
+        let list = v.list.unwrap();
+        assert_eq!((list.cursor.as_ref(), list.skip()), (Some(&token), 73));
+        // What this server never hands out for the list: over its page size, or a page number
+        // on a list paged by cursor.
+        for bad in [cut(1, 51, None), cut(2, 50, None)] {
+            let e = super::validate(&tool(), shape, &args(json!({"cursor": bad}))).unwrap_err();
+            assert!(e.hint.contains("not a next_cursor"), "{}", e.hint);
+        }
     }
 
     fn hint_of_pages(a: Value) -> String {

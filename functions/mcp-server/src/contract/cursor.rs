@@ -2,10 +2,16 @@
 //! passes back to reach the next page where the upstream pages by cursor, next URL or `Link`.
 //!
 //! A cursor is base64url (no padding) of `t:<upstream token>` or `u:<seal>:<next page's path
-//! and query>`; the seal is empty on the list's own path (see `upstream::next_page`). It is
+//! and query>`; the seal binds the URL to the tool (see `upstream::next_page`). It is
 //! opaque so the model copies it rather than edits it, and it carries no secret: a next URL
 //! loses the connector's query credential before it is encoded (`upstream::next_page`), and
 //! is checked again against the connector's base URL when it comes back.
+//!
+//! A page cut to fit the output cap continues with a third kind, `r:<seal>:<page>:<page_size>:
+//! <skip>:<the page's own cursor, encoded, or empty>`: "read this page again and leave out its
+//! first `skip` items" ([`Resume`]). Every list takes it, numbered ones too, and it names its
+//! page itself, so it wins over `page` and `page_size`. Its seal binds the tool, the call's
+//! other arguments and all four fields (`upstream::next_page::seal_resume`).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -57,19 +63,71 @@ impl ListShape {
     }
 }
 
-/// Where the next page is: the upstream's token, or the URL of the next page.
+/// Where the next page is: the upstream's token, the URL of the next page, or the rest of a
+/// page the output cap cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cursor {
     Token(String),
     Url(NextUrl),
+    Resume(Resume),
+}
+
+/// The rest of a page cut to fit the output cap: the page (its number and size; for a list
+/// paged by cursor, the cursor that reached it) and how many of its items were shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    pub page: u32,
+    pub page_size: u32,
+    /// The cursor the page was read with (lists paged by cursor; none: the first page).
+    pub at: Option<Box<Cursor>>,
+    /// Items of the page already shown.
+    pub skip: u32,
+    /// HMAC tag over the tool, the call's other arguments and the fields above.
+    pub seal: String,
+}
+
+impl Resume {
+    /// What the seal covers besides the tool and the arguments.
+    pub fn sealed_text(&self) -> String {
+        let at = self.at.as_ref().map(|c| c.encode()).unwrap_or_default();
+        format!("{}:{}:{}:{at}", self.page, self.page_size, self.skip)
+    }
+
+    /// `<seal>:<page>:<page_size>:<skip>:<cursor or empty>`, checked for shape only (the seal
+    /// is checked where the keys are, `upstream::next_page::resume_sealed`).
+    fn decode(text: &str) -> Result<Resume, BadCursor> {
+        let mut parts = text.splitn(5, ':');
+        let mut next = || parts.next().ok_or(BadCursor);
+        let seal = next()?.to_string();
+        let mut number = || next()?.parse::<u32>().map_err(|_| BadCursor);
+        let (page, page_size, skip) = (number()?, number()?, number()?);
+        let at = match next()? {
+            "" => None,
+            inner => match Cursor::decode(inner)? {
+                // A cut page's own cursor is the upstream's, never another cut.
+                Cursor::Resume(_) => return Err(BadCursor),
+                c => Some(Box::new(c)),
+            },
+        };
+        if seal.is_empty() || page == 0 || page_size == 0 {
+            return Err(BadCursor);
+        }
+        Ok(Resume {
+            page,
+            page_size,
+            at,
+            skip,
+            seal,
+        })
+    }
 }
 
 /// The next page's URL as a cursor holds it: its path and query (or, forged, anything), and
-/// the seal that lets it leave the list's own path.
+/// the seal without which it is not followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NextUrl {
     pub url: String,
-    /// HMAC tag over the tool and `url`; empty when the URL is on the list's own path.
+    /// HMAC tag over the tool and `url` (`upstream::next_page`).
     pub seal: String,
 }
 
@@ -97,6 +155,7 @@ impl Cursor {
         let text = match self {
             Cursor::Token(t) => format!("t:{t}"),
             Cursor::Url(u) => format!("u:{}:{}", u.seal, u.url),
+            Cursor::Resume(r) => format!("r:{}:{}", r.seal, r.sealed_text()),
         };
         URL_SAFE_NO_PAD.encode(text)
     }
@@ -113,6 +172,7 @@ impl Cursor {
                 Some((seal, url)) if !url.is_empty() => Ok(Cursor::url(url, seal)),
                 _ => Err(BadCursor),
             },
+            Some(("r", rest)) => Resume::decode(rest).map(Cursor::Resume),
             _ => Err(BadCursor),
         }
     }
@@ -140,6 +200,52 @@ mod tests {
             assert_eq!(Cursor::decode(bad), Err(BadCursor), "{bad}");
         }
         assert_eq!(Cursor::decode(&"A".repeat(MAX_CURSOR + 1)), Err(BadCursor));
+    }
+
+    fn resume(at: Option<Cursor>) -> Resume {
+        Resume {
+            page: 3,
+            page_size: 100,
+            at: at.map(Box::new),
+            skip: 73,
+            seal: "c2VhbC0wMTIzNDU2Nzg5YQ".into(),
+        }
+    }
+
+    #[test]
+    fn a_cut_pages_cursor_round_trips_with_the_cursor_that_reached_its_page() {
+        for at in [
+            None,
+            Some(Cursor::Token("tok-3".into())),
+            Some(Cursor::url("/v2/items?cursor=3&a=b:c", "c2VhbA")),
+        ] {
+            let c = Cursor::Resume(resume(at));
+            assert_eq!(Cursor::decode(&c.encode()), Ok(c));
+        }
+    }
+
+    #[test]
+    fn a_malformed_cut_pages_cursor_is_refused() {
+        let inner = Cursor::Resume(resume(None)).encode();
+        for bad in [
+            "r:".to_string(),
+            "r:seal:3:100:73".to_string(),
+            "r::3:100:73:".to_string(),
+            "r:seal:0:100:73:".to_string(),
+            "r:seal:3:0:73:".to_string(),
+            "r:seal:3:100:-1:".to_string(),
+            "r:seal:3:x:73:".to_string(),
+            "r:seal:3:100:99999999999:".to_string(),
+            "r:seal:3:100:73:%%%".to_string(),
+            // A cut page's own cursor is never another cut.
+            format!("r:seal:3:100:73:{inner}"),
+        ] {
+            assert_eq!(
+                Cursor::decode(&URL_SAFE_NO_PAD.encode(&bad)),
+                Err(BadCursor),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! The JSON Schema of a tool's arguments: declared params plus the platform's list shape and
-//! write arguments (`dry_run`, `idempotency_key`, `confirmation_token`); a list paged by cursor
-//! takes `cursor` instead of `page`. The same rules `args` enforces, written for clients to read.
+//! write arguments (`dry_run`, `idempotency_key`, `confirmation_token`); every list takes
+//! `cursor` (a page cut to fit the output limit continues with one), and a list paged by cursor
+//! takes it instead of `page`. The same rules `args` enforces, written for clients to read.
 
 use catalog::{ParamType, Tool};
 use serde_json::{Map, Value, json};
 
 use super::args::{DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY, MAX_TOKEN};
-use super::cursor::{ListShape, MAX_CURSOR};
+use super::cursor::ListShape;
 use super::risk;
 
 /// A JSON object (the shape MCP's `inputSchema` takes).
@@ -39,13 +40,14 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
         required.push("path".into());
     }
     if tool.list {
-        if list.by_cursor {
-            props.insert(
-                "cursor".into(),
-                json!({"type": "string", "maxLength": MAX_CURSOR,
-                       "description": "The next_cursor of the previous page; leave out for the first."}),
-            );
-        } else {
+        // Every list takes `cursor`: a page cut to fit the output limit continues with one, in
+        // every paging style (`call::resume`). Read on every turn, so said in few words (its
+        // length is checked as the argument comes in, and the results' hints say the rest).
+        props.insert(
+            "cursor".into(),
+            json!({"type": "string", "description": "next_cursor, unchanged"}),
+        );
+        if !list.by_cursor {
             props.insert(
                 "page".into(),
                 json!({"type": "integer", "minimum": 1, "default": 1}),
@@ -279,11 +281,20 @@ tools:
     }
 
     #[test]
-    fn list_tools_get_the_shared_list_shape() {
+    fn list_tools_get_the_shared_list_shape_with_a_cursor_for_a_cut_page() {
         let s = Value::Object(input_schema(&tools()[0], ListShape::PAGES));
-        for p in ["page", "page_size", "fields", "count_only", "from"] {
+        for p in [
+            "page",
+            "page_size",
+            "fields",
+            "count_only",
+            "cursor",
+            "from",
+        ] {
             assert!(s["properties"].get(p).is_some(), "{p}");
         }
+        let cursor = s["properties"]["cursor"]["description"].as_str().unwrap();
+        assert_eq!(cursor, "next_cursor, unchanged");
         assert_eq!(s["properties"]["page_size"]["maximum"], json!(100));
         assert_eq!(s["properties"]["from"]["format"], json!("date"));
         assert_eq!(s["additionalProperties"], json!(false));

@@ -26,6 +26,7 @@ pub use deadline::Deadline;
 pub use error::{Happened, Refusal, RemoteInput, UpstreamError};
 pub use hints::{Fault, REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describe};
 pub use meter::Meter;
+pub(crate) use next_page::seal_resume;
 pub use next_page::{NextPage, NextRefused};
 
 use crate::contract::args::ValidArgs;

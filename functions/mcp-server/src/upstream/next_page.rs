@@ -21,10 +21,13 @@ use reqwest::Url;
 use serde_json::Value;
 use sha2::Sha256;
 
-use crate::contract::cursor::{Cursor, NextUrl};
+use crate::contract::cursor::{Cursor, NextUrl, Resume};
 
 /// Domain separation: a seal made here verifies nothing else signed with the same key.
 const LABEL: &str = "hosted-mcp/cursor/v1.";
+/// A cut page's seal has its own label, so it never verifies as a next URL's (whose URL a model
+/// could otherwise write to match the text a cut page's seal covers), nor the other way round.
+const RESUME_LABEL: &str = "hosted-mcp/resume/v1.";
 /// Bytes of the HMAC a seal keeps.
 const SEAL_BYTES: usize = 16;
 
@@ -94,7 +97,7 @@ pub(super) fn of_answer(
     };
     Some(match reach.keys.first() {
         Some(key) => {
-            let seal = URL_SAFE_NO_PAD.encode(&mac(key, reach.tool, &target)[..SEAL_BYTES]);
+            let seal = URL_SAFE_NO_PAD.encode(&mac(LABEL, key, reach.tool, &target)[..SEAL_BYTES]);
             NextPage::Follow(Cursor::url(target, seal))
         }
         None => NextPage::Refused(NextRefused::OtherList),
@@ -117,9 +120,51 @@ pub(super) fn follow(next: &NextUrl, reach: Reach<'_>) -> Result<Url, NextRefuse
     }
 }
 
-fn mac(key: &[u8], tool: &str, url: &str) -> Vec<u8> {
+/// What a cut page's cursor seals: the tool, the call's other arguments (canonical JSON) and
+/// the page, its size, its own cursor and the items shown. A model can neither point it at
+/// another page's position under other filters nor wrap a next URL this server never gave out
+/// (that one keeps its own seal, checked when it is followed).
+fn resume_text(arguments: &str, resume: &Resume) -> String {
+    format!("resume\n{arguments}\n{}", resume.sealed_text())
+}
+
+/// The seal of a cut page's cursor, with the first of the deployment's confirmation keys; none
+/// without keys (no cursor can be handed out then).
+pub(crate) fn seal_resume(
+    keys: &[Vec<u8>],
+    tool: &str,
+    arguments: &str,
+    resume: &Resume,
+) -> Option<String> {
+    let key = keys.first()?;
+    let tag = mac(RESUME_LABEL, key, tool, &resume_text(arguments, resume));
+    Some(URL_SAFE_NO_PAD.encode(&tag[..SEAL_BYTES]))
+}
+
+/// Whether one of the keys sealed this cut page's cursor for this tool and these arguments.
+pub(crate) fn resume_sealed(
+    keys: &[Vec<u8>],
+    tool: &str,
+    arguments: &str,
+    resume: &Resume,
+) -> bool {
+    let Ok(tag) = URL_SAFE_NO_PAD.decode(&resume.seal) else {
+        return false;
+    };
+    let text = resume_text(arguments, resume);
+    tag.len() == SEAL_BYTES
+        && keys.iter().any(|key| {
+            <Hmac<Sha256> as Mac>::new_from_slice(key).is_ok_and(|mut mac| {
+                mac.update(format!("{RESUME_LABEL}{tool}\n{text}").as_bytes());
+                mac.verify_truncated_left(&tag).is_ok()
+            })
+        })
+}
+
+/// The HMAC under `label` over the tool and `text`.
+fn mac(label: &str, key: &[u8], tool: &str, text: &str) -> Vec<u8> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
-    mac.update(format!("{LABEL}{tool}\n{url}").as_bytes());
+    mac.update(format!("{label}{tool}\n{text}").as_bytes());
     mac.finalize().into_bytes().to_vec()
 }
 
@@ -193,7 +238,7 @@ mod tests {
     fn sealed_url(url: &str) -> NextUrl {
         NextUrl {
             url: url.into(),
-            seal: URL_SAFE_NO_PAD.encode(&mac(KEY, "r_predictions_list", url)[..SEAL_BYTES]),
+            seal: URL_SAFE_NO_PAD.encode(&mac(LABEL, KEY, "r_predictions_list", url)[..SEAL_BYTES]),
         }
     }
 
@@ -318,6 +363,90 @@ mod tests {
             of_answer(&github, &json!([]), Some(link), &request, unkeyed),
             Some(NextPage::Refused(NextRefused::OtherList))
         );
+    }
+
+    #[test]
+    fn a_cut_pages_cursor_verifies_only_unchanged_for_its_tool_and_arguments() {
+        let keys = vec![b"old-key-0123456789abcdef".to_vec(), KEY.to_vec()];
+        let (tool, arguments) = ("r_predictions_list", r#"{"state":"open"}"#);
+        let mut resume = Resume {
+            page: 2,
+            page_size: 100,
+            at: Some(Box::new(Cursor::Token("t2".into()))),
+            skip: 73,
+            seal: String::new(),
+        };
+        resume.seal = seal_resume(&keys, tool, arguments, &resume).unwrap();
+        assert!(resume_sealed(&keys, tool, arguments, &resume));
+        assert!(
+            resume_sealed(&keys[..1], tool, arguments, &resume),
+            "the first key seals"
+        );
+        assert!(
+            !resume_sealed(&keys[1..], tool, arguments, &resume),
+            "a key is gone"
+        );
+        assert!(!resume_sealed(&keys, "r_models_list", arguments, &resume));
+        assert!(!resume_sealed(
+            &keys,
+            tool,
+            r#"{"state":"closed"}"#,
+            &resume
+        ));
+        assert!(!resume_sealed(&keys, tool, "{}", &resume));
+        let tampered = [
+            Resume {
+                skip: 74,
+                ..resume.clone()
+            },
+            Resume {
+                page: 3,
+                ..resume.clone()
+            },
+            Resume {
+                page_size: 50,
+                ..resume.clone()
+            },
+            Resume {
+                at: Some(Box::new(Cursor::Token("t9".into()))),
+                ..resume.clone()
+            },
+            Resume {
+                at: None,
+                ..resume.clone()
+            },
+            Resume {
+                seal: "AAAAAAAAAAAAAAAAAAAAAA".into(),
+                ..resume.clone()
+            },
+            Resume {
+                seal: "not base64!".into(),
+                ..resume.clone()
+            },
+            Resume {
+                seal: resume.seal[..10].into(),
+                ..resume.clone()
+            },
+        ];
+        for t in tampered {
+            assert!(!resume_sealed(&keys, tool, arguments, &t), "{t:?}");
+        }
+        assert_eq!(
+            seal_resume(&[], tool, arguments, &resume),
+            None,
+            "no key, no seal"
+        );
+        // A next URL's seal for the same tool seals no cut page, and the other way round.
+        let base = url("https://api.example.test/v1/");
+        let as_url = NextUrl {
+            url: resume_text(arguments, &resume),
+            seal: resume.seal.clone(),
+        };
+        let list = Reach {
+            tool,
+            ..reach(&base, &keys, None)
+        };
+        assert!(!sealed(&as_url, list));
     }
 
     #[test]

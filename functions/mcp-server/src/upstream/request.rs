@@ -87,6 +87,22 @@ pub(super) fn build_url(
     if url.query() == Some("") {
         url.set_query(None);
     }
+    if let Some(resume) = args.list.as_ref().and_then(|l| l.resumed.as_ref())
+        && !next_page::resume_sealed(
+            &secrets.confirmation_keys,
+            &tool.name,
+            &args.arguments_text(),
+            resume,
+        )
+    {
+        return Err(BuildError {
+            status: Status::InvalidInput,
+            hint: "The cursor is not the next_cursor of a result of this tool with these \
+                   arguments, so it is not followed. Pass it unchanged with the same arguments, \
+                   or leave cursor out for the first page."
+                .into(),
+        });
+    }
     let target = |url: Url| Target { url };
     match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
         (None, _) => Ok(target(url)),

@@ -10,4 +10,5 @@ mod lambda;
 mod limits;
 mod paging;
 mod prompts;
+mod walks;
 mod wire;

@@ -54,10 +54,14 @@ impl Fake {
     }
 }
 
-/// Seven items, ids 1 to 7, each worth 1.50.
+/// Seven items, ids 1 to 7, each worth 1.50, with a note long enough that a small output cap
+/// cuts a page.
 fn items(from: usize, n: usize) -> Vec<Value> {
     (from..(from + n).min(7))
-        .map(|i| json!({"id": i + 1, "name": format!("item {}", i + 1), "amount": "1.50"}))
+        .map(|i| {
+            json!({"id": i + 1, "name": format!("item {}", i + 1), "amount": "1.50",
+                   "note": "n".repeat(300)})
+        })
         .collect()
 }
 
@@ -196,6 +200,8 @@ tools:
     description: 'Lists items. Example: {{}}'
     get: /items
     fields: [id, name, amount]
+    params:
+      q: {{ type: string, description: "Only items matching this." }}
   - name: wire_items_total_get
     risk: low
     description: 'Counts and sums every item. Example: {{}}'
@@ -230,10 +236,20 @@ tools:
 }
 
 fn app(upstream: SocketAddr, paging: &str) -> TestApp {
+    app_capped(upstream, paging, None)
+}
+
+/// The app with `MCP_MAX_RESULT_BYTES` set to `cap`.
+fn app_capped(upstream: SocketAddr, paging: &str, cap: Option<usize>) -> TestApp {
     let host = upstream.to_string();
     let fields = [("host", host.as_str()), ("token", "tok-0042")];
+    let cap = cap.map(|c| c.to_string());
+    let env: Vec<(&str, &str)> = cap
+        .iter()
+        .map(|c| ("MCP_MAX_RESULT_BYTES", c.as_str()))
+        .collect();
     app_with(
-        &[],
+        &env,
         vec![catalog(paging)],
         connector_secrets("wire", &fields),
     )
@@ -617,4 +633,112 @@ async fn a_dry_runs_current_record_reads_on_a_connector_paged_by_cursor() {
         r["preview"]["changes"]["name"],
         json!({"from": "old name", "to": "new name"})
     );
+}
+
+/// Every paging style, walked with page sizes from 1 to past the end and an output cap that
+/// cuts pages: following `next_cursor` (or the next page number) until `has_more` is false
+/// returns every item exactly once, and no result is over the cap.
+#[tokio::test]
+async fn a_walk_cut_by_the_output_cap_returns_every_item_exactly_once_in_every_paging_style() {
+    for (speaks, paging) in [
+        (
+            Speaks::Pages,
+            "{ style: page, items: /data, page_param: page, size_param: per_page, total: /meta/total }",
+        ),
+        (
+            Speaks::PagesFromZero,
+            "{ style: page, items: /items, page_param: p, first_page: 0, size_param: size, more: /more }",
+        ),
+        (
+            Speaks::OffsetLimit,
+            "{ style: offset, items: /objects, offset_param: offset, size_param: limit }",
+        ),
+        (
+            Speaks::SkipTake,
+            "{ style: offset, items: /data, offset_param: skip, size_param: take, total: /pagination/totalItems, more: /pagination/hasNextPage }",
+        ),
+        (
+            Speaks::Token,
+            "{ style: cursor, items: /files, cursor_param: pageToken, size_param: pageSize, next: /nextPageToken }",
+        ),
+        (
+            Speaks::NextLink,
+            "{ style: next_url, items: /value, next: /@odata.nextLink }",
+        ),
+        (
+            Speaks::Link,
+            "{ style: link_header, items: \"\", size_param: per_page }",
+        ),
+    ] {
+        let (addr, _fake) = spawn(speaks).await;
+        let mut cut = 0;
+        for cap in [1024, 1500] {
+            let app = app_capped(addr, paging, Some(cap));
+            for size in [1, 2, 3, 7, 50, 100] {
+                // Graph's next link chooses its own page size.
+                let args = match speaks {
+                    Speaks::NextLink => json!({}),
+                    _ => json!({"page_size": size}),
+                };
+                let walk = crate::walks::walk(&app, "wire_items_list", args).await;
+                cut += walk.cut;
+                assert!(walk.largest <= cap, "{speaks:?} cap {cap}: {walk:?}");
+                let mut ids: Vec<i64> = walk.ids.iter().map(|i| i.as_i64().unwrap()).collect();
+                ids.sort_unstable();
+                assert_eq!(
+                    ids,
+                    (1..=7).collect::<Vec<_>>(),
+                    "{speaks:?} cap {cap} page_size {size}: {walk:?}"
+                );
+            }
+        }
+        assert!(cut > 0, "{speaks:?}: the cap cut no page");
+    }
+}
+
+/// A cut page's cursor continues only unchanged, for the arguments of the call that was cut:
+/// a changed skip, a forged seal or another filter is refused before anything is sent.
+#[tokio::test]
+async fn a_cut_pages_cursor_is_refused_changed_forged_or_with_other_arguments() {
+    let (addr, fake) = spawn(Speaks::Pages).await;
+    let paging =
+        "{ style: page, items: /data, page_param: page, size_param: per_page, total: /meta/total }";
+    let app = app_capped(addr, paging, Some(1024));
+    let cut = call(&app, "wire_items_list", json!({"page_size": 7})).await;
+    assert_eq!(cut["truncated"], true, "{cut}");
+    let shown = ids(&cut).len();
+    let cursor = cut["next_cursor"].as_str().unwrap().to_string();
+    let rest = call(
+        &app,
+        "wire_items_list",
+        json!({"page_size": 7, "cursor": cursor}),
+    )
+    .await;
+    assert_eq!(ids(&rest).first(), Some(&(shown as i64 + 1)), "{rest}");
+    let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let inside = String::from_utf8(engine.decode(&cursor).unwrap()).unwrap();
+    let fields: Vec<&str> = inside.split(':').collect();
+    let [kind, seal, page, size, skip, at] = fields[..] else {
+        panic!("{inside}")
+    };
+    assert_eq!((kind, page, size, at), ("r", "1", "7", ""), "{inside}");
+    let before = fake.seen().len();
+    for (tampered, args) in [
+        (format!("r:{seal}:1:7:0:"), json!({})),
+        (format!("r:{seal}:1:7:{}:", shown - 1), json!({})),
+        (format!("r:{seal}:2:7:{skip}:"), json!({})),
+        (format!("r:{seal}:1:3:{skip}:"), json!({})),
+        (format!("r:AAAAAAAAAAAAAAAAAAAAAA:1:7:{skip}:"), json!({})),
+        (inside.clone(), json!({"q": "item"})),
+    ] {
+        let mut args = args;
+        args["cursor"] = json!(engine.encode(&tampered));
+        let r = call(&app, "wire_items_list", args.clone()).await;
+        assert_eq!(r["status"], "invalid_input", "{tampered} {args}: {r}");
+        assert!(
+            r["hint"].as_str().unwrap().contains("with these arguments"),
+            "{r}"
+        );
+    }
+    assert_eq!(fake.seen().len(), before, "a refused cursor sends nothing");
 }
