@@ -30,17 +30,22 @@ pub enum LoadError {
 
 /// Loads every `*.yaml` file in `dir`, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<Catalog>, LoadError> {
+    Ok(load_dir_files(dir)?.into_iter().map(|(_, c)| c).collect())
+}
+
+/// [`load_dir`], each catalog with the file it came from (what a refusal to serve one names).
+pub fn load_dir_files(dir: &Path) -> Result<Vec<(PathBuf, Catalog)>, LoadError> {
     let files = catalog_files(dir)?;
     let mut catalogs = Vec::with_capacity(files.len());
-    for file in files {
-        let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|source| LoadError::Io {
             file: file.clone(),
             source,
         })?;
         catalogs.push(parse(&file.display().to_string(), &text)?);
     }
     check_unique(&catalogs)?;
-    Ok(catalogs)
+    Ok(files.into_iter().zip(catalogs).collect())
 }
 
 /// The catalog files of `dir` (`*.yaml`, `*.yml`), sorted by name; none is an error.

@@ -529,15 +529,10 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
 }
 
 /// `curation`: an imported draft is a proposal. A tool with pending `curate` entries, or whose
-/// description still holds the importer's scaffold marker, is not a contract yet.
+/// description still holds the importer's scaffold marker, is not a contract yet (the same
+/// reading the server refuses to serve a draft by).
 fn tool_curation_row(t: &Tool, subject: String) -> Row {
-    let mut pending: Vec<String> = t.curate.iter().map(|c| c.to_string()).collect();
-    if t.description.contains(catalog::SCAFFOLD_MARKER) {
-        pending.push(format!(
-            "description: replace the `{}` scaffold parts",
-            catalog::SCAFFOLD_MARKER
-        ));
-    }
+    let pending = catalog::tool_pending_curation(t);
     row(
         "curation",
         subject,

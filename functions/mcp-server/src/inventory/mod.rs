@@ -1,8 +1,9 @@
 //! The deployment inventory: what this deployment serves and to whom, worked out once at start.
 //! `registry` (connectors, their tools and prompts), `profiles` (named tool sets), `views`
 //! (what each profile lists, may call and may find, and which prompts it may use, computed
-//! once), `config`/`env` (every variable, parsed once) and `secrets` (the deployment secret,
-//! cached and re-read on rotation).
+//! once), `config`/`env` (every variable, parsed once), `secrets` (the deployment secret,
+//! cached and re-read on rotation) and `drafts` (an uncurated imported catalog refused, or
+//! served marked).
 //!
 //! The search index and each view's search visibility are the exception: built on first use
 //! ([`Inventory::search`], [`Inventory::visibility`]), exactly once, so a cold instance whose
@@ -12,6 +13,7 @@
 //! config) and `random`; every stage of a call reads from it.
 
 pub mod config;
+pub mod drafts;
 pub(crate) mod env;
 pub(crate) mod profiles;
 pub(crate) mod registry;
