@@ -319,6 +319,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         for problem in crate::answer::tool_problems(c, t) {
             bad(problem);
         }
+        for problem in crate::paging::tool_problems(t) {
+            bad(problem);
+        }
         match t
             .name
             .strip_prefix(c.connector.as_str())
@@ -393,8 +396,12 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         if t.raw && method != Method::Get {
             bad("raw tools may only GET".into());
         }
-        if t.list && c.list_envelope.is_none() && c.paging.is_none() {
-            bad("list tool, but the catalog declares no `paging` (or `list_envelope`)".into());
+        if t.list && c.pager_for(t).is_none() {
+            bad(
+                "list tool, but neither it nor the catalog declares `paging` (or the catalog a \
+                 `list_envelope`)"
+                    .into(),
+            );
         }
         if t.list && t.risk == Risk::Forbidden {
             bad("a list tool cannot be forbidden".into());

@@ -3,8 +3,9 @@
 //! envelope, a cursor in the body (Google's `pageToken`), the next page's URL in the body
 //! (Graph's `@odata.nextLink`; refused to another host or base path), an RFC 8288 `Link`
 //! header over a bare array; aggregations reading every page by cursor and by `Link`; a dry
-//! run's current record on a connector that pages by cursor. Each test records what arrived
-//! and checks what the model got.
+//! run's current record on a connector that pages by cursor; the shipped Cal.com catalog, whose
+//! bookings page by skip/take and whose event types and schedules come unpaged, answering one
+//! list shape. Each test records what arrived and checks what the model got.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -617,4 +618,127 @@ async fn a_dry_runs_current_record_reads_on_a_connector_paged_by_cursor() {
         r["preview"]["changes"]["name"],
         json!({"from": "old name", "to": "new name"})
     );
+}
+
+/// Cal.com's answers: bookings paged by skip/take in its envelope; event types (seven) and
+/// schedules (two) each at once in `{status, data: [...]}`, as its API v2 document says.
+async fn cal_com(
+    State(seen): State<Arc<Mutex<Vec<String>>>>,
+    request: Request<axum::body::Body>,
+) -> Response {
+    let target = request.uri().to_string();
+    seen.lock().unwrap().push(target);
+    let query: HashMap<String, String> = url_pairs(request.uri().query().unwrap_or_default())
+        .into_iter()
+        .collect();
+    let body = match request.uri().path() {
+        "/v2/event-types" => json!({"status": "success", "data": (1..=7).map(|i| json!({
+            "id": i, "title": format!("Termin {i}"), "slug": format!("termin-{i}"),
+            "lengthInMinutes": 30, "description": "Kennenlernen", "beforeEventBuffer": 0,
+            "afterEventBuffer": 10, "price": 0, "currency": "EUR", "ownerId": 11
+        })).collect::<Vec<_>>()}),
+        "/v2/schedules" => json!({"status": "success", "data": [
+            {"id": 21, "ownerId": 11, "name": "Bürozeiten", "timeZone": "Europe/Berlin",
+             "isDefault": true, "availability": [], "overrides": []},
+            {"id": 22, "ownerId": 11, "name": "Sommer", "timeZone": "Europe/Berlin",
+             "isDefault": false, "availability": [], "overrides": []}
+        ]}),
+        "/v2/bookings" => {
+            let num = |n: &str| query.get(n).and_then(|v| v.parse().ok()).unwrap_or(0usize);
+            let (skip, take) = (num("skip"), num("take"));
+            let data: Vec<Value> = (skip..(skip + take).min(7))
+                .map(|i| {
+                    json!({"id": i + 1, "uid": format!("bk_{i}"), "title": "Call",
+                                "status": "accepted", "start": "2026-05-04T08:00:00Z",
+                                "end": "2026-05-04T08:30:00Z", "attendees": []})
+                })
+                .collect();
+            json!({"status": "success", "data": data,
+                   "pagination": {"totalItems": 7, "hasNextPage": skip + take < 7}})
+        }
+        _ => return http::StatusCode::NOT_FOUND.into_response(),
+    };
+    axum::Json(body).into_response()
+}
+
+#[tokio::test]
+async fn cal_coms_lists_answer_the_one_list_shape_whether_cal_com_pages_them_or_not() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let router = Router::new().fallback(cal_com).with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let base = format!("http://{addr}/v2");
+    let calcom: Vec<catalog::Catalog> = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.connector == "calcom")
+        .collect();
+    let app = app_with(
+        &[("CALCOM_BASE_URL", base.as_str())],
+        calcom,
+        connector_secrets("calcom", &[("api_key", "cal_test_0123456789abcdef")]),
+    );
+    let last = || seen.lock().unwrap().last().cloned().unwrap();
+    // The list shape's keys; `total` only where the list is counted (Cal.com counts no
+    // bookings), `hint` only with more, `_…` the platform's notes.
+    let shape = |r: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = r
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| !k.starts_with('_') && !["hint", "total"].contains(&k.as_str()))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+
+    let bookings = call(
+        &app,
+        "calcom_bookings_list",
+        json!({"page_size": 3, "fields": ["id", "uid"]}),
+    )
+    .await;
+    assert_eq!(last(), "/v2/bookings?skip=0&take=3");
+    assert_eq!(ids(&bookings), [1, 2, 3]);
+
+    let types = call(&app, "calcom_event_types_list", json!({})).await;
+    assert_eq!(last(), "/v2/event-types", "Cal.com pages no event types");
+    assert_eq!(types["status"], "ok", "{types}");
+    assert_eq!(ids(&types), [1, 2, 3, 4, 5, 6, 7], "{types}");
+    assert!(types.get("data").is_none(), "no `data.data`: {types}");
+    assert_eq!(shape(&types), shape(&bookings), "{types}\n{bookings}");
+    assert_eq!(
+        (&types["page"], &types["total"], &types["has_more"]),
+        (&json!(1), &json!(7), &json!(false))
+    );
+    assert_eq!(
+        types["items"][0],
+        json!({"id": 1, "title": "Termin 1", "slug": "termin-1", "lengthInMinutes": 30,
+               "beforeEventBuffer": 0, "afterEventBuffer": 10}),
+        "the default fields"
+    );
+
+    let page = call(
+        &app,
+        "calcom_event_types_list",
+        json!({"page": 2, "page_size": 3, "fields": ["id", "title"]}),
+    )
+    .await;
+    assert_eq!(last(), "/v2/event-types");
+    assert_eq!(ids(&page), [4, 5, 6]);
+    assert_eq!(page["items"][0], json!({"id": 4, "title": "Termin 4"}));
+    assert_eq!(page["has_more"], true);
+    assert_eq!(
+        page["hint"], "More results: call again with page=3.",
+        "{page}"
+    );
+    let count = call(&app, "calcom_event_types_list", json!({"count_only": true})).await;
+    assert_eq!(count["count"], 7, "{count}");
+
+    let schedules = call(&app, "calcom_schedules_list", json!({})).await;
+    assert_eq!(last(), "/v2/schedules");
+    assert_eq!(ids(&schedules), [21, 22]);
+    assert_eq!(shape(&schedules), shape(&bookings), "{schedules}");
 }
