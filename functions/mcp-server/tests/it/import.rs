@@ -236,20 +236,20 @@ fn imported_draft(dir: &Path) -> PathBuf {
     drafts
 }
 
-/// Runs `mcp-server serve ARGS` until it exits, at most `within`: its exit code and stderr, or
-/// `None` when it was still running (then it is stopped).
-fn serve_exit(args: &[&str], within: std::time::Duration) -> Option<(Option<i32>, String)> {
+/// Runs `mcp-server ARGS` with `vars` until it exits, at most 30 s: its exit code and stderr,
+/// or `None` when it was still running (then it is stopped).
+fn exit_of(args: &[&str], vars: &[(&str, &str)]) -> Option<(Option<i32>, String)> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
-        .arg("serve")
         .args(args)
         .env_remove("AWS_LAMBDA_RUNTIME_API")
         .env_remove("MCP_CATALOG_DIR")
         .env_remove("MCP_API_KEYS")
+        .envs(vars.iter().copied())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + within;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while std::time::Instant::now() < deadline {
         if let Some(status) = child.try_wait().unwrap() {
             let mut stderr = String::new();
@@ -269,9 +269,9 @@ fn serve_refuses_an_imported_draft_naming_the_file_its_decisions_and_the_ways_ou
     let drafts = imported_draft(&dir);
     let file = drafts.join("notes.yaml");
     let dir_arg = drafts.to_str().unwrap();
-    let exited = serve_exit(
-        &["--catalog", dir_arg, "--addr", "127.0.0.1:0"],
-        std::time::Duration::from_secs(30),
+    let exited = exit_of(
+        &["serve", "--catalog", dir_arg, "--addr", "127.0.0.1:0"],
+        &[],
     );
     let Some((code, stderr)) = exited else {
         panic!("serve started with an uncurated draft instead of refusing it");
@@ -302,6 +302,41 @@ fn serve_refuses_an_imported_draft_naming_the_file_its_decisions_and_the_ways_ou
         "{stderr}"
     );
     assert!(!stderr.contains("serving MCP"), "{stderr}");
+}
+
+#[test]
+fn lambda_mode_never_serves_an_imported_draft() {
+    let dir = scratch("lambda-draft");
+    let drafts = imported_draft(&dir);
+    // Nothing listens at the runtime API: only the start-up up to the catalogs is reached.
+    let exited = exit_of(
+        &[],
+        &[
+            ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:1"),
+            ("MCP_SECRET_ID", "hosted-mcp/test"),
+            (
+                "MCP_ALLOWED_HOSTS",
+                "abc123.execute-api.eu-central-1.amazonaws.com",
+            ),
+            ("MCP_CATALOG_DIR", drafts.to_str().unwrap()),
+        ],
+    );
+    let Some((code, stderr)) = exited else {
+        panic!("Lambda mode went on with an uncurated draft instead of refusing it");
+    };
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("notes.yaml is an uncurated draft"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Lambda mode never serves a draft."),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("--allow-drafts"),
+        "no flag on Lambda: {stderr}"
+    );
 }
 
 #[tokio::test]
