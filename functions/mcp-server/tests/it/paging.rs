@@ -2,10 +2,11 @@
 //! from 0, offset/limit (sevdesk's `{"objects": […]}`, no total), skip/take in Cal.com's
 //! envelope, a cursor in the body (Google's `pageToken`), the next page's URL in the body
 //! (Graph's `@odata.nextLink`; refused to another host or base path), an RFC 8288 `Link`
-//! header over a bare array; aggregations reading every page by cursor and by `Link`; a dry
-//! run's current record on a connector that pages by cursor; the shipped Cal.com catalog, whose
-//! bookings page by skip/take and whose event types and schedules come unpaged, answering one
-//! list shape. Each test records what arrived and checks what the model got.
+//! header over a bare array, an unpaged list cut into the model's pages; aggregations reading
+//! every page by cursor, by `Link` and of an unpaged list in one request; a dry run's current
+//! record on a connector that pages by cursor; the shipped Cal.com catalog, whose bookings
+//! page by skip/take and whose event types and schedules come unpaged, answering one list
+//! shape. Each test records what arrived and checks what the model got.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -36,6 +37,8 @@ enum Speaks {
     NextLink,
     /// `page` from 1, `per_page`; a bare array and `Link: <…>; rel="next"`.
     Link,
+    /// No paging: every item at once in `{"status": "success", "data": […]}`.
+    Unpaged,
 }
 
 #[derive(Clone)]
@@ -104,6 +107,7 @@ async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> R
             json!({"items": items(from, size), "more": from + size < 7})
         }
         Speaks::OffsetLimit => json!({"objects": items(num("offset", 0), num("limit", 10))}),
+        Speaks::Unpaged => json!({"status": "success", "data": items(0, 7)}),
         Speaks::SkipTake => {
             let (skip, take) = (num("skip", 0), num("take", 10));
             json!({"status": "success", "data": items(skip, take),
@@ -360,6 +364,27 @@ async fn skip_and_take_in_cal_coms_envelope() {
 }
 
 #[tokio::test]
+async fn an_unpaged_list_asks_for_no_page_and_answers_the_models_pages_from_one_answer() {
+    let (addr, fake) = spawn(Speaks::Unpaged).await;
+    let app = app(addr, "{ style: unpaged, items: /data }");
+    let r = call(&app, "wire_items_list", json!({"page": 2, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items");
+    assert_eq!(ids(&r), [4, 5, 6]);
+    assert_eq!(
+        (&r["page"], &r["page_size"], &r["total"], &r["has_more"]),
+        (&json!(2), &json!(3), &json!(7), &json!(true))
+    );
+    assert_eq!(r["hint"], "More results: call again with page=3.", "{r}");
+    let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
+    assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+    let r = call(&app, "wire_items_list", json!({"page": 4, "page_size": 3})).await;
+    assert_eq!((ids(&r), &r["has_more"]), (vec![], &json!(false)));
+    let r = call(&app, "wire_items_list", json!({"count_only": true})).await;
+    assert_eq!(fake.last(), "/v2/items");
+    assert_eq!(r["count"], 7, "{r}");
+}
+
+#[tokio::test]
 async fn a_cursor_in_the_body_goes_back_opaque_until_the_last_page() {
     let (addr, fake) = spawn(Speaks::Token).await;
     let app = app(
@@ -583,6 +608,11 @@ async fn aggregations_read_every_page_by_cursor_and_by_link_header() {
                 "/v2/items?offset=3&limit=3",
                 "/v2/items?offset=6&limit=3",
             ],
+        ),
+        (
+            Speaks::Unpaged,
+            "{ style: unpaged, items: /data, max_page_size: 3 }",
+            vec!["/v2/items"],
         ),
     ] {
         let (addr, fake) = spawn(speaks).await;
