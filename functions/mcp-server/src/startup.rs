@@ -16,6 +16,7 @@ use crate::call::{Ledger, Pipeline, TableLedger};
 use crate::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::connect::{Connect, Declared};
 use crate::http::{AppState, health};
+use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
@@ -51,6 +52,22 @@ impl Default for Stores {
 /// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
 pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
     Ok(connector::load(dir.map(PathBuf::as_path))?)
+}
+
+/// Loads the catalogs to serve ([`load_catalogs`]'s): an uncurated draft among them is refused,
+/// or served marked when `drafts` allows it (then each is warned about).
+pub fn load_served(dir: Option<&PathBuf>, drafts: Drafts) -> anyhow::Result<Vec<catalog::Catalog>> {
+    let loaded = connector::load_files(dir.map(PathBuf::as_path))?;
+    let admitted = drafts::admit(loaded, drafts)?;
+    for (file, pending) in &admitted.drafts {
+        tracing::warn!(
+            file = %file,
+            pending,
+            "--allow-drafts: serving an uncurated draft; each of its tools is marked DRAFT and \
+             each write asks for confirmation"
+        );
+    }
+    Ok(admitted.catalogs)
 }
 
 /// Builds the application state over the loaded `catalogs`: AWS clients and stores (only when

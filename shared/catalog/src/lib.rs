@@ -6,6 +6,7 @@
 
 mod answer;
 mod body;
+mod curation;
 mod load;
 mod model;
 mod names;
@@ -21,9 +22,10 @@ mod wire;
 
 pub use answer::{MAX_BINARY_BYTES, essence};
 pub use body::{fill as fill_body, placeholder as body_placeholder};
+pub use curation::{Pending, pending as pending_curation, tool_pending as tool_pending_curation};
 pub use load::{
-    LoadError, MAX_TOOL_NAME, PackError, catalog_files, load_dir, load_packed, load_sources, pack,
-    parse,
+    LoadError, MAX_TOOL_NAME, PackError, catalog_files, load_dir, load_dir_files, load_packed,
+    load_sources, pack, parse,
 };
 pub use model::*;
 pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};

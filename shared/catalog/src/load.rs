@@ -30,17 +30,22 @@ pub enum LoadError {
 
 /// Loads every `*.yaml` file in `dir`, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<Catalog>, LoadError> {
+    Ok(load_dir_files(dir)?.into_iter().map(|(_, c)| c).collect())
+}
+
+/// [`load_dir`], each catalog with the file it came from (what a refusal to serve one names).
+pub fn load_dir_files(dir: &Path) -> Result<Vec<(PathBuf, Catalog)>, LoadError> {
     let files = catalog_files(dir)?;
     let mut catalogs = Vec::with_capacity(files.len());
-    for file in files {
-        let text = std::fs::read_to_string(&file).map_err(|source| LoadError::Io {
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|source| LoadError::Io {
             file: file.clone(),
             source,
         })?;
         catalogs.push(parse(&file.display().to_string(), &text)?);
     }
     check_unique(&catalogs)?;
-    Ok(catalogs)
+    Ok(files.into_iter().zip(catalogs).collect())
 }
 
 /// The catalog files of `dir` (`*.yaml`, `*.yml`), sorted by name; none is an error.
@@ -314,6 +319,9 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         for problem in crate::answer::tool_problems(c, t) {
             bad(problem);
         }
+        for problem in crate::paging::tool_problems(t) {
+            bad(problem);
+        }
         match t
             .name
             .strip_prefix(c.connector.as_str())
@@ -388,8 +396,12 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
         if t.raw && method != Method::Get {
             bad("raw tools may only GET".into());
         }
-        if t.list && c.list_envelope.is_none() && c.paging.is_none() {
-            bad("list tool, but the catalog declares no `paging` (or `list_envelope`)".into());
+        if t.list && c.pager_for(t).is_none() {
+            bad(
+                "list tool, but neither it nor the catalog declares `paging` (or the catalog a \
+                 `list_envelope`)"
+                    .into(),
+            );
         }
         if t.list && t.risk == Risk::Forbidden {
             bad("a list tool cannot be forbidden".into());

@@ -1,7 +1,8 @@
-//! How an upstream pages its lists: the `paging` declaration (one of five styles, declared in
-//! `model/paging.rs`), the older `list_envelope` it generalises, and the pure arithmetic every
-//! runtime shares: which query parameters ask for a page, where a page's items, total, "more" flag
-//! and next cursor are, and the `next` link of an RFC 8288 `Link` header.
+//! How an upstream pages its lists: the `paging` declaration (one of six styles, declared in
+//! `model/paging.rs`; the catalog's, or a list tool's own), the older `list_envelope` it
+//! generalises, and the pure arithmetic every runtime shares: which query parameters ask for a
+//! page, where a page's items, total, "more" flag and next cursor are, the model's page of an
+//! unpaged list, and the `next` link of an RFC 8288 `Link` header.
 //!
 //! Both declarations become one [`Pager`], so the runtime has one code path; a `list_envelope`
 //! becomes exactly the pager it always was (1-based pages, dotted field names as pointers, no
@@ -9,16 +10,25 @@
 
 use serde_json::Value;
 
-use crate::model::{Catalog, ListEnvelope, Paging, PagingStyle, Text};
+use crate::model::{Catalog, ListEnvelope, Paging, PagingStyle, Text, Tool};
 
 /// How a page is asked for, with the names the style needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ask {
-    Page { param: String, first: u32 },
-    Offset { param: String },
-    Cursor { param: String },
+    Page {
+        param: String,
+        first: u32,
+    },
+    Offset {
+        param: String,
+    },
+    Cursor {
+        param: String,
+    },
     NextUrl,
     LinkHeader,
+    /// Nothing is asked: one answer holds every item, and the model's page is cut from it.
+    Unpaged,
 }
 
 /// A catalog's paging, resolved: what the runtime reads, from `paging` or `list_envelope`.
@@ -56,6 +66,14 @@ impl Catalog {
             (None, None) => None,
         }
     }
+
+    /// How `tool` pages: its own `paging`, else the catalog's ([`Catalog::pager`]).
+    pub fn pager_for(&self, tool: &Tool) -> Option<Pager> {
+        match &tool.paging {
+            Some(own) => Some(Pager::from_paging(own)),
+            None => self.pager(),
+        }
+    }
 }
 
 impl Pager {
@@ -74,6 +92,7 @@ impl Pager {
             },
             PagingStyle::NextUrl => Ask::NextUrl,
             PagingStyle::LinkHeader => Ask::LinkHeader,
+            PagingStyle::Unpaged => Ask::Unpaged,
         };
         Pager {
             ask,
@@ -112,14 +131,15 @@ impl Pager {
         )
     }
 
-    /// Whether the model may choose a page size.
+    /// Whether the model may choose a page size: the upstream takes one, or the pages are cut
+    /// here from an unpaged answer.
     pub fn sized(&self) -> bool {
-        self.size_param.is_some()
+        self.size_param.is_some() || self.ask == Ask::Unpaged
     }
 
-    /// Whether `count_only` can answer: a total is declared.
+    /// Whether `count_only` can answer: a total is declared, or an unpaged answer is counted.
     pub fn counts(&self) -> bool {
-        self.total.is_some()
+        self.total.is_some() || self.ask == Ask::Unpaged
     }
 
     /// The query parameter names this paging sends (a tool's own may not reuse them).
@@ -129,7 +149,7 @@ impl Pager {
             Ask::Page { param, .. } | Ask::Offset { param } | Ask::Cursor { param } => {
                 out.push(param)
             }
-            Ask::NextUrl | Ask::LinkHeader => {}
+            Ask::NextUrl | Ask::LinkHeader | Ask::Unpaged => {}
         }
         out
     }
@@ -162,6 +182,7 @@ impl Pager {
                 }
             }
             Ask::NextUrl | Ask::LinkHeader => size_pair(&mut out),
+            Ask::Unpaged => {}
         }
         out
     }
@@ -184,7 +205,27 @@ impl Pager {
         })
     }
 
-    /// Whether a numbered page (`page`, `offset`) has more behind it: the `more` flag, else
+    /// The model's 1-based `page` of `size` items in one answer: the answer's own page, or, for
+    /// an unpaged list, that slice of every item the answer holds, with their number as the
+    /// total and whether any follow. `None` when it has no items array where declared.
+    pub fn page<'a>(&self, body: &'a Value, page: u32, size: u32) -> Option<PageRead<'a>> {
+        let read = self.read(body)?;
+        if self.ask != Ask::Unpaged {
+            return Some(read);
+        }
+        let all = read.items;
+        let skipped = (page.saturating_sub(1) as usize).saturating_mul(size as usize);
+        let start = skipped.min(all.len());
+        let end = start.saturating_add(size as usize).min(all.len());
+        Some(PageRead {
+            items: &all[start..end],
+            total: Some(all.len() as u64),
+            more: Some(end < all.len()),
+            next: None,
+        })
+    }
+
+    /// Whether a numbered page (`page`, `offset`, `unpaged`) has more behind it: the `more` flag, else
     /// the total, else (declared `paging` only) a full page.
     pub fn numbered_more(&self, read: &PageRead<'_>, page: u32, size: u32) -> bool {
         read.more.unwrap_or_else(|| match read.total {
@@ -240,7 +281,7 @@ fn pointer(p: &str) -> bool {
     p.is_empty() || p.starts_with('/')
 }
 
-/// The `paging` declaration's problems, each a sentence for the loader.
+/// The catalog's `paging` declaration's problems, each a sentence for the loader.
 pub(crate) fn problems(c: &Catalog) -> Vec<String> {
     let Some(p) = &c.paging else {
         return Vec::new();
@@ -252,6 +293,26 @@ pub(crate) fn problems(c: &Catalog) -> Vec<String> {
                 .into(),
         );
     }
+    out.extend(style_problems(p));
+    out
+}
+
+/// A tool's own `paging`: only on a list tool, and checked as the catalog's is.
+pub(crate) fn tool_problems(t: &Tool) -> Vec<String> {
+    let Some(p) = &t.paging else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if !t.list {
+        out.push("`paging` says how a list pages: declare it on a `list: true` tool".into());
+    }
+    out.extend(style_problems(p));
+    out
+}
+
+/// One `paging` declaration's problems: each style's fields, names and pointers.
+fn style_problems(p: &Paging) -> Vec<String> {
+    let mut out = Vec::new();
     let style = p.style.as_str();
     let needs = |field: &str, set: bool, out: &mut Vec<String>| {
         if !set {
@@ -268,7 +329,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<String> {
         PagingStyle::Offset => (false, true, false, false),
         PagingStyle::Cursor => (false, false, true, true),
         PagingStyle::NextUrl => (false, false, false, true),
-        PagingStyle::LinkHeader => (false, false, false, false),
+        PagingStyle::LinkHeader | PagingStyle::Unpaged => (false, false, false, false),
     };
     for (field, wanted, set) in [
         ("page_param", page, p.page_param.is_some()),
@@ -283,6 +344,12 @@ pub(crate) fn problems(c: &Catalog) -> Vec<String> {
         }
     }
     refuses("first_page", !page && p.first_page.is_some(), &mut out);
+    if p.style == PagingStyle::Unpaged {
+        // One answer holds every item: nothing to ask for, and the count is its length.
+        refuses("size_param", p.size_param.is_some(), &mut out);
+        refuses("total", p.total.is_some(), &mut out);
+        refuses("more", p.more.is_some(), &mut out);
+    }
     if matches!(p.style, PagingStyle::Page | PagingStyle::Offset) {
         needs("size_param", p.size_param.is_some(), &mut out);
     }
@@ -481,6 +548,104 @@ mod tests {
         assert_eq!(
             problems_of("{style: offset, items: /d, offset_param: \"a&b\", size_param: s}"),
             ["paging: `a&b` is not a plain query parameter name"]
+        );
+    }
+
+    #[test]
+    fn an_unpaged_list_asks_for_nothing_and_is_cut_into_the_models_pages() {
+        let p = pager("{style: unpaged, items: /data}");
+        assert_eq!(pairs(&p, 2, 10, None), "");
+        assert!(p.params().is_empty());
+        assert!(p.sized() && p.counts() && !p.by_cursor());
+        let body = json!({"status": "success", "data": [{"id": 1}, {"id": 2}, {"id": 3}]});
+        let ids = |read: PageRead<'_>| -> (Vec<i64>, Option<u64>, Option<bool>) {
+            let ids = read
+                .items
+                .iter()
+                .map(|i| i["id"].as_i64().unwrap())
+                .collect();
+            (ids, read.total, read.more)
+        };
+        assert_eq!(
+            ids(p.page(&body, 1, 2).unwrap()),
+            (vec![1, 2], Some(3), Some(true))
+        );
+        assert_eq!(
+            ids(p.page(&body, 2, 2).unwrap()),
+            (vec![3], Some(3), Some(false))
+        );
+        assert_eq!(
+            ids(p.page(&body, 9, 2).unwrap()),
+            (vec![], Some(3), Some(false))
+        );
+        assert!(p.numbered_more(&p.page(&body, 1, 2).unwrap(), 1, 2));
+        assert!(p.page(&json!({"data": {"data": []}}), 1, 2).is_none());
+        // A paged style's page is the answer's own.
+        let offset = pager("{style: offset, items: /data, offset_param: skip, size_param: take}");
+        assert_eq!(offset.page(&body, 2, 2).unwrap().items.len(), 3);
+        assert_eq!(
+            problems_of("{style: unpaged, items: /d, size_param: s, total: /t, more: /m}"),
+            [
+                "paging style `unpaged` does not use `size_param`",
+                "paging style `unpaged` does not use `total`",
+                "paging style `unpaged` does not use `more`",
+            ]
+        );
+        assert!(problems_of("{style: unpaged, items: /data/data}").is_empty());
+    }
+
+    #[test]
+    fn a_list_tool_may_page_its_own_way() {
+        let text = |catalog_paging: &str, tool_paging: &str, list: bool| {
+            format!(
+                "connector: c\nbase_url: \"https://x.test\"\n{catalog_paging}tools:\n  - name: c_things_list\n    risk: low\n    description: d\n    list: true\n    get: /things\n  - name: c_kinds_list\n    risk: low\n    description: d\n    list: {list}\n    get: /kinds\n    {tool_paging}\n"
+            )
+        };
+        let skip_take =
+            "paging: { style: offset, items: /data, offset_param: skip, size_param: take }\n";
+        let c = crate::parse(
+            "c.yaml",
+            &text(
+                skip_take,
+                "paging: { style: unpaged, items: /data/data }",
+                true,
+            ),
+        )
+        .unwrap();
+        let (things, kinds) = (&c.tools[0], &c.tools[1]);
+        assert_eq!(c.pager_for(things), c.pager());
+        let own = c.pager_for(kinds).unwrap();
+        assert_eq!((own.ask, own.items.as_str()), (Ask::Unpaged, "/data/data"));
+        // Its own paging is checked as the catalog's is, and only a list tool has one.
+        let err = crate::parse(
+            "c.yaml",
+            &text(
+                skip_take,
+                "paging: { style: unpaged, items: /d, total: /n }",
+                true,
+            ),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("tool `c_kinds_list`: paging style `unpaged` does not use `total`"),
+            "{err}"
+        );
+        let err = crate::parse(
+            "c.yaml",
+            &text(skip_take, "paging: { style: unpaged, items: /d }", false),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("declare it on a `list: true` tool"), "{err}");
+        // Every list tool paging its own way needs no catalog paging; one that does not, does.
+        let unpaged = "paging: { style: unpaged, items: /d }";
+        let err = crate::parse("c.yaml", &text("", unpaged, true))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("tool `c_things_list`: list tool, but neither it nor the catalog"),
+            "{err}"
         );
     }
 

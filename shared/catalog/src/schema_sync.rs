@@ -232,6 +232,7 @@ fn full_tool() -> Tool {
         delete: Some("/invoices/{id}".into()),
         raw: true,
         list: true,
+        paging: Some(Box::new(full_paging())),
         params: Params::from([("descending".into(), Box::new(full_param()))]),
         body: Some(json!({"invoice": {"objectName": "Invoice"}, "invoicePosSave": "{positions}"})),
         headers: BTreeMap::from([("cal-api-version".into(), "2024-06-14".into())]),
@@ -768,7 +769,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["param_type"]["enum"]),
     );
 
-    let styles = variants!(PagingStyle: Page, Offset, Cursor, NextUrl, LinkHeader);
+    let styles = variants!(PagingStyle: Page, Offset, Cursor, NextUrl, LinkHeader, Unpaged);
     compare(
         "paging style",
         serde_names(&styles),

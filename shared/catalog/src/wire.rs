@@ -67,7 +67,7 @@ fn error_problems(c: &Catalog) -> Vec<String> {
 /// query-parameter credential (the secret would then travel beside a model's value).
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut out = header_problems(&t.headers, &c.auth);
-    if let Some(pager) = c.pager().filter(|_| t.list) {
+    if let Some(pager) = c.pager_for(t).filter(|_| t.list) {
         let names = pager.params();
         for (n, p) in t
             .params
@@ -97,7 +97,7 @@ pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
             .filter(|(_, p)| p.location == ParamIn::Query)
             .any(|(n, p)| p.upstream_name(n) == name);
         let paging = c
-            .pager()
+            .pager_for(t)
             .is_some_and(|p| t.list && p.params().contains(&name.as_str()));
         if clash || paging {
             out.push(format!(

@@ -27,6 +27,24 @@ pub fn load(dir: Option<&Path>) -> Result<Vec<Catalog>, LoadError> {
     }
 }
 
+/// [`load`], each catalog with the file it came from: its path in `dir`, or `catalogs/<file>`
+/// of this crate for an embedded one (what a refusal to serve a catalog names).
+pub fn load_files(dir: Option<&Path>) -> Result<Vec<(String, Catalog)>, LoadError> {
+    match dir {
+        Some(dir) => Ok(catalog::load_dir_files(dir)?
+            .into_iter()
+            .map(|(file, c)| (file.display().to_string(), c))
+            .collect()),
+        None => {
+            let catalogs = catalog::load_packed(EMBEDDED_PACKED)?;
+            let files = EMBEDDED_PACKED
+                .iter()
+                .map(|(file, ..)| format!("shared/connector/catalogs/{file} (embedded)"));
+            Ok(files.zip(catalogs).collect())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +83,23 @@ mod tests {
         assert_eq!(from_dir, load(None).unwrap());
         let names: Vec<&str> = from_dir.iter().map(|c| c.connector.as_str()).collect();
         assert_eq!(names, ["calcom", "papierkram", "sevdesk"]);
+    }
+
+    #[test]
+    fn each_catalog_comes_with_its_file() {
+        let files: Vec<String> = load_files(None)
+            .unwrap()
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        assert_eq!(files[0], "shared/connector/catalogs/calcom.yaml (embedded)");
+        let from_dir = load_files(Some(&folder())).unwrap();
+        assert!(
+            from_dir[1].0.ends_with("catalogs/papierkram.yaml"),
+            "{}",
+            from_dir[1].0
+        );
+        assert_eq!(from_dir[1].1.connector, "papierkram");
     }
 
     #[test]

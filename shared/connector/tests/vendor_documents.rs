@@ -338,8 +338,9 @@ fn problems(c: &Catalog, tool: &Tool, facts: &Facts) -> Vec<String> {
             query(p.upstream_name(name), wire(p));
         }
     }
+    // A list tool's own paging (an unpaged one sends nothing), else the catalog's.
     if tool.list
-        && let Some(paging) = &c.paging
+        && let Some(paging) = tool.paging.as_deref().or(c.paging.as_ref())
     {
         for name in [&paging.offset_param, &paging.size_param, &paging.page_param]
             .into_iter()

@@ -176,8 +176,8 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
                 .map(|i| format!(", items in `{i}`"))
                 .unwrap_or_default();
             curate.push(format!(
-                "paging: pages by {}{items}, unlike the connector's `paging`; one paging is \
-                 declared per connector, so this stays a plain call unless a person decides",
+                "paging: pages by {}{items}, unlike the connector's `paging`, so this stays a \
+                 plain call unless a person gives it `list: true` and its own tool `paging`",
                 style.words()
             ));
         }

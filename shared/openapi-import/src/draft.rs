@@ -223,6 +223,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         delete: None,
         raw: false,
         list: false,
+        paging: None,
         params: BTreeMap::new(),
         body: None,
         headers: BTreeMap::new(),

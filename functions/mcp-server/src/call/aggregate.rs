@@ -82,12 +82,12 @@ pub(super) async fn run(
                 arguments.insert(arg.to_string(), v);
             }
         }
-        let shape = ListShape::of(&conn.catalog);
+        let shape = ListShape::of(&conn.catalog, tool);
         let mut source_valid = match args::validate(tool, shape, &arguments) {
             Ok(v) => v,
             Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
         };
-        let Some(pager) = conn.catalog.pager() else {
+        let Some(pager) = conn.catalog.pager_for(tool) else {
             return Outcome::failed(
                 Status::Error,
                 "bad_aggregate",
@@ -97,7 +97,12 @@ pub(super) async fn run(
                 ),
             );
         };
-        let page_size = pager.max_page_size.min(100);
+        // An unpaged list is read whole in its one answer.
+        let page_size = if pager.ask == catalog::Ask::Unpaged {
+            u32::MAX
+        } else {
+            pager.max_page_size.min(100)
+        };
         let mut items = Vec::new();
         let mut failure = None;
         let mut pages_read = 0;
@@ -405,7 +410,7 @@ fn page_of(
     page: u32,
     size: u32,
 ) -> Option<(Vec<Value>, More, Option<u64>)> {
-    let read = pager.read(&reply.body)?;
+    let read = pager.page(&reply.body, page, size)?;
     let items = read.items.to_vec();
     if pager.by_cursor() {
         let more = match &reply.next {

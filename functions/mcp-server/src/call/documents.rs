@@ -197,7 +197,7 @@ pub(super) fn item_links(
     if opts.count_only {
         return Vec::new();
     }
-    let Some(read) = pager.read(body) else {
+    let Some(read) = pager.page(body, opts.page, opts.page_size) else {
         return Vec::new();
     };
     read.items

@@ -38,7 +38,7 @@ pub(super) fn ok(
     body: Value,
     next: Option<&NextPage>,
 ) -> Result<Map<String, Value>, ShapeError> {
-    let mut fields = match (list, catalog.pager()) {
+    let mut fields = match (list, catalog.pager_for(tool)) {
         (Some(opts), Some(pager)) => list_result(catalog, tool, &pager, opts, &body, next)?,
         _ => outcome::data(body),
     };
@@ -56,7 +56,7 @@ fn list_result(
     body: &Value,
     next: Option<&NextPage>,
 ) -> Result<Map<String, Value>, ShapeError> {
-    let Some(read) = pager.read(body) else {
+    let Some(read) = pager.page(body, opts.page, opts.page_size) else {
         return Err(ShapeError::NoList {
             title: catalog
                 .title

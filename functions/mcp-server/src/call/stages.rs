@@ -61,7 +61,7 @@ pub(super) fn validate(
     tool: &Tool,
     arguments: &Map<String, Value>,
 ) -> Flow<ValidArgs> {
-    let list = crate::contract::cursor::ListShape::of(&conn.catalog);
+    let list = crate::contract::cursor::ListShape::of(&conn.catalog, tool);
     match args::validate(tool, list, arguments) {
         Ok(valid) => ControlFlow::Continue(valid),
         Err(e) => ControlFlow::Break(Outcome::failed(
@@ -333,7 +333,7 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
     // An item's link keeps its place among the items shown (a cut page's rest skips some).
     let skip = call.valid.list.as_ref().map_or(0, |l| l.skip());
     let links = documents::item_links(
-        catalog.pager(),
+        catalog.pager_for(call.tool),
         call.tool,
         call.valid.list.as_ref(),
         &reply.body,

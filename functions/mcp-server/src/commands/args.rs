@@ -41,6 +41,11 @@ enum Sub {
         /// Accepts every request without an API key (loopback addresses only).
         #[arg(long)]
         insecure_no_auth: bool,
+        /// Serves uncurated imported drafts (`curate` entries, `CURATE:` markers), refused
+        /// otherwise: each of their tools is marked as a draft and each write asks for
+        /// confirmation first, whatever risk the draft proposes. Never in Lambda mode.
+        #[arg(long)]
+        allow_drafts: bool,
     },
     /// Checks catalogs against the audit checklist; exits 1 on any gap.
     Lint {
@@ -140,6 +145,7 @@ impl Cli {
                 addr,
                 catalog,
                 insecure_no_auth,
+                allow_drafts,
             }) => {
                 if insecure_no_auth && !addr.ip().is_loopback() {
                     return Err(error(
@@ -155,6 +161,7 @@ impl Cli {
                     // A blank variable counts as unset, as in `Config`.
                     catalog: catalog.filter(|p| !p.as_os_str().is_empty()),
                     insecure_no_auth,
+                    allow_drafts,
                 }
             }
             Some(Sub::Lint { dir }) => Command::Lint { dir },
@@ -255,9 +262,16 @@ mod tests {
             Command::Serve {
                 addr: "127.0.0.1:8767".parse().unwrap(),
                 catalog: None,
-                insecure_no_auth: false
+                insecure_no_auth: false,
+                allow_drafts: false,
             }
         );
+        let Command::Serve { allow_drafts, .. } =
+            parse(args("serve --allow-drafts"), false).unwrap()
+        else {
+            panic!("not serve");
+        };
+        assert!(allow_drafts);
     }
 
     #[test]

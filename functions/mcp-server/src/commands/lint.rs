@@ -127,9 +127,8 @@ pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     let mut rows = Vec::new();
     for c in catalogs {
         connector_rows(c, config, &mut rows);
-        let shape = ListShape::of(c);
         for t in &c.tools {
-            tool_rows(t, shape, &mut rows);
+            tool_rows(t, ListShape::of(c, t), &mut rows);
         }
     }
     let listed: usize = catalogs
@@ -332,8 +331,31 @@ fn connector_rows(c: &Catalog, config: &Config, rows: &mut Vec<Row>) {
 /// upstream cannot report (a total, a "more" flag) is no gap the catalog can close; the loader
 /// already refuses a style without the fields it needs.
 fn paging_row(c: &Catalog, subject: String) -> Row {
-    let Some(pager) = c.pager().filter(|_| c.tools.iter().any(|t| t.list)) else {
+    let lists: Vec<&Tool> = c.tools.iter().filter(|t| t.list).collect();
+    if lists.is_empty() {
         return na("paging", subject, "no list tools");
+    }
+    // List tools that declare their own paging (another style, or unpaged), named.
+    let own: Vec<String> = lists
+        .iter()
+        .filter_map(|t| Some(format!("{} {}", t.name, t.paging.as_ref()?.style.as_str())))
+        .collect();
+    let own_note = if own.is_empty() {
+        String::new()
+    } else {
+        format!("; their own paging: {}", own.join(", "))
+    };
+    let Some((pager, first)) = lists
+        .iter()
+        .find(|t| t.paging.is_none())
+        .and_then(|t| Some((c.pager()?, *t)))
+    else {
+        return row(
+            "paging",
+            subject,
+            true,
+            format!("every list tool pages its own way: {}", own.join(", ")),
+        );
     };
     let style = match (&c.paging, &pager.ask) {
         (None, _) => "list_envelope (numbered pages from 1)".to_string(),
@@ -342,7 +364,7 @@ fn paging_row(c: &Catalog, subject: String) -> Row {
         }
         (Some(p), _) => p.style.as_str().to_string(),
     };
-    let shape = ListShape::of(c);
+    let shape = ListShape::of(c, first);
     let mut given = vec![if shape.by_cursor {
         "cursor/next_cursor"
     } else {
@@ -363,6 +385,7 @@ fn paging_row(c: &Catalog, subject: String) -> Row {
     if !pager.by_cursor() && pager.more.is_none() && pager.total.is_none() && pager.infer_more {
         detail.push_str("; has_more guessed from a full page (no `more` or `total`)");
     }
+    detail.push_str(&own_note);
     row("paging", subject, true, detail)
 }
 
@@ -530,15 +553,10 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
 }
 
 /// `curation`: an imported draft is a proposal. A tool with pending `curate` entries, or whose
-/// description still holds the importer's scaffold marker, is not a contract yet.
+/// description still holds the importer's scaffold marker, is not a contract yet (the same
+/// reading the server refuses to serve a draft by).
 fn tool_curation_row(t: &Tool, subject: String) -> Row {
-    let mut pending: Vec<String> = t.curate.iter().map(|c| c.to_string()).collect();
-    if t.description.contains(catalog::SCAFFOLD_MARKER) {
-        pending.push(format!(
-            "description: replace the `{}` scaffold parts",
-            catalog::SCAFFOLD_MARKER
-        ));
-    }
+    let pending = catalog::tool_pending_curation(t);
     row(
         "curation",
         subject,
@@ -862,6 +880,51 @@ tools:
             papierkram.detail,
             "list_envelope (numbered pages from 1): page (cursor for a cut page's rest), page_size, \
              fields, count_only"
+        );
+    }
+
+    #[test]
+    fn the_paging_row_names_the_lists_that_page_their_own_way() {
+        const KINDS: &str = r#"
+connector: cal
+base_url: "https://api.cal.test/v2"
+tools:
+  - name: cal_kinds_list
+    risk: low
+    list: true
+    description: 'Lists kinds (Arten). Use it to find a kind. Example: {"page_size": 5}'
+    get: /kinds
+    paging: { style: unpaged, items: /data }
+"#;
+        const BOOKINGS: &str = r#"
+  - name: cal_bookings_list
+    risk: low
+    list: true
+    description: 'Lists bookings (Termine). Use it for meetings. Example: {}'
+    get: /bookings
+paging: { style: offset, items: /data, offset_param: skip, size_param: take }
+"#;
+        let rows_of = |text: &str| lint(&[catalog::parse("cal.yaml", text).unwrap()], &config());
+        let find = |rows: &[Row], rule: &str| rows.iter().find(|r| r.rule == rule).unwrap().clone();
+        let alone = rows_of(KINDS);
+        let paging = find(&alone, "paging");
+        assert_eq!(paging.verdict, Verdict::Ok);
+        assert_eq!(
+            paging.detail,
+            "every list tool pages its own way: cal_kinds_list unpaged"
+        );
+        let shape = find(&alone, "list_shape");
+        assert!(shape.detail.contains("count_only"), "{}", shape.detail);
+        let beside = find(&rows_of(&format!("{KINDS}{BOOKINGS}")), "paging");
+        assert!(
+            beside
+                .detail
+                .starts_with("offset: page (cursor for a cut page's rest), page_size")
+                && beside
+                    .detail
+                    .ends_with("; their own paging: cal_kinds_list unpaged"),
+            "{}",
+            beside.detail
         );
     }
 

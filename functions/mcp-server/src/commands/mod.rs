@@ -10,7 +10,8 @@ use audit::Redactor;
 
 use crate::config::{self, Config, EnvSnapshot, SecretSourceConfig};
 use crate::http::{AppState, app};
-use crate::startup::{self, load_catalogs};
+use crate::inventory::drafts::Drafts;
+use crate::startup::{self, load_catalogs, load_served};
 
 mod args;
 mod connectors;
@@ -43,6 +44,8 @@ pub enum Command {
         addr: SocketAddr,
         catalog: Option<PathBuf>,
         insecure_no_auth: bool,
+        /// Serves uncurated imported drafts, marked, every write confirmed.
+        allow_drafts: bool,
     },
 }
 
@@ -110,7 +113,7 @@ pub async fn run(
             Ok(())
         }
         Command::Lambda => {
-            let catalogs = load_catalogs(config.catalog_dir.as_ref())?;
+            let catalogs = load_served(config.catalog_dir.as_ref(), Drafts::Never)?;
             let state = startup::build(config, &env, catalogs, redactor).await?;
             warn_if_too_many_listed(&state);
             check_keys(&state).await?;
@@ -122,6 +125,7 @@ pub async fn run(
             addr,
             catalog,
             insecure_no_auth,
+            allow_drafts,
         } => {
             let (mut config, mut env) = (config, env);
             let local_key = local_key_if_unset(&config, &env);
@@ -133,7 +137,12 @@ pub async fn run(
                 env = env.with(config::PSEUDONYM_PEPPER, &pepper);
             }
             // Parsed once: the sandbox question and the state both use them.
-            let catalogs = load_catalogs(catalog.as_ref().or(config.catalog_dir.as_ref()))?;
+            let drafts = if allow_drafts {
+                Drafts::Allow
+            } else {
+                Drafts::Refuse
+            };
+            let catalogs = load_served(catalog.as_ref().or(config.catalog_dir.as_ref()), drafts)?;
             let sandboxed = needs_sandbox(&config, &env, &catalogs).then_some("papierkram");
             if sandboxed.is_some() {
                 env = sandbox::start(env).await?;

@@ -15,7 +15,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use catalog::Catalog;
+use catalog::{Catalog, Tool};
 
 use super::args::MAX_PAGE_SIZE;
 
@@ -44,8 +44,9 @@ impl ListShape {
         max_page_size: MAX_PAGE_SIZE,
     };
 
-    pub(crate) fn of(catalog: &Catalog) -> ListShape {
-        match catalog.pager() {
+    /// The arguments `tool` takes as a list, from its own paging or its catalog's.
+    pub(crate) fn of(catalog: &Catalog, tool: &Tool) -> ListShape {
+        match catalog.pager_for(tool) {
             None => ListShape::PAGES,
             Some(p) => ListShape {
                 by_cursor: p.by_cursor(),
@@ -254,7 +255,8 @@ mod tests {
             let text = format!(
                 "connector: c\nbase_url: \"https://x.test\"\n{paging}\ntools:\n  - name: c_things_list\n    risk: low\n    description: d\n    list: true\n    get: /things\n"
             );
-            ListShape::of(&catalog::parse("c.yaml", &text).unwrap())
+            let c = catalog::parse("c.yaml", &text).unwrap();
+            ListShape::of(&c, &c.tools[0])
         };
         assert_eq!(shape("list_envelope: { items: e }"), ListShape::PAGES);
         assert_eq!(

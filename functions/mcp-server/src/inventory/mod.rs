@@ -1,7 +1,7 @@
 //! The deployment inventory: what this deployment serves and to whom, worked out once at start.
-//! `registry` (connectors, their tools and prompts) and `views` (what each profile of
+//! `registry` (connectors, their tools and prompts), `views` (what each profile of
 //! [`crate::config::profiles`] lists, may call and may find, and which prompts it may use,
-//! computed once).
+//! computed once) and `drafts` (an uncurated imported catalog refused, or served marked).
 //!
 //! The search index and each view's search visibility are the exception: built on first use
 //! ([`Inventory::search`], [`Inventory::visibility`]), exactly once, so a cold instance whose
@@ -9,6 +9,7 @@
 //!
 //! It depends on `config`, `contract`, `search` and `random`; every stage of a call reads from it.
 
+pub mod drafts;
 pub(crate) mod registry;
 pub(crate) mod views;
 

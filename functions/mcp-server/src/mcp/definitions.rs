@@ -82,7 +82,7 @@ pub(super) fn definition(catalog: &catalog::Catalog, tool: &Tool) -> McpTool {
     McpTool::new(
         tool.name.clone(),
         tool.description.trimmed(),
-        input_schema(tool, ListShape::of(catalog)),
+        input_schema(tool, ListShape::of(catalog, tool)),
     )
     .with_annotations(annotations(tool))
 }

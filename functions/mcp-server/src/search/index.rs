@@ -46,7 +46,7 @@ pub struct Doc {
 impl Doc {
     /// A catalog tool as a search document: declared parameter names, the served input schema.
     pub fn from_tool(catalog: &catalog::Catalog, tool: &catalog::Tool) -> Doc {
-        let shape = crate::contract::cursor::ListShape::of(catalog);
+        let shape = crate::contract::cursor::ListShape::of(catalog, tool);
         Doc {
             name: tool.name.to_string(),
             connector: catalog.connector.to_string(),

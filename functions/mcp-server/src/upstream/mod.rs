@@ -79,7 +79,7 @@ fn next_page(
     body: &Value,
 ) -> Option<NextPage> {
     let catalog = &conn.catalog;
-    let pager = catalog.pager().filter(|p| p.by_cursor())?;
+    let pager = catalog.pager_for(tool).filter(|p| p.by_cursor())?;
     let base = request::fill_base(catalog, &conn.base_url, secrets).ok()?;
     let base = reqwest::Url::parse(&base).ok()?;
     let reach = next_page::Reach {

@@ -76,7 +76,7 @@ pub(super) fn of_answer(
     reach: Reach<'_>,
 ) -> Option<NextPage> {
     let text = match pager.ask {
-        Ask::Page { .. } | Ask::Offset { .. } => return None,
+        Ask::Page { .. } | Ask::Offset { .. } | Ask::Unpaged => return None,
         Ask::Cursor { .. } => {
             let token = pager.read(body)?.next?;
             return Some(NextPage::Follow(Cursor::Token(token.to_string())));

@@ -50,7 +50,7 @@ pub(super) fn build_url(
         fill_path(template, args)
     };
     let full = format!("{}{}", base.trim_end_matches('/'), path);
-    let pager = catalog.pager();
+    let pager = catalog.pager_for(tool);
     let mut url = Url::parse(&full).map_err(|_| BuildError {
         status: Status::Error,
         hint: "The request URL could not be built; check the connector's base URL.".into(),

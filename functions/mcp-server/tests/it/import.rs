@@ -180,3 +180,189 @@ fn bad_input_names_the_place_and_leaves_no_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small OpenAPI document: a list and a create, bearer auth.
+const NOTES: &str = r#"openapi: 3.0.3
+info: { title: Notes API, version: 1.0.0 }
+servers: [{ url: "https://notes.test/api" }]
+components:
+  securitySchemes:
+    bearer: { type: http, scheme: bearer }
+security: [{ bearer: [] }]
+paths:
+  /notes:
+    get:
+      operationId: listNotes
+      responses:
+        "200":
+          description: The notes.
+          content:
+            application/json:
+              schema:
+                type: array
+                items:
+                  type: object
+                  properties: { id: { type: integer }, title: { type: string } }
+    post:
+      operationId: createNote
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [title]
+              properties: { title: { type: string, maxLength: 80 } }
+      responses:
+        "201": { description: Created. }
+"#;
+
+/// `dir/drafts/notes.yaml`, drafted by the built importer from [`NOTES`]; its directory.
+fn imported_draft(dir: &Path) -> PathBuf {
+    let spec = dir.join("notes-openapi.yaml");
+    std::fs::write(&spec, NOTES).unwrap();
+    let drafts = dir.join("drafts");
+    std::fs::create_dir_all(&drafts).unwrap();
+    let out = drafts.join("notes.yaml");
+    let (code, _, stderr) = mcp_server(&[
+        "import",
+        "openapi",
+        spec.to_str().unwrap(),
+        "--connector",
+        "notes",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    drafts
+}
+
+/// Runs `mcp-server ARGS` with `vars` until it exits, at most 30 s: its exit code and stderr,
+/// or `None` when it was still running (then it is stopped).
+fn exit_of(args: &[&str], vars: &[(&str, &str)]) -> Option<(Option<i32>, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
+        .args(args)
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
+        .env_remove("MCP_CATALOG_DIR")
+        .env_remove("MCP_API_KEYS")
+        .envs(vars.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            return Some((status.code(), stderr));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn serve_refuses_an_imported_draft_naming_the_file_its_decisions_and_the_ways_out() {
+    let dir = scratch("serve-draft");
+    let drafts = imported_draft(&dir);
+    let file = drafts.join("notes.yaml");
+    let dir_arg = drafts.to_str().unwrap();
+    let exited = exit_of(
+        &["serve", "--catalog", dir_arg, "--addr", "127.0.0.1:0"],
+        &[],
+    );
+    let Some((code, stderr)) = exited else {
+        panic!("serve started with an uncurated draft instead of refusing it");
+    };
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} is an uncurated draft", file.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("with 12 pending decision(s), so it is not served"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  - catalog: auth: proposed `bearer: token`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  - notes_notes_list: risk: proposed low because GET reads"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("`mcp-server lint {dir_arg}`")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`mcp-server serve --allow-drafts`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("serving MCP"), "{stderr}");
+}
+
+#[test]
+fn lambda_mode_never_serves_an_imported_draft() {
+    let dir = scratch("lambda-draft");
+    let drafts = imported_draft(&dir);
+    // Nothing listens at the runtime API: only the start-up up to the catalogs is reached.
+    let exited = exit_of(
+        &[],
+        &[
+            ("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:1"),
+            ("MCP_SECRET_ID", "hosted-mcp/test"),
+            (
+                "MCP_ALLOWED_HOSTS",
+                "abc123.execute-api.eu-central-1.amazonaws.com",
+            ),
+            ("MCP_CATALOG_DIR", drafts.to_str().unwrap()),
+        ],
+    );
+    let Some((code, stderr)) = exited else {
+        panic!("Lambda mode went on with an uncurated draft instead of refusing it");
+    };
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("notes.yaml is an uncurated draft"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Lambda mode never serves a draft."),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("--allow-drafts"),
+        "no flag on Lambda: {stderr}"
+    );
+}
+
+#[tokio::test]
+async fn an_allowed_draft_is_served_marked_and_its_writes_ask_for_confirmation() {
+    use crate::common::{app_with, connector_secrets, tool_result};
+    use mcp_server::inventory::drafts::{DRAFT_MARK, Drafts};
+
+    let dir = scratch("allow-draft");
+    let drafts = imported_draft(&dir);
+    // What `serve` loads with and without `--allow-drafts`.
+    assert!(mcp_server::startup::load_served(Some(&drafts), Drafts::Refuse).is_err());
+    let catalogs = mcp_server::startup::load_served(Some(&drafts), Drafts::Allow).unwrap();
+    let create = catalogs[0]
+        .tools
+        .iter()
+        .find(|t| t.name == "notes_note_create")
+        .unwrap();
+    assert!(create.description.starts_with(DRAFT_MARK));
+    let app = app_with(&[], catalogs, connector_secrets("notes", &[("token", "t")]));
+    // The draft proposes `medium`, which would run unasked: a draft's write asks first.
+    let r = tool_result(
+        &app,
+        "notes_note_create",
+        serde_json::json!({"title": "hi"}),
+    )
+    .await;
+    assert_eq!(r["status"], "confirmation_required", "{r}");
+    assert!(r["confirmation_token"].is_string(), "{r}");
+}

@@ -2,9 +2,11 @@
 //! from 0, offset/limit (sevdesk's `{"objects": […]}`, no total), skip/take in Cal.com's
 //! envelope, a cursor in the body (Google's `pageToken`), the next page's URL in the body
 //! (Graph's `@odata.nextLink`; refused to another host or base path), an RFC 8288 `Link`
-//! header over a bare array; aggregations reading every page by cursor and by `Link`; a dry
-//! run's current record on a connector that pages by cursor. Each test records what arrived
-//! and checks what the model got.
+//! header over a bare array, an unpaged list cut into the model's pages; aggregations reading
+//! every page by cursor, by `Link` and of an unpaged list in one request; a dry run's current
+//! record on a connector that pages by cursor; the shipped Cal.com catalog, whose bookings
+//! page by skip/take and whose event types and schedules come unpaged, answering one list
+//! shape. Each test records what arrived and checks what the model got.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -35,6 +37,8 @@ enum Speaks {
     NextLink,
     /// `page` from 1, `per_page`; a bare array and `Link: <…>; rel="next"`.
     Link,
+    /// No paging: every item at once in `{"status": "success", "data": […]}`.
+    Unpaged,
 }
 
 #[derive(Clone)]
@@ -107,6 +111,7 @@ async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> R
             json!({"items": items(from, size), "more": from + size < 7})
         }
         Speaks::OffsetLimit => json!({"objects": items(num("offset", 0), num("limit", 10))}),
+        Speaks::Unpaged => json!({"status": "success", "data": items(0, 7)}),
         Speaks::SkipTake => {
             let (skip, take) = (num("skip", 0), num("take", 10));
             json!({"status": "success", "data": items(skip, take),
@@ -375,6 +380,27 @@ async fn skip_and_take_in_cal_coms_envelope() {
 }
 
 #[tokio::test]
+async fn an_unpaged_list_asks_for_no_page_and_answers_the_models_pages_from_one_answer() {
+    let (addr, fake) = spawn(Speaks::Unpaged).await;
+    let app = app(addr, "{ style: unpaged, items: /data }");
+    let r = call(&app, "wire_items_list", json!({"page": 2, "page_size": 3})).await;
+    assert_eq!(fake.last(), "/v2/items");
+    assert_eq!(ids(&r), [4, 5, 6]);
+    assert_eq!(
+        (&r["page"], &r["page_size"], &r["total"], &r["has_more"]),
+        (&json!(2), &json!(3), &json!(7), &json!(true))
+    );
+    assert_eq!(r["hint"], "More results: call again with page=3.", "{r}");
+    let r = call(&app, "wire_items_list", json!({"page": 3, "page_size": 3})).await;
+    assert_eq!((ids(&r), &r["has_more"]), (vec![7], &json!(false)));
+    let r = call(&app, "wire_items_list", json!({"page": 4, "page_size": 3})).await;
+    assert_eq!((ids(&r), &r["has_more"]), (vec![], &json!(false)));
+    let r = call(&app, "wire_items_list", json!({"count_only": true})).await;
+    assert_eq!(fake.last(), "/v2/items");
+    assert_eq!(r["count"], 7, "{r}");
+}
+
+#[tokio::test]
 async fn a_cursor_in_the_body_goes_back_opaque_until_the_last_page() {
     let (addr, fake) = spawn(Speaks::Token).await;
     let app = app(
@@ -599,6 +625,11 @@ async fn aggregations_read_every_page_by_cursor_and_by_link_header() {
                 "/v2/items?offset=6&limit=3",
             ],
         ),
+        (
+            Speaks::Unpaged,
+            "{ style: unpaged, items: /data, max_page_size: 3 }",
+            vec!["/v2/items"],
+        ),
     ] {
         let (addr, fake) = spawn(speaks).await;
         let app = app(addr, paging);
@@ -669,6 +700,7 @@ async fn a_walk_cut_by_the_output_cap_returns_every_item_exactly_once_in_every_p
             Speaks::Link,
             "{ style: link_header, items: \"\", size_param: per_page }",
         ),
+        (Speaks::Unpaged, "{ style: unpaged, items: /data }"),
     ] {
         let (addr, _fake) = spawn(speaks).await;
         let mut cut = 0;
@@ -741,4 +773,127 @@ async fn a_cut_pages_cursor_is_refused_changed_forged_or_with_other_arguments() 
         );
     }
     assert_eq!(fake.seen().len(), before, "a refused cursor sends nothing");
+}
+
+/// Cal.com's answers: bookings paged by skip/take in its envelope; event types (seven) and
+/// schedules (two) each at once in `{status, data: [...]}`, as its API v2 document says.
+async fn cal_com(
+    State(seen): State<Arc<Mutex<Vec<String>>>>,
+    request: Request<axum::body::Body>,
+) -> Response {
+    let target = request.uri().to_string();
+    seen.lock().unwrap().push(target);
+    let query: HashMap<String, String> = url_pairs(request.uri().query().unwrap_or_default())
+        .into_iter()
+        .collect();
+    let body = match request.uri().path() {
+        "/v2/event-types" => json!({"status": "success", "data": (1..=7).map(|i| json!({
+            "id": i, "title": format!("Termin {i}"), "slug": format!("termin-{i}"),
+            "lengthInMinutes": 30, "description": "Kennenlernen", "beforeEventBuffer": 0,
+            "afterEventBuffer": 10, "price": 0, "currency": "EUR", "ownerId": 11
+        })).collect::<Vec<_>>()}),
+        "/v2/schedules" => json!({"status": "success", "data": [
+            {"id": 21, "ownerId": 11, "name": "Bürozeiten", "timeZone": "Europe/Berlin",
+             "isDefault": true, "availability": [], "overrides": []},
+            {"id": 22, "ownerId": 11, "name": "Sommer", "timeZone": "Europe/Berlin",
+             "isDefault": false, "availability": [], "overrides": []}
+        ]}),
+        "/v2/bookings" => {
+            let num = |n: &str| query.get(n).and_then(|v| v.parse().ok()).unwrap_or(0usize);
+            let (skip, take) = (num("skip"), num("take"));
+            let data: Vec<Value> = (skip..(skip + take).min(7))
+                .map(|i| {
+                    json!({"id": i + 1, "uid": format!("bk_{i}"), "title": "Call",
+                                "status": "accepted", "start": "2026-05-04T08:00:00Z",
+                                "end": "2026-05-04T08:30:00Z", "attendees": []})
+                })
+                .collect();
+            json!({"status": "success", "data": data,
+                   "pagination": {"totalItems": 7, "hasNextPage": skip + take < 7}})
+        }
+        _ => return http::StatusCode::NOT_FOUND.into_response(),
+    };
+    axum::Json(body).into_response()
+}
+
+#[tokio::test]
+async fn cal_coms_lists_answer_the_one_list_shape_whether_cal_com_pages_them_or_not() {
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let router = Router::new().fallback(cal_com).with_state(seen.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let base = format!("http://{addr}/v2");
+    let calcom: Vec<catalog::Catalog> = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.connector == "calcom")
+        .collect();
+    let app = app_with(
+        &[("CALCOM_BASE_URL", base.as_str())],
+        calcom,
+        connector_secrets("calcom", &[("api_key", "cal_test_0123456789abcdef")]),
+    );
+    let last = || seen.lock().unwrap().last().cloned().unwrap();
+    // The list shape's keys; `total` only where the list is counted (Cal.com counts no
+    // bookings), `hint` only with more, `_…` the platform's notes.
+    let shape = |r: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = r
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| !k.starts_with('_') && !["hint", "total"].contains(&k.as_str()))
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    };
+
+    let bookings = call(
+        &app,
+        "calcom_bookings_list",
+        json!({"page_size": 3, "fields": ["id", "uid"]}),
+    )
+    .await;
+    assert_eq!(last(), "/v2/bookings?skip=0&take=3");
+    assert_eq!(ids(&bookings), [1, 2, 3]);
+
+    let types = call(&app, "calcom_event_types_list", json!({})).await;
+    assert_eq!(last(), "/v2/event-types", "Cal.com pages no event types");
+    assert_eq!(types["status"], "ok", "{types}");
+    assert_eq!(ids(&types), [1, 2, 3, 4, 5, 6, 7], "{types}");
+    assert!(types.get("data").is_none(), "no `data.data`: {types}");
+    assert_eq!(shape(&types), shape(&bookings), "{types}\n{bookings}");
+    assert_eq!(
+        (&types["page"], &types["total"], &types["has_more"]),
+        (&json!(1), &json!(7), &json!(false))
+    );
+    assert_eq!(
+        types["items"][0],
+        json!({"id": 1, "title": "Termin 1", "slug": "termin-1", "lengthInMinutes": 30,
+               "beforeEventBuffer": 0, "afterEventBuffer": 10}),
+        "the default fields"
+    );
+
+    let page = call(
+        &app,
+        "calcom_event_types_list",
+        json!({"page": 2, "page_size": 3, "fields": ["id", "title"]}),
+    )
+    .await;
+    assert_eq!(last(), "/v2/event-types");
+    assert_eq!(ids(&page), [4, 5, 6]);
+    assert_eq!(page["items"][0], json!({"id": 4, "title": "Termin 4"}));
+    assert_eq!(page["has_more"], true);
+    assert_eq!(
+        page["hint"], "More results: call again with page=3.",
+        "{page}"
+    );
+    let count = call(&app, "calcom_event_types_list", json!({"count_only": true})).await;
+    assert_eq!(count["count"], 7, "{count}");
+
+    let schedules = call(&app, "calcom_schedules_list", json!({})).await;
+    assert_eq!(last(), "/v2/schedules");
+    assert_eq!(ids(&schedules), [21, 22]);
+    assert_eq!(shape(&schedules), shape(&bookings), "{schedules}");
 }

@@ -19,6 +19,8 @@ pub enum PagingStyle {
     NextUrl,
     /// The `Link: <…>; rel="next"` response header (RFC 8288), followed like `next_url`.
     LinkHeader,
+    /// No paging: one answer holds every item (`items`), and the model's pages are cut from it.
+    Unpaged,
 }
 
 impl PagingStyle {
@@ -29,6 +31,7 @@ impl PagingStyle {
             PagingStyle::Cursor => "cursor",
             PagingStyle::NextUrl => "next_url",
             PagingStyle::LinkHeader => "link_header",
+            PagingStyle::Unpaged => "unpaged",
         }
     }
 }

@@ -65,6 +65,10 @@ pub struct Tool {
     /// instead of `page` when the catalog pages by cursor).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub list: bool,
+    /// List tools: how this list pages when not as the catalog's `paging` says (another style,
+    /// its items elsewhere, or `unpaged`); boxed, as few tools need it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paging: Option<Box<super::paging::Paging>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: Params,
     /// Writes: the request body as a JSON template whose `"{param}"` strings are the body

@@ -261,6 +261,7 @@ fn one(
         delete: None,
         raw: false,
         list: false,
+        paging: None,
         params: BTreeMap::new(),
         body: None,
         headers: BTreeMap::new(),
