@@ -67,7 +67,7 @@ async fn main() {
         BTreeMap::from([("papierkram".to_string(), 100_000_000)]),
         None,
     );
-    let now = mcp_server::limits::window::now_s();
+    let now = mcp_server::clock::now_s();
     let n = 200_000u32;
     let client = Some(std::net::IpAddr::from([192, 0, 2, 10]));
     let started = Instant::now();

@@ -32,6 +32,7 @@
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 
 pub mod call;
+pub mod clock;
 pub mod commands;
 pub mod config;
 pub mod connect;
@@ -41,6 +42,7 @@ pub mod inventory;
 pub mod limits;
 pub mod mcp;
 pub mod oauth;
+pub mod probes;
 pub mod progress;
 pub mod random;
 pub mod search;

@@ -21,6 +21,7 @@ use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
+use crate::probes::ProbeTable;
 use crate::secrets::{self, SecretLoader, SecretStore};
 use crate::upstream::Upstream;
 use crate::upstream::mcp::Remotes;
@@ -188,7 +189,7 @@ impl AppState {
             })
             .collect();
         // `/health` shares its probes through the same table.
-        let probes = stores.limits.as_ref().map(Table::probes);
+        let probes = stores.limits.as_ref().map(ProbeTable::in_table);
         let health = health::cache(probes, config.health_interval);
         let limits = Arc::new(Limits::new(config.limits, budgets, stores.limits));
         let catalogs_for_connect = connectors_of(&catalogs);

@@ -137,7 +137,7 @@ async fn a_confirmed_write_runs_once_with_the_ledger_in_dynamodb() {
     let result: Value = serde_json::from_str(item["result"].as_s().unwrap()).unwrap();
     assert_eq!(result["status"], "ok");
     let expires: u64 = item["expires_at"].as_n().unwrap().parse().unwrap();
-    let now = mcp_server::limits::window::now_s();
+    let now = mcp_server::clock::now_s();
     assert!((now + 24 * 3600 - 5..=now + 24 * 3600 + 5).contains(&expires));
     assert!(matches!(item.get("digest"), Some(AttributeValue::S(_))));
     let lines = sink.lines().join("\n");

@@ -297,7 +297,7 @@ impl Pipeline {
             base: self.connect_base.as_deref(),
             keys: &keys,
         };
-        let now = crate::limits::window::now_s();
+        let now = crate::clock::now_s();
         let mut outcome = match self.credentials(conn, request.caller, &connect, now).await {
             ControlFlow::Break(refused) => refused,
             ControlFlow::Continue(person) => {

@@ -54,7 +54,7 @@ impl Pipeline {
             base: self.connect_base.as_deref(),
             keys: &keys,
         };
-        let now = crate::limits::window::now_s();
+        let now = crate::clock::now_s();
         let (key, token) = match self.credentials(conn, caller, &connect, now).await {
             ControlFlow::Break(answer) => return RemoteTools::Connect(Box::new(answer)),
             ControlFlow::Continue(Some(found)) => found,

@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::Caller;
 use super::consent::{self, Binding, Signer, TOKEN_TTL_S};
 use super::outcome::Outcome;
+use crate::clock::now_s;
 use crate::contract::args::ValidArgs;
-use crate::limits::window::now_s;
 use crate::upstream::RemoteInput;
 
 /// The longest remote state carried (it travels in every retry).

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use super::consent::{self, Channel, Consent, Presented, Step};
 use super::outcome::{Outcome, WriteFacts};
 use super::{Caller, Pipeline, Request, aggregate, documents, dry_run, shape};
+use crate::clock::now_s;
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
 use crate::inventory::{DeployedCatalog, Scope, View};
-use crate::limits::window::now_s;
 use crate::progress::{self, Progress};
 use crate::upstream::{Credentials, Deadline, Happened, Meter, Reply};
 

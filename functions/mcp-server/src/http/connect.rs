@@ -11,8 +11,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
+use crate::clock::now_s;
 use crate::connect::{Back, Step, browser};
-use crate::limits::window::now_s;
 
 pub(super) async fn start(
     State(state): State<AppState>,

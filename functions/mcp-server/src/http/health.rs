@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
@@ -28,7 +28,8 @@ use serde_json::json;
 use tokio::sync::Mutex;
 
 use super::AppState;
-use crate::limits::probes::{ProbeTable, Turn};
+use crate::clock::now_ms;
+use crate::probes::{ProbeTable, Turn};
 use crate::upstream::UpstreamError;
 
 /// How long past its probe timeout another instance's result is waited for.
@@ -239,12 +240,6 @@ pub(crate) fn cache(store: Option<ProbeTable>, interval: Duration) -> Arc<Health
         known: Mutex::default(),
         logged: AtomicU64::new(u64::MAX),
     })
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, millis)
 }
 
 fn millis(d: Duration) -> u64 {

@@ -14,7 +14,7 @@ use super::AppState;
 use super::jsonrpc::{RpcMethod, RpcTarget};
 use crate::call::Caller;
 use crate::call::RequestMeta;
-use crate::limits::window::now_s;
+use crate::clock::now_s;
 use crate::limits::{Admission, Cost, Exceeded, LimitKind, Report};
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");

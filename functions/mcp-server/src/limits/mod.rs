@@ -23,7 +23,6 @@
 
 pub(crate) mod cidr;
 pub(crate) mod items;
-pub(crate) mod probes;
 pub(crate) mod shared;
 pub(crate) mod store;
 pub(crate) mod table;

@@ -1,6 +1,6 @@
 //! The shared table on Lambda (`MCP_LIMITS_TABLE`): its key `pk`, the TTL attribute
 //! `expires_at`, and the client the counters (`items`: one small item per counter and window)
-//! and the `/health` probe items (`probes`) use.
+//! use; the `/health` probe items (`crate::probes`) live in the same table.
 
 use std::time::Duration;
 
@@ -33,9 +33,9 @@ impl Table {
         }
     }
 
-    /// The same table for the `/health` probe items (`probes`).
-    pub fn probes(&self) -> super::probes::ProbeTable {
-        super::probes::ProbeTable::new(self.client.clone(), self.name.clone(), self.timeout)
+    /// The client, table name and request timeout, for other items kept in this table.
+    pub(crate) fn parts(&self) -> (Client, String, Duration) {
+        (self.client.clone(), self.name.clone(), self.timeout)
     }
 
     /// The same table for the counter items (`items`): what tool calls count.

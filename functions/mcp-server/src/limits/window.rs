@@ -1,8 +1,6 @@
 //! Fixed counting windows: a minute, or a UTC day. A window is named by its start, so every
 //! instance counting into a shared store agrees on it without coordination.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
     Minute,
@@ -34,14 +32,6 @@ impl Window {
             Window::UtcDay => "utc_day",
         }
     }
-}
-
-/// Seconds since the epoch.
-pub fn now_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs()
 }
 
 #[cfg(test)]

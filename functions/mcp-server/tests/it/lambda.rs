@@ -88,7 +88,7 @@ async fn the_ip_limit_counts_api_gateways_source_ip_not_a_forged_forwarded_heade
     let (state, sink) = state_with(&[("MCP_LIMIT_PER_IP_PER_MINUTE", "1")]);
     let mut adapter = Adapter::from(app(state));
     // Both requests in one clock minute (they take milliseconds).
-    let into_minute = mcp_server::limits::window::now_s() % 60;
+    let into_minute = mcp_server::clock::now_s() % 60;
     if into_minute >= 55 {
         tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
     }

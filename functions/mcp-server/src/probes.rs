@@ -1,4 +1,4 @@
-//! `/health` probe results shared by every instance, in the limits table: one item per
+//! `/health` probe results shared by every instance, kept in the limits table: one item per
 //! connector, `pk = health#<connector>`, with `claimed_ms` (when an instance last took the
 //! right to probe), `probed_ms` and `status` (the result of the claim made at `probed_ms`) and
 //! `expires_at` (TTL). Apart from the tally's day items; two kinds of request, both
@@ -18,7 +18,7 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::table::{EXPIRES, KEY, TableError};
+use crate::limits::table::{EXPIRES, KEY, Table, TableError};
 
 /// How long a probe item outlives its last claim before DynamoDB's TTL may remove it.
 const KEEP_S: u64 = 86_400;
@@ -56,6 +56,12 @@ impl ProbeTable {
             name: name.into(),
             timeout,
         }
+    }
+
+    /// The probe items of the limits table `table`.
+    pub fn in_table(table: &Table) -> Self {
+        let (client, name, timeout) = table.parts();
+        ProbeTable::new(client, name, timeout)
     }
 
     /// Claims the right to probe `connector` at `now_ms`, granted when no claim is younger than
