@@ -22,7 +22,7 @@ const MAX_MESSAGE: usize = 120;
 /// One report: `done` of `total` units (pages read of pages known, or a remote MCP server's
 /// own figures passed through), and what is happening.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+pub struct Update {
     pub done: f64,
     /// What is known so far; it may grow as pages reveal more.
     pub total: Option<f64>,
@@ -35,7 +35,7 @@ pub static NONE: Progress = Progress { sender: None };
 /// Where a call reports its progress: nowhere, or a bounded channel.
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
-    sender: Option<mpsc::Sender<Step>>,
+    sender: Option<mpsc::Sender<Update>>,
 }
 
 impl Progress {
@@ -46,7 +46,7 @@ impl Progress {
 
     /// A sink and the receiver its steps arrive at, in order. When the sink and its clones are
     /// dropped, the receiver ends.
-    pub fn channel() -> (Self, mpsc::Receiver<Step>) {
+    pub fn channel() -> (Self, mpsc::Receiver<Update>) {
         let (sender, receiver) = mpsc::channel(CHANNEL_STEPS);
         (
             Progress {
@@ -62,10 +62,10 @@ impl Progress {
     }
 
     /// Reports a step; never waits: a full channel drops it (the next one says more).
-    pub fn report(&self, step: Step) {
+    pub fn report(&self, step: Update) {
         if let Some(sender) = &self.sender {
             let message = step.message.chars().take(MAX_MESSAGE).collect();
-            let _ = sender.try_send(Step { message, ..step });
+            let _ = sender.try_send(Update { message, ..step });
         }
     }
 }
@@ -75,7 +75,7 @@ impl Progress {
 pub async fn noting_slow<F: Future>(
     progress: &Progress,
     after: Duration,
-    step: impl FnOnce() -> Step,
+    step: impl FnOnce() -> Update,
     work: F,
 ) -> F::Output {
     if !progress.wanted() {
@@ -170,7 +170,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_request_is_noted_once_and_a_quick_one_not_at_all() {
-        let step = || Step {
+        let step = || Update {
             done: 0.0,
             total: Some(1.0),
             message: "waiting".into(),
@@ -191,7 +191,7 @@ mod tests {
         let (progress, mut steps) = Progress::channel();
         assert!(progress.wanted() && !Progress::none().wanted());
         for done in 1..=(CHANNEL_STEPS as u64 + 5) {
-            progress.report(Step {
+            progress.report(Update {
                 done: done as f64,
                 total: Some(100.0),
                 message: "x".repeat(500),
@@ -204,7 +204,7 @@ mod tests {
             got.push(step.done as u64);
         }
         assert_eq!(got, (1..=CHANNEL_STEPS as u64).collect::<Vec<_>>());
-        Progress::none().report(Step {
+        Progress::none().report(Update {
             done: 1.0,
             total: None,
             message: String::new(),

@@ -24,7 +24,7 @@ use crate::oauth::Verifier;
 use crate::probes::ProbeTable;
 use crate::secrets::{self, SecretLoader, SecretStore};
 use crate::upstream::Upstream;
-use crate::upstream::mcp::Remotes;
+use crate::upstream::remote::Remotes;
 use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.

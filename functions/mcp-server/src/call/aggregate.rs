@@ -19,7 +19,7 @@ use super::shape;
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::cursor::{Cursor, ListShape};
 use crate::inventory::{DeployedCatalog, Registry};
-use crate::progress::{self, Pages, Progress, Step};
+use crate::progress::{self, Pages, Progress, Update};
 use crate::upstream::{Credentials, Deadline, Meter, NextPage, NextRefused, Reply, Upstream};
 
 /// Upper bound on pages per source (10,000 items at 100 per page), to protect the quota.
@@ -145,7 +145,7 @@ pub(super) async fn run(
                         let ahead =
                             progress::pages_ahead(page, page_size, total_items, more != More::No);
                         let (done, total) = pages.page_read(ahead);
-                        progress.report(Step {
+                        progress.report(Update {
                             done: done as f64,
                             total: Some(total as f64),
                             message: format!(

@@ -37,12 +37,12 @@ pub struct Completed {
     pub asked: Option<(Map<String, Value>, Outcome)>,
 }
 
-type Key = (Scope, String, String);
+type CompletionKey = (Scope, String, String);
 /// A page's (match text, value) pairs, shared by the cache and the answers it serves.
 type Pairs = Arc<Vec<(String, String)>>;
 
 /// Recent upstream pages, as (match text, value) pairs and whether the upstream had more.
-pub(super) type Completions = ShortCache<Key, (Pairs, bool)>;
+pub(super) type Completions = ShortCache<CompletionKey, (Pairs, bool)>;
 
 impl Pipeline {
     /// The completion of `typed` for a param declaring `complete`, whose `from` tool is

@@ -204,7 +204,7 @@ impl Consent {
 }
 
 /// What the stage decides for a call that carries `token` (or none).
-pub(super) enum Step {
+pub(super) enum ConsentCheck {
     Go(Consent),
     /// Refused: the call answers with this.
     Refuse(Box<Outcome>),
@@ -232,15 +232,15 @@ pub(super) fn check(
     digest: &str,
     keys: &[Vec<u8>],
     now: u64,
-) -> Step {
+) -> ConsentCheck {
     if !risk::needs_confirmation(tool) {
-        return Step::Go(Consent::NotNeeded);
+        return ConsentCheck::Go(Consent::NotNeeded);
     }
     let critical = tool.risk == Risk::Critical && !presented.token_confirms_critical;
     if let Some((_, Channel::Token)) = presented.token
         && critical
     {
-        return Step::Refuse(Box::new(Outcome::failed(
+        return ConsentCheck::Refuse(Box::new(Outcome::failed(
             Status::ConfirmationRequired,
             "person_confirmation_required",
             format!(
@@ -251,7 +251,7 @@ pub(super) fn check(
         )));
     }
     if presented.token.is_none() && critical && !presented.can_elicit {
-        return Step::Refuse(Box::new(Outcome::failed(
+        return ConsentCheck::Refuse(Box::new(Outcome::failed(
             Status::ConfirmationRequired,
             "person_confirmation_required",
             format!(
@@ -264,14 +264,14 @@ pub(super) fn check(
         )));
     }
     let Some((token, channel)) = presented.token else {
-        return Step::Ask;
+        return ConsentCheck::Ask;
     };
     match Signer::new(keys).verify(token, caller, qualified, digest, now) {
-        Ok(binding) => Step::Go(Consent::Confirmed {
+        Ok(binding) => ConsentCheck::Go(Consent::Confirmed {
             nonce: binding.n,
             channel,
         }),
-        Err(e) => Step::Refuse(Box::new(Outcome::failed(
+        Err(e) => ConsentCheck::Refuse(Box::new(Outcome::failed(
             Status::InvalidInput,
             "confirmation_refused",
             e.to_string(),

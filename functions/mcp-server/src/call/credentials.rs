@@ -37,7 +37,7 @@ pub struct LinkFor {
 
 /// Where people connect their accounts: the server's public base URL (the `/connect/…`
 /// endpoints sit beside `/mcp`), and the keys its links are sealed with.
-pub(super) struct Connect<'a> {
+pub(super) struct ConnectLinks<'a> {
     pub base: Option<&'a str>,
     pub keys: &'a [Vec<u8>],
 }
@@ -61,7 +61,7 @@ pub(super) async fn lookup(
     vault: &dyn VaultStore,
     conn: &DeployedCatalog,
     caller: &Caller,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Flow<Option<(EntryKey, Stored)>> {
     if conn.catalog.auth.oauth_user.is_none() {
@@ -112,7 +112,7 @@ pub(super) async fn lookup(
 pub(super) fn ask_to_connect(
     conn: &DeployedCatalog,
     person: &Person,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
     reason: &str,
 ) -> Outcome {
@@ -218,7 +218,7 @@ tools:
         let vault = MemoryVault::default();
         let mail = conn(MAIL);
         let keys = keys();
-        let connect = Connect {
+        let connect = ConnectLinks {
             base: Some("https://mcp.example"),
             keys: &keys,
         };
@@ -259,7 +259,7 @@ tools:
         let vault = MemoryVault::default();
         let mail = conn(MAIL);
         let keys = keys();
-        let connect = Connect {
+        let connect = ConnectLinks {
             base: Some("https://mcp.example"),
             keys: &keys,
         };

@@ -40,7 +40,7 @@
 //!
 //! A completion (`completion/complete`) is a path through the same stages: one call of the
 //! declared list tool, then matching and a short cache (`complete`, `short_cache`). A federated
-//! prompt's argument is completed by its remote instead (`prompt_complete`: one request, counted
+//! prompt's argument is completed by its remote instead (`remote_prompt_complete`: one request, counted
 //! on the caller's budget like a remote prompt's `prompts/get`, its answer kept in the same kind
 //! of short cache).
 
@@ -58,9 +58,9 @@ mod idempotency;
 mod ledger;
 mod outcome;
 mod preview;
-mod prompt;
-mod prompt_complete;
 mod refresh;
+mod remote_prompt;
+mod remote_prompt_complete;
 mod remote_tools;
 mod resume;
 mod rounds;
@@ -79,8 +79,8 @@ pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
 pub use preview::{Preview, RequestLine};
-pub use prompt::{PromptAnswer, PromptFailure, PromptRequest};
-pub use prompt_complete::{PromptCompletion, RemoteCompleted};
+pub use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
+pub use remote_prompt_complete::{PromptCompletion, RemoteCompleted};
 pub use remote_tools::RemoteTools;
 pub use rounds::{INVALID_REQUEST_STATE, Resume};
 pub use short_cache::TTL as COMPLETION_CACHE_TTL;
@@ -96,7 +96,7 @@ use crate::contract::args::ValidArgs;
 use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
 use crate::progress::Progress;
-use crate::upstream::mcp::RemoteTool;
+use crate::upstream::remote::RemoteTool;
 use crate::upstream::{Credentials, Deadline, Upstream};
 use crate::vault::VaultStore;
 use stages::Call;
@@ -151,7 +151,7 @@ pub struct Pipeline {
     /// Recent list pages that answer completions.
     completions: complete::Completions,
     /// Recent answers of remotes to completions of their prompts' arguments.
-    remote_completions: prompt_complete::RemoteCompletions,
+    remote_completions: remote_prompt_complete::RemoteCompletions,
     /// Each person's own upstream tokens (connectors with `auth: oauth_user`).
     vault: Arc<dyn VaultStore>,
     /// The server's public base URL, where `/connect/<connector>` is; none without OAuth.
@@ -173,7 +173,7 @@ impl Pipeline {
             ledger,
             token_confirms_critical,
             completions: complete::Completions::default(),
-            remote_completions: prompt_complete::RemoteCompletions::default(),
+            remote_completions: remote_prompt_complete::RemoteCompletions::default(),
             vault: Arc::new(crate::vault::MemoryVault::default()),
             connect_base: None,
         }
@@ -262,7 +262,7 @@ impl Pipeline {
         &self,
         conn: &DeployedCatalog,
         caller: &Caller,
-        connect: &credentials::Connect<'_>,
+        connect: &credentials::ConnectLinks<'_>,
         now: u64,
     ) -> stages::Flow<Option<(crate::vault::EntryKey, crate::upstream::PersonToken)>> {
         let vault = &*self.vault;
@@ -293,7 +293,7 @@ impl Pipeline {
             Some(_) => self.confirmation_keys().await,
             None => Vec::new(),
         };
-        let connect = credentials::Connect {
+        let connect = credentials::ConnectLinks {
             base: self.connect_base.as_deref(),
             keys: &keys,
         };
@@ -361,7 +361,7 @@ impl Pipeline {
         call: &Call<'_>,
         owner: &str,
         key: &crate::vault::EntryKey,
-        connect: &credentials::Connect<'_>,
+        connect: &credentials::ConnectLinks<'_>,
         now: u64,
         request: Request<'_>,
     ) -> Outcome {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use catalog::{Catalog, Status};
 
-use super::credentials::{self, Connect};
+use super::credentials::{self, ConnectLinks};
 use super::outcome::Outcome;
 use super::stages::Flow;
 use crate::inventory::{DeployedCatalog, Registry};
@@ -36,7 +36,7 @@ pub(super) async fn fresh(
     conn: &DeployedCatalog,
     key: &EntryKey,
     stored: Stored,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Flow<PersonToken> {
     let grant = &stored.grant;
@@ -92,7 +92,7 @@ pub(super) async fn after_refused(
     upstream: &Upstream,
     conn: &DeployedCatalog,
     key: &EntryKey,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Flow<PersonToken> {
     let stored = match vault.get(key).await {
@@ -150,7 +150,7 @@ pub(super) async fn give_up(
     upstream: &Upstream,
     conn: &DeployedCatalog,
     key: &EntryKey,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Outcome {
     if let Ok(Some(stored)) = vault.get(key).await {
@@ -199,7 +199,7 @@ async fn renew_claimed(
     key: &EntryKey,
     stored: &Stored,
     refresh_token: String,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Option<Flow<PersonToken>> {
     match renew(upstream, conn, &refresh_token, now).await {
@@ -236,7 +236,7 @@ async fn wait_for_other(
     conn: &DeployedCatalog,
     key: &EntryKey,
     stored: &Stored,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Flow<PersonToken> {
     let until = tokio::time::Instant::now() + WAIT;
@@ -297,7 +297,7 @@ async fn ask_again(
     vault: &dyn VaultStore,
     conn: &DeployedCatalog,
     key: &EntryKey,
-    connect: &Connect<'_>,
+    connect: &ConnectLinks<'_>,
     now: u64,
     reason: &str,
 ) -> Flow<PersonToken> {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::{Caller, Outcome, Pipeline, credentials};
 use crate::inventory::DeployedCatalog;
-use crate::upstream::mcp::RemoteSet;
+use crate::upstream::remote::RemoteSet;
 use crate::upstream::{Credentials, UpstreamError};
 
 /// A remote's tools for one caller.
@@ -50,7 +50,7 @@ impl Pipeline {
             return RemoteTools::Tools(set);
         }
         let keys = self.confirmation_keys().await;
-        let connect = credentials::Connect {
+        let connect = credentials::ConnectLinks {
             base: self.connect_base.as_deref(),
             keys: &keys,
         };

@@ -1,4 +1,4 @@
-//! The short in-process cache behind completions (`complete`, `prompt_complete`): an answer is
+//! The short in-process cache behind completions (`complete`, `remote_prompt_complete`): an answer is
 //! kept [`TTL`] and at most [`MAX_ENTRIES`] are held, the oldest dropped when a new one would
 //! exceed it. On Lambda it lives per instance, so a cold instance asks once more.
 

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use catalog::{Status, Tool};
 use serde_json::{Map, Value};
 
-use super::consent::{self, Channel, Consent, Presented, Step};
+use super::consent::{self, Channel, Consent, ConsentCheck, Presented};
 use super::outcome::{Outcome, WriteFacts};
 use super::{Caller, Pipeline, Request, aggregate, documents, dry_run, shape};
 use crate::clock::now_s;
@@ -74,7 +74,7 @@ pub(super) fn validate(
 
 /// Validate a remote MCP tool's arguments against the remote's input schema.
 pub(super) fn validate_remote(
-    remote: &crate::upstream::mcp::RemoteTool,
+    remote: &crate::upstream::remote::RemoteTool,
     arguments: &Map<String, Value>,
 ) -> Flow<ValidArgs> {
     match crate::contract::json_schema::validate(&remote.tool, &remote.input_schema, arguments) {
@@ -213,9 +213,9 @@ impl Pipeline {
         } = bound;
         let outcome =
             match consent::check(call.tool, qualified, presented, who, digest, &keys, *now) {
-                Step::Go(consent) => return ControlFlow::Continue(consent),
-                Step::Refuse(outcome) => *outcome,
-                Step::Ask => match self.preview(call).await {
+                ConsentCheck::Go(consent) => return ControlFlow::Continue(consent),
+                ConsentCheck::Refuse(outcome) => *outcome,
+                ConsentCheck::Ask => match self.preview(call).await {
                     Ok(preview) => {
                         consent::ask(call.tool, qualified, who, digest, &keys, *now, preview)
                     }
@@ -267,7 +267,7 @@ impl Pipeline {
         let fetched = if conn.catalog.mcp.is_some() {
             fetch.await
         } else {
-            let waiting = || progress::Step {
+            let waiting = || progress::Update {
                 done: 0.0,
                 total: Some(1.0),
                 message: format!(

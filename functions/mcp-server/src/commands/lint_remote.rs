@@ -6,7 +6,7 @@
 use catalog::{Catalog, McpRemote, Risk};
 
 use super::lint::{Row, na, row};
-use crate::upstream::mcp::MAX_LISTED as MAX_LISTED_PER_REMOTE;
+use crate::upstream::remote::MAX_LISTED as MAX_LISTED_PER_REMOTE;
 
 /// How many tools one remote may add to `tools/list`: at least the ones named, at most the
 /// server's cap per remote (plus the ones an overlay pins with `core: true`).

@@ -4,11 +4,11 @@
 //! catalog takes: each allowed tool's remote name and the fingerprint of its title,
 //! description, input schema and annotations. Review what each remote lists, then paste the
 //! block under `mcp:`; from then on a tool whose listing changes is withheld until reviewed
-//! again (`upstream/mcp/pins.rs`).
+//! again (`upstream/remote/pins.rs`).
 
 use std::fmt::Write as _;
 
-use crate::upstream::mcp::RemoteSet;
+use crate::upstream::remote::RemoteSet;
 
 /// What one connector gave: its pins, or why there are none.
 pub(super) enum Listed<'a> {

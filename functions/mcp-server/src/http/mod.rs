@@ -112,13 +112,13 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = Answer;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request) -> Answer {
+    fn call(&mut self, request: Request) -> ResponseFuture {
         let state = self.state.clone();
         let inner = self.inner.clone();
         Box::pin(async move { Ok(pass(&state, request, inner).await) })
@@ -174,18 +174,18 @@ impl<T> Clone for Shared<T> {
     }
 }
 
-type Answer = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+type ResponseFuture = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
 impl tower::Service<Request> for Shared<mcp::Service> {
     type Response = Response;
     type Error = Infallible;
-    type Future = Answer;
+    type Future = ResponseFuture;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request) -> Answer {
+    fn call(&mut self, request: Request) -> ResponseFuture {
         let service = self.0.clone();
         Box::pin(async move { Ok(service.handle(request).await.map(Body::new)) })
     }

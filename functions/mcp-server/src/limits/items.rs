@@ -33,7 +33,7 @@ const CONFLICT_RETRIES: u32 = 3;
 
 /// The table's answer to a tally.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub enum TallyAnswer {
     /// Every counter was changed.
     Admitted,
     /// Nothing was changed: these hits (by index) would have passed their limit, with their
@@ -57,7 +57,7 @@ impl Items {
     }
 
     /// One transaction for the whole tally (counters that change nothing are left out).
-    pub async fn count(&self, tally: &Tally) -> Result<Answer, TableError> {
+    pub async fn count(&self, tally: &Tally) -> Result<TallyAnswer, TableError> {
         let mut actions = Vec::with_capacity(tally.hits.len());
         // The hit of each action, in order (cancellation reasons come in the same order).
         let mut of_action = Vec::with_capacity(tally.hits.len());
@@ -78,7 +78,7 @@ impl Items {
                 // Passes while the count, less the refund, plus the add stays within the limit.
                 let max = limit as i64 + hit.refund as i64 - hit.add as i64;
                 if max < 0 {
-                    return Ok(Answer::Refused(vec![(i, 0)]));
+                    return Ok(TallyAnswer::Refused(vec![(i, 0)]));
                 }
                 update = update
                     .condition_expression("attribute_not_exists(#n) OR #n <= :max")
@@ -94,7 +94,7 @@ impl Items {
             of_action.push(i);
         }
         if actions.is_empty() {
-            return Ok(Answer::Admitted);
+            return Ok(TallyAnswer::Admitted);
         }
         let mut attempt = 0;
         loop {
@@ -104,7 +104,7 @@ impl Items {
                 .set_transact_items(Some(actions.clone()));
             let error = match tokio::time::timeout(self.timeout, request.send()).await {
                 Err(_) => return Err(TableError::Timeout(self.timeout.as_millis())),
-                Ok(Ok(_)) => return Ok(Answer::Admitted),
+                Ok(Ok(_)) => return Ok(TallyAnswer::Admitted),
                 Ok(Err(e)) => e,
             };
             let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
@@ -122,7 +122,7 @@ impl Items {
                 .filter_map(|(a, r)| Some((*of_action.get(a)?, count_in(r.item()))))
                 .collect();
             if !refused.is_empty() {
-                return Ok(Answer::Refused(refused));
+                return Ok(TallyAnswer::Refused(refused));
             }
             let conflict = reasons
                 .iter()

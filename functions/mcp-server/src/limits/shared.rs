@@ -10,7 +10,7 @@
 
 use std::sync::Mutex;
 
-use super::items::{Answer, Items};
+use super::items::{Items, TallyAnswer};
 use super::store::{Counted, MemoryStore, Tally};
 
 /// How long a failed table is left alone before a tool call tries it again.
@@ -66,8 +66,8 @@ impl Counters {
                 health.logged_at = None;
                 drop(health);
                 match answer {
-                    Answer::Admitted => Counted::Values(self.memory.book(tally, now)),
-                    Answer::Refused(counts) => {
+                    TallyAnswer::Admitted => Counted::Values(self.memory.book(tally, now)),
+                    TallyAnswer::Refused(counts) => {
                         for &(i, count) in &counts {
                             if let Some(hit) = tally.hits.get(i) {
                                 self.memory.learn(&hit.key, count, hit.expires, now);

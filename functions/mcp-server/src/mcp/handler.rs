@@ -679,7 +679,7 @@ struct Called<'a> {
 #[derive(Clone, Copy)]
 enum Target<'a> {
     Catalog(&'a catalog::Tool),
-    Remote(&'a crate::upstream::mcp::RemoteTool),
+    Remote(&'a crate::upstream::remote::RemoteTool),
 }
 
 impl Target<'_> {

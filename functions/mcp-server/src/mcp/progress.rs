@@ -9,7 +9,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext};
 
-use crate::progress::{Progress, Step};
+use crate::progress::{Progress, Update};
 
 /// Where a watched call's progress goes: the client's token and the request's peer.
 #[derive(Clone)]
@@ -64,7 +64,7 @@ impl Watch {
     }
 }
 
-fn notification(token: &ProgressToken, step: Step) -> ProgressNotificationParam {
+fn notification(token: &ProgressToken, step: Update) -> ProgressNotificationParam {
     let mut param = ProgressNotificationParam::new(token.clone(), step.done);
     if let Some(total) = step.total {
         param = param.with_total(total);
@@ -123,7 +123,7 @@ mod tests {
         let token = ProgressToken(rmcp::model::NumberOrString::Number(7));
         let n = notification(
             &token,
-            Step {
+            Update {
                 done: 2.0,
                 total: Some(5.0),
                 message: "Read page 2.".into(),
@@ -136,7 +136,7 @@ mod tests {
         );
         let bare = notification(
             &token,
-            Step {
+            Update {
                 done: 1.0,
                 total: None,
                 message: String::new(),

@@ -24,7 +24,7 @@ use crate::contract::risk;
 use crate::contract::schema::object;
 use crate::inventory::{DeployedCatalog, Scope};
 use crate::search;
-use crate::upstream::mcp::{RemoteSet, RemoteTool};
+use crate::upstream::remote::{RemoteSet, RemoteTool};
 
 /// Where a tool name of a remote connector leads.
 pub(super) enum Found<'a> {
@@ -198,7 +198,7 @@ fn withheld(conn: &DeployedCatalog, name: &str) -> Outcome {
     let title = crate::inventory::Registry::title(&conn.catalog);
     Outcome::failed(
         catalog::Status::Unavailable,
-        crate::upstream::mcp::REMOTE_TOOL_UNREVIEWED,
+        crate::upstream::remote::REMOTE_TOOL_UNREVIEWED,
         format!(
             "{title} changed `{name}` since it was reviewed (its description, schema or \
              annotations), or it was never reviewed: it is withheld until an operator reviews \

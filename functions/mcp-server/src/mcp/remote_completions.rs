@@ -20,7 +20,7 @@ use super::server::Mcp;
 use crate::call::{PromptCompletion, PromptFailure, RemoteCompleted};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::UpstreamError;
-use crate::upstream::mcp::RemotePrompt;
+use crate::upstream::remote::RemotePrompt;
 
 impl Mcp {
     /// The remote's values for one argument of its prompt, or an error saying what failed.

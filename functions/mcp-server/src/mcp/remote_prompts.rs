@@ -19,7 +19,7 @@ use super::context::CallContext;
 use super::server::Mcp;
 use crate::call::{PromptAnswer, PromptFailure, PromptRequest, Resume};
 use crate::inventory::{DeployedCatalog, Scope};
-use crate::upstream::mcp::RemotePrompt;
+use crate::upstream::remote::RemotePrompt;
 use crate::upstream::{Credentials, UpstreamError};
 
 impl Mcp {

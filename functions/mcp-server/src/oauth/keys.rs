@@ -20,7 +20,7 @@ const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 
 /// One verification key of the set.
 #[derive(Clone)]
-pub(crate) struct Key {
+pub(crate) struct VerifyingKey {
     pub kid: Option<String>,
     /// The algorithm the key is declared for (`alg`), when it says.
     pub alg: Option<Algorithm>,
@@ -37,7 +37,7 @@ pub(crate) struct KeySource {
     http: reqwest::Client,
     issuer: String,
     timeout: Duration,
-    keys: RwLock<Option<Arc<Vec<Key>>>>,
+    keys: RwLock<Option<Arc<Vec<VerifyingKey>>>>,
     fetch: tokio::sync::Mutex<Fetch>,
 }
 
@@ -62,7 +62,7 @@ impl KeySource {
 
     /// The key for a token's `kid` (a token without one: the set's only key). `Ok(None)`: the
     /// set has no such key, even after a fetch this minute.
-    pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<Key>, KeyError> {
+    pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<VerifyingKey>, KeyError> {
         if let Some(key) = self.cached().and_then(|keys| pick(&keys, kid)) {
             return Ok(Some(key));
         }
@@ -104,12 +104,12 @@ impl KeySource {
         }
     }
 
-    fn cached(&self) -> Option<Arc<Vec<Key>>> {
+    fn cached(&self) -> Option<Arc<Vec<VerifyingKey>>> {
         self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Metadata (once) for the `jwks_uri`, then the key set.
-    async fn load(&self, fetch: &mut Fetch) -> Result<Vec<Key>, String> {
+    async fn load(&self, fetch: &mut Fetch) -> Result<Vec<VerifyingKey>, String> {
         let uri = match &fetch.jwks_uri {
             Some(uri) => uri.clone(),
             None => {
@@ -205,7 +205,7 @@ pub(crate) fn metadata_urls(issuer: &str) -> [String; 2] {
 }
 
 /// The usable signing keys: public RSA, P-256/P-384 and Ed25519 keys not marked for encryption.
-fn keys_of(set: KeySet) -> Vec<Key> {
+fn keys_of(set: KeySet) -> Vec<VerifyingKey> {
     set.keys
         .into_iter()
         .filter_map(|value| serde_json::from_value::<Jwk>(value).ok())
@@ -219,7 +219,7 @@ fn keys_of(set: KeySet) -> Vec<Key> {
             _ => false,
         })
         .filter_map(|jwk| {
-            Some(Key {
+            Some(VerifyingKey {
                 kid: jwk.common.key_id.clone(),
                 alg: jwk
                     .common
@@ -231,7 +231,7 @@ fn keys_of(set: KeySet) -> Vec<Key> {
         .collect()
 }
 
-fn pick(keys: &[Key], kid: Option<&str>) -> Option<Key> {
+fn pick(keys: &[VerifyingKey], kid: Option<&str>) -> Option<VerifyingKey> {
     match kid {
         Some(kid) => keys.iter().find(|k| k.kid.as_deref() == Some(kid)).cloned(),
         None if keys.len() == 1 => keys.first().cloned(),

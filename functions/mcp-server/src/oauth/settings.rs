@@ -42,7 +42,7 @@ const DEFAULT_ALGORITHMS: [Algorithm; 4] = [
 
 /// One claim value and what it opens: a profile, or the whole deployment (`None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Grant {
+pub struct ProfileClaim {
     pub value: String,
     pub profile: Option<String>,
 }
@@ -53,7 +53,7 @@ pub struct Settings {
     pub issuer: String,
     /// The canonical resource URL, without a trailing slash.
     pub resource: String,
-    pub grants: Vec<Grant>,
+    pub grants: Vec<ProfileClaim>,
     pub profile_claim: String,
     pub audience_claim: String,
     /// Configured audience values; `None`: the resource URL of the path called.
@@ -225,7 +225,7 @@ fn algorithm(name: &str) -> Result<Algorithm, ConfigError> {
 }
 
 /// `value=profile,…`; `*` opens the whole deployment.
-fn grants(spec: &str) -> Result<Vec<Grant>, ConfigError> {
+fn grants(spec: &str) -> Result<Vec<ProfileClaim>, ConfigError> {
     let mut out = Vec::new();
     for entry in spec.split(',').map(str::trim).filter(|e| !e.is_empty()) {
         let Some((value, profile)) = entry.rsplit_once('=') else {
@@ -241,7 +241,7 @@ fn grants(spec: &str) -> Result<Vec<Grant>, ConfigError> {
                 format!("`{entry}`: expected value=profile, the value without spaces"),
             ));
         }
-        out.push(Grant {
+        out.push(ProfileClaim {
             value: value.to_string(),
             profile: (profile != "*").then(|| profile.to_string()),
         });
@@ -302,7 +302,7 @@ mod tests {
         );
         assert_eq!(
             s.grants,
-            [Grant {
+            [ProfileClaim {
                 value: "mcp:tools".into(),
                 profile: None
             }]

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::request::{Detail, MAX_LIMIT, SearchRequest};
+use super::arguments::{Detail, MAX_LIMIT, SearchRequest};
 
 /// One piece of advice.
 pub(super) struct Tip {

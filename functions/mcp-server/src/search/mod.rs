@@ -15,9 +15,10 @@
 //! no evidence for, `query` answers one request, `render` writes the answer per detail level
 //! under the cap, `advice` says how to refine (as words and as the calls to send), `no_match`
 //! answers when nothing matched, `period` lets month names find month tools, `summary` cuts
-//! descriptions to one sentence, `request` holds the arguments.
+//! descriptions to one sentence, `arguments` holds the arguments as plain data.
 
 mod advice;
+mod arguments;
 mod evidence;
 mod index;
 mod no_match;
@@ -25,15 +26,14 @@ mod period;
 mod query;
 mod rank;
 mod render;
-mod request;
 mod stem;
 mod summary;
 mod text;
 
+pub use arguments::{Detail, FULL_PAGE, MAX_LIMIT, SearchRequest, parse_limit};
 pub use index::{Doc, Index};
 pub use query::Visibility;
 pub use render::{MAX_ANSWER_BYTES, SearchAnswer};
-pub use request::{Detail, FULL_PAGE, MAX_LIMIT, SearchRequest, parse_limit};
 pub use stem::stem;
 pub use summary::summary_line;
 pub use text::terms;

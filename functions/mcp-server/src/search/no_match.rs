@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::advice;
+use super::arguments::{Detail, SearchRequest};
 use super::index::Index;
 use super::query::PARTIAL_UP_TO;
 use super::rank::{Group, top};
 use super::render::{SearchAnswer, thousands};
-use super::request::{Detail, SearchRequest};
 use super::text::{SURFACE, Word};
 
 impl Index {

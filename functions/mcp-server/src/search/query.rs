@@ -3,11 +3,11 @@
 //! page size chosen from the count, and a note on words no tool has. Scoring is `rank`'s, the
 //! text `render`'s.
 
+use super::arguments::{Detail, SearchRequest};
 use super::evidence::Query;
 use super::index::Index;
 use super::rank::{Group, Hit, partition, top};
 use super::render::{MORE_NAMES, Page, SearchAnswer};
-use super::request::{Detail, SearchRequest};
 use super::text::query_words;
 
 /// Partial matches (not every query word) named when fewer tools than this matched fully.

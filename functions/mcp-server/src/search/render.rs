@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::advice::{self, Shown};
+use super::arguments::{Detail, SUMMARY_UP_TO, SearchRequest};
 use super::index::Index;
 use super::rank::Hit;
-use super::request::{Detail, SUMMARY_UP_TO, SearchRequest};
 use super::summary::one_line;
 
 /// Hard cap on an answer: its text plus its structured content, serialised.

@@ -11,7 +11,7 @@ use crate::inventory::{DeployedCatalog, Registry};
 /// declare; the MCP layer answers it as the protocol error `-32021`.
 pub const REMOTE_NEEDS_CAPABILITY: &str = "remote_needs_capability";
 /// The reason of an outcome whose remote asked the person something this server does not pass
-/// on (`upstream/mcp/questions.rs`).
+/// on (`upstream/remote/questions.rs`).
 pub const REMOTE_QUESTION_REFUSED: &str = "remote_question_refused";
 
 /// An upstream fault described for a result.

@@ -7,10 +7,10 @@ mod credentials;
 mod deadline;
 mod error;
 mod hints;
-pub mod mcp;
 mod meter;
 mod next_page;
 mod refusal;
+pub mod remote;
 mod request;
 mod send;
 pub mod token_endpoint;
@@ -105,7 +105,7 @@ pub struct Upstream {
     pub secrets: Arc<SecretStore>,
     pub redactor: audit::Redactor,
     /// Remote MCP servers' tool lists and sessions, fetched when first needed.
-    pub remotes: mcp::Remotes,
+    pub remotes: remote::Remotes,
 }
 
 impl Upstream {

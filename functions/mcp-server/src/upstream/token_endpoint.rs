@@ -52,7 +52,7 @@ pub enum ExchangeError {
 }
 
 #[derive(Deserialize)]
-struct Answer {
+struct TokenAnswer {
     access_token: String,
     #[serde(default)]
     refresh_token: Option<String>,
@@ -112,7 +112,7 @@ pub async fn exchange(
         fields.push(("resource", r));
     }
     let body = post_form(http, endpoint, client, &fields).await?;
-    let answer: Answer = serde_json::from_slice(&body)
+    let answer: TokenAnswer = serde_json::from_slice(&body)
         .map_err(|_| ExchangeError::Unreachable("not a token answer".into()))?;
     Ok(Grant {
         access_token: answer.access_token,
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn expires_in_may_come_as_a_number_or_a_string_of_digits() {
-        let answer = |json: &str| serde_json::from_str::<Answer>(json).map(|a| a.expires_in);
+        let answer = |json: &str| serde_json::from_str::<TokenAnswer>(json).map(|a| a.expires_in);
         assert_eq!(
             answer(r#"{"access_token": "a", "expires_in": 3600}"#).unwrap(),
             Some(3600)

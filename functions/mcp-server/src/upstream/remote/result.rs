@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::wire::Answer;
+use super::wire::RpcAnswer;
 use crate::upstream::Reply;
 use crate::upstream::error::{RemoteInput, UpstreamError};
 
@@ -11,15 +11,15 @@ use crate::upstream::error::{RemoteInput, UpstreamError};
 /// when it is a JSON object); `isError`, JSON-RPC errors and `input_required` as typed errors.
 pub(super) fn call_result(
     redactor: &audit::Redactor,
-    answer: Answer,
+    answer: RpcAnswer,
 ) -> Result<Reply, UpstreamError> {
     let result = match answer {
-        Answer::Error {
+        RpcAnswer::Error {
             code,
             message,
             data,
         } => return Err(remote_error(redactor, code, &message, &data)),
-        Answer::Result(r) => r,
+        RpcAnswer::Result(r) => r,
     };
     if let Some(asked) = input_required(&result) {
         return Err(asked);
@@ -57,15 +57,15 @@ pub(super) fn call_result(
 /// `input_required` is.
 pub(super) fn prompt_result(
     redactor: &audit::Redactor,
-    answer: Answer,
+    answer: RpcAnswer,
 ) -> Result<Map<String, Value>, UpstreamError> {
     match answer {
-        Answer::Error {
+        RpcAnswer::Error {
             code,
             message,
             data,
         } => Err(remote_error(redactor, code, &message, &data)),
-        Answer::Result(mut r) => match input_required(&r) {
+        RpcAnswer::Result(mut r) => match input_required(&r) {
             Some(asked) => Err(asked),
             None => {
                 // The remote's description, cut like the one it lists (its messages are the
@@ -136,7 +136,7 @@ mod tests {
     fn result(v: Value) -> Result<Reply, UpstreamError> {
         call_result(
             &audit::Redactor::new(),
-            Answer::Result(v.as_object().cloned().unwrap()),
+            RpcAnswer::Result(v.as_object().cloned().unwrap()),
         )
     }
 
@@ -156,13 +156,17 @@ mod tests {
         let got =
             json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}]});
         assert_eq!(
-            prompt_result(&redactor, Answer::Result(got.as_object().cloned().unwrap())).unwrap(),
+            prompt_result(
+                &redactor,
+                RpcAnswer::Result(got.as_object().cloned().unwrap())
+            )
+            .unwrap(),
             got.as_object().cloned().unwrap()
         );
         let wordy = json!({"description": "d".repeat(60_000), "messages": []});
         let got = prompt_result(
             &redactor,
-            Answer::Result(wordy.as_object().cloned().unwrap()),
+            RpcAnswer::Result(wordy.as_object().cloned().unwrap()),
         );
         let d = got.unwrap()["description"].as_str().unwrap().to_string();
         assert_eq!(
@@ -173,7 +177,7 @@ mod tests {
         assert_eq!(
             prompt_result(
                 &redactor,
-                Answer::Result(asked.as_object().cloned().unwrap())
+                RpcAnswer::Result(asked.as_object().cloned().unwrap())
             )
             .unwrap_err(),
             UpstreamError::RemoteInputRequired(Box::new(RemoteInput {
@@ -181,7 +185,7 @@ mod tests {
                 state: None,
             }))
         );
-        let refused = Answer::Error {
+        let refused = RpcAnswer::Error {
             code: -32602,
             message: "missing\n week".into(),
             data: Value::Null,
@@ -207,7 +211,7 @@ mod tests {
         );
         let e = call_result(
             &audit::Redactor::new(),
-            Answer::Error {
+            RpcAnswer::Error {
                 code: -32602,
                 message: "bad".into(),
                 data: Value::Null,
@@ -221,7 +225,7 @@ mod tests {
         let needs = |data: Value| {
             call_result(
                 &audit::Redactor::new(),
-                Answer::Error {
+                RpcAnswer::Error {
                     code: -32021,
                     message: "needs sampling".into(),
                     data,

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::progress::Step;
+use crate::progress::Update;
 
 /// The stateless generation: every request carries its protocol version and client in `_meta`.
 pub(crate) const MODERN: &str = "2026-07-28";
@@ -29,7 +29,7 @@ pub(crate) enum WireError {
 
 /// A JSON-RPC response: the result, or the error's code and message.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Answer {
+pub(crate) enum RpcAnswer {
     Result(Map<String, Value>),
     /// A JSON-RPC error: its code, message and `data` (`Null` when absent).
     Error {
@@ -124,7 +124,7 @@ pub(crate) fn response(
     content_type: Option<&str>,
     body: &[u8],
     id: u64,
-) -> Result<Answer, WireError> {
+) -> Result<RpcAnswer, WireError> {
     let is_sse = content_type.is_some_and(|c| c.starts_with("text/event-stream"));
     let found = if is_sse {
         sse_data(body)
@@ -139,10 +139,10 @@ pub(crate) fn response(
         return Err(WireError::NoResponse(id));
     };
     if let Some(Value::Object(result)) = message.remove("result") {
-        return Ok(Answer::Result(result));
+        return Ok(RpcAnswer::Result(result));
     }
     let error = message.get("error");
-    Ok(Answer::Error {
+    Ok(RpcAnswer::Error {
         code: error
             .and_then(|e| e.get("code"))
             .and_then(Value::as_i64)
@@ -171,7 +171,7 @@ pub(crate) fn last_event_end(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// The `notifications/progress` of complete SSE events, as steps: a figure that is no finite,
 /// non-negative number is left out, a message is kept to one line.
-pub(crate) fn progress_steps(events: &[u8]) -> Vec<Step> {
+pub(crate) fn progress_steps(events: &[u8]) -> Vec<Update> {
     let figure = |v: Option<&Value>| {
         v.and_then(Value::as_f64)
             .filter(|f| f.is_finite() && *f >= 0.0)
@@ -181,7 +181,7 @@ pub(crate) fn progress_steps(events: &[u8]) -> Vec<Step> {
         .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/progress"))
         .filter_map(|m| {
             let params = m.get("params")?;
-            Some(Step {
+            Some(Update {
                 done: figure(params.get("progress"))?,
                 total: figure(params.get("total")),
                 message: params
@@ -237,7 +237,7 @@ mod tests {
         let steps = progress_steps(sse);
         assert_eq!(
             steps,
-            [Step {
+            [Update {
                 done: 1.0,
                 total: Some(3.0),
                 message: "one".into()
@@ -268,12 +268,12 @@ mod tests {
         let json = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#;
         assert!(matches!(
             response(Some("application/json"), json, 2),
-            Ok(Answer::Result(_))
+            Ok(RpcAnswer::Result(_))
         ));
         let sse = b"event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\r\n\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"bad\"}}\r\n\r\n";
         assert_eq!(
             response(Some("text/event-stream"), sse, 7),
-            Ok(Answer::Error {
+            Ok(RpcAnswer::Error {
                 code: -32602,
                 message: "bad".into(),
                 data: Value::Null,

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::Forwarded;
 use super::result::remote_error;
-use super::wire::Answer;
+use super::wire::RpcAnswer;
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
@@ -53,12 +53,12 @@ impl Upstream {
             )
             .await?;
         match exchanged.answer {
-            Answer::Error {
+            RpcAnswer::Error {
                 code,
                 message,
                 data,
             } => Err(remote_error(&self.redactor, code, &message, &data)),
-            Answer::Result(r) => completion(&r).ok_or(UpstreamError::RemoteError {
+            RpcAnswer::Result(r) => completion(&r).ok_or(UpstreamError::RemoteError {
                 code: -32603,
                 message: Some("the remote's answer is no completion".into()),
             }),

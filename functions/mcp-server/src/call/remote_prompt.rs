@@ -9,7 +9,7 @@ use super::rounds::{self, Asking, INVALID_REQUEST_STATE};
 use super::{Caller, Pipeline, Resume, budget};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
-use crate::upstream::mcp::RemotePrompt;
+use crate::upstream::remote::RemotePrompt;
 use crate::upstream::{Deadline, RemoteInput, UpstreamError};
 
 /// Who asks for which prompt, with what, and what came back from an earlier round.

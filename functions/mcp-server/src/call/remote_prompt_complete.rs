@@ -5,25 +5,25 @@
 //! completions: the edge reserved one request of the caller's daily budget on the connector;
 //! used up, nothing reaches the remote; what was sent settles the reservation. Bounded: the
 //! typed text and each context value cut to [`MAX_TYPED`] characters, the context to the
-//! prompt's declared arguments, the answer to 100 values (`upstream::mcp::complete`).
+//! prompt's declared arguments, the answer to 100 values (`upstream::remote::complete`).
 //!
 //! Cached: the remote's answer is kept in a short cache (`short_cache`, as catalog completions)
 //! keyed by the connector, the remote prompt, the argument, the typed text and the context sent
 //! (the remote may answer differently per context). A cached answer sends nothing and settles
 //! the reservation with no request; a failure is not kept. The cache is the deployment's, not
 //! a person's: only deployment-level remotes lend prompts (an `oauth_user` remote lends none,
-//! and `upstream::mcp` refuses to complete for one), and a per-person remote that reached this
+//! and `upstream::remote` refuses to complete for one), and a per-person remote that reached this
 //! path anyway would bypass the cache ([`shared`]).
 
 use serde_json::{Map, Value};
 
 use super::complete::MAX_TYPED;
-use super::prompt::PromptFailure;
+use super::remote_prompt::PromptFailure;
 use super::short_cache::{ShortCache, shareable};
 use super::{Caller, Pipeline, budget};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Deadline;
-use crate::upstream::mcp::{RemoteCompletion, RemotePrompt};
+use crate::upstream::remote::{RemoteCompletion, RemotePrompt};
 
 /// Who completes which argument of a remote prompt, with what typed so far.
 pub struct PromptCompletion<'a> {
@@ -52,7 +52,7 @@ pub enum RemoteCompleted {
 /// What was sent to which remote: its connector, the remote prompt's name, the argument, the
 /// typed text and the context (both as cut).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) struct Key {
+pub(super) struct RemoteCompletionKey {
     connector: String,
     prompt: String,
     argument: String,
@@ -61,7 +61,7 @@ pub(super) struct Key {
 }
 
 /// Recent answers of remotes, the deployment's (never a person's: see [`shareable`]).
-pub(super) type RemoteCompletions = ShortCache<Key, RemoteCompletion>;
+pub(super) type RemoteCompletions = ShortCache<RemoteCompletionKey, RemoteCompletion>;
 
 impl Pipeline {
     /// The remote's values, from the cache when the same request was answered recently.
@@ -81,7 +81,7 @@ impl Pipeline {
         }
         let typed = cut(request.typed);
         let context = context(prompt, request.argument, request.context);
-        let key = shareable(conn).then(|| Key {
+        let key = shareable(conn).then(|| RemoteCompletionKey {
             connector: connector.to_string(),
             prompt: prompt.remote_name.clone(),
             argument: request.argument.to_string(),
@@ -148,7 +148,7 @@ fn context(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::upstream::mcp::RemoteArgument;
+    use crate::upstream::remote::RemoteArgument;
     use serde_json::json;
 
     fn prompt() -> RemotePrompt {

@@ -8,7 +8,7 @@ use catalog::Catalog;
 use serde_json::{Map, Value};
 
 use super::MAX_ANSWER_BYTES;
-use super::wire::{self, Answer, Generation};
+use super::wire::{self, Generation, RpcAnswer};
 use crate::inventory::DeployedCatalog;
 use crate::progress::Progress;
 use crate::secrets::SecretValues;
@@ -20,7 +20,7 @@ use crate::upstream::request::{credential_error, fill_base};
 /// One JSON-RPC exchange's outcome: the answer, the session the remote named, and whether
 /// the remote said its tool list changed on the way.
 pub(super) struct Exchanged {
-    pub(super) answer: Answer,
+    pub(super) answer: RpcAnswer,
     pub(super) session: Option<String>,
     pub(super) list_changed: bool,
 }
@@ -53,7 +53,7 @@ impl Upstream {
             .await?;
         if !(200..300).contains(&status) {
             // A JSON-RPC error may come with a 4xx (the stateless generation maps them).
-            if let Ok(Answer::Error {
+            if let Ok(RpcAnswer::Error {
                 code,
                 message,
                 data,

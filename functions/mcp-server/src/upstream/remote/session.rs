@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::MAX_LIST_PAGES;
 use super::transport::{Auth, Exchanged, refusal, remote_timeout};
-use super::wire::{self, Answer, Generation};
+use super::wire::{self, Generation, RpcAnswer};
 use crate::inventory::DeployedCatalog;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
@@ -59,7 +59,7 @@ impl Upstream {
             .await;
         match modern {
             Ok(Exchanged {
-                answer: Answer::Result(r),
+                answer: RpcAnswer::Result(r),
                 ..
             }) if r
                 .get("supportedVersions")
@@ -98,8 +98,8 @@ impl Upstream {
             )
             .await?;
         let completions = match &init.answer {
-            Answer::Result(r) => declares_completions(r),
-            Answer::Error { code, message, .. } => {
+            RpcAnswer::Result(r) => declares_completions(r),
+            RpcAnswer::Error { code, message, .. } => {
                 return Err(UpstreamError::RemoteError {
                     code: *code,
                     message: super::result::one_line(&self.redactor, message),
@@ -170,8 +170,8 @@ impl Upstream {
                 other => other?,
             };
             let mut result = match exchanged.answer {
-                Answer::Result(r) => r,
-                Answer::Error { code, message, .. } => {
+                RpcAnswer::Result(r) => r,
+                RpcAnswer::Error { code, message, .. } => {
                     return Err(UpstreamError::RemoteError {
                         code,
                         message: super::result::one_line(&self.redactor, &message),
