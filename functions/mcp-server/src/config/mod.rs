@@ -3,7 +3,7 @@
 //!
 //! The names are the `const`s below; infra sets the same names one to one. Locally a git-ignored
 //! `.env.local` supplies defaults that real environment variables override; `.env.example`
-//! documents every variable, and the configuration table of this crate's README lists exactly
+//! documents every variable, and the configuration table of this crate's docs/configuration.md lists exactly
 //! the variables read (both checked by the tests below).
 
 use std::collections::BTreeMap;
@@ -538,12 +538,13 @@ mod tests {
         }
     }
 
-    /// The variable names in the first column of the table under `## Configuration` in a README
-    /// (every backticked name in that column: one row may name two variables).
+    /// The variable names in the first column of the table under `## Configuration` in a README,
+    /// or of a page titled `# Configuration` (every backticked name in that column: one row may
+    /// name two variables).
     fn configuration_table(readme: &str, file: &str) -> std::collections::BTreeSet<String> {
         let section = readme
-            .split("\n## Configuration\n")
-            .nth(1)
+            .strip_prefix("# Configuration\n")
+            .or_else(|| readme.split("\n## Configuration\n").nth(1))
             .unwrap_or_else(|| panic!("{file} has no `## Configuration` section"));
         let rows: Vec<&str> = section
             .lines()
@@ -597,8 +598,8 @@ mod tests {
                     .map(|suffix| format!("<CONNECTOR>{suffix}")),
             );
         assert_table_lists_exactly(
-            "functions/mcp-server/README.md",
-            include_str!("../../README.md"),
+            "functions/mcp-server/docs/configuration.md",
+            include_str!("../../docs/configuration.md"),
             read,
         );
     }
