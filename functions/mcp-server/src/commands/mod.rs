@@ -58,137 +58,190 @@ pub async fn run(
     redactor: Redactor,
 ) -> anyhow::Result<()> {
     match command {
-        Command::Smoke(opts) => {
-            let checks = smoke::run(&opts).await;
-            std::io::Write::write_all(&mut std::io::stdout(), smoke::render(&checks).as_bytes())?;
-            let failed = checks.iter().filter(|c| !c.ok).count();
-            if failed > 0 {
-                bail!("{failed} smoke check(s) failed");
-            }
-            Ok(())
-        }
+        Command::Smoke(opts) => run_smoke(&opts).await,
         #[cfg(feature = "import")]
         Command::Import(args) => import::run(&args),
-        Command::Lint { dir } => {
-            let catalogs = load_catalogs(dir.as_ref())?;
-            let rows = lint::lint(&catalogs, &config);
-            // The table is this command's output.
-            std::io::Write::write_all(&mut std::io::stdout(), lint::render(&rows).as_bytes())?;
-            let gaps = rows
-                .iter()
-                .filter(|r| r.verdict == lint::Verdict::Gap)
-                .count();
-            if gaps > 0 {
-                bail!("{gaps} gap(s) in the catalogs");
-            }
-            Ok(())
-        }
-        Command::Pins { dir } => {
-            let catalogs = load_catalogs(dir.as_ref().or(config.catalog_dir.as_ref()))?;
-            let state = startup::build(config, &env, catalogs, redactor).await?;
-            let upstream = state.mcp.pipeline.upstream();
-            let mut out = String::new();
-            for conn in &state.inventory.registry.catalogs {
-                if conn.catalog.mcp.is_none() {
-                    continue;
-                }
-                let fetched = if conn.catalog.auth.oauth_user.is_some() {
-                    None
-                } else {
-                    Some(
-                        upstream
-                            .remote_tools(conn, crate::upstream::Credentials::Deployment, false)
-                            .await,
-                    )
-                };
-                let listed = match &fetched {
-                    None => pins::Listed::PerPerson,
-                    Some(Ok(set)) => pins::Listed::Pins(set),
-                    Some(Err(e)) => pins::Listed::Unavailable(e.to_string()),
-                };
-                out.push_str(&pins::render(&conn.catalog.connector, listed));
-            }
-            // The blocks are this command's output.
-            std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes())?;
-            Ok(())
-        }
-        Command::Lambda => {
-            let catalogs = load_served(config.catalog_dir.as_ref(), Drafts::Never)?;
-            let state = startup::build(config, &env, catalogs, redactor).await?;
-            warn_if_too_many_listed(&state);
-            check_keys(&state).await?;
-            lambda_http::run(app(state))
-                .await
-                .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
-        }
+        Command::Lint { dir } => run_lint(dir.as_ref(), &config),
+        Command::Pins { dir } => run_pins(dir, config, env, redactor).await,
+        Command::Lambda => run_lambda(config, env, redactor).await,
         Command::Serve {
             addr,
             catalog,
             insecure_no_auth,
             allow_drafts,
         } => {
-            let (mut config, mut env) = (config, env);
-            let local_key = local_key_if_unset(&config, &env);
-            if let Some((_, pairs)) = &local_key {
-                env = env.with(config::API_KEYS, pairs);
-            }
-            if let Some(pepper) = local_pepper_if_unset(&config, &env) {
-                // OAuth callers and asserted users are recorded by pseudonym: it needs a pepper.
-                env = env.with(config::PSEUDONYM_PEPPER, &pepper);
-            }
-            // Parsed once: the sandbox question and the state both use them.
             let drafts = if allow_drafts {
                 Drafts::Allow
             } else {
                 Drafts::Refuse
             };
-            let catalogs = load_served(catalog.as_ref().or(config.catalog_dir.as_ref()), drafts)?;
-            let sandboxed = needs_sandbox(&config, &env, &catalogs).then_some("papierkram");
-            if sandboxed.is_some() {
-                env = sandbox::start(env).await?;
-                // The sandbox's address is a connector variable: parse again.
-                config = Config::parse(&env)?;
-            }
-            if config.secret_source == SecretSourceConfig::Variables {
-                for (connector, state) in connectors::local_states(&catalogs, &env, sandboxed) {
-                    tracing::info!(connector, "{}", connectors::describe(&state));
-                }
-            }
-            let mut state = startup::build(config, &env, catalogs, redactor).await?;
-            state.insecure_no_auth = insecure_no_auth;
-            let listener = tokio::net::TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr}"))?;
-            let bound = listener.local_addr()?;
-            warn_if_too_many_listed(&state);
-            if !insecure_no_auth {
-                check_keys(&state).await?;
-            }
-            tracing::info!(
-                url = %format!("http://{bound}/mcp"),
-                listed = state.mcp.listed_count(),
-                searchable = state.inventory.registry.exposed().count(),
-                "serving MCP"
-            );
-            if let Some((key, _)) = &local_key {
-                // A one-off message for the developer at the terminal, not a log line.
-                eprintln!(
-                    "\nNo MCP_API_KEYS set: generated a key for this run.\n  URL:    http://{bound}/mcp\n  Header: Authorization: Bearer {key}\n"
-                );
-            }
-            if insecure_no_auth {
-                tracing::warn!("--insecure-no-auth: every request is accepted without an API key");
-            }
-            // The peer address is the client IP locally (the limits count per IP).
-            let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
-            axum::serve(listener, service)
-                .with_graceful_shutdown(async {
-                    let _ = tokio::signal::ctrl_c().await;
-                })
-                .await?;
-            Ok(())
+            let local = Local::prepare(config, env, catalog.as_ref(), drafts).await?;
+            serve(local, addr, insecure_no_auth, redactor).await
         }
     }
+}
+
+/// `smoke`: one line per check; fails when any check did.
+async fn run_smoke(opts: &smoke::SmokeOptions) -> anyhow::Result<()> {
+    let checks = smoke::run(opts).await;
+    std::io::Write::write_all(&mut std::io::stdout(), smoke::render(&checks).as_bytes())?;
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    if failed > 0 {
+        bail!("{failed} smoke check(s) failed");
+    }
+    Ok(())
+}
+
+/// `lint`: the checklist table; fails on any gap.
+fn run_lint(dir: Option<&PathBuf>, config: &Config) -> anyhow::Result<()> {
+    let catalogs = load_catalogs(dir)?;
+    let rows = lint::lint(&catalogs, config);
+    // The table is this command's output.
+    std::io::Write::write_all(&mut std::io::stdout(), lint::render(&rows).as_bytes())?;
+    let gaps = rows
+        .iter()
+        .filter(|r| r.verdict == lint::Verdict::Gap)
+        .count();
+    if gaps > 0 {
+        bail!("{gaps} gap(s) in the catalogs");
+    }
+    Ok(())
+}
+
+/// `pins`: each remote connector's `pins:` block as its tools list now.
+async fn run_pins(
+    dir: Option<PathBuf>,
+    config: Config,
+    env: EnvSnapshot,
+    redactor: Redactor,
+) -> anyhow::Result<()> {
+    let catalogs = load_catalogs(dir.as_ref().or(config.catalog_dir.as_ref()))?;
+    let state = startup::build(config, &env, catalogs, redactor).await?;
+    let upstream = state.mcp.pipeline.upstream();
+    let mut out = String::new();
+    for conn in &state.inventory.registry.catalogs {
+        if conn.catalog.mcp.is_none() {
+            continue;
+        }
+        // A per-person remote lists nothing without someone's token.
+        let fetched = match conn.catalog.auth.oauth_user {
+            Some(_) => None,
+            None => Some(
+                upstream
+                    .remote_tools(conn, crate::upstream::Credentials::Deployment, false)
+                    .await,
+            ),
+        };
+        let listed = match &fetched {
+            None => pins::Listed::PerPerson,
+            Some(Ok(set)) => pins::Listed::Pins(set),
+            Some(Err(e)) => pins::Listed::Unavailable(e.to_string()),
+        };
+        out.push_str(&pins::render(&conn.catalog.connector, listed));
+    }
+    // The blocks are this command's output.
+    std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes())?;
+    Ok(())
+}
+
+/// Lambda mode: the deployment's catalogs (never a draft), served through the Runtime API.
+async fn run_lambda(config: Config, env: EnvSnapshot, redactor: Redactor) -> anyhow::Result<()> {
+    let catalogs = load_served(config.catalog_dir.as_ref(), Drafts::Never)?;
+    let state = startup::build(config, &env, catalogs, redactor).await?;
+    warn_if_too_many_listed(&state);
+    check_keys(&state).await?;
+    lambda_http::run(app(state))
+        .await
+        .map_err(|e| anyhow::anyhow!("lambda runtime: {e}"))
+}
+
+/// What `serve` runs with: the configuration completed for a laptop (a generated key and
+/// pepper when unset, the sandbox when no Papierkram credentials are given) and the catalogs.
+struct Local {
+    config: Config,
+    env: EnvSnapshot,
+    catalogs: Vec<catalog::Catalog>,
+    /// The key generated for this run, to print once.
+    generated_key: Option<String>,
+}
+
+impl Local {
+    async fn prepare(
+        mut config: Config,
+        mut env: EnvSnapshot,
+        catalog: Option<&PathBuf>,
+        drafts: Drafts,
+    ) -> anyhow::Result<Local> {
+        let local_key = local_key_if_unset(&config, &env);
+        if let Some((_, pairs)) = &local_key {
+            env = env.with(config::API_KEYS, pairs);
+        }
+        if let Some(pepper) = local_pepper_if_unset(&config, &env) {
+            // OAuth callers and asserted users are recorded by pseudonym: it needs a pepper.
+            env = env.with(config::PSEUDONYM_PEPPER, &pepper);
+        }
+        // Parsed once: the sandbox question and the state both use them.
+        let catalogs = load_served(catalog.or(config.catalog_dir.as_ref()), drafts)?;
+        let sandboxed = needs_sandbox(&config, &env, &catalogs).then_some("papierkram");
+        if sandboxed.is_some() {
+            env = sandbox::start(env).await?;
+            // The sandbox's address is a connector variable: parse again.
+            config = Config::parse(&env)?;
+        }
+        if config.secret_source == SecretSourceConfig::Variables {
+            for (connector, state) in connectors::local_states(&catalogs, &env, sandboxed) {
+                tracing::info!(connector, "{}", connectors::describe(&state));
+            }
+        }
+        Ok(Local {
+            config,
+            env,
+            catalogs,
+            generated_key: local_key.map(|(key, _)| key),
+        })
+    }
+}
+
+/// `serve`: the local server on `addr` until Ctrl-C.
+async fn serve(
+    local: Local,
+    addr: SocketAddr,
+    insecure_no_auth: bool,
+    redactor: Redactor,
+) -> anyhow::Result<()> {
+    let mut state = startup::build(local.config, &local.env, local.catalogs, redactor).await?;
+    state.insecure_no_auth = insecure_no_auth;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = listener.local_addr()?;
+    warn_if_too_many_listed(&state);
+    if !insecure_no_auth {
+        check_keys(&state).await?;
+    }
+    tracing::info!(
+        url = %format!("http://{bound}/mcp"),
+        listed = state.mcp.listed_count(),
+        searchable = state.inventory.registry.exposed().count(),
+        "serving MCP"
+    );
+    if let Some(key) = &local.generated_key {
+        // A one-off message for the developer at the terminal, not a log line.
+        eprintln!(
+            "\nNo MCP_API_KEYS set: generated a key for this run.\n  URL:    http://{bound}/mcp\n  Header: Authorization: Bearer {key}\n"
+        );
+    }
+    if insecure_no_auth {
+        tracing::warn!("--insecure-no-auth: every request is accepted without an API key");
+    }
+    // The peer address is the client IP locally (the limits count per IP).
+    let service = app(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
 }
 
 /// Keys the operator may not expect: none at all, or some without a profile once profiles
