@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status, Text};
+use catalog::{Aggregate, Measure, Pager, QuotaFigures, Source, Status, Text};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
@@ -64,38 +64,76 @@ pub(super) async fn run(
         Ok(p) => p,
         Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.0),
     };
+    let mut reader = Reader {
+        upstream,
+        conn,
+        deadline,
+        meter,
+        progress,
+        credentials,
+        quota: None,
+        pages: Pages::new(agg.sources.len()),
+    };
     let mut fetched = BTreeMap::new();
-    let mut quota: Option<QuotaFigures> = None;
-    let mut pages = Pages::new(agg.sources.len());
     for (name, source) in &agg.sources {
-        pages.start_source();
+        match reader.source(name, source, &vars).await {
+            Ok(read) => fetched.insert(name.clone(), read),
+            Err(refused) => return refused,
+        };
+    }
+    answer(agg, &fetched, &periods).with_quota(reader.quota)
+}
+
+/// What reading the sources needs, and what it gathers across them: the quota figures of every
+/// request, and the pages read for progress.
+struct Reader<'a> {
+    upstream: &'a Upstream,
+    conn: &'a DeployedCatalog,
+    deadline: &'a Deadline,
+    meter: &'a Meter,
+    progress: &'a Progress,
+    credentials: Credentials<'a>,
+    quota: Option<QuotaFigures>,
+    pages: Pages,
+}
+
+impl Reader<'_> {
+    /// Every page of one source, filtered; a failure part-way is kept beside what was read.
+    /// `Err` is a source the catalog declares wrongly or whose arguments do not validate:
+    /// nothing is read, and the call answers that.
+    async fn source(
+        &mut self,
+        name: &Text,
+        source: &Source,
+        vars: &BTreeMap<String, String>,
+    ) -> Result<Fetched, Outcome> {
+        self.pages.start_source();
+        let conn = self.conn;
         let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
-            return Outcome::failed(
+            return Err(Outcome::failed(
                 Status::Error,
                 "bad_aggregate",
                 format!("Unknown source tool `{}`.", source.tool),
-            );
+            ));
         };
         let mut arguments = Map::new();
         for (arg, template) in &source.args {
-            if let Some(v) = fill(template, &vars) {
+            if let Some(v) = fill(template, vars) {
                 arguments.insert(arg.to_string(), v);
             }
         }
         let shape = ListShape::of(&conn.catalog, tool);
-        let mut source_valid = match args::validate(tool, shape, &arguments) {
-            Ok(v) => v,
-            Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
-        };
+        let mut valid = args::validate(tool, shape, &arguments)
+            .map_err(|e| Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint))?;
         let Some(pager) = conn.catalog.pager_for(tool) else {
-            return Outcome::failed(
+            return Err(Outcome::failed(
                 Status::Error,
                 "bad_aggregate",
                 format!(
                     "`{}` is no list: its catalog declares no paging.",
                     source.tool
                 ),
-            );
+            ));
         };
         // An unpaged list is read whole in its one answer.
         let page_size = if pager.ask == catalog::Ask::Unpaged {
@@ -103,99 +141,112 @@ pub(super) async fn run(
         } else {
             pager.max_page_size.min(100)
         };
-        let mut items = Vec::new();
-        let mut failure = None;
-        let mut pages_read = 0;
+        let mut read = Fetched {
+            items: Vec::new(),
+            failure: None,
+            pages_read: 0,
+        };
         // Lists paged by cursor: where the next page is (none: the first page).
         let mut cursor = None;
         for page in 1..=MAX_PAGES {
-            if let Some(list) = source_valid.list.as_mut() {
+            if let Some(list) = valid.list.as_mut() {
                 list.page = page;
                 list.page_size = page_size;
                 list.cursor = cursor.take();
             }
-            match upstream
-                .fetch(conn, tool, &source_valid, deadline, meter, credentials)
-                .await
-            {
-                Ok(reply) => {
-                    quota = add_request(quota, reply.quota);
-                    let Some((page_items, more, total_items)) =
-                        page_of(&pager, &reply, page, page_size)
-                    else {
-                        failure = Some(Outcome::failed(
-                            Status::Unavailable,
-                            "upstream_unexpected_shape",
-                            format!(
-                                "{} answered `{}` without its list: no data was read from it. \
-                                 Retry in a few minutes.",
-                                Registry::title(&conn.catalog),
-                                tool.name
-                            ),
-                        ));
-                        break;
-                    };
-                    pages_read += 1;
-                    items.extend(
-                        page_items
-                            .into_iter()
-                            .filter(|i| matches(i, &source.filter)),
-                    );
-                    if progress.wanted() {
-                        let ahead =
-                            progress::pages_ahead(page, page_size, total_items, more != More::No);
-                        let (done, total) = pages.page_read(ahead);
-                        progress.report(Update {
-                            done: done as f64,
-                            total: Some(total as f64),
-                            message: format!(
-                                "{name}: read page {page} ({done} of {total} pages known)"
-                            ),
-                        });
-                    }
-                    match more {
-                        More::No => break,
-                        More::Page => {}
-                        More::After(next) => cursor = Some(next),
-                        More::Refused(why) => {
-                            failure = Some(Outcome::failed(
-                                Status::Unavailable,
-                                "next_page_refused",
-                                format!(
-                                    "{} named a next page of `{}` {why}; it is not followed, so \
-                                     `{name}` holds only the pages before it.",
-                                    Registry::title(&conn.catalog),
-                                    tool.name
-                                ),
-                            ));
-                            break;
-                        }
-                    }
-                    if page == MAX_PAGES {
-                        failure = Some(Outcome::failed(
-                            Status::Error,
-                            "too_many_pages",
-                            format!("`{name}` has more than {MAX_PAGES} pages; narrow the period."),
-                        ));
-                    }
-                }
+            let fetched = self
+                .upstream
+                .fetch(
+                    conn,
+                    tool,
+                    &valid,
+                    self.deadline,
+                    self.meter,
+                    self.credentials,
+                )
+                .await;
+            let reply = match fetched {
+                Ok(reply) => reply,
                 Err(e) => {
-                    quota = add_request(quota, e.quota());
-                    failure = Some(Outcome::from_upstream(conn, tool, &e));
+                    self.quota = add_request(self.quota.take(), e.quota());
+                    read.failure = Some(Outcome::from_upstream(conn, tool, &e));
+                    break;
+                }
+            };
+            self.quota = add_request(self.quota.take(), reply.quota);
+            let Some((page_items, more, total_items)) = page_of(&pager, &reply, page, page_size)
+            else {
+                read.failure = Some(Outcome::failed(
+                    Status::Unavailable,
+                    "upstream_unexpected_shape",
+                    format!(
+                        "{} answered `{}` without its list: no data was read from it. \
+                         Retry in a few minutes.",
+                        Registry::title(&conn.catalog),
+                        tool.name
+                    ),
+                ));
+                break;
+            };
+            read.pages_read += 1;
+            read.items.extend(
+                page_items
+                    .into_iter()
+                    .filter(|i| matches(i, &source.filter)),
+            );
+            self.report(name, page, page_size, total_items, more != More::No);
+            match more {
+                More::No => break,
+                More::Page => {}
+                More::After(next) => cursor = Some(next),
+                More::Refused(why) => {
+                    read.failure = Some(Outcome::failed(
+                        Status::Unavailable,
+                        "next_page_refused",
+                        format!(
+                            "{} named a next page of `{}` {why}; it is not followed, so \
+                             `{name}` holds only the pages before it.",
+                            Registry::title(&conn.catalog),
+                            tool.name
+                        ),
+                    ));
                     break;
                 }
             }
+            if page == MAX_PAGES {
+                read.failure = Some(Outcome::failed(
+                    Status::Error,
+                    "too_many_pages",
+                    format!("`{name}` has more than {MAX_PAGES} pages; narrow the period."),
+                ));
+            }
         }
-        fetched.insert(
-            name.clone(),
-            Fetched {
-                items,
-                failure,
-                pages_read,
-            },
-        );
+        Ok(read)
     }
-    let data = match measures(&agg.result, &fetched, &periods) {
+
+    /// One page of `name` read: pages read of pages known, when the client watches.
+    fn report(&mut self, name: &Text, page: u32, page_size: u32, total: Option<u64>, more: bool) {
+        if !self.progress.wanted() {
+            return;
+        }
+        let ahead = progress::pages_ahead(page, page_size, total, more);
+        let (done, total) = self.pages.page_read(ahead);
+        self.progress.report(Update {
+            done: done as f64,
+            total: Some(total as f64),
+            message: format!("{name}: read page {page} ({done} of {total} pages known)"),
+        });
+    }
+}
+
+/// The answer from what the sources gave: the figures, or, when a source failed, its status
+/// with the figures marked partial (those whose source read nothing left out).
+fn answer(
+    agg: &Aggregate,
+    fetched: &BTreeMap<Text, Fetched>,
+    periods: &BTreeMap<Text, Period>,
+) -> Outcome {
+    let data = match measures(&agg.result, fetched, periods) {
         Ok(data) => data,
         Err(Overflow(name)) => {
             return Outcome::failed(
@@ -206,8 +257,7 @@ pub(super) async fn run(
                      cannot be reported exactly: the upstream data holds implausible amounts. \
                      Narrow the period or the filter, and check the amounts with the list tools."
                 ),
-            )
-            .with_quota(quota);
+            );
         }
     };
     let failed: Vec<(&Text, &Outcome)> = fetched
@@ -215,7 +265,7 @@ pub(super) async fn run(
         .filter_map(|(n, f)| f.failure.as_ref().map(|o| (n, o)))
         .collect();
     let Some((_, first)) = failed.first() else {
-        return Outcome::ok(super::outcome::data(data)).with_quota(quota);
+        return Outcome::ok(super::outcome::data(data));
     };
     let sources: Vec<Value> = failed
         .iter()
@@ -245,8 +295,7 @@ pub(super) async fn run(
             )),
             reason: first.reason.clone(),
             ..Outcome::ok(fields)
-        }
-        .with_quota(quota);
+        };
     }
     let left_out = match left_out.is_empty() {
         true => String::new(),
@@ -266,7 +315,6 @@ pub(super) async fn run(
         reason: first.reason.as_ref().map(|r| format!("partial_{r}")),
         ..Outcome::ok(fields)
     }
-    .with_quota(quota)
 }
 
 /// Removes from `data` every figure that depends on one of the `unread` sources (directly, or
