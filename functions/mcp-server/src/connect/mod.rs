@@ -118,12 +118,9 @@ pub struct Connect {
 impl Connect {
     /// Step 1: the link, then our sign-in.
     pub async fn start(&self, connector: &str, link: Option<&str>, now: u64) -> Step {
-        let Some(declared) = self.connectors.get(connector) else {
-            return page(
-                404,
-                "Not found",
-                "There is nothing to connect at this address.",
-            );
+        let declared = match self.declared(connector) {
+            Ok(declared) => declared,
+            Err(not_found) => return not_found,
         };
         let title = &declared.title;
         let keys = self.keys().await;
@@ -241,39 +238,48 @@ impl Connect {
         browser: Option<&str>,
         now: u64,
     ) -> Step {
-        let Some(declared) = self.connectors.get(connector) else {
-            return page(
-                404,
-                "Not found",
-                "There is nothing to connect at this address.",
-            );
+        let steps = async {
+            let declared = self.declared(connector)?;
+            let keys = self.keys().await;
+            let state: SignIn = self
+                .state(&keys, SIGNIN, back, connector, browser, now)
+                .await?;
+            let subject = self
+                .same_person(&state, back, connector, &declared.title, now)
+                .await?;
+            self.to_upstream(connector, declared, &keys, subject, state.b, now)
+                .await
         };
-        let title = &declared.title;
-        let keys = self.keys().await;
-        let state: SignIn = match self
-            .state(&keys, SIGNIN, back, connector, browser, now)
-            .await
-        {
-            Ok(s) => s,
-            Err(step) => return step,
-        };
-        let (Some(code), Some(client_id)) = (&back.code, &self.client_id) else {
-            return page(
+        steps.await.unwrap_or_else(|stop| stop)
+    }
+
+    /// The person our sign-in names, who must be the one the link was made for; `Err` is the
+    /// page that says why not.
+    async fn same_person(
+        &self,
+        state: &SignIn,
+        back: &Back,
+        connector: &str,
+        title: &str,
+        now: u64,
+    ) -> Result<String, Step> {
+        let not_signed_in = || {
+            page(
                 400,
                 "You were not signed in",
                 "Open the link from your chat again.",
-            );
+            )
         };
-        let (_, token_endpoint) = match self.our_endpoints().await {
-            Ok(e) => e,
-            Err(_) => {
-                return page(
-                    503,
-                    "Sign-in is unavailable",
-                    "Please try again in a minute.",
-                );
-            }
+        let (Some(code), Some(client_id)) = (&back.code, &self.client_id) else {
+            return Err(not_signed_in());
         };
+        let (_, token_endpoint) = self.our_endpoints().await.map_err(|_| {
+            page(
+                503,
+                "Sign-in is unavailable",
+                "Please try again in a minute.",
+            )
+        })?;
         let settings = self.verifier.settings();
         let client = exchange::Client {
             id: client_id,
@@ -286,42 +292,33 @@ impl Connect {
             verifier: &state.v,
             redirect_uri: &redirect_uri,
         };
-        let grant = match exchange::exchange(&self.http, &token_endpoint, &client, what, now).await
-        {
-            Ok(g) => g,
-            Err(e) => {
+        let grant = exchange::exchange(&self.http, &token_endpoint, &client, what, now)
+            .await
+            .map_err(|e| {
                 tracing::warn!(error = %e, "connect: our sign-in code was not exchanged");
-                return page(
-                    400,
-                    "You were not signed in",
-                    "Open the link from your chat again.",
-                );
-            }
-        };
-        let identity = match self.verifier.verify(&grant.access_token, None).await {
-            Ok(i) => i,
-            Err(e) => {
+                not_signed_in()
+            })?;
+        let identity = self
+            .verifier
+            .verify(&grant.access_token, None)
+            .await
+            .map_err(|e| {
                 tracing::warn!(error = %e, "connect: the sign-in token was refused");
-                return page(
-                    400,
-                    "You were not signed in",
-                    "Open the link from your chat again.",
-                );
-            }
-        };
-        let Ok(person) = Person::new(&settings.issuer, &identity.subject) else {
-            return page(
+                not_signed_in()
+            })?;
+        let person = Person::new(&settings.issuer, &identity.subject).map_err(|_| {
+            page(
                 400,
                 "You were not signed in",
                 "Your sign-in names no person.",
-            );
-        };
+            )
+        })?;
         if person.id() != state.p {
             tracing::warn!(
                 connector,
                 "connect: a link was opened by another person than it was made for"
             );
-            return page(
+            return Err(page(
                 403,
                 "This link was made for someone else",
                 format!(
@@ -329,60 +326,89 @@ impl Connect {
                      no {title} account is connected. Each person connects with the link from \
                      their own chat."
                 ),
-            );
+            ));
         }
-        let secrets = match self.secrets_or_retry().await {
-            Ok(s) => s,
-            Err(retry) => return retry,
-        };
+        Ok(identity.subject)
+    }
+
+    /// The redirect to the upstream's authorization for `subject`, its state bound to the
+    /// browser (`binding`) that started the flow.
+    async fn to_upstream(
+        &self,
+        connector: &str,
+        declared: &Declared,
+        keys: &[Vec<u8>],
+        subject: String,
+        binding: String,
+        now: u64,
+    ) -> Result<Step, Step> {
+        let title = &declared.title;
+        let secrets = self.secrets_or_retry().await?;
         let oauth = &declared.oauth;
         let Some(upstream_client) = secrets.field(connector, &oauth.client_id) else {
-            return page(
+            return Err(page(
                 503,
                 format!("{title} is not set up"),
                 format!("This server has no {title} client id yet; an operator must add it."),
-            );
+            ));
         };
-        let (Some(verifier), Some(nonce)) = (pkce::verifier(), crate::random::hex(16)) else {
-            return page(
+        let try_again = || {
+            page(
                 503,
                 "Please try again",
                 "The server could not make a request.",
-            );
+            )
+        };
+        let (Some(verifier), Some(nonce)) = (pkce::verifier(), crate::random::hex(16)) else {
+            return Err(try_again());
         };
         let next = Authorize {
-            i: settings.issuer.clone(),
-            s: identity.subject,
+            i: self.verifier.settings().issuer.clone(),
+            s: subject,
             c: connector.to_string(),
             v: verifier.clone(),
             n: nonce,
-            b: state.b,
+            b: binding,
         };
-        let Ok(next) = ticket::issue(&keys, UPSTREAM, &next, now + STATE_TTL_S) else {
-            return page(
+        let Ok(next) = ticket::issue(keys, UPSTREAM, &next, now + STATE_TTL_S) else {
+            return Err(page(
                 503,
                 "Please try again",
                 "The server has no key to sign requests with.",
-            );
+            ));
         };
         let scopes = oauth.scopes.join(" ");
+        let redirect_uri = self.redirect(connector, "callback");
+        let challenge = pkce::challenge(&verifier);
         let mut query = vec![
             ("response_type", "code"),
             ("client_id", upstream_client),
             ("state", next.as_str()),
             ("code_challenge_method", "S256"),
+            ("redirect_uri", &redirect_uri),
+            ("code_challenge", &challenge),
         ];
-        let redirect_uri = self.redirect(connector, "callback");
-        let challenge = pkce::challenge(&verifier);
-        query.push(("redirect_uri", &redirect_uri));
-        query.push(("code_challenge", &challenge));
         if !scopes.is_empty() {
             query.push(("scope", &scopes));
         }
         if let Some(r) = &oauth.resource {
             query.push(("resource", r));
         }
-        Step::Redirect(with_query(&oauth.authorization_endpoint, &query))
+        Ok(Step::Redirect(with_query(
+            &oauth.authorization_endpoint,
+            &query,
+        )))
+    }
+
+    /// The connector at this address, or the page saying there is none.
+    fn declared(&self, connector: &str) -> Result<&Declared, Step> {
+        self.connectors.get(connector).ok_or_else(|| {
+            page(
+                404,
+                "Not found",
+                "There is nothing to connect at this address.",
+            )
+        })
     }
 
     /// Step 3: back from the upstream in the same browser; the grant into the vault.
@@ -393,12 +419,9 @@ impl Connect {
         browser: Option<&str>,
         now: u64,
     ) -> Step {
-        let Some(declared) = self.connectors.get(connector) else {
-            return page(
-                404,
-                "Not found",
-                "There is nothing to connect at this address.",
-            );
+        let declared = match self.declared(connector) {
+            Ok(declared) => declared,
+            Err(not_found) => return not_found,
         };
         let title = &declared.title;
         if back.error.is_some() {
