@@ -93,132 +93,25 @@ fn call(tool: &str, args: &Value) -> Value {
 }
 
 pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
-    let c = Client {
-        http: crate::http_client(),
-        url: opts.url.clone(),
-        key: opts.key.clone(),
-    };
-    let key = Some(c.key.as_str());
-    let mut checks = Vec::new();
-    let mut cookies = 0;
-
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "hosted-mcp-smoke", "version": env!("CARGO_PKG_VERSION")}}});
-    checks.push(match c.rpc(init, key, None).await {
-        Ok((status, headers, text)) => {
-            cookies += headers.get_all(SET_COOKIE).iter().count();
-            let json_type = headers
-                .get("content-type")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|t| t.starts_with("application/json"));
-            let version = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|v| v["result"]["protocolVersion"].as_str().map(str::to_string));
-            match (status, json_type, version) {
-                (200, true, Some(v)) => check("initialize", true, format!("JSON, protocol {v}")),
-                _ => check(
-                    "initialize",
-                    false,
-                    format!("HTTP {status}, not an MCP JSON reply: {}", preview(&text)),
-                ),
-            }
-        }
-        Err(e) => check("initialize", false, e),
-    });
-
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    checks.push(match c.rpc(list, key, None).await {
-        Ok((_, headers, text)) => {
-            cookies += headers.get_all(SET_COOKIE).iter().count();
-            let names: Vec<String> = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|v| v["result"]["tools"].as_array().cloned())
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|t| t["name"].as_str().map(str::to_string))
-                .collect();
-            let extra: Vec<&String> = names
-                .iter()
-                .filter(|n| !opts.allowlist.contains(n))
-                .collect();
-            let missing: Vec<&String> = opts
-                .allowlist
-                .iter()
-                .filter(|n| !names.contains(n))
-                .collect();
-            if extra.is_empty() && missing.is_empty() {
-                check(
-                    "tools/list",
-                    true,
-                    format!("{} tools, equal to the allowlist", names.len()),
-                )
-            } else {
-                check(
-                    "tools/list",
-                    false,
-                    format!("not the allowlist: extra {extra:?}, missing {missing:?}"),
-                )
-            }
-        }
-        Err(e) => check("tools/list", false, e),
-    });
-
-    checks.push(
-        match c
-            .rpc(call(&opts.raw_tool, &json!({"path": "/"})), key, None)
-            .await
-        {
-            Ok((_, headers, text)) => {
-                cookies += headers.get_all(SET_COOKIE).iter().count();
-                let not_found = serde_json::from_str::<Value>(&text)
-                    .ok()
-                    .and_then(|v| {
-                        v["error"]["message"]
-                            .as_str()
-                            .map(|m| m.contains("Tool not found"))
-                    })
-                    .unwrap_or(false);
-                check(
-                    "raw tool hidden",
-                    not_found,
-                    format!(
-                        "`{}`: {}",
-                        opts.raw_tool,
-                        if not_found {
-                            "tool not found"
-                        } else {
-                            "reachable!"
-                        }
-                    ),
-                )
-            }
-            Err(e) => check("raw tool hidden", false, e),
+    let mut smoke = Smoke {
+        c: Client {
+            http: crate::http_client(),
+            url: opts.url.clone(),
+            key: opts.key.clone(),
         },
-    );
-
-    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
-    let mut challenge = None;
-    checks.push(match c.rpc(ping.clone(), None, None).await {
-        Ok((status, headers, body)) => {
-            let seen = discovery::Challenge::read(&headers, &body);
-            let detail = match (&seen.header, &seen.remapped) {
-                (Some(_), _) => "with WWW-Authenticate".to_string(),
-                (None, Some(_)) => format!(
-                    "WWW-Authenticate arrived renamed to {}",
-                    discovery::REMAPPED
-                ),
-                (None, None) => "without WWW-Authenticate".to_string(),
-            };
-            let ok = status == 401 && (seen.header.is_some() || seen.remapped.is_some());
-            challenge = Some(seen);
-            check("no key → 401", ok, format!("HTTP {status} {detail}"))
-        }
-        Err(e) => check("no key → 401", false, e),
-    });
+        opts,
+        cookies: 0,
+    };
+    let mut checks = vec![
+        smoke.initialize().await,
+        smoke.tools_list().await,
+        smoke.raw_tool_hidden().await,
+    ];
+    let (no_key, challenge) = smoke.no_key().await;
+    checks.push(no_key);
     match challenge {
         Some(seen) if opts.oauth || seen.names_oauth() => {
-            checks.extend(discovery::run(&c.http, &opts.url, &seen).await);
+            checks.extend(discovery::run(&smoke.c.http, &opts.url, &seen).await);
         }
         None if opts.oauth => checks.push(check(
             "401 names metadata",
@@ -227,22 +120,163 @@ pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
         )),
         _ => {}
     }
+    checks.push(smoke.foreign_origin().await);
+    checks.push(smoke.health().await);
+    checks.push(smoke.read_only_call().await);
+    checks.push(check(
+        "no Set-Cookie",
+        smoke.cookies == 0,
+        format!("{} Set-Cookie header(s) seen", smoke.cookies),
+    ));
+    checks
+}
 
-    checks.push(match c.rpc(ping, key, Some("https://evil.example")).await {
-        Ok((status, _, _)) => check(
-            "foreign Origin refused",
-            status == 403,
-            format!("HTTP {status}"),
-        ),
-        Err(e) => check("foreign Origin refused", false, e),
-    });
+/// One run of the checks against a deployment, counting the cookies its answers set.
+struct Smoke<'a> {
+    c: Client,
+    opts: &'a SmokeOptions,
+    cookies: usize,
+}
 
-    let health_url = format!(
-        "{}/health",
-        opts.url.trim_end_matches('/').trim_end_matches("/mcp")
-    );
-    checks.push(
-        match c.http.get(&health_url).bearer_auth(&c.key).send().await {
+impl Smoke<'_> {
+    /// A request with the key; the cookies of its answer are counted.
+    async fn rpc(&mut self, body: Value) -> Result<(u16, HeaderMap, String), String> {
+        let answer = self.c.rpc(body, Some(&self.c.key), None).await?;
+        self.cookies += answer.1.get_all(SET_COOKIE).iter().count();
+        Ok(answer)
+    }
+
+    async fn initialize(&mut self) -> Check {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "hosted-mcp-smoke", "version": env!("CARGO_PKG_VERSION")}}});
+        let (status, headers, text) = match self.rpc(init).await {
+            Ok(answer) => answer,
+            Err(e) => return check("initialize", false, e),
+        };
+        let json_type = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("application/json"));
+        let version = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v["result"]["protocolVersion"].as_str().map(str::to_string));
+        match (status, json_type, version) {
+            (200, true, Some(v)) => check("initialize", true, format!("JSON, protocol {v}")),
+            _ => check(
+                "initialize",
+                false,
+                format!("HTTP {status}, not an MCP JSON reply: {}", preview(&text)),
+            ),
+        }
+    }
+
+    async fn tools_list(&mut self) -> Check {
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let text = match self.rpc(list).await {
+            Ok((_, _, text)) => text,
+            Err(e) => return check("tools/list", false, e),
+        };
+        let names: Vec<String> = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v["result"]["tools"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect();
+        let allowlist = &self.opts.allowlist;
+        let extra: Vec<&String> = names.iter().filter(|n| !allowlist.contains(n)).collect();
+        let missing: Vec<&String> = allowlist.iter().filter(|n| !names.contains(n)).collect();
+        if extra.is_empty() && missing.is_empty() {
+            check(
+                "tools/list",
+                true,
+                format!("{} tools, equal to the allowlist", names.len()),
+            )
+        } else {
+            check(
+                "tools/list",
+                false,
+                format!("not the allowlist: extra {extra:?}, missing {missing:?}"),
+            )
+        }
+    }
+
+    async fn raw_tool_hidden(&mut self) -> Check {
+        let raw = self.opts.raw_tool.clone();
+        let text = match self.rpc(call(&raw, &json!({"path": "/"}))).await {
+            Ok((_, _, text)) => text,
+            Err(e) => return check("raw tool hidden", false, e),
+        };
+        let not_found = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v["error"]["message"]
+                    .as_str()
+                    .map(|m| m.contains("Tool not found"))
+            })
+            .unwrap_or(false);
+        let seen = if not_found {
+            "tool not found"
+        } else {
+            "reachable!"
+        };
+        check("raw tool hidden", not_found, format!("`{raw}`: {seen}"))
+    }
+
+    /// Without a key: 401 with a challenge, which also starts the OAuth discovery checks.
+    async fn no_key(&self) -> (Check, Option<discovery::Challenge>) {
+        let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+        let (status, headers, body) = match self.c.rpc(ping, None, None).await {
+            Ok(answer) => answer,
+            Err(e) => return (check("no key → 401", false, e), None),
+        };
+        let seen = discovery::Challenge::read(&headers, &body);
+        let detail = match (&seen.header, &seen.remapped) {
+            (Some(_), _) => "with WWW-Authenticate".to_string(),
+            (None, Some(_)) => format!(
+                "WWW-Authenticate arrived renamed to {}",
+                discovery::REMAPPED
+            ),
+            (None, None) => "without WWW-Authenticate".to_string(),
+        };
+        let ok = status == 401 && (seen.header.is_some() || seen.remapped.is_some());
+        (
+            check("no key → 401", ok, format!("HTTP {status} {detail}")),
+            Some(seen),
+        )
+    }
+
+    async fn foreign_origin(&self) -> Check {
+        let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+        match self
+            .c
+            .rpc(ping, Some(&self.c.key), Some("https://evil.example"))
+            .await
+        {
+            Ok((status, _, _)) => check(
+                "foreign Origin refused",
+                status == 403,
+                format!("HTTP {status}"),
+            ),
+            Err(e) => check("foreign Origin refused", false, e),
+        }
+    }
+
+    async fn health(&self) -> Check {
+        let url = &self.opts.url;
+        let health_url = format!(
+            "{}/health",
+            url.trim_end_matches('/').trim_end_matches("/mcp")
+        );
+        match self
+            .c
+            .http
+            .get(&health_url)
+            .bearer_auth(&self.c.key)
+            .send()
+            .await
+        {
             Ok(r) => {
                 let status = r.status().as_u16();
                 let body: Value = r.json().await.unwrap_or(Value::Null);
@@ -253,37 +287,24 @@ pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
                 )
             }
             Err(e) => check("/health", false, format!("request failed: {e}")),
-        },
-    );
-
-    checks.push(match c.rpc(call(&opts.tool, &opts.args), key, None).await {
-        Ok((_, headers, text)) => {
-            cookies += headers.get_all(SET_COOKIE).iter().count();
-            let status = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
-                v["result"]["structuredContent"]["status"]
-                    .as_str()
-                    .map(str::to_string)
-            });
-            let ok = status.as_deref() == Some("ok");
-            check(
-                "read-only tool call",
-                ok,
-                format!(
-                    "`{}` → {}",
-                    opts.tool,
-                    status.unwrap_or_else(|| preview(&text))
-                ),
-            )
         }
-        Err(e) => check("read-only tool call", false, e),
-    });
+    }
 
-    checks.push(check(
-        "no Set-Cookie",
-        cookies == 0,
-        format!("{cookies} Set-Cookie header(s) seen"),
-    ));
-    checks
+    async fn read_only_call(&mut self) -> Check {
+        let (tool, args) = (self.opts.tool.clone(), self.opts.args.clone());
+        let text = match self.rpc(call(&tool, &args)).await {
+            Ok((_, _, text)) => text,
+            Err(e) => return check("read-only tool call", false, e),
+        };
+        let status = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
+            v["result"]["structuredContent"]["status"]
+                .as_str()
+                .map(str::to_string)
+        });
+        let ok = status.as_deref() == Some("ok");
+        let seen = status.unwrap_or_else(|| preview(&text));
+        check("read-only tool call", ok, format!("`{tool}` → {seen}"))
+    }
 }
 
 fn preview(text: &str) -> String {
