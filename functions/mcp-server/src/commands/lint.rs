@@ -421,8 +421,8 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
 }
 
 fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
-    let subject = t.name.clone();
-    rows.push(tool_curation_row(t, subject.to_string()));
+    let subject = t.name.to_string();
+    rows.push(tool_curation_row(t, subject.clone()));
     if t.risk == Risk::Forbidden {
         rows.push(row(
             "risk",
@@ -432,113 +432,39 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
         ));
         return;
     }
-    // The verb is the name's last word, or two for a verb of two words (`mark_absent`).
-    let known = VERBS.iter().find(|v| {
-        t.name
-            .strip_suffix(**v)
-            .is_some_and(|rest| rest.ends_with('_'))
-    });
-    let verb = known
-        .copied()
-        .unwrap_or_else(|| t.name.rsplit('_').next().unwrap_or(""));
-    rows.push(row(
-        "name",
-        subject.to_string(),
-        known.is_some(),
-        format!("`<resource>_<verb>`, verb `{verb}`"),
-    ));
-    rows.push(description_row(t, shape, subject.to_string()));
-    let write = t.http().is_some_and(|(m, _)| !m.is_read_only());
-    let (least, why) = least_risk(t);
-    rows.push(row(
-        "risk",
-        subject.to_string(),
-        t.risk >= least,
-        match why {
-            Some(why) if t.risk < least => {
-                format!("{} below {why}", crate::contract::risk::word(t.risk))
-            }
-            Some(why) => format!("{} ({why})", crate::contract::risk::word(t.risk)),
-            None => crate::contract::risk::word(t.risk).to_string(),
-        },
-    ));
-    rows.push(if write {
-        let missing: Vec<&str> = [
-            ("side_effects", t.side_effects.is_none()),
-            ("effect", t.effect.is_none()),
-            ("audit_event", t.audit_event.is_none()),
-            ("idempotent", t.idempotent.is_none()),
-            ("failure_modes", t.failure_modes.is_empty()),
-        ]
-        .into_iter()
-        .filter_map(|(field, absent)| absent.then_some(field))
-        .collect();
-        row(
-            "write_contract",
-            subject.to_string(),
-            missing.is_empty(),
-            if missing.is_empty() {
-                "side effects, effect, audit event, idempotency, failure modes".to_string()
-            } else {
-                format!("declare {}", missing.join(", "))
-            },
-        )
-    } else {
-        na("write_contract", subject.to_string(), "a read")
-    });
+    rows.push(name_row(t, subject.clone()));
+    rows.push(description_row(t, shape, subject.clone()));
+    rows.push(risk_row(t, subject.clone()));
+    rows.push(write_contract_row(t, subject.clone()));
     if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
-        rows.push(document_row(binary, subject.to_string()));
+        rows.push(document_row(binary, subject.clone()));
     }
-    let magic: Vec<&catalog::Text> = t
-        .params
-        .iter()
-        .filter(|(_, p)| p.choices.as_ref().is_some_and(|c| looks_boolean(c)))
-        .map(|(n, _)| n)
-        .collect();
-    rows.push(if t.params.is_empty() {
-        na("booleans", subject.to_string(), "no params")
-    } else {
-        row(
-            "booleans",
-            subject.to_string(),
-            magic.is_empty(),
-            if magic.is_empty() {
-                "no magic strings".to_string()
-            } else {
-                format!("use a boolean for {magic:?}")
-            },
-        )
-    });
-    let unbounded: Vec<&catalog::Text> = t
-        .params
-        .iter()
-        .filter(|(_, p)| unbounded(p))
-        .map(|(n, _)| n)
-        .collect();
-    rows.push(if t.params.is_empty() {
-        na("typed_params", subject.to_string(), "no params")
-    } else {
-        row(
-            "typed_params",
-            subject.to_string(),
-            unbounded.is_empty(),
-            if unbounded.is_empty() {
-                "typed and bounded".to_string()
-            } else {
-                format!("unbounded: {unbounded:?}")
-            },
-        )
-    });
+    rows.push(params_row(
+        t,
+        subject.clone(),
+        "booleans",
+        |p| p.choices.as_ref().is_some_and(|c| looks_boolean(c)),
+        "no magic strings",
+        "use a boolean for",
+    ));
+    rows.push(params_row(
+        t,
+        subject.clone(),
+        "typed_params",
+        unbounded,
+        "typed and bounded",
+        "unbounded:",
+    ));
     rows.push(if t.list {
         let ok = !t.fields.is_empty() && !t.default_fields.is_empty();
         row(
             "list_shape",
-            subject.to_string(),
+            subject.clone(),
             ok,
             "page, page_size ≤ 100, fields whitelist, compact default_fields, count_only",
         )
     } else {
-        na("list_shape", subject.to_string(), "not a list tool")
+        na("list_shape", subject.clone(), "not a list tool")
     });
     rows.push(if t.raw {
         row(
@@ -550,6 +476,99 @@ fn tool_rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     } else {
         na("no_raw_hosted", subject, "dedicated tool")
     });
+}
+
+/// `name`: `<resource>_<verb>`; the verb is the name's last word, or two for a verb of two
+/// words (`mark_absent`).
+fn name_row(t: &Tool, subject: String) -> Row {
+    let known = VERBS.iter().find(|v| {
+        t.name
+            .strip_suffix(**v)
+            .is_some_and(|rest| rest.ends_with('_'))
+    });
+    let verb = known
+        .copied()
+        .unwrap_or_else(|| t.name.rsplit('_').next().unwrap_or(""));
+    row(
+        "name",
+        subject,
+        known.is_some(),
+        format!("`<resource>_<verb>`, verb `{verb}`"),
+    )
+}
+
+/// `risk`: at least what the tool's method and effects call for.
+fn risk_row(t: &Tool, subject: String) -> Row {
+    let (least, why) = least_risk(t);
+    let word = crate::contract::risk::word(t.risk);
+    row(
+        "risk",
+        subject,
+        t.risk >= least,
+        match why {
+            Some(why) if t.risk < least => format!("{word} below {why}"),
+            Some(why) => format!("{word} ({why})"),
+            None => word.to_string(),
+        },
+    )
+}
+
+/// `write_contract`: a write declares what it changes, its audit event, whether it is
+/// idempotent and how it fails.
+fn write_contract_row(t: &Tool, subject: String) -> Row {
+    if t.http().is_none_or(|(m, _)| m.is_read_only()) {
+        return na("write_contract", subject, "a read");
+    }
+    let missing: Vec<&str> = [
+        ("side_effects", t.side_effects.is_none()),
+        ("effect", t.effect.is_none()),
+        ("audit_event", t.audit_event.is_none()),
+        ("idempotent", t.idempotent.is_none()),
+        ("failure_modes", t.failure_modes.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(field, absent)| absent.then_some(field))
+    .collect();
+    row(
+        "write_contract",
+        subject,
+        missing.is_empty(),
+        if missing.is_empty() {
+            "side effects, effect, audit event, idempotency, failure modes".to_string()
+        } else {
+            format!("declare {}", missing.join(", "))
+        },
+    )
+}
+
+/// A rule over the tool's params: those `bad` picks are named after `refusal`.
+fn params_row(
+    t: &Tool,
+    subject: String,
+    rule: &'static str,
+    bad: impl Fn(&catalog::Param) -> bool,
+    fine: &str,
+    refusal: &str,
+) -> Row {
+    if t.params.is_empty() {
+        return na(rule, subject, "no params");
+    }
+    let named: Vec<&catalog::Text> = t
+        .params
+        .iter()
+        .filter(|(_, p)| bad(p))
+        .map(|(n, _)| n)
+        .collect();
+    row(
+        rule,
+        subject,
+        named.is_empty(),
+        if named.is_empty() {
+            fine.to_string()
+        } else {
+            format!("{refusal} {named:?}")
+        },
+    )
 }
 
 /// `curation`: an imported draft is a proposal. A tool with pending `curate` entries, or whose
