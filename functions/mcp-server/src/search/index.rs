@@ -154,112 +154,152 @@ impl<'a> Vocabulary<'a> {
     }
 }
 
-impl Index {
-    pub fn build(docs: Vec<Doc>) -> Index {
-        let mut vocab = Vocabulary::with_capacity(docs.len());
-        let mut lens = vec![[0f32; FIELDS]; docs.len()];
-        // Per doc, its terms with their frequency per field: `entries[starts[d]..starts[d + 1]]`;
-        // `slot[term]` is 1 + the term's place in the current doc's run (0: not seen yet).
-        let mut entries: Vec<(u32, [u16; FIELDS])> = Vec::with_capacity(docs.len() * 64);
-        let mut starts: Vec<usize> = Vec::with_capacity(docs.len() + 1);
-        let mut slot: Vec<u32> = Vec::new();
-        for (d, doc) in docs.iter().enumerate() {
-            let start = entries.len();
-            starts.push(start);
-            let (subject, rest) = doc.description.split_at(subject_end(&doc.description));
-            for (f, len) in lens[d].iter_mut().enumerate() {
-                let words: Box<dyn Iterator<Item = &str>> = match f {
-                    NAME => Box::new(split_words(&doc.name)),
-                    SUBJECT => Box::new(prose_words(subject)),
-                    DESCRIPTION => Box::new(prose_words(rest)),
-                    PARAMS => Box::new(doc.params.iter().flat_map(|p| split_words(p))),
-                    _ => Box::new(split_words(&doc.connector)),
+/// Per doc, its terms with their frequency per field: `entries[starts[d]..starts[d + 1]]`.
+struct Counted<'a> {
+    vocab: Vocabulary<'a>,
+    /// Each doc's length per field, in words.
+    lens: Vec<[f32; FIELDS]>,
+    entries: Vec<(u32, [u16; FIELDS])>,
+    starts: Vec<usize>,
+}
+
+/// Every doc's words counted per field, under the terms the vocabulary gives them (a word's
+/// stem, its plain form and, in names and prose, its surface form).
+fn count_terms(docs: &[Doc]) -> Counted<'_> {
+    let mut vocab = Vocabulary::with_capacity(docs.len());
+    let mut lens = vec![[0f32; FIELDS]; docs.len()];
+    let mut entries: Vec<(u32, [u16; FIELDS])> = Vec::with_capacity(docs.len() * 64);
+    let mut starts: Vec<usize> = Vec::with_capacity(docs.len() + 1);
+    // `slot[term]` is 1 + the term's place in the current doc's run (0: not seen yet).
+    let mut slot: Vec<u32> = Vec::new();
+    for (d, doc) in docs.iter().enumerate() {
+        let start = entries.len();
+        starts.push(start);
+        let (subject, rest) = doc.description.split_at(subject_end(&doc.description));
+        for (f, len) in lens[d].iter_mut().enumerate() {
+            let words: Box<dyn Iterator<Item = &str>> = match f {
+                NAME => Box::new(split_words(&doc.name)),
+                SUBJECT => Box::new(prose_words(subject)),
+                DESCRIPTION => Box::new(prose_words(rest)),
+                PARAMS => Box::new(doc.params.iter().flat_map(|p| split_words(p))),
+                _ => Box::new(split_words(&doc.connector)),
+            };
+            // Only names and prose say "one" or "many"; `company_id` is singular anyway.
+            let with_surface = f == NAME || f == SUBJECT || f == DESCRIPTION;
+            for raw in words {
+                let Some([stem, plain, surface]) = vocab.word(raw) else {
+                    continue;
                 };
-                // Only names and prose say "one" or "many"; `company_id` is singular anyway.
-                let with_surface = f == NAME || f == SUBJECT || f == DESCRIPTION;
-                for raw in words {
-                    let Some([stem, plain, surface]) = vocab.word(raw) else {
+                *len += 1.0;
+                slot.resize(vocab.terms.len(), 0);
+                let surface = if with_surface { surface } else { NO_TERM };
+                for id in [stem, plain, surface] {
+                    if id == NO_TERM {
                         continue;
-                    };
-                    *len += 1.0;
-                    slot.resize(vocab.terms.len(), 0);
-                    let surface = if with_surface { surface } else { NO_TERM };
-                    for id in [stem, plain, surface] {
-                        if id == NO_TERM {
-                            continue;
-                        }
-                        let place = &mut slot[id as usize];
-                        if *place == 0 {
-                            entries.push((id, [0; FIELDS]));
-                            *place = (entries.len() - start) as u32;
-                        }
-                        let tf = &mut entries[start + *place as usize - 1].1[f];
-                        *tf = tf.saturating_add(1);
                     }
+                    let place = &mut slot[id as usize];
+                    if *place == 0 {
+                        entries.push((id, [0; FIELDS]));
+                        *place = (entries.len() - start) as u32;
+                    }
+                    let tf = &mut entries[start + *place as usize - 1].1[f];
+                    *tf = tf.saturating_add(1);
                 }
             }
-            for (term, _) in &entries[start..] {
-                slot[*term as usize] = 0;
-            }
         }
-        starts.push(entries.len());
+        for (term, _) in &entries[start..] {
+            slot[*term as usize] = 0;
+        }
+    }
+    starts.push(entries.len());
+    Counted {
+        vocab,
+        lens,
+        entries,
+        starts,
+    }
+}
+
+/// Each term's postings with their BM25F scores: field frequencies weighted by `BOOST` and
+/// normalised by field length, then `idf` over the `n` docs.
+fn postings(counted: &Counted<'_>, terms: usize, n: f32) -> Vec<Vec<Posting>> {
+    let Counted {
+        lens,
+        entries,
+        starts,
+        ..
+    } = counted;
+    let mut avg = [0f32; FIELDS];
+    for l in lens {
+        for f in 0..FIELDS {
+            avg[f] += l[f] / n;
+        }
+    }
+    let mut df = vec![0usize; terms];
+    for (term, _) in entries {
+        df[*term as usize] += 1;
+    }
+    let mut postings: Vec<Vec<Posting>> = df.into_iter().map(Vec::with_capacity).collect();
+    for (d, run) in starts.windows(2).enumerate() {
+        for (term, tf) in &entries[run[0]..run[1]] {
+            let weighted: f32 = (0..FIELDS)
+                .filter(|&f| tf[f] > 0)
+                .map(|f| {
+                    let norm = 1.0 - B + B * lens[d][f] / avg[f].max(f32::EPSILON);
+                    BOOST[f] * f32::from(tf[f]) / norm
+                })
+                .sum();
+            postings[*term as usize].push(Posting {
+                doc: d as u32,
+                score: weighted,
+                place: if tf[NAME] > 0 {
+                    IN_NAME
+                } else if tf[SUBJECT] > 0 {
+                    IN_SUBJECT
+                } else {
+                    MENTIONED
+                },
+            });
+        }
+    }
+    for list in &mut postings {
+        let df = list.len() as f32;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for p in list.iter_mut() {
+            p.score = idf * p.score / (K1 + p.score);
+        }
+    }
+    postings
+}
+
+/// The terms (surface forms aside) in prefix order, and reversed in suffix order, for the
+/// lookups of word beginnings and endings.
+fn affix_orders(terms: &[String]) -> (Vec<u32>, Vec<(String, u32)>) {
+    let mut by_prefix: Vec<u32> = (0..terms.len() as u32)
+        .filter(|t| !terms[*t as usize].starts_with(SURFACE))
+        .collect();
+    by_prefix.sort_unstable_by(|a, b| terms[*a as usize].cmp(&terms[*b as usize]));
+    let mut by_suffix: Vec<(String, u32)> = terms
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.starts_with(SURFACE))
+        .map(|(i, t)| (t.chars().rev().collect(), i as u32))
+        .collect();
+    by_suffix.sort_unstable();
+    (by_prefix, by_suffix)
+}
+
+impl Index {
+    pub fn build(docs: Vec<Doc>) -> Index {
+        let counted = count_terms(&docs);
+        let n = docs.len().max(1) as f32;
+        let postings = postings(&counted, counted.vocab.terms.len(), n);
         let Vocabulary {
             ids: term_ids,
             terms,
             ..
-        } = vocab;
-        let n = docs.len().max(1) as f32;
-        let mut avg = [0f32; FIELDS];
-        for l in &lens {
-            for f in 0..FIELDS {
-                avg[f] += l[f] / n;
-            }
-        }
-        let mut df = vec![0usize; terms.len()];
-        for (term, _) in &entries {
-            df[*term as usize] += 1;
-        }
-        let mut postings: Vec<Vec<Posting>> = df.into_iter().map(Vec::with_capacity).collect();
-        for (d, run) in starts.windows(2).enumerate() {
-            for (term, tf) in &entries[run[0]..run[1]] {
-                let weighted: f32 = (0..FIELDS)
-                    .filter(|&f| tf[f] > 0)
-                    .map(|f| {
-                        let norm = 1.0 - B + B * lens[d][f] / avg[f].max(f32::EPSILON);
-                        BOOST[f] * f32::from(tf[f]) / norm
-                    })
-                    .sum();
-                postings[*term as usize].push(Posting {
-                    doc: d as u32,
-                    score: weighted,
-                    place: if tf[NAME] > 0 {
-                        IN_NAME
-                    } else if tf[SUBJECT] > 0 {
-                        IN_SUBJECT
-                    } else {
-                        MENTIONED
-                    },
-                });
-            }
-        }
-        for list in &mut postings {
-            let df = list.len() as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for p in list.iter_mut() {
-                p.score = idf * p.score / (K1 + p.score);
-            }
-        }
-        let mut by_prefix: Vec<u32> = (0..terms.len() as u32)
-            .filter(|t| !terms[*t as usize].starts_with(SURFACE))
-            .collect();
-        by_prefix.sort_unstable_by(|a, b| terms[*a as usize].cmp(&terms[*b as usize]));
-        let mut by_suffix: Vec<(String, u32)> = terms
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.starts_with(SURFACE))
-            .map(|(i, t)| (t.chars().rev().collect(), i as u32))
-            .collect();
-        by_suffix.sort_unstable();
+        } = counted.vocab;
+        let (by_prefix, by_suffix) = affix_orders(&terms);
         let mut connectors: Vec<String> = docs.iter().map(|d| d.connector.clone()).collect();
         connectors.sort_unstable();
         connectors.dedup();
