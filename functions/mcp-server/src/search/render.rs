@@ -75,8 +75,7 @@ impl Index {
     fn render(&self, page: &Page<'_>, level: Detail) -> SearchAnswer {
         let (q, requested, matched, shown, total) =
             (page.q, page.requested, page.matched, page.shown, page.total);
-        let (partial, counts) = (&page.partial[..], &page.counts[..]);
-        let name = |h: &Hit| self.docs[h.doc as usize].name.as_str();
+        let counts = &page.counts[..];
         let mut text = String::with_capacity(4096);
         let mut structured = json!({
             "query": q.query, "connector": q.connector, "matched": matched.len(), "total": total,
@@ -89,79 +88,12 @@ impl Index {
         if level != requested {
             structured["reduced_from"] = requested.as_str().into();
         }
-        let page = &matched[..shown];
         match level {
             Detail::Full | Detail::Summary => {
-                for h in page {
-                    let doc = &self.docs[h.doc as usize];
-                    if level == Detail::Full {
-                        let _ = writeln!(text, "## {} ({})", doc.name, doc.connector);
-                        let _ = writeln!(text, "{}", one_line(&doc.description));
-                        let _ = writeln!(text, "Input schema: {}\n", doc.schema);
-                    } else {
-                        let summary = &self.summaries[h.doc as usize];
-                        let _ = writeln!(text, "- {} ({}): {summary}", doc.name, doc.connector);
-                    }
-                }
-                structured["shown"] = shown.into();
-                structured["tools"] = page.iter().map(name).collect::<Vec<_>>().into();
-                let more: Vec<&str> = matched[shown..].iter().take(MORE_NAMES).map(name).collect();
-                if !more.is_empty() {
-                    let rest = matched.len() - shown - more.len();
-                    let tail = if rest > 0 {
-                        format!(" and {rest} more")
-                    } else {
-                        String::new()
-                    };
-                    let _ = writeln!(text, "\nAlso matched: {}{tail}.", more.join(", "));
-                    structured["more"] = more.into();
-                }
-                if !partial.is_empty() {
-                    let names: Vec<&str> = partial.iter().map(name).collect();
-                    let _ = writeln!(
-                        text,
-                        "\nPartial matches (not every word): {}.",
-                        names.join(", ")
-                    );
-                    structured["partial"] = names.into();
-                }
+                self.write_tools(&mut text, &mut structured, page, level)
             }
-            Detail::Names => {
-                let mut groups: Vec<(u32, Vec<&str>)> = Vec::new();
-                for h in page {
-                    let c = self.doc_connector[h.doc as usize];
-                    match groups.iter_mut().find(|(gc, _)| *gc == c) {
-                        Some((_, names)) => names.push(name(h)),
-                        None => groups.push((c, vec![name(h)])),
-                    }
-                }
-                for (c, names) in &groups {
-                    let _ = writeln!(
-                        text,
-                        "{}: {}",
-                        self.connectors[*c as usize],
-                        names.join(", ")
-                    );
-                }
-                structured["shown"] = shown.into();
-                // Long name lists live in the text only: both copies of 2,000 names would not
-                // fit the cap.
-                if shown <= SUMMARY_UP_TO {
-                    structured["tools"] = page.iter().map(name).collect::<Vec<_>>().into();
-                }
-            }
-            Detail::Counts => {
-                text.push_str("Matches per connector: ");
-                for (i, (c, n)) in counts.iter().enumerate() {
-                    if text.len() > MAX_ANSWER_BYTES / 3 {
-                        let _ = write!(text, "… and {} more connectors", counts.len() - i);
-                        break;
-                    }
-                    let sep = if i > 0 { ", " } else { "" };
-                    let _ = write!(text, "{sep}{} {n}", self.connectors[*c]);
-                }
-                text.push('\n');
-            }
+            Detail::Names => self.write_names(&mut text, &mut structured, page),
+            Detail::Counts => self.write_counts(&mut text, counts),
         }
         if level >= Detail::Names {
             let mut per = serde_json::Map::new();
@@ -191,6 +123,104 @@ impl Index {
             total,
             detail: level,
         }
+    }
+}
+
+impl Index {
+    fn name(&self, h: &Hit) -> &str {
+        self.docs[h.doc as usize].name.as_str()
+    }
+
+    /// Full and summary detail: each shown tool (its description and schema, or a summary),
+    /// then the names matched beyond the page and the partial matches.
+    fn write_tools(
+        &self,
+        text: &mut String,
+        structured: &mut Value,
+        page: &Page<'_>,
+        level: Detail,
+    ) {
+        let (matched, shown) = (page.matched, page.shown);
+        let hits = &matched[..shown];
+        for h in hits {
+            let doc = &self.docs[h.doc as usize];
+            if level == Detail::Full {
+                let _ = writeln!(text, "## {} ({})", doc.name, doc.connector);
+                let _ = writeln!(text, "{}", one_line(&doc.description));
+                let _ = writeln!(text, "Input schema: {}\n", doc.schema);
+            } else {
+                let summary = &self.summaries[h.doc as usize];
+                let _ = writeln!(text, "- {} ({}): {summary}", doc.name, doc.connector);
+            }
+        }
+        structured["shown"] = shown.into();
+        structured["tools"] = hits.iter().map(|h| self.name(h)).collect::<Vec<_>>().into();
+        let more: Vec<&str> = matched[shown..]
+            .iter()
+            .take(MORE_NAMES)
+            .map(|h| self.name(h))
+            .collect();
+        if !more.is_empty() {
+            let rest = matched.len() - shown - more.len();
+            let tail = if rest > 0 {
+                format!(" and {rest} more")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(text, "\nAlso matched: {}{tail}.", more.join(", "));
+            structured["more"] = more.into();
+        }
+        if !page.partial.is_empty() {
+            let names: Vec<&str> = page.partial.iter().map(|h| self.name(h)).collect();
+            let _ = writeln!(
+                text,
+                "\nPartial matches (not every word): {}.",
+                names.join(", ")
+            );
+            structured["partial"] = names.into();
+        }
+    }
+
+    /// Names detail: the shown tools' names grouped by connector.
+    fn write_names(&self, text: &mut String, structured: &mut Value, page: &Page<'_>) {
+        let (matched, shown) = (page.matched, page.shown);
+        let hits = &matched[..shown];
+        let mut groups: Vec<(u32, Vec<&str>)> = Vec::new();
+        for h in hits {
+            let c = self.doc_connector[h.doc as usize];
+            match groups.iter_mut().find(|(gc, _)| *gc == c) {
+                Some((_, names)) => names.push(self.name(h)),
+                None => groups.push((c, vec![self.name(h)])),
+            }
+        }
+        for (c, names) in &groups {
+            let _ = writeln!(
+                text,
+                "{}: {}",
+                self.connectors[*c as usize],
+                names.join(", ")
+            );
+        }
+        structured["shown"] = shown.into();
+        // Long name lists live in the text only: both copies of 2,000 names would not fit the
+        // cap.
+        if shown <= SUMMARY_UP_TO {
+            structured["tools"] = hits.iter().map(|h| self.name(h)).collect::<Vec<_>>().into();
+        }
+    }
+
+    /// Counts detail: matches per connector, cut to a third of the cap.
+    fn write_counts(&self, text: &mut String, counts: &[(usize, usize)]) {
+        text.push_str("Matches per connector: ");
+        for (i, (c, n)) in counts.iter().enumerate() {
+            if text.len() > MAX_ANSWER_BYTES / 3 {
+                let _ = write!(text, "… and {} more connectors", counts.len() - i);
+                break;
+            }
+            let sep = if i > 0 { ", " } else { "" };
+            let _ = write!(text, "{sep}{} {n}", self.connectors[*c]);
+        }
+        text.push('\n');
     }
 }
 
