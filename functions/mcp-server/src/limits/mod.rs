@@ -303,45 +303,68 @@ impl Limits {
                 Counted::Values(v) => break v,
                 Counted::Refused(failed) => {
                     self.restore(&plan);
-                    let on_limit = failed
-                        .iter()
-                        .find_map(|(hit, _)| plan.limits.iter().find(|l| l.hit == *hit));
-                    if let Some(limit) = on_limit {
-                        return Err(Exceeded {
-                            scope: limit.scope,
-                            limit: limit.limit,
-                            window: limit.window,
-                            retry_after_s: limit.window.reset_after(now),
-                            repeated: false,
-                        });
-                    }
-                    let Some(b) = plan
-                        .budget
-                        .as_mut()
-                        .filter(|b| failed.iter().any(|(h, _)| *h == b.hit))
-                    else {
-                        return Err(self.daily_exceeded(now));
-                    };
-                    let count = failed.iter().find(|(h, _)| *h == b.hit).map_or(0, |f| f.1);
-                    let hit = &plan.tally.hits[b.hit];
-                    let spent = count.saturating_sub(hit.refund);
-                    let left = b.limit.saturating_sub(spent);
-                    if left == 0 || tried_smaller {
-                        return Ok(self.nothing_left(caller, b, now));
+                    if let Some(answer) =
+                        self.after_refusal(&mut plan, &failed, caller, now, tried_smaller)
+                    {
+                        return answer;
                     }
                     tried_smaller = true;
-                    b.reserved = b.reserved.min(left);
-                    let reserved = b.reserved;
-                    let refund = self.take_refund_of(&plan.tally.hits[b.hit].key);
-                    let hit = &mut plan.tally.hits[b.hit];
-                    hit.add = reserved;
-                    hit.refund = refund;
-                    let others = self.take_refunds(Window::UtcDay.start(now), &plan.tally);
-                    plan.tally.hits.truncate(plan.fixed);
-                    plan.tally.hits.extend(others);
                 }
             }
         };
+        Ok(self.admitted(plan, &values, caller, now))
+    }
+
+    /// A tally refused on `failed`: the limit it passed, the daily limit, or the budget. A
+    /// budget with something left (`None`) is asked again for only that, once.
+    fn after_refusal(
+        &self,
+        plan: &mut Plan,
+        failed: &[(usize, u64)],
+        caller: &str,
+        now: u64,
+        tried_smaller: bool,
+    ) -> Option<Result<Admission, Exceeded>> {
+        let on_limit = failed
+            .iter()
+            .find_map(|(hit, _)| plan.limits.iter().find(|l| l.hit == *hit));
+        if let Some(limit) = on_limit {
+            return Some(Err(Exceeded {
+                scope: limit.scope,
+                limit: limit.limit,
+                window: limit.window,
+                retry_after_s: limit.window.reset_after(now),
+                repeated: false,
+            }));
+        }
+        let Some(b) = plan
+            .budget
+            .as_mut()
+            .filter(|b| failed.iter().any(|(h, _)| *h == b.hit))
+        else {
+            return Some(Err(self.daily_exceeded(now)));
+        };
+        let count = failed.iter().find(|(h, _)| *h == b.hit).map_or(0, |f| f.1);
+        let spent = count.saturating_sub(plan.tally.hits[b.hit].refund);
+        let left = b.limit.saturating_sub(spent);
+        if left == 0 || tried_smaller {
+            return Some(Ok(self.nothing_left(caller, b, now)));
+        }
+        b.reserved = b.reserved.min(left);
+        let reserved = b.reserved;
+        let refund = self.take_refund_of(&plan.tally.hits[b.hit].key);
+        let hit = &mut plan.tally.hits[b.hit];
+        hit.add = reserved;
+        hit.refund = refund;
+        let others = self.take_refunds(Window::UtcDay.start(now), &plan.tally);
+        plan.tally.hits.truncate(plan.fixed);
+        plan.tally.hits.extend(others);
+        None
+    }
+
+    /// The admission of a tally counted to `values`: the tightest limit passed, the budget and
+    /// its reservation, and the periodic report when one is due.
+    fn admitted(&self, plan: Plan, values: &[u64], caller: &str, now: u64) -> Admission {
         let passed = |l: &Counter| Passed {
             scope: l.scope,
             limit: l.limit,
@@ -380,7 +403,7 @@ impl Limits {
                 refunds: Arc::clone(&self.refunds),
             }));
         }
-        Ok(admission)
+        admission
     }
 
     /// What a call admitted with `admission` sent on `connector`, once it is over: its
