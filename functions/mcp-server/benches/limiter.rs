@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use common::{call, line, micros, router, stats};
-use mcp_server::limits::{Limits, Thresholds};
+use mcp_server::{Limits, Thresholds};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -67,14 +67,14 @@ async fn main() {
         BTreeMap::from([("papierkram".to_string(), 100_000_000)]),
         None,
     );
-    let now = mcp_server::clock::now_s();
+    let now = mcp_server::now_s();
     let n = 200_000u32;
     let client = Some(std::net::IpAddr::from([192, 0, 2, 10]));
     let started = Instant::now();
     for i in 0..n {
         let caller = format!("key{}", i % 10);
         limits.request_from(client, now).unwrap();
-        let cost = mcp_server::limits::Cost {
+        let cost = mcp_server::Cost {
             connector: "papierkram".to_string(),
             requests: 1,
         };

@@ -18,7 +18,7 @@ use base64::Engine;
 use common::{call, call_as, line, micros, router, stats};
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_server::oauth::{Settings, Verifier};
+use mcp_server::{Settings, Verifier};
 use serde_json::json;
 
 /// A throwaway RSA-2048 key (PKCS#1 DER, base64), made for this benchmark with

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use mcp_server::search::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchRequest};
+use mcp_server::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchRequest};
 use serde_json::{Map, Value, json};
 
 const CONNECTORS: [&str; 50] = [
@@ -558,7 +558,7 @@ fn listed(name: &str, description: &str, schema: &Value, read_only: bool) -> Val
         "title": name.replace('_', " "),
         "description": description,
         "inputSchema": schema,
-        "outputSchema": Value::Object(mcp_server::mcp::output_schema()),
+        "outputSchema": Value::Object(mcp_server::output_schema()),
         "annotations": {"readOnlyHint": read_only, "destructiveHint": !read_only,
                         "idempotentHint": read_only, "openWorldHint": true},
     })

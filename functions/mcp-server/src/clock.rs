@@ -10,7 +10,7 @@ pub fn now_s() -> u64 {
 }
 
 /// Milliseconds since the epoch (0 should the clock stand before it).
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     u64::try_from(since_epoch().as_millis()).unwrap_or(u64::MAX)
 }
 

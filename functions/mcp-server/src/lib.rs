@@ -19,41 +19,60 @@
 //!   only place that knows rmcp;
 //! - `call`: one tool call as a pipeline of stage functions: validate → budget → dry run →
 //!   consent → idempotency claim → upstream → shape → record → settle → cap;
-//! - `upstream`: building, sending and classifying the upstream request;
-//! - `inventory`: what the deployment serves and to whom (registry, profiles, per-profile views,
-//!   config, secrets);
+//! - `upstream`: building, sending and classifying the upstream request; `upstream::remote`,
+//!   our client of remote MCP servers;
+//! - `inventory`: what the deployment serves and to whom (registry, per-profile views);
+//! - `secrets`: the deployment secret, cached and re-read on rotation;
+//! - `config`: every variable, parsed once (and the profiles);
 //! - `search`: the BM25 tool index behind `search_tools`;
+//! - `probes`: the `/health` probe claims shared through the limits table;
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
 //! - `progress`: a long call's progress as plain data and the sink it reports into;
 //! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
 //!   data keys on Lambda);
-//! - `random`: random hex (keys, nonces, request ids);
+//! - `random`, `clock`: random hex (keys, nonces, request ids); the wall clock;
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
+//!
+//! Every module is private to the crate. What the binary, the tests and the benchmarks use is
+//! re-exported below by name, and nothing else is public.
 
-pub mod call;
-pub mod clock;
-pub mod commands;
-pub mod config;
-pub mod connect;
-pub mod contract;
-pub mod http;
-pub mod inventory;
-pub mod limits;
-pub mod mcp;
-pub mod oauth;
-pub mod probes;
-pub mod progress;
-pub mod random;
-pub mod search;
-pub mod secrets;
-pub mod startup;
-pub mod upstream;
-pub mod vault;
+mod call;
+mod clock;
+mod commands;
+mod config;
+mod connect;
+mod contract;
+mod http;
+mod inventory;
+mod limits;
+mod mcp;
+mod oauth;
+mod probes;
+mod progress;
+mod random;
+mod search;
+mod secrets;
+mod startup;
+mod upstream;
+mod vault;
 
+pub use call::{Binding, Ledger, Signer, TableLedger};
+pub use clock::now_s;
+pub use commands::{Cli, run};
+pub use config::{Config, EnvSnapshot, unknown_variables};
 pub use connector::EMBEDDED_CATALOGS;
 pub use http::{AppState, app};
-pub use startup::Stores;
+pub use inventory::drafts::{DRAFT_MARK, Drafts};
+pub use limits::{Cost, Limits, Thresholds};
+pub use mcp::{Mcp, output_schema};
+pub use oauth::{Settings, Verifier};
+pub use search::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchRequest};
+pub use secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+pub use startup::{Stores, load_served};
+pub use vault::{
+    EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
+};
 
 /// The HTTP client for upstream calls (compiled-in roots, no redirects, timeouts).
 pub fn http_client() -> reqwest::Client {

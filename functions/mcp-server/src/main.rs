@@ -3,8 +3,7 @@
 
 use audit::Redactor;
 use clap::Parser;
-use mcp_server::commands;
-use mcp_server::config::{Config, EnvSnapshot};
+use mcp_server::{Cli, Config, EnvSnapshot};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -20,13 +19,13 @@ async fn main() -> std::process::ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     // First, so --help and --version answer whatever the environment; bad arguments exit 2.
-    let cli = commands::Cli::parse();
+    let cli = Cli::parse();
     let env = EnvSnapshot::local();
     let config = Config::parse(&env)?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines.
     audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
-    for u in mcp_server::config::unknown_variables(&env) {
+    for u in mcp_server::unknown_variables(&env) {
         let meant = u
             .meant
             .map(|m| format!("; did you mean {m}?"))
@@ -37,5 +36,5 @@ async fn run() -> anyhow::Result<()> {
         );
     }
     let command = cli.into_command(config.lambda).unwrap_or_else(|e| e.exit());
-    commands::run(command, config, env, redactor).await
+    mcp_server::run(command, config, env, redactor).await
 }

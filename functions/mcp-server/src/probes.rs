@@ -25,7 +25,7 @@ const KEEP_S: u64 = 86_400;
 
 /// The answer to a claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Turn {
+pub(crate) enum Turn {
     /// This instance may probe now; it records the result with `claimed_ms`.
     Mine { claimed_ms: u64 },
     /// Another instance claimed this interval at `claimed_ms`; its result (or an earlier one,
@@ -38,19 +38,19 @@ pub enum Turn {
 
 /// A recorded probe result: the status word, and the claim it answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Probed {
+pub(crate) struct Probed {
     pub status: String,
     pub probed_ms: u64,
 }
 
-pub struct ProbeTable {
+pub(crate) struct ProbeTable {
     client: Client,
     name: String,
     timeout: Duration,
 }
 
 impl ProbeTable {
-    pub fn new(client: Client, name: impl Into<String>, timeout: Duration) -> Self {
+    pub(crate) fn new(client: Client, name: impl Into<String>, timeout: Duration) -> Self {
         ProbeTable {
             client,
             name: name.into(),
@@ -59,14 +59,14 @@ impl ProbeTable {
     }
 
     /// The probe items of the limits table `table`.
-    pub fn in_table(table: &Table) -> Self {
+    pub(crate) fn in_table(table: &Table) -> Self {
         let (client, name, timeout) = table.parts();
         ProbeTable::new(client, name, timeout)
     }
 
     /// Claims the right to probe `connector` at `now_ms`, granted when no claim is younger than
     /// `interval`.
-    pub async fn claim(
+    pub(crate) async fn claim(
         &self,
         connector: &str,
         now_ms: u64,
@@ -111,7 +111,7 @@ impl ProbeTable {
     }
 
     /// Records the result of the claim made at `claimed_ms`, unless a later claim replaced it.
-    pub async fn record(
+    pub(crate) async fn record(
         &self,
         connector: &str,
         claimed_ms: u64,

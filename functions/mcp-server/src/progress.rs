@@ -11,10 +11,10 @@ use tokio::sync::mpsc;
 
 /// Steps a slow reader may leave undelivered before newer ones are dropped (each step carries
 /// the whole count, so a dropped one loses nothing the next does not say).
-pub const CHANNEL_STEPS: usize = 32;
+pub(crate) const CHANNEL_STEPS: usize = 32;
 
 /// How long one upstream request runs before a watching client is told the call waits for it.
-pub const SLOW_AFTER: Duration = Duration::from_secs(1);
+pub(crate) const SLOW_AFTER: Duration = Duration::from_secs(1);
 
 /// The longest message a step carries, in characters.
 const MAX_MESSAGE: usize = 120;
@@ -30,7 +30,7 @@ pub struct Update {
 }
 
 /// The sink nobody reads, for calls made without one.
-pub static NONE: Progress = Progress { sender: None };
+pub(crate) static NONE: Progress = Progress { sender: None };
 
 /// Where a call reports its progress: nowhere, or a bounded channel.
 #[derive(Debug, Clone, Default)]
@@ -72,7 +72,7 @@ impl Progress {
 
 /// Runs `work`; when someone listens and it takes longer than `after`, reports `step` once
 /// (0 of 1: a slow single request has nothing to count but that it still runs).
-pub async fn noting_slow<F: Future>(
+pub(crate) async fn noting_slow<F: Future>(
     progress: &Progress,
     after: Duration,
     step: impl FnOnce() -> Update,
@@ -93,14 +93,14 @@ pub async fn noting_slow<F: Future>(
 /// A source not yet started counts as one page, a source that says how many items it holds
 /// counts its pages, and one that only says more follows counts one more.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pages {
+pub(crate) struct Pages {
     read: u64,
     /// Sources not started yet.
     waiting: u64,
 }
 
 impl Pages {
-    pub fn new(sources: usize) -> Self {
+    pub(crate) fn new(sources: usize) -> Self {
         Pages {
             read: 0,
             waiting: sources as u64,
@@ -108,12 +108,12 @@ impl Pages {
     }
 
     /// A source starts.
-    pub fn start_source(&mut self) {
+    pub(crate) fn start_source(&mut self) {
         self.waiting = self.waiting.saturating_sub(1);
     }
 
     /// One page of the current source was read; `ahead` pages of it are known to follow.
-    pub fn page_read(&mut self, ahead: u64) -> (u64, u64) {
+    pub(crate) fn page_read(&mut self, ahead: u64) -> (u64, u64) {
         self.read += 1;
         (self.read, self.read + ahead + self.waiting)
     }
@@ -121,7 +121,7 @@ impl Pages {
 
 /// Pages known to follow page `page` of a list: from its item count when it says one, else
 /// one while more follow.
-pub fn pages_ahead(page: u32, page_size: u32, total_items: Option<u64>, more: bool) -> u64 {
+pub(crate) fn pages_ahead(page: u32, page_size: u32, total_items: Option<u64>, more: bool) -> u64 {
     if !more {
         return 0;
     }

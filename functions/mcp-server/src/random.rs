@@ -3,7 +3,7 @@
 
 /// `n` random bytes as `2n` hex characters; `None` without entropy. One allocation (a request
 /// id is made for every request).
-pub fn hex(n: usize) -> Option<String> {
+pub(crate) fn hex(n: usize) -> Option<String> {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(2 * n);
     let mut chunk = [0u8; 32];
@@ -22,7 +22,7 @@ pub fn hex(n: usize) -> Option<String> {
 
 /// Random hex, or without entropy the clock's nanoseconds (still distinct per call, for ids
 /// whose uniqueness something else backs up).
-pub fn hex_or_clock(n: usize) -> String {
+pub(crate) fn hex_or_clock(n: usize) -> String {
     hex(n).unwrap_or_else(|| {
         let nanos = std::time::UNIX_EPOCH
             .elapsed()

@@ -101,10 +101,10 @@ pub enum SecretError {
 
 /// `(connector, field)` pairs that are addresses (base-URL parts such as a subdomain), not
 /// credentials: they are not scrubbed from logs, so upstream messages stay readable.
-pub type Addresses = BTreeSet<(String, String)>;
+pub(crate) type Addresses = BTreeSet<(String, String)>;
 
 /// The address fields of some catalogs: the placeholders of their base URLs.
-pub fn addresses(catalogs: &[catalog::Catalog]) -> Addresses {
+pub(crate) fn addresses(catalogs: &[catalog::Catalog]) -> Addresses {
     catalogs
         .iter()
         .flat_map(|c| {
@@ -117,7 +117,7 @@ pub fn addresses(catalogs: &[catalog::Catalog]) -> Addresses {
 
 /// Parses the secret JSON (the shared format, `connector::secret`), registering every
 /// credential with the redactor.
-pub fn parse_secret(
+pub(crate) fn parse_secret(
     id: &str,
     text: &str,
     redactor: &Redactor,
@@ -152,7 +152,7 @@ pub fn parse_secret(
 
 /// Builds the secret from environment variables: `MCP_API_KEYS` (`id:key,…`),
 /// `MCP_PSEUDONYM_PEPPER`, and `<CONNECTOR>_<FIELD>` for each declared secret field.
-pub fn from_env(
+pub(crate) fn from_env(
     env: &EnvSnapshot,
     fields: &[(String, Vec<String>)],
     redactor: &Redactor,
@@ -315,7 +315,7 @@ impl SecretStore {
         }
     }
 
-    /// Names the address fields, which are not scrubbed from logs (see [`Addresses`]).
+    /// Names the address fields, which are not scrubbed from logs (see `Addresses`).
     pub fn with_addresses(mut self, addresses: Addresses) -> Self {
         self.addresses = addresses;
         self

@@ -28,7 +28,7 @@ use crate::upstream::remote::Remotes;
 use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};
 
 /// How long clients may cache `tools/list`: the catalogs change only on deploy.
-pub const LIST_TTL: Duration = Duration::from_secs(3600);
+pub(crate) const LIST_TTL: Duration = Duration::from_secs(3600);
 
 /// The shared stores on Lambda (DynamoDB tables); in memory per instance when left out.
 pub struct Stores {
@@ -51,11 +51,11 @@ impl Default for Stores {
 }
 
 /// Loads the catalogs: `--catalog`, else `MCP_CATALOG_DIR`, else the embedded set.
-pub fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
+pub(crate) fn load_catalogs(dir: Option<&PathBuf>) -> anyhow::Result<Vec<catalog::Catalog>> {
     Ok(connector::load(dir.map(PathBuf::as_path))?)
 }
 
-/// Loads the catalogs to serve ([`load_catalogs`]'s): an uncurated draft among them is refused,
+/// Loads the catalogs to serve (`load_catalogs`'s): an uncurated draft among them is refused,
 /// or served marked when `drafts` allows it (then each is warned about).
 pub fn load_served(dir: Option<&PathBuf>, drafts: Drafts) -> anyhow::Result<Vec<catalog::Catalog>> {
     let loaded = connector::load_files(dir.map(PathBuf::as_path))?;
@@ -76,7 +76,7 @@ pub fn load_served(dir: Option<&PathBuf>, drafts: Drafts) -> anyhow::Result<Vec<
 /// HTTP client.
 /// `env` is read here only for the local secret (no Secrets Manager): API keys, pepper,
 /// confirmation keys and each connector's fields; the state keeps no environment.
-pub async fn build(
+pub(crate) async fn build(
     config: Config,
     env: &EnvSnapshot,
     catalogs: Vec<catalog::Catalog>,

@@ -12,10 +12,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::{Moto, repo};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
-use mcp_server::call::{Ledger, TableLedger};
-use mcp_server::config::{Config, EnvSnapshot};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, Stores, app};
+use mcp_server::{Config, EnvSnapshot};
+use mcp_server::{Ledger, TableLedger};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -137,7 +137,7 @@ async fn a_confirmed_write_runs_once_with_the_ledger_in_dynamodb() {
     let result: Value = serde_json::from_str(item["result"].as_s().unwrap()).unwrap();
     assert_eq!(result["status"], "ok");
     let expires: u64 = item["expires_at"].as_n().unwrap().parse().unwrap();
-    let now = mcp_server::clock::now_s();
+    let now = mcp_server::now_s();
     assert!((now + 24 * 3600 - 5..=now + 24 * 3600 + 5).contains(&expires));
     assert!(matches!(item.get("digest"), Some(AttributeValue::S(_))));
     let lines = sink.lines().join("\n");

@@ -14,7 +14,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use integration_tests::oidc::Op;
 use integration_tests::{KEY, Server, free_port};
-use mcp_server::vault::{EntryKey, Grant, Person, VaultStore};
+use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::{Value, json};
 
 use crate::vault::{Aws, TABLE};

@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::{
 };
 use integration_tests::Moto;
 use integration_tests::proxy::CountingProxy;
-use mcp_server::vault::{
+use mcp_server::{
     EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
 };
 

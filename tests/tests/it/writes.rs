@@ -262,7 +262,7 @@ async fn tampered_replayed_and_retargeted_states_are_refused() {
 async fn tokens_of_other_callers_other_tools_expired_or_retired_keys_are_refused() {
     use base64::Engine;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-    use mcp_server::call::{Binding, Signer};
+    use mcp_server::{Binding, Signer};
 
     const OLD: &str = "old-confirmation-key-0123456789abcdef";
     const NEW: &str = "new-confirmation-key-0123456789abcdef";

@@ -15,9 +15,9 @@ use axum::body::Body;
 use axum::extract::ConnectInfo;
 use http::Request;
 use http_body_util::BodyExt;
-use mcp_server::config::{Config, EnvSnapshot};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
+use mcp_server::{Config, EnvSnapshot};
 use serde_json::json;
 use tower::ServiceExt;
 

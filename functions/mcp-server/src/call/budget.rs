@@ -16,7 +16,7 @@ use crate::upstream::Meter;
 use super::Outcome;
 
 /// The reason code of a call its budget refused (audit: a `rate_limited` event).
-pub const REASON: &str = "limit_budget";
+pub(crate) const REASON: &str = "limit_budget";
 
 /// Below this share of the budget left, results carry `_budget`.
 const SHOW_BELOW_PERCENT: u64 = 20;

@@ -23,7 +23,7 @@ use super::preview::Preview;
 use crate::contract::risk;
 
 /// How long a confirmation stays valid.
-pub const TOKEN_TTL_S: u64 = 300;
+pub(crate) const TOKEN_TTL_S: u64 = 300;
 /// Domain separation: a tag made here never verifies anything else signed with the same key.
 const LABEL: &str = "hosted-mcp/confirmation/v1.";
 
@@ -51,7 +51,7 @@ pub struct Binding {
 /// Whether a token carries a remote tool's own state (a question of that tool, not our
 /// confirmation form), read without checking its signature: only to tell the two apart, since
 /// whichever path takes the token verifies it before anything counts.
-pub fn carries_remote_state(token: &str) -> bool {
+pub(crate) fn carries_remote_state(token: &str) -> bool {
     token
         .split_once('.')
         .and_then(|(payload, _)| URL_SAFE_NO_PAD.decode(payload).ok())

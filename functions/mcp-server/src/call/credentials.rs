@@ -23,13 +23,13 @@ use crate::inventory::{DeployedCatalog, Registry};
 use crate::vault::{EntryKey, Person, Stored, VaultError, VaultStore, ticket};
 
 /// How long a connect link stays valid.
-pub const LINK_TTL_S: u64 = 900;
+pub(crate) const LINK_TTL_S: u64 = 900;
 /// The ticket purpose of a connect link.
-pub const LINK_PURPOSE: &str = "connect-link";
+pub(crate) const LINK_PURPOSE: &str = "connect-link";
 
 /// What a connect link carries: whom it was made for, and for which connector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LinkFor {
+pub(crate) struct LinkFor {
     /// The person's id ([`Person::id`]).
     pub p: String,
     pub c: String,

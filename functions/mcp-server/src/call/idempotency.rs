@@ -16,7 +16,7 @@ use super::stages::{Bound, Call, Executed, Flow};
 use crate::upstream::Happened;
 
 /// The most of a result the ledger keeps; a larger one is kept as its status and a hint.
-pub const MAX_STORED_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_STORED_BYTES: usize = 64 * 1024;
 
 impl Pipeline {
     /// Idempotency claim: the key a confirmed or keyed write runs under, claimed in the

@@ -68,23 +68,27 @@ mod shape;
 mod short_cache;
 mod stages;
 
-pub use budget::REASON as BUDGET_REASON;
-pub use caller::{Caller, RequestMeta};
-pub use complete::Completed;
-pub use connections::ConnectionsRequest;
-pub use consent::{Binding, Signer, TOKEN_TTL_S, carries_remote_state};
-pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
-pub use documents::{Attachment, ItemLink};
-pub use idempotency::MAX_STORED_BYTES;
-pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
-pub use outcome::{Confirmation, Outcome, WriteFacts};
-pub use preview::{Preview, RequestLine};
-pub use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
-pub use remote_prompt_complete::{PromptCompletion, RemoteCompleted};
-pub use remote_tools::RemoteTools;
-pub use rounds::{INVALID_REQUEST_STATE, Resume};
-pub use short_cache::TTL as COMPLETION_CACHE_TTL;
-pub use stages::Flow;
+pub(crate) use budget::REASON as BUDGET_REASON;
+pub(crate) use caller::{Caller, RequestMeta};
+pub(crate) use connections::ConnectionsRequest;
+pub(crate) use consent::carries_remote_state;
+pub use consent::{Binding, Signer};
+pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
+pub(crate) use documents::{Attachment, ItemLink};
+pub(crate) use ledger::Claim;
+pub use ledger::{Ledger, TableLedger};
+pub(crate) use outcome::{Outcome, WriteFacts};
+pub(crate) use preview::Preview;
+pub(crate) use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
+pub(crate) use remote_prompt_complete::{PromptCompletion, RemoteCompleted};
+pub(crate) use remote_tools::RemoteTools;
+pub(crate) use rounds::{INVALID_REQUEST_STATE, Resume};
+pub(crate) use stages::Flow;
+// What the tests of other modules build outcomes with.
+#[cfg(test)]
+pub(crate) use outcome::Confirmation;
+#[cfg(test)]
+pub(crate) use preview::RequestLine;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -103,7 +107,7 @@ use stages::Call;
 
 /// The upstream requests a call of `tool` may send at most, which the edge reserves of the
 /// caller's budget before it runs: one, or every page of an aggregation's sources.
-pub fn requests_at_most(tool: &Tool) -> u64 {
+pub(crate) fn requests_at_most(tool: &Tool) -> u64 {
     tool.aggregate
         .as_deref()
         .map_or(1, aggregate::requests_at_most)

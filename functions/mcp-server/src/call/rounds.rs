@@ -22,7 +22,7 @@ const MAX_REMOTE_STATE: usize = 8 * 1024;
 
 /// The reason of an outcome that refused a `requestState` this server did not issue for this
 /// call (changed, expired, another caller's or another call's).
-pub const INVALID_REQUEST_STATE: &str = "invalid_request_state";
+pub(crate) const INVALID_REQUEST_STATE: &str = "invalid_request_state";
 
 /// What a retried call brought: our state (when it sent one) and the client's answers.
 #[derive(Debug, Clone, Copy)]

@@ -11,7 +11,7 @@ use crate::inventory::DeployedCatalog;
 
 /// How long an answer serves completions: long enough for a person typing a name, short
 /// enough that a new customer shows up within the minute.
-pub const TTL: Duration = Duration::from_secs(30);
+pub(crate) const TTL: Duration = Duration::from_secs(30);
 /// The most answers kept.
 pub(super) const MAX_ENTRIES: usize = 256;
 

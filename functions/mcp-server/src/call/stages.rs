@@ -17,7 +17,7 @@ use crate::progress::{self, Progress};
 use crate::upstream::{Credentials, Deadline, Happened, Meter, Reply};
 
 /// A stage's result: go on with `T`, or answer the call now with this outcome.
-pub type Flow<T> = ControlFlow<Outcome, T>;
+pub(crate) type Flow<T> = ControlFlow<Outcome, T>;
 
 /// A validated call within its budget: what every later stage reads.
 pub(super) struct Call<'a> {

@@ -3,6 +3,7 @@
 //! `--version` answer on stdout; a bad argument is reported naming it, with exit code 2.
 
 use std::convert::Infallible;
+#[cfg(test)]
 use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -118,8 +119,10 @@ enum ImportSource {
     },
 }
 
-/// Parses the arguments after the program name (see [`Cli::into_command`]).
-pub fn parse<T: Into<OsString> + Clone>(
+/// Parses the arguments after the program name (see [`Cli::into_command`]), as the tests give
+/// them.
+#[cfg(test)]
+fn parse<T: Into<OsString> + Clone>(
     args: impl IntoIterator<Item = T>,
     lambda: bool,
 ) -> Result<Command, clap::Error> {

@@ -29,7 +29,7 @@ pub struct ImportArgs {
 }
 
 /// Runs the import (or the re-import, when `out` exists).
-pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let mut options = Options::new(&args.connector);
     options.slice = args.slice.clone();
     options.max_tools = args.max_tools;

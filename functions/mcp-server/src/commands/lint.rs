@@ -14,7 +14,7 @@ use crate::mcp::lists::{self, MAX_BYTES, MAX_READ_BYTES};
 use super::lint_remote;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Ok,
     Gap,
     NotApplicable,
@@ -31,7 +31,7 @@ impl Verdict {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     pub rule: &'static str,
     /// The tool (its name carries the connector), or the connector for connector-wide rules.
     pub subject: String,
@@ -40,7 +40,7 @@ pub struct Row {
 }
 
 /// Most tools a client should see at once; beyond it, selection degrades (search instead).
-pub const MAX_LISTED: usize = 30;
+pub(crate) const MAX_LISTED: usize = 30;
 
 /// Verbs a tool name may end with.
 const VERBS: &[&str] = &[
@@ -123,7 +123,7 @@ fn document_row(binary: &catalog::BinaryAnswer, subject: String) -> Row {
     row("document_size", subject, fits, detail)
 }
 
-pub fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
+pub(crate) fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
     let mut rows = Vec::new();
     for c in catalogs {
         connector_rows(c, config, &mut rows);
@@ -672,7 +672,7 @@ fn description_row(t: &Tool, shape: ListShape, subject: String) -> Row {
 }
 
 /// The table, one row per line, and a summary.
-pub fn render(rows: &[Row]) -> String {
+pub(crate) fn render(rows: &[Row]) -> String {
     let width = rows.iter().map(|r| r.subject.len()).max().unwrap_or(10);
     let mut out = String::new();
     let _ = writeln!(out, "{:<18} {:<width$} {:<4} detail", "rule", "subject", "");

@@ -16,15 +16,15 @@ use crate::startup::{self, load_catalogs, load_served};
 mod args;
 mod connectors;
 #[cfg(feature = "import")]
-pub mod import;
-pub mod lint;
+pub(crate) mod import;
+pub(crate) mod lint;
 mod lint_prompts;
 mod lint_remote;
 mod pins;
 mod sandbox;
-pub mod smoke;
+pub(crate) mod smoke;
 
-pub use args::{Cli, parse};
+pub use args::Cli;
 
 #[derive(Debug, PartialEq)]
 pub enum Command {

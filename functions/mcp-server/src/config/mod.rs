@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use env_config::ConfigError;
+pub(crate) use env_config::ConfigError;
 
 pub(crate) mod env;
 pub(crate) mod profiles;
@@ -21,90 +21,90 @@ pub use env::EnvSnapshot;
 use profiles::Profiles;
 
 /// Secrets Manager secret (name or ARN) holding API keys, pepper and connector credentials.
-pub const SECRET_ID: &str = "MCP_SECRET_ID";
+pub(crate) const SECRET_ID: &str = "MCP_SECRET_ID";
 /// How long a loaded secret is trusted before it is re-read.
-pub const SECRET_TTL_SECS: &str = "MCP_SECRET_TTL_SECS";
+pub(crate) const SECRET_TTL_SECS: &str = "MCP_SECRET_TTL_SECS";
 /// Local only: `id:key` pairs, comma-separated, used when no secret id is set.
-pub const API_KEYS: &str = "MCP_API_KEYS";
+pub(crate) const API_KEYS: &str = "MCP_API_KEYS";
 /// Local only: the pepper for user pseudonyms.
-pub const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
+pub(crate) const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
 /// Local only: confirmation signing keys, comma-separated (the first signs); one is generated
 /// for the run when unset.
-pub const CONFIRMATION_KEYS: &str = "MCP_CONFIRMATION_KEYS";
+pub(crate) const CONFIRMATION_KEYS: &str = "MCP_CONFIRMATION_KEYS";
 /// Profiles (or `*` for the whole deployment) whose `critical` tools accept a confirmation
 /// token; elsewhere they need a person's answer through the client (elicitation).
-pub const TOKEN_CONFIRMS_CRITICAL: &str = "MCP_TOKEN_CONFIRMS_CRITICAL";
+pub(crate) const TOKEN_CONFIRMS_CRITICAL: &str = "MCP_TOKEN_CONFIRMS_CRITICAL";
 /// Directory of catalog files; the catalogs embedded in the binary when unset.
-pub const CATALOG_DIR: &str = "MCP_CATALOG_DIR";
+pub(crate) const CATALOG_DIR: &str = "MCP_CATALOG_DIR";
 /// Host names (optionally `host:port`) clients may address, comma-separated.
-pub const ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
+pub(crate) const ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
 /// Browser origins allowed to call, comma-separated (`https://claude.ai`); others get 403.
-pub const ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
+pub(crate) const ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
 /// Largest request body, bytes.
-pub const MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
+pub(crate) const MAX_BODY_BYTES: &str = "MCP_MAX_BODY_BYTES";
 /// Largest tool result, bytes, before it is cut with a hint.
-pub const MAX_RESULT_BYTES: &str = "MCP_MAX_RESULT_BYTES";
+pub(crate) const MAX_RESULT_BYTES: &str = "MCP_MAX_RESULT_BYTES";
 /// CloudWatch namespace for the metrics riding on audit lines; empty turns them off.
-pub const EMF_NAMESPACE: &str = "MCP_EMF_NAMESPACE";
+pub(crate) const EMF_NAMESPACE: &str = "MCP_EMF_NAMESPACE";
 /// Timeout of each `/health` probe, milliseconds.
-pub const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
+pub(crate) const HEALTH_TIMEOUT_MS: &str = "MCP_HEALTH_TIMEOUT_MS";
 /// One `/health` probe per connector per this many seconds, for the whole deployment when the
 /// limits table is there.
-pub const HEALTH_INTERVAL_S: &str = "MCP_HEALTH_INTERVAL_S";
+pub(crate) const HEALTH_INTERVAL_S: &str = "MCP_HEALTH_INTERVAL_S";
 /// The most one tool call may take, milliseconds, every upstream request and page included;
 /// below the Lambda timeout so a slow upstream still ends in a result and an audit line.
-pub const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
+pub(crate) const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
 /// Requests per client IP per minute, before authentication (0: off).
-pub const LIMIT_PER_IP_PER_MINUTE: &str = "MCP_LIMIT_PER_IP_PER_MINUTE";
+pub(crate) const LIMIT_PER_IP_PER_MINUTE: &str = "MCP_LIMIT_PER_IP_PER_MINUTE";
 /// The IPv6 prefix length the per-IP limit counts a client under (32 to 128, default 64).
-pub const LIMIT_IPV6_PREFIX: &str = "MCP_LIMIT_IPV6_PREFIX";
+pub(crate) const LIMIT_IPV6_PREFIX: &str = "MCP_LIMIT_IPV6_PREFIX";
 /// Tool calls per caller (API key, or user) per minute (0: off).
-pub const LIMIT_PER_CALLER_PER_MINUTE: &str = "MCP_LIMIT_PER_CALLER_PER_MINUTE";
+pub(crate) const LIMIT_PER_CALLER_PER_MINUTE: &str = "MCP_LIMIT_PER_CALLER_PER_MINUTE";
 /// Tool calls of the whole deployment per UTC day (0: off).
-pub const LIMIT_DAILY_CALLS: &str = "MCP_LIMIT_DAILY_CALLS";
+pub(crate) const LIMIT_DAILY_CALLS: &str = "MCP_LIMIT_DAILY_CALLS";
 /// `off` turns every limit off at once (benchmarks, load tests).
-pub const LIMITS: &str = "MCP_LIMITS";
+pub(crate) const LIMITS: &str = "MCP_LIMITS";
 /// DynamoDB table holding the shared limit and budget counters; in-memory counters per instance
 /// when unset (the local default).
-pub const LIMITS_TABLE: &str = "MCP_LIMITS_TABLE";
+pub(crate) const LIMITS_TABLE: &str = "MCP_LIMITS_TABLE";
 /// DynamoDB table of the idempotency ledger (writes run once); in memory per instance when
 /// unset (the local default).
-pub const LEDGER_TABLE: &str = "MCP_LEDGER_TABLE";
+pub(crate) const LEDGER_TABLE: &str = "MCP_LEDGER_TABLE";
 /// DynamoDB table of the vault (each person's own upstream tokens, connectors with
 /// `auth: oauth_user`); with `MCP_VAULT_KEY_ID`. In memory per process when unset.
-pub const VAULT_TABLE: &str = "MCP_VAULT_TABLE";
+pub(crate) const VAULT_TABLE: &str = "MCP_VAULT_TABLE";
 /// The KMS key (id, ARN or alias) whose data keys seal the vault's tokens; with
 /// `MCP_VAULT_TABLE`.
-pub const VAULT_KEY_ID: &str = "MCP_VAULT_KEY_ID";
+pub(crate) const VAULT_KEY_ID: &str = "MCP_VAULT_KEY_ID";
 /// Our public OAuth client at our own authorization server, with which `/connect/<connector>`
 /// signs a person in before connecting their upstream account (PKCE, no secret).
-pub const CONNECT_CLIENT_ID: &str = "MCP_CONNECT_CLIENT_ID";
+pub(crate) const CONNECT_CLIENT_ID: &str = "MCP_CONNECT_CLIENT_ID";
 /// How long a tool call waits for the counter table before it falls back to in-memory counters,
 /// milliseconds.
-pub const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
+pub(crate) const LIMITS_TIMEOUT_MS: &str = "MCP_LIMITS_TIMEOUT_MS";
 /// Proxies whose `X-Forwarded-For` is trusted for the client IP: addresses or ranges,
 /// comma-separated (e.g. CloudFront's origin-facing ranges); none by default.
-pub const TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
+pub(crate) const TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
 /// Which credentials are accepted: `api_key`, `oauth` or both (`api_key,oauth`); `api_key` alone
 /// unless `MCP_OAUTH_ISSUER` is set, then both.
-pub const AUTH: &str = "MCP_AUTH";
+pub(crate) const AUTH: &str = "MCP_AUTH";
 /// API key ids trusted to assert the end user in `x-user-email` (Open WebUI's forwarded user
 /// header); other callers' header is ignored.
-pub const USER_HEADER_KEYS: &str = "MCP_USER_HEADER_KEYS";
+pub(crate) const USER_HEADER_KEYS: &str = "MCP_USER_HEADER_KEYS";
 /// The header a front door (CloudFront) proves itself with: every request must carry the
 /// deployment secret's `origin_verify` in it. Unset: no front door to prove.
-pub const ORIGIN_VERIFY_HEADER: &str = "MCP_ORIGIN_VERIFY_HEADER";
+pub(crate) const ORIGIN_VERIFY_HEADER: &str = "MCP_ORIGIN_VERIFY_HEADER";
 /// `json` (Lambda default) or `text` (local default).
-pub const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
+pub(crate) const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
-pub const LAMBDA_RUNTIME_API: &str = "AWS_LAMBDA_RUNTIME_API";
+pub(crate) const LAMBDA_RUNTIME_API: &str = "AWS_LAMBDA_RUNTIME_API";
 /// Per connector: `<CONNECTOR>_EXPOSE_RAW=true` lists and allows its raw tools.
-pub const EXPOSE_RAW_SUFFIX: &str = "_EXPOSE_RAW";
+pub(crate) const EXPOSE_RAW_SUFFIX: &str = "_EXPOSE_RAW";
 /// Per connector: `<CONNECTOR>_BASE_URL` replaces the catalog's base URL (sandbox, tests).
-pub const BASE_URL_SUFFIX: &str = "_BASE_URL";
+pub(crate) const BASE_URL_SUFFIX: &str = "_BASE_URL";
 
 /// Every fixed variable name, for the documentation check.
-pub const ALL: &[&str] = &[
+pub(crate) const ALL: &[&str] = &[
     SECRET_ID,
     SECRET_TTL_SECS,
     API_KEYS,
@@ -158,7 +158,7 @@ pub struct Unknown {
     pub meant: Option<&'static str>,
 }
 
-/// Every set variable that starts with `MCP_` but is none of [`ALL`]: a mistyped name
+/// Every set variable that starts with `MCP_` but is none of `ALL`: a mistyped name
 /// (`MCP_LIMTS=off`) would otherwise be ignored without a word. Sorted by name.
 pub fn unknown_variables(env: &EnvSnapshot) -> Vec<Unknown> {
     let mut unknown: Vec<Unknown> = env

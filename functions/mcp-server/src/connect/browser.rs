@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// The cookie's name.
-pub const COOKIE: &str = "__Host-mcp-connect";
+pub(crate) const COOKIE: &str = "__Host-mcp-connect";
 
 /// A new binding: the secret for the cookie and its hash for the states.
 pub(super) struct Binding {
@@ -32,12 +32,12 @@ impl Binding {
 }
 
 /// The `Set-Cookie` value that binds the browser for `max_age_s` seconds.
-pub fn set_cookie(secret: &str, max_age_s: u64) -> String {
+pub(crate) fn set_cookie(secret: &str, max_age_s: u64) -> String {
     format!("{COOKIE}={secret}; Max-Age={max_age_s}; Path=/; Secure; HttpOnly; SameSite=Lax")
 }
 
 /// The binding secret among a request's `Cookie` header values, if the browser sent one.
-pub fn from_cookies<'a>(headers: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn from_cookies<'a>(headers: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     headers
         .into_iter()
         .flat_map(|h| h.split(';'))

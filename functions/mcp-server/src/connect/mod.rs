@@ -22,7 +22,7 @@
 //! and the subject, 10 minutes) and single-use: its nonce is claimed in the idempotency ledger
 //! (DynamoDB on Lambda, so across instances). Tokens and codes are never logged or shown.
 
-pub mod browser;
+pub(crate) mod browser;
 mod page;
 mod pkce;
 
@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use catalog::OAuthUser;
 use serde::{Deserialize, Serialize};
 
-pub use page::Page;
+pub(crate) use page::Page;
 
 use crate::call::{Claim, LINK_PURPOSE, Ledger, LinkFor};
 use crate::oauth::Verifier;

@@ -45,7 +45,7 @@ use crate::call::RequestMeta;
 use crate::mcp;
 
 /// Response header carrying the request id (API Gateway's on Lambda, generated locally).
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+pub(crate) const REQUEST_ID_HEADER: &str = "x-request-id";
 
 /// The one router: `/mcp` and `/mcp/<profile>` (authenticated MCP), `/health` and, with OAuth
 /// on, the resource metadata (no credentials).

@@ -37,7 +37,7 @@ const QUOTED: usize = 5;
 /// Drafts found where none may be served.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", refusal(.drafts, *.policy))]
-pub struct DraftRefused {
+pub(crate) struct DraftRefused {
     /// Each draft's file and its pending decisions.
     drafts: Vec<(String, Vec<Pending>)>,
     policy: Drafts,
@@ -45,7 +45,7 @@ pub struct DraftRefused {
 
 /// What start-up serves.
 #[derive(Debug)]
-pub struct Admitted {
+pub(crate) struct Admitted {
     /// Every catalog, the drafts among them marked ([`mark`]).
     pub catalogs: Vec<Catalog>,
     /// The drafts served anyway: file and number of pending decisions.
@@ -54,7 +54,10 @@ pub struct Admitted {
 
 /// The catalogs to serve from `(file, catalog)` pairs: all of them when none is a draft; with
 /// drafts, refused unless `policy` is [`Drafts::Allow`], which serves each draft marked.
-pub fn admit(loaded: Vec<(String, Catalog)>, policy: Drafts) -> Result<Admitted, DraftRefused> {
+pub(crate) fn admit(
+    loaded: Vec<(String, Catalog)>,
+    policy: Drafts,
+) -> Result<Admitted, DraftRefused> {
     let drafts: Vec<(String, Vec<Pending>)> = loaded
         .iter()
         .filter(|(_, c)| c.is_draft())
@@ -79,7 +82,7 @@ pub fn admit(loaded: Vec<(String, Catalog)>, policy: Drafts) -> Result<Admitted,
 /// A draft as `--allow-drafts` serves it: every description starts with [`DRAFT_MARK`], and
 /// every write is at least `high`, so it asks for confirmation against its preview first (a
 /// `critical` one still needs a person; `forbidden` stays forbidden).
-pub fn mark(mut c: Catalog) -> Catalog {
+pub(crate) fn mark(mut c: Catalog) -> Catalog {
     for t in &mut c.tools {
         t.description = format!("{DRAFT_MARK}{}", t.description).into();
         if risk::is_write(t) && t.risk < Risk::High {

@@ -9,13 +9,13 @@
 //!
 //! It depends on `config`, `contract`, `search` and `random`; every stage of a call reads from it.
 
-pub mod drafts;
+pub(crate) mod drafts;
 pub(crate) mod registry;
 pub(crate) mod views;
 
-pub use crate::config::profiles::Scope;
-pub use registry::{DeployedCatalog, Registry};
-pub use views::View;
+pub(crate) use crate::config::profiles::Scope;
+pub(crate) use registry::{DeployedCatalog, Registry};
+pub(crate) use views::View;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -26,7 +26,7 @@ pub(crate) mod items;
 pub(crate) mod shared;
 pub(crate) mod store;
 pub(crate) mod table;
-pub mod window;
+pub(crate) mod window;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;

@@ -31,7 +31,7 @@ use crate::contract::names;
 
 /// One per HTTP request (stateless); cheap to build.
 #[derive(Clone)]
-pub struct McpHandler {
+pub(crate) struct McpHandler {
     pub mcp: Arc<Mcp>,
 }
 

@@ -28,7 +28,7 @@ const SESSION_PREFIX: &str = "hm1-url-";
 
 /// A new session id for a 2025-11-25 client that declared URL-mode elicitation; `None` when
 /// no randomness is available.
-pub fn url_session_id() -> Option<String> {
+pub(crate) fn url_session_id() -> Option<String> {
     crate::random::hex(16).map(|r| format!("{SESSION_PREFIX}{r}"))
 }
 

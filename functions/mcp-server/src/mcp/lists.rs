@@ -13,22 +13,22 @@ use super::{definitions, meta};
 use crate::inventory::{Inventory, Scope};
 
 /// The most a `tools/list` may ask a model to read: names, descriptions, input schemas.
-pub const MAX_READ_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_READ_BYTES: usize = 16 * 1024;
 /// The most a whole `tools/list` result may be.
-pub const MAX_BYTES: usize = 24 * 1024;
+pub(crate) const MAX_BYTES: usize = 24 * 1024;
 
 /// Every scope's `tools/list`, each built on that scope's first request, exactly once
 /// (concurrent first requests wait for the one build). A cold instance answers `initialize`
 /// and `tools/call` without building any, and a `tools/list` builds only its own scope's: the
 /// definitions of the tools it lists, never the search index.
-pub struct Lists {
+pub(crate) struct Lists {
     inventory: Arc<Inventory>,
     scopes: HashMap<Scope, OnceLock<Vec<McpTool>>>,
 }
 
 impl Lists {
     /// One empty slot per scope of the inventory; nothing is built yet.
-    pub fn new(inventory: Arc<Inventory>) -> Self {
+    pub(crate) fn new(inventory: Arc<Inventory>) -> Self {
         let scopes = inventory
             .scopes()
             .map(|scope| (scope.clone(), OnceLock::new()))
@@ -38,25 +38,25 @@ impl Lists {
 
     /// The tools a scope lists, built on first use. Scopes come from the inventory, so every
     /// one has a list; an unknown one (a bug) lists nothing.
-    pub fn get(&self, scope: &Scope) -> &[McpTool] {
+    pub(crate) fn get(&self, scope: &Scope) -> &[McpTool] {
         self.scopes
             .get(scope)
             .map_or(&[], |list| list.get_or_init(|| of(&self.inventory, scope)))
     }
 
     /// How many tools a scope lists, without building its list.
-    pub fn count(&self, scope: &Scope) -> usize {
+    pub(crate) fn count(&self, scope: &Scope) -> usize {
         Plan::of(&self.inventory, scope).len()
     }
 
     /// How many scopes' lists were built so far (a cold instance: none).
-    pub fn built(&self) -> usize {
+    pub(crate) fn built(&self) -> usize {
         self.scopes.values().filter(|l| l.get().is_some()).count()
     }
 }
 
 /// Every scope's `tools/list` at once, for the lint, which judges each.
-pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
+pub(crate) fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
     inventory
         .scopes()
         .map(|scope| (scope.clone(), of(inventory, scope)))
@@ -114,7 +114,7 @@ fn of(inventory: &Inventory, scope: &Scope) -> Vec<McpTool> {
 
 /// The size of a `tools/list` result, compact JSON bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size {
+pub(crate) struct Size {
     /// Names, descriptions and input schemas: what a model reads.
     pub read: usize,
     /// The whole result (`{"tools": [...]}`).
@@ -122,7 +122,7 @@ pub struct Size {
 }
 
 impl Size {
-    pub fn of(tools: &[McpTool]) -> Size {
+    pub(crate) fn of(tools: &[McpTool]) -> Size {
         let bytes = |v: serde_json::Value| serde_json::to_vec(&v).map_or(0, |b| b.len());
         Size {
             read: tools
@@ -136,7 +136,7 @@ impl Size {
         }
     }
 
-    pub fn within_budget(self) -> bool {
+    pub(crate) fn within_budget(self) -> bool {
         self.read <= MAX_READ_BYTES && self.total <= MAX_BYTES
     }
 }

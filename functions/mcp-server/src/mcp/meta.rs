@@ -11,7 +11,7 @@ use crate::contract::schema::object;
 use crate::search::{self, SearchRequest};
 
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
-pub const CALL_TOOL: &str = "call_tool";
+pub(crate) const CALL_TOOL: &str = "call_tool";
 /// The person's own connections (connectors with `auth: oauth_user`).
 pub(super) const CONNECTIONS: &str = "connections";
 

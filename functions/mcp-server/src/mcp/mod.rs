@@ -19,10 +19,10 @@ mod context;
 mod definitions;
 mod handler;
 mod link;
-pub mod lists;
+pub(crate) mod lists;
 mod meta;
 mod progress;
-pub mod prompts;
+pub(crate) mod prompts;
 mod remote;
 mod remote_completions;
 mod remote_prompts;
@@ -30,9 +30,8 @@ mod resources;
 mod server;
 
 pub use definitions::output_schema;
-pub use handler::McpHandler;
-pub use link::url_session_id;
-pub use meta::CALL_TOOL;
+pub(crate) use link::url_session_id;
+pub(crate) use meta::CALL_TOOL;
 pub use server::Mcp;
 
 use std::sync::Arc;
@@ -41,17 +40,17 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 /// The transport settings the edge decides (hosts, origins, body limit).
-pub struct Transport {
+pub(crate) struct Transport {
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: usize,
 }
 
 /// rmcp's Streamable HTTP service over [`Mcp`].
-pub type Service = StreamableHttpService<handler::McpHandler, NeverSessionManager>;
+pub(crate) type Service = StreamableHttpService<handler::McpHandler, NeverSessionManager>;
 
 /// The stateless Streamable HTTP service (JSON replies) over [`Mcp`].
-pub fn service(mcp: Arc<Mcp>, transport: Transport) -> Service {
+pub(crate) fn service(mcp: Arc<Mcp>, transport: Transport) -> Service {
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)

@@ -19,15 +19,15 @@ use crate::inventory::{Inventory, Scope};
 
 /// The most a `prompts/list` result may be: clients fetch it with the tools, and a person, not
 /// the model, reads it (the catalog lint enforces it).
-pub const MAX_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_BYTES: usize = 8 * 1024;
 
 /// The size of a `prompts/list` result, compact JSON bytes.
-pub fn bytes(prompts: &[McpPrompt]) -> usize {
+pub(crate) fn bytes(prompts: &[McpPrompt]) -> usize {
     serde_json::to_vec(&json!({ "prompts": prompts })).map_or(0, |b| b.len())
 }
 
 /// Every scope's prompts, in catalog order.
-pub fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpPrompt>> {
+pub(crate) fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpPrompt>> {
     let all: HashMap<&str, McpPrompt> = inventory
         .registry
         .prompts()

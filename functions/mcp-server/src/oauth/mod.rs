@@ -14,10 +14,11 @@ pub(crate) mod token;
 pub(crate) mod url;
 
 pub use settings::Settings;
-pub use token::{Identity, TokenError, Verifier};
+pub(crate) use token::TokenError;
+pub use token::Verifier;
 
 /// Whether a bearer value has the shape of a JWT (three dot-separated parts); API keys do not.
-pub fn looks_like_jwt(bearer: &str) -> bool {
+pub(crate) fn looks_like_jwt(bearer: &str) -> bool {
     bearer.split('.').count() == 3 && bearer.len() > 16
 }
 
@@ -26,7 +27,7 @@ pub fn looks_like_jwt(bearer: &str) -> bool {
 /// `/mcp` needs a grant of everything, or exactly one granted profile (used as the view);
 /// `/mcp/<p>` needs a grant of `p` or of everything.
 #[allow(clippy::result_unit_err)]
-pub fn access(
+pub(crate) fn access(
     settings: &Settings,
     values: &[String],
     path: Option<&str>,

@@ -7,9 +7,9 @@ use std::str::FromStr;
 use serde_json::Value;
 
 /// Largest `limit` a caller may ask for (the names level shows at most this many tools).
-pub const MAX_LIMIT: usize = 2_000;
+pub(crate) const MAX_LIMIT: usize = 2_000;
 /// Tools shown with full schemas when the caller gives no `limit`.
-pub const FULL_PAGE: usize = 10;
+pub(crate) const FULL_PAGE: usize = 10;
 
 const FULL_UP_TO: usize = 25;
 pub(super) const SUMMARY_UP_TO: usize = 250;
@@ -110,7 +110,7 @@ impl FromStr for Detail {
 }
 
 /// `limit` as clients send it: a number or a numeric string (stale clients send `"5"`).
-pub fn parse_limit(v: &Value) -> Result<usize, String> {
+pub(crate) fn parse_limit(v: &Value) -> Result<usize, String> {
     let n = match v {
         Value::Number(n) => n.as_u64().or_else(|| {
             n.as_f64()

@@ -30,13 +30,11 @@ mod stem;
 mod summary;
 mod text;
 
-pub use arguments::{Detail, FULL_PAGE, MAX_LIMIT, SearchRequest, parse_limit};
+pub(crate) use arguments::parse_limit;
+pub use arguments::{Detail, SearchRequest};
 pub use index::{Doc, Index};
-pub use query::Visibility;
+pub(crate) use query::Visibility;
 pub use render::{MAX_ANSWER_BYTES, SearchAnswer};
-pub use stem::stem;
-pub use summary::summary_line;
-pub use text::terms;
 
 #[cfg(test)]
 mod fixtures;

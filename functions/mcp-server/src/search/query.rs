@@ -29,7 +29,7 @@ impl Index {
         Visibility(self.docs.iter().map(|d| visible(&d.name)).collect())
     }
 
-    /// [`Index::search`] with a precomputed [`Visibility`] of this index.
+    /// [`Index::search`] with a precomputed `Visibility` of this index.
     pub fn search_in(&self, q: &SearchRequest, visibility: &Visibility) -> SearchAnswer {
         let vis: Vec<bool> = (0..self.docs.len())
             .map(|d| visibility.0.get(d).copied().unwrap_or(false))
@@ -131,8 +131,8 @@ impl Index {
 mod tests {
     use serde_json::json;
 
+    use super::super::arguments::FULL_PAGE;
     use super::*;
-    use crate::search::FULL_PAGE;
     use crate::search::fixtures::{all, first, ranked, req, small, widgets};
 
     #[test]

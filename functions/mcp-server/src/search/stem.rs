@@ -20,7 +20,7 @@ const MIN_STEM: usize = 3;
 /// has to map a word's forms to one key, not to a real root: invoices/invoice → invoic,
 /// Rechnungen/Rechnung → rechnung, offene/offen → off, companies → company. At most two rules
 /// apply (offenen → offen → off).
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let mut out = String::new();
     stem_into(&word.to_lowercase(), &mut out);
     out

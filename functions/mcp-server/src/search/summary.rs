@@ -14,7 +14,7 @@ const ABBREVIATIONS: &[&str] = &[
 /// and not lowercase text, and not after an abbreviation ("e.g.", "z.B.", "bzw.", "Nr."), an
 /// initial ("z. B.") or an ordinal ("am 1. Mai"). Decimals never end a sentence (no space after
 /// the dot). Without a sentence end: the whole text.
-pub fn summary_line(description: &str) -> &str {
+pub(crate) fn summary_line(description: &str) -> &str {
     let text = description.trim();
     for (i, c) in text.char_indices() {
         if !matches!(c, '.' | '!' | '?') {

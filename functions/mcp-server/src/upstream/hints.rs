@@ -9,21 +9,21 @@ use crate::inventory::{DeployedCatalog, Registry};
 
 /// The reason of an outcome whose remote tool needs client capabilities the client did not
 /// declare; the MCP layer answers it as the protocol error `-32021`.
-pub const REMOTE_NEEDS_CAPABILITY: &str = "remote_needs_capability";
+pub(crate) const REMOTE_NEEDS_CAPABILITY: &str = "remote_needs_capability";
 /// The reason of an outcome whose remote asked the person something this server does not pass
 /// on (`upstream/remote/questions.rs`).
-pub const REMOTE_QUESTION_REFUSED: &str = "remote_question_refused";
+pub(crate) const REMOTE_QUESTION_REFUSED: &str = "remote_question_refused";
 
 /// An upstream fault described for a result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
+pub(crate) struct Fault {
     pub status: Status,
     /// Short code for the audit log (`upstream_404`, `upstream_timeout`, …).
     pub reason: String,
     pub hint: String,
 }
 
-pub fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fault {
+pub(crate) fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError) -> Fault {
     let title = Registry::title(&conn.catalog);
     let fault = |status, reason: &str, hint: String| Fault {
         status,

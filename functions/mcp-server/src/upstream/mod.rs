@@ -10,10 +10,10 @@ mod hints;
 mod meter;
 mod next_page;
 mod refusal;
-pub mod remote;
+pub(crate) mod remote;
 mod request;
 mod send;
-pub mod token_endpoint;
+pub(crate) mod token_endpoint;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,13 +21,13 @@ use std::time::Duration;
 use catalog::{Catalog, Method, QuotaFigures, Status, Tool};
 use serde_json::Value;
 
-pub use credentials::{Credentials, PersonToken};
-pub use deadline::Deadline;
-pub use error::{Happened, Refusal, RemoteInput, UpstreamError};
-pub use hints::{Fault, REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describe};
-pub use meter::Meter;
+pub(crate) use credentials::{Credentials, PersonToken};
+pub(crate) use deadline::Deadline;
+pub(crate) use error::{Happened, Refusal, RemoteInput, UpstreamError};
+pub(crate) use hints::{REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describe};
+pub(crate) use meter::Meter;
 pub(crate) use next_page::seal_resume;
-pub use next_page::{NextPage, NextRefused};
+pub(crate) use next_page::{NextPage, NextRefused};
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
@@ -37,7 +37,7 @@ use request::BuildError;
 use send::{Exchange, Received};
 
 /// The default cap on an upstream answer's body; a catalog's `max_response_bytes` overrides it.
-pub const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
 
 /// A 2xx answer with its JSON body (`Null` for no content, and for a document).
 #[derive(Debug, Clone, PartialEq)]

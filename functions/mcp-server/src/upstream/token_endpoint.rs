@@ -15,7 +15,7 @@ const MAX_ANSWER: usize = 64 * 1024;
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What to exchange.
-pub enum Exchange<'a> {
+pub(crate) enum Exchange<'a> {
     Code {
         code: &'a str,
         verifier: &'a str,
@@ -27,7 +27,7 @@ pub enum Exchange<'a> {
 }
 
 /// Our client at that token endpoint.
-pub struct Client<'a> {
+pub(crate) struct Client<'a> {
     pub id: &'a str,
     /// None: a public client (PKCE alone).
     pub secret: Option<&'a str>,
@@ -37,7 +37,7 @@ pub struct Client<'a> {
 /// Why an exchange failed. Only [`ExchangeError::Refused`] says the person's grant is gone;
 /// the others leave it as it was.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ExchangeError {
+pub(crate) enum ExchangeError {
     /// The server refused the grant itself (`invalid_grant`: revoked, expired, used).
     #[error("the authorization server refused the grant ({0})")]
     Refused(String),
@@ -86,7 +86,7 @@ struct Refusal {
     error: Option<String>,
 }
 
-pub async fn exchange(
+pub(crate) async fn exchange(
     http: &reqwest::Client,
     endpoint: &str,
     client: &Client<'_>,
@@ -124,7 +124,7 @@ pub async fn exchange(
 /// Revokes `grant` at the revocation endpoint (RFC 7009): its refresh token when it has one
 /// (which ends the whole grant at most servers), else its access token. A 200 is done; the
 /// server's refusal (`unsupported_token_type`, …) or silence is an error.
-pub async fn revoke(
+pub(crate) async fn revoke(
     http: &reqwest::Client,
     endpoint: &str,
     client: &Client<'_>,

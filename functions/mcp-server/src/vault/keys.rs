@@ -19,7 +19,7 @@ use super::seal::KEY_LEN;
 /// How long a data key (fresh or unwrapped) is reused.
 pub(crate) const CACHE_TTL: Duration = Duration::from_secs(300);
 /// The encryption context's one key.
-pub const CONTEXT_KEY: &str = "person";
+pub(crate) const CONTEXT_KEY: &str = "person";
 /// The most data keys one instance keeps of each kind; past it, the oldest go.
 const MAX_CACHED: usize = 1024;
 /// The most one KMS request may take.

@@ -19,7 +19,7 @@ struct Entry {
 }
 
 #[derive(Debug, Default)]
-pub struct MemoryVault {
+pub(crate) struct MemoryVault {
     /// By person id, then slot.
     entries: Mutex<HashMap<String, HashMap<String, Entry>>>,
     /// The last version given out, by any entry: versions only grow, so a connection made

@@ -15,14 +15,15 @@ mod keys;
 mod memory;
 mod seal;
 mod table;
-pub mod ticket;
+pub(crate) mod ticket;
 
 use std::future::Future;
 use std::pin::Pin;
 
-pub use entry::{Connection, EntryKey, Grant, Person, Stored};
-pub use keys::{CONTEXT_KEY, KmsKeys};
-pub use memory::MemoryVault;
+pub(crate) use entry::{Connection, Stored};
+pub use entry::{EntryKey, Grant, Person};
+pub use keys::KmsKeys;
+pub(crate) use memory::MemoryVault;
 pub use table::{PARTITION_KEY, SORT_KEY, TableVault};
 
 /// What the vault could not do. Never carries a token.
@@ -40,7 +41,8 @@ pub enum VaultError {
 }
 
 /// A store's answer, later.
-pub type VaultFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, VaultError>> + Send + 'a>>;
+pub(crate) type VaultFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, VaultError>> + Send + 'a>>;
 
 /// Where entries live. Times are Unix seconds, passed in (the logic above is testable without
 /// a clock).
@@ -74,9 +76,9 @@ pub trait VaultStore: Send + Sync {
     /// Removes the entry (disconnected, or its grant was revoked); whether there was one.
     fn remove<'a>(&'a self, key: &'a EntryKey) -> VaultFuture<'a, bool>;
 
-    /// The person's connections, without tokens (at most [`MAX_LISTED`]).
+    /// The person's connections, without tokens (at most `MAX_LISTED`).
     fn list<'a>(&'a self, person: &'a Person) -> VaultFuture<'a, Vec<Connection>>;
 }
 
 /// The most connections a list shows.
-pub const MAX_LISTED: usize = 100;
+pub(crate) const MAX_LISTED: usize = 100;

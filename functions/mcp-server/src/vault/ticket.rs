@@ -15,11 +15,11 @@ use sha2::{Digest, Sha256};
 use super::{VaultError, seal};
 
 /// The longest ticket opened (bounded work for anything a browser sends).
-pub const MAX_TICKET: usize = 4096;
+pub(crate) const MAX_TICKET: usize = 4096;
 
 /// Why a ticket is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum TicketError {
+pub(crate) enum TicketError {
     #[error("the link is not valid (altered, or not from this server)")]
     Invalid,
     #[error("the link has expired")]
@@ -37,7 +37,7 @@ struct Envelope<T> {
 }
 
 /// Seals `value` for `purpose` until `expires` with the first of `keys`.
-pub fn issue<T: Serialize>(
+pub(crate) fn issue<T: Serialize>(
     keys: &[Vec<u8>],
     purpose: &str,
     value: &T,
@@ -59,7 +59,7 @@ pub fn issue<T: Serialize>(
 }
 
 /// Opens a ticket of `purpose` sealed with one of `keys`, unexpired at `now`.
-pub fn open<T: DeserializeOwned>(
+pub(crate) fn open<T: DeserializeOwned>(
     keys: &[Vec<u8>],
     purpose: &str,
     ticket: &str,

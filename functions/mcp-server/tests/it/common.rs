@@ -12,9 +12,9 @@ use axum::Router;
 use axum::body::Body;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_server::config::{Config, EnvSnapshot};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
+use mcp_server::{Config, EnvSnapshot};
 use serde_json::Value;
 use tower::ServiceExt;
 
@@ -22,7 +22,7 @@ pub(crate) struct TestApp {
     pub router: Router,
     pub audit: MemorySink,
     /// The MCP state behind `router`, to ask what it has built so far.
-    pub mcp: Arc<mcp_server::mcp::Mcp>,
+    pub mcp: Arc<mcp_server::Mcp>,
 }
 
 /// The test catalogs (`tests/catalogs`: the demo connector).

@@ -8,7 +8,7 @@ use crate::common::{TestApp, app_with, app_with_store, send};
 use audit::Redactor;
 use axum::body::Body;
 use http::{Request, StatusCode};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use serde_json::{Value, json};
 
 const KEY: &str = "test-key-0123456789abcdef";

@@ -342,13 +342,13 @@ fn lambda_mode_never_serves_an_imported_draft() {
 #[tokio::test]
 async fn an_allowed_draft_is_served_marked_and_its_writes_ask_for_confirmation() {
     use crate::common::{app_with, connector_secrets, tool_result};
-    use mcp_server::inventory::drafts::{DRAFT_MARK, Drafts};
+    use mcp_server::{DRAFT_MARK, Drafts};
 
     let dir = scratch("allow-draft");
     let drafts = imported_draft(&dir);
     // What `serve` loads with and without `--allow-drafts`.
-    assert!(mcp_server::startup::load_served(Some(&drafts), Drafts::Refuse).is_err());
-    let catalogs = mcp_server::startup::load_served(Some(&drafts), Drafts::Allow).unwrap();
+    assert!(mcp_server::load_served(Some(&drafts), Drafts::Refuse).is_err());
+    let catalogs = mcp_server::load_served(Some(&drafts), Drafts::Allow).unwrap();
     let create = catalogs[0]
         .tools
         .iter()

@@ -8,9 +8,9 @@ use std::time::Duration;
 use audit::{AuditLog, Redactor};
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
-use mcp_server::config::{Config, EnvSnapshot};
-use mcp_server::secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
+use mcp_server::{Config, EnvSnapshot};
 use serde_json::{Value, json};
 
 const HOST: &str = "abc123.execute-api.eu-central-1.amazonaws.com";
@@ -88,7 +88,7 @@ async fn the_ip_limit_counts_api_gateways_source_ip_not_a_forged_forwarded_heade
     let (state, sink) = state_with(&[("MCP_LIMIT_PER_IP_PER_MINUTE", "1")]);
     let mut adapter = Adapter::from(app(state));
     // Both requests in one clock minute (they take milliseconds).
-    let into_minute = mcp_server::clock::now_s() % 60;
+    let into_minute = mcp_server::now_s() % 60;
     if into_minute >= 55 {
         tokio::time::sleep(Duration::from_secs(61 - into_minute)).await;
     }

@@ -10,7 +10,7 @@ use crate::common::{TestApp, app_with, demo_catalogs, demo_secrets, send};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use http::{Request, StatusCode};
-use mcp_server::clock::now_s;
+use mcp_server::now_s;
 use serde_json::json;
 
 const KEY: &str = "test-key-0123456789abcdef";

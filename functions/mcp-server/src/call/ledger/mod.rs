@@ -14,7 +14,7 @@ pub(super) mod table;
 
 use serde_json::Value;
 
-pub use memory::MemoryLedger;
+pub(crate) use memory::MemoryLedger;
 pub use table::TableLedger;
 
 /// How long a key is remembered.

@@ -12,10 +12,10 @@ use crate::oauth::keys::metadata_urls;
 use crate::oauth::url::origin_and_path;
 
 /// The header API Gateway turns a Lambda's `WWW-Authenticate` into.
-pub const REMAPPED: &str = "x-amzn-remapped-www-authenticate";
+pub(crate) const REMAPPED: &str = "x-amzn-remapped-www-authenticate";
 
 /// What the unauthenticated request's 401 said about signing in.
-pub struct Challenge {
+pub(crate) struct Challenge {
     /// `WWW-Authenticate` as received, if it arrived under its own name.
     pub header: Option<String>,
     /// The same, renamed by the front door.
@@ -25,7 +25,7 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    pub fn read(headers: &HeaderMap, body: &str) -> Challenge {
+    pub(crate) fn read(headers: &HeaderMap, body: &str) -> Challenge {
         let get = |name: &str| {
             headers
                 .get(name)
@@ -42,7 +42,7 @@ impl Challenge {
     }
 
     /// Whether anything here speaks of OAuth.
-    pub fn names_oauth(&self) -> bool {
+    pub(crate) fn names_oauth(&self) -> bool {
         self.body.is_some()
             || [&self.header, &self.remapped].iter().any(|h| {
                 h.as_deref()
@@ -65,7 +65,7 @@ fn well_known(url: &str) -> String {
 }
 
 /// The three discovery checks.
-pub async fn run(http: &reqwest::Client, url: &str, challenge: &Challenge) -> Vec<Check> {
+pub(crate) async fn run(http: &reqwest::Client, url: &str, challenge: &Challenge) -> Vec<Check> {
     let mut checks = Vec::new();
     let from_header = challenge.header.as_deref().and_then(metadata_param);
     let (metadata_url, how) = match (&from_header, &challenge.remapped, &challenge.body) {

@@ -6,13 +6,13 @@
 //! call succeeds. With OAuth (`--oauth`, or whenever the 401 names resource metadata) the
 //! discovery a client does follows: 401 → resource metadata → authorization server metadata.
 
-pub mod discovery;
+pub(crate) mod discovery;
 
 use reqwest::header::{HeaderMap, SET_COOKIE};
 use serde_json::{Value, json};
 
 /// The published tool list of the shipped catalogs (hosted view).
-pub const ALLOWLIST: &str =
+pub(crate) const ALLOWLIST: &str =
     include_str!("../../../../../shared/connector/catalogs/papierkram.allowlist");
 
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub struct SmokeOptions {
 }
 
 /// Names from an allowlist file: one per line, `#` comments and blank lines skipped.
-pub fn parse_allowlist(text: &str) -> Vec<String> {
+pub(crate) fn parse_allowlist(text: &str) -> Vec<String> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -37,7 +37,7 @@ pub fn parse_allowlist(text: &str) -> Vec<String> {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Check {
+pub(crate) struct Check {
     pub name: &'static str,
     pub ok: bool,
     pub detail: String,
@@ -92,7 +92,7 @@ fn call(tool: &str, args: &Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": tool, "arguments": args}})
 }
 
-pub async fn run(opts: &SmokeOptions) -> Vec<Check> {
+pub(crate) async fn run(opts: &SmokeOptions) -> Vec<Check> {
     let mut smoke = Smoke {
         c: Client {
             http: crate::http_client(),
@@ -311,7 +311,7 @@ fn preview(text: &str) -> String {
     text.chars().take(80).collect::<String>().replace('\n', " ")
 }
 
-pub fn render(checks: &[Check]) -> String {
+pub(crate) fn render(checks: &[Check]) -> String {
     checks
         .iter()
         .map(|c| {

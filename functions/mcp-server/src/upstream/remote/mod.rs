@@ -42,13 +42,12 @@ mod transport;
 mod watch;
 mod wire;
 
-pub use complete::RemoteCompletion;
-pub use pins::{REMOTE_TOOL_UNREVIEWED, Unreviewed};
-pub use prompts::{MAX_ARGUMENTS, MAX_PROMPTS, RemoteArgument, RemotePrompt, RemotePrompts};
-pub use tools::{
-    MAX_LISTED, MAX_LISTED_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SHOWN_SCHEMA_BYTES,
-    MAX_TOOLS, RemoteSet, RemoteTool,
-};
+pub(crate) use complete::RemoteCompletion;
+pub(crate) use pins::REMOTE_TOOL_UNREVIEWED;
+#[cfg(test)]
+pub(crate) use prompts::RemoteArgument;
+pub(crate) use prompts::{MAX_PROMPTS, RemotePrompt, RemotePrompts};
+pub(crate) use tools::{MAX_LISTED, MAX_TOOLS, RemoteSet, RemoteTool};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -70,7 +69,7 @@ use transport::Auth;
 use wire::Generation;
 
 /// The largest answer read from a remote (a tool list with its schemas, or a call's result).
-pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 /// The most `tools/list` pages followed.
 const MAX_LIST_PAGES: usize = 20;
 /// The progress token we send a remote when our client watches a call: the remote's

@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The reason of a call of a remote tool withheld for want of a review.
-pub const REMOTE_TOOL_UNREVIEWED: &str = "remote_tool_unreviewed";
+pub(crate) const REMOTE_TOOL_UNREVIEWED: &str = "remote_tool_unreviewed";
 
 /// The fields of a listed tool a review covers: what the model reads and what decides its
 /// risk (`annotations`: `readOnlyHint` lowers it).

@@ -9,9 +9,9 @@ use catalog::McpRemote;
 use serde_json::Value;
 
 /// The most remote prompts considered per remote; a longer list is cut with a warning.
-pub const MAX_PROMPTS: usize = 50;
+pub(crate) const MAX_PROMPTS: usize = 50;
 /// The most arguments a remote prompt may declare; one with more is skipped.
-pub const MAX_ARGUMENTS: usize = 20;
+pub(crate) const MAX_ARGUMENTS: usize = 20;
 /// The longest remote description (of a prompt or an argument) kept, characters.
 pub(super) const MAX_DESCRIPTION: usize = 500;
 /// The longest remote prompt title kept, characters (a title is a few words).

@@ -16,21 +16,21 @@ use super::pins::{self, Unreviewed};
 use super::text;
 
 /// The most remote tools considered per remote; a longer list is cut with a warning.
-pub const MAX_TOOLS: usize = 500;
+pub(crate) const MAX_TOOLS: usize = 500;
 /// The largest input schema read at all, compact JSON bytes as the remote sent it.
-pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_SCHEMA_BYTES: usize = 64 * 1024;
 /// The largest input schema listed, compact JSON bytes once its texts are cut: half of what a
 /// whole `tools/list` may ask a model to read (`mcp::lists::MAX_READ_BYTES`).
-pub const MAX_SHOWN_SCHEMA_BYTES: usize = 8 * 1024;
+pub(crate) const MAX_SHOWN_SCHEMA_BYTES: usize = 8 * 1024;
 /// The most one remote's listed tools may ask a model to read (names, descriptions, input
 /// schemas), compact bytes: what a whole `tools/list` of our catalogs may
 /// (`mcp::lists::MAX_READ_BYTES`). The tools beyond it are left to `search_tools`.
-pub const MAX_LISTED_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_LISTED_BYTES: usize = 16 * 1024;
 /// The deepest input schema accepted (objects and arrays nested).
-pub const MAX_SCHEMA_DEPTH: usize = 16;
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 16;
 /// The most remote tools one remote lists in `tools/list` (the catalogs' limit too); the rest
 /// are found with `search_tools`, unless an overlay says `core: true`.
-pub const MAX_LISTED: usize = 30;
+pub(crate) const MAX_LISTED: usize = 30;
 /// The longest remote description kept, characters.
 const MAX_DESCRIPTION: usize = 2_000;
 
