@@ -14,7 +14,7 @@ use super::AppState;
 use crate::call::Caller;
 use crate::config::profiles::ScopeError;
 use crate::inventory::Scope;
-use crate::oauth::{self, TokenError, discovery};
+use crate::oauth::{self, Settings, TokenError, discovery};
 
 /// Why a request gets no caller.
 #[derive(Debug)]
@@ -109,39 +109,8 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
     let settings = state.oauth.as_ref().map(|v| v.settings());
     let (status, reason, message, challenge) = match &denied {
         Denied::Missing | Denied::InvalidKey => {
-            let reason = match denied {
-                Denied::Missing => "missing_credentials",
-                _ => "invalid_key",
-            };
             let missing = matches!(denied, Denied::Missing);
-            let (message, challenge) = match (settings, missing) {
-                (Some(s), true) => (
-                    "No credentials were sent. Sign in with OAuth (the authorization server is \
-                     named in the resource metadata), or send `Authorization: Bearer <API key>`."
-                        .to_string(),
-                    discovery::unauthorized(s, path, None),
-                ),
-                (Some(s), false) => (
-                    "The bearer value is neither an API key this server knows nor an OAuth \
-                     access token (mistyped, revoked, or for another server). Sign in with \
-                     OAuth, or check the key with the operator."
-                        .to_string(),
-                    discovery::unauthorized(s, path, None),
-                ),
-                // RFC 6750 §3.1: a request without credentials gets no error code.
-                (None, true) => (
-                    "No credentials were sent. Send `Authorization: Bearer <API key>`; ask the \
-                     operator for a key."
-                        .into(),
-                    r#"Bearer realm="hosted-mcp""#.to_string(),
-                ),
-                (None, false) => (
-                    "The API key is not valid here (mistyped, revoked, or for another \
-                     deployment). Check it, or ask the operator for a new one."
-                        .into(),
-                    r#"Bearer realm="hosted-mcp", error="invalid_token""#.to_string(),
-                ),
-            };
+            let (reason, message, challenge) = without_credentials(settings, path, missing);
             (StatusCode::UNAUTHORIZED, reason, message, Some(challenge))
         }
         Denied::Token(TokenError::Keys(e)) => {
@@ -179,6 +148,61 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
     event.reason = Some(reason.to_string());
     event.http_status = Some(status.as_u16());
     state.audit.write(&event);
+    refused(settings, path, status, message, challenge)
+}
+
+/// No credentials, or a bearer value that is neither a key we know nor a token: the reason,
+/// what to do (signing in with OAuth where it is on) and the challenge.
+fn without_credentials(
+    settings: Option<&Settings>,
+    path: Option<&str>,
+    missing: bool,
+) -> (&'static str, String, String) {
+    let reason = if missing {
+        "missing_credentials"
+    } else {
+        "invalid_key"
+    };
+    let (message, challenge) = match (settings, missing) {
+        (Some(s), true) => (
+            "No credentials were sent. Sign in with OAuth (the authorization server is \
+             named in the resource metadata), or send `Authorization: Bearer <API key>`."
+                .to_string(),
+            discovery::unauthorized(s, path, None),
+        ),
+        (Some(s), false) => (
+            "The bearer value is neither an API key this server knows nor an OAuth \
+             access token (mistyped, revoked, or for another server). Sign in with \
+             OAuth, or check the key with the operator."
+                .to_string(),
+            discovery::unauthorized(s, path, None),
+        ),
+        // RFC 6750 §3.1: a request without credentials gets no error code.
+        (None, true) => (
+            "No credentials were sent. Send `Authorization: Bearer <API key>`; ask the \
+             operator for a key."
+                .into(),
+            r#"Bearer realm="hosted-mcp""#.to_string(),
+        ),
+        (None, false) => (
+            "The API key is not valid here (mistyped, revoked, or for another \
+             deployment). Check it, or ask the operator for a new one."
+                .into(),
+            r#"Bearer realm="hosted-mcp", error="invalid_token""#.to_string(),
+        ),
+    };
+    (reason, message, challenge)
+}
+
+/// The refusal's response: the message and, with OAuth on, the challenge again in the body
+/// (some front doors rename the header); the connection closed, as its body was not read.
+fn refused(
+    settings: Option<&Settings>,
+    path: Option<&str>,
+    status: StatusCode,
+    message: String,
+    challenge: Option<String>,
+) -> Response {
     let mut body = serde_json::json!({
         "error": match status {
             StatusCode::UNAUTHORIZED => "unauthorized",
@@ -188,7 +212,6 @@ fn refusal(state: &AppState, path: Option<&str>, denied: Denied) -> Response {
         "message": message,
     });
     if let Some(s) = settings {
-        // The challenge again, in the body: some front doors rename the header.
         body["resource_metadata"] = discovery::metadata_url(s, path).into();
         if let Some(c) = &challenge {
             body["www_authenticate"] = c.as_str().into();
