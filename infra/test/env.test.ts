@@ -50,7 +50,7 @@ export function rustEnvNames(path: string): RustNames {
     }
     return undefined;
   };
-  const allBlock = /pub const ALL: &\[&str\] = &\[([^\]]*)\]/.exec(text)?.[1] ?? '';
+  const allBlock = /pub(?:\([a-z]+\))? const ALL: &\[&str\] = &\[([^\]]*)\]/.exec(text)?.[1] ?? '';
   const fixed = new Set(
     allBlock.split(',').map((s) => s.trim()).filter(Boolean).map((ref) => {
       const v = resolve(ref);
@@ -102,7 +102,7 @@ function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth
   return t.toJSON().Resources[id].Properties.Environment.Variables;
 }
 
-describe('mcp-server environment matches functions/mcp-server/src/config.rs', () => {
+describe('mcp-server environment matches functions/mcp-server/src/config/mod.rs', () => {
   const names = rustEnvNames(functionConfigRs(BINARIES.mcpServer));
   const s = synth({ config: testConfig(EVERYTHING) });
   const env = lambdaEnv(s.mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`);

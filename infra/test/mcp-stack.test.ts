@@ -99,12 +99,15 @@ describe('limits table', () => {
     const value = (name: string): string | undefined => new RegExp(`pub(?:\\([a-z]+\\))? const ${name}: &str = "([^"]*)";`).exec(text)?.[1];
     assert.equal(value('KEY'), LIMITS_TABLE_SCHEMA.partitionKey);
     assert.equal(value('EXPIRES'), LIMITS_TABLE_SCHEMA.ttlAttribute);
-    // The grant is UpdateItem only: the store (every file beside table.rs) issues UpdateItem, or
-    // TransactWriteItems of Update actions (each authorized as UpdateItem), and nothing else.
+    // The grant is UpdateItem only: the store (every file beside table.rs, and the /health probe
+    // claims kept in the same table, src/probes.rs) issues UpdateItem, or TransactWriteItems of
+    // Update actions (each authorized as UpdateItem), and nothing else.
     const dir = join(REPO_ROOT, 'functions/mcp-server/src/limits');
     const store = readdirSync(dir)
       .filter((f) => f.endsWith('.rs'))
-      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .map((f) => join(dir, f))
+      .concat(join(REPO_ROOT, 'functions/mcp-server/src/probes.rs'))
+      .map((f) => readFileSync(f, 'utf8'))
       .join('\n');
     const calls = [...store.matchAll(/\.(get_item|put_item|delete_item|query|scan|batch_\w+|transact_get_items)\(\)/g)].map((m) => m[1]);
     assert.deepEqual(calls, [], 'the limits store calls more than UpdateItem; widen the grant deliberately');
