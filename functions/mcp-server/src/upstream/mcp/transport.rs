@@ -1,6 +1,7 @@
 //! One JSON-RPC exchange with a remote: a POST with the connector's credentials, the headers
 //! of the generation it speaks, a timeout cut to the deadline, the answer read to a cap (an SSE
-//! stream only until the response is in it, each byte looked at a bounded number of times).
+//! stream only until the response is in it, each byte looked at a bounded number of times) and
+//! scrubbed of the credentials it carried (`upstream::echo`).
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use crate::inventory::secrets::SecretValues;
 use crate::progress::Progress;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
+use crate::upstream::echo::Carried;
 use crate::upstream::error::{Refusal, UpstreamError};
 use crate::upstream::request::{credential_error, fill_base};
 
@@ -114,6 +116,12 @@ impl Upstream {
         let timeout = deadline
             .timeout(remote_timeout(&conn.catalog))
             .ok_or_else(out_of_time)?;
+        let field = |f: &str| {
+            auth.secrets
+                .field(&conn.catalog.connector, f)
+                .map(str::to_string)
+        };
+        let carried = Carried::of(&conn.catalog.auth, field, auth.person);
         let request = to_remote(&self.http, reqwest::Method::POST, conn, auth)?
             .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -172,7 +180,8 @@ impl Upstream {
                 searched = bytes.len();
                 if let Some(end) = end.filter(|e| *e > parsed) {
                     if progress.wanted() {
-                        for step in wire::progress_steps(&bytes[parsed..end]) {
+                        let events = carried.scrub(bytes[parsed..end].to_vec());
+                        for step in wire::progress_steps(&events) {
                             progress.report(step);
                         }
                     }
@@ -183,7 +192,8 @@ impl Upstream {
                 }
             }
         }
-        Ok((status, headers, bytes))
+        // What the remote says reaches the model: never with the credentials it was sent.
+        Ok((status, headers, carried.scrub(bytes)))
     }
 }
 
