@@ -9,7 +9,8 @@
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
 //!    token from the vault (`credentials`), refreshed shortly before it expires (`refresh`),
 //!    or answers `connection_required` with their link;
-//! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
+//! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`;
+//!    the same preview in a person's words for a confirmation form: `form`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
 //! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
@@ -53,6 +54,7 @@ mod credentials;
 mod days;
 mod documents;
 mod dry_run;
+mod form;
 mod idempotency;
 mod ledger;
 mod outcome;
@@ -73,6 +75,7 @@ pub use connections::ConnectionsRequest;
 pub use consent::{Binding, Signer, TOKEN_TTL_S, carries_remote_state};
 pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 pub use documents::{Attachment, ItemLink};
+pub use form::Form;
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
 pub use outcome::{Confirmation, Outcome, WriteFacts};
