@@ -96,7 +96,7 @@ pub(super) fn form(facts: &Facts<'_>) -> Form {
     // Arguments no param declares (a remote tool's, checked against its own schema).
     for (name, v) in &valid.values {
         if !tool.params.contains_key(name.as_str()) {
-            lines.push(format!("{}: {}", words(name), plain(v)));
+            lines.push(format!("{}: {}", bounded(&words(name)), plain(v)));
         }
     }
     Form {
