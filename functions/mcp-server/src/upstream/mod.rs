@@ -506,7 +506,8 @@ tools:
         }
     }
 
-    fn upstream() -> Upstream {
+    /// An upstream client with no deployment secret (the remote transport's tests use it too).
+    pub(super) fn upstream() -> Upstream {
         let store = SecretStore::new(
             SecretLoader::Static(Arc::new(SecretValues::default())),
             Duration::from_secs(300),

@@ -287,3 +287,69 @@ pub(super) fn remote_timeout(catalog: &Catalog) -> Duration {
             .unwrap_or(catalog.timeout_ms),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::PersonToken;
+
+    /// A remote that refuses every call with a JSON-RPC error quoting the bearer token it got.
+    async fn quoting_remote() -> String {
+        let quote = |headers: http::HeaderMap| async move {
+            let sent = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .trim_start_matches("Bearer ")
+                .to_string();
+            axum::Json(serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {
+                "code": -32602, "message": format!("token {sent} may not call this tool")}}))
+        };
+        let router = axum::Router::new().route("/mcp", axum::routing::post(quote));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        format!("http://{addr}/mcp")
+    }
+
+    #[tokio::test]
+    async fn a_remote_quoting_a_persons_token_has_it_taken_out_of_its_words() {
+        const TOKEN: &str = "person-remote-token-0123456789";
+        let url = quoting_remote().await;
+        let text = format!("connector: notes\nmcp:\n  url: {url}\n  allow: [\"*\"]\n");
+        let conn = DeployedCatalog {
+            catalog: catalog::parse("notes.yaml", &text).unwrap(),
+            base_url: url,
+            expose_raw: false,
+        };
+        let token = PersonToken::new(TOKEN);
+        let secrets = SecretValues::default();
+        let auth = Auth {
+            secrets: &secrets,
+            person: Some(&token),
+        };
+        let deadline = Deadline::after(Duration::from_secs(5));
+        let up = crate::upstream::tests::upstream();
+        let answer = up
+            .exchange(
+                &conn,
+                &auth,
+                &Generation::Modern,
+                "tools/call",
+                Some("greet"),
+                &[],
+                Map::new(),
+                &deadline,
+                &crate::progress::NONE,
+            )
+            .await;
+        let Ok(Exchanged {
+            answer: Answer::Error { message, .. },
+            ..
+        }) = answer
+        else {
+            panic!("the remote's JSON-RPC error is its answer")
+        };
+        assert_eq!(message, "token [REDACTED] may not call this tool");
+    }
+}
