@@ -447,6 +447,14 @@ fn validate(c: &Catalog) -> Vec<(Option<Place>, String)> {
             for problem in array_problems(p) {
                 bad(format!("param `{name}`: {problem}"));
             }
+            for (field, f) in std::iter::once((name.as_str(), &**p))
+                .chain(p.items.iter().flatten().map(|(n, f)| (n.as_str(), &**f)))
+                .chain(p.item.as_deref().map(|f| ("item", f)))
+            {
+                if let Some(problem) = currency_problem(f) {
+                    bad(format!("param `{name}`: `{field}`: {problem}"));
+                }
+            }
             if let (Some(lo), Some(hi)) = (p.min, p.max)
                 && lo > hi
             {
@@ -481,6 +489,16 @@ fn check_body(t: &Tool, method: Method) -> Vec<String> {
     }
     out.extend(crate::body::template_problems("`body`", template, &names));
     out
+}
+
+/// A `currency` is an ISO 4217 code on a number.
+fn currency_problem(p: &crate::model::Param) -> Option<&'static str> {
+    let code = p.currency.as_deref()?;
+    if !matches!(p.kind, ParamType::Number | ParamType::Integer) {
+        return Some("`currency` only applies to numbers");
+    }
+    (code.len() != 3 || !code.bytes().all(|b| b.is_ascii_uppercase()))
+        .then_some("`currency` is an ISO 4217 code like EUR")
 }
 
 /// An array param: body only, with `max_items` and exactly one of `items` (objects of plain
@@ -958,6 +976,33 @@ tools:
         let text = with("{ type: string, date_time: Europe/Berlin }");
         let err = parse("demo.yaml", &text).unwrap_err().to_string();
         assert!(err.contains("`date_time` only applies to dates"), "{err}");
+    }
+
+    #[test]
+    fn a_currency_is_an_iso_code_on_a_number() {
+        let with = |param: &str| {
+            GOOD.replace(
+                "    get: /invoices\n",
+                &format!("    get: /invoices\n    params:\n      amount: {param}\n"),
+            )
+        };
+        assert!(
+            parse(
+                "demo.yaml",
+                &with("{ type: number, max: 9, currency: EUR }")
+            )
+            .is_ok()
+        );
+        for (param, problem) in [
+            (
+                "{ type: string, max_length: 9, currency: EUR }",
+                "only applies to numbers",
+            ),
+            ("{ type: number, max: 9, currency: euro }", "ISO 4217"),
+        ] {
+            let err = parse("demo.yaml", &with(param)).unwrap_err().to_string();
+            assert!(err.contains(problem), "{param}: {err}");
+        }
     }
 
     #[test]

@@ -121,6 +121,8 @@ fn full_param() -> Param {
     Param {
         kind: ParamType::Boolean,
         description: Some("Newest first.".into()),
+        label: Some("Newest first".into()),
+        currency: Some("EUR".into()),
         required: true,
         location: ParamIn::Body,
         upstream: Some("order_direction".into()),
@@ -191,6 +193,8 @@ fn item_field() -> Param {
     Param {
         kind: ParamType::Number,
         description: Some("Quantity.".into()),
+        label: Some("Quantity".into()),
+        currency: Some("EUR".into()),
         required: true,
         location: ParamIn::Query,
         upstream: Some("qty".into()),

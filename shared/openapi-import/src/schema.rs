@@ -338,6 +338,8 @@ pub(crate) fn blank(location: ParamIn) -> Param {
     Param {
         kind: ParamType::String,
         description: None,
+        label: None,
+        currency: None,
         required: location == ParamIn::Path,
         location,
         upstream: None,

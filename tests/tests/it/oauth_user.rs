@@ -483,7 +483,7 @@ async fn a_persons_completions_reach_nobody_else_and_pass_the_credentials_stage(
     let hers = complete(&http, &server.url, &alice, "Au").await;
     assert_eq!(
         hers["result"]["completion"]["values"],
-        json!(["7001"]),
+        json!(["7001 · Aunt of alice"]),
         "{hers}"
     );
     // Bob, who never connected, and an API key: no values, nothing of Alice's, and an error

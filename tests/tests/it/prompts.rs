@@ -120,8 +120,10 @@ async fn python_sdk_lists_gets_and_completes_prompts_in_both_protocol_generation
             "{doc}"
         );
 
+        // Each value shows the customer's name beside its id.
+        let offered = format!("{id} · {}", demo().companies[0].name);
         for completion in doc["completions"].as_array().unwrap() {
-            assert_eq!(completion["values"][0], id.to_string(), "{doc}");
+            assert_eq!(completion["values"][0], offered, "{doc}");
             assert_eq!(completion["has_more"], false, "{doc}");
         }
     }
@@ -221,7 +223,7 @@ async fn inspector_lists_gets_and_completes_prompts() {
         assert_eq!(code, 0, "{out}");
         assert_eq!(
             json_of(&out)["values"],
-            json!([id.to_string()]),
+            json!([format!("{id} · {}", demo().companies[0].name)]),
             "{era}: {out}"
         );
     }

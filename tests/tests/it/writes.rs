@@ -114,11 +114,20 @@ async fn a_person_accepts_or_declines_a_critical_write_in_the_clients_form() {
     assert_eq!(accepted["structured"]["status"], "ok", "{accepted}");
     let form = &accepted["elicitations"][0];
     let message = form["message"].as_str().unwrap();
+    // The person's words: the action, the invoice, the risk; no request and no advice meant
+    // for the model.
     assert!(
-        message.contains(&format!("POST /api/v1/income/invoices/{one}/deliver")),
+        message.starts_with("The assistant asks to do this in Demo Books: invoice deliver.\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("\nInvoice: {one}\n")),
         "{message}"
     );
     assert!(message.contains("cannot be called back"), "{message}");
+    for meant_for_the_model in ["POST", "/deliver", "idempotency"] {
+        assert!(!message.contains(meant_for_the_model), "{message}");
+    }
     assert_eq!(
         writes_to(&sandbox, &format!("/income/invoices/{one}/deliver")),
         1

@@ -4,6 +4,10 @@
 //! the credentials, the upstream, shaping, the settled reservation), then matched against what
 //! the user typed.
 //!
+//! Each value is offered with its name beside it, `101 · Acme GmbH` (MCP completion values are
+//! plain strings); the param's validation takes the value before ` · ` back out
+//! (`contract::args`), so what a person picks stays a valid argument.
+//!
 //! Bounded: one upstream request of at most [`MAX_VALUES`] items, the typed text cut to
 //! [`MAX_TYPED`] characters, at most [`MAX_VALUES`] values back. The page is kept in a short
 //! cache (`short_cache`: 30 s, keyed by the caller's scope, the tool and what is sent upstream)
@@ -18,6 +22,7 @@ use serde_json::{Map, Value, json};
 
 use super::short_cache::{ShortCache, shareable};
 use super::{Outcome, Pipeline, Request};
+use crate::contract::args::COMPLETED;
 use crate::inventory::{DeployedCatalog, Scope};
 
 /// The most values a completion offers (the MCP limit) and the page it reads.
@@ -139,13 +144,14 @@ fn text(v: &Value) -> Option<String> {
 
 /// The values whose match text starts with the typed text (case-insensitive), or one of whose
 /// words does, or whose value itself does; whole-text matches first, each value once, at most
-/// [`MAX_VALUES`]. Also returns how many matched.
+/// [`MAX_VALUES`], each offered with its name (`101 · Acme GmbH`, see [`offered`]). Also
+/// returns how many matched.
 fn matching(items: &[(String, String)], typed: &str) -> (Vec<String>, usize) {
     let typed = typed.trim().to_lowercase();
-    let mut ranked: Vec<(u8, &str)> = items
+    let mut ranked: Vec<(u8, &str, &str)> = items
         .iter()
-        .filter_map(|(label, value)| {
-            let label = label.to_lowercase();
+        .filter_map(|(name, value)| {
+            let label = name.to_lowercase();
             let rank = if label.starts_with(&typed) || value.to_lowercase().starts_with(&typed) {
                 0
             } else if label
@@ -156,18 +162,36 @@ fn matching(items: &[(String, String)], typed: &str) -> (Vec<String>, usize) {
             } else {
                 return None;
             };
-            Some((rank, value.as_str()))
+            Some((rank, value.as_str(), name.as_str()))
         })
         .collect();
-    ranked.sort_by_key(|(rank, _)| *rank);
+    ranked.sort_by_key(|(rank, _, _)| *rank);
     let mut seen = std::collections::BTreeSet::new();
     let unique: Vec<String> = ranked
         .into_iter()
-        .filter(|(_, v)| seen.insert(*v))
-        .map(|(_, v)| v.to_string())
+        .filter(|(_, v, _)| seen.insert(*v))
+        .map(|(_, v, name)| offered(v, name))
         .collect();
     let total = unique.len();
     (unique.into_iter().take(MAX_VALUES).collect(), total)
+}
+
+/// The most characters of a name shown beside a value.
+const MAX_NAME: usize = 80;
+
+/// A value as a completion offers it: with its name after [`COMPLETED`] (`101 · Acme GmbH`),
+/// which the param's validation takes back apart (`contract::args`); the bare value when there
+/// is no other name, or when the value itself holds the separator.
+fn offered(value: &str, name: &str) -> String {
+    let name: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    if name.is_empty() || name == value || value.contains(COMPLETED) {
+        return value.to_string();
+    }
+    let mut shown: String = name.chars().take(MAX_NAME).collect();
+    if shown.len() < name.len() {
+        shown.push('…');
+    }
+    format!("{value}{COMPLETED}{shown}")
 }
 
 #[cfg(test)]
@@ -190,11 +214,17 @@ mod tests {
     fn typed_text_matches_the_start_of_the_name_or_a_word_case_insensitive() {
         assert_eq!(
             matching(&items(), "ac"),
-            (vec!["101".into(), "104".into()], 2)
+            (vec!["101 · Acme GmbH".into(), "104 · acme labs".into()], 2)
         );
         assert_eq!(
             matching(&items(), "mül"),
-            (vec!["103".into(), "102".into()], 2),
+            (
+                vec![
+                    "103 · Müller & Söhne".into(),
+                    "102 · Bäckerei Müller".into()
+                ],
+                2
+            ),
             "a name that starts with it ranks before one with a word that does"
         );
         assert_eq!(
@@ -204,6 +234,16 @@ mod tests {
         );
         assert_eq!(matching(&items(), "").1, 4);
         assert_eq!(matching(&items(), "zz"), (vec![], 0));
+    }
+
+    #[test]
+    fn a_value_is_offered_with_its_name_unless_it_has_none_of_its_own() {
+        assert_eq!(offered("101", "Acme  GmbH\n"), "101 · Acme GmbH");
+        assert_eq!(offered("acme", "acme"), "acme");
+        assert_eq!(offered("x", " "), "x");
+        assert_eq!(offered("a · b", "Name"), "a · b");
+        let long = offered("7", &"N".repeat(300));
+        assert_eq!(long.chars().count(), "7 · ".chars().count() + MAX_NAME + 1);
     }
 
     #[test]

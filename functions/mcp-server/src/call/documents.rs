@@ -257,6 +257,7 @@ tools:
             list: None,
             write: Default::default(),
             remote: Default::default(),
+            named: Default::default(),
         }
     }
 

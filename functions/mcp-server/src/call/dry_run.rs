@@ -4,7 +4,8 @@
 //! for an update with a `current` get tool, the current record and the fields that would
 //! change (one read, and the preview says what it cost), marked like the get tool marks it and
 //! only for a caller whose profile may call that get tool. Nothing is written upstream. The same
-//! preview is what a confirmation shows and is bound to.
+//! preview is what a confirmation shows and is bound to; a person's form reads it in their words
+//! (`form`), made here from what the preview found.
 
 use catalog::{Effect, Risk, Tool};
 use serde_json::{Map, Value, json};
@@ -64,6 +65,7 @@ pub(super) async fn preview(
         changes: None,
         cost: None,
         totals: totals(&tool.params, &valid.values),
+        form: Default::default(),
     };
     let readable = match current_tool(conn, tool) {
         Some(current) if !view.allows(&current.name) => {
@@ -103,6 +105,15 @@ pub(super) async fn preview(
     }
     let sources = [preview.request.body.as_ref(), preview.current.as_ref()];
     preview.notifies = notified(&tool.notifies, sources.into_iter().flatten());
+    preview.form = super::form::form(&super::form::Facts {
+        title: crate::inventory::Registry::title(&conn.catalog),
+        connector: &conn.catalog.connector,
+        tool,
+        valid,
+        current: preview.current.as_ref(),
+        changes: preview.changes.as_ref(),
+        totals: &preview.totals,
+    });
     Ok(preview)
 }
 

@@ -9,7 +9,8 @@
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
 //!    token from the vault (`credentials`), refreshed shortly before it expires (`refresh`),
 //!    or answers `connection_required` with their link;
-//! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`);
+//! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`;
+//!    the same preview in a person's words for a confirmation form: `form`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
 //!    confirmation of its preview (`consent`);
 //! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
@@ -54,6 +55,7 @@ mod credentials;
 mod days;
 mod documents;
 mod dry_run;
+mod form;
 mod idempotency;
 mod ledger;
 mod outcome;
@@ -85,6 +87,8 @@ pub(crate) use remote_tools::RemoteTools;
 pub(crate) use rounds::{INVALID_REQUEST_STATE, Resume};
 pub(crate) use stages::Flow;
 // What the tests of other modules build outcomes with.
+#[cfg(test)]
+pub(crate) use form::Form;
 #[cfg(test)]
 pub(crate) use outcome::Confirmation;
 #[cfg(test)]

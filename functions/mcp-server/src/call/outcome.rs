@@ -246,6 +246,7 @@ mod tests {
             changes: None,
             cost: None,
             totals: serde_json::Map::new(),
+            form: Default::default(),
         });
         o.confirmation = Some(Confirmation {
             token: "tok.sig".into(),

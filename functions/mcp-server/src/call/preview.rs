@@ -7,6 +7,8 @@ use catalog::Text;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::form::Form;
+
 /// The preview of one write. Serialized as the result's `preview` object; fields left out
 /// here are left out there.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,6 +53,10 @@ pub struct Preview {
     /// (`{positions: {items: 2, net: 1450.0}}`), what a person checks before confirming.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub totals: Map<String, Value>,
+    /// What a person reads in a confirmation form (not sent to the model, which reads the
+    /// fields above).
+    #[serde(skip)]
+    pub form: Form,
 }
 
 /// Method, path with query (no host, no credentials) and body of an upstream request.

@@ -69,6 +69,9 @@ pub struct ValidArgs {
     pub write: WriteArgs,
     /// Remote MCP tools only: the round of a multi-round call (not part of the digest).
     pub remote: RemoteRound,
+    /// The names completed values carried (`customer_id: "101 · Acme GmbH"` → `customer_id:
+    /// Acme GmbH`), for a confirmation form; not part of the digest, not sent upstream.
+    pub named: BTreeMap<String, String>,
 }
 
 impl ValidArgs {
@@ -101,6 +104,33 @@ impl ValidArgs {
             .unwrap_or_default();
         let hash = Sha256::digest(format!("{connector}/{tool}\n{canonical}\n{list}").as_bytes());
         hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// What separates a value from its name in a completion value (`101 · Acme GmbH`): a param that
+/// declares `complete` takes the part before it as its value.
+pub(crate) const COMPLETED: &str = " · ";
+
+/// The most characters of a completed value's name kept for a confirmation form.
+const MAX_NAME: usize = 200;
+
+/// A value as a param declaring `complete` takes it: a completion value as offered (`101 ·
+/// Acme GmbH`) is its value (`101`) and the name beside it; anything else is the value as is
+/// (and checked as today).
+fn completed<'v>(p: &Param, v: &'v Value) -> (std::borrow::Cow<'v, Value>, Option<String>) {
+    use std::borrow::Cow;
+    let split = match v {
+        Value::String(s) if p.complete.is_some() => s.split_once(COMPLETED),
+        _ => None,
+    };
+    match split {
+        Some((value, name)) => {
+            let name: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
+            let name: String = name.chars().take(MAX_NAME).collect();
+            let value = Cow::Owned(Value::String(value.trim().to_string()));
+            (value, (!name.is_empty()).then_some(name))
+        }
+        None => (Cow::Borrowed(v), None),
     }
 }
 
@@ -158,8 +188,10 @@ pub(crate) fn validate(
     {
         return Err(invalid(hint));
     }
+    let (values, named) = declared(tool.params.iter().map(|(n, p)| (n, &**p)), &accepted, args)?;
     let mut valid = ValidArgs {
-        values: declared(tool.params.iter().map(|(n, p)| (n, &**p)), &accepted, args)?,
+        values,
+        named,
         ..ValidArgs::default()
     };
     if tool.raw {
@@ -208,7 +240,7 @@ pub(crate) fn validate_params<'a>(
     args: &Map<String, Value>,
 ) -> Result<BTreeMap<String, Value>, Invalid> {
     let accepted: Vec<&str> = params.clone().map(|(n, _)| n.as_str()).collect();
-    declared(params, &accepted, args)
+    declared(params, &accepted, args).map(|(values, _)| values)
 }
 
 /// Unknown names refused with the closest accepted one, then every declared param checked,
@@ -221,7 +253,7 @@ fn declared<'a>(
     params: impl IntoIterator<Item = (&'a catalog::Text, &'a Param)>,
     accepted: &[&str],
     args: &Map<String, Value>,
-) -> Result<BTreeMap<String, Value>, Invalid> {
+) -> Result<Declared, Invalid> {
     for key in args.keys() {
         if !accepted.contains(&key.as_str()) {
             let hint = match closest(key, accepted.iter().copied()) {
@@ -234,7 +266,7 @@ fn declared<'a>(
             )));
         }
     }
-    let mut values = BTreeMap::new();
+    let (mut values, mut named) = (BTreeMap::new(), BTreeMap::new());
     for (name, param) in params {
         match args.get(name.as_str()) {
             Some(Value::Null) => {
@@ -250,7 +282,11 @@ fn declared<'a>(
                 )));
             }
             Some(v) => {
-                values.insert(name.to_string(), check(name, param, v)?);
+                let (v, carried) = completed(param, v);
+                values.insert(name.to_string(), check(name, param, &v)?);
+                if let Some(carried) = carried {
+                    named.insert(name.to_string(), carried);
+                }
             }
             None if param.required || param.location == catalog::ParamIn::Path => {
                 return Err(invalid(format!(
@@ -265,8 +301,11 @@ fn declared<'a>(
             }
         }
     }
-    Ok(values)
+    Ok((values, named))
 }
+
+/// Checked values by name, and the names completed values carried.
+type Declared = (BTreeMap<String, Value>, BTreeMap<String, String>);
 
 /// `dry_run`, `idempotency_key`, `confirmation_token` (only accepted names reach here).
 pub(crate) fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid> {
@@ -678,6 +717,49 @@ mod tests {
         super::validate(tool, ListShape::PAGES, args)
     }
     use serde_json::json;
+
+    #[test]
+    fn a_completed_value_is_its_value_and_the_name_beside_it_only_where_completion_is_declared() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: shop
+base_url: "http://x"
+list_envelope: { items: entries }
+tools:
+  - name: shop_companies_list
+    risk: low
+    list: true
+    description: d
+    get: /companies
+    fields: [id, name]
+  - name: shop_invoice_create
+    risk: high
+    description: d
+    post: /invoices
+    params:
+      customer_id: { type: integer, in: body, required: true, min: 1, complete: { from: shop_companies_list, match: name, value: id } }
+      project_id: { type: integer, in: body, min: 1 }
+"#,
+        )
+        .unwrap();
+        let t = &c.tools[1];
+        let args = |v: Value| v.as_object().cloned().unwrap();
+        let valid = validate(t, &args(json!({"customer_id": "101 · Acme  GmbH"}))).unwrap();
+        assert_eq!(valid.values["customer_id"], json!(101));
+        assert_eq!(valid.named["customer_id"], "Acme GmbH");
+        let bare = validate(t, &args(json!({"customer_id": 101}))).unwrap();
+        assert_eq!(bare.values, valid.values, "the same call, the same digest");
+        assert!(bare.named.is_empty());
+        for refused in [
+            json!({"customer_id": "Acme GmbH"}),
+            json!({"customer_id": "101 Acme GmbH"}),
+            json!({"customer_id": "x · Acme GmbH"}),
+            json!({"customer_id": 101, "project_id": "7 · Relaunch"}),
+        ] {
+            assert!(validate(t, &args(refused.clone())).is_err(), "{refused}");
+        }
+    }
 
     fn tool() -> Tool {
         catalog::parse(

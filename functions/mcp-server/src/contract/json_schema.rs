@@ -45,6 +45,7 @@ pub(crate) fn validate(
         list: None,
         write: args::write_args(arguments)?,
         remote: args::RemoteRound::default(),
+        named: Default::default(),
     })
 }
 

@@ -3,6 +3,8 @@
 //! and a value only `[A-Za-z0-9_-]`, so nothing but an id reaches the tool's validation.
 
 use catalog::{ParamType, Tool};
+
+use super::args::COMPLETED;
 use serde_json::{Map, Value};
 
 pub(crate) const MAX_URI_LEN: usize = 256;
@@ -30,7 +32,7 @@ pub(crate) fn arguments(tool: &Tool, uri: &str) -> Option<Map<String, Value>> {
             Some(c) => rest.find(c).unwrap_or(rest.len()),
             None => rest.len(),
         };
-        let value = &rest[..end];
+        let value = completed(tool, name, &rest[..end]);
         rest = &rest[end..];
         let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-');
         if value.is_empty() || value.len() > MAX_VALUE_LEN || !value.chars().all(plain) {
@@ -38,9 +40,24 @@ pub(crate) fn arguments(tool: &Tool, uri: &str) -> Option<Map<String, Value>> {
         }
         let typed = match tool.params.get(name).map(|p| p.kind) {
             Some(ParamType::Integer) => Value::from(value.parse::<i64>().ok()?),
-            _ => Value::from(value),
+            _ => Value::from(value.as_ref()),
         };
         args.insert(name.to_string(), typed);
+    }
+}
+
+/// A URI value as a param declaring `complete` takes it: a completion value as offered
+/// (`101 · Acme GmbH`, as sent or percent-encoded by the client's template expansion) is the
+/// value before the separator; anything else is the value as written, checked as before.
+fn completed<'a>(tool: &Tool, name: &str, value: &'a str) -> std::borrow::Cow<'a, str> {
+    let completable = tool.params.get(name).is_some_and(|p| p.complete.is_some());
+    let decoded = percent_encoding::percent_decode_str(value).decode_utf8();
+    match decoded {
+        Ok(text) if completable => match text.split_once(COMPLETED) {
+            Some((value, _)) => std::borrow::Cow::Owned(value.trim().to_string()),
+            None => std::borrow::Cow::Borrowed(value),
+        },
+        _ => std::borrow::Cow::Borrowed(value),
     }
 }
 
@@ -53,6 +70,7 @@ mod tests {
             r#"
 connector: t
 base_url: "http://x"
+list_envelope: {{ items: entries }}
 tools:
   - name: t_person_get
     risk: low
@@ -61,7 +79,13 @@ tools:
     resource: "{resource}"
     params:
       company_id: {{ type: integer, in: path, min: 1 }}
-      id: {{ type: integer, in: path, min: 1 }}
+      id: {{ type: integer, in: path, min: 1, complete: {{ from: t_people_list, match: name, value: id }} }}
+  - name: t_people_list
+    risk: low
+    list: true
+    description: d
+    get: /people
+    fields: [id, name]
 "#
         );
         catalog::parse("t.yaml", &yaml).unwrap().tools.remove(0)
@@ -97,5 +121,27 @@ tools:
         }
         let long = format!("t://companies/1/persons/{}", "9".repeat(300));
         assert_eq!(arguments(&t, &long), None);
+    }
+
+    #[test]
+    fn a_completed_value_names_its_record_by_the_value_before_the_name() {
+        let t = tool(
+            "t://companies/{company_id}/persons/{id}",
+            "/c/{company_id}/p/{id}",
+        );
+        for uri in [
+            "t://companies/7/persons/42 · Jana Berg",
+            "t://companies/7/persons/42%20%C2%B7%20Jana%20Berg",
+        ] {
+            assert_eq!(arguments(&t, uri).unwrap()["id"], 42, "{uri}");
+        }
+        // Only a param declaring `complete` takes the form, and only with a plain value.
+        for uri in [
+            "t://companies/7 · Acme/persons/42",
+            "t://companies/7/persons/4%2F2 · Jana",
+            "t://companies/7/persons/Jana Berg",
+        ] {
+            assert_eq!(arguments(&t, uri), None, "{uri}");
+        }
     }
 }

@@ -82,16 +82,29 @@ pub(super) fn declined(tool: &str) -> Outcome {
     }
 }
 
-/// What the person reads: the action, the exact request, its effects and warnings.
+/// What the person reads, in their words (`call::Form`): the action and what it does, each
+/// argument under its label, the sums, who is notified, what changes and the risk. No HTTP
+/// method or path and no advice meant for the model: the preview the model gets keeps those.
 fn message(tool: &str, preview: &Preview) -> String {
-    let r = &preview.request;
-    let mut out = format!("The assistant wants to run {tool}.\n");
-    out.push_str(&format!("Request: {} {}\n", r.method, r.path));
-    if let Some(body) = r.body.as_ref().filter(|b| !b.is_null()) {
-        out.push_str(&format!("Data sent: {body}\n"));
+    let form = &preview.form;
+    let action = if form.action.is_empty() {
+        tool
+    } else {
+        &form.action
+    };
+    let mut out = format!("The assistant asks to do this in {action}.\n");
+    if let Some(does) = &form.does {
+        out.push_str(&format!("What it does: {does}\n"));
     }
-    if let Some(s) = &preview.side_effects {
-        out.push_str(&format!("What it does: {s}\n"));
+    if !form.lines.is_empty() {
+        out.push('\n');
+        for line in &form.lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    for total in &form.totals {
+        out.push_str(&format!("In total: {total}\n"));
     }
     if !preview.notifies.is_empty() {
         out.push_str(&format!(
@@ -99,17 +112,16 @@ fn message(tool: &str, preview: &Preview) -> String {
             preview.notifies.join(", ")
         ));
     }
-    if !preview.totals.is_empty() {
-        out.push_str(&format!(
-            "Totals: {}\n",
-            Value::Object(preview.totals.clone())
-        ));
+    if !form.changes.is_empty() {
+        out.push_str("What changes:\n");
+        for change in &form.changes {
+            out.push_str(&format!("  {change}\n"));
+        }
     }
-    if let Some(changes) = preview.changes.as_ref().filter(|c| !c.is_empty()) {
-        out.push_str(&format!("Changes: {}\n", Value::Object(changes.clone())));
-    }
-    for warning in &preview.warnings {
-        out.push_str(&format!("Warning: {warning}\n"));
+    out.push('\n');
+    for risk in &form.risk {
+        out.push_str(risk);
+        out.push('\n');
     }
     out.push_str("Nothing happens unless you agree.");
     out
@@ -189,26 +201,36 @@ mod tests {
             retry_safe: false,
             failure_modes: Vec::new(),
             confirmation: "confirmation of this preview",
-            warnings: vec!["Cannot be undone."],
+            warnings: vec!["Not safe to repeat: retry only with the same idempotency_key."],
             current: None,
-            notifies: Vec::new(),
+            notifies: vec!["a@x.example".into()],
             current_untrusted: Vec::new(),
             current_withheld: None,
             changes: None,
             cost: None,
             totals: serde_json::Map::new(),
+            form: crate::call::Form {
+                action: "Shop: invoice deliver".into(),
+                does: Some("E-mails the invoice.".into()),
+                lines: vec!["Invoice: “Relaunch” (7)".into()],
+                risk: vec!["It cannot be undone.".into()],
+                ..Default::default()
+            },
         });
         let r = serde_json::to_value(ask("invoice_deliver", &o).unwrap()).unwrap();
         assert_eq!(r["resultType"], "input_required");
         assert_eq!(r["requestState"], "tok.sig");
         let params = &r["inputRequests"][KEY]["params"];
         assert_eq!(params["mode"], "form");
-        let m = params["message"].as_str().unwrap();
-        assert!(
-            m.contains("POST /x/7/deliver") && m.contains("E-mails the invoice."),
-            "{m}"
+        assert_eq!(
+            params["message"],
+            "The assistant asks to do this in Shop: invoice deliver.\n\
+             What it does: E-mails the invoice.\n\n\
+             Invoice: “Relaunch” (7)\n\
+             Who is notified: a@x.example\n\n\
+             It cannot be undone.\n\
+             Nothing happens unless you agree."
         );
-        assert!(m.contains("Warning: Cannot be undone."), "{m}");
         assert_eq!(params["requestedSchema"]["required"], json!([KEY]));
     }
 }

@@ -5,6 +5,7 @@
 
 mod credentials;
 mod deadline;
+mod echo;
 mod error;
 mod hints;
 mod meter;
@@ -451,5 +452,121 @@ impl Upstream {
             }),
             next: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::{SecretLoader, SecretValues};
+
+    /// A mail API that quotes the bearer token it was sent, in its error message and in its data.
+    async fn quoting_upstream(status: u16) -> String {
+        let quote = move |headers: http::HeaderMap| async move {
+            let sent = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .trim_start_matches("Bearer ")
+                .to_string();
+            let body = serde_json::json!({"message": format!("token {sent} is not valid"),
+                                          "owner": "a@b.example", "debug": {"token": sent}});
+            (
+                http::StatusCode::from_u16(status).unwrap(),
+                axum::Json(body),
+            )
+        };
+        let router = axum::Router::new().route("/api/me", axum::routing::get(quote));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        format!("http://{addr}/api")
+    }
+
+    fn mail(base_url: String) -> DeployedCatalog {
+        let text = r#"connector: mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id]
+error_message: message
+auth:
+  oauth_user:
+    authorization_endpoint: "http://127.0.0.1:9/authorize"
+    token_endpoint: "http://127.0.0.1:9/token"
+    client_id: client_id
+    scopes: [mail.read]
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
+        DeployedCatalog {
+            catalog: catalog::parse("mail.yaml", text).unwrap(),
+            base_url,
+            expose_raw: false,
+        }
+    }
+
+    /// An upstream client with no deployment secret (the remote transport's tests use it too).
+    pub(super) fn upstream() -> Upstream {
+        let store = SecretStore::new(
+            SecretLoader::Static(Arc::new(SecretValues::default())),
+            Duration::from_secs(300),
+            audit::Redactor::new(),
+        );
+        Upstream {
+            http: reqwest::Client::new(),
+            secrets: Arc::new(store),
+            redactor: audit::Redactor::new(),
+            remotes: remote::Remotes::new(Vec::new()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_persons_own_token_quoted_by_the_upstream_never_reaches_the_result() {
+        const TOKEN: &str = "person-access-token-0123456789";
+        let token = PersonToken::new(TOKEN);
+        let as_person = Credentials::Person {
+            owner: "p-1",
+            token: &token,
+        };
+        let up = upstream();
+        for status in [400, 401, 500] {
+            let conn = mail(quoting_upstream(status).await);
+            let tool = &conn.catalog.tools[0];
+            let deadline = Deadline::after(Duration::from_secs(5));
+            let err = up
+                .fetch(
+                    &conn,
+                    tool,
+                    &ValidArgs::default(),
+                    &deadline,
+                    &Meter::unlimited(),
+                    as_person,
+                )
+                .await
+                .unwrap_err();
+            let result = crate::call::Outcome::from_upstream(&conn, tool, &err).to_json();
+            assert_eq!(
+                result["upstream_message"], "token [REDACTED] is not valid",
+                "{status}"
+            );
+            assert!(!result.to_string().contains(TOKEN), "{status}: {result}");
+        }
+        let conn = mail(quoting_upstream(200).await);
+        let deadline = Deadline::after(Duration::from_secs(5));
+        let reply = up
+            .fetch(
+                &conn,
+                &conn.catalog.tools[0],
+                &ValidArgs::default(),
+                &deadline,
+                &Meter::unlimited(),
+                as_person,
+            )
+            .await
+            .unwrap();
+        assert_eq!(reply.body["debug"]["token"], "[REDACTED]");
+        assert_eq!(reply.body["owner"], "a@b.example");
     }
 }

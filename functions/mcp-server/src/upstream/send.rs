@@ -1,5 +1,5 @@
 //! One HTTP exchange with an upstream: credentials on (the shared `connector::authenticate`), a
-//! timeout, the answer read with a size cap. Headers go no further than this module, except the
+//! timeout, the answer read with a size cap and scrubbed of the credentials it carried (`echo`). Headers go no further than this module, except the
 //! quota figures the catalog names, `Retry-After` (as seconds) and `Link` (a list's next page).
 
 use std::time::Duration;
@@ -9,6 +9,7 @@ use reqwest::Url;
 use serde_json::Value;
 
 use super::credentials::Credentials;
+use super::echo::Carried;
 use super::error::UpstreamError;
 use super::request::credential_error;
 use crate::secrets::SecretValues;
@@ -62,7 +63,12 @@ pub(super) async fn send(
         field,
     )
     .map_err(|e| credential_error(catalog, &e))?;
-    if let Credentials::Person { token, .. } = exchange.credentials {
+    let person = match exchange.credentials {
+        Credentials::Person { token, .. } => Some(token),
+        Credentials::Deployment => None,
+    };
+    let carried = Carried::of(&catalog.auth, field, person);
+    if let Some(token) = person {
         // reqwest marks it sensitive: no `Debug` print shows it.
         request = request.bearer_auth(token.secret());
     }
@@ -131,6 +137,12 @@ pub(super) async fn send(
             return Err(too_large);
         }
         body.extend_from_slice(&chunk);
+    }
+    // A document is the person's own bytes, passed on whole; every other answer is text a
+    // model or the audit may read, and must not hold what we sent.
+    let document = exchange.accept.is_some() && (200..300).contains(&status);
+    if !document {
+        body = carried.scrub(body);
     }
     Ok(Received {
         status,

@@ -512,3 +512,66 @@ async fn tools_list_carries_an_hour_of_ttl_and_its_cache_scope() {
     .await;
     assert_eq!(names(&body), names(&again), "the order is deterministic");
 }
+
+/// A ledger API with basic auth that quotes the credential it was sent (without its scheme
+/// word) in every answer, as a debugging upstream might.
+const QUOTING: &str = r#"connector: ledger
+base_url: "http://{host}/api"
+secrets: [host, user, key]
+auth: { basic: { username: user, password: key } }
+error_message: message
+tools:
+  - name: ledger_account_get
+    risk: low
+    description: "The ledger account. Example: {}"
+    get: /account
+"#;
+
+async fn spawn_quoting(status: u16) -> SocketAddr {
+    let quote = move |headers: http::HeaderMap| async move {
+        let sent = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .trim_start_matches("Basic ")
+            .to_string();
+        let body = json!({"message": format!("credential {sent} not accepted"), "seen": sent});
+        (StatusCode::from_u16(status).unwrap(), axum::Json(body))
+    };
+    let router = Router::new().route("/api/account", axum::routing::get(quote));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
+}
+
+#[tokio::test]
+async fn a_credential_the_upstream_quotes_reaches_neither_the_model_nor_the_audit() {
+    use base64::Engine as _;
+    let sent =
+        base64::engine::general_purpose::STANDARD.encode("ledger-user:ledger-key-0123456789");
+    for status in [400, 401, 500] {
+        let addr = spawn_quoting(status).await;
+        let secrets = crate::common::connector_secrets(
+            "ledger",
+            &[
+                ("host", &addr.to_string()),
+                ("user", "ledger-user"),
+                ("key", "ledger-key-0123456789"),
+            ],
+        );
+        let catalogs = vec![catalog::parse("ledger.yaml", QUOTING).unwrap()];
+        let app = app_with(&[], catalogs, secrets);
+        let result = crate::common::tool_result(&app, "ledger_account_get", json!({})).await;
+        assert_eq!(
+            result["upstream_message"],
+            json!("credential [REDACTED] not accepted"),
+            "{status}: {result}"
+        );
+        let audit = serde_json::to_string(&app.audit.events()).unwrap();
+        for text in [result.to_string(), audit] {
+            assert!(!text.contains(&sent), "{status}: {text}");
+            assert!(!text.contains("ledger-key-0123456789"), "{status}: {text}");
+        }
+    }
+}

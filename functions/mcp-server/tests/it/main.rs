@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod consent;
 mod faults;
 mod http;
 #[cfg(feature = "import")]

@@ -64,25 +64,40 @@ prompts:
 
 /// A fake upstream serving three companies, counting the requests it gets.
 async fn upstream() -> (String, Arc<AtomicUsize>) {
+    let (host, hits, _) = recording_upstream().await;
+    (host, hits)
+}
+
+/// [`upstream`], also serving each company at `/contact/companies/{id}` and keeping the paths
+/// of those requests.
+async fn recording_upstream() -> (String, Arc<AtomicUsize>, Arc<std::sync::Mutex<Vec<String>>>) {
     let hits = Arc::new(AtomicUsize::new(0));
     let counted = hits.clone();
-    let router = axum::Router::new().route(
-        "/api/v1/contact/companies",
-        axum::routing::get(move || {
-            counted.fetch_add(1, Ordering::SeqCst);
-            async {
-                axum::Json(json!({"has_more": false, "entries": [
-                    {"id": 101, "name": "Acme GmbH", "city": "Berlin"},
-                    {"id": 102, "name": "Bäckerei Müller", "city": "Köln"},
-                    {"id": 103, "name": "acme labs", "city": "Bonn"}
-                ]}))
-            }
-        }),
-    );
+    let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = paths.clone();
+    let one = move |uri: http::Uri| {
+        seen.lock().unwrap().push(uri.path().to_string());
+        async { axum::Json(json!({"id": 101, "name": "Acme GmbH"})) }
+    };
+    let router = axum::Router::new()
+        .route(
+            "/api/v1/contact/companies",
+            axum::routing::get(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async {
+                    axum::Json(json!({"has_more": false, "entries": [
+                        {"id": 101, "name": "Acme GmbH", "city": "Berlin"},
+                        {"id": 102, "name": "Bäckerei Müller", "city": "Köln"},
+                        {"id": 103, "name": "acme labs", "city": "Bonn"}
+                    ]}))
+                }
+            }),
+        )
+        .route("/api/v1/contact/companies/{id}", axum::routing::get(one));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    (addr.to_string(), hits)
+    (addr.to_string(), hits, paths)
 }
 
 fn app(host: &str, env: &[(&str, &str)]) -> TestApp {
@@ -207,7 +222,11 @@ async fn a_completion_asks_the_upstream_once_then_answers_from_its_cache() {
     )
     .await;
     let completion = &body["result"]["completion"];
-    assert_eq!(completion["values"], json!(["101", "103"]), "{body}");
+    assert_eq!(
+        completion["values"],
+        json!(["101 · Acme GmbH", "103 · acme labs"]),
+        "{body}"
+    );
     assert_eq!(completion["total"], 2);
     assert_eq!(completion["hasMore"], false);
     assert_eq!(hits.load(Ordering::SeqCst), 1);
@@ -220,7 +239,7 @@ async fn a_completion_asks_the_upstream_once_then_answers_from_its_cache() {
     .await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!(["102"]),
+        json!(["102 · Bäckerei Müller"]),
         "{body}"
     );
     let resource = json!({"ref": {"type": "ref/resource", "uri": "demo://companies/{id}"},
@@ -228,7 +247,7 @@ async fn a_completion_asks_the_upstream_once_then_answers_from_its_cache() {
     let (_, _, body) = send(&app, rpc("/mcp", "completion/complete", resource)).await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!(["101", "103"]),
+        json!(["101 · Acme GmbH", "103 · acme labs"]),
         "{body}"
     );
     assert_eq!(
@@ -251,6 +270,65 @@ async fn a_completion_asks_the_upstream_once_then_answers_from_its_cache() {
         "{lines:?}"
     );
     assert_eq!(lines[0]["tool"], "demo_companies_list");
+}
+
+/// What a completion offers (`101 · Acme GmbH`) is a valid argument wherever the param declares
+/// the completion: a tool call, a resource URI (as sent or percent-encoded) and a prompt each
+/// reach the upstream, or the prompt's text, with the bare id; the form without an id is
+/// refused as before.
+#[tokio::test]
+async fn a_completed_value_is_a_valid_argument_that_goes_up_as_the_bare_id() {
+    let (host, _, paths) = recording_upstream().await;
+    let app = app(&host, &[]);
+    let (_, _, body) = send(
+        &app,
+        rpc("/mcp", "completion/complete", complete_prompt("acme g")),
+    )
+    .await;
+    let offered = body["result"]["completion"]["values"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(offered, "101 · Acme GmbH", "{body}");
+
+    let call = json!({"name": "demo_company_get", "arguments": {"id": offered}});
+    let (_, _, body) = send(&app, rpc("/mcp", "tools/call", call)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "ok",
+        "{body}"
+    );
+    for uri in [
+        "demo://companies/101 · Acme GmbH",
+        "demo://companies/101%20%C2%B7%20Acme%20GmbH",
+    ] {
+        let read = json!({"uri": uri});
+        let (_, _, body) = send(&app, rpc("/mcp", "resources/read", read)).await;
+        assert!(body["result"]["contents"].is_array(), "{uri}: {body}");
+    }
+    assert_eq!(
+        *paths.lock().unwrap(),
+        ["/api/v1/contact/companies/101"; 3],
+        "the upstream gets the bare id every time"
+    );
+
+    let get = json!({"name": "demo_customer_open_items", "arguments": {"company_id": offered}});
+    let (_, _, body) = send(&app, rpc("/mcp", "prompts/get", get)).await;
+    let text = body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("company_id 101 and"), "{text}");
+
+    let call = json!({"name": "demo_company_get", "arguments": {"id": "Acme GmbH"}});
+    let (_, _, body) = send(&app, rpc("/mcp", "tools/call", call)).await;
+    assert_eq!(
+        body["result"]["structuredContent"]["status"], "invalid_input",
+        "{body}"
+    );
+    assert_eq!(
+        paths.lock().unwrap().len(),
+        3,
+        "nothing sent for a bare name"
+    );
 }
 
 #[tokio::test]
@@ -304,7 +382,7 @@ async fn a_completion_spends_the_callers_budget_only_when_it_asks_the_upstream()
     .await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!(["101", "103"]),
+        json!(["101 · Acme GmbH", "103 · acme labs"]),
         "{body}"
     );
     // The day's one request is spent; the cache still answers, and asks nobody.
@@ -315,7 +393,7 @@ async fn a_completion_spends_the_callers_budget_only_when_it_asks_the_upstream()
     .await;
     assert_eq!(
         body["result"]["completion"]["values"],
-        json!(["102"]),
+        json!(["102 · Bäckerei Müller"]),
         "{body}"
     );
     // Another scope has no page cached: it would need the upstream, and the budget says no.

@@ -55,6 +55,14 @@ pub struct Param {
     pub kind: ParamType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<Text>,
+    /// What a person reads for this argument in a confirmation form (`Customer`, `VAT rate`);
+    /// without it the name in words (`customer_id` → `Customer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Text>,
+    /// For a number that is an amount of money: its ISO 4217 currency (`EUR`), shown with the
+    /// amount in a confirmation form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<Text>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub required: bool,
     /// Where it goes; path parameters are always required.
@@ -96,8 +104,9 @@ pub struct Param {
     /// For `type: array`: the most items accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
-    /// Where `completion/complete` looks this value up (a prompt argument, or a path
-    /// parameter of a tool with a `resource` template).
+    /// Where `completion/complete` looks this value up (a prompt argument, a path parameter
+    /// of a tool with a `resource` template, or any tool param). Such a param also takes a
+    /// completion value as offered, `<value> · <name>`: the value before the separator counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete: Option<Box<Complete>>,
     /// For `type: date`: an IANA time zone (`Europe/Berlin`); the date then goes up as the Unix

@@ -1,6 +1,7 @@
 //! One JSON-RPC exchange with a remote: a POST with the connector's credentials, the headers
 //! of the generation it speaks, a timeout cut to the deadline, the answer read to a cap (an SSE
-//! stream only until the response is in it, each byte looked at a bounded number of times).
+//! stream only until the response is in it, each byte looked at a bounded number of times) and
+//! scrubbed of the credentials it carried (`upstream::echo`).
 
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use crate::progress::Progress;
 use crate::secrets::SecretValues;
 use crate::upstream::Upstream;
 use crate::upstream::deadline::Deadline;
+use crate::upstream::echo::Carried;
 use crate::upstream::error::{Refusal, UpstreamError};
 use crate::upstream::request::{credential_error, fill_base};
 
@@ -114,6 +116,12 @@ impl Upstream {
         let timeout = deadline
             .timeout(remote_timeout(&conn.catalog))
             .ok_or_else(out_of_time)?;
+        let field = |f: &str| {
+            auth.secrets
+                .field(&conn.catalog.connector, f)
+                .map(str::to_string)
+        };
+        let carried = Carried::of(&conn.catalog.auth, field, auth.person);
         let request = to_remote(&self.http, reqwest::Method::POST, conn, auth)?
             .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -172,7 +180,8 @@ impl Upstream {
                 searched = bytes.len();
                 if let Some(end) = end.filter(|e| *e > parsed) {
                     if progress.wanted() {
-                        for step in wire::progress_steps(&bytes[parsed..end]) {
+                        let events = carried.scrub(bytes[parsed..end].to_vec());
+                        for step in wire::progress_steps(&events) {
                             progress.report(step);
                         }
                     }
@@ -183,7 +192,8 @@ impl Upstream {
                 }
             }
         }
-        Ok((status, headers, bytes))
+        // What the remote says reaches the model: never with the credentials it was sent.
+        Ok((status, headers, carried.scrub(bytes)))
     }
 }
 
@@ -276,4 +286,70 @@ pub(super) fn remote_timeout(catalog: &Catalog) -> Duration {
             .and_then(|m| m.timeout_ms)
             .unwrap_or(catalog.timeout_ms),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::PersonToken;
+
+    /// A remote that refuses every call with a JSON-RPC error quoting the bearer token it got.
+    async fn quoting_remote() -> String {
+        let quote = |headers: http::HeaderMap| async move {
+            let sent = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .trim_start_matches("Bearer ")
+                .to_string();
+            axum::Json(serde_json::json!({"jsonrpc": "2.0", "id": 1, "error": {
+                "code": -32602, "message": format!("token {sent} may not call this tool")}}))
+        };
+        let router = axum::Router::new().route("/mcp", axum::routing::post(quote));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        format!("http://{addr}/mcp")
+    }
+
+    #[tokio::test]
+    async fn a_remote_quoting_a_persons_token_has_it_taken_out_of_its_words() {
+        const TOKEN: &str = "person-remote-token-0123456789";
+        let url = quoting_remote().await;
+        let text = format!("connector: notes\nmcp:\n  url: {url}\n  allow: [\"*\"]\n");
+        let conn = DeployedCatalog {
+            catalog: catalog::parse("notes.yaml", &text).unwrap(),
+            base_url: url,
+            expose_raw: false,
+        };
+        let token = PersonToken::new(TOKEN);
+        let secrets = SecretValues::default();
+        let auth = Auth {
+            secrets: &secrets,
+            person: Some(&token),
+        };
+        let deadline = Deadline::after(Duration::from_secs(5));
+        let up = crate::upstream::tests::upstream();
+        let answer = up
+            .exchange(
+                &conn,
+                &auth,
+                &Generation::Modern,
+                "tools/call",
+                Some("greet"),
+                &[],
+                Map::new(),
+                &deadline,
+                &crate::progress::NONE,
+            )
+            .await;
+        let Ok(Exchanged {
+            answer: RpcAnswer::Error { message, .. },
+            ..
+        }) = answer
+        else {
+            panic!("the remote's JSON-RPC error is its answer")
+        };
+        assert_eq!(message, "token [REDACTED] may not call this tool");
+    }
 }
