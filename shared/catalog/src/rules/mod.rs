@@ -10,6 +10,9 @@ mod tool;
 mod top;
 mod write;
 
+#[cfg(test)]
+pub(crate) mod tests;
+
 use crate::model::{Catalog, Method, Tool};
 use crate::template::placeholders;
 
