@@ -69,87 +69,110 @@ impl ItemLinks {
 /// template to point at. Item links fill a record template of this catalog from fields a list
 /// item has.
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
+    let mut problems = binary_problems(t);
+    problems.extend(inline_problems(t));
+    problems.extend(link_problems(c, t));
+    problems
+}
+
+/// `answer.binary`: a get tool's one document of named types and a bounded size.
+fn binary_problems(t: &Tool) -> Vec<String> {
     let mut problems = Vec::new();
-    if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
-        if t.get.is_none() || t.list || t.raw || t.aggregate.is_some() {
-            problems.push(
-                "answer.binary is a get tool's one document (not a list, raw, write or \
-                 aggregate tool)"
-                    .into(),
-            );
-        }
-        if binary.mime.is_empty() {
-            problems.push("answer.binary.mime names no content type".into());
-        }
-        for m in &binary.mime {
-            if !valid_mime(m) {
-                problems.push(format!(
-                    "answer.binary.mime `{m}` is no lower-case `type/subtype` or `type/*`"
-                ));
-            }
-        }
-        if binary.max_bytes == 0 || binary.max_bytes > MAX_BINARY_BYTES {
+    let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) else {
+        return problems;
+    };
+    if t.get.is_none() || t.list || t.raw || t.aggregate.is_some() {
+        problems.push(
+            "answer.binary is a get tool's one document (not a list, raw, write or \
+             aggregate tool)"
+                .into(),
+        );
+    }
+    if binary.mime.is_empty() {
+        problems.push("answer.binary.mime names no content type".into());
+    }
+    for m in &binary.mime {
+        if !valid_mime(m) {
             problems.push(format!(
-                "answer.binary.max_bytes must be 1 to {MAX_BINARY_BYTES}"
+                "answer.binary.mime `{m}` is no lower-case `type/subtype` or `type/*`"
             ));
         }
-        if binary.form == BinaryForm::Link && t.resource.is_none() {
-            problems.push(
-                "answer.binary `as: link` needs the tool's `resource` template: the link points \
-                 at it and resources/read reads the document through it"
-                    .into(),
-            );
-        }
     }
-    if let Some(answer) = &t.answer {
-        if answer.binary.is_some() != answer.inline.is_empty() {
-            problems.push("answer declares one of `binary` and `inline`".into());
-        }
-        if !answer.inline.is_empty() && (t.get.is_none() || t.list || t.raw) {
-            problems.push("answer.inline is for a get tool's one JSON record".into());
-        }
-        for doc in &answer.inline {
-            if !doc.pointer.starts_with('/') {
-                problems.push(format!(
-                    "answer.inline pointer `{}` must start with `/`",
-                    doc.pointer
-                ));
-            }
-            if !valid_mime(&doc.mime) || doc.mime.ends_with("/*") {
-                problems.push(format!(
-                    "answer.inline mime `{}` is no lower-case `type/subtype`",
-                    doc.mime
-                ));
-            }
-            if doc.max_bytes == 0 || doc.max_bytes > MAX_BINARY_BYTES {
-                problems.push(format!(
-                    "answer.inline max_bytes must be 1 to {MAX_BINARY_BYTES}"
-                ));
-            }
-        }
+    if binary.max_bytes == 0 || binary.max_bytes > MAX_BINARY_BYTES {
+        problems.push(format!(
+            "answer.binary.max_bytes must be 1 to {MAX_BINARY_BYTES}"
+        ));
     }
-    if let Some(links) = &t.links {
-        if !t.list {
-            problems.push("links are for list tools: each item links to its record".into());
-        }
-        let known = c
-            .tools
-            .iter()
-            .any(|o| o.resource.as_deref() == Some(links.uri.as_str()));
-        if !known {
+    if binary.form == BinaryForm::Link && t.resource.is_none() {
+        problems.push(
+            "answer.binary `as: link` needs the tool's `resource` template: the link points \
+             at it and resources/read reads the document through it"
+                .into(),
+        );
+    }
+    problems
+}
+
+/// `answer.inline`: documents inside a get tool's one JSON record, each at a pointer.
+fn inline_problems(t: &Tool) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(answer) = &t.answer else {
+        return problems;
+    };
+    if answer.binary.is_some() != answer.inline.is_empty() {
+        problems.push("answer declares one of `binary` and `inline`".into());
+    }
+    if !answer.inline.is_empty() && (t.get.is_none() || t.list || t.raw) {
+        problems.push("answer.inline is for a get tool's one JSON record".into());
+    }
+    for doc in &answer.inline {
+        if !doc.pointer.starts_with('/') {
             problems.push(format!(
-                "links.uri `{}` is no `resource` template of a get tool of this catalog",
-                links.uri
+                "answer.inline pointer `{}` must start with `/`",
+                doc.pointer
             ));
         }
-        if !t.fields.is_empty() {
-            let named = placeholders(&links.uri).into_iter();
-            for field in named.chain(links.title.as_deref()) {
-                if !t.fields.iter().any(|f| f == field) {
-                    problems.push(format!(
-                        "links names `{field}`, which is not in the tool's `fields`"
-                    ));
-                }
+        if !valid_mime(&doc.mime) || doc.mime.ends_with("/*") {
+            problems.push(format!(
+                "answer.inline mime `{}` is no lower-case `type/subtype`",
+                doc.mime
+            ));
+        }
+        if doc.max_bytes == 0 || doc.max_bytes > MAX_BINARY_BYTES {
+            problems.push(format!(
+                "answer.inline max_bytes must be 1 to {MAX_BINARY_BYTES}"
+            ));
+        }
+    }
+    problems
+}
+
+/// `links`: a list tool's items link to a record template of this catalog, from listed fields.
+fn link_problems(c: &Catalog, t: &Tool) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(links) = &t.links else {
+        return problems;
+    };
+    if !t.list {
+        problems.push("links are for list tools: each item links to its record".into());
+    }
+    let known = c
+        .tools
+        .iter()
+        .any(|o| o.resource.as_deref() == Some(links.uri.as_str()));
+    if !known {
+        problems.push(format!(
+            "links.uri `{}` is no `resource` template of a get tool of this catalog",
+            links.uri
+        ));
+    }
+    if !t.fields.is_empty() {
+        let named = placeholders(&links.uri).into_iter();
+        for field in named.chain(links.title.as_deref()) {
+            if !t.fields.iter().any(|f| f == field) {
+                problems.push(format!(
+                    "links names `{field}`, which is not in the tool's `fields`"
+                ));
             }
         }
     }

@@ -10,11 +10,13 @@ mod curation;
 mod load;
 mod model;
 mod names;
+mod pack;
 mod paging;
 mod prompt;
 mod quota;
 mod remote;
 mod request;
+mod rules;
 #[cfg(test)]
 mod schema_sync;
 mod template;
@@ -23,16 +25,15 @@ mod wire;
 pub use answer::{MAX_BINARY_BYTES, essence};
 pub use body::{fill as fill_body, placeholder as body_placeholder};
 pub use curation::{Pending, pending as pending_curation, tool_pending as tool_pending_curation};
-pub use load::{
-    LoadError, MAX_TOOL_NAME, PackError, catalog_files, load_dir, load_dir_files, load_packed,
-    load_sources, pack, parse,
-};
+pub use load::{LoadError, catalog_files, load_dir, load_dir_files, load_sources, parse};
 pub use model::*;
 pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};
+pub use pack::{PackError, load_packed, pack};
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
 pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
+pub use rules::MAX_TOOL_NAME;
 pub use template::placeholders;
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's

@@ -25,113 +25,24 @@ impl Prompt {
     }
 }
 
+/// The rules on one prompt, in the order their problems are reported.
+const PROMPT: &[fn(&Catalog, &Prompt) -> Vec<String>] = &[
+    declared_once,
+    named_in_the_connectors_space,
+    has_words_messages_and_tools,
+    messages_carry_one_plain_attachment,
+    tools_are_declared_and_mentioned,
+    placeholders_are_arguments,
+    arguments_are_used_and_plain,
+];
+
 /// Every structural problem of the catalog's prompts and completions, as (prompt or tool name,
 /// problem).
 pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut seen = BTreeSet::new();
     for p in &c.prompts {
-        let mut bad = |problem: String| out.push((p.name.to_string(), problem));
-        if !seen.insert(p.name.as_str()) {
-            bad(format!("prompt `{}` is declared twice", p.name));
-        }
-        let prefix = format!("{}_", c.connector);
-        if !p.name.starts_with(&prefix)
-            || p.name.len() > crate::MAX_TOOL_NAME
-            || !p.name[prefix.len().min(p.name.len())..]
-                .split('_')
-                .all(|w| {
-                    !w.is_empty()
-                        && w.chars()
-                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
-                })
-        {
-            bad(format!(
-                "prompt `{}` must be `{prefix}<words>`: lower-case words joined by `_`, at most {} characters",
-                p.name,
-                crate::MAX_TOOL_NAME
-            ));
-        }
-        if p.description.trim().is_empty() {
-            bad("a prompt needs a description".into());
-        }
-        if p.template.is_empty() {
-            bad("a prompt needs at least one message in `template`".into());
-        }
-        if p.tools.is_empty() {
-            bad("a prompt names the tools it uses in `tools`".into());
-        }
-        for m in &p.template {
-            if m.resource.is_some() && m.image.is_some() {
-                bad("a message carries a `resource` or an `image`, not both".into());
-            }
-            if let Some(r) = &m.resource
-                && (!r.mime_type.starts_with("text/") || r.text.is_empty())
-            {
-                bad("a message's `resource` is a non-empty `text/*` document".into());
-            }
-            if let Some(i) = &m.image {
-                let decoded = i.data.len() / 4 * 3;
-                let base64 = i
-                    .data
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-                if !i.mime_type.starts_with("image/")
-                    || i.data.is_empty()
-                    || i.data.len() % 4 != 0
-                    || !base64
-                    || decoded > MAX_PROMPT_IMAGE
-                {
-                    bad(format!(
-                        "a message's `image` is an `image/*` type with base64 `data` of at most {MAX_PROMPT_IMAGE} bytes"
-                    ));
-                }
-            }
-        }
-        let text: String = p
-            .template
-            .iter()
-            .map(|m| m.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        for tool in &p.tools {
-            if !c.tools.iter().any(|t| &t.name == tool) {
-                bad(format!(
-                    "`tools` names `{tool}`, which this catalog does not declare"
-                ));
-            } else if !text.contains(tool.as_str()) {
-                bad(format!(
-                    "`tools` names `{tool}`, but no message mentions it"
-                ));
-            }
-        }
-        let used: BTreeSet<&str> = p.placeholders().collect();
-        for name in &used {
-            if !p.arguments.contains_key(name) {
-                bad(format!(
-                    "the template uses {{{name}}}, which is no argument"
-                ));
-            }
-        }
-        for (name, arg) in p.arguments.iter() {
-            if !used.contains(name.as_str()) {
-                bad(format!("argument `{name}` is never used in the template"));
-            }
-            if arg.kind == ParamType::Array
-                || arg.location != ParamIn::Query
-                || arg.upstream.is_some()
-                || arg.values.is_some()
-            {
-                bad(format!(
-                    "argument `{name}`: a prompt argument is a plain string, integer, number, boolean or date (no `in`, `as`, `values` or arrays)"
-                ));
-            }
-            if let Some(complete) = &arg.complete {
-                for problem in complete_problems(c, complete) {
-                    bad(format!("argument `{name}`: {problem}"));
-                }
-            }
-        }
+        let problems = PROMPT.iter().flat_map(|rule| rule(c, p));
+        out.extend(problems.map(|problem| (p.name.to_string(), problem)));
     }
     for t in &c.tools {
         for (name, param) in &t.params {
@@ -139,6 +50,142 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(String, String)> {
                 for problem in complete_problems(c, complete) {
                     out.push((t.name.to_string(), format!("param `{name}`: {problem}")));
                 }
+            }
+        }
+    }
+    out
+}
+
+/// Said of the second and every later prompt of one name, not the first.
+fn declared_once(c: &Catalog, p: &Prompt) -> Vec<String> {
+    let mut earlier = c.prompts.iter().take_while(|q| !std::ptr::eq(*q, p));
+    if earlier.any(|q| q.name == p.name) {
+        return vec![format!("prompt `{}` is declared twice", p.name)];
+    }
+    Vec::new()
+}
+
+fn named_in_the_connectors_space(c: &Catalog, p: &Prompt) -> Vec<String> {
+    let prefix = format!("{}_", c.connector);
+    if !p.name.starts_with(&prefix)
+        || p.name.len() > crate::MAX_TOOL_NAME
+        || !p.name[prefix.len().min(p.name.len())..]
+            .split('_')
+            .all(|w| {
+                !w.is_empty()
+                    && w.chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit())
+            })
+    {
+        return vec![format!(
+            "prompt `{}` must be `{prefix}<words>`: lower-case words joined by `_`, at most {} characters",
+            p.name,
+            crate::MAX_TOOL_NAME
+        )];
+    }
+    Vec::new()
+}
+
+fn has_words_messages_and_tools(_: &Catalog, p: &Prompt) -> Vec<String> {
+    let mut out = Vec::new();
+    if p.description.trim().is_empty() {
+        out.push("a prompt needs a description".into());
+    }
+    if p.template.is_empty() {
+        out.push("a prompt needs at least one message in `template`".into());
+    }
+    if p.tools.is_empty() {
+        out.push("a prompt names the tools it uses in `tools`".into());
+    }
+    out
+}
+
+/// A message carries a `resource` (a non-empty text document) or a small base64 `image`.
+fn messages_carry_one_plain_attachment(_: &Catalog, p: &Prompt) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in &p.template {
+        if m.resource.is_some() && m.image.is_some() {
+            out.push("a message carries a `resource` or an `image`, not both".into());
+        }
+        if let Some(r) = &m.resource
+            && (!r.mime_type.starts_with("text/") || r.text.is_empty())
+        {
+            out.push("a message's `resource` is a non-empty `text/*` document".into());
+        }
+        if let Some(i) = &m.image {
+            let decoded = i.data.len() / 4 * 3;
+            let base64 = i
+                .data
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+            if !i.mime_type.starts_with("image/")
+                || i.data.is_empty()
+                || i.data.len() % 4 != 0
+                || !base64
+                || decoded > MAX_PROMPT_IMAGE
+            {
+                out.push(format!(
+                    "a message's `image` is an `image/*` type with base64 `data` of at most {MAX_PROMPT_IMAGE} bytes"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Each tool in `tools` is this catalog's, and some message names it.
+fn tools_are_declared_and_mentioned(c: &Catalog, p: &Prompt) -> Vec<String> {
+    let text: String = p
+        .template
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    for tool in &p.tools {
+        if !c.tools.iter().any(|t| &t.name == tool) {
+            out.push(format!(
+                "`tools` names `{tool}`, which this catalog does not declare"
+            ));
+        } else if !text.contains(tool.as_str()) {
+            out.push(format!(
+                "`tools` names `{tool}`, but no message mentions it"
+            ));
+        }
+    }
+    out
+}
+
+fn placeholders_are_arguments(_: &Catalog, p: &Prompt) -> Vec<String> {
+    let used: BTreeSet<&str> = p.placeholders().collect();
+    let unknown = used
+        .into_iter()
+        .filter(|name| !p.arguments.contains_key(name));
+    unknown
+        .map(|name| format!("the template uses {{{name}}}, which is no argument"))
+        .collect()
+}
+
+/// Each argument is used, a plain value, and completed from a fitting list tool.
+fn arguments_are_used_and_plain(c: &Catalog, p: &Prompt) -> Vec<String> {
+    let used: BTreeSet<&str> = p.placeholders().collect();
+    let mut out = Vec::new();
+    for (name, arg) in p.arguments.iter() {
+        if !used.contains(name.as_str()) {
+            out.push(format!("argument `{name}` is never used in the template"));
+        }
+        if arg.kind == ParamType::Array
+            || arg.location != ParamIn::Query
+            || arg.upstream.is_some()
+            || arg.values.is_some()
+        {
+            out.push(format!(
+                "argument `{name}`: a prompt argument is a plain string, integer, number, boolean or date (no `in`, `as`, `values` or arrays)"
+            ));
+        }
+        if let Some(complete) = &arg.complete {
+            for problem in complete_problems(c, complete) {
+                out.push(format!("argument `{name}`: {problem}"));
             }
         }
     }

@@ -6,7 +6,7 @@
 //! tool (`overlays`) exists because a remote's own annotations and descriptions are data, never
 //! policy.
 
-use crate::model::{Catalog, McpRemote, Text};
+use crate::model::{Catalog, McpRemote, RemoteOverlay, Text};
 use crate::placeholders;
 
 impl McpRemote {
@@ -89,31 +89,63 @@ pub fn local_name(connector: &str, remote_name: &str, max: usize) -> Option<Stri
     Some(name.trim_end_matches('_').to_string())
 }
 
+/// The rules on an `mcp:` connector, in the order their problems are reported.
+const RULES: &[fn(&Catalog, &McpRemote) -> Vec<String>] = &[
+    url_is_http_with_secret_fields,
+    limits_are_sane,
+    allow_names_tools,
+    elicitation_hosts_are_hosts,
+    pins_are_pins_of_allowed_tools,
+    |c, m| {
+        let overlays = m.overlays.iter();
+        overlays
+            .flat_map(|(remote, o)| overlay(c, m, remote, o))
+            .collect()
+    },
+    overlay_names_are_unique,
+    rest_keys_are_absent,
+];
+
 /// The problems of an `mcp:` connector, each a sentence with the top-level key it concerns.
 pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
     let Some(m) = &c.mcp else {
         return Vec::new();
     };
-    let mut out: Vec<(&'static str, String)> = Vec::new();
-    let mut add = |p: String| out.push(("mcp", p));
+    let problems = RULES.iter().flat_map(|rule| rule(c, m));
+    problems.map(|p| ("mcp", p)).collect()
+}
+
+fn url_is_http_with_secret_fields(c: &Catalog, m: &McpRemote) -> Vec<String> {
+    let mut out = Vec::new();
     if !(m.url.starts_with("https://") || m.url.starts_with("http://")) {
-        add(format!("mcp.url `{}` must be an http(s) URL", m.url));
+        out.push(format!("mcp.url `{}` must be an http(s) URL", m.url));
     }
     for field in placeholders(&m.url) {
         if !c.secrets.iter().any(|s| s == field) {
-            add(format!(
+            out.push(format!(
                 "mcp.url uses {{{field}}} but `secrets` does not list `{field}`"
             ));
         }
     }
+    out
+}
+
+fn limits_are_sane(_: &Catalog, m: &McpRemote) -> Vec<String> {
+    let mut out = Vec::new();
     if m.timeout_ms == Some(0) {
-        add("mcp.timeout_ms must be above 0".into());
+        out.push("mcp.timeout_ms must be above 0".into());
     }
     if !(1..=86_400).contains(&m.tools_ttl_s) {
-        add("mcp.tools_ttl_s must be between 1 and 86400 seconds".into());
+        out.push("mcp.tools_ttl_s must be between 1 and 86400 seconds".into());
     }
+    out
+}
+
+/// Something is allowed, and each pattern is a tool name or a `*` glob of one.
+fn allow_names_tools(_: &Catalog, m: &McpRemote) -> Vec<String> {
+    let mut out = Vec::new();
     if m.allow.is_empty() {
-        add(
+        out.push(
             "mcp.allow is empty: name the remote tools (or `*` globs) this deployment serves"
                 .into(),
         );
@@ -123,22 +155,34 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
             .chars()
             .all(|ch| ch.is_ascii_alphanumeric() || "_-./*".contains(ch));
         if pattern.is_empty() || pattern.len() > 128 || !plain {
-            add(format!(
+            out.push(format!(
                 "mcp.allow `{pattern}` is not a tool name or a `*` glob of one"
             ));
         }
     }
-    for host in &m.url_elicitation_hosts {
-        if !is_host_pattern(host) {
-            add(format!(
-                "mcp.url_elicitation_hosts `{host}` is not a lower-case host name (or `*.` and \
-                 one): no scheme, port or path"
-            ));
-        }
-    }
+    out
+}
+
+fn elicitation_hosts_are_hosts(_: &Catalog, m: &McpRemote) -> Vec<String> {
+    let bad = m
+        .url_elicitation_hosts
+        .iter()
+        .filter(|h| !is_host_pattern(h));
+    bad.map(|host| {
+        format!(
+            "mcp.url_elicitation_hosts `{host}` is not a lower-case host name (or `*.` and \
+             one): no scheme, port or path"
+        )
+    })
+    .collect()
+}
+
+/// A pin is `sha256:` and 32 lower-case hex digits, of a tool `allow` lets through.
+fn pins_are_pins_of_allowed_tools(_: &Catalog, m: &McpRemote) -> Vec<String> {
+    let mut out = Vec::new();
     for (remote, pin) in &m.pins {
         if !m.allows(remote) {
-            add(format!(
+            out.push(format!(
                 "mcp.pins `{remote}`: `allow` does not let this tool through, so the pin would \
                  never apply"
             ));
@@ -149,59 +193,74 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
                 .chars()
                 .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
         {
-            add(format!(
+            out.push(format!(
                 "mcp.pins `{remote}`: `{pin}` is no pin (`sha256:` and 32 lower-case hex digits, \
                  as the server's log names it)"
             ));
         }
     }
-    for (remote, overlay) in &m.overlays {
-        if !m.allows(remote) {
-            add(format!(
-                "mcp.overlays `{remote}`: `allow` does not let this tool through, so the \
-                 overlay would never apply"
-            ));
-        }
-        if let Some(name) = &overlay.name {
-            let ok = name
-                .strip_prefix(&format!("{}_", c.connector))
-                .is_some_and(|rest| {
-                    !rest.is_empty()
-                        && rest
-                            .chars()
-                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
-                });
-            if !ok || name.len() > crate::MAX_TOOL_NAME {
-                add(format!(
-                    "mcp.overlays `{remote}`: name `{name}` must be `{}_<snake_case>` of at most \
-                     {} characters",
-                    c.connector,
-                    crate::MAX_TOOL_NAME
-                ));
-            }
-        }
-        if overlay
-            .description
-            .as_ref()
-            .is_some_and(|d| d.trim().is_empty())
-        {
-            add(format!("mcp.overlays `{remote}`: description is empty"));
-        }
-        if overlay.untrusted.iter().any(|f| f.is_empty()) {
-            add(format!(
-                "mcp.overlays `{remote}`: an untrusted field is empty"
+    out
+}
+
+/// One overlay: of an allowed tool, named in the connector's space, with words where it has any.
+fn overlay(c: &Catalog, m: &McpRemote, remote: &str, overlay: &RemoteOverlay) -> Vec<String> {
+    let mut out = Vec::new();
+    if !m.allows(remote) {
+        out.push(format!(
+            "mcp.overlays `{remote}`: `allow` does not let this tool through, so the \
+             overlay would never apply"
+        ));
+    }
+    if let Some(name) = &overlay.name {
+        let ok = name
+            .strip_prefix(&format!("{}_", c.connector))
+            .is_some_and(|rest| {
+                !rest.is_empty()
+                    && rest
+                        .chars()
+                        .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+            });
+        if !ok || name.len() > crate::MAX_TOOL_NAME {
+            out.push(format!(
+                "mcp.overlays `{remote}`: name `{name}` must be `{}_<snake_case>` of at most \
+                 {} characters",
+                c.connector,
+                crate::MAX_TOOL_NAME
             ));
         }
     }
+    if overlay
+        .description
+        .as_ref()
+        .is_some_and(|d| d.trim().is_empty())
+    {
+        out.push(format!("mcp.overlays `{remote}`: description is empty"));
+    }
+    if overlay.untrusted.iter().any(|f| f.is_empty()) {
+        out.push(format!(
+            "mcp.overlays `{remote}`: an untrusted field is empty"
+        ));
+    }
+    out
+}
+
+/// Said once, of the first name (in order) two overlays share.
+fn overlay_names_are_unique(_: &Catalog, m: &McpRemote) -> Vec<String> {
     let mut names: Vec<&Text> = m
         .overlays
         .values()
         .filter_map(|o| o.name.as_ref())
         .collect();
     names.sort();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        add(format!("mcp.overlays: two tools are named `{}`", w[0]));
-    }
+    let twice = names.windows(2).find(|w| w[0] == w[1]);
+    twice
+        .map(|w| format!("mcp.overlays: two tools are named `{}`", w[0]))
+        .into_iter()
+        .collect()
+}
+
+/// An `mcp` connector's tools come from the remote, so the REST keys have nothing to shape.
+fn rest_keys_are_absent(c: &Catalog, _: &McpRemote) -> Vec<String> {
     let rest_only = [
         ("tools", !c.tools.is_empty()),
         ("list_envelope", c.list_envelope.is_some()),
@@ -214,18 +273,14 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
         ("health", c.health.is_some()),
         ("errors", c.errors.is_some() || c.error_message.is_some()),
     ];
-    for (key, set) in rest_only {
-        if set {
-            out.push((
-                "mcp",
-                format!(
-                    "`{key}` belongs to REST connectors; an `mcp` connector's tools come from \
-                     the remote (shape them with `mcp.overlays`)"
-                ),
-            ));
-        }
-    }
-    out
+    let set = rest_only.into_iter().filter(|(_, set)| *set);
+    set.map(|(key, _)| {
+        format!(
+            "`{key}` belongs to REST connectors; an `mcp` connector's tools come from \
+             the remote (shape them with `mcp.overlays`)"
+        )
+    })
+    .collect()
 }
 
 #[cfg(test)]
