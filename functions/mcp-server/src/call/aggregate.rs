@@ -244,6 +244,7 @@ pub(super) async fn run(
                 "Nothing could be read ({names}), so no figures are given. {first_hint}"
             )),
             reason: first.reason.clone(),
+            protocol_error: first.protocol_error,
             ..Outcome::ok(fields)
         }
         .with_quota(quota);

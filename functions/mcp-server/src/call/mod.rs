@@ -77,7 +77,7 @@ pub use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 pub use documents::{Attachment, ItemLink};
 pub use idempotency::MAX_STORED_BYTES;
 pub use ledger::{Claim, Ledger, MemoryLedger, TableLedger};
-pub use outcome::{Confirmation, Outcome, WriteFacts};
+pub use outcome::{Confirmation, Outcome, ProtocolError, WriteFacts};
 pub use preview::{Preview, RequestLine};
 pub use prompt::{PromptAnswer, PromptFailure, PromptRequest};
 pub use prompt_complete::{PromptCompletion, RemoteCompleted};
