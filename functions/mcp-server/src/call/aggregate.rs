@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use catalog::{Aggregate, Measure, Pager, QuotaFigures, Status, Text};
+use catalog::{Aggregate, Measure, Pager, QuotaFigures, Source, Status, Text};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value, json};
 
@@ -44,6 +44,16 @@ struct Fetched {
 #[error("the figure `{0}` is beyond the exact decimal range")]
 struct Overflow(String);
 
+/// What reading a source's pages needs of the call, the same for every source.
+struct Reader<'a> {
+    upstream: &'a Upstream,
+    conn: &'a DeployedCatalog,
+    deadline: &'a Deadline,
+    meter: &'a Meter,
+    progress: &'a Progress,
+    credentials: Credentials<'a>,
+}
+
 #[expect(
     clippy::too_many_arguments,
     reason = "the call's parts as the stage has them: a struct of them would only rename them"
@@ -64,39 +74,123 @@ pub(super) async fn run(
         Ok(p) => p,
         Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.0),
     };
+    let reader = Reader {
+        upstream,
+        conn,
+        deadline,
+        meter,
+        progress,
+        credentials,
+    };
     let mut fetched = BTreeMap::new();
     let mut quota: Option<QuotaFigures> = None;
     let mut pages = Pages::new(agg.sources.len());
     for (name, source) in &agg.sources {
         pages.start_source();
-        let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
+        let (tool, source_valid, pager) = match prepared(conn, source, &vars) {
+            Ok(p) => p,
+            Err(refused) => return *refused,
+        };
+        let read = reader
+            .read(
+                name,
+                source,
+                tool,
+                source_valid,
+                &pager,
+                &mut pages,
+                &mut quota,
+            )
+            .await;
+        fetched.insert(name.clone(), read);
+    }
+    let data = match measures(&agg.result, &fetched, &periods) {
+        Ok(data) => data,
+        Err(Overflow(name)) => {
             return Outcome::failed(
                 Status::Error,
-                "bad_aggregate",
-                format!("Unknown source tool `{}`.", source.tool),
-            );
-        };
-        let mut arguments = Map::new();
-        for (arg, template) in &source.args {
-            if let Some(v) = fill(template, &vars) {
-                arguments.insert(arg.to_string(), v);
-            }
-        }
-        let shape = ListShape::of(&conn.catalog, tool);
-        let mut source_valid = match args::validate(tool, shape, &arguments) {
-            Ok(v) => v,
-            Err(e) => return Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint),
-        };
-        let Some(pager) = conn.catalog.pager_for(tool) else {
-            return Outcome::failed(
-                Status::Error,
-                "bad_aggregate",
+                "decimal_overflow",
                 format!(
-                    "`{}` is no list: its catalog declares no paging.",
-                    source.tool
+                    "The figure `{name}` is beyond the exact decimal range (about 7.9e28), so it \
+                     cannot be reported exactly: the upstream data holds implausible amounts. \
+                     Narrow the period or the filter, and check the amounts with the list tools."
                 ),
-            );
-        };
+            )
+            .with_quota(quota);
+        }
+    };
+    answered(agg, &fetched, data, quota)
+}
+
+/// A source's list tool, its validated arguments and its pager; a source the catalog cannot
+/// read (no such tool, arguments it refuses, no paging) is the call's answer.
+fn prepared<'c>(
+    conn: &'c DeployedCatalog,
+    source: &Source,
+    vars: &BTreeMap<String, String>,
+) -> Result<(&'c catalog::Tool, ValidArgs, Pager), Box<Outcome>> {
+    let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
+        return Err(Box::new(Outcome::failed(
+            Status::Error,
+            "bad_aggregate",
+            format!("Unknown source tool `{}`.", source.tool),
+        )));
+    };
+    let mut arguments = Map::new();
+    for (arg, template) in &source.args {
+        if let Some(v) = fill(template, vars) {
+            arguments.insert(arg.to_string(), v);
+        }
+    }
+    let shape = ListShape::of(&conn.catalog, tool);
+    let source_valid = match args::validate(tool, shape, &arguments) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(Box::new(Outcome::failed(
+                Status::InvalidInput,
+                "invalid_argument",
+                e.hint,
+            )));
+        }
+    };
+    let Some(pager) = conn.catalog.pager_for(tool) else {
+        return Err(Box::new(Outcome::failed(
+            Status::Error,
+            "bad_aggregate",
+            format!(
+                "`{}` is no list: its catalog declares no paging.",
+                source.tool
+            ),
+        )));
+    };
+    Ok((tool, source_valid, pager))
+}
+
+impl Reader<'_> {
+    /// Every page of one source (at most [`MAX_PAGES`]), its items filtered, with the failure
+    /// that stopped it, if any.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one source's parts and the two tallies every source adds to"
+    )]
+    async fn read(
+        &self,
+        name: &Text,
+        source: &Source,
+        tool: &catalog::Tool,
+        mut source_valid: ValidArgs,
+        pager: &Pager,
+        pages: &mut Pages,
+        quota: &mut Option<QuotaFigures>,
+    ) -> Fetched {
+        let Reader {
+            upstream,
+            conn,
+            deadline,
+            meter,
+            progress,
+            credentials,
+        } = *self;
         // An unpaged list is read whole in its one answer.
         let page_size = if pager.ask == catalog::Ask::Unpaged {
             u32::MAX
@@ -119,20 +213,11 @@ pub(super) async fn run(
                 .await
             {
                 Ok(reply) => {
-                    quota = add_request(quota, reply.quota);
+                    *quota = add_request(quota.take(), reply.quota);
                     let Some((page_items, more, total_items)) =
-                        page_of(&pager, &reply, page, page_size)
+                        page_of(pager, &reply, page, page_size)
                     else {
-                        failure = Some(Outcome::failed(
-                            Status::Unavailable,
-                            "upstream_unexpected_shape",
-                            format!(
-                                "{} answered `{}` without its list: no data was read from it. \
-                                 Retry in a few minutes.",
-                                Registry::title(&conn.catalog),
-                                tool.name
-                            ),
-                        ));
+                        failure = Some(no_list(conn, tool));
                         break;
                     };
                     pages_read += 1;
@@ -144,30 +229,14 @@ pub(super) async fn run(
                     if progress.wanted() {
                         let ahead =
                             progress::pages_ahead(page, page_size, total_items, more != More::No);
-                        let (done, total) = pages.page_read(ahead);
-                        progress.report(Step {
-                            done: done as f64,
-                            total: Some(total as f64),
-                            message: format!(
-                                "{name}: read page {page} ({done} of {total} pages known)"
-                            ),
-                        });
+                        report(progress, pages.page_read(ahead), name, page);
                     }
                     match more {
                         More::No => break,
                         More::Page => {}
                         More::After(next) => cursor = Some(next),
                         More::Refused(why) => {
-                            failure = Some(Outcome::failed(
-                                Status::Unavailable,
-                                "next_page_refused",
-                                format!(
-                                    "{} named a next page of `{}` {why}; it is not followed, so \
-                                     `{name}` holds only the pages before it.",
-                                    Registry::title(&conn.catalog),
-                                    tool.name
-                                ),
-                            ));
+                            failure = Some(next_refused(conn, tool, name, &why));
                             break;
                         }
                     }
@@ -180,36 +249,71 @@ pub(super) async fn run(
                     }
                 }
                 Err(e) => {
-                    quota = add_request(quota, e.quota());
+                    *quota = add_request(quota.take(), e.quota());
                     failure = Some(Outcome::from_upstream(conn, tool, &e));
                     break;
                 }
             }
         }
-        fetched.insert(
-            name.clone(),
-            Fetched {
-                items,
-                failure,
-                pages_read,
-            },
-        );
-    }
-    let data = match measures(&agg.result, &fetched, &periods) {
-        Ok(data) => data,
-        Err(Overflow(name)) => {
-            return Outcome::failed(
-                Status::Error,
-                "decimal_overflow",
-                format!(
-                    "The figure `{name}` is beyond the exact decimal range (about 7.9e28), so it \
-                     cannot be reported exactly: the upstream data holds implausible amounts. \
-                     Narrow the period or the filter, and check the amounts with the list tools."
-                ),
-            )
-            .with_quota(quota);
+        Fetched {
+            items,
+            failure,
+            pages_read,
         }
-    };
+    }
+}
+
+/// Tells a watching client that a page of `name` was read, of how many known.
+fn report(progress: &Progress, (done, total): (u64, u64), name: &Text, page: u32) {
+    progress.report(Step {
+        done: done as f64,
+        total: Some(total as f64),
+        message: format!("{name}: read page {page} ({done} of {total} pages known)"),
+    });
+}
+
+/// A source page that came back without its list: nothing of it can be trusted.
+fn no_list(conn: &DeployedCatalog, tool: &catalog::Tool) -> Outcome {
+    Outcome::failed(
+        Status::Unavailable,
+        "upstream_unexpected_shape",
+        format!(
+            "{} answered `{}` without its list: no data was read from it. Retry in a few \
+             minutes.",
+            Registry::title(&conn.catalog),
+            tool.name
+        ),
+    )
+}
+
+/// A next page the connector may not reach: the source holds only the pages before it.
+fn next_refused(
+    conn: &DeployedCatalog,
+    tool: &catalog::Tool,
+    name: &Text,
+    why: &NextRefused,
+) -> Outcome {
+    Outcome::failed(
+        Status::Unavailable,
+        "next_page_refused",
+        format!(
+            "{} named a next page of `{}` {why}; it is not followed, so `{name}` holds only the \
+             pages before it.",
+            Registry::title(&conn.catalog),
+            tool.name
+        ),
+    )
+}
+
+/// The answer from the figures and the sources' failures: the figures when every source was
+/// read; the first failure's status with the figures marked partial when some were; that
+/// status and no figures when nothing could be read.
+fn answered(
+    agg: &Aggregate,
+    fetched: &BTreeMap<Text, Fetched>,
+    data: Value,
+    quota: Option<QuotaFigures>,
+) -> Outcome {
     let failed: Vec<(&Text, &Outcome)> = fetched
         .iter()
         .filter_map(|(n, f)| f.failure.as_ref().map(|o| (n, o)))
