@@ -294,6 +294,7 @@ fn answer(
                 "Nothing could be read ({names}), so no figures are given. {first_hint}"
             )),
             reason: first.reason.clone(),
+            protocol_error: first.protocol_error,
             ..Outcome::ok(fields)
         };
     }

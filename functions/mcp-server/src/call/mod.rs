@@ -79,7 +79,7 @@ pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
 pub(crate) use documents::{Attachment, ItemLink};
 pub(crate) use ledger::Claim;
 pub use ledger::{Ledger, TableLedger};
-pub(crate) use outcome::{Outcome, WriteFacts};
+pub(crate) use outcome::{Outcome, ProtocolError, WriteFacts};
 pub(crate) use preview::Preview;
 pub(crate) use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
 pub(crate) use remote_prompt_complete::{PromptCompletion, RemoteCompleted};

@@ -36,6 +36,21 @@ pub struct Outcome {
     pub attachments: Vec<Attachment>,
     /// A list page's items as links to their records (`links`).
     pub links: Vec<ItemLink>,
+    /// The protocol error this outcome becomes instead of a tool result, decided where the
+    /// outcome is made (the `reason` above is for the audit log only).
+    pub protocol_error: Option<ProtocolError>,
+}
+
+/// Why an outcome is answered as a JSON-RPC error rather than a tool result: the client sent
+/// or lacks something at the protocol level, which no model can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolError {
+    /// A `requestState` that fails its integrity check (SEP-2322): no server of ours issued
+    /// it, so the params are invalid.
+    InvalidRequestState,
+    /// A remote heard exactly what our client declared and found a capability missing: its
+    /// verdict is ours, naming the `required_capabilities`.
+    MissingClientCapability,
 }
 
 /// The signed token a `confirmation_required` answer carries, and how long it stays valid.
@@ -73,6 +88,7 @@ impl Outcome {
             input_required: None,
             attachments: Vec::new(),
             links: Vec::new(),
+            protocol_error: None,
         }
     }
 
@@ -107,11 +123,18 @@ impl Outcome {
                 "required_capabilities".into(),
                 Value::Object(required.clone()),
             );
+            outcome.protocol_error = Some(ProtocolError::MissingClientCapability);
         }
         if let UpstreamError::RemoteInputRequired(asked) = err {
             outcome.input_required = Some(asked.clone());
         }
         outcome.with_quota(err.quota())
+    }
+
+    /// This outcome, answered as that protocol error instead of a tool result.
+    pub fn with_protocol_error(mut self, error: ProtocolError) -> Self {
+        self.protocol_error = Some(error);
+        self
     }
 
     pub fn with_http(mut self, status: u16) -> Self {
@@ -203,6 +226,45 @@ pub(super) fn data(value: Value) -> Map<String, Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn conn() -> DeployedCatalog {
+        let catalog = connector::load(None)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.connector == "papierkram")
+            .unwrap();
+        DeployedCatalog {
+            base_url: catalog.base_url.to_string(),
+            expose_raw: false,
+            catalog,
+        }
+    }
+
+    #[test]
+    fn only_a_remote_missing_a_client_capability_is_marked_a_protocol_error() {
+        let conn = conn();
+        let tool = &conn.catalog.tools[0];
+        let mut required = Map::new();
+        required.insert("elicitation".into(), json!({}));
+        let missing = UpstreamError::RemoteNeedsCapability { required };
+        let o = Outcome::from_upstream(&conn, tool, &missing);
+        assert_eq!(
+            o.protocol_error,
+            Some(ProtocolError::MissingClientCapability)
+        );
+        assert_eq!(
+            o.reason.as_deref(),
+            Some(crate::upstream::REMOTE_NEEDS_CAPABILITY),
+            "the audit reason stays"
+        );
+        let other = UpstreamError::RemoteError {
+            code: -32603,
+            message: None,
+        };
+        let o = Outcome::from_upstream(&conn, tool, &other);
+        assert_eq!(o.protocol_error, None);
+        assert_eq!(Outcome::ok(Map::new()).protocol_error, None);
+    }
 
     #[test]
     fn quota_is_passed_through_and_status_and_hint_come_first() {

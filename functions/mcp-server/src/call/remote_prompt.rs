@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::rounds::{self, Asking, INVALID_REQUEST_STATE};
+use super::rounds::{self, Asking};
 use super::{Caller, Pipeline, Resume, budget};
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
@@ -73,7 +73,10 @@ impl Pipeline {
         if let Some(resume) = request.resume {
             rounds::resume(&keys, request.caller, connector, asking, &mut valid, resume).map_err(
                 |refused| {
-                    debug_assert_eq!(refused.reason.as_deref(), Some(INVALID_REQUEST_STATE));
+                    debug_assert_eq!(
+                        refused.protocol_error,
+                        Some(super::ProtocolError::InvalidRequestState)
+                    );
                     PromptFailure::InvalidState(refused.hint.unwrap_or_default())
                 },
             )?;

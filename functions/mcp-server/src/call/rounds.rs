@@ -3,7 +3,8 @@
 //! confirmation token and bound to the caller, the tool, the arguments and five minutes. The
 //! retried call brings our state back; only a genuine one for the same call is unwrapped, and
 //! the remote gets its own state and the client's answers; any other state is refused with
-//! [`INVALID_REQUEST_STATE`], which the MCP layer answers as a protocol error. Answers that come
+//! [`INVALID_REQUEST_STATE`] in the audit log and marked [`ProtocolError::InvalidRequestState`],
+//! which the MCP layer answers as a protocol error. Answers that come
 //! without a state go to the remote as they are (it asked for none, or it asks again). The
 //! remote's state is carried, not trusted: the remote checks its own.
 
@@ -12,7 +13,7 @@ use serde_json::Value;
 
 use super::Caller;
 use super::consent::{self, Binding, Signer, TOKEN_TTL_S};
-use super::outcome::Outcome;
+use super::outcome::{Outcome, ProtocolError};
 use crate::clock::now_s;
 use crate::contract::args::ValidArgs;
 use crate::upstream::RemoteInput;
@@ -89,14 +90,17 @@ pub(super) fn resume(
     };
     let b = bound(caller, connector, asking, valid);
     let refused = |why: &str| {
-        Box::new(Outcome::failed(
-            Status::InvalidInput,
-            INVALID_REQUEST_STATE,
-            format!(
-                "{why} Call {} again without it to start over.",
-                asking.name()
-            ),
-        ))
+        Box::new(
+            Outcome::failed(
+                Status::InvalidInput,
+                INVALID_REQUEST_STATE,
+                format!(
+                    "{why} Call {} again without it to start over.",
+                    asking.name()
+                ),
+            )
+            .with_protocol_error(ProtocolError::InvalidRequestState),
+        )
     };
     let binding = Signer::new(keys)
         .verify(ours, &b.who, &b.qualified, &b.digest, now_s())
@@ -234,6 +238,10 @@ mod tests {
             let refused = back(who, greeting, state).unwrap_err();
             assert_eq!(refused.status, Status::InvalidInput);
             assert_eq!(refused.reason.as_deref(), Some(INVALID_REQUEST_STATE));
+            assert_eq!(
+                refused.protocol_error,
+                Some(ProtocolError::InvalidRequestState)
+            );
         }
         let tampered = format!("{ours}-TAMPERED");
         assert!(back("a", "Hi", &tampered).is_err());

@@ -1,7 +1,7 @@
-//! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the call
-//! context (`context`), confirmation by a person through the client (`confirm`), a link to
-//! connect a person's own account as a URL-mode elicitation (`link`), the meta
-//! tools with their schemas and argument parsing (`meta`), tool definitions and results
+//! The MCP surface, and the only place that knows rmcp: the handler (`handler`), the steering
+//! of a `tools/call` it delegates to (`tool_call`), the call context (`context`), confirmation
+//! by a person through the client (`confirm`), a link to connect a person's own account as a
+//! URL-mode elicitation (`link`), the meta tools with their schemas and argument parsing (`meta`), tool definitions and results
 //! (`definitions`), remote MCP servers' tools (`remote`), resources (`resources`), prompts
 //! (`prompts`; a remote's: `remote_prompts`), completions of prompt arguments and
 //! resource-template variables (`completions`; a federated prompt's: `remote_completions`),
@@ -28,6 +28,7 @@ mod remote_completions;
 mod remote_prompts;
 mod resources;
 mod server;
+mod tool_call;
 
 pub use definitions::output_schema;
 pub(crate) use link::url_session_id;

@@ -85,7 +85,7 @@ impl Mcp {
     ) -> Result<GetPromptResponse, McpError> {
         let started = Instant::now();
         let arguments = request.arguments.clone().unwrap_or_default();
-        super::handler::answers_are_objects(request.input_responses.as_ref())?;
+        super::tool_call::answers_are_objects(request.input_responses.as_ref())?;
         let responses = request
             .input_responses
             .as_ref()
