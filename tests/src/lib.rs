@@ -11,6 +11,9 @@ pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;
+mod temp_dir;
+
+pub use temp_dir::TempDir;
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -405,6 +408,14 @@ impl Rpc {
         }
     }
 
+    /// A client that signs in with `bearer`: an API key or a person's access token.
+    pub fn with_bearer(url: &str, bearer: &str) -> Rpc {
+        Rpc {
+            key: Some(bearer.to_string()),
+            ..Rpc::new(url)
+        }
+    }
+
     pub async fn post(&self, body: Value, headers: &[(&str, &str)]) -> reqwest::Response {
         let mut r = self
             .http
@@ -426,6 +437,21 @@ impl Rpc {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": tool, "arguments": args}});
         self.post(body, &[]).await.json().await.expect("json reply")
+    }
+
+    /// One JSON-RPC request of the 2025-11-25 generation (stateless: no session); the reply
+    /// must be a 200.
+    pub async fn request(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = self.post(body, &[]).await;
+        assert_eq!(response.status(), 200, "{method}");
+        response.json().await.expect("json reply")
+    }
+
+    /// Calls `tool` and returns its structured result; the reply must be a 200.
+    pub async fn tool(&self, tool: &str, args: Value) -> Value {
+        let params = json!({"name": tool, "arguments": args});
+        structured(&self.request("tools/call", params).await).clone()
     }
 
     pub async fn list(&self) -> Vec<String> {

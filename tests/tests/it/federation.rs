@@ -8,11 +8,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::{
-    KEY, Rpc, Server, eventually, repo, server_binary, structured, tool, wait_for_port,
+    KEY, Rpc, Server, TempDir, eventually, repo, server_binary, structured, tool, wait_for_port,
 };
 use serde_json::{Value, json};
-
-use crate::limits::tempdir::Dir;
 
 /// The remote server process, killed on drop.
 pub(crate) struct Remote {
@@ -81,8 +79,8 @@ impl Drop for Remote {
 }
 
 /// A catalog folder with one `mcp:` catalog per connector name, removed when dropped.
-fn catalogs(connectors: &[&str], overlays: &str) -> Dir {
-    let dir = Dir::new("federation");
+fn catalogs(connectors: &[&str], overlays: &str) -> TempDir {
+    let dir = TempDir::new("federation");
     for c in connectors {
         let text = format!(
             r#"connector: {c}
@@ -100,7 +98,7 @@ mcp:
     dir
 }
 
-fn start(dir: &Dir, env: &[(String, String)]) -> Server {
+fn start(dir: &TempDir, env: &[(String, String)]) -> Server {
     let keys = format!("e2e:{KEY}");
     let mut all: Vec<(&str, &str)> = vec![("MCP_API_KEYS", keys.as_str())];
     all.extend(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
