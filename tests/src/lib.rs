@@ -392,6 +392,24 @@ impl Drop for Moto {
     }
 }
 
+/// Runs `tests/clients/python_client.py` (the Python MCP SDK) against `url` with the test key and
+/// `extra` arguments: whether it exited cleanly, and the JSON document it printed.
+pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/python_client.py"))
+        .args(["--url", url, "--key", KEY])
+        .args(extra)
+        .output()
+        .expect("run python client");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), doc)
+}
+
 /// A small JSON-RPC client for raw protocol checks.
 pub struct Rpc {
     pub http: reqwest::Client,

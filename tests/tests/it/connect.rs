@@ -73,35 +73,6 @@ async fn start_upstream_api(issuer: String, port: u16) -> String {
 }
 
 /// Registers a client at `op` (RFC 7591) and answers its id and secret.
-async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
-    let method = if public {
-        "none"
-    } else {
-        "client_secret_basic"
-    };
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/reg", op.issuer()))
-        .json(&json!({
-            "redirect_uris": [redirect],
-            "token_endpoint_auth_method": method,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = reply["client_id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{reply}"));
-    (
-        id.to_string(),
-        reply["client_secret"].as_str().map(str::to_string),
-    )
-}
-
 /// What a browser ends on: its status, body and the URLs it went through; or, told to stop
 /// before a URL, that URL (not requested).
 struct Landed {
@@ -204,10 +175,12 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     let api_url = format!("http://127.0.0.1:{api_port}/api");
     let theirs = Op::start(&api_url, "mail.read");
     let api = start_upstream_api(theirs.issuer().to_string(), api_port).await;
-    let (connect_client, _) =
-        register(&ours, &format!("{base}/connect/mail/signed-in"), true).await;
-    let (mail_client, mail_secret) =
-        register(&theirs, &format!("{base}/connect/mail/callback"), false).await;
+    let (connect_client, _) = ours
+        .register(&format!("{base}/connect/mail/signed-in"), true)
+        .await;
+    let (mail_client, mail_secret) = theirs
+        .register(&format!("{base}/connect/mail/callback"), false)
+        .await;
 
     let dir = std::env::temp_dir().join(format!("connect-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -8,7 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::{
-    KEY, Rpc, Server, TempDir, eventually, repo, server_binary, structured, tool, wait_for_port,
+    KEY, Rpc, Server, TempDir, eventually, python_client, repo, server_binary, structured, tool,
+    wait_for_port,
 };
 use serde_json::{Value, json};
 
@@ -111,22 +112,6 @@ fn env_for(connector: &str, remote: &Remote, token: &str) -> Vec<(String, String
         (format!("{upper}_HOST"), remote.host()),
         (format!("{upper}_TOKEN"), token.to_string()),
     ]
-}
-
-fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/python_client.py"))
-        .args(["--url", url, "--key", KEY])
-        .args(extra)
-        .output()
-        .expect("run python client");
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.success(), doc)
 }
 
 const OVERLAYS: &str =

@@ -374,35 +374,6 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
 }
 
 /// Registers a client at `op` (RFC 7591): its id and, for a confidential one, its secret.
-async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
-    let method = if public {
-        "none"
-    } else {
-        "client_secret_basic"
-    };
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/reg", op.issuer()))
-        .json(&json!({
-            "redirect_uris": [redirect],
-            "token_endpoint_auth_method": method,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = reply["client_id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{reply}"));
-    (
-        id.to_string(),
-        reply["client_secret"].as_str().map(str::to_string),
-    )
-}
-
 /// `tests/clients/python_client.py` signed in with OAuth as `who`, connecting when asked.
 fn python_client(url: &str, who: &str, extra: &[&str]) -> (bool, Value) {
     let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
@@ -466,10 +437,12 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
     let ours = Op::start(&resource, "mcp:tools");
-    let (connect_client, _) =
-        register(&ours, &format!("{base}/connect/notes/signed-in"), true).await;
-    let (notes_client, notes_secret) =
-        register(&theirs, &format!("{base}/connect/notes/callback"), false).await;
+    let (connect_client, _) = ours
+        .register(&format!("{base}/connect/notes/signed-in"), true)
+        .await;
+    let (notes_client, notes_secret) = theirs
+        .register(&format!("{base}/connect/notes/callback"), false)
+        .await;
     let notes_secret = notes_secret.unwrap();
 
     let dir = std::env::temp_dir().join(format!("oauth-remote-sdk-{}-{port}", std::process::id()));
