@@ -11,6 +11,9 @@ pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;
+mod temp_dir;
+
+pub use temp_dir::TempDir;
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -389,6 +392,24 @@ impl Drop for Moto {
     }
 }
 
+/// Runs `tests/clients/python_client.py` (the Python MCP SDK) against `url` with the test key and
+/// `extra` arguments: whether it exited cleanly, and the JSON document it printed.
+pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/python_client.py"))
+        .args(["--url", url, "--key", KEY])
+        .args(extra)
+        .output()
+        .expect("run python client");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.success(), doc)
+}
+
 /// A small JSON-RPC client for raw protocol checks.
 pub struct Rpc {
     pub http: reqwest::Client,
@@ -402,6 +423,14 @@ impl Rpc {
             http: reqwest::Client::new(),
             url: url.to_string(),
             key: Some(KEY.to_string()),
+        }
+    }
+
+    /// A client that signs in with `bearer`: an API key or a person's access token.
+    pub fn with_bearer(url: &str, bearer: &str) -> Rpc {
+        Rpc {
+            key: Some(bearer.to_string()),
+            ..Rpc::new(url)
         }
     }
 
@@ -426,6 +455,21 @@ impl Rpc {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": tool, "arguments": args}});
         self.post(body, &[]).await.json().await.expect("json reply")
+    }
+
+    /// One JSON-RPC request of the 2025-11-25 generation (stateless: no session); the reply
+    /// must be a 200.
+    pub async fn request(&self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = self.post(body, &[]).await;
+        assert_eq!(response.status(), 200, "{method}");
+        response.json().await.expect("json reply")
+    }
+
+    /// Calls `tool` and returns its structured result; the reply must be a 200.
+    pub async fn tool(&self, tool: &str, args: Value) -> Value {
+        let params = json!({"name": tool, "arguments": args});
+        structured(&self.request("tools/call", params).await).clone()
     }
 
     pub async fn list(&self) -> Vec<String> {

@@ -13,7 +13,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::{Lines, repo, tool};
 
@@ -173,6 +173,38 @@ impl Op {
             .as_str()
             .unwrap_or_else(|| panic!("no access_token: {body}"))
             .to_string()
+    }
+
+    /// Registers a client (dynamic client registration) that may return to `redirect`: public
+    /// (no secret, PKCE only) or confidential (`client_secret_basic`). Its id and secret.
+    pub async fn register(&self, redirect: &str, public: bool) -> (String, Option<String>) {
+        let method = if public {
+            "none"
+        } else {
+            "client_secret_basic"
+        };
+        let reply: Value = self
+            .http
+            .post(format!("{}/reg", self.issuer))
+            .json(&json!({
+                "redirect_uris": [redirect],
+                "token_endpoint_auth_method": method,
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+            }))
+            .send()
+            .await
+            .expect("POST /reg")
+            .json()
+            .await
+            .expect("JSON from /reg");
+        let id = reply["client_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{reply}"));
+        (
+            id.to_string(),
+            reply["client_secret"].as_str().map(str::to_string),
+        )
     }
 
     /// Stops the provider now (an authorization server that goes away in the middle of a run).

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use integration_tests::prism::Prism;
-use integration_tests::{KEY, Server, repo, tool};
+use integration_tests::{KEY, Server, python_client, repo, tool};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -26,23 +26,6 @@ async fn server_with_sandbox(extra: &[&str]) -> (Server, tokio::task::JoinHandle
         ],
     );
     (server, handle)
-}
-
-fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
-    let script = repo().join("tests/clients/python_client.py");
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(script)
-        .args(["--url", url, "--key", KEY])
-        .args(extra)
-        .output()
-        .expect("run python client");
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.success(), doc)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

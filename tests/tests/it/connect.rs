@@ -12,7 +12,7 @@ use axum::routing::get;
 use base64::Engine;
 use integration_tests::look::{assert_plain_and_clear, look_at};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port, repo};
+use integration_tests::{KEY, Rpc, Server, free_port, repo};
 use serde_json::{Value, json};
 
 const CATALOG: &str = r#"connector: mail
@@ -73,35 +73,6 @@ async fn start_upstream_api(issuer: String, port: u16) -> String {
 }
 
 /// Registers a client at `op` (RFC 7591) and answers its id and secret.
-async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
-    let method = if public {
-        "none"
-    } else {
-        "client_secret_basic"
-    };
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/reg", op.issuer()))
-        .json(&json!({
-            "redirect_uris": [redirect],
-            "token_endpoint_auth_method": method,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = reply["client_id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{reply}"));
-    (
-        id.to_string(),
-        reply["client_secret"].as_str().map(str::to_string),
-    )
-}
-
 /// What a browser ends on: its status, body and the URLs it went through; or, told to stop
 /// before a URL, that URL (not requested).
 struct Landed {
@@ -194,29 +165,6 @@ impl Browser {
     }
 }
 
-async fn call(url: &str, bearer: &str) -> Value {
-    call_tool(url, bearer, "mail_me_get", json!({})).await
-}
-
-async fn call_tool(url: &str, bearer: &str, tool: &str, arguments: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": arguments}});
-    let reply: Value = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .bearer_auth(bearer)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    reply["result"]["structuredContent"].clone()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobody() {
     let port = free_port();
@@ -227,10 +175,12 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     let api_url = format!("http://127.0.0.1:{api_port}/api");
     let theirs = Op::start(&api_url, "mail.read");
     let api = start_upstream_api(theirs.issuer().to_string(), api_port).await;
-    let (connect_client, _) =
-        register(&ours, &format!("{base}/connect/mail/signed-in"), true).await;
-    let (mail_client, mail_secret) =
-        register(&theirs, &format!("{base}/connect/mail/callback"), false).await;
+    let (connect_client, _) = ours
+        .register(&format!("{base}/connect/mail/signed-in"), true)
+        .await;
+    let (mail_client, mail_secret) = theirs
+        .register(&format!("{base}/connect/mail/callback"), false)
+        .await;
 
     let dir = std::env::temp_dir().join(format!("connect-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -257,7 +207,9 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     let alice = ours.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = ours.mint(json!({"claims": {"sub": "bob"}})).await;
 
-    let asked = call(&server.url, &alice).await;
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(asked["status"], "connection_required", "{asked}");
     let alices_link = asked["connect_url"].as_str().unwrap().to_string();
 
@@ -278,11 +230,15 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         forwarded.visited
     );
     assert_eq!(
-        call(&server.url, &alice).await["status"],
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("mail_me_get", json!({}))
+            .await["status"],
         "connection_required"
     );
     assert_eq!(
-        call(&server.url, &bob).await["status"],
+        Rpc::with_bearer(&server.url, &bob)
+            .tool("mail_me_get", json!({}))
+            .await["status"],
         "connection_required"
     );
 
@@ -290,7 +246,9 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     // upstream's authorization page, or our own return from her sign-in. Bob approves in his
     // browser; his account is attached to nobody, and Mallory's flow is not used up.
     let mallory = ours.mint(json!({"claims": {"sub": "mallory"}})).await;
-    let mallorys_link = call(&server.url, &mallory).await["connect_url"]
+    let mallorys_link = Rpc::with_bearer(&server.url, &mallory)
+        .tool("mail_me_get", json!({}))
+        .await["connect_url"]
         .as_str()
         .unwrap()
         .to_string();
@@ -312,12 +270,16 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
             bobs_browser.body
         );
         assert_eq!(
-            call(&server.url, &mallory).await["status"],
+            Rpc::with_bearer(&server.url, &mallory)
+                .tool("mail_me_get", json!({}))
+                .await["status"],
             "connection_required",
             "nothing was attached to Mallory (stopped before {stop_before})"
         );
         assert_eq!(
-            call(&server.url, &bob).await["status"],
+            Rpc::with_bearer(&server.url, &bob)
+                .tool("mail_me_get", json!({}))
+                .await["status"],
             "connection_required"
         );
     }
@@ -332,11 +294,15 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         connected.body
     );
     assert!(connected.body.starts_with("<!doctype html>"));
-    let answer = call(&server.url, &alice).await;
+    let answer = Rpc::with_bearer(&server.url, &alice)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(answer["status"], "ok", "{answer}");
     assert_eq!(answer["data"]["owner"], "alice");
     assert_eq!(
-        call(&server.url, &bob).await["status"],
+        Rpc::with_bearer(&server.url, &bob)
+            .tool("mail_me_get", json!({}))
+            .await["status"],
         "connection_required"
     );
 
@@ -358,51 +324,65 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     assert!(replay.body.contains("already used"), "{}", replay.body);
 
     // Bob with his own link: his own account, and Alice's calls stay hers.
-    let bobs_link = call(&server.url, &bob).await["connect_url"]
+    let bobs_link = Rpc::with_bearer(&server.url, &bob)
+        .tool("mail_me_get", json!({}))
+        .await["connect_url"]
         .as_str()
         .unwrap()
         .to_string();
     assert_eq!(browse(&bobs_link, "bob").await.status, 200);
-    assert_eq!(call(&server.url, &bob).await["data"]["owner"], "bob");
-    assert_eq!(call(&server.url, &alice).await["data"]["owner"], "alice");
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &bob)
+            .tool("mail_me_get", json!({}))
+            .await["data"]["owner"],
+        "bob"
+    );
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("mail_me_get", json!({}))
+            .await["data"]["owner"],
+        "alice"
+    );
 
     // Each person sees and ends their own connections with the `connections` tool.
-    let listed = call_tool(&server.url, &alice, "connections", json!({})).await;
+    let listed = Rpc::with_bearer(&server.url, &alice)
+        .tool("connections", json!({}))
+        .await;
     assert_eq!(listed["status"], "ok", "{listed}");
     assert_eq!(listed["connections"][0]["connector"], "mail");
     assert_eq!(listed["connections"][0]["connected"], true);
     assert_eq!(listed["connections"][0]["scopes"], json!(["mail.read"]));
-    let by_key = call_tool(&server.url, KEY, "connections", json!({})).await;
+    let by_key = Rpc::with_bearer(&server.url, KEY)
+        .tool("connections", json!({}))
+        .await;
     assert_eq!(by_key["status"], "connection_required", "{by_key}");
-    let bad = call_tool(
-        &server.url,
-        &alice,
-        "connections",
-        json!({"action": "disconnect"}),
-    )
-    .await;
+    let bad = Rpc::with_bearer(&server.url, &alice)
+        .tool("connections", json!({"action": "disconnect"}))
+        .await;
     assert_eq!(bad["status"], "invalid_input", "{bad}");
-    let gone = call_tool(
-        &server.url,
-        &alice,
-        "connections",
-        json!({"action": "disconnect", "connector": "mail"}),
-    )
-    .await;
+    let gone = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "connections",
+            json!({"action": "disconnect", "connector": "mail"}),
+        )
+        .await;
     assert_eq!(gone["disconnected"], true, "{gone}");
     assert!(gone["hint"].as_str().unwrap().contains("revoke it there"));
     assert_eq!(
-        call(&server.url, &alice).await["status"],
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("mail_me_get", json!({}))
+            .await["status"],
         "connection_required"
     );
-    assert_eq!(call(&server.url, &bob).await["data"]["owner"], "bob");
-    let after = call_tool(
-        &server.url,
-        &alice,
-        "connections",
-        json!({"action": "list"}),
-    )
-    .await;
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &bob)
+            .tool("mail_me_get", json!({}))
+            .await["data"]["owner"],
+        "bob"
+    );
+    let after = Rpc::with_bearer(&server.url, &alice)
+        .tool("connections", json!({"action": "list"}))
+        .await;
     assert_eq!(after["connections"][0]["connected"], false, "{after}");
 
     // A broken or missing link: a plain page that says what to do.

@@ -8,11 +8,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::{
-    KEY, Rpc, Server, eventually, repo, server_binary, structured, tool, wait_for_port,
+    KEY, Rpc, Server, TempDir, eventually, python_client, repo, server_binary, structured, tool,
+    wait_for_port,
 };
 use serde_json::{Value, json};
-
-use crate::limits::tempdir::Dir;
 
 /// The remote server process, killed on drop.
 pub(crate) struct Remote {
@@ -81,8 +80,8 @@ impl Drop for Remote {
 }
 
 /// A catalog folder with one `mcp:` catalog per connector name, removed when dropped.
-fn catalogs(connectors: &[&str], overlays: &str) -> Dir {
-    let dir = Dir::new("federation");
+fn catalogs(connectors: &[&str], overlays: &str) -> TempDir {
+    let dir = TempDir::new("federation");
     for c in connectors {
         let text = format!(
             r#"connector: {c}
@@ -100,7 +99,7 @@ mcp:
     dir
 }
 
-fn start(dir: &Dir, env: &[(String, String)]) -> Server {
+fn start(dir: &TempDir, env: &[(String, String)]) -> Server {
     let keys = format!("e2e:{KEY}");
     let mut all: Vec<(&str, &str)> = vec![("MCP_API_KEYS", keys.as_str())];
     all.extend(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -113,22 +112,6 @@ fn env_for(connector: &str, remote: &Remote, token: &str) -> Vec<(String, String
         (format!("{upper}_HOST"), remote.host()),
         (format!("{upper}_TOKEN"), token.to_string()),
     ]
-}
-
-fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/python_client.py"))
-        .args(["--url", url, "--key", KEY])
-        .args(extra)
-        .output()
-        .expect("run python client");
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.success(), doc)
 }
 
 const OVERLAYS: &str =

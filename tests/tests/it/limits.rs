@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::proxy::CountingProxy;
-use integration_tests::{KEY, Moto, Rpc, Server, repo, structured};
+use integration_tests::{KEY, Moto, Rpc, Server, TempDir, repo, structured};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -18,8 +18,8 @@ const TABLE: &str = "hosted-mcp-limits";
 const TRANSACT: &str = "DynamoDB_20120810.TransactWriteItems";
 
 /// The shipped catalogs with Papierkram's `caller_daily_budget` set to `budget`.
-fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
-    let dir = tempdir::Dir::new("limits-catalogs");
+fn catalogs_with_budget(budget: u64) -> TempDir {
+    let dir = TempDir::new("limits-catalogs");
     let shipped = repo().join("shared/connector/catalogs");
     for entry in std::fs::read_dir(&shipped).unwrap() {
         let path = entry.unwrap().path();
@@ -37,31 +37,6 @@ fn catalogs_with_budget(budget: u64) -> tempdir::Dir {
         std::fs::write(dir.path.join(path.file_name().unwrap()), text).unwrap();
     }
     dir
-}
-
-pub(crate) mod tempdir {
-    /// A directory removed when dropped.
-    pub(crate) struct Dir {
-        pub path: std::path::PathBuf,
-    }
-    impl Dir {
-        /// A fresh directory: unique in this process too, since every test of the `it`
-        /// binary shares one process (two tests asking for `limits-catalogs` at once must not
-        /// write into each other's).
-        pub(crate) fn new(name: &str) -> Dir {
-            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let path = std::env::temp_dir().join(format!("{name}-{}-{n}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&path);
-            std::fs::create_dir_all(&path).unwrap();
-            Dir { path }
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }
 
 async fn sandbox() -> (SandboxState, String) {

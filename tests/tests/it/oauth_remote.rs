@@ -11,7 +11,7 @@
 //! is cleared and asked for again; the vault reads per call are counted.
 
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port};
+use integration_tests::{KEY, Rpc, Server, free_port};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::{Value, json};
 
@@ -39,36 +39,10 @@ mcp:
     )
 }
 
-/// One JSON-RPC request of the 2025-11-25 generation (no session: the server is stateless).
-async fn rpc(
-    http: &reqwest::Client,
-    url: &str,
-    bearer: &str,
-    method: &str,
-    params: Value,
-) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let r = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .bearer_auth(bearer)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.json().await.unwrap()
-}
-
-async fn call(http: &reqwest::Client, url: &str, bearer: &str, tool: &str) -> Value {
-    let params = json!({"name": tool, "arguments": {}});
-    rpc(http, url, bearer, "tools/call", params).await["result"]["structuredContent"].clone()
-}
-
-async fn listed(http: &reqwest::Client, url: &str, bearer: &str) -> Vec<String> {
-    let reply = rpc(http, url, bearer, "tools/list", json!({})).await;
+async fn listed(url: &str, bearer: &str) -> Vec<String> {
+    let reply = Rpc::with_bearer(url, bearer)
+        .request("tools/list", json!({}))
+        .await;
     reply["result"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("{reply}"))
@@ -139,23 +113,27 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
 
     // An API key names no person: refused, nothing listed, nothing sent.
-    let by_key = call(&http, &server.url, KEY, "notes_whoami").await;
+    let by_key = Rpc::with_bearer(&server.url, KEY)
+        .tool("notes_whoami", json!({}))
+        .await;
     assert_eq!(by_key["status"], "connection_required", "{by_key}");
     assert!(by_key.get("connect_url").is_none(), "{by_key}");
     assert!(
-        !listed(&http, &server.url, KEY)
+        !listed(&server.url, KEY)
             .await
             .iter()
             .any(|n| n.starts_with("notes_"))
     );
     // Alice has not connected: her own link, and the remote's tools are not listed to her yet.
     assert!(
-        !listed(&http, &server.url, &alice)
+        !listed(&server.url, &alice)
             .await
             .iter()
             .any(|n| n.starts_with("notes_"))
     );
-    let first = call(&http, &server.url, &alice, "notes_whoami").await;
+    let first = Rpc::with_bearer(&server.url, &alice)
+        .tool("notes_whoami", json!({}))
+        .await;
     assert_eq!(first["status"], "connection_required", "{first}");
     let link = first["connect_url"].as_str().unwrap();
     assert!(
@@ -226,7 +204,7 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
     // Each lists the remote's tools with their own token (one vault read each).
     let reads = aws.dynamodb.count();
     for bearer in [&alice, &bob] {
-        let names = listed(&http, &server.url, bearer).await;
+        let names = listed(&server.url, bearer).await;
         assert!(names.contains(&"notes_whoami".to_string()), "{names:?}");
         assert!(
             names.contains(&"notes_search_notes".to_string()),
@@ -248,9 +226,14 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         } else {
             ("bob", bob.clone())
         };
-        let (http, url) = (http.clone(), server.url.clone());
+        let url = server.url.clone();
         calls.push(tokio::spawn(async move {
-            (who, call(&http, &url, &bearer, "notes_whoami").await)
+            (
+                who,
+                Rpc::with_bearer(&url, &bearer)
+                    .tool("notes_whoami", json!({}))
+                    .await,
+            )
         }));
     }
     for c in calls {
@@ -302,7 +285,9 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
     let (mut through, mut direct) = (Vec::new(), Vec::new());
     for _ in 0..30 {
         let started = std::time::Instant::now();
-        let answer = call(&http, &server.url, &alice, "notes_whoami").await;
+        let answer = Rpc::with_bearer(&server.url, &alice)
+            .tool("notes_whoami", json!({}))
+            .await;
         through.push(started.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(answer["data"]["subject"], "alice", "{answer}");
         let started = std::time::Instant::now();
@@ -341,11 +326,15 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         expires_at: None,
     };
     vault.put(&key_of("bob"), &grant, 2).await.unwrap();
-    let revoked = call(&http, &server.url, &bob, "notes_whoami").await;
+    let revoked = Rpc::with_bearer(&server.url, &bob)
+        .tool("notes_whoami", json!({}))
+        .await;
     assert_eq!(revoked["status"], "connection_required", "{revoked}");
     assert!(revoked["connect_url"].is_string(), "{revoked}");
     assert_eq!(vault.get(&key_of("bob")).await.unwrap(), None);
-    let again = call(&http, &server.url, &alice, "notes_whoami").await;
+    let again = Rpc::with_bearer(&server.url, &alice)
+        .tool("notes_whoami", json!({}))
+        .await;
     assert_eq!(again["data"]["subject"], "alice", "{again}");
 
     // No token of ours or the upstream's in what the server printed; the audit lines say why.
@@ -385,35 +374,6 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
 }
 
 /// Registers a client at `op` (RFC 7591): its id and, for a confidential one, its secret.
-async fn register(op: &Op, redirect: &str, public: bool) -> (String, Option<String>) {
-    let method = if public {
-        "none"
-    } else {
-        "client_secret_basic"
-    };
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/reg", op.issuer()))
-        .json(&json!({
-            "redirect_uris": [redirect],
-            "token_endpoint_auth_method": method,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = reply["client_id"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{reply}"));
-    (
-        id.to_string(),
-        reply["client_secret"].as_str().map(str::to_string),
-    )
-}
-
 /// `tests/clients/python_client.py` signed in with OAuth as `who`, connecting when asked.
 fn python_client(url: &str, who: &str, extra: &[&str]) -> (bool, Value) {
     let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
@@ -477,10 +437,12 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
     let ours = Op::start(&resource, "mcp:tools");
-    let (connect_client, _) =
-        register(&ours, &format!("{base}/connect/notes/signed-in"), true).await;
-    let (notes_client, notes_secret) =
-        register(&theirs, &format!("{base}/connect/notes/callback"), false).await;
+    let (connect_client, _) = ours
+        .register(&format!("{base}/connect/notes/signed-in"), true)
+        .await;
+    let (notes_client, notes_secret) = theirs
+        .register(&format!("{base}/connect/notes/callback"), false)
+        .await;
     let notes_secret = notes_secret.unwrap();
 
     let dir = std::env::temp_dir().join(format!("oauth-remote-sdk-{}-{port}", std::process::id()));

@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port};
+use integration_tests::{KEY, Rpc, Server, free_port};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::{Value, json};
 
@@ -84,28 +84,6 @@ tools:
     get: /me
 "#;
 
-async fn call(http: &reqwest::Client, url: &str, bearer: &str) -> Value {
-    call_tool(http, url, bearer, "mail_me_get").await
-}
-
-async fn call_tool(http: &reqwest::Client, url: &str, bearer: &str, tool: &str) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": {}}});
-    let r = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .bearer_auth(bearer)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let reply: Value = r.json().await.unwrap();
-    reply["result"]["structuredContent"].clone()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     let aws = Aws::counting("DynamoDB_20120810.GetItem").await;
@@ -151,11 +129,15 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
 
     // An API key has no person: refused, and nothing reaches the upstream.
-    let by_key = call(&http, &server.url, KEY).await;
+    let by_key = Rpc::with_bearer(&server.url, KEY)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(by_key["status"], "connection_required", "{by_key}");
     assert!(by_key.get("connect_url").is_none(), "{by_key}");
     // A person who has not connected gets a link to connect, at this server.
-    let first = call(&http, &server.url, &alice).await;
+    let first = Rpc::with_bearer(&server.url, &alice)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(first["status"], "connection_required", "{first}");
     let link = first["connect_url"].as_str().unwrap();
     assert!(
@@ -219,7 +201,12 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     // Each one's first call: one vault read, and KMS once to unwrap their data key.
     let (reads, unwraps) = (aws.dynamodb.count(), aws.kms.count());
     for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
-        assert_eq!(call(&http, &server.url, bearer).await["data"]["owner"], who);
+        assert_eq!(
+            Rpc::with_bearer(&server.url, bearer)
+                .tool("mail_me_get", json!({}))
+                .await["data"]["owner"],
+            who
+        );
     }
     assert_eq!(aws.dynamodb.count() - reads, 2);
     assert_eq!(aws.kms.count() - unwraps, 2, "one Decrypt per person");
@@ -233,9 +220,14 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
         } else {
             ("bob", bob.clone())
         };
-        let (http, url) = (http.clone(), server.url.clone());
+        let url = server.url.clone();
         calls.push(tokio::spawn(async move {
-            (who, call(&http, &url, &bearer).await)
+            (
+                who,
+                Rpc::with_bearer(&url, &bearer)
+                    .tool("mail_me_get", json!({}))
+                    .await,
+            )
         }));
     }
     for c in calls {
@@ -263,7 +255,9 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
 
     // Bob revokes the grant at the upstream: his entry is cleared and he is asked again.
     upstream.owners.lock().unwrap().remove("bob-upstream-token");
-    let revoked = call(&http, &server.url, &bob).await;
+    let revoked = Rpc::with_bearer(&server.url, &bob)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(revoked["status"], "connection_required", "{revoked}");
     assert_eq!(
         revoked["reason"],
@@ -279,7 +273,9 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     .unwrap();
     assert_eq!(vault.get(&bob_key).await.unwrap(), None);
     assert_eq!(
-        call(&http, &server.url, &alice).await["data"]["owner"],
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("mail_me_get", json!({}))
+            .await["data"]["owner"],
         "alice"
     );
 
@@ -325,10 +321,17 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
         .len();
     for _ in 0..30 {
         assert_eq!(
-            call_tool(&http, &server.url, &alice, "plain_me_get").await["status"],
+            Rpc::with_bearer(&server.url, &alice)
+                .tool("plain_me_get", json!({}))
+                .await["status"],
             "ok"
         );
-        assert_eq!(call(&http, &server.url, &alice).await["status"], "ok");
+        assert_eq!(
+            Rpc::with_bearer(&server.url, &alice)
+                .tool("mail_me_get", json!({}))
+                .await["status"],
+            "ok"
+        );
     }
     let plain = median("plain_me_get", 30, 30);
     let person = median("mail_me_get", before + 30, 30);

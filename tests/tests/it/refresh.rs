@@ -12,9 +12,9 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port};
+use integration_tests::{KEY, Rpc, Server, TempDir, free_port};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::vault::{Aws, TABLE};
 
@@ -121,25 +121,6 @@ async fn me(State(u): State<Upstream>, headers: HeaderMap) -> (StatusCode, Strin
     }
 }
 
-async fn call(url: &str, bearer: &str) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "mail_me_get", "arguments": {}}});
-    let reply: Value = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .bearer_auth(bearer)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    reply["result"]["structuredContent"].clone()
-}
-
 fn now() -> u64 {
     std::time::UNIX_EPOCH.elapsed().unwrap().as_secs()
 }
@@ -157,7 +138,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
-    let dir = crate::limits::tempdir::Dir::new("refresh");
+    let dir = TempDir::new("refresh");
     std::fs::write(
         dir.path.join("mail.yaml"),
         CATALOG.replace("UPSTREAM", &origin),
@@ -230,7 +211,11 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
             two.url.clone()
         };
         let alice = alice.clone();
-        calls.push(tokio::spawn(async move { call(&url, &alice).await }));
+        calls.push(tokio::spawn(async move {
+            Rpc::with_bearer(&url, &alice)
+                .tool("mail_me_get", json!({}))
+                .await
+        }));
     }
     for c in calls {
         let answer = c.await.unwrap();
@@ -253,7 +238,9 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
 
     // Bob's refresh is refused: his entry is cleared and he is asked to connect again.
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
-    let answer = call(&two.url, &bob).await;
+    let answer = Rpc::with_bearer(&two.url, &bob)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(answer["status"], "connection_required", "{answer}");
     assert!(answer["connect_url"].is_string());
     assert!(
@@ -287,7 +274,9 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         .unwrap()
         .insert(("carol-at-1".into(), "carol".into()));
     let carol = op.mint(json!({"claims": {"sub": "carol"}})).await;
-    let answer = call(&one.url, &carol).await;
+    let answer = Rpc::with_bearer(&one.url, &carol)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(answer["data"]["owner"], "carol", "{answer}");
     let kept = vault
         .get(&key("carol"))
@@ -310,7 +299,9 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         .unwrap()
         .push(("dave-rt-1".into(), "dave".into(), 1));
     let dave = op.mint(json!({"claims": {"sub": "dave"}})).await;
-    let answer = call(&two.url, &dave).await;
+    let answer = Rpc::with_bearer(&two.url, &dave)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(answer["status"], "ok", "{answer}");
     assert_eq!(answer["data"]["owner"], "dave");
     let renewed = vault.get(&key("dave")).await.unwrap().unwrap();
@@ -329,7 +320,9 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         .unwrap()
         .push(("erin-rt-1".into(), "erin".into(), 1));
     let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
-    let answer = call(&one.url, &erin).await;
+    let answer = Rpc::with_bearer(&one.url, &erin)
+        .tool("mail_me_get", json!({}))
+        .await;
     assert_eq!(answer["data"]["owner"], "erin", "{answer}");
     let stored = vault.get(&key("erin")).await.unwrap().unwrap();
     assert!(stored.grant.expires_at.unwrap() > now() + 3000);

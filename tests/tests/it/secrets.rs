@@ -1,7 +1,9 @@
 //! The deployment secret from AWS Secrets Manager (moto_server, real SDK): loading, rotation
 //! refresh on an upstream 401, and a missing secret answered with 503 without a crash.
 
-use integration_tests::{KEY, Moto, Rpc, Server, eventually, repo, server_binary, structured};
+use integration_tests::{
+    KEY, Moto, Rpc, Server, TempDir, eventually, repo, server_binary, structured,
+};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -33,8 +35,8 @@ fn start_server_with(
 }
 
 /// The test catalogs with the demo connector's `caller_daily_budget` set to `budget`.
-fn catalogs_with_budget(budget: u64) -> crate::limits::tempdir::Dir {
-    let dir = crate::limits::tempdir::Dir::new("secrets-catalogs");
+fn catalogs_with_budget(budget: u64) -> TempDir {
+    let dir = TempDir::new("secrets-catalogs");
     let source = repo().join("tests/catalogs");
     for entry in std::fs::read_dir(&source).unwrap() {
         let path = entry.unwrap().path();

@@ -72,22 +72,32 @@ pub(crate) fn connector_secrets(connector: &str, fields: &[(&str, &str)]) -> Sec
     }
 }
 
-/// `tools/call` of `name` with `args` (protocol 2025-11-25, key [`TOOL_KEY`]): the result's
-/// `structuredContent`.
-pub(crate) async fn tool_result(app: &TestApp, name: &str, args: Value) -> Value {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                                  "params": {"name": name, "arguments": args}});
+/// The JSON-RPC body of a `tools/call` of `name` with `args`.
+pub(crate) fn tools_call(name: &str, args: Value) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": name, "arguments": args}})
+}
+
+/// `tools/call` of `name` with `args` (protocol 2025-11-25, key [`TOOL_KEY`]): the whole
+/// `result`, after checking the reply is a 200.
+pub(crate) async fn call_result(app: &TestApp, name: &str, args: Value) -> Value {
     let request = Request::post("/mcp")
         .header("host", "localhost")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-11-25")
         .header("authorization", format!("Bearer {TOOL_KEY}"))
-        .body(Body::from(body.to_string()))
+        .body(Body::from(tools_call(name, args).to_string()))
         .unwrap();
     let (status, _, body) = send(app, request).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    body["result"]["structuredContent"].clone()
+    body["result"].clone()
+}
+
+/// `tools/call` of `name` with `args` (protocol 2025-11-25, key [`TOOL_KEY`]): the result's
+/// `structuredContent`.
+pub(crate) async fn tool_result(app: &TestApp, name: &str, args: Value) -> Value {
+    call_result(app, name, args).await["structuredContent"].clone()
 }
 
 /// The app over `catalogs` and `values`, configured by `env`.

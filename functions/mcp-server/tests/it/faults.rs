@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{TestApp, app_with, demo_secrets, send};
+use crate::common::{TOOL_KEY, TestApp, app_with, call_result, demo_secrets, send, tools_call};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use http::{Request, StatusCode};
 use serde_json::{Value, json};
 
-const KEY: &str = "test-key-0123456789abcdef";
+const KEY: &str = TOOL_KEY;
 const OTHER_KEY: &str = "other-key-0123456789abcdef";
 
 /// What the fake upstream does.
@@ -174,14 +174,6 @@ fn rpc(body: Value) -> Request<Body> {
     post(body.to_string(), KEY, "application/json")
 }
 
-async fn call(app: &TestApp, name: &str, args: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": name, "arguments": args}});
-    let (status, _, body) = send(app, rpc(body)).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body["result"].clone()
-}
-
 fn last_event(app: &TestApp) -> audit::AuditEvent {
     app.audit.events().pop().expect("an audit line")
 }
@@ -191,7 +183,7 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
     let (addr, _) = spawn_upstream(Mode::Html).await;
     let app = test_app(&[], addr);
     for tool in ["demo_invoices_list", "demo_info_get"] {
-        let result = call(&app, tool, json!({})).await;
+        let result = call_result(&app, tool, json!({})).await;
         let s = &result["structuredContent"];
         assert_eq!(result["isError"], json!(true), "{tool}: {result}");
         assert_eq!(s["status"], json!("unavailable"), "{tool}");
@@ -208,7 +200,7 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
             Some("upstream_not_json")
         );
     }
-    let result = call(&app, "demo_open_total_get", json!({})).await;
+    let result = call_result(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert!(
@@ -226,7 +218,7 @@ async fn an_html_200_page_is_unavailable_not_an_empty_result() {
 async fn an_answer_over_the_cap_is_unavailable_with_a_hint_to_narrow() {
     let (addr, _) = spawn_upstream(Mode::Huge(5 * 1024 * 1024)).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "demo_info_get", json!({})).await;
+    let result = call_result(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert!(
@@ -244,7 +236,7 @@ async fn a_slow_upstream_ends_at_the_call_deadline_with_an_audit_line() {
     let (addr, _) = spawn_upstream(Mode::Slow(Duration::from_secs(5))).await;
     let app = test_app(&[("MCP_CALL_DEADLINE_MS", "300")], addr);
     let started = Instant::now();
-    let result = call(&app, "demo_info_get", json!({})).await;
+    let result = call_result(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unavailable"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("0.3 s"), "{s}");
@@ -259,7 +251,7 @@ async fn a_slow_upstream_ends_at_the_call_deadline_with_an_audit_line() {
 async fn an_aggregation_that_read_nothing_answers_its_status_and_no_figures() {
     let (addr, _) = spawn_upstream(Mode::Refused).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "demo_open_total_get", json!({})).await;
+    let result = call_result(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("unauthorized"), "{s}");
     for figures in ["partial_data", "data", "partial"] {
@@ -281,7 +273,7 @@ async fn an_aggregation_that_read_nothing_answers_its_status_and_no_figures() {
 async fn an_aggregation_cut_by_the_deadline_answers_what_it_has_as_partial() {
     let (addr, up) = spawn_upstream(Mode::SlowPages(Duration::from_millis(200))).await;
     let app = test_app(&[("MCP_CALL_DEADLINE_MS", "700")], addr);
-    let result = call(&app, "demo_open_total_get", json!({})).await;
+    let result = call_result(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["partial"], json!(true), "{s}");
     assert_eq!(s["status"], json!("unavailable"), "{s}");
@@ -309,7 +301,7 @@ async fn an_aggregation_cut_by_the_deadline_answers_what_it_has_as_partial() {
 async fn a_decimal_overflow_is_an_error_with_a_hint_not_a_panic() {
     let (addr, _) = spawn_upstream(Mode::Absurd).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "demo_open_total_get", json!({})).await;
+    let result = call_result(&app, "demo_open_total_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("error"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("decimal range"), "{s}");
@@ -320,7 +312,7 @@ async fn a_decimal_overflow_is_an_error_with_a_hint_not_a_panic() {
 async fn retry_after_as_an_http_date_becomes_seconds() {
     let (addr, _) = spawn_upstream(Mode::RetryDate).await;
     let app = test_app(&[], addr);
-    let result = call(&app, "demo_info_get", json!({})).await;
+    let result = call_result(&app, "demo_info_get", json!({})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("rate_limited"), "{s}");
     let seconds = s["retry_after_s"].as_u64().unwrap();
@@ -339,13 +331,11 @@ async fn a_megabyte_tool_name_is_refused_before_any_lookup() {
     let (addr, up) = spawn_upstream(Mode::Fine).await;
     let app = test_app(&[], addr);
     let huge = "invoices_list".repeat(80_000);
-    let result = call(&app, "call_tool", json!({"name": huge, "arguments": {}})).await;
+    let result = call_result(&app, "call_tool", json!({"name": huge, "arguments": {}})).await;
     let s = &result["structuredContent"];
     assert_eq!(s["status"], json!("invalid_input"), "{s}");
     assert!(s["hint"].as_str().unwrap().contains("at most 128"), "{s}");
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": huge, "arguments": {}}});
-    let (_, _, body) = send(&app, rpc(body)).await;
+    let (_, _, body) = send(&app, rpc(tools_call(&huge, json!({})))).await;
     let message = body["error"]["message"].as_str().unwrap();
     assert!(message.len() < 300, "{message}");
     assert_eq!(
@@ -410,7 +400,7 @@ async fn a_hostile_client_info_reaches_the_audit_line_bounded_and_plain() {
     assert!(event.request_id.is_some(), "a generated request id");
     let many: serde_json::Map<String, Value> =
         (0..500).map(|i| (format!("k{i}"), json!(1))).collect();
-    call(&app, "demo_info_get", Value::Object(many)).await;
+    call_result(&app, "demo_info_get", Value::Object(many)).await;
     let event = last_event(&app);
     assert_eq!(event.arg_keys.len(), audit::MAX_ARG_KEYS);
     assert_eq!(event.arg_keys_omitted, Some(468));

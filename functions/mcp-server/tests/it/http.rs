@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::common::{TestApp, app_with, app_with_store, send};
+use crate::common::{TestApp, app_with, app_with_store, send, tools_call};
 use audit::Redactor;
 use axum::body::Body;
 use http::{Request, StatusCode};
@@ -62,10 +62,6 @@ fn initialize() -> Value {
 }
 
 const V2025: &[(&str, &str)] = &[("mcp-protocol-version", "2025-11-25")];
-
-fn call(name: &str, args: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}})
-}
 
 #[tokio::test]
 async fn missing_or_wrong_key_gets_401_with_www_authenticate_and_is_audited_without_the_key() {
@@ -195,7 +191,7 @@ async fn oversized_body_is_refused() {
         &[("MCP_MAX_BODY_BYTES", "2048")],
         secrets("127.0.0.1:1", "t"),
     );
-    let big = call(
+    let big = tools_call(
         "demo_invoices_list",
         json!({"document_date_from": "x".repeat(4096)}),
     );
@@ -238,7 +234,7 @@ async fn raw_tool_is_not_found_unless_exposed() {
     let app = default_app();
     let (_, _, body) = send(
         &app,
-        rpc(call("demo_raw_get", json!({"path": "/info"})), V2025),
+        rpc(tools_call("demo_raw_get", json!({"path": "/info"})), V2025),
     )
     .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
@@ -280,7 +276,7 @@ async fn forbidden_tool_is_never_listed_nor_callable() {
     assert!(!list.to_string().contains("demo_invoice_delete"));
     let (_, _, body) = send(
         &app,
-        rpc(call("demo_invoice_delete", json!({"id": 1})), V2025),
+        rpc(tools_call("demo_invoice_delete", json!({"id": 1})), V2025),
     )
     .await;
     assert_eq!(body["error"]["code"], -32602);
@@ -289,7 +285,7 @@ async fn forbidden_tool_is_never_listed_nor_callable() {
 #[tokio::test]
 async fn unknown_tool_suggests_the_closest_name() {
     let app = default_app();
-    let (_, _, body) = send(&app, rpc(call("demo_invoice_gett", json!({})), V2025)).await;
+    let (_, _, body) = send(&app, rpc(tools_call("demo_invoice_gett", json!({})), V2025)).await;
     assert!(
         body["error"]["message"]
             .as_str()
@@ -298,7 +294,7 @@ async fn unknown_tool_suggests_the_closest_name() {
         "{body}"
     );
     // A client that still calls a tool by its name from before names carried the connector.
-    let (_, _, body) = send(&app, rpc(call("invoice_get", json!({})), V2025)).await;
+    let (_, _, body) = send(&app, rpc(tools_call("invoice_get", json!({})), V2025)).await;
     assert!(
         body["error"]["message"]
             .as_str()
@@ -313,7 +309,10 @@ async fn bad_arguments_are_an_is_error_result_with_a_hint() {
     let app = default_app();
     let (_, _, body) = send(
         &app,
-        rpc(call("demo_invoice_get", json!({"invoice_id": 3})), V2025),
+        rpc(
+            tools_call("demo_invoice_get", json!({"invoice_id": 3})),
+            V2025,
+        ),
     )
     .await;
     let result = &body["result"];
@@ -344,7 +343,7 @@ async fn a_dry_run_previews_the_exact_request_and_writes_nothing() {
     let (_, _, body) = send(
         &app,
         rpc(
-            call("demo_invoice_archive", json!({"id": 7, "dry_run": true})),
+            tools_call("demo_invoice_archive", json!({"id": 7, "dry_run": true})),
             V2025,
         ),
     )
@@ -375,7 +374,7 @@ async fn a_dry_run_previews_the_exact_request_and_writes_nothing() {
 #[tokio::test]
 async fn a_risky_write_runs_only_with_the_token_of_its_preview() {
     let app = default_app();
-    let ask = |args: Value| rpc(call("demo_invoice_archive", args), V2025);
+    let ask = |args: Value| rpc(tools_call("demo_invoice_archive", args), V2025);
     let (_, _, body) = send(&app, ask(json!({"id": 1}))).await;
     let r = result_of(&body);
     assert_eq!(r["status"], "confirmation_required", "{body}");
@@ -572,7 +571,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
         ]
     );
 
-    let search = call(
+    let search = tools_call(
         "search_tools",
         json!({"query": "account info connection", "limit": "3"}),
     );
@@ -601,7 +600,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
         "same audit as a direct call"
     );
 
-    let unknown = call(
+    let unknown = tools_call(
         "call_tool",
         json!({"name": "invoice_fetch", "arguments": {}}),
     );
@@ -618,7 +617,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
 
 /// `call_tool` of `demo_invoice_get` with an id that is no integer: the answer's body.
 async fn invoice_get_through_call_tool_with_a_bad_id(app: &TestApp) -> Value {
-    let via = call(
+    let via = tools_call(
         "call_tool",
         json!({"name": "demo_invoice_get", "arguments": {"id": "x"}}),
     );
@@ -635,7 +634,7 @@ async fn a_cold_instance_builds_lists_and_the_search_index_only_when_asked() {
     assert_eq!(built(&app), (false, 0), "nothing at start");
     let (status, _, _) = send(&app, rpc(initialize(), V2025)).await;
     assert_eq!(status, StatusCode::OK);
-    let direct = call("demo_invoice_archive", json!({"id": 7, "dry_run": true}));
+    let direct = tools_call("demo_invoice_archive", json!({"id": 7, "dry_run": true}));
     let (_, _, body) = send(&app, rpc(direct, V2025)).await;
     assert!(body["result"].is_object(), "{body}");
     let body = invoice_get_through_call_tool_with_a_bad_id(&app).await;
@@ -646,7 +645,7 @@ async fn a_cold_instance_builds_lists_and_the_search_index_only_when_asked() {
     assert_eq!(built(&app), (false, 0), "after initialize and tool calls");
     send(&app, list_request("/mcp")).await;
     assert_eq!(built(&app), (false, 1), "tools/list builds its list only");
-    let search = call("search_tools", json!({"query": "account info"}));
+    let search = tools_call("search_tools", json!({"query": "account info"}));
     let (_, _, body) = send(&app, rpc(search, V2025)).await;
     assert!(
         body["result"]["content"][0]["text"]
@@ -662,7 +661,7 @@ async fn search_without_matches_is_audited_with_its_terms() {
     let app = disclosure_app(&[]);
     // Words the catalog knows are kept (as stems; the index tests show that); words it does
     // not know, a name someone typed, are only counted.
-    let search = call(
+    let search = tools_call(
         "search_tools",
         json!({"query": "zzqx for Erika Mustermann"}),
     );
@@ -711,20 +710,24 @@ async fn profiles_select_tools_by_path_and_by_key() {
     // A tool outside the profile cannot be called or found, nor is it suggested for a typo.
     let (_, _, body) = send(
         &app,
-        rpc(call("demo_invoice_archive", json!({"id": 1})), V2025),
+        rpc(tools_call("demo_invoice_archive", json!({"id": 1})), V2025),
     )
     .await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
-    let (_, _, body) = send(&app, rpc(call("invoice_archiv", json!({"id": 1})), V2025)).await;
+    let (_, _, body) = send(
+        &app,
+        rpc(tools_call("invoice_archiv", json!({"id": 1})), V2025),
+    )
+    .await;
     let message = body["error"]["message"].as_str().unwrap();
     assert!(!message.contains("demo_invoice_archive"), "{message}");
-    let (_, _, body) = send(&app, rpc(call("invoices_lst", json!({})), V2025)).await;
+    let (_, _, body) = send(&app, rpc(tools_call("invoices_lst", json!({})), V2025)).await;
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("Did you mean `demo_invoices_list`?"),
         "{message}"
     );
-    let search = call("search_tools", json!({"query": "archive invoice"}));
+    let search = tools_call("search_tools", json!({"query": "archive invoice"}));
     let (_, _, body) = send(&app, rpc(search, V2025)).await;
     assert!(
         !body["result"]["content"][0]["text"]
@@ -843,7 +846,7 @@ async fn confirmation_audit_lines_are_the_ones_the_digest_is_tested_with() {
     // A high write: the token result, whatever the client.
     send(
         &app,
-        rpc(call("demo_invoice_archive", json!({"id": 1})), V2025),
+        rpc(tools_call("demo_invoice_archive", json!({"id": 1})), V2025),
     )
     .await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -852,7 +855,7 @@ async fn confirmation_audit_lines_are_the_ones_the_digest_is_tested_with() {
     send(&app, rpc(init, V2025)).await;
     send(
         &app,
-        rpc(call("demo_invoice_archive", json!({"id": 2})), V2025),
+        rpc(tools_call("demo_invoice_archive", json!({"id": 2})), V2025),
     )
     .await;
     let no_form = call_2026("demo_invoice_archive", json!({"id": 3}), json!({}), None);
@@ -870,11 +873,15 @@ async fn confirmation_audit_lines_are_the_ones_the_digest_is_tested_with() {
         .to_string();
     send(
         &app,
-        rpc(call("demo_invoice_deliver", json!({"id": 5})), V2025),
+        rpc(tools_call("demo_invoice_deliver", json!({"id": 5})), V2025),
     )
     .await;
     let with_token = json!({"id": 6, "confirmation_token": state});
-    send(&app, rpc(call("demo_invoice_deliver", with_token), V2025)).await;
+    send(
+        &app,
+        rpc(tools_call("demo_invoice_deliver", with_token), V2025),
+    )
+    .await;
     let decline = Some((state.as_str(), "decline"));
     let declined = call_2026("demo_invoice_deliver", json!({"id": 4}), form, decline);
     send(&app, declined).await;
