@@ -29,8 +29,11 @@ case "${1:-}" in
     ;;
 esac
 
-# One full run gains nothing from incremental compilation and it costs gigabytes of disk.
-export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+# Cargo's own settings, incremental compilation included: the workspace's crates are then the
+# ones a developer's `cargo run -p mcp-server` finds (with CARGO_INCREMENTAL=0 it would build them
+# again), at some CPU and disk here. The shell's PATH before the test tools join it, for the check
+# that such a run builds nothing.
+newcomer_path="$PATH"
 
 logs="$(mktemp -d)"
 started=$SECONDS
@@ -163,7 +166,7 @@ cargo test --workspace --locked
 
 step "the local server needs no second build (cargo build -p mcp-server compiles nothing)"
 # What a newcomer runs next (`cargo run -p mcp-server -- serve`): the test build made it already.
-if cargo build --locked -p mcp-server 2>&1 | tee "$logs/local-build.log" | grep -q "Compiling"; then
+if PATH="$newcomer_path" cargo build --locked -p mcp-server 2>&1 | tee "$logs/local-build.log" | grep -q "Compiling"; then
     cat "$logs/local-build.log"
     echo "cargo build -p mcp-server compiled again what the test build made: the features differ" >&2
     exit 1
