@@ -42,11 +42,14 @@ pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Chan
             .is_none_or(|p| p.sha256 != spec.sha256),
         ..Changes::default()
     };
-    // A curated list tool does not declare the paging parameters: the platform sends them.
-    let paging: Vec<String> = curated
-        .pager()
-        .map(|p| p.params().iter().map(|q| format!("query `{q}`")).collect())
-        .unwrap_or_default();
+    // A curated list tool does not declare the paging parameters: the platform sends them, as
+    // the tool pages (its own `paging`, else the connector's).
+    let paging_of = |tool: &Tool| -> Vec<String> {
+        curated
+            .pager_for(tool)
+            .map(|p| p.params().iter().map(|q| format!("query `{q}`")).collect())
+            .unwrap_or_default()
+    };
     let mut matched = vec![false; curated.tools.len()];
     for (d, _, _) in &ops {
         let found = curated
@@ -68,7 +71,7 @@ pub fn reimport(text: &str, curated: &Catalog, options: &Options) -> Result<Chan
             continue;
         };
         matched[i] = true;
-        let diffs = compare(&curated.tools[i], &d.tool, &paging);
+        let diffs = compare(&curated.tools[i], &d.tool, &paging_of(&curated.tools[i]));
         if !diffs.is_empty() {
             changes
                 .changed

@@ -344,7 +344,7 @@ impl Pipeline {
             Some(_) => self.confirmation_keys().await,
             None => Vec::new(),
         };
-        let by_cursor = conn.catalog.pager().is_some_and(|p| p.by_cursor());
+        let by_cursor = conn.catalog.pager_for(tool).is_some_and(|p| p.by_cursor());
         match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
             Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
             None => shape::cap(&mut outcome, max_bytes),
