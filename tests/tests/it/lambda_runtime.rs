@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,7 +36,7 @@ type Posted = (String, String, Value);
 #[derive(Clone)]
 struct Runtime {
     events: Arc<Mutex<VecDeque<Value>>>,
-    next_id: Arc<Mutex<u32>>,
+    next_id: Arc<AtomicU32>,
     posted: mpsc::UnboundedSender<Posted>,
 }
 
@@ -46,11 +47,10 @@ async fn next(State(rt): State<Runtime>) -> axum::response::Response {
     let Some(event) = event else {
         return std::future::pending().await;
     };
-    let id = {
-        let mut n = rt.next_id.lock().unwrap();
-        *n += 1;
-        format!("invocation-{n}")
-    };
+    let id = format!(
+        "invocation-{}",
+        rt.next_id.fetch_add(1, Ordering::Relaxed) + 1
+    );
     let deadline = jiff::Timestamp::now().as_millisecond() + 30_000;
     let mut headers = HeaderMap::new();
     headers.insert("lambda-runtime-aws-request-id", id.parse().unwrap());
