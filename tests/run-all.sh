@@ -162,12 +162,16 @@ step "catalog lint on the shipped catalogs (fails on any gap)"
 "$HOSTED_MCP_SERVER_BIN" lint shared/connector/catalogs
 
 step "cargo test (unit, HTTP, end to end)"
-cargo test --workspace --locked
+# Four test threads on two cores: the end-to-end tests spend most of their time waiting on the
+# processes they start (moto, MCP clients, Prism, Chromium), so two threads leave a core idle.
+cargo test --workspace --locked -- --test-threads=4
 
 step "the local server needs no second build (cargo build -p mcp-server compiles nothing)"
 # What a newcomer runs next (`cargo run -p mcp-server -- serve`): the test build made it already.
-if PATH="$newcomer_path" cargo build --locked -p mcp-server 2>&1 | tee "$logs/local-build.log" | grep -q "Compiling"; then
-    cat "$logs/local-build.log"
+# Verbose, so that what cargo found dirty, and why, is in the log (the fresh units are left out).
+PATH="$newcomer_path" cargo build --locked -v -p mcp-server 2>&1 | grep -v "^ *Fresh " >"$logs/local-build.log"
+cat "$logs/local-build.log"
+if grep -q "Compiling" "$logs/local-build.log"; then
     echo "cargo build -p mcp-server compiled again what the test build made: the features differ" >&2
     exit 1
 fi
