@@ -20,7 +20,7 @@ use crate::model::{
     ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Params, Provenance, Quota,
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
-use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks};
+use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates};
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
 
@@ -249,8 +249,34 @@ fn full_tool() -> Tool {
         answer: Some(Box::new(full_answer())),
         links: Some(Box::new(full_item_links())),
         aggregate: Some(Box::new(full_aggregate())),
+        job: Some(Box::new(full_job())),
         operation_id: Some("getInvoices".into()),
         curate: vec!["risk: proposed low because GET".into()],
+    }
+}
+
+fn full_job() -> Job {
+    Job {
+        id: "/id".into(),
+        state: "/status".into(),
+        read: "predictions_get".into(),
+        cancel: Some("predictions_cancel".into()),
+        states: full_job_states(),
+        result: Some("/output".into()),
+        error: Some("/error".into()),
+        media: vec!["/output".into()],
+        poll_every: 5,
+        prefer_wait: Some(10),
+        output_lives: Some(3600),
+    }
+}
+
+fn full_job_states() -> JobStates {
+    JobStates {
+        working: vec!["starting".into(), "processing".into()],
+        completed: vec!["succeeded".into()],
+        failed: vec!["failed".into()],
+        cancelled: vec!["canceled".into()],
     }
 }
 
@@ -555,6 +581,8 @@ fn shapes() -> Vec<Shape> {
         shape("Measure", "/$defs/measure", full_measure()),
         shape("Top", "/$defs/top", full_top()),
         shape("Items", "/$defs/items", full_items()),
+        shape("Job", "/$defs/job", full_job()),
+        shape("JobStates", "/$defs/job_states", full_job_states()),
         shape("Answer", "/$defs/answer", full_answer()),
         shape("BinaryAnswer", "/$defs/binary_answer", full_binary_answer()),
         shape("ItemLinks", "/$defs/item_links", full_item_links()),

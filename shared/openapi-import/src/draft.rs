@@ -236,6 +236,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         answer: None,
         links: None,
         aggregate: None,
+        job: None,
         operation_id: operation_id.map(Text::from),
         curate: Vec::new(),
     };

@@ -6,6 +6,7 @@
 //! the two in step.
 
 mod connection;
+mod job;
 mod kinds;
 mod paging;
 mod param;
@@ -16,6 +17,7 @@ mod tool;
 mod top;
 
 pub use connection::*;
+pub use job::*;
 pub use kinds::*;
 pub use paging::*;
 pub use param::*;

@@ -10,7 +10,7 @@ use super::kinds::{Effect, Method, Risk, Status};
 use super::param::Params;
 
 /// One tool: a contract between the model and the upstream. Its rarely used parts (`answer`,
-/// `links`, `aggregate`) are boxed: a running server holds every tool, most without them.
+/// `links`, `aggregate`, `job`) are boxed: a running server holds every tool, most without them.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Tool {
@@ -109,6 +109,10 @@ pub struct Tool {
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Box<Aggregate>>,
+    /// The call starts an upstream job that goes on after the answer: how to follow it to its
+    /// result (see [`Job`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<Box<super::job::Job>>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<Text>,

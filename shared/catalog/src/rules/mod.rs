@@ -4,6 +4,7 @@
 
 mod aggregate;
 mod http;
+mod job;
 mod params;
 mod quota;
 mod tool;
@@ -16,6 +17,7 @@ pub(crate) mod tests;
 use crate::model::{Catalog, Method, Tool};
 use crate::template::placeholders;
 
+pub use job::{MAX_POLL_EVERY, MAX_PREFER_WAIT};
 pub use tool::MAX_TOOL_NAME;
 
 /// Where a problem is: a tool (by name) or a top-level key.
@@ -70,6 +72,7 @@ const HTTP: &[fn(&Http<'_>) -> Vec<String>] = &[
     http::path_is_a_fixed_template,
     params::body_template,
     write::write_contract,
+    job::job,
     http::path_holes_have_params,
     http::raw_reads_only,
     http::list_pages,

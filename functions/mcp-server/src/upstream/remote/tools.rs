@@ -274,6 +274,7 @@ fn one(
         answer: None,
         links: None,
         aggregate: None,
+        job: None,
         curate: Vec::new(),
         operation_id: None,
     };

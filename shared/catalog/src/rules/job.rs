@@ -1,0 +1,321 @@
+//! Rules on a declared upstream job (`job`): started by a write, followed through tools of the
+//! same catalog that take the job's id, its states mapped without overlap, its timings bounded.
+
+use super::Http;
+use crate::model::{Job, Method};
+use crate::template::placeholders;
+
+/// The longest `Prefer: wait` an upstream is asked for: the start request has to answer within
+/// the platform's own request time.
+pub const MAX_PREFER_WAIT: u32 = 20;
+
+/// The slowest poll interval: a task's reader waits at most this long for news.
+pub const MAX_POLL_EVERY: u32 = 300;
+
+/// The job's problems, field by field.
+pub(super) fn job(h: &Http<'_>) -> Vec<String> {
+    let Some(job) = &h.t.job else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    problems.extend(started_by_a_write(h));
+    problems.extend(pointers_are_pointers(job));
+    problems.extend(follows_through_a_tool("read", Some(&job.read), true, h));
+    problems.extend(follows_through_a_tool(
+        "cancel",
+        job.cancel.as_ref(),
+        false,
+        h,
+    ));
+    problems.extend(states_are_mapped_once(job));
+    problems.extend(timings_are_bounded(job));
+    problems
+}
+
+/// A job is something a call starts: a write, and one call rather than pages of a list.
+fn started_by_a_write(h: &Http<'_>) -> Vec<String> {
+    if h.method.is_read_only() || h.t.list {
+        return vec![
+            "`job` is for a write that starts one upstream job, not a read or list".into(),
+        ];
+    }
+    Vec::new()
+}
+
+fn pointers_are_pointers(job: &Job) -> Vec<String> {
+    let named = [("id", Some(&job.id)), ("state", Some(&job.state))]
+        .into_iter()
+        .chain([
+            ("result", job.result.as_ref()),
+            ("error", job.error.as_ref()),
+        ])
+        .filter_map(|(field, p)| p.map(|p| (field, p)))
+        .chain(job.media.iter().map(|p| ("media", p)));
+    named
+        .filter(|(_, p)| !p.starts_with('/'))
+        .map(|(field, p)| format!("job.{field} `{p}` must be a JSON pointer starting with `/`"))
+        .collect()
+}
+
+/// `read` (a get) and `cancel` (a write) are tools of this catalog whose one path parameter
+/// takes the job's id.
+fn follows_through_a_tool(
+    field: &str,
+    name: Option<&crate::model::Text>,
+    read: bool,
+    h: &Http<'_>,
+) -> Vec<String> {
+    let Some(name) = name else {
+        return Vec::new();
+    };
+    let kind = if read { "get" } else { "write" };
+    let tool = h.c.tools.iter().find(|t| &t.name == name);
+    let Some((method, path)) = tool.and_then(|t| t.http()) else {
+        return vec![format!(
+            "job.{field} `{name}` is no {kind} tool of this catalog"
+        )];
+    };
+    if read != (method == Method::Get) || tool.is_some_and(|t| t.list) {
+        return vec![format!(
+            "job.{field} `{name}` is no {kind} tool of this catalog"
+        )];
+    }
+    let holes = placeholders(path);
+    if holes.len() != 1 {
+        return vec![format!(
+            "job.{field} `{name}` must take the job's id as its one path parameter, it has {holes:?}"
+        )];
+    }
+    Vec::new()
+}
+
+/// Working, completed and failed each name a state; no state means two things.
+fn states_are_mapped_once(job: &Job) -> Vec<String> {
+    let s = &job.states;
+    let mut out = Vec::new();
+    for (status, states) in [
+        ("working", &s.working),
+        ("completed", &s.completed),
+        ("failed", &s.failed),
+    ] {
+        if states.is_empty() {
+            out.push(format!(
+                "job.states.{status} must name the upstream's states"
+            ));
+        }
+    }
+    let all = [&s.working, &s.completed, &s.failed, &s.cancelled];
+    let mut seen = std::collections::BTreeSet::new();
+    for state in all.into_iter().flatten() {
+        if state.trim().is_empty() {
+            out.push("job.states: a state is empty".into());
+        } else if !seen.insert(state.as_str()) {
+            out.push(format!("job.states: `{state}` is listed twice"));
+        }
+    }
+    out
+}
+
+fn timings_are_bounded(job: &Job) -> Vec<String> {
+    let mut out = Vec::new();
+    if !(1..=MAX_POLL_EVERY).contains(&job.poll_every) {
+        out.push(format!(
+            "job.poll_every must be 1 to {MAX_POLL_EVERY} seconds, is {}",
+            job.poll_every
+        ));
+    }
+    if let Some(wait) = job
+        .prefer_wait
+        .filter(|w| !(1..=MAX_PREFER_WAIT).contains(w))
+    {
+        out.push(format!(
+            "job.prefer_wait must be 1 to {MAX_PREFER_WAIT} seconds (the start request answers \
+             within the platform's request time), is {wait}"
+        ));
+    }
+    if job.output_lives == Some(0) {
+        out.push("job.output_lives must be at least 1 second".into());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::load::parse;
+
+    /// A prediction-style upstream (Replicate's shape): lowercase states, `Prefer: wait`, output
+    /// deleted after an hour.
+    const PREDICTIONS: &str = r#"
+connector: demo
+base_url: "https://api.example.com/v1"
+secrets: [token]
+auth: { bearer: token }
+tools:
+  - name: demo_prediction_create
+    risk: high
+    description: 'Starts a prediction. Use it to "run a model". Example {"version": "abc", "input": {}}'
+    post: /predictions
+    params:
+      version: { type: string, required: true, max_length: 64 }
+    job:
+      id: /id
+      state: /status
+      read: demo_prediction_get
+      cancel: demo_prediction_cancel
+      states:
+        working: [starting, processing]
+        completed: [succeeded]
+        failed: [failed]
+        cancelled: [canceled]
+      result: /output
+      error: /error
+      media: [/output]
+      prefer_wait: 10
+      output_lives: 3600
+  - name: demo_prediction_get
+    risk: low
+    description: 'One prediction. Use it when you have an id. Example {"id": "x"}'
+    get: /predictions/{id}
+    params:
+      id: { type: string, in: path, required: true, max_length: 64 }
+  - name: demo_prediction_cancel
+    risk: medium
+    effect: change
+    description: 'Cancels a prediction. Use it to "stop it". Example {"id": "x"}'
+    post: /predictions/{id}/cancel
+    params:
+      id: { type: string, in: path, required: true, max_length: 64 }
+"#;
+
+    fn problem(catalog: &str) -> String {
+        match parse("demo.yaml", catalog) {
+            Ok(_) => panic!("loaded:\n{catalog}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_prediction_and_a_task_style_job_load_with_their_own_states() {
+        let c = parse("demo.yaml", PREDICTIONS).unwrap();
+        let job = c.tools[0].job.as_deref().unwrap();
+        assert_eq!(job.read, "demo_prediction_get");
+        assert_eq!(job.cancel.as_deref(), Some("demo_prediction_cancel"));
+        assert_eq!(job.states.working, ["starting", "processing"]);
+        assert_eq!((job.poll_every, job.prefer_wait), (5, Some(10)));
+        assert_eq!(job.output_lives, Some(3600));
+
+        // A task-style upstream (Runway's shape): uppercase states, a queue state, no cancel, no
+        // `Prefer: wait`, polled every ten seconds.
+        let tasks = PREDICTIONS
+            .replace("      cancel: demo_prediction_cancel\n", "")
+            .replace("[starting, processing]", "[PENDING, THROTTLED, RUNNING]")
+            .replace("[succeeded]", "[SUCCEEDED]")
+            .replace("[failed]", "[FAILED]")
+            .replace("[canceled]", "[CANCELLED]")
+            .replace("      prefer_wait: 10\n", "      poll_every: 10\n");
+        let c = parse("demo.yaml", &tasks).unwrap();
+        let job = c.tools[0].job.as_deref().unwrap();
+        assert_eq!(job.states.working, ["PENDING", "THROTTLED", "RUNNING"]);
+        assert_eq!(
+            (job.cancel.as_ref(), job.poll_every, job.prefer_wait),
+            (None, 10, None)
+        );
+    }
+
+    #[test]
+    fn a_job_is_started_by_a_write_and_followed_through_tools_taking_its_id() {
+        for (from, to, expected) in [
+            (
+                "    post: /predictions\n",
+                "    get: /predictions\n",
+                "`job` is for a write that starts one upstream job",
+            ),
+            (
+                "      read: demo_prediction_get\n",
+                "      read: demo_prediction_gone\n",
+                "job.read `demo_prediction_gone` is no get tool of this catalog",
+            ),
+            (
+                "      read: demo_prediction_get\n",
+                "      read: demo_prediction_cancel\n",
+                "job.read `demo_prediction_cancel` is no get tool of this catalog",
+            ),
+            (
+                "      cancel: demo_prediction_cancel\n",
+                "      cancel: demo_prediction_get\n",
+                "job.cancel `demo_prediction_get` is no write tool of this catalog",
+            ),
+            (
+                "    get: /predictions/{id}\n    params:\n      id: { type: string, in: path, required: true, max_length: 64 }\n",
+                "    get: /predictions/latest\n",
+                "job.read `demo_prediction_get` must take the job's id as its one path parameter",
+            ),
+        ] {
+            assert!(PREDICTIONS.contains(from), "{from}");
+            let err = problem(&PREDICTIONS.replacen(from, to, 1));
+            assert!(err.contains(expected), "{to}: {err}");
+        }
+    }
+
+    #[test]
+    fn each_upstream_state_means_one_task_status_and_the_main_ones_are_named() {
+        for (from, to, expected) in [
+            (
+                "[succeeded]",
+                "[]",
+                "job.states.completed must name the upstream's states",
+            ),
+            (
+                "[failed]",
+                "[failed, starting]",
+                "job.states: `starting` is listed twice",
+            ),
+            ("[canceled]", "[' ']", "job.states: a state is empty"),
+        ] {
+            let err = problem(&PREDICTIONS.replacen(from, to, 1));
+            assert!(err.contains(expected), "{to}: {err}");
+        }
+    }
+
+    #[test]
+    fn pointers_start_with_a_slash_and_timings_stay_within_bounds() {
+        for (from, to, expected) in [
+            (
+                "      id: /id\n",
+                "      id: id\n",
+                "job.id `id` must be a JSON pointer",
+            ),
+            (
+                "media: [/output]",
+                "media: [output]",
+                "job.media `output` must be a JSON pointer",
+            ),
+            (
+                "      prefer_wait: 10\n",
+                "      prefer_wait: 60\n",
+                "job.prefer_wait must be 1 to 20 seconds",
+            ),
+            (
+                "      prefer_wait: 10\n",
+                "      poll_every: 0\n",
+                "job.poll_every must be 1 to 300 seconds, is 0",
+            ),
+            (
+                "      output_lives: 3600\n",
+                "      output_lives: 0\n",
+                "job.output_lives must be at least 1 second",
+            ),
+        ] {
+            assert!(PREDICTIONS.contains(from), "{from}");
+            let err = problem(&PREDICTIONS.replacen(from, to, 1));
+            assert!(err.contains(expected), "{to}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_job_field_is_refused() {
+        let err =
+            problem(&PREDICTIONS.replacen("      error: /error\n", "      errors: /error\n", 1));
+        assert!(err.contains("unknown field `errors`"), "{err}");
+    }
+}
