@@ -194,6 +194,15 @@ tools:
         }
     }
 
+    /// Each case changes `from` to `to` in [`PREDICTIONS`] and expects the load to say `expected`.
+    fn refused(cases: &[(&str, &str, &str)]) {
+        for (from, to, expected) in cases {
+            assert!(PREDICTIONS.contains(from), "{from}");
+            let err = problem(&PREDICTIONS.replacen(from, to, 1));
+            assert!(err.contains(expected), "{to}: {err}");
+        }
+    }
+
     #[test]
     fn a_prediction_and_a_task_style_job_load_with_their_own_states() {
         let c = parse("demo.yaml", PREDICTIONS).unwrap();
@@ -224,7 +233,7 @@ tools:
 
     #[test]
     fn a_job_is_started_by_a_write_and_followed_through_tools_taking_its_id() {
-        for (from, to, expected) in [
+        refused(&[
             (
                 "    post: /predictions\n",
                 "    get: /predictions\n",
@@ -250,16 +259,12 @@ tools:
                 "    get: /predictions/latest\n",
                 "job.read `demo_prediction_get` must take the job's id as its one path parameter",
             ),
-        ] {
-            assert!(PREDICTIONS.contains(from), "{from}");
-            let err = problem(&PREDICTIONS.replacen(from, to, 1));
-            assert!(err.contains(expected), "{to}: {err}");
-        }
+        ]);
     }
 
     #[test]
     fn each_upstream_state_means_one_task_status_and_the_main_ones_are_named() {
-        for (from, to, expected) in [
+        refused(&[
             (
                 "[succeeded]",
                 "[]",
@@ -271,15 +276,12 @@ tools:
                 "job.states: `starting` is listed twice",
             ),
             ("[canceled]", "[' ']", "job.states: a state is empty"),
-        ] {
-            let err = problem(&PREDICTIONS.replacen(from, to, 1));
-            assert!(err.contains(expected), "{to}: {err}");
-        }
+        ]);
     }
 
     #[test]
     fn pointers_start_with_a_slash_and_timings_stay_within_bounds() {
-        for (from, to, expected) in [
+        refused(&[
             (
                 "      id: /id\n",
                 "      id: id\n",
@@ -305,11 +307,7 @@ tools:
                 "      output_lives: 0\n",
                 "job.output_lives must be at least 1 second",
             ),
-        ] {
-            assert!(PREDICTIONS.contains(from), "{from}");
-            let err = problem(&PREDICTIONS.replacen(from, to, 1));
-            assert!(err.contains(expected), "{to}: {err}");
-        }
+        ]);
     }
 
     #[test]
