@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::outcome::Outcome;
 use super::{Caller, Pipeline};
 use crate::inventory::Registry;
-use crate::vault::EntryKey;
+use crate::vault::{Connection, EntryKey, Person};
 
 /// What the caller asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,94 +38,105 @@ impl Pipeline {
             );
         };
         match request {
-            ConnectionsRequest::List => {
-                let stored = match self.vault.list(person).await {
-                    Ok(l) => l,
-                    Err(e) => {
-                        tracing::error!(error = %e, "vault unavailable for a list");
-                        return unavailable();
-                    }
-                };
-                let rows: Vec<Value> = connectors
-                    .iter()
-                    .map(|c| {
-                        let found = stored.iter().find(|s| s.connector == c.connector);
-                        let mut row = json!({
-                            "connector": c.connector,
-                            "title": Registry::title(c),
-                            "connected": found.is_some(),
-                        });
-                        if let Some(s) = found {
-                            row["scopes"] = json!(s.scopes);
-                            row["connected_at"] = json!(s.connected_at);
-                            if let Some(e) = s.expires_at {
-                                row["token_expires_at"] = json!(e);
-                            }
-                        }
-                        row
-                    })
-                    .collect();
-                let mut fields = Map::new();
-                fields.insert("connections".into(), Value::Array(rows));
-                Outcome::ok(fields)
+            ConnectionsRequest::List => self.list(person, connectors).await,
+            ConnectionsRequest::Disconnect(name) => self.disconnect(person, name, connectors).await,
+        }
+    }
+
+    /// Every connector a person connects to, with whether this person is connected.
+    async fn list(&self, person: &Person, connectors: &[&Catalog]) -> Outcome {
+        let stored = match self.vault.list(person).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::error!(error = %e, "vault unavailable for a list");
+                return unavailable();
             }
-            ConnectionsRequest::Disconnect(name) => {
-                let Some(c) = connectors.iter().find(|c| c.connector == *name) else {
-                    let names: Vec<&str> =
-                        connectors.iter().map(|c| c.connector.as_str()).collect();
-                    return Outcome::failed(
-                        Status::InvalidInput,
-                        "unknown_connector",
-                        format!(
-                            "`{name}` is no connector a person connects to here; one of: {}.",
-                            names.join(", ")
-                        ),
-                    );
-                };
-                let scopes = c
-                    .auth
-                    .oauth_user
-                    .as_ref()
-                    .map(|o| o.scopes.clone())
-                    .unwrap_or_default();
-                let Ok(key) = EntryKey::new(person.clone(), &c.connector, scopes.iter()) else {
-                    return unavailable();
-                };
-                let revoked = self.revoke_upstream(c, &key).await;
-                match self.vault.remove(&key).await {
-                    Ok(had) => {
-                        let title = Registry::title(c);
-                        let mut fields = Map::new();
-                        fields.insert("connector".into(), json!(c.connector));
-                        fields.insert("disconnected".into(), json!(had));
-                        if let Some(r) = revoked {
-                            fields.insert("revoked_upstream".into(), json!(r));
-                        }
-                        let mut o = Outcome::ok(fields);
-                        o.hint = Some(if revoked == Some(true) {
-                            format!(
-                                "This server forgot your {title} connection, and {title} revoked \
-                                 the access it granted."
-                            )
-                        } else if had {
-                            format!(
-                                "This server forgot your {title} connection. {title} may still \
-                                 list the access it granted: remove it in your {title} account's \
-                                 settings to revoke it there too."
-                            )
-                        } else {
-                            format!("You had no {title} connection here.")
-                        });
-                        o
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %e, "vault unavailable for a disconnect");
-                        unavailable()
-                    }
-                }
+        };
+        let rows: Vec<Value> = connectors
+            .iter()
+            .map(|c| row(c, stored.iter().find(|s| s.connector == c.connector)))
+            .collect();
+        let mut fields = Map::new();
+        fields.insert("connections".into(), Value::Array(rows));
+        Outcome::ok(fields)
+    }
+
+    /// The person's grant for `name` revoked upstream where it can be, then forgotten here.
+    async fn disconnect(&self, person: &Person, name: &str, connectors: &[&Catalog]) -> Outcome {
+        let Some(c) = connectors.iter().find(|c| c.connector == *name) else {
+            let names: Vec<&str> = connectors.iter().map(|c| c.connector.as_str()).collect();
+            return Outcome::failed(
+                Status::InvalidInput,
+                "unknown_connector",
+                format!(
+                    "`{name}` is no connector a person connects to here; one of: {}.",
+                    names.join(", ")
+                ),
+            );
+        };
+        let scopes = c
+            .auth
+            .oauth_user
+            .as_ref()
+            .map(|o| o.scopes.clone())
+            .unwrap_or_default();
+        let Ok(key) = EntryKey::new(person.clone(), &c.connector, scopes.iter()) else {
+            return unavailable();
+        };
+        let revoked = self.revoke_upstream(c, &key).await;
+        match self.vault.remove(&key).await {
+            Ok(had) => disconnected(c, had, revoked),
+            Err(e) => {
+                tracing::error!(error = %e, "vault unavailable for a disconnect");
+                unavailable()
             }
         }
     }
+}
+
+/// One connector's row of the list, with the person's connection when there is one.
+fn row(c: &Catalog, found: Option<&Connection>) -> Value {
+    let mut row = json!({
+        "connector": c.connector,
+        "title": Registry::title(c),
+        "connected": found.is_some(),
+    });
+    if let Some(s) = found {
+        row["scopes"] = json!(s.scopes);
+        row["connected_at"] = json!(s.connected_at);
+        if let Some(e) = s.expires_at {
+            row["token_expires_at"] = json!(e);
+        }
+    }
+    row
+}
+
+/// What a disconnect did (`had`: an entry was forgotten; `revoked`: the upstream's word, when
+/// asked), and a hint saying what is left to do.
+fn disconnected(c: &Catalog, had: bool, revoked: Option<bool>) -> Outcome {
+    let title = Registry::title(c);
+    let mut fields = Map::new();
+    fields.insert("connector".into(), json!(c.connector));
+    fields.insert("disconnected".into(), json!(had));
+    if let Some(r) = revoked {
+        fields.insert("revoked_upstream".into(), json!(r));
+    }
+    let mut o = Outcome::ok(fields);
+    o.hint = Some(if revoked == Some(true) {
+        format!(
+            "This server forgot your {title} connection, and {title} revoked \
+             the access it granted."
+        )
+    } else if had {
+        format!(
+            "This server forgot your {title} connection. {title} may still \
+             list the access it granted: remove it in your {title} account's \
+             settings to revoke it there too."
+        )
+    } else {
+        format!("You had no {title} connection here.")
+    });
+    o
 }
 
 impl Pipeline {

@@ -35,22 +35,55 @@ pub(super) async fn preview(
     valid: &ValidArgs,
     reading: Reading<'_>,
 ) -> Result<Preview, Outcome> {
-    let Reading {
-        deadline,
-        meter,
-        view,
-        credentials,
-    } = reading;
     let (method, path, body) = upstream
         .request_line(conn, tool, valid)
         .await
         .map_err(|e| Outcome::from_upstream(conn, tool, &e))?;
-    let mut preview = Preview {
-        request: RequestLine {
-            method: method.as_str(),
-            path,
-            body,
-        },
+    let request = RequestLine {
+        method: method.as_str(),
+        path,
+        body,
+    };
+    let mut preview = from_contract(tool, valid, request);
+    let readable = match current_tool(conn, tool) {
+        Some(current) if !reading.view.allows(&current.name) => {
+            preview.current_withheld = Some(format!(
+                "The current record is not shown: this connection may not call {}.",
+                current.name
+            ));
+            None
+        }
+        current => current,
+    };
+    if let Some(current) = readable {
+        let record = read_current(upstream, conn, current, valid, &reading).await?;
+        preview.changes = Some(changes(&record, preview.request.body.as_ref()));
+        preview.current = Some(record);
+        preview.current_untrusted = current.untrusted.clone();
+        preview.cost = Some(format!(
+            "This preview read the current record with {}: one upstream request of the quota.",
+            current.name
+        ));
+    }
+    let sources = [preview.request.body.as_ref(), preview.current.as_ref()];
+    preview.notifies = notified(&tool.notifies, sources.into_iter().flatten());
+    preview.form = super::form::form(&super::form::Facts {
+        title: crate::inventory::Registry::title(&conn.catalog),
+        connector: &conn.catalog.connector,
+        tool,
+        valid,
+        current: preview.current.as_ref(),
+        changes: preview.changes.as_ref(),
+        totals: &preview.totals,
+    });
+    Ok(preview)
+}
+
+/// The preview as the request and the tool's contract make it, before the current record is
+/// read and the form written.
+fn from_contract(tool: &Tool, valid: &ValidArgs, request: RequestLine) -> Preview {
+    Preview {
+        request,
         risk: risk::word(tool.risk),
         side_effects: tool.side_effects.clone(),
         effect: tool.effect.map(effect_word),
@@ -66,55 +99,38 @@ pub(super) async fn preview(
         cost: None,
         totals: totals(&tool.params, &valid.values),
         form: Default::default(),
-    };
-    let readable = match current_tool(conn, tool) {
-        Some(current) if !view.allows(&current.name) => {
-            preview.current_withheld = Some(format!(
-                "The current record is not shown: this connection may not call {}.",
-                current.name
-            ));
-            None
-        }
-        current => current,
-    };
-    if let Some(current) = readable {
-        let mut read = ValidArgs::default();
-        for (name, p) in &current.params {
-            if p.location == catalog::ParamIn::Path
-                && let Some(v) = valid.values.get(name.as_str())
-            {
-                read.values.insert(name.to_string(), v.clone());
-            }
-        }
-        match upstream
-            .fetch(conn, current, &read, deadline, meter, credentials)
-            .await
+    }
+}
+
+/// The current record, read with the `current` get tool and the write's path arguments (its
+/// `data` when the answer wraps it).
+async fn read_current(
+    upstream: &Upstream,
+    conn: &DeployedCatalog,
+    current: &Tool,
+    valid: &ValidArgs,
+    reading: &Reading<'_>,
+) -> Result<Value, Outcome> {
+    let mut read = ValidArgs::default();
+    for (name, p) in &current.params {
+        if p.location == catalog::ParamIn::Path
+            && let Some(v) = valid.values.get(name.as_str())
         {
-            Ok(reply) => {
-                let record = reply.body.get("data").unwrap_or(&reply.body).clone();
-                preview.changes = Some(changes(&record, preview.request.body.as_ref()));
-                preview.current = Some(record);
-                preview.current_untrusted = current.untrusted.clone();
-                preview.cost = Some(format!(
-                    "This preview read the current record with {}: one upstream request of the quota.",
-                    current.name
-                ));
-            }
-            Err(e) => return Err(Outcome::from_upstream(conn, current, &e)),
+            read.values.insert(name.to_string(), v.clone());
         }
     }
-    let sources = [preview.request.body.as_ref(), preview.current.as_ref()];
-    preview.notifies = notified(&tool.notifies, sources.into_iter().flatten());
-    preview.form = super::form::form(&super::form::Facts {
-        title: crate::inventory::Registry::title(&conn.catalog),
-        connector: &conn.catalog.connector,
-        tool,
-        valid,
-        current: preview.current.as_ref(),
-        changes: preview.changes.as_ref(),
-        totals: &preview.totals,
-    });
-    Ok(preview)
+    let reply = upstream
+        .fetch(
+            conn,
+            current,
+            &read,
+            reading.deadline,
+            reading.meter,
+            reading.credentials,
+        )
+        .await
+        .map_err(|e| Outcome::from_upstream(conn, current, &e))?;
+    Ok(reply.body.get("data").unwrap_or(&reply.body).clone())
 }
 
 /// The dry run's answer: the preview, nothing written.

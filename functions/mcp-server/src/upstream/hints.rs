@@ -162,18 +162,55 @@ pub(crate) fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError)
     }
 }
 
+/// A refusal by HTTP status: the tool's declared hint for that status, else the connector's,
+/// else ours.
 fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fault {
-    let catalog = &conn.catalog;
-    let title = Registry::title(catalog);
     let code = r.http_status;
-    let status = match code {
+    let status = status_of(code);
+    let declared = tool
+        .hints
+        .get(&status)
+        .or_else(|| conn.catalog.hints.get(&status));
+    let hint = match declared {
+        None => default_hint(conn, tool, r, status),
+        Some(text) => text
+            .replace("{retry_after}", &r.retry_after_s.unwrap_or(60).to_string())
+            .replace(
+                "{remaining}",
+                &r.quota
+                    .and_then(|q| q.remaining)
+                    .map_or("unknown".into(), |n| n.to_string()),
+            ),
+    };
+    Fault {
+        status,
+        reason: format!("upstream_{code}"),
+        hint,
+    }
+}
+
+/// The status an upstream's HTTP status means for the model.
+fn status_of(code: u16) -> Status {
+    match code {
         401 | 403 => Status::Unauthorized,
         404 => Status::NotFound,
         400 | 409 | 422 => Status::InvalidInput,
         429 => Status::RateLimited,
         500..=599 => Status::Unavailable,
         _ => Status::Error,
-    };
+    }
+}
+
+/// Our hint for a refusal the catalog declares none for.
+fn default_hint(
+    conn: &DeployedCatalog,
+    tool: &Tool,
+    r: &super::error::Refusal,
+    status: Status,
+) -> String {
+    let catalog = &conn.catalog;
+    let title = Registry::title(catalog);
+    let code = r.http_status;
     let remaining = r.quota.and_then(|q| q.remaining);
     let secret_fields = || {
         format!(
@@ -182,7 +219,7 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
             catalog.secrets.join(",")
         )
     };
-    let default = match status {
+    match status {
         Status::Unauthorized if code == 403 => format!(
             "{title} refused access (HTTP 403): the credentials lack permission. Check the token's scope in {}.",
             secret_fields()
@@ -224,24 +261,6 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
             "{title} has a temporary problem (HTTP {code}); retry in a few minutes. This is not a problem with the arguments."
         ),
         _ => format!("{title} answered HTTP {code}."),
-    };
-    let declared = tool
-        .hints
-        .get(&status)
-        .or_else(|| catalog.hints.get(&status));
-    let hint = match declared {
-        None => default,
-        Some(text) => text
-            .replace("{retry_after}", &r.retry_after_s.unwrap_or(60).to_string())
-            .replace(
-                "{remaining}",
-                &remaining.map_or("unknown".into(), |n| n.to_string()),
-            ),
-    };
-    Fault {
-        status,
-        reason: format!("upstream_{code}"),
-        hint,
     }
 }
 

@@ -3,14 +3,14 @@
 //! next-page URL a cursor holds), the base URL with its secret fields, and the upstream's own
 //! error message read from an answer. Pure.
 
-use catalog::{Ask, Catalog, CredentialError, ParamIn, Status, Tool};
+use catalog::{Ask, Catalog, CredentialError, Pager, ParamIn, Status, Tool};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
 use serde_json::Value;
 
 use super::next_page;
 use crate::contract::args::ValidArgs;
-use crate::contract::cursor::{BadCursor, Cursor};
+use crate::contract::cursor::{BadCursor, Cursor, NextUrl};
 use crate::secrets::SecretValues;
 
 /// Everything but RFC 3986 unreserved characters is encoded; `.` too, so a value can never be
@@ -40,21 +40,50 @@ pub(super) fn build_url(
     secrets: &SecretValues,
 ) -> Result<Target, BuildError> {
     let base = fill_base(catalog, base_url, secrets)?;
+    let path = tool_path(tool, args)?;
+    let pager = catalog.pager_for(tool);
+    let mut url = joined(&base, &path)?;
+    append_query(&mut url, tool, args, pager.as_ref());
+    check_resumed(tool, args, secrets)?;
+    let target = |url: Url| Target { url };
+    match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
+        (None, _) => Ok(target(url)),
+        (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(target(url)),
+        (Some(Cursor::Url(next)), Some(p)) if matches!(p.ask, Ask::NextUrl | Ask::LinkHeader) => {
+            follow_next(catalog, &base, tool, secrets, next).map(target)
+        }
+        (Some(_), _) => Err(BuildError {
+            status: Status::InvalidInput,
+            hint: BadCursor.to_string(),
+        }),
+    }
+}
+
+/// The path the tool asks for: a raw tool's own `path` argument, else its template filled.
+fn tool_path(tool: &Tool, args: &ValidArgs) -> Result<String, BuildError> {
     let (_, template) = tool.http().ok_or_else(|| BuildError {
         status: Status::Error,
         hint: "This tool has no HTTP mapping.".into(),
     })?;
-    let path = if tool.raw {
+    Ok(if tool.raw {
         args.values["path"].as_str().unwrap_or("/").to_string()
     } else {
         fill_path(template, args)
-    };
-    let full = format!("{}{}", base.trim_end_matches('/'), path);
-    let pager = catalog.pager_for(tool);
-    let mut url = Url::parse(&full).map_err(|_| BuildError {
+    })
+}
+
+/// The base URL could not be parsed (with or without the tool's path on it).
+fn unbuildable() -> BuildError {
+    BuildError {
         status: Status::Error,
         hint: "The request URL could not be built; check the connector's base URL.".into(),
-    })?;
+    }
+}
+
+/// `base` and `path` as one URL, refused when parsing moved the path.
+fn joined(base: &str, path: &str) -> Result<Url, BuildError> {
+    let full = format!("{}{}", base.trim_end_matches('/'), path);
+    let url = Url::parse(&full).map_err(|_| unbuildable())?;
     // The URL parser resolves dot segments; a changed path means a value tried to move the
     // request elsewhere.
     if !url.path().ends_with(path.trim_end_matches('/')) {
@@ -63,6 +92,12 @@ pub(super) fn build_url(
             hint: "A path argument contains a relative segment; pass plain ids.".into(),
         });
     }
+    Ok(url)
+}
+
+/// The query parameters under their upstream names, then the page the list asks for (no `?`
+/// left when there are none).
+fn append_query(url: &mut Url, tool: &Tool, args: &ValidArgs, pager: Option<&Pager>) {
     {
         let mut query = url.query_pairs_mut();
         for (name, param) in &tool.params {
@@ -73,7 +108,7 @@ pub(super) fn build_url(
                 query.append_pair(param.upstream_name(name), &query_value(param, v));
             }
         }
-        if let (Some(list), Some(pager)) = (&args.list, &pager) {
+        if let (Some(list), Some(pager)) = (&args.list, pager) {
             let size = if list.count_only { 1 } else { list.page_size };
             let token = match &list.cursor {
                 Some(Cursor::Token(t)) => Some(t.as_str()),
@@ -87,6 +122,10 @@ pub(super) fn build_url(
     if url.query() == Some("") {
         url.set_query(None);
     }
+}
+
+/// A cursor resuming a cut page is followed only when sealed for this tool and these arguments.
+fn check_resumed(tool: &Tool, args: &ValidArgs, secrets: &SecretValues) -> Result<(), BuildError> {
     if let Some(resume) = args.list.as_ref().and_then(|l| l.resumed.as_ref())
         && !next_page::resume_sealed(
             &secrets.confirmation_keys,
@@ -103,36 +142,31 @@ pub(super) fn build_url(
                 .into(),
         });
     }
-    let target = |url: Url| Target { url };
-    match (args.list.as_ref().and_then(|l| l.cursor.as_ref()), &pager) {
-        (None, _) => Ok(target(url)),
-        (Some(Cursor::Token(_)), Some(p)) if matches!(p.ask, Ask::Cursor { .. }) => Ok(target(url)),
-        (Some(Cursor::Url(next)), Some(p)) if matches!(p.ask, Ask::NextUrl | Ask::LinkHeader) => {
-            let base = Url::parse(&base).map_err(|_| BuildError {
-                status: Status::Error,
-                hint: "The request URL could not be built; check the connector's base URL.".into(),
-            })?;
-            let reach = next_page::Reach {
-                base: &base,
-                tool: &tool.name,
-                keys: &secrets.confirmation_keys,
-                auth_query: catalog.auth.query.as_deref(),
-            };
-            next_page::follow(next, reach)
-                .map(target)
-                .map_err(|e| BuildError {
-                    status: Status::InvalidInput,
-                    hint: format!(
-                        "The cursor leads {e}, so it is not followed. Pass the next_cursor of this \
-                         tool's previous result unchanged, or leave cursor out for the first page."
-                    ),
-                })
-        }
-        (Some(_), _) => Err(BuildError {
-            status: Status::InvalidInput,
-            hint: BadCursor.to_string(),
-        }),
-    }
+    Ok(())
+}
+
+/// The next-page URL a cursor holds, followed only where [`next_page::follow`] allows it.
+fn follow_next(
+    catalog: &Catalog,
+    base: &str,
+    tool: &Tool,
+    secrets: &SecretValues,
+    next: &NextUrl,
+) -> Result<Url, BuildError> {
+    let base = Url::parse(base).map_err(|_| unbuildable())?;
+    let reach = next_page::Reach {
+        base: &base,
+        tool: &tool.name,
+        keys: &secrets.confirmation_keys,
+        auth_query: catalog.auth.query.as_deref(),
+    };
+    next_page::follow(next, reach).map_err(|e| BuildError {
+        status: Status::InvalidInput,
+        hint: format!(
+            "The cursor leads {e}, so it is not followed. Pass the next_cursor of this \
+             tool's previous result unchanged, or leave cursor out for the first page."
+        ),
+    })
 }
 
 /// The JSON body for writes: the tool's `body` template filled with the body params, or else

@@ -8,7 +8,7 @@ use catalog::{Catalog, Method, QuotaFigures};
 use reqwest::Url;
 use serde_json::Value;
 
-use super::credentials::Credentials;
+use super::credentials::{Credentials, PersonToken};
 use super::echo::Carried;
 use super::error::UpstreamError;
 use super::request::credential_error;
@@ -43,12 +43,63 @@ pub(super) struct Received {
     pub link: Option<String>,
 }
 
+/// Sends one exchange: the request built with its credentials, the answer's headers read, then
+/// its body read under the cap and scrubbed of what we sent.
 pub(super) async fn send(
     http: &reqwest::Client,
     catalog: &Catalog,
     secrets: &SecretValues,
     exchange: Exchange<'_>,
 ) -> Result<Received, UpstreamError> {
+    let field = |name: &str| secrets.field(&catalog.connector, name).map(str::to_string);
+    let person = match exchange.credentials {
+        Credentials::Person { token, .. } => Some(token),
+        Credentials::Deployment => None,
+    };
+    let carried = Carried::of(&catalog.auth, field, person);
+    let (timeout, max_bytes) = (exchange.timeout, exchange.max_bytes);
+    let document_asked = exchange.accept.is_some();
+    let request = build(http, catalog, field, person, exchange)?;
+    let mut response = http
+        .execute(request)
+        .await
+        .map_err(|e| timed_out(&e, timeout))?;
+    let status = response.status().as_u16();
+    let head = Head::read(response.headers(), catalog);
+    let too_large = UpstreamError::TooLarge {
+        limit: max_bytes,
+        size: response.content_length(),
+        http_status: status,
+        quota: head.quota,
+    };
+    let mut body = read_capped(&mut response, max_bytes, timeout)
+        .await?
+        .ok_or(too_large)?;
+    // A document is the person's own bytes, passed on whole; every other answer is text a
+    // model or the audit may read, and must not hold what we sent.
+    let document = document_asked && (200..300).contains(&status);
+    if !document {
+        body = carried.scrub(body);
+    }
+    Ok(Received {
+        status,
+        content_type: head.content_type,
+        body,
+        quota: head.quota,
+        retry_after_s: head.retry_after_s,
+        link: head.link,
+    })
+}
+
+/// The request as it goes out: the catalog's credentials (or the person's token), the static
+/// headers, the JSON body and the `Accept` a document asks for.
+fn build(
+    http: &reqwest::Client,
+    catalog: &Catalog,
+    field: impl Fn(&str) -> Option<String>,
+    person: Option<&PersonToken>,
+    exchange: Exchange<'_>,
+) -> Result<reqwest::Request, UpstreamError> {
     let method = match exchange.method {
         Method::Get => reqwest::Method::GET,
         Method::Post => reqwest::Method::POST,
@@ -56,18 +107,12 @@ pub(super) async fn send(
         Method::Patch => reqwest::Method::PATCH,
         Method::Delete => reqwest::Method::DELETE,
     };
-    let field = |name: &str| secrets.field(&catalog.connector, name).map(str::to_string);
     let mut request = connector::authenticate(
         http.request(method, exchange.url).timeout(exchange.timeout),
         &catalog.auth,
         field,
     )
     .map_err(|e| credential_error(catalog, &e))?;
-    let person = match exchange.credentials {
-        Credentials::Person { token, .. } => Some(token),
-        Credentials::Deployment => None,
-    };
-    let carried = Carried::of(&catalog.auth, field, person);
     if let Some(token) = person {
         // reqwest marks it sensitive: no `Debug` print shows it.
         request = request.bearer_auth(token.secret());
@@ -88,70 +133,70 @@ pub(super) async fn send(
             .headers_mut()
             .insert(reqwest::header::ACCEPT, accept);
     }
-    let timed_out = |e: &reqwest::Error| {
-        if e.is_timeout() {
-            UpstreamError::Timeout {
-                after_ms: exchange.timeout.as_millis() as u64,
-            }
-        } else {
-            UpstreamError::Unreachable
+    Ok(request)
+}
+
+/// A transport failure as the caller sees it: a timeout names its limit, anything else is
+/// unreachable.
+fn timed_out(e: &reqwest::Error, timeout: Duration) -> UpstreamError {
+    if e.is_timeout() {
+        UpstreamError::Timeout {
+            after_ms: timeout.as_millis() as u64,
         }
-    };
-    let mut response = http.execute(request).await.map_err(|e| timed_out(&e))?;
-    let status = response.status().as_u16();
-    let headers = response.headers();
-    let quota = catalog
-        .quota
-        .as_ref()
-        .map(|q| connector::quota_figures(q, headers));
-    let retry_after_s = headers
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| retry_after_seconds(v, jiff::Timestamp::now()));
-    let link = headers
-        .get(reqwest::header::LINK)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| v.len() <= MAX_LINK)
-        .map(str::to_string);
-    // The media type without parameters (`text/plain; charset=utf-8` → `text/plain`), bounded:
-    // what a document answer is matched on and what a hint may name.
-    let content_type = headers
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| audit::bounded(&catalog::essence(v), 64));
-    let too_large = UpstreamError::TooLarge {
-        limit: exchange.max_bytes,
-        size: response.content_length(),
-        http_status: status,
-        quota,
-    };
+    } else {
+        UpstreamError::Unreachable
+    }
+}
+
+/// The answer's headers that go further than this module.
+struct Head {
+    quota: Option<QuotaFigures>,
+    retry_after_s: Option<u64>,
+    link: Option<String>,
+    content_type: Option<String>,
+}
+
+impl Head {
+    fn read(headers: &reqwest::header::HeaderMap, catalog: &Catalog) -> Self {
+        let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+        Head {
+            quota: catalog
+                .quota
+                .as_ref()
+                .map(|q| connector::quota_figures(q, headers)),
+            retry_after_s: text(reqwest::header::RETRY_AFTER)
+                .and_then(|v| retry_after_seconds(v, jiff::Timestamp::now())),
+            link: text(reqwest::header::LINK)
+                .filter(|v| v.len() <= MAX_LINK)
+                .map(str::to_string),
+            // The media type without parameters (`text/plain; charset=utf-8` → `text/plain`),
+            // bounded: what a document answer is matched on and what a hint may name.
+            content_type: text(reqwest::header::CONTENT_TYPE)
+                .map(|v| audit::bounded(&catalog::essence(v), 64)),
+        }
+    }
+}
+
+/// The body, or `None` once it is (or says it will be) longer than `max_bytes`: read no further.
+async fn read_capped(
+    response: &mut reqwest::Response,
+    max_bytes: usize,
+    timeout: Duration,
+) -> Result<Option<Vec<u8>>, UpstreamError> {
     if response
         .content_length()
-        .is_some_and(|n| n > exchange.max_bytes as u64)
+        .is_some_and(|n| n > max_bytes as u64)
     {
-        return Err(too_large);
+        return Ok(None);
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| timed_out(&e))? {
-        if body.len() + chunk.len() > exchange.max_bytes {
-            return Err(too_large);
+    while let Some(chunk) = response.chunk().await.map_err(|e| timed_out(&e, timeout))? {
+        if body.len() + chunk.len() > max_bytes {
+            return Ok(None);
         }
         body.extend_from_slice(&chunk);
     }
-    // A document is the person's own bytes, passed on whole; every other answer is text a
-    // model or the audit may read, and must not hold what we sent.
-    let document = exchange.accept.is_some() && (200..300).contains(&status);
-    if !document {
-        body = carried.scrub(body);
-    }
-    Ok(Received {
-        status,
-        content_type,
-        body,
-        quota,
-        retry_after_s,
-        link,
-    })
+    Ok(Some(body))
 }
 
 /// The longest `Link` header read; a list's next link is far shorter.

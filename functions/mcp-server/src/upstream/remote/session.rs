@@ -43,6 +43,20 @@ impl Upstream {
         conn: &DeployedCatalog,
         auth: &Auth<'_>,
     ) -> Result<Contact, UpstreamError> {
+        if let Some(modern) = self.discover(conn, auth).await? {
+            return Ok(modern);
+        }
+        self.handshake(conn, auth).await
+    }
+
+    /// `server/discover`: the modern generation when the remote lists it, `None` when the
+    /// remote does not speak it (the handshake is tried next); a remote out of reach or refusing
+    /// our credentials ends the contact here.
+    async fn discover(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+    ) -> Result<Option<Contact>, UpstreamError> {
         let deadline = Deadline::after(remote_timeout(&conn.catalog));
         let modern = self
             .exchange(
@@ -66,22 +80,30 @@ impl Upstream {
                 .and_then(Value::as_array)
                 .is_some_and(|v| v.iter().any(|x| x == wire::MODERN)) =>
             {
-                return Ok(Contact {
+                Ok(Some(Contact {
                     generation: Generation::Modern,
                     completions: declares_completions(&r),
-                });
+                }))
             }
             Err(
                 e @ (UpstreamError::Unreachable
                 | UpstreamError::Timeout { .. }
                 | UpstreamError::SecretUnavailable
                 | UpstreamError::NotConfigured(_)),
-            ) => return Err(e),
+            ) => Err(e),
             Err(UpstreamError::Refused(r)) if matches!(r.http_status, 401 | 403) => {
-                return Err(UpstreamError::Refused(r));
+                Err(UpstreamError::Refused(r))
             }
-            _ => {}
+            _ => Ok(None),
         }
+    }
+
+    /// The `initialize` handshake: its session, then `notifications/initialized`.
+    async fn handshake(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+    ) -> Result<Contact, UpstreamError> {
         let fresh = Generation::Handshake { session: None };
         let deadline = Deadline::after(remote_timeout(&conn.catalog));
         let init = self

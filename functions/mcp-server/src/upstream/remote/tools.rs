@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use catalog::{McpRemote, Risk, Text, Tool};
+use catalog::{McpRemote, RemoteOverlay, Risk, Text, Tool};
 use serde_json::{Map, Value};
 
 use super::pins::{self, Unreviewed};
@@ -162,8 +162,64 @@ fn one(
     if !remote.allows(remote_name) {
         return Ok(None);
     }
+    let schema = input_schema(entry, &shown)?;
+    let overlay = remote
+        .overlays
+        .get(remote_name)
+        .cloned()
+        .unwrap_or_default();
+    let annotations = Annotations::of(entry);
+    let risk = overlay.risk.unwrap_or(if annotations.read_only {
+        Risk::Low
+    } else {
+        Risk::High
+    });
+    if risk == Risk::Forbidden {
+        return Ok(None);
+    }
+    let name = match overlay.name.clone() {
+        Some(n) => n,
+        None => {
+            let base = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
+                .ok_or_else(|| format!("tool `{shown}` has no usable name; skipped"))?;
+            unique(base, taken).into()
+        }
+    };
+    if taken.contains_key(name.as_str()) {
+        return Err(format!(
+            "tool `{shown}` would be named `{name}` twice; skipped"
+        ));
+    }
+    if let Some(why) = catalog::name_refusal(
+        deployment.iter().map(String::as_str).chain([connector]),
+        connector,
+        &name,
+    ) {
+        return Err(format!("tool `{shown}` skipped: {why}"));
+    }
+    // The catalog's description is ours; the remote's is cut and marked as its own.
+    let description = overlay
+        .description
+        .clone()
+        .unwrap_or_else(|| remote_description(connector, entry, &shown));
+    let contract = Contract {
+        name,
+        description,
+        remote_name,
+        risk,
+        annotations,
+    };
+    Ok(Some(RemoteTool {
+        tool: contract.tool(&overlay),
+        remote_name: remote_name.to_string(),
+        input_schema: Arc::new(schema),
+    }))
+}
+
+/// The remote's input schema, bounded before anything is copied: as sent (size and depth),
+/// then as shown, with its texts cut.
+fn input_schema(entry: &Value, shown: &str) -> Result<Map<String, Value>, String> {
     let raw_schema = entry.get("inputSchema").unwrap_or(&Value::Null);
-    // Bounded before anything is copied: a remote's schema as sent, then as shown.
     let schema = match raw_schema {
         Value::Object(s) if s.get("type").and_then(Value::as_str) == Some("object") => s,
         _ => return Err(format!("tool `{shown}` has no object inputSchema; skipped")),
@@ -189,100 +245,98 @@ fn one(
             text::MAX_SCHEMA_TEXT
         ));
     }
-    let overlay = remote
-        .overlays
-        .get(remote_name)
-        .cloned()
-        .unwrap_or_default();
-    let hint = |key: &str| {
-        entry
-            .get("annotations")
-            .and_then(|a| a.get(key))
-            .and_then(Value::as_bool)
+    Ok(schema)
+}
+
+/// The remote's description, cut and marked as the remote's own (a stand-in when it has none).
+fn remote_description(connector: &str, entry: &Value, shown: &str) -> Text {
+    let d = entry
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let d = if d.trim().is_empty() {
+        format!("The remote tool `{shown}`.")
+    } else {
+        text::cut(d.trim(), MAX_DESCRIPTION)
     };
-    let read_only = hint("readOnlyHint") == Some(true);
-    let risk = overlay
-        .risk
-        .unwrap_or(if read_only { Risk::Low } else { Risk::High });
-    if risk == Risk::Forbidden {
-        return Ok(None);
-    }
-    let name = match overlay.name.clone() {
-        Some(n) => n,
-        None => {
-            let base = catalog::local_name(connector, remote_name, catalog::MAX_TOOL_NAME)
-                .ok_or_else(|| format!("tool `{shown}` has no usable name; skipped"))?;
-            unique(base, taken).into()
-        }
-    };
-    if taken.contains_key(name.as_str()) {
-        return Err(format!(
-            "tool `{shown}` would be named `{name}` twice; skipped"
-        ));
-    }
-    if let Some(why) = catalog::name_refusal(
-        deployment.iter().map(String::as_str).chain([connector]),
-        connector,
-        &name,
-    ) {
-        return Err(format!("tool `{shown}` skipped: {why}"));
-    }
-    // The catalog's description is ours; the remote's is cut and marked as its own.
-    let description = overlay.description.clone().unwrap_or_else(|| {
-        let d = entry
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let d = if d.trim().is_empty() {
-            format!("The remote tool `{shown}`.")
-        } else {
-            text::cut(d.trim(), MAX_DESCRIPTION)
+    text::marked(connector, &d).into()
+}
+
+/// The remote's hints about a tool that the local contract reads.
+#[derive(Debug, Clone, Copy)]
+struct Annotations {
+    /// `readOnlyHint: true`: mapped as a read (`get`), low risk unless the overlay says.
+    read_only: bool,
+    idempotent: Option<bool>,
+}
+
+impl Annotations {
+    fn of(entry: &Value) -> Self {
+        let hint = |key: &str| {
+            entry
+                .get("annotations")
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_bool)
         };
-        text::marked(connector, &d).into()
-    });
-    let mapping = Some(Text::from(remote_name));
-    let tool = Tool {
-        name,
-        description,
-        core: overlay.core.unwrap_or(true),
-        risk,
-        category: None,
-        idempotent: hint("idempotentHint"),
-        side_effects: None,
-        effect: None,
-        audit_event: None,
-        failure_modes: Vec::new(),
-        current: None,
-        notifies: Vec::new(),
-        get: if read_only { mapping.clone() } else { None },
-        post: if read_only { None } else { mapping },
-        put: None,
-        patch: None,
-        delete: None,
-        raw: false,
-        list: false,
-        paging: None,
-        params: BTreeMap::new(),
-        body: None,
-        headers: BTreeMap::new(),
-        fields: Vec::new(),
-        default_fields: Vec::new(),
-        untrusted: overlay.untrusted.clone(),
-        hints: BTreeMap::new(),
-        max_result_bytes: None,
-        resource: None,
-        answer: None,
-        links: None,
-        aggregate: None,
-        job: None,
-        curate: Vec::new(),
-        operation_id: None,
-    };
-    Ok(Some(RemoteTool {
-        tool,
-        remote_name: remote_name.to_string(),
-        input_schema: Arc::new(schema),
-    }))
+        Annotations {
+            read_only: hint("readOnlyHint") == Some(true),
+            idempotent: hint("idempotentHint"),
+        }
+    }
+}
+
+/// What the local contract of a remote tool is made of, once its name and risk are settled.
+struct Contract<'a> {
+    name: Text,
+    description: Text,
+    remote_name: &'a str,
+    risk: Risk,
+    annotations: Annotations,
+}
+
+impl Contract<'_> {
+    /// The contract as a catalog tool: every field spelled out, so a new one is decided here.
+    fn tool(self, overlay: &RemoteOverlay) -> Tool {
+        let read_only = self.annotations.read_only;
+        let mapping = Some(Text::from(self.remote_name));
+        Tool {
+            name: self.name,
+            description: self.description,
+            core: overlay.core.unwrap_or(true),
+            risk: self.risk,
+            category: None,
+            idempotent: self.annotations.idempotent,
+            side_effects: None,
+            effect: None,
+            audit_event: None,
+            failure_modes: Vec::new(),
+            current: None,
+            notifies: Vec::new(),
+            get: if read_only { mapping.clone() } else { None },
+            post: if read_only { None } else { mapping },
+            put: None,
+            patch: None,
+            delete: None,
+            raw: false,
+            list: false,
+            paging: None,
+            params: BTreeMap::new(),
+            body: None,
+            headers: BTreeMap::new(),
+            fields: Vec::new(),
+            default_fields: Vec::new(),
+            untrusted: overlay.untrusted.clone(),
+            hints: BTreeMap::new(),
+            max_result_bytes: None,
+            resource: None,
+            answer: None,
+            links: None,
+            aggregate: None,
+            job: None,
+            curate: Vec::new(),
+            operation_id: None,
+        }
+    }
 }
 
 /// `base`, or `base_2`, `base_3`, … (cut to the name limit) when a tool already has it.

@@ -104,18 +104,10 @@ impl Upstream {
         deadline: &Deadline,
         progress: &Progress,
     ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
-        let Sent {
-            method,
-            name,
-            param_headers,
-            body,
-        } = sent;
-        let out_of_time = || UpstreamError::Deadline {
-            budget_ms: deadline.budget().as_millis() as u64,
-        };
         let timeout = deadline
             .timeout(remote_timeout(&conn.catalog))
-            .ok_or_else(out_of_time)?;
+            .ok_or_else(|| out_of_time(deadline))?;
+        let failed = Failed { deadline, timeout };
         let field = |f: &str| {
             auth.secrets
                 .field(&conn.catalog.connector, f)
@@ -125,75 +117,114 @@ impl Upstream {
         let request = to_remote(&self.http, reqwest::Method::POST, conn, auth)?
             .timeout(timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        let mut request = with_generation(request, generation, method, name);
-        for (k, v) in param_headers {
+            .body(sent.body.to_string());
+        let mut request = with_generation(request, generation, sent.method, sent.name);
+        for (k, v) in sent.param_headers {
             request = request.header(k.as_str(), v.as_str());
         }
-        let timed_out = |e: &reqwest::Error| {
-            if e.is_timeout() && deadline.remaining().is_none() {
-                out_of_time()
-            } else if e.is_timeout() {
-                UpstreamError::Timeout {
-                    after_ms: timeout.as_millis() as u64,
-                }
-            } else {
-                UpstreamError::Unreachable
-            }
-        };
-        let mut response = request.send().await.map_err(|e| timed_out(&e))?;
+        let mut response = request.send().await.map_err(|e| failed.as_error(&e))?;
         let status = response.status().as_u16();
-        let header = |n: &str| {
-            response
-                .headers()
-                .get(n)
-                .and_then(|v| v.to_str().ok())
-                .map(|v| audit::bounded(v, 200))
+        let headers = AnswerHeaders::of(&response);
+        let answer = Answering {
+            sse: headers
+                .content_type
+                .as_deref()
+                .is_some_and(|c| c.starts_with("text/event-stream")),
+            carried: &carried,
+            progress,
         };
-        let headers = AnswerHeaders {
-            content_type: header("content-type"),
-            session: header("mcp-session-id"),
+        let Some(bytes) = answer.read(&mut response, failed).await? else {
+            return Err(UpstreamError::TooLarge {
+                size: None,
+                limit: MAX_ANSWER_BYTES,
+                http_status: status,
+                quota: None,
+            });
         };
-        let too_large = UpstreamError::TooLarge {
-            size: None,
-            limit: MAX_ANSWER_BYTES,
-            http_status: status,
-            quota: None,
-        };
-        let sse = headers
-            .content_type
-            .as_deref()
-            .is_some_and(|c| c.starts_with("text/event-stream"));
+        // What the remote says reaches the model: never with the credentials it was sent.
+        Ok((status, headers, carried.scrub(bytes)))
+    }
+}
+
+/// The deadline ran out before the remote answered.
+fn out_of_time(deadline: &Deadline) -> UpstreamError {
+    UpstreamError::Deadline {
+        budget_ms: deadline.budget().as_millis() as u64,
+    }
+}
+
+/// How a transport failure is told: past the deadline, a timeout of this request, or
+/// unreachable.
+#[derive(Clone, Copy)]
+struct Failed<'a> {
+    deadline: &'a Deadline,
+    timeout: Duration,
+}
+
+impl Failed<'_> {
+    fn as_error(self, e: &reqwest::Error) -> UpstreamError {
+        if e.is_timeout() && self.deadline.remaining().is_none() {
+            out_of_time(self.deadline)
+        } else if e.is_timeout() {
+            UpstreamError::Timeout {
+                after_ms: self.timeout.as_millis() as u64,
+            }
+        } else {
+            UpstreamError::Unreachable
+        }
+    }
+}
+
+/// How an answer's body is read: as an SSE stream or not, scrubbed of `carried` before its
+/// progress is reported.
+struct Answering<'a> {
+    sse: bool,
+    carried: &'a Carried,
+    progress: &'a Progress,
+}
+
+impl Answering<'_> {
+    /// The body, or `None` once it is over [`MAX_ANSWER_BYTES`]. An SSE stream that already
+    /// holds the response is complete; a stream the remote keeps open after it is not waited
+    /// for.
+    async fn read(
+        &self,
+        response: &mut reqwest::Response,
+        failed: Failed<'_>,
+    ) -> Result<Option<Vec<u8>>, UpstreamError> {
         let mut bytes = Vec::new();
         // Complete SSE events already parsed, and bytes already searched for an event's end:
         // each byte is looked at a bounded number of times.
         let (mut parsed, mut searched) = (0, 0);
-        while let Some(chunk) = response.chunk().await.map_err(|e| timed_out(&e))? {
+        while let Some(chunk) = response.chunk().await.map_err(|e| failed.as_error(&e))? {
             if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(too_large);
+                return Ok(None);
             }
             bytes.extend_from_slice(&chunk);
-            // An SSE stream that already holds the response is complete; a stream the remote
-            // keeps open after it is not waited for.
-            if sse {
-                let end = wire::last_event_end(&bytes, searched);
-                searched = bytes.len();
-                if let Some(end) = end.filter(|e| *e > parsed) {
-                    if progress.wanted() {
-                        let events = carried.scrub(bytes[parsed..end].to_vec());
-                        for step in wire::progress_steps(&events) {
-                            progress.report(step);
-                        }
-                    }
-                    if wire::response(Some("text/event-stream"), &bytes[parsed..end], 1).is_ok() {
-                        break;
-                    }
-                    parsed = end;
+            if !self.sse {
+                continue;
+            }
+            let end = wire::last_event_end(&bytes, searched);
+            searched = bytes.len();
+            if let Some(end) = end.filter(|e| *e > parsed) {
+                if self.responded(&bytes[parsed..end]) {
+                    break;
                 }
+                parsed = end;
             }
         }
-        // What the remote says reaches the model: never with the credentials it was sent.
-        Ok((status, headers, carried.scrub(bytes)))
+        Ok(Some(bytes))
+    }
+
+    /// Reports the progress in newly complete SSE events; whether they hold the response.
+    fn responded(&self, events: &[u8]) -> bool {
+        if self.progress.wanted() {
+            let scrubbed = self.carried.scrub(events.to_vec());
+            for step in wire::progress_steps(&scrubbed) {
+                self.progress.report(step);
+            }
+        }
+        wire::response(Some("text/event-stream"), events, 1).is_ok()
     }
 }
 
@@ -263,6 +294,22 @@ pub(super) struct Sent<'a> {
 pub(super) struct AnswerHeaders {
     pub(super) content_type: Option<String>,
     pub(super) session: Option<String>,
+}
+
+impl AnswerHeaders {
+    fn of(response: &reqwest::Response) -> Self {
+        let header = |n: &str| {
+            response
+                .headers()
+                .get(n)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| audit::bounded(v, 200))
+        };
+        AnswerHeaders {
+            content_type: header("content-type"),
+            session: header("mcp-session-id"),
+        }
+    }
 }
 
 pub(super) fn refusal(status: u16) -> UpstreamError {
