@@ -11,8 +11,12 @@ pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;
+mod sandbox;
 mod temp_dir;
 
+pub use sandbox::{
+    papierkram_env, start_papierkram_server, start_sandbox, start_server_on_sandbox,
+};
 pub use temp_dir::TempDir;
 
 use std::io::{BufRead, BufReader};
@@ -166,6 +170,13 @@ impl Server {
         Server::start_at(0, args, env)
     }
 
+    /// [`Server::start`] without arguments, with an environment of owned values (as
+    /// [`papierkram_env`] and `Moto::env` give).
+    pub fn start_with_env(env: &[(&str, String)]) -> Server {
+        let env: Vec<(&str, &str)> = env_refs(env).collect();
+        Server::start(&[], &env)
+    }
+
     /// The same on a given port (0: one from the OS), for a URL known before the start.
     pub fn start_at(port: u16, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(server_binary());
@@ -239,6 +250,13 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// An environment of owned values borrowed as `(name, value)` pairs, to add to one of `&str`s.
+pub fn env_refs<'a, 'k>(
+    env: &'a [(&'k str, String)],
+) -> impl Iterator<Item = (&'k str, &'a str)> + 'a {
+    env.iter().map(|(k, v)| (*k, v.as_str()))
 }
 
 /// A free loopback port (bound and released; a tiny race, acceptable for tests).
@@ -408,6 +426,13 @@ pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
         )
     });
     (out.status.success(), doc)
+}
+
+/// [`python_client`] for a run that must exit cleanly: the JSON document it printed.
+pub fn python_client_ok(url: &str, extra: &[&str]) -> Value {
+    let (ok, doc) = python_client(url, extra);
+    assert!(ok, "python client failed: {doc}");
+    doc
 }
 
 /// A small JSON-RPC client for raw protocol checks.
