@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{TOOL_KEY, TestApp, app_with, call_result, demo_secrets, send, tools_call};
+use crate::common::{
+    TOOL_KEY, TestApp, app_with, call_result, demo_secrets, send, serve_fake_upstream, tools_call,
+};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -123,9 +125,7 @@ async fn spawn_upstream(mode: Mode) -> (SocketAddr, Upstream) {
         info_hits: Arc::new(AtomicUsize::new(0)),
     };
     let router = Router::new().fallback(upstream).with_state(up.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     (addr, up)
 }
 
@@ -529,10 +529,7 @@ async fn spawn_quoting(status: u16) -> SocketAddr {
         (StatusCode::from_u16(status).unwrap(), axum::Json(body))
     };
     let router = Router::new().route("/api/account", axum::routing::get(quote));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    addr
+    serve_fake_upstream(router).await
 }
 
 #[tokio::test]
