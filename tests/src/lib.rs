@@ -259,6 +259,19 @@ pub fn env_refs<'a, 'k>(
     env.iter().map(|(k, v)| (*k, v.as_str()))
 }
 
+/// Serves `router` on a loopback port from the OS (a fake upstream, a fake runtime API) for as
+/// long as the test's runtime runs: its address.
+pub async fn serve_on_loopback(router: axum::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
+}
+
 /// A free loopback port (bound and released; a tiny race, acceptable for tests).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -435,6 +448,16 @@ pub fn python_client_ok(url: &str, extra: &[&str]) -> Value {
     doc
 }
 
+/// The tool names a [`python_client`] run listed, in its order.
+pub fn listed_tools(doc: &Value) -> Vec<&str> {
+    doc["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools listed: {doc}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// A small JSON-RPC client for raw protocol checks.
 pub struct Rpc {
     pub http: reqwest::Client,
@@ -476,6 +499,45 @@ impl Rpc {
         r.send().await.expect("request")
     }
 
+    /// One stateless request of the 2026-07-28 generation, as a client of that generation with
+    /// `capabilities` sends it: the version and the client in the params' `_meta`, the version,
+    /// the method and `name` (a tool's or prompt's name, a resource's URI) in headers too. The
+    /// whole reply, whatever its status.
+    pub async fn modern(
+        &self,
+        method: &str,
+        name: Option<&str>,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body.to_string());
+        if let Some(name) = name {
+            r = r.header("mcp-name", name);
+        }
+        if let Some(k) = &self.key {
+            r = r.bearer_auth(k);
+        }
+        r.send()
+            .await
+            .expect("request")
+            .json()
+            .await
+            .expect("json reply")
+    }
+
     pub async fn call(&self, tool: &str, args: Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": tool, "arguments": args}});
@@ -507,6 +569,32 @@ impl Rpc {
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     }
+}
+
+/// `n` calls of `tool` sent at once, taking turns among `people` (a name and a bearer each): each
+/// call's structured result with the name of whose call it was.
+pub async fn interleaved_calls(
+    url: &str,
+    tool: &str,
+    people: &[(&str, &str)],
+    n: usize,
+) -> Vec<(String, Value)> {
+    let calls: Vec<_> = (0..n)
+        .map(|i| {
+            let (who, bearer) = people[i % people.len()];
+            let (who, rpc, tool) = (
+                who.to_string(),
+                Rpc::with_bearer(url, bearer),
+                tool.to_string(),
+            );
+            tokio::spawn(async move { (who, rpc.tool(&tool, json!({})).await) })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.expect("a call task"));
+    }
+    answers
 }
 
 /// The structured result of a tools/call reply.
