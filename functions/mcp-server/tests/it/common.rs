@@ -150,6 +150,16 @@ pub(crate) fn app_state(
     (state, sink)
 }
 
+/// The tool names of a `tools/list` reply, in its order.
+pub(crate) fn listed_names(body: &Value) -> Vec<String> {
+    body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// Serves `router` on a loopback port from the OS: a fake upstream for a test's connector.
 pub(crate) async fn serve_fake_upstream(router: Router) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

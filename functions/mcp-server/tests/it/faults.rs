@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::common::{
-    TOOL_KEY, TestApp, app_with, call_result, demo_secrets, send, serve_fake_upstream, tools_call,
+    TOOL_KEY, TestApp, app_with, call_result, demo_secrets, listed_names, send,
+    serve_fake_upstream, tools_call,
 };
 use axum::Router;
 use axum::body::Body;
@@ -430,13 +431,7 @@ async fn a_key_without_a_profile_is_refused_once_keys_are_mapped() {
     let app = test_app(&with_default, addr);
     let (status, _, body) = send(&app, post(list.to_string(), OTHER_KEY, "application/json")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["demo_info_get"]);
+    assert_eq!(listed_names(&body), ["demo_info_get"]);
 }
 
 #[tokio::test]
