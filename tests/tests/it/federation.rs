@@ -61,6 +61,29 @@ impl Remote {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// How many change-notification streams of `kind` are open at the remote: `open` (the
+    /// 2026-07-28 `subscriptions/listen` ones) or `get` (a 2025-11-25 session's GET stream).
+    pub(crate) async fn listeners(&self, kind: &str) -> u64 {
+        reqwest::get(format!("http://{}/listeners", self.host()))
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()[kind]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Adds the remote's late tool, which it announces as a changed list.
+    pub(crate) async fn add_tool(&self) {
+        let added = reqwest::Client::new()
+            .post(format!("http://{}/add-tool", self.host()))
+            .send()
+            .await
+            .unwrap();
+        assert!(added.status().is_success());
+    }
+
     /// How many POSTs and tools/calls reached the remote.
     pub(crate) async fn counts(&self) -> Value {
         reqwest::get(format!("http://{}/calls", self.host()))
@@ -431,28 +454,14 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
         !listed.contains(&"live_late_note".to_string()),
         "{listed:?}"
     );
-    let listeners = || async {
-        reqwest::get(format!("http://{}/listeners", remote.host()))
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["open"]
-            .as_u64()
-            .unwrap()
-    };
+    let listeners = || remote.listeners("open");
     eventually(
         "our watch stream is open",
         Duration::from_secs(10),
         || async { (listeners().await == 1).then_some(()) },
     )
     .await;
-    let added = reqwest::Client::new()
-        .post(format!("http://{}/add-tool", remote.host()))
-        .send()
-        .await
-        .unwrap();
-    assert!(added.status().is_success());
+    remote.add_tool().await;
     eventually("the new tool is listed", Duration::from_secs(10), || {
         let rpc = &rpc;
         async move {
@@ -489,28 +498,14 @@ async fn a_handshake_remote_that_announces_a_changed_list_on_its_get_stream_is_f
     // A call in our session, so the remote knows whom to tell.
     let reply = rpc.call("old_count_steps", json!({"steps": 1})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
-    let streams = || async {
-        reqwest::get(format!("http://{}/listeners", remote.host()))
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["get"]
-            .as_u64()
-            .unwrap()
-    };
+    let streams = || remote.listeners("get");
     eventually(
         "our GET stream is open",
         Duration::from_secs(10),
         || async { (streams().await == 1).then_some(()) },
     )
     .await;
-    let added = reqwest::Client::new()
-        .post(format!("http://{}/add-tool", remote.host()))
-        .send()
-        .await
-        .unwrap();
-    assert!(added.status().is_success());
+    remote.add_tool().await;
     eventually("the new tool is listed", Duration::from_secs(10), || {
         let rpc = &rpc;
         async move {
