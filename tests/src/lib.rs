@@ -11,8 +11,12 @@ pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;
+mod sandbox;
 mod temp_dir;
 
+pub use sandbox::{
+    papierkram_env, start_papierkram_server, start_sandbox, start_server_on_sandbox,
+};
 pub use temp_dir::TempDir;
 
 use std::io::{BufRead, BufReader};
@@ -166,6 +170,13 @@ impl Server {
         Server::start_at(0, args, env)
     }
 
+    /// [`Server::start`] without arguments, with an environment of owned values (as
+    /// [`papierkram_env`] and `Moto::env` give).
+    pub fn start_with_env(env: &[(&str, String)]) -> Server {
+        let env: Vec<(&str, &str)> = env_refs(env).collect();
+        Server::start(&[], &env)
+    }
+
     /// The same on a given port (0: one from the OS), for a URL known before the start.
     pub fn start_at(port: u16, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(server_binary());
@@ -239,6 +250,26 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// An environment of owned values borrowed as `(name, value)` pairs, to add to one of `&str`s.
+pub fn env_refs<'a, 'k>(
+    env: &'a [(&'k str, String)],
+) -> impl Iterator<Item = (&'k str, &'a str)> + 'a {
+    env.iter().map(|(k, v)| (*k, v.as_str()))
+}
+
+/// Serves `router` on a loopback port from the OS (a fake upstream, a fake runtime API) for as
+/// long as the test's runtime runs: its address.
+pub async fn serve_on_loopback(router: axum::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    addr
 }
 
 /// A free loopback port (bound and released; a tiny race, acceptable for tests).
@@ -410,6 +441,23 @@ pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
     (out.status.success(), doc)
 }
 
+/// [`python_client`] for a run that must exit cleanly: the JSON document it printed.
+pub fn python_client_ok(url: &str, extra: &[&str]) -> Value {
+    let (ok, doc) = python_client(url, extra);
+    assert!(ok, "python client failed: {doc}");
+    doc
+}
+
+/// The tool names a [`python_client`] run listed, in its order.
+pub fn listed_tools(doc: &Value) -> Vec<&str> {
+    doc["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools listed: {doc}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// A small JSON-RPC client for raw protocol checks.
 pub struct Rpc {
     pub http: reqwest::Client,
@@ -451,6 +499,45 @@ impl Rpc {
         r.send().await.expect("request")
     }
 
+    /// One stateless request of the 2026-07-28 generation, as a client of that generation with
+    /// `capabilities` sends it: the version and the client in the params' `_meta`, the version,
+    /// the method and `name` (a tool's or prompt's name, a resource's URI) in headers too. The
+    /// whole reply, whatever its status.
+    pub async fn modern(
+        &self,
+        method: &str,
+        name: Option<&str>,
+        mut params: Value,
+        capabilities: Value,
+    ) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body.to_string());
+        if let Some(name) = name {
+            r = r.header("mcp-name", name);
+        }
+        if let Some(k) = &self.key {
+            r = r.bearer_auth(k);
+        }
+        r.send()
+            .await
+            .expect("request")
+            .json()
+            .await
+            .expect("json reply")
+    }
+
     pub async fn call(&self, tool: &str, args: Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": tool, "arguments": args}});
@@ -482,6 +569,32 @@ impl Rpc {
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect()
     }
+}
+
+/// `n` calls of `tool` sent at once, taking turns among `people` (a name and a bearer each): each
+/// call's structured result with the name of whose call it was.
+pub async fn interleaved_calls(
+    url: &str,
+    tool: &str,
+    people: &[(&str, &str)],
+    n: usize,
+) -> Vec<(String, Value)> {
+    let calls: Vec<_> = (0..n)
+        .map(|i| {
+            let (who, bearer) = people[i % people.len()];
+            let (who, rpc, tool) = (
+                who.to_string(),
+                Rpc::with_bearer(url, bearer),
+                tool.to_string(),
+            );
+            tokio::spawn(async move { (who, rpc.tool(&tool, json!({})).await) })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.expect("a call task"));
+    }
+    answers
 }
 
 /// The structured result of a tools/call reply.

@@ -190,6 +190,18 @@ impl LogsEndpoint {
     }
 }
 
+/// The audit events of a function's log (JSON objects with a `ts`), one a line, for
+/// [`LogsEndpoint::add_lines`]. A log also holds plain tracing lines and Lambda platform lines
+/// (JSON strings), which CloudWatch stores as messages without fields; this endpoint takes only
+/// audit objects, so they are left out.
+pub fn audit_lines(jsonl: &str) -> String {
+    jsonl
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("ts").is_some()))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 impl Drop for LogsEndpoint {
     fn drop(&mut self) {
         self.task.abort();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use integration_tests::{KEY, Rpc, Server, structured};
+use integration_tests::{Rpc, Server, start_server_on_sandbox, structured};
 use papierkram_sandbox::model::{InvoiceState, VoucherState};
 use papierkram_sandbox::{Fault, SandboxState, demo};
 use rust_decimal::Decimal;
@@ -13,17 +13,7 @@ use serde_json::{Value, json};
 const TOKEN: &str = "aggregation-token";
 
 async fn setup() -> (Server, SandboxState, Rpc) {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    let server = Server::start(
-        &[],
-        &[
-            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
-            ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
-            ("PAPIERKRAM_TOKEN", TOKEN),
-            ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
-        ],
-    );
+    let (server, sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     let rpc = Rpc::new(&server.url);
     (server, sandbox, rpc)
 }

@@ -8,8 +8,7 @@
 //! `--nocapture` for the table.
 
 use integration_tests::prism::Prism;
-use integration_tests::{KEY, Rpc, Server, repo, structured};
-use papierkram_sandbox::SandboxState;
+use integration_tests::{Rpc, repo, start_papierkram_server, start_sandbox, structured};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "budget-token";
@@ -46,22 +45,18 @@ fn list_figures(result: &Value) -> (usize, usize, usize, usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_the_model_reads_fits_its_budgets() {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox).await.unwrap();
+    let (_sandbox, papierkram) = start_sandbox(TOKEN).await;
     let document = |c: &str| repo().join(format!("shared/connector/openapi/{c}.yaml"));
     let sevdesk = Prism::start(&document("sevdesk")).await;
     let calcom = Prism::start(&document("calcom")).await;
-    let server = Server::start(
-        &[],
+    let server = start_papierkram_server(
+        &papierkram,
+        TOKEN,
         &[
-            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
             (
                 "MCP_PROFILES",
                 "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
             ),
-            ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
-            ("PAPIERKRAM_TOKEN", TOKEN),
-            ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
             ("SEVDESK_BASE_URL", &sevdesk.url),
             ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
             ("CALCOM_BASE_URL", &calcom.url),

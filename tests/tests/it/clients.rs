@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use integration_tests::prism::Prism;
-use integration_tests::{KEY, Server, python_client, repo, tool};
+use integration_tests::{KEY, Server, listed_tools, python_client, python_client_ok, repo, tool};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -39,15 +39,9 @@ async fn python_sdk_lists_and_calls_tools_in_both_protocol_eras() {
             "--call",
             r#"demo_invoice_get={"id": "x"}"#,
         ]);
-        let (ok, doc) = python_client(&server.url, &args);
-        assert!(ok, "python client failed: {doc}");
+        let doc = python_client_ok(&server.url, &args);
         assert_eq!(doc["server"]["name"], "hosted-mcp");
-        let tools: Vec<&str> = doc["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let tools = listed_tools(&doc);
         assert_eq!(
             tools,
             [
@@ -199,14 +193,8 @@ async fn python_sdk_finds_and_calls_sevdesk_tools_against_prism_in_both_protocol
             "--call",
             r#"call_tool={"name": "sevdesk_invoice_create", "arguments": {"contact_id": 101, "contact_person_id": 1, "invoice_date": "2026-05-04", "positions": [{"name": "Beratung", "quantity": 10, "price": 100, "tax_rate": 19}, {"name": "Workshop", "quantity": 1.5, "price": 300, "tax_rate": 19}], "dry_run": true}}"#,
         ]);
-        let (ok, doc) = python_client(&server.url, &args);
-        assert!(ok, "python client failed: {doc}");
-        let tools: Vec<&str> = doc["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let doc = python_client_ok(&server.url, &args);
+        let tools = listed_tools(&doc);
         assert!(tools.contains(&"search_tools"), "{doc}");
         assert!(!tools.iter().any(|t| t.starts_with("sevdesk_")), "{doc}");
         let found = doc["calls"][0]["text"].as_str().unwrap_or_default();
@@ -264,14 +252,8 @@ async fn python_sdk_lists_calcom_in_its_profile_and_finds_it_by_search_in_both_e
             "--call",
             r#"calcom_bookings_list={"after_start": "2026-05-04T00:00"}"#,
         ]);
-        let (ok, doc) = python_client(&calendar, &args);
-        assert!(ok, "python client failed: {doc}");
-        let tools: Vec<&str> = doc["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let doc = python_client_ok(&calendar, &args);
+        let tools = listed_tools(&doc);
         assert_eq!(tools.len(), 13, "{doc}");
         assert!(tools.iter().all(|t| t.starts_with("calcom_")), "{doc}");
         let week = &doc["calls"][0];
@@ -294,8 +276,7 @@ async fn python_sdk_lists_calcom_in_its_profile_and_finds_it_by_search_in_both_e
             "--call",
             r#"search_tools={"query": "wie sieht meine woche aus", "connector": "calcom"}"#,
         ]);
-        let (ok, doc) = python_client(&server.url, &args);
-        assert!(ok, "python client failed: {doc}");
+        let doc = python_client_ok(&server.url, &args);
         let tools = doc["tools"].as_array().unwrap();
         assert!(
             !tools

@@ -12,7 +12,7 @@ use axum::routing::get;
 use base64::Engine;
 use integration_tests::look::{assert_plain_and_clear, look_at};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, free_port, repo};
+use integration_tests::{KEY, Rpc, Server, TempDir, free_port, repo};
 use serde_json::{Value, json};
 
 const CATALOG: &str = r#"connector: mail
@@ -182,12 +182,11 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         .register(&format!("{base}/connect/mail/callback"), false)
         .await;
 
-    let dir = std::env::temp_dir().join(format!("connect-{}-{port}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("connect");
     let catalog = CATALOG
         .replace("UPSTREAM_ISSUER", theirs.issuer())
         .replace("UPSTREAM_API", &api);
-    std::fs::write(dir.join("mail.yaml"), catalog).unwrap();
+    std::fs::write(dir.path.join("mail.yaml"), catalog).unwrap();
     let keys = format!("e2e:{KEY}");
     let server = Server::start_at(
         port,
@@ -198,7 +197,7 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
             ("MCP_OAUTH_ISSUER", ours.issuer()),
             ("MCP_RESOURCE_URL", &resource),
             ("MCP_CONNECT_CLIENT_ID", &connect_client),
-            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
             ("MAIL_BASE_URL", &api),
             ("MAIL_CLIENT_ID", &mail_client),
             ("MAIL_CLIENT_SECRET", mail_secret.as_deref().unwrap()),
@@ -427,5 +426,4 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         ],
     );
     assert_plain_and_clear(&seen);
-    let _ = std::fs::remove_dir_all(&dir);
 }

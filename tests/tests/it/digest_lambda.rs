@@ -8,7 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::Moto;
-use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status};
+use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status, audit_lines};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::Value;
@@ -16,6 +16,7 @@ use tool_error_digest::email::Addresses;
 use tool_error_digest::handler::{Deps, Settings, handle, polling};
 use tool_error_digest::ses::SesMailer;
 
+/// Two weeks of audit events and one plain tracing line, which `audit_lines` leaves out.
 const FIXTURE: &str =
     include_str!("../../../functions/tool-error-digest/tests/fixtures/audit-two-weeks.jsonl");
 const NOW: &str = "2026-11-30T06:00:00Z";
@@ -67,16 +68,6 @@ async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
         },
     };
     (moto, logs, deps)
-}
-
-/// The fixture's audit events. It also holds a plain tracing line, which CloudWatch would store
-/// as a message without fields; the local endpoint takes only audit JSON, so it is left out.
-fn audit_lines(jsonl: &str) -> String {
-    jsonl
-        .lines()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("ts").is_some()))
-        .map(|l| format!("{l}\n"))
-        .collect()
 }
 
 fn now() -> Timestamp {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use integration_tests::{KEY, Rpc, Server, structured};
+use integration_tests::{KEY, Rpc, Server, TempDir, structured};
 use papierkram_sandbox::SandboxState;
 use serde_json::json;
 
@@ -69,9 +69,8 @@ async fn five_thousand_tools_a_small_list_and_any_tool_in_two_calls() {
     let (addr, _h) = papierkram_sandbox::spawn(SandboxState::new(TOKEN))
         .await
         .unwrap();
-    let dir = std::env::temp_dir().join(format!("hosted-mcp-scale-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_catalogs(&dir);
+    let dir = TempDir::new("hosted-mcp-scale");
+    write_catalogs(&dir.path);
     let base = format!("http://{addr}/api/v1");
     let mut env: Vec<(String, String)> = vec![("MCP_API_KEYS".into(), format!("e2e:{KEY}"))];
     for c in 0..CONNECTORS {
@@ -80,7 +79,7 @@ async fn five_thousand_tools_a_small_list_and_any_tool_in_two_calls() {
         env.push((format!("{upper}_TOKEN"), TOKEN.into()));
     }
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let server = Server::start(&["--catalog", dir.to_str().unwrap()], &env_refs);
+    let server = Server::start(&["--catalog", dir.path.to_str().unwrap()], &env_refs);
     let rpc = Rpc::new(&server.url);
 
     // A small list: 5 core tools plus the two meta tools.
@@ -121,5 +120,4 @@ async fn five_thousand_tools_a_small_list_and_any_tool_in_two_calls() {
     let text = all["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.len() < 2048, "{} bytes", text.len());
     assert!(text.contains("5,000"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,8 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use integration_tests::{
-    KEY, Rpc, Server, TempDir, eventually, python_client, repo, server_binary, structured, tool,
-    wait_for_port,
+    KEY, Rpc, Server, TempDir, eventually, listed_tools, python_client, python_client_ok, repo,
+    server_binary, structured, tool, wait_for_port,
 };
 use serde_json::{Value, json};
 
@@ -59,6 +59,29 @@ impl Remote {
 
     pub(crate) fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
+    }
+
+    /// How many change-notification streams of `kind` are open at the remote: `open` (the
+    /// 2026-07-28 `subscriptions/listen` ones) or `get` (a 2025-11-25 session's GET stream).
+    pub(crate) async fn listeners(&self, kind: &str) -> u64 {
+        reqwest::get(format!("http://{}/listeners", self.host()))
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()[kind]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Adds the remote's late tool, which it announces as a changed list.
+    pub(crate) async fn add_tool(&self) {
+        let added = reqwest::Client::new()
+            .post(format!("http://{}/add-tool", self.host()))
+            .send()
+            .await
+            .unwrap();
+        assert!(added.status().is_success());
     }
 
     /// How many POSTs and tools/calls reached the remote.
@@ -141,14 +164,8 @@ async fn python_sdk_calls_remote_tools_through_the_pipeline_in_both_generations(
             "--call",
             r#"notes_search_notes={"qurey": "plan"}"#,
         ]);
-        let (ok, doc) = python_client(&server.url, &args);
-        assert!(ok, "python client failed: {doc}");
-        let tools: Vec<&str> = doc["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let doc = python_client_ok(&server.url, &args);
+        let tools = listed_tools(&doc);
         assert_eq!(
             tools,
             [
@@ -363,7 +380,7 @@ async fn a_remote_tools_progress_is_passed_to_a_watching_client() {
     ];
     let server = start(&dir, &env);
     for era in ["handshake", "modern"] {
-        let (ok, doc) = python_client(
+        let doc = python_client_ok(
             &server.url,
             &[
                 "--era",
@@ -375,7 +392,6 @@ async fn a_remote_tools_progress_is_passed_to_a_watching_client() {
                 r#"legacy_count_steps={"steps": 3}"#,
             ],
         );
-        assert!(ok, "python client failed: {doc}");
         for (call, steps) in [(&doc["calls"][0], 4), (&doc["calls"][1], 3)] {
             assert_eq!(call["structured"]["status"], "ok", "{era}: {call}");
             assert_eq!(
@@ -438,28 +454,14 @@ async fn a_remote_that_announces_a_changed_list_is_fetched_again() {
         !listed.contains(&"live_late_note".to_string()),
         "{listed:?}"
     );
-    let listeners = || async {
-        reqwest::get(format!("http://{}/listeners", remote.host()))
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["open"]
-            .as_u64()
-            .unwrap()
-    };
+    let listeners = || remote.listeners("open");
     eventually(
         "our watch stream is open",
         Duration::from_secs(10),
         || async { (listeners().await == 1).then_some(()) },
     )
     .await;
-    let added = reqwest::Client::new()
-        .post(format!("http://{}/add-tool", remote.host()))
-        .send()
-        .await
-        .unwrap();
-    assert!(added.status().is_success());
+    remote.add_tool().await;
     eventually("the new tool is listed", Duration::from_secs(10), || {
         let rpc = &rpc;
         async move {
@@ -496,28 +498,14 @@ async fn a_handshake_remote_that_announces_a_changed_list_on_its_get_stream_is_f
     // A call in our session, so the remote knows whom to tell.
     let reply = rpc.call("old_count_steps", json!({"steps": 1})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
-    let streams = || async {
-        reqwest::get(format!("http://{}/listeners", remote.host()))
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["get"]
-            .as_u64()
-            .unwrap()
-    };
+    let streams = || remote.listeners("get");
     eventually(
         "our GET stream is open",
         Duration::from_secs(10),
         || async { (streams().await == 1).then_some(()) },
     )
     .await;
-    let added = reqwest::Client::new()
-        .post(format!("http://{}/add-tool", remote.host()))
-        .send()
-        .await
-        .unwrap();
-    assert!(added.status().is_success());
+    remote.add_tool().await;
     eventually("the new tool is listed", Duration::from_secs(10), || {
         let rpc = &rpc;
         async move {
@@ -959,27 +947,12 @@ async fn a_pinned_remote_tool_is_served_only_as_it_was_reviewed() {
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
 }
 
-/// One 2026-07-28 request to our server, as a client of that generation sends it, and its answer.
-async fn modern(url: &str, method: &str, name: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "federation-test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    reqwest::Client::new()
-        .post(url)
-        .header("authorization", format!("Bearer {KEY}"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(body.to_string())
-        .send()
+/// One 2026-07-28 request to our server with the test key, as a client of that generation that
+/// can answer questions sends it, and its answer.
+async fn modern(url: &str, method: &str, name: &str, params: Value) -> Value {
+    Rpc::new(url)
+        .modern(method, Some(name), params, json!({"elicitation": {}}))
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,33 +10,13 @@
 use std::time::{Duration, Instant};
 
 use integration_tests::proxy::CountingProxy;
-use integration_tests::{Moto, Server, eventually};
-use papierkram_sandbox::SandboxState;
+use integration_tests::{Moto, Server, eventually, papierkram_env, start_sandbox};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "health-token";
 const TABLE: &str = "hosted-mcp-health";
 /// Every DynamoDB request.
 const DYNAMODB: &str = "DynamoDB_20120810.";
-
-async fn sandbox() -> (SandboxState, String) {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    (sandbox, format!("http://{addr}/api/v1"))
-}
-
-fn start(env: &[(&str, String)]) -> Server {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    Server::start(&[], &env)
-}
-
-fn papierkram_env(base: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("PAPIERKRAM_BASE_URL", base.to_string()),
-        ("PAPIERKRAM_TOKEN", TOKEN.to_string()),
-        ("PAPIERKRAM_SUBDOMAIN", "sandbox".to_string()),
-    ]
-}
 
 /// `per_instance` concurrent `/health` requests to each instance; their statuses and bodies.
 async fn burst(instances: &[Server], per_instance: usize) -> Vec<(u16, Value)> {
@@ -72,7 +52,7 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
     const INSTANCES: usize = 3;
     const PER_INSTANCE: usize = 20;
     const INTERVAL: Duration = Duration::from_secs(5);
-    let (sandbox, base) = sandbox().await;
+    let (sandbox, base) = start_sandbox(TOKEN).await;
     let mut moto = Moto::start();
     moto.create_limits_table(TABLE).await;
     let relay = CountingProxy::start(
@@ -80,7 +60,7 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
         DYNAMODB,
     )
     .await;
-    let mut env = papierkram_env(&base);
+    let mut env = papierkram_env(&base, TOKEN);
     env.extend(moto.env());
     env.extend([
         ("AWS_ENDPOINT_URL", relay.endpoint()),
@@ -92,7 +72,9 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
         ("MCP_LIMITS_TIMEOUT_MS", "1000".into()),
         ("MCP_HEALTH_INTERVAL_S", INTERVAL.as_secs().to_string()),
     ]);
-    let instances: Vec<Server> = (0..INSTANCES).map(|_| start(&env)).collect();
+    let instances: Vec<Server> = (0..INSTANCES)
+        .map(|_| Server::start_with_env(&env))
+        .collect();
     assert_eq!(sandbox.request_count(), 0, "no probe at start");
 
     // The first round: every instance at once, many monitors each.
@@ -180,13 +162,13 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_counts_against_the_per_ip_limit() {
     const PER_IP: usize = 5;
-    let (sandbox, base) = sandbox().await;
-    let mut env = papierkram_env(&base);
+    let (sandbox, base) = start_sandbox(TOKEN).await;
+    let mut env = papierkram_env(&base, TOKEN);
     env.extend([
         ("MCP_LIMITS", "on".into()),
         ("MCP_LIMIT_PER_IP_PER_MINUTE", PER_IP.to_string()),
     ]);
-    let server = start(&env);
+    let server = Server::start_with_env(&env);
     let http = reqwest::Client::new();
     let url = format!("{}/health", server.base());
 
@@ -225,7 +207,7 @@ async fn health_counts_against_the_per_ip_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
     // Papierkram has its token but not its subdomain; sevdesk and Cal.com have nothing at all.
-    let server = start(&[("PAPIERKRAM_TOKEN", TOKEN.to_string())]);
+    let server = Server::start_with_env(&[("PAPIERKRAM_TOKEN", TOKEN.to_string())]);
     let response = reqwest::get(format!("{}/health", server.base()))
         .await
         .expect("/health");

@@ -18,7 +18,7 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
-use integration_tests::{Lines, Moto, repo, server_binary};
+use integration_tests::{Lines, Moto, repo, serve_on_loopback, server_binary};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -94,10 +94,7 @@ async fn runtime_api(events: Vec<Value>) -> (String, mpsc::UnboundedReceiver<Pos
         .route("/2018-06-01/runtime/invocation/{id}/{kind}", post(answered))
         .route("/2018-06-01/runtime/init/error", post(init_error))
         .with_state(rt);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (addr.to_string(), rx)
+    (serve_on_loopback(app).await.to_string(), rx)
 }
 
 fn fixture(name: &str) -> Value {

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::proxy::CountingProxy;
-use integration_tests::{KEY, Moto, Rpc, Server, TempDir, repo, structured};
-use papierkram_sandbox::SandboxState;
+use integration_tests::{
+    KEY, Moto, Rpc, Server, TempDir, papierkram_env, repo, start_sandbox, structured,
+};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "limits-token";
@@ -39,25 +40,6 @@ fn catalogs_with_budget(budget: u64) -> TempDir {
     dir
 }
 
-async fn sandbox() -> (SandboxState, String) {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    (sandbox, format!("http://{addr}/api/v1"))
-}
-
-fn papierkram_env(base: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("PAPIERKRAM_BASE_URL", base.to_string()),
-        ("PAPIERKRAM_TOKEN", TOKEN.to_string()),
-        ("PAPIERKRAM_SUBDOMAIN", "sandbox".to_string()),
-    ]
-}
-
-fn start(env: &[(&str, String)]) -> Server {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    Server::start(&[], &env)
-}
-
 /// Waits, if needed, until a scenario of `seconds` fits in the current clock minute (the
 /// per-minute counters must not start over halfway).
 async fn fits_in_this_minute(seconds: u64) {
@@ -70,15 +52,15 @@ async fn fits_in_this_minute(seconds: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspending() {
     const BUDGET: u64 = 10;
-    let (sandbox, base) = sandbox().await;
+    let (sandbox, base) = start_sandbox(TOKEN).await;
     let catalogs = catalogs_with_budget(BUDGET);
-    let mut env = papierkram_env(&base);
+    let mut env = papierkram_env(&base, TOKEN);
     env.extend([
         ("MCP_API_KEYS", format!("e2e:{KEY}")),
         ("MCP_CATALOG_DIR", catalogs.path.display().to_string()),
         ("MCP_LIMITS", "on".into()),
     ]);
-    let server = start(&env);
+    let server = Server::start_with_env(&env);
     let rpc = Rpc::new(&server.url);
 
     // `papierkram_open_items_get {}` reads every invoice page: each one counts.
@@ -167,19 +149,19 @@ async fn budgets_count_every_page_of_an_aggregation_and_stop_it_before_overspend
 async fn concurrent_calls_reach_the_upstream_exactly_as_often_as_the_budget_allows() {
     const BUDGET: u64 = 3;
     const CALLS: usize = 20;
-    let (sandbox, base) = sandbox().await;
+    let (sandbox, base) = start_sandbox(TOKEN).await;
     // Every read answers after 400 ms: the calls overlap.
     sandbox.inject_fault(
         papierkram_sandbox::Fault::delay("/api", Duration::from_millis(400)).times(CALLS as u32),
     );
     let catalogs = catalogs_with_budget(BUDGET);
-    let mut env = papierkram_env(&base);
+    let mut env = papierkram_env(&base, TOKEN);
     env.extend([
         ("MCP_API_KEYS", format!("e2e:{KEY}")),
         ("MCP_CATALOG_DIR", catalogs.path.display().to_string()),
         ("MCP_LIMITS", "on".into()),
     ]);
-    let server = start(&env);
+    let server = Server::start_with_env(&env);
     let calls: Vec<_> = (0..CALLS)
         .map(|_| {
             let rpc = Rpc::new(&server.url);
@@ -237,7 +219,7 @@ fn shared_env<K: AsRef<str>>(
     relay: &CountingProxy,
     keys: &[(K, K)],
 ) -> Vec<(&'static str, String)> {
-    let mut env = papierkram_env(base);
+    let mut env = papierkram_env(base, TOKEN);
     env.extend(moto.env());
     let keys: Vec<String> = keys
         .iter()
@@ -259,7 +241,7 @@ fn minute_start() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shared_counters_hold_across_instances_fail_open_and_resume() {
-    let (_sandbox, base) = sandbox().await;
+    let (_sandbox, base) = start_sandbox(TOKEN).await;
     let mut moto = Moto::start();
     let client = moto.create_limits_table(TABLE).await;
     let relay = CountingProxy::start(
@@ -277,7 +259,7 @@ async fn shared_counters_hold_across_instances_fail_open_and_resume() {
         ("MCP_LIMIT_PER_CALLER_PER_MINUTE", "5".into()),
         ("MCP_LIMITS_TIMEOUT_MS", "1000".into()),
     ]);
-    let instances = [start(&env), start(&env)];
+    let instances = [Server::start_with_env(&env), Server::start_with_env(&env)];
     let rpc = |i: usize, key: &str| Rpc {
         key: Some(key.to_string()),
         ..Rpc::new(&instances[i].url)
@@ -379,7 +361,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
-    let (sandbox, base) = sandbox().await;
+    let (sandbox, base) = start_sandbox(TOKEN).await;
     let moto = Moto::start();
     moto.create_limits_table(TABLE).await;
     let relay = CountingProxy::start(
@@ -403,7 +385,7 @@ async fn under_load_the_limits_hold_with_one_table_request_per_tool_call() {
         ("MCP_LIMIT_PER_CALLER_PER_MINUTE", PER_CALLER.to_string()),
         ("MCP_LIMIT_DAILY_CALLS", DAILY.to_string()),
     ]);
-    let mut server = start(&env);
+    let mut server = Server::start_with_env(&env);
 
     fits_in_this_minute(seconds + 3).await;
     let started = Instant::now();
@@ -584,7 +566,7 @@ async fn two_hundred_callers_keep_every_item_small_with_one_table_request_per_ca
     const CALLS_EACH: usize = 3;
     const BUDGET: u64 = 2;
     const TASKS: usize = 16;
-    let (sandbox, base) = sandbox().await;
+    let (sandbox, base) = start_sandbox(TOKEN).await;
     let moto = Moto::start();
     moto.create_limits_table(TABLE).await;
     // Every table request, whatever its operation.
@@ -609,7 +591,7 @@ async fn two_hundred_callers_keep_every_item_small_with_one_table_request_per_ca
         // All callers come from one address here.
         ("MCP_LIMIT_PER_IP_PER_MINUTE", "0".into()),
     ]);
-    let server = start(&env);
+    let server = Server::start_with_env(&env);
     fits_in_this_day(120).await;
     let started = Instant::now();
     let tasks: Vec<_> = (0..TASKS)

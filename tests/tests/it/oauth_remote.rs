@@ -11,12 +11,12 @@
 //! is cleared and asked for again; the vault reads per call are counted.
 
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, free_port};
+use integration_tests::{KEY, Rpc, Server, TempDir, env_refs, free_port, interleaved_calls};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::{Value, json};
 
 use crate::federation::Remote;
-use crate::vault::{Aws, TABLE};
+use crate::vault::Aws;
 
 const PEPPER: &str = "oauth-remote-test-pepper-0123456789";
 
@@ -72,42 +72,26 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         remote_port,
         &["--issuer", upstream_as.issuer(), "--audience", &remote_url],
     );
-    let dir = std::env::temp_dir().join(format!(
-        "oauth-remote-{}-{}",
-        std::process::id(),
-        free_port()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("notes.yaml"), catalog(upstream_as.issuer())).unwrap();
+    let dir = TempDir::new("oauth-remote");
+    std::fs::write(dir.path.join("notes.yaml"), catalog(upstream_as.issuer())).unwrap();
 
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let op = Op::start(&resource, "mcp:tools");
     let keys = format!("e2e:{KEY}");
-    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
     let host = remote.host();
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", PEPPER),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
-            ("NOTES_HOST", &host),
-            ("NOTES_CLIENT_ID", "notes-client"),
-            ("MCP_VAULT_TABLE", TABLE),
-            ("MCP_VAULT_KEY_ID", &aws.key_id),
-            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
-            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
-            ("AWS_ENDPOINT_URL_KMS", &kms),
-            ("AWS_ACCESS_KEY_ID", "testing"),
-            ("AWS_SECRET_ACCESS_KEY", "testing"),
-            ("AWS_REGION", "eu-central-1"),
-            ("AWS_EC2_METADATA_DISABLED", "true"),
-        ],
-    );
+    let vault = aws.server_env();
+    let mut env = vec![
+        ("MCP_API_KEYS", keys.as_str()),
+        ("MCP_PSEUDONYM_PEPPER", PEPPER),
+        ("MCP_OAUTH_ISSUER", op.issuer()),
+        ("MCP_RESOURCE_URL", &resource),
+        ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
+        ("NOTES_HOST", &host),
+        ("NOTES_CLIENT_ID", "notes-client"),
+    ];
+    env.extend(env_refs(&vault));
+    let server = Server::start_at(port, &[], &env);
     let http = reqwest::Client::new();
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
@@ -141,28 +125,14 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         "{link}"
     );
     // A 2026-07-28 client that can open links gets it as a URL-mode elicitation.
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "notes_whoami", "arguments": {}, "_meta": meta}});
-    let asked: Value = http
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "notes_whoami")
-        .bearer_auth(&alice)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .modern(
+            "tools/call",
+            Some("notes_whoami"),
+            json!({"name": "notes_whoami", "arguments": {}}),
+            json!({"elicitation": {"url": {}}}),
+        )
+        .await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let request = &asked["result"]["inputRequests"]["connect"]["params"];
     assert_eq!(request["mode"], "url", "{asked}");
@@ -219,25 +189,8 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
 
     // Twenty calls at once, interleaved: each acts as its caller, and reads the vault once.
     let reads = aws.dynamodb.count();
-    let mut calls = Vec::new();
-    for i in 0..20 {
-        let (who, bearer) = if i % 2 == 0 {
-            ("alice", alice.clone())
-        } else {
-            ("bob", bob.clone())
-        };
-        let url = server.url.clone();
-        calls.push(tokio::spawn(async move {
-            (
-                who,
-                Rpc::with_bearer(&url, &bearer)
-                    .tool("notes_whoami", json!({}))
-                    .await,
-            )
-        }));
-    }
-    for c in calls {
-        let (who, answer) = c.await.unwrap();
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    for (who, answer) in interleaved_calls(&server.url, "notes_whoami", &people, 20).await {
         assert_eq!(answer["status"], "ok", "{who}: {answer}");
         assert_eq!(
             answer["data"]["subject"], who,
@@ -370,7 +323,6 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
             .any(|e| e["event"] == "tool_error"),
         "no call here failed"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Registers a client at `op` (RFC 7591): its id and, for a confidential one, its secret.
@@ -422,7 +374,8 @@ struct Connectable {
     remote: Remote,
     notes_client: String,
     notes_secret: String,
-    dir: std::path::PathBuf,
+    /// The catalog directory, removed when the test ends.
+    _catalogs: TempDir,
 }
 
 async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Connectable {
@@ -445,8 +398,7 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
         .await;
     let notes_secret = notes_secret.unwrap();
 
-    let dir = std::env::temp_dir().join(format!("oauth-remote-sdk-{}-{port}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new("oauth-remote-sdk");
     let revoke = if revocation {
         format!(
             "    revocation_endpoint: \"{}/token/revocation\"\n",
@@ -469,7 +421,7 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
             "    client_id: client_id\n",
             &format!("    client_id: client_id\n    client_secret: client_secret\n    resource: \"{remote_url}\"\n{revoke}"),
         );
-    std::fs::write(dir.join("notes.yaml"), catalog).unwrap();
+    std::fs::write(dir.path.join("notes.yaml"), catalog).unwrap();
     let keys = format!("e2e:{KEY}");
     let host = remote.host();
     let mut all: Vec<(&str, &str)> = vec![
@@ -478,7 +430,7 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
         ("MCP_OAUTH_ISSUER", ours.issuer()),
         ("MCP_RESOURCE_URL", &resource),
         ("MCP_CONNECT_CLIENT_ID", &connect_client),
-        ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
+        ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
         ("NOTES_HOST", &host),
         ("NOTES_CLIENT_ID", &notes_client),
         ("NOTES_CLIENT_SECRET", &notes_secret),
@@ -492,7 +444,7 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
         remote,
         notes_client,
         notes_secret,
-        dir,
+        _catalogs: dir,
     }
 }
 
@@ -500,7 +452,7 @@ async fn connectable(scopes: &str, revocation: bool, env: &[(&str, &str)]) -> Co
 async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generations() {
     // Bound whole: the providers in it must live to the end.
     let c = connectable("notes.read", false, &[]).await;
-    let (server, remote, dir) = (&c.server, &c.remote, &c.dir);
+    let (server, remote) = (&c.server, &c.remote);
 
     // One person per way of asking: each starts unconnected, opens what the server gave the
     // client (the result's link; on 2025-11-25 the -32042 error's URL; on 2026-07-28 the URL
@@ -561,24 +513,13 @@ async fn the_python_sdk_connects_a_person_and_then_calls_as_them_in_both_generat
         asked.iter().all(|e| e["reason"] == "not_connected"),
         "{asked:?}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disconnect_revokes_the_grant_at_the_upstream() {
     let aws = Aws::start().await;
-    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
-    let env = [
-        ("MCP_VAULT_TABLE", TABLE),
-        ("MCP_VAULT_KEY_ID", aws.key_id.as_str()),
-        ("AWS_ENDPOINT_URL", aws.moto.endpoint.as_str()),
-        ("AWS_ENDPOINT_URL_DYNAMODB", dynamodb.as_str()),
-        ("AWS_ENDPOINT_URL_KMS", kms.as_str()),
-        ("AWS_ACCESS_KEY_ID", "testing"),
-        ("AWS_SECRET_ACCESS_KEY", "testing"),
-        ("AWS_REGION", "eu-central-1"),
-        ("AWS_EC2_METADATA_DISABLED", "true"),
-    ];
+    let vault = aws.server_env();
+    let env: Vec<(&str, &str)> = env_refs(&vault).collect();
     let c = connectable("notes.read, offline_access", true, &env).await;
     let (ok, doc) = python_client(
         &c.server.url,
@@ -640,5 +581,4 @@ async fn a_disconnect_revokes_the_grant_at_the_upstream() {
         "{doc}"
     );
     assert!(seen(&c.remote).await.iter().all(|e| e["sub"] == "erin"));
-    let _ = std::fs::remove_dir_all(&c.dir);
 }

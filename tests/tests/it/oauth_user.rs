@@ -13,11 +13,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, free_port};
+use integration_tests::{
+    KEY, Rpc, Server, TempDir, env_refs, free_port, interleaved_calls, serve_on_loopback,
+};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::{Value, json};
 
-use crate::vault::{Aws, TABLE};
+use crate::vault::Aws;
 
 const PEPPER: &str = "oauth-user-test-pepper-0123456789ab";
 
@@ -64,12 +66,7 @@ async fn me(State(u): State<Upstream>, headers: HeaderMap) -> (StatusCode, Strin
 
 async fn start_upstream(u: Upstream) -> String {
     let app = axum::Router::new().route("/api/me", get(me)).with_state(u);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    format!("http://{addr}/api")
+    format!("http://{}/api", serve_on_loopback(app).await)
 }
 
 /// The same upstream with the deployment's one token: the baseline of the latency figure.
@@ -84,47 +81,42 @@ tools:
     get: /me
 "#;
 
+/// The server with the catalogs in `dir`, `mail` at `api`, the vault in `aws` and `extra`
+/// environment, and the OpenID provider that signs its people in.
+fn start_server(aws: &Aws, dir: &TempDir, api: &str, extra: &[(&str, &str)]) -> (Server, Op) {
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let op = Op::start(&resource, "mcp:tools");
+    let keys = format!("e2e:{KEY}");
+    let vault = aws.server_env();
+    let mut env = vec![
+        ("MCP_API_KEYS", keys.as_str()),
+        ("MCP_PSEUDONYM_PEPPER", PEPPER),
+        ("MCP_OAUTH_ISSUER", op.issuer()),
+        ("MCP_RESOURCE_URL", &resource),
+        ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
+        ("MAIL_BASE_URL", api),
+        ("MAIL_CLIENT_ID", "mail-client"),
+    ];
+    env.extend_from_slice(extra);
+    env.extend(env_refs(&vault));
+    (Server::start_at(port, &[], &env), op)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     let aws = Aws::counting("DynamoDB_20120810.GetItem").await;
     let upstream = Upstream::default();
     let api = start_upstream(upstream.clone()).await;
-    let dir =
-        std::env::temp_dir().join(format!("oauth-user-{}-{}", std::process::id(), free_port()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("mail.yaml"), CATALOG).unwrap();
-    std::fs::write(dir.join("plain.yaml"), PLAIN).unwrap();
+    let dir = TempDir::new("oauth-user");
+    std::fs::write(dir.path.join("mail.yaml"), CATALOG).unwrap();
+    std::fs::write(dir.path.join("plain.yaml"), PLAIN).unwrap();
 
-    let port = free_port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let op = Op::start(&resource, "mcp:tools");
-    let keys = format!("e2e:{KEY}");
-    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", PEPPER),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
-            ("MAIL_BASE_URL", &api),
-            ("MAIL_CLIENT_ID", "mail-client"),
-            ("PLAIN_BASE_URL", &api),
-            ("PLAIN_TOKEN", "alice-upstream-token"),
-            ("MCP_VAULT_TABLE", TABLE),
-            ("MCP_VAULT_KEY_ID", &aws.key_id),
-            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
-            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
-            ("AWS_ENDPOINT_URL_KMS", &kms),
-            ("AWS_ACCESS_KEY_ID", "testing"),
-            ("AWS_SECRET_ACCESS_KEY", "testing"),
-            ("AWS_REGION", "eu-central-1"),
-            ("AWS_EC2_METADATA_DISABLED", "true"),
-        ],
-    );
-    let http = reqwest::Client::new();
+    let plain = [
+        ("PLAIN_BASE_URL", api.as_str()),
+        ("PLAIN_TOKEN", "alice-upstream-token"),
+    ];
+    let (server, op) = start_server(&aws, &dir, &api, &plain);
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
 
@@ -141,32 +133,18 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
     assert_eq!(first["status"], "connection_required", "{first}");
     let link = first["connect_url"].as_str().unwrap();
     assert!(
-        link.starts_with(&format!("http://127.0.0.1:{port}/connect/mail?for=")),
+        link.starts_with(&format!("{}/connect/mail?for=", server.base())),
         "{link}"
     );
     // A 2026-07-28 client that can open links gets the link as a URL-mode elicitation.
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": "mail_me_get", "arguments": {}, "_meta": meta}});
-    let asked: Value = http
-        .post(&server.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "mail_me_get")
-        .bearer_auth(&alice)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .modern(
+            "tools/call",
+            Some("mail_me_get"),
+            json!({"name": "mail_me_get", "arguments": {}}),
+            json!({"elicitation": {"url": {}}}),
+        )
+        .await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let request = &asked["result"]["inputRequests"]["connect"];
     assert_eq!(request["method"], "elicitation/create", "{asked}");
@@ -213,25 +191,8 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
 
     // Twenty calls at once, interleaved: each answer is its caller's own account.
     let (reads, unwraps) = (aws.dynamodb.count(), aws.kms.count());
-    let mut calls = Vec::new();
-    for i in 0..20 {
-        let (who, bearer) = if i % 2 == 0 {
-            ("alice", alice.clone())
-        } else {
-            ("bob", bob.clone())
-        };
-        let url = server.url.clone();
-        calls.push(tokio::spawn(async move {
-            (
-                who,
-                Rpc::with_bearer(&url, &bearer)
-                    .tool("mail_me_get", json!({}))
-                    .await,
-            )
-        }));
-    }
-    for c in calls {
-        let (who, answer) = c.await.unwrap();
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    for (who, answer) in interleaved_calls(&server.url, "mail_me_get", &people, 20).await {
         assert_eq!(answer["status"], "ok", "{who}: {answer}");
         assert_eq!(
             answer["data"]["owner"], who,
@@ -339,7 +300,6 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
         "median server time per call: {person:.2} ms with the person's token from the vault \
          (one GetItem on moto), {plain:.2} ms with the deployment's token"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A person's contacts as completion values: the upstream answers each token's owner's own.
@@ -418,49 +378,14 @@ async fn a_persons_completions_reach_nobody_else_and_pass_the_credentials_stage(
     let app = axum::Router::new()
         .route("/api/contacts", get(contacts))
         .with_state(upstream.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let api = format!("http://{}/api", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    let dir = std::env::temp_dir().join(format!(
-        "oauth-user-complete-{}-{}",
-        std::process::id(),
-        free_port()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let api = format!("http://{}/api", serve_on_loopback(app).await);
+    let dir = TempDir::new("oauth-user-complete");
     let catalog = CONTACTS.replace(
         "    get: /contacts/{id}\n",
         "    get: /contacts/{id}\n    resource: \"mail://contacts/{id}\"\n",
     );
-    std::fs::write(dir.join("mail.yaml"), catalog).unwrap();
-    let port = free_port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let op = Op::start(&resource, "mcp:tools");
-    let keys = format!("e2e:{KEY}");
-    let (dynamodb, kms) = (aws.dynamodb.endpoint(), aws.kms.endpoint());
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", PEPPER),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CATALOG_DIR", dir.to_str().unwrap()),
-            ("MAIL_BASE_URL", &api),
-            ("MAIL_CLIENT_ID", "mail-client"),
-            ("MCP_VAULT_TABLE", TABLE),
-            ("MCP_VAULT_KEY_ID", &aws.key_id),
-            ("AWS_ENDPOINT_URL", &aws.moto.endpoint),
-            ("AWS_ENDPOINT_URL_DYNAMODB", &dynamodb),
-            ("AWS_ENDPOINT_URL_KMS", &kms),
-            ("AWS_ACCESS_KEY_ID", "testing"),
-            ("AWS_SECRET_ACCESS_KEY", "testing"),
-            ("AWS_REGION", "eu-central-1"),
-            ("AWS_EC2_METADATA_DISABLED", "true"),
-        ],
-    );
+    std::fs::write(dir.path.join("mail.yaml"), catalog).unwrap();
+    let (server, op) = start_server(&aws, &dir, &api, &[]);
     let http = reqwest::Client::new();
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
@@ -509,5 +434,4 @@ async fn a_persons_completions_reach_nobody_else_and_pass_the_credentials_stage(
     let after = complete(&http, &server.url, &alice, "Aun").await;
     assert!(after.get("result").is_none(), "{after}");
     assert_eq!(upstream.seen.lock().unwrap().len(), asked, "nothing sent");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use integration_tests::{KEY, Rpc, Server, repo, structured};
+use integration_tests::{Rpc, Server, repo, start_papierkram_server, start_sandbox, structured};
 use papierkram_sandbox::model::ContactType;
 use papierkram_sandbox::{Fault, SandboxState, demo};
 use serde_json::{Value, json};
@@ -15,20 +15,13 @@ const TOKEN: &str = "papierkram-upstream-token-7f3a";
 /// messages contain that word.
 const SUBDOMAIN: &str = "nordlicht-e2e";
 
-/// The sandbox on a loopback port and the server pointed at it with `token`.
+/// The sandbox on a loopback port and the server pointed at it with `token`, in the account
+/// `SUBDOMAIN`.
 async fn start_with(token: &str, extra: &[(&str, &str)]) -> (Server, SandboxState, Rpc) {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _handle) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    let base = format!("http://{addr}/api/v1");
-    let keys = format!("e2e:{KEY}");
-    let mut env = vec![
-        ("MCP_API_KEYS", keys.as_str()),
-        ("PAPIERKRAM_BASE_URL", base.as_str()),
-        ("PAPIERKRAM_TOKEN", token),
-        ("PAPIERKRAM_SUBDOMAIN", SUBDOMAIN),
-    ];
+    let (sandbox, base) = start_sandbox(TOKEN).await;
+    let mut env = vec![("PAPIERKRAM_SUBDOMAIN", SUBDOMAIN)];
     env.extend_from_slice(extra);
-    let server = Server::start(&[], &env);
+    let server = start_papierkram_server(&base, token, &env);
     let rpc = Rpc::new(&server.url);
     (server, sandbox, rpc)
 }

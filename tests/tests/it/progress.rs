@@ -4,50 +4,12 @@
 //! `notifications/progress` then the result for a call with a `progressToken`, one JSON body
 //! for a call without.
 
-use std::process::Command;
-
-use integration_tests::{KEY, Rpc, Server, repo, tool};
-use papierkram_sandbox::{Fault, SandboxState, demo};
+use integration_tests::{KEY, Rpc, python_client_ok, start_server_on_sandbox};
+use papierkram_sandbox::{Fault, demo};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "progress-token";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
-
-async fn setup() -> Server {
-    setup_with_sandbox().await.0
-}
-
-async fn setup_with_sandbox() -> (Server, SandboxState) {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    let server = Server::start(
-        &[],
-        &[
-            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
-            ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
-            ("PAPIERKRAM_TOKEN", TOKEN),
-            ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
-        ],
-    );
-    (server, sandbox)
-}
-
-fn python_client(url: &str, args: &[&str]) -> Value {
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/python_client.py"))
-        .args(["--url", url, "--key", KEY])
-        .args(args)
-        .output()
-        .expect("run python client");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    assert!(out.status.success(), "python client failed: {doc}");
-    doc
-}
 
 /// The (progress, total) pairs of a call's notifications.
 fn pairs(call: &Value) -> Vec<(f64, f64)> {
@@ -66,12 +28,12 @@ fn pairs(call: &Value) -> Vec<(f64, f64)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_sees_pages_read_of_pages_known_in_both_protocol_generations() {
-    let server = setup().await;
+    let (server, _sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     // Every invoice is read, 100 a page: open items reads all of them.
     let pages = demo().invoices.len().div_ceil(100) as f64;
     assert!(pages >= 3.0, "the demo data has {pages} pages of invoices");
     for era in ["handshake", "modern"] {
-        let doc = python_client(
+        let doc = python_client_ok(
             &server.url,
             &[
                 "--era",
@@ -110,7 +72,7 @@ async fn the_python_sdk_sees_pages_read_of_pages_known_in_both_protocol_generati
         );
     }
     assert_eq!(
-        python_client(&server.url, &["--era", "modern"])["server"]["protocol_version"],
+        python_client_ok(&server.url, &["--era", "modern"])["server"]["protocol_version"],
         "2026-07-28"
     );
 }
@@ -132,7 +94,7 @@ fn events(body: &str) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_progress_token_turns_the_answer_into_an_event_stream_and_none_keeps_it_json() {
-    let server = setup().await;
+    let (server, _sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     let rpc = Rpc::new(&server.url);
     let post = |body: Value, accept: &str, version: &str| {
         rpc.http
@@ -225,7 +187,7 @@ async fn a_progress_token_turns_the_answer_into_an_event_stream_and_none_keeps_i
 /// the upstream (0 of 1), then gets the result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_single_request_is_noted_once_to_a_watching_client() {
-    let (server, sandbox) = setup_with_sandbox().await;
+    let (server, sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     sandbox.inject_fault(Fault::delay(
         "/api/v1/income/invoices",
         std::time::Duration::from_millis(2500),

@@ -8,8 +8,10 @@
 use std::process::Command;
 use std::time::Instant;
 
-use integration_tests::{KEY, Rpc, Server, repo, tool};
-use papierkram_sandbox::{SandboxState, demo};
+use integration_tests::{
+    KEY, Rpc, python_client, repo, start_papierkram_server, start_server_on_sandbox,
+};
+use papierkram_sandbox::demo;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "prompts-token";
@@ -19,32 +21,6 @@ const PROMPTS: [&str; 3] = [
     "papierkram_invoice_draft",
 ];
 
-/// The server over the embedded Papierkram catalog, its upstream the sandbox (or `base` when
-/// given: an address where nothing answers), with `extra` environment.
-async fn server(
-    base: Option<&str>,
-    extra: &[(&str, &str)],
-) -> (Server, Option<tokio::task::JoinHandle<()>>) {
-    let (base, handle) = match base {
-        Some(b) => (b.to_string(), None),
-        None => {
-            let (addr, h) = papierkram_sandbox::spawn(SandboxState::new(TOKEN))
-                .await
-                .unwrap();
-            (format!("http://{addr}/api/v1"), Some(h))
-        }
-    };
-    let keys = format!("e2e:{KEY}");
-    let mut env = vec![
-        ("MCP_API_KEYS", keys.as_str()),
-        ("PAPIERKRAM_BASE_URL", base.as_str()),
-        ("PAPIERKRAM_TOKEN", TOKEN),
-        ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
-    ];
-    env.extend_from_slice(extra);
-    (Server::start(&[], &env), handle)
-}
-
 /// A demo customer and the first word of its name, which completes to it first (a name
 /// starting with the typed text ranks before one with a later word that does).
 fn a_customer() -> (u64, String) {
@@ -53,30 +29,15 @@ fn a_customer() -> (u64, String) {
     (company.id, word.to_string())
 }
 
-fn python(url: &str, args: &[&str]) -> Value {
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/python_client.py"))
-        .args(["--url", url, "--key", KEY])
-        .args(args)
-        .output()
-        .expect("run python client");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_lists_gets_and_completes_prompts_in_both_protocol_generations() {
-    let (server, _h) = server(None, &[]).await;
+    let (server, _sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     let (id, word) = a_customer();
     let complete_prompt = format!("prompt:papierkram_customer_open_items company_id={word}");
     let complete_resource = format!("resource:papierkram://companies/{{id}} id={word}");
     let get = format!(r#"papierkram_customer_open_items={{"company_id": {id}}}"#);
     for (era, version) in [("handshake", "2025-11-25"), ("modern", "2026-07-28")] {
-        let doc = python(
+        let doc = python_client(
             &server.url,
             &[
                 "--era",
@@ -90,7 +51,8 @@ async fn python_sdk_lists_gets_and_completes_prompts_in_both_protocol_generation
                 "--complete",
                 &complete_resource,
             ],
-        );
+        )
+        .1;
         assert_eq!(doc["server"]["protocol_version"], version, "{doc}");
         let caps = &doc["server"]["capabilities"];
         assert!(
@@ -167,7 +129,7 @@ fn json_of(out: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn inspector_lists_gets_and_completes_prompts() {
-    let (server, _h) = server(None, &[]).await;
+    let (server, _sandbox) = start_server_on_sandbox(TOKEN, &[]).await;
     let (code, out) = inspector("inspector.sh", &server.url, &[], &["prompts/list"]);
     assert_eq!(code, 0, "{out}");
     let listed = json_of(&out);
@@ -231,14 +193,16 @@ async fn inspector_lists_gets_and_completes_prompts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_completion_against_a_failing_upstream_says_why() {
-    let (server, _h) = server(Some("http://127.0.0.1:1/api/v1"), &[]).await;
-    let doc = python(
+    // Its upstream an address where nothing answers.
+    let server = start_papierkram_server("http://127.0.0.1:1/api/v1", TOKEN, &[]);
+    let doc = python_client(
         &server.url,
         &[
             "--complete",
             "prompt:papierkram_customer_open_items company_id=A",
         ],
-    );
+    )
+    .1;
     let error = &doc["completions"][0]["error"];
     assert_eq!(error["code"], -32603, "{doc}");
     assert_eq!(error["data"]["status"], "unavailable", "{doc}");
@@ -280,7 +244,7 @@ async fn figures_prompt_list_size_and_completion_cost() {
     const SCOPES: usize = 10;
     let profiles: Vec<String> = (0..SCOPES).map(|i| format!("p{i}=papierkram/*")).collect();
     let profiles = profiles.join(";");
-    let (server, _h) = server(None, &[("MCP_PROFILES", &profiles)]).await;
+    let (server, _sandbox) = start_server_on_sandbox(TOKEN, &[("MCP_PROFILES", &profiles)]).await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list"});
     let bytes = Rpc::new(&server.url)
         .post(list, &[])

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use insights::cloudwatch::CloudWatchInsights;
-use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status};
+use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status, audit_lines};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use quota_alarm::assess::State;
@@ -16,6 +16,7 @@ use quota_alarm::policy::policies;
 use quota_alarm::{Deps, handle};
 use serde_json::Value;
 
+/// Audit events and Lambda platform lines (JSON strings), which `audit_lines` leaves out.
 const A: &str =
     include_str!("../../../functions/quota-alarm/tests/fixtures/audit-papierkram-may-2026-a.jsonl");
 const B: &str =
@@ -23,17 +24,6 @@ const B: &str =
 const GROUP_A: &str = "/aws/lambda/hosted-mcp-prod";
 const GROUP_B: &str = "/aws/lambda/hosted-mcp-prod-eu";
 const NOW: &str = "2026-05-20T10:00:00Z";
-
-/// The audit events of a fixture. It also holds Lambda platform lines (JSON strings, not
-/// objects), which CloudWatch stores without fields; the local endpoint takes only audit
-/// objects, so they are left out.
-fn audit_lines(jsonl: &str) -> String {
-    jsonl
-        .lines()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("ts").is_some()))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
 
 async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights, NoProbes>) {
     let logs = LogsEndpoint::start().await;

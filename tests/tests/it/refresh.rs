@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, TempDir, free_port};
+use integration_tests::{KEY, Rpc, Server, TempDir, free_port, serve_on_loopback};
 use mcp_server::{EntryKey, Grant, Person, VaultStore};
 use serde_json::json;
 
@@ -133,11 +133,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         .route("/token", post(token))
         .route("/api/me", get(me))
         .with_state(upstream.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
+    let origin = format!("http://{}", serve_on_loopback(app).await);
     let dir = TempDir::new("refresh");
     std::fs::write(
         dir.path.join("mail.yaml"),

@@ -4,8 +4,8 @@
 //! and an unknown id, a URI of no template and a record outside the caller's profile all get
 //! the same not-found answer.
 
-use integration_tests::{KEY, Rpc, Server};
-use papierkram_sandbox::{SandboxState, demo};
+use integration_tests::{Rpc, start_server_on_sandbox};
+use papierkram_sandbox::demo;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "resources-token";
@@ -17,55 +17,23 @@ enum Era {
 }
 
 async fn rpc(rpc: &Rpc, era: Era, method: &str, params: Value) -> Value {
-    let (version, mut params) = match era {
-        Era::V2025 => ("2025-11-25", params),
-        Era::V2026 => ("2026-07-28", params),
-    };
-    let mut headers: Vec<(&str, String)> = vec![];
-    if let Era::V2026 = era {
-        // 2026-07-28 names the method, and for a read its URI, in headers too.
-        if let Some(uri) = params["uri"].as_str() {
-            headers.push(("mcp-name", uri.to_string()));
+    match era {
+        Era::V2025 => {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            rpc.post(body, &[]).await.json().await.unwrap()
         }
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "resources-test", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}
-        });
-        headers.push(("mcp-method", method.to_string()));
+        // 2026-07-28 names the method, and for a read its URI, in headers too.
+        Era::V2026 => {
+            let uri = params["uri"].as_str().map(str::to_string);
+            rpc.modern(method, uri.as_deref(), params, json!({})).await
+        }
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = rpc
-        .http
-        .post(&rpc.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", version)
-        .bearer_auth(rpc.key.as_deref().unwrap())
-        .body(body.to_string());
-    let response = headers
-        .into_iter()
-        .fold(response, |r, (k, v)| r.header(k, v))
-        .send()
-        .await
-        .unwrap();
-    response.json().await.unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn records_are_resources_in_both_protocol_generations() {
-    let sandbox = SandboxState::new(TOKEN);
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    let server = Server::start(
-        &[],
-        &[
-            ("MCP_API_KEYS", &format!("e2e:{KEY}")),
-            ("MCP_PROFILES", "contacts=papierkram/compan*"),
-            ("PAPIERKRAM_BASE_URL", &format!("http://{addr}/api/v1")),
-            ("PAPIERKRAM_TOKEN", TOKEN),
-            ("PAPIERKRAM_SUBDOMAIN", "sandbox"),
-        ],
-    );
+    let (server, sandbox) =
+        start_server_on_sandbox(TOKEN, &[("MCP_PROFILES", "contacts=papierkram/compan*")]).await;
     let all = Rpc::new(&server.url);
     let contacts = Rpc::new(&format!("{}/contacts", server.url));
     let invoice = &demo().invoices[0];

@@ -2,7 +2,7 @@
 //! refresh on an upstream 401, and a missing secret answered with 503 without a crash.
 
 use integration_tests::{
-    KEY, Moto, Rpc, Server, TempDir, eventually, repo, server_binary, structured,
+    KEY, Moto, Rpc, Server, TempDir, env_refs, eventually, repo, server_binary, structured,
 };
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
@@ -14,6 +14,37 @@ fn secret_json(upstream: &str, token: &str) -> String {
         "connectors": {"demo": {"host": upstream, "token": token}}
     })
     .to_string()
+}
+
+/// moto holding `secret_id` that names the sandbox's host and `token`, and the sandbox, which
+/// wants `wanted`: the emulator, its Secrets Manager client, the sandbox and its host.
+async fn secret_naming_the_sandbox(
+    secret_id: &str,
+    token: &str,
+    wanted: &str,
+) -> (Moto, aws_sdk_secretsmanager::Client, SandboxState, String) {
+    let moto = Moto::start();
+    let sm = moto.secrets_client().await;
+    let sandbox = SandboxState::new(wanted);
+    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
+    let host = addr.to_string();
+    sm.create_secret()
+        .name(secret_id)
+        .secret_string(secret_json(&host, token))
+        .send()
+        .await
+        .unwrap();
+    (moto, sm, sandbox, host)
+}
+
+/// Rotates the token in `secret_id` (naming `host`) to `token`.
+async fn rotate(sm: &aws_sdk_secretsmanager::Client, secret_id: &str, host: &str, token: &str) {
+    sm.put_secret_value()
+        .secret_id(secret_id)
+        .secret_string(secret_json(host, token))
+        .send()
+        .await
+        .unwrap();
 }
 
 fn start_server(moto: &Moto, secret_id: &str) -> Server {
@@ -30,7 +61,7 @@ fn start_server_with(
     env.push(("MCP_SECRET_ID", secret_id.to_string()));
     env.push(("MCP_SECRET_TTL_SECS", "3600".to_string()));
     env.extend(more.iter().map(|(k, v)| (*k, v.to_string())));
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env: Vec<(&str, &str)> = env_refs(&env).collect();
     Server::start(&["--catalog", catalog.to_str().unwrap()], &env)
 }
 
@@ -60,16 +91,12 @@ fn catalogs_with_budget(budget: u64) -> TempDir {
 
 #[tokio::test]
 async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401() {
-    let moto = Moto::start();
-    let sm = moto.secrets_client().await;
-    let sandbox = SandboxState::new("token-after-rotation");
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    sm.create_secret()
-        .name("hosted-mcp/e2e")
-        .secret_string(secret_json(&addr.to_string(), "token-before-rotation"))
-        .send()
-        .await
-        .unwrap();
+    let (moto, sm, _sandbox, host) = secret_naming_the_sandbox(
+        "hosted-mcp/e2e",
+        "token-before-rotation",
+        "token-after-rotation",
+    )
+    .await;
     let server = start_server(&moto, "hosted-mcp/e2e");
     let rpc = Rpc::new(&server.url);
 
@@ -78,12 +105,7 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
 
     // The upstream already wants the rotated token: the first call gets 401 with the cached
     // secret, re-reads the secret once, and retries.
-    sm.put_secret_value()
-        .secret_id("hosted-mcp/e2e")
-        .secret_string(secret_json(&addr.to_string(), "token-after-rotation"))
-        .send()
-        .await
-        .unwrap();
+    rotate(&sm, "hosted-mcp/e2e", &host, "token-after-rotation").await;
     let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("retrying with the re-read secret"));
@@ -94,16 +116,12 @@ async fn secret_is_loaded_from_secrets_manager_and_rotation_is_picked_up_on_401(
 /// for one answer, not for the deployment's rotation); the next call finds the budget spent.
 #[tokio::test]
 async fn a_resend_after_rotation_is_not_charged_twice_to_the_callers_budget() {
-    let moto = Moto::start();
-    let sm = moto.secrets_client().await;
-    let sandbox = SandboxState::new("token-after-rotation");
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    sm.create_secret()
-        .name("hosted-mcp/budget")
-        .secret_string(secret_json(&addr.to_string(), "token-before-rotation"))
-        .send()
-        .await
-        .unwrap();
+    let (moto, sm, sandbox, host) = secret_naming_the_sandbox(
+        "hosted-mcp/budget",
+        "token-before-rotation",
+        "token-after-rotation",
+    )
+    .await;
     let catalogs = catalogs_with_budget(1);
     let server = start_server_with(
         &moto,
@@ -113,12 +131,7 @@ async fn a_resend_after_rotation_is_not_charged_twice_to_the_callers_budget() {
     );
     let rpc = Rpc::new(&server.url);
     assert!(rpc.list().await.contains(&"demo_invoices_list".to_string()));
-    sm.put_secret_value()
-        .secret_id("hosted-mcp/budget")
-        .secret_string(secret_json(&addr.to_string(), "token-after-rotation"))
-        .send()
-        .await
-        .unwrap();
+    rotate(&sm, "hosted-mcp/budget", &host, "token-after-rotation").await;
     let reply = rpc.call("demo_info_get", json!({})).await;
     assert_eq!(structured(&reply)["status"], "ok", "{reply}");
     assert!(server.stderr.shows("retrying with the re-read secret"));
@@ -130,16 +143,8 @@ async fn a_resend_after_rotation_is_not_charged_twice_to_the_callers_budget() {
 
 #[tokio::test]
 async fn a_wrong_token_is_retried_once_then_unauthorized_naming_the_secret_fields() {
-    let moto = Moto::start();
-    let sm = moto.secrets_client().await;
-    let sandbox = SandboxState::new("the-right-token");
-    let (addr, _h) = papierkram_sandbox::spawn(sandbox.clone()).await.unwrap();
-    sm.create_secret()
-        .name("hosted-mcp/wrong")
-        .secret_string(secret_json(&addr.to_string(), "a-wrong-token"))
-        .send()
-        .await
-        .unwrap();
+    let (moto, _sm, sandbox, _host) =
+        secret_naming_the_sandbox("hosted-mcp/wrong", "a-wrong-token", "the-right-token").await;
     let server = start_server(&moto, "hosted-mcp/wrong");
     let rpc = Rpc::new(&server.url);
     let reply = rpc.call("demo_info_get", json!({})).await;

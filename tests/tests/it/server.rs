@@ -244,28 +244,23 @@ async fn no_pii_and_no_secrets_in_any_output() {
     server
         .stdout
         .events_where(1, |e| e["event"] == "auth_denied");
+    let planted_values = [
+        EMAIL,
+        TOKEN,
+        "PLANTEDTOKEN",
+        "pepper-planted-value-0123456789abcdef",
+        KEY,
+    ];
     let outputs = [server.stdout.joined(), server.stderr.joined()];
     for (name, text) in [("stdout", &outputs[0]), ("stderr", &outputs[1])] {
-        for planted in [
-            EMAIL,
-            TOKEN,
-            "PLANTEDTOKEN",
-            "pepper-planted-value-0123456789abcdef",
-            KEY,
-        ] {
+        for planted in planted_values {
             assert!(
                 !text.contains(planted),
                 "{planted} leaked into {name}:\n{text}"
             );
         }
     }
-    for planted in [
-        EMAIL,
-        TOKEN,
-        "PLANTEDTOKEN",
-        "pepper-planted-value-0123456789abcdef",
-        KEY,
-    ] {
+    for planted in planted_values {
         assert!(
             !replies.contains(planted),
             "{planted} leaked into a reply:\n{replies}"

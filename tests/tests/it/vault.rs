@@ -92,6 +92,22 @@ impl Aws {
         )
     }
 
+    /// A server's environment for this vault: its table and key, the table and KMS through
+    /// their relays, the rest of AWS at moto.
+    pub(crate) fn server_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("MCP_VAULT_TABLE", TABLE.to_string()),
+            ("MCP_VAULT_KEY_ID", self.key_id.clone()),
+            ("AWS_ENDPOINT_URL", self.moto.endpoint.clone()),
+            ("AWS_ENDPOINT_URL_DYNAMODB", self.dynamodb.endpoint()),
+            ("AWS_ENDPOINT_URL_KMS", self.kms.endpoint()),
+            ("AWS_ACCESS_KEY_ID", "testing".into()),
+            ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+            ("AWS_REGION", "eu-central-1".into()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+        ]
+    }
+
     pub(crate) fn table(&self) -> aws_sdk_dynamodb::Client {
         Moto::dynamodb_client_for(&self.dynamodb.endpoint())
     }

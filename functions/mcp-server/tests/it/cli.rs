@@ -1,27 +1,14 @@
 //! The command line as a user meets it: help and version on stdout with exit 0, errors that
 //! name the flag on stderr with clap's exit code 2, `lint` as CI runs it.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn mcp_server(args: &[&str]) -> (Option<i32>, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
-        .args(args)
-        .env_remove("AWS_LAMBDA_RUNTIME_API")
-        .env_remove("MCP_CATALOG_DIR")
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (status.code(), text(stdout), text(stderr))
-}
+use crate::common::run_mcp_server;
 
 #[test]
 fn help_lists_the_commands_on_stdout() {
     for flag in ["--help", "-h", "help"] {
-        let (code, stdout, stderr) = mcp_server(&[flag]);
+        let (code, stdout, stderr) = run_mcp_server(&[flag]);
         assert_eq!(code, Some(0), "{flag}: {stderr}");
         assert!(stdout.contains("Usage: mcp-server [COMMAND]"), "{stdout}");
         for command in ["serve", "lint", "smoke"] {
@@ -33,7 +20,7 @@ fn help_lists_the_commands_on_stdout() {
 
 #[test]
 fn version_is_the_package_version_on_stdout() {
-    let (code, stdout, _) = mcp_server(&["--version"]);
+    let (code, stdout, _) = run_mcp_server(&["--version"]);
     assert_eq!(code, Some(0));
     assert_eq!(
         stdout,
@@ -43,7 +30,7 @@ fn version_is_the_package_version_on_stdout() {
 
 #[test]
 fn serve_has_its_own_help_naming_the_variable_behind_catalog() {
-    let (code, stdout, _) = mcp_server(&["serve", "--help"]);
+    let (code, stdout, _) = run_mcp_server(&["serve", "--help"]);
     assert_eq!(code, Some(0));
     assert!(
         stdout.contains("Usage: mcp-server serve [OPTIONS]"),
@@ -51,7 +38,7 @@ fn serve_has_its_own_help_naming_the_variable_behind_catalog() {
     );
     assert!(stdout.contains("[default: 127.0.0.1:8767]"), "{stdout}");
     assert!(stdout.contains("[env: MCP_CATALOG_DIR=]"), "{stdout}");
-    let (code, stdout, _) = mcp_server(&["help", "smoke"]);
+    let (code, stdout, _) = run_mcp_server(&["help", "smoke"]);
     assert_eq!(code, Some(0));
     assert!(
         stdout.contains("Usage: mcp-server smoke [OPTIONS] --url <URL> --key <KEY>"),
@@ -61,7 +48,7 @@ fn serve_has_its_own_help_naming_the_variable_behind_catalog() {
 
 #[test]
 fn unknown_flag_is_named_with_a_did_you_mean_hint() {
-    let (code, stdout, stderr) = mcp_server(&["serve", "--adr", "127.0.0.1:0"]);
+    let (code, stdout, stderr) = run_mcp_server(&["serve", "--adr", "127.0.0.1:0"]);
     assert_eq!(code, Some(2));
     assert!(stdout.is_empty(), "{stdout}");
     assert!(
@@ -76,7 +63,7 @@ fn unknown_flag_is_named_with_a_did_you_mean_hint() {
 
 #[test]
 fn no_command_outside_lambda_is_a_usage_error() {
-    let (code, _, stderr) = mcp_server(&[]);
+    let (code, _, stderr) = run_mcp_server(&[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("no command given"), "{stderr}");
 }
@@ -88,7 +75,7 @@ fn lint_checks_the_shipped_catalogs() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/connector/catalogs"
     );
-    let (code, stdout, stderr) = mcp_server(&["lint", dir]);
+    let (code, stdout, stderr) = run_mcp_server(&["lint", dir]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains(" ok "), "{stdout}");
 }

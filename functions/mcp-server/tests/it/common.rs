@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -121,6 +122,21 @@ pub(crate) fn app_with_store(
     store: SecretStore,
 ) -> TestApp {
     let config = Config::from(EnvSnapshot::from_pairs(env.iter().copied())).unwrap();
+    let (state, sink) = app_state(config, catalogs, store);
+    TestApp {
+        mcp: state.mcp.clone(),
+        router: app(state),
+        audit: sink,
+    }
+}
+
+/// The app's state from `config`, `catalogs` and `store`, with the default stores and its
+/// audit lines in memory.
+pub(crate) fn app_state(
+    config: Config,
+    catalogs: Vec<catalog::Catalog>,
+    store: SecretStore,
+) -> (AppState, MemorySink) {
     let (audit, sink) = AuditLog::memory();
     let state = AppState::new(
         config,
@@ -131,11 +147,25 @@ pub(crate) fn app_with_store(
         mcp_server::http_client(),
         Default::default(),
     );
-    TestApp {
-        mcp: state.mcp.clone(),
-        router: app(state),
-        audit: sink,
-    }
+    (state, sink)
+}
+
+/// The tool names of a `tools/list` reply, in its order.
+pub(crate) fn listed_names(body: &Value) -> Vec<String> {
+    body["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Serves `router` on a loopback port from the OS: a fake upstream for a test's connector.
+pub(crate) async fn serve_fake_upstream(router: Router) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
 }
 
 /// Sends one request; the body as JSON (a JSON string of the text when it is none).
@@ -147,4 +177,21 @@ pub(crate) async fn send(app: &TestApp, request: Request<Body>) -> (StatusCode, 
     let body = serde_json::from_slice(&bytes)
         .unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()));
     (status, headers, body)
+}
+
+/// Runs the built `mcp-server` binary with `args`, outside Lambda and without a catalog
+/// directory from the caller's shell: its exit code, stdout and stderr.
+pub(crate) fn run_mcp_server(args: &[&str]) -> (Option<i32>, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
+        .args(args)
+        .env_remove("AWS_LAMBDA_RUNTIME_API")
+        .env_remove("MCP_CATALOG_DIR")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (status.code(), text(stdout), text(stderr))
 }

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::common::{TOOL_KEY, TestApp, app_with, call_result, demo_secrets, send, tools_call};
+use crate::common::{
+    TOOL_KEY, TestApp, app_with, call_result, demo_secrets, listed_names, send,
+    serve_fake_upstream, tools_call,
+};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -123,9 +126,7 @@ async fn spawn_upstream(mode: Mode) -> (SocketAddr, Upstream) {
         info_hits: Arc::new(AtomicUsize::new(0)),
     };
     let router = Router::new().fallback(upstream).with_state(up.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     (addr, up)
 }
 
@@ -430,13 +431,7 @@ async fn a_key_without_a_profile_is_refused_once_keys_are_mapped() {
     let app = test_app(&with_default, addr);
     let (status, _, body) = send(&app, post(list.to_string(), OTHER_KEY, "application/json")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["demo_info_get"]);
+    assert_eq!(listed_names(&body), ["demo_info_get"]);
 }
 
 #[tokio::test]
@@ -529,10 +524,7 @@ async fn spawn_quoting(status: u16) -> SocketAddr {
         (StatusCode::from_u16(status).unwrap(), axum::Json(body))
     };
     let router = Router::new().route("/api/account", axum::routing::get(quote));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    addr
+    serve_fake_upstream(router).await
 }
 
 #[tokio::test]

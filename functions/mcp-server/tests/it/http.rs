@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::common::{TestApp, app_with, app_with_store, send, tools_call};
+use crate::common::{TestApp, app_with, app_with_store, listed_names, send, tools_call};
 use audit::Redactor;
 use axum::body::Body;
 use http::{Request, StatusCode};
@@ -211,12 +211,7 @@ async fn tools_list_equals_the_checked_in_allowlist() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let names: Vec<&str> = body["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = listed_names(&body);
     let allowlist = include_str!("../../../../tests/catalogs/demo.allowlist");
     let expected: Vec<&str> = allowlist
         .lines()
@@ -538,15 +533,6 @@ fn disclosure_app(env: &[(&str, &str)]) -> TestApp {
     app_with(env, catalogs, secrets("127.0.0.1:1", "t"))
 }
 
-fn names(body: &Value) -> Vec<String> {
-    body["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{body}"))
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn list_request(path: &str) -> Request<Body> {
     let mut r = rpc(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
@@ -561,7 +547,7 @@ async fn non_core_tools_are_found_with_search_tools_and_called_with_call_tool() 
     let app = disclosure_app(&[]);
     let (_, _, body) = send(&app, list_request("/mcp")).await;
     assert_eq!(
-        names(&body),
+        listed_names(&body),
         [
             "demo_invoices_list",
             "demo_invoice_archive",
@@ -694,13 +680,13 @@ async fn profiles_select_tools_by_path_and_by_key() {
     let (status, _, body) = send(&app, list_request("/mcp/reading")).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(
-        names(&body),
+        listed_names(&body),
         ["demo_invoices_list", "search_tools", "call_tool"]
     );
     // The key is limited to `reading`: plain /mcp means that profile, another profile is refused.
     let (_, _, body) = send(&app, list_request("/mcp")).await;
     assert_eq!(
-        names(&body),
+        listed_names(&body),
         ["demo_invoices_list", "search_tools", "call_tool"]
     );
     let (status, _, _) = send(&app, list_request("/mcp/archive")).await;

@@ -3,22 +3,9 @@
 //! input leaves no file behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn mcp_server(args: &[&str]) -> (Option<i32>, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_mcp-server"))
-        .args(args)
-        .env_remove("AWS_LAMBDA_RUNTIME_API")
-        .env_remove("MCP_CATALOG_DIR")
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (status.code(), text(stdout), text(stderr))
-}
+use crate::common::run_mcp_server;
 
 fn spec(name: &str) -> String {
     format!(
@@ -33,6 +20,20 @@ fn scratch(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// `mcp-server import openapi DOCUMENT --connector CONNECTOR --out OUT`: its exit code, stdout
+/// and stderr.
+fn import_openapi(document: &str, connector: &str, out: &str) -> (Option<i32>, String, String) {
+    run_mcp_server(&[
+        "import",
+        "openapi",
+        document,
+        "--connector",
+        connector,
+        "--out",
+        out,
+    ])
 }
 
 fn files(dir: &Path) -> Vec<String> {
@@ -50,15 +51,7 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
     let out = dir.join("sevdesk.yaml");
     let out_arg = out.to_str().unwrap();
     let spec = spec("sevdesk-like.yaml");
-    let (code, stdout, stderr) = mcp_server(&[
-        "import",
-        "openapi",
-        &spec,
-        "--connector",
-        "sevdesk",
-        "--out",
-        out_arg,
-    ]);
+    let (code, stdout, stderr) = import_openapi(&spec, "sevdesk", out_arg);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stdout.contains("# Import of sevdesk-like API 2.0.0 as `sevdesk`"),
@@ -74,7 +67,7 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
     let draft = catalog::parse("sevdesk.yaml", &text).unwrap();
     assert_eq!(draft.tools.len(), 10);
 
-    let (code, stdout, stderr) = mcp_server(&["lint", dir.to_str().unwrap()]);
+    let (code, stdout, stderr) = run_mcp_server(&["lint", dir.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(stderr.contains("gap(s) in the catalogs"), "{stderr}");
     let curation_gaps = stdout
@@ -88,15 +81,7 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
     );
 
     // Run again: the existing file is the curated catalog, compared and left alone.
-    let (code, stdout, stderr) = mcp_server(&[
-        "import",
-        "openapi",
-        &spec,
-        "--connector",
-        "sevdesk",
-        "--out",
-        out_arg,
-    ]);
+    let (code, stdout, stderr) = import_openapi(&spec, "sevdesk", out_arg);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("# Re-import"), "{stdout}");
     assert!(stdout.contains("document unchanged"), "{stdout}");
@@ -116,15 +101,7 @@ fn a_draft_loads_lints_with_curation_gaps_and_is_never_overwritten() {
             .replace("operationId: invoiceEnshrine", "operationId: invoiceLock"),
     )
     .unwrap();
-    let (code, stdout, stderr) = mcp_server(&[
-        "import",
-        "openapi",
-        changed.to_str().unwrap(),
-        "--connector",
-        "sevdesk",
-        "--out",
-        out_arg,
-    ]);
+    let (code, stdout, stderr) = import_openapi(changed.to_str().unwrap(), "sevdesk", out_arg);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stdout.contains("document changed since the import"),
@@ -161,15 +138,7 @@ fn bad_input_names_the_place_and_leaves_no_file() {
         ),
         (&swagger, "swagger2openapi"),
     ] {
-        let (code, _, stderr) = mcp_server(&[
-            "import",
-            "openapi",
-            input.to_str().unwrap(),
-            "--connector",
-            "x",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let (code, _, stderr) = import_openapi(input.to_str().unwrap(), "x", out.to_str().unwrap());
         assert_eq!(code, Some(1), "{stderr}");
         assert!(stderr.contains(needle), "{stderr}");
     }
@@ -223,15 +192,7 @@ fn imported_draft(dir: &Path) -> PathBuf {
     let drafts = dir.join("drafts");
     std::fs::create_dir_all(&drafts).unwrap();
     let out = drafts.join("notes.yaml");
-    let (code, _, stderr) = mcp_server(&[
-        "import",
-        "openapi",
-        spec.to_str().unwrap(),
-        "--connector",
-        "notes",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = import_openapi(spec.to_str().unwrap(), "notes", out.to_str().unwrap());
     assert_eq!(code, Some(0), "{stderr}");
     drafts
 }

@@ -5,13 +5,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use audit::{AuditLog, Redactor};
+use audit::Redactor;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Adapter, Context, LambdaEvent, Service};
 use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
 use mcp_server::{AppState, app};
 use mcp_server::{Config, EnvSnapshot};
 use serde_json::{Value, json};
+
+use crate::common::app_state;
 
 const HOST: &str = "abc123.execute-api.eu-central-1.amazonaws.com";
 
@@ -50,18 +52,8 @@ fn state_with_connectors(
         Duration::from_secs(60),
         Redactor::new(),
     );
-    let (audit, sink) = AuditLog::memory();
     let catalogs = catalog::load_sources(mcp_server::EMBEDDED_CATALOGS).unwrap();
-    let state = AppState::new(
-        config,
-        catalogs,
-        Arc::new(store),
-        audit,
-        Redactor::new(),
-        mcp_server::http_client(),
-        Default::default(),
-    );
-    (state, sink)
+    app_state(config, catalogs, store)
 }
 
 /// Runs one fixture event and returns the API Gateway v2 response as JSON.

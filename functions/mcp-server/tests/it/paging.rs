@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use crate::common::{TestApp, app_with, connector_secrets, tool_result as call};
+use crate::common::{
+    TestApp, app_with, connector_secrets, serve_fake_upstream, tool_result as call,
+};
 use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -183,9 +185,7 @@ async fn spawn(speaks: Speaks) -> (SocketAddr, Fake) {
         seen: Arc::default(),
     };
     let router = Router::new().fallback(fake).with_state(state.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     (addr, state)
 }
 
@@ -820,9 +820,7 @@ async fn cal_com(
 async fn cal_coms_lists_answer_the_one_list_shape_whether_cal_com_pages_them_or_not() {
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     let router = Router::new().fallback(cal_com).with_state(seen.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     let base = format!("http://{addr}/v2");
     let calcom: Vec<catalog::Catalog> = connector::load(None)
         .unwrap()

@@ -9,7 +9,7 @@ use axum::body::Body;
 use http::Request;
 use serde_json::{Value, json};
 
-use crate::common::{TestApp, app_with, demo_secrets, send};
+use crate::common::{TestApp, app_with, demo_secrets, send, serve_fake_upstream};
 
 const KEY: &str = "prompts-key-0123456789abcdef";
 
@@ -94,9 +94,7 @@ async fn recording_upstream() -> (String, Arc<AtomicUsize>, Arc<std::sync::Mutex
             }),
         )
         .route("/api/v1/contact/companies/{id}", axum::routing::get(one));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     (addr.to_string(), hits, paths)
 }
 

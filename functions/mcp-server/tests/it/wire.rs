@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use crate::common::{TestApp, app_with, connector_secrets, tool_result as call};
+use crate::common::{
+    TestApp, app_with, connector_secrets, serve_fake_upstream, tool_result as call,
+};
 use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -87,9 +89,7 @@ async fn fake(State(fake): State<Fake>, request: Request<axum::body::Body>) -> R
 async fn spawn() -> (SocketAddr, Fake) {
     let state = Fake::default();
     let router = Router::new().fallback(fake).with_state(state.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let addr = serve_fake_upstream(router).await;
     (addr, state)
 }
 
