@@ -5,7 +5,8 @@
 
 use catalog::{Complete, Param, Risk};
 
-use super::lint::{Row, na, row, unbounded};
+use super::tool::unbounded;
+use super::{Row, na, row};
 use crate::inventory::{Inventory, Scope};
 use crate::mcp::prompts;
 
