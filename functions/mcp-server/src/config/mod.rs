@@ -241,65 +241,18 @@ impl Config {
         Self::parse(&env)
     }
 
-    /// Every variable parsed into typed values; the snapshot is not kept.
+    /// Every variable parsed into typed values; the snapshot is not kept. The checks run in
+    /// this order, so the first bad variable is the one named.
     pub fn parse(env: &EnvSnapshot) -> Result<Self, ConfigError> {
         let read = env_config::Env::new(|name: &str| env.raw(name).map(str::to_string));
         let lambda = env.get(LAMBDA_RUNTIME_API).is_some();
-        let secret_source = match env.get(SECRET_ID) {
-            Some(id) => SecretSourceConfig::SecretsManager(id.to_string()),
-            None if lambda => {
-                return Err(ConfigError::new(
-                    SECRET_ID,
-                    "required on Lambda (the deployment secret)",
-                ));
-            }
-            None => SecretSourceConfig::Variables,
-        };
-        let allowed_hosts = read.list(ALLOWED_HOSTS);
-        if lambda && allowed_hosts.is_empty() {
-            return Err(ConfigError::new(
-                ALLOWED_HOSTS,
-                "required on Lambda: the API Gateway and custom domain host names",
-            ));
-        }
-        let mut trusted_proxies = Vec::new();
-        for entry in read.list(TRUSTED_PROXIES) {
-            let cidr = Cidr::parse(&entry).ok_or_else(|| {
-                ConfigError::new(
-                    TRUSTED_PROXIES,
-                    format!("`{entry}` is no address or range (192.0.2.0/24)"),
-                )
-            })?;
-            trusted_proxies.push(cidr);
-        }
-        let allowed_origins = read.list(ALLOWED_ORIGINS);
-        if let Some(o) = allowed_origins
-            .iter()
-            .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
-        {
-            return Err(ConfigError::new(
-                ALLOWED_ORIGINS,
-                format!("`{o}` needs a scheme (https://…)"),
-            ));
-        }
-        // Not `read.log_format`: the server's wording of this message is older, and kept.
-        let json_logs = match env.get(LOG_FORMAT) {
-            None => lambda,
-            Some("json") => true,
-            Some("text") => false,
-            Some(other) => {
-                return Err(ConfigError::new(
-                    LOG_FORMAT,
-                    format!("`{other}`: use json or text"),
-                ));
-            }
-        };
+        let secret_source = secret_source(env, lambda)?;
+        let allowed_hosts = allowed_hosts(&read, lambda)?;
+        let trusted_proxies = trusted_proxies(&read)?;
+        let allowed_origins = allowed_origins(&read)?;
+        let json_logs = json_logs(env, lambda)?;
         let max_body_bytes = read.number(MAX_BODY_BYTES, 1024 * 1024)?;
-        // The infra's Lambda timeout (10 s) minus the 2 s an answer and its audit line need.
-        let call_deadline = Duration::from_millis(read.number(CALL_DEADLINE_MS, 8000)?);
-        if call_deadline < Duration::from_millis(100) {
-            return Err(ConfigError::new(CALL_DEADLINE_MS, "must be at least 100"));
-        }
+        let call_deadline = call_deadline(&read)?;
         let max_result_bytes = read.number(MAX_RESULT_BYTES, 25 * 1024)?;
         if max_result_bytes < 1024 {
             return Err(ConfigError::new(MAX_RESULT_BYTES, "must be at least 1024"));
@@ -315,11 +268,7 @@ impl Config {
             allowed_origins,
             max_body_bytes,
             max_result_bytes,
-            emf_namespace: match env.raw(EMF_NAMESPACE) {
-                Some(v) if v.trim().is_empty() => None,
-                Some(v) => Some(v.trim().to_string()),
-                None => Some("HostedMcp".to_string()),
-            },
+            emf_namespace: emf_namespace(env),
             health_timeout: Duration::from_millis(read.number(HEALTH_TIMEOUT_MS, 2000)?),
             health_interval: Duration::from_secs(read.number_in(
                 HEALTH_INTERVAL_S,
@@ -358,6 +307,102 @@ impl Config {
 
     fn vars_of(&self, connector: &str) -> Option<&ConnectorVars> {
         self.connector_vars.get(&connector.to_ascii_uppercase())
+    }
+}
+
+/// `MCP_SECRET_ID`: required on Lambda; locally the secrets come from variables.
+fn secret_source(env: &EnvSnapshot, lambda: bool) -> Result<SecretSourceConfig, ConfigError> {
+    match env.get(SECRET_ID) {
+        Some(id) => Ok(SecretSourceConfig::SecretsManager(id.to_string())),
+        None if lambda => Err(ConfigError::new(
+            SECRET_ID,
+            "required on Lambda (the deployment secret)",
+        )),
+        None => Ok(SecretSourceConfig::Variables),
+    }
+}
+
+/// `MCP_ALLOWED_HOSTS`: required on Lambda.
+fn allowed_hosts<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+    lambda: bool,
+) -> Result<Vec<String>, ConfigError> {
+    let allowed_hosts = read.list(ALLOWED_HOSTS);
+    if lambda && allowed_hosts.is_empty() {
+        return Err(ConfigError::new(
+            ALLOWED_HOSTS,
+            "required on Lambda: the API Gateway and custom domain host names",
+        ));
+    }
+    Ok(allowed_hosts)
+}
+
+/// `MCP_TRUSTED_PROXIES`: addresses or ranges, each parsed.
+fn trusted_proxies<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+) -> Result<Vec<Cidr>, ConfigError> {
+    let mut trusted_proxies = Vec::new();
+    for entry in read.list(TRUSTED_PROXIES) {
+        let cidr = Cidr::parse(&entry).ok_or_else(|| {
+            ConfigError::new(
+                TRUSTED_PROXIES,
+                format!("`{entry}` is no address or range (192.0.2.0/24)"),
+            )
+        })?;
+        trusted_proxies.push(cidr);
+    }
+    Ok(trusted_proxies)
+}
+
+/// `MCP_ALLOWED_ORIGINS`: each with its scheme (or `null`), as browsers send it.
+fn allowed_origins<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+) -> Result<Vec<String>, ConfigError> {
+    let allowed_origins = read.list(ALLOWED_ORIGINS);
+    if let Some(o) = allowed_origins
+        .iter()
+        .find(|o| !(o.starts_with("https://") || o.starts_with("http://") || *o == "null"))
+    {
+        return Err(ConfigError::new(
+            ALLOWED_ORIGINS,
+            format!("`{o}` needs a scheme (https://…)"),
+        ));
+    }
+    Ok(allowed_origins)
+}
+
+/// `MCP_LOG_FORMAT`: JSON on Lambda unless told otherwise.
+fn json_logs(env: &EnvSnapshot, lambda: bool) -> Result<bool, ConfigError> {
+    // Not `read.log_format`: the server's wording of this message is older, and kept.
+    match env.get(LOG_FORMAT) {
+        None => Ok(lambda),
+        Some("json") => Ok(true),
+        Some("text") => Ok(false),
+        Some(other) => Err(ConfigError::new(
+            LOG_FORMAT,
+            format!("`{other}`: use json or text"),
+        )),
+    }
+}
+
+/// `MCP_CALL_DEADLINE_MS`: at least 100 ms.
+fn call_deadline<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+) -> Result<Duration, ConfigError> {
+    // The infra's Lambda timeout (10 s) minus the 2 s an answer and its audit line need.
+    let call_deadline = Duration::from_millis(read.number(CALL_DEADLINE_MS, 8000)?);
+    if call_deadline < Duration::from_millis(100) {
+        return Err(ConfigError::new(CALL_DEADLINE_MS, "must be at least 100"));
+    }
+    Ok(call_deadline)
+}
+
+/// `MCP_EMF_NAMESPACE`: `HostedMcp` when unset, no metrics when blank.
+fn emf_namespace(env: &EnvSnapshot) -> Option<String> {
+    match env.raw(EMF_NAMESPACE) {
+        Some(v) if v.trim().is_empty() => None,
+        Some(v) => Some(v.trim().to_string()),
+        None => Some("HostedMcp".to_string()),
     }
 }
 
