@@ -335,26 +335,71 @@ pub(crate) fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid
     })
 }
 
+/// A list tool's own arguments: `fields`, `cursor`, `page`, `page_size`, `count_only`, checked
+/// in that order (the first bad one is named).
 fn list_options(
     tool: &Tool,
     list: ListShape,
     args: &Map<String, Value>,
 ) -> Result<ListOptions, Invalid> {
-    let int = |name: &str, lo: i64, hi: i64, default: u32| -> Result<u32, Invalid> {
-        match args.get(name).filter(|v| !v.is_null()) {
-            None => Ok(default),
-            Some(v) => {
-                let n = integer(name, v)?;
-                if n < lo || n > hi {
-                    return Err(invalid(format!(
-                        "`{name}` must be between {lo} and {hi}, got {n}."
-                    )));
-                }
-                Ok(n as u32)
-            }
-        }
+    let fields = fields_arg(tool, args)?;
+    let (cursor, resumed) = cursor_arg(list, args)?;
+    let mut options = ListOptions {
+        page: bounded_int(args, "page", 1, 10_000, 1)?,
+        page_size: bounded_int(
+            args,
+            "page_size",
+            1,
+            i64::from(list.max_page_size),
+            DEFAULT_PAGE_SIZE.min(list.max_page_size),
+        )?,
+        fields,
+        count_only: match args.get("count_only") {
+            None | Some(Value::Null) => false,
+            Some(v) => boolean("count_only", v)?,
+        },
+        cursor,
+        resumed: None,
     };
-    let fields = match args.get("fields").filter(|v| !v.is_null()) {
+    // The cut page's cursor names its page: it wins over `page` and `page_size` (a model
+    // passes it with the same arguments as the call that was cut).
+    if let Some(r) = resumed {
+        if r.page_size > list.max_page_size || (list.by_cursor && r.page != 1) {
+            return Err(invalid(BadCursor.to_string()));
+        }
+        options.page = r.page;
+        options.page_size = r.page_size;
+        options.resumed = Some(r);
+    }
+    Ok(options)
+}
+
+/// An integer argument from `lo` to `hi`, `default` when absent.
+fn bounded_int(
+    args: &Map<String, Value>,
+    name: &str,
+    lo: i64,
+    hi: i64,
+    default: u32,
+) -> Result<u32, Invalid> {
+    match args.get(name).filter(|v| !v.is_null()) {
+        None => Ok(default),
+        Some(v) => {
+            let n = integer(name, v)?;
+            if n < lo || n > hi {
+                return Err(invalid(format!(
+                    "`{name}` must be between {lo} and {hi}, got {n}."
+                )));
+            }
+            Ok(n as u32)
+        }
+    }
+}
+
+/// `fields`: a list of names (or, as some clients send it, a comma-separated string), each one
+/// the tool declares selectable when it declares any.
+fn fields_arg(tool: &Tool, args: &Map<String, Value>) -> Result<Option<Vec<String>>, Invalid> {
+    let fields: Option<Vec<String>> = match args.get("fields").filter(|v| !v.is_null()) {
         None => None,
         Some(Value::Array(items)) => Some(
             items
@@ -383,6 +428,15 @@ fn list_options(
             }
         }
     }
+    Ok(fields)
+}
+
+/// `cursor`: where the next page is, and the cut page it resumes when it is a cut page's
+/// cursor. A list paged by number takes only the latter.
+fn cursor_arg(
+    list: ListShape,
+    args: &Map<String, Value>,
+) -> Result<(Option<Cursor>, Option<Resume>), Invalid> {
     let cursor = match args.get("cursor").filter(|v| !v.is_null()) {
         None => None,
         Some(Value::String(s)) => Some(Cursor::decode(s).map_err(|e| invalid(e.to_string()))?),
@@ -392,43 +446,14 @@ fn list_options(
             )));
         }
     };
-    let (cursor, resumed) = match cursor {
-        Some(Cursor::Resume(r)) => (r.at.as_deref().cloned(), Some(r)),
-        Some(_) if !list.by_cursor => {
-            return Err(invalid(
-                "This list pages by number: pass `page` (the result's page + 1); `cursor` only \
-                 takes the next_cursor of a result cut to fit the output limit.",
-            ));
-        }
-        other => (other, None),
-    };
-    let mut options = ListOptions {
-        page: int("page", 1, 10_000, 1)?,
-        page_size: int(
-            "page_size",
-            1,
-            i64::from(list.max_page_size),
-            DEFAULT_PAGE_SIZE.min(list.max_page_size),
-        )?,
-        fields,
-        count_only: match args.get("count_only") {
-            None | Some(Value::Null) => false,
-            Some(v) => boolean("count_only", v)?,
-        },
-        cursor,
-        resumed: None,
-    };
-    // The cut page's cursor names its page: it wins over `page` and `page_size` (a model
-    // passes it with the same arguments as the call that was cut).
-    if let Some(r) = resumed {
-        if r.page_size > list.max_page_size || (list.by_cursor && r.page != 1) {
-            return Err(invalid(BadCursor.to_string()));
-        }
-        options.page = r.page;
-        options.page_size = r.page_size;
-        options.resumed = Some(r);
+    match cursor {
+        Some(Cursor::Resume(r)) => Ok((r.at.as_deref().cloned(), Some(r))),
+        Some(_) if !list.by_cursor => Err(invalid(
+            "This list pages by number: pass `page` (the result's page + 1); `cursor` only \
+             takes the next_cursor of a result cut to fit the output limit.",
+        )),
+        other => Ok((other, None)),
     }
-    Ok(options)
 }
 
 /// A raw path: relative to the connector's base URL, no traversal, no scheme, no query.
