@@ -11,13 +11,13 @@
 //! **Budgets are reserved, not checked.** A tool call's tally reserves the upstream requests
 //! it may send (one; every page for an aggregation, at most what is left) on the caller's
 //! budget item, on the condition that the budget holds them, in the same all-or-nothing
-//! request as its minute and the day. A [`Reservation`] (`reservation`) rides with the call; the pipeline
-//! settles it with what was sent, and what was not sent goes back with this instance's next
-//! tally (whoever makes it), so settling costs no request of its own. Settling books that
-//! refund at once, before the answer leaves: the reservation itself is dropped only when the
-//! MCP service's task lets go of the request, which may be after the client has its answer and
-//! sent the next call. A reservation dropped unsettled (the call never got that far) returns
-//! all of it.
+//! request as its minute and the day. A [`Reservation`] (`reservation`) rides with the call;
+//! the pipeline settles it with what was sent, and what was not sent goes back with this
+//! instance's next tally (whoever makes it), so settling costs no request of its own. Settling
+//! books that refund at once, before the answer leaves: the reservation itself is dropped only
+//! when the MCP service's task lets go of the request, which may be after the client has its
+//! answer and sent the next call. A reservation dropped unsettled (the call never got that far)
+//! returns all of it.
 //!
 //! Every limit is configurable and `0` turns it off (see `config`).
 
