@@ -158,37 +158,58 @@ pub(crate) fn from_env(
     redactor: &Redactor,
     addresses: &Addresses,
 ) -> Result<SecretValues, config::ConfigError> {
-    let mut values = SecretValues::default();
-    if let Some(pairs) = env.get(config::API_KEYS) {
-        for pair in pairs.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let Some((id, key)) = pair.split_once(':').filter(|(i, k)| {
-                !i.is_empty() && k.chars().count() >= connector::secret::MIN_API_KEY_LEN
-            }) else {
-                return Err(config::ConfigError {
-                    name: config::API_KEYS.into(),
-                    problem: format!(
-                        "expected `id:key` pairs, comma-separated, keys of {}+ characters",
-                        connector::secret::MIN_API_KEY_LEN
-                    ),
-                });
-            };
-            if connector::secret::RESERVED_KEY_IDS.contains(&id) {
-                return Err(config::ConfigError {
-                    name: config::API_KEYS.into(),
-                    problem: format!(
-                        "the key id `{id}` is reserved for callers the server names itself"
-                    ),
-                });
-            }
-            redactor.add_secret(key);
-            values.api_keys.push(ApiKey::new(id, key));
+    let values = SecretValues {
+        api_keys: api_keys_from_env(env, redactor)?,
+        pepper: pepper_from_env(env)?,
+        confirmation_keys: confirmation_keys_from_env(env)?,
+        connectors: connector_fields_from_env(env, fields),
+        ..SecretValues::default()
+    };
+    register(&values, redactor, addresses);
+    Ok(values)
+}
+
+/// `MCP_API_KEYS`: `id:key` pairs, each key registered with the redactor as it is read.
+fn api_keys_from_env(
+    env: &EnvSnapshot,
+    redactor: &Redactor,
+) -> Result<Vec<ApiKey>, config::ConfigError> {
+    let mut api_keys = Vec::new();
+    let Some(pairs) = env.get(config::API_KEYS) else {
+        return Ok(api_keys);
+    };
+    for pair in pairs.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((id, key)) = pair.split_once(':').filter(|(i, k)| {
+            !i.is_empty() && k.chars().count() >= connector::secret::MIN_API_KEY_LEN
+        }) else {
+            return Err(config::ConfigError {
+                name: config::API_KEYS.into(),
+                problem: format!(
+                    "expected `id:key` pairs, comma-separated, keys of {}+ characters",
+                    connector::secret::MIN_API_KEY_LEN
+                ),
+            });
+        };
+        if connector::secret::RESERVED_KEY_IDS.contains(&id) {
+            return Err(config::ConfigError {
+                name: config::API_KEYS.into(),
+                problem: format!(
+                    "the key id `{id}` is reserved for callers the server names itself"
+                ),
+            });
         }
+        redactor.add_secret(key);
+        api_keys.push(ApiKey::new(id, key));
     }
-    values.pepper = env
+    Ok(api_keys)
+}
+
+/// `MCP_PSEUDONYM_PEPPER`: long enough to key the pseudonyms' HMAC.
+fn pepper_from_env(env: &EnvSnapshot) -> Result<Option<Vec<u8>>, config::ConfigError> {
+    let pepper = env
         .get(config::PSEUDONYM_PEPPER)
         .map(|p| p.as_bytes().to_vec());
-    if values
-        .pepper
+    if pepper
         .as_ref()
         .is_some_and(|p| p.len() < connector::secret::MIN_PEPPER_BYTES)
     {
@@ -200,7 +221,12 @@ pub(crate) fn from_env(
             ),
         });
     }
-    values.confirmation_keys = match env.get(config::CONFIRMATION_KEYS) {
+    Ok(pepper)
+}
+
+/// `MCP_CONFIRMATION_KEYS`, or one random key for this run.
+fn confirmation_keys_from_env(env: &EnvSnapshot) -> Result<Vec<Vec<u8>>, config::ConfigError> {
+    let keys: Vec<Vec<u8>> = match env.get(config::CONFIRMATION_KEYS) {
         Some(list) => list
             .split(',')
             .map(|k| k.trim().as_bytes().to_vec())
@@ -209,8 +235,7 @@ pub(crate) fn from_env(
         // Like the API key: one for this run, so confirmations work out of the box.
         None => random_key().into_iter().collect(),
     };
-    if values
-        .confirmation_keys
+    if keys
         .iter()
         .any(|k| k.len() < connector::secret::MIN_CONFIRMATION_KEY_BYTES)
     {
@@ -222,21 +247,28 @@ pub(crate) fn from_env(
             ),
         });
     }
+    Ok(keys)
+}
+
+/// `<CONNECTOR>_<FIELD>` for each declared secret field that is set.
+fn connector_fields_from_env(
+    env: &EnvSnapshot,
+    fields: &[(String, Vec<String>)],
+) -> HashMap<String, HashMap<String, String>> {
+    let mut connectors: HashMap<String, HashMap<String, String>> = HashMap::new();
     for (connector, names) in fields {
         for name in names {
             if let Some(v) =
                 env.per_connector(connector, &format!("_{}", name.to_ascii_uppercase()))
             {
-                values
-                    .connectors
+                connectors
                     .entry(connector.clone())
                     .or_default()
                     .insert(name.clone(), v.to_string());
             }
         }
     }
-    register(&values, redactor, addresses);
-    Ok(values)
+    connectors
 }
 
 /// 32 random bytes as 64 hex characters.

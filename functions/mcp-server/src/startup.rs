@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use audit::{AuditLog, EmfConfig, Redactor};
+use aws_config::SdkConfig;
 
 use crate::call::{Ledger, Pipeline, TableLedger};
 use crate::config::{Config, EnvSnapshot, SecretSourceConfig};
@@ -94,51 +95,8 @@ pub(crate) async fn build(
     } else {
         None
     };
-    let limits_table = table_name.zip(aws.as_ref()).map(|(name, aws)| {
-        Table::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            name,
-            config.limits_timeout,
-        )
-    });
-    let ledger = match (&config.ledger_table, &aws) {
-        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            name.clone(),
-        )),
-        _ => Ledger::default(),
-    };
-    let vault: Arc<dyn VaultStore> = match (&config.vault, &aws) {
-        (Some(v), Some(aws)) => Arc::new(TableVault::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            v.table.clone(),
-            KmsKeys::new(aws_sdk_kms::Client::new(aws), v.key_id.clone()),
-        )),
-        _ => Arc::new(MemoryVault::default()),
-    };
-    let loader = match (&config.secret_source, &aws) {
-        (SecretSourceConfig::SecretsManager(id), Some(aws)) => SecretLoader::SecretsManager {
-            client: aws_sdk_secretsmanager::Client::new(aws),
-            secret_id: id.clone(),
-        },
-        _ => {
-            let fields: Vec<(String, Vec<String>)> = catalogs
-                .iter()
-                .map(|c| {
-                    (
-                        c.connector.to_string(),
-                        c.secrets.iter().map(|s| s.to_string()).collect(),
-                    )
-                })
-                .collect();
-            SecretLoader::Static(Arc::new(secrets::from_env(
-                env,
-                &fields,
-                &redactor,
-                &secrets::addresses(&catalogs),
-            )?))
-        }
-    };
+    let stores = stores(&config, table_name, aws.as_ref());
+    let loader = secret_loader(&config, env, &catalogs, &redactor, aws.as_ref())?;
     let store = Arc::new(
         SecretStore::new(loader, config.secret_ttl, redactor.clone())
             .with_addresses(secrets::addresses(&catalogs)),
@@ -153,11 +111,6 @@ pub(crate) async fn build(
             .clone()
             .map(|namespace| EmfConfig { namespace }),
     );
-    let stores = Stores {
-        limits: limits_table,
-        ledger,
-        vault,
-    };
     Ok(AppState::new(
         config,
         catalogs,
@@ -167,6 +120,70 @@ pub(crate) async fn build(
         crate::http_client(),
         stores,
     ))
+}
+
+/// The limits' table, the idempotency ledger and the vault: on DynamoDB (and KMS) where their
+/// tables are configured, else in memory.
+fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>) -> Stores {
+    let limits = limits_table.zip(aws).map(|(name, aws)| {
+        Table::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name,
+            config.limits_timeout,
+        )
+    });
+    let ledger = match (&config.ledger_table, aws) {
+        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            name.clone(),
+        )),
+        _ => Ledger::default(),
+    };
+    let vault: Arc<dyn VaultStore> = match (&config.vault, aws) {
+        (Some(v), Some(aws)) => Arc::new(TableVault::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            v.table.clone(),
+            KmsKeys::new(aws_sdk_kms::Client::new(aws), v.key_id.clone()),
+        )),
+        _ => Arc::new(MemoryVault::default()),
+    };
+    Stores {
+        limits,
+        ledger,
+        vault,
+    }
+}
+
+/// The deployment secret's source: Secrets Manager, or the environment read once here (each
+/// catalog's secret fields among it).
+fn secret_loader(
+    config: &Config,
+    env: &EnvSnapshot,
+    catalogs: &[catalog::Catalog],
+    redactor: &Redactor,
+    aws: Option<&SdkConfig>,
+) -> anyhow::Result<SecretLoader> {
+    if let (SecretSourceConfig::SecretsManager(id), Some(aws)) = (&config.secret_source, aws) {
+        return Ok(SecretLoader::SecretsManager {
+            client: aws_sdk_secretsmanager::Client::new(aws),
+            secret_id: id.clone(),
+        });
+    }
+    let fields: Vec<(String, Vec<String>)> = catalogs
+        .iter()
+        .map(|c| {
+            (
+                c.connector.to_string(),
+                c.secrets.iter().map(|s| s.to_string()).collect(),
+            )
+        })
+        .collect();
+    Ok(SecretLoader::Static(Arc::new(secrets::from_env(
+        env,
+        &fields,
+        redactor,
+        &secrets::addresses(catalogs),
+    )?)))
 }
 
 impl AppState {

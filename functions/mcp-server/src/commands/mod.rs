@@ -18,8 +18,6 @@ mod connectors;
 #[cfg(feature = "import")]
 pub(crate) mod import;
 pub(crate) mod lint;
-mod lint_prompts;
-mod lint_remote;
 mod pins;
 mod sandbox;
 pub(crate) mod smoke;

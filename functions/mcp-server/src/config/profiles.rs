@@ -71,73 +71,11 @@ fn known_profiles(known: &[String]) -> String {
 }
 
 impl Profiles {
+    /// `MCP_PROFILES`, then the keys (`MCP_KEY_PROFILES`) and the default
+    /// (`MCP_DEFAULT_PROFILE`), which may name only profiles it defines.
     pub fn from_env(env: &EnvSnapshot) -> Result<Self, ConfigError> {
-        let bad = |name: &str, problem: String| ConfigError {
-            name: name.into(),
-            problem,
-        };
-        let mut sets = BTreeMap::new();
-        for entry in env
-            .get(PROFILES)
-            .unwrap_or("")
-            .split(';')
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-        {
-            let (name, patterns) = entry.split_once('=').ok_or_else(|| {
-                bad(
-                    PROFILES,
-                    format!("`{entry}`: expected name=connector/tool,…"),
-                )
-            })?;
-            let name = name.trim();
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                return Err(bad(
-                    PROFILES,
-                    format!("profile name `{name}` must be letters, digits, - or _"),
-                ));
-            }
-            let patterns: Vec<String> = patterns
-                .split(',')
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect();
-            if let Some(p) = patterns
-                .iter()
-                .find(|p| !p.contains('/') || p[1..].contains('+'))
-            {
-                return Err(bad(
-                    PROFILES,
-                    format!(
-                        "pattern `{p}` must be connector/tool (`*` allowed, a leading + lists them)"
-                    ),
-                ));
-            }
-            sets.insert(name.to_string(), patterns);
-        }
-        let mut keys = BTreeMap::new();
-        for pair in env
-            .get(KEY_PROFILES)
-            .unwrap_or("")
-            .split(',')
-            .map(str::trim)
-            .filter(|e| !e.is_empty())
-        {
-            let (key, profile) = pair
-                .split_once('=')
-                .ok_or_else(|| bad(KEY_PROFILES, format!("`{pair}`: expected key_id=profile")))?;
-            if !sets.contains_key(profile.trim()) {
-                return Err(bad(
-                    KEY_PROFILES,
-                    format!("profile `{}` is not defined in {PROFILES}", profile.trim()),
-                ));
-            }
-            keys.insert(key.trim().to_string(), profile.trim().to_string());
-        }
+        let sets = profile_sets(env.get(PROFILES).unwrap_or(""))?;
+        let keys = key_profiles(env.get(KEY_PROFILES).unwrap_or(""), &sets)?;
         let default = match env.get(DEFAULT_PROFILE).map(str::trim) {
             None => None,
             Some(p) if sets.contains_key(p) => Some(p.to_string()),
@@ -270,6 +208,76 @@ fn glob(pattern: &str, text: &str) -> bool {
         }
     }
     true
+}
+
+fn bad(name: &str, problem: String) -> ConfigError {
+    ConfigError {
+        name: name.into(),
+        problem,
+    }
+}
+
+/// `MCP_PROFILES`: `name=connector/tool,…` entries separated by `;`.
+fn profile_sets(value: &str) -> Result<BTreeMap<String, Vec<String>>, ConfigError> {
+    let mut sets = BTreeMap::new();
+    for entry in value.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+        let (name, patterns) = entry.split_once('=').ok_or_else(|| {
+            bad(
+                PROFILES,
+                format!("`{entry}`: expected name=connector/tool,…"),
+            )
+        })?;
+        let name = name.trim();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(bad(
+                PROFILES,
+                format!("profile name `{name}` must be letters, digits, - or _"),
+            ));
+        }
+        let patterns: Vec<String> = patterns
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if let Some(p) = patterns
+            .iter()
+            .find(|p| !p.contains('/') || p[1..].contains('+'))
+        {
+            return Err(bad(
+                PROFILES,
+                format!(
+                    "pattern `{p}` must be connector/tool (`*` allowed, a leading + lists them)"
+                ),
+            ));
+        }
+        sets.insert(name.to_string(), patterns);
+    }
+    Ok(sets)
+}
+
+/// `MCP_KEY_PROFILES`: `key_id=profile` pairs separated by `,`, each naming a defined profile.
+fn key_profiles(
+    value: &str,
+    sets: &BTreeMap<String, Vec<String>>,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    let mut keys = BTreeMap::new();
+    for pair in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let (key, profile) = pair
+            .split_once('=')
+            .ok_or_else(|| bad(KEY_PROFILES, format!("`{pair}`: expected key_id=profile")))?;
+        if !sets.contains_key(profile.trim()) {
+            return Err(bad(
+                KEY_PROFILES,
+                format!("profile `{}` is not defined in {PROFILES}", profile.trim()),
+            ));
+        }
+        keys.insert(key.trim().to_string(), profile.trim().to_string());
+    }
+    Ok(keys)
 }
 
 #[cfg(test)]

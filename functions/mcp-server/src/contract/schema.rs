@@ -23,6 +23,25 @@ pub(crate) fn object(v: Value) -> JsonObject {
 
 /// The JSON Schema of a tool's arguments; `list` is the shape its catalog's paging gives.
 pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
+    let (mut props, required) = declared(tool);
+    if tool.list {
+        list_props(tool, list, &mut props);
+    }
+    write_props(tool, &mut props);
+    let mut schema = object(json!({
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false,
+    }));
+    // Every byte here is read on every turn: no empty `required`.
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    schema
+}
+
+/// The declared params (a raw tool's `path` among them), and which are required.
+fn declared(tool: &Tool) -> (JsonObject, Vec<catalog::Text>) {
     let mut props = Map::new();
     let mut required = Vec::new();
     for (name, p) in &tool.params {
@@ -39,43 +58,52 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
         );
         required.push("path".into());
     }
-    if tool.list {
-        // Every list takes `cursor`: a page cut to fit the output limit continues with one, in
-        // every paging style (`call::resume`). Read on every turn, so said in few words (its
-        // length is checked as the argument comes in, and the results' hints say the rest).
+    (props, required)
+}
+
+/// A list's arguments: `cursor`, then what its paging takes (`page`, `page_size`), `fields`
+/// and, when its upstream reports a total, `count_only`.
+fn list_props(tool: &Tool, list: ListShape, props: &mut JsonObject) {
+    // Every list takes `cursor`: a page cut to fit the output limit continues with one, in
+    // every paging style (`call::resume`). Read on every turn, so said in few words (its
+    // length is checked as the argument comes in, and the results' hints say the rest).
+    props.insert(
+        "cursor".into(),
+        json!({"type": "string", "description": "next_cursor, unchanged"}),
+    );
+    if !list.by_cursor {
         props.insert(
-            "cursor".into(),
-            json!({"type": "string", "description": "next_cursor, unchanged"}),
+            "page".into(),
+            json!({"type": "integer", "minimum": 1, "default": 1}),
         );
-        if !list.by_cursor {
-            props.insert(
-                "page".into(),
-                json!({"type": "integer", "minimum": 1, "default": 1}),
-            );
-        }
-        if list.sized {
-            props.insert(
-                "page_size".into(),
-                json!({"type": "integer", "minimum": 1, "maximum": list.max_page_size,
-                       "default": DEFAULT_PAGE_SIZE.min(list.max_page_size)}),
-            );
-        }
-        let mut items = json!({"type": "string"});
-        if !tool.fields.is_empty() {
-            items["enum"] = json!(tool.fields);
-        }
-        props.insert(
-            "fields".into(),
-            json!({"type": "array", "items": items,
-                   "description": "Only these item fields."}),
-        );
-        if list.counts {
-            props.insert(
-                "count_only".into(),
-                json!({"type": "boolean", "description": "Only the number of matches."}),
-            );
-        }
     }
+    if list.sized {
+        props.insert(
+            "page_size".into(),
+            json!({"type": "integer", "minimum": 1, "maximum": list.max_page_size,
+                   "default": DEFAULT_PAGE_SIZE.min(list.max_page_size)}),
+        );
+    }
+    let mut items = json!({"type": "string"});
+    if !tool.fields.is_empty() {
+        items["enum"] = json!(tool.fields);
+    }
+    props.insert(
+        "fields".into(),
+        json!({"type": "array", "items": items,
+               "description": "Only these item fields."}),
+    );
+    if list.counts {
+        props.insert(
+            "count_only".into(),
+            json!({"type": "boolean", "description": "Only the number of matches."}),
+        );
+    }
+}
+
+/// A write's arguments (`dry_run`, `idempotency_key`) and, where a person confirms it,
+/// `confirmation_token`.
+fn write_props(tool: &Tool, props: &mut JsonObject) {
     if risk::is_write(tool) {
         props.insert(
             "dry_run".into(),
@@ -94,16 +122,6 @@ pub(crate) fn input_schema(tool: &Tool, list: ListShape) -> JsonObject {
                    "description": "From the confirmation_required answer, after the user agreed to its preview; same arguments."}),
         );
     }
-    let mut schema = object(json!({
-        "type": "object",
-        "properties": props,
-        "additionalProperties": false,
-    }));
-    // Every byte here is read on every turn: no empty `required`.
-    if !required.is_empty() {
-        schema.insert("required".into(), json!(required));
-    }
-    schema
 }
 
 /// One param's schema; an array's items are closed objects with their own typed fields, or

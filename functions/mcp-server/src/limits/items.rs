@@ -21,7 +21,7 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::store::Tally;
+use super::store::{Hit, Tally};
 use super::table::{EXPIRES, KEY, TableError};
 
 /// The count attribute of a counter item.
@@ -62,40 +62,63 @@ impl Items {
         // The hit of each action, in order (cancellation reasons come in the same order).
         let mut of_action = Vec::with_capacity(tally.hits.len());
         for (i, hit) in tally.hits.iter().enumerate() {
-            let delta = hit.add as i64 - hit.refund as i64;
-            if delta == 0 && hit.limit.is_none() {
-                continue;
-            }
-            let mut update = Update::builder()
-                .table_name(&self.name)
-                .key(KEY, AttributeValue::S(hit.key.clone()))
-                .update_expression("SET #exp = :exp ADD #n :d")
-                .expression_attribute_names("#exp", EXPIRES)
-                .expression_attribute_names("#n", COUNT)
-                .expression_attribute_values(":exp", AttributeValue::N(hit.expires.to_string()))
-                .expression_attribute_values(":d", AttributeValue::N(delta.to_string()));
-            if let Some(limit) = hit.limit {
-                // Passes while the count, less the refund, plus the add stays within the limit.
-                let max = limit as i64 + hit.refund as i64 - hit.add as i64;
-                if max < 0 {
-                    return Ok(TallyAnswer::Refused(vec![(i, 0)]));
+            match self.action(hit)? {
+                Action::Unchanged => {}
+                Action::Refused => return Ok(TallyAnswer::Refused(vec![(i, 0)])),
+                Action::Send(item) => {
+                    actions.push(*item);
+                    of_action.push(i);
                 }
-                update = update
-                    .condition_expression("attribute_not_exists(#n) OR #n <= :max")
-                    .expression_attribute_values(":max", AttributeValue::N(max.to_string()))
-                    .return_values_on_condition_check_failure(
-                        ReturnValuesOnConditionCheckFailure::AllOld,
-                    );
             }
-            let update = update
-                .build()
-                .map_err(|e| TableError::Failed(e.to_string()))?;
-            actions.push(TransactWriteItem::builder().update(update).build());
-            of_action.push(i);
         }
         if actions.is_empty() {
             return Ok(TallyAnswer::Admitted);
         }
+        self.send(actions, &of_action).await
+    }
+
+    /// The `ADD` of one hit, on the condition that a limited counter stays within its limit.
+    fn action(&self, hit: &Hit) -> Result<Action, TableError> {
+        let delta = hit.add as i64 - hit.refund as i64;
+        if delta == 0 && hit.limit.is_none() {
+            return Ok(Action::Unchanged);
+        }
+        let mut update = Update::builder()
+            .table_name(&self.name)
+            .key(KEY, AttributeValue::S(hit.key.clone()))
+            .update_expression("SET #exp = :exp ADD #n :d")
+            .expression_attribute_names("#exp", EXPIRES)
+            .expression_attribute_names("#n", COUNT)
+            .expression_attribute_values(":exp", AttributeValue::N(hit.expires.to_string()))
+            .expression_attribute_values(":d", AttributeValue::N(delta.to_string()));
+        if let Some(limit) = hit.limit {
+            // Passes while the count, less the refund, plus the add stays within the limit.
+            let max = limit as i64 + hit.refund as i64 - hit.add as i64;
+            if max < 0 {
+                return Ok(Action::Refused);
+            }
+            update = update
+                .condition_expression("attribute_not_exists(#n) OR #n <= :max")
+                .expression_attribute_values(":max", AttributeValue::N(max.to_string()))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                );
+        }
+        let update = update
+            .build()
+            .map_err(|e| TableError::Failed(e.to_string()))?;
+        Ok(Action::Send(Box::new(
+            TransactWriteItem::builder().update(update).build(),
+        )))
+    }
+
+    /// The transaction, sent again after a conflict with another one; a refusal names each
+    /// hit (by `of_action`) whose condition failed, with its count.
+    async fn send(
+        &self,
+        actions: Vec<TransactWriteItem>,
+        of_action: &[usize],
+    ) -> Result<TallyAnswer, TableError> {
         let mut attempt = 0;
         loop {
             let request = self
@@ -139,6 +162,16 @@ impl Items {
             tokio::time::sleep(Duration::from_millis(u64::from(attempt) * 5 + jitter)).await;
         }
     }
+}
+
+/// What one hit asks of the table.
+enum Action {
+    /// It changes no count and has no limit: left out.
+    Unchanged,
+    /// Its add alone passes its limit: the tally is refused without asking the table.
+    Refused,
+    /// Boxed: an update is large beside the other answers.
+    Send(Box<TransactWriteItem>),
 }
 
 /// The count of an item as it was (0 when there was none, or it was below 0).

@@ -11,18 +11,19 @@
 //! **Budgets are reserved, not checked.** A tool call's tally reserves the upstream requests
 //! it may send (one; every page for an aggregation, at most what is left) on the caller's
 //! budget item, on the condition that the budget holds them, in the same all-or-nothing
-//! request as its minute and the day. A [`Reservation`] rides with the call; the pipeline
-//! settles it with what was sent, and what was not sent goes back with this instance's next
-//! tally (whoever makes it), so settling costs no request of its own. Settling books that
-//! refund at once, before the answer leaves: the reservation itself is dropped only when the
-//! MCP service's task lets go of the request, which may be after the client has its answer and
-//! sent the next call. A reservation dropped unsettled (the call never got that far) returns
-//! all of it.
+//! request as its minute and the day. A [`Reservation`] (`reservation`) rides with the call;
+//! the pipeline settles it with what was sent, and what was not sent goes back with this
+//! instance's next tally (whoever makes it), so settling costs no request of its own. Settling
+//! books that refund at once, before the answer leaves: the reservation itself is dropped only
+//! when the MCP service's task lets go of the request, which may be after the client has its
+//! answer and sent the next call. A reservation dropped unsettled (the call never got that far)
+//! returns all of it.
 //!
 //! Every limit is configurable and `0` turns it off (see `config`).
 
 pub(crate) mod cidr;
 pub(crate) mod items;
+mod reservation;
 pub(crate) mod shared;
 pub(crate) mod store;
 pub(crate) mod table;
@@ -30,10 +31,12 @@ pub(crate) mod window;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cidr::Cidr;
+use reservation::Refunds;
+pub(crate) use reservation::Reservation;
 use shared::Counters;
 use store::{Counted, Hit, MemoryStore, Tally};
 use table::Table;
@@ -154,55 +157,6 @@ pub struct Admission {
     pub reservation: Option<Arc<Reservation>>,
     pub report: Option<Report>,
 }
-
-/// Requests reserved on a budget counter. Settling it books the part not sent as a refund,
-/// which the next tally of this instance carries; dropping it unsettled books all of it.
-#[derive(Debug)]
-pub struct Reservation {
-    connector: String,
-    key: String,
-    expires: u64,
-    reserved: u64,
-    settled: AtomicBool,
-    refunds: Arc<Mutex<Refunds>>,
-}
-
-impl Reservation {
-    /// The call sent `sent` requests and is over: the rest is refunded now, once.
-    fn settle(&self, sent: u64) {
-        if !self.settled.swap(true, Ordering::AcqRel) {
-            self.refund(self.reserved.saturating_sub(sent));
-        }
-    }
-
-    fn refund(&self, unsent: u64) {
-        if unsent > 0 {
-            let mut refunds = self
-                .refunds
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            refunds
-                .0
-                .entry(self.key.clone())
-                .or_insert((0, self.expires))
-                .0 += unsent;
-        }
-    }
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        // Never settled: the call sent nothing it reported, so all of it goes back.
-        self.settle(0);
-    }
-}
-
-/// Unspent reservations by counter key: the amount and the counter's expiry.
-#[derive(Debug, Default)]
-struct Refunds(BTreeMap<String, (u64, u64)>);
-
-/// At most this many other counters' refunds ride with one tally (a transaction holds 100).
-const REFUNDS_PER_TALLY: usize = 20;
 
 /// The `limiter` line: whether this instance counts in memory, and the daily cap used.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -394,14 +348,12 @@ impl Limits {
                     reset_after_s: Window::UtcDay.reset_after(now),
                 },
             );
-            admission.reservation = Some(Arc::new(Reservation {
-                connector: b.connector,
-                key: hit.key.clone(),
-                expires: hit.expires,
-                reserved: b.reserved,
-                settled: AtomicBool::new(false),
-                refunds: Arc::clone(&self.refunds),
-            }));
+            admission.reservation = Some(Arc::new(Reservation::new(
+                b.connector,
+                hit,
+                b.reserved,
+                Arc::clone(&self.refunds),
+            )));
         }
         admission
     }
@@ -411,7 +363,7 @@ impl Limits {
     /// admission is dropped, which may be after the caller's next call; the first settle counts).
     pub fn settle(&self, admission: &Admission, connector: &str, sent: u64) {
         if let Some(r) = &admission.reservation
-            && r.connector == connector
+            && r.is_on(connector)
         {
             r.settle(sent);
         }
@@ -506,50 +458,17 @@ impl Limits {
 
     /// The refund waiting for counter `key`, taken.
     fn take_refund_of(&self, key: &str) -> u64 {
-        self.lock_refunds()
-            .0
-            .remove(key)
-            .map_or(0, |(amount, _)| amount)
+        self.lock_refunds().take_of(key)
     }
 
-    /// Up to [`REFUNDS_PER_TALLY`] waiting refunds of other counters, taken; those of a day
-    /// that is over are dropped (their counters count no more).
+    /// Waiting refunds of other counters than the tally's, taken (see [`Refunds::take_others`]).
     fn take_refunds(&self, day: u64, tally: &Tally) -> Vec<Hit> {
-        let mut refunds = self.lock_refunds();
-        refunds
-            .0
-            .retain(|_, (_, expires)| *expires > day + Window::UtcDay.seconds());
-        let keys: Vec<String> = refunds
-            .0
-            .keys()
-            .filter(|k| !tally.hits.iter().any(|h| &h.key == *k))
-            .take(REFUNDS_PER_TALLY)
-            .cloned()
-            .collect();
-        keys.into_iter()
-            .filter_map(|key| {
-                let (refund, expires) = refunds.0.remove(&key)?;
-                Some(Hit {
-                    key,
-                    add: 0,
-                    refund,
-                    limit: None,
-                    expires,
-                })
-            })
-            .collect()
+        self.lock_refunds().take_others(day, tally)
     }
 
     /// Puts a refused tally's refunds back.
     fn restore(&self, plan: &Plan) {
-        let mut refunds = self.lock_refunds();
-        for hit in plan.tally.hits.iter().filter(|h| h.refund > 0) {
-            refunds
-                .0
-                .entry(hit.key.clone())
-                .or_insert((0, hit.expires))
-                .0 += hit.refund;
-        }
+        self.lock_refunds().restore(&plan.tally);
     }
 
     fn lock_refunds(&self) -> std::sync::MutexGuard<'_, Refunds> {

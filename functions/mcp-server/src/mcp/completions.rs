@@ -14,7 +14,7 @@ use std::time::Instant;
 use catalog::{Param, Status};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference};
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use super::audit;
 use super::context::CallContext;
@@ -66,15 +66,40 @@ impl Mcp {
                 },
             )
             .await;
-        let connector = &conn.catalog.connector;
-        let (args, outcome) = match &answer {
-            Ok(done) => match &done.asked {
-                Some((args, outcome)) => (args.clone(), outcome.clone()),
-                None => (serde_json::Map::new(), Outcome::ok(serde_json::Map::new())),
-            },
-            Err(failed) => failed.as_ref().clone(),
+        // What the source tool was asked and answered; none when the cache answered.
+        let asked = match &answer {
+            Ok(done) => done.asked.as_ref(),
+            Err(failed) => Some(failed.as_ref()),
         };
-        let cached = matches!(&answer, Ok(done) if done.asked.is_none());
+        self.audit_completion(source, &conn.catalog.connector, asked, ctx, started);
+        match answer {
+            Ok(done) => {
+                let info = CompletionInfo::with_pagination(
+                    done.values,
+                    Some(done.total.min(u32::MAX as usize) as u32),
+                    done.has_more,
+                )
+                .map_err(|e| McpError::internal_error(e, None))?;
+                Ok(CompleteResult::new(info))
+            }
+            Err(refused) => Err(failed(&refused.1)),
+        }
+    }
+
+    /// One audit line per completion, as a call of its source tool: `completion` (or
+    /// `completion_cached`, no bytes sent) unless the outcome has its own reason.
+    fn audit_completion(
+        &self,
+        source: &catalog::Tool,
+        connector: &str,
+        asked: Option<&(Map<String, Value>, Outcome)>,
+        ctx: &CallContext,
+        started: Instant,
+    ) {
+        let cached = asked.is_none();
+        let (args, outcome) = asked
+            .cloned()
+            .unwrap_or_else(|| (Map::new(), Outcome::ok(Map::new())));
         let bytes = if cached { 0 } else { into_result(&outcome).1 };
         let event = audit::tool_call(
             &source.name,
@@ -97,18 +122,6 @@ impl Mcp {
             event
         };
         self.audit.write(&event);
-        match answer {
-            Ok(done) => {
-                let info = CompletionInfo::with_pagination(
-                    done.values,
-                    Some(done.total.min(u32::MAX as usize) as u32),
-                    done.has_more,
-                )
-                .map_err(|e| McpError::internal_error(e, None))?;
-                Ok(CompleteResult::new(info))
-            }
-            Err(refused) => Err(failed(&refused.1)),
-        }
     }
 
     /// The param a reference's argument names, when the caller may see the prompt or the

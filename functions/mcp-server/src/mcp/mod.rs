@@ -21,6 +21,7 @@ mod handler;
 mod link;
 pub(crate) mod lists;
 mod meta;
+mod meta_answers;
 mod progress;
 pub(crate) mod prompts;
 mod remote;

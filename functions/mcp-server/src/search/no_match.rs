@@ -25,16 +25,65 @@ impl Index {
         in_scope: &[bool],
         total: usize,
     ) -> SearchAnswer {
-        let mut text = String::new();
+        let mut text = self.headline(q);
+        let names = self.closest_tools(words, in_scope);
+        if !names.is_empty() {
+            let _ = writeln!(text, "Closest tools: {}.", names.join(", "));
+        }
+        let connectors = self.nearest_connectors(q, words, vis);
+        let listed: Vec<String> = connectors
+            .iter()
+            .take(10)
+            .map(|(name, n)| format!("{name} ({n} tools)"))
+            .collect();
+        if !listed.is_empty() {
+            let more = connectors.len().saturating_sub(10);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(text, "Connectors: {}{tail}.", listed.join(", "));
+        }
+        let scope = q
+            .connector
+            .as_deref()
+            .map_or(String::new(), |c| format!("{c} "));
+        let advice = advice::after_no_match(q, connectors.first().map(|(name, _)| *name));
+        let _ = write!(
+            text,
+            "\n0 of {} {scope}tools matched — detail: names (closest to the query). {}",
+            thousands(total),
+            advice.text()
+        );
+        let structured = json!({
+            "query": q.query, "connector": q.connector, "matched": 0, "total": total,
+            "detail": "names", "closest": names,
+            "connectors": listed, "refine": advice.calls(),
+        });
+        SearchAnswer {
+            text,
+            structured,
+            matched: 0,
+            total,
+            detail: Detail::Names,
+        }
+    }
+
+    /// The first line: an unknown connector name is the likelier cause, so it is named first.
+    fn headline(&self, q: &SearchRequest) -> String {
         let unknown_connector = q
             .connector
             .as_deref()
             .filter(|c| !self.connectors.iter().any(|k| k == c));
-        if let Some(c) = unknown_connector {
-            let _ = writeln!(text, "No connector is named \"{c}\".");
-        } else {
-            let _ = writeln!(text, "No tool matched \"{}\".", q.query.trim());
+        match unknown_connector {
+            Some(c) => format!("No connector is named \"{c}\".\n"),
+            None => format!("No tool matched \"{}\".\n", q.query.trim()),
         }
+    }
+
+    /// The tools the query's words match once each is corrected a typo away, best first.
+    fn closest_tools(&self, words: &[Word], in_scope: &[bool]) -> Vec<&str> {
         let fixed: Vec<Group> = words
             .iter()
             .filter_map(|w| self.closest_term(&w.first))
@@ -48,14 +97,20 @@ impl Index {
         // Searching again with the corrected words finds one the query gives evidence for.
         hits.retain(|h| !self.docs[h.doc as usize].writes);
         top(&mut hits, PARTIAL_UP_TO);
-        let names: Vec<&str> = hits
-            .iter()
+        hits.iter()
             .take(PARTIAL_UP_TO)
             .map(|h| self.docs[h.doc as usize].name.as_str())
-            .collect();
-        if !names.is_empty() {
-            let _ = writeln!(text, "Closest tools: {}.", names.join(", "));
-        }
+            .collect()
+    }
+
+    /// The connectors with visible tools, each with how many, nearest (in edit distance) to a
+    /// query word or the connector asked for first.
+    fn nearest_connectors(
+        &self,
+        q: &SearchRequest,
+        words: &[Word],
+        vis: &[bool],
+    ) -> Vec<(&str, usize)> {
         let mut per = vec![0usize; self.connectors.len()];
         for (d, v) in vis.iter().enumerate() {
             if *v {
@@ -82,46 +137,10 @@ impl Index {
             })
             .collect();
         connectors.sort_unstable();
-        let listed: Vec<String> = connectors
-            .iter()
-            .take(10)
-            .map(|(_, c, n)| format!("{} ({n} tools)", self.connectors[*c]))
-            .collect();
-        if !listed.is_empty() {
-            let more = connectors.len().saturating_sub(10);
-            let tail = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let _ = writeln!(text, "Connectors: {}{tail}.", listed.join(", "));
-        }
-        let example = connectors
-            .first()
-            .map(|(_, c, _)| self.connectors[*c].as_str());
-        let scope = q
-            .connector
-            .as_deref()
-            .map_or(String::new(), |c| format!("{c} "));
-        let advice = advice::after_no_match(q, example);
-        let _ = write!(
-            text,
-            "\n0 of {} {scope}tools matched — detail: names (closest to the query). {}",
-            thousands(total),
-            advice.text()
-        );
-        let structured = json!({
-            "query": q.query, "connector": q.connector, "matched": 0, "total": total,
-            "detail": "names", "closest": names,
-            "connectors": listed, "refine": advice.calls(),
-        });
-        SearchAnswer {
-            text,
-            structured,
-            matched: 0,
-            total,
-            detail: Detail::Names,
-        }
+        connectors
+            .into_iter()
+            .map(|(_, c, n)| (self.connectors[c].as_str(), n))
+            .collect()
     }
 
     /// The indexed term nearest to a query word (a typo away), preferring common terms.

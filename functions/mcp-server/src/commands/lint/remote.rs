@@ -5,7 +5,7 @@
 
 use catalog::{Catalog, McpRemote, Risk};
 
-use super::lint::{Row, na, row};
+use super::{Row, na, row};
 use crate::upstream::remote::MAX_LISTED as MAX_LISTED_PER_REMOTE;
 
 /// How many tools one remote may add to `tools/list`: at least the ones named, at most the
@@ -231,7 +231,7 @@ mod tests {
         );
         assert_eq!(
             rows(&[hidden])[0].verdict,
-            super::super::lint::Verdict::NotApplicable
+            super::super::Verdict::NotApplicable
         );
     }
 
@@ -241,13 +241,13 @@ mod tests {
         let mut nested = evil.clone();
         nested.connector = "notes_b".into();
         let rows = name_rows(&[evil.clone(), nested]);
-        assert_eq!(rows[0].verdict, super::super::lint::Verdict::Gap);
+        assert_eq!(rows[0].verdict, super::super::Verdict::Gap);
         assert!(
             rows[0].detail.contains("`notes_b_…` is `notes_b`'s"),
             "{}",
             rows[0].detail
         );
-        assert_eq!(rows[1].verdict, super::super::lint::Verdict::Ok);
+        assert_eq!(rows[1].verdict, super::super::Verdict::Ok);
         let mut search = catalog("[tools, note_get]", "");
         search.connector = "search".into();
         let rows = name_rows(&[search]);
@@ -258,15 +258,12 @@ mod tests {
             "{}",
             rows[0].detail
         );
-        assert_eq!(
-            name_rows(&[evil])[0].verdict,
-            super::super::lint::Verdict::Ok
-        );
+        assert_eq!(name_rows(&[evil])[0].verdict, super::super::Verdict::Ok);
     }
 
     #[test]
     fn a_remote_without_pins_or_with_a_named_tool_unpinned_is_a_gap() {
-        let gap = super::super::lint::Verdict::Gap;
+        let gap = super::super::Verdict::Gap;
         assert_eq!(pin_rows(&[catalog("[a, b]", "")])[0].verdict, gap);
         let pin = "\"sha256:0123456789abcdef0123456789abcdef\"";
         let half = catalog("[a, b]", &format!("  pins: {{ a: {pin} }}\n"));
@@ -274,6 +271,6 @@ mod tests {
         assert_eq!(row.verdict, gap);
         assert!(row.detail.contains("no pin for `b`"), "{}", row.detail);
         let all = catalog("[a, b]", &format!("  pins: {{ a: {pin}, b: {pin} }}\n"));
-        assert_eq!(pin_rows(&[all])[0].verdict, super::super::lint::Verdict::Ok);
+        assert_eq!(pin_rows(&[all])[0].verdict, super::super::Verdict::Ok);
     }
 }

@@ -5,112 +5,133 @@
 
 use catalog::{Complete, Param, Risk};
 
-use super::lint::{Row, na, row, unbounded};
+use super::tool::unbounded;
+use super::{Row, na, row};
 use crate::inventory::{Inventory, Scope};
 use crate::mcp::prompts;
 
+/// The prompt rules, in the table's order: each prompt's tools, arguments and completions, the
+/// exposed tools' completions, then each scope's `prompts/list` budget.
 pub(super) fn rows(inventory: &Inventory) -> Vec<Row> {
     let mut rows = Vec::new();
-    let registry = &inventory.registry;
     let profiles: Vec<Scope> = inventory
         .profiles
         .names()
         .map(|n| Scope::Profile(n.to_string()))
         .collect();
-    for (_, p) in registry.prompts() {
-        let subject = p.name.clone();
-        let unreachable: Vec<&str> = p
-            .tools
-            .iter()
-            .filter(|t| registry.find(t).is_none())
-            .map(catalog::Text::as_str)
-            .collect();
-        let seen_by: Vec<&str> = profiles
-            .iter()
-            .filter(|s| inventory.view(s).allows_prompt(&p.name))
-            .filter_map(Scope::profile)
-            .collect();
-        rows.push(row(
-            "prompt_tools",
-            subject.to_string(),
-            unreachable.is_empty(),
-            if unreachable.is_empty() {
-                let profiles = if profiles.is_empty() {
-                    "no profiles configured".to_string()
-                } else if seen_by.is_empty() {
-                    "shown in no profile".to_string()
-                } else {
-                    format!("shown in profiles {}", seen_by.join(", "))
-                };
-                format!("names {} ({profiles})", p.tools.join(", "))
-            } else {
-                format!(
-                    "names tools no client can call (forbidden, raw or missing): {}",
-                    unreachable.join(", ")
-                )
-            },
-        ));
-        let undocumented: Vec<&str> = p
-            .arguments
-            .iter()
-            .filter(|(_, a)| a.description.as_deref().is_none_or(|d| d.trim().is_empty()))
-            .map(|(n, _)| n.as_str())
-            .collect();
-        let open: Vec<&str> = p
-            .arguments
-            .iter()
-            .filter(|(_, a)| unbounded(a))
-            .map(|(n, _)| n.as_str())
-            .collect();
-        rows.push(row(
-            "prompt_arguments",
-            subject.to_string(),
-            undocumented.is_empty() && open.is_empty(),
-            match (undocumented.is_empty(), open.is_empty()) {
-                (true, true) => format!(
-                    "{} arguments, each described and bounded",
-                    p.arguments.len()
-                ),
-                _ => format!(
-                    "without a description: [{}]; without bounds: [{}]",
-                    undocumented.join(", "),
-                    open.join(", ")
-                ),
-            },
-        ));
-        rows.extend(completion_rows(inventory, &subject, p.arguments.iter()));
+    for (_, p) in inventory.registry.prompts() {
+        rows.push(tools_row(inventory, &profiles, p));
+        rows.push(arguments_row(p));
+        rows.extend(completion_rows(inventory, &p.name, p.arguments.iter()));
     }
-    for (_, t) in registry.exposed() {
+    for (_, t) in inventory.registry.exposed() {
         rows.extend(completion_rows(
             inventory,
             &t.name,
             t.params.iter().map(|(n, p)| (n, &**p)),
         ));
     }
+    rows.extend(budget_rows(inventory));
+    rows
+}
+
+/// `prompt_tools`: a prompt names only tools some client can call, and says which profiles
+/// show it.
+fn tools_row(inventory: &Inventory, profiles: &[Scope], p: &catalog::Prompt) -> Row {
+    let unreachable: Vec<&str> = p
+        .tools
+        .iter()
+        .filter(|t| inventory.registry.find(t).is_none())
+        .map(catalog::Text::as_str)
+        .collect();
+    let seen_by: Vec<&str> = profiles
+        .iter()
+        .filter(|s| inventory.view(s).allows_prompt(&p.name))
+        .filter_map(Scope::profile)
+        .collect();
+    row(
+        "prompt_tools",
+        p.name.to_string(),
+        unreachable.is_empty(),
+        if unreachable.is_empty() {
+            let profiles = if profiles.is_empty() {
+                "no profiles configured".to_string()
+            } else if seen_by.is_empty() {
+                "shown in no profile".to_string()
+            } else {
+                format!("shown in profiles {}", seen_by.join(", "))
+            };
+            format!("names {} ({profiles})", p.tools.join(", "))
+        } else {
+            format!(
+                "names tools no client can call (forbidden, raw or missing): {}",
+                unreachable.join(", ")
+            )
+        },
+    )
+}
+
+/// `prompt_arguments`: every argument is described and bounded.
+fn arguments_row(p: &catalog::Prompt) -> Row {
+    let undocumented: Vec<&str> = p
+        .arguments
+        .iter()
+        .filter(|(_, a)| a.description.as_deref().is_none_or(|d| d.trim().is_empty()))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let open: Vec<&str> = p
+        .arguments
+        .iter()
+        .filter(|(_, a)| unbounded(a))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    row(
+        "prompt_arguments",
+        p.name.to_string(),
+        undocumented.is_empty() && open.is_empty(),
+        match (undocumented.is_empty(), open.is_empty()) {
+            (true, true) => format!(
+                "{} arguments, each described and bounded",
+                p.arguments.len()
+            ),
+            _ => format!(
+                "without a description: [{}]; without bounds: [{}]",
+                undocumented.join(", "),
+                open.join(", ")
+            ),
+        },
+    )
+}
+
+/// `prompt_list_budget`: each scope's `prompts/list` (the deployment's, each profile's) stays
+/// small.
+fn budget_rows(inventory: &Inventory) -> Vec<Row> {
     let mut scopes: Vec<_> = prompts::build(inventory).into_iter().collect();
     scopes.sort_by_key(|(scope, _)| scope.profile().map(str::to_string));
-    for (scope, listed) in scopes {
-        let bytes = prompts::bytes(&listed);
-        let subject = match scope.profile() {
-            Some(p) => format!("(profile {p})"),
-            None => "(deployment)".into(),
-        };
-        rows.push(if listed.is_empty() {
-            na("prompt_list_budget", subject, "no prompts")
-        } else {
-            row(
-                "prompt_list_budget",
-                subject,
-                bytes <= prompts::MAX_BYTES,
-                format!(
-                    "prompts/list: {bytes} B (max {}); {} prompts",
-                    prompts::MAX_BYTES,
-                    listed.len()
-                ),
-            )
-        });
-    }
-    rows
+    scopes
+        .into_iter()
+        .map(|(scope, listed)| {
+            let bytes = prompts::bytes(&listed);
+            let subject = match scope.profile() {
+                Some(p) => format!("(profile {p})"),
+                None => "(deployment)".into(),
+            };
+            if listed.is_empty() {
+                na("prompt_list_budget", subject, "no prompts")
+            } else {
+                row(
+                    "prompt_list_budget",
+                    subject,
+                    bytes <= prompts::MAX_BYTES,
+                    format!(
+                        "prompts/list: {bytes} B (max {}); {} prompts",
+                        prompts::MAX_BYTES,
+                        listed.len()
+                    ),
+                )
+            }
+        })
+        .collect()
 }
 
 /// `completion_source`: each completable param reads an exposed, low-risk list tool.
