@@ -64,6 +64,31 @@ fn document_row(binary: &catalog::BinaryAnswer, subject: String) -> Row {
     row("document_size", subject, fits, detail)
 }
 
+/// `job`: how a tool that starts an upstream job is followed. A gap when it passes media on
+/// without saying how long the upstream keeps them (the result could not say until when they can
+/// be fetched). Until jobs run as MCP tasks the call answers the start (the job's id and state)
+/// and the model follows it with `read`; the detail says so.
+fn job_row(job: &catalog::Job, subject: String) -> Row {
+    let cancel = match &job.cancel {
+        Some(cancel) => format!("cancelled by `{cancel}`"),
+        None => "not cancellable".to_string(),
+    };
+    let kept = match job.output_lives {
+        Some(s) => format!("output kept {s} s"),
+        None => "output kept as long as the upstream keeps it".to_string(),
+    };
+    let mut detail = format!(
+        "read by `{}` every {} s, {cancel}, {kept}; served as one call answering the job's id \
+         and state, followed with `{}` (not yet as an MCP task)",
+        job.read, job.poll_every, job.read
+    );
+    let ok = job.media.is_empty() || job.output_lives.is_some();
+    if !ok {
+        detail.push_str("; media without `output_lives`: say how long the upstream keeps them");
+    }
+    row("job", subject, ok, detail)
+}
+
 /// The tool's rules, in the table's order; a forbidden tool gets only its curation and risk.
 pub(super) fn rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     let subject = t.name.to_string();
@@ -83,6 +108,9 @@ pub(super) fn rows(t: &Tool, shape: ListShape, rows: &mut Vec<Row>) {
     rows.push(write_contract_row(t, subject.clone()));
     if let Some(binary) = t.answer.as_ref().and_then(|a| a.binary.as_ref()) {
         rows.push(document_row(binary, subject.clone()));
+    }
+    if let Some(job) = &t.job {
+        rows.push(job_row(job, subject.clone()));
     }
     rows.push(params_row(
         t,
@@ -291,6 +319,46 @@ mod tests {
         let over = document_row(&binary(5 * 1024 * 1024), "t_pdf_download".into());
         assert_eq!(over.verdict, Verdict::Gap);
         assert!(over.detail.contains("lower max_bytes"), "{}", over.detail);
+    }
+
+    #[test]
+    fn a_job_passing_media_on_says_how_long_the_upstream_keeps_them() {
+        let job = |output_lives: Option<u32>, media: &[&str]| catalog::Job {
+            id: "/id".into(),
+            state: "/status".into(),
+            read: "t_prediction_get".into(),
+            cancel: None,
+            states: catalog::JobStates {
+                working: vec!["starting".into()],
+                completed: vec!["succeeded".into()],
+                failed: vec!["failed".into()],
+                cancelled: Vec::new(),
+            },
+            result: Some("/output".into()),
+            error: None,
+            media: media.iter().map(|m| (*m).into()).collect(),
+            poll_every: 5,
+            prefer_wait: None,
+            output_lives,
+        };
+        let kept = job_row(&job(Some(3600), &["/output"]), "t_prediction_create".into());
+        assert_eq!(kept.verdict, Verdict::Ok, "{}", kept.detail);
+        assert!(
+            kept.detail.contains(
+                "read by `t_prediction_get` every 5 s, not cancellable, output kept 3600 s"
+            ),
+            "{}",
+            kept.detail
+        );
+        let no_media = job_row(&job(None, &[]), "t_prediction_create".into());
+        assert_eq!(no_media.verdict, Verdict::Ok, "{}", no_media.detail);
+        let unsaid = job_row(&job(None, &["/output"]), "t_prediction_create".into());
+        assert_eq!(unsaid.verdict, Verdict::Gap);
+        assert!(
+            unsaid.detail.contains("media without `output_lives`"),
+            "{}",
+            unsaid.detail
+        );
     }
 
     #[test]
