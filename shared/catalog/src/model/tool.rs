@@ -110,7 +110,7 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Box<Aggregate>>,
     /// The call starts an upstream job that goes on after the answer: how to follow it to its
-    /// result (see [`Job`]).
+    /// result (see [`Job`](super::job::Job)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<Box<super::job::Job>>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
