@@ -3,7 +3,7 @@
 //! and the grant stored in the vault.
 
 use super::state::{Authorize, UPSTREAM};
-use super::{Back, Connect, Declared, Step, page};
+use super::{Back, Connect, Declared, Step, page, upstream_client_id};
 use crate::upstream::token_endpoint as exchange;
 use crate::vault::{EntryKey, Grant, Person};
 
@@ -60,13 +60,7 @@ impl Connect {
         let title = &declared.title;
         let secrets = self.secrets_or_retry().await?;
         let oauth = &declared.oauth;
-        let Some(client_id) = secrets.field(connector, &oauth.client_id) else {
-            return Err(page(
-                503,
-                format!("{title} is not set up"),
-                "No client id is configured.",
-            ));
-        };
+        let client_id = upstream_client_id(&secrets, connector, declared)?;
         let client = exchange::Client {
             id: client_id,
             secret: oauth

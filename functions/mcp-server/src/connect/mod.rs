@@ -130,6 +130,25 @@ impl Connect {
     }
 }
 
+/// The deployment's client id at the connector's upstream, or the page that says an operator
+/// must add it (the sign-in and the callback both need it).
+fn upstream_client_id<'a>(
+    secrets: &'a crate::secrets::SecretValues,
+    connector: &str,
+    declared: &Declared,
+) -> Result<&'a str, Step> {
+    let title = &declared.title;
+    secrets
+        .field(connector, &declared.oauth.client_id)
+        .ok_or_else(|| {
+            page(
+                503,
+                format!("{title} is not set up"),
+                format!("This server has no {title} client id yet; an operator must add it."),
+            )
+        })
+}
+
 fn page(status: u16, title: impl Into<String>, text: impl Into<String>) -> Step {
     Step::Page(Page::new(status, title, text))
 }
@@ -142,5 +161,48 @@ fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
             u.to_string()
         }
         Err(_) => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_upstream_client_id_is_one_page_for_the_operator() {
+        let secret = |fields: &str| {
+            crate::secrets::parse_secret(
+                "s",
+                &format!(r#"{{"connectors":{{"mail":{{{fields}}}}}}}"#),
+                &audit::Redactor::new(),
+                &crate::secrets::Addresses::new(),
+            )
+            .unwrap()
+        };
+        let declared = Declared {
+            title: "Mail".into(),
+            oauth: OAuthUser {
+                client_id: "client_id".into(),
+                ..OAuthUser::default()
+            },
+        };
+        let set = secret(r#""client_id":"abc""#);
+        assert!(matches!(
+            upstream_client_id(&set, "mail", &declared),
+            Ok("abc")
+        ));
+        let unset = secret(r#""other":"x""#);
+        let Err(Step::Page(page)) = upstream_client_id(&unset, "mail", &declared) else {
+            panic!("no page for a missing client id");
+        };
+        assert_eq!(
+            (page.status, page.title.as_str()),
+            (503, "Mail is not set up")
+        );
+        assert!(
+            page.text.contains("an operator must add it"),
+            "{}",
+            page.text
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! browser sent to the upstream's authorization.
 
 use super::state::{Authorize, SIGNIN, STATE_TTL_S, SignIn, UPSTREAM};
-use super::{Back, Connect, Declared, Step, page, pkce, with_query};
+use super::{Back, Connect, Declared, Step, page, pkce, upstream_client_id, with_query};
 use crate::upstream::token_endpoint as exchange;
 use crate::vault::{Person, ticket};
 
@@ -120,16 +120,9 @@ impl Connect {
         binding: String,
         now: u64,
     ) -> Result<Step, Step> {
-        let title = &declared.title;
         let secrets = self.secrets_or_retry().await?;
         let oauth = &declared.oauth;
-        let Some(upstream_client) = secrets.field(connector, &oauth.client_id) else {
-            return Err(page(
-                503,
-                format!("{title} is not set up"),
-                format!("This server has no {title} client id yet; an operator must add it."),
-            ));
-        };
+        let upstream_client = upstream_client_id(&secrets, connector, declared)?;
         let try_again = || {
             page(
                 503,
