@@ -43,13 +43,10 @@ fn started_by_a_write(h: &Http<'_>) -> Vec<String> {
 }
 
 fn pointers_are_pointers(job: &Job) -> Vec<String> {
-    let named = [("id", Some(&job.id)), ("state", Some(&job.state))]
+    let named = [("id", &job.id), ("state", &job.state)]
         .into_iter()
-        .chain([
-            ("result", job.result.as_ref()),
-            ("error", job.error.as_ref()),
-        ])
-        .filter_map(|(field, p)| p.map(|p| (field, p)))
+        .chain(job.result.iter().map(|p| ("result", p)))
+        .chain(job.error.iter().map(|p| ("error", p)))
         .chain(job.media.iter().map(|p| ("media", p)));
     named
         .filter(|(_, p)| !p.starts_with('/'))
@@ -69,17 +66,17 @@ fn follows_through_a_tool(
         return Vec::new();
     };
     let kind = if read { "get" } else { "write" };
-    let tool = h.c.tools.iter().find(|t| &t.name == name);
-    let Some((method, path)) = tool.and_then(|t| t.http()) else {
+    // The named tool, when it is of the kind asked for: a get for `read`, a write for `cancel`.
+    let http =
+        h.c.tools
+            .iter()
+            .find(|t| &t.name == name && !t.list)
+            .and_then(|t| t.http());
+    let Some((_, path)) = http.filter(|(method, _)| read == (*method == Method::Get)) else {
         return vec![format!(
             "job.{field} `{name}` is no {kind} tool of this catalog"
         )];
     };
-    if read != (method == Method::Get) || tool.is_some_and(|t| t.list) {
-        return vec![format!(
-            "job.{field} `{name}` is no {kind} tool of this catalog"
-        )];
-    }
     let holes = placeholders(path);
     if holes.len() != 1 {
         return vec![format!(
