@@ -29,6 +29,8 @@
 //! - `limits`: rate limits and the daily cap, counted in fixed windows;
 //! - `oauth`: the OAuth resource server (settings, signing keys, token check, discovery);
 //! - `progress`: a long call's progress as plain data and the sink it reports into;
+//! - `tasks`: MCP tasks over upstream jobs, bound to their callers (in memory locally; one
+//!   DynamoDB item each in the ledger's table on Lambda);
 //! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
 //!   data keys on Lambda);
 //! - `random`, `clock`: random hex (keys, nonces, request ids); the wall clock;
@@ -54,6 +56,7 @@ mod random;
 mod search;
 mod secrets;
 mod startup;
+mod tasks;
 mod upstream;
 mod vault;
 
@@ -70,6 +73,7 @@ pub use oauth::{Settings, Verifier};
 pub use search::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchRequest};
 pub use secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 pub use startup::{Stores, load_served};
+pub use tasks::{TableTasks, TaskStore};
 pub use vault::{
     EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
 };

@@ -24,6 +24,7 @@ use crate::mcp::Mcp;
 use crate::oauth::Verifier;
 use crate::probes::ProbeTable;
 use crate::secrets::{self, SecretLoader, SecretStore};
+use crate::tasks::{TableTasks, TaskStore};
 use crate::upstream::Upstream;
 use crate::upstream::remote::Remotes;
 use crate::vault::{KmsKeys, MemoryVault, TableVault, VaultStore};
@@ -39,6 +40,8 @@ pub struct Stores {
     pub ledger: Ledger,
     /// Each person's own upstream tokens.
     pub vault: Arc<dyn VaultStore>,
+    /// The tasks that follow upstream jobs (in the ledger's table).
+    pub tasks: TaskStore,
 }
 
 impl Default for Stores {
@@ -47,6 +50,7 @@ impl Default for Stores {
             limits: None,
             ledger: Ledger::default(),
             vault: Arc::new(MemoryVault::default()),
+            tasks: TaskStore::default(),
         }
     }
 }
@@ -122,7 +126,7 @@ pub(crate) async fn build(
     ))
 }
 
-/// The limits' table, the idempotency ledger and the vault: on DynamoDB (and KMS) where their
+/// The limits' table, the idempotency ledger (and the tasks beside it) and the vault: on DynamoDB (and KMS) where their
 /// tables are configured, else in memory.
 fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>) -> Stores {
     let limits = limits_table.zip(aws).map(|(name, aws)| {
@@ -132,12 +136,18 @@ fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>
             config.limits_timeout,
         )
     });
-    let ledger = match (&config.ledger_table, aws) {
-        (Some(name), Some(aws)) => Ledger::Table(TableLedger::new(
-            aws_sdk_dynamodb::Client::new(aws),
-            name.clone(),
-        )),
-        _ => Ledger::default(),
+    let (ledger, tasks) = match (&config.ledger_table, aws) {
+        (Some(name), Some(aws)) => (
+            Ledger::Table(TableLedger::new(
+                aws_sdk_dynamodb::Client::new(aws),
+                name.clone(),
+            )),
+            TaskStore::Table(TableTasks::new(
+                aws_sdk_dynamodb::Client::new(aws),
+                name.clone(),
+            )),
+        ),
+        _ => (Ledger::default(), TaskStore::default()),
     };
     let vault: Arc<dyn VaultStore> = match (&config.vault, aws) {
         (Some(v), Some(aws)) => Arc::new(TableVault::new(
@@ -151,6 +161,7 @@ fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>
         limits,
         ledger,
         vault,
+        tasks,
     }
 }
 
@@ -246,7 +257,8 @@ impl AppState {
             ledger,
             config.token_confirms_critical.clone(),
         )
-        .with_vault(stores.vault, connect_base(&config));
+        .with_vault(stores.vault, connect_base(&config))
+        .with_tasks(Arc::new(stores.tasks), config.job_wait);
         let mcp = Arc::new(Mcp::new(
             inventory.clone(),
             pipeline,

@@ -191,7 +191,7 @@ impl<'a> EmfLine<'a> {
             calls: 1,
             errors: u8::from(!matches!(
                 event.status.as_deref(),
-                Some("ok" | "confirmation_required")
+                Some("ok" | "confirmation_required" | "pending")
             )),
         })
     }
@@ -338,6 +338,12 @@ mod tests {
 
     #[test]
     fn status_other_than_ok_counts_as_an_error() {
+        let pending = full_event().status("pending");
+        assert_eq!(
+            emf_line(&pending)[metrics::ERRORS],
+            0,
+            "a job still running failed nothing"
+        );
         let asked = full_event().status("confirmation_required");
         assert_eq!(
             emf_line(&asked)[metrics::ERRORS],

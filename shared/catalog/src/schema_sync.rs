@@ -845,6 +845,7 @@ fn enum_values_match_the_model() {
         ConfirmationRequired,
         OutcomeUnknown,
         ConnectionRequired,
+        Pending,
     );
     let names = serde_names(&statuses);
     let as_str: BTreeSet<String> = statuses.iter().map(|s| s.as_str().to_string()).collect();

@@ -30,5 +30,6 @@ mod robustness;
 mod secrets;
 mod server;
 mod smoke;
+mod tasks;
 mod vault;
 mod writes;

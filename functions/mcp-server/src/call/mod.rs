@@ -29,6 +29,10 @@
 //!    a nearly spent budget rides along;
 //! 10. **cap** the result to the output budget (`shape`); a list page cut there continues with
 //!     a sealed cursor to its first item not shown (`resume`).
+//! 11. **job**: a tool that starts an upstream job (`job` in its catalog) is followed: kept as
+//!     a task for a client that holds tasks, else waited for within a bounded time and
+//!     answered with its end or `pending` (`job`); a task's later reads and its cancel are
+//!     [`Pipeline::task`] and [`Pipeline::cancel_task`].
 //!
 //! A remote MCP tool's call (`Pipeline::call_remote`) runs the same stages; a remote that asks
 //! the person gets its state wrapped in ours and back only for the same call (`rounds`). Which
@@ -57,6 +61,7 @@ mod documents;
 mod dry_run;
 mod form;
 mod idempotency;
+mod job;
 mod ledger;
 mod outcome;
 mod preview;
@@ -77,6 +82,7 @@ pub(crate) use consent::carries_remote_state;
 pub use consent::{Binding, Signer};
 pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
 pub(crate) use documents::{Attachment, ItemLink};
+pub(crate) use job::{Followed, Jobs, owner_of as task_owner};
 pub(crate) use ledger::Claim;
 pub use ledger::{Ledger, TableLedger};
 pub(crate) use outcome::{Outcome, ProtocolError, WriteFacts};
@@ -143,6 +149,8 @@ pub struct Request<'a> {
     /// Where a long call reports pages read of pages known ([`Progress::none`] when nobody
     /// asked).
     pub progress: &'a Progress,
+    /// What the client can do with an upstream job that goes on: hold a task, or wait.
+    pub jobs: Jobs<'a>,
 }
 
 /// What a tool call needs, built once at start.
@@ -164,6 +172,10 @@ pub struct Pipeline {
     vault: Arc<dyn VaultStore>,
     /// The server's public base URL, where `/connect/<connector>` is; none without OAuth.
     connect_base: Option<String>,
+    /// The tasks that follow upstream jobs.
+    tasks: Arc<crate::tasks::TaskStore>,
+    /// How long a call waits for its job when the client holds no tasks.
+    job_wait: std::time::Duration,
 }
 
 impl Pipeline {
@@ -184,7 +196,31 @@ impl Pipeline {
             remote_completions: remote_prompt_complete::RemoteCompletions::default(),
             vault: Arc::new(crate::vault::MemoryVault::default()),
             connect_base: None,
+            tasks: Arc::new(crate::tasks::TaskStore::default()),
+            job_wait: job::DEFAULT_WAIT,
         }
+    }
+
+    /// With the store tasks are kept in, and how long a call waits for its job when the client
+    /// holds no tasks.
+    pub fn with_tasks(
+        mut self,
+        tasks: Arc<crate::tasks::TaskStore>,
+        job_wait: std::time::Duration,
+    ) -> Self {
+        self.tasks = tasks;
+        self.job_wait = job_wait;
+        self
+    }
+
+    /// Where tasks are kept.
+    pub fn tasks(&self) -> &crate::tasks::TaskStore {
+        &self.tasks
+    }
+
+    /// How long a call waits for its job when the client holds no tasks.
+    pub fn job_wait(&self) -> std::time::Duration {
+        self.job_wait
     }
 
     /// With the vault people's own tokens are kept in, and the public base URL their connect
@@ -212,7 +248,11 @@ impl Pipeline {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
-        self.validated(conn, tool, &valid, request).await
+        let outcome = self.validated(conn, tool, &valid, request).await;
+        match tool.job.as_deref() {
+            Some(job) => self.job(conn, tool, job, outcome, request).await,
+            None => outcome,
+        }
     }
 
     /// One call of a remote MCP server's tool: its arguments validated against the remote's

@@ -39,6 +39,9 @@ pub struct Outcome {
     /// The protocol error this outcome becomes instead of a tool result, decided where the
     /// outcome is made (the `reason` above is for the audit log only).
     pub protocol_error: Option<ProtocolError>,
+    /// The task kept for the upstream job this call started (the client holds tasks): answered
+    /// as the task instead of a tool result.
+    pub task: Option<Box<crate::tasks::Task>>,
 }
 
 /// Why an outcome is answered as a JSON-RPC error rather than a tool result: the client sent
@@ -89,6 +92,7 @@ impl Outcome {
             attachments: Vec::new(),
             links: Vec::new(),
             protocol_error: None,
+            task: None,
         }
     }
 

@@ -51,6 +51,9 @@ pub(crate) const HEALTH_INTERVAL_S: &str = "MCP_HEALTH_INTERVAL_S";
 /// The most one tool call may take, milliseconds, every upstream request and page included;
 /// below the Lambda timeout so a slow upstream still ends in a result and an audit line.
 pub(crate) const CALL_DEADLINE_MS: &str = "MCP_CALL_DEADLINE_MS";
+/// How long a tool call waits for the upstream job it started when the client holds no MCP
+/// tasks, milliseconds (then it answers `pending`); at most 28000, below API Gateway's 30 s.
+pub(crate) const JOB_WAIT_MS: &str = "MCP_JOB_WAIT_MS";
 /// Requests per client IP per minute, before authentication (0: off).
 pub(crate) const LIMIT_PER_IP_PER_MINUTE: &str = "MCP_LIMIT_PER_IP_PER_MINUTE";
 /// The IPv6 prefix length the per-IP limit counts a client under (32 to 128, default 64).
@@ -117,6 +120,7 @@ pub(crate) const ALL: &[&str] = &[
     HEALTH_TIMEOUT_MS,
     HEALTH_INTERVAL_S,
     CALL_DEADLINE_MS,
+    JOB_WAIT_MS,
     LIMIT_PER_IP_PER_MINUTE,
     LIMIT_IPV6_PREFIX,
     LIMIT_PER_CALLER_PER_MINUTE,

@@ -10,7 +10,7 @@ use super::profiles::{self, Profiles};
 use super::{
     ALLOWED_HOSTS, ALLOWED_ORIGINS, AUTH, BASE_URL_SUFFIX, CALL_DEADLINE_MS, CATALOG_DIR,
     CONNECT_CLIENT_ID, EMF_NAMESPACE, EXPOSE_RAW_SUFFIX, HEALTH_INTERVAL_S, HEALTH_TIMEOUT_MS,
-    LAMBDA_RUNTIME_API, LEDGER_TABLE, LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX,
+    JOB_WAIT_MS, LAMBDA_RUNTIME_API, LEDGER_TABLE, LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX,
     LIMIT_PER_CALLER_PER_MINUTE, LIMIT_PER_IP_PER_MINUTE, LIMITS, LIMITS_TABLE, LIMITS_TIMEOUT_MS,
     LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES, ORIGIN_VERIFY_HEADER, SECRET_ID, SECRET_TTL_SECS,
     TOKEN_CONFIRMS_CRITICAL, TRUSTED_PROXIES, USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
@@ -43,6 +43,8 @@ pub struct Config {
     /// One `/health` probe per connector per this long.
     pub health_interval: Duration,
     pub call_deadline: Duration,
+    /// How long a call waits for its upstream job when the client holds no tasks.
+    pub job_wait: Duration,
     pub limits: limits::Thresholds,
     /// The DynamoDB table of the shared counters; in memory per instance when unset.
     pub limits_table: Option<String>,
@@ -123,6 +125,12 @@ impl Config {
                 "a number of seconds from 1 to 86400",
             )?),
             call_deadline,
+            job_wait: Duration::from_millis(read.number_in(
+                JOB_WAIT_MS,
+                25_000,
+                0..=28_000,
+                "a number of milliseconds from 0 to 28000",
+            )?),
             limits: limit_settings(env, &read)?,
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),

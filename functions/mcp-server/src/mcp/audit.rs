@@ -126,11 +126,12 @@ pub(super) fn search(
 /// `tool_call`s). A write that asks for a confirmation (a token, a form, or a person the
 /// client cannot ask: `person_confirmation_required`) did what it should and sent nothing, so
 /// it is a `tool_call`; its status says what it asked, and the digest, like the `errors`
-/// metric, counts no `confirmation_required` status as failed.
+/// metric, counts no `confirmation_required` status as failed. A job still running when the
+/// call could wait no longer (`pending`) failed nothing either.
 fn kind_of(outcome: &Outcome) -> EventKind {
     if matches!(
         outcome.status,
-        catalog::Status::Ok | catalog::Status::ConfirmationRequired
+        catalog::Status::Ok | catalog::Status::ConfirmationRequired | catalog::Status::Pending
     ) {
         EventKind::ToolCall
     } else if outcome.status == catalog::Status::ConnectionRequired {
@@ -257,6 +258,10 @@ mod tests {
                     "person_confirmation_required",
                     "h",
                 ),
+                EventKind::ToolCall,
+            ),
+            (
+                Outcome::failed(Status::Pending, "job_pending", "h"),
                 EventKind::ToolCall,
             ),
         ];

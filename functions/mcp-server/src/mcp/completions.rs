@@ -63,6 +63,7 @@ impl Mcp {
                     admission: ctx.admission.as_ref(),
                     elicitation: crate::call::Elicitation::default(),
                     progress: &crate::progress::NONE,
+                    jobs: crate::call::Jobs::Wait(&deadline),
                 },
             )
             .await;

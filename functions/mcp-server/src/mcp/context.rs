@@ -35,6 +35,9 @@ pub struct CallContext {
     /// `initialize` (`mcp/link.rs`): a link to connect is answered as the
     /// `URLElicitationRequiredError`.
     pub url_error: bool,
+    /// The client holds MCP tasks (2026-07-28: it declared the extension
+    /// `io.modelcontextprotocol/tasks`): a tool that starts an upstream job answers a task.
+    pub tasks: bool,
     /// Where a long call's progress goes: the client sent a `progressToken` and reads an event
     /// stream.
     pub(super) watch: Option<super::progress::Watch>,
@@ -93,6 +96,9 @@ impl CallContext {
             input_capabilities,
             can_open_url,
             url_error,
+            tasks: context
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks()),
             watch: super::progress::Watch::of(context),
         })
     }

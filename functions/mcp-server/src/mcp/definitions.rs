@@ -26,6 +26,8 @@ pub fn output_schema() -> JsonObject {
         "error",
         "confirmation_required",
         "outcome_unknown",
+        "connection_required",
+        "pending",
     ];
     object(json!({
         "type": "object",

@@ -9,12 +9,13 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
     CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
+    InitializeResult, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -51,6 +52,13 @@ impl ServerHandler for McpHandler {
         }
         if self.mcp.has_completions {
             capabilities.completions = Some(JsonObject::new());
+        }
+        // A tool that starts an upstream job answers a client that holds tasks with one.
+        if self.mcp.has_jobs {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::TASKS_EXTENSION_ID.into(), JsonObject::new());
         }
         InitializeResult::new(capabilities)
             .with_server_info(
@@ -208,6 +216,39 @@ impl ServerHandler for McpHandler {
             self.mcp.tool_call(request, &ctx).await
         })
         .await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        Box::pin(async move {
+            let ctx = CallContext::of(&context)?;
+            self.mcp.get_task(&request.task_id, &ctx).await
+        })
+        .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Box::pin(async move {
+            let ctx = CallContext::of(&context)?;
+            self.mcp.cancel_task(&request.task_id, &ctx).await
+        })
+        .await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let ctx = CallContext::of(&context)?;
+        self.mcp.update_task(&request.task_id, &ctx).await
     }
 
     async fn complete(

@@ -29,6 +29,7 @@ mod remote_completions;
 mod remote_prompts;
 mod resources;
 mod server;
+mod tasks;
 mod tool_call;
 
 pub use definitions::output_schema;

@@ -42,6 +42,8 @@ pub struct Mcp {
     pub(super) remote_search: super::remote::RemoteSearch,
     /// Whether some connector acts with each person's own account (`connections` is listed).
     pub(super) has_connections: bool,
+    /// Whether some tool starts an upstream job (the tasks extension is declared).
+    pub(super) has_jobs: bool,
 }
 
 impl Mcp {
@@ -74,7 +76,9 @@ impl Mcp {
                     .any(|p| p.complete.is_some())
         });
         let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());
+        let has_jobs = catalogs().any(|c| c.tools.iter().any(|t| t.job.is_some()));
         Mcp {
+            has_jobs,
             has_connections,
             inventory,
             pipeline,
@@ -115,6 +119,16 @@ impl Mcp {
             None => self.call_deadline,
         };
         Deadline::after(budget)
+    }
+
+    /// How long a call waits for the upstream job it started, when the client holds no tasks:
+    /// the pipeline's wait, cut to what the Lambda invocation has left.
+    pub(super) fn job_deadline(&self, request: &RequestMeta) -> Deadline {
+        let wait = self.pipeline.job_wait();
+        Deadline::after(match request.time_left {
+            Some(left) => wait.min(left.saturating_sub(INVOCATION_MARGIN)),
+            None => wait,
+        })
     }
 
     /// A completion's deadline: the call's, and at most `COMPLETION_DEADLINE`.

@@ -125,6 +125,11 @@ impl Mcp {
         let tool = target.tool();
         let decision = retry.decision.as_ref();
         let deadline = self.deadline(&ctx.request);
+        let job_wait = self.job_deadline(&ctx.request);
+        let jobs = match ctx.tasks {
+            true => crate::call::Jobs::Task { ttl_ms: None },
+            false => crate::call::Jobs::Wait(&job_wait),
+        };
         let outcome = match decision {
             Some(confirm::Decision::Declined) => {
                 let mut o = confirm::declined(&tool.name);
@@ -151,6 +156,7 @@ impl Mcp {
                         admission: ctx.admission.as_ref(),
                         elicitation,
                         progress,
+                        jobs,
                     };
                     match target {
                         Target::Catalog(tool) => {
@@ -215,6 +221,9 @@ impl Mcp {
         }
         if let Some(kind) = outcome.protocol_error {
             return Err(protocol_error(kind, &outcome));
+        }
+        if let Some(task) = &outcome.task {
+            return Ok(CallToolResponse::Task(super::tasks::created(task)));
         }
         Ok(match asked {
             Some(input) => input.into(),

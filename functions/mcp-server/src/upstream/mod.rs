@@ -29,6 +29,7 @@ pub(crate) use hints::{REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describ
 pub(crate) use meter::Meter;
 pub(crate) use next_page::seal_resume;
 pub(crate) use next_page::{NextPage, NextRefused};
+pub(crate) use request::one_line;
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::DeployedCatalog;
@@ -327,14 +328,22 @@ impl Upstream {
         let out_of_time = || UpstreamError::Deadline {
             budget_ms: deadline.budget().as_millis() as u64,
         };
+        let wait_s = prefer_wait(request.tool, deadline, catalog.timeout_ms);
         let timeout = deadline
-            .timeout(Duration::from_millis(catalog.timeout_ms))
+            .timeout(Duration::from_millis(
+                catalog.timeout_ms + wait_s.unwrap_or(0) * 1000,
+            ))
             .ok_or_else(out_of_time)?;
+        let prefer = wait_s.map(|s| format!("wait={s}"));
+        let mut headers = catalog.static_headers(request.tool);
+        if let Some(prefer) = &prefer {
+            headers.push(("Prefer", prefer));
+        }
         let exchange = Exchange {
             method: request.method,
             url: request.url,
             body: request.body,
-            headers: catalog.static_headers(request.tool),
+            headers,
             timeout,
             max_bytes: binary
                 .map(|b| b.max_bytes)
@@ -455,10 +464,54 @@ impl Upstream {
     }
 }
 
+/// The seconds an upstream is asked to hold a job's start until the job is done (`Prefer:
+/// wait=N`, RFC 7240), where the tool's `job` offers it: at most its `prefer_wait`, and only
+/// what the call has left beyond the catalog's own timeout, so the start's answer (the job's
+/// id) always arrives in time.
+fn prefer_wait(tool: Option<&Tool>, deadline: &Deadline, own_ms: u64) -> Option<u64> {
+    let asked = u64::from(tool?.job.as_deref()?.prefer_wait?);
+    let spare = deadline
+        .remaining()?
+        .as_secs()
+        .saturating_sub(own_ms.div_ceil(1000));
+    Some(asked.min(spare)).filter(|s| *s > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::secrets::{SecretLoader, SecretValues};
+
+    #[test]
+    fn a_job_start_asks_the_upstream_to_wait_only_within_the_calls_time() {
+        let tool = |job: &str| -> Tool {
+            yaml_serde::from_str(&format!(
+                "name: t_job_start\nrisk: medium\ndescription: d\npost: /jobs\n{job}"
+            ))
+            .unwrap()
+        };
+        let job = "job: {id: /id, state: /status, read: t_job_get, states: {working: [a], completed: [b], failed: [c]}";
+        let waits = tool(&format!("{job}, prefer_wait: 10}}\n"));
+        let plain = tool(&format!("{job}}}\n"));
+        let at = |secs: u64| Deadline::after(Duration::from_secs(secs));
+        assert_eq!(prefer_wait(Some(&waits), &at(30), 5_000), Some(10));
+        assert_eq!(
+            prefer_wait(Some(&waits), &at(8), 5_000),
+            Some(2),
+            "what the call has left"
+        );
+        assert_eq!(
+            prefer_wait(Some(&waits), &at(5), 5_000),
+            None,
+            "nothing left to wait"
+        );
+        assert_eq!(
+            prefer_wait(Some(&plain), &at(30), 5_000),
+            None,
+            "not offered"
+        );
+        assert_eq!(prefer_wait(None, &at(30), 5_000), None);
+    }
 
     /// A mail API that quotes the bearer token it was sent, in its error message and in its data.
     async fn quoting_upstream(status: u16) -> String {

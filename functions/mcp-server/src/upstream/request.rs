@@ -296,7 +296,7 @@ pub(super) fn upstream_message(catalog: &Catalog, body: Option<&Value>) -> Optio
 
 /// A string (or a list of strings, joined with `; `) as one line of at most 300 characters;
 /// `None` for anything else or nothing.
-pub(super) fn one_line(v: &Value) -> Option<String> {
+pub(crate) fn one_line(v: &Value) -> Option<String> {
     let text = match v {
         Value::String(s) => s.clone(),
         Value::Array(items) => items

@@ -19,6 +19,9 @@ pub enum Status {
     /// The tool acts with the person's own upstream account, which they have not connected
     /// (or the caller is no person).
     ConnectionRequired,
+    /// An upstream job still running when the call could wait no longer: nothing failed, and
+    /// the hint names the tool and id that fetch its result later.
+    Pending,
 }
 
 impl Status {
@@ -34,6 +37,7 @@ impl Status {
             Status::ConfirmationRequired => "confirmation_required",
             Status::OutcomeUnknown => "outcome_unknown",
             Status::ConnectionRequired => "connection_required",
+            Status::Pending => "pending",
         }
     }
 }

@@ -66,8 +66,8 @@ fn document_row(binary: &catalog::BinaryAnswer, subject: String) -> Row {
 
 /// `job`: how a tool that starts an upstream job is followed. A gap when it passes media on
 /// without saying how long the upstream keeps them (the result could not say until when they can
-/// be fetched). Until jobs run as MCP tasks the call answers the start (the job's id and state)
-/// and the model follows it with `read`; the detail says so.
+/// be fetched). The detail says how it is served: a task to a client that holds tasks, else a
+/// bounded wait, then `pending` naming `read`.
 fn job_row(job: &catalog::Job, subject: String) -> Row {
     let cancel = match &job.cancel {
         Some(cancel) => format!("cancelled by `{cancel}`"),
@@ -78,8 +78,8 @@ fn job_row(job: &catalog::Job, subject: String) -> Row {
         None => "output kept as long as the upstream keeps it".to_string(),
     };
     let mut detail = format!(
-        "read by `{}` every {} s, {cancel}, {kept}; served as one call answering the job's id \
-         and state, followed with `{}` (not yet as an MCP task)",
+        "read by `{}` every {} s, {cancel}, {kept}; an MCP task to clients that hold tasks, \
+         else waited for, then `pending` naming `{}`",
         job.read, job.poll_every, job.read
     );
     let ok = job.media.is_empty() || job.output_lives.is_some();

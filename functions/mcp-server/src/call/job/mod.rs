@@ -1,0 +1,335 @@
+//! The job stage: a tool whose catalog declares `job` starts work that goes on after the
+//! upstream answered (a prediction, a video). After the start, the call either
+//!
+//! - keeps a **task** (the client holds tasks): one record in the task store, bound to the
+//!   caller, answered at once; later `tasks/get` requests read the job through [`Pipeline::task`],
+//!   on whichever instance they reach; or
+//! - **waits**, bounded (the client holds no tasks): it reads the job every `poll_every` until
+//!   it finished or the wait is over, then answers its result, or `pending` with the read tool
+//!   and id that fetch it later: never a timeout error.
+//!
+//! A read of the job is a call of the catalog's `read` tool by the same caller through the same
+//! stages (credentials, upstream, shape); a cancel a call of its `cancel` tool. What the reads
+//! say is judged in `read`, without I/O.
+
+mod read;
+
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use catalog::{Job, Status, Tool};
+use serde_json::{Map, Value};
+
+use super::{Caller, Outcome, Pipeline, Request, stages};
+use crate::clock::now_ms;
+use crate::inventory::{DeployedCatalog, Registry};
+use crate::tasks::{self, Task, TaskStatus, Unavailable};
+use crate::upstream::Deadline;
+use read::{Follow, Read};
+
+/// How long a call waits for its job when the client holds no tasks: below API Gateway's 30 s.
+pub(crate) const DEFAULT_WAIT: Duration = Duration::from_secs(25);
+
+/// What the client can do with a job that goes on.
+#[derive(Debug, Clone, Copy)]
+pub enum Jobs<'a> {
+    /// It holds tasks: the call answers with one, kept `ttl_ms` when it asked for a time.
+    Task { ttl_ms: Option<u64> },
+    /// It holds none: the call waits for the job until this deadline.
+    Wait(&'a Deadline),
+}
+
+/// A task as its caller reads it: the record, and the answer about its job as it stands.
+pub struct Followed {
+    pub task: Task,
+    pub answer: Outcome,
+}
+
+/// The owner a task is bound to: the API key, the user's pseudonym (`-` for a key alone) and
+/// the profile (`*` for the whole deployment); a request differing in any sees no task.
+pub(crate) fn owner_of(caller: &Caller) -> String {
+    format!(
+        "{}|{}|{}",
+        caller.key_id,
+        caller.user.as_deref().unwrap_or("-"),
+        caller.scope.profile().unwrap_or("*"),
+    )
+}
+
+/// The tool that reads the job and its one path parameter, which takes the id (the loader
+/// checked both).
+fn follow<'a>(conn: &'a DeployedCatalog, job: &Job) -> Option<Follow<'a>> {
+    let read = conn.catalog.tools.iter().find(|t| t.name == job.read)?;
+    let (_, path) = read.http()?;
+    let param = catalog::placeholders(path).into_iter().next()?;
+    let param = read.params.keys().find(|k| k.as_str() == param)?;
+    Some(Follow {
+        title: Registry::title(&conn.catalog),
+        read,
+        param,
+    })
+}
+
+impl Pipeline {
+    /// Job: after a tool that starts one answered, the job's task, or its end within the wait.
+    /// Anything else (a refusal, a dry run, an answer without the job's id) passes as it is.
+    pub(super) async fn job(
+        &self,
+        conn: &DeployedCatalog,
+        tool: &Tool,
+        job: &Job,
+        started: Outcome,
+        request: Request<'_>,
+    ) -> Outcome {
+        if started.status != Status::Ok || started.preview.is_some() {
+            return started;
+        }
+        let Some(follow) = follow(conn, job) else {
+            return started;
+        };
+        let data = started.fields.get("data").cloned().unwrap_or(Value::Null);
+        let Some(job_id) = read::id(job, &data) else {
+            tracing::warn!(tool = %tool.name, "a job's start answer holds no id where the catalog says");
+            return started;
+        };
+        let now = now_ms();
+        let every = u64::from(job.poll_every) * 1000;
+        let begun = Task {
+            id: String::new(),
+            owner: owner_of(request.caller),
+            connector: conn.catalog.connector.to_string(),
+            tool: tool.name.to_string(),
+            job_id,
+            status: TaskStatus::Working,
+            state: String::new(),
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: tasks::DEFAULT_TTL_MS,
+            poll_every_ms: every,
+            next_poll_ms: now,
+            end: None,
+        };
+        let begun = read::advance(&begun, job, Read::Job(data), now);
+        let mut answer = match request.jobs {
+            Jobs::Task { ttl_ms } => self.keep(begun, ttl_ms, &follow).await,
+            Jobs::Wait(wait) => {
+                let ended = self.wait(conn, job, begun, &follow, wait, request).await;
+                read::answer(job, &ended, &follow)
+            }
+        };
+        answer.write = started.write;
+        answer.http_status = started.http_status;
+        answer.quota = started.quota;
+        answer
+    }
+
+    /// Keeps the started job as a task; answered once any instance can read it. A store that
+    /// cannot keep it still leaves the job running upstream: the answer says how to follow it.
+    async fn keep(&self, begun: Task, ttl_ms: Option<u64>, follow: &Follow<'_>) -> Outcome {
+        let task = tasks::new_id().map(|id| Task {
+            id,
+            ttl_ms: ttl_ms
+                .unwrap_or(tasks::DEFAULT_TTL_MS)
+                .clamp(tasks::MIN_TTL_MS, tasks::MAX_TTL_MS),
+            ..begun.clone()
+        });
+        let kept = match task {
+            Some(task) => self.tasks.create(&task).await.map(|()| task),
+            None => Err(Unavailable("no entropy for a task id".into())),
+        };
+        match kept {
+            Ok(task) => {
+                let mut o = Outcome::ok(Map::new());
+                o.task = Some(Box::new(task));
+                o
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "a started job could not be kept as a task");
+                Outcome::failed(
+                    Status::Unavailable,
+                    "task_not_kept",
+                    format!(
+                        "{} started job {}, but it could not be kept as a task. Follow it with \
+                         `{}` and `{}: {}`; do not start it again.",
+                        follow.title, begun.job_id, follow.read.name, follow.param, begun.job_id
+                    ),
+                )
+            }
+        }
+    }
+
+    /// Reads the job every `poll_every` while it works and another read fits before `wait`
+    /// runs out; the task as it then stands.
+    async fn wait(
+        &self,
+        conn: &DeployedCatalog,
+        job: &Job,
+        mut task: Task,
+        follow: &Follow<'_>,
+        wait: &Deadline,
+        request: Request<'_>,
+    ) -> Task {
+        let until = Instant::now() + wait.remaining().unwrap_or_default();
+        let every = Duration::from_millis(task.poll_every_ms);
+        while !task.status.is_terminal() && Instant::now() + every < until {
+            tokio::time::sleep(every).await;
+            let left = until.saturating_duration_since(Instant::now());
+            let deadline = Deadline::after(request.deadline.budget().min(left));
+            let read = self
+                .read_job(conn, follow, &task.job_id, &deadline, request)
+                .await;
+            task = read::advance(&task, job, read, now_ms());
+        }
+        task
+    }
+
+    /// One read of the job: its `read` tool called by the same caller within `deadline`.
+    async fn read_job(
+        &self,
+        conn: &DeployedCatalog,
+        follow: &Follow<'_>,
+        job_id: &str,
+        deadline: &Deadline,
+        request: Request<'_>,
+    ) -> Read {
+        match self
+            .by_id(conn, follow.read, follow.param, job_id, deadline, request)
+            .await
+        {
+            Some(outcome) => Read::of(&outcome),
+            None => Read::NotNow,
+        }
+    }
+
+    /// A call of `tool` with the job's id as its one argument; `None` when the id does not
+    /// pass the tool's contract (a catalog whose read cannot take its own job's id).
+    async fn by_id(
+        &self,
+        conn: &DeployedCatalog,
+        tool: &Tool,
+        param: &str,
+        job_id: &str,
+        deadline: &Deadline,
+        request: Request<'_>,
+    ) -> Option<Outcome> {
+        let arguments = Map::from_iter([(param.to_string(), Value::String(job_id.into()))]);
+        let valid = match stages::validate(conn, tool, &arguments) {
+            ControlFlow::Continue(valid) => valid,
+            ControlFlow::Break(refused) => {
+                tracing::error!(tool = %tool.name, hint = ?refused.hint, "a job's id does not pass the tool that follows it");
+                return None;
+            }
+        };
+        let request = Request {
+            deadline,
+            // Following a job the caller started is part of that call: its budget was
+            // counted at the start.
+            admission: None,
+            ..request
+        };
+        Some(self.validated(conn, tool, &valid, request).await)
+    }
+
+    /// The task `id` as the caller may see it; when its job works and a poll is due, the job is
+    /// read at the upstream first, under a claim so no two instances read it together.
+    /// `find` names the deployed connector and tool of a task (none: no longer served to this
+    /// caller, and the task is answered as it stands). `None`: no such task for this caller.
+    pub async fn task<'c>(
+        &self,
+        id: &str,
+        find: impl Fn(&str, &str) -> Option<(&'c DeployedCatalog, &'c Tool)>,
+        request: Request<'_>,
+    ) -> Result<Option<Followed>, Unavailable> {
+        let now = now_ms();
+        let Some(mut task) = self.tasks.get(id, &owner_of(request.caller), now).await? else {
+            return Ok(None);
+        };
+        let found = find(&task.connector, &task.tool);
+        let Some((conn, job, follow)) = found.and_then(|(conn, tool)| {
+            let job = tool.job.as_deref()?;
+            Some((conn, job, follow(conn, job)?))
+        }) else {
+            return Ok(Some(Followed {
+                answer: Outcome::failed(
+                    Status::NotFound,
+                    "job_not_served",
+                    format!(
+                        "The tool that started job {} is no longer served here.",
+                        task.job_id
+                    ),
+                ),
+                task,
+            }));
+        };
+        if task.poll_due(now) {
+            let claimed = now.saturating_add(task.poll_every_ms);
+            if self.tasks.claim_poll(&task, claimed).await? {
+                let read = self
+                    .read_job(conn, &follow, &task.job_id, request.deadline, request)
+                    .await;
+                let seen = Task {
+                    next_poll_ms: claimed,
+                    ..read::advance(&task, job, read, now_ms())
+                };
+                // The claim already moved the next poll on: a read that changed nothing is
+                // not written again.
+                let changed = (seen.status, &seen.state) != (task.status, &task.state);
+                task = if !changed {
+                    Task {
+                        next_poll_ms: claimed,
+                        ..task
+                    }
+                } else if self.tasks.record(&seen, claimed).await? {
+                    seen
+                } else {
+                    // Cancelled meanwhile: as it now stands.
+                    let owner = owner_of(request.caller);
+                    match self.tasks.get(id, &owner, now_ms()).await? {
+                        Some(now_is) => now_is,
+                        None => return Ok(None),
+                    }
+                };
+            }
+        }
+        Ok(Some(Followed {
+            answer: read::answer(job, &task, &follow),
+            task,
+        }))
+    }
+
+    /// Cancels the task `id`: its job is cancelled upstream through the catalog's `cancel`
+    /// tool, then the task is marked cancelled. A job the upstream would not cancel (it
+    /// finished first, or the upstream is down) keeps its task as the next read finds it; a job
+    /// no tool can cancel is only no longer followed. `None`: no such task for this caller.
+    pub async fn cancel_task<'c>(
+        &self,
+        id: &str,
+        find: impl Fn(&str, &str) -> Option<(&'c DeployedCatalog, &'c Tool)>,
+        request: Request<'_>,
+    ) -> Result<Option<Task>, Unavailable> {
+        let owner = owner_of(request.caller);
+        let Some(task) = self.tasks.get(id, &owner, now_ms()).await? else {
+            return Ok(None);
+        };
+        if task.status.is_terminal() {
+            return Ok(Some(task));
+        }
+        let cancel = find(&task.connector, &task.tool).and_then(|(conn, tool)| {
+            let name = tool.job.as_deref()?.cancel.as_ref()?;
+            let cancel = conn.catalog.tools.iter().find(|t| &t.name == name)?;
+            let (_, path) = cancel.http()?;
+            let hole = catalog::placeholders(path).into_iter().next()?;
+            let param = cancel.params.keys().find(|k| k.as_str() == hole)?;
+            Some((conn, cancel, param))
+        });
+        if let Some((conn, cancel, param)) = cancel {
+            let outcome = self
+                .by_id(conn, cancel, param, &task.job_id, request.deadline, request)
+                .await;
+            if outcome.is_none_or(|o| o.status != Status::Ok) {
+                return Ok(Some(task));
+            }
+        }
+        self.tasks.cancel(id, &owner, now_ms()).await
+    }
+}

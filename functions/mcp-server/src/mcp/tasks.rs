@@ -1,0 +1,195 @@
+//! MCP tasks on the wire (the 2026-07-28 extension `io.modelcontextprotocol/tasks`): a tool
+//! call that started an upstream job answers its task; `tasks/get` reads it (the job read at
+//! the upstream first when a poll is due) with the job's end inlined as the tool result;
+//! `tasks/cancel` cancels the job upstream. A foreign, expired or unknown id is the same
+//! `-32602`.
+//!
+//! A job that failed upstream is a tool result with `isError` (the tool ran; the upstream's job
+//! did not succeed), so its task is `completed` with that result, as the extension says of tool
+//! errors; `failed` is kept for requests that end in a protocol error, which no job does.
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{CreateTaskResult, DetailedTask, GetTaskResult, TaskPayload, TaskStatus};
+
+use super::context::CallContext;
+use super::definitions::into_result;
+use super::server::Mcp;
+use crate::call::{Followed, Outcome};
+use crate::tasks::{Task, TaskStatus as Status};
+
+impl Mcp {
+    /// `tasks/get`: the task as it stands, its job read first when a poll is due.
+    pub(super) async fn get_task(
+        &self,
+        id: &str,
+        ctx: &CallContext,
+    ) -> Result<GetTaskResult, McpError> {
+        let deadline = self.deadline(&ctx.request);
+        let request = self.task_request(ctx, &deadline);
+        let found = |connector: &str, tool: &str| {
+            self.inventory
+                .find(ctx.scope(), tool)
+                .filter(|(conn, _)| conn.catalog.connector == connector)
+        };
+        match self.pipeline.task(id, found, request).await {
+            Ok(Some(Followed { task, answer })) => Ok(GetTaskResult::new(detailed(&task, &answer))),
+            Ok(None) => Err(unknown(id)),
+            Err(e) => Err(unavailable(&e)),
+        }
+    }
+
+    /// `tasks/cancel`: the job cancelled upstream, then the task (an empty acknowledgement;
+    /// the task's status tells how it ended).
+    pub(super) async fn cancel_task(&self, id: &str, ctx: &CallContext) -> Result<(), McpError> {
+        let deadline = self.deadline(&ctx.request);
+        let request = self.task_request(ctx, &deadline);
+        let found = |connector: &str, tool: &str| {
+            self.inventory
+                .find(ctx.scope(), tool)
+                .filter(|(conn, _)| conn.catalog.connector == connector)
+        };
+        match self.pipeline.cancel_task(id, found, request).await {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err(unknown(id)),
+            Err(e) => Err(unavailable(&e)),
+        }
+    }
+
+    /// `tasks/update`: no job asks for input while it runs, so there is nothing to answer; a
+    /// known task is acknowledged, an unknown one refused.
+    pub(super) async fn update_task(&self, id: &str, ctx: &CallContext) -> Result<(), McpError> {
+        let owner = crate::call::task_owner(&ctx.caller);
+        match self
+            .pipeline
+            .tasks()
+            .get(id, &owner, crate::clock::now_ms())
+            .await
+        {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => Err(unknown(id)),
+            Err(e) => Err(unavailable(&e)),
+        }
+    }
+
+    /// The request a task's read or cancel runs as: the caller's, within the call deadline,
+    /// counted on no budget (the start was).
+    fn task_request<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        deadline: &'a crate::upstream::Deadline,
+    ) -> crate::call::Request<'a> {
+        crate::call::Request {
+            caller: &ctx.caller,
+            view: self.inventory.view(ctx.scope()),
+            deadline,
+            admission: None,
+            elicitation: crate::call::Elicitation::default(),
+            progress: &crate::progress::NONE,
+            jobs: crate::call::Jobs::Wait(deadline),
+        }
+    }
+}
+
+/// The answer to a call that started a job: its task.
+pub(super) fn created(task: &Task) -> CreateTaskResult {
+    CreateTaskResult::new(wire(task))
+}
+
+/// The task on the wire: status, times as ISO 8601, its time to live and poll interval.
+fn wire(task: &Task) -> rmcp::model::Task {
+    let status = match task.status {
+        Status::Working => TaskStatus::Working,
+        Status::Completed | Status::Failed => TaskStatus::Completed,
+        Status::Cancelled => TaskStatus::Cancelled,
+    };
+    let state = match task.state.as_str() {
+        "" => "started".to_string(),
+        s => format!("`{s}`"),
+    };
+    rmcp::model::Task::new(
+        task.id.clone(),
+        status,
+        iso(task.created_ms),
+        iso(task.updated_ms),
+    )
+    .with_ttl_ms(task.ttl_ms)
+    .with_poll_interval_ms(task.poll_every_ms)
+    .with_status_message(format!("{} job {}: {state}.", task.connector, task.job_id))
+}
+
+/// The task with what it came to: the tool result once the job ended.
+fn detailed(task: &Task, answer: &Outcome) -> DetailedTask {
+    let payload = match task.status {
+        Status::Working => TaskPayload::Working,
+        Status::Cancelled => TaskPayload::Cancelled,
+        Status::Completed | Status::Failed => {
+            let (result, _) = into_result(answer);
+            match serde_json::to_value(result) {
+                Ok(serde_json::Value::Object(result)) => TaskPayload::Completed { result },
+                _ => TaskPayload::Completed {
+                    result: Default::default(),
+                },
+            }
+        }
+    };
+    DetailedTask::new(wire(task), payload)
+}
+
+fn unknown(id: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "Task not found: `{}` is no task of yours (unknown, or expired).",
+            crate::contract::names::shown(id)
+        ),
+        None,
+    )
+}
+
+fn unavailable(e: &crate::tasks::Unavailable) -> McpError {
+    tracing::error!(error = %e, "a task request found no store");
+    McpError::internal_error("The task store did not answer; ask again shortly.", None)
+}
+
+/// Milliseconds since the epoch as an ISO 8601 UTC time.
+fn iso(ms: u64) -> String {
+    i64::try_from(ms)
+        .ok()
+        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+        .map_or_else(String::new, |t| {
+            t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::tests::working;
+    use serde_json::json;
+
+    #[test]
+    fn a_task_goes_on_the_wire_with_its_times_and_intervals() {
+        let t = working("abc", "o", 1_700_000_000_123);
+        let v = serde_json::to_value(created(&t)).unwrap();
+        assert_eq!(v["resultType"], "task");
+        assert_eq!(v["taskId"], "abc");
+        assert_eq!(v["status"], "working");
+        assert_eq!(v["createdAt"], "2023-11-14T22:13:20.123Z");
+        assert_eq!(v["ttlMs"], json!(crate::tasks::DEFAULT_TTL_MS));
+        assert_eq!(v["pollIntervalMs"], 5000);
+        assert!(v.get("ttl").is_none() && v.get("requestState").is_none());
+    }
+
+    #[test]
+    fn a_job_that_failed_upstream_is_a_completed_task_with_an_error_result() {
+        let t = Task {
+            status: Status::Failed,
+            ..working("abc", "o", 0)
+        };
+        let answer = Outcome::failed(catalog::Status::Error, "job_failed", "It failed.");
+        let v = serde_json::to_value(GetTaskResult::new(detailed(&t, &answer))).unwrap();
+        assert_eq!(v["status"], "completed");
+        assert_eq!(v["result"]["isError"], true);
+        assert_eq!(v["result"]["structuredContent"]["status"], "error");
+        assert_eq!(v["resultType"], "complete");
+    }
+}

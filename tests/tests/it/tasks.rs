@@ -1,0 +1,313 @@
+//! Upstream jobs as MCP tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`): the
+//! `slow` connector's jobs (`tests/src/jobs_upstream.rs`, a stateful fake that runs them the
+//! way Replicate and Runway do) started through two server instances that share one task table
+//! in DynamoDB (`moto_server`), as two Lambda instances do: a task answered by one is found,
+//! polled and finished by the other, a finished task never changes, a job is cancelled
+//! upstream, and a caller sees only its own tasks. A client that holds no tasks gets the call
+//! waited for, then `pending` naming the tool and id that fetch the result.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use audit::{AuditLog, Redactor};
+use integration_tests::jobs_upstream::{self, JobsState};
+use integration_tests::{Moto, Rpc, repo, serve_on_loopback};
+use mcp_server::{ApiKey, SecretLoader, SecretStore, SecretValues};
+use mcp_server::{AppState, Config, EnvSnapshot, Stores, TableTasks, TaskStore, app};
+use serde_json::{Value, json};
+
+const TABLE: &str = "hosted-mcp-ledger";
+const KEY: &str = "tasks-key-0123456789abcdef";
+const OTHER: &str = "tasks-other-0123456789abcdef";
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// One server instance over the `slow` connector at `upstream`, its tasks in `tasks`.
+async fn instance(
+    upstream: std::net::SocketAddr,
+    tasks: TaskStore,
+    env: &[(&str, &str)],
+) -> String {
+    let mut pairs = vec![("MCP_LIMITS", "off")];
+    pairs.extend_from_slice(env);
+    let config = Config::from(EnvSnapshot::from_pairs(pairs)).unwrap();
+    let values = SecretValues {
+        origin_verify: Vec::new(),
+        api_keys: vec![ApiKey::new("alice", KEY), ApiKey::new("bob", OTHER)],
+        pepper: Some(b"pepper-0123456789abcdef0123456789".to_vec()),
+        confirmation_keys: vec![b"tasks-confirmation-key-0123456789abcdef".to_vec()],
+        connectors: HashMap::from([(
+            "slow".to_string(),
+            HashMap::from([("host".to_string(), upstream.to_string())]),
+        )]),
+    };
+    let store = SecretStore::new(
+        SecretLoader::Static(Arc::new(values)),
+        Duration::from_secs(60),
+        Redactor::new(),
+    );
+    let catalogs = catalog::load_dir(&repo().join("tests/catalogs/jobs")).unwrap();
+    let stores = Stores {
+        tasks,
+        ..Stores::default()
+    };
+    let state = AppState::new(
+        config,
+        catalogs,
+        Arc::new(store),
+        AuditLog::memory().0,
+        Redactor::new(),
+        mcp_server::http_client(),
+        stores,
+    );
+    format!("http://{}/mcp", serve_on_loopback(app(state)).await)
+}
+
+/// A 2026-07-28 request of a client that declares the tasks extension.
+async fn modern(rpc: &Rpc, method: &str, name: Option<&str>, params: Value) -> Value {
+    let caps = json!({"extensions": {TASKS: {}}});
+    rpc.modern(method, name, params, caps).await
+}
+
+async fn start(rpc: &Rpc, args: Value) -> Value {
+    let r = modern(
+        rpc,
+        "tools/call",
+        Some("slow_job_start"),
+        json!({"name": "slow_job_start", "arguments": args}),
+    )
+    .await;
+    r["result"].clone()
+}
+
+async fn get(rpc: &Rpc, id: &str) -> Value {
+    modern(rpc, "tasks/get", Some(id), json!({"taskId": id})).await
+}
+
+/// `tasks/get` until the task is no longer working (at most `secs`).
+async fn settled(rpc: &Rpc, id: &str, secs: u64) -> Value {
+    for _ in 0..secs * 5 {
+        let r = get(rpc, id).await;
+        if r["result"]["status"] != "working" {
+            return r["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("task {id} still working after {secs} s");
+}
+
+async fn table_tasks(moto: &Moto) -> TaskStore {
+    let dynamodb = moto.create_limits_table(TABLE).await;
+    TaskStore::Table(TableTasks::new(dynamodb, TABLE))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_on_one_instance_is_polled_and_finished_by_another() {
+    let moto = Moto::start();
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let a = Rpc::with_bearer(
+        &instance(upstream, table_tasks(&moto).await, &[]).await,
+        KEY,
+    );
+    let b_tasks = TaskStore::Table(TableTasks::new(moto.dynamodb_client(&moto.endpoint), TABLE));
+    let b = Rpc::with_bearer(&instance(upstream, b_tasks, &[]).await, KEY);
+
+    // The extension is declared where a client of this generation looks.
+    let discovered = modern(&a, "server/discover", None, json!({})).await;
+    let caps = &discovered["result"]["capabilities"];
+    assert_eq!(caps["extensions"][TASKS], json!({}), "{discovered}");
+    assert!(
+        caps.get("tasks").is_none(),
+        "not the 2025-11-25 slot: {caps}"
+    );
+
+    let created = start(&a, json!({"seconds": 1.5, "label": "lift"})).await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working");
+    assert_eq!(created["pollIntervalMs"], 1000);
+    assert_eq!(created["ttlMs"], 3_600_000);
+    let id = created["taskId"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 32, "128 random bits: {id}");
+
+    // Durable before it was answered: the other instance finds it at once.
+    let first = get(&b, &id).await;
+    assert_eq!(first["result"]["status"], "working", "{first}");
+    assert_eq!(first["result"]["resultType"], "complete");
+
+    // Another caller, and an id nobody issued, get the same answer.
+    let bob = Rpc::with_bearer(&b.url, OTHER);
+    for (who, task) in [
+        (&bob, id.as_str()),
+        (&b, "0123456789abcdef0123456789abcdef"),
+    ] {
+        let refused = get(who, task).await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Task not found")
+        );
+    }
+
+    let done = settled(&b, &id, 10).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let result = &done["result"];
+    assert_eq!(result["isError"], false, "{done}");
+    let structured = &result["structuredContent"];
+    assert_eq!(
+        structured["data"]["text"], "Computed lift in 1.5 s",
+        "{done}"
+    );
+    assert_eq!(structured["job"]["state"], "succeeded");
+    let media = &structured["media"][0];
+    assert_eq!(media["url"], "https://files.example.com/job-1.png");
+    assert!(
+        media["expires_at"].as_str().unwrap().ends_with('Z'),
+        "{media}"
+    );
+    assert!(
+        result["_meta"]
+            .get("io.modelcontextprotocol/related-task")
+            .is_none()
+    );
+
+    // Finished: no more reads upstream, however often the task is asked for.
+    let reads = jobs.reads("job-1");
+    for rpc in [&a, &b, &a] {
+        assert_eq!(get(rpc, &id).await["result"]["status"], "completed");
+    }
+    assert_eq!(jobs.reads("job-1"), reads, "a finished task reads nothing");
+    assert!(
+        reads <= 3,
+        "one read a poll interval at most: {reads} for a 1.5 s job"
+    );
+
+    // A finished task is not cancelled: the acknowledgement changes nothing.
+    let ack = modern(&a, "tasks/cancel", Some(&id), json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert_eq!(get(&b, &id).await["result"]["status"], "completed");
+
+    // The record: one item keyed by the id, expiring with the task.
+    let items = moto
+        .dynamodb_client(&moto.endpoint)
+        .scan()
+        .table_name(TABLE)
+        .send()
+        .await
+        .unwrap()
+        .items
+        .unwrap_or_default();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["pk"].as_s().unwrap(), &format!("task:{id}"));
+    let expires: u64 = items[0]["expires_at"].as_n().unwrap().parse().unwrap();
+    let now = mcp_server::now_s();
+    assert!(
+        (now + 3590..=now + 3601).contains(&expires),
+        "{expires} vs {now}"
+    );
+    assert!(
+        !items[0]["owner"].as_s().unwrap().contains(KEY),
+        "no secret in the record"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_task_cancels_its_job_upstream_and_a_failed_job_is_an_error_result() {
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let rpc = Rpc::with_bearer(&instance(upstream, TaskStore::default(), &[]).await, KEY);
+
+    let long = start(&rpc, json!({"seconds": 60})).await;
+    let id = long["taskId"].as_str().unwrap();
+    let ack = modern(&rpc, "tasks/cancel", Some(id), json!({"taskId": id})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert!(jobs.cancelled("job-1"), "cancelled upstream");
+    assert_eq!(get(&rpc, id).await["result"]["status"], "cancelled");
+
+    let failing = start(&rpc, json!({"seconds": 0.5, "fail": true, "label": "bad"})).await;
+    let id = failing["taskId"].as_str().unwrap();
+    let failed = settled(&rpc, id, 10).await;
+    assert_eq!(
+        failed["status"], "completed",
+        "a tool error completes the task: {failed}"
+    );
+    assert_eq!(failed["result"]["isError"], true);
+    let s = &failed["result"]["structuredContent"];
+    assert_eq!(s["status"], "error");
+    assert_eq!(s["upstream_message"], "job bad failed as asked", "{s}");
+
+    // The upstream down mid-job: the task keeps working, and finishes once it is back.
+    let outage = start(&rpc, json!({"seconds": 0.2})).await;
+    let id = outage["taskId"].as_str().unwrap();
+    jobs.set_down(true);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(get(&rpc, id).await["result"]["status"], "working");
+    jobs.set_down(false);
+    assert_eq!(settled(&rpc, id, 10).await["status"], "completed");
+
+    // A job the upstream forgot (its records expired) ends the task with a tool error.
+    let lost = start(&rpc, json!({"seconds": 30})).await;
+    let id = lost["taskId"].as_str().unwrap();
+    jobs.forget("job-4");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let gone = settled(&rpc, id, 10).await;
+    assert_eq!(
+        gone["result"]["structuredContent"]["status"], "not_found",
+        "{gone}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_without_tasks_waits_for_the_job_then_hears_it_is_pending() {
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let url = instance(
+        upstream,
+        TaskStore::default(),
+        &[("MCP_JOB_WAIT_MS", "2500")],
+    )
+    .await;
+    let rpc = Rpc::with_bearer(&url, KEY);
+
+    // Done within the wait: the job's result, as one call.
+    let quick = rpc
+        .tool("slow_job_start", json!({"seconds": 1, "label": "q"}))
+        .await;
+    assert_eq!(quick["status"], "ok", "{quick}");
+    assert_eq!(quick["data"]["text"], "Computed q in 1 s");
+
+    // Longer than the wait: `pending`, never a timeout, with what fetches the result.
+    let started = std::time::Instant::now();
+    let slow = rpc.tool("slow_job_start", json!({"seconds": 30})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(slow["status"], "pending", "{slow}");
+    let hint = slow["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("`slow_job_get` and `job_id: job-2`"),
+        "{hint}"
+    );
+    assert_eq!(slow["job"], json!({"id": "job-2", "state": "running"}));
+    let later = rpc.tool("slow_job_get", json!({"job_id": "job-2"})).await;
+    assert_eq!(later["data"]["status"], "running", "{later}");
+
+    // A 2026-07-28 client that does not declare the extension waits the same way.
+    let modern = rpc
+        .modern(
+            "tools/call",
+            Some("slow_job_start"),
+            json!({"name": "slow_job_start", "arguments": {"seconds": 0.5}}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        modern["result"]["structuredContent"]["status"], "ok",
+        "{modern}"
+    );
+    assert!(modern["result"].get("taskId").is_none());
+}
