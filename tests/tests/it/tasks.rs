@@ -311,3 +311,107 @@ async fn a_client_without_tasks_waits_for_the_job_then_hears_it_is_pending() {
     );
     assert!(modern["result"].get("taskId").is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_11_25_client_augments_a_call_with_a_task_and_reads_its_result() {
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let rpc = Rpc::with_bearer(&instance(upstream, TaskStore::default(), &[]).await, KEY);
+
+    let init = rpc
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "1"}}),
+        )
+        .await;
+    let tasks = &init["result"]["capabilities"]["tasks"];
+    assert_eq!(
+        tasks,
+        &json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{init}"
+    );
+    let listed = rpc.request("tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let support = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
+    };
+    assert_eq!(support("slow_job_start"), "optional");
+    assert_eq!(support("slow_job_get"), Value::Null, "absent: forbidden");
+
+    let created = rpc
+        .request(
+            "tools/call",
+            json!({"name": "slow_job_start", "arguments": {"seconds": 1, "label": "v1"},
+                   "task": {"ttl": 120000}}),
+        )
+        .await;
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 120000, "the ttl asked for");
+    assert_eq!(task["pollInterval"], 1000);
+    let id = task["taskId"].as_str().unwrap();
+
+    let got = rpc.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(got["result"]["taskId"], id, "{got}");
+    assert!(got["result"].get("resultType").is_none());
+
+    // tasks/result waits for the job, then answers the tool result naming its task.
+    let result = rpc.request("tasks/result", json!({"taskId": id})).await;
+    let r = &result["result"];
+    assert_eq!(
+        r["structuredContent"]["data"]["text"], "Computed v1 in 1 s",
+        "{result}"
+    );
+    assert_eq!(
+        r["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        id
+    );
+    assert_eq!(
+        rpc.request("tasks/get", json!({"taskId": id})).await["result"]["status"],
+        "completed"
+    );
+
+    // A finished task cannot be cancelled; a running one is, upstream too.
+    let late = rpc.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(late["error"]["code"], -32602, "{late}");
+    let long = rpc
+        .request(
+            "tools/call",
+            json!({"name": "slow_job_start", "arguments": {"seconds": 60}, "task": {}}),
+        )
+        .await;
+    let id = long["result"]["task"]["taskId"].as_str().unwrap();
+    let cancelled = rpc.request("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert!(jobs.cancelled("job-2"));
+
+    // A job that failed upstream is a failed task whose result is the tool error.
+    let bad = rpc
+        .request(
+            "tools/call",
+            json!({"name": "slow_job_start", "arguments": {"seconds": 0.2, "fail": true}, "task": {}}),
+        )
+        .await;
+    let id = bad["result"]["task"]["taskId"].as_str().unwrap();
+    let result = rpc.request("tasks/result", json!({"taskId": id})).await;
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    assert_eq!(
+        rpc.request("tasks/get", json!({"taskId": id})).await["result"]["status"],
+        "failed"
+    );
+
+    // No listing is declared, and a tool that starts no job takes no task.
+    let list = rpc.request("tasks/list", json!({})).await;
+    assert_eq!(list["error"]["code"], -32601, "{list}");
+    let plain = rpc
+        .request(
+            "tools/call",
+            json!({"name": "slow_job_get", "arguments": {"job_id": "job-1"}, "task": {}}),
+        )
+        .await;
+    assert_eq!(plain["error"]["code"], -32601, "{plain}");
+    let other = Rpc::with_bearer(&rpc.url, OTHER);
+    let foreign = other.request("tasks/get", json!({"taskId": id})).await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+}

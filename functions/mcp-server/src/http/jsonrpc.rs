@@ -56,7 +56,13 @@ pub(crate) async fn guard(max_body_bytes: usize, request: Request) -> Result<Req
     let (method, target) = check(&bytes).map_err(IntoResponse::into_response)?;
     let declares_url = method.as_ref().is_some_and(|m| m.0 == "initialize")
         && super::declared::declares_url(&bytes);
+    let name = method.as_ref().map_or("", |m| m.0.as_str());
+    let declares_tasks = super::tasks_v1::declares(&parts.headers, name, &bytes);
+    let bytes = super::tasks_v1::translated(&parts.headers, name, &bytes).unwrap_or(bytes);
     let mut request = Request::from_parts(parts, Body::from(bytes));
+    if let Some(d) = declares_tasks {
+        request.extensions_mut().insert(d);
+    }
     if declares_url {
         request
             .extensions_mut()

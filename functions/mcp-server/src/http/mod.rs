@@ -23,6 +23,7 @@ pub(crate) mod limit;
 mod origin;
 pub(crate) mod respond;
 pub(crate) mod state;
+mod tasks_v1;
 pub(crate) mod wellknown;
 
 pub use state::AppState;
@@ -153,12 +154,17 @@ where
                 .extensions()
                 .get::<declared::DeclaresUrl>()
                 .is_some();
+            let declares_tasks = request.extensions().get::<tasks_v1::Declares>().copied();
             let Ok(mut response) = inner.call(request).await;
             headroom.mark(&mut response);
             if declares_url {
                 declared::with_session(&mut response);
             }
-            response
+            let jobs = state.mcp.job_tools();
+            match declares_tasks {
+                Some(what) if !jobs.is_empty() => tasks_v1::declared(response, what, jobs).await,
+                _ => response,
+            }
         }
         Err(refused) => refused,
     }

@@ -38,6 +38,8 @@ pub struct CallContext {
     /// The client holds MCP tasks (2026-07-28: it declared the extension
     /// `io.modelcontextprotocol/tasks`): a tool that starts an upstream job answers a task.
     pub tasks: bool,
+    /// How long the client asked a task to be kept (2025-11-25: `params.task.ttl`).
+    pub task_ttl_ms: Option<u64>,
     /// Where a long call's progress goes: the client sent a `progressToken` and reads an event
     /// stream.
     pub(super) watch: Option<super::progress::Watch>,
@@ -99,6 +101,7 @@ impl CallContext {
             tasks: context
                 .client_capabilities()
                 .is_some_and(|c| c.supports_tasks()),
+            task_ttl_ms: None,
             watch: super::progress::Watch::of(context),
         })
     }

@@ -103,7 +103,8 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
         text.push('\n');
     }
     text.push_str(&json);
-    let mut result = if outcome.status == Status::Ok {
+    // A job still running failed nothing: its result is no error, though it has a hint.
+    let mut result = if matches!(outcome.status, Status::Ok | Status::Pending) {
         CallToolResult::structured(body)
     } else {
         CallToolResult::structured_error(body)

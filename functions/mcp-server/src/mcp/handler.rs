@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestMethod,
-    CompleteRequestParams, CompleteResult, GetPromptRequestMethod, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, InitializeRequestParams,
-    InitializeResult, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, UpdateTaskParams,
+    CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, ErrorCode,
+    GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -54,7 +54,7 @@ impl ServerHandler for McpHandler {
             capabilities.completions = Some(JsonObject::new());
         }
         // A tool that starts an upstream job answers a client that holds tasks with one.
-        if self.mcp.has_jobs {
+        if !self.mcp.job_tools.is_empty() {
             capabilities
                 .extensions
                 .get_or_insert_with(Default::default)
@@ -249,6 +249,27 @@ impl ServerHandler for McpHandler {
     ) -> Result<(), McpError> {
         let ctx = CallContext::of(&context)?;
         self.mcp.update_task(&request.task_id, &ctx).await
+    }
+
+    /// The 2025-11-25 task wire, handed on by the edge under our own methods.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        let Some(method) = request.method.strip_prefix(super::TASKS_V1_PREFIX) else {
+            return Err(McpError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        };
+        Box::pin(async move {
+            let ctx = CallContext::of(&context)?;
+            let answer = self.mcp.task_v1(method, request.params, ctx).await?;
+            Ok(CustomResult::new(answer))
+        })
+        .await
     }
 
     async fn complete(

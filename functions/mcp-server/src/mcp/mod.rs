@@ -30,12 +30,14 @@ mod remote_prompts;
 mod resources;
 mod server;
 mod tasks;
+mod tasks_v1;
 mod tool_call;
 
 pub use definitions::output_schema;
 pub(crate) use link::url_session_id;
 pub(crate) use meta::CALL_TOOL;
 pub use server::Mcp;
+pub(crate) use tasks_v1::TASKS_V1_PREFIX;
 
 use std::sync::Arc;
 

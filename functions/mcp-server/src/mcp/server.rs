@@ -42,8 +42,8 @@ pub struct Mcp {
     pub(super) remote_search: super::remote::RemoteSearch,
     /// Whether some connector acts with each person's own account (`connections` is listed).
     pub(super) has_connections: bool,
-    /// Whether some tool starts an upstream job (the tasks extension is declared).
-    pub(super) has_jobs: bool,
+    /// The tools that start an upstream job (the tasks extension is declared when there are).
+    pub(super) job_tools: std::collections::HashSet<String>,
 }
 
 impl Mcp {
@@ -76,9 +76,13 @@ impl Mcp {
                     .any(|p| p.complete.is_some())
         });
         let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());
-        let has_jobs = catalogs().any(|c| c.tools.iter().any(|t| t.job.is_some()));
+        let job_tools = catalogs()
+            .flat_map(|c| c.tools.iter())
+            .filter(|t| t.job.is_some())
+            .map(|t| t.name.to_string())
+            .collect();
         Mcp {
-            has_jobs,
+            job_tools,
             has_connections,
             inventory,
             pipeline,
@@ -93,6 +97,11 @@ impl Mcp {
             lists_are_private,
             remote_search: Default::default(),
         }
+    }
+
+    /// The tools that start an upstream job: answered as tasks to clients that hold them.
+    pub fn job_tools(&self) -> &std::collections::HashSet<String> {
+        &self.job_tools
     }
 
     /// The tools a scope lists.

@@ -24,6 +24,19 @@ impl Mcp {
         id: &str,
         ctx: &CallContext,
     ) -> Result<GetTaskResult, McpError> {
+        match self.follow_task(id, ctx).await? {
+            Some(Followed { task, answer }) => Ok(GetTaskResult::new(detailed(&task, &answer))),
+            None => Err(unknown(id)),
+        }
+    }
+
+    /// The task `id` as the caller may see it, its job read first when a poll is due; `None`
+    /// when the caller has no such task.
+    pub(super) async fn follow_task(
+        &self,
+        id: &str,
+        ctx: &CallContext,
+    ) -> Result<Option<Followed>, McpError> {
         let deadline = self.deadline(&ctx.request);
         let request = self.task_request(ctx, &deadline);
         let found = |connector: &str, tool: &str| {
@@ -31,11 +44,10 @@ impl Mcp {
                 .find(ctx.scope(), tool)
                 .filter(|(conn, _)| conn.catalog.connector == connector)
         };
-        match self.pipeline.task(id, found, request).await {
-            Ok(Some(Followed { task, answer })) => Ok(GetTaskResult::new(detailed(&task, &answer))),
-            Ok(None) => Err(unknown(id)),
-            Err(e) => Err(unavailable(&e)),
-        }
+        self.pipeline
+            .task(id, found, request)
+            .await
+            .map_err(|e| unavailable(&e))
     }
 
     /// `tasks/cancel`: the job cancelled upstream, then the task (an empty acknowledgement;
@@ -96,7 +108,7 @@ pub(super) fn created(task: &Task) -> CreateTaskResult {
 }
 
 /// The task on the wire: status, times as ISO 8601, its time to live and poll interval.
-fn wire(task: &Task) -> rmcp::model::Task {
+pub(super) fn wire(task: &Task) -> rmcp::model::Task {
     let status = match task.status {
         Status::Working => TaskStatus::Working,
         Status::Completed | Status::Failed => TaskStatus::Completed,
@@ -135,7 +147,7 @@ fn detailed(task: &Task, answer: &Outcome) -> DetailedTask {
     DetailedTask::new(wire(task), payload)
 }
 
-fn unknown(id: &str) -> McpError {
+pub(super) fn unknown(id: &str) -> McpError {
     McpError::invalid_params(
         format!(
             "Task not found: `{}` is no task of yours (unknown, or expired).",
@@ -145,7 +157,7 @@ fn unknown(id: &str) -> McpError {
     )
 }
 
-fn unavailable(e: &crate::tasks::Unavailable) -> McpError {
+pub(super) fn unavailable(e: &crate::tasks::Unavailable) -> McpError {
     tracing::error!(error = %e, "a task request found no store");
     McpError::internal_error("The task store did not answer; ask again shortly.", None)
 }

@@ -127,7 +127,9 @@ impl Mcp {
         let deadline = self.deadline(&ctx.request);
         let job_wait = self.job_deadline(&ctx.request);
         let jobs = match ctx.tasks {
-            true => crate::call::Jobs::Task { ttl_ms: None },
+            true => crate::call::Jobs::Task {
+                ttl_ms: ctx.task_ttl_ms,
+            },
             false => crate::call::Jobs::Wait(&job_wait),
         };
         let outcome = match decision {
