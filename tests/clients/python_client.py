@@ -16,6 +16,15 @@ ONE JSON document on stdout:
      "prompt_results": [{"name", "messages": [{"role", "text"}]}],
      "completions": [{"ref", "argument", "values", "total", "has_more", "ms"}]}
 
+With --task NAME=JSONARGS the tool is called as an MCP task, after the --call calls: on
+2026-07-28 (--era modern) the client declares the tasks extension (io.modelcontextprotocol/tasks)
+and claims the `resultType: "task"` answer through the SDK's extension mechanism
+(`ResultClaim`), then the claim's resolver polls `tasks/get` (with `Mcp-Name`) until the task is no longer
+working and hands the SDK the inlined tool result; on 2025-11-25 it sends `params.task` (the SDK's
+own models of that generation) and reads `tasks/get`, then `tasks/result`. The entry is a call's,
+plus "task": {"id", "statuses": [each status read, in order], "created": the answer that
+created it}.
+
 With --progress every call passes the SDK a progress callback (the SDK then sends a
 `progressToken` in the call's `_meta`), and its entry gets "progress": [{"progress", "total",
 "message"}], the notifications received before the result, in order.
@@ -83,13 +92,16 @@ import base64
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import anyio
 import httpx2
+from pydantic import Field
 from mcp import ClientSession
+from mcp import types
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.extension import ClaimContext, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp.shared.exceptions import MCPError
@@ -104,6 +116,51 @@ from mcp.types import (
 )
 
 CLIENT_INFO = Implementation(name="hosted-mcp-python-client", version="0.1.0")
+
+# The 2026-07-28 tasks extension (SEP-2663).
+TASKS = "io.modelcontextprotocol/tasks"
+# How often a task is read while it works, at least (the server's pollIntervalMs may say more).
+TASK_POLL_S = 0.25
+
+
+class CreatedTask(types.Result):
+    """A 2026-07-28 `tools/call` answered with a task (`resultType: "task"`)."""
+
+    model_config = {"extra": "allow"}
+    result_type: Literal["task"] = Field(alias="resultType", default="task")
+    task_id: str = Field(alias="taskId")
+    status: str
+    poll_interval_ms: int | None = Field(alias="pollIntervalMs", default=None)
+
+
+class DetailedTask(types.Result):
+    """A 2026-07-28 `tasks/get` answer: the task, with the result inlined once completed."""
+
+    model_config = {"extra": "allow"}
+    status: str
+    result: dict[str, Any] | None = None
+
+
+class ModernGetTask(types.GetTaskRequest):
+    """`tasks/get` of the extension, its task id mirrored into the `Mcp-Name` header."""
+
+    name_param = "taskId"
+
+
+async def follow_task(session: ClientSession, created: CreatedTask, seen: list[str]) -> CallToolResult:
+    """Reads a 2026-07-28 task until it is no longer working; its inlined tool result."""
+    every = max(TASK_POLL_S, (created.poll_interval_ms or 0) / 1000)
+    while True:
+        got = await session.send_request(
+            ModernGetTask(params=types.GetTaskRequestParams(taskId=created.task_id)), DetailedTask
+        )
+        seen.append(got.status)
+        if got.status != "working":
+            break
+        await anyio.sleep(every)
+    if got.status != "completed" or got.result is None:
+        raise RuntimeError(f"task {created.task_id} ended {got.status}")
+    return CallToolResult.model_validate(got.result)
 
 # Registered as the client's redirect URI; the browser below stops before it, so nothing listens.
 REDIRECT_URI = "http://127.0.0.1:33418/callback"
@@ -172,6 +229,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=parse_call,
         metavar="NAME=JSONARGS",
         help="call tool NAME with the JSON object JSONARGS; repeatable, calls run in order",
+    )
+    ap.add_argument(
+        "--task",
+        action="append",
+        default=[],
+        type=parse_call,
+        metavar="NAME=JSONARGS",
+        help="call tool NAME as an MCP task (after the --call calls); repeatable",
     )
     ap.add_argument(
         "--progress",
@@ -444,8 +509,22 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
         return ElicitResult(action="accept")
 
     elicit = on_elicit if args.connect == "elicit" else None
+    # The statuses the current task was read with, and the answer that created it.
+    seen: list[str] = []
+    created_as: list[dict[str, Any]] = []
+
+    async def resolve(created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
+        created_as.append(created.model_dump(by_alias=True, exclude_none=True))
+        return await follow_task(ctx.session, created, seen)
+
+    tasks: dict[str, Any] = {}
+    if args.task and args.era == "modern":
+        claim = ResultClaim(result_type="task", model=CreatedTask, resolve=resolve)
+        tasks = {"extensions": {TASKS: {}}, "result_claims": {TASKS: [claim]}}
     async with http, streamable_http_client(args.url, http_client=http) as (read, write):
-        async with ClientSession(read, write, client_info=CLIENT_INFO, elicitation_callback=elicit) as session:
+        async with ClientSession(
+            read, write, client_info=CLIENT_INFO, elicitation_callback=elicit, **tasks
+        ) as session:
             if args.era == "modern":
                 await session.discover()
             else:
@@ -527,6 +606,27 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                     entry["progress"] = received
                 report["calls"].append(entry)
 
+            for name, arguments in args.task:
+                seen.clear()
+                created_as.clear()
+                try:
+                    if args.era == "modern":
+                        # ClientSession parses the claimed task answer and leaves resolving it
+                        # to its caller (the high-level Client would call the resolver itself).
+                        result = await session.call_tool(name, arguments, allow_claimed=True)
+                        if isinstance(result, CreatedTask):
+                            result = await resolve(result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=None))
+                    else:
+                        result = await older_task(session, name, arguments, seen, created_as)
+                except (MCPError, RuntimeError) as e:
+                    ok = False
+                    report["calls"].append({"name": name, "error": describe(e)})
+                    continue
+                entry = call_entry(name, result)
+                created = created_as[0] if created_as else {}
+                entry["task"] = {"id": created.get("taskId"), "statuses": list(seen), "created": created}
+                report["calls"].append(entry)
+
             for uri in args.read:
                 try:
                     got = await session.read_resource(uri)
@@ -577,6 +677,33 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 2)
                 report["completions"].append(entry)
     return ok
+
+
+async def older_task(
+    session: ClientSession, name: str, arguments: dict[str, Any], seen: list[str], created_as: list[dict[str, Any]]
+) -> CallToolResult:
+    """A 2025-11-25 task: the call with `params.task`, `tasks/get` until it is no longer working,
+    then `tasks/result`."""
+    params = types.CallToolRequestParams(name=name, arguments=arguments, task=types.TaskMetadata(ttl=600_000))
+    # The SDK has this generation's task models, but its result check for `tools/call` knows only
+    # CallToolResult; the task-augmented call goes through its dispatcher as raw JSON-RPC.
+    raw = await session._dispatcher.send_raw_request(  # noqa: SLF001
+        "tools/call", params.model_dump(by_alias=True, mode="json", exclude_none=True), {}
+    )
+    created = types.CreateTaskResult.model_validate(raw, by_name=False)
+    task = created.task
+    created_as.append(created.model_dump(by_alias=True, exclude_none=True)["task"])
+    every = max(TASK_POLL_S, (task.poll_interval or 0) / 1000)
+    while True:
+        got = await session.send_request(
+            types.GetTaskRequest(params=types.GetTaskRequestParams(taskId=task.task_id)), types.GetTaskResult
+        )
+        seen.append(got.status)
+        if got.status not in ("working", "input_required"):
+            break
+        await anyio.sleep(every)
+    payload = types.GetTaskPayloadRequest(params=types.GetTaskPayloadRequestParams(taskId=task.task_id))
+    return await session.send_request(payload, CallToolResult)
 
 
 async def open_as(url: str, who: str, timeout: float) -> int:

@@ -415,3 +415,45 @@ async fn a_2025_11_25_client_augments_a_call_with_a_task_and_reads_its_result() 
     let foreign = other.request("tasks/get", json!({"taskId": id})).await;
     assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
 }
+
+/// The official Python SDK as the client: on 2026-07-28 it declares the extension and claims
+/// the task answer through its own extension mechanism (a `ResultClaim` whose resolver polls
+/// `tasks/get`), on 2025-11-25 it sends `params.task` with that generation's models and reads
+/// `tasks/result`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_runs_a_job_as_a_task_in_both_generations() {
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let url = instance(upstream, TaskStore::default(), &[]).await;
+    for era in ["modern", "handshake"] {
+        let (ok, doc) = tokio::task::spawn_blocking({
+            let url = url.clone();
+            move || {
+                integration_tests::python_client(
+                    &url,
+                    &[
+                        "--key",
+                        KEY,
+                        "--era",
+                        era,
+                        "--task",
+                        r#"slow_job_start={"seconds": 1, "label": "py"}"#,
+                    ],
+                )
+            }
+        })
+        .await
+        .unwrap();
+        assert!(ok, "{era}: {doc}");
+        let call = &doc["calls"][0];
+        assert_eq!(
+            call["structured"]["data"]["text"], "Computed py in 1 s",
+            "{era}: {call}"
+        );
+        let task = &call["task"];
+        assert_eq!(task["id"].as_str().map(str::len), Some(32), "{era}: {task}");
+        let statuses = task["statuses"].as_array().unwrap();
+        assert_eq!(statuses.first().unwrap(), "working", "{era}: {task}");
+        assert_eq!(statuses.last().unwrap(), "completed", "{era}: {task}");
+    }
+}
