@@ -432,7 +432,7 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         checked.push(c.connector.to_string());
     }
     checked.sort();
-    assert_eq!(checked, ["calcom", "sevdesk"]);
+    assert_eq!(checked, ["calcom", "replicate", "sevdesk"]);
 }
 
 /// The check itself: the three requests sevdesk 2.0 does not accept, as the catalog sent them
@@ -595,6 +595,56 @@ tools:
          (/v2/bookings) declares no such parameter",
         "calcom_booking_cancel: body `cancellationReason`: required by \
          BookingsController_2024_08_13_cancelBooking, not always sent",
+    ];
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_replicate_prediction_without_input_or_with_the_retired_stream_flag_is_named() {
+    let facts = facts("replicate").unwrap();
+    let c = catalog::parse(
+        "replicate.yaml",
+        r#"
+connector: replicate
+base_url: "https://api.replicate.com/v1"
+paging: { style: next_url, items: /results, next: /next }
+tools:
+  - name: replicate_predictions_list
+    risk: low
+    list: true
+    description: 'Lists predictions. Use it for recent runs. Example: {}'
+    get: /predictions
+    params:
+      status: { type: string, enum: [succeeded, failed] }
+      created_after: { type: date }
+  - name: replicate_prediction_create
+    risk: high
+    effect: financial
+    idempotent: false
+    audit_event: prediction.created
+    side_effects: Runs a model.
+    failure_modes: ["422: refused."]
+    description: 'Runs a model. Use it for an image. Example: {}'
+    post: /predictions
+    body:
+      version: "{model}"
+      stream: true
+      input: { prompt: "{prompt}" }
+    params:
+      model: { type: string, in: body, required: true, max_length: 200 }
+      prompt: { type: string, in: body, max_length: 1000 }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let expected = [
+        "replicate_predictions_list: query `created_after`: sends Date where the document \
+         wants date-time",
+        "replicate_predictions_list: query `status`: predictions.list (/v1/predictions) \
+         declares no such parameter",
+        "replicate_prediction_create: body `stream`: retired in https://api.replicate.com/openapi.json \
+         1.0.0-a1 (as of tryAGI/Replicate commit 1625ee75404d20793ab2e419eeefb554d9a1652c, 2026-03-16)",
+        "replicate_prediction_create: body `input`: required by predictions.create, not always sent",
     ];
     assert_eq!(found, expected);
 }

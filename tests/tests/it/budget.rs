@@ -1,8 +1,9 @@
 //! What the model sees, measured against the real server and the sandbox, in bytes and in
 //! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
 //! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
-//! deployment and for each profile within 16 KB read and 24 KB in all, with all three shipped
-//! connectors (Papierkram on the sandbox, sevdesk and Cal.com on Prism with their documents), and
+//! deployment and for each profile within 16 KB read and 24 KB in all, with all four shipped
+//! connectors (Papierkram on the sandbox, sevdesk, Cal.com and Replicate on Prism with their
+//! documents), and
 //! every tool's default call (a list tool without arguments, every tool with its description's
 //! example, a write as a dry run) within the 25 KB result budget, whole (not cut). Run with
 //! `--nocapture` for the table.
@@ -49,18 +50,25 @@ async fn what_the_model_reads_fits_its_budgets() {
     let document = |c: &str| repo().join(format!("shared/connector/openapi/{c}.yaml"));
     let sevdesk = Prism::start(&document("sevdesk")).await;
     let calcom = Prism::start(&document("calcom")).await;
+    let replicate = Prism::start(&document("replicate")).await;
     let server = start_papierkram_server(
         &papierkram,
         TOKEN,
         &[
             (
                 "MCP_PROFILES",
-                "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
+                "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;\
+                 ai=+replicate/*",
             ),
             ("SEVDESK_BASE_URL", &sevdesk.url),
             ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
             ("CALCOM_BASE_URL", &calcom.url),
             ("CALCOM_API_KEY", "cal_live_budget0123456789"),
+            ("REPLICATE_BASE_URL", &replicate.url),
+            (
+                "REPLICATE_API_TOKEN",
+                "r8_budget0123456789abcdefghijklmnopq",
+            ),
         ],
     );
     let list = |rpc: Rpc| async move {
@@ -76,6 +84,7 @@ async fn what_the_model_reads_fits_its_budgets() {
         ("profile reports", list(profile("reports")).await),
         ("profile accounting", list(profile("accounting")).await),
         ("profile calendar", list(profile("calendar")).await),
+        ("profile ai", list(profile("ai")).await),
     ] {
         let (read, read_tokens, all, all_tokens) = list_figures(&result);
         let n = result["tools"].as_array().unwrap().len();
@@ -94,6 +103,11 @@ async fn what_the_model_reads_fits_its_budgets() {
         sevdesk.violations()
     );
     assert!(calcom.violations().is_empty(), "{:?}", calcom.violations());
+    assert!(
+        replicate.violations().is_empty(),
+        "{:?}",
+        replicate.violations()
+    );
 }
 
 /// Every callable tool's default calls within the result budget, whole; prints each and the

@@ -86,8 +86,9 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
         assert_eq!(*status, 200, "{body}");
         assert_eq!(
             *body,
-            // sevdesk and Cal.com are shipped too, but this deployment holds none of their secrets.
-            json!({"ok": true, "connectors": {"calcom": "unused", "papierkram": "ok", "sevdesk": "unused"}})
+            // sevdesk, Cal.com and Replicate are shipped too, but this deployment holds none of
+            // their secrets.
+            json!({"ok": true, "connectors": {"calcom": "unused", "papierkram": "ok", "replicate": "unused", "sevdesk": "unused"}})
         );
     }
     let store_first = relay.count();
@@ -206,7 +207,8 @@ async fn health_counts_against_the_per_ip_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
-    // Papierkram has its token but not its subdomain; sevdesk and Cal.com have nothing at all.
+    // Papierkram has its token but not its subdomain; sevdesk, Cal.com and Replicate have nothing
+    // at all.
     let server = Server::start_with_env(&[("PAPIERKRAM_TOKEN", TOKEN.to_string())]);
     let response = reqwest::get(format!("{}/health", server.base()))
         .await
@@ -215,6 +217,6 @@ async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(
         body,
-        json!({"ok": false, "connectors": {"calcom": "unused", "papierkram": "not_configured", "sevdesk": "unused"}})
+        json!({"ok": false, "connectors": {"calcom": "unused", "papierkram": "not_configured", "replicate": "unused", "sevdesk": "unused"}})
     );
 }

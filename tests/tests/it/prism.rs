@@ -66,6 +66,20 @@ const CALCOM: Upstream = Upstream {
     rate_limited_hint: "Retry after 30 s",
 };
 
+const REPLICATE: Upstream = Upstream {
+    connector: "replicate",
+    secrets: &[(
+        "REPLICATE_API_TOKEN",
+        "r8_prism0123456789abcdefghijklmnopqrstu",
+    )],
+    reads: 11,
+    writes: 3,
+    raw_paths: &[],
+    get_tool: "replicate_prediction_get",
+    list_tool: "replicate_predictions_list",
+    rate_limited_hint: "Retry after 30 s",
+};
+
 impl Upstream {
     fn document(&self) -> PathBuf {
         repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
@@ -215,6 +229,11 @@ async fn sevdesk_every_tool_sends_requests_the_openapi_document_accepts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calcom_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&CALCOM).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicate_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&REPLICATE).await;
 }
 
 async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
@@ -426,6 +445,135 @@ async fn calcom_error_answers_become_statuses_with_the_catalogs_hints() {
         result["hint"].as_str().unwrap().contains("uid"),
         "the booking's own hint: {r}"
     );
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicate_error_answers_become_statuses_with_the_catalogs_hints() {
+    let (prism, rpc, _servers) =
+        error_answers_become_statuses_with_the_catalogs_hints(&REPLICATE).await;
+    // Replicate answers problem details; its reason is the `detail`.
+    let r = rpc
+        .call(
+            "replicate_model_get",
+            json!({"owner": "acme", "name": "nope"}),
+        )
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "not_found", "{r}");
+    assert_eq!(
+        result["upstream_message"], "The requested resource could not be found.",
+        "{r}"
+    );
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("replicate_models_search"),
+        "the connector's hint: {r}"
+    );
+
+    // An account without credit: 402 is an error whose hint sends the user to billing, and the
+    // confirmed prediction was not started.
+    let no_credit = REPLICATE.preferring(402);
+    let (_server, rpc) = REPLICATE.server(&prism, Some(&no_credit), &[]);
+    let result = call_confirmed(
+        &rpc,
+        "replicate_prediction_create",
+        json!({"model": "black-forest-labs/flux-schnell", "prompt": "a lighthouse"}),
+    )
+    .await;
+    assert_eq!(result["status"], "error", "{result}");
+    assert!(
+        result["upstream_message"]
+            .as_str()
+            .unwrap()
+            .starts_with("You have insufficient credit"),
+        "{result}"
+    );
+    assert!(
+        result["hint"].as_str().unwrap().contains("HTTP 402"),
+        "{result}"
+    );
+    let _ = std::fs::remove_dir_all(no_credit);
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// Replicate's habits end to end against the document: a prediction's preview names the model
+/// and only the inputs given, nested under `input`, and the confirmed call answers the job's id
+/// and state; lists page by Replicate's `next` URL and the search answers its models projected;
+/// the month's usage counts every prediction by status and model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicate_previews_name_the_model_and_input_and_usage_is_counted_per_status_and_model() {
+    let prism = Prism::start(&REPLICATE.document()).await;
+    let (_server, rpc) = REPLICATE.server(&prism, None, &[]);
+
+    let create = json!({"model": "black-forest-labs/flux-schnell",
+        "prompt": "a lighthouse at dawn, watercolour", "aspect_ratio": "16:9"});
+    let r = rpc
+        .call("replicate_prediction_create", create.clone())
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "confirmation_required", "{r}");
+    let preview = &result["preview"];
+    assert_eq!(preview["risk"], "high", "{r}");
+    assert_eq!(
+        preview["request"]["body"],
+        json!({"version": "black-forest-labs/flux-schnell",
+            "input": {"prompt": "a lighthouse at dawn, watercolour", "aspect_ratio": "16:9"}}),
+        "{r}"
+    );
+    assert!(
+        preview["side_effects"]
+            .as_str()
+            .unwrap()
+            .contains("bills the Replicate account"),
+        "{r}"
+    );
+    let started = call_confirmed(&rpc, "replicate_prediction_create", create).await;
+    assert_eq!(started["status"], "ok", "{started}");
+    assert_eq!(
+        started["data"]["id"], "gm3qorzdhgbfurvjtvhg6dckhu",
+        "{started}"
+    );
+    assert_eq!(started["data"]["status"], "starting", "{started}");
+
+    // The search answers the models only, projected to the default fields.
+    let r = rpc
+        .call(
+            "replicate_models_search",
+            json!({"query": "upscale photos"}),
+        )
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "ok", "{r}");
+    assert_eq!(result["items"][0]["model"]["name"], "real-esrgan", "{r}");
+    assert!(result["items"][0].get("metadata").is_none(), "{r}");
+    assert_eq!(result["has_more"], false, "{r}");
+
+    let r = rpc
+        .call("replicate_usage_get", json!({"year": 2026, "month": 5}))
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "ok", "{r}");
+    let data = &result["data"];
+    assert_eq!(
+        (
+            &data["predictions"],
+            &data["succeeded"],
+            &data["failed"],
+            &data["canceled"]
+        ),
+        (&json!(4), &json!(2), &json!(1), &json!(1)),
+        "{r}"
+    );
+    assert_eq!(data["run_seconds"], "21.20", "{r}");
+    let request = prism
+        .requests()
+        .into_iter()
+        .rfind(|r| r.path == "/predictions" && r.method == "GET")
+        .expect("the list request");
+    assert_eq!(request.query, ["created_after", "created_before"]);
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 

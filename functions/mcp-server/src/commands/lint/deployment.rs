@@ -99,30 +99,41 @@ mod tests {
     use crate::config::{Config, EnvSnapshot};
 
     #[test]
-    fn three_connectors_and_their_profiles_stay_within_the_list_budget() {
+    fn four_connectors_and_their_profiles_stay_within_the_list_budget() {
         let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
         let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-        assert_eq!(names, ["calcom", "papierkram", "sevdesk"]);
+        assert_eq!(names, ["calcom", "papierkram", "replicate", "sevdesk"]);
         let env = EnvSnapshot::from_pairs([(
             "MCP_PROFILES",
-            "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
+            "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;ai=+replicate/*",
         )]);
         let rows = lint(&catalogs, &Config::from(env).unwrap());
         let budgets: Vec<&Row> = rows.iter().filter(|r| r.rule == "list_budget").collect();
         let subjects: Vec<&str> = budgets.iter().map(|r| r.subject.as_str()).collect();
         assert_eq!(
             subjects,
-            ["(deployment)", "(profile accounting)", "(profile calendar)"]
+            [
+                "(deployment)",
+                "(profile accounting)",
+                "(profile ai)",
+                "(profile calendar)"
+            ]
         );
         for row in &budgets {
             println!("{}: {}", row.subject, row.detail);
             assert_eq!(row.verdict, Verdict::Ok, "{}: {}", row.subject, row.detail);
         }
-        // The calendar profile lists Cal.com's tools themselves (no meta tools needed).
+        // The ai and calendar profiles list Replicate's and Cal.com's tools themselves (no meta
+        // tools needed).
         assert!(
-            budgets[2].detail.ends_with("13 tools"),
+            budgets[2].detail.ends_with("14 tools"),
             "{}",
             budgets[2].detail
+        );
+        assert!(
+            budgets[3].detail.ends_with("13 tools"),
+            "{}",
+            budgets[3].detail
         );
     }
 
