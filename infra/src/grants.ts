@@ -85,16 +85,18 @@ export function allowLimitCounters(role: iam.Role, table: dynamodb.ITable): void
 }
 
 /**
- * The idempotency ledger: mcp-server claims a key with a conditional PutItem (a refused claim
- * returns the entry it ran into, so no GetItem), records the result with UpdateItem and releases
- * a claim whose write never happened with DeleteItem. Those three item actions on the one table;
- * no reads, no index ARNs.
+ * The idempotency ledger and the MCP tasks beside it: mcp-server claims a key with a conditional
+ * PutItem (a refused claim returns the entry it ran into), records the result with UpdateItem and
+ * releases a claim whose write never happened with DeleteItem; a task is created with a
+ * conditional PutItem, read with one strongly consistent GetItem (any instance answers
+ * `tasks/get`) and changed with conditional UpdateItems. Those four item actions on the one
+ * table; no Query or Scan, no index ARNs.
  */
 export function allowLedgerWrites(role: iam.Role, table: dynamodb.ITable): void {
   role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       sid: 'IdempotencyLedger',
-      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
       resources: [table.tableArn],
     }),
   );

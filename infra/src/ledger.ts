@@ -9,7 +9,11 @@ import type { Construct } from 'constructs';
 import type { DeploymentConfig } from './config.ts';
 import { alarmName, ledgerTableName } from './names.ts';
 
-/** The ledger's key and TTL attribute, as mcp-server writes them (functions/mcp-server/src/call/ledger/table.rs). */
+/**
+ * The ledger's key and TTL attribute, as mcp-server writes them (functions/mcp-server/src/call/ledger/table.rs);
+ * its MCP tasks share the table under keys `task:<id>` with the same TTL attribute
+ * (functions/mcp-server/src/tasks/table.rs).
+ */
 export const LEDGER_TABLE_SCHEMA = { partitionKey: 'pk', ttlAttribute: 'expires_at' } as const;
 
 /** The audit field of a write's ledger outcome (`new`, `replayed`, `conflict`, `unknown`) and the value alarmed on. */

@@ -41,15 +41,15 @@ describe('mcp-server role', () => {
     ({ sid: 'WriteOwnLogGroup', actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [arn(logicalId(tt, 'AWS::Logs::LogGroup', { LogGroupName: AUDIT_LOG }))] });
   const secret: Statement = { sid: 'ReadDeploymentSecret', actions: ['secretsmanager:GetSecretValue'], resources: [SECRET_ARN] };
 
-  // The ledger's three item requests (claim, record, release) on its table alone: no GetItem,
-  // Query or Scan, no index ARNs.
+  // The ledger's three item requests (claim, record, release) and a task's read on its table
+  // alone: no Query or Scan, no index ARNs.
   const ledger = (tt: Template): Statement => ({
     sid: 'IdempotencyLedger',
-    actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     resources: [arn(logicalId(tt, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-ledger' }))],
   });
 
-  it('may write its log group, read the one deployment secret (GetSecretValue only), UpdateItem the limits table and Put/Update/DeleteItem the ledger, nothing else', () => {
+  it('may write its log group, read the one deployment secret (GetSecretValue only), UpdateItem the limits table and Put/Get/Update/DeleteItem the ledger (and its tasks), nothing else', () => {
     const { statements, managed } = roleStatements(t, role);
     assert.deepEqual(managed, []);
     const table = logicalId(t, 'AWS::DynamoDB::Table', { TableName: 'hosted-mcp-example-limits' });

@@ -530,13 +530,16 @@ async fn replicate_previews_name_the_model_and_input_and_usage_is_counted_per_st
             .contains("bills the Replicate account"),
         "{r}"
     );
+    // Started, then followed to its end within the call's wait (Prism's example prediction
+    // reads `succeeded`): its output, the job named, the media with their expiry.
     let started = call_confirmed(&rpc, "replicate_prediction_create", create).await;
     assert_eq!(started["status"], "ok", "{started}");
     assert_eq!(
-        started["data"]["id"], "gm3qorzdhgbfurvjtvhg6dckhu",
+        started["job"],
+        json!({"id": "gm3qorzdhgbfurvjtvhg6dckhu", "state": "succeeded"}),
         "{started}"
     );
-    assert_eq!(started["data"]["status"], "starting", "{started}");
+    assert!(started["media"][0]["expires_at"].is_string(), "{started}");
 
     // The search answers the models only, projected to the default fields.
     let r = rpc
