@@ -432,7 +432,7 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         checked.push(c.connector.to_string());
     }
     checked.sort();
-    assert_eq!(checked, ["calcom", "sevdesk"]);
+    assert_eq!(checked, ["calcom", "runway", "sevdesk"]);
 }
 
 /// The check itself: the three requests sevdesk 2.0 does not accept, as the catalog sent them

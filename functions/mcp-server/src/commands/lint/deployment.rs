@@ -102,7 +102,7 @@ mod tests {
     fn three_connectors_and_their_profiles_stay_within_the_list_budget() {
         let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
         let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-        assert_eq!(names, ["calcom", "papierkram", "sevdesk"]);
+        assert_eq!(names, ["calcom", "papierkram", "runway", "sevdesk"]);
         let env = EnvSnapshot::from_pairs([(
             "MCP_PROFILES",
             "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*",
