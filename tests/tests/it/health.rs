@@ -87,7 +87,7 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
         assert_eq!(
             *body,
             // sevdesk and Cal.com are shipped too, but this deployment holds none of their secrets.
-            json!({"ok": true, "connectors": {"calcom": "unused", "papierkram": "ok", "sevdesk": "unused"}})
+            json!({"ok": true, "connectors": {"calcom": "unused", "papierkram": "ok", "runway": "unused", "sevdesk": "unused"}})
         );
     }
     let store_first = relay.count();
@@ -215,6 +215,6 @@ async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(
         body,
-        json!({"ok": false, "connectors": {"calcom": "unused", "papierkram": "not_configured", "sevdesk": "unused"}})
+        json!({"ok": false, "connectors": {"calcom": "unused", "papierkram": "not_configured", "runway": "unused", "sevdesk": "unused"}})
     );
 }
