@@ -49,6 +49,7 @@ async fn what_the_model_reads_fits_its_budgets() {
     let document = |c: &str| repo().join(format!("shared/connector/openapi/{c}.yaml"));
     let sevdesk = Prism::start(&document("sevdesk")).await;
     let calcom = Prism::start(&document("calcom")).await;
+    let runway = Prism::start(&document("runway")).await;
     let server = start_papierkram_server(
         &papierkram,
         TOKEN,
@@ -61,6 +62,8 @@ async fn what_the_model_reads_fits_its_budgets() {
             ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
             ("CALCOM_BASE_URL", &calcom.url),
             ("CALCOM_API_KEY", "cal_live_budget0123456789"),
+            ("RUNWAY_BASE_URL", &runway.url),
+            ("RUNWAY_API_KEY", "key_budget0123456789"),
         ],
     );
     let list = |rpc: Rpc| async move {
@@ -94,6 +97,7 @@ async fn what_the_model_reads_fits_its_budgets() {
         sevdesk.violations()
     );
     assert!(calcom.violations().is_empty(), "{:?}", calcom.violations());
+    assert!(runway.violations().is_empty(), "{:?}", runway.violations());
 }
 
 /// Every callable tool's default calls within the result budget, whole; prints each and the
