@@ -16,7 +16,7 @@
 //! ```
 //! let catalogs = connector::load(None).unwrap();
 //! let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-//! assert_eq!(names, ["calcom", "papierkram", "replicate", "sevdesk"]);
+//! assert_eq!(names, ["calcom", "papierkram", "replicate", "runway", "sevdesk"]);
 //! let papierkram = &catalogs[1];
 //! let secret = connector::parse(
 //!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,

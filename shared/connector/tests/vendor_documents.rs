@@ -432,7 +432,7 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         checked.push(c.connector.to_string());
     }
     checked.sort();
-    assert_eq!(checked, ["calcom", "replicate", "sevdesk"]);
+    assert_eq!(checked, ["calcom", "replicate", "runway", "sevdesk"]);
 }
 
 /// The check itself: the three requests sevdesk 2.0 does not accept, as the catalog sent them
@@ -645,6 +645,50 @@ tools:
         "replicate_prediction_create: body `stream`: retired in https://api.replicate.com/openapi.json \
          1.0.0-a1 (as of tryAGI/Replicate commit 1625ee75404d20793ab2e419eeefb554d9a1652c, 2026-03-16)",
         "replicate_prediction_create: body `input`: required by predictions.create, not always sent",
+    ];
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_runway_request_without_the_version_header_or_with_a_field_no_model_takes_is_named() {
+    let facts = facts("runway").unwrap();
+    let c = catalog::parse(
+        "runway.yaml",
+        r#"
+connector: runway
+base_url: "https://api.dev.runwayml.com/v1"
+tools:
+  - name: runway_task_get
+    risk: low
+    description: 'Returns a task. Use it to follow a generation. Example: {}'
+    get: /tasks/{id}
+    params:
+      id: { type: string, in: path, max_length: 64 }
+  - name: runway_image_to_video_create
+    risk: high
+    effect: change
+    idempotent: false
+    audit_event: generation.started
+    side_effects: Spends credits.
+    failure_modes: ["400: refused."]
+    description: 'Starts a video. Use it to animate an image. Example: {}'
+    post: /image_to_video
+    headers: { X-Runway-Version: "2024-11-06" }
+    params:
+      model: { type: string, in: body, required: true, enum: [gen4_turbo] }
+      prompt_image: { type: string, in: body, as: promptImage, max_length: 2048 }
+      watermark: { type: boolean, in: body }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let expected = [
+        "runway_task_get: header `X-Runway-Version`: sends None, tasks_retrieve must have \
+         \"2024-11-06\"",
+        "runway_image_to_video_create: body `watermark`: image_to_video_create \
+         (/v1/image_to_video) has no such field",
+        "runway_image_to_video_create: body `promptImage`: required by image_to_video_create, \
+         not always sent",
     ];
     assert_eq!(found, expected);
 }

@@ -51,6 +51,7 @@ async fn what_the_model_reads_fits_its_budgets() {
     let sevdesk = Prism::start(&document("sevdesk")).await;
     let calcom = Prism::start(&document("calcom")).await;
     let replicate = Prism::start(&document("replicate")).await;
+    let runway = Prism::start(&document("runway")).await;
     let server = start_papierkram_server(
         &papierkram,
         TOKEN,
@@ -69,6 +70,8 @@ async fn what_the_model_reads_fits_its_budgets() {
                 "REPLICATE_API_TOKEN",
                 "r8_budget0123456789abcdefghijklmnopq",
             ),
+            ("RUNWAY_BASE_URL", &runway.url),
+            ("RUNWAY_API_KEY", "key_budget0123456789"),
         ],
     );
     let list = |rpc: Rpc| async move {
@@ -108,6 +111,7 @@ async fn what_the_model_reads_fits_its_budgets() {
         "{:?}",
         replicate.violations()
     );
+    assert!(runway.violations().is_empty(), "{:?}", runway.violations());
 }
 
 /// Every callable tool's default calls within the result budget, whole; prints each and the

@@ -80,6 +80,19 @@ const REPLICATE: Upstream = Upstream {
     rate_limited_hint: "Retry after 30 s",
 };
 
+/// Runway has no list tool: its error answers are checked by
+/// `runway_error_answers_become_statuses_with_the_catalogs_hints`, not the shared function.
+const RUNWAY: Upstream = Upstream {
+    connector: "runway",
+    secrets: &[("RUNWAY_API_KEY", "key_prism0123456789abcdef")],
+    reads: 2,
+    writes: 13,
+    raw_paths: &[],
+    get_tool: "runway_task_get",
+    list_tool: "",
+    rate_limited_hint: "daily generation limit",
+};
+
 impl Upstream {
     fn document(&self) -> PathBuf {
         repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
@@ -236,10 +249,21 @@ async fn replicate_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&REPLICATE).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&RUNWAY).await;
+}
+
 async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
     let prism = Prism::start(&upstream.document()).await;
     let raw = format!("{}_EXPOSE_RAW", upstream.connector.to_uppercase());
-    let (_server, rpc) = upstream.server(&prism, None, &[(raw.as_str(), "true")]);
+    // A tool that starts a job answers at once (`pending`): its start request is what is checked
+    // here, the job's reads are `runway_task_get`'s own calls.
+    let (_server, rpc) = upstream.server(
+        &prism,
+        None,
+        &[(raw.as_str(), "true"), ("MCP_JOB_WAIT_MS", "0")],
+    );
     let catalog = upstream.shipped();
     let tools: Vec<&Tool> = catalog.tools.iter().filter(|t| callable(t)).collect();
     let reads = tools.iter().filter(|t| is_read(t)).count();
@@ -257,7 +281,8 @@ async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstr
         };
         for args in both {
             let result = call_confirmed(&rpc, &tool.name, args.clone()).await;
-            if result["status"] != "ok" {
+            let started = tool.job.is_some() && result["status"] == "pending";
+            if result["status"] != "ok" && !started {
                 failed.push(format!("{} {args}: {result}", tool.name));
             }
         }
@@ -891,4 +916,155 @@ async fn a_position_shaped_wrong_is_a_violation_prism_names() {
         prism.log.joined()
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runway's catalog with a static `Prefer: code=<code>` beside its version header (the catalog
+/// declares `headers` already, so [`Upstream::preferring`] cannot add a second).
+fn runway_preferring(code: u16) -> PathBuf {
+    RUNWAY.variant(
+        &format!("prefer-{code}"),
+        &[(
+            "headers: { X-Runway-Version: \"2024-11-06\" }",
+            &format!("headers: {{ X-Runway-Version: \"2024-11-06\", Prefer: \"code={code}\" }}"),
+        )],
+    )
+}
+
+/// A generation's arguments: a gen4 video from an image.
+fn runway_video() -> Value {
+    json!({"model": "gen4_turbo", "prompt_image": "https://example.com/bild.jpg",
+           "prompt_text": "Langsamer Schwenk", "ratio": "1280:720", "duration": 5})
+}
+
+/// Runway's error answers (`{"error": "…"}`) come out as statuses with the catalog's hints: a
+/// refused input (400) says nothing was spent and passes Runway's reason on, the daily limit
+/// (429) says when to retry, an unknown task (404) that cancelled and deleted tasks are gone,
+/// and load shedding (503) says to retry but to ask before starting a generation again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let status_and_hint = |r: &Value| {
+        let result = structured(r);
+        (
+            result["status"].as_str().unwrap_or_default().to_string(),
+            result["hint"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+
+    let dir = runway_preferring(400);
+    let (_s400, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let result = call_confirmed(&rpc, "runway_image_to_video_create", runway_video()).await;
+    assert_eq!(result["status"], "invalid_input", "{result}");
+    assert_eq!(
+        result["upstream_message"], "Invalid ratio for model gen4_turbo: 1920:1080",
+        "{result}"
+    );
+    assert!(
+        result["hint"]
+            .as_str()
+            .unwrap()
+            .contains("no credits were spent"),
+        "{result}"
+    );
+
+    let dir = runway_preferring(429);
+    let (_s429, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let result = call_confirmed(
+        &rpc,
+        "runway_text_to_image_create",
+        json!({"model": "gen4_image", "prompt_text": "Ein Leuchtturm", "ratio": "1920:1080"}),
+    )
+    .await;
+    assert_eq!(result["status"], "rate_limited", "{result}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("HTTP 429")
+            && hint.contains(RUNWAY.rate_limited_hint)
+            && hint.contains("Retry after 30 s"),
+        "{hint}"
+    );
+
+    let dir = runway_preferring(404);
+    let (_s404, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let r = rpc
+        .call(
+            RUNWAY.get_tool,
+            json!({"id": "17f20503-6c24-4c16-946b-35dbbce2af2f"}),
+        )
+        .await;
+    let (status, hint) = status_and_hint(&r);
+    assert_eq!(status, "not_found", "{r}");
+    assert!(
+        hint.contains("HTTP 404") && hint.contains("cancelled or deleted task"),
+        "{hint}"
+    );
+
+    let dir = runway_preferring(503);
+    let (_s503, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let r = rpc
+        .call(
+            RUNWAY.get_tool,
+            json!({"id": "17f20503-6c24-4c16-946b-35dbbce2af2f"}),
+        )
+        .await;
+    let (status, hint) = status_and_hint(&r);
+    assert_eq!(status, "unavailable", "{r}");
+    assert!(hint.contains("HTTP 502/503/504"), "{hint}");
+    let result = call_confirmed(&rpc, "runway_image_to_video_create", runway_video()).await;
+    let hint = result["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("ask the user before starting it again"),
+        "a generation that may have started: {result}"
+    );
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// The document requires Runway's version header on every request: a catalog that stops sending
+/// it is refused, and Prism names the header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_a_request_without_the_version_header_breaks_the_document() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let dir = RUNWAY.variant(
+        "unversioned",
+        &[("headers: { X-Runway-Version: \"2024-11-06\" }\n", "")],
+    );
+    let (_server, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let r = rpc.call("runway_organization_get", json!({})).await;
+    assert_ne!(structured(&r)["status"], "ok", "{r}");
+    assert!(
+        prism.violation("x-runway-version").is_some()
+            || prism.violation("X-Runway-Version").is_some(),
+        "{}",
+        prism.log.joined()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A generation followed to its end as the job it declares: the create answers the task id only,
+/// the server reads the task with `runway_task_get` after `poll_every` (10 s), and the call answers
+/// the SUCCEEDED task's output with its media link, kept for `output_lives` (a day).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let (_server, rpc) = RUNWAY.server(&prism, None, &[]);
+    let result = call_confirmed(&rpc, "runway_image_to_video_create", runway_video()).await;
+    assert_eq!(result["status"], "ok", "{result}");
+    let output = "https://dnznrvs05pmza.cloudfront.net/17f20503/output.mp4?_jwt=example";
+    assert_eq!(result["data"], json!([output]), "{result}");
+    assert_eq!(result["media"][0]["url"], output, "{result}");
+    assert!(
+        result["media"][0]["expires_at"].is_string(),
+        "the link's end, a day on: {result}"
+    );
+    let reads = prism
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.method == "GET"
+                && r.path
+                    .ends_with("/tasks/17f20503-6c24-4c16-946b-35dbbce2af2f")
+        })
+        .count();
+    assert_eq!(reads, 1, "one read after 10 s found it finished");
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
