@@ -82,7 +82,10 @@ mod tests {
         let from_dir = load(Some(&folder())).unwrap();
         assert_eq!(from_dir, load(None).unwrap());
         let names: Vec<&str> = from_dir.iter().map(|c| c.connector.as_str()).collect();
-        assert_eq!(names, ["calcom", "papierkram", "replicate", "runway", "sevdesk"]);
+        assert_eq!(
+            names,
+            ["calcom", "papierkram", "replicate", "runway", "sevdesk"]
+        );
     }
 
     #[test]

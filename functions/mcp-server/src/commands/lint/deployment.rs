@@ -102,7 +102,10 @@ mod tests {
     fn five_connectors_and_their_profiles_stay_within_the_list_budget() {
         let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
         let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-        assert_eq!(names, ["calcom", "papierkram", "replicate", "runway", "sevdesk"]);
+        assert_eq!(
+            names,
+            ["calcom", "papierkram", "replicate", "runway", "sevdesk"]
+        );
         let env = EnvSnapshot::from_pairs([(
             "MCP_PROFILES",
             "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;ai=+replicate/*",
