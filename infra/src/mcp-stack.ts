@@ -45,6 +45,7 @@ export const MCP_ENV = {
   healthTimeoutMs: 'MCP_HEALTH_TIMEOUT_MS',
   healthIntervalS: 'MCP_HEALTH_INTERVAL_S',
   callDeadlineMs: 'MCP_CALL_DEADLINE_MS',
+  jobWaitMs: 'MCP_JOB_WAIT_MS',
   limitPerIpPerMinute: 'MCP_LIMIT_PER_IP_PER_MINUTE',
   limitIpv6Prefix: 'MCP_LIMIT_IPV6_PREFIX',
   limitPerCallerPerMinute: 'MCP_LIMIT_PER_CALLER_PER_MINUTE',
@@ -66,9 +67,21 @@ export const MCP_ENV = {
 /** The protected resource metadata (RFC 9728) mcp-server serves with OAuth on, and its path-suffixed forms. */
 export const WELL_KNOWN_PATH = '/.well-known/oauth-protected-resource';
 
-/** The tool-call deadline for a function timeout: the timeout minus 2 s, at least 1 s. */
+/**
+ * The tool-call deadline for a function timeout: 8 s, or the timeout minus 2 s when that is less
+ * (at least 1 s). The timeout is longer for the jobs a call waits for (`jobWaitMs`); an ordinary
+ * call keeps its 8 s.
+ */
 export function callDeadlineMs(timeoutSeconds: number): number {
-  return Math.max(1000, timeoutSeconds * 1000 - 2000);
+  return Math.max(1000, Math.min(8000, timeoutSeconds * 1000 - 2000));
+}
+
+/**
+ * How long a call waits for the upstream job it started when the client holds no MCP tasks: 25 s,
+ * or the timeout minus 4 s when that is less (the job's last read and the answer fit after it).
+ */
+export function jobWaitMs(timeoutSeconds: number): number {
+  return Math.max(0, Math.min(25000, timeoutSeconds * 1000 - 4000));
 }
 
 /** The audit `event` value and field (shared/audit) the auth alarm counts. */
@@ -230,6 +243,9 @@ export class McpStack extends Stack {
       // A tool call ends 2 s before the function does, so it still answers with a status and
       // writes its audit line instead of becoming a gateway timeout.
       [MCP_ENV.callDeadlineMs]: String(callDeadlineMs(config.mcpServer.timeoutSeconds)),
+      // A call that started an upstream job waits for it (then answers `pending`) within the
+      // function's time, below API Gateway's 30 s.
+      [MCP_ENV.jobWaitMs]: String(jobWaitMs(config.mcpServer.timeoutSeconds)),
       [MCP_ENV.limitPerIpPerMinute]: String(config.mcpServer.limits.perIpPerMinute),
       [MCP_ENV.limitIpv6Prefix]: String(config.mcpServer.limits.ipv6Prefix),
       [MCP_ENV.limitPerCallerPerMinute]: String(config.mcpServer.limits.perCallerPerMinute),

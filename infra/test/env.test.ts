@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ORIGIN_VERIFY } from '../src/front-door.ts';
-import { MCP_ENV } from '../src/mcp-stack.ts';
+import { MCP_ENV, callDeadlineMs, jobWaitMs } from '../src/mcp-stack.ts';
 import { BINARIES } from '../src/names.ts';
 import { OAUTH_ENV } from '../src/oauth.ts';
 import { functionConfigRs } from '../src/paths.ts';
@@ -142,8 +142,13 @@ describe('mcp-server environment matches functions/mcp-server/src/config/mod.rs'
     for (const local of Object.keys(NOT_ON_LAMBDA)) assert.ok(!(local in env), `${local} must not be set: ${NOT_ON_LAMBDA[local]}`);
   });
 
-  it('gives a tool call a deadline 2 s below the function timeout', () => {
-    assert.equal(env.MCP_CALL_DEADLINE_MS, String(s.config.mcpServer.timeoutSeconds * 1000 - 2000));
+  it('gives a tool call and a job wait their time below the function timeout', () => {
+    assert.equal(s.config.mcpServer.timeoutSeconds, 10);
+    assert.equal(env.MCP_CALL_DEADLINE_MS, '8000');
+    assert.equal(env.MCP_JOB_WAIT_MS, '6000', 'the 10 s timeout less 4 s');
+    assert.equal(callDeadlineMs(29), 8000, 'a call keeps its 8 s under a longer timeout');
+    assert.equal(jobWaitMs(29), 25000, 'a job is waited for 25 s under the longest timeout');
+    assert.equal(callDeadlineMs(5), 3000, 'a short timeout: 2 s below it');
     assert.equal(env.MCP_DEFAULT_PROFILE, 'accounting');
   });
 

@@ -3,7 +3,9 @@
 //! created `queued`, reads `running` until its time is up, then `succeeded` with output (a text
 //! and file URLs) or `failed` with an error, as it was asked; it can be cancelled while it runs.
 //! The test holds the state: it counts every request per job, can take the upstream down
-//! (503 on every read) and can forget a job (404, like an expired or deleted one). Times are
+//! (503 on every read) and can forget a job (404, like an expired or deleted one); a job asked to
+//! `vanish` is forgotten by itself once done. It also greets (`/greet?name=`), for the tasks
+//! connector of the conformance suite's fixtures (`tests/catalogs/conformance/tasks.yaml`). Times are
 //! the wall clock's, so a job outlives any server process that follows it. Listens on 127.0.0.1
 //! only.
 
@@ -28,7 +30,15 @@ struct Job {
     label: String,
     cancelled: bool,
     forgotten: bool,
+    vanish: bool,
     reads: usize,
+}
+
+impl Job {
+    /// No longer known: forgotten by the test, or a vanishing job that is done.
+    fn gone(&self) -> bool {
+        self.forgotten || (self.vanish && self.started.elapsed() >= self.takes)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -83,6 +93,7 @@ pub async fn spawn(state: JobsState) -> std::io::Result<(SocketAddr, tokio::task
         .route("/jobs", post(create))
         .route("/jobs/{id}", get(read))
         .route("/jobs/{id}/cancel", post(cancel))
+        .route("/greet", get(greet))
         .with_state(state);
     let handle = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
@@ -97,6 +108,8 @@ struct Create {
     fail: bool,
     #[serde(default)]
     label: Option<String>,
+    #[serde(default)]
+    vanish: bool,
 }
 
 async fn create(State(state): State<JobsState>, axum::Json(c): axum::Json<Create>) -> Response {
@@ -117,6 +130,7 @@ async fn create(State(state): State<JobsState>, axum::Json(c): axum::Json<Create
         label: c.label.unwrap_or_default(),
         cancelled: false,
         forgotten: false,
+        vanish: c.vanish,
         reads: 0,
     };
     let body = shown(&id, &job);
@@ -133,12 +147,21 @@ async fn read(State(state): State<JobsState>, Path(id): Path<String>) -> Respons
             axum::Json(json!({"message": "down for maintenance"})),
         )
             .into_response(),
-        Some(job) if !job.forgotten => {
+        Some(job) if !job.gone() => {
             job.reads += 1;
             axum::Json(shown(&id, job)).into_response()
         }
         _ => not_found(),
     }
+}
+
+#[derive(Deserialize)]
+struct Greet {
+    name: String,
+}
+
+async fn greet(axum::extract::Query(g): axum::extract::Query<Greet>) -> Response {
+    axum::Json(json!({"greeting": format!("Hello, {}!", g.name)})).into_response()
 }
 
 async fn cancel(State(state): State<JobsState>, Path(id): Path<String>) -> Response {

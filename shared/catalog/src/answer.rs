@@ -119,8 +119,20 @@ fn inline_problems(t: &Tool) -> Vec<String> {
     let Some(answer) = &t.answer else {
         return problems;
     };
-    if answer.binary.is_some() != answer.inline.is_empty() {
-        problems.push("answer declares one of `binary` and `inline`".into());
+    let declared = [
+        answer.binary.is_some(),
+        !answer.inline.is_empty(),
+        answer.text.is_some(),
+    ];
+    if declared.into_iter().filter(|d| *d).count() != 1 {
+        problems.push("answer declares one of `binary`, `inline` and `text`".into());
+    }
+    if let Some(text) = &answer.text
+        && !text.starts_with('/')
+    {
+        problems.push(format!(
+            "answer.text `{text}` must be a JSON pointer starting with `/`"
+        ));
     }
     if !answer.inline.is_empty() && (t.get.is_none() || t.list || t.raw) {
         problems.push("answer.inline is for a get tool's one JSON record".into());

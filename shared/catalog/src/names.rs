@@ -48,33 +48,109 @@ pub fn refusal<'a>(
 }
 
 /// The first name a catalog of the set declares (tool, prompt, overlay name) that another
-/// connector owns, as (the declaring connector, the problem).
+/// connector owns, as (the declaring connector, the problem). A catalog whose names someone
+/// else fixes (`names_fixed_by`) needs no prefix of its own, but its names stay clear of every
+/// other connector's prefix and names.
 pub(crate) fn problems(catalogs: &[Catalog]) -> Option<(String, String)> {
     let connectors: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-    catalogs.iter().find_map(|c| {
-        let tools = c.tools.iter().map(|t| ("tool", t.name.as_str()));
-        let prompts = c.prompts.iter().map(|p| ("prompt", p.name.as_str()));
-        let overlays = c
-            .mcp
-            .iter()
-            .flat_map(|m| m.overlays.values())
-            .filter_map(|o| Some(("mcp.overlays name", o.name.as_ref()?.as_str())));
-        tools
-            .chain(prompts)
-            .chain(overlays)
-            .find_map(|(what, name)| {
-                let why = refusal(connectors.iter().copied(), &c.connector, name)?;
-                Some((
-                    c.connector.to_string(),
-                    format!("{what} of connector `{}`: {why}; rename it", c.connector),
-                ))
-            })
-    })
+    fixed_name_problem(catalogs, &connectors).or_else(|| prefix_problem(catalogs, &connectors))
+}
+
+/// A fixed name that is reserved, in another connector's space, or another connector's too.
+fn fixed_name_problem(catalogs: &[Catalog], connectors: &[&str]) -> Option<(String, String)> {
+    let mut seen = std::collections::BTreeMap::new();
+    for c in catalogs {
+        for t in &c.tools {
+            seen.entry(t.name.as_str())
+                .or_insert_with(Vec::new)
+                .push(c.connector.as_str());
+        }
+    }
+    catalogs
+        .iter()
+        .filter(|c| c.names_fixed_by.is_some())
+        .flat_map(|c| c.tools.iter().map(move |t| (c, t.name.as_str())))
+        .find_map(|(c, name)| {
+            let why = match owner(connectors.iter().copied(), name) {
+                _ if RESERVED_TOOL_NAMES.contains(&name) => {
+                    refusal(connectors.iter().copied(), &c.connector, name)
+                }
+                Some(o) if o != c.connector => {
+                    refusal(connectors.iter().copied(), &c.connector, name)
+                }
+                _ => seen[name]
+                    .iter()
+                    .find(|other| **other != c.connector)
+                    .map(|other| format!("`{name}` is a tool of connector `{other}` too")),
+            }?;
+            Some((
+                c.connector.to_string(),
+                format!("tool of connector `{}`: {why}; rename it", c.connector),
+            ))
+        })
+}
+
+/// A name outside its connector's own space.
+fn prefix_problem(catalogs: &[Catalog], connectors: &[&str]) -> Option<(String, String)> {
+    catalogs
+        .iter()
+        .filter(|c| c.names_fixed_by.is_none())
+        .find_map(|c| {
+            let tools = c.tools.iter().map(|t| ("tool", t.name.as_str()));
+            let prompts = c.prompts.iter().map(|p| ("prompt", p.name.as_str()));
+            let overlays = c
+                .mcp
+                .iter()
+                .flat_map(|m| m.overlays.values())
+                .filter_map(|o| Some(("mcp.overlays name", o.name.as_ref()?.as_str())));
+            tools
+                .chain(prompts)
+                .chain(overlays)
+                .find_map(|(what, name)| {
+                    let why = refusal(connectors.iter().copied(), &c.connector, name)?;
+                    Some((
+                        c.connector.to_string(),
+                        format!("{what} of connector `{}`: {why}; rename it", c.connector),
+                    ))
+                })
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn catalog(text: &str) -> Catalog {
+        crate::parse("c.yaml", text).unwrap()
+    }
+
+    #[test]
+    fn fixed_names_need_no_prefix_but_stay_clear_of_other_connectors() {
+        let fixed = |tool: &str| {
+            catalog(&format!(
+                "connector: fixtures\nnames_fixed_by: a suite\nbase_url: http://x\ntools:\n  - {{ name: {tool}, risk: low, description: d, get: /g }}\n"
+            ))
+        };
+        let other = catalog(
+            "connector: slow\nbase_url: http://x\ntools:\n  - { name: slow_job_get, risk: low, description: d, get: /g }\n",
+        );
+        assert_eq!(problems(&[fixed("greet"), other.clone()]), None);
+        for (tool, why) in [
+            ("slow_compute", "belongs to connector `slow`"),
+            ("search_tools", "server's own tools"),
+        ] {
+            let (_, problem) = problems(&[fixed(tool), other.clone()]).unwrap();
+            assert!(problem.contains(why), "{tool}: {problem}");
+        }
+        let twin = catalog(
+            "connector: twins\nnames_fixed_by: a suite\nbase_url: http://x\ntools:\n  - { name: greet, risk: low, description: d, get: /g }\n",
+        );
+        let (_, problem) = problems(&[fixed("greet"), twin]).unwrap();
+        assert!(
+            problem.contains("`greet` is a tool of connector `twins` too"),
+            "{problem}"
+        );
+    }
 
     #[test]
     fn a_name_belongs_to_the_connector_with_the_longest_prefix() {

@@ -20,7 +20,9 @@ use crate::model::{
     ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Params, Provenance, Quota,
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
-use crate::model::{Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates};
+use crate::model::{
+    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates, TaskSupport,
+};
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
 
@@ -268,6 +270,7 @@ fn full_job() -> Job {
         poll_every: 5,
         prefer_wait: Some(10),
         output_lives: Some(3600),
+        task: TaskSupport::Required,
     }
 }
 
@@ -284,6 +287,7 @@ fn full_answer() -> Answer {
     Answer {
         binary: Some(full_binary_answer()),
         inline: vec![full_inline_document()],
+        text: Some("/greeting".into()),
     }
 }
 
@@ -504,6 +508,7 @@ fn full_catalog() -> Catalog {
     Catalog {
         connector: "demo".into(),
         title: Some("Demo".into()),
+        names_fixed_by: Some("a conformance suite".into()),
         base_url: "https://{host}/api".into(),
         mcp: Some(full_mcp_remote()),
         secrets: vec!["host".into(), "token".into()],
@@ -818,6 +823,13 @@ fn enum_values_match_the_model() {
         "prompt role",
         serde_names(&roles),
         strings(&schema["$defs"]["prompt_message"]["properties"]["role"]["enum"]),
+    );
+
+    let supports = variants!(TaskSupport: Optional, Required);
+    compare(
+        "job task support",
+        serde_names(&supports),
+        strings(&schema["$defs"]["job"]["properties"]["task"]["enum"]),
     );
 
     let forms = variants!(BinaryForm: Resource, Link);

@@ -247,16 +247,17 @@ async fn a_cancelled_task_cancels_its_job_upstream_and_a_failed_job_is_an_error_
     jobs.set_down(false);
     assert_eq!(settled(&rpc, id, 10).await["status"], "completed");
 
-    // A job the upstream forgot (its records expired) ends the task with a tool error.
+    // A job the upstream forgot (its records expired): no result came of it, the task failed.
     let lost = start(&rpc, json!({"seconds": 30})).await;
     let id = lost["taskId"].as_str().unwrap();
     jobs.forget("job-4");
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let gone = settled(&rpc, id, 10).await;
-    assert_eq!(
-        gone["result"]["structuredContent"]["status"], "not_found",
-        "{gone}"
-    );
+    assert_eq!(gone["status"], "failed", "{gone}");
+    assert_eq!(gone["error"]["code"], -32603, "{gone}");
+    let message = gone["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no longer knows job job-4"), "{message}");
+    assert!(gone.get("result").is_none(), "{gone}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -82,7 +82,7 @@ pub(crate) use consent::carries_remote_state;
 pub use consent::{Binding, Signer};
 pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
 pub(crate) use documents::{Attachment, ItemLink};
-pub(crate) use job::{Followed, Jobs, owner_of as task_owner};
+pub(crate) use job::{Followed, Jobs, gone as job_gone, owner_of as task_owner};
 pub(crate) use ledger::Claim;
 pub use ledger::{Ledger, TableLedger};
 pub(crate) use outcome::{Outcome, ProtocolError, WriteFacts};
@@ -244,6 +244,9 @@ impl Pipeline {
         arguments: &Map<String, Value>,
         request: Request<'_>,
     ) -> Outcome {
+        if let Some(refused) = job::needs_a_task(tool, request.jobs) {
+            return refused;
+        }
         let valid = match stages::validate(conn, tool, arguments) {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,

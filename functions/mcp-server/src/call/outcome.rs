@@ -42,6 +42,8 @@ pub struct Outcome {
     /// The task kept for the upstream job this call started (the client holds tasks): answered
     /// as the task instead of a tool result.
     pub task: Option<Box<crate::tasks::Task>>,
+    /// The answer's prose (`answer.text`): an ok result's text content instead of the JSON.
+    pub text: Option<String>,
 }
 
 /// Why an outcome is answered as a JSON-RPC error rather than a tool result: the client sent
@@ -93,6 +95,7 @@ impl Outcome {
             links: Vec::new(),
             protocol_error: None,
             task: None,
+            text: None,
         }
     }
 

@@ -370,6 +370,15 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
     if outcome.status == Status::Ok {
         outcome.links = links;
         outcome.attachments = attachments;
+        outcome.text = prose(call.tool, &outcome);
     }
     outcome.with_http(reply.http_status).with_quota(reply.quota)
+}
+
+/// The answer's prose where the tool declares it (`answer.text`): the string at that pointer of
+/// the record.
+fn prose(tool: &Tool, outcome: &Outcome) -> Option<String> {
+    let pointer = tool.answer.as_ref()?.text.as_deref()?;
+    let text = outcome.fields.get("data")?.pointer(pointer)?.as_str()?;
+    Some(text.to_string())
 }

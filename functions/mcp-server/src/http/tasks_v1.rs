@@ -10,7 +10,9 @@
 //!   `capabilities.tasks` (task-augmented `tools/call` and `tasks/cancel`; no `tasks/list`), and
 //!   the 2025-11-25 `tools/list` answer marks those tools `execution.taskSupport: optional`.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+
+use catalog::TaskSupport;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -72,7 +74,7 @@ pub(crate) fn declares(headers: &HeaderMap, method: &str, body: &Bytes) -> Optio
 pub(crate) async fn declared(
     response: Response,
     what: Declares,
-    jobs: &HashSet<String>,
+    jobs: &HashMap<String, TaskSupport>,
 ) -> Response {
     let json = response
         .headers()
@@ -94,7 +96,7 @@ pub(crate) async fn declared(
     Response::from_parts(parts, Body::from(value.to_string()))
 }
 
-fn add(answer: &mut Value, what: Declares, jobs: &HashSet<String>) {
+fn add(answer: &mut Value, what: Declares, jobs: &HashMap<String, TaskSupport>) {
     match what {
         Declares::Capabilities => {
             if let Some(caps) = answer
@@ -112,12 +114,12 @@ fn add(answer: &mut Value, what: Declares, jobs: &HashSet<String>) {
                 .pointer_mut("/result/tools")
                 .and_then(Value::as_array_mut);
             for tool in tools.into_iter().flatten() {
-                let starts_a_job = tool
+                let support = tool
                     .get("name")
                     .and_then(Value::as_str)
-                    .is_some_and(|n| jobs.contains(n));
-                if let (true, Some(t)) = (starts_a_job, tool.as_object_mut()) {
-                    t.insert("execution".into(), json!({"taskSupport": "optional"}));
+                    .and_then(|n| jobs.get(n));
+                if let (Some(support), Some(t)) = (support, tool.as_object_mut()) {
+                    t.insert("execution".into(), json!({"taskSupport": support.as_str()}));
                 }
             }
         }
@@ -164,7 +166,10 @@ mod tests {
 
     #[test]
     fn older_answers_declare_tasks_and_mark_the_tools_that_start_jobs() {
-        let jobs = HashSet::from(["slow_job_start".to_string()]);
+        let jobs = HashMap::from([
+            ("slow_job_start".to_string(), TaskSupport::Optional),
+            ("slow_only_task".to_string(), TaskSupport::Required),
+        ]);
         let mut init = json!({"result": {"capabilities": {"tools": {}}}});
         add(&mut init, Declares::Capabilities, &jobs);
         assert_eq!(

@@ -102,7 +102,10 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
         text.push_str(hint);
         text.push('\n');
     }
-    text.push_str(&json);
+    match (&outcome.text, outcome.status) {
+        (Some(prose), Status::Ok) => text.push_str(prose),
+        _ => text.push_str(&json),
+    }
     // A job still running failed nothing: its result is no error, though it has a hint.
     let mut result = if matches!(outcome.status, Status::Ok | Status::Pending) {
         CallToolResult::structured(body)

@@ -42,8 +42,9 @@ pub struct Mcp {
     pub(super) remote_search: super::remote::RemoteSearch,
     /// Whether some connector acts with each person's own account (`connections` is listed).
     pub(super) has_connections: bool,
-    /// The tools that start an upstream job (the tasks extension is declared when there are).
-    pub(super) job_tools: std::collections::HashSet<String>,
+    /// The tools that start an upstream job, and whether they run only as tasks (the tasks
+    /// extension is declared when there are any).
+    pub(super) job_tools: std::collections::HashMap<String, catalog::TaskSupport>,
 }
 
 impl Mcp {
@@ -78,8 +79,7 @@ impl Mcp {
         let has_connections = catalogs().any(|c| c.auth.oauth_user.is_some());
         let job_tools = catalogs()
             .flat_map(|c| c.tools.iter())
-            .filter(|t| t.job.is_some())
-            .map(|t| t.name.to_string())
+            .filter_map(|t| Some((t.name.to_string(), t.job.as_deref()?.task)))
             .collect();
         Mcp {
             job_tools,
@@ -99,8 +99,9 @@ impl Mcp {
         }
     }
 
-    /// The tools that start an upstream job: answered as tasks to clients that hold them.
-    pub fn job_tools(&self) -> &std::collections::HashSet<String> {
+    /// The tools that start an upstream job, answered as tasks to clients that hold them, and
+    /// whether they run only so.
+    pub fn job_tools(&self) -> &std::collections::HashMap<String, catalog::TaskSupport> {
         &self.job_tools
     }
 

@@ -6,7 +6,8 @@
 //!
 //! A job that failed upstream is a tool result with `isError` (the tool ran; the upstream's job
 //! did not succeed), so its task is `completed` with that result, as the extension says of tool
-//! errors; `failed` is kept for requests that end in a protocol error, which no job does.
+//! errors. `failed`, with a JSON-RPC error, is a job the upstream no longer knows (deleted, or its
+//! records expired): no result of any kind came of the call.
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{CreateTaskResult, DetailedTask, GetTaskResult, TaskPayload, TaskStatus};
@@ -111,6 +112,7 @@ pub(super) fn created(task: &Task) -> CreateTaskResult {
 pub(super) fn wire(task: &Task) -> rmcp::model::Task {
     let status = match task.status {
         Status::Working => TaskStatus::Working,
+        Status::Failed if crate::call::job_gone(task) => TaskStatus::Failed,
         Status::Completed | Status::Failed => TaskStatus::Completed,
         Status::Cancelled => TaskStatus::Cancelled,
     };
@@ -129,11 +131,24 @@ pub(super) fn wire(task: &Task) -> rmcp::model::Task {
     .with_status_message(format!("{} job {}: {state}.", task.connector, task.job_id))
 }
 
-/// The task with what it came to: the tool result once the job ended.
+/// The task with what it came to: the tool result once the job ended, or the error when no
+/// result could come of it (the upstream no longer knows the job).
 fn detailed(task: &Task, answer: &Outcome) -> DetailedTask {
     let payload = match task.status {
         Status::Working => TaskPayload::Working,
         Status::Cancelled => TaskPayload::Cancelled,
+        Status::Failed if crate::call::job_gone(task) => {
+            let error = McpError::internal_error(
+                answer.hint.clone().unwrap_or_default(),
+                Some(serde_json::json!({"status": answer.status.as_str()})),
+            );
+            match serde_json::to_value(error) {
+                Ok(serde_json::Value::Object(error)) => TaskPayload::Failed { error },
+                _ => TaskPayload::Failed {
+                    error: Default::default(),
+                },
+            }
+        }
         Status::Completed | Status::Failed => {
             let (result, _) = into_result(answer);
             match serde_json::to_value(result) {

@@ -60,7 +60,7 @@ impl Mcp {
         match method {
             "tools/call" => {
                 let Augmented { call, task } = params(raw)?;
-                if !self.job_tools.contains(call.name.as_ref()) {
+                if !self.job_tools.contains_key(call.name.as_ref()) {
                     // `execution.taskSupport` is absent (forbidden) on every other tool.
                     return Err(McpError::new(
                         ErrorCode::METHOD_NOT_FOUND,

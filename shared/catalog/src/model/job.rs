@@ -44,6 +44,36 @@ pub struct Job {
     /// until when it can be fetched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_lives: Option<u32>,
+    /// Whether a client must hold MCP tasks to call the tool: `optional` (the default: a client
+    /// without tasks gets the call waited for) or `required` (it is refused, naming the tasks
+    /// capability it lacks).
+    #[serde(default, skip_serializing_if = "TaskSupport::is_optional")]
+    pub task: TaskSupport,
+}
+
+/// Whether a tool that starts a job runs for clients without MCP tasks.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    /// Waited for within a bounded time, then `pending`.
+    #[default]
+    Optional,
+    /// Only as a task: a client without tasks is refused.
+    Required,
+}
+
+impl TaskSupport {
+    pub fn is_optional(&self) -> bool {
+        *self == TaskSupport::Optional
+    }
+
+    /// The word `execution.taskSupport` uses (2025-11-25).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// The upstream's job states under the MCP task status each means. A state that is in no list

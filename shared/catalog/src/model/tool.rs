@@ -137,6 +137,10 @@ pub struct Answer {
     /// taken out of the JSON and sent as content of its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inline: Vec<InlineDocument>,
+    /// Where the JSON answer's prose is (`/greeting`): an ok result's text content is that
+    /// string instead of the JSON (its structured content keeps the JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Text>,
 }
 
 /// A document a JSON answer holds as a base64 string.

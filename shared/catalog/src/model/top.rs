@@ -31,6 +31,13 @@ pub struct Catalog {
     /// tools are fetched from it, filtered by `allow` and shaped by `overlays`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpRemote>,
+    /// Who fixes this connector's tool names, when it is not the platform: a conformance suite's
+    /// fixtures, an interface clients already call by name. Its names then need not begin with
+    /// the connector (they must still be snake_case, unreserved, clear of every other
+    /// connector's prefix and of every other connector's names); the lint reports the gap, since
+    /// a model can no longer tell the system from the name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub names_fixed_by: Option<Text>,
     /// Secret fields this connector needs (`connectors.<connector>.<field>` in the deployment
     /// secret, `<CONNECTOR>_<FIELD>` locally).
     #[serde(default)]

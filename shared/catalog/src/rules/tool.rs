@@ -19,6 +19,15 @@ pub(super) fn name_is_unique(c: &Catalog, t: &Tool) -> Vec<String> {
 
 /// The connector first, so a model can tell which system a tool acts on.
 pub(super) fn name_begins_with_the_connector(c: &Catalog, t: &Tool) -> Vec<String> {
+    if let Some(by) = &c.names_fixed_by {
+        // Someone else chose the names: only their shape is ours to check.
+        if is_snake_case(&t.name) {
+            return Vec::new();
+        }
+        return vec![format!(
+            "name must be snake_case (lower-case words joined by `_`), even as {by} fixes it"
+        )];
+    }
     let rest = t
         .name
         .strip_prefix(c.connector.as_str())
@@ -92,10 +101,14 @@ pub(super) fn resource(c: &Catalog, t: &Tool) -> Vec<String> {
 
 /// `<resource>_<verb>` (after the connector's prefix): lower-case words joined by single underscores, at least two.
 fn is_tool_name(name: &str) -> bool {
-    let words: Vec<&str> = name.split('_').collect();
-    words.len() >= 2
-        && words[0].starts_with(|c: char| c.is_ascii_lowercase())
-        && words.iter().all(|w| {
+    name.split('_').count() >= 2 && is_snake_case(name)
+}
+
+/// Lower-case words (letters and digits, the first starting with a letter) joined by single
+/// underscores.
+fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.split('_').all(|w| {
             !w.is_empty()
                 && w.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())

@@ -14,6 +14,8 @@
 
 mod read;
 
+pub(crate) use read::gone;
+
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -69,6 +71,33 @@ fn follow<'a>(conn: &'a DeployedCatalog, job: &Job) -> Option<Follow<'a>> {
         param,
     })
 }
+
+/// The refusal of a tool that runs only as a task (`task: required`) to a client that holds no
+/// tasks, before anything runs: the protocol error naming the extension it lacks.
+pub(super) fn needs_a_task(tool: &Tool, jobs: Jobs<'_>) -> Option<Outcome> {
+    let job = tool.job.as_deref()?;
+    if job.task != catalog::TaskSupport::Required || matches!(jobs, Jobs::Task { .. }) {
+        return None;
+    }
+    let mut refused = Outcome::failed(
+        Status::InvalidInput,
+        "task_required",
+        format!(
+            "`{}` runs only as an MCP task: call it from a client that declares the tasks \
+             extension ({TASKS_EXTENSION}).",
+            tool.name
+        ),
+    );
+    refused.fields.insert(
+        "required_capabilities".into(),
+        serde_json::json!({"extensions": {TASKS_EXTENSION: {}}}),
+    );
+    refused.protocol_error = Some(super::ProtocolError::MissingClientCapability);
+    Some(refused)
+}
+
+/// The MCP tasks extension's id (2026-07-28).
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 impl Pipeline {
     /// Job: after a tool that starts one answered, the job's task, or its end within the wait.

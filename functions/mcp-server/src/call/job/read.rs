@@ -144,6 +144,12 @@ fn set(into: &mut Map<String, Value>, pointer: &str, value: Value) {
     at.insert(last.clone(), value);
 }
 
+/// Whether the task ended because the upstream no longer knew its job: no tool result came of
+/// it (the extension's `failed`, with an error).
+pub(crate) fn gone(task: &Task) -> bool {
+    task.end.as_ref().is_some_and(|e| e.get("_gone").is_some())
+}
+
 /// Who the job's answers are about: the catalog's title, the tool that reads the job and the
 /// name of its id parameter.
 pub(crate) struct Follow<'a> {
@@ -158,7 +164,7 @@ pub(crate) fn answer(job: &Job, task: &Task, follow: &Follow<'_>) -> Outcome {
     let described = json!({"id": task.job_id, "state": task.state});
     let mut outcome = match (task.status, task.end.as_ref()) {
         (TaskStatus::Working, _) => pending(task, follow),
-        (_, Some(end)) if end.get("_gone").is_some() => Outcome::failed(
+        _ if gone(task) => Outcome::failed(
             Status::NotFound,
             "job_gone",
             format!(

@@ -340,6 +340,7 @@ mod tests {
             poll_every: 5,
             prefer_wait: None,
             output_lives,
+            task: catalog::TaskSupport::Optional,
         };
         let kept = job_row(&job(Some(3600), &["/output"]), "t_prediction_create".into());
         assert_eq!(kept.verdict, Verdict::Ok, "{}", kept.detail);
