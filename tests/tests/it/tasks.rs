@@ -458,3 +458,129 @@ async fn the_python_sdk_runs_a_job_as_a_task_in_both_generations() {
         assert_eq!(statuses.last().unwrap(), "completed", "{era}: {task}");
     }
 }
+
+/// What each task request costs the table (DynamoDB on moto, counted by two relays in front of
+/// it: reads, and every request): a creation one conditional write; a `tasks/get` one strongly
+/// consistent read, plus, when a poll is due, one conditional write claiming it, and one more
+/// only when the upstream's state changed (recorded under the claim); a finished task one read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_request_costs_one_read_and_a_due_poll_one_claim() {
+    use integration_tests::proxy::CountingProxy;
+    let moto = Moto::start();
+    moto.create_limits_table(TABLE).await;
+    let moto_addr: std::net::SocketAddr =
+        moto.endpoint.trim_start_matches("http://").parse().unwrap();
+    let all = CountingProxy::start(moto_addr, "DynamoDB_20120810.").await;
+    let reads = CountingProxy::start(all.addr, "DynamoDB_20120810.GetItem").await;
+    let tasks = TaskStore::Table(TableTasks::new(
+        Moto::dynamodb_client_for(&reads.endpoint()),
+        TABLE,
+    ));
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let rpc = Rpc::with_bearer(&instance(upstream, tasks, &[]).await, KEY);
+    let counted = |before: (u64, u64)| (reads.count() - before.0, all.count() - before.1);
+    let now = || (reads.count(), all.count());
+
+    let at = now();
+    let created = start(&rpc, json!({"seconds": 2.5})).await;
+    assert_eq!(counted(at), (0, 1), "a creation: one conditional write");
+    let id = created["taskId"].as_str().unwrap();
+
+    let at = now();
+    assert_eq!(get(&rpc, id).await["result"]["status"], "working");
+    assert_eq!(counted(at), (1, 1), "no poll due: one read");
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let at = now();
+    get(&rpc, id).await;
+    assert_eq!(jobs.reads("job-1"), 1);
+    assert_eq!(
+        counted(at),
+        (1, 3),
+        "a poll that found a new state (queued, now running): read, claim, record"
+    );
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let at = now();
+    get(&rpc, id).await;
+    assert_eq!(jobs.reads("job-1"), 2);
+    assert_eq!(
+        counted(at),
+        (1, 2),
+        "a poll that found the same state: read and claim"
+    );
+
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let at = now();
+    assert_eq!(get(&rpc, id).await["result"]["status"], "completed");
+    assert_eq!(
+        counted(at),
+        (1, 3),
+        "the poll that found it done: read, claim, record"
+    );
+
+    let at = now();
+    assert_eq!(get(&rpc, id).await["result"]["status"], "completed");
+    assert_eq!(counted(at), (1, 1), "a finished task: one read");
+    assert_eq!(jobs.reads("job-1"), 3, "and no read upstream");
+}
+
+/// The figures of tasks in milliseconds, printed, not asserted (`tests/bench/tasks.sh` runs it):
+/// a `tools/call` that starts a job and answers its task once it is durable, a `tasks/get` that
+/// only reads the task, and one whose poll is due (claim, the upstream's read, the record of a
+/// new state), each `N` times (`TASKS_N`, default 40) against the in-memory store and against
+/// DynamoDB on moto, both on loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: tests/bench/tasks.sh"]
+async fn measure_task_requests() {
+    let n: usize = std::env::var("TASKS_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let moto = Moto::start();
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    println!(
+        "| store | create (task durable) | get, no poll | get, poll due | (ms, p50 / p95 of {n}) |"
+    );
+    println!("|---|---|---|---|---|");
+    for (name, store) in [
+        ("memory", TaskStore::default()),
+        ("DynamoDB (moto)", table_tasks(&moto).await),
+    ] {
+        let rpc = Rpc::with_bearer(&instance(upstream, store, &[]).await, KEY);
+        let mut create = Vec::new();
+        let mut ids = Vec::new();
+        for _ in 0..n {
+            let started = std::time::Instant::now();
+            let created = start(&rpc, json!({"seconds": 600})).await;
+            create.push(started.elapsed());
+            ids.push(created["taskId"].as_str().unwrap().to_string());
+        }
+        let mut plain = Vec::new();
+        for id in &ids {
+            let started = std::time::Instant::now();
+            get(&rpc, id).await;
+            plain.push(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let mut polled = Vec::new();
+        for id in &ids {
+            let started = std::time::Instant::now();
+            get(&rpc, id).await;
+            polled.push(started.elapsed());
+        }
+        let figure = |mut v: Vec<Duration>| {
+            v.sort();
+            let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0;
+            format!("{:.2} / {:.2}", at(0.5), at(0.95))
+        };
+        println!(
+            "| {name} | {} | {} | {} | |",
+            figure(create),
+            figure(plain),
+            figure(polled)
+        );
+    }
+}
