@@ -28,6 +28,15 @@ async fn instance(
     tasks: TaskStore,
     env: &[(&str, &str)],
 ) -> String {
+    audited(upstream, tasks, env).await.0
+}
+
+/// [`instance`], with the sink its audit lines go to.
+async fn audited(
+    upstream: std::net::SocketAddr,
+    tasks: TaskStore,
+    env: &[(&str, &str)],
+) -> (String, audit::MemorySink) {
     let mut pairs = vec![("MCP_LIMITS", "off")];
     pairs.extend_from_slice(env);
     let config = Config::from(EnvSnapshot::from_pairs(pairs)).unwrap();
@@ -51,16 +60,20 @@ async fn instance(
         tasks,
         ..Stores::default()
     };
+    let (audit, sink) = AuditLog::memory();
     let state = AppState::new(
         config,
         catalogs,
         Arc::new(store),
-        AuditLog::memory().0,
+        audit,
         Redactor::new(),
         mcp_server::http_client(),
         stores,
     );
-    format!("http://{}/mcp", serve_on_loopback(app(state)).await)
+    (
+        format!("http://{}/mcp", serve_on_loopback(app(state)).await),
+        sink,
+    )
 }
 
 /// A 2026-07-28 request of a client that declares the tasks extension.
@@ -217,7 +230,8 @@ async fn a_task_started_on_one_instance_is_polled_and_finished_by_another() {
 async fn a_cancelled_task_cancels_its_job_upstream_and_a_failed_job_is_an_error_result() {
     let jobs = JobsState::default();
     let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
-    let rpc = Rpc::with_bearer(&instance(upstream, TaskStore::default(), &[]).await, KEY);
+    let (url, sink) = audited(upstream, TaskStore::default(), &[]).await;
+    let rpc = Rpc::with_bearer(&url, KEY);
 
     let long = start(&rpc, json!({"seconds": 60})).await;
     let id = long["taskId"].as_str().unwrap();
@@ -237,6 +251,30 @@ async fn a_cancelled_task_cancels_its_job_upstream_and_a_failed_job_is_an_error_
     let s = &failed["result"]["structuredContent"];
     assert_eq!(s["status"], "error");
     assert_eq!(s["upstream_message"], "job bad failed as asked", "{s}");
+    // Its start and its end each have their audit line; the end says how the job ended, once,
+    // however often the task is read.
+    get(&rpc, id).await;
+    let lines: Vec<Value> = sink
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|l: &Value| l["tool"] == "slow_job_start")
+        .collect();
+    let reasons: Vec<&str> = lines.iter().filter_map(|l| l["reason"].as_str()).collect();
+    assert_eq!(
+        reasons,
+        ["task_started", "task_started", "job_failed"],
+        "{lines:?}"
+    );
+    let end = lines.last().unwrap();
+    assert_eq!(
+        (end["event"].as_str(), end["status"].as_str()),
+        (Some("tool_error"), Some("error"))
+    );
+    assert!(
+        !end.to_string().contains("failed as asked"),
+        "no upstream words in the audit line"
+    );
 
     // The upstream down mid-job: the task keeps working, and finishes once it is back.
     let outage = start(&rpc, json!({"seconds": 0.2})).await;

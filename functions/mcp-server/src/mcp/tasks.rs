@@ -26,18 +26,21 @@ impl Mcp {
         ctx: &CallContext,
     ) -> Result<GetTaskResult, McpError> {
         match self.follow_task(id, ctx).await? {
-            Some(Followed { task, answer }) => Ok(GetTaskResult::new(detailed(&task, &answer))),
+            Some(Followed { task, answer, .. }) => Ok(GetTaskResult::new(detailed(&task, &answer))),
             None => Err(unknown(id)),
         }
     }
 
     /// The task `id` as the caller may see it, its job read first when a poll is due; `None`
-    /// when the caller has no such task.
+    /// when the caller has no such task. The request that finds the job ended writes its call's
+    /// audit line: the tool, the connector and how the job ended (no arguments: they were the
+    /// start's, audited then).
     pub(super) async fn follow_task(
         &self,
         id: &str,
         ctx: &CallContext,
     ) -> Result<Option<Followed>, McpError> {
+        let started = std::time::Instant::now();
         let deadline = self.deadline(&ctx.request);
         let request = self.task_request(ctx, &deadline);
         let found = |connector: &str, tool: &str| {
@@ -45,10 +48,30 @@ impl Mcp {
                 .find(ctx.scope(), tool)
                 .filter(|(conn, _)| conn.catalog.connector == connector)
         };
-        self.pipeline
+        let followed = self
+            .pipeline
             .task(id, found, request)
             .await
-            .map_err(|e| unavailable(&e))
+            .map_err(|e| unavailable(&e))?;
+        if let Some(f) = followed.as_ref().filter(|f| f.ended)
+            && let Some((_, tool)) = found(&f.task.connector, &f.task.tool)
+        {
+            let (_, bytes) = into_result(&f.answer);
+            let mut ended = f.answer.clone();
+            ended.reason.get_or_insert_with(|| "task_ended".into());
+            self.audit.write(&super::audit::tool_call(
+                &tool.name,
+                &f.task.connector,
+                tool.risk,
+                tool.audit_event.as_deref(),
+                &serde_json::Map::new(),
+                &ended,
+                bytes,
+                ctx,
+                started.elapsed(),
+            ));
+        }
+        Ok(followed)
     }
 
     /// `tasks/cancel`: the job cancelled upstream, then the task (an empty acknowledgement;

@@ -91,7 +91,7 @@ impl Mcp {
             }
             "tasks/result" => {
                 let ById { task_id } = params(raw)?;
-                let Followed { task, answer } = self.waited(&task_id, &ctx).await?;
+                let Followed { task, answer, .. } = self.waited(&task_id, &ctx).await?;
                 let (result, _) = into_result(&answer);
                 let mut result = serde_json::to_value(result)
                     .map_err(|e| McpError::internal_error(e.to_string(), None))?;

@@ -45,6 +45,9 @@ pub enum Jobs<'a> {
 pub struct Followed {
     pub task: Task,
     pub answer: Outcome,
+    /// This request recorded the job's end (once per task, on whichever instance found it):
+    /// the moment its call's outcome is known, for the audit line.
+    pub ended: bool,
 }
 
 /// The owner a task is bound to: the API key, the user's pseudonym (`-` for a key alone) and
@@ -169,6 +172,9 @@ impl Pipeline {
         match kept {
             Ok(task) => {
                 let mut o = Outcome::ok(Map::new());
+                // The audit line of the start; the request that finds the job ended writes
+                // another, with how it ended.
+                o.reason = Some("task_started".into());
                 o.task = Some(Box::new(task));
                 o
             }
@@ -279,6 +285,7 @@ impl Pipeline {
             Some((conn, job, follow(conn, job)?))
         }) else {
             return Ok(Some(Followed {
+                ended: false,
                 answer: Outcome::failed(
                     Status::NotFound,
                     "job_not_served",
@@ -290,6 +297,7 @@ impl Pipeline {
                 task,
             }));
         };
+        let mut ended = false;
         if task.poll_due(now) {
             let claimed = now.saturating_add(task.poll_every_ms);
             if self.tasks.claim_poll(&task, claimed).await? {
@@ -309,6 +317,7 @@ impl Pipeline {
                         ..task
                     }
                 } else if self.tasks.record(&seen, claimed).await? {
+                    ended = seen.status.is_terminal();
                     seen
                 } else {
                     // Cancelled meanwhile: as it now stands.
@@ -323,6 +332,7 @@ impl Pipeline {
         Ok(Some(Followed {
             answer: read::answer(job, &task, &follow),
             task,
+            ended,
         }))
     }
 
