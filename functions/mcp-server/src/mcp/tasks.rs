@@ -16,6 +16,7 @@ use super::context::CallContext;
 use super::definitions::into_result;
 use super::server::Mcp;
 use crate::call::{Followed, Outcome};
+use crate::inventory::DeployedCatalog;
 use crate::tasks::{Task, TaskStatus as Status};
 
 impl Mcp {
@@ -43,14 +44,10 @@ impl Mcp {
         let started = std::time::Instant::now();
         let deadline = self.deadline(&ctx.request);
         let request = self.task_request(ctx, &deadline);
-        let found = |connector: &str, tool: &str| {
-            self.inventory
-                .find(ctx.scope(), tool)
-                .filter(|(conn, _)| conn.catalog.connector == connector)
-        };
+        let found = self.served(ctx);
         let followed = self
             .pipeline
-            .task(id, found, request)
+            .task(id, &found, request)
             .await
             .map_err(|e| unavailable(&e))?;
         if let Some(f) = followed.as_ref().filter(|f| f.ended)
@@ -79,12 +76,11 @@ impl Mcp {
     pub(super) async fn cancel_task(&self, id: &str, ctx: &CallContext) -> Result<(), McpError> {
         let deadline = self.deadline(&ctx.request);
         let request = self.task_request(ctx, &deadline);
-        let found = |connector: &str, tool: &str| {
-            self.inventory
-                .find(ctx.scope(), tool)
-                .filter(|(conn, _)| conn.catalog.connector == connector)
-        };
-        match self.pipeline.cancel_task(id, found, request).await {
+        match self
+            .pipeline
+            .cancel_task(id, self.served(ctx), request)
+            .await
+        {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(unknown(id)),
             Err(e) => Err(unavailable(&e)),
@@ -104,6 +100,19 @@ impl Mcp {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err(unknown(id)),
             Err(e) => Err(unavailable(&e)),
+        }
+    }
+
+    /// Where a task's tool is served to this caller: its connector and tool, while the caller's
+    /// profile still sees it.
+    fn served<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+    ) -> impl Fn(&str, &str) -> Option<(&'a DeployedCatalog, &'a catalog::Tool)> + 'a {
+        move |connector, tool| {
+            self.inventory
+                .find(ctx.scope(), tool)
+                .filter(|(conn, _)| conn.catalog.connector == connector)
         }
     }
 
@@ -146,8 +155,8 @@ pub(super) fn wire(task: &Task) -> rmcp::model::Task {
     rmcp::model::Task::new(
         task.id.clone(),
         status,
-        iso(task.created_ms),
-        iso(task.updated_ms),
+        crate::clock::iso_utc(task.created_ms),
+        crate::clock::iso_utc(task.updated_ms),
     )
     .with_ttl_ms(task.ttl_ms)
     .with_poll_interval_ms(task.poll_every_ms)
@@ -198,16 +207,6 @@ pub(super) fn unknown(id: &str) -> McpError {
 pub(super) fn unavailable(e: &crate::tasks::Unavailable) -> McpError {
     tracing::error!(error = %e, "a task request found no store");
     McpError::internal_error("The task store did not answer; ask again shortly.", None)
-}
-
-/// Milliseconds since the epoch as an ISO 8601 UTC time.
-fn iso(ms: u64) -> String {
-    i64::try_from(ms)
-        .ok()
-        .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
-        .map_or_else(String::new, |t| {
-            t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-        })
 }
 
 #[cfg(test)]

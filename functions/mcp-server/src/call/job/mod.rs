@@ -64,15 +64,21 @@ pub(crate) fn owner_of(caller: &Caller) -> String {
 /// The tool that reads the job and its one path parameter, which takes the id (the loader
 /// checked both).
 fn follow<'a>(conn: &'a DeployedCatalog, job: &Job) -> Option<Follow<'a>> {
-    let read = conn.catalog.tools.iter().find(|t| t.name == job.read)?;
-    let (_, path) = read.http()?;
-    let param = catalog::placeholders(path).into_iter().next()?;
-    let param = read.params.keys().find(|k| k.as_str() == param)?;
+    let (read, param) = by_id_tool(conn, &job.read)?;
     Some(Follow {
         title: Registry::title(&conn.catalog),
         read,
         param,
     })
+}
+
+/// The catalog's tool `name` and its one path parameter, which takes a job's id.
+fn by_id_tool<'a>(conn: &'a DeployedCatalog, name: &str) -> Option<(&'a Tool, &'a str)> {
+    let tool = conn.catalog.tools.iter().find(|t| t.name == name)?;
+    let (_, path) = tool.http()?;
+    let hole = catalog::placeholders(path).into_iter().next()?;
+    let param = tool.params.keys().find(|k| k.as_str() == hole)?;
+    Some((tool, param.as_str()))
 }
 
 /// The refusal of a tool that runs only as a task (`task: required`) to a client that holds no
@@ -354,11 +360,7 @@ impl Pipeline {
             return Ok(Some(task));
         }
         let cancel = find(&task.connector, &task.tool).and_then(|(conn, tool)| {
-            let name = tool.job.as_deref()?.cancel.as_ref()?;
-            let cancel = conn.catalog.tools.iter().find(|t| &t.name == name)?;
-            let (_, path) = cancel.http()?;
-            let hole = catalog::placeholders(path).into_iter().next()?;
-            let param = cancel.params.keys().find(|k| k.as_str() == hole)?;
+            let (cancel, param) = by_id_tool(conn, tool.job.as_deref()?.cancel.as_deref()?)?;
             Some((conn, cancel, param))
         });
         if let Some((conn, cancel, param)) = cancel {

@@ -270,7 +270,7 @@ fn completed(job: &Job, task: &Task, end: Option<&Value>) -> Outcome {
     }
     let until = job
         .output_lives
-        .map(|s| utc(task.updated_ms / 1000 + u64::from(s)));
+        .map(|s| crate::clock::iso_utc((task.updated_ms / 1000 + u64::from(s)) * 1000));
     let media: Vec<Value> = urls
         .iter()
         .map(|u| match &until {
@@ -287,16 +287,6 @@ fn completed(job: &Job, task: &Task, end: Option<&Value>) -> Outcome {
         ));
     }
     outcome
-}
-
-/// Epoch seconds as an ISO 8601 UTC time.
-fn utc(seconds: u64) -> String {
-    i64::try_from(seconds)
-        .ok()
-        .and_then(|s| jiff::Timestamp::from_second(s).ok())
-        .map_or_else(String::new, |t| {
-            t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
-        })
 }
 
 #[cfg(test)]
@@ -410,7 +400,7 @@ mod tests {
         assert_eq!(o.fields["data"], json!(["https://r/1.png", 3]));
         assert_eq!(
             o.fields["media"],
-            json!([{"url": "https://r/1.png", "expires_at": "1970-01-01T01:00:01Z"}])
+            json!([{"url": "https://r/1.png", "expires_at": "1970-01-01T01:00:01.000Z"}])
         );
         assert_eq!(o.fields["job"], json!({"id": "p1", "state": "succeeded"}));
         let failed = advance(
