@@ -185,6 +185,19 @@ async fn a_task_started_on_one_instance_is_polled_and_finished_by_another() {
             .get("io.modelcontextprotocol/related-task")
             .is_none()
     );
+    // The file as a link the client fetches from the upstream, until it is deleted there.
+    let content = result["content"].as_array().unwrap();
+    let link = content
+        .iter()
+        .find(|c| c["type"] == "resource_link")
+        .unwrap();
+    assert_eq!(link["uri"], "https://files.example.com/job-1.png", "{link}");
+    assert_eq!(
+        (link["name"].as_str(), link["mimeType"].as_str()),
+        (Some("job-1.png"), Some("image/png"))
+    );
+    let described = link["description"].as_str().unwrap();
+    assert!(described.contains("deletes it at"), "{link}");
 
     // Finished: no more reads upstream, however often the task is asked for.
     let reads = jobs.reads("job-1");

@@ -85,7 +85,7 @@ pub(crate) use documents::{Attachment, ItemLink};
 pub(crate) use job::{Followed, Jobs, gone as job_gone, owner_of as task_owner};
 pub(crate) use ledger::Claim;
 pub use ledger::{Ledger, TableLedger};
-pub(crate) use outcome::{Outcome, ProtocolError, WriteFacts};
+pub(crate) use outcome::{MediaLink, Outcome, ProtocolError, WriteFacts};
 pub(crate) use preview::Preview;
 pub(crate) use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
 pub(crate) use remote_prompt_complete::{PromptCompletion, RemoteCompleted};

@@ -44,6 +44,17 @@ pub struct Outcome {
     pub task: Option<Box<crate::tasks::Task>>,
     /// The answer's prose (`answer.text`): an ok result's text content instead of the JSON.
     pub text: Option<String>,
+    /// A finished job's media (`job.media`): each a link to the upstream's file, and until when
+    /// it lives there.
+    pub media: Vec<MediaLink>,
+}
+
+/// A file an upstream job made, where the upstream keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaLink {
+    pub url: String,
+    /// When the upstream deletes it (ISO 8601), when the catalog says (`output_lives`).
+    pub expires_at: Option<String>,
 }
 
 /// Why an outcome is answered as a JSON-RPC error rather than a tool result: the client sent
@@ -96,6 +107,7 @@ impl Outcome {
             protocol_error: None,
             task: None,
             text: None,
+            media: Vec::new(),
         }
     }
 

@@ -118,8 +118,8 @@ pub(super) fn into_result(outcome: &Outcome) -> (CallToolResult, usize) {
         bytes += attachment.document().bytes.len().div_ceil(3) * 4;
         content.push(attachment_block(attachment));
     }
-    for link in &outcome.links {
-        let block = link_block(link);
+    let media = outcome.media.iter().map(media_block);
+    for block in outcome.links.iter().map(link_block).chain(media) {
         bytes += serde_json::to_vec(&block).map_or(0, |b| b.len());
         content.push(block);
     }
@@ -180,6 +180,41 @@ fn link_block(link: &ItemLink) -> ContentBlock {
         Resource::new(link.uri.clone(), name.to_string()).with_mime_type("application/json");
     if let Some(title) = &link.title {
         resource = resource.with_title(title.clone());
+    }
+    ContentBlock::resource_link(resource)
+}
+
+/// A file an upstream job made, as a `resource_link` the client fetches from the upstream: its
+/// type read from the name's extension, and until when it lives there.
+fn media_block(media: &crate::call::MediaLink) -> ContentBlock {
+    let path = media.url.split(['?', '#']).next().unwrap_or_default();
+    let name = path
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(path);
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let mime = match extension.as_deref() {
+        Some("png") => Some("image/png"),
+        Some("jpg" | "jpeg") => Some("image/jpeg"),
+        Some("webp") => Some("image/webp"),
+        Some("gif") => Some("image/gif"),
+        Some("mp4") => Some("video/mp4"),
+        Some("webm") => Some("video/webm"),
+        Some("mov") => Some("video/quicktime"),
+        Some("wav") => Some("audio/wav"),
+        Some("mp3") => Some("audio/mpeg"),
+        Some("ogg") => Some("audio/ogg"),
+        _ => None,
+    };
+    let mut resource = Resource::new(media.url.clone(), name.to_string());
+    if let Some(mime) = mime {
+        resource = resource.with_mime_type(mime);
+    }
+    if let Some(until) = &media.expires_at {
+        resource = resource.with_description(format!(
+            "Made by the job; the upstream deletes it at {until}."
+        ));
     }
     ContentBlock::resource_link(resource)
 }

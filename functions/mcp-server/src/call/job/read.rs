@@ -279,6 +279,13 @@ fn completed(job: &Job, task: &Task, end: Option<&Value>) -> Outcome {
         })
         .collect();
     outcome.fields.insert("media".into(), media.into());
+    outcome.media = urls
+        .iter()
+        .map(|u| crate::call::MediaLink {
+            url: (*u).to_string(),
+            expires_at: until.clone(),
+        })
+        .collect();
     if let Some(t) = until {
         outcome.hint = Some(format!(
             "The media links stop working at {t} ({}'s retention); save what is needed \
