@@ -125,6 +125,14 @@ pub(crate) fn new_id() -> Option<String> {
     crate::random::hex(16)
 }
 
+/// Whether `id` has the form of the ids [`new_id`] makes: 32 lower-case hex digits.
+fn is_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// The store could not answer: the task request fails rather than guess.
 #[derive(Debug, thiserror::Error)]
 #[error("the task store did not answer: {0}")]
@@ -151,13 +159,17 @@ impl TaskStore {
         }
     }
 
-    /// The task, when `owner` may see it now; a foreign, expired or unknown id is `None`.
+    /// The task, when `owner` may see it now; a foreign, expired or unknown id is `None`, and
+    /// so is anything that is no id of ours (looked up nowhere).
     pub async fn get(
         &self,
         id: &str,
         owner: &str,
         now_ms: u64,
     ) -> Result<Option<Task>, Unavailable> {
+        if !is_id(id) {
+            return Ok(None);
+        }
         let task = match self {
             TaskStore::Memory(m) => m.get(id),
             TaskStore::Table(t) => t.get(id).await?,
@@ -218,6 +230,10 @@ impl TaskStore {
 pub(crate) mod tests {
     use super::*;
 
+    /// Two ids of the form [`new_id`] makes.
+    const T1: &str = "00000000000000000000000000000001";
+    const T2: &str = "00000000000000000000000000000002";
+
     /// A working task of `owner` created at `now`, polled every 5 s.
     pub(crate) fn working(id: &str, owner: &str, now: u64) -> Task {
         Task {
@@ -240,17 +256,17 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn a_task_is_seen_by_its_owner_only_and_not_after_its_time() {
         let store = TaskStore::default();
-        let t = working("t1", "k|u|*", 1_000);
+        let t = working(T1, "k|u|*", 1_000);
         store.create(&t).await.unwrap();
         assert_eq!(
-            store.get("t1", "k|u|*", 2_000).await.unwrap(),
+            store.get(T1, "k|u|*", 2_000).await.unwrap(),
             Some(t.clone())
         );
         for (id, owner, at) in [
-            ("t1", "k|other|*", 2_000),
-            ("t1", "k|u|books", 2_000),
-            ("t2", "k|u|*", 2_000),
-            ("t1", "k|u|*", t.expires_ms()),
+            (T1, "k|other|*", 2_000),
+            (T1, "k|u|books", 2_000),
+            (T2, "k|u|*", 2_000),
+            (T1, "k|u|*", t.expires_ms()),
         ] {
             assert_eq!(
                 store.get(id, owner, at).await.unwrap(),
@@ -261,9 +277,26 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
+    async fn what_is_no_id_of_ours_is_looked_up_nowhere() {
+        let store = TaskStore::default();
+        let long = "a".repeat(100_000);
+        let upper = T1.replace('1', "A");
+        for id in [
+            "",
+            "t1",
+            upper.as_str(),
+            &long,
+            "0000000000000000000000000000000g",
+        ] {
+            assert_eq!(store.get(id, "o", 0).await.unwrap(), None);
+        }
+        assert_eq!(new_id().map(|i| is_id(&i)), Some(true));
+    }
+
+    #[tokio::test]
     async fn one_claim_wins_a_poll_and_only_its_result_is_recorded() {
         let store = TaskStore::default();
-        let t = working("t1", "o", 0);
+        let t = working(T1, "o", 0);
         store.create(&t).await.unwrap();
         assert!(store.claim_poll(&t, 10_000).await.unwrap());
         assert!(
@@ -281,15 +314,15 @@ pub(crate) mod tests {
             "not under that claim"
         );
         assert!(store.record(&done, 10_000).await.unwrap());
-        assert_eq!(store.get("t1", "o", 1).await.unwrap(), Some(done));
+        assert_eq!(store.get(T1, "o", 1).await.unwrap(), Some(done));
     }
 
     #[tokio::test]
     async fn a_finished_task_never_changes() {
         let store = TaskStore::default();
-        let t = working("t1", "o", 0);
+        let t = working(T1, "o", 0);
         store.create(&t).await.unwrap();
-        let cancelled = store.cancel("t1", "o", 7).await.unwrap().unwrap();
+        let cancelled = store.cancel(T1, "o", 7).await.unwrap().unwrap();
         assert_eq!(cancelled.status, TaskStatus::Cancelled);
         let late = Task {
             status: TaskStatus::Completed,
@@ -297,8 +330,8 @@ pub(crate) mod tests {
         };
         assert!(!store.record(&late, t.next_poll_ms).await.unwrap());
         assert!(!store.claim_poll(&cancelled, 99).await.unwrap());
-        let again = store.cancel("t1", "o", 9).await.unwrap().unwrap();
+        let again = store.cancel(T1, "o", 9).await.unwrap().unwrap();
         assert_eq!((again.status, again.updated_ms), (TaskStatus::Cancelled, 7));
-        assert_eq!(store.cancel("t1", "someone", 9).await.unwrap(), None);
+        assert_eq!(store.cancel(T1, "someone", 9).await.unwrap(), None);
     }
 }
