@@ -635,3 +635,32 @@ async fn measure_task_requests() {
         );
     }
 }
+
+/// Many `tasks/get` of one due task at once, through two instances sharing the table: one of
+/// them claims the poll, so the upstream is read once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_reads_of_a_due_task_poll_the_upstream_once() {
+    let moto = Moto::start();
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let a = Rpc::with_bearer(
+        &instance(upstream, table_tasks(&moto).await, &[]).await,
+        KEY,
+    );
+    let b_tasks = TaskStore::Table(TableTasks::new(moto.dynamodb_client(&moto.endpoint), TABLE));
+    let b = Rpc::with_bearer(&instance(upstream, b_tasks, &[]).await, KEY);
+    let created = start(&a, json!({"seconds": 60})).await;
+    let id = created["taskId"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let mut asks = tokio::task::JoinSet::new();
+    for i in 0..12 {
+        let (url, id) = (if i % 2 == 0 { &a.url } else { &b.url }.clone(), id.clone());
+        asks.spawn(async move { get(&Rpc::with_bearer(&url, KEY), &id).await });
+    }
+    let answers = asks.join_all().await;
+    assert!(
+        answers.iter().all(|r| r["result"]["status"] == "working"),
+        "{answers:?}"
+    );
+    assert_eq!(jobs.reads("job-1"), 1, "one claimed poll for 12 requests");
+}
