@@ -664,3 +664,46 @@ async fn concurrent_reads_of_a_due_task_poll_the_upstream_once() {
     );
     assert_eq!(jobs.reads("job-1"), 1, "one claimed poll for 12 requests");
 }
+
+/// The MCP Inspector CLI: a tool the 2025-11-25 `tools/list` marks `taskSupport: required` it
+/// calls as a task with its own task client (`params.task`, then `tasks/get` and
+/// `tasks/result`); a tool that runs either way it calls plainly, and the call waits for the job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspector_runs_a_task_only_tool_as_a_task_and_waits_for_the_rest() {
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let url = instance(upstream, TaskStore::default(), &[]).await;
+    for (tool, era) in [
+        ("slow_render_start", "legacy"),
+        ("slow_job_start", "legacy"),
+        ("slow_job_start", "modern"),
+    ] {
+        let (url, name, era) = (url.clone(), tool.to_string(), era.to_string());
+        let out = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(repo().join("tests/clients/inspector.sh"))
+                .args([&url, KEY, "tools/call", "--tool-name", &name])
+                .args(["--tool-arg", "seconds=1", "--tool-arg", "label=inspected"])
+                .args(["--protocol-era", &era])
+                .output()
+                .expect("run inspector")
+        })
+        .await
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed: Value = serde_json::from_str(&text).unwrap();
+        // A task's result comes wrapped, naming its task; a plain call's as it is.
+        let result = printed.get("result").unwrap_or(&printed);
+        assert_eq!(
+            result["structuredContent"]["data"]["text"], "Computed inspected in 1 s",
+            "{printed}"
+        );
+        let task = &result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"];
+        assert_eq!(task.is_string(), tool == "slow_render_start", "{printed}");
+    }
+    assert_eq!(jobs.created(), 3);
+}
