@@ -44,6 +44,8 @@ pub struct Outcome {
     pub task: Option<Box<crate::tasks::Task>>,
     /// The answer's prose (`answer.text`): an ok result's text content instead of the JSON.
     pub text: Option<String>,
+    /// What the call spent in its connector's unit (`spends`), for the audit line.
+    pub(crate) spent: Option<super::spend::Spent>,
 }
 
 /// Why an outcome is answered as a JSON-RPC error rather than a tool result: the client sent
@@ -96,6 +98,7 @@ impl Outcome {
             protocol_error: None,
             task: None,
             text: None,
+            spent: None,
         }
     }
 
