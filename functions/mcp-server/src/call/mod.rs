@@ -261,8 +261,12 @@ impl Pipeline {
             Some(job) => {
                 // The job's answer is a new outcome: what starting it spent stays on it.
                 let spent = outcome.spent.clone();
+                let left = outcome.fields.get("_spend").cloned();
                 let mut followed = self.job(conn, tool, job, outcome, request).await;
                 followed.spent = followed.spent.or(spent);
+                if let Some(left) = left {
+                    followed.fields.entry("_spend").or_insert(left);
+                }
                 followed
             }
             None => outcome,
