@@ -43,9 +43,14 @@ pub(super) async fn reserve(
     let (Some(spends), Some(limit)) = (tool.spends.as_deref(), spend_limit(conn)) else {
         return ControlFlow::Continue(None);
     };
-    let amount = match spends.of(&valid.values) {
+    let times_max = spends
+        .times
+        .as_deref()
+        .and_then(|name| tool.params.get(name))
+        .and_then(|p| p.max);
+    let amount = match spends.of(&valid.values, times_max) {
         Ok(amount) => amount,
-        // The loader makes every priced argument present and priced; a catalog that slipped
+        // The loader makes every priced argument bounded and priced; a catalog that slipped
         // past it must not run unpriced.
         Err(param) => {
             return ControlFlow::Break(Outcome::failed(

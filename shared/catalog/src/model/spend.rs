@@ -42,26 +42,33 @@ pub struct Spends {
 
 impl Spends {
     /// What a call with these (validated, defaults filled in) arguments spends, or the param
-    /// whose value it could not be priced by (absent, not a number, no amount for it).
-    pub fn of(&self, args: &BTreeMap<String, Value>) -> Result<u64, &str> {
+    /// whose value it could not be priced by (no amount for it, not a number). An argument left
+    /// out is priced at its dearest: the largest amount of `by`'s table, `times_max` (the
+    /// param's `max`) for `times`, as the upstream then chooses and may choose that.
+    pub fn of(&self, args: &BTreeMap<String, Value>, times_max: Option<f64>) -> Result<u64, &str> {
         let base = match (&self.by, self.amount) {
-            (Some(by), _) => args
-                .get(by.as_str())
-                .and_then(Value::as_str)
-                .and_then(|value| self.amounts.get(value))
-                .copied()
-                .ok_or(by.as_str())?,
+            (Some(by), _) => match args.get(by.as_str()) {
+                None | Some(Value::Null) => {
+                    self.amounts.values().copied().max().ok_or(by.as_str())?
+                }
+                Some(value) => value
+                    .as_str()
+                    .and_then(|value| self.amounts.get(value))
+                    .copied()
+                    .ok_or(by.as_str())?,
+            },
             (None, Some(amount)) => amount,
             (None, None) => return Err(""),
         };
         let Some(times) = &self.times else {
             return Ok(base);
         };
-        let factor = args
-            .get(times.as_str())
-            .and_then(Value::as_f64)
-            .filter(|f| f.is_finite() && *f >= 0.0)
-            .ok_or(times.as_str())?;
+        let factor = match args.get(times.as_str()) {
+            None | Some(Value::Null) => times_max,
+            Some(value) => value.as_f64(),
+        }
+        .filter(|f| f.is_finite() && *f >= 0.0)
+        .ok_or(times.as_str())?;
         // Exact for the integers a catalog bounds its params to; a fraction of a unit counts
         // as a whole one, as the upstreams bill it.
         Ok((base as f64 * factor).ceil().min(u64::MAX as f64) as u64)
@@ -109,7 +116,7 @@ mod tests {
             amounts: BTreeMap::new(),
             times: None,
         };
-        assert_eq!(fixed.of(&args(&[])), Ok(1));
+        assert_eq!(fixed.of(&args(&[]), None), Ok(1));
         assert_eq!(fixed.most(None), Some(1));
     }
 
@@ -121,13 +128,24 @@ mod tests {
             amounts: BTreeMap::new(),
             times: Some("duration".into()),
         };
-        assert_eq!(per_second.of(&args(&[("duration", json!(10))])), Ok(50));
-        assert_eq!(per_second.of(&args(&[("duration", json!(2.1))])), Ok(11));
-        assert_eq!(per_second.of(&args(&[])), Err("duration"));
+        let max = Some(10.0);
         assert_eq!(
-            per_second.of(&args(&[("duration", json!(-1))])),
-            Err("duration")
+            per_second.of(&args(&[("duration", json!(10))]), max),
+            Ok(50)
         );
+        assert_eq!(
+            per_second.of(&args(&[("duration", json!(2.1))]), max),
+            Ok(11)
+        );
+        let negative = args(&[("duration", json!(-1))]);
+        assert_eq!(per_second.of(&negative, max), Err("duration"));
+        // Left out, the upstream chooses: priced at the param's max.
+        assert_eq!(per_second.of(&args(&[]), max), Ok(50));
+        assert_eq!(
+            per_second.of(&args(&[("duration", Value::Null)]), max),
+            Ok(50)
+        );
+        assert_eq!(per_second.of(&args(&[]), None), Err("duration"));
         assert_eq!(per_second.most(Some(10.0)), Some(50));
         assert_eq!(per_second.most(None), None);
     }
@@ -136,14 +154,15 @@ mod tests {
     fn a_table_prices_each_value_of_its_argument() {
         let spends = per_model();
         let call = |model: &str, duration: u64| {
-            spends.of(&args(&[
-                ("model", json!(model)),
-                ("duration", json!(duration)),
-            ]))
+            let args = args(&[("model", json!(model)), ("duration", json!(duration))]);
+            spends.of(&args, Some(10.0))
         };
         assert_eq!(call("gen4_turbo", 10), Ok(50));
         assert_eq!(call("veo3", 8), Ok(320));
         assert_eq!(call("gen2", 8), Err("model"), "a value without an amount");
+        // No model named: the upstream's choice is priced at the dearest.
+        let no_model = spends.of(&args(&[("duration", json!(2))]), Some(10.0));
+        assert_eq!(no_model, Ok(80));
         assert_eq!(spends.most(Some(10.0)), Some(400));
     }
 }

@@ -1,9 +1,10 @@
 //! Rules on spending: a connector's daily spend limit (`quota.caller_daily_spend`) and what a
 //! tool's call spends (`spends`). A call is priced from its validated arguments before it is
-//! sent, so every argument the price reads must be there, numeric or one of a priced enum, and
-//! bounded: no call may go unpriced.
+//! sent, so every argument the price reads is numeric and bounded or one of a priced enum: no
+//! call may go unpriced (one left out is priced at its dearest, see
+//! [`Spends::of`](crate::model::Spends::of)).
 
-use crate::model::{Catalog, Param, ParamType, Spends, Tool};
+use crate::model::{Catalog, ParamType, Spends, Tool};
 
 /// The largest daily spend limit.
 pub const MAX_SPEND_LIMIT: u64 = 1_000_000_000;
@@ -100,7 +101,7 @@ fn table(t: &Tool, by: &str, s: &Spends) -> Vec<String> {
             "spends.by `{by}` must be a string param with an `enum`: each value is priced"
         )];
     };
-    let mut out = always_there("spends.by", by, p);
+    let mut out = Vec::new();
     for choice in choices {
         if !s.amounts.contains_key(choice) {
             out.push(format!(
@@ -124,7 +125,7 @@ fn table(t: &Tool, by: &str, s: &Spends) -> Vec<String> {
     out
 }
 
-/// `times` is a bounded, non-negative number that is always there.
+/// `times` is a bounded, non-negative number (left out, it is priced at its `max`).
 fn times_param(t: &Tool, times: &str) -> Vec<String> {
     let Some(p) = t.params.get(times) else {
         return vec![format!(
@@ -136,7 +137,7 @@ fn times_param(t: &Tool, times: &str) -> Vec<String> {
             "spends.times `{times}` must be an integer or number param"
         )];
     }
-    let mut out = always_there("spends.times", times, p);
+    let mut out = Vec::new();
     if p.min.is_none_or(|min| min < 0.0) || p.max.is_none() {
         out.push(format!(
             "spends.times `{times}` needs `min` of at least 0 and a `max`: a call's spend \
@@ -144,15 +145,4 @@ fn times_param(t: &Tool, times: &str) -> Vec<String> {
         ));
     }
     out
-}
-
-/// A param the price reads is required or has a default, so a valid call always has it.
-fn always_there(field: &str, name: &str, p: &Param) -> Vec<String> {
-    if p.required || p.default.is_some() {
-        return Vec::new();
-    }
-    vec![format!(
-        "{field} `{name}` must be required or have a default: a call without it could not \
-         be priced"
-    )]
 }

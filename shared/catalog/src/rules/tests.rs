@@ -624,7 +624,7 @@ fn every_value_of_a_priced_enum_has_an_amount_and_only_those() {
 }
 
 #[test]
-fn the_argument_a_spend_is_multiplied_by_is_a_bounded_number_a_call_always_has() {
+fn the_argument_a_spend_is_multiplied_by_is_a_bounded_number() {
     let limit = Some("{ unit: credits, limit: 500 }");
     let times = "{ amount: 5, times: duration }";
     let err = spend_problem(limit, "{ amount: 5, times: seconds }", DURATION);
@@ -638,8 +638,9 @@ fn the_argument_a_spend_is_multiplied_by_is_a_bounded_number_a_call_always_has()
         err.contains("needs `min` of at least 0 and a `max`"),
         "{err}"
     );
-    let err = spend_problem(limit, times, "{ type: integer, in: body, min: 2, max: 10 }");
-    assert!(err.contains("must be required or have a default"), "{err}");
+    // Optional without a default: the upstream chooses, and the call is priced at the max.
+    let optional = spending(limit, times, "{ type: integer, in: body, min: 2, max: 10 }");
+    assert!(parse("demo.yaml", &optional).is_ok());
     let err = spend_problem(limit, times, "{ type: string, in: body, default: five }");
     assert!(err.contains("must be an integer or number param"), "{err}");
 }

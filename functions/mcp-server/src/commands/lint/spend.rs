@@ -1,6 +1,6 @@
 //! The `spend` row: what a call of a tool that spends costs at most, against a caller's daily
-//! spend on its connector (`quota.caller_daily_spend`); and a tool that bills the account on
-//! such a connector without saying what it spends.
+//! spend on its connector (`quota.caller_daily_spend`); and a tool that bills the account or
+//! starts an upstream job on such a connector without saying what it spends.
 
 use catalog::{Catalog, Effect, Spends, Tool};
 
@@ -13,14 +13,15 @@ pub(super) fn row_of(c: &Catalog, t: &Tool) -> Option<Row> {
     let subject = t.name.to_string();
     let (spends, limit) = match (t.spends.as_deref(), limit) {
         (Some(spends), Some(limit)) => (spends, limit),
-        (None, Some(limit)) if t.effect == Some(Effect::Financial) => {
+        (None, Some(limit)) if t.effect == Some(Effect::Financial) || t.job.is_some() => {
             return Some(row(
                 "spend",
                 subject,
                 false,
                 format!(
-                    "bills the account (`effect: financial`) but declares no `spends`: its calls \
-                     are not counted against a caller's daily {} {}",
+                    "bills the account (`effect: financial`) or starts an upstream job, but \
+                     declares no `spends`: its calls are not counted against a caller's daily \
+                     {} {}",
                     limit.limit, limit.unit
                 ),
             ));
@@ -148,5 +149,40 @@ tools:
         let r = verdict(&c);
         assert_eq!(r.verdict, Verdict::Gap);
         assert!(r.detail.contains("declares no `spends`"), "{}", r.detail);
+    }
+
+    #[test]
+    fn a_tool_that_starts_a_job_on_a_limited_connector_without_spends_is_a_gap() {
+        let c = catalog::parse(
+            "v.yaml",
+            r#"
+connector: v
+base_url: "http://x"
+quota:
+  caller_daily_spend: { unit: credits, limit: 40 }
+tools:
+  - name: v_video_create
+    risk: medium
+    effect: change
+    description: 'Makes a video (Video). Use it to make one. Example: {}'
+    post: /videos
+    job:
+      id: /id
+      state: /status
+      read: v_video_get
+      states: { working: [running], completed: [done], failed: [failed] }
+  - name: v_video_get
+    risk: low
+    description: 'Reads a video (Video). Use it to follow one. Example: {"id": "a"}'
+    get: /videos/{id}
+    params:
+      id: { type: string, in: path, max_length: 40 }
+"#,
+        )
+        .unwrap();
+        let r = verdict(&c);
+        assert_eq!(r.verdict, Verdict::Gap);
+        assert!(r.detail.contains("starts an upstream job"), "{}", r.detail);
+        assert!(row_of(&c, &c.tools[1]).is_none(), "a read spends nothing");
     }
 }
