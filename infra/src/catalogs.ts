@@ -1,6 +1,6 @@
 // The connector catalogs (shared/connector/catalogs/*.yaml), read at synth time for what infra
-// needs from them: the connector names (per-connector env vars, dashboard rows) and the quota
-// blocks (quota alarms). The full format is validated by the Rust catalog crate and its schema.
+// needs from them: the connector names (per-connector env vars, dashboard rows), the quota
+// blocks (quota alarms) and the spend limits (the dashboard's spend rows). The full format is validated by the Rust catalog crate and its schema.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -20,10 +20,19 @@ export interface ConnectorQuota {
   readonly headers?: string;
 }
 
+/** `quota.caller_daily_spend`: what one caller may spend per UTC day, in the upstream's unit. */
+export interface ConnectorSpend {
+  /** `predictions`, `credits`. */
+  readonly unit: string;
+  readonly limit: number;
+}
+
 export interface ConnectorCatalog {
   readonly connector: string;
   readonly file: string;
   readonly quota?: ConnectorQuota;
+  /** Tools of this connector spend money: the unit they are counted in and a caller's daily limit. */
+  readonly spend?: ConnectorSpend;
   /** `auth: { oauth_user: … }`: each person's own upstream account (the vault, `/connect/<connector>`). */
   readonly oauthUser?: true;
 }
@@ -68,10 +77,16 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
     throw bad(`window must be one of { calendar_month: TZ }, { day: TZ }, { rolling_hours: N }, got ${JSON.stringify(window)}`);
   }
   const header = (k: 'remaining' | 'consumed' | 'headers'): string | undefined => (typeof q[k] === 'string' ? (q[k] as string) : undefined);
+  const spend = q.caller_daily_spend as Record<string, unknown> | undefined | null;
+  if (spend !== undefined && (typeof spend !== 'object' || spend === null || typeof spend.unit !== 'string'
+    || !/^[a-z][a-z_]{0,31}$/.test(spend.unit) || !Number.isInteger(spend.limit) || (spend.limit as number) <= 0)) {
+    throw bad(`caller_daily_spend must be { unit: WORD, limit: N }, got ${JSON.stringify(spend)}`);
+  }
   return {
     connector,
     file,
     ...perUser,
+    ...(spend ? { spend: { unit: spend.unit as string, limit: spend.limit as number } } : {}),
     quota: {
       ...(limit !== undefined ? { limit: limit as number } : {}),
       ...(window ? { window: window as Record<string, unknown> } : {}),

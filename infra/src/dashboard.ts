@@ -1,5 +1,6 @@
 // The deployment dashboard: tool traffic and errors (EMF from the audit lines), latency, quota,
-// Lambda and API health, limits, writes, and one Logs Insights widget per queries/*.insights file.
+// Lambda and API health, limits, writes, spend per connector that spends (from the catalogs), and
+// one Logs Insights widget per queries/*.insights file.
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
@@ -17,6 +18,7 @@ export const EMF = {
   calls: 'calls',
   errors: 'errors',
   durationMs: 'duration_ms',
+  spend: 'spend',
   connector: 'connector',
   tool: 'tool',
 } as const;
@@ -35,6 +37,17 @@ export const WRITES_NOTE = [
   '- **asked**: a confirmation was requested (no failure); **declined**: a person said no; **refused**: a confirmation token did not match; **needs_person**: a critical write without a confirmation form.',
   '- **replayed**: answered from the idempotency ledger, not run again; **conflicts**: a key reused with other arguments.',
 ].join('\n');
+
+/** The `queries/` file below the spend rows (and the digest's "Spend" section). */
+export const SPEND_QUERY = 'spend';
+
+/** What a spend row sums: an hour of a connector's `spend` EMF metric. */
+const SPEND_PERIOD = Duration.hours(1);
+
+/** `SEARCH` over every tool of one connector: its tools' spend, tools added without a redeploy. */
+export function connectorToolSearch(namespace: string, metric: string, connector: string, period: Duration): string {
+  return `SEARCH('{"${namespace}",${EMF.connector},${EMF.tool}} MetricName="${metric}" ${EMF.connector}="${connector}"', 'Sum', ${period.toSeconds()})`;
+}
 
 export interface DashboardProps {
   readonly stage: string;
@@ -235,10 +248,48 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     dashboard.addWidgets(new cw.TextWidget({ markdown: WRITES_NOTE, width: 6, height: 8 }), queryWidget(writes, 18));
   }
 
-  // The digest's own queries, text unchanged (tool-latency, limits-hit and writes sit in their
-  // rows above).
+  // Spend: one row per connector whose catalog declares a spend limit, in its own unit, the
+  // connector's sum and its tools'; then the week's spend per tool from the audit log.
+  for (const c of p.catalogs) {
+    if (!c.spend) continue;
+    const { unit, limit } = c.spend;
+    dashboard.addWidgets(
+      new cw.GraphWidget({
+        title: `${c.connector} spend (${unit} per hour; each caller at most ${limit} a day)`,
+        left: [
+          new cw.Metric({
+            namespace: p.namespace,
+            metricName: EMF.spend,
+            dimensionsMap: { [EMF.connector]: c.connector },
+            statistic: 'Sum',
+            period: SPEND_PERIOD,
+            label: `${c.connector} ${unit}`,
+          }),
+        ],
+        leftYAxis: { min: 0 },
+        width: 8,
+      }),
+      new cw.GraphWidget({
+        title: `${c.connector} spend per tool (${unit} per hour)`,
+        left: [
+          new cw.MathExpression({
+            expression: connectorToolSearch(p.namespace, EMF.spend, c.connector, SPEND_PERIOD),
+            label: '',
+            period: SPEND_PERIOD,
+          }),
+        ],
+        leftYAxis: { min: 0 },
+        width: 16,
+      }),
+    );
+  }
+  const spend = p.queries.find((q) => q.name === SPEND_QUERY);
+  if (spend) dashboard.addWidgets(queryWidget(spend, 24));
+
+  // The digest's own queries, text unchanged (tool-latency, limits-hit, writes and spend sit in
+  // their rows above).
   for (const q of p.queries) {
-    if (q !== limitsHit && q !== toolLatency && q !== writes) dashboard.addWidgets(queryWidget(q, 24));
+    if (q !== limitsHit && q !== toolLatency && q !== writes && q !== spend) dashboard.addWidgets(queryWidget(q, 24));
   }
   return dashboard;
 }

@@ -31,6 +31,14 @@ describe('catalogs', () => {
     assert.deepEqual(q, { window: { rolling_hours: 24 }, thresholds: [], consumed: 'x-used' });
   });
 
+  it('reads a spend limit in its unit; Replicate counts predictions', () => {
+    assert.deepEqual(parseCatalog('connector: x\nquota: { caller_daily_spend: { unit: credits, limit: 500 } }\n', 'x.yaml').spend, { unit: 'credits', limit: 500 });
+    assert.deepEqual(readCatalogs(CATALOG_DIR).find((c) => c.connector === 'replicate')?.spend, { unit: 'predictions', limit: 50 });
+    assert.equal(parseCatalog('connector: x\n', 'x.yaml').spend, undefined);
+    assert.throws(() => parseCatalog('connector: x\nquota: { caller_daily_spend: { unit: Credits, limit: 5 } }\n', 'g.yaml'), /g\.yaml: quota\.caller_daily_spend/);
+    assert.throws(() => parseCatalog('connector: x\nquota: { caller_daily_spend: { unit: credits, limit: 0 } }\n', 'h.yaml'), /h\.yaml: quota\.caller_daily_spend/);
+  });
+
   it('a catalog without a quota has none', () => {
     assert.equal(parseCatalog('connector: x\n', 'x.yaml').quota, undefined);
   });

@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { EMF, WRITES_NOTE, WRITES_QUERY } from '../src/dashboard.ts';
+import { EMF, SPEND_QUERY, WRITES_NOTE, WRITES_QUERY } from '../src/dashboard.ts';
 import { TOOL_LATENCY_QUERY } from '../src/latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY } from '../src/limits.ts';
 import { AUDIT_EVENT_FIELD, AUTH_DENIED_EVENT } from '../src/mcp-stack.ts';
 import { QUERIES_DIR, REPO_ROOT } from '../src/paths.ts';
+import { parseCatalog } from '../src/catalogs.ts';
 import { readQueries } from '../src/queries.ts';
 import { quotaAlarmsFromCatalogs } from '../src/quota-alarms.ts';
 import { CATALOGS, dashboardBody, synth, tempDir, testConfig, writeFiles } from './helpers.ts';
@@ -155,6 +156,45 @@ describe('writes row', () => {
   });
 });
 
+describe('spend rows', () => {
+  const spendGraphs = (widgets: Widget[]): string[] =>
+    widgets.map((w) => w.properties?.title as string | undefined).filter((t): t is string => !!t && / spend /.test(t) && !t.includes('queries/'));
+
+  it('one row per connector whose catalog declares a spend limit, in its unit, from the catalogs', () => {
+    const spending = CATALOGS.filter((c) => c.spend);
+    assert.ok(spending.some((c) => c.connector === 'replicate'), 'Replicate declares its predictions');
+    const widgets = dashboardBody(synth().mcpT).widgets;
+    assert.deepEqual(spendGraphs(widgets), spending.flatMap((c) => [
+      `${c.connector} spend (${c.spend!.unit} per hour; each caller at most ${c.spend!.limit} a day)`,
+      `${c.connector} spend per tool (${c.spend!.unit} per hour)`,
+    ]));
+    const total = widget(widgets, 'replicate spend (predictions per hour; each caller at most 50 a day)');
+    assert.deepEqual(rows(total).map((x) => [...x.path, x.opts.stat, x.opts.period].join('|')), ['HostedMcp|spend|connector|replicate|Sum|3600']);
+    const [perTool] = rows(widget(widgets, 'replicate spend per tool (predictions per hour)'));
+    assert.equal(perTool!.opts.expression, `SEARCH('{"HostedMcp",connector,tool} MetricName="spend" connector="replicate"', 'Sum', 3600)`);
+    const table = widget(widgets, `${SPEND_QUERY} (queries/${SPEND_QUERY}.insights)`);
+    assert.ok(table.y > total.y, 'the week per tool below the rows');
+    assert.equal(table.width, 24);
+  });
+
+  it('a connector that starts spending gets its row without a line of infra code; none without', () => {
+    const catalogs = [
+      parseCatalog('connector: papierkram\n', 'papierkram.yaml'),
+      parseCatalog('connector: runway\nquota: { caller_daily_spend: { unit: credits, limit: 500 } }\n', 'runway.yaml'),
+      parseCatalog('connector: replicate\nquota: { caller_daily_spend: { unit: predictions, limit: 50 } }\n', 'replicate.yaml'),
+    ];
+    const widgets = dashboardBody(synth({ catalogs }).mcpT).widgets;
+    assert.deepEqual(spendGraphs(widgets), [
+      'runway spend (credits per hour; each caller at most 500 a day)',
+      'runway spend per tool (credits per hour)',
+      'replicate spend (predictions per hour; each caller at most 50 a day)',
+      'replicate spend per tool (predictions per hour)',
+    ]);
+    const none = dashboardBody(synth({ catalogs: [catalogs[0]!] }).mcpT).widgets;
+    assert.deepEqual(spendGraphs(none), []);
+  });
+});
+
 describe('names shared with the Rust side', () => {
   const fields = readFileSync(join(REPO_ROOT, 'shared/audit/src/fields.rs'), 'utf8');
   const emf = readFileSync(join(REPO_ROOT, 'shared/audit/src/emf.rs'), 'utf8');
@@ -169,6 +209,8 @@ describe('names shared with the Rust side', () => {
     assert.equal(constValue(fields, 'DURATION_MS'), EMF.durationMs);
     assert.equal(constValue(fields, 'CONNECTOR'), EMF.connector);
     assert.equal(constValue(fields, 'TOOL'), EMF.tool);
+    assert.equal(constValue(emf, 'SPEND'), 'SPEND');
+    assert.equal(constValue(fields, 'SPEND'), EMF.spend);
     assert.match(emf, /&\[crate::fields::CONNECTOR\],\s*&\[crate::fields::CONNECTOR, crate::fields::TOOL\]/);
   });
 
@@ -198,9 +240,9 @@ describe('Logs Insights widgets load queries/*.insights', () => {
     dashboardBody(synth({ queries: readQueries(queriesDir) }).mcpT).widgets.filter((w) => w.type === 'log');
   const expectQueries = (widgets: Widget[], queries: { name: string; text: string }[]): void => {
     assert.equal(widgets.length, queries.length);
-    // In file-name order, except tool-latency, limits-hit and writes, which open the list (each
-    // sits in its row: latency, limits, writes).
-    const first = [TOOL_LATENCY_QUERY, LIMITS_HIT_QUERY, WRITES_QUERY];
+    // In file-name order, except tool-latency, limits-hit, writes and spend, which open the list
+    // (each sits in its row: latency, limits, writes, spend).
+    const first = [TOOL_LATENCY_QUERY, LIMITS_HIT_QUERY, WRITES_QUERY, SPEND_QUERY];
     const ordered = [
       ...first.flatMap((name) => queries.filter((q) => q.name === name)),
       ...queries.filter((q) => !first.includes(q.name)),

@@ -66,6 +66,7 @@ pub async fn collect<Q: LogsQuery>(
             )
             .await?,
         writes: run.typed("writes", period, queries::WRITES).await?,
+        spend: run.typed("spend", period, queries::SPEND).await?,
     };
     let previous_totals = run
         .typed("tool-totals", period.previous(), queries::TOOL_TOTALS)

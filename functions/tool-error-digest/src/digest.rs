@@ -8,12 +8,15 @@ use jiff::Timestamp;
 use jiff::civil::Date;
 
 use crate::period::Period;
-use crate::rows::{DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, TotalRow, WriteRow};
+use crate::rows::{
+    DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, SpendRow, TotalRow, WriteRow,
+};
 
 mod build;
 mod latency;
 mod limits;
 mod missing;
+mod spend;
 mod writes;
 pub use build::build;
 pub use latency::{LATENCY_SHOWN, ToolLatency, tool_latency};
@@ -22,6 +25,7 @@ pub use missing::{
     MISSING_SHOWN, Miss, MissingCapabilities, NO_MATCH_PREFIX, UNKNOWN_TOOL, missing_capabilities,
     no_match_words,
 };
+pub use spend::{ConnectorSpend, SPEND_TOOLS_SHOWN, ToolSpend, spend};
 pub use writes::{ToolWrites, WRITES_SHOWN, Writes, writes};
 
 /// Tools shown in detail.
@@ -43,6 +47,8 @@ pub struct ThisWeek {
     pub missing: Vec<MissRow>,
     /// `writes`: calls of write tools per connector and tool.
     pub writes: Vec<WriteRow>,
+    /// `spend`: what calls of tools that spend spent, per connector, unit and tool.
+    pub spend: Vec<SpendRow>,
 }
 
 /// Everything [`build`] needs.
@@ -201,6 +207,8 @@ pub struct Digest {
     pub missing: MissingCapabilities,
     /// Calls of write tools: executed, previewed, confirmed, refused, unknown outcomes.
     pub writes: Writes,
+    /// What calls of tools that spend spent, per connector in its unit and per tool.
+    pub spend: Vec<ConnectorSpend>,
     pub dashboard_url: Option<String>,
     pub truncated_by_row_cap: bool,
     pub unreadable_rows: usize,

@@ -84,6 +84,9 @@ pub fn render(d: &Digest, chart_src: Option<&str>) -> String {
     if !d.writes.is_empty() {
         section(&mut h, |h| writes(h, d));
     }
+    if !d.spend.is_empty() {
+        section(&mut h, |h| spend(h, d));
+    }
     if d.state() != State::NoCalls && !d.latency.is_empty() {
         section(&mut h, |h| latency(h, d));
     }
@@ -425,6 +428,38 @@ fn missing(h: &mut String, d: &Digest) {
         }
         h.push_str("</table>");
         if let Some(others) = render::missing_others(list, one, many, counted) {
+            let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
+        }
+    }
+}
+
+fn spend(h: &mut String, d: &Digest) {
+    heading(h, render::SPEND_TITLE);
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">{}</div>",
+        esc(render::spend_legend())
+    );
+    for c in &d.spend {
+        let _ = write!(
+            h,
+            "<div style=\"margin-top:8px;font-weight:bold;\">{}</div>\
+             <table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"margin-top:4px;font-size:13px;\">\
+             <tr><td style=\"{CELL}{MUTED}\">Tool</td><td align=\"right\" style=\"{CELL}{MUTED}\">{}</td><td align=\"right\" style=\"{CELL}{MUTED}\">Calls</td></tr>",
+            esc(&render::spend_line(c)),
+            esc(&c.unit)
+        );
+        for t in render::spend_tools_shown(c) {
+            let _ = write!(
+                h,
+                "<tr><td style=\"{CELL}{MONO}\">{}</td><td align=\"right\" style=\"{CELL}\">{}</td><td align=\"right\" style=\"{CELL}\">{}</td></tr>",
+                esc(&t.tool),
+                count(t.spent),
+                count(t.calls)
+            );
+        }
+        h.push_str("</table>");
+        if let Some(others) = render::spend_others(c) {
             let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
         }
     }

@@ -27,6 +27,10 @@ pub const MISSING_CAPABILITIES: &str =
 /// `queries/writes.insights`.
 pub const WRITES: &str = include_str!("../../../queries/writes.insights");
 
+/// What calls of tools that spend spent, per connector, unit and tool; see
+/// `queries/spend.insights`.
+pub const SPEND: &str = include_str!("../../../queries/spend.insights");
+
 /// The placeholder in [`FAILING_SAMPLES`] that [`failing_samples`] replaces.
 pub const TOOL_PLACEHOLDER: &str = "{tool}";
 
@@ -55,6 +59,9 @@ pub mod columns {
     pub const P95: &str = "p95";
     pub const P99: &str = "p99";
     pub const CONNECTOR: &str = audit::fields::CONNECTOR;
+    /// `spend`: the unit of the spend, and the sum spent.
+    pub const SPEND_UNIT: &str = audit::fields::SPEND_UNIT;
+    pub const SPENT: &str = "spent";
     /// The `writes` columns besides `calls`: each write call counts in exactly one.
     pub const EXECUTED: &str = "executed";
     pub const DRY_RUNS: &str = "dry_runs";
@@ -121,6 +128,7 @@ mod tests {
             ("tool-latency", TOOL_LATENCY.to_string()),
             ("missing-capabilities", MISSING_CAPABILITIES.to_string()),
             ("writes", WRITES.to_string()),
+            ("spend", SPEND.to_string()),
         ]
     }
 

@@ -8,6 +8,7 @@ use crate::digest::{
     Cause, Digest, FailingTool, LATENCY_SHOWN, LIMITS_SHOWN, LimitHit, MISSING_SHOWN, Miss,
     NO_CALLER, NewlyFailing, State, ToolLatency, ToolWrites, Trend, WRITES_SHOWN,
 };
+use crate::digest::{ConnectorSpend, SPEND_TOOLS_SHOWN, ToolSpend};
 use crate::rows::{Sample, WriteCounts};
 
 /// `1,234,567`.
@@ -226,6 +227,46 @@ pub fn limits_others(d: &Digest) -> Option<String> {
             "And {} more scope/caller {noun} with {} refused.",
             rest.len(),
             count(rest.iter().map(|h| h.refused).sum())
+        )
+    })
+}
+
+/// The section's title.
+pub const SPEND_TITLE: &str = "Spend per connector and per tool";
+
+/// What the section says it counts.
+pub fn spend_legend() -> &'static str {
+    "In each upstream's own unit, from the calls that started something there (a refused call, \
+     a dry run or an upstream error spent nothing)."
+}
+
+/// `replicate: 47 predictions in 47 calls`.
+pub fn spend_line(c: &ConnectorSpend) -> String {
+    let calls = if c.calls == 1 { "call" } else { "calls" };
+    format!(
+        "{}: {} {} in {} {calls}",
+        c.connector,
+        count(c.spent),
+        c.unit,
+        count(c.calls)
+    )
+}
+
+/// The tools of a connector shown in detail.
+pub fn spend_tools_shown(c: &ConnectorSpend) -> &[ToolSpend] {
+    &c.tools[..c.tools.len().min(SPEND_TOOLS_SHOWN)]
+}
+
+/// `And 2 more tools with 12 credits.`
+pub fn spend_others(c: &ConnectorSpend) -> Option<String> {
+    let rest = c.tools.get(SPEND_TOOLS_SHOWN..).unwrap_or_default();
+    (!rest.is_empty()).then(|| {
+        let noun = if rest.len() == 1 { "tool" } else { "tools" };
+        format!(
+            "And {} more {noun} with {} {}.",
+            rest.len(),
+            count(rest.iter().map(|t| t.spent).sum()),
+            c.unit
         )
     })
 }

@@ -104,6 +104,18 @@ pub struct WriteRow {
     pub counts: WriteCounts,
 }
 
+/// `spend`: what the calls of one connector's tool spent in the week, in the connector's unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpendRow {
+    pub connector: String,
+    /// `predictions`, `credits`.
+    pub unit: String,
+    pub tool: String,
+    pub spent: u64,
+    /// Calls that spent.
+    pub calls: u64,
+}
+
 /// Write calls by how they ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteCounts {
@@ -317,6 +329,18 @@ impl FromRow for MissRow {
             tool: row.text(columns::TOOL),
             reason: row.get(columns::REASON).map(str::to_string),
             misses: row.count(columns::MISSES)?,
+        })
+    }
+}
+
+impl FromRow for SpendRow {
+    fn from_row(row: &Cells<'_>) -> Result<Self, String> {
+        Ok(SpendRow {
+            connector: row.text(columns::CONNECTOR),
+            unit: row.text(columns::SPEND_UNIT),
+            tool: row.text(columns::TOOL),
+            spent: row.sum(columns::SPENT)?,
+            calls: row.count(columns::CALLS)?,
         })
     }
 }

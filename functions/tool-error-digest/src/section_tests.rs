@@ -622,3 +622,127 @@ async fn confirmations_as_the_server_writes_them_are_no_failed_calls() {
         assert!(rows.is_empty(), "{tool}: {rows:?}");
     }
 }
+
+/// A call of a tool that spends, as mcp-server writes it: the spend only when it spent.
+fn spending(ts: &str, connector: &str, tool: &str, spend: Option<(u64, &str)>) -> Value {
+    let mut line = json!({"v": 1, "ts": ts, "event": "tool_call", "tool": tool,
+                          "connector": connector, "status": "ok", "dry_run": false});
+    if let Some((amount, unit)) = spend {
+        line["spend"] = json!(amount);
+        line["spend_unit"] = json!(unit);
+    }
+    line
+}
+
+#[tokio::test]
+async fn spend_of_known_lines_is_summed_per_connector_in_its_unit_and_per_tool() {
+    let at = "2026-11-25T10:00:00Z";
+    let predictions = Some((1, "predictions"));
+    let mut lines = Vec::new();
+    lines.extend(times(
+        3,
+        spending(at, "replicate", "replicate_prediction_create", predictions),
+    ));
+    lines.push(spending(
+        at,
+        "replicate",
+        "replicate_deployment_prediction_create",
+        predictions,
+    ));
+    for credits in [50, 120, 6] {
+        lines.push(spending(
+            at,
+            "runway",
+            "runway_image_to_video",
+            Some((credits, "credits")),
+        ));
+    }
+    lines.push(spending(
+        at,
+        "runway",
+        "runway_text_to_image",
+        Some((8, "credits")),
+    ));
+    // Spent nothing: a dry run, a refusal, the week before, the Monday after.
+    lines.push(spending(at, "runway", "runway_image_to_video", None));
+    lines.push(
+        json!({"v": 1, "ts": at, "event": "rate_limited", "tool": "runway_image_to_video",
+        "connector": "runway", "status": "rate_limited", "reason": "spend_budget"}),
+    );
+    for ts in ["2026-11-18T10:00:00Z", "2026-11-30T00:00:00Z"] {
+        lines.push(spending(
+            ts,
+            "runway",
+            "runway_image_to_video",
+            Some((500, "credits")),
+        ));
+    }
+    let d = digest_of(&lines).await;
+    type Shape<'a> = (&'a str, &'a str, u64, u64, Vec<(&'a str, u64, u64)>);
+    let got: Vec<Shape<'_>> = d
+        .spend
+        .iter()
+        .map(|c| {
+            let tools = c
+                .tools
+                .iter()
+                .map(|t| (t.tool.as_str(), t.spent, t.calls))
+                .collect();
+            (
+                c.connector.as_str(),
+                c.unit.as_str(),
+                c.spent,
+                c.calls,
+                tools,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "runway",
+                "credits",
+                184,
+                4,
+                vec![
+                    ("runway_image_to_video", 176, 3),
+                    ("runway_text_to_image", 8, 1)
+                ]
+            ),
+            (
+                "replicate",
+                "predictions",
+                4,
+                4,
+                vec![
+                    ("replicate_prediction_create", 3, 3),
+                    ("replicate_deployment_prediction_create", 1, 1)
+                ]
+            ),
+        ]
+    );
+    let text = crate::text::render(&d);
+    assert!(
+        text.contains(
+            "\n\nSPEND PER CONNECTOR AND PER TOOL\n\
+             In each upstream's own unit, from the calls that started something there (a refused \
+             call, a dry run or an upstream error spent nothing).\n\
+             runway: 184 credits in 4 calls\n\
+             \x20 runway_image_to_video        176 credits\n\
+             \x20 runway_text_to_image           8 credits\n\
+             replicate: 4 predictions in 4 calls\n"
+        ),
+        "{text}"
+    );
+    let html = crate::html::render(&d, None);
+    assert!(html.contains("Spend per connector and per tool"), "{html}");
+    assert!(html.contains("runway: 184 credits in 4 calls"), "{html}");
+}
+
+#[tokio::test]
+async fn a_week_without_spending_has_no_spend_section() {
+    let d = fixture_digest().await;
+    assert!(d.spend.is_empty());
+    assert!(!crate::text::render(&d).contains("SPEND"));
+}

@@ -31,6 +31,7 @@ pub fn render(d: &Digest) -> String {
         per_day(w, d);
     }
     writes(w, d);
+    spend(w, d);
     if d.state() != State::NoCalls {
         latency(w, d);
     }
@@ -287,6 +288,33 @@ fn writes(w: &mut String, d: &Digest) {
     }
     if let Some(others) = render::writes_others(d) {
         line(w, &others);
+    }
+}
+
+fn spend(w: &mut String, d: &Digest) {
+    if d.spend.is_empty() {
+        return;
+    }
+    line(w, "");
+    line(w, &render::SPEND_TITLE.to_uppercase());
+    line(w, render::spend_legend());
+    for c in &d.spend {
+        line(w, &render::spend_line(c));
+        let shown = render::spend_tools_shown(c);
+        let width = shown
+            .iter()
+            .map(|t| t.tool.chars().count())
+            .max()
+            .unwrap_or(0);
+        for t in shown {
+            line(
+                w,
+                &format!("  {:<width$}  {:>9} {}", t.tool, count(t.spent), c.unit),
+            );
+        }
+        if let Some(others) = render::spend_others(c) {
+            line(w, &format!("  {others}"));
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! CloudWatch Embedded Metric Format on the audit line itself.
 //!
 //! A tool call line carries an `_aws` metadata block telling CloudWatch Logs to extract `calls`,
-//! `errors` and `duration_ms` per `connector` and per `connector`+`tool`, so metrics cost no API
+//! `errors`, `duration_ms` (and `spend`, on a call that spent) per `connector` and per `connector`+`tool`, so metrics cost no API
 //! call. Per the EMF specification every metric and dimension the directive names must be a
 //! top-level member of the same object (numbers and strings respectively); when the event cannot
 //! satisfy that, the line is written without the block rather than as an invalid EMF document.
@@ -19,6 +19,9 @@ pub mod metrics {
     pub const ERRORS: &str = "errors";
     /// Duration in milliseconds (same member as the audit field).
     pub const DURATION_MS: &str = crate::fields::DURATION_MS;
+    /// What a call of a tool that spends spent, in its connector's unit (same member as the
+    /// audit field); only lines that carry it publish it, so the sum per connector is the spend.
+    pub const SPEND: &str = crate::fields::SPEND;
     /// Dimension sets: per connector, and per connector and tool. Each combination is a billed
     /// metric, so nothing with higher cardinality (user, client) belongs here.
     pub const DIMENSIONS: &[&[&str]] = &[
@@ -177,6 +180,12 @@ impl<'a> EmfLine<'a> {
                 unit: "Milliseconds",
             });
         }
+        if event.spend.is_some() {
+            definitions.push(MetricDefinition {
+                name: metrics::SPEND,
+                unit: "Count",
+            });
+        }
 
         Some(Self {
             event,
@@ -311,7 +320,7 @@ mod tests {
             .iter()
             .map(|m| m["Name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["calls", "errors", "duration_ms"]);
+        assert_eq!(names, ["calls", "errors", "duration_ms", "spend"]);
         for metric in definitions {
             assert!(metric["Unit"].is_string(), "{metric}");
             let name = metric["Name"].as_str().unwrap();
@@ -334,6 +343,7 @@ mod tests {
         assert_eq!(map[metrics::CALLS], 1);
         assert_eq!(map[metrics::ERRORS], 0);
         assert_eq!(map[metrics::DURATION_MS], 12.346);
+        assert_eq!(map[metrics::SPEND], 2);
     }
 
     #[test]
@@ -396,9 +406,10 @@ mod tests {
     }
 
     #[test]
-    fn call_without_duration_omits_only_the_duration_metric() {
+    fn call_without_duration_or_spend_omits_only_those_metrics() {
         let mut event = full_event();
         event.duration_ms = None;
+        event.spend = None;
         let map = emf_line(&event);
         let names: Vec<&str> = map["_aws"]["CloudWatchMetrics"][0]["Metrics"]
             .as_array()
@@ -408,5 +419,6 @@ mod tests {
             .collect();
         assert_eq!(names, ["calls", "errors"]);
         assert!(!map.contains_key(metrics::DURATION_MS));
+        assert!(!map.contains_key(metrics::SPEND));
     }
 }

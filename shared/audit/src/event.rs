@@ -133,6 +133,10 @@ pub struct AuditEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daily_calls_used_pct: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend_unit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_event: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<String>,
@@ -187,6 +191,8 @@ impl AuditEvent {
             quota_limit: None,
             limiter_fallback: None,
             daily_calls_used_pct: None,
+            spend: None,
+            spend_unit: None,
             audit_event: None,
             risk: None,
             dry_run: None,
@@ -347,6 +353,14 @@ impl AuditEvent {
         self
     }
 
+    /// What the call spent in its connector's unit: an amount and the catalog's word for the
+    /// unit (bounded here), no argument and no price.
+    pub fn spend(mut self, amount: u64, unit: &str) -> Self {
+        self.spend = Some(amount);
+        self.spend_unit = Some(crate::bounded(unit, 32));
+        self
+    }
+
     /// A write's facts: the contract's event and risk, whether it was a preview, how it was
     /// confirmed and what the idempotency ledger found. Fixed words only (bounded here).
     pub fn write(
@@ -445,7 +459,8 @@ pub(crate) mod tests {
             .truncated(false)
             .quota_remaining(900)
             .quota_consumed(100)
-            .quota_limit(1000);
+            .quota_limit(1000)
+            .spend(2, "predictions");
         event.arg_keys_omitted = Some(3);
         event
     }

@@ -57,6 +57,11 @@ pub const LIMITER_FALLBACK: &str = "limiter_fallback";
 /// `limiter` events: the share of the deployment's daily tool-call cap used today, percent.
 pub const DAILY_CALLS_USED_PCT: &str = "daily_calls_used_pct";
 
+/// Calls of tools that spend: what the call spent in its connector's unit (`spends`).
+pub const SPEND: &str = "spend";
+/// The unit of `spend` (`predictions`, `credits`): a catalog's word, never a caller's.
+pub const SPEND_UNIT: &str = "spend_unit";
+
 /// Writes: the contract's audit event (`invoice.delivered`).
 pub const AUDIT_EVENT: &str = "audit_event";
 /// Writes (and confirmed reads): the tool's risk level.
@@ -96,6 +101,8 @@ pub const ALL: &[&str] = &[
     QUOTA_LIMIT,
     LIMITER_FALLBACK,
     DAILY_CALLS_USED_PCT,
+    SPEND,
+    SPEND_UNIT,
     AUDIT_EVENT,
     RISK,
     DRY_RUN,

@@ -33,7 +33,9 @@ pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
 pub use quota::QuotaFigures;
 pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
-pub use rules::{MAX_POLL_EVERY, MAX_PREFER_WAIT, MAX_TOOL_NAME};
+pub use rules::{
+    MAX_POLL_EVERY, MAX_PREFER_WAIT, MAX_SPEND_AMOUNT, MAX_SPEND_LIMIT, MAX_TOOL_NAME,
+};
 pub use template::placeholders;
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's

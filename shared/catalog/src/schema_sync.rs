@@ -21,7 +21,8 @@ use crate::model::{
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::model::{
-    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates, TaskSupport,
+    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates, SpendLimit,
+    Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
@@ -252,8 +253,25 @@ fn full_tool() -> Tool {
         links: Some(Box::new(full_item_links())),
         aggregate: Some(Box::new(full_aggregate())),
         job: Some(Box::new(full_job())),
+        spends: Some(Box::new(full_spends())),
         operation_id: Some("getInvoices".into()),
         curate: vec!["risk: proposed low because GET".into()],
+    }
+}
+
+fn full_spends() -> Spends {
+    Spends {
+        amount: Some(1),
+        by: Some("model".into()),
+        amounts: BTreeMap::from([("gen4_turbo".into(), 5)]),
+        times: Some("duration".into()),
+    }
+}
+
+fn full_spend_limit() -> SpendLimit {
+    SpendLimit {
+        unit: "credits".into(),
+        limit: 500,
     }
 }
 
@@ -463,6 +481,7 @@ fn full_quota() -> Quota {
         thresholds: vec![80, 95],
         probe: Some(full_quota_probe()),
         caller_daily_budget: Some(1000),
+        caller_daily_spend: Some(full_spend_limit()),
     }
 }
 
@@ -587,6 +606,8 @@ fn shapes() -> Vec<Shape> {
         shape("Top", "/$defs/top", full_top()),
         shape("Items", "/$defs/items", full_items()),
         shape("Job", "/$defs/job", full_job()),
+        shape("Spends", "/$defs/spends", full_spends()),
+        shape("SpendLimit", "/$defs/spend_limit", full_spend_limit()),
         shape("JobStates", "/$defs/job_states", full_job_states()),
         shape("Answer", "/$defs/answer", full_answer()),
         shape("BinaryAnswer", "/$defs/binary_answer", full_binary_answer()),

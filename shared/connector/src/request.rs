@@ -287,6 +287,7 @@ mod tests {
             thresholds: vec![],
             probe: None,
             caller_daily_budget: None,
+            caller_daily_spend: None,
         };
         let mut headers = HeaderMap::new();
         headers.insert("x-remaining-quota", HeaderValue::from_static("9876"));

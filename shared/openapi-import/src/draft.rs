@@ -237,6 +237,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         links: None,
         aggregate: None,
         job: None,
+        spends: None,
         operation_id: operation_id.map(Text::from),
         curate: Vec::new(),
     };

@@ -251,6 +251,77 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
     }
 }
 
+/// Calls of tools that spend in the fixture's week, as mcp-server writes them: Replicate's
+/// predictions and Runway's credits, and a dry run that spent nothing.
+fn spend_lines() -> String {
+    let line = |tool: &str, connector: &str, spend: Option<(u64, &str)>| {
+        let mut line = serde_json::json!({"v": 1, "ts": "2026-11-26T09:30:00.000Z",
+            "level": "info", "event": "tool_call", "tool": tool, "connector": connector,
+            "status": "ok", "key_id": "dev", "dry_run": spend.is_none()});
+        if let Some((amount, unit)) = spend {
+            line["spend"] = amount.into();
+            line["spend_unit"] = unit.into();
+        }
+        format!("{line}\n")
+    };
+    let mut lines = String::new();
+    for _ in 0..3 {
+        lines.push_str(&line(
+            "replicate_prediction_create",
+            "replicate",
+            Some((1, "predictions")),
+        ));
+    }
+    for credits in [60, 25] {
+        lines.push_str(&line(
+            "runway_image_to_video",
+            "runway",
+            Some((credits, "credits")),
+        ));
+    }
+    lines.push_str(&line("runway_image_to_video", "runway", None));
+    lines
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_weeks_spend_per_connector_and_tool_arrives_in_the_digest() {
+    let (moto, logs, deps) = setup().await;
+    logs.add_lines(PROD, &spend_lines());
+
+    let outcome = handle(&deps, now()).await.expect("digest run");
+    assert!(outcome.sent);
+    let messages = raw_messages(&moto).await;
+    let raw = messages[0]["raw_data"].as_str().unwrap();
+    let parts = parts(raw);
+    let part = |prefix: &str| {
+        let part = parts
+            .iter()
+            .find(|p| p.content_type().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} part in\n{raw}"));
+        String::from_utf8(part.body.clone()).unwrap()
+    };
+    // The MIME writer ends lines with CRLF.
+    let text = part("text/plain").replace("\r\n", "\n");
+    assert!(
+        text.contains(
+            "runway: 85 credits in 2 calls\n  runway_image_to_video         85 credits\n\
+             replicate: 3 predictions in 3 calls\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("SPEND PER CONNECTOR AND PER TOOL"), "{text}");
+    assert!(
+        part("text/html").contains("Spend per connector and per tool"),
+        "the HTML part has the section too"
+    );
+    assert!(
+        logs.queries()
+            .iter()
+            .any(|q| q.query_string.contains("sum(spend) as spent")),
+        "the spend query ran through the Logs Insights API"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_query_sends_digest_failed_mail_and_fails_the_invocation() {
     let (moto, logs, deps) = setup().await;

@@ -30,6 +30,7 @@ mod robustness;
 mod secrets;
 mod server;
 mod smoke;
+mod spend;
 mod tasks;
 mod vault;
 mod writes;

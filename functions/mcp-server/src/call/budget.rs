@@ -107,7 +107,7 @@ fn figures(conn: &DeployedCatalog, budget: &Budget) -> Value {
 }
 
 /// `3 h 12 min`, `12 min`, `40 s`.
-fn duration(seconds: u64) -> String {
+pub(super) fn duration(seconds: u64) -> String {
     match seconds {
         0..60 => format!("{seconds} s"),
         60..3600 => format!("{} min", seconds / 60),

@@ -5,7 +5,9 @@
 //! 1. **validate** the arguments against the contract (`contract::args`; a remote MCP tool's
 //!    against the remote's input schema, `contract::json_schema`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
-//!    call's [`Meter`](crate::upstream::Meter) (`budget`);
+//!    call's [`Meter`](crate::upstream::Meter) (`budget`); a tool that spends (`spends`)
+//!    reserves what its arguments cost of the caller's daily spend in the upstream's unit, or
+//!    is refused `rate_limited` (`spend`);
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
 //!    token from the vault (`credentials`), refreshed shortly before it expires (`refresh`),
 //!    or answers `connection_required` with their link;
@@ -26,7 +28,8 @@
 //! 8. **record**: the ledger keeps what came of a claimed write (so a retry replays it), or
 //!    releases a claim that sent nothing;
 //! 9. **settle** the budget: what was sent settles the reservation (the rest is returned), and
-//!    a nearly spent budget rides along;
+//!    a nearly spent budget rides along; the spend is kept when the call started something
+//!    upstream, else given back (`spend`);
 //! 10. **cap** the result to the output budget (`shape`); a list page cut there continues with
 //!     a sealed cursor to its first item not shown (`resume`).
 //! 11. **job**: a tool that starts an upstream job (`job` in its catalog) is followed: kept as
@@ -73,6 +76,7 @@ mod resume;
 mod rounds;
 mod shape;
 mod short_cache;
+mod spend;
 mod stages;
 
 pub(crate) use budget::REASON as BUDGET_REASON;
@@ -91,6 +95,7 @@ pub(crate) use remote_prompt::{PromptAnswer, PromptFailure, PromptRequest};
 pub(crate) use remote_prompt_complete::{PromptCompletion, RemoteCompleted};
 pub(crate) use remote_tools::RemoteTools;
 pub(crate) use rounds::{INVALID_REQUEST_STATE, Resume};
+pub(crate) use spend::REASON as SPEND_REASON;
 pub(crate) use stages::Flow;
 // What the tests of other modules build outcomes with.
 #[cfg(test)]
@@ -253,7 +258,17 @@ impl Pipeline {
         };
         let outcome = self.validated(conn, tool, &valid, request).await;
         match tool.job.as_deref() {
-            Some(job) => self.job(conn, tool, job, outcome, request).await,
+            Some(job) => {
+                // The job's answer is a new outcome: what starting it spent stays on it.
+                let spent = outcome.spent.clone();
+                let left = outcome.fields.get("_spend").cloned();
+                let mut followed = self.job(conn, tool, job, outcome, request).await;
+                followed.spent = followed.spent.or(spent);
+                if let Some(left) = left {
+                    followed.fields.entry("_spend").or_insert(left);
+                }
+                followed
+            }
             None => outcome,
         }
     }
@@ -340,6 +355,15 @@ impl Pipeline {
             Ok(meter) => meter,
             Err(refused) => return *refused,
         };
+        let spending = match spend::reserve(&self.limits, conn, tool, valid, request.caller).await {
+            ControlFlow::Continue(spending) => spending,
+            ControlFlow::Break(refused) => {
+                if let Some(a) = request.admission {
+                    self.limits.settle(a, &conn.catalog.connector, 0);
+                }
+                return refused;
+            }
+        };
         let keys = match conn.catalog.auth.oauth_user {
             Some(_) => self.confirmation_keys().await,
             None => Vec::new(),
@@ -381,6 +405,7 @@ impl Pipeline {
             self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }
         budget::settle(&mut outcome, conn, budget, &meter);
+        spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
         let max_bytes = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
         let keys = match &valid.list {
             Some(_) if !keys.is_empty() => keys,

@@ -47,6 +47,8 @@ pub struct Outcome {
     /// A finished job's media (`job.media`): each a link to the upstream's file, and until when
     /// it lives there.
     pub media: Vec<MediaLink>,
+    /// What the call spent in its connector's unit (`spends`), for the audit line.
+    pub(crate) spent: Option<super::spend::Spent>,
 }
 
 /// A file an upstream job made, where the upstream keeps it.
@@ -108,6 +110,7 @@ impl Outcome {
             task: None,
             text: None,
             media: Vec::new(),
+            spent: None,
         }
     }
 

@@ -194,8 +194,8 @@ fn refuse(state: &AppState, e: &Exceeded, caller: Option<&Caller>) -> Response {
              calling in a loop should stop and ask the user.",
             e.limit, e.retry_after_s
         ),
-        // Budgets are answered by the call pipeline as tool results, not here.
-        LimitKind::Daily | LimitKind::Budget => format!(
+        // Budgets and spending are answered by the call pipeline as tool results, not here.
+        LimitKind::Daily | LimitKind::Budget | LimitKind::Spend => format!(
             "This deployment's {} tool calls for today (UTC) are used up; they reset in {} s. \
              Tell the user, or ask an operator.",
             e.limit, e.retry_after_s

@@ -19,12 +19,17 @@
 //! answer and sent the next call. A reservation dropped unsettled (the call never got that far)
 //! returns all of it.
 //!
+//! **Spending** (`spend`) is reserved the same way on the item of the caller's spend on a
+//! connector, in the upstream's own unit; the call pipeline makes that tally once the call's
+//! arguments are valid, as only they say what the call spends.
+//!
 //! Every limit is configurable and `0` turns it off (see `config`).
 
 pub(crate) mod cidr;
 pub(crate) mod items;
 mod reservation;
 pub(crate) mod shared;
+mod spend;
 pub(crate) mod store;
 pub(crate) mod table;
 pub(crate) mod window;
@@ -38,6 +43,7 @@ use cidr::Cidr;
 use reservation::Refunds;
 pub(crate) use reservation::Reservation;
 use shared::Counters;
+pub(crate) use spend::{SpendRefused, Spending};
 use store::{Counted, Hit, MemoryStore, Tally};
 use table::Table;
 use window::Window;
@@ -53,6 +59,8 @@ pub enum LimitKind {
     Daily,
     /// Upstream requests per caller and connector per UTC day.
     Budget,
+    /// What a caller may spend per connector per UTC day, in the upstream's unit.
+    Spend,
 }
 
 impl LimitKind {
@@ -62,6 +70,7 @@ impl LimitKind {
             LimitKind::Caller => "caller",
             LimitKind::Daily => "daily",
             LimitKind::Budget => "budget",
+            LimitKind::Spend => "spend",
         }
     }
 }

@@ -43,6 +43,9 @@ pub(super) fn tool_call(
         event.quota_consumed = q.consumed;
         event.quota_limit = q.limit;
     }
+    if let Some(spent) = &outcome.spent {
+        event = event.spend(spent.amount, &spent.unit);
+    }
     if let Some(w) = outcome.write {
         event = event.write(
             audit_event,
@@ -136,7 +139,10 @@ fn kind_of(outcome: &Outcome) -> EventKind {
         EventKind::ToolCall
     } else if outcome.status == catalog::Status::ConnectionRequired {
         EventKind::ConnectionRequired
-    } else if outcome.reason.as_deref() == Some(crate::call::BUDGET_REASON) {
+    } else if matches!(
+        outcome.reason.as_deref(),
+        Some(crate::call::BUDGET_REASON | crate::call::SPEND_REASON)
+    ) {
         EventKind::RateLimited
     } else {
         EventKind::ToolError
@@ -242,6 +248,10 @@ mod tests {
             ),
             (
                 Outcome::failed(Status::RateLimited, crate::call::BUDGET_REASON, "h"),
+                EventKind::RateLimited,
+            ),
+            (
+                Outcome::failed(Status::RateLimited, crate::call::SPEND_REASON, "h"),
                 EventKind::RateLimited,
             ),
             (

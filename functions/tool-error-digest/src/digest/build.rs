@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::{
     Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, limits_hit,
-    missing_capabilities, tool_latency, writes,
+    missing_capabilities, spend, tool_latency, writes,
 };
 use crate::period::Period;
 use crate::rows::{DayRow, TotalRow};
@@ -130,6 +130,7 @@ pub fn build(input: Input) -> Digest {
         latency: tool_latency(&this_week.latency, &previous_latency),
         missing: missing_capabilities(&this_week.missing),
         writes: writes(&this_week.writes),
+        spend: spend(&this_week.spend),
         dashboard_url,
         truncated_by_row_cap,
         unreadable_rows,

@@ -41,6 +41,10 @@ pub struct Quota {
     /// budget; aggregations count every page). Unset: no budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller_daily_budget: Option<u64>,
+    /// What one caller may spend on this connector per UTC day in the upstream's own unit
+    /// (mcp-server's spend limit; each tool's `spends` says what a call costs). Unset: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller_daily_spend: Option<super::spend::SpendLimit>,
 }
 
 /// The rate-limit header families an upstream may send.

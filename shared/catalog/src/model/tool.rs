@@ -113,6 +113,10 @@ pub struct Tool {
     /// result (see [`Job`](super::job::Job)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<Box<super::job::Job>>,
+    /// What one call spends in its connector's unit (`quota.caller_daily_spend`), reserved
+    /// on the caller's daily spend before it runs (see [`Spends`](super::spend::Spends)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spends: Option<Box<super::spend::Spends>>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<Text>,

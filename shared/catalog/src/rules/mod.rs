@@ -7,6 +7,7 @@ mod http;
 mod job;
 mod params;
 mod quota;
+mod spend;
 mod tool;
 mod top;
 mod write;
@@ -18,6 +19,7 @@ use crate::model::{Catalog, Method, Tool};
 use crate::template::placeholders;
 
 pub use job::{MAX_POLL_EVERY, MAX_PREFER_WAIT};
+pub use spend::{MAX_SPEND_AMOUNT, MAX_SPEND_LIMIT};
 pub use tool::MAX_TOOL_NAME;
 
 /// Where a problem is: a tool (by name) or a top-level key.
@@ -52,6 +54,7 @@ const CATALOG: &[fn(&Catalog) -> Vec<String>] = &[
     quota::window_has_one_kind,
     quota::headers_are_read_one_way,
     quota::probe_can_learn_the_quota,
+    spend::limit_is_bounded,
     top::a_rest_catalog_has_tools,
 ];
 
@@ -64,6 +67,7 @@ const TOOL: &[fn(&Catalog, &Tool) -> Vec<String>] = &[
     tool::name_begins_with_the_connector,
     tool::name_fits_clients,
     tool::description_is_not_empty,
+    spend::spends,
 ];
 
 /// Rules on a tool with exactly one HTTP mapping (after its `resource`, checked by

@@ -526,3 +526,121 @@ fn a_tool_name_begins_with_its_connector_and_fits_clients() {
         .to_string();
     assert!(err.contains("clients accept at most 64"), "{err}");
 }
+
+/// GOOD with a spend limit (or none) and a write tool `demo_video_create` that spends `spends`
+/// over the params `model` (an enum) and `duration` (`duration`).
+fn spending(limit: Option<&str>, spends: &str, duration: &str) -> String {
+    let quota = limit.map_or(String::new(), |l| {
+        format!("quota:\n  caller_daily_spend: {l}\n")
+    });
+    let tool = format!(
+        r#"  - name: demo_video_create
+    risk: high
+    effect: financial
+    idempotent: false
+    side_effects: Starts a video generation that costs credits.
+    audit_event: video.created
+    failure_modes: ["402: the account has no credits left."]
+    description: 'Starts a video. Use it to "make a video". Example {{"model": "fast", "duration": 5}}'
+    post: /videos
+    spends: {spends}
+    params:
+      model: {{ type: string, in: body, required: true, enum: [fast, fine] }}
+      duration: {duration}
+"#
+    );
+    GOOD.replace("tools:\n", &format!("{quota}tools:\n{tool}"))
+}
+
+const DURATION: &str = "{ type: integer, in: body, min: 2, max: 10, default: 5 }";
+
+fn spend_problem(limit: Option<&str>, spends: &str, duration: &str) -> String {
+    parse("demo.yaml", &spending(limit, spends, duration))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn a_spend_is_a_fixed_amount_or_a_priced_enum_times_a_bounded_number() {
+    let limit = Some("{ unit: credits, limit: 500 }");
+    for spends in [
+        "{ amount: 1 }",
+        "{ amount: 5, times: duration }",
+        "{ by: model, amounts: { fast: 5, fine: 12 }, times: duration }",
+    ] {
+        let catalog = parse("demo.yaml", &spending(limit, spends, DURATION));
+        assert!(catalog.is_ok(), "{spends}: {:?}", catalog.err());
+    }
+}
+
+#[test]
+fn a_tool_that_spends_needs_the_connectors_unit_and_limit() {
+    let err = spend_problem(None, "{ amount: 1 }", DURATION);
+    assert!(err.contains("needs `quota.caller_daily_spend`"), "{err}");
+    let err = spend_problem(
+        Some("{ unit: Credits!, limit: 0 }"),
+        "{ amount: 1 }",
+        DURATION,
+    );
+    assert!(
+        err.contains("unit `Credits!` must be a lower-case word"),
+        "{err}"
+    );
+    let err = spend_problem(
+        Some("{ unit: credits, limit: 0 }"),
+        "{ amount: 1 }",
+        DURATION,
+    );
+    assert!(
+        err.contains("limit must be 1 to 1000000000, found 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_value_of_a_priced_enum_has_an_amount_and_only_those() {
+    let limit = Some("{ unit: credits, limit: 500 }");
+    let err = spend_problem(limit, "{ by: model, amounts: { fast: 5 } }", DURATION);
+    assert!(err.contains("no amount for `fine`"), "{err}");
+    let err = spend_problem(
+        limit,
+        "{ by: model, amounts: { fast: 5, fine: 6, turbo: 7 } }",
+        DURATION,
+    );
+    assert!(err.contains("prices `turbo`, which is no value"), "{err}");
+    let err = spend_problem(limit, "{ by: duration, amounts: { fast: 5 } }", DURATION);
+    assert!(
+        err.contains("must be a string param with an `enum`"),
+        "{err}"
+    );
+    let err = spend_problem(
+        limit,
+        "{ amount: 1, by: model, amounts: { fast: 5, fine: 6 } }",
+        DURATION,
+    );
+    assert!(err.contains("exactly one of `amount`"), "{err}");
+    let err = spend_problem(limit, "{ amount: 2000000 }", DURATION);
+    assert!(err.contains("spends.amount must be 1 to 1000000"), "{err}");
+}
+
+#[test]
+fn the_argument_a_spend_is_multiplied_by_is_a_bounded_number() {
+    let limit = Some("{ unit: credits, limit: 500 }");
+    let times = "{ amount: 5, times: duration }";
+    let err = spend_problem(limit, "{ amount: 5, times: seconds }", DURATION);
+    assert!(err.contains("`seconds` is not a param"), "{err}");
+    let err = spend_problem(
+        limit,
+        times,
+        "{ type: integer, in: body, min: 2 , default: 5 }",
+    );
+    assert!(
+        err.contains("needs `min` of at least 0 and a `max`"),
+        "{err}"
+    );
+    // Optional without a default: the upstream chooses, and the call is priced at the max.
+    let optional = spending(limit, times, "{ type: integer, in: body, min: 2, max: 10 }");
+    assert!(parse("demo.yaml", &optional).is_ok());
+    let err = spend_problem(limit, times, "{ type: string, in: body, default: five }");
+    assert!(err.contains("must be an integer or number param"), "{err}");
+}

@@ -6,6 +6,7 @@ mod deployment;
 mod description;
 mod prompts;
 mod remote;
+mod spend;
 mod tool;
 
 use std::fmt::Write as _;
@@ -76,6 +77,7 @@ pub(crate) fn lint(catalogs: &[Catalog], config: &Config) -> Vec<Row> {
         rows.extend(connector::rows(c, config));
         for t in &c.tools {
             tool::rows(t, ListShape::of(c, t), &mut rows);
+            rows.extend(spend::row_of(c, t));
         }
     }
     let remotes: Vec<_> = catalogs.iter().filter_map(remote::listed).collect();

@@ -333,6 +333,7 @@ impl Contract<'_> {
             links: None,
             aggregate: None,
             job: None,
+            spends: None,
             curate: Vec::new(),
             operation_id: None,
         }
