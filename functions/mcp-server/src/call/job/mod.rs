@@ -268,7 +268,9 @@ impl Pipeline {
             admission: None,
             ..request
         };
-        Some(self.validated(conn, tool, &valid, request).await)
+        // Boxed: this call of the stages sits inside the call that started the job, whose
+        // future would otherwise hold both.
+        Some(Box::pin(self.validated(conn, tool, &valid, request)).await)
     }
 
     /// The task `id` as the caller may see it; when its job works and a poll is due, the job is
