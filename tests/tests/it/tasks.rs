@@ -276,7 +276,12 @@ async fn a_cancelled_task_cancels_its_job_upstream_and_a_failed_job_is_an_error_
     let reasons: Vec<&str> = lines.iter().filter_map(|l| l["reason"].as_str()).collect();
     assert_eq!(
         reasons,
-        ["task_started", "task_started", "job_failed"],
+        [
+            "task_started",
+            "task_cancelled",
+            "task_started",
+            "job_failed"
+        ],
         "{lines:?}"
     );
     let end = lines.last().unwrap();

@@ -74,14 +74,31 @@ impl Mcp {
     /// `tasks/cancel`: the job cancelled upstream, then the task (an empty acknowledgement;
     /// the task's status tells how it ended).
     pub(super) async fn cancel_task(&self, id: &str, ctx: &CallContext) -> Result<(), McpError> {
+        let started = std::time::Instant::now();
         let deadline = self.deadline(&ctx.request);
         let request = self.task_request(ctx, &deadline);
-        match self
-            .pipeline
-            .cancel_task(id, self.served(ctx), request)
-            .await
-        {
-            Ok(Some(_)) => Ok(()),
+        let found = self.served(ctx);
+        match self.pipeline.cancel_task(id, &found, request).await {
+            Ok(Some((task, cancelled))) => {
+                // The call's end, as its audit line says it: cancelled on request, which
+                // failed nothing.
+                if let (true, Some((_, tool))) = (cancelled, found(&task.connector, &task.tool)) {
+                    let mut ended = Outcome::ok(serde_json::Map::new());
+                    ended.reason = Some("task_cancelled".into());
+                    self.audit.write(&super::audit::tool_call(
+                        &tool.name,
+                        &task.connector,
+                        tool.risk,
+                        tool.audit_event.as_deref(),
+                        &serde_json::Map::new(),
+                        &ended,
+                        0,
+                        ctx,
+                        started.elapsed(),
+                    ));
+                }
+                Ok(())
+            }
             Ok(None) => Err(unknown(id)),
             Err(e) => Err(unavailable(&e)),
         }

@@ -347,19 +347,20 @@ impl Pipeline {
     /// Cancels the task `id`: its job is cancelled upstream through the catalog's `cancel`
     /// tool, then the task is marked cancelled. A job the upstream would not cancel (it
     /// finished first, or the upstream is down) keeps its task as the next read finds it; a job
-    /// no tool can cancel is only no longer followed. `None`: no such task for this caller.
+    /// no tool can cancel is only no longer followed. The task as it then stands, and whether
+    /// this request cancelled it; `None`: no such task for this caller.
     pub async fn cancel_task<'c>(
         &self,
         id: &str,
         find: impl Fn(&str, &str) -> Option<(&'c DeployedCatalog, &'c Tool)>,
         request: Request<'_>,
-    ) -> Result<Option<Task>, Unavailable> {
+    ) -> Result<Option<(Task, bool)>, Unavailable> {
         let owner = owner_of(request.caller);
         let Some(task) = self.tasks.get(id, &owner, now_ms()).await? else {
             return Ok(None);
         };
         if task.status.is_terminal() {
-            return Ok(Some(task));
+            return Ok(Some((task, false)));
         }
         let cancel = find(&task.connector, &task.tool).and_then(|(conn, tool)| {
             let (cancel, param) = by_id_tool(conn, tool.job.as_deref()?.cancel.as_deref()?)?;
@@ -370,9 +371,13 @@ impl Pipeline {
                 .by_id(conn, cancel, param, &task.job_id, request.deadline, request)
                 .await;
             if outcome.is_none_or(|o| o.status != Status::Ok) {
-                return Ok(Some(task));
+                return Ok(Some((task, false)));
             }
         }
-        self.tasks.cancel(id, &owner, now_ms()).await
+        let now_is = self.tasks.cancel(id, &owner, now_ms()).await?;
+        Ok(now_is.map(|t| {
+            let cancelled = t.status == TaskStatus::Cancelled;
+            (t, cancelled)
+        }))
     }
 }
