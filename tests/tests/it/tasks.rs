@@ -353,6 +353,22 @@ async fn a_client_without_tasks_waits_for_the_job_then_hears_it_is_pending() {
     let later = rpc.tool("slow_job_get", json!({"job_id": "job-2"})).await;
     assert_eq!(later["data"]["status"], "running", "{later}");
 
+    // A task-only tool refuses it, naming the extension it lacks.
+    let refused = rpc
+        .modern(
+            "tools/call",
+            Some("slow_render_start"),
+            json!({"name": "slow_render_start", "arguments": {"seconds": 1}}),
+            json!({}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"][TASKS],
+        json!({}),
+        "{refused}"
+    );
+
     // A 2026-07-28 client that does not declare the extension waits the same way.
     let modern = rpc
         .modern(
@@ -459,6 +475,14 @@ async fn a_2025_11_25_client_augments_a_call_with_a_task_and_reads_its_result() 
     );
 
     // No listing is declared, and a tool that starts no job takes no task.
+    // A task-only tool called without a task: that generation's "method not found".
+    let bare = rpc
+        .request(
+            "tools/call",
+            json!({"name": "slow_render_start", "arguments": {"seconds": 1}}),
+        )
+        .await;
+    assert_eq!(bare["error"]["code"], -32601, "{bare}");
     let list = rpc.request("tasks/list", json!({})).await;
     assert_eq!(list["error"]["code"], -32601, "{list}");
     let plain = rpc

@@ -69,6 +69,10 @@ pub enum ProtocolError {
     /// A remote heard exactly what our client declared and found a capability missing: its
     /// verdict is ours, naming the `required_capabilities`.
     MissingClientCapability,
+    /// A tool that runs only as an MCP task, called by a client that asked for none: the
+    /// `required_capabilities` name the tasks extension (2026-07-28); a 2025-11-25 client hears
+    /// that generation's word for it.
+    TaskRequired,
 }
 
 /// The signed token a `confirmation_required` answer carries, and how long it stays valid.

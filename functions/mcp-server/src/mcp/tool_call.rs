@@ -222,7 +222,8 @@ impl Mcp {
             return Err(error);
         }
         if let Some(kind) = outcome.protocol_error {
-            return Err(protocol_error(kind, &outcome));
+            let older = ctx.protocol_version.as_deref() < Some("2026-07-28");
+            return Err(protocol_error(kind, &outcome, older));
         }
         if let Some(task) = &outcome.task {
             return Ok(CallToolResponse::Task(super::tasks::created(task)));
@@ -356,9 +357,16 @@ impl Target<'_> {
     }
 }
 
-/// The JSON-RPC error an outcome marked as a protocol error becomes.
-fn protocol_error(kind: ProtocolError, outcome: &Outcome) -> McpError {
+/// The JSON-RPC error an outcome marked as a protocol error becomes; `older`: the request is of
+/// the 2025-11-25 generation.
+fn protocol_error(kind: ProtocolError, outcome: &Outcome, older: bool) -> McpError {
     match kind {
+        // 2025-11-25 says "method not found" when a task-only tool is called without a task.
+        ProtocolError::TaskRequired if older => McpError::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            outcome.hint.clone().unwrap_or_default(),
+            None,
+        ),
         // A requestState that fails its integrity check is a protocol error (SEP-2322), not a
         // tool's answer: the client sent something no server of ours issued.
         ProtocolError::InvalidRequestState => {
@@ -366,7 +374,7 @@ fn protocol_error(kind: ProtocolError, outcome: &Outcome) -> McpError {
         }
         // The remote heard exactly what our client declared, so its verdict is ours: the
         // protocol error `-32021` naming what is missing (HTTP 400 on 2026-07-28).
-        ProtocolError::MissingClientCapability => {
+        ProtocolError::MissingClientCapability | ProtocolError::TaskRequired => {
             let required = outcome
                 .fields
                 .get("required_capabilities")
@@ -395,14 +403,35 @@ mod tests {
             (ProtocolError::InvalidRequestState, -32602),
             (ProtocolError::MissingClientCapability, -32021),
         ] {
-            let e = protocol_error(kind, &o);
+            let e = protocol_error(kind, &o, false);
             assert_eq!(e.code.0, code, "{kind:?}");
         }
-        let e = protocol_error(ProtocolError::InvalidRequestState, &o);
+        let e = protocol_error(ProtocolError::InvalidRequestState, &o, false);
         assert_eq!(e.message, "Start over.", "the hint is the message");
-        let e = protocol_error(ProtocolError::MissingClientCapability, &o);
+        let e = protocol_error(ProtocolError::MissingClientCapability, &o, false);
         let data = serde_json::to_value(e.data).unwrap();
         assert!(data.to_string().contains("elicitation"), "{data}");
+    }
+
+    #[test]
+    fn a_task_only_tool_called_without_a_task_is_each_generations_error() {
+        let mut o = Outcome::failed(Status::InvalidInput, "task_required", "Only as a task.");
+        o.fields.insert(
+            "required_capabilities".into(),
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+        );
+        let newer = protocol_error(ProtocolError::TaskRequired, &o, false);
+        assert_eq!(newer.code.0, -32021);
+        assert!(
+            serde_json::to_string(&newer.data)
+                .unwrap()
+                .contains("io.modelcontextprotocol/tasks")
+        );
+        let older = protocol_error(ProtocolError::TaskRequired, &o, true);
+        assert_eq!(
+            (older.code.0, older.message.as_ref()),
+            (-32601, "Only as a task.")
+        );
     }
 
     #[test]

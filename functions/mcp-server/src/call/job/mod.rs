@@ -101,7 +101,7 @@ pub(super) fn needs_a_task(tool: &Tool, jobs: Jobs<'_>) -> Option<Outcome> {
         "required_capabilities".into(),
         serde_json::json!({"extensions": {TASKS_EXTENSION: {}}}),
     );
-    refused.protocol_error = Some(super::ProtocolError::MissingClientCapability);
+    refused.protocol_error = Some(super::ProtocolError::TaskRequired);
     Some(refused)
 }
 
