@@ -1,4 +1,4 @@
-//! The lint's connector-wide rules: aggregations, error hints and messages, paging,
+//! The lint's connector-wide rules: tool names, aggregations, error hints and messages, paging,
 //! credentials, quota headers, pending curation and hidden raw tools.
 
 use catalog::{Catalog, Status, Tool};
@@ -11,6 +11,7 @@ use crate::contract::cursor::ListShape;
 pub(super) fn rows(c: &Catalog, config: &Config) -> Vec<Row> {
     let subject = || c.connector.to_string();
     vec![
+        names_row(c, subject()),
         aggregation_row(c, subject()),
         error_hints_row(c, subject()),
         paging_row(c, subject()),
@@ -20,6 +21,29 @@ pub(super) fn rows(c: &Catalog, config: &Config) -> Vec<Row> {
         curation_row(c, subject()),
         raw_row(c, config, subject()),
     ]
+}
+
+/// `tool_names`: a connector's tool names begin with it, so a model can tell the system a tool
+/// acts on; a catalog whose names someone else fixes (`names_fixed_by`) gives that up.
+fn names_row(c: &Catalog, subject: String) -> Row {
+    match &c.names_fixed_by {
+        None => row(
+            "tool_names",
+            subject,
+            true,
+            format!("every tool name begins with `{}_`", c.connector),
+        ),
+        Some(by) => row(
+            "tool_names",
+            subject,
+            false,
+            format!(
+                "names fixed by {by}: they need not begin with `{}_`, so a model cannot tell \
+                 the system from them",
+                c.connector
+            ),
+        ),
+    }
 }
 
 /// `aggregation_tools`: a connector with list tools offers sums, counts and top N, so a model
@@ -243,6 +267,25 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
 mod tests {
     use crate::commands::lint::tests::config;
     use crate::commands::lint::{Row, Verdict, lint};
+
+    #[test]
+    fn names_someone_else_fixes_are_a_gap_that_says_who() {
+        let row = |extra: &str| {
+            let yaml = format!(
+                "connector: q\n{extra}base_url: \"http://x\"\ntools:\n  - name: q_things_get\n    risk: low\n    description: d\n    get: /things\n"
+            );
+            let rows = lint(&[catalog::parse("q.yaml", &yaml).unwrap()], &config());
+            rows.into_iter().find(|r| r.rule == "tool_names").unwrap()
+        };
+        assert_eq!(row("").verdict, Verdict::Ok);
+        let fixed = row("names_fixed_by: a suite\n");
+        assert_eq!(fixed.verdict, Verdict::Gap);
+        assert!(
+            fixed.detail.starts_with("names fixed by a suite"),
+            "{}",
+            fixed.detail
+        );
+    }
 
     #[test]
     fn a_caller_budget_alone_needs_no_quota_headers_but_a_limit_does() {
