@@ -43,7 +43,7 @@ fn older(headers: &HeaderMap) -> bool {
     headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v < "2026-07-28")
+        .is_some_and(|v| !crate::mcp::is_modern(Some(v)))
 }
 
 /// The body a 2025-11-25 task request goes on with (its method ours), or `None` for any other
@@ -71,7 +71,7 @@ pub(crate) fn declares(headers: &HeaderMap, method: &str, body: &Bytes) -> Optio
         "initialize" => {
             let asked: Value = serde_json::from_slice(body).ok()?;
             let version = asked.pointer("/params/protocolVersion")?.as_str()?;
-            (version < "2026-07-28").then_some(Declares::Capabilities)
+            (!crate::mcp::is_modern(Some(version))).then_some(Declares::Capabilities)
         }
         "tools/list" if older(headers) => Some(Declares::Execution),
         _ => None,

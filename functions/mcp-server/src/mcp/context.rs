@@ -66,7 +66,7 @@ impl CallContext {
             .map(|v| v.to_string())
             .or(header_version)
             .map(|v| audit::bounded(&v, MAX_VERSION));
-        let per_request = protocol_version.as_deref() >= Some("2026-07-28");
+        let per_request = is_modern(protocol_version.as_deref());
         let declared = context.meta.client_capabilities();
         let elicitation = declared.as_ref().and_then(|c| c.elicitation.clone());
         let input_capabilities = if per_request {
@@ -109,6 +109,15 @@ impl CallContext {
     pub fn scope(&self) -> &Scope {
         &self.caller.scope
     }
+}
+
+/// The protocol generation that sends everything per request (`_meta`, no handshake), and the
+/// tasks extension instead of 2025-11-25's task wire.
+const MODERN: &str = "2026-07-28";
+
+/// Whether a request's protocol version is of that generation (dates compare as text).
+pub(crate) fn is_modern(version: Option<&str>) -> bool {
+    version >= Some(MODERN)
 }
 
 /// The capabilities an input request uses (SEP-2322: a form, a sampling request, the roots), as

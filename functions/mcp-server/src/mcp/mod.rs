@@ -33,6 +33,7 @@ mod tasks;
 mod tasks_v1;
 mod tool_call;
 
+pub(crate) use context::is_modern;
 pub use definitions::output_schema;
 pub(crate) use link::url_session_id;
 pub(crate) use meta::CALL_TOOL;

@@ -122,23 +122,13 @@ impl Mcp {
 
     /// One call's deadline: the configured budget, cut to what the Lambda invocation has left.
     pub fn deadline(&self, request: &RequestMeta) -> Deadline {
-        let budget = match request.time_left {
-            Some(left) => self
-                .call_deadline
-                .min(left.saturating_sub(INVOCATION_MARGIN)),
-            None => self.call_deadline,
-        };
-        Deadline::after(budget)
+        within_invocation(self.call_deadline, request)
     }
 
     /// How long a call waits for the upstream job it started, when the client holds no tasks:
     /// the pipeline's wait, cut to what the Lambda invocation has left.
     pub(super) fn job_deadline(&self, request: &RequestMeta) -> Deadline {
-        let wait = self.pipeline.job_wait();
-        Deadline::after(match request.time_left {
-            Some(left) => wait.min(left.saturating_sub(INVOCATION_MARGIN)),
-            None => wait,
-        })
+        within_invocation(self.pipeline.job_wait(), request)
     }
 
     /// A completion's deadline: the call's, and at most `COMPLETION_DEADLINE`.
@@ -154,3 +144,12 @@ impl Mcp {
 
 /// The longest a completion may wait for its upstream or remote: a person is typing.
 const COMPLETION_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A deadline of `budget`, cut to what the Lambda invocation has left (less the margin an
+/// answer and its audit line need).
+fn within_invocation(budget: Duration, request: &RequestMeta) -> Deadline {
+    Deadline::after(match request.time_left {
+        Some(left) => budget.min(left.saturating_sub(INVOCATION_MARGIN)),
+        None => budget,
+    })
+}

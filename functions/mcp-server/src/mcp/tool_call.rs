@@ -222,7 +222,7 @@ impl Mcp {
             return Err(error);
         }
         if let Some(kind) = outcome.protocol_error {
-            let older = ctx.protocol_version.as_deref() < Some("2026-07-28");
+            let older = !super::context::is_modern(ctx.protocol_version.as_deref());
             return Err(protocol_error(kind, &outcome, older));
         }
         if let Some(task) = &outcome.task {
