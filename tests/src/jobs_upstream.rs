@@ -4,12 +4,15 @@
 //! and file URLs) or `failed` with an error, as it was asked; it can be cancelled while it runs.
 //! The test holds the state: it counts every request per job, can take the upstream down
 //! (503 on every read) and can forget a job (404, like an expired or deleted one); a job asked to
-//! `vanish` is forgotten by itself once done. It also greets (`/greet?name=`), for the tasks
+//! `vanish` is forgotten by itself once done. A job asked to `ask` questions first waits
+//! (`waiting`, its open questions under `questions`) until each is answered at
+//! `/jobs/{id}/answers/{key}`; its time starts then, and an answer `confirm: false` cancels it.
+//! It also greets (`/greet?name=`), for the tasks
 //! connector of the conformance suite's fixtures (`tests/catalogs/conformance/tasks.yaml`). Times are
 //! the wall clock's, so a job outlives any server process that follows it. Listens on 127.0.0.1
 //! only.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,7 +23,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 #[derive(Debug)]
 struct Job {
@@ -32,6 +35,10 @@ struct Job {
     forgotten: bool,
     vanish: bool,
     reads: usize,
+    /// Open questions, key → what it asks.
+    asks: BTreeMap<String, String>,
+    /// The answers given, key → the answer's body.
+    answers: Map<String, Value>,
 }
 
 impl Job {
@@ -93,6 +100,7 @@ pub async fn spawn(state: JobsState) -> std::io::Result<(SocketAddr, tokio::task
         .route("/jobs", post(create))
         .route("/jobs/{id}", get(read))
         .route("/jobs/{id}/cancel", post(cancel))
+        .route("/jobs/{id}/answers/{key}", post(answer))
         .route("/greet", get(greet))
         .with_state(state);
     let handle = tokio::spawn(async move {
@@ -110,6 +118,8 @@ struct Create {
     label: Option<String>,
     #[serde(default)]
     vanish: bool,
+    #[serde(default)]
+    ask: BTreeMap<String, String>,
 }
 
 async fn create(State(state): State<JobsState>, axum::Json(c): axum::Json<Create>) -> Response {
@@ -132,6 +142,8 @@ async fn create(State(state): State<JobsState>, axum::Json(c): axum::Json<Create
         forgotten: false,
         vanish: c.vanish,
         reads: 0,
+        asks: c.ask,
+        answers: Map::new(),
     };
     let body = shown(&id, &job);
     jobs.jobs.insert(id, job);
@@ -168,13 +180,39 @@ async fn cancel(State(state): State<JobsState>, Path(id): Path<String>) -> Respo
     let mut jobs = state.lock();
     match jobs.jobs.get_mut(&id) {
         Some(job) if !job.forgotten => {
-            if job.started.elapsed() < job.takes {
+            if !job.asks.is_empty() || job.started.elapsed() < job.takes {
                 job.cancelled = true;
             }
             axum::Json(shown(&id, job)).into_response()
         }
         _ => not_found(),
     }
+}
+
+async fn answer(
+    State(state): State<JobsState>,
+    Path((id, key)): Path<(String, String)>,
+    axum::Json(body): axum::Json<Map<String, Value>>,
+) -> Response {
+    let mut jobs = state.lock();
+    let Some(job) = jobs.jobs.get_mut(&id).filter(|j| !j.gone()) else {
+        return not_found();
+    };
+    if job.asks.remove(&key).is_none() {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(json!({"message": "the job asks no such question"})),
+        )
+            .into_response();
+    }
+    if body.get("confirm") == Some(&Value::Bool(false)) {
+        job.cancelled = true;
+    }
+    job.answers.insert(key, Value::Object(body));
+    if job.asks.is_empty() {
+        job.started = Instant::now();
+    }
+    axum::Json(shown(&id, job)).into_response()
 }
 
 fn not_found() -> Response {
@@ -188,8 +226,26 @@ fn not_found() -> Response {
 /// The job as the upstream answers it.
 fn shown(id: &str, job: &Job) -> Value {
     let done = job.started.elapsed() >= job.takes;
+    let questions: Map<String, Value> = job
+        .asks
+        .iter()
+        .map(|(key, asks)| {
+            (
+                key.clone(),
+                json!({"message": format!("{asks} ({})", job.label)}),
+            )
+        })
+        .collect();
+    let named: Vec<&str> = job
+        .answers
+        .values()
+        .filter_map(|a| a.get("name")?.as_str())
+        .collect();
     match (job.cancelled, done, job.fail) {
         (true, ..) => json!({"id": id, "status": "canceled"}),
+        _ if !questions.is_empty() => {
+            json!({"id": id, "status": "waiting", "questions": questions})
+        }
         (false, false, _) if job.reads == 0 => json!({"id": id, "status": "queued"}),
         (false, false, _) => json!({"id": id, "status": "running"}),
         (false, true, true) => {
@@ -199,7 +255,10 @@ fn shown(id: &str, job: &Job) -> Value {
             "id": id,
             "status": "succeeded",
             "output": {
-                "text": format!("Computed {} in {} s", job.label, job.takes.as_secs_f64()),
+                "text": match named[..] {
+                    [] => format!("Computed {} in {} s", job.label, job.takes.as_secs_f64()),
+                    _ => format!("Computed {} in {} s for {}", job.label, job.takes.as_secs_f64(), named.join(" and ")),
+                },
                 "files": [format!("https://files.example.com/{id}.png")]
             }
         }),

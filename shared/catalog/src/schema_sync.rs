@@ -21,8 +21,8 @@ use crate::model::{
     QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
 };
 use crate::model::{
-    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobStates, SpendLimit,
-    Spends, TaskSupport,
+    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates,
+    SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
@@ -289,6 +289,11 @@ fn full_job() -> Job {
         prefer_wait: Some(10),
         output_lives: Some(3600),
         task: TaskSupport::Required,
+        input: Some(JobInput {
+            questions: "/questions".into(),
+            message: Some("/message".into()),
+            answer: "predictions_answer".into(),
+        }),
     }
 }
 
@@ -298,6 +303,7 @@ fn full_job_states() -> JobStates {
         completed: vec!["succeeded".into()],
         failed: vec!["failed".into()],
         cancelled: vec!["canceled".into()],
+        input_required: vec!["waiting".into()],
     }
 }
 

@@ -436,8 +436,8 @@ async fn conformance_suite_2026_07_28_passes_except_documented_gaps() {
     let (ok, out) = conformance("tests/conformance/expected-failures-2026.yml", true).await;
     report("0.2.0-alpha.12", &out);
     assert!(ok, "conformance suite (2026-07-28) failed:\n{out}");
-    // The tasks extension's checks are not scored against the list: the ones that fail are held
-    // here, each needing a fixture that asks the person something during or before a task
+    // The tasks extension's checks are not scored against the list: the one that fails is held
+    // here, needing a fixture that asks the person for an argument before its task
     // (tests/conformance/expected-failures-2026.yml says why).
     let mut failed: Vec<&str> = out
         .lines()
@@ -447,13 +447,7 @@ async fn conformance_suite_2026_07_28_passes_except_documented_gaps() {
     failed.sort_unstable();
     assert_eq!(
         failed,
-        [
-            "dispatch-and-envelope / tasks-result-type-complete-on-non-task-responses",
-            "mrtr-composition / sep-2663-mrtr-synchronous-before-task-creation",
-            "mrtr-input / sep-2663-tasks-get-status-input-required",
-            "mrtr-input / tasks-mrtr-partial-fulfillment",
-            "mrtr-input / tasks-mrtr-tasks-update-resumes",
-        ],
+        ["mrtr-composition / sep-2663-mrtr-synchronous-before-task-creation"],
         "{out}"
     );
 }

@@ -736,3 +736,121 @@ async fn the_inspector_runs_a_task_only_tool_as_a_task_and_waits_for_the_rest() 
     }
     assert_eq!(jobs.created(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_asks_a_person_is_answered_through_the_task_on_any_instance() {
+    let moto = Moto::start();
+    let jobs = JobsState::default();
+    let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
+    let (url_a, sink) = audited(upstream, table_tasks(&moto).await, &[]).await;
+    let shared = TaskStore::Table(TableTasks::new(moto.dynamodb_client(&moto.endpoint), TABLE));
+    let url_b = instance(upstream, shared, &[]).await;
+    let (a, b) = (Rpc::with_bearer(&url_a, KEY), Rpc::with_bearer(&url_b, KEY));
+    let call = |label: &str| json!({"name": "slow_approval_start", "arguments": {"label": label}});
+
+    let started = modern(
+        &a,
+        "tools/call",
+        Some("slow_approval_start"),
+        call("report"),
+    )
+    .await;
+    let id = started["result"]["taskId"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Read on the other instance: the job waits, and its questions are forms of the answer
+    // tool's own fields.
+    let waiting = get(&b, &id).await["result"].clone();
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let asked = waiting["inputRequests"].as_object().unwrap();
+    assert_eq!(asked.keys().collect::<Vec<_>>(), ["approve", "approver"]);
+    let approve = &asked["approve"];
+    assert_eq!(approve["method"], "elicitation/create");
+    assert_eq!(approve["params"]["message"], "Go ahead? (report)");
+    let schema = &approve["params"]["requestedSchema"];
+    assert_eq!(
+        schema["properties"]["confirm"]["type"], "boolean",
+        "{schema}"
+    );
+    assert_eq!(
+        schema["properties"]["name"]["title"], "Your name",
+        "{schema}"
+    );
+
+    // Another caller cannot answer it; a key the job does not ask is ignored.
+    let foreign = Rpc::with_bearer(&url_b, OTHER);
+    let refused = answer(
+        &foreign,
+        &id,
+        json!({"approve": {"action": "accept", "content": {"confirm": true}}}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let ack = answer(
+        &b,
+        &id,
+        json!({"nothing-asked": {"action": "accept", "content": {}}}),
+    )
+    .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+
+    // One answer: the other question stays open.
+    let ack = answer(
+        &a,
+        &id,
+        json!({"approve": {"action": "accept", "content": {"confirm": true}}}),
+    )
+    .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let half = get(&b, &id).await["result"].clone();
+    assert_eq!(half["status"], "input_required", "{half}");
+    assert_eq!(
+        half["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["approver"]
+    );
+    // The last: the job goes on and finishes with what the person said.
+    answer(
+        &b,
+        &id,
+        json!({"approver": {"action": "accept", "content": {"name": "Ada"}}}),
+    )
+    .await;
+    let done = settled(&a, &id, 10).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["structuredContent"]["data"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.ends_with("for Ada"), "{text}");
+
+    // Declined: the job is cancelled upstream, and the task with it.
+    let second = modern(&a, "tools/call", Some("slow_approval_start"), call("other")).await;
+    let id = second["result"]["taskId"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(get(&a, &id).await["result"]["status"], "input_required");
+    answer(&b, &id, json!({"approve": {"action": "decline"}})).await;
+    assert!(jobs.cancelled("job-2"), "cancelled upstream");
+    assert_eq!(get(&a, &id).await["result"]["status"], "cancelled");
+
+    // The answers' audit lines are the answer tool's, with no words of the person.
+    let lines: Vec<Value> = sink
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let answers: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["tool"] == "slow_job_answer")
+        .collect();
+    assert_eq!(answers.len(), 1, "instance a sent one answer: {lines:?}");
+    assert_eq!(answers[0]["reason"], "task_input");
+    assert!(!sink.lines().iter().any(|l| l.contains("Ada")));
+}
+
+/// `tasks/update` with a person's `responses` to the task's questions.
+async fn answer(rpc: &Rpc, id: &str, responses: Value) -> Value {
+    let params = json!({"taskId": id, "inputResponses": responses});
+    modern(rpc, "tasks/update", Some(id), params).await
+}

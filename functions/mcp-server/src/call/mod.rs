@@ -86,7 +86,7 @@ pub(crate) use consent::carries_remote_state;
 pub use consent::{Binding, Signer};
 pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
 pub(crate) use documents::{Attachment, ItemLink};
-pub(crate) use job::{Followed, Jobs, gone as job_gone, owner_of as task_owner};
+pub(crate) use job::{Followed, Jobs, Question, gone as job_gone};
 pub(crate) use ledger::Claim;
 pub use ledger::{Ledger, TableLedger};
 pub(crate) use outcome::{MediaLink, Outcome, ProtocolError, WriteFacts};

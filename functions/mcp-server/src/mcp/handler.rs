@@ -247,8 +247,15 @@ impl ServerHandler for McpHandler {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let ctx = CallContext::of(&context)?;
-        self.mcp.update_task(&request.task_id, &ctx).await
+        Box::pin(async move {
+            let ctx = CallContext::of(&context)?;
+            super::tool_call::answers_are_objects(Some(&request.input_responses))?;
+            let responses = request.input_responses.into_iter().collect();
+            self.mcp
+                .update_task(&request.task_id, &responses, &ctx)
+                .await
+        })
+        .await
     }
 
     /// The 2025-11-25 task wire, handed on by the edge under our own methods.

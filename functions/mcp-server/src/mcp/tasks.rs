@@ -15,7 +15,7 @@ use rmcp::model::{CreateTaskResult, DetailedTask, GetTaskResult, TaskPayload, Ta
 use super::context::CallContext;
 use super::definitions::into_result;
 use super::server::Mcp;
-use crate::call::{Followed, Outcome};
+use crate::call::{Followed, Outcome, Question};
 use crate::inventory::DeployedCatalog;
 use crate::tasks::{Task, TaskStatus as Status};
 
@@ -27,7 +27,12 @@ impl Mcp {
         ctx: &CallContext,
     ) -> Result<GetTaskResult, McpError> {
         match self.follow_task(id, ctx).await? {
-            Some(Followed { task, answer, .. }) => Ok(GetTaskResult::new(detailed(&task, &answer))),
+            Some(Followed {
+                task,
+                answer,
+                questions,
+                ..
+            }) => Ok(GetTaskResult::new(detailed(&task, &answer, &questions))),
             None => Err(unknown(id)),
         }
     }
@@ -80,22 +85,8 @@ impl Mcp {
         let found = self.served(ctx);
         match self.pipeline.cancel_task(id, &found, request).await {
             Ok(Some((task, cancelled))) => {
-                // The call's end, as its audit line says it: cancelled on request, which
-                // failed nothing.
-                if let (true, Some((_, tool))) = (cancelled, found(&task.connector, &task.tool)) {
-                    let mut ended = Outcome::ok(serde_json::Map::new());
-                    ended.reason = Some("task_cancelled".into());
-                    self.audit.write(&super::audit::tool_call(
-                        &tool.name,
-                        &task.connector,
-                        tool.risk,
-                        tool.audit_event.as_deref(),
-                        &serde_json::Map::new(),
-                        &ended,
-                        0,
-                        ctx,
-                        started.elapsed(),
-                    ));
+                if cancelled {
+                    self.audit_cancelled(&task, ctx, started);
                 }
                 Ok(())
             }
@@ -104,20 +95,75 @@ impl Mcp {
         }
     }
 
-    /// `tasks/update`: no job asks for input while it runs, so there is nothing to answer; a
-    /// known task is acknowledged, an unknown one refused.
-    pub(super) async fn update_task(&self, id: &str, ctx: &CallContext) -> Result<(), McpError> {
-        let owner = crate::call::task_owner(&ctx.caller);
-        match self
+    /// `tasks/update`: a person's answers to the questions of a task whose job waits for input,
+    /// sent upstream (one audit line per answer, of the tool that sent it; a decline that
+    /// cancelled the job writes the call's `task_cancelled` line). An empty acknowledgement
+    /// whatever came of them: the next `tasks/get` shows where the job stands. An unknown task is
+    /// refused.
+    pub(super) async fn update_task(
+        &self,
+        id: &str,
+        responses: &serde_json::Map<String, serde_json::Value>,
+        ctx: &CallContext,
+    ) -> Result<(), McpError> {
+        let started = std::time::Instant::now();
+        let deadline = self.deadline(&ctx.request);
+        let request = self.task_request(ctx, &deadline);
+        let found = self.served(ctx);
+        let answered = match self
             .pipeline
-            .tasks()
-            .get(id, &owner, crate::clock::now_ms())
+            .answer_task(id, &found, responses, request)
             .await
         {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(unknown(id)),
-            Err(e) => Err(unavailable(&e)),
+            Ok(Some(answered)) => answered,
+            Ok(None) => return Err(unknown(id)),
+            Err(e) => return Err(unavailable(&e)),
+        };
+        let task = &answered.task;
+        if answered.cancelled {
+            self.audit_cancelled(task, ctx, started);
         }
+        for (tool, outcome) in answered
+            .answers
+            .iter()
+            .flat_map(|(tool, outcomes)| outcomes.iter().map(move |o| (*tool, o)))
+        {
+            let (_, bytes) = into_result(outcome);
+            let mut line = outcome.clone();
+            line.reason.get_or_insert_with(|| "task_input".into());
+            self.audit.write(&super::audit::tool_call(
+                &tool.name,
+                &task.connector,
+                tool.risk,
+                tool.audit_event.as_deref(),
+                &serde_json::Map::new(),
+                &line,
+                bytes,
+                ctx,
+                started.elapsed(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The call's end, as its audit line says it: cancelled on request, which failed nothing.
+    fn audit_cancelled(&self, task: &Task, ctx: &CallContext, started: std::time::Instant) {
+        let Some((_, tool)) = self.served(ctx)(&task.connector, &task.tool) else {
+            return;
+        };
+        let mut ended = Outcome::ok(serde_json::Map::new());
+        ended.reason = Some("task_cancelled".into());
+        self.audit.write(&super::audit::tool_call(
+            &tool.name,
+            &task.connector,
+            tool.risk,
+            tool.audit_event.as_deref(),
+            &serde_json::Map::new(),
+            &ended,
+            0,
+            ctx,
+            started.elapsed(),
+        ));
     }
 
     /// Where a task's tool is served to this caller: its connector and tool, while the caller's
@@ -161,6 +207,7 @@ pub(super) fn created(task: &Task) -> CreateTaskResult {
 pub(super) fn wire(task: &Task) -> rmcp::model::Task {
     let status = match task.status {
         Status::Working => TaskStatus::Working,
+        Status::InputRequired => TaskStatus::InputRequired,
         Status::Failed if crate::call::job_gone(task) => TaskStatus::Failed,
         Status::Completed | Status::Failed => TaskStatus::Completed,
         Status::Cancelled => TaskStatus::Cancelled,
@@ -181,10 +228,14 @@ pub(super) fn wire(task: &Task) -> rmcp::model::Task {
 }
 
 /// The task with what it came to: the tool result once the job ended, or the error when no
-/// result could come of it (the upstream no longer knows the job).
-fn detailed(task: &Task, answer: &Outcome) -> DetailedTask {
+/// result could come of it (the upstream no longer knows the job); while the job waits for
+/// input, its questions as forms.
+fn detailed(task: &Task, answer: &Outcome, questions: &[Question]) -> DetailedTask {
     let payload = match task.status {
         Status::Working => TaskPayload::Working,
+        Status::InputRequired => TaskPayload::InputRequired {
+            input_requests: questions.iter().filter_map(asking).collect(),
+        },
         Status::Cancelled => TaskPayload::Cancelled,
         Status::Failed if crate::call::job_gone(task) => {
             let error = McpError::internal_error(
@@ -209,6 +260,15 @@ fn detailed(task: &Task, answer: &Outcome) -> DetailedTask {
         }
     };
     DetailedTask::new(wire(task), payload)
+}
+
+/// A question as the elicitation request that asks it.
+fn asking(q: &Question) -> Option<(String, rmcp::model::InputRequest)> {
+    let request = serde_json::json!({
+        "method": "elicitation/create",
+        "params": {"mode": "form", "message": q.message, "requestedSchema": q.form}
+    });
+    Some((q.key.clone(), serde_json::from_value(request).ok()?))
 }
 
 pub(super) fn unknown(id: &str) -> McpError {
@@ -252,7 +312,7 @@ mod tests {
             ..working("abc", "o", 0)
         };
         let answer = Outcome::failed(catalog::Status::Error, "job_failed", "It failed.");
-        let v = serde_json::to_value(GetTaskResult::new(detailed(&t, &answer))).unwrap();
+        let v = serde_json::to_value(GetTaskResult::new(detailed(&t, &answer, &[]))).unwrap();
         assert_eq!(v["status"], "completed");
         assert_eq!(v["result"]["isError"], true);
         assert_eq!(v["result"]["structuredContent"]["status"], "error");

@@ -51,7 +51,7 @@ impl MemoryTasks {
     pub fn cancel(&self, cancelled: &Task) -> bool {
         let mut tasks = self.lock();
         match tasks.get_mut(&cancelled.id) {
-            Some(t) if t.status == TaskStatus::Working => {
+            Some(t) if !t.status.is_terminal() => {
                 t.status = TaskStatus::Cancelled;
                 t.updated_ms = cancelled.updated_ms;
                 true
@@ -60,11 +60,11 @@ impl MemoryTasks {
         }
     }
 
-    /// Changes a working task whose next poll is still `next_poll_ms`.
+    /// Changes an unfinished task whose next poll is still `next_poll_ms`.
     fn update(&self, id: &str, next_poll_ms: u64, change: impl FnOnce(&mut Task)) -> bool {
         let mut tasks = self.lock();
         match tasks.get_mut(id) {
-            Some(t) if t.status == TaskStatus::Working && t.next_poll_ms == next_poll_ms => {
+            Some(t) if !t.status.is_terminal() && t.next_poll_ms == next_poll_ms => {
                 change(t);
                 true
             }

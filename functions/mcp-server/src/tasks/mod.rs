@@ -10,7 +10,8 @@
 //!
 //! The rules every store keeps, so a task means the same on every instance:
 //! - a task is answered only to its owner; a foreign, expired or unknown id is the same `None`;
-//! - a finished task (completed, failed, cancelled) never changes again;
+//! - a finished task (completed, failed, cancelled) never changes again; one that works or
+//!   waits for input (`input_required`) is not finished;
 //! - a poll is claimed by moving `next_poll_ms` on from the value the claimer read, so two
 //!   instances never poll one job together, and a result is recorded only under that claim.
 //!
@@ -37,6 +38,8 @@ pub(crate) const MIN_TTL_MS: u64 = 60_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
     Working,
+    /// The job waits for a person's answer to the questions the task holds.
+    InputRequired,
     Completed,
     Failed,
     Cancelled,
@@ -46,6 +49,7 @@ impl TaskStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
             TaskStatus::Completed => "completed",
             TaskStatus::Failed => "failed",
             TaskStatus::Cancelled => "cancelled",
@@ -55,6 +59,7 @@ impl TaskStatus {
     pub fn parse(word: &str) -> Option<Self> {
         [
             TaskStatus::Working,
+            TaskStatus::InputRequired,
             TaskStatus::Completed,
             TaskStatus::Failed,
             TaskStatus::Cancelled,
@@ -65,7 +70,7 @@ impl TaskStatus {
 
     /// Finished: the status never changes again.
     pub fn is_terminal(self) -> bool {
-        self != TaskStatus::Working
+        !matches!(self, TaskStatus::Working | TaskStatus::InputRequired)
     }
 }
 
@@ -96,6 +101,9 @@ pub struct Task {
     /// The finished job as the upstream last answered it (its `data`), or why it could not be
     /// read; none while it works.
     pub end: Option<Value>,
+    /// The questions the job waits to have answered, `{key: message}` as the upstream last
+    /// listed them (bounded, `call::job`); none unless it waits for input.
+    pub asked: Option<Value>,
 }
 
 impl Task {
@@ -195,7 +203,7 @@ impl TaskStore {
         }
     }
 
-    /// Marks a working task cancelled (at `now_ms`); a finished one stays as it is. The task as
+    /// Marks an unfinished task cancelled (at `now_ms`); a finished one stays as it is. The task as
     /// it then stands, or `None` when `owner` has no such task.
     pub async fn cancel(
         &self,
@@ -250,6 +258,7 @@ pub(crate) mod tests {
             poll_every_ms: 5_000,
             next_poll_ms: now + 5_000,
             end: None,
+            asked: None,
         }
     }
 

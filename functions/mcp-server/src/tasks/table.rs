@@ -32,6 +32,9 @@ const TTL: &str = "ttl_ms";
 const EVERY: &str = "poll_every_ms";
 const NEXT: &str = "next_poll_ms";
 const END: &str = "end";
+const ASKED: &str = "asked";
+/// The conditions of a write to a task that is not finished: it works or waits for input.
+const UNFINISHED: &str = "#status IN (:working, :input)";
 
 pub struct TableTasks {
     client: Client,
@@ -121,12 +124,12 @@ impl TableTasks {
             .table_name(&self.name)
             .key(KEY, key(&task.id))
             .update_expression("SET #next = :next")
-            .condition_expression("#status = :working AND #next = :seen")
+            .condition_expression(format!("{UNFINISHED} AND #next = :seen"))
             .expression_attribute_names("#next", NEXT)
             .expression_attribute_names("#status", STATUS)
             .expression_attribute_values(":next", n(next_poll_ms))
             .expression_attribute_values(":seen", n(task.next_poll_ms))
-            .expression_attribute_values(":working", s(TaskStatus::Working.as_str()))
+            .unfinished()
             .send();
         sent(request, |e| e.is_conditional_check_failed_exception()).await
     }
@@ -138,7 +141,7 @@ impl TableTasks {
             .update_item()
             .table_name(&self.name)
             .key(KEY, key(&found.id))
-            .condition_expression("#status = :working AND #next = :claimed")
+            .condition_expression(format!("{UNFINISHED} AND #next = :claimed"))
             .expression_attribute_names("#status", STATUS)
             .expression_attribute_names("#state", STATE)
             .expression_attribute_names("#updated", UPDATED)
@@ -148,13 +151,20 @@ impl TableTasks {
             .expression_attribute_values(":updated", n(found.updated_ms))
             .expression_attribute_values(":next", n(found.next_poll_ms))
             .expression_attribute_values(":claimed", n(claimed_next_ms))
-            .expression_attribute_values(":working", s(TaskStatus::Working.as_str()));
-        request = match &found.end {
-            Some(end) => request
-                .update_expression(format!("{set}, #end = :end"))
+            .expression_attribute_names("#asked", ASKED)
+            .unfinished();
+        let mut set = set.to_string();
+        if let Some(end) = &found.end {
+            set.push_str(", #end = :end");
+            request = request
                 .expression_attribute_names("#end", END)
-                .expression_attribute_values(":end", s(&end.to_string())),
-            None => request.update_expression(set),
+                .expression_attribute_values(":end", s(&end.to_string()));
+        }
+        request = match &found.asked {
+            Some(asked) => request
+                .update_expression(format!("{set}, #asked = :asked"))
+                .expression_attribute_values(":asked", s(&asked.to_string())),
+            None => request.update_expression(format!("{set} REMOVE #asked")),
         };
         sent(request.send(), |e| {
             e.is_conditional_check_failed_exception()
@@ -169,12 +179,12 @@ impl TableTasks {
             .table_name(&self.name)
             .key(KEY, key(&cancelled.id))
             .update_expression("SET #status = :cancelled, #updated = :updated")
-            .condition_expression("#status = :working")
+            .condition_expression(UNFINISHED)
             .expression_attribute_names("#status", STATUS)
             .expression_attribute_names("#updated", UPDATED)
             .expression_attribute_values(":cancelled", s(TaskStatus::Cancelled.as_str()))
             .expression_attribute_values(":updated", n(cancelled.updated_ms))
-            .expression_attribute_values(":working", s(TaskStatus::Working.as_str()))
+            .unfinished()
             .send();
         sent(request, |e| e.is_conditional_check_failed_exception()).await
     }
@@ -200,7 +210,22 @@ fn item(t: &Task) -> HashMap<String, AttributeValue> {
     if let Some(end) = &t.end {
         item.insert(END.into(), s(&end.to_string()));
     }
+    if let Some(asked) = &t.asked {
+        item.insert(ASKED.into(), s(&asked.to_string()));
+    }
     item
+}
+
+/// The values [`UNFINISHED`] names.
+trait Unfinished {
+    fn unfinished(self) -> Self;
+}
+
+impl Unfinished for aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+    fn unfinished(self) -> Self {
+        self.expression_attribute_values(":working", s(TaskStatus::Working.as_str()))
+            .expression_attribute_values(":input", s(TaskStatus::InputRequired.as_str()))
+    }
 }
 
 /// The task an item holds; an item missing a field is no task of ours.
@@ -224,6 +249,10 @@ fn task(id: &str, item: &HashMap<String, AttributeValue>) -> Option<Task> {
             Some(end) => Some(serde_json::from_str::<Value>(&end).ok()?),
             None => None,
         },
+        asked: match text(ASKED) {
+            Some(asked) => Some(serde_json::from_str::<Value>(&asked).ok()?),
+            None => None,
+        },
     })
 }
 
@@ -239,6 +268,12 @@ mod tests {
         t.status = TaskStatus::Completed;
         let it = item(&t);
         assert_eq!(task("abc", &it), Some(t.clone()));
+        let waiting = Task {
+            status: TaskStatus::InputRequired,
+            asked: Some(serde_json::json!({"confirm": "Delete a.txt?"})),
+            ..crate::tasks::tests::working("abc", "k|u|*", 1_500)
+        };
+        assert_eq!(task("abc", &item(&waiting)), Some(waiting));
         assert_eq!(it[EXPIRES], n(3_602), "seconds, rounded up");
         let mut partial = it.clone();
         partial.remove(OWNER);

@@ -49,6 +49,26 @@ pub struct Job {
     /// capability it lacks).
     #[serde(default, skip_serializing_if = "TaskSupport::is_optional")]
     pub task: TaskSupport,
+    /// A job that waits for a person while it runs (its `states.input_required`): where it
+    /// lists its open questions and the tool that answers one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<JobInput>,
+}
+
+/// The questions a waiting job asks a person, and how an answer goes back: one call of the
+/// `answer` tool per question, its path taking the job's id and then the question's key, its
+/// other parameters the form the person fills in.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JobInput {
+    /// Where the waiting job lists its open questions, a JSON pointer to an object keyed by
+    /// each question's key (`/questions`).
+    pub questions: Text,
+    /// Where a question says what it asks, a JSON pointer within the question (`/message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Text>,
+    /// The write tool of this catalog that answers one question.
+    pub answer: Text,
 }
 
 /// Whether a tool that starts a job runs for clients without MCP tasks.
@@ -90,6 +110,9 @@ pub struct JobStates {
     /// Cancelled (`canceled`, `CANCELLED`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cancelled: Vec<Text>,
+    /// Waiting for a person's answer to the questions `input` points at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_required: Vec<Text>,
 }
 
 fn five_seconds() -> u32 {

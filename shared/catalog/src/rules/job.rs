@@ -2,7 +2,7 @@
 //! same catalog that take the job's id, its states mapped without overlap, its timings bounded.
 
 use super::Http;
-use crate::model::{Job, Method};
+use crate::model::{Job, Method, ParamType, Risk};
 use crate::template::placeholders;
 
 /// The longest `Prefer: wait` an upstream is asked for: the start request has to answer within
@@ -29,6 +29,7 @@ pub(super) fn job(h: &Http<'_>) -> Vec<String> {
     ));
     problems.extend(states_are_mapped_once(job));
     problems.extend(timings_are_bounded(job));
+    problems.extend(asks_through_a_form(job, h));
     problems
 }
 
@@ -101,13 +102,94 @@ fn states_are_mapped_once(job: &Job) -> Vec<String> {
             ));
         }
     }
-    let all = [&s.working, &s.completed, &s.failed, &s.cancelled];
+    let all = [
+        &s.working,
+        &s.completed,
+        &s.failed,
+        &s.cancelled,
+        &s.input_required,
+    ];
     let mut seen = std::collections::BTreeSet::new();
     for state in all.into_iter().flatten() {
         if state.trim().is_empty() {
             out.push("job.states: a state is empty".into());
         } else if !seen.insert(state.as_str()) {
             out.push(format!("job.states: `{state}` is listed twice"));
+        }
+    }
+    out
+}
+
+/// A job that waits for a person names the states it waits in and where its questions are, and
+/// runs only as a task (a client answers a task's questions; a waited call has nobody to ask).
+/// Its `answer` is a write of this catalog whose path takes the job's id and the question's
+/// key, and whose other parameters are plain values a form can ask for; it needs no
+/// confirmation of its own, since the person's answer is what it sends.
+fn asks_through_a_form(job: &Job, h: &Http<'_>) -> Vec<String> {
+    let Some(input) = &job.input else {
+        return match job.states.input_required.is_empty() {
+            true => Vec::new(),
+            false => vec!["job.states.input_required needs `job.input`: where the questions are and the tool that answers them".into()],
+        };
+    };
+    let mut out = Vec::new();
+    if job.states.input_required.is_empty() {
+        out.push("job.input needs job.states.input_required: the states in which the job waits for an answer".into());
+    }
+    if job.task != crate::model::TaskSupport::Required {
+        out.push("job.input needs `task: required`: only a client that holds the task can answer its questions".into());
+    }
+    for (field, p) in std::iter::once(("questions", &input.questions))
+        .chain(input.message.iter().map(|p| ("message", p)))
+    {
+        if !p.starts_with('/') {
+            out.push(format!(
+                "job.input.{field} `{p}` must be a JSON pointer starting with `/`"
+            ));
+        }
+    }
+    let name = &input.answer;
+    let Some(tool) = h.c.tools.iter().find(|t| &t.name == name && !t.list) else {
+        return [
+            out,
+            vec![format!(
+                "job.input.answer `{name}` is no tool of this catalog"
+            )],
+        ]
+        .concat();
+    };
+    let holes = match tool.http() {
+        Some((method, path)) if !method.is_read_only() => placeholders(path),
+        _ => {
+            return [
+                out,
+                vec![format!("job.input.answer `{name}` must be a write")],
+            ]
+            .concat();
+        }
+    };
+    if holes.len() != 2 {
+        out.push(format!(
+            "job.input.answer `{name}` must take the job's id and then the question's key as its two path parameters, it has {holes:?}"
+        ));
+    }
+    if tool.risk >= Risk::High {
+        out.push(format!(
+            "job.input.answer `{name}` must be `low` or `medium`: the person's answer in the form is what it sends, with no confirmation of its own"
+        ));
+    }
+    for (param, p) in tool
+        .params
+        .iter()
+        .filter(|(k, _)| !holes.contains(&k.as_str()))
+    {
+        if !matches!(
+            p.kind,
+            ParamType::String | ParamType::Integer | ParamType::Number | ParamType::Boolean
+        ) {
+            out.push(format!(
+                "job.input.answer `{name}`: param `{param}` must be a string, integer, number or boolean, a field a form can ask for"
+            ));
         }
     }
     out
@@ -305,6 +387,103 @@ tools:
                 "job.output_lives must be at least 1 second",
             ),
         ]);
+    }
+
+    /// [`PREDICTIONS`] as a job that waits for a person's approval: its questions under
+    /// `/questions`, answered one by one through `demo_prediction_answer`.
+    fn asking() -> String {
+        PREDICTIONS
+            .replace(
+                "        cancelled: [canceled]\n",
+                "        cancelled: [canceled]\n        input_required: [waiting]\n",
+            )
+            .replace(
+                "      output_lives: 3600\n",
+                "      output_lives: 3600\n      task: required\n      input: { questions: /questions, message: /text, answer: demo_prediction_answer }\n",
+            )
+            + r#"  - name: demo_prediction_answer
+    risk: medium
+    effect: change
+    description: 'Answers a question of a waiting prediction. Use it to "approve". Example {"id": "x", "key": "k", "approve": true}'
+    post: /predictions/{id}/answers/{key}
+    params:
+      id: { type: string, in: path, required: true, max_length: 64 }
+      key: { type: string, in: path, required: true, max_length: 64 }
+      approve: { type: boolean, required: true, description: Whether to go on. }
+"#
+    }
+
+    #[test]
+    fn a_job_that_asks_a_person_runs_as_a_task_and_is_answered_through_a_form() {
+        let c = parse("demo.yaml", &asking()).unwrap();
+        let job = c.tools[0].job.as_deref().unwrap();
+        let input = job.input.as_ref().unwrap();
+        assert_eq!(job.states.input_required, ["waiting"]);
+        assert_eq!(
+            (
+                input.questions.as_str(),
+                input.message.as_deref(),
+                input.answer.as_str()
+            ),
+            ("/questions", Some("/text"), "demo_prediction_answer")
+        );
+        for (from, to, expected) in [
+            (
+                "      task: required\n",
+                "",
+                "job.input needs `task: required`",
+            ),
+            (
+                "        input_required: [waiting]\n",
+                "",
+                "job.input needs job.states.input_required",
+            ),
+            (
+                "input_required: [waiting]",
+                "input_required: [processing]",
+                "job.states: `processing` is listed twice",
+            ),
+            (
+                "questions: /questions",
+                "questions: questions",
+                "job.input.questions `questions` must be a JSON pointer",
+            ),
+            (
+                "answer: demo_prediction_answer",
+                "answer: demo_prediction_get",
+                "job.input.answer `demo_prediction_get` must be a write",
+            ),
+            (
+                "answer: demo_prediction_answer",
+                "answer: demo_nobody",
+                "job.input.answer `demo_nobody` is no tool of this catalog",
+            ),
+            (
+                "/answers/{key}",
+                "/answers",
+                "must take the job's id and then the question's key as its two path parameters",
+            ),
+            (
+                "    risk: medium\n    effect: change\n    description: 'Answers",
+                "    risk: high\n    effect: change\n    description: 'Answers",
+                "job.input.answer `demo_prediction_answer` must be `low` or `medium`",
+            ),
+            (
+                "approve: { type: boolean",
+                "approve: { type: date",
+                "param `approve` must be a string, integer, number or boolean",
+            ),
+        ] {
+            let catalog = asking();
+            assert!(catalog.contains(from), "{from}");
+            let err = problem(&catalog.replacen(from, to, 1));
+            assert!(err.contains(expected), "{to}: {err}");
+        }
+        let no_input = PREDICTIONS.replace(
+            "        cancelled: [canceled]\n",
+            "        cancelled: [canceled]\n        input_required: [waiting]\n",
+        );
+        assert!(problem(&no_input).contains("job.states.input_required needs `job.input`"));
     }
 
     #[test]

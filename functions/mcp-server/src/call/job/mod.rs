@@ -12,8 +12,10 @@
 //! stages (credentials, upstream, shape); a cancel a call of its `cancel` tool. What the reads
 //! say is judged in `read`, without I/O.
 
+mod input;
 mod read;
 
+pub(crate) use input::Question;
 pub(crate) use read::gone;
 
 use std::ops::ControlFlow;
@@ -48,6 +50,18 @@ pub struct Followed {
     /// This request recorded the job's end (once per task, on whichever instance found it):
     /// the moment its call's outcome is known, for the audit line.
     pub ended: bool,
+    /// What the job asks the person while it waits for input (`job.input`), each with its form.
+    pub questions: Vec<Question>,
+}
+
+/// What a person's answers to a waiting task's questions came to.
+pub struct Answered<'c> {
+    /// The task as it then stands.
+    pub task: Task,
+    /// The tool that answered, and each answer's outcome (one call per question answered).
+    pub answers: Option<(&'c Tool, Vec<Outcome>)>,
+    /// A question was declined: the job was cancelled, and this request cancelled the task.
+    pub cancelled: bool,
 }
 
 /// The owner a task is bound to: the API key, the user's pseudonym (`-` for a key alone) and
@@ -79,6 +93,12 @@ fn by_id_tool<'a>(conn: &'a DeployedCatalog, name: &str) -> Option<(&'a Tool, &'
     let hole = catalog::placeholders(path).into_iter().next()?;
     let param = tool.params.keys().find(|k| k.as_str() == hole)?;
     Some((tool, param.as_str()))
+}
+
+/// The tool that answers the questions of a job that waits for a person.
+fn answering<'a>(conn: &'a DeployedCatalog, job: &Job) -> Option<&'a Tool> {
+    let name = &job.input.as_ref()?.answer;
+    conn.catalog.tools.iter().find(|t| &t.name == name)
 }
 
 /// The refusal of a tool that runs only as a task (`task: required`) to a client that holds no
@@ -146,6 +166,7 @@ impl Pipeline {
             poll_every_ms: every,
             next_poll_ms: now,
             end: None,
+            asked: None,
         };
         let begun = read::advance(&begun, job, Read::Job(data), now);
         let mut answer = match request.jobs {
@@ -254,23 +275,41 @@ impl Pipeline {
         request: Request<'_>,
     ) -> Option<Outcome> {
         let arguments = Map::from_iter([(param.to_string(), Value::String(job_id.into()))]);
-        let valid = match stages::validate(conn, tool, &arguments) {
-            ControlFlow::Continue(valid) => valid,
-            ControlFlow::Break(refused) => {
+        match self
+            .following(conn, tool, &arguments, deadline, request)
+            .await
+        {
+            Ok(outcome) => Some(outcome),
+            Err(refused) => {
                 tracing::error!(tool = %tool.name, hint = ?refused.hint, "a job's id does not pass the tool that follows it");
-                return None;
+                None
             }
+        }
+    }
+
+    /// A call of `tool` that follows a job the caller started: part of that call, so counted on
+    /// no budget (the start was), within `deadline`. `Err`: the arguments do not pass its
+    /// contract.
+    async fn following(
+        &self,
+        conn: &DeployedCatalog,
+        tool: &Tool,
+        arguments: &Map<String, Value>,
+        deadline: &Deadline,
+        request: Request<'_>,
+    ) -> Result<Outcome, Outcome> {
+        let valid = match stages::validate(conn, tool, arguments) {
+            ControlFlow::Continue(valid) => valid,
+            ControlFlow::Break(refused) => return Err(refused),
         };
         let request = Request {
             deadline,
-            // Following a job the caller started is part of that call: its budget was
-            // counted at the start.
             admission: None,
             ..request
         };
         // Boxed: this call of the stages sits inside the call that started the job, whose
         // future would otherwise hold both.
-        Some(Box::pin(self.validated(conn, tool, &valid, request)).await)
+        Ok(Box::pin(self.validated(conn, tool, &valid, request)).await)
     }
 
     /// The task `id` as the caller may see it; when its job works and a poll is due, the job is
@@ -294,6 +333,7 @@ impl Pipeline {
         }) else {
             return Ok(Some(Followed {
                 ended: false,
+                questions: Vec::new(),
                 answer: Outcome::failed(
                     Status::NotFound,
                     "job_not_served",
@@ -318,7 +358,8 @@ impl Pipeline {
                 };
                 // The claim already moved the next poll on: a read that changed nothing is
                 // not written again.
-                let changed = (seen.status, &seen.state) != (task.status, &task.state);
+                let changed = (seen.status, &seen.state, &seen.asked)
+                    != (task.status, &task.state, &task.asked);
                 task = if !changed {
                     Task {
                         next_poll_ms: claimed,
@@ -337,10 +378,15 @@ impl Pipeline {
                 };
             }
         }
+        let questions = match (task.status, answering(conn, job)) {
+            (TaskStatus::InputRequired, Some(tool)) => input::questions(&task, tool, follow.title),
+            _ => Vec::new(),
+        };
         Ok(Some(Followed {
             answer: read::answer(job, &task, &follow),
             task,
             ended,
+            questions,
         }))
     }
 
@@ -378,6 +424,73 @@ impl Pipeline {
         Ok(now_is.map(|t| {
             let cancelled = t.status == TaskStatus::Cancelled;
             (t, cancelled)
+        }))
+    }
+
+    /// A person's answers (`responses`, by question key) to the questions of the waiting task
+    /// `id`: each accepted one sent upstream through the job's `answer` tool, one call per
+    /// question; a key the task does not ask is ignored. A declined (or dismissed) question
+    /// cancels the job, as `tasks/cancel` does: the person said it should not go on. Answered,
+    /// the job falls due to be read at once, so the next `tasks/get` shows what it asks now.
+    /// `None`: no such task for this caller.
+    pub async fn answer_task<'c>(
+        &self,
+        id: &str,
+        find: impl Fn(&str, &str) -> Option<(&'c DeployedCatalog, &'c Tool)>,
+        responses: &Map<String, Value>,
+        request: Request<'_>,
+    ) -> Result<Option<Answered<'c>>, Unavailable> {
+        let owner = owner_of(request.caller);
+        let Some(task) = self.tasks.get(id, &owner, now_ms()).await? else {
+            return Ok(None);
+        };
+        let asked = task.asked.as_ref().and_then(Value::as_object);
+        let open: Vec<(&String, &Value)> = responses
+            .iter()
+            .filter(|(key, _)| asked.is_some_and(|a| a.contains_key(key.as_str())))
+            .collect();
+        let served = find(&task.connector, &task.tool)
+            .and_then(|(conn, tool)| Some((conn, answering(conn, tool.job.as_deref()?)?)));
+        let (Some((conn, tool)), false) = (served, open.is_empty()) else {
+            return Ok(Some(Answered {
+                task,
+                answers: None,
+                cancelled: false,
+            }));
+        };
+        if open
+            .iter()
+            .any(|(_, r)| r.get("action").and_then(Value::as_str) != Some("accept"))
+        {
+            let (task, cancelled) = match self.cancel_task(id, &find, request).await? {
+                Some(cancelled) => cancelled,
+                None => return Ok(None),
+            };
+            return Ok(Some(Answered {
+                task,
+                answers: None,
+                cancelled,
+            }));
+        }
+        let mut outcomes = Vec::new();
+        for (key, response) in open {
+            let content = response.get("content").and_then(Value::as_object);
+            let Some(arguments) =
+                input::arguments(tool, &task.job_id, key, content.unwrap_or(&Map::new()))
+            else {
+                continue;
+            };
+            let outcome = self
+                .following(conn, tool, &arguments, request.deadline, request)
+                .await;
+            outcomes.push(outcome.unwrap_or_else(|refused| refused));
+        }
+        // Read the job again at the next `tasks/get` (a poll under way keeps its claim).
+        self.tasks.claim_poll(&task, now_ms()).await?;
+        Ok(Some(Answered {
+            task,
+            answers: Some((tool, outcomes)),
+            cancelled: false,
         }))
     }
 }

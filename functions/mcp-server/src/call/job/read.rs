@@ -39,6 +39,8 @@ pub(crate) fn status_of(job: &Job, state: Option<&str>) -> TaskStatus {
         TaskStatus::Failed
     } else if listed(&s.cancelled) {
         TaskStatus::Cancelled
+    } else if listed(&s.input_required) {
+        TaskStatus::InputRequired
     } else {
         TaskStatus::Working
     }
@@ -66,8 +68,9 @@ impl Read {
     }
 }
 
-/// The task after a read at `now_ms`: its state and status, its next poll, and the finished
-/// job kept (bounded). A read that brought nothing leaves it as it was, polled again later.
+/// The task after a read at `now_ms`: its state and status, its next poll, the finished job
+/// kept (bounded), and the questions of a job that waits for input. A read that brought
+/// nothing leaves it as it was, polled again later.
 pub(crate) fn advance(task: &Task, job: &Job, read: Read, now_ms: u64) -> Task {
     let next = Task {
         next_poll_ms: now_ms.saturating_add(task.poll_every_ms),
@@ -79,16 +82,22 @@ pub(crate) fn advance(task: &Task, job: &Job, read: Read, now_ms: u64) -> Task {
             status: TaskStatus::Failed,
             updated_ms: now_ms,
             end: Some(json!({"_gone": true})),
+            asked: None,
             ..next
         },
         Read::Job(data) => {
             let state = state(job, &data);
             let status = status_of(job, state.as_deref());
+            let asked = match (status, &job.input) {
+                (TaskStatus::InputRequired, Some(input)) => Some(super::input::asked(input, &data)),
+                _ => None,
+            };
             Task {
                 status,
                 state: state.unwrap_or_default(),
                 updated_ms: now_ms,
                 end: status.is_terminal().then(|| kept(job, data)),
+                asked,
                 ..next
             }
         }
@@ -164,6 +173,15 @@ pub(crate) fn answer(job: &Job, task: &Task, follow: &Follow<'_>) -> Outcome {
     let described = json!({"id": task.job_id, "state": task.state});
     let mut outcome = match (task.status, task.end.as_ref()) {
         (TaskStatus::Working, _) => pending(task, follow),
+        (TaskStatus::InputRequired, _) => Outcome::failed(
+            Status::Pending,
+            "job_waits_for_input",
+            format!(
+                "{} job {} waits for the user's answer ({}); nothing failed. The questions are \
+                 in the task: the user answers them in the client.",
+                follow.title, task.job_id, task.state
+            ),
+        ),
         _ if gone(task) => Outcome::failed(
             Status::NotFound,
             "job_gone",
@@ -353,6 +371,35 @@ mod tests {
             (TaskStatus::Completed, Some(done))
         );
         assert_eq!(advance(&t, &job, Read::Gone, 1).status, TaskStatus::Failed);
+    }
+
+    #[test]
+    fn a_job_that_waits_for_input_holds_its_questions_until_it_goes_on() {
+        let mut job = replicate_job();
+        job.states.input_required = vec!["waiting".into()];
+        job.input = Some(catalog::JobInput {
+            questions: "/questions".into(),
+            message: Some("/message".into()),
+            answer: "answer".into(),
+        });
+        let waits = json!({"id": "p1", "status": "waiting", "questions": {"confirm": {"message": "Go on?"}}});
+        let t = advance(&working("t", "o", 0), &job, Read::Job(waits), 1);
+        assert_eq!(t.status, TaskStatus::InputRequired);
+        assert_eq!(t.asked, Some(json!({"confirm": "Go on?"})));
+        assert!(!t.status.is_terminal() && t.end.is_none());
+        let read = read_tool();
+        let o = answer(&job, &t, &follow(&read));
+        assert_eq!(
+            (o.status, o.reason.as_deref()),
+            (Status::Pending, Some("job_waits_for_input"))
+        );
+        let goes_on = advance(
+            &t,
+            &job,
+            Read::Job(json!({"id": "p1", "status": "processing"})),
+            2,
+        );
+        assert_eq!((goes_on.status, goes_on.asked), (TaskStatus::Working, None));
     }
 
     #[test]

@@ -333,6 +333,7 @@ mod tests {
                 completed: vec!["succeeded".into()],
                 failed: vec!["failed".into()],
                 cancelled: Vec::new(),
+                input_required: Vec::new(),
             },
             result: Some("/output".into()),
             error: None,
@@ -341,6 +342,7 @@ mod tests {
             prefer_wait: None,
             output_lives,
             task: catalog::TaskSupport::Optional,
+            input: None,
         };
         let kept = job_row(&job(Some(3600), &["/output"]), "t_prediction_create".into());
         assert_eq!(kept.verdict, Verdict::Ok, "{}", kept.detail);
