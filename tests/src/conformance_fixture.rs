@@ -36,6 +36,8 @@ fn router() -> Router {
         .route("/template/{id}/data", get(template_data))
         .route("/values", get(values))
         .route("/steps", get(steps))
+        // `test_tool_with_task`'s job (the jobs fixture's routes).
+        .merge(crate::jobs_upstream::router(Default::default()))
 }
 
 async fn simple_text() -> Response {

@@ -96,17 +96,22 @@ impl JobsState {
 pub async fn spawn(state: JobsState) -> std::io::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
     let addr = listener.local_addr()?;
-    let router = Router::new()
+    let router = router(state);
+    let handle = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    Ok((addr, handle))
+}
+
+/// The upstream's routes over `state` (another fixture upstream serves them too).
+pub fn router(state: JobsState) -> Router {
+    Router::new()
         .route("/jobs", post(create))
         .route("/jobs/{id}", get(read))
         .route("/jobs/{id}/cancel", post(cancel))
         .route("/jobs/{id}/answers/{key}", post(answer))
         .route("/greet", get(greet))
-        .with_state(state);
-    let handle = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    Ok((addr, handle))
+        .with_state(state)
 }
 
 #[derive(Deserialize)]

@@ -178,9 +178,10 @@ fn arguments_are_used_and_plain(c: &Catalog, p: &Prompt) -> Vec<String> {
             || arg.location != ParamIn::Query
             || arg.upstream.is_some()
             || arg.values.is_some()
+            || arg.ask.is_some()
         {
             out.push(format!(
-                "argument `{name}`: a prompt argument is a plain string, integer, number, boolean or date (no `in`, `as`, `values` or arrays)"
+                "argument `{name}`: a prompt argument is a plain string, integer, number, boolean or date (no `in`, `as`, `values`, `ask` or arrays)"
             ));
         }
         if let Some(complete) = &arg.complete {

@@ -143,6 +143,7 @@ fn full_param() -> Param {
         complete: Some(Box::new(full_complete())),
         unix_time: Some("Europe/Berlin".into()),
         date_time: Some("Europe/Berlin".into()),
+        ask: Some("Newest first?".into()),
     }
 }
 
@@ -215,6 +216,7 @@ fn item_field() -> Param {
         complete: None,
         unix_time: None,
         date_time: None,
+        ask: None,
     }
 }
 

@@ -357,6 +357,7 @@ pub(crate) fn blank(location: ParamIn) -> Param {
         complete: None,
         unix_time: None,
         date_time: None,
+        ask: None,
     }
 }
 

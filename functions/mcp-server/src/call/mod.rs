@@ -2,7 +2,9 @@
 //! (`stages`, `idempotency`, or the stage's own module), read top to bottom in
 //! [`Pipeline::call`]:
 //!
-//! 1. **validate** the arguments against the contract (`contract::args`; a remote MCP tool's
+//! 1. **ask** the person for a missing argument the catalog lets them give, when the client can
+//!    show a form, and put the answer in when the call comes back with it (`ask`); then
+//!    **validate** the arguments against the contract (`contract::args`; a remote MCP tool's
 //!    against the remote's input schema, `contract::json_schema`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
 //!    call's [`Meter`](crate::upstream::Meter) (`budget`); a tool that spends (`spends`)
@@ -53,6 +55,7 @@
 //! of short cache).
 
 mod aggregate;
+mod ask;
 mod budget;
 mod caller;
 mod complete;
@@ -138,6 +141,9 @@ pub struct Elicitation<'a> {
     /// What the client can answer of a remote tool's input requests: its declared
     /// `elicitation`, `sampling` and `roots` capabilities (2026-07-28), passed on to the remote.
     pub input_capabilities: Option<&'a Map<String, Value>>,
+    /// What a retried call brought back besides a confirmation: our state of a question this
+    /// call asked (a remote's round, or an argument asked of the person) and the answers.
+    pub resumed: Option<Resume<'a>>,
 }
 
 /// Who calls, within what time and budget, and what the client can do for a confirmation.
@@ -252,7 +258,24 @@ impl Pipeline {
         if let Some(refused) = job::needs_a_task(tool, request.jobs) {
             return refused;
         }
-        let valid = match stages::validate(conn, tool, arguments) {
+        let keys = match ask::asks(tool) {
+            true => self.confirmation_keys().await,
+            false => Vec::new(),
+        };
+        let elicitation = request.elicitation;
+        let arguments = match ask::fill(
+            &keys,
+            request.caller,
+            &conn.catalog.connector,
+            tool,
+            arguments,
+            elicitation.available,
+            elicitation.resumed,
+        ) {
+            ControlFlow::Continue(arguments) => arguments,
+            ControlFlow::Break(answer) => return answer,
+        };
+        let valid = match stages::validate(conn, tool, &arguments) {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
@@ -280,7 +303,6 @@ impl Pipeline {
         conn: &DeployedCatalog,
         remote: &RemoteTool,
         arguments: &Map<String, Value>,
-        resume: Option<Resume<'_>>,
         request: Request<'_>,
     ) -> Outcome {
         let mut valid = match stages::validate_remote(remote, arguments) {
@@ -298,7 +320,7 @@ impl Pipeline {
                 .cloned()
                 .unwrap_or_default();
         }
-        if let Some(resume) = resume
+        if let Some(resume) = request.elicitation.resumed
             && let Err(refused) = rounds::resume(
                 &keys,
                 request.caller,

@@ -124,6 +124,25 @@ fn write_props(tool: &Tool, props: &mut JsonObject) {
     }
 }
 
+/// The restricted JSON Schema of a form a person fills in (an elicitation's `requestedSchema`):
+/// flat, one field per param (strings, dates, numbers and booleans, as the loader allows a
+/// form's fields), each with its label as the title, under the name given.
+pub(crate) fn form<'a>(fields: impl Iterator<Item = (&'a str, &'a catalog::Param)>) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, p) in fields {
+        let mut field = param_schema(p);
+        if let Some(label) = &p.label {
+            field.insert("title".into(), label.as_str().into());
+        }
+        if p.required {
+            required.push(name);
+        }
+        properties.insert(name.to_string(), Value::Object(field));
+    }
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
 /// One param's schema; an array's items are closed objects with their own typed fields, or
 /// the schema of its one `item`.
 fn param_schema(p: &catalog::Param) -> JsonObject {

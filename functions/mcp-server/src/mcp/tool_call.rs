@@ -149,6 +149,7 @@ impl Mcp {
                         _ => None,
                     },
                     input_capabilities: Some(&ctx.input_capabilities),
+                    resumed: retry.resume(),
                 };
                 Watch::around(ctx.watch.as_ref(), async |progress| {
                     let request = crate::call::Request {
@@ -166,7 +167,7 @@ impl Mcp {
                         }
                         Target::Remote(remote) => {
                             self.pipeline
-                                .call_remote(conn, remote, arguments, retry.resume(), request)
+                                .call_remote(conn, remote, arguments, request)
                                 .await
                         }
                     }
@@ -298,8 +299,8 @@ impl Retry {
         })
     }
 
-    /// A remote round to resume: a state that is no answer to our own confirmation form, or
-    /// answers that came without a state.
+    /// A round to resume (a remote's, or an argument asked of the person): a state that is no
+    /// answer to our own confirmation form, or answers that came without a state.
     fn resume(&self) -> Option<crate::call::Resume<'_>> {
         match (&self.decision, &self.state, &self.responses) {
             (None, None, None) | (Some(_), _, _) => None,

@@ -118,6 +118,11 @@ pub struct Param {
     /// upstreams whose date filters are date-times (sevdesk's transactions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_time: Option<Text>,
+    /// For a required param a person can give: what they are asked (`Whom should the mail
+    /// go to?`) when a call lacks it and the client can show a form, instead of the call
+    /// failing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<Text>,
 }
 
 impl Param {

@@ -23,6 +23,7 @@ const PARAM: &[ParamRule] = &[
     currency_is_an_iso_code_on_a_number,
     bounds_are_ordered,
     no_body_on_a_get,
+    asked_of_a_person,
 ];
 
 /// Every param's problems, param by param.
@@ -30,6 +31,35 @@ pub(super) fn params(h: &Http<'_>) -> Vec<String> {
     let mut out = Vec::new();
     for (name, p) in &h.t.params {
         out.extend(PARAM.iter().flat_map(|rule| rule(h, name, p)));
+    }
+    out
+}
+
+/// A param a person is asked for (`ask`) is one the call cannot go without (required, or in
+/// the path), a plain value a form can ask (no array), and of a tool that needs no
+/// confirmation: the retried call that brings the answer goes on to the upstream.
+fn asked_of_a_person(h: &Http<'_>, name: &str, p: &Param) -> Vec<String> {
+    let Some(question) = &p.ask else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if question.trim().is_empty() {
+        out.push(format!(
+            "param `{name}`: `ask` is empty; write the question a person reads"
+        ));
+    }
+    if !(p.required || p.location == ParamIn::Path) {
+        out.push(format!("param `{name}`: `ask` is for a required param (an optional one is left out, not asked for)"));
+    }
+    if p.kind == ParamType::Array {
+        out.push(format!(
+            "param `{name}`: `ask` is for a plain value, not an array"
+        ));
+    }
+    if h.t.risk >= crate::model::Risk::High {
+        out.push(format!(
+            "param `{name}`: `ask` is for tools of risk `low` or `medium` (a confirmation is bound to the arguments the model sent, not to what the person adds)"
+        ));
     }
     out
 }

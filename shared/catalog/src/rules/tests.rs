@@ -52,6 +52,45 @@ fn a_date_goes_up_one_way_and_only_a_date_takes_a_zone_for_it() {
 }
 
 #[test]
+fn a_param_asked_of_a_person_is_a_required_plain_value_of_a_tool_without_confirmation() {
+    let with = |param: &str| {
+        GOOD.replace(
+            "    get: /invoices\n",
+            &format!("    get: /invoices\n    params:\n      customer: {param}\n"),
+        )
+    };
+    let asked = with("{ type: string, required: true, ask: Which customer? }");
+    let c = parse("demo.yaml", &asked).unwrap();
+    assert_eq!(
+        c.tools[0].params["customer"].ask.as_deref(),
+        Some("Which customer?")
+    );
+    for (param, expected) in [
+        (
+            "{ type: string, ask: Which customer? }",
+            "`ask` is for a required param",
+        ),
+        (
+            "{ type: string, required: true, ask: ' ' }",
+            "`ask` is empty",
+        ),
+    ] {
+        let err = parse("demo.yaml", &with(param)).unwrap_err().to_string();
+        assert!(err.contains(expected), "{param}: {err}");
+    }
+    let high = asked.replacen(
+        "    risk: low\n    list: true\n",
+        "    risk: high\n    list: true\n",
+        1,
+    );
+    let err = parse("demo.yaml", &high).unwrap_err().to_string();
+    assert!(
+        err.contains("`ask` is for tools of risk `low` or `medium`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_currency_is_an_iso_code_on_a_number() {
     let with = |param: &str| {
         GOOD.replace(

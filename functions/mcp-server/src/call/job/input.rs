@@ -3,7 +3,7 @@
 //! made into that tool's arguments. Pure: the job's reads and the answer calls are the job
 //! stage's.
 
-use catalog::{JobInput, ParamType, Tool};
+use catalog::{JobInput, Tool};
 use serde_json::{Map, Value, json};
 
 use crate::tasks::Task;
@@ -99,53 +99,10 @@ fn fields(answer: &Tool) -> impl Iterator<Item = (&str, &str, &catalog::Param)> 
         .map(|(name, p)| (p.upstream.as_deref().unwrap_or(name), name.as_str(), &**p))
 }
 
-/// The form of an answer: the fields a person fills in, as the restricted JSON Schema of an
-/// elicitation (flat, strings, numbers and booleans), with their labels, descriptions, choices
-/// and bounds.
+/// The form of an answer: the fields a person fills in, with their labels, descriptions,
+/// choices and bounds.
 pub(crate) fn form(answer: &Tool) -> Value {
-    let mut properties = Map::new();
-    let mut required = Vec::new();
-    for (name, _, p) in fields(answer) {
-        let kind = match p.kind {
-            ParamType::Integer => "integer",
-            ParamType::Number => "number",
-            ParamType::Boolean => "boolean",
-            _ => "string",
-        };
-        let mut field = Map::from_iter([("type".to_string(), json!(kind))]);
-        let mut put = |key: &str, value: Value| {
-            field.insert(key.to_string(), value);
-        };
-        if let Some(label) = &p.label {
-            put("title", json!(label));
-        }
-        if let Some(description) = &p.description {
-            put("description", json!(description));
-        }
-        if let Some(choices) = &p.choices {
-            put("enum", json!(choices));
-        }
-        if kind == "string" {
-            if let Some(n) = p.max_length {
-                put("maxLength", json!(n));
-            }
-        } else if kind != "boolean" {
-            if let Some(min) = p.min {
-                put("minimum", json!(min));
-            }
-            if let Some(max) = p.max {
-                put("maximum", json!(max));
-            }
-        }
-        if let Some(default) = &p.default {
-            put("default", default.clone());
-        }
-        if p.required {
-            required.push(json!(name));
-        }
-        properties.insert(name.to_string(), Value::Object(field));
-    }
-    json!({"type": "object", "properties": properties, "required": required})
+    crate::contract::schema::form(fields(answer).map(|(field, _, p)| (field, p)))
 }
 
 /// A person's accepted answer to question `key` as the answer tool's arguments: the job's id
@@ -233,7 +190,7 @@ tools:
             json!({"type": "object", "properties": {
                 "confirm": {"type": "boolean", "title": "Go ahead", "description": "Whether the job goes on."},
                 "note": {"type": "string", "maxLength": 200},
-                "copies": {"type": "integer", "minimum": 1.0, "maximum": 5.0},
+                "copies": {"type": "integer", "minimum": 1, "maximum": 5},
             }, "required": ["confirm"]})
         );
         let task = Task {
