@@ -241,13 +241,13 @@ mod tests {
                 (
                     "quota-runway-warn",
                     80.0,
-                    "runway: the balance is down to 20 % of the limit (month UTC)"
+                    "runway: the balance is down to 20 % of the limit (month Europe/Berlin)"
                 ),
                 (
                     "quota-runway-critical",
                     95.0,
-                    "runway: the balance is down to 5 % of the limit (month UTC); calls fail \
-                     when it runs out"
+                    "runway: the balance is down to 5 % of the limit (month Europe/Berlin); \
+                     calls fail when it runs out"
                 ),
             ]
         );
