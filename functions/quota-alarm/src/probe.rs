@@ -241,10 +241,11 @@ impl Prober for HttpProber {
             });
         }
         let mut figures = connector::quota_figures(&spec.quota, response.headers());
-        if spec.quota.body.is_some() && (200..300).contains(&http_status) {
-            if let Some(body) = json_body(response).await {
-                figures = spec.quota.with_body(figures, &body);
-            }
+        if spec.quota.body.is_some()
+            && (200..300).contains(&http_status)
+            && let Some(body) = json_body(response).await
+        {
+            figures = spec.quota.with_body(figures, &body);
         }
         if figures.remaining.is_some() {
             return Ok(Answer {
