@@ -14,10 +14,14 @@ export interface ConnectorQuota {
   /** Utilisation percentages as listed (quota-alarm: lowest warns, highest pages). */
   readonly thresholds: readonly number[];
   /** Response headers with the remaining / consumed quota, or a header family (`x_ratelimit`,
-   * `ietf`) that reports the remaining requests: without one, nothing is measurable. */
+   * `ietf`) that reports the remaining requests, or figures in answers' bodies (`body`):
+   * without one, nothing is measurable. */
   readonly remaining?: string;
   readonly consumed?: string;
   readonly headers?: string;
+  readonly body?: true;
+  /** The remaining is a prepaid balance (`balance: true`): quota-alarm forecasts nothing. */
+  readonly balance?: true;
 }
 
 /** `quota.caller_daily_spend`: what one caller may spend per UTC day, in the upstream's unit. */
@@ -94,6 +98,8 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
       ...(header('remaining') ? { remaining: header('remaining') } : {}),
       ...(header('consumed') ? { consumed: header('consumed') } : {}),
       ...(header('headers') ? { headers: header('headers') } : {}),
+      ...(typeof q.body === 'object' && q.body !== null ? { body: true as const } : {}),
+      ...(q.balance === true ? { balance: true as const } : {}),
     },
   };
 }

@@ -78,7 +78,7 @@ export function quotaAlarmsFromCatalogs(catalogs: readonly ConnectorCatalog[]): 
     for (const c of catalogs) {
       const q = c.quota;
       if (!q) skipped.push({ connector: c.connector, reason: 'no quota declared' });
-      else if (!q.remaining && !q.consumed && !q.headers) skipped.push({ connector: c.connector, reason: 'the quota names no remaining or consumed header (nor a header family)' });
+      else if (!q.remaining && !q.consumed && !q.headers && !q.body) skipped.push({ connector: c.connector, reason: 'the quota names no remaining or consumed header, header family or body figure' });
       else if (!q.window) skipped.push({ connector: c.connector, reason: 'the quota declares no window' });
       else {
         const window = describeWindow(q.window);
@@ -99,11 +99,17 @@ export function quotaAlarmsFromCatalogs(catalogs: readonly ConnectorCatalog[]): 
           comparisonOperator: 'GreaterThanOrEqualToThreshold',
           treatMissingData: 'missing',
         });
+        // A balance (prepaid credits) is no window's allowance: said so, and nothing forecast.
+        const used = (percent: number): string => (q.balance
+          ? `${c.connector}: the balance is down to ${100 - percent} % of the limit (${window})`
+          : `${c.connector}: ${percent} % of the API quota (${window}) used`);
         alarms.push(
-          spec('warn', 'warn', QUOTA_METRICS.utilizationPercent, warn, 1, `${c.connector}: ${warn} % of the API quota (${window}) used`),
-          spec('critical', 'critical', QUOTA_METRICS.utilizationPercent, critical, 1, `${c.connector}: ${critical} % of the API quota (${window}) used; calls fail when it runs out`),
-          spec('forecast', 'warn', QUOTA_METRICS.exhaustedBeforeWindowEnd, 1, FORECAST_EVALUATION_PERIODS, `${c.connector}: at the current burn rate the API quota runs out before the window (${window}) resets`),
+          spec('warn', 'warn', QUOTA_METRICS.utilizationPercent, warn, 1, used(warn)),
+          spec('critical', 'critical', QUOTA_METRICS.utilizationPercent, critical, 1, `${used(critical)}; calls fail when it runs out`),
         );
+        if (!q.balance) {
+          alarms.push(spec('forecast', 'warn', QUOTA_METRICS.exhaustedBeforeWindowEnd, 1, FORECAST_EVALUATION_PERIODS, `${c.connector}: at the current burn rate the API quota runs out before the window (${window}) resets`));
+        }
       }
     }
     return { namespace, alarms, skipped };

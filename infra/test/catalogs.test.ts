@@ -93,7 +93,7 @@ describe('quota alarm plan from the catalogs (what `quota-alarm alarms --json` a
     assert.deepEqual(plan.alarms, []);
     assert.deepEqual(plan.skipped, [
       { connector: 'a', reason: 'no quota declared' },
-      { connector: 'b', reason: 'the quota names no remaining or consumed header (nor a header family)' },
+      { connector: 'b', reason: 'the quota names no remaining or consumed header, header family or body figure' },
       { connector: 'c', reason: 'the quota declares no window' },
     ]);
   });
@@ -104,6 +104,17 @@ describe('quota alarm plan from the catalogs (what `quota-alarm alarms --json` a
     ])('N');
     assert.deepEqual(plan.skipped, []);
     assert.deepEqual(plan.alarms.map((a) => a.id), ['quota-cal-warn', 'quota-cal-critical', 'quota-cal-forecast']);
+  });
+
+  it('a body figure is measurable, and a balance gets no forecast alarm', () => {
+    const plan = quotaAlarmsFromCatalogs([
+      parseCatalog('connector: rw\nquota: { body: { remaining: /creditBalance, limit: /tier/max, tools: [rw_org_get] }, balance: true, window: { calendar_month: UTC } }\n', 'rw.yaml'),
+    ])('N');
+    assert.deepEqual(plan.skipped, []);
+    assert.deepEqual(plan.alarms.map((a) => [a.id, a.threshold, a.description]), [
+      ['quota-rw-warn', 80, 'rw: the balance is down to 20 % of the limit (month UTC)'],
+      ['quota-rw-critical', 95, 'rw: the balance is down to 5 % of the limit (month UTC); calls fail when it runs out'],
+    ]);
   });
 
   it('survives a JSON round trip through parseQuotaAlarmPlan', () => {

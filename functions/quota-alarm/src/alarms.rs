@@ -84,7 +84,7 @@ pub fn plan(connectors: &[(String, Option<Policy>)], namespace: &str) -> AlarmPl
         match policy {
             None => out.skipped.push(skip("no quota declared")),
             Some(p) if !p.measurable => out.skipped.push(skip(
-                "the quota names no remaining or consumed header (nor a header family)",
+                "the quota names no remaining or consumed header, header family or body figure",
             )),
             Some(p) if p.window.is_none() => out.skipped.push(skip("the quota declares no window")),
             Some(p) => out.alarms.extend(for_policy(p, namespace)),
@@ -93,7 +93,9 @@ pub fn plan(connectors: &[(String, Option<Policy>)], namespace: &str) -> AlarmPl
     out
 }
 
-fn for_policy(p: &Policy, namespace: &str) -> [AlarmSpec; 3] {
+/// The warning and critical alarms, and the forecast's unless the remaining is a balance (no
+/// window refills it, so nothing is forecast).
+fn for_policy(p: &Policy, namespace: &str) -> Vec<AlarmSpec> {
     let window = p.window.as_ref().map(|w| w.describe()).unwrap_or_default();
     let spec = |kind: &str,
                 severity: Severity,
@@ -119,17 +121,25 @@ fn for_policy(p: &Policy, namespace: &str) -> [AlarmSpec; 3] {
         comparison_operator: "GreaterThanOrEqualToThreshold",
         treat_missing_data: "missing",
     };
-    [
+    let used = |percent: u8| match p.balance {
+        false => format!(
+            "{}: {percent} % of the API quota ({window}) used",
+            p.connector
+        ),
+        true => format!(
+            "{}: the balance is down to {} % of the limit ({window})",
+            p.connector,
+            100 - percent
+        ),
+    };
+    let mut out = vec![
         spec(
             "warn",
             Severity::Warn,
             metrics::UTILIZATION_PERCENT,
             f64::from(p.warn_percent),
             1,
-            format!(
-                "{}: {} % of the API quota ({window}) used",
-                p.connector, p.warn_percent
-            ),
+            used(p.warn_percent),
         ),
         spec(
             "critical",
@@ -137,12 +147,11 @@ fn for_policy(p: &Policy, namespace: &str) -> [AlarmSpec; 3] {
             metrics::UTILIZATION_PERCENT,
             f64::from(p.critical_percent),
             1,
-            format!(
-                "{}: {} % of the API quota ({window}) used; calls fail when it runs out",
-                p.connector, p.critical_percent
-            ),
+            format!("{}; calls fail when it runs out", used(p.critical_percent)),
         ),
-        spec(
+    ];
+    if !p.balance {
+        out.push(spec(
             "forecast",
             Severity::Warn,
             metrics::EXHAUSTED_BEFORE_WINDOW_END,
@@ -152,8 +161,9 @@ fn for_policy(p: &Policy, namespace: &str) -> [AlarmSpec; 3] {
                 "{}: at the current burn rate the API quota runs out before the window ({window}) resets",
                 p.connector
             ),
-        ),
-    ]
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -169,7 +179,12 @@ mod tests {
         let plan = plan(&embedded(), "HostedMcp");
         let json = serde_json::to_value(&plan).unwrap();
         assert_eq!(json["namespace"], "HostedMcp");
-        let alarms = json["alarms"].as_array().unwrap();
+        let alarms: Vec<&serde_json::Value> = json["alarms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["connector"] == "papierkram")
+            .collect();
         let ids: Vec<&str> = alarms.iter().map(|a| a["id"].as_str().unwrap()).collect();
         assert_eq!(
             ids,
@@ -179,7 +194,7 @@ mod tests {
                 "quota-papierkram-forecast"
             ]
         );
-        let warn = &alarms[0];
+        let warn = alarms[0];
         assert_eq!(warn["metricName"], "QuotaUtilizationPercent");
         assert_eq!(warn["threshold"], 80.0);
         assert_eq!(warn["comparisonOperator"], "GreaterThanOrEqualToThreshold");
@@ -193,7 +208,7 @@ mod tests {
         assert_eq!(warn["severity"], "warn");
         assert_eq!(alarms[1]["threshold"], 95.0);
         assert_eq!(alarms[1]["severity"], "critical");
-        let forecast = &alarms[2];
+        let forecast = alarms[2];
         assert_eq!(forecast["metricName"], "QuotaExhaustedBeforeWindowEnd");
         assert_eq!(forecast["threshold"], 1.0);
         assert_eq!(forecast["evaluationPeriods"], 4);
@@ -209,6 +224,34 @@ mod tests {
             !skipped.iter().any(|s| s["connector"] == "papierkram"),
             "{skipped:?}"
         );
+    }
+
+    #[test]
+    fn runways_balance_gets_warn_and_critical_alarms_but_no_forecast() {
+        let plan = plan(&embedded(), "HostedMcp");
+        let runway: Vec<(&str, f64, &str)> = plan
+            .alarms
+            .iter()
+            .filter(|a| a.connector == "runway")
+            .map(|a| (a.id.as_str(), a.threshold, a.description.as_str()))
+            .collect();
+        assert_eq!(
+            runway,
+            [
+                (
+                    "quota-runway-warn",
+                    80.0,
+                    "runway: the balance is down to 20 % of the limit (month Europe/Berlin)"
+                ),
+                (
+                    "quota-runway-critical",
+                    95.0,
+                    "runway: the balance is down to 5 % of the limit (month Europe/Berlin); \
+                     calls fail when it runs out"
+                ),
+            ]
+        );
+        assert!(!plan.skipped.iter().any(|s| s.connector == "runway"));
     }
 
     #[test]
@@ -246,9 +289,10 @@ mod tests {
                 ..base
             }),
         ));
-        let shipped_skipped = plan(&embedded(), "HostedMcp").skipped.len();
+        let shipped = plan(&embedded(), "HostedMcp");
+        let shipped_skipped = shipped.skipped.len();
         let plan = plan(&connectors, "HostedMcp");
-        assert_eq!(plan.alarms.len(), 3);
+        assert_eq!(plan.alarms, shipped.alarms, "none for the three added");
         let skipped: Vec<&str> = plan.skipped.iter().map(|s| s.connector.as_str()).collect();
         // After the shipped catalogs without a measurable quota (sevdesk reports none).
         assert!(skipped.contains(&"sevdesk"), "{skipped:?}");

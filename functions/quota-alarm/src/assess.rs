@@ -11,7 +11,10 @@
 //!   exhaustion before the window's end is a warning even below the threshold.
 //! - critical at or above the critical threshold or with nothing left; warn at or above the
 //!   warning threshold or with a forecast exhaustion before the window ends; else ok.
-//! - `n/a` when the catalog declares no quota header: nothing to measure.
+//! - a balance (`quota.balance`: prepaid credits) is compared with the limit like any remaining
+//!   figure, but gets no burn rate or forecast: it did not start the window full, and no
+//!   window's end refills it.
+//! - `n/a` when the catalog declares no quota header or body figure: nothing to measure.
 //!
 //! The thresholds, limit and window come from [`Policy`].
 
@@ -144,7 +147,7 @@ pub fn assess(policy: &Policy, now: Timestamp, usage: &Usage) -> Assessment {
     if !policy.measurable {
         a.state = State::NotApplicable;
         a.reason =
-            "the catalog names no quota header (remaining or consumed, nor a header family): nothing to measure".into();
+            "the catalog names no quota header (remaining or consumed, nor a header family) and no body figure: nothing to measure".into();
         return a;
     }
     let (Some(window), Some(bounds)) = (&policy.window, bounds) else {
@@ -174,11 +177,14 @@ pub fn assess(policy: &Policy, now: Timestamp, usage: &Usage) -> Assessment {
 
     let elapsed = now.duration_since(bounds.start);
     let elapsed_days = elapsed.as_secs_f64() / DAY_SECS;
-    let can_forecast = elapsed >= min_forecast_span(&bounds) && elapsed_days > 0.0;
+    let can_forecast =
+        !policy.balance && elapsed >= min_forecast_span(&bounds) && elapsed_days > 0.0;
     if can_forecast {
         a.burn_per_day = Some(used as f64 / elapsed_days);
     }
-    if remaining == 0 {
+    if policy.balance {
+        // Nothing to forecast: `used` is not what went since the window started full.
+    } else if remaining == 0 {
         a.days_left = Some(0.0);
         a.exhausts_at = Some(now);
         a.exhausted_before_window_end = Some(true);
@@ -198,6 +204,10 @@ pub fn assess(policy: &Policy, now: Timestamp, usage: &Usage) -> Assessment {
 
     let figures = format!("{utilization:.1} % used ({used} of {limit})");
     let forecast = match (a.burn_per_day, a.exhausts_at) {
+        _ if policy.balance && remaining == 0 => "used up until a purchase refills it".into(),
+        _ if policy.balance => {
+            "a balance, refilled by purchase and not by the window's reset: no forecast".into()
+        }
         _ if remaining == 0 => format!("used up until {}", show(bounds.end)),
         _ if !can_forecast => "too early in the window to forecast".to_string(),
         (Some(burn), Some(at)) if at < bounds.end => format!(
@@ -261,6 +271,7 @@ mod tests {
             warn_percent: 80,
             critical_percent: 95,
             measurable: true,
+            balance: false,
         }
     }
 
@@ -501,6 +512,62 @@ mod tests {
                 .ends_with("latest figure from 2026-05-27 11:00 CEST, no traffic since"),
             "{}",
             a.reason
+        );
+    }
+
+    #[test]
+    fn a_balance_is_compared_with_the_limit_without_a_forecast() {
+        // Runway: the credit balance against the tier's monthly credits, 3 days into May.
+        let balance = Policy {
+            balance: true,
+            ..policy(Window::CalendarMonth(Zone::new("UTC").unwrap()))
+        };
+        let now = ts("2026-05-04T00:00:00Z");
+        let at = |remaining: i64| {
+            assess(
+                &balance,
+                now,
+                &seen(Some(remaining), None, "2026-05-03T23:00:00Z"),
+            )
+        };
+        let low = at(1_500);
+        assert_eq!(low.state, State::Warn, "{}", low.reason);
+        assert_eq!(low.utilization_percent, Some(85.0));
+        assert_eq!(
+            low.reason,
+            "85.0 % used (8500 of 10000), at or above the warning 80 %; a balance, refilled by \
+             purchase and not by the window's reset: no forecast"
+        );
+        // 75 % "used" in three days would run out before the month ends if the month had
+        // started full; a balance did not, so it is ok.
+        let fine = at(2_500);
+        assert_eq!(fine.state, State::Ok, "{}", fine.reason);
+        assert_eq!(
+            (
+                fine.burn_per_day,
+                fine.days_left,
+                fine.exhausted_before_window_end
+            ),
+            (None, None, None)
+        );
+        let windowed = Policy {
+            balance: false,
+            ..balance.clone()
+        };
+        let forecast = assess(
+            &windowed,
+            now,
+            &seen(Some(2_500), None, "2026-05-03T23:00:00Z"),
+        );
+        assert_eq!(forecast.state, State::Warn, "{}", forecast.reason);
+        let empty = at(0);
+        assert_eq!(empty.state, State::Critical);
+        assert!(
+            empty
+                .reason
+                .ends_with("used up until a purchase refills it"),
+            "{}",
+            empty.reason
         );
     }
 

@@ -316,6 +316,21 @@ mod tests {
         .unwrap();
         let plan: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(plan["namespace"], "HostedMcp");
-        assert_eq!(plan["alarms"].as_array().unwrap().len(), 3);
+        let ids: Vec<&str> = plan["alarms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a["id"].as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "quota-papierkram-warn",
+                "quota-papierkram-critical",
+                "quota-papierkram-forecast",
+                "quota-runway-warn",
+                "quota-runway-critical"
+            ]
+        );
     }
 }

@@ -276,6 +276,7 @@ mod tests {
             warn_percent: 80,
             critical_percent: 95,
             measurable: true,
+            balance: false,
         }
     }
 

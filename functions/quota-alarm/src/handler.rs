@@ -254,18 +254,25 @@ mod tests {
             .collect()
     }
 
-    /// Answers every probe the same way; counts them.
+    /// Answers every probe the same way; records whose they were.
     struct FakeProber {
         answer: Result<Answer, ProbeError>,
-        probes: Mutex<u32>,
+        probed: Mutex<Vec<String>>,
+    }
+
+    impl FakeProber {
+        fn probes_of(&self, connector: &str) -> usize {
+            let probed = self.probed.lock().unwrap();
+            probed.iter().filter(|c| *c == connector).count()
+        }
     }
 
     impl Prober for FakeProber {
         async fn credentials(&self) -> Result<Credentials, ProbeError> {
             Ok(Credentials::default())
         }
-        async fn probe(&self, _: &ProbeSpec, _: &Credentials) -> Result<Answer, ProbeError> {
-            *self.probes.lock().unwrap() += 1;
+        async fn probe(&self, spec: &ProbeSpec, _: &Credentials) -> Result<Answer, ProbeError> {
+            self.probed.lock().unwrap().push(spec.connector.clone());
             self.answer.clone()
         }
     }
@@ -287,7 +294,7 @@ mod tests {
             },
             prober: FakeProber {
                 answer,
-                probes: Mutex::new(0),
+                probed: Mutex::new(Vec::new()),
             },
             probes: crate::probe::specs(&catalogs),
             connectors: crate::policy::policies(&catalogs).unwrap(),
@@ -331,6 +338,7 @@ mod tests {
         assert_eq!(emf["Connector"], "papierkram");
         let decision: Value = serde_json::from_str(lines[1]).unwrap();
         assert_eq!(decision["state"], "warn");
+        // One query for the Berlin month, which Papierkram's and Runway's windows share.
         let asked = deps.logs.asked.lock().unwrap();
         assert_eq!(asked.len(), 1);
         assert_eq!(asked[0].0, ["/aws/lambda/mcp-a", "/aws/lambda/mcp-b"]);
@@ -406,7 +414,7 @@ mod tests {
         let deps = deps_probing(Ok(rows), Ok(answer));
         let now = ts("2026-05-20T10:00:00Z");
         let out = handle(&deps, now).await.unwrap();
-        assert_eq!(*deps.prober.probes.lock().unwrap(), 1);
+        assert_eq!(deps.prober.probes_of("papierkram"), 1);
         let a = &papierkram(&out);
         assert_eq!((a.remaining, a.used), (Some(1_200), Some(8_800)));
         assert_eq!(a.state, State::Warn);
@@ -430,9 +438,13 @@ mod tests {
         ])];
         let deps = deps_probing(Ok(rows), Err(ProbeError::Unreachable));
         let out = handle(&deps, ts("2026-05-20T10:00:00Z")).await.unwrap();
-        assert_eq!(*deps.prober.probes.lock().unwrap(), 0);
+        assert_eq!(deps.prober.probes_of("papierkram"), 0);
         assert_eq!(papierkram(&out).state, State::Ok);
-        assert!(!out.lines.iter().any(|l| l.contains("quota_probe")));
+        assert!(
+            !lines_of(&out.lines, "papierkram")
+                .iter()
+                .any(|l| l.contains("quota_probe"))
+        );
     }
 
     #[tokio::test]

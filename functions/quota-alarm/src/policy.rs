@@ -18,9 +18,11 @@ pub struct Policy {
     pub limit: Option<i64>,
     pub warn_percent: u8,
     pub critical_percent: u8,
-    /// The catalog names a remaining or consumed header or a header family, so calls carry
-    /// figures.
+    /// The catalog names a remaining or consumed header, a header family or body figures, so
+    /// calls carry figures.
     pub measurable: bool,
+    /// The remaining is a balance a purchase refills (`quota.balance`): no forecast.
+    pub balance: bool,
 }
 
 /// A catalog quota declaration that cannot be used.
@@ -65,7 +67,11 @@ impl Policy {
             limit: q.limit,
             warn_percent: warn,
             critical_percent: critical,
-            measurable: q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some(),
+            measurable: q.remaining.is_some()
+                || q.consumed.is_some()
+                || q.headers.is_some()
+                || q.body.is_some(),
+            balance: q.balance,
         }))
     }
 

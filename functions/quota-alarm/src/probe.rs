@@ -1,14 +1,15 @@
 //! The quiet-period probe: when a connector's window has had no quota figure for its catalog's
 //! `quota.probe.quiet_hours`, quota-alarm sends the declared cheap GET itself, with the
 //! connector's credentials from the deployment secret (Secrets Manager), and reads the quota
-//! headers of the answer.
+//! figures of the answer: its headers, and its JSON body where `quota.body` declares figures
+//! there (read up to [`MAX_PROBE_BODY`]).
 //!
 //! The probe leaves one audit line (`event: quota_probe`, tool [`PROBE_TOOL`], the quota
 //! figures) on stdout, which is the function's own log group; infra has the function query that
 //! group too, so the next runs see the figure and do not probe again until the connector has
 //! been quiet for `quiet_hours` once more. Each probe costs quota, which is why it waits.
 //!
-//! A failed probe (no secret, credentials rejected, timeout, no quota header) leaves the
+//! A failed probe (no secret, credentials rejected, timeout, no remaining figure) leaves the
 //! connector as the logs alone make it, `unknown` when they have nothing, and says why.
 
 use std::collections::{BTreeMap, HashMap};
@@ -120,8 +121,8 @@ pub enum ProbeError {
     Timeout(u128),
     #[error("the upstream is unreachable")]
     Unreachable,
-    #[error("HTTP {status} carried no {header} header")]
-    NoFigure { status: u16, header: String },
+    #[error("HTTP {status} carried no remaining figure (the {figure})")]
+    NoFigure { status: u16, figure: String },
 }
 
 impl ProbeError {
@@ -134,7 +135,7 @@ impl ProbeError {
             ProbeError::Rejected { .. } => "unauthorized",
             ProbeError::Timeout(_) => "timeout",
             ProbeError::Unreachable => "unreachable",
-            ProbeError::NoFigure { .. } => "no_quota_header",
+            ProbeError::NoFigure { .. } => "no_quota_figure",
         }
     }
 
@@ -231,7 +232,6 @@ impl Prober for HttpProber {
             }
         })?;
         let http_status = response.status().as_u16();
-        let headers = response.headers();
         // Rejected credentials fail the probe even when the answer carries quota headers: ops
         // must fix the secret, and the figures of an unauthenticated answer are not trusted.
         if matches!(http_status, 401 | 403) {
@@ -240,7 +240,13 @@ impl Prober for HttpProber {
                 status: http_status,
             });
         }
-        let figures = connector::quota_figures(&spec.quota, headers);
+        let mut figures = connector::quota_figures(&spec.quota, response.headers());
+        if spec.quota.body.is_some()
+            && (200..300).contains(&http_status)
+            && let Some(body) = json_body(response).await
+        {
+            figures = spec.quota.with_body(figures, &body);
+        }
         if figures.remaining.is_some() {
             return Ok(Answer {
                 http_status,
@@ -249,9 +255,31 @@ impl Prober for HttpProber {
         }
         Err(ProbeError::NoFigure {
             status: http_status,
-            header: spec.quota.remaining_header(),
+            figure: spec.quota.remaining_source(),
         })
     }
+}
+
+/// The largest probe answer read for body figures: an account document is a few KiB.
+pub const MAX_PROBE_BODY: usize = 1024 * 1024;
+
+/// The answer's JSON body, when it is JSON and no larger than [`MAX_PROBE_BODY`] (read within
+/// the probe's timeout); anything else is no body to read figures from.
+async fn json_body(mut response: reqwest::Response) -> Option<serde_json::Value> {
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_PROBE_BODY as u64)
+    {
+        return None;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.ok()? {
+        if body.len() + chunk.len() > MAX_PROBE_BODY {
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).ok()
 }
 
 /// One probe's outcome: the usage row it adds (on success) and its audit line.

@@ -72,6 +72,7 @@ mod tests {
             warn_percent: 80,
             critical_percent: 95,
             measurable: true,
+            balance: false,
         };
         let day = Policy {
             connector: "daily".into(),

@@ -119,6 +119,7 @@ mod tests {
             warn_percent: 80,
             critical_percent: 95,
             measurable: true,
+            balance: false,
         };
         let now = ts("2026-05-10T22:00:00Z");
         let seen = ts("2026-05-10T21:30:00Z");

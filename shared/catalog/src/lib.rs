@@ -30,7 +30,7 @@ pub use model::*;
 pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};
 pub use pack::{PackError, load_packed, pack};
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
-pub use quota::QuotaFigures;
+pub use quota::{MAX_BODY_FIGURE, QuotaFigures};
 pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};
 pub use rules::{

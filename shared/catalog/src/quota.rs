@@ -1,10 +1,18 @@
-//! The quota figures of one upstream answer, read from its response headers as the catalog's
-//! `quota` declares them: headers of the API's own names (`x-remaining-quota`), or a header
-//! family (`x-ratelimit-*`, with named buckets, or the IETF `RateLimit` fields). Pure: the
-//! headers come in as `(name, value)` pairs and the time as Unix seconds, so the mcp-server and
+//! The quota figures of one upstream answer, as the catalog's `quota` declares them: from its
+//! response headers (headers of the API's own names, `x-remaining-quota`, or a header family,
+//! `x-ratelimit-*` with named buckets or the IETF `RateLimit` fields), or from its JSON body by
+//! pointer (`quota.body`, an account document's `/creditBalance`). Pure: the headers come in as
+//! `(name, value)` pairs, the body parsed and the time as Unix seconds, so the mcp-server and
 //! quota-alarm's probe read the same figures from the same answer.
 
-use crate::{Quota, RateLimitHeaders, ResetFormat};
+use serde_json::Value;
+
+use crate::{Quota, RateLimitHeaders, ResetFormat, Text};
+
+/// The largest figure read from a body: 2^53 − 1, the largest whole number a producer working
+/// in doubles (JavaScript) sends exactly. A larger one is no figure, never a rounded one; it
+/// also keeps `limit − remaining` and the sum of a call's costs far inside `i64`.
+pub const MAX_BODY_FIGURE: i64 = (1 << 53) - 1;
 
 /// Quota figures read from an answer's headers (and the catalog's limit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,6 +74,33 @@ impl Quota {
             && self.consumed.is_none()
             && self.headers.is_none()
             && self.bucket.is_none()
+            && self.body.is_none()
+            && !self.balance
+    }
+
+    /// Whether the answers of `tool` carry the body figures (`quota.body.tools`). The probe's
+    /// answer always does; quota-alarm reads it with [`Quota::with_body`] directly.
+    pub fn body_in(&self, tool: &str) -> bool {
+        self.body
+            .as_ref()
+            .is_some_and(|b| b.tools.iter().any(|t| t == tool))
+    }
+
+    /// `figures` (read from an answer's headers) with the figures its JSON `body` carries at
+    /// the declared pointers, for a 2xx answer of a tool in `quota.body.tools` or of the
+    /// probe. A pointer that finds nothing, or anything but a whole number from 0 to
+    /// [`MAX_BODY_FIGURE`], is no figure; a body's limit wins over the catalog's `limit`.
+    pub fn with_body(&self, figures: QuotaFigures, body: &Value) -> QuotaFigures {
+        let Some(declared) = &self.body else {
+            return figures;
+        };
+        let at = |pointer: &Option<Text>| body_figure(body.pointer(pointer.as_deref()?)?);
+        QuotaFigures {
+            remaining: at(&declared.remaining).or(figures.remaining),
+            consumed: at(&declared.consumed).or(figures.consumed),
+            limit: at(&declared.limit).or(figures.limit),
+            reset_s: figures.reset_s,
+        }
     }
 
     /// The figures of one answer. `headers` are its response headers (names in any case);
@@ -94,16 +129,39 @@ impl Quota {
         }
     }
 
-    /// The header an answer's remaining requests are read from, for messages: the declared
-    /// one, or the family's (`x-ratelimit-remaining-long`, `ratelimit`).
-    pub fn remaining_header(&self) -> String {
-        match (self.headers, self.bucket.as_deref()) {
-            (Some(RateLimitHeaders::XRatelimit), None) => "x-ratelimit-remaining".into(),
-            (Some(RateLimitHeaders::XRatelimit), Some(b)) => format!("x-ratelimit-remaining-{b}"),
-            (Some(RateLimitHeaders::Ietf), _) => "ratelimit".into(),
-            (None, _) => self.remaining.as_deref().unwrap_or_default().to_string(),
+    /// Where an answer's remaining quota is read from, for messages: the declared header, the
+    /// family's (`x-ratelimit-remaining-long`, `ratelimit`), or the body's pointer.
+    pub fn remaining_source(&self) -> String {
+        let pointer = self.body.as_ref().and_then(|b| b.remaining.as_deref());
+        match (self.headers, self.bucket.as_deref(), pointer) {
+            (_, _, Some(p)) => format!("whole number at {p} in the body"),
+            (Some(RateLimitHeaders::XRatelimit), None, _) => "x-ratelimit-remaining header".into(),
+            (Some(RateLimitHeaders::XRatelimit), Some(b), _) => {
+                format!("x-ratelimit-remaining-{b} header")
+            }
+            (Some(RateLimitHeaders::Ietf), _, _) => "ratelimit header".into(),
+            (None, _, None) => format!("{} header", self.remaining.as_deref().unwrap_or_default()),
         }
     }
+}
+
+/// A body value as a figure: a JSON number that is whole (`8200` or `8200.0`) and from 0 to
+/// [`MAX_BODY_FIGURE`]. A string, a fraction, a negative or a larger number is no figure.
+fn body_figure(value: &Value) -> Option<i64> {
+    let Value::Number(n) = value else {
+        return None;
+    };
+    let whole = match n.as_i64() {
+        Some(i) => i,
+        None => {
+            let f = n.as_f64()?;
+            if f.fract() != 0.0 || f.abs() > MAX_BODY_FIGURE as f64 {
+                return None;
+            }
+            f as i64
+        }
+    };
+    (0..=MAX_BODY_FIGURE).contains(&whole).then_some(whole)
 }
 
 /// A header value as a whole number (surrounding blanks allowed).
@@ -285,6 +343,87 @@ mod tests {
         assert_eq!(
             absurd.consumed, None,
             "an overflowing cost is no figure, not a panic"
+        );
+    }
+
+    #[test]
+    fn body_figures_are_whole_numbers_at_their_pointers_and_nothing_else() {
+        // Runway's organisation answer: the balance and the tier's monthly credits.
+        let q = quota(
+            "{ body: { remaining: /creditBalance, limit: /tier/maxMonthlyCreditSpend, \
+             tools: [runway_organization_get] }, limit: 1 }",
+        );
+        let answer = serde_json::json!({"creditBalance": 8200,
+            "tier": {"maxMonthlyCreditSpend": 10000.0, "models": {}}});
+        let headers = q.figures(&[], NOW);
+        assert_eq!(
+            q.with_body(headers, &answer),
+            QuotaFigures {
+                remaining: Some(8_200),
+                consumed: None,
+                limit: Some(10_000),
+                reset_s: None
+            },
+            "a body's limit wins over the catalog's"
+        );
+        let remaining = |value: serde_json::Value| {
+            q.with_body(headers, &serde_json::json!({ "creditBalance": value }))
+                .remaining
+        };
+        assert_eq!(remaining(serde_json::json!(0)), Some(0));
+        assert_eq!(
+            remaining(serde_json::json!(MAX_BODY_FIGURE)),
+            Some(MAX_BODY_FIGURE)
+        );
+        for no_figure in [
+            serde_json::json!("8200"),
+            serde_json::json!(null),
+            serde_json::json!(true),
+            serde_json::json!({"credits": 8200}),
+            serde_json::json!([8200]),
+            serde_json::json!(-1),
+            serde_json::json!(-0.5),
+            serde_json::json!(12.5),
+            serde_json::json!(MAX_BODY_FIGURE + 1),
+            serde_json::json!(u64::MAX),
+            serde_json::json!(1e300),
+        ] {
+            assert_eq!(remaining(no_figure.clone()), None, "{no_figure}");
+        }
+        let absent = q.with_body(headers, &serde_json::json!({"tier": []}));
+        assert_eq!(
+            (absent.remaining, absent.limit),
+            (None, Some(1)),
+            "absent: no figure, and the catalog's limit stays"
+        );
+        assert!(q.body_in("runway_organization_get"));
+        assert!(!q.body_in("runway_task_get"));
+        assert!(!q.is_budget_only());
+    }
+
+    #[test]
+    fn body_pointers_unescape_and_a_quota_without_body_keeps_its_headers_figures() {
+        let q = quota("{ body: { consumed: \"/usage/a~1b/cost~0s\", remaining: /left/0 } }");
+        let answer = serde_json::json!({"usage": {"a/b": {"cost~s": 3}}, "left": [7, 9]});
+        let figures = q.with_body(QuotaFigures::default(), &answer);
+        assert_eq!((figures.consumed, figures.remaining), (Some(3), Some(7)));
+        let headers_only = quota("{ remaining: x-left }");
+        let from_headers = headers_only.figures(&[("x-left", "5")], NOW);
+        assert_eq!(
+            headers_only.with_body(from_headers, &serde_json::json!({"x-left": 1})),
+            from_headers
+        );
+        assert_eq!(
+            (
+                q.remaining_source(),
+                headers_only.remaining_source(),
+                quota("{ headers: x_ratelimit, bucket: long }").remaining_source()
+            ),
+            (
+                "whole number at /left/0 in the body".to_string(),
+                "x-left header".to_string(),
+                "x-ratelimit-remaining-long header".to_string()
+            )
         );
     }
 

@@ -18,7 +18,8 @@ use crate::model::{Paging, PagingStyle};
 use crate::model::{
     Aggregate, Auth, BasicAuth, BooleanValues, Catalog, Days, Effect, Errors, Health, Items,
     ListEnvelope, Measure, Method, OAuthUser, Param, ParamIn, ParamType, Params, Provenance, Quota,
-    QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool, Top,
+    QuotaBody, QuotaProbe, QuotaWindow, RateLimitHeaders, ResetFormat, Risk, Source, Status, Tool,
+    Top,
 };
 use crate::model::{
     Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates,
@@ -484,12 +485,23 @@ fn full_quota() -> Quota {
         reset: ResetFormat::Epoch,
         remaining: Some("x-remaining-quota".into()),
         consumed: Some("x-consumed-quota".into()),
+        body: Some(full_quota_body()),
         limit: Some(10_000),
         window: Some(full_quota_window()),
+        balance: true,
         thresholds: vec![80, 95],
         probe: Some(full_quota_probe()),
         caller_daily_budget: Some(1000),
         caller_daily_spend: Some(full_spend_limit()),
+    }
+}
+
+fn full_quota_body() -> QuotaBody {
+    QuotaBody {
+        remaining: Some("/creditBalance".into()),
+        consumed: Some("/cost".into()),
+        limit: Some("/tier/maxMonthlyCreditSpend".into()),
+        tools: vec!["demo_organization_get".into()],
     }
 }
 
@@ -597,6 +609,7 @@ fn shapes() -> Vec<Shape> {
         shape("Quota", "/$defs/quota", full_quota()),
         shape("QuotaWindow", "/$defs/quota_window", full_quota_window()),
         shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
+        shape("QuotaBody", "/$defs/quota_body", full_quota_body()),
         shape("Health", "/$defs/health", full_health()),
         shape("Provenance", "/$defs/provenance", full_provenance()),
         shape("Auth", "/$defs/auth", full_auth()),
@@ -996,7 +1009,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 21] = [
+    let minimal: [(&str, &str, Value, Parse); 22] = [
         (
             "Catalog",
             "",
@@ -1045,6 +1058,12 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/quota_probe",
             json!({"get": "/info"}),
             roundtrip::<QuotaProbe>,
+        ),
+        (
+            "QuotaBody",
+            "/$defs/quota_body",
+            json!({}),
+            roundtrip::<QuotaBody>,
         ),
         ("Auth", "/$defs/auth", json!({}), roundtrip::<Auth>),
         ("Errors", "/$defs/errors", json!({}), roundtrip::<Errors>),

@@ -23,6 +23,7 @@ mod prism;
 mod progress;
 mod prompts;
 mod quota_lambda;
+mod quota_runway;
 mod quota_sandbox;
 mod refresh;
 mod resources;

@@ -1068,3 +1068,38 @@ async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get()
     assert_eq!(reads, 1, "one read after 10 s found it finished");
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
+
+/// The organisation's credits are figures in the body of `GET /organization`, which the catalog
+/// reads by pointer (`quota.body`): the document's example (8,200 credits left of a tier that may
+/// buy 10,000 a month) reaches the result's `_quota` and the audit line; a task's answer carries
+/// no such figures and gets none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_the_organisations_credits_reach_quota_and_the_audit_line() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let (server, rpc) = RUNWAY.server(&prism, None, &[]);
+    let r = rpc.call("runway_organization_get", json!({})).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "ok", "{r}");
+    assert_eq!(result["data"]["creditBalance"], 8200, "{r}");
+    assert_eq!(
+        result["_quota"],
+        json!({"remaining": 8200, "limit": 10000}),
+        "{r}"
+    );
+    let event = server.stdout.event_for("runway_organization_get");
+    assert_eq!(
+        (&event["quota_remaining"], &event["quota_limit"]),
+        (&json!(8200), &json!(10000)),
+        "{event}"
+    );
+    let task = rpc
+        .call(
+            RUNWAY.get_tool,
+            json!({"id": "17f20503-6c24-4c16-946b-35dbbce2af2f"}),
+        )
+        .await;
+    let task = structured(&task);
+    assert_eq!(task["status"], "ok", "{task}");
+    assert!(task.get("_quota").is_none(), "{task}");
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}

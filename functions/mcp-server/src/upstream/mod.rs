@@ -213,6 +213,11 @@ impl Upstream {
                 Some(binary) => self.interpret_document(catalog, method, binary, answer)?,
                 None => self.interpret(catalog, method, answer)?,
             };
+            // Figures in the body (an account document's balance) come only with the answers
+            // of the tools the catalog names; the body is parsed and capped already.
+            if let Some(quota) = catalog.quota.as_ref().filter(|q| q.body_in(&tool.name)) {
+                reply.quota = reply.quota.map(|f| quota.with_body(f, &reply.body));
+            }
             if tool.list {
                 let page = Sent {
                     url: &sent,

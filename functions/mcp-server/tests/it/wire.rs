@@ -2,8 +2,8 @@
 //! header template, a named header, a query parameter, HTTP basic), static headers per
 //! connector and per tool, a query-parameter secret kept out of the dry run's preview and
 //! the audit lines; error messages by JSON pointer, problem details, a status in a 200 body;
-//! rate-limit header families (named buckets, IETF fields) into `_quota`, the audit line and the
-//! 429 hint. Each test declares its own `wire` connector and records what arrived.
+//! rate-limit header families (named buckets, IETF fields) and body figures into `_quota`, the
+//! audit line and the 429 hint. Each test declares its own `wire` connector and records what arrived.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -373,6 +373,45 @@ async fn named_rate_limit_buckets_reach_quota_the_audit_line_and_the_429_hint() 
             .contains("quota is used up (0 remaining); it resets in 40 s"),
         "{result}"
     );
+}
+
+#[tokio::test]
+async fn body_figures_reach_quota_and_the_audit_line_from_the_tools_that_carry_them() {
+    let (addr, fake) = spawn().await;
+    // An account document (Runway's organisation): the balance and the tier's limit.
+    let app = app(
+        addr,
+        "auth: { bearer: token }\nquota: { body: { remaining: /account/balance, \
+         limit: /tier/max, tools: [wire_items_get] }, balance: true }",
+    );
+    let account = |balance: Value| json!({"account": {"balance": balance}, "tier": {"max": 10000}});
+    fake.answer("/items", (200, vec![], account(json!(1500))));
+    let result = call(&app, "wire_items_get", json!({})).await;
+    assert_eq!(result["status"], "ok", "{result}");
+    assert_eq!(
+        result["_quota"],
+        json!({"remaining": 1500, "limit": 10000}),
+        "{result}"
+    );
+    let line = app.audit.lines().pop().unwrap();
+    let event: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        (&event["quota_remaining"], &event["quota_limit"]),
+        (&json!(1500), &json!(10000)),
+        "{line}"
+    );
+    // Another tool's answer does not carry the figures, even when it holds the same fields.
+    fake.answer("/slots", (200, vec![], account(json!(1500))));
+    let other = call(&app, "wire_slots_get", json!({})).await;
+    assert_eq!(other["status"], "ok", "{other}");
+    assert!(other.get("_quota").is_none(), "{other}");
+    // A balance that is not a whole number from 0 is no figure, never a wrong one.
+    for odd in [json!("1500"), json!(-3), json!(12.5), json!(1e30)] {
+        fake.answer("/items", (200, vec![], account(odd.clone())));
+        let result = call(&app, "wire_items_get", json!({})).await;
+        assert_eq!(result["status"], "ok", "{result}");
+        assert_eq!(result["_quota"].get("remaining"), None, "{odd}: {result}");
+    }
 }
 
 #[tokio::test]

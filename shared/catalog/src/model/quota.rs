@@ -25,11 +25,19 @@ pub struct Quota {
     /// Response header with the consumed quota.
     #[serde(default)]
     pub consumed: Option<Text>,
+    /// Figures an upstream reports in the JSON body of some answers (an account or usage
+    /// document) rather than in headers, read by JSON pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<QuotaBody>,
     /// The limit per window, when the upstream does not send it.
     #[serde(default)]
     pub limit: Option<i64>,
     #[serde(default)]
     pub window: Option<QuotaWindow>,
+    /// The remaining is a balance that a purchase refills, not the window's reset (prepaid
+    /// credits): quota-alarm compares it with the limit but forecasts no exhaustion.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub balance: bool,
     /// Utilisation percentages that warn, then page (default 80 and 95).
     #[serde(default = "default_thresholds")]
     pub thresholds: Vec<u8>,
@@ -77,11 +85,31 @@ impl ResetFormat {
     }
 }
 
+/// Quota figures in the JSON body of the answers that carry them: JSON pointers to whole
+/// numbers, read from a 2xx answer of the listed tools and of the quota's probe.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaBody {
+    /// Pointer to the remaining quota (`/creditBalance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<Text>,
+    /// Pointer to the quota consumed by this request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumed: Option<Text>,
+    /// Pointer to the limit (`/tier/maxMonthlyCreditSpend`); an answer's wins over the
+    /// catalog's `limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Text>,
+    /// The tools whose answers carry these figures (the probe's answer always does).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Text>,
+}
+
 /// The quiet-period probe of a quota.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QuotaProbe {
-    /// Path (under `base_url`) of a cheap GET whose answer carries the quota headers.
+    /// Path (under `base_url`) of a cheap GET whose answer carries the quota figures.
     pub get: Text,
     /// Probe only after this many hours without quota figures: each probe costs quota too.
     #[serde(default = "default_quiet_hours")]

@@ -53,6 +53,8 @@ const CATALOG: &[fn(&Catalog) -> Vec<String>] = &[
     top::hints_never_quote_the_upstream,
     quota::window_has_one_kind,
     quota::headers_are_read_one_way,
+    quota::body_is_read_by_pointer,
+    quota::balance_has_a_remaining_figure,
     quota::probe_can_learn_the_quota,
     spend::limit_is_bounded,
     top::a_rest_catalog_has_tools,

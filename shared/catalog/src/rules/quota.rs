@@ -1,6 +1,6 @@
 //! Rules on `quota`: its window, where its figures are read, and its probe.
 
-use crate::model::{Catalog, RateLimitHeaders, ResetFormat};
+use crate::model::{Catalog, QuotaBody, RateLimitHeaders, ResetFormat};
 use crate::template::placeholders;
 
 pub(super) fn window_has_one_kind(c: &Catalog) -> Vec<String> {
@@ -55,8 +55,98 @@ pub(super) fn headers_are_read_one_way(c: &Catalog) -> Vec<String> {
     out
 }
 
-/// A probe is a fixed GET that learns the quota from its headers, sent now and then while a
-/// window has no figures.
+/// Body figures are JSON pointers read from the answers that carry them, and a quota is read
+/// one way: its figures share one unit, limit and window, so they come from bodies or from
+/// headers, not both.
+pub(super) fn body_is_read_by_pointer(c: &Catalog) -> Vec<String> {
+    let Some((q, body)) = c
+        .quota
+        .as_ref()
+        .and_then(|q| q.body.as_ref().map(|b| (q, b)))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let QuotaBody {
+        remaining,
+        consumed,
+        limit,
+        tools,
+    } = body;
+    let pointers = [
+        ("remaining", remaining),
+        ("consumed", consumed),
+        ("limit", limit),
+    ];
+    if pointers.iter().all(|(_, p)| p.is_none()) {
+        out.push(
+            "quota.body declares no figure: give remaining, consumed or limit as JSON pointers"
+                .into(),
+        );
+    }
+    for (field, pointer) in pointers {
+        if let Some(p) = pointer.as_deref().filter(|p| !is_pointer(p)) {
+            out.push(format!(
+                "quota.body.{field} `{p}` is not a JSON pointer: write `/creditBalance` or \
+                 `/tier/limit` (`~0` for `~`, `~1` for `/` inside a name)"
+            ));
+        }
+    }
+    if q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some() {
+        out.push(
+            "quota.body reads the figures from answers' bodies, but quota.remaining, \
+             quota.consumed or quota.headers reads them from headers: a quota's figures share \
+             one unit, declare one way"
+                .into(),
+        );
+    }
+    for name in tools {
+        let has_request = c
+            .tools
+            .iter()
+            .any(|t| &t.name == name && t.http().is_some());
+        if !has_request {
+            out.push(format!(
+                "quota.body.tools names `{name}`, no tool of this catalog with its own request"
+            ));
+        }
+    }
+    if tools.is_empty() && q.probe.is_none() {
+        out.push(
+            "quota.body is read from no answer: list the tools whose answers carry it in \
+             quota.body.tools, or declare quota.probe"
+                .into(),
+        );
+    }
+    out
+}
+
+/// A JSON pointer (RFC 6901) to a member: `/` then names, with `~` only as `~0` or `~1`.
+fn is_pointer(p: &str) -> bool {
+    p.starts_with('/')
+        && p.split('~')
+            .skip(1)
+            .all(|after| after.starts_with('0') || after.starts_with('1'))
+}
+
+/// A balance is what remains, so it needs a remaining figure.
+pub(super) fn balance_has_a_remaining_figure(c: &Catalog) -> Vec<String> {
+    let Some(q) = c.quota.as_ref().filter(|q| q.balance) else {
+        return Vec::new();
+    };
+    let body_remaining = q.body.as_ref().is_some_and(|b| b.remaining.is_some());
+    if q.remaining.is_some() || q.headers.is_some() || body_remaining {
+        return Vec::new();
+    }
+    vec![
+        "quota.balance says the remaining is a balance: declare where it is read \
+         (quota.remaining, quota.headers or quota.body.remaining)"
+            .into(),
+    ]
+}
+
+/// A probe is a fixed GET that learns the quota from its headers or body, sent now and then
+/// while a window has no figures.
 pub(super) fn probe_can_learn_the_quota(c: &Catalog) -> Vec<String> {
     let Some((q, p)) = c
         .quota
@@ -69,10 +159,11 @@ pub(super) fn probe_can_learn_the_quota(c: &Catalog) -> Vec<String> {
     if !p.get.starts_with('/') || !placeholders(&p.get).is_empty() {
         out.push("quota.probe.get must be a fixed path starting with `/`".into());
     }
-    if q.remaining.is_none() && q.headers.is_none() {
+    let body_remaining = q.body.as_ref().is_some_and(|b| b.remaining.is_some());
+    if q.remaining.is_none() && q.headers.is_none() && !body_remaining {
         out.push(
-            "quota.probe needs quota.remaining or quota.headers: a probe learns the quota \
-             only from those headers"
+            "quota.probe needs quota.remaining, quota.headers or quota.body.remaining: a probe \
+             learns the quota only from a remaining figure"
                 .into(),
         );
     }

@@ -357,6 +357,64 @@ fn quota_probe_needs_a_fixed_path_the_remaining_header_and_a_window() {
 }
 
 #[test]
+fn quota_body_figures_are_pointers_read_from_named_tools_or_the_probe() {
+    let with = |quota: &str| {
+        let text = GOOD.replace("tools:\n", &format!("quota: {quota}\ntools:\n"));
+        parse("demo.yaml", &text).map_err(|e| e.to_string())
+    };
+    let good = "{ body: { remaining: /account/credits, limit: \"/tier/max~1month\", \
+                tools: [demo_invoice_get] }, balance: true }";
+    let quota = with(good).unwrap().quota.unwrap();
+    let body = quota.body.as_ref().unwrap();
+    assert_eq!(body.remaining.as_deref(), Some("/account/credits"));
+    assert!(quota.balance && quota.body_in("demo_invoice_get"));
+    assert!(
+        with("{ body: { remaining: /left }, window: { day: UTC }, probe: { get: /info } }").is_ok(),
+        "a probe reads the body figures of its own answer"
+    );
+    for (quota, problem) in [
+        (
+            "{ body: { remaining: creditBalance, tools: [demo_invoice_get] } }",
+            "quota.body.remaining `creditBalance` is not a JSON pointer",
+        ),
+        (
+            "{ body: { limit: /a~2b, tools: [demo_invoice_get] } }",
+            "quota.body.limit `/a~2b` is not a JSON pointer",
+        ),
+        (
+            "{ body: { consumed: '/cost~', tools: [demo_invoice_get] } }",
+            "quota.body.consumed",
+        ),
+        (
+            "{ body: { remaining: '', tools: [demo_invoice_get] } }",
+            "is not a JSON pointer",
+        ),
+        (
+            "{ body: { tools: [demo_invoice_get] } }",
+            "declares no figure",
+        ),
+        (
+            "{ body: { remaining: /left, tools: [demo_invoice_get] }, consumed: x-cost }",
+            "declare one way",
+        ),
+        (
+            "{ body: { remaining: /left, tools: [demo_invoices_lst] } }",
+            "names `demo_invoices_lst`, no tool of this catalog",
+        ),
+        ("{ body: { remaining: /left } }", "read from no answer"),
+        ("{ body: { remaining: /left, per: day } }", "unknown field"),
+        ("{ limit: 100, balance: true }", "quota.balance"),
+        (
+            "{ body: { limit: /max }, window: { day: UTC }, probe: { get: /info } }",
+            "quota.body.remaining",
+        ),
+    ] {
+        let err = with(quota).unwrap_err();
+        assert!(err.contains(problem), "{quota}: {err}");
+    }
+}
+
+#[test]
 fn body_templates_place_every_body_param_once_or_more() {
     let with = |body: &str, params: &str| {
         let text = GOOD

@@ -122,7 +122,8 @@ fn error_message_row(c: &Catalog, subject: String) -> Row {
     )
 }
 
-/// `quota_headers`: a declared quota is read from the upstream's headers.
+/// `quota_headers`: a declared quota is read from the upstream's headers (or from the bodies of
+/// the answers that carry it).
 fn quota_row(c: &Catalog, subject: String) -> Row {
     match &c.quota {
         None => na("quota_headers", subject, "no quota declared"),
@@ -135,8 +136,11 @@ fn quota_row(c: &Catalog, subject: String) -> Row {
         Some(q) => row(
             "quota_headers",
             subject,
-            q.remaining.is_some() || q.consumed.is_some() || q.headers.is_some(),
-            "remaining/consumed headers (or a header family) are passed through as _quota",
+            q.remaining.is_some()
+                || q.consumed.is_some()
+                || q.headers.is_some()
+                || q.body.is_some(),
+            "remaining/consumed headers (or a header family, or body figures) are passed through as _quota",
         ),
     }
 }
@@ -306,6 +310,11 @@ mod tests {
         assert_eq!(
             verdict("{ limit: 1000, window: { day: UTC } }"),
             Verdict::Gap
+        );
+        assert_eq!(
+            verdict("{ body: { remaining: /credits, tools: [q_things_get] } }"),
+            Verdict::Ok,
+            "body figures reach _quota too"
         );
     }
 
