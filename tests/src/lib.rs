@@ -12,6 +12,7 @@ pub mod look;
 pub mod oidc;
 pub mod prism;
 pub mod proxy;
+pub mod rate_upstream;
 mod sandbox;
 mod temp_dir;
 

@@ -88,7 +88,11 @@ pub(crate) async fn build(
     redactor: Redactor,
 ) -> anyhow::Result<AppState> {
     let counting = config.limits != limits::Thresholds::OFF;
-    let table_name = config.limits_table.clone().filter(|_| counting);
+    // An upstream's own rate is kept in the same table, whether or not our limits count.
+    let paced = catalogs
+        .iter()
+        .any(|c| c.quota.as_ref().is_some_and(|q| q.rate.is_some()));
+    let table_name = config.limits_table.clone().filter(|_| counting || paced);
     // The AWS configuration is loaded once, and only when something on AWS is used.
     let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
         || table_name.is_some()

@@ -137,6 +137,8 @@ pub struct AuditEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spend_unit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_event: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<String>,
@@ -193,6 +195,7 @@ impl AuditEvent {
             daily_calls_used_pct: None,
             spend: None,
             spend_unit: None,
+            paced_ms: None,
             audit_event: None,
             risk: None,
             dry_run: None,
@@ -361,6 +364,12 @@ impl AuditEvent {
         self
     }
 
+    /// How long the call's requests waited for their turns at the upstream's own rate.
+    pub fn paced(mut self, waited_ms: u64) -> Self {
+        self.paced_ms = Some(waited_ms);
+        self
+    }
+
     /// A write's facts: the contract's event and risk, whether it was a preview, how it was
     /// confirmed and what the idempotency ledger found. Fixed words only (bounded here).
     pub fn write(
@@ -460,7 +469,8 @@ pub(crate) mod tests {
             .quota_remaining(900)
             .quota_consumed(100)
             .quota_limit(1000)
-            .spend(2, "predictions");
+            .spend(2, "predictions")
+            .paced(500);
         event.arg_keys_omitted = Some(3);
         event
     }

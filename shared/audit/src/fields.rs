@@ -61,6 +61,9 @@ pub const DAILY_CALLS_USED_PCT: &str = "daily_calls_used_pct";
 pub const SPEND: &str = "spend";
 /// The unit of `spend` (`predictions`, `credits`): a catalog's word, never a caller's.
 pub const SPEND_UNIT: &str = "spend_unit";
+/// Calls of a connector with its upstream's own rate (`quota.rate`): milliseconds the call's
+/// requests waited for their turns, when they waited.
+pub const PACED_MS: &str = "paced_ms";
 
 /// Writes: the contract's audit event (`invoice.delivered`).
 pub const AUDIT_EVENT: &str = "audit_event";
@@ -103,6 +106,7 @@ pub const ALL: &[&str] = &[
     DAILY_CALLS_USED_PCT,
     SPEND,
     SPEND_UNIT,
+    PACED_MS,
     AUDIT_EVENT,
     RISK,
     DRY_RUN,

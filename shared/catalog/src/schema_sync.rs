@@ -22,7 +22,7 @@ use crate::model::{
     Top,
 };
 use crate::model::{
-    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates,
+    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates, Rate,
     SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
@@ -493,6 +493,10 @@ fn full_quota() -> Quota {
         probe: Some(full_quota_probe()),
         caller_daily_budget: Some(1000),
         caller_daily_spend: Some(full_spend_limit()),
+        rate: Some(Rate {
+            requests: 2,
+            seconds: 1,
+        }),
     }
 }
 

@@ -290,6 +290,7 @@ mod tests {
             probe: None,
             caller_daily_budget: None,
             caller_daily_spend: None,
+            rate: None,
         };
         let mut headers = HeaderMap::new();
         headers.insert("x-remaining-quota", HeaderValue::from_static("9876"));

@@ -238,6 +238,7 @@ pub(crate) fn quota_proposal(headers: &BTreeSet<String>, notes: &mut Vec<String>
         probe: None,
         caller_daily_budget: None,
         caller_daily_spend: None,
+        rate: None,
     };
     let lower: BTreeSet<String> = headers.iter().map(|h| h.to_ascii_lowercase()).collect();
     // A header family: the runtime reads limit, remaining and reset from it.

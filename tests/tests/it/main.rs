@@ -25,6 +25,7 @@ mod prompts;
 mod quota_lambda;
 mod quota_runway;
 mod quota_sandbox;
+mod rate;
 mod refresh;
 mod resources;
 mod robustness;

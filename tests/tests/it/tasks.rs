@@ -670,14 +670,24 @@ async fn measure_task_requests() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_reads_of_a_due_task_poll_the_upstream_once() {
     let moto = Moto::start();
+    moto.create_limits_table(TABLE).await;
+    // One request at a time, as DynamoDB applies each conditional write atomically: threaded
+    // moto would now and then let two concurrent claims pass.
+    let relay = integration_tests::proxy::CountingProxy::start(
+        format!("127.0.0.1:{}", moto.port()).parse().unwrap(),
+        "DynamoDB_20120810.UpdateItem",
+    )
+    .await;
+    let store = || {
+        TaskStore::Table(TableTasks::new(
+            moto.dynamodb_client(&relay.endpoint()),
+            TABLE,
+        ))
+    };
     let jobs = JobsState::default();
     let (upstream, _u) = jobs_upstream::spawn(jobs.clone()).await.unwrap();
-    let a = Rpc::with_bearer(
-        &instance(upstream, table_tasks(&moto).await, &[]).await,
-        KEY,
-    );
-    let b_tasks = TaskStore::Table(TableTasks::new(moto.dynamodb_client(&moto.endpoint), TABLE));
-    let b = Rpc::with_bearer(&instance(upstream, b_tasks, &[]).await, KEY);
+    let a = Rpc::with_bearer(&instance(upstream, store(), &[]).await, KEY);
+    let b = Rpc::with_bearer(&instance(upstream, store(), &[]).await, KEY);
     let created = start(&a, json!({"seconds": 60})).await;
     let id = created["taskId"].as_str().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(1100)).await;

@@ -7,7 +7,8 @@
 //!    **validate** the arguments against the contract (`contract::args`; a remote MCP tool's
 //!    against the remote's input schema, `contract::json_schema`);
 //! 2. **budget**: the caller's daily budget of upstream requests on the connector becomes the
-//!    call's [`Meter`](crate::upstream::Meter) (`budget`); a tool that spends (`spends`)
+//!    call's [`Meter`](crate::upstream::Meter) (`budget`), whose requests take turns at the
+//!    upstream's own rate where the catalog declares one (`pace`); a tool that spends (`spends`)
 //!    reserves what its arguments cost of the caller's daily spend in the upstream's unit, or
 //!    is refused `rate_limited` (`spend`);
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
@@ -70,6 +71,7 @@ mod idempotency;
 mod job;
 mod ledger;
 mod outcome;
+mod pace;
 mod preview;
 mod refresh;
 mod remote_prompt;
@@ -374,7 +376,7 @@ impl Pipeline {
             .admission
             .and_then(|a| a.budgets.get(conn.catalog.connector.as_str()).copied());
         let meter = match budget::admit(conn, budget) {
-            Ok(meter) => meter,
+            Ok(meter) => pace::meter(meter, &self.limits, conn),
             Err(refused) => return *refused,
         };
         let spending = match spend::reserve(&self.limits, conn, tool, valid, request.caller).await {
@@ -427,6 +429,7 @@ impl Pipeline {
             self.limits.settle(a, &conn.catalog.connector, meter.sent());
         }
         budget::settle(&mut outcome, conn, budget, &meter);
+        pace::settle(&mut outcome, &meter);
         spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
         let max_bytes = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
         let keys = match &valid.list {

@@ -49,6 +49,9 @@ pub struct Outcome {
     pub media: Vec<MediaLink>,
     /// What the call spent in its connector's unit (`spends`), for the audit line.
     pub(crate) spent: Option<super::spend::Spent>,
+    /// Milliseconds the call's requests waited for turns at the upstream's own rate, when they
+    /// waited, for the audit line.
+    pub(crate) paced_ms: Option<u64>,
 }
 
 /// A file an upstream job made, where the upstream keeps it.
@@ -115,6 +118,7 @@ impl Outcome {
             text: None,
             media: Vec::new(),
             spent: None,
+            paced_ms: None,
         }
     }
 
@@ -143,6 +147,11 @@ impl Outcome {
             && let Some(s) = r.retry_after_s
         {
             outcome.fields.insert("retry_after_s".into(), s.into());
+        }
+        if let UpstreamError::Paced { retry_after_s, .. } = err {
+            outcome
+                .fields
+                .insert("retry_after_s".into(), (*retry_after_s).into());
         }
         if let UpstreamError::RemoteNeedsCapability { required } = err {
             outcome.fields.insert(

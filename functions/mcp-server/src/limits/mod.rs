@@ -23,10 +23,14 @@
 //! connector, in the upstream's own unit; the call pipeline makes that tally once the call's
 //! arguments are valid, as only they say what the call spends.
 //!
+//! **An upstream's own rate** (`pace`) is no limit of ours but the upstream's: its requests take
+//! turns, shared by every instance through the same table.
+//!
 //! Every limit is configurable and `0` turns it off (see `config`).
 
 pub(crate) mod cidr;
 pub(crate) mod items;
+mod pace;
 mod reservation;
 pub(crate) mod shared;
 mod spend;
@@ -40,6 +44,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cidr::Cidr;
+pub(crate) use pace::{Pace, Turn};
 use reservation::Refunds;
 pub(crate) use reservation::Reservation;
 use shared::Counters;
@@ -185,6 +190,8 @@ pub struct Limits {
     refunds: Arc<Mutex<Refunds>>,
     /// The minute (since the epoch) of the last `limiter` report.
     reported: AtomicU64,
+    /// The turns of the upstreams' own rates (`quota.rate`), kept whatever the limits above.
+    pace: Pace,
 }
 
 impl Limits {
@@ -196,7 +203,13 @@ impl Limits {
             calls: Counters::new(table.as_ref().map(Table::items)),
             refunds: Arc::default(),
             reported: AtomicU64::new(0),
+            pace: Pace::new(table.as_ref().map(Table::parts)),
         }
+    }
+
+    /// The turns of the upstreams' own rates.
+    pub fn pace(&self) -> &Pace {
+        &self.pace
     }
 
     pub fn settings(&self) -> Thresholds {

@@ -46,6 +46,9 @@ pub(super) fn tool_call(
     if let Some(spent) = &outcome.spent {
         event = event.spend(spent.amount, &spent.unit);
     }
+    if let Some(waited) = outcome.paced_ms {
+        event = event.paced(waited);
+    }
     if let Some(w) = outcome.write {
         event = event.write(
             audit_event,

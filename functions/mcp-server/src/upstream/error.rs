@@ -62,6 +62,10 @@ pub enum UpstreamError {
     /// The caller's budget allowed no more requests (the budget stage words the answer).
     #[error("the caller's budget allows no more than {allowance} upstream requests")]
     OverBudget { allowance: u64 },
+    /// The upstream's own rate (`quota.rate`) has no turn free before the call's deadline:
+    /// nothing was sent.
+    #[error("the upstream's rate of {rate} has no turn free for {retry_after_s} s")]
+    Paced { rate: String, retry_after_s: u64 },
 }
 
 /// A non-2xx answer, reduced to what a result may carry.
@@ -101,6 +105,7 @@ impl UpstreamError {
             UpstreamError::SecretUnavailable
             | UpstreamError::NotConfigured(_)
             | UpstreamError::OverBudget { .. }
+            | UpstreamError::Paced { .. }
             // The remote refused the request or its tool reported that it failed.
             | UpstreamError::RemoteToolFailed { .. }
             | UpstreamError::RemoteError { .. }

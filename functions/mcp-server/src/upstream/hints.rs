@@ -62,6 +62,18 @@ pub(crate) fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError)
                  budget; narrow it (a shorter period, count_only) or wait for the budget to reset."
             ),
         ),
+        UpstreamError::Paced {
+            rate,
+            retry_after_s,
+        } => fault(
+            Status::RateLimited,
+            "upstream_rate",
+            format!(
+                "{title} takes at most {rate} from this whole deployment, and every turn until \
+                 this call's deadline is taken; nothing was sent. Retry in {retry_after_s} s, or \
+                 narrow the request so it needs fewer pages."
+            ),
+        ),
         UpstreamError::Unreachable => fault(
             Status::Unavailable,
             "upstream_unreachable",

@@ -26,7 +26,7 @@ pub(crate) use credentials::{Credentials, PersonToken};
 pub(crate) use deadline::Deadline;
 pub(crate) use error::{Happened, Refusal, RemoteInput, UpstreamError};
 pub(crate) use hints::{REMOTE_NEEDS_CAPABILITY, REMOTE_QUESTION_REFUSED, describe};
-pub(crate) use meter::Meter;
+pub(crate) use meter::{Meter, Paced};
 pub(crate) use next_page::seal_resume;
 pub(crate) use next_page::{NextPage, NextRefused};
 pub(crate) use request::one_line;
@@ -184,6 +184,8 @@ impl Upstream {
         let mut refreshed = false;
         loop {
             let target = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
+            // Its turn first: a call that gets none has sent nothing and spent no budget.
+            meter.turn(deadline).await?;
             if !refreshed {
                 meter.take()?;
             }

@@ -53,6 +53,47 @@ pub struct Quota {
     /// (mcp-server's spend limit; each tool's `spends` says what a call costs). Unset: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller_daily_spend: Option<super::spend::SpendLimit>,
+    /// The upstream's own request rate, kept by the whole deployment together (every instance,
+    /// every caller): its requests take turns, at most `requests` per `seconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+}
+
+/// A request rate: at most `requests` per `seconds` (`{requests: 2, seconds: 1}`, Lexware's
+/// two a second per API key).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    pub requests: u32,
+    #[serde(default = "one_second")]
+    pub seconds: u32,
+}
+
+impl Rate {
+    /// The time between two requests' turns, in milliseconds (rounded up: never faster).
+    pub fn interval_ms(&self) -> u64 {
+        (u64::from(self.seconds) * 1000).div_ceil(u64::from(self.requests.max(1)))
+    }
+
+    /// `2 requests a second`, `600 requests a minute`, `10 requests per 5 seconds`.
+    pub fn words(&self) -> String {
+        let per = match self.seconds {
+            1 => "a second".to_string(),
+            60 => "a minute".to_string(),
+            3600 => "an hour".to_string(),
+            s => format!("per {s} seconds"),
+        };
+        let noun = if self.requests == 1 {
+            "request"
+        } else {
+            "requests"
+        };
+        format!("{} {noun} {per}", self.requests)
+    }
+}
+
+fn one_second() -> u32 {
+    1
 }
 
 /// The rate-limit header families an upstream may send.

@@ -56,6 +56,7 @@ const CATALOG: &[fn(&Catalog) -> Vec<String>] = &[
     quota::body_is_read_by_pointer,
     quota::balance_has_a_remaining_figure,
     quota::probe_can_learn_the_quota,
+    quota::rate_is_bounded,
     spend::limit_is_bounded,
     top::a_rest_catalog_has_tools,
 ];

@@ -3,6 +3,32 @@
 use crate::model::{Catalog, QuotaBody, RateLimitHeaders, ResetFormat};
 use crate::template::placeholders;
 
+/// The most requests a `rate` allows per its period (a rate that high needs no pacing), and
+/// its longest period.
+const MAX_RATE_REQUESTS: u32 = 1000;
+const MAX_RATE_SECONDS: u32 = 3600;
+
+/// A rate is a positive number of requests over one second to an hour.
+pub(super) fn rate_is_bounded(c: &Catalog) -> Vec<String> {
+    let Some(rate) = c.quota.as_ref().and_then(|q| q.rate) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if !(1..=MAX_RATE_REQUESTS).contains(&rate.requests) {
+        out.push(format!(
+            "quota.rate.requests must be 1 to {MAX_RATE_REQUESTS}, is {}",
+            rate.requests
+        ));
+    }
+    if !(1..=MAX_RATE_SECONDS).contains(&rate.seconds) {
+        out.push(format!(
+            "quota.rate.seconds must be 1 to {MAX_RATE_SECONDS}, is {}",
+            rate.seconds
+        ));
+    }
+    out
+}
+
 pub(super) fn window_has_one_kind(c: &Catalog) -> Vec<String> {
     let Some(w) = c.quota.as_ref().and_then(|q| q.window.as_ref()) else {
         return Vec::new();

@@ -91,6 +91,32 @@ fn a_param_asked_of_a_person_is_a_required_plain_value_of_a_tool_without_confirm
 }
 
 #[test]
+fn an_upstreams_own_rate_is_a_positive_number_of_requests_over_at_most_an_hour() {
+    let with =
+        |rate: &str| GOOD.replace("tools:\n", &format!("quota: {{ rate: {rate} }}\ntools:\n"));
+    let c = parse("demo.yaml", &with("{ requests: 2 }")).unwrap();
+    let rate = c.quota.unwrap().rate.unwrap();
+    assert_eq!(
+        (rate.requests, rate.seconds, rate.interval_ms()),
+        (2, 1, 500)
+    );
+    assert_eq!(rate.words(), "2 requests a second");
+    for (rate, expected) in [
+        (
+            "{ requests: 0 }",
+            "quota.rate.requests must be 1 to 1000, is 0",
+        ),
+        (
+            "{ requests: 5, seconds: 7200 }",
+            "quota.rate.seconds must be 1 to 3600, is 7200",
+        ),
+    ] {
+        let err = parse("demo.yaml", &with(rate)).unwrap_err().to_string();
+        assert!(err.contains(expected), "{rate}: {err}");
+    }
+}
+
+#[test]
 fn a_currency_is_an_iso_code_on_a_number() {
     let with = |param: &str| {
         GOOD.replace(

@@ -348,6 +348,7 @@ impl Upstream {
             Some(g) => g,
             None => self.first_contact(conn, auth).await?,
         };
+        meter.turn(deadline).await?;
         meter.take()?;
         let arguments: Map<String, Value> = valid
             .values
