@@ -1069,6 +1069,71 @@ async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get()
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 
+/// A generation reserves its price in credits on the caller's day before it is sent (the
+/// catalog's `spends`: credits a second by model × `duration`, a left-out duration at its most,
+/// against `caller_daily_spend`'s 1,000 credits), and the call that would pass the limit is
+/// refused `rate_limited` in credits before it reaches Runway; results show what is left once
+/// less than a fifth is, and each audit line what its call reserved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let (server, rpc) = RUNWAY.server(
+        &prism,
+        None,
+        &[("MCP_LIMITS", "on"), ("MCP_JOB_WAIT_MS", "0")],
+    );
+    let start = |args: Value| call_confirmed(&rpc, "runway_image_to_video_create", args);
+    let veo3 = json!({"model": "veo3", "prompt_image": "https://example.com/bild.jpg",
+                      "ratio": "1280:720"});
+    let gen45 = json!({"model": "gen4.5", "prompt_image": "https://example.com/bild.jpg",
+                       "prompt_text": "Schwenk", "ratio": "1280:720", "duration": 10});
+
+    // gen4_turbo, 5 credits a second × 5 s: 25 of 1,000.
+    let first = start(runway_video()).await;
+    assert_eq!(first["status"], "pending", "{first}");
+    assert!(first.get("_spend").is_none(), "975 left: {first}");
+    // veo3 without a duration is priced at the longest (40 × 15 s = 600): 375 left.
+    let dear = start(veo3.clone()).await;
+    assert_eq!(dear["status"], "pending", "{dear}");
+    // A second one would pass the limit: refused in credits, before Runway.
+    let refused = start(veo3).await;
+    assert_eq!(refused["status"], "rate_limited", "{refused}");
+    assert_eq!(refused["scope"], "spend", "{refused}");
+    let left = &refused["_spend"];
+    assert_eq!(
+        (&left["unit"], &left["remaining"], &left["limit"]),
+        (&json!("credits"), &json!(375), &json!(1000)),
+        "{refused}"
+    );
+    let hint = refused["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("would spend 600 credits, but only 375 of your daily 1000 credits on Runway"),
+        "{hint}"
+    );
+    // gen4.5 for 10 s (120) fits twice; after the second, 135 left is under a fifth and shown.
+    let third = start(gen45.clone()).await;
+    assert_eq!(third["status"], "pending", "{third}");
+    let fourth = start(gen45).await;
+    assert_eq!(fourth["status"], "pending", "{fourth}");
+    assert_eq!(fourth["_spend"]["remaining"], 135, "{fourth}");
+
+    let creates = prism
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/image_to_video"))
+        .count();
+    assert_eq!(creates, 4, "the refused generation reached no upstream");
+    let spent: Vec<u64> = server
+        .stdout
+        .events_where(4, |e| e["event"] == "tool_call" && e.get("spend").is_some())
+        .iter()
+        .inspect(|e| assert_eq!(e["spend_unit"], "credits", "{e}"))
+        .map(|e| e["spend"].as_u64().unwrap())
+        .collect();
+    assert_eq!(spent, [25, 600, 120, 120]);
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
 /// The organisation's credits are figures in the body of `GET /organization`, which the catalog
 /// reads by pointer (`quota.body`): the document's example (8,200 credits left of a tier that may
 /// buy 10,000 a month) reaches the result's `_quota` and the audit line; a task's answer carries
