@@ -525,7 +525,8 @@ async fn replicate_error_answers_become_statuses_with_the_catalogs_hints() {
 }
 
 /// Replicate's habits end to end against the document: a prediction's preview names the model
-/// and only the inputs given, nested under `input`, and the confirmed call answers the job's id
+/// and only the inputs given, nested under `input`, with Replicate's published hardware prices
+/// (a deployment's the one its release runs on), and the confirmed call answers the job's id
 /// and state; lists page by Replicate's `next` URL and the search answers its models projected;
 /// the month's usage counts every prediction by status and model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -555,6 +556,55 @@ async fn replicate_previews_name_the_model_and_input_and_usage_is_counted_per_st
             .contains("bills the Replicate account"),
         "{r}"
     );
+    // Nothing the call knows names the model's hardware: Replicate's published table, dated,
+    // and where the hardware is found.
+    let price = &preview["price"];
+    assert_eq!(
+        (
+            &price["of"],
+            &price["per"],
+            &price["currency"],
+            &price["as_of"]
+        ),
+        (
+            &json!("hardware"),
+            &json!("second"),
+            &json!("USD"),
+            &json!("2026-12-06")
+        ),
+        "{r}"
+    );
+    assert_eq!(price["source"], "https://replicate.com/pricing", "{r}");
+    assert_eq!(price["table"]["gpu-t4"], 0.000225, "{r}");
+    assert_eq!(price["table"]["gpu-h100"], 0.001525, "{r}");
+    assert!(price.get("item").is_none(), "{r}");
+    assert!(
+        price["note"]
+            .as_str()
+            .unwrap()
+            .contains("the model's page on replicate.com says which"),
+        "{r}"
+    );
+    // A deployment's dry run reads it: its current release runs on gpu-l40s (the document's
+    // example), whose price alone is shown.
+    let r = rpc
+        .call(
+            "replicate_deployment_prediction_create",
+            json!({"owner": "acme", "name": "image-generator",
+                   "prompt": "a lighthouse at dawn", "dry_run": true}),
+        )
+        .await;
+    let preview = &structured(&r)["preview"];
+    assert_eq!(
+        preview["current"]["current_release"]["configuration"]["hardware"], "gpu-l40s",
+        "{r}"
+    );
+    assert_eq!(
+        (&preview["price"]["item"], &preview["price"]["price"]),
+        (&json!("gpu-l40s"), &json!(0.000975)),
+        "{r}"
+    );
+    assert!(preview["price"].get("table").is_none(), "{r}");
     // Started, then followed to its end within the call's wait (Prism's example prediction
     // reads `succeeded`): its output, the job named, the media with their expiry.
     let started = call_confirmed(&rpc, "replicate_prediction_create", create).await;

@@ -71,6 +71,7 @@ mod job;
 mod ledger;
 mod outcome;
 mod preview;
+mod price;
 mod refresh;
 mod remote_prompt;
 mod remote_prompt_complete;
