@@ -22,8 +22,8 @@ use crate::model::{
     Top,
 };
 use crate::model::{
-    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates, Rate,
-    SpendLimit, Spends, TaskSupport,
+    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates, Price,
+    Prices, Rate, SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{McpRemote, RemoteOverlay};
@@ -257,6 +257,7 @@ fn full_tool() -> Tool {
         aggregate: Some(Box::new(full_aggregate())),
         job: Some(Box::new(full_job())),
         spends: Some(Box::new(full_spends())),
+        price: Some(Box::new(full_price())),
         operation_id: Some("getInvoices".into()),
         curate: vec!["risk: proposed low because GET".into()],
     }
@@ -268,6 +269,25 @@ fn full_spends() -> Spends {
         by: Some("model".into()),
         amounts: BTreeMap::from([("gen4_turbo".into(), 5)]),
         times: Some("duration".into()),
+    }
+}
+
+fn full_prices() -> Prices {
+    Prices {
+        of: "hardware".into(),
+        per: "second".into(),
+        currency: "USD".into(),
+        source: "https://example.com/pricing".into(),
+        as_of: "2026-12-06".into(),
+        unknown: Some("The model's page says which hardware it runs on.".into()),
+        items: BTreeMap::from([("gpu-t4".into(), 0.000225)]),
+    }
+}
+
+fn full_price() -> Price {
+    Price {
+        by: Some("hardware".into()),
+        from: Some("current_release.configuration.hardware".into()),
     }
 }
 
@@ -564,6 +584,7 @@ fn full_catalog() -> Catalog {
         error_message: Some("error.message".into()),
         errors: Some(full_errors()),
         quota: Some(full_quota()),
+        prices: Some(Box::new(full_prices())),
         health: Some(full_health()),
         hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
         tools: vec![full_tool()],
@@ -633,6 +654,8 @@ fn shapes() -> Vec<Shape> {
         shape("Job", "/$defs/job", full_job()),
         shape("Spends", "/$defs/spends", full_spends()),
         shape("SpendLimit", "/$defs/spend_limit", full_spend_limit()),
+        shape("Prices", "/$defs/prices", full_prices()),
+        shape("Price", "/$defs/price", full_price()),
         shape("JobStates", "/$defs/job_states", full_job_states()),
         shape("Answer", "/$defs/answer", full_answer()),
         shape("BinaryAnswer", "/$defs/binary_answer", full_binary_answer()),

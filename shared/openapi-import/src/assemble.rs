@@ -233,6 +233,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         error_message: None,
         errors,
         quota,
+        prices: None,
         health: None,
         hints: BTreeMap::new(),
         tools,

@@ -238,6 +238,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         aggregate: None,
         job: None,
         spends: None,
+        price: None,
         operation_id: operation_id.map(Text::from),
         curate: Vec::new(),
     };

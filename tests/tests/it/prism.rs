@@ -525,7 +525,8 @@ async fn replicate_error_answers_become_statuses_with_the_catalogs_hints() {
 }
 
 /// Replicate's habits end to end against the document: a prediction's preview names the model
-/// and only the inputs given, nested under `input`, and the confirmed call answers the job's id
+/// and only the inputs given, nested under `input`, with Replicate's published hardware prices
+/// (a deployment's the one its release runs on), and the confirmed call answers the job's id
 /// and state; lists page by Replicate's `next` URL and the search answers its models projected;
 /// the month's usage counts every prediction by status and model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -555,6 +556,55 @@ async fn replicate_previews_name_the_model_and_input_and_usage_is_counted_per_st
             .contains("bills the Replicate account"),
         "{r}"
     );
+    // Nothing the call knows names the model's hardware: Replicate's published table, dated,
+    // and where the hardware is found.
+    let price = &preview["price"];
+    assert_eq!(
+        (
+            &price["of"],
+            &price["per"],
+            &price["currency"],
+            &price["as_of"]
+        ),
+        (
+            &json!("hardware"),
+            &json!("second"),
+            &json!("USD"),
+            &json!("2026-12-06")
+        ),
+        "{r}"
+    );
+    assert_eq!(price["source"], "https://replicate.com/pricing", "{r}");
+    assert_eq!(price["table"]["gpu-t4"], 0.000225, "{r}");
+    assert_eq!(price["table"]["gpu-h100"], 0.001525, "{r}");
+    assert!(price.get("item").is_none(), "{r}");
+    assert!(
+        price["note"]
+            .as_str()
+            .unwrap()
+            .contains("the model's page on replicate.com says which"),
+        "{r}"
+    );
+    // A deployment's dry run reads it: its current release runs on gpu-l40s (the document's
+    // example), whose price alone is shown.
+    let r = rpc
+        .call(
+            "replicate_deployment_prediction_create",
+            json!({"owner": "acme", "name": "image-generator",
+                   "prompt": "a lighthouse at dawn", "dry_run": true}),
+        )
+        .await;
+    let preview = &structured(&r)["preview"];
+    assert_eq!(
+        preview["current"]["current_release"]["configuration"]["hardware"], "gpu-l40s",
+        "{r}"
+    );
+    assert_eq!(
+        (&preview["price"]["item"], &preview["price"]["price"]),
+        (&json!("gpu-l40s"), &json!(0.000975)),
+        "{r}"
+    );
+    assert!(preview["price"].get("table").is_none(), "{r}");
     // Started, then followed to its end within the call's wait (Prism's example prediction
     // reads `succeeded`): its output, the job named, the media with their expiry.
     let started = call_confirmed(&rpc, "replicate_prediction_create", create).await;
@@ -1066,6 +1116,71 @@ async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get()
         })
         .count();
     assert_eq!(reads, 1, "one read after 10 s found it finished");
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// A generation reserves its price in credits on the caller's day before it is sent (the
+/// catalog's `spends`: credits a second by model × `duration`, a left-out duration at its most,
+/// against `caller_daily_spend`'s 1,000 credits), and the call that would pass the limit is
+/// refused `rate_limited` in credits before it reaches Runway; results show what is left once
+/// less than a fifth is, and each audit line what its call reserved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    let (server, rpc) = RUNWAY.server(
+        &prism,
+        None,
+        &[("MCP_LIMITS", "on"), ("MCP_JOB_WAIT_MS", "0")],
+    );
+    let start = |args: Value| call_confirmed(&rpc, "runway_image_to_video_create", args);
+    let veo3 = json!({"model": "veo3", "prompt_image": "https://example.com/bild.jpg",
+                      "ratio": "1280:720"});
+    let gen45 = json!({"model": "gen4.5", "prompt_image": "https://example.com/bild.jpg",
+                       "prompt_text": "Schwenk", "ratio": "1280:720", "duration": 10});
+
+    // gen4_turbo, 5 credits a second × 5 s: 25 of 1,000.
+    let first = start(runway_video()).await;
+    assert_eq!(first["status"], "pending", "{first}");
+    assert!(first.get("_spend").is_none(), "975 left: {first}");
+    // veo3 without a duration is priced at the longest (40 × 15 s = 600): 375 left.
+    let dear = start(veo3.clone()).await;
+    assert_eq!(dear["status"], "pending", "{dear}");
+    // A second one would pass the limit: refused in credits, before Runway.
+    let refused = start(veo3).await;
+    assert_eq!(refused["status"], "rate_limited", "{refused}");
+    assert_eq!(refused["scope"], "spend", "{refused}");
+    let left = &refused["_spend"];
+    assert_eq!(
+        (&left["unit"], &left["remaining"], &left["limit"]),
+        (&json!("credits"), &json!(375), &json!(1000)),
+        "{refused}"
+    );
+    let hint = refused["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("would spend 600 credits, but only 375 of your daily 1000 credits on Runway"),
+        "{hint}"
+    );
+    // gen4.5 for 10 s (120) fits twice; after the second, 135 left is under a fifth and shown.
+    let third = start(gen45.clone()).await;
+    assert_eq!(third["status"], "pending", "{third}");
+    let fourth = start(gen45).await;
+    assert_eq!(fourth["status"], "pending", "{fourth}");
+    assert_eq!(fourth["_spend"]["remaining"], 135, "{fourth}");
+
+    let creates = prism
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/image_to_video"))
+        .count();
+    assert_eq!(creates, 4, "the refused generation reached no upstream");
+    let spent: Vec<u64> = server
+        .stdout
+        .events_where(4, |e| e["event"] == "tool_call" && e.get("spend").is_some())
+        .iter()
+        .inspect(|e| assert_eq!(e["spend_unit"], "credits", "{e}"))
+        .map(|e| e["spend"].as_u64().unwrap())
+        .collect();
+    assert_eq!(spent, [25, 600, 120, 120]);
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 

@@ -3,7 +3,8 @@
 //! effects and failure modes, whether a retry is safe, what confirmation it needs, and warnings;
 //! for an update with a `current` get tool, the current record and the fields that would
 //! change (one read, and the preview says what it cost), marked like the get tool marks it and
-//! only for a caller whose profile may call that get tool. Nothing is written upstream. The same
+//! only for a caller whose profile may call that get tool; and the published price of what the
+//! call uses, when the catalog has one (`price`). Nothing is written upstream. The same
 //! preview is what a confirmation shows and is bound to; a person's form reads it in their words
 //! (`form`), made here from what the preview found.
 
@@ -67,6 +68,10 @@ pub(super) async fn preview(
     }
     let sources = [preview.request.body.as_ref(), preview.current.as_ref()];
     preview.notifies = notified(&tool.notifies, sources.into_iter().flatten());
+    if let (Some(prices), Some(price)) = (conn.catalog.prices.as_deref(), tool.price.as_deref()) {
+        let current = preview.current.as_ref();
+        preview.price = Some(super::price::quote(prices, price, &valid.values, current));
+    }
     preview.form = super::form::form(&super::form::Facts {
         title: crate::inventory::Registry::title(&conn.catalog),
         connector: &conn.catalog.connector,
@@ -75,6 +80,7 @@ pub(super) async fn preview(
         current: preview.current.as_ref(),
         changes: preview.changes.as_ref(),
         totals: &preview.totals,
+        price: preview.price.as_ref(),
     });
     Ok(preview)
 }
@@ -98,6 +104,7 @@ fn from_contract(tool: &Tool, valid: &ValidArgs, request: RequestLine) -> Previe
         changes: None,
         cost: None,
         totals: totals(&tool.params, &valid.values),
+        price: None,
         form: Default::default(),
     }
 }

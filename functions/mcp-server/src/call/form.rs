@@ -1,8 +1,8 @@
 //! What a person reads before a write, the confirmation form's words: the action and what it
 //! does (the catalog's `side_effects`), each argument given under its label with its value made
 //! readable (dates as dates, amounts with their declared currency, a name beside an id where
-//! the call already knows it), the sums a person checks, the fields that change, and the risk
-//! in plain words. No HTTP method or path, no JSON, no advice meant for the model (retry keys,
+//! the call already knows it), the sums a person checks, the published price of what the call
+//! uses, the fields that change, and the risk in plain words. No HTTP method or path, no JSON, no advice meant for the model (retry keys,
 //! tool names): that stays in the preview the model gets.
 //!
 //! Pure and bounded: names come only from what the call already holds (the name a completed
@@ -31,6 +31,9 @@ pub struct Form {
     pub lines: Vec<String>,
     /// The declared sums of an array: `Line items: 2, net 1450.00 EUR`.
     pub totals: Vec<String>,
+    /// The published price of what the call uses: `Price: 0.000975 USD a second of hardware
+    /// gpu-l40s (…)`, or every price when the call does not say which.
+    pub price: Option<String>,
     /// The fields that change: `Title: Old → New`.
     pub changes: Vec<String>,
     /// The risk in plain words.
@@ -48,6 +51,7 @@ pub(super) struct Facts<'a> {
     pub(super) current: Option<&'a Value>,
     pub(super) changes: Option<&'a Map<String, Value>>,
     pub(super) totals: &'a Map<String, Value>,
+    pub(super) price: Option<&'a super::price::Quoted>,
 }
 
 /// The form for one write.
@@ -104,6 +108,7 @@ pub(super) fn form(facts: &Facts<'_>) -> Form {
         does: tool.side_effects.as_ref().map(|s| s.trimmed().to_string()),
         lines,
         totals: totals(tool, facts.totals, facts.connector),
+        price: facts.price.map(super::price::Quoted::line),
         changes: match (facts.changes, facts.current) {
             (Some(c), Some(current)) => changes(tool, c, current, &reading, facts.connector),
             _ => Vec::new(),
@@ -493,6 +498,7 @@ tools:
             current: None,
             changes: None,
             totals: &totals,
+            price: None,
         });
         assert_eq!(form.action, "Shop: invoice create");
         assert_eq!(
@@ -554,6 +560,7 @@ tools:
             current: Some(&current),
             changes: changes.as_object(),
             totals: &Map::new(),
+            price: None,
         });
         assert_eq!(form.lines[0], "Invoice: “Old” (7)");
         assert_eq!(

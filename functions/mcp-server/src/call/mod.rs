@@ -73,6 +73,7 @@ mod ledger;
 mod outcome;
 mod pace;
 mod preview;
+mod price;
 mod refresh;
 mod remote_prompt;
 mod remote_prompt_complete;

@@ -343,6 +343,7 @@ mod tests {
             changes: None,
             cost: None,
             totals: serde_json::Map::new(),
+            price: None,
             form: Default::default(),
         });
         o.confirmation = Some(Confirmation {

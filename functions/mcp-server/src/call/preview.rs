@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::form::Form;
+use super::price::Quoted;
 
 /// The preview of one write. Serialized as the result's `preview` object; fields left out
 /// here are left out there.
@@ -53,6 +54,10 @@ pub struct Preview {
     /// (`{positions: {items: 2, net: 1450.0}}`), what a person checks before confirming.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub totals: Map<String, Value>,
+    /// The published price of what the call uses (the catalog's `prices` and the tool's
+    /// `price`), or the whole table when the call does not say which item.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<Quoted>,
     /// What a person reads in a confirmation form (not sent to the model, which reads the
     /// fields above).
     #[serde(skip)]

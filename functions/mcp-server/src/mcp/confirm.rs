@@ -83,7 +83,8 @@ pub(super) fn declined(tool: &str) -> Outcome {
 }
 
 /// What the person reads, in their words (`call::Form`): the action and what it does, each
-/// argument under its label, the sums, who is notified, what changes and the risk. No HTTP
+/// argument under its label, the sums, the published price, who is notified, what changes and
+/// the risk. No HTTP
 /// method or path and no advice meant for the model: the preview the model gets keeps those.
 fn message(tool: &str, preview: &Preview) -> String {
     let form = &preview.form;
@@ -105,6 +106,10 @@ fn message(tool: &str, preview: &Preview) -> String {
     }
     for total in &form.totals {
         out.push_str(&format!("In total: {total}\n"));
+    }
+    if let Some(price) = &form.price {
+        out.push_str(price);
+        out.push('\n');
     }
     if !preview.notifies.is_empty() {
         out.push_str(&format!(
@@ -209,10 +214,15 @@ mod tests {
             changes: None,
             cost: None,
             totals: serde_json::Map::new(),
+            price: None,
             form: crate::call::Form {
                 action: "Shop: invoice deliver".into(),
                 does: Some("E-mails the invoice.".into()),
                 lines: vec!["Invoice: “Relaunch” (7)".into()],
+                price: Some(
+                    "Price: 0.5 EUR a page of paper a4 (https://x.example, as of 2026-12-06)"
+                        .into(),
+                ),
                 risk: vec!["It cannot be undone.".into()],
                 ..Default::default()
             },
@@ -227,6 +237,7 @@ mod tests {
             "The assistant asks to do this in Shop: invoice deliver.\n\
              What it does: E-mails the invoice.\n\n\
              Invoice: “Relaunch” (7)\n\
+             Price: 0.5 EUR a page of paper a4 (https://x.example, as of 2026-12-06)\n\
              Who is notified: a@x.example\n\n\
              It cannot be undone.\n\
              Nothing happens unless you agree."

@@ -117,6 +117,10 @@ pub struct Tool {
     /// on the caller's daily spend before it runs (see [`Spends`](super::spend::Spends)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spends: Option<Box<super::spend::Spends>>,
+    /// Which of the connector's published `prices` the call uses, shown in its preview (see
+    /// [`Price`](super::price::Price)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Box<super::price::Price>>,
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<Text>,

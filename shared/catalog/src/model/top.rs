@@ -73,6 +73,10 @@ pub struct Catalog {
     pub errors: Option<Errors>,
     #[serde(default)]
     pub quota: Option<Quota>,
+    /// Published prices a write's preview shows (see [`Prices`](crate::Prices)): the
+    /// hardware a prediction runs on, by the second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Box<super::price::Prices>>,
     /// A cheap GET used by `/health`.
     #[serde(default)]
     pub health: Option<Health>,

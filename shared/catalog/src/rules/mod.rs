@@ -6,6 +6,7 @@ mod aggregate;
 mod http;
 mod job;
 mod params;
+mod price;
 mod quota;
 mod spend;
 mod tool;
@@ -58,6 +59,7 @@ const CATALOG: &[fn(&Catalog) -> Vec<String>] = &[
     quota::probe_can_learn_the_quota,
     quota::rate_is_bounded,
     spend::limit_is_bounded,
+    price::table_is_published,
     top::a_rest_catalog_has_tools,
 ];
 
@@ -79,6 +81,7 @@ const HTTP: &[fn(&Http<'_>) -> Vec<String>] = &[
     http::path_is_a_fixed_template,
     params::body_template,
     write::write_contract,
+    price::price,
     job::job,
     http::path_holes_have_params,
     http::raw_reads_only,

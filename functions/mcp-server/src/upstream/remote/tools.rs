@@ -334,6 +334,7 @@ impl Contract<'_> {
             aggregate: None,
             job: None,
             spends: None,
+            price: None,
             curate: Vec::new(),
             operation_id: None,
         }
