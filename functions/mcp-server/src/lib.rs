@@ -7,12 +7,14 @@
 //!
 //! Modules, each depending only on the ones listed after it:
 //!
-//! - `commands`: the command line (`serve`, `lint`, `smoke`, Lambda mode), apart from the
+//! - `commands`: the command line (`serve`, `lint`, `pages`, `smoke`, Lambda mode), apart from the
 //!   request path;
 //! - `startup`: the composition root: builds the state (clients, stores, inventory, pipeline)
 //!   once and hands it to the edge;
 //! - `http`: the edge (router, auth, `/health`, JSON-RPC guard, state), the only place that
 //!   knows axum;
+//! - `pages`: each connector's capability page from its catalog (the Markdown committed beside
+//!   the catalog, and the HTML of `/connectors`);
 //! - `connect`: `/connect/<connector>`, where a person connects their own upstream account
 //!   (sign-in at our authorization server, then the upstream's, the grant into the vault);
 //! - `mcp`: the rmcp adapter (handler, call context, meta tools, results, audit events), the
@@ -50,6 +52,7 @@ mod inventory;
 mod limits;
 mod mcp;
 mod oauth;
+mod pages;
 mod probes;
 mod progress;
 mod random;

@@ -571,6 +571,7 @@ fn full_catalog() -> Catalog {
     Catalog {
         connector: "demo".into(),
         title: Some("Demo".into()),
+        purpose: Some("A demo.".into()),
         names_fixed_by: Some("a conformance suite".into()),
         base_url: "https://{host}/api".into(),
         mcp: Some(full_mcp_remote()),

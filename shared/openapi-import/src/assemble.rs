@@ -221,6 +221,8 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
     let catalog = Catalog {
         connector: options.connector.as_str().into(),
         title: spec.title.as_deref().map(Text::from),
+        // The company's words, not the vendor's: a person writes it (the lint asks for it).
+        purpose: None,
         names_fixed_by: None,
         base_url: base_url.into(),
         secrets: secrets.into_iter().map(Text::from).collect(),

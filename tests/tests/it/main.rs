@@ -18,6 +18,7 @@ mod oauth;
 mod oauth_remote;
 mod oauth_user;
 mod oidc_harness;
+mod pages;
 mod papierkram;
 mod prism;
 mod progress;

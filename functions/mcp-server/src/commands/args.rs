@@ -53,6 +53,12 @@ enum Sub {
         /// Catalog directory; the embedded catalogs when omitted.
         dir: Option<PathBuf>,
     },
+    /// Writes each catalog's capability page beside it (`<connector>.md`), keeping its
+    /// `reviewed:` date; the lint checks the pages against the catalogs.
+    Pages {
+        /// Catalog directory.
+        dir: PathBuf,
+    },
     /// Prints each remote MCP server's tools as `mcp.pins` for a review (contacts the remotes).
     Pins {
         /// Catalog directory; MCP_CATALOG_DIR or the embedded catalogs when omitted.
@@ -168,6 +174,7 @@ impl Cli {
                 }
             }
             Some(Sub::Lint { dir }) => Command::Lint { dir },
+            Some(Sub::Pages { dir }) => Command::Pages { dir },
             Some(Sub::Pins { dir }) => Command::Pins { dir },
             #[cfg(feature = "import")]
             Some(Sub::Import {

@@ -30,6 +30,10 @@ pub enum Command {
     Lint {
         dir: Option<PathBuf>,
     },
+    /// `pages`: each catalog's capability page written beside it.
+    Pages {
+        dir: PathBuf,
+    },
     /// `pins`: each remote MCP server's tools as pins, for a review.
     Pins {
         dir: Option<PathBuf>,
@@ -60,6 +64,7 @@ pub async fn run(
         #[cfg(feature = "import")]
         Command::Import(args) => import::run(&args),
         Command::Lint { dir } => run_lint(dir.as_ref(), &config),
+        Command::Pages { dir } => run_pages(&dir, &config),
         Command::Pins { dir } => run_pins(dir, config, env, redactor).await,
         Command::Lambda => run_lambda(config, env, redactor).await,
         Command::Serve {
@@ -93,7 +98,14 @@ async fn run_smoke(opts: &smoke::SmokeOptions) -> anyhow::Result<()> {
 /// `lint`: the checklist table; fails on any gap.
 fn run_lint(dir: Option<&PathBuf>, config: &Config) -> anyhow::Result<()> {
     let catalogs = load_catalogs(dir)?;
-    let rows = lint::lint(&catalogs, config);
+    let mut rows = lint::lint(&catalogs, config);
+    // The capability pages are files beside the catalogs: checked where there is a directory.
+    if let Some(dir) = dir {
+        let files = catalog::load_dir_files(dir)?;
+        let today = jiff::Zoned::now().date();
+        let pages = lint::page::rows(&files, &rows, today);
+        rows.extend(pages);
+    }
     // The table is this command's output.
     std::io::Write::write_all(&mut std::io::stdout(), lint::render(&rows).as_bytes())?;
     let gaps = rows
@@ -102,6 +114,25 @@ fn run_lint(dir: Option<&PathBuf>, config: &Config) -> anyhow::Result<()> {
         .count();
     if gaps > 0 {
         bail!("{gaps} gap(s) in the catalogs");
+    }
+    Ok(())
+}
+
+/// `pages`: each catalog's capability page, generated beside it with its `reviewed:` date kept.
+fn run_pages(dir: &std::path::Path, config: &Config) -> anyhow::Result<()> {
+    let files = catalog::load_dir_files(dir)?;
+    let catalogs: Vec<catalog::Catalog> = files.iter().map(|(_, c)| c.clone()).collect();
+    let rows = lint::lint(&catalogs, config);
+    for (file, c) in &files {
+        let path = lint::page::page_path(file);
+        let old = std::fs::read_to_string(&path).ok();
+        let reviewed = old.as_deref().and_then(crate::pages::reviewed);
+        let page = lint::page::expected(file, c, &rows, reviewed);
+        if old.as_deref() == Some(page.as_str()) {
+            continue;
+        }
+        std::fs::write(&path, &page).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
     }
     Ok(())
 }

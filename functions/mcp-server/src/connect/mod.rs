@@ -28,7 +28,7 @@
 pub(crate) mod browser;
 mod callback;
 mod endpoints;
-mod page;
+pub(crate) mod page;
 mod pkce;
 mod signed_in;
 mod start;

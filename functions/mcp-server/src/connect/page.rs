@@ -32,7 +32,8 @@ impl Page {
     }
 }
 
-fn escape(text: &str) -> String {
+/// `text` safe inside HTML text and attribute values.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -15,6 +15,7 @@
 pub(crate) mod auth;
 pub(crate) mod client_ip;
 mod connect;
+mod connectors;
 mod declared;
 pub(crate) mod health;
 pub(crate) mod hosts;
@@ -59,7 +60,10 @@ pub fn app(state: AppState) -> Router {
         .fallback_service(stages(&state, NotFound));
     // `/health`, the connect pages and the resource metadata need no credentials; they count
     // against the per-IP limit like `/mcp` (in `front`).
-    let mut open = Router::new().route("/health", get(health::health));
+    let mut open = Router::new()
+        .route("/health", get(health::health))
+        // Authenticated like `/mcp`, by the handler itself (it answers HTML, not JSON-RPC).
+        .route("/connectors", get(connectors::page));
     if state.connect.is_some() {
         open = open
             .route("/connect/{connector}", get(connect::start))

@@ -73,7 +73,9 @@ impl Mcp {
                 }
                 ctx.tasks = true;
                 ctx.task_ttl_ms = task.ttl;
-                match self.tool_call(call, &ctx).await? {
+                // Boxed: a whole tool call inside this request's future would hold both on the
+                // worker's stack.
+                match Box::pin(self.tool_call(call, &ctx)).await? {
                     CallToolResponse::Task(created) => Ok(json!({"task": v1(&created.task)})),
                     // Refused before any job started: the tool's answer says why.
                     CallToolResponse::Complete(result) => serde_json::to_value(result)
@@ -124,7 +126,9 @@ impl Mcp {
 
     /// The task as the caller may see it (its job read first when a poll is due).
     async fn followed(&self, id: &str, ctx: &CallContext) -> Result<Followed, McpError> {
-        self.follow_task(id, ctx).await?.ok_or_else(|| unknown(id))
+        Box::pin(self.follow_task(id, ctx))
+            .await?
+            .ok_or_else(|| unknown(id))
     }
 
     /// The task once its job ended, or as it stands when the wait a call gets is over.

@@ -23,6 +23,10 @@ pub struct Catalog {
     /// Human title used in hints (`Papierkram did not answer…`).
     #[serde(default)]
     pub title: Option<Text>,
+    /// What the connector is for, in one or two sentences of the company's words: the
+    /// capability page's `purpose`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<Text>,
     /// Base URL; `{field}` placeholders are filled from the connector's secret fields. A REST
     /// connector's, so required unless the connector is a federated MCP server (`mcp`).
     #[serde(default, skip_serializing_if = "str::is_empty")]

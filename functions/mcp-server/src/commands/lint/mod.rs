@@ -4,6 +4,7 @@
 mod connector;
 mod deployment;
 mod description;
+pub(crate) mod page;
 mod prompts;
 mod remote;
 mod spend;
@@ -19,6 +20,8 @@ use crate::contract::cursor::ListShape;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
     Ok,
+    /// Worth a look, but no gap: the run passes.
+    Warn,
     Gap,
     NotApplicable,
 }
@@ -27,6 +30,7 @@ impl Verdict {
     fn as_str(self) -> &'static str {
         match self {
             Verdict::Ok => "ok",
+            Verdict::Warn => "warn",
             Verdict::Gap => "gap",
             Verdict::NotApplicable => "n/a",
         }
@@ -106,13 +110,24 @@ pub(crate) fn render(rows: &[Row]) -> String {
             r.detail
         );
     }
-    let gaps = rows.iter().filter(|r| r.verdict == Verdict::Gap).count();
-    let oks = rows.iter().filter(|r| r.verdict == Verdict::Ok).count();
-    let _ = writeln!(
-        out,
-        "\n{oks} ok, {gaps} gap(s), {} n/a",
-        rows.len() - oks - gaps
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let (oks, warns, gaps) = (
+        count(Verdict::Ok),
+        count(Verdict::Warn),
+        count(Verdict::Gap),
     );
+    let _ = match warns {
+        0 => writeln!(
+            out,
+            "\n{oks} ok, {gaps} gap(s), {} n/a",
+            rows.len() - oks - gaps
+        ),
+        _ => writeln!(
+            out,
+            "\n{oks} ok, {warns} warning(s), {gaps} gap(s), {} n/a",
+            rows.len() - oks - warns - gaps
+        ),
+    };
     out
 }
 
