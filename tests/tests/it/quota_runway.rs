@@ -6,30 +6,23 @@
 //! catalog's version header, and decides from the balance: a warning at 80 % of the tier's
 //! monthly credits used, quiet below, and no forecast either way.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::logs_endpoint::LogsEndpoint;
 use integration_tests::{KEY, Moto, serve_on_loopback};
 use jiff::Timestamp;
-use quota_alarm::assess::{Assessment, State as Decided};
+use quota_alarm::assess::State as Decided;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
-use quota_alarm::handler::polling;
-use quota_alarm::policy::policies;
-use quota_alarm::probe::{self, HttpProber};
-use quota_alarm::{Deps, handle};
+use quota_alarm::handle;
 use serde_json::{Value, json};
 
 const API_KEY: &str = "key_quota0123456789abcdef";
 const SECRET_ID: &str = "hosted-mcp/quota-runway";
-const SERVER_GROUP: &str = "/hosted-mcp/e2e/mcp-server";
-const ALARM_GROUP: &str = "/hosted-mcp/e2e/quota-alarm";
+use super::quota_sandbox::{ALARM_GROUP, SERVER_GROUP, assessment, deps};
 /// The tier's monthly credits in the fake's answers.
 const MONTHLY: i64 = 10_000;
 
@@ -59,35 +52,6 @@ async fn organization(State(org): State<Organization>, uri: Uri, headers: Header
     .into_response()
 }
 
-/// The handler's dependencies as `main` builds them, Runway's base URL pointed at the fake.
-async fn deps(
-    logs: &LogsEndpoint,
-    moto: &Moto,
-    base: &str,
-) -> Deps<CloudWatchInsights, HttpProber> {
-    let loaded = connector::load(None).unwrap();
-    Deps {
-        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
-        prober: HttpProber {
-            http: probe::http_client(),
-            secret: Some((moto.secrets_client().await, SECRET_ID.to_string())),
-            base_urls: BTreeMap::from([("runway".to_string(), base.to_string())]),
-        },
-        probes: probe::specs(&loaded),
-        connectors: policies(&loaded).unwrap(),
-        namespace: DEFAULT_NAMESPACE.into(),
-        log_groups: vec![SERVER_GROUP.into(), ALARM_GROUP.into()],
-        log_group_prefix: None,
-    }
-}
-
-fn runway(assessments: &[Assessment]) -> &Assessment {
-    assessments
-        .iter()
-        .find(|a| a.connector == "runway")
-        .expect("a runway assessment")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_credit_balance_read_from_the_organisation_warns_at_80_percent_and_is_quiet_below() {
     let org = Organization::default();
@@ -112,7 +76,7 @@ async fn a_credit_balance_read_from_the_organisation_warns_at_80_percent_and_is_
         .send()
         .await
         .unwrap();
-    let deps = deps(&logs, &moto, &base).await;
+    let deps = deps(&logs, &moto, SECRET_ID, ("runway", &base)).await;
 
     // (balance, used %, state): 2,500 left is 75 % used, 2,000 is 80 %, 1,500 is 85 %. A
     // month that had started full would have run out before its end at 75 % used by the
@@ -132,7 +96,7 @@ async fn a_credit_balance_read_from_the_organisation_warns_at_80_percent_and_is_
         let (path, headers) = seen.last().unwrap();
         assert_eq!(path, "/v1/organization");
         assert_eq!(headers["x-runway-version"], "2024-11-06");
-        let a = runway(&outcome.assessments);
+        let a = assessment(&outcome.assessments, "runway");
         assert_eq!(a.state, state, "{balance}: {}", a.reason);
         assert_eq!(
             (a.remaining, a.limit, a.utilization_percent),

@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 const TOKEN: &str = "papierkram-quota-token-51c2";
 const SUBDOMAIN: &str = "nordlicht-quota";
 const SECRET_ID: &str = "hosted-mcp/quota-e2e";
-const SERVER_GROUP: &str = "/hosted-mcp/e2e/mcp-server";
-const ALARM_GROUP: &str = "/hosted-mcp/e2e/quota-alarm";
+pub(super) const SERVER_GROUP: &str = "/hosted-mcp/e2e/mcp-server";
+pub(super) const ALARM_GROUP: &str = "/hosted-mcp/e2e/quota-alarm";
 const LIMIT: u64 = 10_000;
 const START_REMAINING: u64 = 2_040;
 
@@ -57,19 +57,21 @@ async fn secret(moto: &Moto, token: &str) {
         .unwrap();
 }
 
-/// The handler's dependencies as `main` builds them, pointed at the local endpoints.
-async fn deps(
+/// The handler's dependencies as `main` builds them, pointed at the local endpoints: the
+/// deployment secret `secret_id` on moto, `connector`'s upstream at `base`.
+pub(super) async fn deps(
     logs: &LogsEndpoint,
     moto: &Moto,
-    sandbox_base: &str,
+    secret_id: &str,
+    (connector, base): (&str, &str),
 ) -> Deps<CloudWatchInsights, HttpProber> {
     let loaded = connector::load(None).unwrap();
     Deps {
         logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
         prober: HttpProber {
             http: probe::http_client(),
-            secret: Some((moto.secrets_client().await, SECRET_ID.to_string())),
-            base_urls: BTreeMap::from([("papierkram".to_string(), sandbox_base.to_string())]),
+            secret: Some((moto.secrets_client().await, secret_id.to_string())),
+            base_urls: BTreeMap::from([(connector.to_string(), base.to_string())]),
         },
         probes: probe::specs(&loaded),
         connectors: policies(&loaded).unwrap(),
@@ -79,11 +81,12 @@ async fn deps(
     }
 }
 
-fn papierkram(assessments: &[Assessment]) -> &Assessment {
+/// The assessment of `connector`.
+pub(super) fn assessment<'a>(assessments: &'a [Assessment], connector: &str) -> &'a Assessment {
     assessments
         .iter()
-        .find(|a| a.connector == "papierkram")
-        .expect("a papierkram assessment")
+        .find(|a| a.connector == connector)
+        .unwrap_or_else(|| panic!("no {connector} assessment"))
 }
 
 /// The audit lines among a process's stdout lines, as CloudWatch would store them.
@@ -170,14 +173,14 @@ async fn a_session_burning_quota_is_reported_with_the_sandbox_figures_and_alarma
     logs.add_lines(ALARM_GROUP, "");
     let moto = Moto::start();
     secret(&moto, TOKEN).await;
-    let deps = deps(&logs, &moto, &base).await;
+    let deps = deps(&logs, &moto, SECRET_ID, ("papierkram", &base)).await;
     // StartQuery takes whole seconds: let the last audited second close.
     let now = Timestamp::now() + SignedDuration::from_secs(2);
     let requests_before = sandbox.request_count();
 
     let outcome = handle(&deps, now).await.expect("quota run");
 
-    let a = papierkram(&outcome.assessments);
+    let a = assessment(&outcome.assessments, "papierkram");
     let used = i64::try_from(quota.used).unwrap();
     let remaining = i64::try_from(quota.remaining).unwrap();
     assert_eq!(a.limit, Some(10_000));
@@ -297,7 +300,7 @@ async fn a_quiet_connector_is_probed_once_and_the_probe_line_is_read_back() {
     logs.add_lines(ALARM_GROUP, "");
     let moto = Moto::start();
     secret(&moto, TOKEN).await;
-    let deps = deps(&logs, &moto, &base).await;
+    let deps = deps(&logs, &moto, SECRET_ID, ("papierkram", &base)).await;
     let now = Timestamp::now();
 
     let first = handle(&deps, now).await.expect("quota run");
@@ -305,7 +308,7 @@ async fn a_quiet_connector_is_probed_once_and_the_probe_line_is_read_back() {
     assert_eq!(sandbox.request_count(), 1, "one probe");
     let requests = sandbox.last_requests(1);
     assert_eq!(requests[0].path, "/api/v1/info");
-    let a = papierkram(&first.assessments);
+    let a = assessment(&first.assessments, "papierkram");
     // The probe itself cost one credit.
     assert_eq!((a.used, a.remaining), (Some(11), Some(9_989)), "{a:?}");
     assert_eq!(a.state, State::Ok, "{a:?}");
@@ -329,7 +332,7 @@ async fn a_quiet_connector_is_probed_once_and_the_probe_line_is_read_back() {
         1,
         "no second probe within the quiet hours"
     );
-    let b = papierkram(&second.assessments);
+    let b = assessment(&second.assessments, "papierkram");
     assert_eq!((b.remaining, b.last_seen), (Some(9_989), a.last_seen));
     assert!(!second.lines.iter().any(|l| is_probe_of_papierkram(l)));
 }
@@ -348,12 +351,12 @@ async fn a_rejected_probe_leaves_the_connector_unknown_without_a_datapoint() {
     logs.add_lines(ALARM_GROUP, "");
     let moto = Moto::start();
     secret(&moto, "a-revoked-token-0000").await;
-    let deps = deps(&logs, &moto, &base).await;
+    let deps = deps(&logs, &moto, SECRET_ID, ("papierkram", &base)).await;
 
     let outcome = handle(&deps, Timestamp::now()).await.expect("quota run");
 
     assert_eq!(sandbox.request_count(), 1, "one probe");
-    let a = papierkram(&outcome.assessments);
+    let a = assessment(&outcome.assessments, "papierkram");
     assert_eq!(a.state, State::Unknown, "{a:?}");
     assert_eq!(a.utilization_percent, None);
     assert!(

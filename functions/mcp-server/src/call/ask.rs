@@ -193,21 +193,11 @@ fn declined(tool: &Tool, missing: &[(&str, &Param)]) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::Scope;
 
     const KEYS: &[&[u8]] = &[b"ask-test-key-0123456789abcdef0123456789"];
 
     fn keys() -> Vec<Vec<u8>> {
         KEYS.iter().map(|k| k.to_vec()).collect()
-    }
-
-    fn caller(key: &str) -> Caller {
-        Caller {
-            key_id: key.into(),
-            user: None,
-            scope: Scope::Deployment,
-            person: None,
-        }
     }
 
     fn tool() -> Tool {
@@ -232,7 +222,8 @@ tools:
 
     /// The form a call without `name` gets, and its state.
     fn asked(given: &Map<String, Value>) -> (Value, String) {
-        let ControlFlow::Break(o) = fill(&keys(), &caller("k"), "n", &tool(), given, true, None)
+        let ControlFlow::Break(o) =
+            fill(&keys(), &Caller::key("k"), "n", &tool(), given, true, None)
         else {
             panic!("not asked");
         };
@@ -261,14 +252,14 @@ tools:
         assert_eq!(params["requestedSchema"]["required"], json!(["name"]));
         let t = tool();
         for (can_ask, keys) in [(false, keys()), (true, Vec::new())] {
-            let flow = fill(&keys, &caller("k"), "n", &t, &given, can_ask, None);
+            let flow = fill(&keys, &Caller::key("k"), "n", &t, &given, can_ask, None);
             assert!(
                 matches!(flow, ControlFlow::Continue(Cow::Borrowed(_))),
                 "validation refuses it as before"
             );
         }
         let complete = args(json!({"name": "Ada"}));
-        let flow = fill(&keys(), &caller("k"), "n", &t, &complete, true, None);
+        let flow = fill(&keys(), &Caller::key("k"), "n", &t, &complete, true, None);
         assert!(matches!(flow, ControlFlow::Continue(Cow::Borrowed(_))));
     }
 
@@ -285,7 +276,7 @@ tools:
         };
         let ControlFlow::Continue(filled) = fill(
             &keys(),
-            &caller("k"),
+            &Caller::key("k"),
             "n",
             &tool(),
             &given,
@@ -304,7 +295,7 @@ tools:
         for (who, args) in [("other", &given), ("k", &changed)] {
             let ControlFlow::Break(o) = fill(
                 &keys(),
-                &caller(who),
+                &Caller::key(who),
                 "n",
                 &tool(),
                 args,
@@ -324,8 +315,15 @@ tools:
             state: Some(&state),
             responses: Some(&declined),
         });
-        let ControlFlow::Break(o) = fill(&keys(), &caller("k"), "n", &tool(), &given, true, resume)
-        else {
+        let ControlFlow::Break(o) = fill(
+            &keys(),
+            &Caller::key("k"),
+            "n",
+            &tool(),
+            &given,
+            true,
+            resume,
+        ) else {
             panic!("a decline ran");
         };
         assert_eq!(

@@ -16,6 +16,19 @@ pub struct Caller {
     pub person: Option<Person>,
 }
 
+#[cfg(test)]
+impl Caller {
+    /// A caller by API key alone, on the whole deployment (the stages' tests call as it).
+    pub(crate) fn key(key_id: &str) -> Caller {
+        Caller {
+            key_id: key_id.into(),
+            user: None,
+            scope: Scope::Deployment,
+            person: None,
+        }
+    }
+}
+
 /// Facts about the HTTP request the edge hands down: its id (API Gateway's on Lambda, generated
 /// locally), the client IP and, on Lambda, how long the invocation has left.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -169,18 +169,8 @@ pub(super) fn seal(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::Scope;
     use crate::upstream::RemoteInput;
     use serde_json::json;
-
-    fn caller(key: &str) -> Caller {
-        Caller {
-            key_id: key.into(),
-            user: None,
-            scope: Scope::Deployment,
-            person: None,
-        }
-    }
 
     fn tool() -> Tool {
         let yaml = "connector: n\nbase_url: http://x\ntools:\n  - { name: n_greet_get, risk: low, description: d, get: /g }\n";
@@ -207,7 +197,7 @@ mod tests {
     fn the_remote_state_comes_back_only_for_the_same_caller_tool_and_arguments() {
         let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
         let mut o = asked("remote-state");
-        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        wrap(&keys, &Caller::key("a"), "n", &tool(), &valid("Hi"), &mut o);
         let ours = o.input_required.unwrap().state.unwrap();
         assert_ne!(ours, "remote-state");
         let answers = json!({"who": {"action": "accept"}});
@@ -219,7 +209,7 @@ mod tests {
             };
             resume(
                 &keys,
-                &caller(who),
+                &Caller::key(who),
                 "n",
                 Asking::Tool(&tool()),
                 &mut v,
@@ -257,7 +247,7 @@ mod tests {
         let tool = tool();
         let sealed = seal(
             &keys,
-            &caller("a"),
+            &Caller::key("a"),
             "n",
             Asking::Tool(&tool),
             &valid("Hi"),
@@ -270,7 +260,7 @@ mod tests {
                 state: Some(&ours),
                 responses: None,
             };
-            resume(&keys, &caller("a"), "n", asking, &mut v, resumed).map(|_| v.remote.state)
+            resume(&keys, &Caller::key("a"), "n", asking, &mut v, resumed).map(|_| v.remote.state)
         };
         assert_eq!(
             back(Asking::Tool(&tool)).unwrap().as_deref(),
@@ -285,7 +275,7 @@ mod tests {
         let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
         let mut o = asked("s");
         o.input_required.as_mut().unwrap().state = None;
-        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        wrap(&keys, &Caller::key("a"), "n", &tool(), &valid("Hi"), &mut o);
         let ours = o.input_required.unwrap().state.unwrap();
         let mut v = valid("Hi");
         let resumed = Resume {
@@ -294,7 +284,7 @@ mod tests {
         };
         resume(
             &keys,
-            &caller("a"),
+            &Caller::key("a"),
             "n",
             Asking::Tool(&tool()),
             &mut v,
@@ -315,7 +305,7 @@ mod tests {
         };
         resume(
             &keys,
-            &caller("a"),
+            &Caller::key("a"),
             "n",
             Asking::Tool(&tool()),
             &mut v,
@@ -329,11 +319,11 @@ mod tests {
     #[test]
     fn without_keys_or_with_a_huge_state_the_question_is_not_passed_on() {
         let mut o = asked("s");
-        wrap(&[], &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        wrap(&[], &Caller::key("a"), "n", &tool(), &valid("Hi"), &mut o);
         assert!(o.input_required.is_none());
         let keys = vec![b"0123456789abcdef0123456789abcdef".to_vec()];
         let mut o = asked(&"x".repeat(MAX_REMOTE_STATE + 1));
-        wrap(&keys, &caller("a"), "n", &tool(), &valid("Hi"), &mut o);
+        wrap(&keys, &Caller::key("a"), "n", &tool(), &valid("Hi"), &mut o);
         assert!(o.input_required.is_none());
     }
 }

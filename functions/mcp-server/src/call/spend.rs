@@ -183,7 +183,6 @@ mod tests {
 
     use super::*;
     use crate::call::WriteFacts;
-    use crate::inventory::Scope;
     use crate::limits::Thresholds;
 
     /// Replicate's catalog as shipped: its prediction creates spend one of 50 predictions.
@@ -208,15 +207,6 @@ mod tests {
             .unwrap()
     }
 
-    fn caller(key_id: &str) -> Caller {
-        Caller {
-            key_id: key_id.into(),
-            user: None,
-            scope: Scope::Deployment,
-            person: None,
-        }
-    }
-
     #[tokio::test]
     async fn the_call_past_the_daily_spend_is_refused_in_the_unit_with_the_reset() {
         let conn = replicate();
@@ -224,7 +214,7 @@ mod tests {
         let valid = ValidArgs::default();
         for _ in 0..50 {
             let ControlFlow::Continue(Some(spending)) =
-                reserve(&limits, &conn, create(&conn), &valid, &caller("k1")).await
+                reserve(&limits, &conn, create(&conn), &valid, &Caller::key("k1")).await
             else {
                 panic!("within the limit");
             };
@@ -233,7 +223,7 @@ mod tests {
             assert_eq!(outcome.spent.as_ref().map(|s| s.amount), Some(1));
         }
         let ControlFlow::Break(refused) =
-            reserve(&limits, &conn, create(&conn), &valid, &caller("k1")).await
+            reserve(&limits, &conn, create(&conn), &valid, &Caller::key("k1")).await
         else {
             panic!("the 51st prediction of the day is refused");
         };
@@ -249,7 +239,7 @@ mod tests {
         );
         assert_eq!(refused.reason.as_deref(), Some(REASON));
         assert!(matches!(
-            reserve(&limits, &conn, create(&conn), &valid, &caller("k2")).await,
+            reserve(&limits, &conn, create(&conn), &valid, &Caller::key("k2")).await,
             ControlFlow::Continue(Some(_))
         ));
     }

@@ -58,20 +58,14 @@ impl Mcp {
         if let Some(f) = followed.as_ref().filter(|f| f.ended)
             && let Some((_, tool)) = found(&f.task.connector, &f.task.tool)
         {
-            let (_, bytes) = into_result(&f.answer);
-            let mut ended = f.answer.clone();
-            ended.reason.get_or_insert_with(|| "task_ended".into());
-            self.audit.write(&super::audit::tool_call(
-                &tool.name,
+            self.audit_task(
+                tool,
                 &f.task.connector,
-                tool.risk,
-                tool.audit_event.as_deref(),
-                &serde_json::Map::new(),
-                &ended,
-                bytes,
+                &f.answer,
+                "task_ended",
                 ctx,
-                started.elapsed(),
-            ));
+                started,
+            );
         }
         Ok(followed)
     }
@@ -128,39 +122,48 @@ impl Mcp {
             .iter()
             .flat_map(|(tool, outcomes)| outcomes.iter().map(move |o| (*tool, o)))
         {
-            let (_, bytes) = into_result(outcome);
-            let mut line = outcome.clone();
-            line.reason.get_or_insert_with(|| "task_input".into());
-            self.audit.write(&super::audit::tool_call(
-                &tool.name,
-                &task.connector,
-                tool.risk,
-                tool.audit_event.as_deref(),
-                &serde_json::Map::new(),
-                &line,
-                bytes,
-                ctx,
-                started.elapsed(),
-            ));
+            self.audit_task(tool, &task.connector, outcome, "task_input", ctx, started);
         }
         Ok(())
     }
 
     /// The call's end, as its audit line says it: cancelled on request, which failed nothing.
     fn audit_cancelled(&self, task: &Task, ctx: &CallContext, started: std::time::Instant) {
-        let Some((_, tool)) = self.served(ctx)(&task.connector, &task.tool) else {
-            return;
-        };
-        let mut ended = Outcome::ok(serde_json::Map::new());
-        ended.reason = Some("task_cancelled".into());
+        if let Some((_, tool)) = self.served(ctx)(&task.connector, &task.tool) {
+            let cancelled = Outcome::ok(serde_json::Map::new());
+            self.audit_task(
+                tool,
+                &task.connector,
+                &cancelled,
+                "task_cancelled",
+                ctx,
+                started,
+            );
+        }
+    }
+
+    /// A task request's audit line: `tool`'s call on `connector` as `outcome` says, with
+    /// `reason` where the outcome names none; no arguments (the start's line had them).
+    fn audit_task(
+        &self,
+        tool: &catalog::Tool,
+        connector: &str,
+        outcome: &Outcome,
+        reason: &str,
+        ctx: &CallContext,
+        started: std::time::Instant,
+    ) {
+        let (_, bytes) = into_result(outcome);
+        let mut line = outcome.clone();
+        line.reason.get_or_insert_with(|| reason.into());
         self.audit.write(&super::audit::tool_call(
             &tool.name,
-            &task.connector,
+            connector,
             tool.risk,
             tool.audit_event.as_deref(),
             &serde_json::Map::new(),
-            &ended,
-            0,
+            &line,
+            bytes,
             ctx,
             started.elapsed(),
         ));
