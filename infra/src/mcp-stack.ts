@@ -312,6 +312,8 @@ export class McpStack extends Stack {
     // A profile's tool set: /mcp/<profile> (MCP_PROFILES).
     this.api.addRoutes({ path: '/mcp/{profile}', methods: [apigw.HttpMethod.ANY], integration });
     this.api.addRoutes({ path: '/health', methods: [apigw.HttpMethod.GET], integration });
+    // The capability pages of the connectors a caller may use, behind the same authentication as /mcp.
+    this.api.addRoutes({ path: '/connectors', methods: [apigw.HttpMethod.GET], integration });
     if (oauth) {
       // Unauthenticated, as mcp-server serves them (GET, and OPTIONS for browsers' preflight).
       const methods = [apigw.HttpMethod.GET, apigw.HttpMethod.OPTIONS];

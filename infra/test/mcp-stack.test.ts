@@ -200,11 +200,11 @@ describe('HTTP API', () => {
   const { mcpT: t } = synth();
   const fnId = logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN });
 
-  it('is an HTTP API routing /mcp and /mcp/{profile} (any method) and GET /health to mcp-server, payload 2.0', () => {
+  it('is an HTTP API routing /mcp and /mcp/{profile} (any method), GET /connectors and GET /health to mcp-server, payload 2.0', () => {
     t.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     t.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
     const routes = Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties.RouteKey).sort();
-    assert.deepEqual(routes, ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /health']);
+    assert.deepEqual(routes, ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /connectors', 'GET /health']);
     t.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',

@@ -57,7 +57,7 @@ describe('OAuth off (the default)', () => {
       s.mcpT.resourceCountIs(type, 0);
     }
     assert.deepEqual(s.app.node.children.filter((c) => 'templateOptions' in c).map((c) => c.node.id).sort(), ['hosted-mcp-example-mcp', 'hosted-mcp-example-ops']);
-    assert.deepEqual(routes(s.mcpT), ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /health']);
+    assert.deepEqual(routes(s.mcpT), ['ANY /mcp', 'ANY /mcp/{profile}', 'GET /connectors', 'GET /health']);
     assert.deepEqual(Object.keys(env(s.mcpT)).filter((k) => OAUTH_NAMES.includes(k)), []);
     assert.equal(s.config.oauth, undefined);
     assert.equal(s.mcp.distribution, undefined);
@@ -195,7 +195,7 @@ describe('well-known routes', () => {
       const t = synth({ config: oauthConfig({ oauth: { frontDoor }, ...(frontDoor === 'api-gateway' ? { customDomain: { certificateArn: 'arn:aws:acm:eu-central-1:123456789012:certificate/00000000-0000-0000-0000-000000000000' } } : {}) }) }).mcpT;
       assert.deepEqual(routes(t), [
         'ANY /mcp', 'ANY /mcp/{profile}',
-        'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/{proxy+}', 'GET /health',
+        'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-protected-resource/{proxy+}', 'GET /connectors', 'GET /health',
         'OPTIONS /.well-known/oauth-protected-resource', 'OPTIONS /.well-known/oauth-protected-resource/{proxy+}',
       ], frontDoor);
       const integrations = new Set((Object.values(t.findResources('AWS::ApiGatewayV2::Route')) as any[]).map((r) => flat(r.Properties.Target)));

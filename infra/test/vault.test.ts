@@ -75,7 +75,7 @@ describe('perUserConnectors off (the default): nothing of the vault exists', () 
       assert.ok(!/kms:|dynamodb:(GetItem|Query)/.test(notLedger), 'no KMS or vault grant');
       const e = env(t);
       for (const name of Object.values(VAULT_ENV)) assert.ok(!(name in e), name);
-      assert.deepEqual(routes(t).filter((r) => r.includes('/connect')), []);
+      assert.deepEqual(routes(t).filter((r) => r.includes('/connect/') || r.endsWith('/connect')), []);
       assert.ok(!Object.values(t.findResources('AWS::Cognito::UserPoolClient')).some((c: any) => /connect/.test(c.Properties.ClientName)));
     });
   }
@@ -196,7 +196,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
   });
 
   it('routes GET /connect/{connector}, …/signed-in and …/callback to mcp-server; CloudFront passes every path', () => {
-    const connectRoutes = routes(t).filter((r) => r.includes('/connect'));
+    const connectRoutes = routes(t).filter((r) => r.includes('/connect/') || r.endsWith('/connect'));
     assert.deepEqual(connectRoutes, CONNECT_PATHS.map((p) => `GET ${p}`).sort());
     const integrations = Object.keys(t.findResources('AWS::ApiGatewayV2::Integration'));
     for (const r of Object.values(t.findResources('AWS::ApiGatewayV2::Route')) as any[]) {
@@ -263,7 +263,7 @@ describe('the vault code uses what infra creates and grants (functions/mcp-serve
   it('http/mod.rs: the connect routes are the ones API Gateway forwards', (tc) => {
     const text = read('http/mod.rs', tc);
     if (text === undefined) return;
-    const served = [...text.matchAll(/\.route\(\s*"(\/connect[^"]*)"/g)].map((m) => m[1]).sort();
+    const served = [...text.matchAll(/\.route\(\s*"(\/connect(?:\/[^"]*)?)"/g)].map((m) => m[1]).sort();
     assert.deepEqual(served, [...CONNECT_PATHS].sort());
   });
 });
