@@ -70,6 +70,10 @@ async fn the_connectors_page_shows_what_a_caller_may_use_and_no_secret() {
     let calendar = get(Some(CALENDAR_KEY)).await.unwrap().text().await.unwrap();
     assert!(calendar.contains("<h2>Cal.com</h2>"), "{calendar}");
     assert!(!calendar.contains("Papierkram") && !calendar.contains("Runway"));
+    assert!(
+        calendar.contains("Reached through the profiles: calendar, everything"),
+        "{calendar}"
+    );
 
     let seen = look_at(
         &repo().join("target/look/pages"),

@@ -28,6 +28,16 @@ pub(super) async fn page(State(state): State<AppState>, request: Request) -> Res
         .filter_map(|conn| {
             let c = &conn.catalog;
             let mut cap = pages::capability(c, &format!("{}.yaml", c.connector));
+            let profiles = &state.inventory.profiles;
+            cap.profiles = profiles
+                .names()
+                .filter(|p| {
+                    c.tools
+                        .iter()
+                        .any(|t| profiles.allows(Some(p), &c.connector, &t.name))
+                })
+                .map(str::to_string)
+                .collect();
             cap.tools.retain(|t| view.allows(&t.name));
             // A remote MCP server's tools come from the remote: its connector shows where the
             // profile takes all of the connector (`connector/*`).

@@ -32,6 +32,13 @@ pub(crate) fn html(caps: &[Capability]) -> String {
         for limit in &cap.limits {
             let _ = writeln!(body, "<li>{}</li>", with_code(limit));
         }
+        if !cap.profiles.is_empty() {
+            let _ = writeln!(
+                body,
+                "<li>Reached through the profiles: {}</li>",
+                escape(&cap.profiles.join(", "))
+            );
+        }
         let _ = write!(
             body,
             "</ul>\n<table>\n<thead><tr><th>Tool</th><th>Risk</th><th>What it does</th></tr>\

@@ -41,6 +41,9 @@ pub(crate) struct Capability {
     pub limits: Vec<String>,
     /// Prompts: name and what they ask.
     pub prompts: Vec<(String, String)>,
+    /// The deployment's profiles that reach any of its tools (`/connectors` fills them in: the
+    /// profiles are the deployment's, not the catalog's).
+    pub profiles: Vec<String>,
 }
 
 /// One tool on a page.
@@ -84,6 +87,7 @@ pub(crate) fn capability(catalog: &Catalog, source: &str) -> Capability {
             .iter()
             .map(|p| (p.name.to_string(), one_line(&p.description)))
             .collect(),
+        profiles: Vec::new(),
     }
 }
 
