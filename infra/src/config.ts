@@ -490,7 +490,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     if (top.oauth === undefined) {
       c.problem('perUserConnectors', 'needs `oauth`: a person connects their own account after signing in at our authorization server, and API keys name no person');
     } else if (oauth?.external && connectClientId === undefined) {
-      c.problem('perUserConnectors.connectClientId', 'required with `oauth.external`: a public client (PKCE, no secret) at that server whose redirect URIs are <base>/connect/<connector>/signed-in');
+      c.problem('perUserConnectors.connectClientId', 'required with `oauth.external`: a public client (PKCE, no secret) at that server whose redirect URIs are <base>/connect/<connector>/signed-in and <base>/connections/signed-in');
     }
     perUserConnectors = {
       ...(connectClientId === undefined ? {} : { connectClientId }),

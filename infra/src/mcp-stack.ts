@@ -273,7 +273,11 @@ export class McpStack extends Stack {
     if (oauth) {
       const connect = perUser ? {
         ...(perUser.connectClientId ? { clientId: perUser.connectClientId } : {}),
-        callbackUrls: perUserConnectors.map((c) => `${connectBase}/connect/${c}/signed-in`),
+        // Each connector's connect flow, and the person's own page of connections.
+        callbackUrls: perUserConnectors.length === 0 ? [] : [
+          ...perUserConnectors.map((c) => `${connectBase}/connect/${c}/signed-in`),
+          `${connectBase}/connections/signed-in`,
+        ],
       } : undefined;
       const setup = oauthSetup(this, stage, oauth, resourceUrl, config.logRetentionDays, connect);
       Object.assign(environment, setup.environment);

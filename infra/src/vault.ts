@@ -18,6 +18,13 @@ export const VAULT_ENV = {
   connectClientId: 'MCP_CONNECT_CLIENT_ID',
 } as const;
 
+/** "My connections": the page (GET, our sign-in's return too) and its disconnect button (POST). */
+export const CONNECTIONS_ROUTES = [
+  ['GET', '/connections'],
+  ['GET', '/connections/signed-in'],
+  ['POST', '/connections/disconnect'],
+] as const;
+
 /**
  * The vault's keys as mcp-server writes them (functions/mcp-server/src/vault/table.rs): the
  * person's id (SHA-256 of issuer and subject) and the slot `<connector>#<scopes>`. No TTL
@@ -106,4 +113,7 @@ export function allowVault(role: iam.Role, table: dynamodb.ITable, key: kms.IKey
 /** The connect routes to mcp-server, GET only (unauthenticated at the gateway, as `/health`). */
 export function addConnectRoutes(api: apigw.HttpApi, integration: apigw.HttpRouteIntegration): void {
   for (const path of CONNECT_PATHS) api.addRoutes({ path, methods: [apigw.HttpMethod.GET], integration });
+  for (const [method, path] of CONNECTIONS_ROUTES) {
+    api.addRoutes({ path, methods: [method === 'GET' ? apigw.HttpMethod.GET : apigw.HttpMethod.POST], integration });
+  }
 }

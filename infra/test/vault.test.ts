@@ -9,7 +9,7 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { parseCatalog } from '../src/catalogs.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { REPO_ROOT } from '../src/paths.ts';
-import { CONNECT_PATHS, VAULT_CONTEXT_KEY, VAULT_ENV, VAULT_TABLE_SCHEMA } from '../src/vault.ts';
+import { CONNECT_PATHS, CONNECTIONS_ROUTES, VAULT_CONTEXT_KEY, VAULT_ENV, VAULT_TABLE_SCHEMA } from '../src/vault.ts';
 import { CATALOGS, CONNECTORS, EXAMPLE_CONFIG, OAUTH_CERTIFICATE_ARN, type Statement, dependencyCycle, flat, logicalId, merge, roleStatements, synth } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
@@ -75,7 +75,7 @@ describe('perUserConnectors off (the default): nothing of the vault exists', () 
       assert.ok(!/kms:|dynamodb:(GetItem|Query)/.test(notLedger), 'no KMS or vault grant');
       const e = env(t);
       for (const name of Object.values(VAULT_ENV)) assert.ok(!(name in e), name);
-      assert.deepEqual(routes(t).filter((r) => r.includes('/connect/') || r.endsWith('/connect')), []);
+      assert.deepEqual(routes(t).filter((r) => r.includes('/connect/') || r.endsWith('/connect') || r.includes('/connections')), []);
       assert.ok(!Object.values(t.findResources('AWS::Cognito::UserPoolClient')).some((c: any) => /connect/.test(c.Properties.ClientName)));
     });
   }
@@ -190,7 +190,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
     const c = t.toJSON().Resources[logicalId(t, 'AWS::Cognito::UserPoolClient', { ClientName: 'hosted-mcp-example-connect' })].Properties;
     assert.equal(c.GenerateSecret, false);
     assert.deepEqual(c.AllowedOAuthFlows, ['code']);
-    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/mail/signed-in']);
+    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/mail/signed-in', 'https://mcp.example.com/connections/signed-in']);
     assert.ok(c.AllowedOAuthScopes.includes('openid'), c.AllowedOAuthScopes);
     t.hasOutput('ConnectRedirectUrimail', { Value: 'https://mcp.example.com/connect/mail/callback' });
   });
@@ -198,6 +198,8 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
   it('routes GET /connect/{connector}, …/signed-in and …/callback to mcp-server; CloudFront passes every path', () => {
     const connectRoutes = routes(t).filter((r) => r.includes('/connect/') || r.endsWith('/connect'));
     assert.deepEqual(connectRoutes, CONNECT_PATHS.map((p) => `GET ${p}`).sort());
+    const connectionsRoutes = routes(t).filter((r) => r.includes('/connections'));
+    assert.deepEqual(connectionsRoutes, CONNECTIONS_ROUTES.map(([m, p]) => `${m} ${p}`).sort());
     const integrations = Object.keys(t.findResources('AWS::ApiGatewayV2::Integration'));
     for (const r of Object.values(t.findResources('AWS::ApiGatewayV2::Route')) as any[]) {
       if (r.Properties.RouteKey.includes('/connect')) assert.ok(integrations.some((i) => flat(r.Properties.Target).includes(i)), flat(r.Properties.Target));
@@ -265,5 +267,7 @@ describe('the vault code uses what infra creates and grants (functions/mcp-serve
     if (text === undefined) return;
     const served = [...text.matchAll(/\.route\(\s*"(\/connect(?:\/[^"]*)?)"/g)].map((m) => m[1]).sort();
     assert.deepEqual(served, [...CONNECT_PATHS].sort());
+    const page = [...text.matchAll(/\.route\(\s*"(\/connections[^"]*)"/g)].map((m) => m[1]).sort();
+    assert.deepEqual(page, CONNECTIONS_ROUTES.map(([, p]) => p).sort());
   });
 });

@@ -178,6 +178,11 @@ impl Op {
     /// Registers a client (dynamic client registration) that may return to `redirect`: public
     /// (no secret, PKCE only) or confidential (`client_secret_basic`). Its id and secret.
     pub async fn register(&self, redirect: &str, public: bool) -> (String, Option<String>) {
+        self.register_for(&[redirect], public).await
+    }
+
+    /// [`Op::register`] with several redirect URIs.
+    pub async fn register_for(&self, redirects: &[&str], public: bool) -> (String, Option<String>) {
         let method = if public {
             "none"
         } else {
@@ -187,7 +192,7 @@ impl Op {
             .http
             .post(format!("{}/reg", self.issuer))
             .json(&json!({
-                "redirect_uris": [redirect],
+                "redirect_uris": redirects,
                 "token_endpoint_auth_method": method,
                 "grant_types": ["authorization_code", "refresh_token"],
                 "response_types": ["code"],

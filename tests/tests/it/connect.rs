@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use base64::Engine;
-use integration_tests::look::{assert_plain_and_clear, look_at};
+use integration_tests::look::{assert_clear, assert_plain_and_clear, look_at};
 use integration_tests::oidc::Op;
 use integration_tests::{KEY, Rpc, Server, TempDir, free_port, repo};
 use serde_json::{Value, json};
@@ -105,6 +105,39 @@ impl Browser {
         }
     }
 
+    /// A form's `POST` of one field, `ticket`, with this browser's cookies for the host.
+    async fn post(&mut self, url: &str, ticket: &str) -> Landed {
+        let url = reqwest::Url::parse(url).unwrap();
+        let host = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(80));
+        let cookie = self
+            .jar
+            .get(&host)
+            .map(|c| {
+                c.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default();
+        let mut body = reqwest::Url::parse("http://form/").unwrap();
+        body.query_pairs_mut().append_pair("ticket", ticket);
+        let response = self
+            .http
+            .post(url)
+            .header("cookie", cookie)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.query().unwrap_or_default().to_string())
+            .send()
+            .await
+            .unwrap();
+        Landed {
+            status: response.status().as_u16(),
+            body: response.text().await.unwrap(),
+            visited: Vec::new(),
+            stopped_before: None,
+        }
+    }
+
     /// Follows redirects by hand as `who` would (each authorization request gets `login_hint`,
     /// which the test providers sign in as), keeping cookies per host; stops before the first URL
     /// that starts with `stop_before`, if given.
@@ -176,7 +209,13 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     let theirs = Op::start(&api_url, "mail.read");
     let api = start_upstream_api(theirs.issuer().to_string(), api_port).await;
     let (connect_client, _) = ours
-        .register(&format!("{base}/connect/mail/signed-in"), true)
+        .register_for(
+            &[
+                &format!("{base}/connect/mail/signed-in"),
+                &format!("{base}/connections/signed-in"),
+            ],
+            true,
+        )
         .await;
     let (mail_client, mail_secret) = theirs
         .register(&format!("{base}/connect/mail/callback"), false)
@@ -383,6 +422,85 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         .tool("connections", json!({"action": "list"}))
         .await;
     assert_eq!(after["connections"][0]["connected"], false, "{after}");
+
+    // "My connections": Bob signs in on the page in his own browser, sees Mail connected and
+    // disconnects it with its button; the button works once, and only in his browser.
+    let mut bobs_browser = Browser::new();
+    let mine = bobs_browser
+        .open(&format!("{base}/connections"), "bob", None)
+        .await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert!(
+        mine.body.contains("<strong>Mail</strong>: connected since")
+            && mine.body.contains("allowed: mail.read"),
+        "{}",
+        mine.body
+    );
+    let ticket = mine
+        .body
+        .split("name=\"ticket\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a disconnect button")
+        .to_string();
+    let disconnect = format!("{base}/connections/disconnect");
+    let elsewhere = Browser::new().post(&disconnect, &ticket).await;
+    assert_eq!(elsewhere.status, 403, "{}", elsewhere.body);
+    let done = bobs_browser.post(&disconnect, &ticket).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(
+        done.body.contains("forgot your Mail connection"),
+        "{}",
+        done.body
+    );
+    assert!(
+        done.body.contains("<strong>Mail</strong>: not connected"),
+        "{}",
+        done.body
+    );
+    assert!(
+        done.body
+            .contains(&format!("href=\"{base}/connect/mail?for="))
+    );
+    let again = bobs_browser.post(&disconnect, &ticket).await;
+    assert_eq!(again.status, 400, "{}", again.body);
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &bob)
+            .tool("mail_me_get", json!({}))
+            .await["status"],
+        "connection_required"
+    );
+    let line = server
+        .stdout
+        .events_where(1, |e| {
+            e["tool"] == "connections" && e["connector"] == "mail"
+        })
+        .pop()
+        .unwrap();
+    assert_eq!(line["status"], "ok", "{line}");
+    assert!(
+        line["user"].as_str().is_some_and(|u| !u.contains("bob")),
+        "{line}"
+    );
+    // The page with its button, and after it, as Chromium shows them (target/look/connections/).
+    let seen = look_at(
+        &repo().join("target/look/connections"),
+        &[("connected", &mine.body), ("disconnected", &done.body)],
+    );
+    assert_clear(&seen);
+    for page in &seen {
+        let (forms, links) = if page.name == "connected" {
+            (1, 0)
+        } else {
+            (0, 1)
+        };
+        assert_eq!(
+            (page.forms, page.links.len()),
+            (forms, links),
+            "{}",
+            page.name
+        );
+    }
 
     // A broken or missing link: a plain page that says what to do.
     let broken = browse(&format!("{base}/connect/mail?for=nonsense"), "alice").await;

@@ -90,7 +90,7 @@ pub(crate) use caller::{Caller, RequestMeta};
 pub(crate) use connections::ConnectionsRequest;
 pub(crate) use consent::carries_remote_state;
 pub use consent::{Binding, Signer};
-pub(crate) use credentials::{LINK_PURPOSE, LinkFor};
+pub(crate) use credentials::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 pub(crate) use documents::{Attachment, ItemLink};
 pub(crate) use job::{Followed, Jobs, Question, gone as job_gone};
 pub(crate) use ledger::Claim;

@@ -28,6 +28,7 @@
 pub(crate) mod browser;
 mod callback;
 mod endpoints;
+mod mine;
 pub(crate) mod page;
 mod pkce;
 mod signed_in;
@@ -40,6 +41,7 @@ use std::sync::{Arc, Mutex};
 use catalog::OAuthUser;
 use serde::Deserialize;
 
+pub(crate) use mine::{Action, Mine, Row, html as connections_html};
 pub(crate) use page::Page;
 
 use crate::call::Ledger;

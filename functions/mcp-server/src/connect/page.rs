@@ -10,7 +10,7 @@ pub struct Page {
 }
 
 impl Page {
-    pub(super) fn new(status: u16, title: impl Into<String>, text: impl Into<String>) -> Self {
+    pub(crate) fn new(status: u16, title: impl Into<String>, text: impl Into<String>) -> Self {
         Page {
             status,
             title: title.into(),

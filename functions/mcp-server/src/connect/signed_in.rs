@@ -41,6 +41,36 @@ impl Connect {
         title: &str,
         now: u64,
     ) -> Result<String, Step> {
+        let redirect_uri = self.redirect(connector, "signed-in");
+        let (person, subject) = self.our_person(back, &state.v, &redirect_uri, now).await?;
+        if person.id() != state.p {
+            tracing::warn!(
+                connector,
+                "connect: a link was opened by another person than it was made for"
+            );
+            return Err(page(
+                403,
+                "This link was made for someone else",
+                format!(
+                    "You signed in as another person than the one this link was made for, so \
+                     no {title} account is connected. Each person connects with the link from \
+                     their own chat."
+                ),
+            ));
+        }
+        Ok(subject)
+    }
+
+    /// The person our sign-in names: its code (`back`) exchanged with the PKCE `verifier` for
+    /// a token checked like any caller's; with the token's subject. `Err` is the page that says
+    /// why not.
+    pub(super) async fn our_person(
+        &self,
+        back: &Back,
+        verifier: &str,
+        redirect_uri: &str,
+        now: u64,
+    ) -> Result<(Person, String), Step> {
         let not_signed_in = || {
             page(
                 400,
@@ -64,11 +94,10 @@ impl Connect {
             secret: None,
             resource: Some(&settings.resource),
         };
-        let redirect_uri = self.redirect(connector, "signed-in");
         let what = exchange::Exchange::Code {
             code,
-            verifier: &state.v,
-            redirect_uri: &redirect_uri,
+            verifier,
+            redirect_uri,
         };
         let grant = exchange::exchange(&self.http, &token_endpoint, &client, what, now)
             .await
@@ -91,22 +120,7 @@ impl Connect {
                 "Your sign-in names no person.",
             )
         })?;
-        if person.id() != state.p {
-            tracing::warn!(
-                connector,
-                "connect: a link was opened by another person than it was made for"
-            );
-            return Err(page(
-                403,
-                "This link was made for someone else",
-                format!(
-                    "You signed in as another person than the one this link was made for, so \
-                     no {title} account is connected. Each person connects with the link from \
-                     their own chat."
-                ),
-            ));
-        }
-        Ok(identity.subject)
+        Ok((person, identity.subject))
     }
 
     /// The redirect to the upstream's authorization for `subject`, its state bound to the

@@ -73,28 +73,45 @@ impl Connect {
                 "The server has no key to sign requests with.",
             ));
         };
+        let redirect_uri = self.redirect(at.connector, "signed-in");
+        let url = self.our_sign_in(at.authorize, at.client_id, &redirect_uri, &state, &verifier);
+        Ok(Step::Bind {
+            to: url,
+            cookie: browser::set_cookie(&binding.secret, STATE_TTL_S),
+        })
+    }
+}
+
+impl Connect {
+    /// The URL of our sign-in for our public client, back to `redirect_uri` with `state`:
+    /// authorization code with PKCE (S256 of `verifier`), `openid` and the scopes our tokens
+    /// carry, and this server as the resource.
+    pub(super) fn our_sign_in(
+        &self,
+        authorize: &str,
+        client_id: &str,
+        redirect_uri: &str,
+        state: &str,
+        verifier: &str,
+    ) -> String {
         let settings = self.verifier.settings();
         let scopes = std::iter::once("openid")
             .chain(settings.values_for(None))
             .collect::<Vec<_>>()
             .join(" ");
-        let url = with_query(
-            at.authorize,
+        with_query(
+            authorize,
             &[
                 ("response_type", "code"),
-                ("client_id", at.client_id),
-                ("redirect_uri", &self.redirect(at.connector, "signed-in")),
+                ("client_id", client_id),
+                ("redirect_uri", redirect_uri),
                 ("scope", &scopes),
-                ("state", &state),
-                ("code_challenge", &pkce::challenge(&verifier)),
+                ("state", state),
+                ("code_challenge", &pkce::challenge(verifier)),
                 ("code_challenge_method", "S256"),
                 ("resource", &settings.resource),
             ],
-        );
-        Ok(Step::Bind {
-            to: url,
-            cookie: browser::set_cookie(&binding.secret, STATE_TTL_S),
-        })
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -50,6 +50,185 @@ pub(super) async fn callback(
     };
     let browser = bound_browser(&headers);
     answer(connect.callback(&connector, &back, browser, now_s()).await)
+}
+
+/// `GET /connections`: "my connections" starts with our sign-in.
+pub(super) async fn connections(State(state): State<AppState>) -> Response {
+    let Some(connect) = &state.connect else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    answer(connect.mine(now_s()).await)
+}
+
+/// `GET /connections/signed-in`: the person's connections.
+pub(super) async fn connections_signed_in(
+    State(state): State<AppState>,
+    Query(back): Query<Back>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(connect) = &state.connect else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    match connect
+        .mine_signed_in(&back, bound_browser(&headers), now_s())
+        .await
+    {
+        Ok(mine) => mine_page(&state, connect, &mine, None).await,
+        Err(stop) => answer(stop),
+    }
+}
+
+/// `POST /connections/disconnect`: a button of the page, from the browser it was made for;
+/// the connection goes as the `connections` tool disconnects it, with an audit line (the
+/// person's pseudonym, never their name), then the page again.
+pub(super) async fn connections_disconnect(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let Some(connect) = &state.connect else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let ticket = form.get("ticket").map(String::as_str);
+    let (mine, connector) = match connect
+        .mine_button(ticket, bound_browser(&headers), now_s())
+        .await
+    {
+        Ok(found) => found,
+        Err(stop) => return answer(stop),
+    };
+    let started = std::time::Instant::now();
+    let caller = person_caller(&state, &mine).await;
+    let catalogs = connectable(&state, connect);
+    let request = crate::call::ConnectionsRequest::Disconnect(connector.clone());
+    let outcome = state
+        .mcp
+        .pipeline
+        .connections(&caller, &request, &catalogs)
+        .await;
+    let mut event = audit::AuditEvent::new(audit::EventKind::ToolCall)
+        .tool(crate::mcp::CONNECTIONS_TOOL)
+        .connector(connector)
+        .status(outcome.status.as_str())
+        .reason(outcome.reason.as_deref().unwrap_or("disconnected_on_page"))
+        .duration(started.elapsed());
+    if let Some(user) = &caller.user {
+        event = event.user(user.clone());
+    }
+    state.audit.write(&event);
+    mine_page(&state, connect, &mine, outcome.hint.as_deref()).await
+}
+
+/// The person as a caller of the `connections` tool: their person, and their pseudonym when
+/// the deployment has a pepper.
+async fn person_caller(state: &AppState, mine: &crate::connect::Mine) -> crate::call::Caller {
+    let user = match state.secrets.get().await {
+        Ok(s) => s
+            .pepper
+            .as_deref()
+            .map(|p| audit::Pseudonymizer::new(p).pseudonym_of_subject(&mine.subject)),
+        Err(_) => None,
+    };
+    crate::call::Caller {
+        key_id: "connections-page".into(),
+        user,
+        scope: crate::inventory::Scope::Deployment,
+        person: Some(mine.person.clone()),
+    }
+}
+
+/// The connectors a person connects to here.
+fn connectable<'a>(
+    state: &'a AppState,
+    connect: &crate::connect::Connect,
+) -> Vec<&'a catalog::Catalog> {
+    state
+        .inventory
+        .registry
+        .catalogs
+        .iter()
+        .map(|d| &d.catalog)
+        .filter(|c| connect.connectors.contains_key(c.connector.as_str()))
+        .collect()
+}
+
+/// The page of `mine`'s connections, `notice` first.
+async fn mine_page(
+    state: &AppState,
+    connect: &crate::connect::Connect,
+    mine: &crate::connect::Mine,
+    notice: Option<&str>,
+) -> Response {
+    let now = now_s();
+    let caller = person_caller(state, mine).await;
+    let catalogs = connectable(state, connect);
+    let listed = state
+        .mcp
+        .pipeline
+        .connections(&caller, &crate::call::ConnectionsRequest::List, &catalogs)
+        .await;
+    let Some(serde_json::Value::Array(rows)) = listed.fields.get("connections") else {
+        return answer(Step::Page(crate::connect::Page::new(
+            503,
+            "Please try again",
+            listed.hint.unwrap_or_default(),
+        )));
+    };
+    let mut shown = Vec::new();
+    for row in rows {
+        let connector = row["connector"].as_str().unwrap_or_default();
+        let connected = row["connected"] == true;
+        let action = match connected {
+            true => connect
+                .button(mine, connector, now)
+                .await
+                .map(crate::connect::Action::Disconnect),
+            false => connect
+                .connect_link(mine, connector, now)
+                .await
+                .map(crate::connect::Action::Connect),
+        };
+        shown.push(crate::connect::Row {
+            title: row["title"].as_str().unwrap_or(connector).to_string(),
+            connected: connected.then(|| {
+                let since = row["connected_at"]
+                    .as_u64()
+                    .map(|s| crate::clock::iso_utc(s * 1000)[..10].to_string())
+                    .unwrap_or_default();
+                let scopes = row["scopes"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (since, scopes)
+            }),
+            action: action.unwrap_or(crate::connect::Action::None),
+        });
+    }
+    let mut response = (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        )],
+        crate::connect::connections_html(&shown, notice),
+    )
+        .into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        ),
+    );
+    response
 }
 
 /// The `Set-Cookie` of a connect answer, kept in the response's extensions: the edge's front

@@ -68,7 +68,17 @@ pub fn app(state: AppState) -> Router {
         open = open
             .route("/connect/{connector}", get(connect::start))
             .route("/connect/{connector}/signed-in", get(connect::signed_in))
-            .route("/connect/{connector}/callback", get(connect::callback));
+            .route("/connect/{connector}/callback", get(connect::callback))
+            // "My connections": a person's own, seen and disconnected in the browser.
+            .route("/connections", get(connect::connections))
+            .route(
+                "/connections/signed-in",
+                get(connect::connections_signed_in),
+            )
+            .route(
+                "/connections/disconnect",
+                axum::routing::post(connect::connections_disconnect),
+            );
     }
     if state.oauth.is_none() {
         // Without OAuth there is nothing to discover: a client probing for OAuth metadata gets a

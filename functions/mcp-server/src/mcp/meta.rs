@@ -13,7 +13,7 @@ use crate::search::{self, SearchRequest};
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
 pub(crate) const CALL_TOOL: &str = "call_tool";
 /// The person's own connections (connectors with `auth: oauth_user`).
-pub(super) const CONNECTIONS: &str = "connections";
+pub(crate) const CONNECTIONS: &str = "connections";
 
 /// The longest query kept; the rest is ignored (a query is a few words).
 const MAX_QUERY_CHARS: usize = 200;

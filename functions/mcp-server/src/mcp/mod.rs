@@ -36,7 +36,7 @@ mod tool_call;
 pub(crate) use context::is_modern;
 pub use definitions::output_schema;
 pub(crate) use link::url_session_id;
-pub(crate) use meta::CALL_TOOL;
+pub(crate) use meta::{CALL_TOOL, CONNECTIONS as CONNECTIONS_TOOL};
 pub use server::Mcp;
 pub(crate) use tasks_v1::TASKS_V1_PREFIX;
 
