@@ -563,7 +563,8 @@ async fn a_task_request_costs_one_read_and_a_due_poll_one_claim() {
     let now = || (reads.count(), all.count());
 
     let at = now();
-    let created = start(&rpc, json!({"seconds": 2.5})).await;
+    // Long enough that the second poll finds it still running on a loaded machine.
+    let created = start(&rpc, json!({"seconds": 4})).await;
     assert_eq!(counted(at), (0, 1), "a creation: one conditional write");
     let id = created["taskId"].as_str().unwrap();
 
@@ -591,7 +592,7 @@ async fn a_task_request_costs_one_read_and_a_due_poll_one_claim() {
         "a poll that found the same state: read and claim"
     );
 
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
     let at = now();
     assert_eq!(get(&rpc, id).await["result"]["status"], "completed");
     assert_eq!(

@@ -70,7 +70,9 @@ impl Pace {
                 now_ms,
                 latest_ms,
             };
-            match in_table(client, name, *timeout, &asked).await {
+            // Boxed: the SDK's request futures are large, and this one would otherwise sit in
+            // every upstream request's future, the calls that declare no rate included.
+            match Box::pin(in_table(client, name, *timeout, &asked)).await {
                 Ok(turn) => return turn,
                 Err(e) => {
                     tracing::warn!(error = %e, %connector, "the rate's turns fell back to this instance");
