@@ -84,7 +84,14 @@ mod tests {
         let names: Vec<&str> = from_dir.iter().map(|c| c.connector.as_str()).collect();
         assert_eq!(
             names,
-            ["calcom", "papierkram", "replicate", "runway", "sevdesk"]
+            [
+                "calcom",
+                "lexware",
+                "papierkram",
+                "replicate",
+                "runway",
+                "sevdesk"
+            ]
         );
     }
 
@@ -98,11 +105,11 @@ mod tests {
         assert_eq!(files[0], "shared/connector/catalogs/calcom.yaml (embedded)");
         let from_dir = load_files(Some(&folder())).unwrap();
         assert!(
-            from_dir[1].0.ends_with("catalogs/papierkram.yaml"),
+            from_dir[2].0.ends_with("catalogs/papierkram.yaml"),
             "{}",
-            from_dir[1].0
+            from_dir[2].0
         );
-        assert_eq!(from_dir[1].1.connector, "papierkram");
+        assert_eq!(from_dir[2].1.connector, "papierkram");
     }
 
     #[test]

@@ -16,8 +16,8 @@
 //! ```
 //! let catalogs = connector::load(None).unwrap();
 //! let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-//! assert_eq!(names, ["calcom", "papierkram", "replicate", "runway", "sevdesk"]);
-//! let papierkram = &catalogs[1];
+//! assert_eq!(names, ["calcom", "lexware", "papierkram", "replicate", "runway", "sevdesk"]);
+//! let papierkram = &catalogs[2];
 //! let secret = connector::parse(
 //!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,
 //! )

@@ -210,6 +210,8 @@ impl Sent {
     /// A body template at `path`, its placeholders naming `params`.
     fn template(&mut self, v: &Value, path: &str, params: &Params, always: bool) {
         match v {
+            // An empty object is a value of its own (Lexware's role `customer: {}`).
+            Value::Object(fields) if fields.is_empty() => self.leaf(path.to_string(), always),
             Value::Object(fields) => {
                 // An object whose placeholders all go without a value is left out, constants and all.
                 let always = always && (!holds_placeholder(v) || holds_always(v, params));
@@ -261,9 +263,13 @@ fn holds_always(v: &Value, params: &Params) -> bool {
 }
 
 /// The body fields `tool` sends: through its `body` template, or its body params under their
-/// upstream names (a dotted name nests), as the server builds a request.
+/// upstream names (a dotted name nests), as the server builds a request; and the fields of the
+/// current record it sends back on every call (`from_current`).
 fn body_fields(tool: &Tool) -> Sent {
     let mut sent = Sent::default();
+    for field in &tool.from_current {
+        sent.leaf(field.to_string(), true);
+    }
     match &tool.body {
         Some(template) => sent.template(template, "", &tool.params, true),
         None => {
@@ -432,7 +438,10 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         checked.push(c.connector.to_string());
     }
     checked.sort();
-    assert_eq!(checked, ["calcom", "replicate", "runway", "sevdesk"]);
+    assert_eq!(
+        checked,
+        ["calcom", "lexware", "replicate", "runway", "sevdesk"]
+    );
 }
 
 /// The check itself: the three requests sevdesk 2.0 does not accept, as the catalog sent them
@@ -689,6 +698,45 @@ tools:
          (/v1/image_to_video) has no such field",
         "runway_image_to_video_create: body `promptImage`: required by image_to_video_create, \
          not always sent",
+    ];
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn a_lexware_update_without_the_records_version_and_roles_is_named() {
+    let facts = facts("lexware").unwrap();
+    let c = catalog::parse(
+        "lexware.yaml",
+        r#"
+connector: lexware
+base_url: "https://api.lexware.io/v1"
+tools:
+  - name: lexware_contact_get
+    risk: low
+    description: 'Returns a contact. Use it to read one. Example: {}'
+    get: /contacts/{id}
+    params:
+      id: { type: string, in: path, max_length: 36 }
+  - name: lexware_contact_update
+    risk: medium
+    effect: change
+    idempotent: true
+    audit_event: contact.updated
+    side_effects: Changes a contact.
+    failure_modes: ["409: changed since."]
+    description: 'Changes a contact. Use it to fix a note. Example: {}'
+    put: /contacts/{id}
+    current: lexware_contact_get
+    params:
+      id: { type: string, in: path, max_length: 36 }
+      note: { type: string, in: body, max_length: 1000 }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let expected = [
+        "lexware_contact_update: body `version`: required by contacts_update, not always sent",
+        "lexware_contact_update: body `roles`: required by contacts_update, not always sent",
     ];
     assert_eq!(found, expected);
 }

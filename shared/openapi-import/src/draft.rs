@@ -216,6 +216,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         failure_modes: Vec::new(),
         current: None,
         notifies: Vec::new(),
+        from_current: Vec::new(),
         get: None,
         post: None,
         put: None,

@@ -93,6 +93,19 @@ const RUNWAY: Upstream = Upstream {
     rate_limited_hint: "daily generation limit",
 };
 
+/// Lexware Office's ids are UUIDs: its error answers are checked by
+/// `lexware_error_answers_of_both_shapes_and_a_conflict_become_statuses_with_hints`.
+const LEXWARE: Upstream = Upstream {
+    connector: "lexware",
+    secrets: &[("LEXWARE_API_KEY", "prism-lexware-key-0123456789abcdef")],
+    reads: 15,
+    writes: 9,
+    raw_paths: &[],
+    get_tool: "lexware_invoice_get",
+    list_tool: "lexware_invoices_list",
+    rate_limited_hint: "2 requests a second",
+};
+
 impl Upstream {
     fn document(&self) -> PathBuf {
         repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
@@ -252,6 +265,11 @@ async fn replicate_every_tool_sends_requests_the_openapi_document_accepts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runway_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&RUNWAY).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lexware_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&LEXWARE).await;
 }
 
 async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
@@ -1216,5 +1234,180 @@ async fn runway_the_organisations_credits_reach_quota_and_the_audit_line() {
     let task = structured(&task);
     assert_eq!(task["status"], "ok", "{task}");
     assert!(task.get("_quota").is_none(), "{task}");
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+const LEXWARE_INVOICE: &str = "e9066f04-8cc7-4616-93f8-ac9ecc8479c8";
+const LEXWARE_CONTACT: &str = "be9475f4-ef80-442b-8ab9-3ab8b1a2aeb9";
+
+fn lexware_invoice() -> Value {
+    json!({"contact_id": "777c7793-9fbb-4ec7-9254-0619c199761e", "invoice_date": "2026-05-04",
+        "delivery_date": "2026-04-30", "positions": [
+            {"name": "Beratung", "quantity": 10, "unit": "Stunde", "net_price": 100.0, "tax_rate": 19}]})
+}
+
+/// Lexware's answers as statuses in its users' terms: 404 and 429 (its rate of 2 a second named)
+/// in the regular error shape; a failed validation (406) in the regular shape from an invoice and
+/// in the legacy `IssueList` shape from a contact, each naming the refused field; and an update
+/// whose version is no longer the current one (409) a `conflict` that says to read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lexware_error_answers_of_both_shapes_and_a_conflict_become_statuses_with_hints() {
+    let prism = Prism::start(&LEXWARE.document()).await;
+    let not_found = LEXWARE.preferring(404);
+    let limited = LEXWARE.preferring(429);
+    let (_a, rpc) = LEXWARE.server(&prism, Some(&not_found), &[]);
+    let r = rpc
+        .call("lexware_invoice_get", json!({"id": LEXWARE_INVOICE}))
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "not_found", "{r}");
+    assert_eq!(result["upstream_message"], "Resource not found.", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("HTTP 404") && hint.contains("lexware_invoices_list"),
+        "{hint}"
+    );
+    let (_b, rpc) = LEXWARE.server(&prism, Some(&limited), &[]);
+    let r = rpc.call("lexware_invoices_list", json!({})).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "rate_limited", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("HTTP 429") && hint.contains(LEXWARE.rate_limited_hint),
+        "{hint}"
+    );
+
+    // Each write answered with its refusal: Prefer on the writes' own requests only, so the
+    // update's read of the current record is answered as usual.
+    let refusing = LEXWARE.variant(
+        "refusals",
+        &[
+            (
+                "    post: /invoices\n",
+                "    post: /invoices\n    headers: { Prefer: \"code=406\" }\n",
+            ),
+            (
+                "    post: /contacts\n",
+                "    post: /contacts\n    headers: { Prefer: \"code=406\" }\n",
+            ),
+            (
+                "    put: /contacts/{id}\n",
+                "    put: /contacts/{id}\n    headers: { Prefer: \"code=409\" }\n",
+            ),
+        ],
+    );
+    let (_c, rpc) = LEXWARE.server(&prism, Some(&refusing), &[]);
+    let result = call_confirmed(&rpc, "lexware_invoice_create", lexware_invoice()).await;
+    assert_eq!(result["status"], "invalid_input", "{result}");
+    assert_eq!(
+        result["upstream_message"], "lineItems[0].unitPrice.taxRatePercentage",
+        "the regular shape's field: {result}"
+    );
+    assert!(
+        result["hint"].as_str().unwrap().contains("HTTP 400 or 406"),
+        "{result}"
+    );
+    let r = rpc
+        .call(
+            "lexware_contact_create",
+            json!({"company_name": "Muster GmbH"}),
+        )
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "invalid_input", "{r}");
+    assert_eq!(
+        result["upstream_message"], "company.name",
+        "the legacy shape's source: {r}"
+    );
+    let r = rpc
+        .call(
+            "lexware_contact_update",
+            json!({"id": LEXWARE_CONTACT, "note": "Zahlt immer pünktlich"}),
+        )
+        .await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "conflict", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("HTTP 409") && hint.contains("Read the record again"),
+        "{hint}"
+    );
+    for dir in [not_found, limited, refusing] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
+/// An update sends the record back as Lexware replaces it whole: its fields as just read, with
+/// the given ones set on top and its current version (or the version the caller read, which then
+/// wins); the aggregations sum the voucher list's open amounts; the connector declares Lexware's
+/// rate of 2 requests a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lexware_an_update_sends_the_current_version_and_open_items_are_summed() {
+    assert_eq!(
+        LEXWARE.shipped().quota.and_then(|q| q.rate),
+        Some(catalog::Rate {
+            requests: 2,
+            seconds: 1
+        })
+    );
+    let prism = Prism::start(&LEXWARE.document()).await;
+    let (_server, rpc) = LEXWARE.server(&prism, None, &[]);
+    let update = json!({"id": LEXWARE_CONTACT, "vat_id": "DE999999999", "dry_run": true});
+    let r = rpc.call("lexware_contact_update", update.clone()).await;
+    let preview = &structured(&r)["preview"];
+    let body = &preview["request"]["body"];
+    assert_eq!(body["version"], 4, "the record's version: {r}");
+    assert_eq!(body["roles"], json!({"customer": {"number": 10307}}), "{r}");
+    assert_eq!(body["company"]["name"], "Testfirma", "kept: {r}");
+    assert_eq!(body["company"]["vatRegistrationId"], "DE999999999", "{r}");
+    assert_eq!(body["addresses"]["billing"][0]["city"], "Freiburg", "{r}");
+    assert_eq!(
+        preview["changes"]["company"]["to"]["vatRegistrationId"], "DE999999999",
+        "{r}"
+    );
+    let mut read_earlier = update.clone();
+    read_earlier["version"] = json!(3);
+    let r = rpc.call("lexware_contact_update", read_earlier).await;
+    assert_eq!(
+        structured(&r)["preview"]["request"]["body"]["version"],
+        3,
+        "{r}"
+    );
+    let mut done = update;
+    done.as_object_mut().unwrap().remove("dry_run");
+    let r = rpc.call("lexware_contact_update", done).await;
+    assert_eq!(structured(&r)["status"], "ok", "{r}");
+    let puts = prism
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "PUT")
+        .count();
+    assert_eq!(puts, 1, "the dry runs sent nothing");
+
+    let r = rpc.call("lexware_open_items_get", json!({})).await;
+    let data = &structured(&r)["data"];
+    assert_eq!(
+        data["open_count"], 2,
+        "open and overdue, not paid or draft: {r}"
+    );
+    assert_eq!(data["open_amount"], "573.60", "{r}");
+    assert_eq!(data["overdue_count"], 1, "{r}");
+    assert_eq!(data["overdue_amount"], "498.80", "{r}");
+    let r = rpc
+        .call("lexware_month_close_get", json!({"year": 2026, "month": 5}))
+        .await;
+    let data = &structured(&r)["data"];
+    assert_eq!(data["invoices"], 3, "drafts left out: {r}");
+    let request = prism
+        .requests()
+        .into_iter()
+        .rfind(|r| r.path == "/voucherlist")
+        .expect("the voucher list");
+    assert!(
+        request.query.iter().any(|q| q == "voucherType")
+            && request.query.iter().any(|q| q == "voucherStatus"),
+        "Lexware requires both: {request:?}"
+    );
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }

@@ -111,7 +111,7 @@ fn from_contract(tool: &Tool, valid: &ValidArgs, request: RequestLine) -> Previe
 
 /// The current record, read with the `current` get tool and the write's path arguments (its
 /// `data` when the answer wraps it).
-async fn read_current(
+pub(super) async fn read_current(
     upstream: &Upstream,
     conn: &DeployedCatalog,
     current: &Tool,

@@ -63,6 +63,7 @@ mod complete;
 mod connections;
 mod consent;
 mod credentials;
+mod current_fields;
 mod days;
 mod documents;
 mod dry_run;
@@ -507,6 +508,21 @@ impl Pipeline {
         if !call.guarded() {
             return ControlFlow::Continue(self.execute(call).await.outcome);
         }
+        // An update that sends back fields of the record reads them first (`from_current`).
+        let kept = current_fields::keep(
+            &self.upstream,
+            call.conn,
+            call.tool,
+            call.valid,
+            call.reading(),
+        )
+        .await;
+        let kept = match kept {
+            Ok(kept) => kept,
+            Err(refused) => return ControlFlow::Break(refused),
+        };
+        let with_kept = kept.as_ref().map(|valid| call.with_valid(valid));
+        let call = with_kept.as_ref().unwrap_or(call);
         self.dry_run(call).await?;
         let bound = call.bound(request.caller);
         let consent = self.consent(call, &bound, request).await?;

@@ -111,6 +111,27 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// What reading the `current` record for this call may use.
+    pub(super) fn reading(&self) -> dry_run::Reading<'_> {
+        dry_run::Reading {
+            deadline: self.deadline,
+            meter: self.meter,
+            view: self.view,
+            credentials: self.credentials,
+        }
+    }
+
+    /// The same call with other arguments (the fields `from_current` kept of the record).
+    pub(super) fn with_valid<'b>(&self, valid: &'b ValidArgs) -> Call<'b>
+    where
+        'a: 'b,
+    {
+        Call {
+            valid,
+            ..self.with_credentials(self.credentials)
+        }
+    }
+
     /// The same call with other credentials (a renewed token).
     pub(super) fn with_credentials<'b>(&self, credentials: Credentials<'b>) -> Call<'b>
     where
@@ -296,12 +317,7 @@ impl Pipeline {
             call.conn,
             call.tool,
             call.valid,
-            dry_run::Reading {
-                deadline: call.deadline,
-                meter: call.meter,
-                view: call.view,
-                credentials: call.credentials,
-            },
+            call.reading(),
         )
         .await
     }

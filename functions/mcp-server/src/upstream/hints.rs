@@ -206,7 +206,8 @@ fn status_of(code: u16) -> Status {
     match code {
         401 | 403 => Status::Unauthorized,
         404 => Status::NotFound,
-        400 | 409 | 422 => Status::InvalidInput,
+        400 | 406 | 422 => Status::InvalidInput,
+        409 => Status::Conflict,
         429 => Status::RateLimited,
         500..=599 => Status::Unavailable,
         _ => Status::Error,
@@ -255,6 +256,11 @@ fn default_hint(
         Status::InvalidInput => {
             format!("{title} refused the request (HTTP {code}); check the arguments.")
         }
+        Status::Conflict => format!(
+            "{title} refused the change (HTTP {code}): the record changed since it was read, or \
+             its state does not allow this. Nothing was written; read the record again, then \
+             decide whether to call again."
+        ),
         Status::RateLimited => match (remaining, r.retry_after_s) {
             (Some(0), Some(s)) => format!(
                 "The {title} API quota is used up (0 remaining); it resets in {}. Calls fail until then: tell the user.",
@@ -319,7 +325,17 @@ fn human_bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::in_words;
+    use super::{Status, in_words, status_of};
+
+    /// A validation an upstream answers with 406 (Lexware Office) is the caller's to fix; a 409
+    /// says the record moved on, which reading it again answers.
+    #[test]
+    fn a_406_is_invalid_input_and_a_409_a_conflict() {
+        assert_eq!(status_of(406), Status::InvalidInput);
+        assert_eq!(status_of(422), Status::InvalidInput);
+        assert_eq!(status_of(409), Status::Conflict);
+        assert_eq!(status_of(418), Status::Error);
+    }
 
     #[test]
     fn waits_read_as_a_person_says_them() {

@@ -173,6 +173,34 @@ fn follow_next(
 /// body params under their upstream names, where a dotted name nests (`as: customer.id` sends
 /// `{"customer": {"id": …}}`). An array with an `item_body` sends each item through it.
 pub(super) fn build_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
+    let body = params_body(tool, args);
+    match (&args.write.kept, body) {
+        (Some(kept), Some(body)) => Some(overlay(kept.clone(), body)),
+        (Some(kept), None) => Some(kept.clone()),
+        (None, body) => body,
+    }
+}
+
+/// `top` set on `base`: objects field by field, anything else replaced.
+fn overlay(base: Value, top: Value) -> Value {
+    match (base, top) {
+        (Value::Object(mut base), Value::Object(top)) => {
+            for (k, v) in top {
+                let merged = match base.remove(&k) {
+                    Some(old) => overlay(old, v),
+                    None => v,
+                };
+                base.insert(k, merged);
+            }
+            Value::Object(base)
+        }
+        (_, top) => top,
+    }
+}
+
+/// The body the tool's params make: its `body` template, or each body param under its
+/// (dotted) upstream name.
+fn params_body(tool: &Tool, args: &ValidArgs) -> Option<Value> {
     let value = |name: &str| {
         let p = tool
             .params
@@ -458,6 +486,60 @@ tools:
                     {"objectName": "InvoicePos", "mapAll": true, "name": "Pauschale", "quantity": 1.0}
                 ]
             }))
+        );
+    }
+
+    /// `from_current`: the kept record is the body's base; the params are set on top, a dotted
+    /// one inside a kept object, a given version over the record's.
+    #[test]
+    fn kept_fields_of_the_record_are_the_body_with_the_params_on_top() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: shop
+base_url: "https://api.example.com/v1"
+tools:
+  - name: shop_contact_get
+    risk: low
+    description: 'Returns a contact. Use it to read one. Example: {"id": "c1"}'
+    get: /contacts/{id}
+    params:
+      id: { type: string, in: path, max_length: 36 }
+  - name: shop_contact_update
+    risk: medium
+    description: 'Changes a contact. Use it to fix a name. Example: {"id": "c1"}'
+    put: /contacts/{id}
+    current: shop_contact_get
+    from_current: [version, roles, company]
+    params:
+      id: { type: string, in: path, max_length: 36 }
+      version: { type: integer, in: body, min: 0 }
+      company_name: { type: string, in: body, as: company.name, max_length: 100 }
+"#,
+        )
+        .unwrap();
+        let t = &c.tools[1];
+        let mut a = args(
+            t,
+            serde_json::json!({"id": "c1", "company_name": "Neu GmbH"}),
+        );
+        a.write.kept = Some(
+            serde_json::json!({"version": 4, "roles": {"customer": {"number": 7}},
+            "company": {"name": "Alt GmbH", "taxNumber": "1/2"}}),
+        );
+        assert_eq!(
+            build_body(t, &a),
+            Some(
+                serde_json::json!({"version": 4, "roles": {"customer": {"number": 7}},
+                "company": {"name": "Neu GmbH", "taxNumber": "1/2"}})
+            )
+        );
+        a.values.insert("version".into(), serde_json::json!(3));
+        assert_eq!(build_body(t, &a).unwrap()["version"], 3);
+        a.write.kept = None;
+        assert_eq!(
+            build_body(t, &a),
+            Some(serde_json::json!({"version": 3, "company": {"name": "Neu GmbH"}}))
         );
     }
 

@@ -9,6 +9,10 @@ pub enum Status {
     Ok,
     NotFound,
     InvalidInput,
+    /// The upstream refused a change because of the record's state (HTTP 409): changed by someone
+    /// else since it was read (an optimistic lock's version moved on), or not in a state that
+    /// allows it. Read it again before deciding.
+    Conflict,
     Unauthorized,
     RateLimited,
     Unavailable,
@@ -30,6 +34,7 @@ impl Status {
             Status::Ok => "ok",
             Status::NotFound => "not_found",
             Status::InvalidInput => "invalid_input",
+            Status::Conflict => "conflict",
             Status::Unauthorized => "unauthorized",
             Status::RateLimited => "rate_limited",
             Status::Unavailable => "unavailable",

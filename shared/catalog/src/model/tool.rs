@@ -47,6 +47,11 @@ pub struct Tool {
     /// upstream contacts; a dry run lists them as `notifies` (`[attendee.email, guests]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notifies: Vec<Text>,
+    /// Updates whose upstream replaces the whole record and checks its version (optimistic
+    /// locking): fields of the `current` record (dotted paths) sent back with the body, as
+    /// `current` reads them just before the write; the body params are set on top of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_current: Vec<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -293,6 +293,12 @@ fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
     );
     let c = parse("demo.yaml", &ok).unwrap();
     assert_eq!(c.tools[2].effect, Some(crate::model::Effect::Financial));
+    let kept = parse(
+        "demo.yaml",
+        &write("    current: demo_invoice_get\n    from_current: [version, address.city]\n"),
+    )
+    .unwrap();
+    assert_eq!(kept.tools[2].from_current, ["version", "address.city"]);
     for (extra, says) in [
         (
             "    audit_event: Invoice.Updated\n",
@@ -303,6 +309,18 @@ fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
             "takes the path parameters",
         ),
         ("    current: demo_invoice_nope\n", "no get tool"),
+        (
+            "    from_current: [version]\n",
+            "`from_current` needs `current`",
+        ),
+        (
+            "    current: demo_invoice_get\n    from_current: [version, \"lines[0]\"]\n",
+            "must be a dotted field path",
+        ),
+        (
+            "    current: demo_invoice_get\n    from_current: [company, company.name]\n",
+            "lies inside `company`",
+        ),
     ] {
         let err = parse("demo.yaml", &write(extra)).unwrap_err().to_string();
         assert!(err.contains(says), "{extra}: {err}");

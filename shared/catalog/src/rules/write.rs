@@ -12,6 +12,7 @@ pub(super) fn write_contract(h: &Http<'_>) -> Vec<String> {
     problems.extend(notifies_names_fields(h));
     problems.extend(audit_event_is_record_dot_past_tense(h));
     problems.extend(current_is_a_matching_get(h));
+    problems.extend(from_current_names_fields_of_current(h));
     problems
 }
 
@@ -21,10 +22,12 @@ fn only_on_writes(h: &Http<'_>) -> Vec<String> {
         || t.audit_event.is_some()
         || !t.failure_modes.is_empty()
         || t.current.is_some()
-        || !t.notifies.is_empty();
+        || !t.notifies.is_empty()
+        || !t.from_current.is_empty();
     if h.method.is_read_only() && declared {
         return vec![
-            "`effect`, `audit_event`, `failure_modes`, `current` and `notifies` are for writes"
+            "`effect`, `audit_event`, `failure_modes`, `current`, `notifies` and `from_current` are \
+             for writes"
                 .into(),
         ];
     }
@@ -84,4 +87,39 @@ fn current_is_a_matching_get(h: &Http<'_>) -> Vec<String> {
         }
         _ => vec![format!("current `{name}` is no get tool of this catalog")],
     }
+}
+
+/// `from_current` sends fields of the record `current` reads: it needs `current`, and dotted
+/// field paths, none inside another (the inner one would be sent twice).
+fn from_current_names_fields_of_current(h: &Http<'_>) -> Vec<String> {
+    let fields = &h.t.from_current;
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    if h.t.current.is_none() {
+        return vec!["`from_current` needs `current`, the get tool that reads the record".into()];
+    }
+    if let Some(bad) = fields.iter().find(|p| !dotted(p)) {
+        return vec![format!(
+            "from_current `{bad}` must be a dotted field path (`version`, `company.name`)"
+        )];
+    }
+    let nested = fields.iter().find_map(|inner| {
+        fields
+            .iter()
+            .find(|outer| inner.starts_with(&format!("{outer}.")))
+            .map(|outer| (inner, outer))
+    });
+    nested
+        .map(|(inner, outer)| {
+            format!("from_current `{inner}` lies inside `{outer}`, which is sent whole")
+        })
+        .into_iter()
+        .collect()
+}
+
+fn dotted(p: &str) -> bool {
+    !p.is_empty()
+        && p.split('.')
+            .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }

@@ -99,12 +99,19 @@ mod tests {
     use crate::config::{Config, EnvSnapshot};
 
     #[test]
-    fn five_connectors_and_their_profiles_stay_within_the_list_budget() {
+    fn six_connectors_and_their_profiles_stay_within_the_list_budget() {
         let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
         let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
         assert_eq!(
             names,
-            ["calcom", "papierkram", "replicate", "runway", "sevdesk"]
+            [
+                "calcom",
+                "lexware",
+                "papierkram",
+                "replicate",
+                "runway",
+                "sevdesk"
+            ]
         );
         let env = EnvSnapshot::from_pairs([(
             "MCP_PROFILES",

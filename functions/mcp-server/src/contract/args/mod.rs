@@ -57,6 +57,9 @@ pub struct WriteArgs {
     pub dry_run: bool,
     pub idempotency_key: Option<String>,
     pub confirmation_token: Option<String>,
+    /// The fields a tool's `from_current` keeps of the record, as read just before the write:
+    /// the body's base, the body params set on top (not part of the digest).
+    pub kept: Option<Value>,
 }
 
 /// A remote MCP tool's multi-round call: what our client can answer of the remote's input
@@ -340,6 +343,7 @@ pub(crate) fn write_args(args: &Map<String, Value>) -> Result<WriteArgs, Invalid
         },
         idempotency_key: text("idempotency_key", MAX_IDEMPOTENCY_KEY)?,
         confirmation_token: text("confirmation_token", MAX_TOKEN)?,
+        kept: None,
     })
 }
 

@@ -312,6 +312,7 @@ impl Contract<'_> {
             failure_modes: Vec::new(),
             current: None,
             notifies: Vec::new(),
+            from_current: Vec::new(),
             get: if read_only { mapping.clone() } else { None },
             post: if read_only { None } else { mapping },
             put: None,
