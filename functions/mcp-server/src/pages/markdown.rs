@@ -42,16 +42,15 @@ pub(crate) fn markdown(cap: &Capability, reviewed: Option<&str>, gaps: &[String]
         cap.source
     );
     let _ = writeln!(out, "## What it connects to\n");
-    let _ = writeln!(
-        out,
-        "- {}: `{}` (`{{placeholders}}` are fields of the deployment secret).",
-        if cap.kind == "mcp" {
-            "Remote MCP server"
-        } else {
-            "REST API"
-        },
-        cap.endpoint
-    );
+    let placeholders = match cap.endpoint.contains('{') {
+        true => " (its `{placeholders}` are fields of the deployment secret)",
+        false => "",
+    };
+    let kind = match cap.kind {
+        "mcp" => "Remote MCP server",
+        _ => "REST API",
+    };
+    let _ = writeln!(out, "- {kind}: `{}`{placeholders}.", cap.endpoint);
     let _ = writeln!(out, "- Authentication: {}.", cap.auth);
     let _ = writeln!(out, "- A request may take {} s.\n", cap.timeout_s);
     let writes = cap.tools.iter().filter(|t| t.writes).count();

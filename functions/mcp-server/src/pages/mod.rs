@@ -75,12 +75,8 @@ pub(crate) fn capability(catalog: &Catalog, source: &str) -> Capability {
         },
         source: source.to_string(),
         timeout_s: catalog.timeout_ms as f64 / 1000.0,
-        tools: catalog
-            .tools
-            .iter()
-            .filter(|t| t.risk != Risk::Forbidden || t.side_effects.is_some())
-            .map(tool_line)
-            .collect(),
+        // Every tool, a `forbidden` one too: it documents what the platform refuses to do.
+        tools: catalog.tools.iter().map(tool_line).collect(),
         limits: limits(catalog),
         prompts: catalog
             .prompts
@@ -100,7 +96,7 @@ fn tool_line(t: &Tool) -> ToolLine {
     ToolLine {
         name: t.name.to_string(),
         risk: t.risk,
-        listed: t.core,
+        listed: t.core && t.risk != Risk::Forbidden,
         writes,
         does,
     }
