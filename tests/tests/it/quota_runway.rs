@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use integration_tests::logs_endpoint::LogsEndpoint;
-use integration_tests::{KEY, Moto, serve_on_loopback};
+use integration_tests::{Moto, serve_on_loopback};
 use jiff::Timestamp;
 use quota_alarm::assess::State as Decided;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 const API_KEY: &str = "key_quota0123456789abcdef";
 const SECRET_ID: &str = "hosted-mcp/quota-runway";
-use super::quota_sandbox::{ALARM_GROUP, SERVER_GROUP, assessment, deps};
+use super::quota_sandbox::{ALARM_GROUP, SERVER_GROUP, assessment, deployment_secret, deps};
 /// The tier's monthly credits in the fake's answers.
 const MONTHLY: i64 = 10_000;
 
@@ -63,19 +63,7 @@ async fn a_credit_balance_read_from_the_organisation_warns_at_80_percent_and_is_
     logs.add_lines(SERVER_GROUP, "");
     logs.add_lines(ALARM_GROUP, "");
     let moto = Moto::start();
-    let secret = json!({
-        "api_keys": {"e2e": KEY},
-        "pseudonym_pepper": "quota-pepper-0123456789abcdef0123456789",
-        "connectors": {"runway": {"api_key": API_KEY}}
-    });
-    moto.secrets_client()
-        .await
-        .create_secret()
-        .name(SECRET_ID)
-        .secret_string(secret.to_string())
-        .send()
-        .await
-        .unwrap();
+    deployment_secret(&moto, SECRET_ID, json!({"runway": {"api_key": API_KEY}})).await;
     let deps = deps(&logs, &moto, SECRET_ID, ("runway", &base)).await;
 
     // (balance, used %, state): 2,500 left is 75 % used, 2,000 is 80 %, 1,500 is 85 %. A

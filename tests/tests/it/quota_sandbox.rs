@@ -42,15 +42,21 @@ async fn sandbox(remaining: u64) -> (SandboxState, String) {
 
 /// The deployment secret in moto, with the Papierkram token `token`.
 async fn secret(moto: &Moto, token: &str) {
+    let connectors = json!({"papierkram": {"subdomain": SUBDOMAIN, "token": token}});
+    deployment_secret(moto, SECRET_ID, connectors).await;
+}
+
+/// The deployment secret `secret_id` in moto, with these connectors' fields.
+pub(super) async fn deployment_secret(moto: &Moto, secret_id: &str, connectors: Value) {
     let secret = json!({
         "api_keys": {"e2e": KEY},
         "pseudonym_pepper": "quota-pepper-0123456789abcdef0123456789",
-        "connectors": {"papierkram": {"subdomain": SUBDOMAIN, "token": token}}
+        "connectors": connectors
     });
     moto.secrets_client()
         .await
         .create_secret()
-        .name(SECRET_ID)
+        .name(secret_id)
         .secret_string(secret.to_string())
         .send()
         .await

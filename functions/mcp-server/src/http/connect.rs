@@ -208,27 +208,11 @@ async fn mine_page(
             action: action.unwrap_or(crate::connect::Action::None),
         });
     }
-    let mut response = (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        )],
+    super::respond::html(
+        StatusCode::OK,
         crate::connect::connections_html(&shown, notice),
+        super::respond::FORM_CSP,
     )
-        .into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-        ),
-    );
-    response
 }
 
 /// The `Set-Cookie` of a connect answer, kept in the response's extensions: the edge's front
@@ -264,26 +248,13 @@ fn answer(step: Step) -> Response {
             }
             Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
         },
-        Step::Page(page) => (
+        Step::Page(page) => super::respond::html(
             StatusCode::from_u16(page.status).unwrap_or(StatusCode::OK),
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            )],
             page.html(),
-        )
-            .into_response(),
+            super::respond::PAGE_CSP,
+        ),
     };
-    let headers = response.headers_mut();
     // Codes and states ride in these URLs: nothing is cached, nothing leaks in a Referer.
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
-    );
+    super::respond::no_store_page(&mut response, super::respond::PAGE_CSP);
     response
 }

@@ -4,7 +4,7 @@
 //! nothing is cached, and no page may frame it.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::{AppState, auth};
@@ -47,25 +47,9 @@ pub(super) async fn page(State(state): State<AppState>, request: Request) -> Res
             reachable.then_some(cap)
         })
         .collect();
-    let mut response = (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/html; charset=utf-8"),
-        )],
+    super::respond::html(
+        StatusCode::OK,
         pages::html::html(&caps),
+        super::respond::PAGE_CSP,
     )
-        .into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-        ),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
 }
