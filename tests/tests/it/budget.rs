@@ -1,9 +1,9 @@
 //! What the model sees, measured against the real server and the sandbox, in bytes and in
 //! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
 //! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
-//! deployment and for each profile within 16 KB read and 24 KB in all, with all four shipped
-//! connectors (Papierkram on the sandbox, sevdesk, Cal.com and Replicate on Prism with their
-//! documents), and
+//! deployment and for each profile within 16 KB read and 24 KB in all, with all six shipped
+//! connectors (Papierkram on the sandbox, sevdesk, Cal.com, Replicate, Runway and Lexware on
+//! Prism with their documents), and
 //! every tool's default call (a list tool without arguments, every tool with its description's
 //! example, a write as a dry run) within the 25 KB result budget, whole (not cut). Run with
 //! `--nocapture` for the table.
@@ -52,6 +52,7 @@ async fn what_the_model_reads_fits_its_budgets() {
     let calcom = Prism::start(&document("calcom")).await;
     let replicate = Prism::start(&document("replicate")).await;
     let runway = Prism::start(&document("runway")).await;
+    let lexware = Prism::start(&document("lexware")).await;
     let server = start_papierkram_server(
         &papierkram,
         TOKEN,
@@ -72,6 +73,8 @@ async fn what_the_model_reads_fits_its_budgets() {
             ),
             ("RUNWAY_BASE_URL", &runway.url),
             ("RUNWAY_API_KEY", "key_budget0123456789"),
+            ("LEXWARE_BASE_URL", &lexware.url),
+            ("LEXWARE_API_KEY", "lexware_budget0123456789"),
         ],
     );
     let list = |rpc: Rpc| async move {
@@ -112,6 +115,11 @@ async fn what_the_model_reads_fits_its_budgets() {
         replicate.violations()
     );
     assert!(runway.violations().is_empty(), "{:?}", runway.violations());
+    assert!(
+        lexware.violations().is_empty(),
+        "{:?}",
+        lexware.violations()
+    );
 }
 
 /// Every callable tool's default calls within the result budget, whole; prints each and the
