@@ -15,11 +15,9 @@ use std::ops::ControlFlow;
 use catalog::{Param, Status, Tool};
 use serde_json::{Map, Value, json};
 
-use super::consent::{self, Binding, Signer, TOKEN_TTL_S};
-use super::outcome::{Outcome, ProtocolError};
-use super::rounds::{INVALID_REQUEST_STATE, Resume};
+use super::outcome::Outcome;
+use super::rounds::{self, Bound, Resume};
 use super::{Caller, Flow};
-use crate::clock::now_s;
 use crate::upstream::RemoteInput;
 
 /// The key of the one form.
@@ -53,7 +51,7 @@ pub(super) fn fill<'a>(
         })
         .map(|(name, p)| (name.as_str(), &**p))
         .collect();
-    let bound = Bound::of(caller, connector, tool, arguments);
+    let bound = bound(caller, connector, tool, arguments);
     if let Some(Resume {
         state: Some(state),
         responses,
@@ -84,28 +82,17 @@ pub(super) fn fill<'a>(
     }
 }
 
-/// Who asks, for which tool and which arguments as the model sent them.
-struct Bound {
-    who: String,
-    qualified: String,
-    digest: String,
-}
-
-impl Bound {
-    fn of(caller: &Caller, connector: &str, tool: &Tool, arguments: &Map<String, Value>) -> Bound {
-        use sha2::{Digest, Sha256};
-        let qualified = format!("{connector}/{}", tool.name);
-        // Sorted keys (serde_json's map is ordered): the same arguments give the same digest.
-        let canonical = serde_json::to_string(arguments).unwrap_or_default();
-        let hash = Sha256::digest(format!("ask\n{qualified}\n{canonical}").as_bytes());
-        Bound {
-            who: match &caller.user {
-                Some(user) => format!("{}:{user}", caller.key_id),
-                None => caller.key_id.clone(),
-            },
-            qualified,
-            digest: hash.iter().map(|b| format!("{b:02x}")).collect(),
-        }
+/// The round's binding: the caller, the tool and the arguments as the model sent them.
+fn bound(caller: &Caller, connector: &str, tool: &Tool, arguments: &Map<String, Value>) -> Bound {
+    use sha2::{Digest, Sha256};
+    let qualified = format!("{connector}/{}", tool.name);
+    // Sorted keys (serde_json's map is ordered): the same arguments give the same digest.
+    let canonical = serde_json::to_string(arguments).unwrap_or_default();
+    let hash = Sha256::digest(format!("ask\n{qualified}\n{canonical}").as_bytes());
+    Bound {
+        who: caller.who(),
+        qualified,
+        digest: hash.iter().map(|b| format!("{b:02x}")).collect(),
     }
 }
 
@@ -116,17 +103,8 @@ fn question(
     tool: &Tool,
     missing: &[(&str, &Param)],
 ) -> Option<Outcome> {
-    let binding = Binding {
-        k: String::new(),
-        c: b.who.clone(),
-        t: b.qualified.clone(),
-        a: b.digest.clone(),
-        e: now_s() + TOKEN_TTL_S,
-        n: consent::nonce(),
-        // A question of ours: no remote's state inside.
-        s: Some(String::new()),
-    };
-    let state = Signer::new(keys).issue(binding)?;
+    // A question of ours: no remote's state inside.
+    let state = rounds::issue(keys, b, String::new())?;
     let questions: Vec<&str> = missing
         .iter()
         .filter_map(|(_, p)| p.ask.as_deref())
@@ -155,21 +133,14 @@ fn question(
 
 /// A state issued for this call, else the protocol error a remote round's foreign state gets.
 fn verify(keys: &[Vec<u8>], b: &Bound, tool: &Tool, state: &str) -> Flow<()> {
-    let refused = |why: &str| {
-        ControlFlow::Break(
-            Outcome::failed(
-                Status::InvalidInput,
-                INVALID_REQUEST_STATE,
-                format!("{why} Call {} again without it to start over.", tool.name),
-            )
-            .with_protocol_error(ProtocolError::InvalidRequestState),
-        )
-    };
-    match Signer::new(keys).verify(state, &b.who, &b.qualified, &b.digest, now_s()) {
-        Ok(binding) if binding.s.as_deref() == Some("") => ControlFlow::Continue(()),
-        Ok(_) => refused("This requestState is not a question of this request."),
-        Err(consent::Refused::Expired) => refused("This requestState has expired."),
-        Err(_) => refused("This requestState is not valid for this call."),
+    match rounds::open(keys, b, &tool.name, state) {
+        // Ours carries no remote's state.
+        Ok(inner) if inner.is_empty() => ControlFlow::Continue(()),
+        Ok(_) => ControlFlow::Break(*rounds::refused(
+            &tool.name,
+            "This requestState is not a question of this request.",
+        )),
+        Err(refused) => ControlFlow::Break(*refused),
     }
 }
 
@@ -263,67 +234,57 @@ tools:
         assert!(matches!(flow, ControlFlow::Continue(Cow::Borrowed(_))));
     }
 
+    /// `who`'s retried call with `given` arguments, bringing `state` and `responses` back.
+    fn retried(
+        who: &str,
+        given: &Map<String, Value>,
+        state: &str,
+        responses: &Value,
+    ) -> Flow<Map<String, Value>> {
+        let resume = Resume {
+            state: Some(state),
+            responses: Some(responses),
+        };
+        let keys = keys();
+        fill(
+            &keys,
+            &Caller::key(who),
+            "n",
+            &tool(),
+            given,
+            true,
+            Some(resume),
+        )
+        .map_continue(Cow::into_owned)
+    }
+
     #[test]
     fn the_answer_goes_in_only_for_the_same_call_of_the_same_caller() {
         let given = args(json!({"loud": true}));
         let (_, state) = asked(&given);
         let responses = answer("accept", json!({"name": "Alice", "loud": false}));
-        let resume = |state| {
-            Some(Resume {
-                state: Some(state),
-                responses: Some(&responses),
-            })
-        };
-        let ControlFlow::Continue(filled) = fill(
-            &keys(),
-            &Caller::key("k"),
-            "n",
-            &tool(),
-            &given,
-            true,
-            resume(&state),
-        ) else {
+        let ControlFlow::Continue(filled) = retried("k", &given, &state, &responses) else {
             panic!("not filled");
         };
         assert_eq!(
-            Value::Object(filled.into_owned()),
+            Value::Object(filled),
             json!({"loud": true, "name": "Alice"}),
             "only what was asked"
         );
 
         let changed = args(json!({"loud": false}));
         for (who, args) in [("other", &given), ("k", &changed)] {
-            let ControlFlow::Break(o) = fill(
-                &keys(),
-                &Caller::key(who),
-                "n",
-                &tool(),
-                args,
-                true,
-                resume(&state),
-            ) else {
+            let ControlFlow::Break(o) = retried(who, args, &state, &responses) else {
                 panic!("{who} resumed another call");
             };
             assert_eq!(
                 o.protocol_error,
-                Some(ProtocolError::InvalidRequestState),
+                Some(crate::call::ProtocolError::InvalidRequestState),
                 "{who}"
             );
         }
         let declined = answer("decline", json!({}));
-        let resume = Some(Resume {
-            state: Some(&state),
-            responses: Some(&declined),
-        });
-        let ControlFlow::Break(o) = fill(
-            &keys(),
-            &Caller::key("k"),
-            "n",
-            &tool(),
-            &given,
-            true,
-            resume,
-        ) else {
+        let ControlFlow::Break(o) = retried("k", &given, &state, &declined) else {
             panic!("a decline ran");
         };
         assert_eq!(

@@ -16,6 +16,17 @@ pub struct Caller {
     pub person: Option<Person>,
 }
 
+impl Caller {
+    /// Who is counted and bound: the key's id, and the user beside it when known (a key shared
+    /// by several people counts each on their own).
+    pub(crate) fn who(&self) -> String {
+        match &self.user {
+            Some(user) => format!("{}:{user}", self.key_id),
+            None => self.key_id.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 impl Caller {
     /// A caller by API key alone, on the whole deployment (the stages' tests call as it).

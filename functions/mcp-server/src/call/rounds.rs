@@ -33,10 +33,10 @@ pub struct Resume<'a> {
 }
 
 /// Who, what and which arguments a state is bound to.
-struct Bound {
-    who: String,
-    qualified: String,
-    digest: String,
+pub(super) struct Bound {
+    pub(super) who: String,
+    pub(super) qualified: String,
+    pub(super) digest: String,
 }
 
 /// What a state is for: a remote tool's call, or a remote prompt's `prompts/get` (its own
@@ -66,10 +66,7 @@ impl Asking<'_> {
 fn bound(caller: &Caller, connector: &str, asking: Asking<'_>, valid: &ValidArgs) -> Bound {
     let qualified = asking.qualified();
     Bound {
-        who: match &caller.user {
-            Some(user) => format!("{}:{user}", caller.key_id),
-            None => caller.key_id.clone(),
-        },
+        who: caller.who(),
         digest: valid.digest(connector, &qualified),
         qualified: format!("{connector}/{qualified}"),
     }
@@ -89,30 +86,7 @@ pub(super) fn resume(
         return Ok(());
     };
     let b = bound(caller, connector, asking, valid);
-    let refused = |why: &str| {
-        Box::new(
-            Outcome::failed(
-                Status::InvalidInput,
-                INVALID_REQUEST_STATE,
-                format!(
-                    "{why} Call {} again without it to start over.",
-                    asking.name()
-                ),
-            )
-            .with_protocol_error(ProtocolError::InvalidRequestState),
-        )
-    };
-    let binding = Signer::new(keys)
-        .verify(ours, &b.who, &b.qualified, &b.digest, now_s())
-        .map_err(|e| match e {
-            consent::Refused::Expired => refused("This requestState has expired."),
-            _ => refused("This requestState is not valid for this call."),
-        })?;
-    let Some(state) = binding.s else {
-        return Err(refused(
-            "This requestState is not a question of this request.",
-        ));
-    };
+    let state = open(keys, &b, asking.name(), ours)?;
     // A remote that sent no state gets none back (ours carried an empty one).
     valid.remote.state = (!state.is_empty()).then_some(state);
     valid.remote.responses = resume.responses.cloned();
@@ -153,17 +127,54 @@ pub(super) fn seal(
         return None;
     }
     let b = bound(caller, connector, asking, valid);
-    let binding = Binding {
+    asked.state = Some(issue(keys, &b, asked.state.clone().unwrap_or_default())?);
+    Some(Box::new(asked))
+}
+
+/// The protocol error of a `requestState` we did not issue for this call of `name`.
+pub(super) fn refused(name: &str, why: &str) -> Box<Outcome> {
+    Box::new(
+        Outcome::failed(
+            Status::InvalidInput,
+            INVALID_REQUEST_STATE,
+            format!("{why} Call {name} again without it to start over."),
+        )
+        .with_protocol_error(ProtocolError::InvalidRequestState),
+    )
+}
+
+/// Our `requestState` of a round bound as `b`, carrying `inner` (a remote's own state; empty
+/// for a question of ours), signed like a confirmation token, for five minutes.
+pub(super) fn issue(keys: &[Vec<u8>], b: &Bound, inner: String) -> Option<String> {
+    Signer::new(keys).issue(Binding {
         k: String::new(),
-        c: b.who,
-        t: b.qualified,
-        a: b.digest,
+        c: b.who.clone(),
+        t: b.qualified.clone(),
+        a: b.digest.clone(),
         e: now_s() + TOKEN_TTL_S,
         n: consent::nonce(),
-        s: Some(asked.state.clone().unwrap_or_default()),
-    };
-    asked.state = Some(Signer::new(keys).issue(binding)?);
-    Some(Box::new(asked))
+        s: Some(inner),
+    })
+}
+
+/// What our `requestState` carries, when it is genuine and bound as `b`; else the protocol
+/// error, saying to call `name` again without it.
+pub(super) fn open(
+    keys: &[Vec<u8>],
+    b: &Bound,
+    name: &str,
+    state: &str,
+) -> Result<String, Box<Outcome>> {
+    let refused = |why: &str| refused(name, why);
+    let binding = Signer::new(keys)
+        .verify(state, &b.who, &b.qualified, &b.digest, now_s())
+        .map_err(|e| match e {
+            consent::Refused::Expired => refused("This requestState has expired."),
+            _ => refused("This requestState is not valid for this call."),
+        })?;
+    binding
+        .s
+        .ok_or_else(|| refused("This requestState is not a question of this request."))
 }
 
 #[cfg(test)]

@@ -63,10 +63,7 @@ pub(super) async fn reserve(
             ));
         }
     };
-    let who = match &caller.user {
-        Some(user) => format!("{}:{user}", caller.key_id),
-        None => caller.key_id.clone(),
-    };
+    let who = caller.who();
     let now = crate::clock::now_s();
     match limits
         .spend(&who, &conn.catalog.connector, limit.limit, amount, now)

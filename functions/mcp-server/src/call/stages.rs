@@ -156,10 +156,7 @@ impl<'a> Call<'a> {
     pub(super) fn bound(&self, caller: &Caller) -> Bound {
         let connector = &self.conn.catalog.connector;
         Bound {
-            who: match &caller.user {
-                Some(user) => format!("{}:{user}", caller.key_id),
-                None => caller.key_id.clone(),
-            },
+            who: caller.who(),
             qualified: format!("{connector}/{}", self.tool.name),
             digest: self.valid.digest(connector, &self.tool.name),
             now: now_s(),

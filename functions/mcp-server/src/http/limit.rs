@@ -84,11 +84,7 @@ pub(crate) async fn per_call(
     let Some(caller) = caller else {
         return Ok((request, Headroom(None)));
     };
-    // A key shared by several people counts each user on their own.
-    let who = match &caller.user {
-        Some(user) => format!("{}:{user}", caller.key_id),
-        None => caller.key_id.clone(),
-    };
+    let who = caller.who();
     match state.limits.tool_call_by(&who, cost, now_s()).await {
         Ok(admission) => {
             if let Some(report) = admission.report {
