@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::state::{HasNonce, STATE_TTL_S, SignIn};
-use super::{Back, Connect, Step, browser, page, pkce};
+use super::{Back, Connect, Step, page};
 use crate::call::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 use crate::connect::page::escape;
 use crate::vault::{Person, ticket};
@@ -56,47 +56,14 @@ impl HasNonce for Button {
 }
 
 impl Connect {
-    /// `GET /connections`: this browser bound, then our sign-in.
+    /// `GET /connections`: this browser bound, then our sign-in (for nobody in particular: the
+    /// page is the person's who signs in).
     pub async fn mine(&self, now: u64) -> Step {
-        let steps =
-            async {
-                let Some(client_id) = &self.client_id else {
-                    return Err(page(
-                        503,
-                        "Connections are not set up",
-                        "This server has no sign-in client for people's connections; an operator \
-                     must set MCP_CONNECT_CLIENT_ID.",
-                    ));
-                };
-                let (authorize, _) = self.our_endpoints().await.map_err(|e| {
-                tracing::warn!(error = %e, "our authorization server's metadata is unavailable");
-                page(503, "Sign-in is unavailable", "Please try again in a minute.")
-            })?;
-                let keys = self.keys().await;
-                let (Some(verifier), Some(nonce), Some(binding)) = (
-                    pkce::verifier(),
-                    crate::random::hex(16),
-                    browser::Binding::new(),
-                ) else {
-                    return Err(try_again());
-                };
-                let state = SignIn {
-                    p: String::new(),
-                    c: String::new(),
-                    v: verifier.clone(),
-                    n: nonce,
-                    b: binding.hash,
-                };
-                let state = ticket::issue(&keys, SIGNIN, &state, now + STATE_TTL_S)
-                    .map_err(|_| try_again())?;
-                let url =
-                    self.our_sign_in(&authorize, client_id, &self.mine_back(), &state, &verifier);
-                Ok(Step::Bind {
-                    to: url,
-                    cookie: browser::set_cookie(&binding.secret, STATE_TTL_S),
-                })
-            };
-        steps.await.unwrap_or_else(|stop| stop)
+        let keys = self.keys().await;
+        let back = self.mine_back();
+        self.to_sign_in(&keys, SIGNIN, SignIn::default(), &back, now)
+            .await
+            .unwrap_or_else(|stop| stop)
     }
 
     /// `GET /connections/signed-in`: the person our sign-in names, back in the browser that

@@ -13,41 +13,44 @@ impl Connect {
             let declared = self.declared(connector)?;
             let keys = self.keys().await;
             let made_for = opened_link(&keys, connector, &declared.title, link, now)?;
-            let Some(client_id) = &self.client_id else {
-                return Err(page(
-                    503,
-                    "Connecting is not set up",
-                    "This server has no sign-in client for connecting accounts; an operator \
-                     must set MCP_CONNECT_CLIENT_ID.",
-                ));
+            let flow = SignIn {
+                p: made_for.p,
+                c: connector.to_string(),
+                ..SignIn::default()
             };
-            let (authorize, _) = self.our_endpoints().await.map_err(|e| {
-                tracing::warn!(error = %e, "our authorization server's metadata is unavailable");
-                page(
-                    503,
-                    "Sign-in is unavailable",
-                    "Please try again in a minute.",
-                )
-            })?;
-            let sign_in = SignInAt {
-                authorize: &authorize,
-                client_id,
-                connector,
-            };
-            self.to_sign_in(sign_in, &keys, made_for, now)
+            let back = self.redirect(connector, "signed-in");
+            self.to_sign_in(&keys, SIGNIN, flow, &back, now).await
         };
         steps.await.unwrap_or_else(|stop| stop)
     }
 
-    /// The redirect to our sign-in for the person the link names, binding this browser (a
-    /// cookie whose hash the state carries).
-    fn to_sign_in(
+    /// The redirect to our sign-in, back to `back`, binding this browser (a cookie whose hash
+    /// the state carries): the state `flow` (its person and connector; the PKCE verifier, the
+    /// nonce and the browser's hash are filled in here) sealed for `purpose`.
+    pub(super) async fn to_sign_in(
         &self,
-        at: SignInAt<'_>,
         keys: &[Vec<u8>],
-        made_for: LinkFor,
+        purpose: &str,
+        flow: SignIn,
+        back: &str,
         now: u64,
     ) -> Result<Step, Step> {
+        let Some(client_id) = &self.client_id else {
+            return Err(page(
+                503,
+                "Signing in is not set up",
+                "This server has no sign-in client for people's own accounts; an operator \
+                 must set MCP_CONNECT_CLIENT_ID.",
+            ));
+        };
+        let (authorize, _) = self.our_endpoints().await.map_err(|e| {
+            tracing::warn!(error = %e, "our authorization server's metadata is unavailable");
+            page(
+                503,
+                "Sign-in is unavailable",
+                "Please try again in a minute.",
+            )
+        })?;
         let (Some(verifier), Some(nonce), Some(binding)) = (
             pkce::verifier(),
             crate::random::hex(16),
@@ -60,33 +63,29 @@ impl Connect {
             ));
         };
         let state = SignIn {
-            p: made_for.p,
-            c: at.connector.to_string(),
             v: verifier.clone(),
             n: nonce,
             b: binding.hash,
+            ..flow
         };
-        let Ok(state) = ticket::issue(keys, SIGNIN, &state, now + STATE_TTL_S) else {
+        let Ok(state) = ticket::issue(keys, purpose, &state, now + STATE_TTL_S) else {
             return Err(page(
                 503,
                 "Please try again",
                 "The server has no key to sign requests with.",
             ));
         };
-        let redirect_uri = self.redirect(at.connector, "signed-in");
-        let url = self.our_sign_in(at.authorize, at.client_id, &redirect_uri, &state, &verifier);
+        let url = self.our_sign_in(&authorize, client_id, back, &state, &verifier);
         Ok(Step::Bind {
             to: url,
             cookie: browser::set_cookie(&binding.secret, STATE_TTL_S),
         })
     }
-}
 
-impl Connect {
     /// The URL of our sign-in for our public client, back to `redirect_uri` with `state`:
     /// authorization code with PKCE (S256 of `verifier`), `openid` and the scopes our tokens
     /// carry, and this server as the resource.
-    pub(super) fn our_sign_in(
+    fn our_sign_in(
         &self,
         authorize: &str,
         client_id: &str,
@@ -113,15 +112,6 @@ impl Connect {
             ],
         )
     }
-}
-
-/// Where our sign-in is and who asks for it.
-struct SignInAt<'a> {
-    /// Our authorization server's authorization endpoint.
-    authorize: &'a str,
-    /// Our public client there.
-    client_id: &'a str,
-    connector: &'a str,
 }
 
 /// The link's ticket, opened: made for a person and for this connector; `Err` is the page that

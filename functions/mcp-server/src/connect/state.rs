@@ -15,7 +15,7 @@ pub(super) const SIGNIN: &str = "connect-signin";
 pub(super) const UPSTREAM: &str = "connect-upstream";
 
 /// The state through our sign-in.
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 pub(super) struct SignIn {
     /// The person the link was made for.
     pub(super) p: String,
