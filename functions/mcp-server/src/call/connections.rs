@@ -43,14 +43,20 @@ impl Pipeline {
         }
     }
 
+    /// The person's connections, as the vault holds them (no token); `Err` is the answer when
+    /// the vault cannot be read.
+    pub async fn connected(&self, person: &Person) -> Result<Vec<Connection>, Outcome> {
+        self.vault.list(person).await.map_err(|e| {
+            tracing::error!(error = %e, "vault unavailable for a list");
+            unavailable()
+        })
+    }
+
     /// Every connector a person connects to, with whether this person is connected.
     async fn list(&self, person: &Person, connectors: &[&Catalog]) -> Outcome {
-        let stored = match self.vault.list(person).await {
+        let stored = match self.connected(person).await {
             Ok(l) => l,
-            Err(e) => {
-                tracing::error!(error = %e, "vault unavailable for a list");
-                return unavailable();
-            }
+            Err(unavailable) => return unavailable,
         };
         let rows: Vec<Value> = connectors
             .iter()

@@ -15,7 +15,7 @@ use super::state::{HasNonce, STATE_TTL_S, SignIn};
 use super::{Back, Connect, Step, page};
 use crate::call::{LINK_PURPOSE, LINK_TTL_S, LinkFor};
 use crate::connect::page::escape;
-use crate::vault::{Person, ticket};
+use crate::vault::{Connection, Person, ticket};
 
 /// The ticket purposes: the state through our sign-in, and a disconnect button's.
 const SIGNIN: &str = "connections-signin";
@@ -109,28 +109,53 @@ impl Connect {
         Ok((mine, button.k))
     }
 
-    /// The ticket of the button that disconnects `connector` for `mine`.
-    pub async fn button(&self, mine: &Mine, connector: &str, now: u64) -> Option<String> {
+    /// The page's rows: each connector a person connects to (`(connector, title)`), with
+    /// `mine`'s connection to it from `connected`, and a button that disconnects it or a link
+    /// that connects it.
+    pub(crate) async fn rows(
+        &self,
+        mine: &Mine,
+        connectors: &[(&str, &str)],
+        connected: &[Connection],
+        now: u64,
+    ) -> Vec<Row> {
         let keys = self.keys().await;
-        let button = Button {
-            i: mine.person.issuer().to_string(),
-            s: mine.subject.clone(),
-            k: connector.to_string(),
-            n: crate::random::hex(16)?,
-            b: mine.binding.clone(),
-        };
-        ticket::issue(&keys, BUTTON, &button, now + STATE_TTL_S).ok()
+        connectors
+            .iter()
+            .map(|(connector, title)| {
+                let found = connected.iter().find(|c| c.connector == *connector);
+                let action = match found {
+                    Some(_) => button(&keys, mine, connector, now).map(Action::Disconnect),
+                    None => self
+                        .connect_link(&keys, mine, connector, now)
+                        .map(Action::Connect),
+                };
+                Row {
+                    title: (*title).to_string(),
+                    connected: found.map(|c| {
+                        let since = crate::clock::iso_utc(c.connected_at * 1000);
+                        (since[..10].to_string(), c.scopes.clone())
+                    }),
+                    action: action.unwrap_or(Action::None),
+                }
+            })
+            .collect()
     }
 
     /// The link that connects `connector` for `mine` (the one a `connection_required` answer
     /// gives).
-    pub async fn connect_link(&self, mine: &Mine, connector: &str, now: u64) -> Option<String> {
-        let keys = self.keys().await;
+    fn connect_link(
+        &self,
+        keys: &[Vec<u8>],
+        mine: &Mine,
+        connector: &str,
+        now: u64,
+    ) -> Option<String> {
         let link = LinkFor {
             p: mine.person.id(),
             c: connector.to_string(),
         };
-        let t = ticket::issue(&keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
+        let t = ticket::issue(keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
         Some(format!("{}/connect/{connector}?for={t}", self.base))
     }
 
@@ -138,6 +163,18 @@ impl Connect {
     fn mine_back(&self) -> String {
         format!("{}/connections/signed-in", self.base)
     }
+}
+
+/// The ticket of the button that disconnects `connector` for `mine`.
+fn button(keys: &[Vec<u8>], mine: &Mine, connector: &str, now: u64) -> Option<String> {
+    let button = Button {
+        i: mine.person.issuer().to_string(),
+        s: mine.subject.clone(),
+        k: connector.to_string(),
+        n: crate::random::hex(16)?,
+        b: mine.binding.clone(),
+    };
+    ticket::issue(keys, BUTTON, &button, now + STATE_TTL_S).ok()
 }
 
 fn try_again() -> Step {

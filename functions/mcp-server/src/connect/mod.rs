@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 use catalog::OAuthUser;
 use serde::Deserialize;
 
-pub(crate) use mine::{Action, Mine, Row, html as connections_html};
+pub(crate) use mine::{Mine, html as connections_html};
 pub(crate) use page::Page;
 
 use crate::call::Ledger;

@@ -159,58 +159,25 @@ async fn mine_page(
     mine: &crate::connect::Mine,
     notice: Option<&str>,
 ) -> Response {
-    let now = now_s();
-    let caller = person_caller(state, mine).await;
-    let catalogs = connectable(state, connect);
-    let listed = state
-        .mcp
-        .pipeline
-        .connections(&caller, &crate::call::ConnectionsRequest::List, &catalogs)
-        .await;
-    let Some(serde_json::Value::Array(rows)) = listed.fields.get("connections") else {
-        return answer(Step::Page(crate::connect::Page::new(
-            503,
-            "Please try again",
-            listed.hint.unwrap_or_default(),
-        )));
+    let connected = match state.mcp.pipeline.connected(&mine.person).await {
+        Ok(connected) => connected,
+        Err(unavailable) => {
+            let page = crate::connect::Page::new(
+                503,
+                "Please try again",
+                unavailable.hint.unwrap_or_default(),
+            );
+            return answer(Step::Page(page));
+        }
     };
-    let mut shown = Vec::new();
-    for row in rows {
-        let connector = row["connector"].as_str().unwrap_or_default();
-        let connected = row["connected"] == true;
-        let action = match connected {
-            true => connect
-                .button(mine, connector, now)
-                .await
-                .map(crate::connect::Action::Disconnect),
-            false => connect
-                .connect_link(mine, connector, now)
-                .await
-                .map(crate::connect::Action::Connect),
-        };
-        shown.push(crate::connect::Row {
-            title: row["title"].as_str().unwrap_or(connector).to_string(),
-            connected: connected.then(|| {
-                let since = row["connected_at"]
-                    .as_u64()
-                    .map(|s| crate::clock::iso_utc(s * 1000)[..10].to_string())
-                    .unwrap_or_default();
-                let scopes = row["scopes"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|v| v.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                (since, scopes)
-            }),
-            action: action.unwrap_or(crate::connect::Action::None),
-        });
-    }
+    let connectors: Vec<(&str, &str)> = connectable(state, connect)
+        .into_iter()
+        .map(|c| (c.connector.as_str(), crate::inventory::Registry::title(c)))
+        .collect();
+    let rows = connect.rows(mine, &connectors, &connected, now_s()).await;
     super::respond::html(
         StatusCode::OK,
-        crate::connect::connections_html(&shown, notice),
+        crate::connect::connections_html(&rows, notice),
         super::respond::FORM_CSP,
     )
 }
