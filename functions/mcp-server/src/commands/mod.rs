@@ -97,15 +97,18 @@ async fn run_smoke(opts: &smoke::SmokeOptions) -> anyhow::Result<()> {
 
 /// `lint`: the checklist table; fails on any gap.
 fn run_lint(dir: Option<&PathBuf>, config: &Config) -> anyhow::Result<()> {
-    let catalogs = load_catalogs(dir)?;
-    let mut rows = lint::lint(&catalogs, config);
     // The capability pages are files beside the catalogs: checked where there is a directory.
-    if let Some(dir) = dir {
-        let files = catalog::load_dir_files(dir)?;
-        let today = jiff::Zoned::now().date();
-        let pages = lint::page::rows(&files, &rows, today);
-        rows.extend(pages);
-    }
+    let files = match dir {
+        Some(dir) => catalog::load_dir_files(dir)?,
+        None => Vec::new(),
+    };
+    let catalogs = match dir {
+        Some(_) => files.iter().map(|(_, c)| c.clone()).collect(),
+        None => load_catalogs(None)?,
+    };
+    let mut rows = lint::lint(&catalogs, config);
+    let pages = lint::page::rows(&files, &rows, jiff::Zoned::now().date());
+    rows.extend(pages);
     // The table is this command's output.
     std::io::Write::write_all(&mut std::io::stdout(), lint::render(&rows).as_bytes())?;
     let gaps = rows
