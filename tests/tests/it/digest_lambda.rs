@@ -2,8 +2,6 @@
 //! local CloudWatch Logs endpoint (our engine over the audit fixture), SES v2 through
 //! `moto_server`, the sent message read back from moto's data dump.
 
-use std::time::Duration;
-
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use insights::cloudwatch::CloudWatchInsights;
@@ -13,7 +11,7 @@ use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::Value;
 use tool_error_digest::email::Addresses;
-use tool_error_digest::handler::{Deps, Settings, handle, polling};
+use tool_error_digest::handler::{Deps, Settings, handle};
 use tool_error_digest::ses::SesMailer;
 
 /// Two weeks of audit events and one plain tracing line, which `audit_lines` leaves out.
@@ -53,7 +51,7 @@ async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
     logs.add_lines(PROD, &audit_lines(FIXTURE));
     logs.add_lines(STAGING, "");
     let deps = Deps {
-        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
+        logs: logs.insights(),
         mail: SesMailer::new(ses),
         settings: Settings {
             log_groups: vec![PROD.into()],

@@ -2,15 +2,12 @@
 //! against the local CloudWatch Logs endpoint, over a month of sandbox audit lines in two log
 //! groups (the function's fixtures), checked down to the EMF document CloudWatch would read.
 
-use std::time::Duration;
-
 use insights::cloudwatch::CloudWatchInsights;
 use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status, audit_lines};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use quota_alarm::assess::State;
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
-use quota_alarm::handler::polling;
 use quota_alarm::local::NoProbes;
 use quota_alarm::policy::policies;
 use quota_alarm::{Deps, handle};
@@ -30,7 +27,7 @@ async fn setup() -> (LogsEndpoint, Deps<CloudWatchInsights, NoProbes>) {
     logs.add_lines(GROUP_A, &audit_lines(A));
     logs.add_lines(GROUP_B, &audit_lines(B));
     let deps = Deps {
-        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
+        logs: logs.insights(),
         // The probe has its own end-to-end test (quota_sandbox.rs); this one reads logs only.
         prober: NoProbes,
         probes: Default::default(),

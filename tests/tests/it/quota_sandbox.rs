@@ -18,7 +18,6 @@ use jiff::{SignedDuration, Timestamp};
 use papierkram_sandbox::SandboxState;
 use quota_alarm::assess::{Assessment, State, UsedFrom, min_forecast_span};
 use quota_alarm::emf::{DEFAULT_NAMESPACE, metrics};
-use quota_alarm::handler::polling;
 use quota_alarm::policy::policies;
 use quota_alarm::probe::{self, HttpProber};
 use quota_alarm::{Deps, alarms, handle};
@@ -73,7 +72,7 @@ pub(super) async fn deps(
 ) -> Deps<CloudWatchInsights, HttpProber> {
     let loaded = connector::load(None).unwrap();
     Deps {
-        logs: CloudWatchInsights::new(logs.client(), polling(Duration::from_secs(30))),
+        logs: logs.insights(),
         prober: HttpProber {
             http: probe::http_client(),
             secret: Some((moto.secrets_client().await, secret_id.to_string())),
