@@ -70,7 +70,7 @@ async fn the_text_and_html_sections_link_the_worst_failures_to_their_traces() {
     assert!(text.contains("\nFAILURES PER CONNECTOR\n"), "{text}");
     assert!(text.contains("\nsevdesk: 8 failed of 380 calls (2.1 %); down 6 from 14\n"));
     assert!(text.contains("   Failing tools: invoice_list 6, time_entry_list 2\n"));
-    assert!(text.contains("   Worst failures (invoice_list, latest first):\n"));
+    assert!(text.contains("   Latest failures of invoice_list, its worst tool:\n"));
     assert!(html.contains(">sevdesk: 8 failed of 380 calls (2.1 %); down 6 from 14</div>"));
     let samples = shown_samples(&d);
     let (traced, untraced): (Vec<&Sample>, Vec<&Sample>) =

@@ -177,9 +177,9 @@ pub fn connector_tools(c: &ConnectorFailures) -> String {
     line.join(", ")
 }
 
-/// `Worst failures (papierkram_invoice_get, latest first)`.
+/// `Latest failures of papierkram_invoice_get, its worst tool`.
 pub fn worst_heading(c: &ConnectorFailures) -> String {
-    format!("Worst failures ({}, latest first)", c.worst_tool())
+    format!("Latest failures of {}, its worst tool", c.worst_tool())
 }
 
 pub fn request_id(s: &Sample) -> &str {
