@@ -249,6 +249,34 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[tokio::test]
+    async fn trace_links_open_the_flags_region_else_aws_region() {
+        let dir =
+            std::env::temp_dir().join(format!("tool-error-digest-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("audit.jsonl");
+        std::fs::write(&log, crate::fixture::jsonl()).unwrap();
+        let config = Config::from_lookup(|name| {
+            (name == crate::config::TRACE_REGION).then(|| "eu-west-1".to_string())
+        })
+        .unwrap();
+        for (flag, region) in [(None, "eu-west-1"), (Some("us-east-2"), "us-east-2")] {
+            let command = Some(Command::RunLocal {
+                audit_log: log.clone(),
+                out_dir: dir.join("out"),
+                now: Some(crate::fixture::NOW.parse().unwrap()),
+                trace_region: flag.map(|r| r.parse().unwrap()),
+            });
+            run(command, &config, &mut Vec::new()).await.unwrap();
+            let text = std::fs::read_to_string(dir.join("out/digest.txt")).unwrap();
+            let link = format!(
+                "trace: https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#xray:traces/1-"
+            );
+            assert!(text.contains(&link), "{flag:?}: {text}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// The README's path: serve, make some calls, preview at once. Without `--now` the preview
     /// covers the file's days, not the (empty) week before today.
     #[tokio::test]
