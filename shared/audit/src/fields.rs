@@ -76,6 +76,10 @@ pub const CONFIRMATION: &str = "confirmation";
 /// Writes with an idempotency key: `new`, `replayed`, `conflict` or `unknown`.
 pub const IDEMPOTENCY: &str = "idempotency";
 
+/// The W3C trace id (32 lowercase hex digits) of the request's trace, when traces are on: the
+/// digest links a failed call to its trace in the X-Ray console.
+pub const TRACE_ID: &str = "trace_id";
+
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
     V,
@@ -112,6 +116,7 @@ pub const ALL: &[&str] = &[
     DRY_RUN,
     CONFIRMATION,
     IDEMPOTENCY,
+    TRACE_ID,
 ];
 
 #[cfg(test)]
