@@ -616,7 +616,14 @@ pub(crate) mod tests {
         "/tests/fixtures/audit-two-weeks.jsonl"
     );
 
+    /// The fixture's digest, computed once for all the tests that read it (a clone each).
     pub(crate) async fn digest() -> Digest {
+        static DIGEST: tokio::sync::OnceCell<Digest> = tokio::sync::OnceCell::const_new();
+        DIGEST.get_or_init(computed).await.clone()
+    }
+
+    /// The fixture's digest, computed anew.
+    async fn computed() -> Digest {
         let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &jsonl());
         assert_eq!(engine.skipped(), 1, "the tracing line");
         let dashboard = Some(
@@ -999,7 +1006,8 @@ pub(crate) mod tests {
         let mut to = addresses();
         to.subject_prefix = "[prod] ".into();
         let first = email::compose(&digest().await, &to, NOW.parse().unwrap()).raw;
-        let again = digest().await;
+        // Computed again: the same log gives the same digest, to the byte.
+        let again = computed().await;
         let second = std::thread::spawn(move || email::compose(&again, &to, NOW.parse().unwrap()))
             .join()
             .unwrap()
