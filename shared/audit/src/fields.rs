@@ -76,6 +76,12 @@ pub const CONFIRMATION: &str = "confirmation";
 /// Writes with an idempotency key: `new`, `replayed`, `conflict` or `unknown`.
 pub const IDEMPOTENCY: &str = "idempotency";
 
+/// `inbound` events: the events of a webhook body stored (new).
+pub const INBOUND_STORED: &str = "inbound_stored";
+/// `inbound` events: the events of a webhook body already stored (a retried or reordered
+/// delivery), not stored again.
+pub const INBOUND_DUPLICATES: &str = "inbound_duplicates";
+
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
     V,
@@ -112,6 +118,8 @@ pub const ALL: &[&str] = &[
     DRY_RUN,
     CONFIRMATION,
     IDEMPOTENCY,
+    INBOUND_STORED,
+    INBOUND_DUPLICATES,
 ];
 
 #[cfg(test)]

@@ -1,0 +1,174 @@
+//! `/inbound/<connector>`: the webhooks an upstream pushes (its catalog's `inbound`), without
+//! our credentials: the upstream proves itself. `GET` answers the subscription handshake
+//! (`hub.mode=subscribe`, `hub.verify_token`, echoing `hub.challenge`); `POST` accepts a body
+//! only with its valid signature, takes it apart into events and keeps each once
+//! (`crate::inbound`), then answers 200 at once. Refusals: 404 (no such inbound connector),
+//! 413 (over the body limit, unread), 401 (no or a wrong signature: nothing stored), 400 (not
+//! the declared shape), 503 (no secret, or the store failed: the upstream retries). The per-IP
+//! limit of `front` holds a flood from one source to 429. Each `POST` leaves one `inbound`
+//! audit line: status, HTTP status, time, events stored and duplicates; no number, no text.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use catalog::Inbound;
+
+use super::AppState;
+use crate::call::RequestMeta;
+use crate::clock::now_s;
+use crate::inbound::{InboundRecord, InboundSlot, found, signed, token_matches};
+
+/// The longest challenge echoed (Meta's is a number of a few digits).
+const MAX_CHALLENGE: usize = 256;
+
+/// The subscription handshake: the challenge back for the right token, else 403.
+pub(super) async fn verify(
+    State(state): State<AppState>,
+    Path(connector): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(inbound) = declared(&state, &connector) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let Some(expected) = secret(&state, &connector, &inbound.verify_token).await else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
+    let get = |k: &str| query.get(k).map(String::as_str).unwrap_or_default();
+    let challenge = get("hub.challenge");
+    if get("hub.mode") != "subscribe"
+        || !token_matches(&expected, get("hub.verify_token"))
+        || challenge.is_empty()
+        || challenge.len() > MAX_CHALLENGE
+    {
+        return StatusCode::FORBIDDEN.into_response();
+    }
+    let mut response = challenge.to_string().into_response();
+    response.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// What came of one webhook body, for its answer and its audit line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Accepted {
+    Stored { stored: u64, duplicates: u64 },
+    Refused(StatusCode, &'static str),
+}
+
+/// A webhook body: checked, taken apart, kept; answered as soon as it is stored.
+pub(super) async fn accept(
+    State(state): State<AppState>,
+    Path(connector): Path<String>,
+    request: Request,
+) -> Response {
+    let started = Instant::now();
+    let request_id = request
+        .extensions()
+        .get::<RequestMeta>()
+        .map(|m| m.id.clone());
+    let Some(inbound) = declared(&state, &connector) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let accepted = match take(&state, &connector, inbound, request).await {
+        Ok(accepted) | Err(accepted) => accepted,
+    };
+    let mut event = audit::AuditEvent::new(audit::EventKind::Inbound)
+        .connector(&connector)
+        .duration(started.elapsed());
+    if let Some(id) = request_id {
+        event = event.request_id(id);
+    }
+    let status = match accepted {
+        Accepted::Stored { stored, duplicates } => {
+            event = event.status("ok").inbound(stored, duplicates);
+            StatusCode::OK
+        }
+        Accepted::Refused(status, why) => {
+            event = event.status(why).level(audit::Level::Warn);
+            status
+        }
+    };
+    state.audit.write(&event.http_status(status.as_u16()));
+    status.into_response()
+}
+
+/// The body read within its limit, its signature checked, its events kept.
+async fn take(
+    state: &AppState,
+    connector: &str,
+    inbound: &Inbound,
+    request: Request,
+) -> Result<Accepted, Accepted> {
+    let (parts, body) = request.into_parts();
+    let too_large = Accepted::Refused(StatusCode::PAYLOAD_TOO_LARGE, "too_large");
+    let declared_length = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared_length.is_some_and(|n| n > inbound.max_body_bytes) {
+        return Err(too_large);
+    }
+    let body = to_bytes(Body::new(body), inbound.max_body_bytes)
+        .await
+        .map_err(|_| too_large)?;
+    let unavailable = Accepted::Refused(StatusCode::SERVICE_UNAVAILABLE, "unavailable");
+    let secret = secret(state, connector, &inbound.signing_secret)
+        .await
+        .ok_or(unavailable)?;
+    let header = parts
+        .headers
+        .get(inbound.signature_header.as_str())
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if !signed(&secret, &inbound.signature_prefix, header, &body) {
+        return Err(Accepted::Refused(StatusCode::UNAUTHORIZED, "unauthorized"));
+    }
+    let malformed = Accepted::Refused(StatusCode::BAD_REQUEST, "malformed");
+    let json: serde_json::Value = serde_json::from_slice(&body).map_err(|_| malformed)?;
+    let events = found(inbound, &json).map_err(|_| malformed)?;
+    let (mut stored, mut duplicates) = (0, 0);
+    let expires_at = now_s() + u64::from(inbound.ttl_days) * 86_400;
+    for event in &events {
+        let slot = InboundSlot::of(connector, &secret, event);
+        let record = InboundRecord {
+            kind: event.kind,
+            at: event.at,
+            event: event.event.clone(),
+        };
+        match state.inbound.add(&slot, &record, expires_at).await {
+            Ok(true) => stored += 1,
+            Ok(false) => duplicates += 1,
+            Err(e) => {
+                tracing::error!(connector, error = %e, "inbound event not stored");
+                return Err(unavailable);
+            }
+        }
+    }
+    Ok(Accepted::Stored { stored, duplicates })
+}
+
+/// The connector's `inbound`, if it is served and declares one.
+fn declared<'a>(state: &'a AppState, connector: &str) -> Option<&'a Inbound> {
+    state
+        .inventory
+        .registry
+        .catalogs
+        .iter()
+        .find(|c| c.catalog.connector == connector)
+        .and_then(|c| c.catalog.inbound.as_deref())
+}
+
+/// A secret field of the connector, when the deployment secret has it.
+async fn secret(state: &AppState, connector: &str, field: &str) -> Option<String> {
+    let values = state.secrets.get().await.ok()?;
+    values
+        .field(connector, field)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+}
