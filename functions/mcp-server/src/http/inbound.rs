@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use axum::body::{Body, to_bytes};
+use axum::body::to_bytes;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -114,7 +114,7 @@ async fn take(
     if declared_length.is_some_and(|n| n > inbound.max_body_bytes) {
         return Err(too_large);
     }
-    let body = to_bytes(Body::new(body), inbound.max_body_bytes)
+    let body = to_bytes(body, inbound.max_body_bytes)
         .await
         .map_err(|_| too_large)?;
     let unavailable = Accepted::Refused(StatusCode::SERVICE_UNAVAILABLE, "unavailable");
