@@ -20,7 +20,7 @@ use catalog::Inbound;
 use super::AppState;
 use crate::call::RequestMeta;
 use crate::clock::now_s;
-use crate::inbound::{InboundRecord, InboundSlot, found, signed, token_matches};
+use crate::inbound::{Accepted, Delivery, Refused, token_matches};
 
 /// The longest challenge echoed (Meta's is a number of a few digits).
 const MAX_CHALLENGE: usize = 256;
@@ -55,13 +55,32 @@ pub(super) async fn verify(
 }
 
 /// What came of one webhook body, for its answer and its audit line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Accepted {
-    Stored { stored: u64, duplicates: u64 },
-    Refused(StatusCode, &'static str),
+enum Outcome {
+    Taken(Accepted),
+    /// Over the body limit: refused unread.
+    TooLarge,
+    /// No signing secret in the deployment secret.
+    NoSecret,
+    Refused(Refused),
 }
 
-/// A webhook body: checked, taken apart, kept; answered as soon as it is stored.
+impl Outcome {
+    /// The answer's status and the audit line's `status` word.
+    fn status(&self) -> (StatusCode, &'static str) {
+        match self {
+            Outcome::Taken(_) => (StatusCode::OK, "ok"),
+            Outcome::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+            Outcome::Refused(Refused::Unsigned) => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            Outcome::Refused(Refused::Malformed) => (StatusCode::BAD_REQUEST, "malformed"),
+            Outcome::NoSecret | Outcome::Refused(Refused::Unavailable) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+            }
+        }
+    }
+}
+
+/// A webhook body: read within its limit, handed to `inbound::accept`, answered as soon as its
+/// events are kept, with one audit line.
 pub(super) async fn accept(
     State(state): State<AppState>,
     Path(connector): Path<String>,
@@ -75,82 +94,54 @@ pub(super) async fn accept(
     let Some(inbound) = declared(&state, &connector) else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let accepted = match take(&state, &connector, inbound, request).await {
-        Ok(accepted) | Err(accepted) => accepted,
-    };
+    let outcome = take(&state, &connector, inbound, request).await;
+    let (status, word) = outcome.status();
     let mut event = audit::AuditEvent::new(audit::EventKind::Inbound)
         .connector(&connector)
+        .status(word)
+        .http_status(status.as_u16())
         .duration(started.elapsed());
     if let Some(id) = request_id {
         event = event.request_id(id);
     }
-    let status = match accepted {
-        Accepted::Stored { stored, duplicates } => {
-            event = event.status("ok").inbound(stored, duplicates);
-            StatusCode::OK
-        }
-        Accepted::Refused(status, why) => {
-            event = event.status(why).level(audit::Level::Warn);
-            status
-        }
+    event = match outcome {
+        Outcome::Taken(t) => event.inbound(t.stored, t.duplicates),
+        _ => event.level(audit::Level::Warn),
     };
-    state.audit.write(&event.http_status(status.as_u16()));
+    state.audit.write(&event);
     status.into_response()
 }
 
-/// The body read within its limit, its signature checked, its events kept.
-async fn take(
-    state: &AppState,
-    connector: &str,
-    inbound: &Inbound,
-    request: Request,
-) -> Result<Accepted, Accepted> {
+async fn take(state: &AppState, connector: &str, inbound: &Inbound, request: Request) -> Outcome {
     let (parts, body) = request.into_parts();
-    let too_large = Accepted::Refused(StatusCode::PAYLOAD_TOO_LARGE, "too_large");
     let declared_length = parts
         .headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     if declared_length.is_some_and(|n| n > inbound.max_body_bytes) {
-        return Err(too_large);
+        return Outcome::TooLarge;
     }
-    let body = to_bytes(body, inbound.max_body_bytes)
-        .await
-        .map_err(|_| too_large)?;
-    let unavailable = Accepted::Refused(StatusCode::SERVICE_UNAVAILABLE, "unavailable");
-    let secret = secret(state, connector, &inbound.signing_secret)
-        .await
-        .ok_or(unavailable)?;
-    let header = parts
+    let Ok(body) = to_bytes(body, inbound.max_body_bytes).await else {
+        return Outcome::TooLarge;
+    };
+    let Some(secret) = secret(state, connector, &inbound.signing_secret).await else {
+        return Outcome::NoSecret;
+    };
+    let signature = parts
         .headers
         .get(inbound.signature_header.as_str())
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    if !signed(&secret, &inbound.signature_prefix, header, &body) {
-        return Err(Accepted::Refused(StatusCode::UNAUTHORIZED, "unauthorized"));
+    let delivery = Delivery {
+        connector,
+        secret: &secret,
+        signature,
+        body: &body,
+    };
+    match crate::inbound::accept(state.inbound.as_ref(), inbound, delivery, now_s()).await {
+        Ok(taken) => Outcome::Taken(taken),
+        Err(refused) => Outcome::Refused(refused),
     }
-    let malformed = Accepted::Refused(StatusCode::BAD_REQUEST, "malformed");
-    let json: serde_json::Value = serde_json::from_slice(&body).map_err(|_| malformed)?;
-    let events = found(inbound, &json).map_err(|_| malformed)?;
-    let (mut stored, mut duplicates) = (0, 0);
-    let expires_at = now_s() + u64::from(inbound.ttl_days) * 86_400;
-    for event in &events {
-        let slot = InboundSlot::of(connector, &secret, event);
-        let record = InboundRecord {
-            kind: event.kind,
-            at: event.at,
-            event: event.event.clone(),
-        };
-        match state.inbound.add(&slot, &record, expires_at).await {
-            Ok(true) => stored += 1,
-            Ok(false) => duplicates += 1,
-            Err(e) => {
-                tracing::error!(connector, error = %e, "inbound event not stored");
-                return Err(unavailable);
-            }
-        }
-    }
-    Ok(Accepted::Stored { stored, duplicates })
 }
 
 /// The connector's `inbound`, if it is served and declares one.

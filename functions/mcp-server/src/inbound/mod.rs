@@ -1,6 +1,6 @@
 //! Inbound webhooks: what an upstream pushes to `/inbound/<connector>` (its catalog's
 //! `inbound`), checked (`proof`: the handshake's verify token, the body's HMAC), taken apart
-//! into events (`events`), kept (`store`, under keyed digests, sealed, with a TTL, each event
+//! into events (`events`; the steps of one body in order: `accept`), kept (`store`, under keyed digests, sealed, with a TTL, each event
 //! once however often it is delivered) and read back per conversation by a tool that declares
 //! `inbound` (`read`: newest first, and whether the reply window is open).
 //!
@@ -8,6 +8,7 @@
 //! Lambda a DynamoDB table (`table`) whose events are sealed with the vault's AES-256-GCM under
 //! KMS data keys (the vault's `seal` and `KmsKeys`, the connector as encryption context).
 
+mod accept;
 mod events;
 mod memory;
 mod proof;
@@ -20,6 +21,7 @@ use std::pin::Pin;
 use catalog::InboundKind;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use accept::{Accepted, Delivery, Refused, accept};
 pub(crate) use events::{Found, found};
 pub(crate) use memory::MemoryInbound;
 pub use proof::sign;
