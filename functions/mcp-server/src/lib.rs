@@ -72,7 +72,7 @@ pub use commands::{Cli, run};
 pub use config::{Config, EnvSnapshot, unknown_variables};
 pub use connector::EMBEDDED_CATALOGS;
 pub use http::{AppState, app};
-pub use inbound::{InboundRecord, InboundSlot, InboundStore, sign as sign_webhook};
+pub use inbound::{InboundError, InboundRecord, InboundSlot, InboundStore, sign as sign_webhook};
 pub use inventory::drafts::{DRAFT_MARK, Drafts};
 pub use limits::{Cost, Limits, Thresholds};
 pub use mcp::{Mcp, output_schema};

@@ -31,9 +31,31 @@ pub(crate) use table::{CONTEXT_KEY, TableInbound};
 
 use crate::vault::VaultError;
 
+/// What the inbound store could not do. Never carries an event, a number or a text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InboundError {
+    /// The table or KMS could not answer (why, for the log).
+    #[error("the inbound store is unavailable: {0}")]
+    Unavailable(String),
+    /// A stored event that does not open (altered, or moved to another slot).
+    #[error("an inbound event could not be opened")]
+    Corrupt,
+}
+
+/// The vault's sealing and data keys, as the inbound store's faults.
+impl From<VaultError> for InboundError {
+    fn from(e: VaultError) -> Self {
+        match e {
+            VaultError::Unavailable(why) => InboundError::Unavailable(why),
+            VaultError::Key(what) => InboundError::Unavailable(what.to_string()),
+            VaultError::Corrupt => InboundError::Corrupt,
+        }
+    }
+}
+
 /// A store's answer, later.
 pub(crate) type InboundFuture<'a, T> =
-    Pin<Box<dyn Future<Output = Result<T, VaultError>> + Send + 'a>>;
+    Pin<Box<dyn Future<Output = Result<T, InboundError>> + Send + 'a>>;
 
 /// Where one event is kept: its conversation's key and its own, both keyed digests.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

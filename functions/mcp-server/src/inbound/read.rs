@@ -7,8 +7,7 @@
 use catalog::{Inbound, InboundKind, InboundRead, MAX_INBOUND_READ};
 use serde_json::{Value, json};
 
-use super::{InboundRecord, InboundStore, conversation_key};
-use crate::vault::VaultError;
+use super::{InboundError, InboundRecord, InboundStore, conversation_key};
 
 /// One conversation as a read answers it.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +29,7 @@ pub(crate) async fn read(
     tool: &InboundRead,
     who: &str,
     now: u64,
-) -> Result<Conversation, VaultError> {
+) -> Result<Conversation, InboundError> {
     let key = conversation_key(connector, secret, who);
     let records = store
         .recent(&key, tool.limit.max(MAX_INBOUND_READ), now)

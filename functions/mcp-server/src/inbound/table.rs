@@ -16,9 +16,9 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{InboundFuture, InboundRecord, InboundSlot, InboundStore};
+use super::{InboundError, InboundFuture, InboundRecord, InboundSlot, InboundStore};
+use crate::vault::KmsKeys;
 use crate::vault::seal;
-use crate::vault::{KmsKeys, VaultError};
 
 /// The table's keys and TTL attribute (infra creates the table with these).
 pub(crate) const PARTITION_KEY: &str = "pk";
@@ -50,20 +50,20 @@ impl TableInbound {
     async fn open(
         &self,
         item: &HashMap<String, AttributeValue>,
-    ) -> Result<InboundRecord, VaultError> {
+    ) -> Result<InboundRecord, InboundError> {
         let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
         let blob = |name: &str| {
             item.get(name)
                 .and_then(|v| v.as_b().ok())
                 .map(|b| b.as_ref().to_vec())
-                .ok_or(VaultError::Corrupt)
+                .ok_or(InboundError::Corrupt)
         };
         let (Some(pk), Some(sk)) = (text(PARTITION_KEY), text(SORT_KEY)) else {
-            return Err(VaultError::Corrupt);
+            return Err(InboundError::Corrupt);
         };
         let data_key = self.keys.unwrap(owner(&pk), &blob(DATA_KEY)?).await?;
         let plain = seal::open(&data_key, &binding(&pk, &sk), &blob(SEALED)?)?;
-        serde_json::from_slice(&plain).map_err(|_| VaultError::Corrupt)
+        serde_json::from_slice(&plain).map_err(|_| InboundError::Corrupt)
     }
 }
 
@@ -76,7 +76,7 @@ impl InboundStore for TableInbound {
     ) -> InboundFuture<'a, bool> {
         Box::pin(async move {
             let data_key = self.keys.for_sealing(owner(&slot.conversation)).await?;
-            let plain = serde_json::to_vec(record).map_err(|_| VaultError::Corrupt)?;
+            let plain = serde_json::to_vec(record).map_err(|_| InboundError::Corrupt)?;
             let binding = binding(&slot.conversation, &slot.event);
             let sealed = seal::seal(&data_key.plain, &binding, &plain)?;
             let request = self
@@ -147,15 +147,15 @@ fn s(value: &str) -> AttributeValue {
     AttributeValue::S(value.to_string())
 }
 
-fn timeout() -> VaultError {
-    VaultError::Unavailable(format!(
+fn timeout() -> InboundError {
+    InboundError::Unavailable(format!(
         "the inbound table gave no answer within {} ms",
         TIMEOUT.as_millis()
     ))
 }
 
-fn unavailable<E: std::error::Error>(e: &E) -> VaultError {
-    VaultError::Unavailable(format!(
+fn unavailable<E: std::error::Error>(e: &E) -> InboundError {
+    InboundError::Unavailable(format!(
         "inbound table: {}",
         aws_sdk_dynamodb::error::DisplayErrorContext(e)
     ))
