@@ -167,14 +167,22 @@ async fn webhooks_are_proved_kept_once_and_read_back_per_conversation() {
     let all = server.stdout.joined() + &server.stderr.joined();
     assert!(!all.contains(MUELLER) && !all.contains("Dienstag"), "{all}");
 
-    // A flood from one address: held to 429 within the per-IP limit (40 a minute, of which the
-    // requests above took 18).
+    // A flood from one address: held to 429 by the per-IP limit (40 a minute, of which the
+    // requests above took 18; the windows are fixed minutes, so at most 41 more if one turns).
     let mut codes = Vec::new();
-    for _ in 0..25 {
+    while codes.last() != Some(&429) && codes.len() < 100 {
         codes.push(post(&http, &server, &forged, Some("guessed")).await);
     }
-    assert!(codes.contains(&429), "{codes:?}");
-    assert!(codes.iter().all(|c| [401, 429].contains(c)), "{codes:?}");
+    assert_eq!(codes.last(), Some(&429), "{codes:?}");
+    assert!(
+        codes.len() <= 42,
+        "{} requests before the limit",
+        codes.len()
+    );
+    assert!(
+        codes[..codes.len() - 1].iter().all(|c| *c == 401),
+        "{codes:?}"
+    );
 }
 
 /// moto with the inbound table (pk, sk) and a KMS key: the server's environment.
