@@ -18,6 +18,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
+import { toolFailuresFilter } from './connector-rows.ts';
 import { buildDashboard } from './dashboard.ts';
 import type { EdgeStack } from './edge-stack.ts';
 import { ORIGIN_VERIFY, cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
@@ -434,6 +435,7 @@ export class McpStack extends Stack {
     ledgerAlarms(config, outcomeUnknownFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
     latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
     upstreamRateLimitedFilter(this, this.auditLogGroup, namespace);
+    toolFailuresFilter(this, this.auditLogGroup, namespace);
     rateLimitAlarms(config, catalogs, alarm, ALARM_PERIOD);
     if (this.inbound) inboundAlarms(config, inboundRefusedFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
 

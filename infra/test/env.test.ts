@@ -237,6 +237,7 @@ const OPS_NOT_ON_LAMBDA: Record<string, Record<string, string>> = {
   [BINARIES.digest]: {
     DIGEST_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
     AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+    AWS_REGION: 'set by the Lambda runtime itself: the deployment\'s region, that of the trace links',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
   },
 };

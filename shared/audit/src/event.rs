@@ -157,6 +157,8 @@ pub struct AuditEvent {
     pub inbound_stored: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inbound_duplicates: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
 }
 
 /// Placeholder for an argument name that does not look like a name (a client could send an
@@ -212,6 +214,7 @@ impl AuditEvent {
             idempotency: None,
             inbound_stored: None,
             inbound_duplicates: None,
+            trace_id: None,
         }
     }
 
@@ -286,6 +289,12 @@ impl AuditEvent {
 
     pub fn request_id(mut self, request_id: impl AsRef<str>) -> Self {
         self.request_id = Some(bounded(request_id.as_ref(), MAX_ID_LEN));
+        self
+    }
+
+    /// The request's trace id (W3C, 32 hex digits), cut and reduced like the request id.
+    pub fn trace_id(mut self, trace_id: impl AsRef<str>) -> Self {
+        self.trace_id = Some(bounded(trace_id.as_ref(), MAX_ID_LEN));
         self
     }
 
@@ -475,6 +484,7 @@ pub(crate) mod tests {
             .reason("partial_page")
             .duration_ms(12.3456)
             .request_id("req-1")
+            .trace_id("4bf92f3577b34da6a3ce929d0e0e4736")
             .client("claude-ai")
             .client_version("1.0.0")
             .protocol_version("2025-11-25")

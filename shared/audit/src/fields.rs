@@ -81,6 +81,9 @@ pub const INBOUND_STORED: &str = "inbound_stored";
 /// `inbound` events: the events of a webhook body already stored (a retried or reordered
 /// delivery), not stored again.
 pub const INBOUND_DUPLICATES: &str = "inbound_duplicates";
+/// The W3C trace id (32 lowercase hex digits) of the request's trace, when traces are on: the
+/// digest links a failed call to its trace in the X-Ray console.
+pub const TRACE_ID: &str = "trace_id";
 
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
@@ -120,6 +123,7 @@ pub const ALL: &[&str] = &[
     IDEMPOTENCY,
     INBOUND_STORED,
     INBOUND_DUPLICATES,
+    TRACE_ID,
 ];
 
 #[cfg(test)]
