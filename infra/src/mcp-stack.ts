@@ -33,6 +33,7 @@ import type { QuotaAlarmPlan } from './quota-alarms.ts';
 import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
+import { INBOUND_ENV, INBOUND_REFUSED_METRIC, addInboundRoutes, allowInbound, inboundAlarms, inboundKey, inboundRefusedFilter, inboundTable } from './inbound.ts';
 
 /** Names read by functions/mcp-server/src/config/mod.rs (its `pub const`s), one to one. */
 export const MCP_ENV = {
@@ -95,6 +96,7 @@ export const FILTER_METRICS = {
   coldStarts: 'ColdStarts',
   initDurationMs: 'InitDurationMs',
   outcomeUnknown: OUTCOME_UNKNOWN_METRIC,
+  inboundRefused: INBOUND_REFUSED_METRIC,
 } as const;
 
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -124,6 +126,8 @@ export class McpStack extends Stack {
   readonly distribution: cloudfront.Distribution | undefined;
   /** The vault table and its KMS key (`perUserConnectors`); none without. */
   readonly vault: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
+  /** The inbound events' table and KMS key (a catalog declares `inbound`); none without. */
+  readonly inbound: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -188,6 +192,8 @@ export class McpStack extends Stack {
     const perUser = config.perUserConnectors;
     this.vault = perUser ? { table: vaultTable(this, stage, perUser), key: vaultKey(this, stage) } : undefined;
     if (this.vault) allowVault(role, this.vault.table, this.vault.key);
+    this.inbound = catalogs.some((c) => c.inbound) ? { table: inboundTable(this, stage), key: inboundKey(this, stage) } : undefined;
+    if (this.inbound) allowInbound(role, this.inbound.table, this.inbound.key);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -289,6 +295,10 @@ export class McpStack extends Stack {
       environment[VAULT_ENV.vaultTable] = this.vault.table.tableName;
       environment[VAULT_ENV.vaultKeyId] = this.vault.key.keyArn;
     }
+    if (this.inbound) {
+      environment[INBOUND_ENV.inboundTable] = this.inbound.table.tableName;
+      environment[INBOUND_ENV.inboundKeyId] = this.inbound.key.keyArn;
+    }
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';
@@ -327,6 +337,8 @@ export class McpStack extends Stack {
     }
     // A person connecting their own upstream account; CloudFront, when in front, passes every path.
     if (this.vault) addConnectRoutes(this.api, integration);
+    // Webhooks an upstream pushes: the handshake and the signed bodies.
+    if (this.inbound) addInboundRoutes(this.api, integration);
 
     // Metric filters on the audit log: auth denials (audit events) and cold starts (platform.report
     // records carry initDurationMs only after an init).
@@ -425,6 +437,7 @@ export class McpStack extends Stack {
     upstreamRateLimitedFilter(this, this.auditLogGroup, namespace);
     toolFailuresFilter(this, this.auditLogGroup, namespace);
     rateLimitAlarms(config, catalogs, alarm, ALARM_PERIOD);
+    if (this.inbound) inboundAlarms(config, inboundRefusedFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
     this.mcpUrl = oauth ? resourceUrl : `https://${host}/mcp`;
@@ -450,6 +463,10 @@ export class McpStack extends Stack {
     new CfnOutput(this, 'ApiEndpoint', { value: stageResource.url, description: 'The API Gateway endpoint (execute-api)' });
     new CfnOutput(this, 'AuditLogGroup', { value: this.auditLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
+    if (this.inbound) {
+      new CfnOutput(this, 'InboundTableName', { value: this.inbound.table.tableName });
+      new CfnOutput(this, 'InboundKeyArn', { value: this.inbound.key.keyArn });
+    }
     if (this.vault) {
       new CfnOutput(this, 'VaultTableName', { value: this.vault.table.tableName });
       new CfnOutput(this, 'VaultKeyArn', { value: this.vault.key.keyArn });

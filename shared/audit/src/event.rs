@@ -25,6 +25,9 @@ pub enum EventKind {
     QuotaProbe,
     /// mcp-server's limiter, at most once a minute per instance: its store and the daily cap.
     Limiter,
+    /// A webhook an upstream sent to `/inbound/<connector>`: accepted (`status: ok`, with the
+    /// events stored and the duplicates) or refused (its HTTP status); never a number or a text.
+    Inbound,
 }
 
 impl EventKind {
@@ -40,6 +43,7 @@ impl EventKind {
             Self::ServerError => "server_error",
             Self::QuotaProbe => "quota_probe",
             Self::Limiter => "limiter",
+            Self::Inbound => "inbound",
         }
     }
 
@@ -50,7 +54,8 @@ impl EventKind {
             | Self::ConnectionRequired
             | Self::ClientInit
             | Self::QuotaProbe
-            | Self::Limiter => Level::Info,
+            | Self::Limiter
+            | Self::Inbound => Level::Info,
             Self::AuthDenied | Self::RateLimited => Level::Warn,
             Self::ToolError | Self::ServerError => Level::Error,
         }
@@ -149,6 +154,10 @@ pub struct AuditEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound_stored: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound_duplicates: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_id: Option<String>,
 }
 
@@ -203,6 +212,8 @@ impl AuditEvent {
             dry_run: None,
             confirmation: None,
             idempotency: None,
+            inbound_stored: None,
+            inbound_duplicates: None,
             trace_id: None,
         }
     }
@@ -397,6 +408,13 @@ impl AuditEvent {
         self
     }
 
+    /// An accepted webhook's figures: events stored, and those already stored before.
+    pub fn inbound(mut self, stored: u64, duplicates: u64) -> Self {
+        self.inbound_stored = Some(stored);
+        self.inbound_duplicates = Some(duplicates);
+        self
+    }
+
     /// A `limiter` line's figures: whether the instance counts in memory, and the daily cap used.
     pub fn limiter(mut self, fallback: bool, daily_calls_used_pct: Option<f64>) -> Self {
         self.limiter_fallback = Some(u8::from(fallback));
@@ -522,6 +540,7 @@ pub(crate) mod tests {
             EventKind::RateLimited,
             EventKind::ServerError,
             EventKind::QuotaProbe,
+            EventKind::Inbound,
         ];
         for kind in kinds {
             let json = serde_json::to_value(kind).unwrap();
@@ -535,7 +554,7 @@ pub(crate) mod tests {
     #[test]
     fn fields_all_matches_keys_of_a_fully_populated_event() {
         // The limiter's figures ride only on `limiter` lines; a field is a field all the same.
-        let event = full_event().limiter(false, Some(1.0)).write(
+        let event = full_event().limiter(false, Some(1.0)).inbound(2, 1).write(
             Some("invoice.delivered"),
             "critical",
             false,
