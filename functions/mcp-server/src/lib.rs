@@ -35,6 +35,8 @@
 //!   DynamoDB item each in the ledger's table on Lambda);
 //! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
 //!   data keys on Lambda);
+//! - `telemetry`: OpenTelemetry traces (the exporter, the trace context at our edges), on
+//!   when `MCP_OTLP_ENDPOINT` is set;
 //! - `random`, `clock`: random hex (keys, nonces, request ids); the wall clock;
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 //!
@@ -60,6 +62,7 @@ mod search;
 mod secrets;
 mod startup;
 mod tasks;
+mod telemetry;
 mod upstream;
 mod vault;
 
@@ -77,6 +80,7 @@ pub use search::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchReque
 pub use secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 pub use startup::{Stores, load_served};
 pub use tasks::{TableTasks, TaskStore};
+pub use telemetry::{TelemetryError, Traces, layer as trace_layer};
 pub use vault::{
     EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
 };

@@ -148,6 +148,8 @@ pub struct AuditEvent {
     pub confirmation: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_id: Option<String>,
 }
 
 /// Placeholder for an argument name that does not look like a name (a client could send an
@@ -201,6 +203,7 @@ impl AuditEvent {
             dry_run: None,
             confirmation: None,
             idempotency: None,
+            trace_id: None,
         }
     }
 
@@ -388,6 +391,14 @@ impl AuditEvent {
         self
     }
 
+    /// The request's trace (32 hex digits; anything else is left out).
+    pub fn trace_id(mut self, trace_id: &str) -> Self {
+        if trace_id.len() == 32 && trace_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            self.trace_id = Some(trace_id.to_ascii_lowercase());
+        }
+        self
+    }
+
     /// A `limiter` line's figures: whether the instance counts in memory, and the daily cap used.
     pub fn limiter(mut self, fallback: bool, daily_calls_used_pct: Option<f64>) -> Self {
         self.limiter_fallback = Some(u8::from(fallback));
@@ -470,7 +481,8 @@ pub(crate) mod tests {
             .quota_consumed(100)
             .quota_limit(1000)
             .spend(2, "predictions")
-            .paced(500);
+            .paced(500)
+            .trace_id("4bf92f3577b34da6a3ce929d0e0e4736");
         event.arg_keys_omitted = Some(3);
         event
     }
@@ -557,6 +569,21 @@ pub(crate) mod tests {
             .collect();
         keys.sort_unstable();
         assert_eq!(keys, [fields::EVENT, fields::LEVEL, fields::TS, fields::V]);
+    }
+
+    #[test]
+    fn a_trace_id_that_is_not_32_hex_digits_is_left_out() {
+        for bad in [
+            "",
+            "4bf92f35",
+            "4bf92f3577b34da6a3ce929d0e0e473z",
+            "a@b.example",
+        ] {
+            assert_eq!(
+                AuditEvent::new(EventKind::ToolCall).trace_id(bad).trace_id,
+                None
+            );
+        }
     }
 
     #[test]

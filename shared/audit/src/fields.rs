@@ -75,6 +75,9 @@ pub const DRY_RUN: &str = "dry_run";
 pub const CONFIRMATION: &str = "confirmation";
 /// Writes with an idempotency key: `new`, `replayed`, `conflict` or `unknown`.
 pub const IDEMPOTENCY: &str = "idempotency";
+/// The W3C trace id (32 hex digits) of the request's trace, when traces are exported: the
+/// digest links a failure to its trace with it.
+pub const TRACE_ID: &str = "trace_id";
 
 /// Every field name, in serialization order.
 pub const ALL: &[&str] = &[
@@ -112,6 +115,7 @@ pub const ALL: &[&str] = &[
     DRY_RUN,
     CONFIRMATION,
     IDEMPOTENCY,
+    TRACE_ID,
 ];
 
 #[cfg(test)]

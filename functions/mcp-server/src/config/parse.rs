@@ -12,8 +12,9 @@ use super::{
     CONNECT_CLIENT_ID, EMF_NAMESPACE, EXPOSE_RAW_SUFFIX, HEALTH_INTERVAL_S, HEALTH_TIMEOUT_MS,
     JOB_WAIT_MS, LAMBDA_RUNTIME_API, LEDGER_TABLE, LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX,
     LIMIT_PER_CALLER_PER_MINUTE, LIMIT_PER_IP_PER_MINUTE, LIMITS, LIMITS_TABLE, LIMITS_TIMEOUT_MS,
-    LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES, ORIGIN_VERIFY_HEADER, SECRET_ID, SECRET_TTL_SECS,
-    TOKEN_CONFIRMS_CRITICAL, TRUSTED_PROXIES, USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
+    LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES, ORIGIN_VERIFY_HEADER, OTLP_ENDPOINT, SECRET_ID,
+    SECRET_TTL_SECS, TOKEN_CONFIRMS_CRITICAL, TRACE_SAMPLE_RATIO, TRUSTED_PROXIES,
+    USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
 };
 use crate::limits::{self, cidr::Cidr};
 use crate::oauth;
@@ -67,6 +68,8 @@ pub struct Config {
     /// Profiles (`*`: all) whose critical tools accept a confirmation token.
     pub token_confirms_critical: Vec<String>,
     pub json_logs: bool,
+    /// Where traces are exported, when they are (`MCP_OTLP_ENDPOINT`).
+    pub traces: Option<crate::telemetry::Traces>,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
     /// `<CONNECTOR>_BASE_URL` and `<CONNECTOR>_EXPOSE_RAW`, by the connector's name in upper
@@ -144,6 +147,7 @@ impl Config {
             origin_verify_header: origin_verify_header(env)?,
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
             json_logs,
+            traces: traces(env)?,
             profiles,
             connector_vars: connector_vars(env),
         })
@@ -223,6 +227,36 @@ fn allowed_origins<F: Fn(&str) -> Option<String>>(
         ));
     }
     Ok(allowed_origins)
+}
+
+/// `MCP_OTLP_ENDPOINT` (an http(s) URL) and `MCP_TRACE_SAMPLE_RATIO` (0 to 1, default 1).
+fn traces(env: &EnvSnapshot) -> Result<Option<crate::telemetry::Traces>, ConfigError> {
+    let sample_ratio = match env.get(TRACE_SAMPLE_RATIO) {
+        None => 1.0,
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|r| (0.0..=1.0).contains(r))
+            .ok_or_else(|| {
+                ConfigError::new(
+                    TRACE_SAMPLE_RATIO,
+                    format!("`{v}`: a share from 0 to 1 (0.1 keeps one new trace in ten)"),
+                )
+            })?,
+    };
+    let Some(endpoint) = env.get(OTLP_ENDPOINT) else {
+        return Ok(None);
+    };
+    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+        return Err(ConfigError::new(
+            OTLP_ENDPOINT,
+            format!("`{endpoint}`: an OTLP/HTTP URL (http://localhost:4318)"),
+        ));
+    }
+    Ok(Some(crate::telemetry::Traces {
+        endpoint: endpoint.to_string(),
+        sample_ratio,
+    }))
 }
 
 /// `MCP_LOG_FORMAT`: JSON on Lambda unless told otherwise.

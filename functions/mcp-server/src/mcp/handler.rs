@@ -213,7 +213,8 @@ impl ServerHandler for McpHandler {
         Box::pin(async move {
             let ctx = CallContext::of(&context)?;
             log_stateless_client(&ctx);
-            self.mcp.tool_call(request, &ctx).await
+            let span = super::traced::tool_call(&request.name, &ctx);
+            tracing::Instrument::instrument(self.mcp.tool_call(request, &ctx), span).await
         })
         .await
     }
