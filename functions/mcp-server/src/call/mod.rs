@@ -443,27 +443,27 @@ impl Pipeline {
                 }
             }
         };
-        let settling = telemetry::stage("settle");
-        let entered = settling.enter();
-        if let Some(a) = request.admission {
-            self.limits.settle(a, &conn.catalog.connector, meter.sent());
-        }
-        budget::settle(&mut outcome, conn, budget, &meter);
-        pace::settle(&mut outcome, &meter);
-        spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
+        telemetry::stage("settle").in_scope(|| {
+            if let Some(a) = request.admission {
+                self.limits.settle(a, &conn.catalog.connector, meter.sent());
+            }
+            budget::settle(&mut outcome, conn, budget, &meter);
+            pace::settle(&mut outcome, &meter);
+            spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
+        });
         let max_bytes = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
         let keys = match &valid.list {
             Some(_) if !keys.is_empty() => keys,
             Some(_) => self.confirmation_keys().await,
             None => Vec::new(),
         };
-        drop(entered);
-        let _cap = telemetry::stage("cap").entered();
         let by_cursor = conn.catalog.pager_for(tool).is_some_and(|p| p.by_cursor());
-        match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
-            Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
-            None => shape::cap(&mut outcome, max_bytes),
-        };
+        telemetry::stage("cap").in_scope(|| {
+            match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
+                Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
+                None => shape::cap(&mut outcome, max_bytes),
+            }
+        });
         outcome
     }
 
