@@ -24,13 +24,7 @@ async fn run() -> anyhow::Result<()> {
     let config = Config::parse(&env)?;
     let redactor = Redactor::new();
     // Logs go to stderr through the redactor; stdout carries only audit lines; traces by OTLP.
-    let spans = mcp_server::trace_layer(config.traces.as_ref())?;
-    audit::init_tracing_with(
-        config.json_logs,
-        "info,rmcp=warn",
-        Some(redactor.clone()),
-        spans,
-    );
+    mcp_server::init_tracing(&config, &redactor)?;
     for u in mcp_server::unknown_variables(&env) {
         let meant = u
             .meant

@@ -53,7 +53,7 @@ pub enum TelemetryError {
 
 /// The layer that exports the trace spans, `None` when traces are off. Call it once, in the
 /// Tokio runtime, before the subscriber is set (`audit::init_tracing_with`).
-pub fn layer(traces: Option<&Traces>) -> Result<Option<audit::SpanLayer>, TelemetryError> {
+pub(crate) fn layer(traces: Option<&Traces>) -> Result<Option<audit::SpanLayer>, TelemetryError> {
     let Some(traces) = traces else {
         return Ok(None);
     };
