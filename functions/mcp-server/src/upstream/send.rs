@@ -56,7 +56,7 @@ pub(super) async fn send(
         "upstream_request",
         otel.kind = "client",
         connector = catalog.connector.as_str(),
-        http.request.method = ?exchange.method,
+        http.request.method = exchange.method.as_str(),
         http.response.status_code = tracing::field::Empty,
     );
     let received = exchanged(http, catalog, secrets, exchange)
