@@ -293,8 +293,7 @@ impl Pipeline {
                 // The job's answer is a new outcome: what starting it spent stays on it.
                 let spent = outcome.spent.clone();
                 let left = outcome.fields.get("_spend").cloned();
-                let mut followed = self
-                    .job(conn, tool, job, outcome, request)
+                let mut followed = Box::pin(self.job(conn, tool, job, outcome, request))
                     .instrument(telemetry::stage("job"))
                     .await;
                 followed.spent = followed.spent.or(spent);
@@ -567,9 +566,11 @@ impl Pipeline {
         ControlFlow::Continue(call.facts(executed.outcome, consent.channel(), Some("new")))
     }
 
-    /// The upstream stage (`execute`) in its span.
+    /// The upstream stage (`execute`) in its span. Boxed: the stage's future (an aggregation's
+    /// kilobytes in a debug build) is then held once, on the heap, not copied into each frame
+    /// that awaits it.
     async fn upstream_stage(&self, call: &Call<'_>) -> stages::Executed {
-        self.execute(call)
+        Box::pin(self.execute(call))
             .instrument(telemetry::stage("upstream"))
             .await
     }
