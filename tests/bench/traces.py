@@ -3,7 +3,7 @@
 
 Run it through tests/bench/traces.sh (which builds the release binaries first):
 
-    tests/bench/traces.sh [--no-build] [--requests 2000] [--rounds 5]
+    tests/bench/traces.sh [--no-build] [--requests 2000] [--rounds 5] [--before BIN]
 
 Two servers over the demo catalog with the sandbox behind them, alike but for
 MCP_OTLP_ENDPOINT: `off` has none (no exporter, no layer), `on` exports every call (sample ratio
@@ -11,7 +11,9 @@ MCP_OTLP_ENDPOINT: `off` has none (no exporter, no layer), `on` exports every ca
 walked field by field) and counts the spans. Measured, interleaved in rounds as bench.py does:
 the warm latency and the server's CPU per request of `ping` and of `tools/call demo_info_get`
 (the whole pipeline and the upstream hop); then the spans one call of each makes, counted at the
-receiver, and whether any span was dropped.
+receiver, and whether any span was dropped. With --before, a third server (`before`: another
+binary, e.g. one built before traces existed) shows what `off` costs against having no traces
+at all.
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (5)")
     ap.add_argument("--warmup", type=int, default=200, help="untimed requests per target first (200)")
     ap.add_argument("--ours", default=str(ROOT / "target/release/mcp-server"))
+    ap.add_argument("--before", default=None, help="another binary, run like `off`")
     ap.add_argument("--sandbox", default=str(ROOT / "target/release/papierkram-sandbox"))
     ap.add_argument("--out", default=str(ROOT / "target/bench/traces.json"))
     args = ap.parse_args()
@@ -156,7 +159,8 @@ def main() -> int:
         running.append(sandbox.popen(0, logdir / "sandbox.log"))
         wait_http_ok(setup.direct(), 60)
         up = {}
-        for spec in (off, on):
+        before = [setup.demo("before", args.before, {"MCP_LIMITS": "off"})] if args.before else []
+        for spec in (off, on, *before):
             _, run = start_until_initialized(spec, logdir / f"traces-{spec.name}.log", 0.001, 60)
             running.append(run.proc)
             up[spec.name] = run
@@ -198,6 +202,11 @@ def report(res: dict) -> str:
     lines = ["| call | off median ms | on median ms | on/off | off CPU µs | on CPU µs | spans |",
              "|---|---|---|---|---|---|---|"]
     for call in ("ping", "demo_info_get"):
+        if f"before {call}" in w:
+            x = w[f"before {call}"]
+            lines.append(f"| {call} (before) | {x['median']:.3f} | | off/before "
+                         f"{w[f'off {call}']['median'] / x['median']:.2f} | "
+                         f"{x['cpu_us_per_request']['before']:.0f} | | |")
         a, b = w[f"off {call}"], w[f"on {call}"]
         cpu_a = a["cpu_us_per_request"]["off"]
         cpu_b = b["cpu_us_per_request"]["on"]
