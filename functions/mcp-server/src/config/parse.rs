@@ -461,6 +461,25 @@ mod tests {
     }
 
     #[test]
+    fn traces_are_off_unless_an_endpoint_is_set_and_a_bad_ratio_names_its_variable() {
+        assert_eq!(Config::from(EnvSnapshot::default()).unwrap().traces, None);
+        let env = [(OTLP_ENDPOINT, "http://localhost:4318")];
+        let on = Config::from(EnvSnapshot::from_pairs(env))
+            .unwrap()
+            .traces
+            .unwrap();
+        assert_eq!((on.endpoint.as_str(), on.sample_ratio), (env[0].1, 1.0));
+        for (name, value) in [
+            (TRACE_SAMPLE_RATIO, "1.5"),
+            (TRACE_SAMPLE_RATIO, "a tenth"),
+            (OTLP_ENDPOINT, "localhost:4318"),
+        ] {
+            let env = EnvSnapshot::from_pairs([(OTLP_ENDPOINT, "http://c:4318"), (name, value)]);
+            assert_eq!(Config::from(env).unwrap_err().name, name, "{value}");
+        }
+    }
+
+    #[test]
     fn limits_default_on_zero_turns_one_off_and_off_turns_all_off() {
         let c = Config::from(EnvSnapshot::default()).unwrap();
         assert_eq!(c.limits, limits::Thresholds::DEFAULT);
