@@ -149,7 +149,7 @@ background infra nice -n 19 infra/test.sh
 
 step "catalogs against the JSON Schema"
 python tests/tools/validate_catalogs.py shared/connector/catalogs tests/catalogs tests/catalogs/documents \
-    tests/catalogs/conformance tests/catalogs/jobs tests/catalogs/spend tests/catalogs/rate
+    tests/catalogs/conformance tests/catalogs/jobs tests/catalogs/spend tests/catalogs/rate tests/catalogs/inbound
 
 step "build the tests"
 cargo test --workspace --locked --no-run

@@ -39,6 +39,8 @@ export interface ConnectorCatalog {
   readonly spend?: ConnectorSpend;
   /** `auth: { oauth_user: … }`: each person's own upstream account (the vault, `/connect/<connector>`). */
   readonly oauthUser?: true;
+  /** `inbound`: the upstream pushes signed webhooks to `/inbound/<connector>` (the inbound table, its key, the route). */
+  readonly inbound?: true;
 }
 
 /** Every `*.yaml` catalog in `dir`, sorted by file name. */
@@ -64,7 +66,10 @@ export function parseCatalog(text: string, file: string): ConnectorCatalog {
     throw new Error(`${file}: ${(e as Error).message}`);
   }
   const auth = doc?.auth as Record<string, unknown> | undefined | null;
-  const perUser = typeof auth === 'object' && auth !== null && auth.oauth_user !== undefined ? { oauthUser: true as const } : {};
+  const perUser = {
+    ...(typeof auth === 'object' && auth !== null && auth.oauth_user !== undefined ? { oauthUser: true as const } : {}),
+    ...(typeof doc?.inbound === 'object' && doc.inbound !== null ? { inbound: true as const } : {}),
+  };
   const q = doc?.quota as Record<string, unknown> | undefined | null;
   if (q === undefined || q === null) return { connector, file, ...perUser };
   const bad = (what: string): Error => new Error(`${file}: quota.${what}`);

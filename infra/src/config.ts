@@ -97,6 +97,8 @@ export interface AlarmThresholds {
   readonly outcomeUnknown: number;
   /** Calls an upstream refused with HTTP 429, per connector per 5 min. */
   readonly upstreamRateLimited: number;
+  /** Webhook bodies refused or not stored at `/inbound/<connector>` (audit `inbound`, status not `ok`) per 5 min. */
+  readonly inboundRefused: number;
 }
 
 export interface DeploymentConfig {
@@ -224,6 +226,8 @@ export const DEFAULTS = {
     outcomeUnknown: 1,
     // A few refusals a minute are the limit at work; five in five minutes is a pattern.
     upstreamRateLimited: 5,
+    // A stray forged request is noise; ten in five minutes is a rotated secret or an attack.
+    inboundRefused: 10,
   },
   connectorBaseUrls: {} as Record<string, string>,
 };
@@ -412,7 +416,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     burstLimit: c.integer('throttle.burstLimit', t.burstLimit, DEFAULTS.throttle.burstLimit, 1, 5000),
   };
 
-  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms', 'outcomeUnknown', 'upstreamRateLimited']);
+  const a = c.object('alarms', top.alarms, ['lambdaErrors', 'lambdaThrottles', 'durationP99Ms', 'api5xx', 'authDenied', 'dailyCallsUsedPct', 'toolLatencyP95Ms', 'outcomeUnknown', 'upstreamRateLimited', 'inboundRefused']);
   const timeoutMs = mcpServer.timeoutSeconds * 1000;
   const alarms: AlarmThresholds = {
     lambdaErrors: c.integer('alarms.lambdaErrors', a.lambdaErrors, DEFAULTS.alarms.lambdaErrors, 1, 100000),
@@ -425,6 +429,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     toolLatencyP95Ms: c.integer('alarms.toolLatencyP95Ms', a.toolLatencyP95Ms, Math.min(DEFAULTS.alarms.toolLatencyP95Ms, timeoutMs), 1, timeoutMs),
     outcomeUnknown: c.integer('alarms.outcomeUnknown', a.outcomeUnknown, DEFAULTS.alarms.outcomeUnknown, 1, 100000),
     upstreamRateLimited: c.integer('alarms.upstreamRateLimited', a.upstreamRateLimited, DEFAULTS.alarms.upstreamRateLimited, 1, 100000),
+    inboundRefused: c.integer('alarms.inboundRefused', a.inboundRefused, DEFAULTS.alarms.inboundRefused, 1, 100000),
   };
 
   const urls = c.object('connectorBaseUrls', top.connectorBaseUrls, connectors);

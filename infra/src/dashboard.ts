@@ -1,27 +1,22 @@
-// The deployment dashboard: tool traffic and errors (EMF from the audit lines), latency, quota,
-// Lambda and API health, limits, writes, spend per connector that spends (from the catalogs), and
-// one Logs Insights widget per queries/*.insights file.
+// The deployment dashboard: tool traffic and errors (EMF from the audit lines), Lambda and API
+// health, latency, one row per catalog connector (connector-rows.ts), limits, writes, spend per
+// connector that spends (from the catalogs), and one Logs Insights widget per queries/*.insights file.
 import { Duration } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
+import { connectorRows } from './connector-rows.ts';
+import { EMF } from './emf.ts';
 import { dashboardName } from './names.ts';
 import { TOOL_LATENCY_QUERY, connectorP95 } from './latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY, limiterMetric } from './limits.ts';
 import type { InsightsQuery } from './queries.ts';
-import { QUOTA_DIMENSION, QUOTA_METRICS, type QuotaAlarmPlan } from './quota-alarms.ts';
+import type { QuotaAlarmPlan } from './quota-alarms.ts';
 
-/** EMF names on the audit lines (shared/audit/src/emf.rs and fields.rs). */
-export const EMF = {
-  calls: 'calls',
-  errors: 'errors',
-  durationMs: 'duration_ms',
-  spend: 'spend',
-  connector: 'connector',
-  tool: 'tool',
-} as const;
+/** The EMF names live in emf.ts (connector-rows.ts uses them too); tests import them from here. */
+export { EMF };
 
 const PERIOD = Duration.minutes(5);
 
@@ -125,18 +120,13 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     }),
   );
 
-  // Latency and Lambda.
+  // Lambda.
   dashboard.addWidgets(
-    new cw.GraphWidget({
-      title: 'Tool latency p50 / p95 (ms)',
-      left: connectors.flatMap((c) => [emf(EMF.durationMs, c, 'p50'), emf(EMF.durationMs, c, 'p95')]),
-      width: 8,
-    }),
     new cw.GraphWidget({
       title: 'Cold starts and init duration',
       left: [withLabel(p.coldStarts, 'cold starts')],
       right: [withLabel(p.initDuration, 'init duration p95 (ms)')],
-      width: 8,
+      width: 12,
     }),
     new cw.GraphWidget({
       title: 'Lambda errors and throttles',
@@ -145,7 +135,7 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
         p.fn.metricThrottles({ period: PERIOD, statistic: 'Sum', label: 'throttles' }),
       ],
       right: [p.fn.metric('ConcurrentExecutions', { period: PERIOD, statistic: 'Maximum', label: 'concurrency (max)' })],
-      width: 8,
+      width: 12,
     }),
   );
 
@@ -172,33 +162,17 @@ export function buildDashboard(scope: Construct, p: DashboardProps): cw.Dashboar
     ...(toolLatency ? [queryWidget(toolLatency, 12)] : []),
   );
 
-  // Quota, per connector quota-alarm watches, with the thresholds its alarms use.
-  const utilization = p.quotaAlarmPlan.alarms.filter((a) => a.metricName === QUOTA_METRICS.utilizationPercent);
-  const quotaConnectors = [...new Set(utilization.map((a) => a.connector))];
-  const quotaMetric = (metricName: string, connector: string, statistic: string): cw.Metric =>
-    new cw.Metric({
-      namespace: p.namespace,
-      metricName,
-      dimensionsMap: { [QUOTA_DIMENSION]: connector },
-      statistic,
-      period: Duration.minutes(15),
-      label: connector,
-    });
-  dashboard.addWidgets(
-    new cw.GraphWidget({
-      title: 'Quota utilisation (%)',
-      left: quotaConnectors.map((c) => quotaMetric(QUOTA_METRICS.utilizationPercent, c, 'Maximum')),
-      leftYAxis: { min: 0, max: 100 },
-      leftAnnotations: [...new Set(utilization.map((a) => a.threshold))].map((v) => ({ value: v, label: `${v} %` })),
-      width: 12,
-    }),
-    new cw.GraphWidget({
-      title: 'Quota forecast: days until exhausted',
-      left: quotaConnectors.map((c) => quotaMetric(QUOTA_METRICS.forecastDaysLeft, c, 'Minimum')),
-      leftYAxis: { min: 0 },
-      width: 12,
-    }),
-  );
+  // One row per catalog connector: calls and failures, failures by status, latency, quota.
+  for (const row of connectorRows({
+    namespace: p.namespace,
+    catalogs: p.catalogs,
+    quotaAlarmPlan: p.quotaAlarmPlan,
+    toolLatencyP95Ms: p.toolLatencyP95Ms,
+    period: PERIOD,
+  })) {
+    dashboard.addWidgets(row.heading);
+    dashboard.addWidgets(...row.widgets);
+  }
 
   // API.
   dashboard.addWidgets(

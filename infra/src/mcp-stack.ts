@@ -18,6 +18,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { ConnectorCatalog } from './catalogs.ts';
 import { type DeploymentConfig, connectorEnvPrefix } from './config.ts';
+import { toolFailuresFilter } from './connector-rows.ts';
 import { buildDashboard } from './dashboard.ts';
 import type { EdgeStack } from './edge-stack.ts';
 import { ORIGIN_VERIFY, cloudFrontFrontDoor, edgeFunctionRole } from './front-door.ts';
@@ -33,6 +34,7 @@ import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { ADOT_OTLP_ENDPOINT, addTracing } from './tracing.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
+import { INBOUND_ENV, INBOUND_REFUSED_METRIC, addInboundRoutes, allowInbound, inboundAlarms, inboundKey, inboundRefusedFilter, inboundTable } from './inbound.ts';
 
 /** Names read by functions/mcp-server/src/config/mod.rs (its `pub const`s), one to one. */
 export const MCP_ENV = {
@@ -97,6 +99,7 @@ export const FILTER_METRICS = {
   coldStarts: 'ColdStarts',
   initDurationMs: 'InitDurationMs',
   outcomeUnknown: OUTCOME_UNKNOWN_METRIC,
+  inboundRefused: INBOUND_REFUSED_METRIC,
 } as const;
 
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -126,6 +129,8 @@ export class McpStack extends Stack {
   readonly distribution: cloudfront.Distribution | undefined;
   /** The vault table and its KMS key (`perUserConnectors`); none without. */
   readonly vault: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
+  /** The inbound events' table and KMS key (a catalog declares `inbound`); none without. */
+  readonly inbound: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -190,6 +195,8 @@ export class McpStack extends Stack {
     const perUser = config.perUserConnectors;
     this.vault = perUser ? { table: vaultTable(this, stage, perUser), key: vaultKey(this, stage) } : undefined;
     if (this.vault) allowVault(role, this.vault.table, this.vault.key);
+    this.inbound = catalogs.some((c) => c.inbound) ? { table: inboundTable(this, stage), key: inboundKey(this, stage) } : undefined;
+    if (this.inbound) allowInbound(role, this.inbound.table, this.inbound.key);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -291,6 +298,10 @@ export class McpStack extends Stack {
       environment[VAULT_ENV.vaultTable] = this.vault.table.tableName;
       environment[VAULT_ENV.vaultKeyId] = this.vault.key.keyArn;
     }
+    if (this.inbound) {
+      environment[INBOUND_ENV.inboundTable] = this.inbound.table.tableName;
+      environment[INBOUND_ENV.inboundKeyId] = this.inbound.key.keyArn;
+    }
     const tracing = config.mcpServer.tracing;
     if (tracing) {
       // The ADOT collector layer's OTLP/HTTP receiver, in the same execution environment.
@@ -337,6 +348,8 @@ export class McpStack extends Stack {
     }
     // A person connecting their own upstream account; CloudFront, when in front, passes every path.
     if (this.vault) addConnectRoutes(this.api, integration);
+    // Webhooks an upstream pushes: the handshake and the signed bodies.
+    if (this.inbound) addInboundRoutes(this.api, integration);
 
     // Metric filters on the audit log: auth denials (audit events) and cold starts (platform.report
     // records carry initDurationMs only after an init).
@@ -433,7 +446,9 @@ export class McpStack extends Stack {
     ledgerAlarms(config, outcomeUnknownFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
     latencyAlarms(config, catalogs, alarm, ALARM_PERIOD);
     upstreamRateLimitedFilter(this, this.auditLogGroup, namespace);
+    toolFailuresFilter(this, this.auditLogGroup, namespace);
     rateLimitAlarms(config, catalogs, alarm, ALARM_PERIOD);
+    if (this.inbound) inboundAlarms(config, inboundRefusedFilter(this, this.auditLogGroup, namespace), alarm, ALARM_PERIOD);
 
     const host = config.customDomain ? config.customDomain.domainName : apiHost;
     this.mcpUrl = oauth ? resourceUrl : `https://${host}/mcp`;
@@ -459,6 +474,10 @@ export class McpStack extends Stack {
     new CfnOutput(this, 'ApiEndpoint', { value: stageResource.url, description: 'The API Gateway endpoint (execute-api)' });
     new CfnOutput(this, 'AuditLogGroup', { value: this.auditLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName });
+    if (this.inbound) {
+      new CfnOutput(this, 'InboundTableName', { value: this.inbound.table.tableName });
+      new CfnOutput(this, 'InboundKeyArn', { value: this.inbound.key.keyArn });
+    }
     if (this.vault) {
       new CfnOutput(this, 'VaultTableName', { value: this.vault.table.tableName });
       new CfnOutput(this, 'VaultKeyArn', { value: this.vault.key.keyArn });

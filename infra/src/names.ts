@@ -26,6 +26,10 @@ export const ledgerTableName = (stage: string): string => `${PREFIX}-${stage}-le
 export const vaultTableName = (stage: string): string => `${PREFIX}-${stage}-vault`;
 /** The alias of the KMS key whose data keys seal the vault's tokens. */
 export const vaultKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage}-vault`;
+/** The table of the events upstreams push to /inbound/<connector>. */
+export const inboundTableName = (stage: string): string => `${PREFIX}-${stage}-inbound`;
+/** The alias of the KMS key whose data keys seal the inbound events. */
+export const inboundKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage}-inbound`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;
 /** The Lambda@Edge function restoring the 401's WWW-Authenticate (OAuth behind CloudFront). */
 export const edgeFunctionName = (stage: string): string => `${PREFIX}-${stage}-www-authenticate`;

@@ -55,7 +55,7 @@ describe('parseConfig', () => {
     assert.deepEqual(c.digest, { memoryMb: 256, timeoutSeconds: 300, sendAllClear: true });
     assert.deepEqual(c.quotaAlarm, { memoryMb: 256, timeoutSeconds: 180 });
     assert.deepEqual(c.throttle, DEFAULTS.throttle);
-    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80, toolLatencyP95Ms: 3000, outcomeUnknown: 1, upstreamRateLimited: 5 });
+    assert.deepEqual(c.alarms, { lambdaErrors: 1, lambdaThrottles: 1, durationP99Ms: 8000, api5xx: 5, authDenied: 20, dailyCallsUsedPct: 80, toolLatencyP95Ms: 3000, outcomeUnknown: 1, upstreamRateLimited: 5, inboundRefused: 10 });
     assert.deepEqual(c.connectorBaseUrls, {});
     assert.deepEqual(c.profiles, {});
     assert.deepEqual(c.keyProfiles, {});

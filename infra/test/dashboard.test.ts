@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Duration } from 'aws-cdk-lib';
+import { connectorHeading, failuresByStatusSearch } from '../src/connector-rows.ts';
 import { EMF, SPEND_QUERY, WRITES_NOTE, WRITES_QUERY } from '../src/dashboard.ts';
 import { TOOL_LATENCY_QUERY } from '../src/latency.ts';
 import { LIMITER_METRICS, LIMITS_HIT_QUERY } from '../src/limits.ts';
@@ -35,8 +37,6 @@ describe('dashboard widgets', () => {
   const { mcpT } = synth();
   const widgets = dashboardBody(mcpT).widgets;
   const connectors = CATALOGS.map((c) => c.connector);
-  const plan = quotaAlarmsFromCatalogs(CATALOGS)('HostedMcp');
-  const quotaConnectors = [...new Set(plan.alarms.map((a) => a.connector))];
 
   it('is named per deployment', () => {
     mcpT.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'hosted-mcp-example' });
@@ -57,24 +57,6 @@ describe('dashboard widgets', () => {
       assert.ok(r.some((x) => x.path.join('|') === `HostedMcp|calls|connector|${c}` && x.opts.stat === 'Sum'));
       assert.ok(r.some((x) => x.path.join('|') === `HostedMcp|errors|connector|${c}` && x.opts.stat === 'Sum'));
     }
-  });
-
-  it('tool latency p50 and p95 per connector from duration_ms', () => {
-    const r = rows(widget(widgets, 'Tool latency p50 / p95 (ms)'));
-    assert.deepEqual(
-      r.map((x) => [...x.path, x.opts.stat].join('|')),
-      connectors.flatMap((c) => [`HostedMcp|duration_ms|connector|${c}|p50`, `HostedMcp|duration_ms|connector|${c}|p95`]),
-    );
-  });
-
-  it('quota utilisation with the alarm thresholds, and the forecast, per connector quota-alarm watches', () => {
-    const u = widget(widgets, 'Quota utilisation (%)');
-    assert.deepEqual(rows(u).map((x) => x.path.join('|')), quotaConnectors.map((c) => `HostedMcp|QuotaUtilizationPercent|Connector|${c}`));
-    const thresholds = [...new Set(plan.alarms.filter((a) => a.metricName === 'QuotaUtilizationPercent').map((a) => a.threshold))];
-    assert.ok(thresholds.includes(80) && thresholds.includes(95), 'papierkram: 80 and 95');
-    assert.deepEqual(u.properties.annotations.horizontal.map((a: any) => a.value), thresholds);
-    const f = widget(widgets, 'Quota forecast: days until exhausted');
-    assert.deepEqual(rows(f).map((x) => x.path.join('|')), quotaConnectors.map((c) => `HostedMcp|QuotaForecastDaysLeft|Connector|${c}`));
   });
 
   it('cold starts, Lambda errors and throttles, API 4xx/5xx, auth_denied', () => {
@@ -99,6 +81,70 @@ describe('dashboard widgets', () => {
     assert.deepEqual([fallback, daily, hit].map((w) => [w.x, w.width]), [[0, 6], [6, 6], [12, 12]]);
     const threshold = dashboardBody(synth({ config: testConfig({ alarms: { dailyCallsUsedPct: 90 } }) }).mcpT).widgets;
     assert.deepEqual(widget(threshold, 'Daily tool-call cap used (%)').properties.annotations.horizontal.map((a: any) => a.value), [90]);
+  });
+});
+
+describe('connector rows', () => {
+  const widgets = dashboardBody(synth().mcpT).widgets;
+  const plan = quotaAlarmsFromCatalogs(CATALOGS)('HostedMcp');
+  const headings = (ws: Widget[]): string[] =>
+    ws.filter((w) => w.type === 'text' && (w.properties.markdown as string).startsWith('## ')).map((w) => (w.properties.markdown as string).split('\n')[0]!.slice(3));
+  /** The widgets right below a connector's heading, left to right. */
+  const rowOf = (ws: Widget[], connector: string): Widget[] => {
+    const heading = ws.find((w) => w.type === 'text' && w.properties.markdown === connectorHeading(CATALOGS.find((c) => c.connector === connector) ?? { connector, file: `${connector}.yaml` }));
+    assert.ok(heading, `no heading for ${connector}`);
+    return ws.filter((w) => w.y === heading.y + heading.height).sort((a, b) => a.x - b.x);
+  };
+
+  it('one row per catalog in shared/connector/catalogs, in catalog order, counted from the catalogs', () => {
+    assert.ok(CATALOGS.length >= 2, 'the shipped catalogs');
+    assert.deepEqual(headings(widgets), CATALOGS.map((c) => c.connector));
+    for (const c of CATALOGS) {
+      const row = rowOf(widgets, c.connector);
+      assert.deepEqual(row.map((w) => [w.x, w.width]), [[0, 6], [6, 6], [12, 6], [18, 6]], c.connector);
+    }
+  });
+
+  it('calls and failed calls, failures by status (SEARCH over ToolFailures), latency p50/p95 with the alarm threshold', () => {
+    for (const { connector: c } of CATALOGS) {
+      const [calls, failures, latency] = rowOf(widgets, c);
+      assert.equal(calls!.properties.title, `${c}: calls and failed calls`);
+      assert.deepEqual(rows(calls!).map((x) => [...x.path, x.opts.stat].join('|')), [`HostedMcp|calls|connector|${c}|Sum`, `HostedMcp|errors|connector|${c}|Sum`]);
+      assert.equal(failures!.properties.title, `${c}: failed calls by status`);
+      assert.deepEqual(rows(failures!).map((x) => x.opts.expression), [failuresByStatusSearch('HostedMcp', c, Duration.minutes(5))]);
+      assert.equal(rows(failures!)[0]!.opts.expression, `SEARCH('{"HostedMcp",connector,status} MetricName="ToolFailures" connector="${c}"', 'Sum', 300)`);
+      assert.equal(latency!.properties.title, `${c}: latency p50 / p95 (ms)`);
+      assert.deepEqual(rows(latency!).map((x) => [...x.path, x.opts.stat].join('|')), [`HostedMcp|duration_ms|connector|${c}|p50`, `HostedMcp|duration_ms|connector|${c}|p95`]);
+      assert.deepEqual(latency!.properties.annotations.horizontal.map((a: any) => a.value), [3000]);
+    }
+  });
+
+  it('quota used with the thresholds of the connector\'s own alarms where quota-alarm watches it, else why not', () => {
+    const watched = new Set(plan.alarms.map((a) => a.connector));
+    assert.ok(watched.has('papierkram') && watched.size < CATALOGS.length, 'some watched, some not');
+    for (const { connector: c } of CATALOGS) {
+      const quota = rowOf(widgets, c)[3]!;
+      if (!watched.has(c)) {
+        assert.equal(quota.type, 'text');
+        const why = plan.skipped.find((s) => s.connector === c)!.reason;
+        assert.equal(quota.properties.markdown, `### ${c}: quota\nNot watched: ${why}.`);
+        continue;
+      }
+      const mine = plan.alarms.filter((a) => a.connector === c && a.metricName === 'QuotaUtilizationPercent').map((a) => a.threshold);
+      assert.deepEqual(quota.properties.annotations.horizontal.map((a: any) => a.value), [...new Set(mine)]);
+      const r = rows(quota).map((x) => [...x.path, x.opts.stat, x.opts.period].join('|'));
+      assert.equal(r[0], `HostedMcp|QuotaUtilizationPercent|Connector|${c}|Maximum|900`);
+      const forecast = plan.alarms.some((a) => a.connector === c && a.metricName === 'QuotaExhaustedBeforeWindowEnd');
+      assert.deepEqual(r.slice(1), forecast ? [`HostedMcp|QuotaForecastDaysLeft|Connector|${c}|Minimum|900`] : []);
+    }
+  });
+
+  it('a catalog added is a row added, without a line of infra code', () => {
+    const catalogs = [...CATALOGS, parseCatalog('connector: acme\n', 'acme.yaml')];
+    const more = dashboardBody(synth({ catalogs }).mcpT).widgets;
+    assert.deepEqual(headings(more), catalogs.map((c) => c.connector));
+    assert.equal(rowOf(more, 'acme')[0]!.properties.title, 'acme: calls and failed calls');
+    assert.equal(rowOf(more, 'acme')[3]!.properties.markdown, '### acme: quota\nNot watched: no quota declared.');
   });
 });
 

@@ -10,7 +10,13 @@ import { BINARIES } from '../src/names.ts';
 import { OAUTH_ENV } from '../src/oauth.ts';
 import { functionConfigRs } from '../src/paths.ts';
 import { VAULT_ENV } from '../src/vault.ts';
-import { CONNECTORS, OAUTH_CERTIFICATE_ARN, logicalId, synth, testConfig } from './helpers.ts';
+import { parseCatalog } from '../src/catalogs.ts';
+import { REPO_ROOT } from '../src/paths.ts';
+import { CATALOGS, OAUTH_CERTIFICATE_ARN, logicalId, synth, testConfig } from './helpers.ts';
+
+/** The shipped catalogs and one that declares `inbound`, so every variable is set. */
+const WITH_INBOUND = [...CATALOGS, parseCatalog(readFileSync(join(REPO_ROOT, 'tests/catalogs/inbound/chat.yaml'), 'utf8'), 'chat.yaml')];
+const CONNECTORS = WITH_INBOUND.map((c) => c.connector);
 
 interface RustNames {
   /** Every `pub const X: &str = "NAME";` value. */
@@ -104,7 +110,7 @@ function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth
 
 describe('mcp-server environment matches functions/mcp-server/src/config/mod.rs', () => {
   const names = rustEnvNames(functionConfigRs(BINARIES.mcpServer));
-  const s = synth({ config: testConfig(EVERYTHING) });
+  const s = synth({ config: testConfig(EVERYTHING), catalogs: WITH_INBOUND });
   const env = lambdaEnv(s.mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`);
   const keys = Object.keys(env);
 
@@ -231,6 +237,7 @@ const OPS_NOT_ON_LAMBDA: Record<string, Record<string, string>> = {
   [BINARIES.digest]: {
     DIGEST_LOG_GROUP_PREFIX: 'explicit log groups instead: a prefix needs logs:DescribeLogGroups and wildcard log-group grants',
     AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
+    AWS_REGION: 'set by the Lambda runtime itself: the deployment\'s region, that of the trace links',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
   },
 };

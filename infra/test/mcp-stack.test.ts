@@ -421,6 +421,21 @@ describe('metric filters on the audit log', () => {
     for (const f of ['STATUS: &str = "status"', 'HTTP_STATUS: &str = "http_status"', 'CONNECTOR: &str = "connector"']) assert.ok(fields.includes(f), f);
   });
 
+  it('count failed tool calls per connector and status (the statuses the digest and the errors metric count as failed)', () => {
+    const f = byMetric('ToolFailures');
+    assert.equal(
+      f.FilterPattern,
+      '{ (($.event = "tool_call") || ($.event = "tool_error")) && ($.connector = "*") && ($.status = "*") && ($.status != "ok") && ($.status != "confirmation_required") && ($.status != "pending") }',
+    );
+    assert.deepEqual(f.MetricTransformations[0], {
+      MetricName: 'ToolFailures', MetricNamespace: 'HostedMcp', MetricValue: '1', Unit: 'Count',
+      Dimensions: [{ Key: 'connector', Value: '$.connector' }, { Key: 'status', Value: '$.status' }],
+    });
+    // The statuses the digest's failure queries leave out are the ones the filter leaves out.
+    const totals = readFileSync(join(REPO_ROOT, 'queries/tool-totals.insights'), 'utf8');
+    assert.match(totals, /sum\(status != "ok" and status != "confirmation_required" and status != "pending"\) as errors/);
+  });
+
   it('count cold starts and their init duration from platform.report records', () => {
     const pattern = '{ ($.type = "platform.report") && ($.record.metrics.initDurationMs > 0) }';
     assert.equal(byMetric('ColdStarts').FilterPattern, pattern);
@@ -430,7 +445,7 @@ describe('metric filters on the audit log', () => {
 
   it('all read the audit log group', () => {
     const lg = logicalId(t, 'AWS::Logs::LogGroup', { LogGroupName: '/hosted-mcp/example/mcp-server' });
-    assert.equal(filters.length, 5);
+    assert.equal(filters.length, 6);
     for (const f of filters) assert.deepEqual(f.LogGroupName, { Ref: lg });
   });
 

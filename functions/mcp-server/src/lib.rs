@@ -33,6 +33,8 @@
 //! - `progress`: a long call's progress as plain data and the sink it reports into;
 //! - `tasks`: MCP tasks over upstream jobs, bound to their callers (in memory locally; one
 //!   DynamoDB item each in the ledger's table on Lambda);
+//! - `inbound`: the webhooks upstreams push to `/inbound/<connector>` (signature and handshake
+//!   checks, the events in a body, their store) and the reads of a conversation;
 //! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
 //!   data keys on Lambda);
 //! - `telemetry`: OpenTelemetry traces (the exporter, the trace context at our edges), on
@@ -50,6 +52,7 @@ mod config;
 mod connect;
 mod contract;
 mod http;
+mod inbound;
 mod inventory;
 mod limits;
 mod mcp;
@@ -72,6 +75,7 @@ pub use commands::{Cli, run};
 pub use config::{Config, EnvSnapshot, unknown_variables};
 pub use connector::EMBEDDED_CATALOGS;
 pub use http::{AppState, app};
+pub use inbound::{InboundError, InboundRecord, InboundSlot, InboundStore, sign as sign_webhook};
 pub use inventory::drafts::{DRAFT_MARK, Drafts};
 pub use limits::{Cost, Limits, Thresholds};
 pub use mcp::{Mcp, output_schema};

@@ -17,6 +17,7 @@ use crate::call::{Ledger, Pipeline, TableLedger};
 use crate::config::{Config, EnvSnapshot, SecretSourceConfig};
 use crate::connect::{Connect, Declared};
 use crate::http::{AppState, health};
+use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
 use crate::limits::{self, Limits, table::Table};
@@ -42,6 +43,8 @@ pub struct Stores {
     pub vault: Arc<dyn VaultStore>,
     /// The tasks that follow upstream jobs (in the ledger's table).
     pub tasks: TaskStore,
+    /// The events upstreams push to `/inbound/<connector>`.
+    pub inbound: Arc<dyn InboundStore>,
 }
 
 impl Default for Stores {
@@ -51,6 +54,7 @@ impl Default for Stores {
             ledger: Ledger::default(),
             vault: Arc::new(MemoryVault::default()),
             tasks: TaskStore::default(),
+            inbound: Arc::new(MemoryInbound::default()),
         }
     }
 }
@@ -97,7 +101,8 @@ pub(crate) async fn build(
     let on_aws = matches!(config.secret_source, SecretSourceConfig::SecretsManager(_))
         || table_name.is_some()
         || config.ledger_table.is_some()
-        || config.vault.is_some();
+        || config.vault.is_some()
+        || config.inbound.is_some();
     let aws = if on_aws {
         Some(aws_config::load_from_env().await)
     } else {
@@ -130,8 +135,8 @@ pub(crate) async fn build(
     ))
 }
 
-/// The limits' table, the idempotency ledger (and the tasks beside it) and the vault: on DynamoDB (and KMS) where their
-/// tables are configured, else in memory.
+/// The limits' table, the idempotency ledger (and the tasks beside it), the vault and the
+/// inbound events: on DynamoDB (and KMS) where their tables are configured, else in memory.
 fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>) -> Stores {
     let limits = limits_table.zip(aws).map(|(name, aws)| {
         Table::new(
@@ -161,11 +166,24 @@ fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>
         )),
         _ => Arc::new(MemoryVault::default()),
     };
+    let inbound: Arc<dyn InboundStore> = match (&config.inbound, aws) {
+        (Some(t), Some(aws)) => Arc::new(TableInbound::new(
+            aws_sdk_dynamodb::Client::new(aws),
+            t.table.clone(),
+            KmsKeys::in_context(
+                aws_sdk_kms::Client::new(aws),
+                t.key_id.clone(),
+                crate::inbound::CONTEXT_KEY,
+            ),
+        )),
+        _ => Arc::new(MemoryInbound::default()),
+    };
     Stores {
         limits,
         ledger,
         vault,
         tasks,
+        inbound,
     }
 }
 
@@ -262,7 +280,8 @@ impl AppState {
             config.token_confirms_critical.clone(),
         )
         .with_vault(stores.vault, connect_base(&config))
-        .with_tasks(Arc::new(stores.tasks), config.job_wait);
+        .with_tasks(Arc::new(stores.tasks), config.job_wait)
+        .with_inbound(stores.inbound.clone());
         let mcp = Arc::new(Mcp::new(
             inventory.clone(),
             pipeline,
@@ -281,6 +300,7 @@ impl AppState {
             limits,
             oauth,
             connect,
+            inbound: stores.inbound,
             insecure_no_auth: false,
         }
     }

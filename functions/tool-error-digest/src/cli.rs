@@ -1,7 +1,7 @@
 //! The command line outside Lambda:
 //!
 //! ```text
-//! tool-error-digest run --local AUDIT.jsonl --out DIR [--now RFC3339]
+//! tool-error-digest run --local AUDIT.jsonl --out DIR [--now RFC3339] [--trace-region REGION]
 //! ```
 //!
 //! Builds the digest for the seven full UTC days before `--now` (without it: the last full week
@@ -9,7 +9,9 @@
 //! a preview of fresh calls is not empty) and the seven before, from a JSON-lines audit log (what `mcp-server serve` writes to
 //! stdout), and writes `digest.html`, `digest.txt`, `errors-per-day.png` and `message.eml` to
 //! `DIR`. Sender, recipients, dashboard link and subject prefix come from the same variables as
-//! on Lambda (see `config.rs`), with placeholder addresses when unset.
+//! on Lambda (see `config.rs`), with placeholder addresses when unset. Failed calls whose audit
+//! line has a `trace_id` link to their trace in the X-Ray console of `--trace-region` (else of
+//! `AWS_REGION`; with neither, no links).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -18,8 +20,10 @@ use std::path::PathBuf;
 use clap::{CommandFactory, Parser, Subcommand};
 use jiff::Timestamp;
 
+use crate::collect::Links;
 use crate::config::Config;
 use crate::local;
+use crate::trace::Region;
 
 /// The weekly tool error digest from the audit logs.
 ///
@@ -52,6 +56,10 @@ pub enum Command {
         /// The report time: the digest covers the 7 full UTC days before it.
         #[arg(long, value_name = "RFC3339", value_parser = rfc3339)]
         now: Option<Timestamp>,
+        /// The region whose X-Ray console the trace links of failed calls open, e.g.
+        /// eu-central-1 (default: AWS_REGION; with neither, no trace links).
+        #[arg(long, value_name = "REGION")]
+        trace_region: Option<Region>,
     },
 }
 
@@ -79,19 +87,17 @@ pub async fn run(
         audit_log,
         out_dir,
         now,
+        trace_region,
     }) = command
     else {
         write!(out, "{}", Cli::command().render_help())?;
         return Ok(());
     };
-    let result = local::run(
-        &audit_log,
-        &out_dir,
-        now,
-        config.dashboard_url.clone(),
-        &config.addresses,
-    )
-    .await?;
+    let links = Links {
+        dashboard_url: config.dashboard_url.clone(),
+        trace_region: trace_region.or_else(|| config.trace_region.clone()),
+    };
+    let result = local::run(&audit_log, &out_dir, now, links, &config.addresses).await?;
     writeln!(out, "{}", result.email.subject)?;
     writeln!(out, "period: {}", result.digest.period.label())?;
     if result.period_from_file {
@@ -140,11 +146,17 @@ mod tests {
                 audit_log: "a.jsonl".into(),
                 out_dir: "dir".into(),
                 now: Some("2026-11-30T06:00:00Z".parse().unwrap()),
+                trace_region: None,
             })
         );
         assert!(matches!(
             parse(args("run --out d --local a")).unwrap(),
             Some(Command::RunLocal { now: None, .. })
+        ));
+        let with_region = parse(args("run --local a --out d --trace-region eu-west-1")).unwrap();
+        assert!(matches!(
+            with_region,
+            Some(Command::RunLocal { trace_region: Some(r), .. }) if r.to_string() == "eu-west-1"
         ));
         assert_eq!(parse(args("")).unwrap(), None);
     }
@@ -163,6 +175,10 @@ mod tests {
             (
                 "run --local",
                 "a value is required for '--local <AUDIT.jsonl>'",
+            ),
+            (
+                "run --local a --out d --trace-region eu-west-1.evil",
+                "invalid value 'eu-west-1.evil' for '--trace-region <REGION>': `eu-west-1.evil` is not an AWS region name",
             ),
             (
                 "run --local a --out d --verbose",
@@ -202,6 +218,7 @@ mod tests {
             audit_log: log,
             out_dir: out_dir.clone(),
             now: Some(crate::fixture::NOW.parse().unwrap()),
+            trace_region: None,
         });
         let config = Config::from_lookup(|_| None).unwrap();
         let mut report = Vec::new();
@@ -229,6 +246,34 @@ mod tests {
             html.contains("<img src=\"errors-per-day.png\""),
             "the preview loads the file"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn trace_links_open_the_flags_region_else_aws_region() {
+        let dir =
+            std::env::temp_dir().join(format!("tool-error-digest-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("audit.jsonl");
+        std::fs::write(&log, crate::fixture::jsonl()).unwrap();
+        let config = Config::from_lookup(|name| {
+            (name == crate::config::TRACE_REGION).then(|| "eu-west-1".to_string())
+        })
+        .unwrap();
+        for (flag, region) in [(None, "eu-west-1"), (Some("us-east-2"), "us-east-2")] {
+            let command = Some(Command::RunLocal {
+                audit_log: log.clone(),
+                out_dir: dir.join("out"),
+                now: Some(crate::fixture::NOW.parse().unwrap()),
+                trace_region: flag.map(|r| r.parse().unwrap()),
+            });
+            run(command, &config, &mut Vec::new()).await.unwrap();
+            let text = std::fs::read_to_string(dir.join("out/digest.txt")).unwrap();
+            let link = format!(
+                "trace: https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#xray:traces/1-"
+            );
+            assert!(text.contains(&link), "{flag:?}: {text}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -263,6 +308,7 @@ mod tests {
             audit_log: log,
             out_dir: dir.join("out"),
             now: None,
+            trace_region: None,
         });
         let config = Config::from_lookup(|_| None).unwrap();
         let mut report = Vec::new();

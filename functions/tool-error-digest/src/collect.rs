@@ -9,6 +9,7 @@ use crate::digest::{self, Digest, Input, ThisWeek};
 use crate::period::Period;
 use crate::queries;
 use crate::rows::{FromRow, read_rows};
+use crate::trace::Region;
 
 /// Logs Insights returns at most this many rows; a result this long may be cut.
 pub const MAX_ROWS: usize = 10_000;
@@ -29,13 +30,20 @@ pub struct CollectError {
     pub source: QueryError,
 }
 
+/// Where the digest's links lead: the dashboard, and the console region of the traces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    pub dashboard_url: Option<String>,
+    pub trace_region: Option<Region>,
+}
+
 /// Runs every digest query for the week before `now` and the week before that, and builds the
-/// digest with samples for its top tools.
+/// digest with samples for its top tools and each failing connector's worst tool.
 pub async fn collect<Q: LogsQuery>(
     logs: &Q,
     groups: &[String],
     now: Timestamp,
-    dashboard_url: Option<String>,
+    links: Links,
 ) -> Result<Digest, CollectError> {
     let period = Period::week_before(now);
     let mut run = Runner {
@@ -79,12 +87,12 @@ pub async fn collect<Q: LogsQuery>(
         this_week,
         previous_totals,
         previous_latency,
-        dashboard_url,
+        dashboard_url: links.dashboard_url,
+        trace_region: links.trace_region,
         truncated_by_row_cap: false,
         unreadable_rows: 0,
     });
-    let tools: Vec<String> = digest.top.iter().map(|t| t.tool.clone()).collect();
-    for tool in tools {
+    for tool in digest.sample_tools() {
         match queries::failing_samples(&tool) {
             Ok(query) => {
                 let samples = run.typed("failing-samples", period, &query).await?;
@@ -185,7 +193,9 @@ mod tests {
         let totals = (0..MAX_ROWS)
             .map(|i| row(&[("tool", &format!("t{i}")), ("calls", "1"), ("errors", "0")]))
             .collect();
-        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        let d = collect(&Canned { totals }, &[], now(), Links::default())
+            .await
+            .unwrap();
         assert!(d.truncated_by_row_cap);
         assert!(crate::text::render(&d).contains("maximum of 10,000 rows"));
     }
@@ -196,7 +206,9 @@ mod tests {
             row(&[("tool", "a"), ("calls", "5"), ("errors", "1")]),
             row(&[("tool", "b"), ("calls", "lots")]),
         ];
-        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        let d = collect(&Canned { totals }, &[], now(), Links::default())
+            .await
+            .unwrap();
         assert!(!d.truncated_by_row_cap);
         // Once for this week, once for the week before.
         assert_eq!(d.unreadable_rows, 2);
@@ -211,7 +223,9 @@ mod tests {
             ("calls", "5"),
             ("errors", "5"),
         ])];
-        let d = collect(&Canned { totals }, &[], now(), None).await.unwrap();
+        let d = collect(&Canned { totals }, &[], now(), Links::default())
+            .await
+            .unwrap();
         let note = d.top[0].samples_note.as_deref().unwrap();
         assert!(note.contains("not queryable"), "{note}");
         assert!(crate::text::render(&d).contains("Samples unavailable"));

@@ -6,6 +6,7 @@ use std::time::Duration;
 pub use env_config::ConfigError;
 
 use crate::email::Addresses;
+use crate::trace::Region;
 
 /// Audit log groups to query, comma-separated names.
 pub const LOG_GROUPS: &str = "DIGEST_LOG_GROUPS";
@@ -29,6 +30,9 @@ pub const API_TIMEOUT_SECS: &str = "DIGEST_API_TIMEOUT_SECS";
 pub const LOG_FORMAT: &str = "DIGEST_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
 pub const LAMBDA_RUNTIME_API: &str = "AWS_LAMBDA_RUNTIME_API";
+/// Set by the Lambda runtime: the region whose console the trace links open (the deployment's;
+/// locally `run --trace-region` sets it, or this variable when it is set).
+pub const TRACE_REGION: &str = "AWS_REGION";
 
 /// Every variable name of ours, for infra and the documentation.
 pub const ALL: &[&str] = &[
@@ -55,6 +59,8 @@ pub struct Config {
     pub log_group_prefix: Option<String>,
     pub addresses: Addresses,
     pub dashboard_url: Option<String>,
+    /// The region of the trace links; without one the digest links no trace.
+    pub trace_region: Option<Region>,
     pub send_all_clear: bool,
     pub query_timeout: Duration,
     pub api_timeout: Duration,
@@ -134,6 +140,11 @@ impl Config {
                 subject_prefix,
             },
             dashboard_url,
+            trace_region: env
+                .get(TRACE_REGION)
+                .map(|r| r.parse::<Region>())
+                .transpose()
+                .map_err(|e| ConfigError::new(TRACE_REGION, e.to_string()))?,
             send_all_clear,
             query_timeout: seconds(QUERY_TIMEOUT_SECS, 120)?,
             api_timeout: seconds(API_TIMEOUT_SECS, 30)?,
@@ -230,6 +241,7 @@ mod tests {
             (SENDER, "Digest <d@example.com>"),
             (SENDER, "d@example.com\r\nBcc: x@example.com"),
             (RECIPIENTS, "ops@example.com, not-an-address"),
+            (TRACE_REGION, "eu-central-1.example.com"),
         ] {
             let err = config(&[(name, value)]).unwrap_err();
             assert_eq!(err.name, name, "{value}");

@@ -11,14 +11,17 @@ use crate::period::Period;
 use crate::rows::{
     DayRow, FailureRow, LatencyRow, LimitRow, MissRow, Sample, SpendRow, TotalRow, WriteRow,
 };
+use crate::trace::Region;
 
 mod build;
+mod connectors;
 mod latency;
 mod limits;
 mod missing;
 mod spend;
 mod writes;
 pub use build::build;
+pub use connectors::{CONNECTOR_TOOLS_SHOWN, ConnectorFailures, connector_failures};
 pub use latency::{LATENCY_SHOWN, ToolLatency, tool_latency};
 pub use limits::{LIMITS_SHOWN, LimitHit, NO_CALLER, limits_hit};
 pub use missing::{
@@ -61,6 +64,8 @@ pub struct Input {
     /// `tool-latency` over the week before.
     pub previous_latency: Vec<LatencyRow>,
     pub dashboard_url: Option<String>,
+    /// The region whose console the trace links open; without one, no links.
+    pub trace_region: Option<Region>,
     /// A query returned the 10,000-row maximum, so counts may be short.
     pub truncated_by_row_cap: bool,
     /// Result rows that could not be read (logged with their content).
@@ -209,7 +214,11 @@ pub struct Digest {
     pub writes: Writes,
     /// What calls of tools that spend spent, per connector in its unit and per tool.
     pub spend: Vec<ConnectorSpend>,
+    /// One section per connector with failed calls, most failed first.
+    pub connectors: Vec<ConnectorFailures>,
     pub dashboard_url: Option<String>,
+    /// The region whose console the trace links open; without one, no links.
+    pub trace_region: Option<Region>,
     pub truncated_by_row_cap: bool,
     pub unreadable_rows: usize,
 }
@@ -258,19 +267,46 @@ impl Digest {
         self.limits_hit.iter().map(|h| h.refused).sum()
     }
 
-    /// Attaches the samples fetched for a top tool: the latest [`SAMPLES_PER_TOOL`].
+    /// The tools whose latest failed calls the digest shows: the top tools, then each
+    /// connector's worst tool, each once.
+    pub fn sample_tools(&self) -> Vec<String> {
+        let mut tools: Vec<String> = self.top.iter().map(|t| t.tool.clone()).collect();
+        for c in &self.connectors {
+            if !tools.iter().any(|t| t == c.worst_tool()) {
+                tools.push(c.worst_tool().to_string());
+            }
+        }
+        tools
+    }
+
+    /// Attaches the samples fetched for a tool, the latest [`SAMPLES_PER_TOOL`], to its top tool
+    /// entry and to the section of the connector whose worst tool it is.
     pub fn set_samples(&mut self, tool: &str, mut samples: Vec<Sample>) {
+        samples.sort_by_key(|s| std::cmp::Reverse(s.time));
+        samples.truncate(SAMPLES_PER_TOOL);
         if let Some(t) = self.top.iter_mut().find(|t| t.tool == tool) {
-            samples.sort_by_key(|s| std::cmp::Reverse(s.time));
-            samples.truncate(SAMPLES_PER_TOOL);
-            t.samples = samples;
+            t.samples = samples.clone();
+        }
+        for c in self
+            .connectors
+            .iter_mut()
+            .filter(|c| c.worst_tool() == tool)
+        {
+            c.worst = samples.clone();
         }
     }
 
-    /// Records why a top tool has no samples.
+    /// Records why a tool has no samples.
     pub fn set_samples_note(&mut self, tool: &str, note: String) {
         if let Some(t) = self.top.iter_mut().find(|t| t.tool == tool) {
-            t.samples_note = Some(note);
+            t.samples_note = Some(note.clone());
+        }
+        for c in self
+            .connectors
+            .iter_mut()
+            .filter(|c| c.worst_tool() == tool)
+        {
+            c.samples_note = Some(note.clone());
         }
     }
 }

@@ -21,6 +21,10 @@
 //! Plus events that are not tool calls (client_init, auth_denied), a line that is not JSON,
 //! and tool calls just outside both weeks.
 //!
+//! `invoice_list` and `time_entry_list` are sevdesk's tools, the others papierkram's (the
+//! digest's sections per connector); two tool calls in three carry a `trace_id` (sampled), so
+//! the failed calls shown are linked to their traces or not.
+//!
 //! Missing capabilities this week: searches without a match `mahnung lieferschein` 4 (3 of
 //! them with 2 further words dropped), `reisekosten` 2, no known word 1 (3 dropped), so 9
 //! dropped words; unknown tools `papierkram_invoice_send` 3, `mahnung_create` 1. The week before: one
@@ -45,6 +49,8 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+/// The region of the fixture digest's trace links.
+pub(crate) const TRACE_REGION: &str = "eu-central-1";
 /// When the fixture's digest runs.
 pub(crate) const NOW: &str = "2026-11-30T06:00:00Z";
 /// Start of the digest's week.
@@ -204,23 +210,47 @@ fn format_ts(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
+/// The fixture's second connector: its two tools fail for their own reasons.
+const SEVDESK_TOOLS: &[&str] = &["invoice_list", "time_entry_list"];
+
+/// A W3C trace id for two calls in three (the others were not sampled): no line carries one
+/// without the other id, so the digest shows both kinds.
+fn trace_id(request: &str, i: u32) -> Option<String> {
+    (i % 3 != 2).then(|| {
+        format!(
+            "{}{}",
+            request_id(request),
+            request_id(&format!("{request}/span"))
+        )
+    })
+}
+
 fn tool_line(tool: &Tool, t: Timestamp, i: u32, failure: Option<&Failures>) -> Value {
+    let connector = if SEVDESK_TOOLS.contains(&tool.name) {
+        "sevdesk"
+    } else {
+        "papierkram"
+    };
+    let request = request_id(&format!("{}{}", tool.name, format_ts(t)));
     let mut line = json!({
         "v": 1,
         "ts": format_ts(t),
         "level": "info",
         "event": "tool_call",
         "tool": tool.name,
-        "connector": "papierkram",
+        "connector": connector,
         "status": "ok",
         "duration_ms": f64::from(20 + (i * 17) % 400) + 0.125,
-        "request_id": request_id(&format!("{}{}", tool.name, format_ts(t))),
+        "request_id": request,
         "protocol_version": "2025-11-25",
         "key_id": "dev",
         "arg_keys": tool.arg_keys,
         "result_bytes": 200 + (i * 131) % 4000,
         "truncated": false,
     });
+    if let Some(trace) = trace_id(&request, i) {
+        line["trace_id"] = json!(trace);
+    }
     if let Some(f) = failure {
         line["level"] = json!("error");
         line["event"] = json!("tool_error");
@@ -574,7 +604,7 @@ pub(crate) fn jsonl() -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::collect::collect;
+    use crate::collect::{Links, collect};
     use crate::digest::{Digest, NewlyFailing, State, Trend};
     use crate::email::{self, Addresses};
     use crate::local::LOCAL_LOG_GROUP;
@@ -586,14 +616,25 @@ pub(crate) mod tests {
         "/tests/fixtures/audit-two-weeks.jsonl"
     );
 
+    /// The fixture's digest, computed once for all the tests that read it (a clone each).
     pub(crate) async fn digest() -> Digest {
+        static DIGEST: tokio::sync::OnceCell<Digest> = tokio::sync::OnceCell::const_new();
+        DIGEST.get_or_init(computed).await.clone()
+    }
+
+    /// The fixture's digest, computed anew.
+    async fn computed() -> Digest {
         let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &jsonl());
         assert_eq!(engine.skipped(), 1, "the tracing line");
         let dashboard = Some(
             "https://console.aws.amazon.com/cloudwatch/home#dashboards/dashboard/hosted-mcp"
                 .to_string(),
         );
-        collect(&engine, engine.groups(), NOW.parse().unwrap(), dashboard)
+        let links = Links {
+            dashboard_url: dashboard,
+            trace_region: Some(TRACE_REGION.parse().unwrap()),
+        };
+        collect(&engine, engine.groups(), NOW.parse().unwrap(), links)
             .await
             .unwrap()
     }
@@ -868,9 +909,14 @@ pub(crate) mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &kept);
-        collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
-            .await
-            .unwrap()
+        collect(
+            &engine,
+            engine.groups(),
+            NOW.parse().unwrap(),
+            Links::default(),
+        )
+        .await
+        .unwrap()
     }
 
     #[tokio::test]
@@ -960,7 +1006,8 @@ pub(crate) mod tests {
         let mut to = addresses();
         to.subject_prefix = "[prod] ".into();
         let first = email::compose(&digest().await, &to, NOW.parse().unwrap()).raw;
-        let again = digest().await;
+        // Computed again: the same log gives the same digest, to the byte.
+        let again = computed().await;
         let second = std::thread::spawn(move || email::compose(&again, &to, NOW.parse().unwrap()))
             .join()
             .unwrap()
@@ -999,9 +1046,14 @@ pub(crate) mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         let engine = LocalInsights::from_jsonl(LOCAL_LOG_GROUP, &clean);
-        let d = collect(&engine, engine.groups(), NOW.parse().unwrap(), None)
-            .await
-            .unwrap();
+        let d = collect(
+            &engine,
+            engine.groups(),
+            NOW.parse().unwrap(),
+            Links::default(),
+        )
+        .await
+        .unwrap();
         assert_eq!(d.subject(), "All clear — week 48");
         let mail = email::compose(&d, &addresses(), NOW.parse().unwrap());
         assert!(mail.chart_png.is_none());

@@ -15,7 +15,7 @@ use jiff::Timestamp;
 use lambda_runtime::{Diagnostic, LambdaEvent};
 use serde_json::{Value, json};
 
-use crate::collect::{self, CollectError, QueryError};
+use crate::collect::{self, CollectError, Links, QueryError};
 use crate::config::Config;
 use crate::digest::State;
 use crate::email::{self, Addresses};
@@ -53,7 +53,7 @@ pub struct Settings {
     pub log_groups: Vec<String>,
     pub log_group_prefix: Option<String>,
     pub addresses: Addresses,
-    pub dashboard_url: Option<String>,
+    pub links: Links,
     pub send_all_clear: bool,
 }
 
@@ -63,7 +63,10 @@ impl Settings {
             log_groups: config.log_groups.clone(),
             log_group_prefix: config.log_group_prefix.clone(),
             addresses: config.addresses.clone(),
-            dashboard_url: config.dashboard_url.clone(),
+            links: Links {
+                dashboard_url: config.dashboard_url.clone(),
+                trace_region: config.trace_region.clone(),
+            },
             send_all_clear: config.send_all_clear,
         }
     }
@@ -195,7 +198,7 @@ async fn run<Q: LogsQuery, M: Mailer>(
         return Err(HandlerError::NoLogGroups(prefix));
     }
 
-    let digest = collect::collect(&deps.logs, &groups, now, settings.dashboard_url.clone()).await?;
+    let digest = collect::collect(&deps.logs, &groups, now, settings.links.clone()).await?;
     let mail = email::compose(&digest, &settings.addresses, now);
     let mut outcome = Outcome {
         subject: mail.subject.clone(),
@@ -301,7 +304,7 @@ mod tests {
                     recipients: vec!["ops@example.com".into()],
                     subject_prefix: "[prod] ".into(),
                 },
-                dashboard_url: None,
+                links: Links::default(),
                 send_all_clear: true,
             },
         }

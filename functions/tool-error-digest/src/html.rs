@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::chart::{self, SERIES_COLORS};
 use crate::digest::{Digest, FailingTool, State};
 use crate::render::{self, count, rate};
+use crate::rows::Sample;
 
 /// Content-ID of the chart image part (without the angle brackets).
 pub const CHART_CONTENT_ID: &str = "errors-per-day@tool-error-digest";
@@ -66,6 +67,9 @@ pub fn render(d: &Digest, chart_src: Option<&str>) -> String {
         }
         section(&mut h, |h| top_tools(h, d));
         section(&mut h, |h| newly_failing(h, d));
+        if !d.connectors.is_empty() {
+            section(&mut h, |h| connectors(h, d));
+        }
     }
     if !d.recovered.is_empty() {
         section(&mut h, |h| {
@@ -224,14 +228,14 @@ fn chart_block(h: &mut String, d: &Digest, src: &str) {
 fn top_tools(h: &mut String, d: &Digest) {
     heading(h, "Top failing tools");
     for (i, t) in d.top.iter().enumerate() {
-        tool_block(h, i + 1, t);
+        tool_block(h, d, i + 1, t);
     }
     if let Some(others) = render::others(d) {
         let _ = write!(h, "<div style=\"{MUTED}\">{}</div>", esc(&others));
     }
 }
 
-fn tool_block(h: &mut String, rank: usize, t: &FailingTool) {
+fn tool_block(h: &mut String, d: &Digest, rank: usize, t: &FailingTool) {
     let new = if t.is_new() {
         "&nbsp;<span style=\"background:#b42318;color:#ffffff;font-size:11px;font-weight:bold;padding:1px 6px;border-radius:3px;\">NEW</span>"
     } else {
@@ -261,30 +265,67 @@ fn tool_block(h: &mut String, rank: usize, t: &FailingTool) {
         );
     }
     h.push_str("</table>");
-    if !t.samples.is_empty() {
-        let _ = write!(
-            h,
-            "<div style=\"{MUTED}font-size:12px;margin-top:6px;\">Latest failed requests (UTC; argument names only)</div>\
-             <table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"font-size:12px;{MONO}\">"
-        );
-        for s in &t.samples {
-            let _ = write!(
-                h,
-                "<tr><td style=\"{CELL}{NOWRAP}\">{}</td><td style=\"{CELL}{NOWRAP}\">{}</td><td style=\"{CELL}\">{}</td><td style=\"{CELL}\">args: {}</td></tr>",
-                esc(render::second(s.time).trim_end_matches(" UTC")),
-                esc(render::request_id(s)),
-                esc(&render::cause(&s.status, s.reason.as_deref())),
-                esc(&render::arg_keys(s))
-            );
-        }
-        h.push_str("</table>");
-    }
+    samples(h, d, "Latest failed requests", &t.samples);
     if let Some(note) = &t.samples_note {
         let _ = write!(
             h,
             "<div style=\"{MUTED}font-size:12px;\">Samples unavailable: {}</div>",
             esc(note)
         );
+    }
+}
+
+/// The failed calls' table: time, request id, cause, argument names, and a link to the trace
+/// where the call has one.
+fn samples(h: &mut String, d: &Digest, title: &str, samples: &[Sample]) {
+    if samples.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;margin-top:6px;\">{} (UTC; argument names only)</div>\
+         <table role=\"presentation\" width=\"100%\" cellpadding=\"0\" cellspacing=\"0\" border=\"0\" style=\"font-size:12px;{MONO}\">",
+        esc(title)
+    );
+    for s in samples {
+        let trace = render::trace_link(d, s)
+            .map(|url| format!("<a href=\"{}\">trace</a>", esc(&url)))
+            .unwrap_or_default();
+        let _ = write!(
+            h,
+            "<tr><td style=\"{CELL}{NOWRAP}\">{}</td><td style=\"{CELL}{NOWRAP}\">{}</td><td style=\"{CELL}\">{}</td><td style=\"{CELL}\">args: {}</td><td style=\"{CELL}{NOWRAP}\">{trace}</td></tr>",
+            esc(render::second(s.time).trim_end_matches(" UTC")),
+            esc(render::request_id(s)),
+            esc(&render::cause(&s.status, s.reason.as_deref())),
+            esc(&render::arg_keys(s))
+        );
+    }
+    h.push_str("</table>");
+}
+
+fn connectors(h: &mut String, d: &Digest) {
+    heading(h, render::CONNECTORS_TITLE);
+    let _ = write!(
+        h,
+        "<div style=\"{MUTED}font-size:12px;\">{}</div>",
+        esc(render::connectors_legend())
+    );
+    for c in &d.connectors {
+        let _ = write!(
+            h,
+            "<div style=\"margin:12px 0 4px 0;{MONO}font-weight:bold;\">{}</div>\
+             <div style=\"{MUTED}font-size:13px;\">Failing tools: {}</div>",
+            esc(&render::connector_line(c)),
+            esc(&render::connector_tools(c))
+        );
+        samples(h, d, &render::worst_heading(c), &c.worst);
+        if let Some(note) = &c.samples_note {
+            let _ = write!(
+                h,
+                "<div style=\"{MUTED}font-size:12px;\">Samples unavailable: {}</div>",
+                esc(note)
+            );
+        }
     }
 }
 

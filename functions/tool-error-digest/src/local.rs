@@ -8,7 +8,7 @@ use anyhow::Context;
 use insights::LocalInsights;
 use jiff::Timestamp;
 
-use crate::collect;
+use crate::collect::{self, Links};
 use crate::digest::Digest;
 use crate::email::{self, Addresses, CHART_FILE, Email};
 use crate::html;
@@ -42,7 +42,7 @@ pub async fn run(
     audit_log: &Path,
     out_dir: &Path,
     now: Option<Timestamp>,
-    dashboard_url: Option<String>,
+    links: Links,
     to: &Addresses,
 ) -> anyhow::Result<LocalRun> {
     let text = std::fs::read_to_string(audit_log)
@@ -55,7 +55,7 @@ pub async fn run(
         .unwrap_or_else(Timestamp::now);
     let week = Period::week_before(now).range();
     let outside = times.iter().filter(|t| !week.contains(**t)).count();
-    let digest = collect::collect(&engine, engine.groups(), now, dashboard_url).await?;
+    let digest = collect::collect(&engine, engine.groups(), now, links).await?;
     let email = email::compose(&digest, to, now);
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let mut files = Vec::new();

@@ -3,7 +3,7 @@
 
 /// Failed calls per tool, status and reason; see `queries/top-failing-tools.insights`.
 pub const TOP_FAILING_TOOLS: &str = include_str!("../../../queries/top-failing-tools.insights");
-/// Calls and failed calls per tool; see `queries/tool-totals.insights`.
+/// Calls and failed calls per connector and tool; see `queries/tool-totals.insights`.
 pub const TOOL_TOTALS: &str = include_str!("../../../queries/tool-totals.insights");
 /// The latest failed calls of one tool; see `queries/failing-samples.insights`. Needs
 /// [`failing_samples`] to fill in the tool.
@@ -43,6 +43,7 @@ pub mod columns {
     pub const STATUS: &str = audit::fields::STATUS;
     pub const REASON: &str = audit::fields::REASON;
     pub const REQUEST_ID: &str = audit::fields::REQUEST_ID;
+    pub const TRACE_ID: &str = audit::fields::TRACE_ID;
     pub const TS: &str = audit::fields::TS;
     pub const USER: &str = audit::fields::USER;
     pub const KEY_ID: &str = audit::fields::KEY_ID;

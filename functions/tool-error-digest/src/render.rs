@@ -4,6 +4,7 @@ use jiff::Timestamp;
 use jiff::civil::{Date, Weekday};
 use jiff::tz::TimeZone;
 
+use crate::digest::{CONNECTOR_TOOLS_SHOWN, ConnectorFailures};
 use crate::digest::{
     Cause, Digest, FailingTool, LATENCY_SHOWN, LIMITS_SHOWN, LimitHit, MISSING_SHOWN, Miss,
     NO_CALLER, NewlyFailing, State, ToolLatency, ToolWrites, Trend, WRITES_SHOWN,
@@ -126,6 +127,59 @@ pub fn arg_keys(s: &Sample) -> String {
         keys.push_str(", …");
     }
     keys
+}
+
+/// The failed call's trace in the X-Ray console: when the digest knows the region and the audit
+/// line carries a trace id.
+pub fn trace_link(d: &Digest, s: &Sample) -> Option<String> {
+    crate::trace::url(d.trace_region.as_ref()?, s.trace_id.as_deref()?)
+}
+
+/// The title of the sections per connector.
+pub const CONNECTORS_TITLE: &str = "Failures per connector";
+
+/// What the sections per connector show.
+pub fn connectors_legend() -> &'static str {
+    "Each connector with failed calls this week, most failed first: its failing tools, and the \
+     latest failed calls of its worst tool with a link to their trace where one was recorded."
+}
+
+/// `papierkram: 38 failed of 596 calls (6.4 %); up 17 from 21`.
+pub fn connector_line(c: &ConnectorFailures) -> String {
+    format!(
+        "{}: {} failed of {} calls ({}); {}",
+        c.connector,
+        count(c.errors),
+        count(c.calls),
+        rate(c.error_rate()),
+        trend(c.previous_errors, c.errors)
+    )
+}
+
+/// `papierkram_invoice_get 23, contact_search 9, project_create 4, and 1 more tool with 1 failed
+/// call`.
+pub fn connector_tools(c: &ConnectorFailures) -> String {
+    let shown = &c.tools[..c.tools.len().min(CONNECTOR_TOOLS_SHOWN)];
+    let mut line: Vec<String> = shown
+        .iter()
+        .map(|(t, e)| format!("{t} {}", count(*e)))
+        .collect();
+    let rest = &c.tools[shown.len()..];
+    if !rest.is_empty() {
+        let n = rest.len();
+        let failed: u64 = rest.iter().map(|(_, e)| e).sum();
+        let tools = if n == 1 { "tool" } else { "tools" };
+        line.push(format!(
+            "and {n} more {tools} with {}",
+            failed_calls(failed)
+        ));
+    }
+    line.join(", ")
+}
+
+/// `Latest failures of papierkram_invoice_get, its worst tool`.
+pub fn worst_heading(c: &ConnectorFailures) -> String {
+    format!("Latest failures of {}, its worst tool", c.worst_tool())
 }
 
 pub fn request_id(s: &Sample) -> &str {
@@ -595,6 +649,7 @@ mod tests {
             previous_totals: vec![],
             previous_latency: vec![],
             dashboard_url: None,
+            trace_region: None,
             truncated_by_row_cap: false,
             unreadable_rows: 0,
         });
@@ -637,6 +692,7 @@ mod tests {
             previous_totals: vec![],
             previous_latency: vec![],
             dashboard_url: None,
+            trace_region: None,
             truncated_by_row_cap: false,
             unreadable_rows: 0,
         });

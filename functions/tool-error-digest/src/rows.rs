@@ -34,9 +34,11 @@ pub struct FailureRow {
     pub last_seen: Option<Timestamp>,
 }
 
-/// `tool-totals`: calls and failed calls of one tool.
+/// `tool-totals`: calls and failed calls of one connector's tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TotalRow {
+    /// `None` for calls of no connector's tool (`search_tools`, the server's own tools).
+    pub connector: Option<String>,
     pub tool: String,
     pub calls: u64,
     pub errors: u64,
@@ -54,6 +56,8 @@ pub struct DayRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sample {
     pub request_id: Option<String>,
+    /// The request's trace id, when traces were on (`trace::url` makes the console link).
+    pub trace_id: Option<String>,
     pub time: Option<Timestamp>,
     pub status: String,
     pub reason: Option<String>,
@@ -260,6 +264,7 @@ impl FromRow for FailureRow {
 impl FromRow for TotalRow {
     fn from_row(row: &Cells<'_>) -> Result<Self, String> {
         Ok(TotalRow {
+            connector: row.get(columns::CONNECTOR).map(str::to_string),
             tool: row.text(columns::TOOL),
             calls: row.count(columns::CALLS)?,
             // `sum()` over no values is missing rather than 0 in the local engine.
@@ -288,6 +293,7 @@ impl FromRow for Sample {
     fn from_row(row: &Cells<'_>) -> Result<Self, String> {
         Ok(Sample {
             request_id: row.get(columns::REQUEST_ID).map(str::to_string),
+            trace_id: row.get(columns::TRACE_ID).map(str::to_string),
             time: row.time(columns::TS)?,
             status: row.text(columns::STATUS),
             reason: row.get(columns::REASON).map(str::to_string),

@@ -7,7 +7,7 @@ use insights::LocalInsights;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use crate::collect::collect;
+use crate::collect::{Links, collect};
 use crate::digest::{Digest, State};
 use crate::fixture::{self, tests::digest as fixture_digest};
 use crate::local::LOCAL_LOG_GROUP;
@@ -30,7 +30,7 @@ async fn digest_of(lines: &[Value]) -> Digest {
         &engine,
         engine.groups(),
         fixture::NOW.parse().unwrap(),
-        None,
+        Links::default(),
     )
     .await
     .unwrap()

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use crate::digest::{Digest, Miss, State};
 use crate::period::Period;
 use crate::render::{self, count, rate};
+use crate::rows::Sample;
 
 /// The digest as plain text (LF line ends; the MIME writer turns them into CRLF).
 pub fn render(d: &Digest) -> String {
@@ -25,6 +26,7 @@ pub fn render(d: &Digest) -> String {
     if d.state() == State::Failing {
         top_tools(w, d);
         newly_failing(w, d);
+        connectors(w, d);
     }
     recovered(w, d);
     if d.state() == State::Failing {
@@ -151,16 +153,7 @@ fn top_tools(w: &mut String, d: &Digest) {
             line(w, "   Latest failed requests (argument names only):");
         }
         for s in &t.samples {
-            line(
-                w,
-                &format!(
-                    "   - {}  {}  {}  args: {}",
-                    render::second(s.time),
-                    render::request_id(s),
-                    render::cause(&s.status, s.reason.as_deref()),
-                    render::arg_keys(s)
-                ),
-            );
+            sample(w, d, s);
         }
         if let Some(note) = &t.samples_note {
             line(w, &format!("   Samples unavailable: {note}"));
@@ -169,6 +162,49 @@ fn top_tools(w: &mut String, d: &Digest) {
     if let Some(others) = render::others(d) {
         line(w, "");
         line(w, &others);
+    }
+}
+
+/// One failed call: time, request id, cause, argument names, and its trace when linked.
+fn sample(w: &mut String, d: &Digest, s: &Sample) {
+    let trace = render::trace_link(d, s)
+        .map(|url| format!("  trace: {url}"))
+        .unwrap_or_default();
+    line(
+        w,
+        &format!(
+            "   - {}  {}  {}  args: {}{trace}",
+            render::second(s.time),
+            render::request_id(s),
+            render::cause(&s.status, s.reason.as_deref()),
+            render::arg_keys(s)
+        ),
+    );
+}
+
+fn connectors(w: &mut String, d: &Digest) {
+    if d.connectors.is_empty() {
+        return;
+    }
+    line(w, "");
+    line(w, &render::CONNECTORS_TITLE.to_uppercase());
+    line(w, render::connectors_legend());
+    for c in &d.connectors {
+        line(w, "");
+        line(w, &render::connector_line(c));
+        line(
+            w,
+            &format!("   Failing tools: {}", render::connector_tools(c)),
+        );
+        if !c.worst.is_empty() {
+            line(w, &format!("   {}:", render::worst_heading(c)));
+        }
+        for s in &c.worst {
+            sample(w, d, s);
+        }
+        if let Some(note) = &c.samples_note {
+            line(w, &format!("   Samples unavailable: {note}"));
+        }
     }
 }
 

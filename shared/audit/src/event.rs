@@ -25,6 +25,9 @@ pub enum EventKind {
     QuotaProbe,
     /// mcp-server's limiter, at most once a minute per instance: its store and the daily cap.
     Limiter,
+    /// A webhook an upstream sent to `/inbound/<connector>`: accepted (`status: ok`, with the
+    /// events stored and the duplicates) or refused (its HTTP status); never a number or a text.
+    Inbound,
 }
 
 impl EventKind {
@@ -40,6 +43,7 @@ impl EventKind {
             Self::ServerError => "server_error",
             Self::QuotaProbe => "quota_probe",
             Self::Limiter => "limiter",
+            Self::Inbound => "inbound",
         }
     }
 
@@ -50,7 +54,8 @@ impl EventKind {
             | Self::ConnectionRequired
             | Self::ClientInit
             | Self::QuotaProbe
-            | Self::Limiter => Level::Info,
+            | Self::Limiter
+            | Self::Inbound => Level::Info,
             Self::AuthDenied | Self::RateLimited => Level::Warn,
             Self::ToolError | Self::ServerError => Level::Error,
         }
@@ -149,6 +154,10 @@ pub struct AuditEvent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound_stored: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound_duplicates: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_id: Option<String>,
 }
 
@@ -203,6 +212,8 @@ impl AuditEvent {
             dry_run: None,
             confirmation: None,
             idempotency: None,
+            inbound_stored: None,
+            inbound_duplicates: None,
             trace_id: None,
         }
     }
@@ -278,6 +289,16 @@ impl AuditEvent {
 
     pub fn request_id(mut self, request_id: impl AsRef<str>) -> Self {
         self.request_id = Some(bounded(request_id.as_ref(), MAX_ID_LEN));
+        self
+    }
+
+    /// The request's trace id (W3C: 32 hex digits, kept in lower case); anything else is left
+    /// out, so a client's text never reaches the line through it.
+    pub fn trace_id(mut self, trace_id: impl AsRef<str>) -> Self {
+        let trace_id = trace_id.as_ref();
+        if trace_id.len() == 32 && trace_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            self.trace_id = Some(trace_id.to_ascii_lowercase());
+        }
         self
     }
 
@@ -391,11 +412,10 @@ impl AuditEvent {
         self
     }
 
-    /// The request's trace (32 hex digits; anything else is left out).
-    pub fn trace_id(mut self, trace_id: &str) -> Self {
-        if trace_id.len() == 32 && trace_id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            self.trace_id = Some(trace_id.to_ascii_lowercase());
-        }
+    /// An accepted webhook's figures: events stored, and those already stored before.
+    pub fn inbound(mut self, stored: u64, duplicates: u64) -> Self {
+        self.inbound_stored = Some(stored);
+        self.inbound_duplicates = Some(duplicates);
         self
     }
 
@@ -468,6 +488,7 @@ pub(crate) mod tests {
             .reason("partial_page")
             .duration_ms(12.3456)
             .request_id("req-1")
+            .trace_id("4bf92f3577b34da6a3ce929d0e0e4736")
             .client("claude-ai")
             .client_version("1.0.0")
             .protocol_version("2025-11-25")
@@ -481,8 +502,7 @@ pub(crate) mod tests {
             .quota_consumed(100)
             .quota_limit(1000)
             .spend(2, "predictions")
-            .paced(500)
-            .trace_id("4bf92f3577b34da6a3ce929d0e0e4736");
+            .paced(500);
         event.arg_keys_omitted = Some(3);
         event
     }
@@ -524,6 +544,7 @@ pub(crate) mod tests {
             EventKind::RateLimited,
             EventKind::ServerError,
             EventKind::QuotaProbe,
+            EventKind::Inbound,
         ];
         for kind in kinds {
             let json = serde_json::to_value(kind).unwrap();
@@ -537,7 +558,7 @@ pub(crate) mod tests {
     #[test]
     fn fields_all_matches_keys_of_a_fully_populated_event() {
         // The limiter's figures ride only on `limiter` lines; a field is a field all the same.
-        let event = full_event().limiter(false, Some(1.0)).write(
+        let event = full_event().limiter(false, Some(1.0)).inbound(2, 1).write(
             Some("invoice.delivered"),
             "critical",
             false,
@@ -584,6 +605,12 @@ pub(crate) mod tests {
                 None
             );
         }
+        let upper =
+            AuditEvent::new(EventKind::ToolCall).trace_id("4BF92F3577B34DA6A3CE929D0E0E4736");
+        assert_eq!(
+            upper.trace_id.as_deref(),
+            Some("4bf92f3577b34da6a3ce929d0e0e4736")
+        );
     }
 
     #[test]

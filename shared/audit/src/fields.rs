@@ -75,8 +75,14 @@ pub const DRY_RUN: &str = "dry_run";
 pub const CONFIRMATION: &str = "confirmation";
 /// Writes with an idempotency key: `new`, `replayed`, `conflict` or `unknown`.
 pub const IDEMPOTENCY: &str = "idempotency";
-/// The W3C trace id (32 hex digits) of the request's trace, when traces are exported: the
-/// digest links a failure to its trace with it.
+
+/// `inbound` events: the events of a webhook body stored (new).
+pub const INBOUND_STORED: &str = "inbound_stored";
+/// `inbound` events: the events of a webhook body already stored (a retried or reordered
+/// delivery), not stored again.
+pub const INBOUND_DUPLICATES: &str = "inbound_duplicates";
+/// The W3C trace id (32 lowercase hex digits) of the request's trace, when traces are on: the
+/// digest links a failed call to its trace in the X-Ray console.
 pub const TRACE_ID: &str = "trace_id";
 
 /// Every field name, in serialization order.
@@ -115,6 +121,8 @@ pub const ALL: &[&str] = &[
     DRY_RUN,
     CONFIRMATION,
     IDEMPOTENCY,
+    INBOUND_STORED,
+    INBOUND_DUPLICATES,
     TRACE_ID,
 ];
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 /// Hex characters of the HMAC kept in a pseudonym (64 bits: unique enough for a company's

@@ -26,6 +26,7 @@ use crate::model::{
     Prices, Rate, SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
+use crate::model::{Inbound, InboundEvents, InboundKind, InboundRead};
 use crate::model::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -256,6 +257,7 @@ fn full_tool() -> Tool {
         answer: Some(Box::new(full_answer())),
         links: Some(Box::new(full_item_links())),
         aggregate: Some(Box::new(full_aggregate())),
+        inbound: Some(Box::new(full_inbound_read())),
         job: Some(Box::new(full_job())),
         spends: Some(Box::new(full_spends())),
         price: Some(Box::new(full_price())),
@@ -537,6 +539,36 @@ fn full_quota_probe() -> QuotaProbe {
     }
 }
 
+fn full_inbound() -> Inbound {
+    Inbound {
+        verify_token: "verify_token".into(),
+        signing_secret: "app_secret".into(),
+        signature_header: "X-Hub-Signature-256".into(),
+        signature_prefix: "sha256=".into(),
+        events: vec![full_inbound_events()],
+        ttl_days: 30,
+        max_body_bytes: 65_536,
+        reply_window_h: Some(24),
+    }
+}
+
+fn full_inbound_events() -> InboundEvents {
+    InboundEvents {
+        at: "/entry/*/changes/*/value/statuses".into(),
+        kind: InboundKind::Status,
+        id: vec!["/id".into(), "/status".into()],
+        conversation: "/recipient_id".into(),
+        timestamp: "/timestamp".into(),
+    }
+}
+
+fn full_inbound_read() -> InboundRead {
+    InboundRead {
+        conversation: "number".into(),
+        limit: 20,
+    }
+}
+
 fn full_health() -> Health {
     Health {
         get: "/info".into(),
@@ -588,6 +620,7 @@ fn full_catalog() -> Catalog {
         errors: Some(full_errors()),
         quota: Some(full_quota()),
         prices: Some(Box::new(full_prices())),
+        inbound: Some(Box::new(full_inbound())),
         health: Some(full_health()),
         hints: BTreeMap::from([(Status::Unauthorized, "Check the token.".into())]),
         tools: vec![full_tool()],
@@ -639,6 +672,13 @@ fn shapes() -> Vec<Shape> {
         shape("QuotaProbe", "/$defs/quota_probe", full_quota_probe()),
         shape("QuotaBody", "/$defs/quota_body", full_quota_body()),
         shape("Health", "/$defs/health", full_health()),
+        shape("Inbound", "/$defs/inbound", full_inbound()),
+        shape(
+            "InboundEvents",
+            "/$defs/inbound_events",
+            full_inbound_events(),
+        ),
+        shape("InboundRead", "/$defs/inbound_read", full_inbound_read()),
         shape("Provenance", "/$defs/provenance", full_provenance()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
@@ -946,11 +986,13 @@ fn enum_values_match_the_model() {
         keys(&schema["$defs"]["hints"]["properties"]),
     );
 
-    // A tool has exactly one HTTP mapping (one per method) or an aggregate instead.
+    // A tool has exactly one HTTP mapping (one per method), or an aggregate or an inbound read
+    // instead.
     let methods = variants!(Method: Get, Post, Put, Patch, Delete);
     let mut mappings: BTreeSet<String> =
         methods.iter().map(|m| m.as_str().to_lowercase()).collect();
     mappings.insert("aggregate".into());
+    mappings.insert("inbound".into());
     compare(
         "tool one-of keys that are Tool fields",
         mappings.clone(),
@@ -961,7 +1003,7 @@ fn enum_values_match_the_model() {
     );
     let tool = at(&schema, "/$defs/tool");
     compare(
-        "tool HTTP mapping or aggregate (oneOf)",
+        "tool HTTP mapping, aggregate or inbound (oneOf)",
         mappings,
         exactly_one_of(tool, "/$defs/tool"),
     );
@@ -1040,7 +1082,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 22] = [
+    let minimal: [(&str, &str, Value, Parse); 25] = [
         (
             "Catalog",
             "",
@@ -1083,6 +1125,24 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/health",
             json!({"get": "/info"}),
             roundtrip::<Health>,
+        ),
+        (
+            "Inbound",
+            "/$defs/inbound",
+            json!({"verify_token": "v", "signing_secret": "s", "events": []}),
+            roundtrip::<Inbound>,
+        ),
+        (
+            "InboundEvents",
+            "/$defs/inbound_events",
+            json!({"at": "/m", "kind": "message", "id": [], "conversation": "/from", "timestamp": "/t"}),
+            roundtrip::<InboundEvents>,
+        ),
+        (
+            "InboundRead",
+            "/$defs/inbound_read",
+            json!({"conversation": "number"}),
+            roundtrip::<InboundRead>,
         ),
         (
             "QuotaProbe",

@@ -237,6 +237,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         errors,
         quota,
         prices: None,
+        inbound: None,
         health: None,
         hints: BTreeMap::new(),
         tools,

@@ -237,6 +237,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         answer: None,
         links: None,
         aggregate: None,
+        inbound: None,
         job: None,
         spends: None,
         price: None,

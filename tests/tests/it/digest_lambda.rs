@@ -10,6 +10,7 @@ use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status, audit_li
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::Value;
+use tool_error_digest::collect::Links;
 use tool_error_digest::email::Addresses;
 use tool_error_digest::handler::{Deps, Settings, handle};
 use tool_error_digest::ses::SesMailer;
@@ -61,7 +62,10 @@ async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
                 recipients: RECIPIENTS.map(String::from).to_vec(),
                 subject_prefix: String::new(),
             },
-            dashboard_url: Some("https://example.com/dashboard".into()),
+            links: Links {
+                dashboard_url: Some("https://example.com/dashboard".into()),
+                trace_region: Some("eu-central-1".parse().unwrap()),
+            },
             send_all_clear: true,
         },
     };
@@ -217,7 +221,13 @@ async fn digest_of_the_fixture_arrives_in_ses_with_text_html_and_chart() {
         text.contains("Dashboard: https://example.com/dashboard"),
         "{text}"
     );
+    // A section per failing connector, its worst failures linked to their traces.
+    assert!(text.contains("FAILURES PER CONNECTOR"), "{text}");
+    assert!(text.contains("\nsevdesk: 8 failed of 380 calls"), "{text}");
+    let console = "https://eu-central-1.console.aws.amazon.com/cloudwatch/home?region=eu-central-1#xray:traces/1-";
+    assert!(text.contains(&format!("trace: {console}")), "{text}");
     let html = String::from_utf8(find("text/html").body.clone()).unwrap();
+    assert!(html.contains(&format!("<a href=\"{console}")), "{html}");
     let png = find("image/png");
     assert!(png.body.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
     let content_id = header(&png.headers, "content-id").expect("Content-ID on the chart");

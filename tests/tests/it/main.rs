@@ -10,6 +10,7 @@ mod fault_run;
 mod federation;
 mod fuzz;
 mod health;
+mod inbound;
 mod lambda_runtime;
 mod ledger_lambda;
 mod limits;

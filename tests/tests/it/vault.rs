@@ -113,7 +113,7 @@ impl Aws {
     }
 }
 
-fn kms_client(endpoint: &str) -> aws_sdk_kms::Client {
+pub(crate) fn kms_client(endpoint: &str) -> aws_sdk_kms::Client {
     let config = aws_sdk_kms::Config::builder()
         .behavior_version_latest()
         .region(aws_sdk_kms::config::Region::new("eu-central-1"))

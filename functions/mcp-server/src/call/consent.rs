@@ -14,7 +14,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use catalog::{Risk, Status, Tool};
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -124,7 +124,8 @@ impl<'a> Signer<'a> {
             .find(|k| key_id(k) == binding.k)
             .ok_or(Refused::Invalid)?;
         let sent = URL_SAFE_NO_PAD.decode(sent).map_err(|_| Refused::Invalid)?;
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).map_err(|_| Refused::Invalid)?;
+        let mut mac =
+            <Hmac<Sha256> as KeyInit>::new_from_slice(key).map_err(|_| Refused::Invalid)?;
         mac.update(LABEL.as_bytes());
         mac.update(payload.as_bytes());
         mac.verify_slice(&sent).map_err(|_| Refused::Invalid)?;
@@ -154,7 +155,7 @@ fn key_id(key: &[u8]) -> String {
 
 fn tag(key: &[u8], payload: &str) -> Vec<u8> {
     // HMAC takes keys of any length.
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
     mac.update(LABEL.as_bytes());
     mac.update(payload.as_bytes());
     mac.finalize().into_bytes().to_vec()

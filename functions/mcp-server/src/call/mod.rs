@@ -20,7 +20,8 @@
 //!    confirmation of its preview (`consent`);
 //! 5. **idempotency claim**: a confirmed write, or one with an idempotency key, claims the key
 //!    in the [`Ledger`], so it runs once (`idempotency`);
-//! 6. **upstream**: one request (or an aggregation over pages, `aggregate`) within the call's
+//! 6. **upstream**: one request (or an aggregation over pages, `aggregate`, or a read of the
+//!    events the upstream pushed to us, `conversation`) within the call's
 //!    [`Deadline`] and the budget's meter, reporting pages read of pages known to the call's
 //!    [`Progress`] sink (`crate::progress`; a single request only that it is slow, a remote MCP
 //!    tool the remote's own figures; the MCP adapter turns it into `notifications/progress` when
@@ -62,6 +63,7 @@ mod caller;
 mod complete;
 mod connections;
 mod consent;
+mod conversation;
 mod credentials;
 mod current_fields;
 mod days;
@@ -193,6 +195,8 @@ pub struct Pipeline {
     tasks: Arc<crate::tasks::TaskStore>,
     /// How long a call waits for its job when the client holds no tasks.
     job_wait: std::time::Duration,
+    /// The events upstreams pushed to `/inbound/<connector>`, for tools that declare `inbound`.
+    inbound: Arc<dyn crate::inbound::InboundStore>,
 }
 
 impl Pipeline {
@@ -215,6 +219,7 @@ impl Pipeline {
             connect_base: None,
             tasks: Arc::new(crate::tasks::TaskStore::default()),
             job_wait: job::DEFAULT_WAIT,
+            inbound: Arc::new(crate::inbound::MemoryInbound::default()),
         }
     }
 
@@ -242,6 +247,12 @@ impl Pipeline {
 
     /// With the vault people's own tokens are kept in, and the public base URL their connect
     /// links point at.
+    /// Where the tools that declare `inbound` read the events upstreams pushed.
+    pub fn with_inbound(mut self, inbound: Arc<dyn crate::inbound::InboundStore>) -> Self {
+        self.inbound = inbound;
+        self
+    }
+
     pub fn with_vault(mut self, vault: Arc<dyn VaultStore>, connect_base: Option<String>) -> Self {
         self.vault = vault;
         self.connect_base = connect_base;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::consent::{self, Channel, Consent, ConsentCheck, Presented};
 use super::outcome::{Outcome, WriteFacts};
-use super::{Caller, Pipeline, Request, aggregate, documents, dry_run, shape};
+use super::{Caller, Pipeline, Request, aggregate, conversation, documents, dry_run, shape};
 use crate::clock::now_s;
 use crate::contract::args::{self, ValidArgs};
 use crate::contract::risk;
@@ -243,7 +243,8 @@ impl Pipeline {
         ControlFlow::Break(call.facts(outcome, None, None))
     }
 
-    /// Upstream, then shape: one request in the tool's shape, or an aggregation over pages.
+    /// Upstream, then shape: one request in the tool's shape, an aggregation over pages, or a
+    /// read of a conversation's inbound events.
     pub(super) async fn execute(&self, call: &Call<'_>) -> Executed {
         let Call {
             conn,
@@ -255,6 +256,21 @@ impl Pipeline {
             credentials,
             ..
         } = *call;
+        if let Some(read) = &tool.inbound {
+            let outcome = conversation::read(
+                self.inbound.as_ref(),
+                &self.upstream.secrets,
+                conn,
+                (tool, read),
+                valid,
+                crate::clock::now_s(),
+            )
+            .await;
+            return Executed {
+                outcome,
+                happened: Happened::No,
+            };
+        }
         if let Some(agg) = &tool.aggregate {
             let outcome = aggregate::run(
                 &self.upstream,

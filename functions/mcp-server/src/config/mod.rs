@@ -76,6 +76,12 @@ pub(crate) const VAULT_TABLE: &str = "MCP_VAULT_TABLE";
 /// The KMS key (id, ARN or alias) whose data keys seal the vault's tokens; with
 /// `MCP_VAULT_TABLE`.
 pub(crate) const VAULT_KEY_ID: &str = "MCP_VAULT_KEY_ID";
+/// DynamoDB table of the events upstreams push to `/inbound/<connector>` (webhooks), with
+/// `MCP_INBOUND_KEY_ID`. In memory per process when unset.
+pub(crate) const INBOUND_TABLE: &str = "MCP_INBOUND_TABLE";
+/// The KMS key (id, ARN or alias) whose data keys seal the inbound events; with
+/// `MCP_INBOUND_TABLE`.
+pub(crate) const INBOUND_KEY_ID: &str = "MCP_INBOUND_KEY_ID";
 /// Our public OAuth client at our own authorization server, with which `/connect/<connector>`
 /// signs a person in before connecting their upstream account (PKCE, no secret).
 pub(crate) const CONNECT_CLIENT_ID: &str = "MCP_CONNECT_CLIENT_ID";
@@ -137,6 +143,8 @@ pub(crate) const ALL: &[&str] = &[
     LEDGER_TABLE,
     VAULT_TABLE,
     VAULT_KEY_ID,
+    INBOUND_TABLE,
+    INBOUND_KEY_ID,
     CONNECT_CLIENT_ID,
     TRUSTED_PROXIES,
     AUTH,

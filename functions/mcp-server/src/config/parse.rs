@@ -10,11 +10,11 @@ use super::profiles::{self, Profiles};
 use super::{
     ALLOWED_HOSTS, ALLOWED_ORIGINS, AUTH, BASE_URL_SUFFIX, CALL_DEADLINE_MS, CATALOG_DIR,
     CONNECT_CLIENT_ID, EMF_NAMESPACE, EXPOSE_RAW_SUFFIX, HEALTH_INTERVAL_S, HEALTH_TIMEOUT_MS,
-    JOB_WAIT_MS, LAMBDA_RUNTIME_API, LEDGER_TABLE, LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX,
-    LIMIT_PER_CALLER_PER_MINUTE, LIMIT_PER_IP_PER_MINUTE, LIMITS, LIMITS_TABLE, LIMITS_TIMEOUT_MS,
-    LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES, ORIGIN_VERIFY_HEADER, OTLP_ENDPOINT, SECRET_ID,
-    SECRET_TTL_SECS, TOKEN_CONFIRMS_CRITICAL, TRACE_SAMPLE_RATIO, TRUSTED_PROXIES,
-    USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
+    INBOUND_KEY_ID, INBOUND_TABLE, JOB_WAIT_MS, LAMBDA_RUNTIME_API, LEDGER_TABLE,
+    LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX, LIMIT_PER_CALLER_PER_MINUTE, LIMIT_PER_IP_PER_MINUTE,
+    LIMITS, LIMITS_TABLE, LIMITS_TIMEOUT_MS, LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES,
+    ORIGIN_VERIFY_HEADER, OTLP_ENDPOINT, SECRET_ID, SECRET_TTL_SECS, TOKEN_CONFIRMS_CRITICAL,
+    TRACE_SAMPLE_RATIO, TRUSTED_PROXIES, USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
 };
 use crate::limits::{self, cidr::Cidr};
 use crate::oauth;
@@ -53,7 +53,9 @@ pub struct Config {
     /// The DynamoDB table of the idempotency ledger; in memory per instance when unset.
     pub ledger_table: Option<String>,
     /// The vault's DynamoDB table and KMS key; in memory per process when unset.
-    pub vault: Option<VaultTable>,
+    pub vault: Option<SealedTable>,
+    /// The inbound events' DynamoDB table and KMS key; in memory per process when unset.
+    pub inbound: Option<SealedTable>,
     /// Our client at our authorization server for the connect pages' sign-in.
     pub connect_client_id: Option<String>,
     pub trusted_proxies: Vec<Cidr>,
@@ -138,7 +140,8 @@ impl Config {
             limits_table: env.get(LIMITS_TABLE).map(str::to_string),
             limits_timeout: Duration::from_millis(read.number(LIMITS_TIMEOUT_MS, 250)?.max(1)),
             ledger_table: env.get(LEDGER_TABLE).map(str::to_string),
-            vault: vault_table(env)?,
+            vault: sealed_table(env, (VAULT_TABLE, VAULT_KEY_ID))?,
+            inbound: sealed_table(env, (INBOUND_TABLE, INBOUND_KEY_ID))?,
             connect_client_id: env.get(CONNECT_CLIENT_ID).map(str::to_string),
             trusted_proxies,
             api_keys,
@@ -294,27 +297,31 @@ fn emf_namespace(env: &EnvSnapshot) -> Option<String> {
     }
 }
 
-/// Where the vault lives on AWS: both variables or neither.
+/// A table whose items are sealed under a KMS key (the vault's, the inbound events'): both
+/// variables or neither.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VaultTable {
+pub struct SealedTable {
     pub table: String,
     pub key_id: String,
 }
 
-fn vault_table(env: &EnvSnapshot) -> Result<Option<VaultTable>, ConfigError> {
-    match (env.get(VAULT_TABLE), env.get(VAULT_KEY_ID)) {
+fn sealed_table(
+    env: &EnvSnapshot,
+    (table_var, key_var): (&'static str, &'static str),
+) -> Result<Option<SealedTable>, ConfigError> {
+    match (env.get(table_var), env.get(key_var)) {
         (None, None) => Ok(None),
-        (Some(table), Some(key_id)) => Ok(Some(VaultTable {
+        (Some(table), Some(key_id)) => Ok(Some(SealedTable {
             table: table.to_string(),
             key_id: key_id.to_string(),
         })),
         (Some(_), None) => Err(ConfigError::new(
-            VAULT_KEY_ID,
-            "is needed with MCP_VAULT_TABLE (the KMS key that seals its tokens)",
+            key_var,
+            format!("is needed with {table_var} (the KMS key that seals its items)"),
         )),
         (None, Some(_)) => Err(ConfigError::new(
-            VAULT_TABLE,
-            "is needed with MCP_VAULT_KEY_ID (the table the sealed tokens go to)",
+            table_var,
+            format!("is needed with {key_var} (the table the sealed items go to)"),
         )),
     }
 }

@@ -1,7 +1,8 @@
 //! The HTTP edge, and the only place that knows axum: the router, request hygiene (request id,
 //! no cookies), authentication (`auth`: API keys and OAuth tokens), the JSON-RPC body guard
 //! (`jsonrpc`), `/health` (`health`), the OAuth resource metadata (`wellknown`), the pages where
-//! a person connects their own upstream account (`connect`), the Host rules
+//! a person connects their own upstream account (`connect`), the webhooks upstreams push
+//! (`inbound`), the Host rules
 //! (`hosts`), JSON error answers (`respond`), the session id that tells later requests what a
 //! 2025-11-25 client declared (`declared`) and the state it receives, built once at start by
 //! the composition root in `startup.rs` (`state`).
@@ -19,6 +20,7 @@ mod connectors;
 mod declared;
 pub(crate) mod health;
 pub(crate) mod hosts;
+mod inbound;
 pub(crate) mod jsonrpc;
 pub(crate) mod limit;
 mod origin;
@@ -65,7 +67,12 @@ pub fn app(state: AppState) -> Router {
     let mut open = Router::new()
         .route("/health", get(health::health))
         // Authenticated like `/mcp`, by the handler itself (it answers HTML, not JSON-RPC).
-        .route("/connectors", get(connectors::page));
+        .route("/connectors", get(connectors::page))
+        // Webhooks: the upstream proves itself (handshake token, body signature), not a caller.
+        .route(
+            "/inbound/{connector}",
+            get(inbound::verify).post(inbound::accept),
+        );
     if state.connect.is_some() {
         open = open
             .route("/connect/{connector}", get(connect::start))

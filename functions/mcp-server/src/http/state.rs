@@ -24,6 +24,8 @@ pub struct AppState {
     pub oauth: Option<Arc<Verifier>>,
     /// `/connect/<connector>`, when OAuth is on and some connector has `auth: oauth_user`.
     pub connect: Option<Arc<crate::connect::Connect>>,
+    /// Where `/inbound/<connector>` keeps the events upstreams push.
+    pub inbound: Arc<dyn crate::inbound::InboundStore>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses
     /// and Lambda mode never sets it.
     pub insecure_no_auth: bool,

@@ -29,6 +29,7 @@ fn route(path: &str) -> &'static str {
         ("connectors", _) => "/connectors",
         ("connect", _) => "/connect/{connector}",
         ("connections", _) => "/connections",
+        ("inbound", _) => "/inbound/{connector}",
         (".well-known", _) => "/.well-known",
         _ => "other",
     }

@@ -52,7 +52,11 @@ pub(crate) fn markdown(cap: &Capability, reviewed: Option<&str>, gaps: &[String]
     };
     let _ = writeln!(out, "- {kind}: `{}`{placeholders}.", cap.endpoint);
     let _ = writeln!(out, "- Authentication: {}.", cap.auth);
-    let _ = writeln!(out, "- A request may take {} s.\n", cap.timeout_s);
+    let _ = writeln!(out, "- A request may take {} s.", cap.timeout_s);
+    if let Some(inbound) = &cap.inbound {
+        let _ = writeln!(out, "- {inbound}.");
+    }
+    let _ = writeln!(out);
     let writes = cap.tools.iter().filter(|t| t.writes).count();
     let listed = cap.tools.iter().filter(|t| t.listed).count();
     let _ = writeln!(

@@ -36,6 +36,8 @@ pub(crate) struct Capability {
     /// The catalog file the page is generated from.
     pub source: String,
     pub timeout_s: f64,
+    /// The webhooks the upstream pushes (`inbound`), in words.
+    pub inbound: Option<String>,
     pub tools: Vec<ToolLine>,
     /// Quotas, rates and budgets, one sentence each.
     pub limits: Vec<String>,
@@ -58,6 +60,19 @@ pub(crate) struct ToolLine {
     pub does: String,
 }
 
+/// What the upstream pushes, in a sentence: where, how it is proved, how long it is kept.
+fn inbound(connector: &str, i: &catalog::Inbound) -> String {
+    let window = match i.reply_window_h {
+        Some(h) => format!("; reads say whether the {h}-hour reply window is open"),
+        None => String::new(),
+    };
+    format!(
+        "Webhooks: the upstream posts to `/inbound/{connector}`, each body signed in `{}` \
+         (HMAC-SHA256 under the secret field `{}`); the events are kept {} days{window}",
+        i.signature_header, i.signing_secret, i.ttl_days
+    )
+}
+
 /// The page's facts from `catalog`, read from the file named `source`.
 pub(crate) fn capability(catalog: &Catalog, source: &str) -> Capability {
     let draft = !catalog.curate.is_empty() || catalog.tools.iter().any(|t| !t.curate.is_empty());
@@ -75,6 +90,10 @@ pub(crate) fn capability(catalog: &Catalog, source: &str) -> Capability {
         },
         source: source.to_string(),
         timeout_s: catalog.timeout_ms as f64 / 1000.0,
+        inbound: catalog
+            .inbound
+            .as_deref()
+            .map(|i| inbound(&catalog.connector, i)),
         // Every tool, a `forbidden` one too: it documents what the platform refuses to do.
         tools: catalog.tools.iter().map(tool_line).collect(),
         limits: limits(catalog),

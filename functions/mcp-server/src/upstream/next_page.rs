@@ -16,7 +16,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use catalog::{Ask, Pager};
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use reqwest::Url;
 use serde_json::Value;
 use sha2::Sha256;
@@ -154,7 +154,7 @@ pub(crate) fn resume_sealed(
     let text = resume_text(arguments, resume);
     tag.len() == SEAL_BYTES
         && keys.iter().any(|key| {
-            <Hmac<Sha256> as Mac>::new_from_slice(key).is_ok_and(|mut mac| {
+            <Hmac<Sha256> as KeyInit>::new_from_slice(key).is_ok_and(|mut mac| {
                 mac.update(format!("{RESUME_LABEL}{tool}\n{text}").as_bytes());
                 mac.verify_truncated_left(&tag).is_ok()
             })
@@ -163,7 +163,7 @@ pub(crate) fn resume_sealed(
 
 /// The HMAC under `label` over the tool and `text`.
 fn mac(label: &str, key: &[u8], tool: &str, text: &str) -> Vec<u8> {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
     mac.update(format!("{label}{tool}\n{text}").as_bytes());
     mac.finalize().into_bytes().to_vec()
 }
@@ -175,7 +175,7 @@ fn sealed(next: &NextUrl, reach: Reach<'_>) -> bool {
     };
     tag.len() == SEAL_BYTES
         && reach.keys.iter().any(|key| {
-            <Hmac<Sha256> as Mac>::new_from_slice(key).is_ok_and(|mut mac| {
+            <Hmac<Sha256> as KeyInit>::new_from_slice(key).is_ok_and(|mut mac| {
                 mac.update(format!("{LABEL}{}\n{}", reach.tool, next.url).as_bytes());
                 mac.verify_truncated_left(&tag).is_ok()
             })

@@ -38,6 +38,9 @@ type Cache<K, V> = Mutex<HashMap<K, (V, Instant)>>;
 pub struct KmsKeys {
     client: Client,
     key_id: String,
+    /// The encryption context's key: [`CONTEXT_KEY`] for the vault; the value names whose
+    /// data key it is.
+    context_key: &'static str,
     /// By person id.
     fresh: Cache<String, DataKey>,
     /// By person id and wrapped key.
@@ -46,9 +49,20 @@ pub struct KmsKeys {
 
 impl KmsKeys {
     pub fn new(client: Client, key_id: impl Into<String>) -> Self {
+        KmsKeys::in_context(client, key_id, CONTEXT_KEY)
+    }
+
+    /// Data keys whose encryption context names their owner under `context_key` (the inbound
+    /// store's: `connector`).
+    pub fn in_context(
+        client: Client,
+        key_id: impl Into<String>,
+        context_key: &'static str,
+    ) -> Self {
         KmsKeys {
             client,
             key_id: key_id.into(),
+            context_key,
             fresh: Mutex::default(),
             unwrapped: Mutex::default(),
         }
@@ -64,7 +78,7 @@ impl KmsKeys {
             .generate_data_key()
             .key_id(&self.key_id)
             .key_spec(DataKeySpec::Aes256)
-            .encryption_context(CONTEXT_KEY, person);
+            .encryption_context(self.context_key, person);
         let out = tokio::time::timeout(TIMEOUT, request.send())
             .await
             .map_err(|_| timeout())?
@@ -100,7 +114,7 @@ impl KmsKeys {
             .decrypt()
             .key_id(&self.key_id)
             .ciphertext_blob(Blob::new(wrapped))
-            .encryption_context(CONTEXT_KEY, person);
+            .encryption_context(self.context_key, person);
         let out = match tokio::time::timeout(TIMEOUT, request.send()).await {
             Err(_) => return Err(timeout()),
             Ok(Err(e)) => {

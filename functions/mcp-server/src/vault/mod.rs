@@ -13,7 +13,7 @@
 mod entry;
 mod keys;
 mod memory;
-mod seal;
+pub(crate) mod seal;
 mod table;
 pub(crate) mod ticket;
 

@@ -10,7 +10,7 @@ use super::VaultError;
 pub(super) const KEY_LEN: usize = 32;
 
 /// Seals `plain` under `key`, bound to `binding`; a fresh random nonce each time.
-pub(super) fn seal(key: &[u8], binding: &[u8], plain: &[u8]) -> Result<Vec<u8>, VaultError> {
+pub(crate) fn seal(key: &[u8], binding: &[u8], plain: &[u8]) -> Result<Vec<u8>, VaultError> {
     let cipher = cipher(key)?;
     let mut nonce = [0u8; NONCE_LEN];
     getrandom::fill(&mut nonce).map_err(|_| VaultError::Unavailable("no entropy".into()))?;
@@ -29,7 +29,7 @@ pub(super) fn seal(key: &[u8], binding: &[u8], plain: &[u8]) -> Result<Vec<u8>, 
 }
 
 /// Opens what [`seal`] made with the same key and binding; anything else is `Corrupt`.
-pub(super) fn open(key: &[u8], binding: &[u8], sealed: &[u8]) -> Result<Vec<u8>, VaultError> {
+pub(crate) fn open(key: &[u8], binding: &[u8], sealed: &[u8]) -> Result<Vec<u8>, VaultError> {
     if sealed.len() < NONCE_LEN + AES_256_GCM.tag_len() {
         return Err(VaultError::Corrupt);
     }

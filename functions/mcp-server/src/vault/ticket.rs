@@ -7,7 +7,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
@@ -87,7 +87,7 @@ pub(crate) fn open<T: DeserializeOwned>(
 
 /// The sealing key of one purpose: HMAC-SHA-256(deployment key, label ‖ purpose).
 fn derive(key: &[u8], purpose: &str) -> [u8; 32] {
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
     mac.update(b"hosted-mcp/ticket/v1.");
     mac.update(purpose.as_bytes());
     mac.finalize().into_bytes().into()

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, limits_hit,
-    missing_capabilities, spend, tool_latency, writes,
+    Cause, Chart, Digest, FailingTool, Input, NewlyFailing, TOP_TOOLS, Totals, connector_failures,
+    limits_hit, missing_capabilities, spend, tool_latency, writes,
 };
 use crate::period::Period;
 use crate::rows::{DayRow, TotalRow};
@@ -18,6 +18,7 @@ pub fn build(input: Input) -> Digest {
         previous_totals,
         previous_latency,
         dashboard_url,
+        trace_region,
         truncated_by_row_cap,
         unreadable_rows,
     } = input;
@@ -131,7 +132,9 @@ pub fn build(input: Input) -> Digest {
         missing: missing_capabilities(&this_week.missing),
         writes: writes(&this_week.writes),
         spend: spend(&this_week.spend),
+        connectors: connector_failures(&this_week.totals, &previous_totals),
         dashboard_url,
+        trace_region,
         truncated_by_row_cap,
         unreadable_rows,
     }
@@ -188,6 +191,7 @@ mod tests {
 
     fn total(tool: &str, calls: u64, errors: u64) -> TotalRow {
         TotalRow {
+            connector: Some("papierkram".into()),
             tool: tool.into(),
             calls,
             errors,
@@ -211,6 +215,7 @@ mod tests {
             previous_totals: previous,
             previous_latency: vec![],
             dashboard_url: None,
+            trace_region: None,
             truncated_by_row_cap: false,
             unreadable_rows: 0,
         }
@@ -401,6 +406,7 @@ mod tests {
         let mut d = build(input(this, vec![]));
         let sample = Sample {
             request_id: Some("r".into()),
+            trace_id: None,
             time: None,
             status: "s".into(),
             reason: None,

@@ -63,6 +63,7 @@ fn run_has_its_own_help() {
             "{stdout}"
         );
         assert!(stdout.contains("--now <RFC3339>"), "{stdout}");
+        assert!(stdout.contains("--trace-region <REGION>"), "{stdout}");
     }
 }
 

@@ -6,6 +6,7 @@
 //! the two in step.
 
 mod connection;
+mod inbound;
 mod job;
 mod kinds;
 mod paging;
@@ -19,6 +20,7 @@ mod tool;
 mod top;
 
 pub use connection::*;
+pub use inbound::*;
 pub use job::*;
 pub use kinds::*;
 pub use paging::*;

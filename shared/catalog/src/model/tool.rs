@@ -114,6 +114,10 @@ pub struct Tool {
     /// HTTP call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<Box<Aggregate>>,
+    /// Reads a conversation's events the upstream sent to `/inbound/<connector>` instead of
+    /// calling the upstream (see [`InboundRead`](super::inbound::InboundRead)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound: Option<Box<super::inbound::InboundRead>>,
     /// The call starts an upstream job that goes on after the answer: how to follow it to its
     /// result (see [`Job`](super::job::Job)).
     #[serde(default, skip_serializing_if = "Option::is_none")]

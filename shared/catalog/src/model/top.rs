@@ -86,6 +86,10 @@ pub struct Catalog {
     /// hardware a prediction runs on, by the second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<Box<super::price::Prices>>,
+    /// Webhooks the upstream sends to `/inbound/<connector>` (signed), kept for the tools that
+    /// read them (see [`Inbound`](crate::Inbound)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbound: Option<Box<super::inbound::Inbound>>,
     /// A cheap GET used by `/health`.
     #[serde(default)]
     pub health: Option<Health>,

@@ -4,6 +4,7 @@
 
 mod aggregate;
 mod http;
+mod inbound;
 mod job;
 mod params;
 mod price;
@@ -44,6 +45,7 @@ const PLACED: &[fn(&Catalog) -> Vec<Problem>] = &[
             .collect()
     },
     |c| keyed(crate::remote::problems(c)),
+    |c| at_key("inbound", inbound::problems(c)),
 ];
 
 /// Rules on the catalog as a whole whose problems have no better place than line 1.
@@ -105,11 +107,15 @@ pub(crate) fn validate(c: &Catalog) -> Vec<Problem> {
     out
 }
 
-/// One tool's problems: the rules for every tool, then those of its kind (an aggregation, or a
-/// tool with one HTTP mapping); a tool of neither kind stops at saying so.
+/// One tool's problems: the rules for every tool, then those of its kind (a read of inbound
+/// events, an aggregation, or a tool with one HTTP mapping); a tool of neither kind stops at saying so.
 fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut out: Vec<String> = TOOL.iter().flat_map(|rule| rule(c, t)).collect();
     let mappings = tool::mappings(t);
+    if let Some(read) = &t.inbound {
+        out.extend(inbound::tool(c, t, read, mappings));
+        return out;
+    }
     if let Some(agg) = &t.aggregate {
         out.extend(aggregate::is_aggregate_only(t, mappings));
         out.extend(aggregate::problems(c, agg));

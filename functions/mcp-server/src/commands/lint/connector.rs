@@ -66,7 +66,7 @@ fn aggregation_row(c: &Catalog, subject: String) -> Row {
 }
 
 /// `error_hints`: not found, unauthorized and rate limited each have a hint, on the connector
-/// or on every tool (aggregations excepted).
+/// or on every tool (aggregations and reads of inbound events excepted: they call no upstream).
 fn error_hints_row(c: &Catalog, subject: String) -> Row {
     let declared = |s: Status| c.hints.contains_key(&s);
     let missing: Vec<&str> = [
@@ -80,7 +80,7 @@ fn error_hints_row(c: &Catalog, subject: String) -> Row {
             && !c
                 .tools
                 .iter()
-                .all(|t| t.hints.contains_key(s) || t.aggregate.is_some())
+                .all(|t| t.hints.contains_key(s) || t.aggregate.is_some() || t.inbound.is_some())
     })
     .map(|(_, n)| n)
     .collect();
@@ -236,7 +236,8 @@ fn paging_row(c: &Catalog, subject: String) -> Row {
     row("paging", subject, true, detail)
 }
 
-/// Every secret field is used: in `base_url` or by `auth`. A field used by neither is a
+/// Every secret field is used: in `base_url`, by `auth` or by `inbound` (the webhooks'
+/// verify token and signing secret). A field used by none is a
 /// credential the connector declares but never sends (a forgotten `auth`). A query-parameter
 /// credential is named: it travels in the URL, which some upstreams log.
 fn credentials_row(c: &Catalog, subject: String) -> Row {
@@ -247,7 +248,13 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     if let Some(m) = &c.mcp {
         in_url.extend(catalog::placeholders(&m.url));
     }
-    let used = c.auth.secret_fields();
+    let mut used = c.auth.secret_fields();
+    if let Some(inbound) = &c.inbound {
+        used.extend([
+            inbound.verify_token.as_str(),
+            inbound.signing_secret.as_str(),
+        ]);
+    }
     let unused: Vec<&str> = c
         .secrets
         .iter()

@@ -333,6 +333,7 @@ impl Contract<'_> {
             answer: None,
             links: None,
             aggregate: None,
+            inbound: None,
             job: None,
             spends: None,
             price: None,
