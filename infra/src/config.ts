@@ -51,6 +51,19 @@ export interface McpServerConfig extends FunctionSizing {
   readonly trustedProxies: readonly string[];
   /** Reserved concurrency; unset leaves the function on the account pool. */
   readonly reservedConcurrency?: number;
+  /** OpenTelemetry traces to X-Ray through the ADOT collector layer; unset: no traces, no layer. */
+  readonly tracing?: TracingConfig;
+}
+
+export interface TracingConfig {
+  /** MCP_TRACE_SAMPLE_RATIO: the share of new traces kept, 0 to 1 (a client's `traceparent` decides for its own). */
+  readonly sampleRatio: number;
+  /**
+   * The AWS Distro for OpenTelemetry collector layer (arm64) that receives OTLP on
+   * localhost:4318 and forwards to X-Ray. Unset: the CDK's `AdotLambdaLayerGenericVersion.LATEST`
+   * for the stack's region (`arn:aws:lambda:<region>:901920570463:layer:aws-otel-collector-arm64-ver-…`).
+   */
+  readonly layerArn?: string;
 }
 
 export interface CustomDomainConfig {
@@ -174,6 +187,8 @@ export const DEFAULTS = {
   senderIdentity: 'email' as const,
   logRetentionDays: 90,
   metricsNamespace: 'HostedMcp',
+  /** `mcpServer.tracing.sampleRatio`: one new trace in ten. */
+  tracingSampleRatio: 0.1,
   schedules: {
     // Monday 07:00 Berlin time (DST handled by the scheduler).
     digest: { expression: 'cron(0 7 ? * MON *)', timeZone: 'Europe/Berlin' },
@@ -346,7 +361,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
   };
   const schedules = { digest: schedule('digest'), quota: schedule('quota') };
 
-  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'healthIntervalSeconds', 'reservedConcurrency', 'limits', 'trustedProxies']);
+  const m = c.object('mcpServer', top.mcpServer, ['memoryMb', 'timeoutSeconds', 'secretTtlSeconds', 'maxBodyBytes', 'maxResultBytes', 'healthTimeoutMs', 'healthIntervalSeconds', 'reservedConcurrency', 'limits', 'trustedProxies', 'tracing']);
   const l = c.object('mcpServer.limits', m.limits, ['perIpPerMinute', 'ipv6Prefix', 'perCallerPerMinute', 'dailyCalls', 'table', 'tableTimeoutMs']);
   const d = DEFAULTS.mcpServer;
   const mcpServer: McpServerConfig = {
@@ -374,6 +389,7 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
     ...(m.reservedConcurrency !== undefined
       ? { reservedConcurrency: c.integer('mcpServer.reservedConcurrency', m.reservedConcurrency, 1, 1, 1000) }
       : {}),
+    ...(m.tracing !== undefined ? { tracing: tracingConfig(c, m.tracing) } : {}),
   };
 
   const sizing = (key: 'digest' | 'quotaAlarm', minTimeout: number, extraKeys: string[] = []): FunctionSizing => {
@@ -575,4 +591,17 @@ export function connectorEnvPrefix(connector: string): string {
     throw new Error(`connector \`${connector}\`: not usable in an environment variable name (use [a-z][a-z0-9_]*)`);
   }
   return connector.toUpperCase();
+}
+
+/** `mcpServer.tracing`: `{ sampleRatio?, layerArn? }`. */
+function tracingConfig(c: Checker, raw: unknown): TracingConfig {
+  const t = c.object('mcpServer.tracing', raw, ['sampleRatio', 'layerArn']);
+  let sampleRatio = DEFAULTS.tracingSampleRatio;
+  if (t.sampleRatio !== undefined) {
+    if (typeof t.sampleRatio === 'number' && t.sampleRatio >= 0 && t.sampleRatio <= 1) sampleRatio = t.sampleRatio;
+    else c.problem('mcpServer.tracing.sampleRatio', `expected a share from 0 to 1, got ${describe(t.sampleRatio)}`);
+  }
+  const layerArn = c.string('mcpServer.tracing.layerArn', t.layerArn,
+    /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$/, 'a Lambda layer version ARN');
+  return { sampleRatio, ...(layerArn ? { layerArn } : {}) };
 }

@@ -32,6 +32,7 @@ import type { InsightsQuery } from './queries.ts';
 import type { QuotaAlarmPlan } from './quota-alarms.ts';
 import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
+import { ADOT_OTLP_ENDPOINT, addTracing } from './tracing.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
 import { INBOUND_ENV, INBOUND_REFUSED_METRIC, addInboundRoutes, allowInbound, inboundAlarms, inboundKey, inboundRefusedFilter, inboundTable } from './inbound.ts';
 
@@ -58,6 +59,8 @@ export const MCP_ENV = {
   tokenConfirmsCritical: 'MCP_TOKEN_CONFIRMS_CRITICAL',
   trustedProxies: 'MCP_TRUSTED_PROXIES',
   logFormat: 'MCP_LOG_FORMAT',
+  otlpEndpoint: 'MCP_OTLP_ENDPOINT',
+  traceSampleRatio: 'MCP_TRACE_SAMPLE_RATIO',
   profiles: 'MCP_PROFILES',
   keyProfiles: 'MCP_KEY_PROFILES',
   defaultProfile: 'MCP_DEFAULT_PROFILE',
@@ -299,6 +302,12 @@ export class McpStack extends Stack {
       environment[INBOUND_ENV.inboundTable] = this.inbound.table.tableName;
       environment[INBOUND_ENV.inboundKeyId] = this.inbound.key.keyArn;
     }
+    const tracing = config.mcpServer.tracing;
+    if (tracing) {
+      // The ADOT collector layer's OTLP/HTTP receiver, in the same execution environment.
+      environment[MCP_ENV.otlpEndpoint] = ADOT_OTLP_ENDPOINT;
+      environment[MCP_ENV.traceSampleRatio] = String(tracing.sampleRatio);
+    }
     for (const c of catalogs) {
       // Raw pass-through tools stay hidden in every hosted deployment, stated rather than defaulted.
       environment[`${connectorEnvPrefix(c.connector)}${MCP_ENV.exposeRawSuffix}`] = 'false';
@@ -319,6 +328,8 @@ export class McpStack extends Stack {
         ? { reservedConcurrentExecutions: config.mcpServer.reservedConcurrency }
         : {}),
     });
+
+    if (tracing) addTracing(this, this.fn, role, tracing);
 
     const integration = new HttpLambdaIntegration('McpServerIntegration', this.fn, {
       payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,

@@ -88,14 +88,14 @@ export const AWAITING_SERVER: Record<string, string> = {
   [VAULT_ENV.connectClientId]: 'issue 22, item 2: sign a person in with this public client on /connect/<connector>',
 };
 /** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
-const OPTIONAL = [...Object.values(VAULT_ENV), 'MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
+const OPTIONAL = [...Object.values(VAULT_ENV), 'MCP_OTLP_ENDPOINT', 'MCP_TRACE_SAMPLE_RATIO', 'MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
 /** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
   profiles: { accounting: ['papierkram/*'] },
   keyProfiles: { 'ops-key': 'accounting' },
   defaultProfile: 'accounting',
-  mcpServer: { trustedProxies: ['130.176.0.0/16'] },
+  mcpServer: { trustedProxies: ['130.176.0.0/16'], tracing: { sampleRatio: 0.25 } },
   userHeaderKeys: ['open-webui'],
   tokenConfirmsCritical: ['accounting'],
   customDomain: { certificateArn: OAUTH_CERTIFICATE_ARN },

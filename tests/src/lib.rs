@@ -1,6 +1,7 @@
 //! End-to-end test harness for hosted-mcp: starts the real `mcp-server` process, `moto_server`
 //! for AWS APIs, the Papierkram sandbox upstream, Prism serving a connector's OpenAPI document
-//! ([`prism::Prism`]) and a local OpenID provider ([`oidc::Op`]), and talks to them like clients do.
+//! ([`prism::Prism`]) and a local OpenID provider ([`oidc::Op`]), and talks to them like clients do;
+//! an OTLP receiver ([`otlp::Receiver`]) takes the server's traces.
 //!
 //! Tools come from `.tools/` (`tests/tools/install.sh`, run by `tests/run-all.sh`).
 //! Run: `cargo test -p integration-tests` after the install.
@@ -10,10 +11,12 @@ pub mod jobs_upstream;
 pub mod logs_endpoint;
 pub mod look;
 pub mod oidc;
+pub mod otlp;
 pub mod prism;
 pub mod proxy;
 pub mod rate_upstream;
 mod sandbox;
+pub mod tap;
 mod temp_dir;
 
 pub use sandbox::{

@@ -37,6 +37,8 @@
 //!   checks, the events in a body, their store) and the reads of a conversation;
 //! - `vault`: each person's own upstream tokens (in memory locally; DynamoDB sealed with KMS
 //!   data keys on Lambda);
+//! - `telemetry`: OpenTelemetry traces (the exporter, the trace context at our edges), on
+//!   when `MCP_OTLP_ENDPOINT` is set;
 //! - `random`, `clock`: random hex (keys, nonces, request ids); the wall clock;
 //! - `contract`: the tool contract as the platform reads it (arguments, schema, risk, names).
 //!
@@ -63,6 +65,7 @@ mod search;
 mod secrets;
 mod startup;
 mod tasks;
+mod telemetry;
 mod upstream;
 mod vault;
 
@@ -81,6 +84,7 @@ pub use search::{Detail, Doc, Index, MAX_ANSWER_BYTES, SearchAnswer, SearchReque
 pub use secrets::{ApiKey, SecretLoader, SecretStore, SecretValues};
 pub use startup::{Stores, load_served};
 pub use tasks::{TableTasks, TaskStore};
+pub use telemetry::{TelemetryError, Traces};
 pub use vault::{
     EntryKey, Grant, KmsKeys, PARTITION_KEY, Person, SORT_KEY, TableVault, VaultError, VaultStore,
 };
@@ -88,4 +92,17 @@ pub use vault::{
 /// The HTTP client for upstream calls (compiled-in roots, no redirects, timeouts).
 pub fn http_client() -> reqwest::Client {
     connector::http_client(concat!("hosted-mcp/", env!("CARGO_PKG_VERSION")))
+}
+
+/// Logs on stderr through `redactor` (stdout carries only the audit lines), and beside them the
+/// traces' exporter when `MCP_OTLP_ENDPOINT` is set. Once, in `main`, within the Tokio runtime.
+pub fn init_tracing(config: &Config, redactor: &audit::Redactor) -> Result<(), TelemetryError> {
+    let spans = telemetry::layer(config.traces.as_ref())?;
+    audit::init_tracing_with(
+        config.json_logs,
+        "info,rmcp=warn",
+        Some(redactor.clone()),
+        spans,
+    );
+    Ok(())
 }

@@ -23,8 +23,8 @@ async fn run() -> anyhow::Result<()> {
     let env = EnvSnapshot::local();
     let config = Config::parse(&env)?;
     let redactor = Redactor::new();
-    // Logs go to stderr through the redactor; stdout carries only audit lines.
-    audit::init_tracing(config.json_logs, "info,rmcp=warn", Some(redactor.clone()));
+    // Logs go to stderr through the redactor; stdout carries only audit lines; traces by OTLP.
+    mcp_server::init_tracing(&config, &redactor)?;
     for u in mcp_server::unknown_variables(&env) {
         let meant = u
             .meant

@@ -292,9 +292,13 @@ impl AuditEvent {
         self
     }
 
-    /// The request's trace id (W3C, 32 hex digits), cut and reduced like the request id.
+    /// The request's trace id (W3C: 32 hex digits, kept in lower case); anything else is left
+    /// out, so a client's text never reaches the line through it.
     pub fn trace_id(mut self, trace_id: impl AsRef<str>) -> Self {
-        self.trace_id = Some(bounded(trace_id.as_ref(), MAX_ID_LEN));
+        let trace_id = trace_id.as_ref();
+        if trace_id.len() == 32 && trace_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            self.trace_id = Some(trace_id.to_ascii_lowercase());
+        }
         self
     }
 
@@ -586,6 +590,27 @@ pub(crate) mod tests {
             .collect();
         keys.sort_unstable();
         assert_eq!(keys, [fields::EVENT, fields::LEVEL, fields::TS, fields::V]);
+    }
+
+    #[test]
+    fn a_trace_id_that_is_not_32_hex_digits_is_left_out() {
+        for bad in [
+            "",
+            "4bf92f35",
+            "4bf92f3577b34da6a3ce929d0e0e473z",
+            "a@b.example",
+        ] {
+            assert_eq!(
+                AuditEvent::new(EventKind::ToolCall).trace_id(bad).trace_id,
+                None
+            );
+        }
+        let upper =
+            AuditEvent::new(EventKind::ToolCall).trace_id("4BF92F3577B34DA6A3CE929D0E0E4736");
+        assert_eq!(
+            upper.trace_id.as_deref(),
+            Some("4bf92f3577b34da6a3ce929d0e0e4736")
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ mod writer;
 pub use emf::{EmfConfig, metrics};
 pub use event::{AuditEvent, EventKind, INVALID_ARG_KEY, Level, MAX_ARG_KEYS, bounded};
 pub use log_writer::{RedactingMakeWriter, RedactingWriter};
-pub use logging::init_tracing;
+pub use logging::{SPAN_TARGET, SpanLayer, init_tracing, init_tracing_with};
 pub use pseudonym::Pseudonymizer;
 pub use redact::{EMAIL, REDACTED, Redactor};
 pub use writer::{AuditLog, MAX_LINE_BYTES, MemorySink};

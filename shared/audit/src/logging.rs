@@ -5,14 +5,22 @@
 
 use tracing::Dispatch;
 use tracing::level_filters::LevelFilter;
+use tracing_subscriber::Registry;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::writer::BoxMakeWriter;
-use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::layer::{Layer, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::log_writer::RedactingMakeWriter;
 use crate::redact::Redactor;
+
+/// The target of the spans exported as traces (`tracing-opentelemetry`): never logged, so with
+/// no span layer nothing takes an interest in them and each costs one cached callsite check.
+pub const SPAN_TARGET: &str = "otel";
+
+/// A layer beside the logs that receives the [`SPAN_TARGET`] spans (the trace exporter's).
+pub type SpanLayer = Box<dyn Layer<Registry> + Send + Sync>;
 
 /// Sets the global tracing subscriber, once per process, in `main`: JSON lines when `json`,
 /// else text without ANSI colours; written to stderr, through `redactor` when given. `RUST_LOG`
@@ -24,37 +32,59 @@ use crate::redact::Redactor;
 /// # Panics
 /// When a global subscriber is already set.
 pub fn init_tracing(json: bool, default_filter: &str, redactor: Option<Redactor>) {
+    init_tracing_with(json, default_filter, redactor, None);
+}
+
+/// [`init_tracing`], and `spans` beside the logs when given (the trace exporter's layer, which
+/// filters for itself).
+///
+/// # Panics
+/// When a global subscriber is already set.
+pub fn init_tracing_with(
+    json: bool,
+    default_filter: &str,
+    redactor: Option<Redactor>,
+    spans: Option<SpanLayer>,
+) {
     let writer = match redactor {
         Some(redactor) => BoxMakeWriter::new(RedactingMakeWriter::stderr(redactor)),
         None => BoxMakeWriter::new(std::io::stderr),
     };
     let rust_log = std::env::var("RUST_LOG").ok();
-    dispatch(json, filter(rust_log.as_deref(), default_filter), writer).init();
+    dispatch(
+        json,
+        filter(rust_log.as_deref(), default_filter),
+        writer,
+        spans,
+    )
+    .init();
 }
 
 /// `rust_log` when it is set, not blank and parses; else `default_filter` (which falls back to
-/// `info` should it not parse either).
+/// `info` should it not parse either). The trace spans are never logged.
 fn filter(rust_log: Option<&str>, default_filter: &str) -> Targets {
     rust_log
         .filter(|v| !v.trim().is_empty())
         .and_then(|v| v.parse().ok())
         .or_else(|| default_filter.parse().ok())
         .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO))
+        .with_target(SPAN_TARGET, LevelFilter::OFF)
 }
 
-fn dispatch<W>(json: bool, filter: Targets, writer: W) -> Dispatch
+/// The logs, filtered by `filter` (a filter of their own: it must not hide the trace spans
+/// from `spans`), and `spans` beside them.
+fn dispatch<W>(json: bool, filter: Targets, writer: W, spans: Option<SpanLayer>) -> Dispatch
 where
     W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
 {
-    // The builder's own filter (INFO unless told) would sit below `filter`: let `filter` decide.
-    let logs = tracing_subscriber::fmt()
-        .with_max_level(LevelFilter::TRACE)
-        .with_writer(writer);
-    if json {
-        Dispatch::new(logs.json().finish().with(filter))
+    let logs = tracing_subscriber::fmt::layer().with_writer(writer);
+    let logs: SpanLayer = if json {
+        logs.json().with_filter(filter).boxed()
     } else {
-        Dispatch::new(logs.with_ansi(false).finish().with(filter))
-    }
+        logs.with_ansi(false).with_filter(filter).boxed()
+    };
+    let layers: Vec<SpanLayer> = std::iter::once(logs).chain(spans).collect();
+    Dispatch::new(tracing_subscriber::registry().with(layers))
 }
 
 #[cfg(test)]
@@ -71,7 +101,7 @@ mod tests {
             Some(r) => BoxMakeWriter::new(RedactingMakeWriter::new(r, move || sink.clone())),
             None => BoxMakeWriter::new(move || sink.clone()),
         };
-        let dispatch = dispatch(json, filter(rust_log, "info,noisy=warn"), writer);
+        let dispatch = dispatch(json, filter(rust_log, "info,noisy=warn"), writer, None);
         tracing::dispatcher::with_default(&dispatch, || {
             tracing::info!(
                 tool = "papierkram_invoices_list",
@@ -80,6 +110,7 @@ mod tests {
             tracing::debug!("debug detail");
             tracing::info!(target: "noisy", "noisy info");
             tracing::warn!(target: "noisy", "noisy warning");
+            tracing::warn!(target: SPAN_TARGET, "a trace span's event");
         });
         capture.text()
     }

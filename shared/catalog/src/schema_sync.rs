@@ -611,6 +611,7 @@ fn full_catalog() -> Catalog {
         secrets: vec!["host".into(), "token".into()],
         auth: full_auth(),
         headers: BTreeMap::from([("cal-api-version".into(), "2024-08-13".into())]),
+        trace_context: true,
         timeout_ms: 5_000,
         max_response_bytes: Some(8 * 1024 * 1024),
         list_envelope: Some(full_list_envelope()),

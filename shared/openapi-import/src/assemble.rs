@@ -228,6 +228,7 @@ pub(crate) fn import(text: &str, options: &Options) -> Result<Draft, ImportError
         secrets: secrets.into_iter().map(Text::from).collect(),
         auth,
         headers,
+        trace_context: false,
         timeout_ms: 10_000,
         max_response_bytes: None,
         paging,

@@ -118,6 +118,11 @@ impl Drop for Function {
 
 /// The binary started as Lambda starts it: no command, nothing inherited but PATH.
 fn start(runtime_api: &str, moto: &Moto, secret_id: &str) -> Function {
+    start_with(runtime_api, moto, secret_id, &[])
+}
+
+/// [`start`], with `extra` variables.
+fn start_with(runtime_api: &str, moto: &Moto, secret_id: &str, extra: &[(&str, &str)]) -> Function {
     let mut cmd = Command::new(lambda_binary());
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -136,6 +141,7 @@ fn start(runtime_api: &str, moto: &Moto, secret_id: &str) -> Function {
     for (k, v) in moto.env() {
         cmd.env(k, v);
     }
+    cmd.envs(extra.iter().copied());
     let mut child = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -230,4 +236,25 @@ async fn a_missing_deployment_secret_is_answered_with_503_through_the_runtime_ap
         "{}",
         function.stderr.joined()
     );
+}
+
+/// With traces on, an invocation's spans reach the collector before its answer does: the
+/// instance may be frozen as soon as it answers, so the batch's own schedule (ten minutes here)
+/// is not waited for.
+#[tokio::test]
+async fn an_invocation_exports_its_spans_before_it_answers() {
+    let moto = Moto::start();
+    let (receiver, otlp) = integration_tests::otlp::Receiver::start().await;
+    let (api, mut rx) = runtime_api(vec![fixture("apigw-v2-initialize.json")]).await;
+    let traced = [
+        ("MCP_OTLP_ENDPOINT", otlp.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "600000"),
+    ];
+    let function = start_with(&api, &moto, "hosted-mcp/absent", &traced);
+    let (_, _, response) = posted(&mut rx, &function).await;
+    assert_eq!(response["statusCode"], 503, "{response}");
+    let spans = receiver.spans();
+    let request = spans.iter().find(|s| s.name == "request");
+    let request = request.unwrap_or_else(|| panic!("no request span at the answer: {spans:#?}"));
+    assert_eq!(request.attr("http.response.status_code"), "503");
 }

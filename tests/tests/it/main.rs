@@ -36,5 +36,6 @@ mod server;
 mod smoke;
 mod spend;
 mod tasks;
+mod traces;
 mod vault;
 mod writes;

@@ -48,4 +48,6 @@ pub struct RequestMeta {
     pub time_left: Option<std::time::Duration>,
     /// The client's IP (see `http::client_ip`), for the limits; never logged.
     pub client_ip: Option<std::net::IpAddr>,
+    /// The request's span, the parent of the call's (disabled when traces are off).
+    pub span: crate::telemetry::RequestSpan,
 }

@@ -119,11 +119,13 @@ use std::sync::Arc;
 
 use catalog::Tool;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use crate::contract::args::ValidArgs;
 use crate::inventory::{DeployedCatalog, View};
 use crate::limits::Limits;
 use crate::progress::Progress;
+use crate::telemetry;
 use crate::upstream::remote::RemoteTool;
 use crate::upstream::{Credentials, Deadline, Upstream};
 use crate::vault::VaultStore;
@@ -290,7 +292,9 @@ impl Pipeline {
             ControlFlow::Continue(arguments) => arguments,
             ControlFlow::Break(answer) => return answer,
         };
-        let valid = match stages::validate(conn, tool, &arguments) {
+        let valid = match telemetry::stage("validate")
+            .in_scope(|| stages::validate(conn, tool, &arguments))
+        {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
@@ -300,7 +304,9 @@ impl Pipeline {
                 // The job's answer is a new outcome: what starting it spent stays on it.
                 let spent = outcome.spent.clone();
                 let left = outcome.fields.get("_spend").cloned();
-                let mut followed = self.job(conn, tool, job, outcome, request).await;
+                let mut followed = Box::pin(self.job(conn, tool, job, outcome, request))
+                    .instrument(telemetry::stage("job"))
+                    .await;
                 followed.spent = followed.spent.or(spent);
                 if let Some(left) = left {
                     followed.fields.entry("_spend").or_insert(left);
@@ -320,7 +326,9 @@ impl Pipeline {
         arguments: &Map<String, Value>,
         request: Request<'_>,
     ) -> Outcome {
-        let mut valid = match stages::validate_remote(remote, arguments) {
+        let mut valid = match telemetry::stage("validate")
+            .in_scope(|| stages::validate_remote(remote, arguments))
+        {
             ControlFlow::Continue(valid) => valid,
             ControlFlow::Break(answer) => return answer,
         };
@@ -392,7 +400,10 @@ impl Pipeline {
             Ok(meter) => pace::meter(meter, &self.limits, conn),
             Err(refused) => return *refused,
         };
-        let spending = match spend::reserve(&self.limits, conn, tool, valid, request.caller).await {
+        let spending = spend::reserve(&self.limits, conn, tool, valid, request.caller)
+            .instrument(telemetry::stage("budget"))
+            .await;
+        let spending = match spending {
             ControlFlow::Continue(spending) => spending,
             ControlFlow::Break(refused) => {
                 if let Some(a) = request.admission {
@@ -410,7 +421,11 @@ impl Pipeline {
             keys: &keys,
         };
         let now = crate::clock::now_s();
-        let mut outcome = match self.credentials(conn, request.caller, &connect, now).await {
+        let person = self
+            .credentials(conn, request.caller, &connect, now)
+            .instrument(telemetry::stage("credentials"))
+            .await;
+        let mut outcome = match person {
             ControlFlow::Break(refused) => refused,
             ControlFlow::Continue(person) => {
                 let owner = person.as_ref().map(|(key, _)| key.person().id());
@@ -438,12 +453,14 @@ impl Pipeline {
                 }
             }
         };
-        if let Some(a) = request.admission {
-            self.limits.settle(a, &conn.catalog.connector, meter.sent());
-        }
-        budget::settle(&mut outcome, conn, budget, &meter);
-        pace::settle(&mut outcome, &meter);
-        spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
+        telemetry::stage("settle").in_scope(|| {
+            if let Some(a) = request.admission {
+                self.limits.settle(a, &conn.catalog.connector, meter.sent());
+            }
+            budget::settle(&mut outcome, conn, budget, &meter);
+            pace::settle(&mut outcome, &meter);
+            spend::settle(spending.as_ref(), &mut outcome, conn, meter.sent());
+        });
         let max_bytes = tool.max_result_bytes.unwrap_or(self.max_result_bytes);
         let keys = match &valid.list {
             Some(_) if !keys.is_empty() => keys,
@@ -451,10 +468,12 @@ impl Pipeline {
             None => Vec::new(),
         };
         let by_cursor = conn.catalog.pager_for(tool).is_some_and(|p| p.by_cursor());
-        match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
-            Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
-            None => shape::cap(&mut outcome, max_bytes),
-        };
+        telemetry::stage("cap").in_scope(|| {
+            match resume::Continuation::of(&tool.name, valid, by_cursor, &keys) {
+                Some(resume) => resume::cap(&mut outcome, max_bytes, &resume),
+                None => shape::cap(&mut outcome, max_bytes),
+            }
+        });
         outcome
     }
 
@@ -517,7 +536,7 @@ impl Pipeline {
     /// upstream: reads pay for none of the write stages.
     async fn guarded(&self, call: &Call<'_>, request: Request<'_>) -> Flow<Outcome> {
         if !call.guarded() {
-            return ControlFlow::Continue(self.execute(call).await.outcome);
+            return ControlFlow::Continue(self.upstream_stage(call).await.outcome);
         }
         // An update that sends back fields of the record reads them first (`from_current`).
         let kept = current_fields::keep(
@@ -527,6 +546,7 @@ impl Pipeline {
             call.valid,
             call.reading(),
         )
+        .instrument(telemetry::stage("current_fields"))
         .await;
         let kept = match kept {
             Ok(kept) => kept,
@@ -534,15 +554,35 @@ impl Pipeline {
         };
         let with_kept = kept.as_ref().map(|valid| call.with_valid(valid));
         let call = with_kept.as_ref().unwrap_or(call);
-        self.dry_run(call).await?;
+        self.dry_run(call)
+            .instrument(telemetry::stage("dry_run"))
+            .await?;
         let bound = call.bound(request.caller);
-        let consent = self.consent(call, &bound, request).await?;
-        let Some(key) = self.claim(call, &bound, &consent).await? else {
-            let outcome = self.execute(call).await.outcome;
+        let consent = self
+            .consent(call, &bound, request)
+            .instrument(telemetry::stage("consent"))
+            .await?;
+        let claimed = self
+            .claim(call, &bound, &consent)
+            .instrument(telemetry::stage("idempotency"))
+            .await?;
+        let Some(key) = claimed else {
+            let outcome = self.upstream_stage(call).await.outcome;
             return ControlFlow::Continue(call.facts(outcome, consent.channel(), None));
         };
-        let executed = self.execute(call).await;
-        self.record(&key, &executed).await;
+        let executed = self.upstream_stage(call).await;
+        self.record(&key, &executed)
+            .instrument(telemetry::stage("record"))
+            .await;
         ControlFlow::Continue(call.facts(executed.outcome, consent.channel(), Some("new")))
+    }
+
+    /// The upstream stage (`execute`) in its span. Boxed: the stage's future (an aggregation's
+    /// kilobytes in a debug build) is then held once, on the heap, not copied into each frame
+    /// that awaits it.
+    async fn upstream_stage(&self, call: &Call<'_>) -> stages::Executed {
+        Box::pin(self.execute(call))
+            .instrument(telemetry::stage("upstream"))
+            .await
     }
 }

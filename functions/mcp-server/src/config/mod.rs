@@ -100,6 +100,12 @@ pub(crate) const USER_HEADER_KEYS: &str = "MCP_USER_HEADER_KEYS";
 /// The header a front door (CloudFront) proves itself with: every request must carry the
 /// deployment secret's `origin_verify` in it. Unset: no front door to prove.
 pub(crate) const ORIGIN_VERIFY_HEADER: &str = "MCP_ORIGIN_VERIFY_HEADER";
+/// The OTLP/HTTP collector traces are exported to (`http://localhost:4318`, the AWS Distro for
+/// OpenTelemetry layer's on Lambda); no traces when unset.
+pub(crate) const OTLP_ENDPOINT: &str = "MCP_OTLP_ENDPOINT";
+/// The share of new traces kept, 0 to 1 (default 1); a client's `traceparent` decides for its
+/// own trace.
+pub(crate) const TRACE_SAMPLE_RATIO: &str = "MCP_TRACE_SAMPLE_RATIO";
 /// `json` (Lambda default) or `text` (local default).
 pub(crate) const LOG_FORMAT: &str = "MCP_LOG_FORMAT";
 /// Set by the Lambda runtime; its presence selects Lambda mode.
@@ -145,6 +151,8 @@ pub(crate) const ALL: &[&str] = &[
     USER_HEADER_KEYS,
     ORIGIN_VERIFY_HEADER,
     LOG_FORMAT,
+    OTLP_ENDPOINT,
+    TRACE_SAMPLE_RATIO,
     oauth::settings::ISSUER,
     oauth::settings::RESOURCE_URL,
     oauth::settings::PROFILES,

@@ -13,8 +13,8 @@ use super::{
     INBOUND_KEY_ID, INBOUND_TABLE, JOB_WAIT_MS, LAMBDA_RUNTIME_API, LEDGER_TABLE,
     LIMIT_DAILY_CALLS, LIMIT_IPV6_PREFIX, LIMIT_PER_CALLER_PER_MINUTE, LIMIT_PER_IP_PER_MINUTE,
     LIMITS, LIMITS_TABLE, LIMITS_TIMEOUT_MS, LOG_FORMAT, MAX_BODY_BYTES, MAX_RESULT_BYTES,
-    ORIGIN_VERIFY_HEADER, SECRET_ID, SECRET_TTL_SECS, TOKEN_CONFIRMS_CRITICAL, TRUSTED_PROXIES,
-    USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
+    ORIGIN_VERIFY_HEADER, OTLP_ENDPOINT, SECRET_ID, SECRET_TTL_SECS, TOKEN_CONFIRMS_CRITICAL,
+    TRACE_SAMPLE_RATIO, TRUSTED_PROXIES, USER_HEADER_KEYS, VAULT_KEY_ID, VAULT_TABLE,
 };
 use crate::limits::{self, cidr::Cidr};
 use crate::oauth;
@@ -70,6 +70,8 @@ pub struct Config {
     /// Profiles (`*`: all) whose critical tools accept a confirmation token.
     pub token_confirms_critical: Vec<String>,
     pub json_logs: bool,
+    /// Where traces are exported, when they are (`MCP_OTLP_ENDPOINT`).
+    pub traces: Option<crate::telemetry::Traces>,
     /// Named tool sets (`MCP_PROFILES`) and the keys limited to one (`MCP_KEY_PROFILES`).
     pub profiles: Profiles,
     /// `<CONNECTOR>_BASE_URL` and `<CONNECTOR>_EXPOSE_RAW`, by the connector's name in upper
@@ -148,6 +150,7 @@ impl Config {
             origin_verify_header: origin_verify_header(env)?,
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
             json_logs,
+            traces: traces(env)?,
             profiles,
             connector_vars: connector_vars(env),
         })
@@ -227,6 +230,36 @@ fn allowed_origins<F: Fn(&str) -> Option<String>>(
         ));
     }
     Ok(allowed_origins)
+}
+
+/// `MCP_OTLP_ENDPOINT` (an http(s) URL) and `MCP_TRACE_SAMPLE_RATIO` (0 to 1, default 1).
+fn traces(env: &EnvSnapshot) -> Result<Option<crate::telemetry::Traces>, ConfigError> {
+    let sample_ratio = match env.get(TRACE_SAMPLE_RATIO) {
+        None => 1.0,
+        Some(v) => v
+            .parse::<f64>()
+            .ok()
+            .filter(|r| (0.0..=1.0).contains(r))
+            .ok_or_else(|| {
+                ConfigError::new(
+                    TRACE_SAMPLE_RATIO,
+                    format!("`{v}`: a share from 0 to 1 (0.1 keeps one new trace in ten)"),
+                )
+            })?,
+    };
+    let Some(endpoint) = env.get(OTLP_ENDPOINT) else {
+        return Ok(None);
+    };
+    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+        return Err(ConfigError::new(
+            OTLP_ENDPOINT,
+            format!("`{endpoint}`: an OTLP/HTTP URL (http://localhost:4318)"),
+        ));
+    }
+    Ok(Some(crate::telemetry::Traces {
+        endpoint: endpoint.to_string(),
+        sample_ratio,
+    }))
 }
 
 /// `MCP_LOG_FORMAT`: JSON on Lambda unless told otherwise.
@@ -432,6 +465,25 @@ mod tests {
             err.to_string(),
             "MCP_MAX_RESULT_BYTES: `lots` is not a valid number"
         );
+    }
+
+    #[test]
+    fn traces_are_off_unless_an_endpoint_is_set_and_a_bad_ratio_names_its_variable() {
+        assert_eq!(Config::from(EnvSnapshot::default()).unwrap().traces, None);
+        let env = [(OTLP_ENDPOINT, "http://localhost:4318")];
+        let on = Config::from(EnvSnapshot::from_pairs(env))
+            .unwrap()
+            .traces
+            .unwrap();
+        assert_eq!((on.endpoint.as_str(), on.sample_ratio), (env[0].1, 1.0));
+        for (name, value) in [
+            (TRACE_SAMPLE_RATIO, "1.5"),
+            (TRACE_SAMPLE_RATIO, "a tenth"),
+            (OTLP_ENDPOINT, "localhost:4318"),
+        ] {
+            let env = EnvSnapshot::from_pairs([(OTLP_ENDPOINT, "http://c:4318"), (name, value)]);
+            assert_eq!(Config::from(env).unwrap_err().name, name, "{value}");
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod origin;
 pub(crate) mod respond;
 pub(crate) mod state;
 mod tasks_v1;
+mod traced;
 pub(crate) mod wellknown;
 
 pub use state::AppState;
@@ -44,6 +45,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use tracing::Instrument;
 
 use crate::call::RequestMeta;
 use crate::mcp;
@@ -167,7 +169,8 @@ where
 {
     let checked = async {
         let request = jsonrpc::guard(state.config.max_body_bytes, request).await?;
-        limit::per_call(state, request).await
+        let limits = tracing::info_span!(target: audit::SPAN_TARGET, "limits");
+        limit::per_call(state, request).instrument(limits).await
     };
     match checked.await {
         Ok((request, headroom)) => {
@@ -250,7 +253,9 @@ fn transport(state: &AppState) -> mcp::Transport {
 /// flood of refused requests is limited like any other; no cookies out but a connect page's
 /// browser binding (`connect::BindBrowser`), the id on the answer.
 async fn front(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let meta = request_meta(&request, &state.config.trusted_proxies);
+    let span = traced::span(&request);
+    let mut meta = request_meta(&request, &state.config.trusted_proxies);
+    meta.span = crate::telemetry::RequestSpan(span.clone());
     let id = HeaderValue::from_str(&meta.id).ok();
     request.extensions_mut().insert(meta);
     let admitted = async {
@@ -258,10 +263,20 @@ async fn front(State(state): State<AppState>, mut request: Request, next: Next) 
         origin::verify(&state, request.headers()).await?;
         Ok::<_, Response>(request)
     };
-    let mut response = match admitted.await {
-        Ok(request) => next.run(request).await,
-        Err(refused) => refused,
-    };
+    let mut response = async {
+        match admitted.await {
+            Ok(request) => next.run(request).await,
+            Err(refused) => refused,
+        }
+    }
+    .instrument(span.clone())
+    .await;
+    span.record("http.response.status_code", response.status().as_u16());
+    drop(span);
+    if state.config.lambda {
+        // Before the instance is frozen: the exporter's thread would send them only later.
+        crate::telemetry::flush().await;
+    }
     response.headers_mut().remove(header::SET_COOKIE);
     if let Some(connect::BindBrowser(cookie)) = response.extensions_mut().remove() {
         response.headers_mut().insert(header::SET_COOKIE, cookie);
@@ -290,6 +305,7 @@ fn request_meta(request: &Request, trusted_proxies: &[crate::limits::cidr::Cidr]
             .unwrap_or_else(new_request_id),
         time_left,
         client_ip: client_ip::client_ip(request, trusted_proxies),
+        span: Default::default(),
     }
 }
 

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::time::Duration;
+use tracing::Instrument;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -125,7 +126,10 @@ impl Items {
                 .client
                 .transact_write_items()
                 .set_transact_items(Some(actions.clone()));
-            let error = match tokio::time::timeout(self.timeout, request.send()).await {
+            let sent = tokio::time::timeout(self.timeout, request.send()).instrument(
+                crate::telemetry::table("limits_table", "TransactWriteItems"),
+            );
+            let error = match sent.await {
                 Err(_) => return Err(TableError::Timeout(self.timeout.as_millis())),
                 Ok(Ok(_)) => return Ok(TallyAnswer::Admitted),
                 Ok(Err(e)) => e,

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
+use tracing::Instrument;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, ReturnValuesOnConditionCheckFailure};
@@ -160,7 +161,9 @@ async fn in_table(
         .expression_attribute_names("#t", NEXT)
         .expression_attribute_names("#e", EXPIRES)
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        let answer = match tokio::time::timeout(timeout, request.send()).await {
+        let sent = tokio::time::timeout(timeout, request.send())
+            .instrument(crate::telemetry::table("limits_table", "UpdateItem"));
+        let answer = match sent.await {
             Err(_) => return Err(TableError::Timeout(timeout.as_millis())),
             Ok(answer) => answer,
         };

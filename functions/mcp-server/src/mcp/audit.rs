@@ -229,6 +229,9 @@ fn with_context(mut event: AuditEvent, ctx: &CallContext) -> AuditEvent {
     if !ctx.request.id.is_empty() {
         event = event.request_id(&ctx.request.id);
     }
+    if let Some(trace_id) = crate::telemetry::trace_id(&ctx.request.span.0) {
+        event = event.trace_id(&trace_id);
+    }
     event
 }
 

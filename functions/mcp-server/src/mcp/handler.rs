@@ -210,12 +210,13 @@ impl ServerHandler for McpHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Box::pin(async move {
-            let ctx = CallContext::of(&context)?;
-            log_stateless_client(&ctx);
-            self.mcp.tool_call(request, &ctx).await
-        })
-        .await
+        let ctx = CallContext::of(&context)?;
+        log_stateless_client(&ctx);
+        let span = super::traced::tool_call(&request.name, &ctx);
+        // The span wraps the box, not the call's future: moved into a wrapper, that future
+        // (kilobytes in a debug build) would be copied once more on the stack.
+        let call = Box::pin(async move { self.mcp.tool_call(request, &ctx).await });
+        tracing::Instrument::instrument(call, span).await
     }
 
     async fn get_task(

@@ -6,8 +6,8 @@
 //! (`prompts`; a remote's: `remote_prompts`), completions of prompt arguments and
 //! resource-template variables (`completions`; a federated prompt's: `remote_completions`),
 //! progress notifications of a watched call (`progress`), each scope's `tools/list` (`lists`,
-//! built on the scope's first `tools/list`; `lint` measures them too) and the audit events
-//! (`audit`).
+//! built on the scope's first `tools/list`; `lint` measures them too), the audit events
+//! (`audit`) and a `tools/call`'s span (`traced`).
 //!
 //! [`Mcp`] (`server`) holds what every MCP request needs, built once at start (a scope's
 //! `tools/list` on its first request); [`service`] is the Streamable HTTP service the edge mounts.
@@ -32,6 +32,7 @@ mod server;
 mod tasks;
 mod tasks_v1;
 mod tool_call;
+mod traced;
 
 pub(crate) use context::is_modern;
 pub use definitions::output_schema;

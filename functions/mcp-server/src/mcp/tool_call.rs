@@ -218,6 +218,7 @@ impl Mcp {
             ctx,
             started.elapsed(),
         );
+        super::traced::answered(&event, tool.risk);
         self.audit.write(&event);
         if let Some(error) = refused {
             return Err(error);

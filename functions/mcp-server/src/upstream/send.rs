@@ -7,6 +7,7 @@ use std::time::Duration;
 use catalog::{Catalog, Method, QuotaFigures};
 use reqwest::Url;
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::credentials::{Credentials, PersonToken};
 use super::echo::Carried;
@@ -43,9 +44,33 @@ pub(super) struct Received {
     pub link: Option<String>,
 }
 
+/// Sends one exchange (`exchanged`) in its `upstream_request` span.
+pub(super) async fn send(
+    http: &reqwest::Client,
+    catalog: &Catalog,
+    secrets: &SecretValues,
+    exchange: Exchange<'_>,
+) -> Result<Received, UpstreamError> {
+    let span = tracing::info_span!(
+        target: audit::SPAN_TARGET,
+        "upstream_request",
+        otel.kind = "client",
+        connector = catalog.connector.as_str(),
+        http.request.method = exchange.method.as_str(),
+        http.response.status_code = tracing::field::Empty,
+    );
+    let received = exchanged(http, catalog, secrets, exchange)
+        .instrument(span.clone())
+        .await;
+    if let Ok(r) = &received {
+        span.record("http.response.status_code", r.status);
+    }
+    received
+}
+
 /// Sends one exchange: the request built with its credentials, the answer's headers read, then
 /// its body read under the cap and scrubbed of what we sent.
-pub(super) async fn send(
+async fn exchanged(
     http: &reqwest::Client,
     catalog: &Catalog,
     secrets: &SecretValues,
@@ -124,6 +149,9 @@ fn build(
             .body(body.to_string());
     }
     let mut request = request.build().map_err(|_| UpstreamError::Unreachable)?;
+    if catalog.trace_context {
+        crate::telemetry::inject(request.headers_mut());
+    }
     if let Some(accept) = exchange
         .accept
         .as_deref()

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::time::Duration;
+use tracing::Instrument;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::primitives::Blob;
@@ -93,24 +94,30 @@ impl TableVault {
 
 impl VaultStore for TableVault {
     fn get<'a>(&'a self, key: &'a EntryKey) -> VaultFuture<'a, Option<Stored>> {
-        Box::pin(async move {
-            let request = self
-                .client
-                .get_item()
-                .table_name(&self.table)
-                .set_key(Some(self.key_of(key)))
-                .consistent_read(true);
-            let out = within(request.send()).await?;
-            match out.item {
-                Some(item) if item.contains_key(SEALED) => self.open(key, &item).await.map(Some),
-                // None, or a tombstone.
-                _ => Ok(None),
+        Box::pin(
+            async move {
+                let request = self
+                    .client
+                    .get_item()
+                    .table_name(&self.table)
+                    .set_key(Some(self.key_of(key)))
+                    .consistent_read(true);
+                let out = within(request.send()).await?;
+                match out.item {
+                    Some(item) if item.contains_key(SEALED) => {
+                        self.open(key, &item).await.map(Some)
+                    }
+                    // None, or a tombstone.
+                    _ => Ok(None),
+                }
             }
-        })
+            .instrument(crate::telemetry::table("vault", "GetItem")),
+        )
     }
 
     fn put<'a>(&'a self, key: &'a EntryKey, grant: &'a Grant, now: u64) -> VaultFuture<'a, ()> {
-        Box::pin(async move {
+        Box::pin(
+            async move {
             let (data_key, sealed) = self.seal(key, grant).await?;
             let (set_expiry, remove) = expiry(grant);
             let request = self
@@ -137,7 +144,9 @@ impl VaultStore for TableVault {
                 None => request,
             };
             within(request.send()).await.map(|_| ())
-        })
+            }
+            .instrument(crate::telemetry::table("vault", "UpdateItem")),
+        )
     }
 
     fn claim_refresh<'a>(
@@ -147,21 +156,24 @@ impl VaultStore for TableVault {
         now: u64,
         until: u64,
     ) -> VaultFuture<'a, bool> {
-        Box::pin(async move {
-            let request = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(self.key_of(key)))
-                .update_expression("SET #r = :until")
-                .condition_expression("#v = :v AND (attribute_not_exists(#r) OR #r < :now)")
-                .expression_attribute_names("#r", REFRESHING_UNTIL)
-                .expression_attribute_names("#v", VERSION)
-                .expression_attribute_values(":until", n(until))
-                .expression_attribute_values(":v", n(version))
-                .expression_attribute_values(":now", n(now));
-            conditional(request.send()).await
-        })
+        Box::pin(
+            async move {
+                let request = self
+                    .client
+                    .update_item()
+                    .table_name(&self.table)
+                    .set_key(Some(self.key_of(key)))
+                    .update_expression("SET #r = :until")
+                    .condition_expression("#v = :v AND (attribute_not_exists(#r) OR #r < :now)")
+                    .expression_attribute_names("#r", REFRESHING_UNTIL)
+                    .expression_attribute_names("#v", VERSION)
+                    .expression_attribute_values(":until", n(until))
+                    .expression_attribute_values(":v", n(version))
+                    .expression_attribute_values(":now", n(now));
+                conditional(request.send()).await
+            }
+            .instrument(crate::telemetry::table("vault", "UpdateItem")),
+        )
     }
 
     fn replace<'a>(
@@ -170,82 +182,91 @@ impl VaultStore for TableVault {
         version: u64,
         grant: &'a Grant,
     ) -> VaultFuture<'a, bool> {
-        Box::pin(async move {
-            let (data_key, sealed) = self.seal(key, grant).await?;
-            let (set_expiry, remove) = expiry(grant);
-            let request = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(self.key_of(key)))
-                .update_expression(format!(
-                    "SET #dk = :dk, #s = :s, #v = :next{set_expiry} REMOVE {remove}"
-                ))
-                .condition_expression("#v = :v")
-                .expression_attribute_names("#dk", DATA_KEY)
-                .expression_attribute_names("#s", SEALED)
-                .expression_attribute_names("#v", VERSION)
-                .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
-                .expression_attribute_names("#r", REFRESHING_UNTIL)
-                .expression_attribute_values(":dk", AttributeValue::B(data_key))
-                .expression_attribute_values(":s", AttributeValue::B(sealed))
-                .expression_attribute_values(":v", n(version))
-                .expression_attribute_values(":next", n(version + 1));
-            let request = match grant.expires_at {
-                Some(e) => request.expression_attribute_values(":e", n(e)),
-                None => request,
-            };
-            conditional(request.send()).await
-        })
+        Box::pin(
+            async move {
+                let (data_key, sealed) = self.seal(key, grant).await?;
+                let (set_expiry, remove) = expiry(grant);
+                let request = self
+                    .client
+                    .update_item()
+                    .table_name(&self.table)
+                    .set_key(Some(self.key_of(key)))
+                    .update_expression(format!(
+                        "SET #dk = :dk, #s = :s, #v = :next{set_expiry} REMOVE {remove}"
+                    ))
+                    .condition_expression("#v = :v")
+                    .expression_attribute_names("#dk", DATA_KEY)
+                    .expression_attribute_names("#s", SEALED)
+                    .expression_attribute_names("#v", VERSION)
+                    .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+                    .expression_attribute_names("#r", REFRESHING_UNTIL)
+                    .expression_attribute_values(":dk", AttributeValue::B(data_key))
+                    .expression_attribute_values(":s", AttributeValue::B(sealed))
+                    .expression_attribute_values(":v", n(version))
+                    .expression_attribute_values(":next", n(version + 1));
+                let request = match grant.expires_at {
+                    Some(e) => request.expression_attribute_values(":e", n(e)),
+                    None => request,
+                };
+                conditional(request.send()).await
+            }
+            .instrument(crate::telemetry::table("vault", "UpdateItem")),
+        )
     }
 
     fn remove<'a>(&'a self, key: &'a EntryKey) -> VaultFuture<'a, bool> {
-        Box::pin(async move {
-            let request = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(self.key_of(key)))
-                .update_expression("SET #v = #v + :one REMOVE #dk, #s, #c, #e, #r")
-                .condition_expression("attribute_exists(#s)")
-                .expression_attribute_names("#v", VERSION)
-                .expression_attribute_names("#dk", DATA_KEY)
-                .expression_attribute_names("#s", SEALED)
-                .expression_attribute_names("#c", CONNECTED_AT)
-                .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
-                .expression_attribute_names("#r", REFRESHING_UNTIL)
-                .expression_attribute_values(":one", n(1));
-            conditional(request.send()).await
-        })
+        Box::pin(
+            async move {
+                let request = self
+                    .client
+                    .update_item()
+                    .table_name(&self.table)
+                    .set_key(Some(self.key_of(key)))
+                    .update_expression("SET #v = #v + :one REMOVE #dk, #s, #c, #e, #r")
+                    .condition_expression("attribute_exists(#s)")
+                    .expression_attribute_names("#v", VERSION)
+                    .expression_attribute_names("#dk", DATA_KEY)
+                    .expression_attribute_names("#s", SEALED)
+                    .expression_attribute_names("#c", CONNECTED_AT)
+                    .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+                    .expression_attribute_names("#r", REFRESHING_UNTIL)
+                    .expression_attribute_values(":one", n(1));
+                conditional(request.send()).await
+            }
+            .instrument(crate::telemetry::table("vault", "DeleteItem")),
+        )
     }
 
     fn list<'a>(&'a self, person: &'a Person) -> VaultFuture<'a, Vec<Connection>> {
-        Box::pin(async move {
-            let request = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", PARTITION_KEY)
-                .expression_attribute_names("#sk", SORT_KEY)
-                .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
-                .expression_attribute_names("#c", CONNECTED_AT)
-                .expression_attribute_values(":pk", s(person.id()))
-                .projection_expression("#sk, #e, #c")
-                .limit(MAX_LISTED as i32);
-            let out = within(request.send()).await?;
-            Ok(out
-                .items
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|item| {
-                    let slot = item.get(SORT_KEY)?.as_s().ok()?;
-                    // A tombstone has no `connected_at`: nothing is connected there.
-                    let connected_at = number(item, CONNECTED_AT)?;
-                    Connection::from_slot(slot, number(item, TOKEN_EXPIRES_AT), connected_at)
-                })
-                .collect())
-        })
+        Box::pin(
+            async move {
+                let request = self
+                    .client
+                    .query()
+                    .table_name(&self.table)
+                    .key_condition_expression("#pk = :pk")
+                    .expression_attribute_names("#pk", PARTITION_KEY)
+                    .expression_attribute_names("#sk", SORT_KEY)
+                    .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+                    .expression_attribute_names("#c", CONNECTED_AT)
+                    .expression_attribute_values(":pk", s(person.id()))
+                    .projection_expression("#sk, #e, #c")
+                    .limit(MAX_LISTED as i32);
+                let out = within(request.send()).await?;
+                Ok(out
+                    .items
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|item| {
+                        let slot = item.get(SORT_KEY)?.as_s().ok()?;
+                        // A tombstone has no `connected_at`: nothing is connected there.
+                        let connected_at = number(item, CONNECTED_AT)?;
+                        Connection::from_slot(slot, number(item, TOKEN_EXPIRES_AT), connected_at)
+                    })
+                    .collect())
+            }
+            .instrument(crate::telemetry::table("vault", "Query")),
+        )
     }
 }
 

@@ -53,6 +53,11 @@ pub struct Catalog {
     /// those belong in `auth`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<Text, Text>,
+    /// Whether the upstream may be sent our W3C trace context (`traceparent`, `tracestate`) when
+    /// traces are exported: an upstream that joins the trace. Off by default: the header tells
+    /// the upstream our trace and span ids, and an API may refuse a header it does not know.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace_context: bool,
     /// Upstream timeout per request, milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use catalog::Catalog;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
 use super::MAX_ANSWER_BYTES;
 use super::wire::{self, Generation, RpcAnswer};
@@ -93,9 +94,38 @@ impl Upstream {
         })
     }
 
+    /// One POST to the remote (`posted`), in its `remote_mcp` span.
+    pub(super) async fn post(
+        &self,
+        conn: &DeployedCatalog,
+        auth: &Auth<'_>,
+        generation: &Generation,
+        sent: Sent<'_>,
+        deadline: &Deadline,
+        progress: &Progress,
+    ) -> Result<(u16, AnswerHeaders, Vec<u8>), UpstreamError> {
+        let span = tracing::info_span!(
+            target: audit::SPAN_TARGET,
+            "remote_mcp",
+            otel.kind = "client",
+            connector = conn.catalog.connector.as_str(),
+            mcp.method = sent.method,
+            tool = sent.name,
+            http.response.status_code = tracing::field::Empty,
+        );
+        let answer = self
+            .posted(conn, auth, generation, sent, deadline, progress)
+            .instrument(span.clone())
+            .await;
+        if let Ok((status, ..)) = &answer {
+            span.record("http.response.status_code", status);
+        }
+        answer
+    }
+
     /// One POST to the remote with its credentials, a timeout cut to the deadline and a capped
     /// answer; progress notifications on an SSE answer are reported as they arrive.
-    pub(super) async fn post(
+    async fn posted(
         &self,
         conn: &DeployedCatalog,
         auth: &Auth<'_>,
@@ -258,13 +288,16 @@ pub(super) fn to_remote(
         // reqwest marks it sensitive: no `Debug` print shows it.
         request = request.bearer_auth(token.secret());
     }
-    Ok(request
-        // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
-        // refuses (406) a client that does not take both.
-        .headers(reqwest::header::HeaderMap::from_iter([(
-            reqwest::header::ACCEPT,
-            reqwest::header::HeaderValue::from_static("application/json, text/event-stream"),
-        )])))
+    // Replaces the REST upstreams' `Accept: application/json`: a Streamable HTTP server
+    // refuses (406) a client that does not take both.
+    let mut headers = reqwest::header::HeaderMap::from_iter([(
+        reqwest::header::ACCEPT,
+        reqwest::header::HeaderValue::from_static("application/json, text/event-stream"),
+    )]);
+    if catalog.trace_context {
+        crate::telemetry::inject(&mut headers);
+    }
+    Ok(request.headers(headers))
 }
 
 /// The generation's headers (protocol version, session, routing) on a request.
