@@ -66,8 +66,10 @@ impl Receiver {
         *self.refused.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The spans of the trace whose spans include one named `root_name` that satisfies
-    /// `pick`, once that trace holds at least `at_least` spans (the exporter sends in batches).
+    /// The spans of the trace that holds a span satisfying `pick`, once that trace holds at
+    /// least `at_least` spans and its `request` span. The exporter sends finished spans in
+    /// batches, in the order they ended, and a request's own span ends after all of its
+    /// children: a trace without it may still be missing some.
     pub async fn trace_with(&self, at_least: usize, pick: impl Fn(&Span) -> bool) -> Vec<Span> {
         crate::eventually("the trace's spans", Duration::from_secs(10), || {
             let spans = self.spans();
@@ -76,7 +78,8 @@ impl Receiver {
                 Some(id) => spans.into_iter().filter(|s| s.trace_id == id).collect(),
                 None => Vec::new(),
             };
-            std::future::ready((trace.len() >= at_least).then_some(trace))
+            let whole = trace.len() >= at_least && trace.iter().any(|s| s.name == "request");
+            std::future::ready(whole.then_some(trace))
         })
         .await
     }
