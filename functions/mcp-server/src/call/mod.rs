@@ -87,6 +87,7 @@ mod shape;
 mod short_cache;
 mod spend;
 mod stages;
+mod window;
 
 pub(crate) use budget::REASON as BUDGET_REASON;
 pub(crate) use caller::{Caller, RequestMeta};
@@ -534,9 +535,11 @@ impl Pipeline {
         };
         let with_kept = kept.as_ref().map(|valid| call.with_valid(valid));
         let call = with_kept.as_ref().unwrap_or(call);
-        self.dry_run(call).await?;
+        let window = self.reply_window(call).await?;
+        let shown = |outcome| window::shown(outcome, window.as_ref());
+        self.dry_run(call).await.map_break(shown)?;
         let bound = call.bound(request.caller);
-        let consent = self.consent(call, &bound, request).await?;
+        let consent = self.consent(call, &bound, request).await.map_break(shown)?;
         let Some(key) = self.claim(call, &bound, &consent).await? else {
             let outcome = self.execute(call).await.outcome;
             return ControlFlow::Continue(call.facts(outcome, consent.channel(), None));

@@ -2,7 +2,7 @@
 //! and the HMAC-SHA256 of the raw body under the signing secret in a header. Both compared in
 //! constant time. Pure: the secrets come from the caller.
 
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
