@@ -37,4 +37,5 @@ mod smoke;
 mod spend;
 mod tasks;
 mod vault;
+mod whatsapp;
 mod writes;
