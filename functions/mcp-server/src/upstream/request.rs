@@ -617,6 +617,26 @@ tools:
     }
 
     #[test]
+    fn a_path_hole_naming_no_param_is_the_secret_field_filled_host_safe() {
+        let mut c = catalog();
+        c.tools[1].get = Some("/{tenant}/items/{id}/notes".into());
+        let t = &c.tools[1];
+        let a = args(t, serde_json::json!({ "id": "7" }));
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+            .unwrap()
+            .url;
+        assert_eq!(url.path(), "/api/v1/acme/items/7/notes");
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("a/b")).unwrap_err();
+        assert_eq!(err.status, Status::Unauthorized);
+        // A param's value that looks like a hole stays a value.
+        let a = args(t, serde_json::json!({ "id": "{tenant}" }));
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+            .unwrap()
+            .url;
+        assert_eq!(url.path(), "/api/v1/acme/items/%7Btenant%7D/notes");
+    }
+
+    #[test]
     fn base_url_secret_must_be_host_safe_and_present() {
         let c = catalog();
         let t = &c.tools[0];
