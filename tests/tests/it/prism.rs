@@ -428,6 +428,20 @@ async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstr
     // Prism lets undeclared query parameters through: check their names here.
     let doc = prism::document(&upstream.document());
     let wanted = operations(&doc);
+    // The `/health` probe, where the document declares its path, answers ok.
+    if let Some(probe) = &catalog.health
+        && wanted
+            .iter()
+            .any(|(m, t)| m == "GET" && path_matches(t, &probe.get))
+    {
+        let health: Value = reqwest::get(format!("{}/health", server.base()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(health["connectors"][upstream.connector], "ok", "{health}");
+    }
     let requests = prism.requests();
     let unused: Vec<_> = wanted
         .iter()
