@@ -78,7 +78,7 @@ async fn a_reply_waits_for_the_customers_message_and_a_template_goes_any_time() 
     let hint = r["hint"].as_str().unwrap();
     assert!(
         hint.contains("24-hour reply window is closed")
-            && hint.contains("(whatsapp_template_send)"),
+            && hint.contains("use whatsapp_template_send instead"),
         "{hint}"
     );
     assert!(r.get("confirmation_token").is_none(), "{r}");

@@ -81,7 +81,7 @@ pub(super) fn shown(mut outcome: Outcome, window: Option<&ReplyWindow>) -> Outco
 fn closed(requires: &Requires, hours: Option<u32>) -> Outcome {
     let hours = hours.unwrap_or_default();
     let instead = match &requires.otherwise {
-        Some(tool) => format!("send an approved template instead ({tool})"),
+        Some(tool) => format!("use {tool} instead, which needs no open window"),
         None => "wait until they write again".to_string(),
     };
     Outcome::failed(
@@ -119,7 +119,10 @@ mod tests {
         assert_eq!(refused.reason.as_deref(), Some("reply_window_closed"));
         let hint = refused.hint.unwrap();
         assert!(hint.contains("24-hour reply window is closed"), "{hint}");
-        assert!(hint.contains("(whatsapp_template_send)"), "{hint}");
+        assert!(
+            hint.contains("use whatsapp_template_send instead"),
+            "{hint}"
+        );
         assert!(hint.contains("nothing was sent"), "{hint}");
     }
 
