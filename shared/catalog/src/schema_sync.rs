@@ -26,7 +26,7 @@ use crate::model::{
     Prices, Rate, SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
-use crate::model::{Inbound, InboundEvents, InboundKind, InboundRead};
+use crate::model::{Inbound, InboundEvents, InboundKind, InboundRead, Requires};
 use crate::model::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -258,6 +258,7 @@ fn full_tool() -> Tool {
         links: Some(Box::new(full_item_links())),
         aggregate: Some(Box::new(full_aggregate())),
         inbound: Some(Box::new(full_inbound_read())),
+        requires: Some(Box::new(full_requires())),
         job: Some(Box::new(full_job())),
         spends: Some(Box::new(full_spends())),
         price: Some(Box::new(full_price())),
@@ -569,6 +570,13 @@ fn full_inbound_read() -> InboundRead {
     }
 }
 
+fn full_requires() -> Requires {
+    Requires {
+        reply_window: "to".into(),
+        otherwise: Some("chat_template_send".into()),
+    }
+}
+
 fn full_health() -> Health {
     Health {
         get: "/info".into(),
@@ -679,6 +687,7 @@ fn shapes() -> Vec<Shape> {
             full_inbound_events(),
         ),
         shape("InboundRead", "/$defs/inbound_read", full_inbound_read()),
+        shape("Requires", "/$defs/requires", full_requires()),
         shape("Provenance", "/$defs/provenance", full_provenance()),
         shape("Auth", "/$defs/auth", full_auth()),
         shape("BasicAuth", "/$defs/basic_auth", full_basic_auth()),
@@ -1082,7 +1091,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 25] = [
+    let minimal: [(&str, &str, Value, Parse); 26] = [
         (
             "Catalog",
             "",
@@ -1143,6 +1152,12 @@ fn required_fields_and_defaults_match_serde() {
             "/$defs/inbound_read",
             json!({"conversation": "number"}),
             roundtrip::<InboundRead>,
+        ),
+        (
+            "Requires",
+            "/$defs/requires",
+            json!({"reply_window": "to"}),
+            roundtrip::<Requires>,
         ),
         (
             "QuotaProbe",

@@ -90,7 +90,8 @@ mod tests {
                 "papierkram",
                 "replicate",
                 "runway",
-                "sevdesk"
+                "sevdesk",
+                "whatsapp"
             ]
         );
     }

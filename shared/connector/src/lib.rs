@@ -16,7 +16,7 @@
 //! ```
 //! let catalogs = connector::load(None).unwrap();
 //! let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-//! assert_eq!(names, ["calcom", "lexware", "papierkram", "replicate", "runway", "sevdesk"]);
+//! assert_eq!(names, ["calcom", "lexware", "papierkram", "replicate", "runway", "sevdesk", "whatsapp"]);
 //! let papierkram = &catalogs[2];
 //! let secret = connector::parse(
 //!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,

@@ -440,7 +440,14 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
     checked.sort();
     assert_eq!(
         checked,
-        ["calcom", "lexware", "replicate", "runway", "sevdesk"]
+        [
+            "calcom",
+            "lexware",
+            "replicate",
+            "runway",
+            "sevdesk",
+            "whatsapp"
+        ]
     );
 }
 

@@ -238,6 +238,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         links: None,
         aggregate: None,
         inbound: None,
+        requires: None,
         job: None,
         spends: None,
         price: None,

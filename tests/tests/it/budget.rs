@@ -1,9 +1,9 @@
 //! What the model sees, measured against the real server and the sandbox, in bytes and in
 //! tokens (o200k_base through `tiktoken-rs`, which ships its encodings: offline; Claude's own
 //! tokenizer is not public, so the counts are a close stand-in): `tools/list` for the
-//! deployment and for each profile within 16 KB read and 24 KB in all, with all six shipped
-//! connectors (Papierkram on the sandbox, sevdesk, Cal.com, Replicate, Runway and Lexware on
-//! Prism with their documents), and
+//! deployment and for each profile within 16 KB read and 24 KB in all, with all seven shipped
+//! connectors (Papierkram on the sandbox, sevdesk, Cal.com, Replicate, Runway, Lexware and
+//! WhatsApp on Prism with their documents), and
 //! every tool's default call (a list tool without arguments, every tool with its description's
 //! example, a write as a dry run) within the 25 KB result budget, whole (not cut). Run with
 //! `--nocapture` for the table.
@@ -48,11 +48,24 @@ fn list_figures(result: &Value) -> (usize, usize, usize, usize) {
 async fn what_the_model_reads_fits_its_budgets() {
     let (_sandbox, papierkram) = start_sandbox(TOKEN).await;
     let document = |c: &str| repo().join(format!("shared/connector/openapi/{c}.yaml"));
-    let sevdesk = Prism::start(&document("sevdesk")).await;
-    let calcom = Prism::start(&document("calcom")).await;
-    let replicate = Prism::start(&document("replicate")).await;
-    let runway = Prism::start(&document("runway")).await;
-    let lexware = Prism::start(&document("lexware")).await;
+    // Started together: each Prism's start is mostly waiting for Node.
+    let docs = [
+        "sevdesk",
+        "calcom",
+        "replicate",
+        "runway",
+        "lexware",
+        "whatsapp",
+    ]
+    .map(document);
+    let (sevdesk, calcom, replicate, runway, lexware, whatsapp) = tokio::join!(
+        Prism::start(&docs[0]),
+        Prism::start(&docs[1]),
+        Prism::start(&docs[2]),
+        Prism::start(&docs[3]),
+        Prism::start(&docs[4]),
+        Prism::start(&docs[5]),
+    );
     let server = start_papierkram_server(
         &papierkram,
         TOKEN,
@@ -60,7 +73,7 @@ async fn what_the_model_reads_fits_its_budgets() {
             (
                 "MCP_PROFILES",
                 "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;\
-                 ai=+replicate/*",
+                 ai=+replicate/*;messaging=+whatsapp/*",
             ),
             ("SEVDESK_BASE_URL", &sevdesk.url),
             ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),
@@ -75,8 +88,16 @@ async fn what_the_model_reads_fits_its_budgets() {
             ("RUNWAY_API_KEY", "key_budget0123456789"),
             ("LEXWARE_BASE_URL", &lexware.url),
             ("LEXWARE_API_KEY", "lexware_budget0123456789"),
+            ("WHATSAPP_BASE_URL", &whatsapp.url),
+            ("WHATSAPP_TOKEN", "whatsapp_budget0123456789"),
+            ("WHATSAPP_PHONE_NUMBER_ID", "1065550001"),
+            ("WHATSAPP_WABA_ID", "1025550002"),
+            ("WHATSAPP_APP_SECRET", WHATSAPP_APP_SECRET),
+            ("WHATSAPP_VERIFY_TOKEN", "budget-verify"),
         ],
     );
+    // The examples' customer wrote: a reply's dry run finds the 24-hour window open.
+    customer_wrote(&server.base(), "4915112345678").await;
     let list = |rpc: Rpc| async move {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
         let reply: Value = rpc.post(body, &[]).await.json().await.unwrap();
@@ -91,6 +112,7 @@ async fn what_the_model_reads_fits_its_budgets() {
         ("profile accounting", list(profile("accounting")).await),
         ("profile calendar", list(profile("calendar")).await),
         ("profile ai", list(profile("ai")).await),
+        ("profile messaging", list(profile("messaging")).await),
     ] {
         let (read, read_tokens, all, all_tokens) = list_figures(&result);
         let n = result["tools"].as_array().unwrap().len();
@@ -120,6 +142,34 @@ async fn what_the_model_reads_fits_its_budgets() {
         "{:?}",
         lexware.violations()
     );
+    assert!(
+        whatsapp.violations().is_empty(),
+        "{:?}",
+        whatsapp.violations()
+    );
+}
+
+const WHATSAPP_APP_SECRET: &str = "whatsapp-budget-app-secret";
+
+/// A signed message from `from`, as Meta notifies it.
+async fn customer_wrote(base: &str, from: &str) {
+    let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
+    let body = json!({"object": "whatsapp_business_account", "entry": [{"id": "1025550002",
+        "changes": [{"field": "messages", "value": {"messaging_product": "whatsapp",
+        "messages": [{"id": "wamid.budget", "from": from, "timestamp": now.to_string(),
+            "type": "text", "text": {"body": "Hallo"}}]}}]}]})
+    .to_string();
+    let signature = mcp_server::sign_webhook(WHATSAPP_APP_SECRET, "sha256=", body.as_bytes());
+    let status = reqwest::Client::new()
+        .post(format!("{base}/inbound/whatsapp"))
+        .header("content-type", "application/json")
+        .header("x-hub-signature-256", signature)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 200);
 }
 
 /// Every callable tool's default calls within the result budget, whole; prints each and the

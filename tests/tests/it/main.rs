@@ -38,4 +38,5 @@ mod spend;
 mod tasks;
 mod traces;
 mod vault;
+mod whatsapp;
 mod writes;

@@ -106,7 +106,59 @@ const LEXWARE: Upstream = Upstream {
     rate_limited_hint: "2 requests a second",
 };
 
+/// WhatsApp's free-form sends need the recipient's 24-hour window open: the shared function
+/// opens it for the sample number with a signed webhook first. Its error answers are checked
+/// by `whatsapp_meta_errors_become_statuses_with_their_codes_in_the_hints`.
+const WHATSAPP: Upstream = Upstream {
+    connector: "whatsapp",
+    secrets: &[
+        ("WHATSAPP_TOKEN", "prism-whatsapp-token-0123456789"),
+        ("WHATSAPP_PHONE_NUMBER_ID", "1065550001"),
+        ("WHATSAPP_WABA_ID", "1025550002"),
+        ("WHATSAPP_APP_SECRET", "prism-app-secret-0123456789"),
+        ("WHATSAPP_VERIFY_TOKEN", "prism-verify-token"),
+    ],
+    reads: 3,
+    writes: 5,
+    raw_paths: &[],
+    get_tool: "",
+    list_tool: "whatsapp_templates_list",
+    rate_limited_hint: "",
+};
+
 impl Upstream {
+    /// For a catalog with `inbound`: `from` writes first (a signed message in Meta's
+    /// notification shape), so a write that `requires` its reply window finds it open.
+    async fn open_window(&self, server: &Server, catalog: &Catalog, from: &str) {
+        let Some(inbound) = catalog.inbound.as_deref() else {
+            return;
+        };
+        let field = format!(
+            "{}_{}",
+            self.connector.to_uppercase(),
+            inbound.signing_secret.to_uppercase()
+        );
+        let (_, secret) = self.secrets.iter().find(|(k, _)| *k == field).unwrap();
+        let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
+        let body = json!({"object": "whatsapp_business_account", "entry": [{"id": "waba",
+            "changes": [{"field": "messages", "value": {"messaging_product": "whatsapp",
+            "messages": [{"id": format!("wamid.{from}.{now}"), "from": from,
+                "timestamp": now.to_string(), "type": "text", "text": {"body": "Hallo"}}]}}]}]})
+        .to_string();
+        let signature =
+            mcp_server::sign_webhook(secret, &inbound.signature_prefix, body.as_bytes());
+        let status = reqwest::Client::new()
+            .post(format!("{}/inbound/{}", server.base(), self.connector))
+            .header("content-type", "application/json")
+            .header(inbound.signature_header.as_str(), signature)
+            .body(body)
+            .send()
+            .await
+            .expect("the webhook")
+            .status();
+        assert_eq!(status, 200, "the signed webhook is kept");
+    }
+
     fn document(&self) -> PathBuf {
         repo().join(format!("shared/connector/openapi/{}.yaml", self.connector))
     }
@@ -239,7 +291,7 @@ fn callable(tool: &Tool) -> bool {
 }
 
 fn is_read(tool: &Tool) -> bool {
-    tool.get.is_some() || tool.aggregate.is_some()
+    tool.get.is_some() || tool.aggregate.is_some() || tool.inbound.is_some()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -272,17 +324,65 @@ async fn lexware_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&LEXWARE).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whatsapp_every_tool_sends_requests_the_openapi_document_accepts() {
+    every_tool_sends_requests_the_openapi_document_accepts(&WHATSAPP).await;
+}
+
+/// Meta's error answers `{error: {message, code, error_data: {details}, fbtrace_id}}`: the
+/// re-engagement refusal (131047, HTTP 400) is `invalid_input` with Meta's details as
+/// `upstream_message` and a hint naming the template tool; an expired token (190, HTTP 401) is
+/// `unauthorized` naming the secret field to renew.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whatsapp_meta_errors_become_statuses_with_their_codes_in_the_hints() {
+    let prism = Prism::start(&WHATSAPP.document()).await;
+    let refused = WHATSAPP.preferring(400);
+    let expired = WHATSAPP.preferring(401);
+    let (_a, rpc) = WHATSAPP.server(&prism, Some(&refused), &[]);
+    let (_b, token_gone) = WHATSAPP.server(&prism, Some(&expired), &[]);
+    let send = json!({"to": "4915112345678", "template": "termin_erinnerung", "language": "de"});
+    let result = call_confirmed(&rpc, "whatsapp_template_send", send).await;
+    assert_eq!(result["status"], "invalid_input", "{result}");
+    assert!(
+        result["upstream_message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 24 hours have passed"),
+        "{result}"
+    );
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("131047") && hint.contains("whatsapp_template_send"),
+        "{hint}"
+    );
+
+    let r = token_gone.call("whatsapp_templates_list", json!({})).await;
+    let result = structured(&r);
+    assert_eq!(result["status"], "unauthorized", "{r}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("code 190") && hint.contains("connectors.whatsapp.token"),
+        "{hint}"
+    );
+    for dir in [refused, expired] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
 async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstream) {
     let prism = Prism::start(&upstream.document()).await;
     let raw = format!("{}_EXPOSE_RAW", upstream.connector.to_uppercase());
     // A tool that starts a job answers at once (`pending`): its start request is what is checked
     // here, the job's reads are `runway_task_get`'s own calls.
-    let (_server, rpc) = upstream.server(
+    let (server, rpc) = upstream.server(
         &prism,
         None,
         &[(raw.as_str(), "true"), ("MCP_JOB_WAIT_MS", "0")],
     );
     let catalog = upstream.shipped();
+    // `sample` gives every string param "x": the conversation a window is read for.
+    upstream.open_window(&server, &catalog, "x").await;
     let tools: Vec<&Tool> = catalog.tools.iter().filter(|t| callable(t)).collect();
     let reads = tools.iter().filter(|t| is_read(t)).count();
     let mut failed = Vec::new();
@@ -328,6 +428,20 @@ async fn every_tool_sends_requests_the_openapi_document_accepts(upstream: &Upstr
     // Prism lets undeclared query parameters through: check their names here.
     let doc = prism::document(&upstream.document());
     let wanted = operations(&doc);
+    // The `/health` probe, where the document declares its path, answers ok.
+    if let Some(probe) = &catalog.health
+        && wanted
+            .iter()
+            .any(|(m, t)| m == "GET" && path_matches(t, &probe.get))
+    {
+        let health: Value = reqwest::get(format!("{}/health", server.base()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(health["connectors"][upstream.connector], "ok", "{health}");
+    }
     let requests = prism.requests();
     let unused: Vec<_> = wanted
         .iter()

@@ -36,13 +36,7 @@ pub(super) async fn read(
             format!("Name the conversation in `{}`.", read.conversation),
         );
     };
-    let secret = match secrets.get().await {
-        Ok(values) => values
-            .field(&catalog.connector, &declared.signing_secret)
-            .map(str::to_string),
-        Err(_) => None,
-    };
-    let Some(secret) = secret else {
+    let Some(secret) = signing_secret(secrets, catalog, declared).await else {
         return unavailable("the deployment secret has no signing secret for this connector");
     };
     let connector = (catalog.connector.as_str(), secret.as_str());
@@ -52,6 +46,20 @@ pub(super) async fn read(
             tracing::warn!(connector = %catalog.connector, error = %e, "inbound read failed");
             unavailable("the inbound store did not answer")
         }
+    }
+}
+
+/// The connector's signing secret, which keys its conversations' digests.
+pub(super) async fn signing_secret(
+    secrets: &SecretStore,
+    catalog: &catalog::Catalog,
+    declared: &catalog::Inbound,
+) -> Option<String> {
+    match secrets.get().await {
+        Ok(values) => values
+            .field(&catalog.connector, &declared.signing_secret)
+            .map(str::to_string),
+        Err(_) => None,
     }
 }
 

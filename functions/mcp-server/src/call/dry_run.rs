@@ -105,6 +105,7 @@ fn from_contract(tool: &Tool, valid: &ValidArgs, request: RequestLine) -> Previe
         cost: None,
         totals: totals(&tool.params, &valid.values),
         price: None,
+        reply_window: None,
         form: Default::default(),
     }
 }

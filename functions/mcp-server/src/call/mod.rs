@@ -87,6 +87,7 @@ mod shape;
 mod short_cache;
 mod spend;
 mod stages;
+mod window;
 
 pub(crate) use budget::REASON as BUDGET_REASON;
 pub(crate) use caller::{Caller, RequestMeta};
@@ -554,14 +555,21 @@ impl Pipeline {
         };
         let with_kept = kept.as_ref().map(|valid| call.with_valid(valid));
         let call = with_kept.as_ref().unwrap_or(call);
+        let window = self
+            .reply_window(call)
+            .instrument(telemetry::stage("reply_window"))
+            .await?;
+        let shown = |outcome| window::shown(outcome, window.as_ref());
         self.dry_run(call)
             .instrument(telemetry::stage("dry_run"))
-            .await?;
+            .await
+            .map_break(shown)?;
         let bound = call.bound(request.caller);
         let consent = self
             .consent(call, &bound, request)
             .instrument(telemetry::stage("consent"))
-            .await?;
+            .await
+            .map_break(shown)?;
         let claimed = self
             .claim(call, &bound, &consent)
             .instrument(telemetry::stage("idempotency"))

@@ -344,6 +344,7 @@ mod tests {
             cost: None,
             totals: serde_json::Map::new(),
             price: None,
+            reply_window: None,
             form: Default::default(),
         });
         o.confirmation = Some(Confirmation {

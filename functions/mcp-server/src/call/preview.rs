@@ -58,6 +58,9 @@ pub struct Preview {
     /// `price`), or the whole table when the call does not say which item.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price: Option<Quoted>,
+    /// For a write that `requires` an open reply window: the window it was judged by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_window: Option<super::window::ReplyWindow>,
     /// What a person reads in a confirmation form (not sent to the model, which reads the
     /// fields above).
     #[serde(skip)]

@@ -324,6 +324,23 @@ impl Pipeline {
         }
     }
 
+    /// Precondition: a write that `requires` an open reply window reads it first; a closed
+    /// one answers now, before any preview or upstream request.
+    pub(super) async fn reply_window(
+        &self,
+        call: &Call<'_>,
+    ) -> Flow<Option<super::window::ReplyWindow>> {
+        super::window::check(
+            self.inbound.as_ref(),
+            &self.upstream.secrets,
+            call.conn,
+            call.tool,
+            call.valid,
+            now_s(),
+        )
+        .await
+    }
+
     async fn preview(&self, call: &Call<'_>) -> Result<super::Preview, Outcome> {
         dry_run::preview(
             &self.upstream,

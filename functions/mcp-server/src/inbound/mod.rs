@@ -26,7 +26,7 @@ pub(crate) use events::{Found, found};
 pub(crate) use memory::MemoryInbound;
 pub use proof::sign;
 pub(crate) use proof::{signed, token_matches};
-pub(crate) use read::read;
+pub(crate) use read::{read, rfc3339};
 pub(crate) use table::{CONTEXT_KEY, TableInbound};
 
 use crate::vault::VaultError;

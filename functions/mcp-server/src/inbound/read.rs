@@ -90,7 +90,7 @@ impl Conversation {
     }
 }
 
-fn rfc3339(at: u64) -> String {
+pub(crate) fn rfc3339(at: u64) -> String {
     jiff::Timestamp::from_second(i64::try_from(at).unwrap_or(i64::MAX))
         .map(|t| t.to_string())
         .unwrap_or_default()

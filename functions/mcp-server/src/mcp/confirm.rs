@@ -215,6 +215,7 @@ mod tests {
             cost: None,
             totals: serde_json::Map::new(),
             price: None,
+            reply_window: None,
             form: crate::call::Form {
                 action: "Shop: invoice deliver".into(),
                 does: Some("E-mails the invoice.".into()),

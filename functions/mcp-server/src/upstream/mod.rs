@@ -295,6 +295,8 @@ impl Upstream {
             .await
             .map_err(|_| UpstreamError::SecretUnavailable)?;
         let base = request::fill_base(catalog, &conn.base_url, &secrets)?;
+        // A probe's path has no params: its holes are secret fields (an account id).
+        let path = request::fill_base(catalog, path, &secrets)?;
         let url = reqwest::Url::parse(&format!("{}{path}", base.trim_end_matches('/'))).map_err(
             |_| BuildError {
                 status: Status::Error,

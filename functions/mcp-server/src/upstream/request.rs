@@ -40,7 +40,7 @@ pub(super) fn build_url(
     secrets: &SecretValues,
 ) -> Result<Target, BuildError> {
     let base = fill_base(catalog, base_url, secrets)?;
-    let path = tool_path(tool, args)?;
+    let path = tool_path(catalog, tool, args, secrets)?;
     let pager = catalog.pager_for(tool);
     let mut url = joined(&base, &path)?;
     append_query(&mut url, tool, args, pager.as_ref());
@@ -60,7 +60,12 @@ pub(super) fn build_url(
 }
 
 /// The path the tool asks for: a raw tool's own `path` argument, else its template filled.
-fn tool_path(tool: &Tool, args: &ValidArgs) -> Result<String, BuildError> {
+fn tool_path(
+    catalog: &Catalog,
+    tool: &Tool,
+    args: &ValidArgs,
+    secrets: &SecretValues,
+) -> Result<String, BuildError> {
     let (_, template) = tool.http().ok_or_else(|| BuildError {
         status: Status::Error,
         hint: "This tool has no HTTP mapping.".into(),
@@ -68,7 +73,19 @@ fn tool_path(tool: &Tool, args: &ValidArgs) -> Result<String, BuildError> {
     Ok(if tool.raw {
         args.values["path"].as_str().unwrap_or("/").to_string()
     } else {
-        fill_path(template, args)
+        // A hole no param names is a secret field (an account id the deployment fixes),
+        // filled first and host-safe like the base URL's; params are encoded after.
+        let holes = catalog::placeholders(template);
+        let fixed: Vec<&str> = holes
+            .into_iter()
+            .filter(|h| !tool.params.contains_key(*h))
+            .collect();
+        let mut template = template.to_string();
+        for hole in fixed {
+            let value = fill_base(catalog, &format!("{{{hole}}}"), secrets)?;
+            template = template.replace(&format!("{{{hole}}}"), &value);
+        }
+        fill_path(&template, args)
     })
 }
 
@@ -597,6 +614,26 @@ tools:
         let a = args(t, serde_json::json!({ "id": ".." }));
         let err = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap_err();
         assert_eq!(err.status, Status::InvalidInput);
+    }
+
+    #[test]
+    fn a_path_hole_naming_no_param_is_the_secret_field_filled_host_safe() {
+        let mut c = catalog();
+        c.tools[1].get = Some("/{tenant}/items/{id}/notes".into());
+        let t = &c.tools[1];
+        let a = args(t, serde_json::json!({ "id": "7" }));
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+            .unwrap()
+            .url;
+        assert_eq!(url.path(), "/api/v1/acme/items/7/notes");
+        let err = build_url(&c, &c.base_url, t, &a, &secrets("a/b")).unwrap_err();
+        assert_eq!(err.status, Status::Unauthorized);
+        // A param's value that looks like a hole stays a value.
+        let a = args(t, serde_json::json!({ "id": "{tenant}" }));
+        let url = build_url(&c, &c.base_url, t, &a, &secrets("acme"))
+            .unwrap()
+            .url;
+        assert_eq!(url.path(), "/api/v1/acme/items/%7Btenant%7D/notes");
     }
 
     #[test]

@@ -85,6 +85,21 @@ pub struct InboundRead {
     pub limit: usize,
 }
 
+/// What a write needs before anything is sent (a tool's `requires`), checked by the call
+/// pipeline's precondition stage against the events kept under the catalog's `inbound`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// The tool's param naming a conversation whose reply window (`inbound.reply_window_h`)
+    /// must be open: a free-form message to someone who has not written within the window
+    /// is refused before the upstream is called.
+    pub reply_window: Text,
+    /// The tool of this catalog to use instead while the window is closed (an approved
+    /// template), named in the refusal's hint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub otherwise: Option<Text>,
+}
+
 /// The most events a read may answer.
 pub const MAX_INBOUND_READ: usize = 100;
 /// The largest body a catalog may accept (Meta's notifications are a few KiB).

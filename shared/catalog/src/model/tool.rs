@@ -118,6 +118,10 @@ pub struct Tool {
     /// calling the upstream (see [`InboundRead`](super::inbound::InboundRead)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inbound: Option<Box<super::inbound::InboundRead>>,
+    /// What must hold before the write is sent: a conversation's reply window open (see
+    /// [`Requires`](super::inbound::Requires)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Box<super::inbound::Requires>>,
     /// The call starts an upstream job that goes on after the answer: how to follow it to its
     /// result (see [`Job`](super::job::Job)).
     #[serde(default, skip_serializing_if = "Option::is_none")]

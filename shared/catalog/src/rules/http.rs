@@ -13,15 +13,18 @@ pub(super) fn path_is_a_fixed_template(h: &Http<'_>) -> Vec<String> {
     Vec::new()
 }
 
-/// Every `{hole}` of the path is an `in: path` param (the other way round is a param rule).
+/// Every `{hole}` of the path is an `in: path` param (the other way round is a param rule), or
+/// a secret field no param shadows: an account id the deployment fixes (WhatsApp's phone
+/// number id), filled from the secret and host-safe like the base URL's.
 pub(super) fn path_holes_have_params(h: &Http<'_>) -> Vec<String> {
-    let missing = h.holes.iter().filter(|hole| {
-        h.t.params
-            .get(**hole)
-            .is_none_or(|p| p.location != ParamIn::Path)
+    let missing = h.holes.iter().filter(|hole| match h.t.params.get(**hole) {
+        Some(p) => p.location != ParamIn::Path,
+        None => !h.c.secrets.iter().any(|s| s == **hole),
     });
     missing
-        .map(|hole| format!("path uses {{{hole}}} but no `in: path` param `{hole}`"))
+        .map(|hole| {
+            format!("path uses {{{hole}}} but no `in: path` param nor secret field `{hole}`")
+        })
         .collect()
 }
 

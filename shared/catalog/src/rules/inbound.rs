@@ -4,7 +4,7 @@
 
 use crate::model::{
     Catalog, Inbound, InboundRead, MAX_INBOUND_BODY, MAX_INBOUND_READ, MAX_INBOUND_TTL_DAYS,
-    ParamType, Risk, Tool,
+    Method, ParamType, Requires, Risk, Tool,
 };
 
 /// The longest reply window a catalog may declare, hours (a week).
@@ -111,6 +111,35 @@ pub(super) fn tool(c: &Catalog, t: &Tool, read: &InboundRead, mappings: usize) -
     out
 }
 
+/// A write's `requires`: the catalog keeps a reply window, the conversation is a required
+/// string param, the tool writes (a read needs no window), `otherwise` is another tool here.
+pub(super) fn requires(c: &Catalog, t: &Tool, req: &Requires) -> Vec<String> {
+    let mut out = Vec::new();
+    if c.inbound.as_ref().and_then(|i| i.reply_window_h).is_none() {
+        out.push(
+            "`requires: {reply_window}` needs the catalog's `inbound` with `reply_window_h`".into(),
+        );
+    }
+    if !t.http().is_some_and(|(method, _)| method != Method::Get) {
+        out.push("`requires` is only for writes (post/put/patch/delete)".into());
+    }
+    match t.params.get(req.reply_window.as_str()) {
+        Some(p) if p.kind == ParamType::String && p.required => {}
+        _ => out.push(format!(
+            "`requires: {{reply_window: {}}}` must name a required string param",
+            req.reply_window
+        )),
+    }
+    if let Some(other) = &req.otherwise
+        && (other == &t.name || !c.tools.iter().any(|x| &x.name == other))
+    {
+        out.push(format!(
+            "`requires.otherwise: {other}` is not another tool of this catalog"
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::load::parse;
@@ -177,5 +206,51 @@ tools:
         let (head, rest) = INBOUND.split_once("inbound:\n").unwrap();
         let without = format!("{head}{}", &rest[rest.find("tools:").unwrap()..]);
         assert!(problem(&without).contains("the catalog declares no `inbound`"));
+    }
+
+    const SEND: &str = r#"
+  - name: chat_text_send
+    risk: critical
+    description: 'Sends a text to a customer inside the reply window. Example {"to": "4917", "text": "Hi"}'
+    post: /messages
+    requires: { reply_window: to, otherwise: chat_conversation_read }
+    params:
+      to: { type: string, in: body, required: true }
+      text: { type: string, in: body, required: true }
+"#;
+
+    #[test]
+    fn a_write_may_require_an_open_reply_window() {
+        let c = parse("chat.yaml", &format!("{INBOUND}{SEND}")).unwrap();
+        let requires = c.tools[1].requires.as_deref().unwrap();
+        assert_eq!(requires.reply_window, "to");
+        assert_eq!(
+            requires.otherwise.as_deref(),
+            Some("chat_conversation_read")
+        );
+    }
+
+    #[test]
+    fn a_reply_window_requirement_is_checked() {
+        let yaml = format!("{INBOUND}{SEND}");
+        let err = problem(&yaml.replace("  reply_window_h: 24\n", ""));
+        assert!(
+            err.contains("needs the catalog's `inbound` with `reply_window_h`"),
+            "{err}"
+        );
+        let err = problem(&yaml.replace("reply_window: to,", "reply_window: text_of,"));
+        assert!(err.contains("must name a required string param"), "{err}");
+        let err =
+            problem(&yaml.replace("otherwise: chat_conversation_read", "otherwise: chat_nope"));
+        assert!(
+            err.contains("`requires.otherwise: chat_nope` is not another tool"),
+            "{err}"
+        );
+        let err = problem(
+            &yaml
+                .replace("post: /messages", "get: /messages")
+                .replace(", in: body", ""),
+        );
+        assert!(err.contains("`requires` is only for writes"), "{err}");
     }
 }

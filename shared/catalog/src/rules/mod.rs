@@ -112,6 +112,9 @@ pub(crate) fn validate(c: &Catalog) -> Vec<Problem> {
 fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut out: Vec<String> = TOOL.iter().flat_map(|rule| rule(c, t)).collect();
     let mappings = tool::mappings(t);
+    if let Some(requires) = &t.requires {
+        out.extend(inbound::requires(c, t, requires));
+    }
     if let Some(read) = &t.inbound {
         out.extend(inbound::tool(c, t, read, mappings));
         return out;

@@ -334,6 +334,24 @@ fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
 }
 
 #[test]
+fn a_path_hole_is_a_path_param_or_a_secret_field() {
+    let text = GOOD.replace(
+        "    get: /invoices/{id}\n",
+        "    get: /{host}/invoices/{id}\n",
+    );
+    assert!(parse("demo.yaml", &text).is_ok());
+    let text = GOOD.replace(
+        "    get: /invoices/{id}\n",
+        "    get: /{account}/invoices/{id}\n",
+    );
+    let err = parse("demo.yaml", &text).unwrap_err().to_string();
+    assert!(
+        err.contains("no `in: path` param nor secret field `account`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn base_url_placeholder_must_be_a_secret() {
     let text = GOOD.replace("secrets: [host, token]", "secrets: [token]");
     let err = parse("demo.yaml", &text).unwrap_err().to_string();

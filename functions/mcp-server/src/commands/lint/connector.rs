@@ -236,8 +236,8 @@ fn paging_row(c: &Catalog, subject: String) -> Row {
     row("paging", subject, true, detail)
 }
 
-/// Every secret field is used: in `base_url`, by `auth` or by `inbound` (the webhooks'
-/// verify token and signing secret). A field used by none is a
+/// Every secret field is used: in `base_url` or a tool's path, by `auth` or by `inbound` (the
+/// webhooks' verify token and signing secret). A field used by none is a
 /// credential the connector declares but never sends (a forgotten `auth`). A query-parameter
 /// credential is named: it travels in the URL, which some upstreams log.
 fn credentials_row(c: &Catalog, subject: String) -> Row {
@@ -247,6 +247,13 @@ fn credentials_row(c: &Catalog, subject: String) -> Row {
     let mut in_url = catalog::placeholders(&c.base_url);
     if let Some(m) = &c.mcp {
         in_url.extend(catalog::placeholders(&m.url));
+    }
+    // A path hole that names no param of its tool is a secret field (an account id).
+    for t in &c.tools {
+        if let Some((_, path)) = t.http() {
+            let fixed = catalog::placeholders(path).into_iter();
+            in_url.extend(fixed.filter(|h| !t.params.contains_key(*h)));
+        }
     }
     let mut used = c.auth.secret_fields();
     if let Some(inbound) = &c.inbound {

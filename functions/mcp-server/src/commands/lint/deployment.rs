@@ -99,7 +99,7 @@ mod tests {
     use crate::config::{Config, EnvSnapshot};
 
     #[test]
-    fn six_connectors_and_their_profiles_stay_within_the_list_budget() {
+    fn seven_connectors_and_their_profiles_stay_within_the_list_budget() {
         let catalogs = catalog::load_sources(crate::EMBEDDED_CATALOGS).unwrap();
         let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
         assert_eq!(
@@ -110,12 +110,13 @@ mod tests {
                 "papierkram",
                 "replicate",
                 "runway",
-                "sevdesk"
+                "sevdesk",
+                "whatsapp"
             ]
         );
         let env = EnvSnapshot::from_pairs([(
             "MCP_PROFILES",
-            "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;ai=+replicate/*",
+            "accounting=papierkram/*,sevdesk/*;calendar=+calcom/*;ai=+replicate/*;messaging=+whatsapp/*",
         )]);
         let rows = lint(&catalogs, &Config::from(env).unwrap());
         let budgets: Vec<&Row> = rows.iter().filter(|r| r.rule == "list_budget").collect();
@@ -126,15 +127,16 @@ mod tests {
                 "(deployment)",
                 "(profile accounting)",
                 "(profile ai)",
-                "(profile calendar)"
+                "(profile calendar)",
+                "(profile messaging)"
             ]
         );
         for row in &budgets {
             println!("{}: {}", row.subject, row.detail);
             assert_eq!(row.verdict, Verdict::Ok, "{}: {}", row.subject, row.detail);
         }
-        // The ai and calendar profiles list Replicate's and Cal.com's tools themselves (no meta
-        // tools needed).
+        // The ai, calendar and messaging profiles list Replicate's, Cal.com's and WhatsApp's
+        // tools themselves (no meta tools needed).
         assert!(
             budgets[2].detail.ends_with("14 tools"),
             "{}",
@@ -144,6 +146,11 @@ mod tests {
             budgets[3].detail.ends_with("13 tools"),
             "{}",
             budgets[3].detail
+        );
+        assert!(
+            budgets[4].detail.ends_with("8 tools"),
+            "{}",
+            budgets[4].detail
         );
     }
 

@@ -334,6 +334,7 @@ impl Contract<'_> {
             links: None,
             aggregate: None,
             inbound: None,
+            requires: None,
             job: None,
             spends: None,
             price: None,
