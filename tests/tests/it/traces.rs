@@ -120,7 +120,7 @@ async fn a_confirmed_write_is_one_trace_under_the_clients_span_down_to_the_upstr
     assert_eq!(structured(&done)["status"], "ok", "{done}");
 
     let trace = receiver
-        .trace_with(15, |s| s.trace_id == TRACE && s.name == "upstream_request")
+        .trace_with(16, |s| s.trace_id == TRACE && s.name == "upstream_request")
         .await;
     let request = named(&trace, "request");
     assert_eq!(
@@ -148,6 +148,7 @@ async fn a_confirmed_write_is_one_trace_under_the_clients_span_down_to_the_upstr
             "budget",
             "credentials",
             "current_fields",
+            "reply_window",
             "dry_run",
             "consent",
             "idempotency",
