@@ -10,7 +10,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { parseCatalog } from '../src/catalogs.ts';
 import { INBOUND_CONTEXT_KEY, INBOUND_ENV, INBOUND_PATH, INBOUND_TABLE_SCHEMA } from '../src/inbound.ts';
 import { REPO_ROOT } from '../src/paths.ts';
-import { CATALOGS, type Statement, logicalId, roleStatements, synth, testConfig } from './helpers.ts';
+import { CATALOGS, SHIPPED, type Statement, logicalId, roleStatements, synth, testConfig } from './helpers.ts';
 
 const FN = 'hosted-mcp-example-mcp-server';
 const TABLE = 'hosted-mcp-example-inbound';
@@ -21,14 +21,26 @@ const env = (t: Template): Record<string, any> =>
   t.toJSON().Resources[logicalId(t, 'AWS::Lambda::Function', { FunctionName: FN })].Properties.Environment.Variables;
 const routes = (t: Template): any[] => Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r: any) => r.Properties);
 
-describe('no catalog declares inbound (the shipped ones): nothing of it exists', () => {
+describe('no catalog declares inbound: nothing of it exists', () => {
   const t = synth().mcpT;
   it('no inbound table, key, grant, variable, route or alarm', () => {
     assert.ok(!CATALOGS.some((c) => c.inbound));
+    assert.ok(CATALOGS.length >= 6, 'the shipped catalogs but WhatsApp');
     assert.ok(!JSON.stringify(t.toJSON()).includes(TABLE));
     for (const name of Object.values(INBOUND_ENV)) assert.ok(!(name in env(t)), name);
     assert.ok(!routes(t).some((r) => r.RouteKey.includes('/inbound')));
     assert.ok(!Object.values(t.findResources('AWS::CloudWatch::Alarm')).some((a: any) => /inbound/.test(a.Properties.AlarmName)));
+  });
+});
+
+describe('the shipped catalogs: WhatsApp takes inbound webhooks', () => {
+  const t = synth({ catalogs: SHIPPED }).mcpT;
+  it('the table, mcp-server\'s variables, GET and POST /inbound/{connector} and the alarm exist', () => {
+    assert.ok(SHIPPED.some((c) => c.connector === 'whatsapp' && c.inbound));
+    assert.ok(JSON.stringify(t.toJSON()).includes(TABLE));
+    for (const name of Object.values(INBOUND_ENV)) assert.ok(name in env(t), name);
+    assert.ok(routes(t).some((r) => r.RouteKey.includes('/inbound')));
+    assert.ok(Object.values(t.findResources('AWS::CloudWatch::Alarm')).some((a: any) => /inbound/.test(a.Properties.AlarmName)));
   });
 });
 

@@ -4,11 +4,11 @@
 //! the customer writes, a free-form reply is refused by the `requires: {reply_window}` stage
 //! with the template hint and nothing goes upstream; a template goes at any time; once the
 //! customer wrote, the reply's confirmation shows the recipient, the text and the open window,
-//! and the confirmed reply reaches Meta. Neither the number nor the text is in any audit or log
-//! line.
+//! and the confirmed reply reaches Meta; the Python SDK reads the conversation back. Neither the
+//! number nor the text is in any audit or log line.
 
 use integration_tests::prism::Prism;
-use integration_tests::{KEY, Rpc, Server, repo, structured};
+use integration_tests::{KEY, Rpc, Server, python_client_ok, repo, structured};
 use serde_json::{Value, json};
 
 const NUMBER: &str = "4915112345678";
@@ -113,6 +113,26 @@ async fn a_reply_waits_for_the_customers_message_and_a_template_goes_any_time() 
     assert_eq!(done["status"], "ok", "{done}");
     assert_eq!(sends(), 2);
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+
+    // "What did the customer answer?" through the official Python SDK (2026-07-28): the
+    // conversation newest first, the window open; the approved templates from Meta's list.
+    let read = format!(r#"whatsapp_conversation_get={{"number": "{NUMBER}"}}"#);
+    let doc = python_client_ok(
+        &server.url,
+        &[
+            "--era",
+            "modern",
+            "--call",
+            &read,
+            "--call",
+            "whatsapp_templates_list={}",
+        ],
+    );
+    let conversation = &doc["calls"][0]["structured"];
+    assert_eq!(conversation["status"], "ok", "{doc}");
+    assert_eq!(conversation["data"]["reply_window"]["open"], true, "{doc}");
+    assert!(conversation.to_string().contains("Passt, danke!"), "{doc}");
+    assert_eq!(doc["calls"][1]["structured"]["status"], "ok", "{doc}");
 
     // The audit lines carry argument names only; no line holds the number or the text.
     let sent = server

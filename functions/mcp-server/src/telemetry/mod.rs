@@ -13,6 +13,7 @@
 //! docs/traces.md lists them.
 
 mod export;
+mod ids;
 mod propagate;
 
 use std::sync::OnceLock;
@@ -74,6 +75,7 @@ pub(crate) fn layer(traces: Option<&Traces>) -> Result<Option<audit::SpanLayer>,
     let provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .with_sampler(Sampler::ParentBased(Box::new(ratio)))
+        .with_id_generator(ids::XrayIds::default())
         .with_resource(Resource::builder().with_service_name(SERVICE).build())
         .build();
     let tracer = provider.tracer(SERVICE);
