@@ -392,31 +392,49 @@ impl Moto {
 
     /// The limits table as infra creates it: partition key `pk`, on demand.
     pub async fn create_limits_table(&self, name: &str) -> aws_sdk_dynamodb::Client {
+        self.create_table(name, "pk", None).await
+    }
+
+    /// A table as infra creates ours: on demand, keyed by the string `partition` and, when
+    /// given, the string `sort`.
+    pub async fn create_table(
+        &self,
+        name: &str,
+        partition: &str,
+        sort: Option<&str>,
+    ) -> aws_sdk_dynamodb::Client {
         use aws_sdk_dynamodb::types::{
             AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
         };
         let client = self.dynamodb_client(&self.endpoint);
-        client
+        let mut request = client
             .create_table()
             .table_name(name)
-            .billing_mode(BillingMode::PayPerRequest)
-            .key_schema(
-                KeySchemaElement::builder()
-                    .attribute_name("pk")
-                    .key_type(KeyType::Hash)
-                    .build()
-                    .unwrap(),
-            )
-            .attribute_definitions(
-                AttributeDefinition::builder()
-                    .attribute_name("pk")
-                    .attribute_type(ScalarAttributeType::S)
-                    .build()
-                    .unwrap(),
-            )
+            .billing_mode(BillingMode::PayPerRequest);
+        let keys = [(partition, KeyType::Hash)]
+            .into_iter()
+            .chain(sort.map(|s| (s, KeyType::Range)));
+        for (key, kind) in keys {
+            request = request
+                .key_schema(
+                    KeySchemaElement::builder()
+                        .attribute_name(key)
+                        .key_type(kind)
+                        .build()
+                        .unwrap(),
+                )
+                .attribute_definitions(
+                    AttributeDefinition::builder()
+                        .attribute_name(key)
+                        .attribute_type(ScalarAttributeType::S)
+                        .build()
+                        .unwrap(),
+                );
+        }
+        request
             .send()
             .await
-            .expect("create the limits table");
+            .unwrap_or_else(|e| panic!("create the table {name}: {e:?}"));
         client
     }
 }

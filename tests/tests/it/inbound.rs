@@ -9,9 +9,6 @@
 
 use std::time::{Duration, Instant};
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
-};
 use integration_tests::{Moto, Rpc, Server, repo};
 use serde_json::{Value, json};
 
@@ -187,32 +184,7 @@ async fn webhooks_are_proved_kept_once_and_read_back_per_conversation() {
 
 /// moto with the inbound table (pk, sk) and a KMS key: the server's environment.
 async fn aws(moto: &Moto) -> Vec<(&'static str, String)> {
-    let tables = moto.dynamodb_client(&moto.endpoint);
-    let key = |name: &str, kind: KeyType| {
-        KeySchemaElement::builder()
-            .attribute_name(name)
-            .key_type(kind)
-            .build()
-            .unwrap()
-    };
-    let string = |name: &str| {
-        AttributeDefinition::builder()
-            .attribute_name(name)
-            .attribute_type(ScalarAttributeType::S)
-            .build()
-            .unwrap()
-    };
-    tables
-        .create_table()
-        .table_name(TABLE)
-        .billing_mode(BillingMode::PayPerRequest)
-        .key_schema(key("pk", KeyType::Hash))
-        .key_schema(key("sk", KeyType::Range))
-        .attribute_definitions(string("pk"))
-        .attribute_definitions(string("sk"))
-        .send()
-        .await
-        .expect("create the inbound table");
+    moto.create_table(TABLE, "pk", Some("sk")).await;
     let key_id = crate::vault::kms_client(&moto.endpoint)
         .create_key()
         .send()

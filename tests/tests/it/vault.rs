@@ -6,10 +6,7 @@
 
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
-    ScalarAttributeType,
-};
+use aws_sdk_dynamodb::types::AttributeValue;
 use integration_tests::Moto;
 use integration_tests::proxy::CountingProxy;
 use mcp_server::{
@@ -39,32 +36,8 @@ impl Aws {
         let target = moto.endpoint.trim_start_matches("http://").parse().unwrap();
         let dynamodb = CountingProxy::start(target, operation).await;
         let kms = CountingProxy::start(target, "TrentService.").await;
-        let tables = moto.dynamodb_client(&moto.endpoint);
-        let key = |name: &str, kind: KeyType| {
-            KeySchemaElement::builder()
-                .attribute_name(name)
-                .key_type(kind)
-                .build()
-                .unwrap()
-        };
-        let string = |name: &str| {
-            AttributeDefinition::builder()
-                .attribute_name(name)
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .unwrap()
-        };
-        tables
-            .create_table()
-            .table_name(TABLE)
-            .billing_mode(BillingMode::PayPerRequest)
-            .key_schema(key(PARTITION_KEY, KeyType::Hash))
-            .key_schema(key(SORT_KEY, KeyType::Range))
-            .attribute_definitions(string(PARTITION_KEY))
-            .attribute_definitions(string(SORT_KEY))
-            .send()
-            .await
-            .expect("create the vault table");
+        moto.create_table(TABLE, PARTITION_KEY, Some(SORT_KEY))
+            .await;
         let key_id = kms_client(&moto.endpoint)
             .create_key()
             .description("hosted-mcp vault")
