@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use catalog::{Catalog, Param, ParamIn, ParamType, Risk, Tool};
 use integration_tests::prism::{self, Prism, operations, path_matches, undeclared_query};
-use integration_tests::{KEY, Rpc, Server, repo, structured};
+use integration_tests::{KEY, Rpc, Server, python_client_ok, repo, structured};
 use serde_json::{Map, Value, json};
 
 /// A connector checked against Prism.
@@ -1364,6 +1364,39 @@ fn lexware_invoice() -> Value {
 /// in the regular error shape; a failed validation (406) in the regular shape from an invoice and
 /// in the legacy `IssueList` shape from a contact, each naming the refused field; and an update
 /// whose version is no longer the current one (409) a `conflict` that says to read again.
+/// "Who still owes us money in Lexware?" through the official Python SDK (2026-07-28): the open
+/// items aggregation reads Lexware's invoice list as Prism serves the document, the contacts list
+/// pages, and the document accepts every request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lexware_python_sdk_reads_open_items_and_contacts_through_prism() {
+    let prism = Prism::start(&LEXWARE.document()).await;
+    let (server, _rpc) = LEXWARE.server(&prism, None, &[]);
+    let doc = python_client_ok(
+        &server.url,
+        &[
+            "--era",
+            "modern",
+            "--call",
+            "lexware_open_items_get={}",
+            "--call",
+            r#"lexware_contacts_list={"page_size": 5}"#,
+        ],
+    );
+    let open = &doc["calls"][0]["structured"];
+    assert_eq!(open["status"], "ok", "{doc}");
+    assert!(open["data"]["open_count"].is_u64(), "{doc}");
+    let contacts = &doc["calls"][1]["structured"];
+    assert_eq!(contacts["status"], "ok", "{doc}");
+    assert!(contacts["items"].is_array(), "{doc}");
+    let lists = prism
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.path.starts_with("/voucherlist"))
+        .count();
+    assert!(lists >= 1, "{:?}", prism.requests());
+    assert!(prism.violations().is_empty(), "{:?}", prism.violations());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lexware_error_answers_of_both_shapes_and_a_conflict_become_statuses_with_hints() {
     let prism = Prism::start(&LEXWARE.document()).await;
