@@ -303,6 +303,20 @@ pub struct Moto {
     pub endpoint: String,
 }
 
+/// The functions' AWS client (`aws-json`) for `service` at a local `endpoint` (moto, or the
+/// local Logs endpoint), in eu-central-1 with moto's test credentials.
+pub fn aws_client(service: aws_json::Service, endpoint: &str) -> aws_json::AwsJson {
+    use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
+    let credentials = Credentials::new("testing", "testing", None, None, "moto");
+    let sdk = aws_config::SdkConfig::builder()
+        .region(aws_config::Region::new("eu-central-1"))
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .endpoint_url(endpoint)
+        .build();
+    aws_json::AwsJson::new(&sdk, service, reqwest::Client::new(), |_| None)
+        .expect("a client with a region and credentials")
+}
+
 impl Moto {
     /// On a port the emulator's OS picks (it says which): no race with another process for a
     /// port chosen before the start.

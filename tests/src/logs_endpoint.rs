@@ -1,8 +1,7 @@
 //! A local CloudWatch Logs endpoint for the Logs Insights query API, answered by our own engine
 //! (`shared/insights`) over audit JSON lines a test loads per log group. Moto cannot run
-//! `filter`/`parse`/`stats` queries, so the real `aws-sdk-cloudwatchlogs` client is
-//! pointed here instead: `client()`, or `AWS_ENDPOINT_URL_CLOUDWATCH_LOGS=<endpoint>` for a
-//! process that loads its config with `aws-config`.
+//! `filter`/`parse`/`stats` queries, so the functions' CloudWatch Logs client is pointed here
+//! instead: `client()`, or `AWS_ENDPOINT_URL_CLOUDWATCH_LOGS=<endpoint>` for a function process.
 //!
 //! Wire protocol: awsJson1_1 — `POST /`, `X-Amz-Target: Logs_20140328.<Operation>`, JSON bodies;
 //! errors are HTTP 400 with `{"__type": "<Code>", "message": ...}`. Requests must be SigV4-signed,
@@ -10,7 +9,8 @@
 //! `maxItems`/`nextToken` paging), `StopQuery`, `DescribeLogGroups` (`logGroupNamePrefix` or
 //! `logGroupNamePattern`, `limit`/`nextToken`; other filters are ignored).
 //!
-//! Operation shapes and error codes follow the `aws-sdk-cloudwatchlogs` 1.162 model; protocol
+//! Operation shapes and error codes follow the CloudWatch Logs API model (as of the AWS SDK for
+//! Rust's `aws-sdk-cloudwatchlogs` 1.162); protocol
 //! faults (`MissingAuthenticationTokenException`, `UnknownOperationException`,
 //! `SerializationException`) use the generic AWS JSON names, unchecked for this service.
 //!
@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use aws_json::{AwsJson, CLOUDWATCH_LOGS};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -39,7 +40,8 @@ use serde_json::{Value, json};
 pub const ACCOUNT_ID: &str = "123456789012";
 /// Most rows one query returns, like Logs Insights without a `limit`.
 pub const MAX_ROWS: usize = 10_000;
-/// The service-specific endpoint variable the AWS SDK reads for CloudWatch Logs.
+/// The service-specific endpoint variable for CloudWatch Logs (the AWS SDKs' name, which the
+/// functions' client reads too).
 pub const ENDPOINT_ENV: &str = "AWS_ENDPOINT_URL_CLOUDWATCH_LOGS";
 const TARGET_PREFIX: &str = "Logs_20140328.";
 /// The largest `limit` StartQuery accepts (GetQueryResults pages through up to this many).
@@ -169,22 +171,9 @@ impl LogsEndpoint {
             .collect()
     }
 
-    /// The real SDK client, pointed here with test credentials.
-    pub fn client(&self) -> aws_sdk_cloudwatchlogs::Client {
-        use aws_sdk_cloudwatchlogs::config::{Credentials, Region};
-        let config = aws_sdk_cloudwatchlogs::Config::builder()
-            .behavior_version_latest()
-            .region(Region::new("eu-central-1"))
-            .endpoint_url(&self.endpoint)
-            .credentials_provider(Credentials::new(
-                "testing",
-                "testing",
-                None,
-                None,
-                "logs-endpoint",
-            ))
-            .build();
-        aws_sdk_cloudwatchlogs::Client::from_conf(config)
+    /// The functions' CloudWatch Logs client, pointed here with test credentials.
+    pub fn client(&self) -> AwsJson {
+        crate::aws_client(CLOUDWATCH_LOGS, &self.endpoint)
     }
 
     /// The functions' Logs Insights client over this endpoint, polling every 10 ms (at most

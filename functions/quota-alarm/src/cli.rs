@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use aws_json::{AwsJson, CLOUDWATCH_LOGS};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use insights::LocalInsights;
@@ -210,7 +211,9 @@ async fn lambda(config: Config) -> anyhow::Result<()> {
     let loaded = connector::load(config.catalog_dir.as_deref()).context("loading catalogs")?;
     let deps = Deps {
         logs: CloudWatchInsights::new(
-            aws_sdk_cloudwatchlogs::Client::new(&aws),
+            AwsJson::new(&aws, CLOUDWATCH_LOGS, probe::http_client(), |name| {
+                std::env::var(name).ok()
+            })?,
             handler::polling(config.query_timeout),
         ),
         prober: HttpProber {

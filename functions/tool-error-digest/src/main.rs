@@ -1,7 +1,8 @@
 //! `tool-error-digest`: the scheduled Lambda when `AWS_LAMBDA_RUNTIME_API` is set, else the
 //! local command line (`run --local`, see `cli.rs`).
 
-use aws_config::{BehaviorVersion, timeout::TimeoutConfig};
+use aws_config::BehaviorVersion;
+use aws_json::{AwsJson, CLOUDWATCH_LOGS, SESV2};
 use insights::cloudwatch::CloudWatchInsights;
 use lambda_runtime::service_fn;
 use tool_error_digest::handler::{self, Deps, Settings};
@@ -24,16 +25,18 @@ async fn run() -> anyhow::Result<()> {
     if !config.lambda {
         return cli::run(command, &config, &mut std::io::stdout().lock()).await;
     }
-    // The SDK config honours AWS_ENDPOINT_URL, so tests can point both clients at local endpoints.
-    let timeouts = TimeoutConfig::builder()
-        .operation_timeout(config.api_timeout)
-        .build();
-    let sdk = aws_config::defaults(BehaviorVersion::latest()).timeout_config(timeouts);
-    let sdk = sdk.load().await;
-    let logs = aws_sdk_cloudwatchlogs::Client::new(&sdk);
+    // Region and credentials from the SDK's chain; AWS_ENDPOINT_URL (or the service's own
+    // AWS_ENDPOINT_URL_CLOUDWATCH_LOGS / _SESV2) points a client at a local endpoint in tests.
+    let sdk = aws_config::defaults(BehaviorVersion::latest()).load().await;
+    let http = reqwest::Client::builder()
+        .timeout(config.api_timeout)
+        .build()?;
+    let env = |name: &str| std::env::var(name).ok();
+    let logs = AwsJson::new(&sdk, CLOUDWATCH_LOGS, http.clone(), env)?;
+    let ses = AwsJson::new(&sdk, SESV2, http, env)?;
     let deps = &Deps {
         logs: CloudWatchInsights::new(logs, handler::polling(config.query_timeout)),
-        mail: SesMailer::new(aws_sdk_sesv2::Client::new(&sdk)),
+        mail: SesMailer::new(ses),
         settings: Settings::from_config(&config),
     };
     // Boxed: the handler's future is deep enough to overflow the compiler's layout depth limit.

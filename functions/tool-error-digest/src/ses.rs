@@ -1,21 +1,20 @@
-//! [`Mailer`] on SES v2: `SendEmail` with the raw MIME message (`Content::Raw`), so the inline
+//! [`Mailer`] on SES v2: `SendEmail` with the raw MIME message (`Content.Raw`), so the inline
 //! chart and both alternatives go out exactly as built.
 
-use aws_sdk_sesv2::Client;
-use aws_sdk_sesv2::error::DisplayErrorContext;
-use aws_sdk_sesv2::primitives::Blob;
-use aws_sdk_sesv2::types::{Destination, EmailContent, RawMessage};
+use aws_json::AwsJson;
+use base64::Engine;
+use serde_json::json;
 
 use crate::handler::{Mailer, SendError};
 
-/// SES through the SDK client built once in `main`.
-#[derive(Debug, Clone)]
+/// SES through the SES v2 client built once in `main`.
+#[derive(Debug)]
 pub struct SesMailer {
-    pub client: Client,
+    pub client: AwsJson,
 }
 
 impl SesMailer {
-    pub fn new(client: Client) -> Self {
+    pub fn new(client: AwsJson) -> Self {
         SesMailer { client }
     }
 }
@@ -27,23 +26,22 @@ impl Mailer for SesMailer {
         to: &[String],
         raw: &[u8],
     ) -> Result<Option<String>, SendError> {
-        let message = RawMessage::builder()
-            .data(Blob::new(raw))
-            .build()
-            .map_err(|e| SendError(DisplayErrorContext(&e).to_string()))?;
+        let data = base64::engine::general_purpose::STANDARD.encode(raw);
+        let input = json!({
+            "FromEmailAddress": from,
+            "Destination": {"ToAddresses": to},
+            "Content": {"Raw": {"Data": data}},
+        });
         let out = self
             .client
-            .send_email()
-            .from_email_address(from)
-            .destination(
-                Destination::builder()
-                    .set_to_addresses(Some(to.to_vec()))
-                    .build(),
+            .rest(
+                "SendEmail",
+                http::Method::POST,
+                "/v2/email/outbound-emails",
+                &input,
             )
-            .content(EmailContent::builder().raw(message).build())
-            .send()
             .await
-            .map_err(|e| SendError(DisplayErrorContext(&e).to_string()))?;
-        Ok(out.message_id().map(str::to_string))
+            .map_err(|e| SendError(e.to_string()))?;
+        Ok(out["MessageId"].as_str().map(str::to_string))
     }
 }

@@ -1,5 +1,6 @@
 //! Logs Insights on CloudWatch Logs: the seam the scheduled functions query the audit log groups
-//! through ([`LogsQuery`]), its errors, and (feature `cloudwatch`) the SDK-backed client.
+//! through ([`LogsQuery`]), its errors, and (feature `cloudwatch`) the client
+//! over CloudWatch Logs' API.
 //!
 //! `rows`: `StartQuery` over the log groups — at most 50 per query, the API's limit, so more
 //! groups run in batches, one after another, and their rows are concatenated — then
@@ -14,7 +15,7 @@
 //! [`LogsQuery`]. How often to poll and for how long is the caller's choice ([`Polling`]): a run
 //! every 15 minutes wants its answer sooner than a weekly digest.
 //!
-//! The trait, the error and [`Polling`] need no SDK, so the local engine and the functions'
+//! The trait, the error and [`Polling`] need no AWS client, so the local engine and the functions'
 //! fakes build without the feature.
 
 use std::future::Future;
@@ -25,7 +26,7 @@ use crate::{FieldRow, TimeRange};
 #[cfg(feature = "cloudwatch")]
 mod client;
 #[cfg(feature = "cloudwatch")]
-pub use client::{CloudWatchInsights, groups_with_prefix, rows};
+pub use client::{CloudWatchInsights, TARGET, groups_with_prefix, rows};
 
 /// StartQuery accepts at most this many log group names.
 pub const MAX_GROUPS_PER_QUERY: usize = 50;
@@ -90,7 +91,7 @@ impl Polling {
 /// as a failed `StartQuery`, as CloudWatch would (MalformedQueryException).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CloudWatchError {
-    /// A CloudWatch Logs API call failed (the SDK's message with its causes, for the logs).
+    /// A CloudWatch Logs API call failed (AWS's code and message, or why there was no answer).
     #[error("{operation} failed: {message}")]
     Api {
         operation: &'static str,

@@ -1,12 +1,13 @@
-//! `tool-error-digest` on its Lambda path with the real SDK clients: Logs Insights through the
-//! local CloudWatch Logs endpoint (our engine over the audit fixture), SES v2 through
+//! `tool-error-digest` on its Lambda path with the clients `main` builds: Logs Insights through
+//! the local CloudWatch Logs endpoint (our engine over the audit fixture), SES v2 through
 //! `moto_server`, the sent message read back from moto's data dump.
 
+use aws_json::SESV2;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use insights::cloudwatch::CloudWatchInsights;
-use integration_tests::Moto;
 use integration_tests::logs_endpoint::{Behaviour, LogsEndpoint, Status, audit_lines};
+use integration_tests::{Moto, aws_client};
 use jiff::Timestamp;
 use lambda_runtime::Diagnostic;
 use serde_json::Value;
@@ -26,28 +27,20 @@ const PREFIX: &str = "/aws/lambda/hosted-mcp-";
 const SENDER: &str = "digest@example.com";
 const RECIPIENTS: [&str; 2] = ["ops@example.com", "oncall@example.com"];
 
-fn sesv2_client(moto: &Moto) -> aws_sdk_sesv2::Client {
-    use aws_sdk_sesv2::config::{Credentials, Region};
-    let config = aws_sdk_sesv2::Config::builder()
-        .behavior_version_latest()
-        .region(Region::new("eu-central-1"))
-        .endpoint_url(&moto.endpoint)
-        .credentials_provider(Credentials::new("testing", "testing", None, None, "moto"))
-        .build();
-    aws_sdk_sesv2::Client::from_conf(config)
-}
-
 /// Moto with a verified sender, the logs endpoint with the fixture, and the handler's deps
 /// built from the real clients as `main` builds them.
 async fn setup() -> (Moto, LogsEndpoint, Deps<CloudWatchInsights, SesMailer>) {
     let moto = tokio::task::spawn_blocking(Moto::start).await.unwrap();
-    let ses = sesv2_client(&moto);
+    let ses = aws_client(SESV2, &moto.endpoint);
     // Moto rejects SendEmail from an identity it does not know ("Did not have authority").
-    ses.create_email_identity()
-        .email_identity(SENDER)
-        .send()
-        .await
-        .expect("create the sender identity in moto");
+    ses.rest(
+        "CreateEmailIdentity",
+        http::Method::POST,
+        "/v2/email/identities",
+        &serde_json::json!({"EmailIdentity": SENDER}),
+    )
+    .await
+    .expect("create the sender identity in moto");
     let logs = LogsEndpoint::start().await;
     logs.add_lines(PROD, &audit_lines(FIXTURE));
     logs.add_lines(STAGING, "");

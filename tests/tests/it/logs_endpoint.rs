@@ -1,12 +1,13 @@
-//! The local CloudWatch Logs endpoint, driven by the real `aws-sdk-cloudwatchlogs` client.
+//! The local CloudWatch Logs endpoint, driven by the functions' own CloudWatch Logs client
+//! (`aws-json`: signed awsJson1.1 calls), operation by operation as the API documents them. The
+//! same client against moto's Logs is in `moto_logs_answers_the_functions_client`.
 
-use aws_sdk_cloudwatchlogs::Client;
-use aws_sdk_cloudwatchlogs::operation::get_query_results::GetQueryResultsOutput;
-use aws_sdk_cloudwatchlogs::operation::start_query::StartQueryError;
-use aws_sdk_cloudwatchlogs::types::QueryStatus;
+use aws_json::{AwsError, AwsJson};
 use insights::TimeRange;
+use insights::cloudwatch::TARGET;
 use integration_tests::logs_endpoint::{ACCOUNT_ID, Behaviour, LogsEndpoint, Status};
 use jiff::Timestamp;
+use serde_json::{Value, json};
 
 const PROD: &str = "/aws/lambda/hosted-mcp-prod";
 const STAGING: &str = "/aws/lambda/hosted-mcp-staging";
@@ -46,32 +47,32 @@ async fn loaded() -> LogsEndpoint {
     logs
 }
 
-async fn start(client: &Client, groups: &[&str], query: &str) -> String {
+async fn call(client: &AwsJson, operation: &str, input: Value) -> Result<Value, AwsError> {
+    client.json11(TARGET, operation, &input).await
+}
+
+fn range_input(mut input: Value) -> Value {
     let range = may_2024();
-    let out = client
-        .start_query()
-        .set_log_group_names(Some(groups.iter().map(|g| g.to_string()).collect()))
-        .start_time(range.start.as_second())
-        .end_time(range.end.as_second())
-        .query_string(query)
-        .send()
-        .await
-        .expect("start_query");
-    out.query_id().expect("queryId").to_string()
+    input["startTime"] = json!(range.start.as_second());
+    input["endTime"] = json!(range.end.as_second());
+    input
+}
+
+async fn start(client: &AwsJson, groups: &[&str], query: &str) -> String {
+    let input = range_input(json!({"logGroupNames": groups, "queryString": query}));
+    let out = call(client, "StartQuery", input).await.expect("StartQuery");
+    out["queryId"].as_str().expect("queryId").to_string()
 }
 
 /// Polls until the query leaves Scheduled/Running, returning the statuses seen on the way.
-async fn poll(client: &Client, query_id: &str) -> (Vec<QueryStatus>, GetQueryResultsOutput) {
+async fn poll(client: &AwsJson, query_id: &str) -> (Vec<String>, Value) {
     let mut seen = Vec::new();
     for _ in 0..10 {
-        let out = client
-            .get_query_results()
-            .query_id(query_id)
-            .send()
+        let out = call(client, "GetQueryResults", json!({"queryId": query_id}))
             .await
-            .expect("get_query_results");
-        let status = out.status().cloned().expect("status");
-        if !matches!(status, QueryStatus::Scheduled | QueryStatus::Running) {
+            .expect("GetQueryResults");
+        let status = out["status"].as_str().expect("status").to_string();
+        if !matches!(status.as_str(), "Scheduled" | "Running") {
             return (seen, out);
         }
         seen.push(status);
@@ -79,16 +80,35 @@ async fn poll(client: &Client, query_id: &str) -> (Vec<QueryStatus>, GetQueryRes
     panic!("query {query_id} never finished: {seen:?}");
 }
 
-fn rows(out: &GetQueryResultsOutput) -> Vec<Vec<(String, String)>> {
-    out.results()
+/// An operation's whole answer, status and body (an error's details beyond its code and message).
+async fn raw(logs: &LogsEndpoint, operation: &str, input: &Value) -> (u16, Value) {
+    let reply = reqwest::Client::new()
+        .post(&logs.endpoint)
+        .header("content-type", "application/x-amz-json-1.1")
+        .header("x-amz-target", format!("{TARGET}.{operation}"))
+        .header("authorization", SIGNED)
+        .json(input)
+        .send()
+        .await
+        .unwrap();
+    (reply.status().as_u16(), reply.json().await.unwrap())
+}
+
+/// An authorization header of the right shape (the endpoint checks no signature).
+const SIGNED: &str = "AWS4-HMAC-SHA256 Credential=testing/20240501/eu-central-1/logs/aws4_request, SignedHeaders=host, Signature=00";
+
+fn rows(out: &Value) -> Vec<Vec<(String, String)>> {
+    out["results"]
+        .as_array()
+        .expect("results")
         .iter()
         .map(|row| {
-            row.iter()
+            row.as_array()
+                .unwrap()
+                .iter()
                 .map(|f| {
-                    (
-                        f.field().unwrap().to_string(),
-                        f.value().unwrap().to_string(),
-                    )
+                    let text = |k: &str| f[k].as_str().unwrap().to_string();
+                    (text("field"), text("value"))
                 })
                 .collect()
         })
@@ -118,8 +138,8 @@ async fn query_over_two_log_groups_polls_to_complete_and_matches_the_engine() {
     let id = start(&client, &[PROD, STAGING], BY_TOOL).await;
     let (seen, out) = poll(&client, &id).await;
 
-    assert_eq!(seen, vec![QueryStatus::Running], "one Running poll first");
-    assert_eq!(out.status(), Some(&QueryStatus::Complete));
+    assert_eq!(seen, ["Running"], "one Running poll first");
+    assert_eq!(out["status"], "Complete");
     let expected = engine(
         BY_TOOL,
         &[(PROD, PROD_LINES), (STAGING, STAGING_LINES)],
@@ -140,10 +160,10 @@ async fn query_over_two_log_groups_polls_to_complete_and_matches_the_engine() {
             ("errors".to_string(), "1".to_string())
         ]
     );
-    let stats = out.statistics().expect("statistics");
-    assert_eq!(stats.records_scanned(), 6.0);
-    assert!(stats.bytes_scanned() > 0.0);
-    assert_eq!(out.next_token(), None);
+    let stats = &out["statistics"];
+    assert_eq!(stats["recordsScanned"].as_f64(), Some(6.0));
+    assert!(stats["bytesScanned"].as_f64().unwrap() > 0.0);
+    assert!(out.get("nextToken").is_none());
 
     let asked = logs.queries();
     assert_eq!(asked.len(), 1);
@@ -159,70 +179,63 @@ async fn describe_log_groups_resolves_a_prefix_page_by_page() {
     let logs = loaded().await;
     let client = logs.client();
 
-    let pages: Vec<_> = client
-        .describe_log_groups()
-        .log_group_name_prefix("/aws/lambda/hosted-mcp-")
-        .limit(1)
-        .into_paginator()
-        .send()
-        .collect::<Result<_, _>>()
-        .await
-        .expect("describe_log_groups");
+    let mut pages = Vec::new();
+    let mut input = json!({"logGroupNamePrefix": "/aws/lambda/hosted-mcp-", "limit": 1});
+    loop {
+        let page = call(&client, "DescribeLogGroups", input.clone())
+            .await
+            .expect("DescribeLogGroups");
+        let next = page["nextToken"].as_str().map(str::to_string);
+        pages.push(page);
+        match next {
+            Some(token) => input["nextToken"] = json!(token),
+            None => break,
+        }
+    }
     assert_eq!(pages.len(), 2, "limit 1 gives one group per page");
-    let groups: Vec<_> = pages.iter().flat_map(|p| p.log_groups()).collect();
-    let names: Vec<_> = groups.iter().filter_map(|g| g.log_group_name()).collect();
+    let groups: Vec<&Value> = pages
+        .iter()
+        .flat_map(|p| p["logGroups"].as_array().unwrap())
+        .collect();
+    let names: Vec<_> = groups
+        .iter()
+        .filter_map(|g| g["logGroupName"].as_str())
+        .collect();
     assert_eq!(names, [PROD, STAGING]);
     assert_eq!(
-        groups[0].log_group_arn(),
-        Some(format!("arn:aws:logs:eu-central-1:{ACCOUNT_ID}:log-group:{PROD}").as_str())
+        groups[0]["logGroupArn"],
+        format!("arn:aws:logs:eu-central-1:{ACCOUNT_ID}:log-group:{PROD}")
     );
+    // The whole prefix, as the functions resolve it.
+    let resolved = insights::cloudwatch::groups_with_prefix(&client, "/aws/lambda/hosted-mcp-")
+        .await
+        .unwrap();
+    assert_eq!(resolved, [PROD, STAGING]);
 
     // The ARNs resolve back to names as logGroupIdentifiers.
-    let range = may_2024();
-    client
-        .start_query()
-        .set_log_group_identifiers(Some(
-            groups
-                .iter()
-                .filter_map(|g| g.log_group_arn())
-                .map(String::from)
-                .collect(),
-        ))
-        .start_time(range.start.as_second())
-        .end_time(range.end.as_second())
-        .query_string("stats count(*) as n")
-        .send()
+    let arns: Vec<&Value> = groups.iter().map(|g| &g["logGroupArn"]).collect();
+    let input = json!({"logGroupIdentifiers": arns, "queryString": "stats count(*) as n"});
+    call(&client, "StartQuery", range_input(input))
         .await
-        .expect("start_query by identifiers");
+        .expect("StartQuery by identifiers");
     assert_eq!(logs.queries()[0].log_groups, [PROD, STAGING]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn query_the_engine_rejects_is_the_sdk_malformed_query_exception() {
+async fn query_the_engine_rejects_is_a_malformed_query_exception_with_its_location() {
     let logs = loaded().await;
-    let range = may_2024();
     let query = "filter event = \"tool_call\"\n| stats stddev(duration_ms) as sd";
 
-    let err = logs
-        .client()
-        .start_query()
-        .log_group_name(PROD)
-        .start_time(range.start.as_second())
-        .end_time(range.end.as_second())
-        .query_string(query)
-        .send()
-        .await
-        .expect_err("stddev is outside the engine's subset")
-        .into_service_error();
-
-    let StartQueryError::MalformedQueryException(e) = &err else {
-        panic!("not MalformedQueryException: {err:?}");
-    };
+    let input = json!({"logGroupName": PROD, "queryString": query});
+    let answer = raw(&logs, "StartQuery", &range_input(input)).await;
+    assert_eq!(answer.0, 400);
+    let e = answer.1;
+    assert_eq!(e["__type"], "MalformedQueryException", "{e}");
     let engine_error = insights::parse(query).unwrap_err().to_string();
-    assert_eq!(e.message(), Some(engine_error.as_str()));
-    let location = e.query_compile_error().and_then(|c| c.location()).unwrap();
+    assert_eq!(e["message"], engine_error.as_str());
+    let location = &e["queryCompileError"]["location"];
     // Line 2, column 9 of the query: the `stddev` after "| stats ".
-    let offset = location.start_char_offset().unwrap() as usize;
+    let offset = location["startCharOffset"].as_u64().unwrap() as usize;
     assert!(query[offset..].starts_with("stddev"), "offset {offset}");
     assert!(logs.queries().is_empty());
 }
@@ -231,43 +244,22 @@ async fn query_the_engine_rejects_is_the_sdk_malformed_query_exception() {
 async fn unknown_log_group_and_query_id_are_resource_not_found() {
     let logs = loaded().await;
     let client = logs.client();
-    let range = may_2024();
 
-    let err = client
-        .start_query()
-        .log_group_names(PROD)
-        .log_group_names("/aws/lambda/missing")
-        .start_time(range.start.as_second())
-        .end_time(range.end.as_second())
-        .query_string("fields tool")
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    let code = |r: Result<Value, AwsError>| r.unwrap_err().code().map(str::to_string);
+    let input =
+        json!({"logGroupNames": [PROD, "/aws/lambda/missing"], "queryString": "fields tool"});
+    let err = code(call(&client, "StartQuery", range_input(input)).await);
+    assert_eq!(err.as_deref(), Some("ResourceNotFoundException"));
 
-    let err = client
-        .get_query_results()
-        .query_id("no-such-query")
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    assert!(err.is_resource_not_found_exception(), "{err:?}");
+    let input = json!({"queryId": "no-such-query"});
+    let err = code(call(&client, "GetQueryResults", input).await);
+    assert_eq!(err.as_deref(), Some("ResourceNotFoundException"));
 
     // Two ways of naming log groups at once is a parameter error.
-    let err = client
-        .start_query()
-        .log_group_name(PROD)
-        .log_group_names(STAGING)
-        .start_time(range.start.as_second())
-        .end_time(range.end.as_second())
-        .query_string("fields tool")
-        .send()
-        .await
-        .unwrap_err()
-        .into_service_error();
-    assert!(err.is_invalid_parameter_exception(), "{err:?}");
+    let input =
+        json!({"logGroupName": PROD, "logGroupNames": [STAGING], "queryString": "fields tool"});
+    let err = code(call(&client, "StartQuery", range_input(input)).await);
+    assert_eq!(err.as_deref(), Some("InvalidParameterException"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -279,9 +271,9 @@ async fn scripted_failed_and_timeout_queries_end_without_rows() {
         logs.script(Behaviour::Finish(status));
         let id = start(&client, &[PROD], BY_TOOL).await;
         let (seen, out) = poll(&client, &id).await;
-        assert_eq!(seen, vec![QueryStatus::Running]);
-        assert_eq!(out.status().map(|s| s.as_str()), Some(status.as_str()));
-        assert!(out.results().is_empty());
+        assert_eq!(seen, ["Running"]);
+        assert_eq!(out["status"], status.as_str());
+        assert_eq!(out["results"], json!([]));
     }
 
     logs.script(Behaviour::Finish(Status::Complete));
@@ -292,16 +284,9 @@ async fn scripted_failed_and_timeout_queries_end_without_rows() {
     ]));
     let id = start(&client, &[PROD], BY_TOOL).await;
     let (seen, out) = poll(&client, &id).await;
-    assert_eq!(
-        seen,
-        [
-            QueryStatus::Scheduled,
-            QueryStatus::Running,
-            QueryStatus::Running
-        ]
-    );
-    assert_eq!(out.status(), Some(&QueryStatus::Complete));
-    assert!(!out.results().is_empty());
+    assert_eq!(seen, ["Scheduled", "Running", "Running"]);
+    assert_eq!(out["status"], "Complete");
+    assert!(!rows(&out).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -311,23 +296,20 @@ async fn stop_query_cancels_a_running_query() {
     logs.script(Behaviour::Pending(vec![Status::Running; 5]));
 
     let id = start(&client, &[PROD], BY_TOOL).await;
-    let first = client
-        .get_query_results()
-        .query_id(&id)
-        .send()
+    let first = call(&client, "GetQueryResults", json!({"queryId": id}))
         .await
         .unwrap();
-    assert_eq!(first.status(), Some(&QueryStatus::Running));
+    assert_eq!(first["status"], "Running");
 
-    let stopped = client.stop_query().query_id(&id).send().await.unwrap();
-    assert!(stopped.success());
+    let stopped = call(&client, "StopQuery", json!({"queryId": id})).await;
+    assert_eq!(stopped.unwrap()["success"], true);
     let (seen, out) = poll(&client, &id).await;
     assert!(seen.is_empty());
-    assert_eq!(out.status(), Some(&QueryStatus::Cancelled));
-    assert!(out.results().is_empty());
+    assert_eq!(out["status"], "Cancelled");
+    assert_eq!(out["results"], json!([]));
 
-    let again = client.stop_query().query_id(&id).send().await.unwrap();
-    assert!(!again.success(), "no longer running");
+    let again = call(&client, "StopQuery", json!({"queryId": id})).await;
+    assert_eq!(again.unwrap()["success"], false, "no longer running");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -342,27 +324,16 @@ async fn row_cap_truncates_results_and_max_items_pages_them() {
     let id = start(&client, &[PROD], query).await;
     let (_, out) = poll(&client, &id).await;
     assert_eq!(rows(&out), all[..3]);
-    assert_eq!(out.statistics().unwrap().records_matched(), 4.0);
+    assert_eq!(out["statistics"]["recordsMatched"].as_f64(), Some(4.0));
 
-    let first = client
-        .get_query_results()
-        .query_id(&id)
-        .max_items(2)
-        .send()
-        .await
-        .unwrap();
+    let input = json!({"queryId": id, "maxItems": 2});
+    let first = call(&client, "GetQueryResults", input).await.unwrap();
     assert_eq!(rows(&first), all[..2]);
-    let token = first.next_token().expect("a second page");
-    let second = client
-        .get_query_results()
-        .query_id(&id)
-        .max_items(2)
-        .next_token(token)
-        .send()
-        .await
-        .unwrap();
+    let token = first["nextToken"].as_str().expect("a second page");
+    let input = json!({"queryId": id, "maxItems": 2, "nextToken": token});
+    let second = call(&client, "GetQueryResults", input).await.unwrap();
     assert_eq!(rows(&second), all[2..3]);
-    assert_eq!(second.next_token(), None);
+    assert!(second.get("nextToken").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -380,7 +351,7 @@ async fn unsigned_or_unknown_requests_get_json_errors() {
         }
         r.send()
     };
-    let signed = "AWS4-HMAC-SHA256 Credential=testing/20240501/eu-central-1/logs/aws4_request, SignedHeaders=host, Signature=00";
+    let signed = SIGNED;
 
     let reply = send("Logs_20140328.DescribeLogGroups", None).await.unwrap();
     assert_eq!(reply.status(), 400);
@@ -404,4 +375,67 @@ async fn unsigned_or_unknown_requests_get_json_errors() {
     );
     let body: serde_json::Value = reply.json().await.unwrap();
     assert_eq!(body, serde_json::json!({"logGroups": []}));
+}
+
+/// The same client against moto's CloudWatch Logs, an implementation of the API that is not
+/// ours: log groups by prefix, page by page, and a query polled to its rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moto_logs_answers_the_functions_client() {
+    let moto = tokio::task::spawn_blocking(integration_tests::Moto::start)
+        .await
+        .unwrap();
+    let client = integration_tests::aws_client(aws_json::CLOUDWATCH_LOGS, &moto.endpoint);
+    for group in [PROD, STAGING, OTHER] {
+        let input = json!({"logGroupName": group});
+        call(&client, "CreateLogGroup", input).await.unwrap();
+    }
+    let stream = json!({"logGroupName": PROD, "logStreamName": "s"});
+    call(&client, "CreateLogStream", stream).await.unwrap();
+    // Moto, like CloudWatch, refuses events older than 14 days: these are from the last hour.
+    let now = Timestamp::now();
+    let events: Vec<Value> = PROD_LINES
+        .lines()
+        .take(2)
+        .enumerate()
+        .map(|(i, line)| {
+            let ms = now.as_millisecond() - 3_600_000 + i as i64 * 60_000;
+            json!({"timestamp": ms, "message": line})
+        })
+        .collect();
+    let last_day = TimeRange {
+        start: now - jiff::SignedDuration::from_hours(24),
+        end: now,
+    };
+    let put = json!({"logGroupName": PROD, "logStreamName": "s", "logEvents": events});
+    call(&client, "PutLogEvents", put).await.unwrap();
+
+    let groups = insights::cloudwatch::groups_with_prefix(&client, "/aws/lambda/hosted-mcp-")
+        .await
+        .unwrap();
+    assert_eq!(groups, [PROD, STAGING]);
+
+    let polling = insights::cloudwatch::Polling {
+        first_poll: std::time::Duration::from_millis(10),
+        max_poll: std::time::Duration::from_millis(20),
+        timeout: std::time::Duration::from_secs(10),
+    };
+    let query = "fields @timestamp, @message | sort @timestamp asc | limit 10";
+    let rows = insights::cloudwatch::rows(&client, polling, &[PROD.into()], last_day, query)
+        .await
+        .unwrap();
+    let messages: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| {
+            r.iter()
+                .find(|(f, _)| f == "@message")
+                .map(|(_, v)| v.as_str())
+        })
+        .collect();
+    assert_eq!(messages, PROD_LINES.lines().take(2).collect::<Vec<_>>());
+
+    let missing = json!({"logGroupNames": ["/aws/lambda/missing"], "queryString": query});
+    let err = call(&client, "StartQuery", range_input(missing))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some("ResourceNotFoundException"), "{err}");
 }

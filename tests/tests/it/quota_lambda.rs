@@ -1,4 +1,4 @@
-//! `quota-alarm` on its Lambda path: the handler with the real `aws-sdk-cloudwatchlogs` client
+//! `quota-alarm` on its Lambda path: the handler with its CloudWatch Logs client
 //! against the local CloudWatch Logs endpoint, over a month of sandbox audit lines in two log
 //! groups (the function's fixtures), checked down to the EMF document CloudWatch would read.
 

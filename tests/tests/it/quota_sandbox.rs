@@ -3,7 +3,7 @@
 //! The real `mcp-server` process serves a client against the Papierkram sandbox upstream, which
 //! counts its monthly quota down (Europe/Berlin month, like the catalog declares). The server's
 //! audit lines go to the local CloudWatch Logs endpoint; the quota-alarm handler reads them with
-//! the real `aws-sdk-cloudwatchlogs` client, reads the deployment secret from `moto_server` with
+//! the functions' CloudWatch Logs client, reads the deployment secret from `moto_server` with
 //! the real `aws-sdk-secretsmanager` client when it probes, and probes the same sandbox over HTTP.
 //! What it reports must be the sandbox's own figures, and its EMF metrics must be what the
 //! catalog's alarms watch.

@@ -1,27 +1,32 @@
-//! The SDK side of [`super`] (feature `cloudwatch`): StartQuery, GetQueryResults until the
-//! query is done, StopQuery at our deadline, and DescribeLogGroups.
+//! The client side of [`super`] (feature `cloudwatch`): StartQuery, GetQueryResults until the
+//! query is done, StopQuery at our deadline, and DescribeLogGroups, as signed `awsJson1.1`
+//! calls ([`aws_json::AwsJson`]).
 
 use std::future::Future;
 
-use aws_sdk_cloudwatchlogs::Client;
-use aws_sdk_cloudwatchlogs::error::DisplayErrorContext;
-use aws_sdk_cloudwatchlogs::types::{QueryStatus, ResultField};
+use aws_json::{AwsError, AwsJson};
+use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::{CloudWatchError, LogsQuery, MAX_GROUPS_PER_QUERY, Polling, seconds};
 use crate::parser::MAX_ROWS;
 use crate::{FieldRow, TimeRange};
 
-/// [`LogsQuery`] on CloudWatch Logs through the SDK client (built once, where the function
-/// builds its clients), polled as `polling` says.
-#[derive(Debug, Clone)]
+/// The CloudWatch Logs API's target prefix (`X-Amz-Target: Logs_20140328.StartQuery`).
+pub const TARGET: &str = "Logs_20140328";
+/// The most DescribeLogGroups pages one listing reads (50 groups a page).
+const MAX_PAGES: usize = 200;
+
+/// [`LogsQuery`] on CloudWatch Logs through a CloudWatch Logs client (built once, where the
+/// function builds its clients), polled as `polling` says.
+#[derive(Debug)]
 pub struct CloudWatchInsights {
-    pub client: Client,
+    pub client: AwsJson,
     pub polling: Polling,
 }
 
 impl CloudWatchInsights {
-    pub fn new(client: Client, polling: Polling) -> CloudWatchInsights {
+    pub fn new(client: AwsJson, polling: Polling) -> CloudWatchInsights {
         CloudWatchInsights { client, polling }
     }
 }
@@ -44,35 +49,51 @@ impl LogsQuery for CloudWatchInsights {
 /// The rows of `query` over `groups` in `range` (both ends included), in batches of
 /// [`MAX_GROUPS_PER_QUERY`] groups; the first query that fails fails the whole call.
 pub async fn rows(
-    client: &Client,
+    client: &AwsJson,
     polling: Polling,
     groups: &[String],
     range: TimeRange,
     query: &str,
 ) -> Result<Vec<FieldRow>, CloudWatchError> {
-    // Boxed: the SDK's futures are deep, and a Lambda handler awaiting this one inside the
-    // runtime's would otherwise overflow the compiler's layout depth limit.
-    Box::pin(batched_rows(client, polling, groups, range, query)).await
+    batched_rows(client, polling, groups, range, query).await
 }
 
-/// The names of the log groups starting with `prefix`.
+/// The names of the log groups starting with `prefix`, every page (at most [`MAX_PAGES`]).
 pub async fn groups_with_prefix(
-    client: &Client,
+    client: &AwsJson,
     prefix: &str,
 ) -> Result<Vec<String>, CloudWatchError> {
-    let groups = client
-        .describe_log_groups()
-        .log_group_name_prefix(prefix)
-        .into_paginator()
-        .items()
-        .send()
-        .try_collect()
-        .await
-        .map_err(api("DescribeLogGroups"))?;
-    Ok(groups
-        .iter()
-        .filter_map(|g| g.log_group_name().map(str::to_string))
-        .collect())
+    let mut names = Vec::new();
+    let mut token: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let mut input = json!({"logGroupNamePrefix": prefix});
+        if let Some(t) = &token {
+            input["nextToken"] = json!(t);
+        }
+        let page = client
+            .json11(TARGET, "DescribeLogGroups", &input)
+            .await
+            .map_err(api("DescribeLogGroups"))?;
+        let groups = page["logGroups"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        names.extend(
+            groups
+                .iter()
+                .filter_map(|g| g["logGroupName"].as_str().map(str::to_string)),
+        );
+        match page["nextToken"].as_str() {
+            Some(next) if !next.is_empty() && token.as_deref() != Some(next) => {
+                token = Some(next.to_string());
+            }
+            _ => return Ok(names),
+        }
+    }
+    Err(CloudWatchError::Api {
+        operation: "DescribeLogGroups",
+        message: format!("more than {MAX_PAGES} pages of log groups start with {prefix}"),
+    })
 }
 
 /// What one GetQueryResults answer means for the poll loop.
@@ -83,36 +104,46 @@ enum Poll {
     Pending,
 }
 
-fn poll(status: Option<&QueryStatus>, results: &[Vec<ResultField>]) -> Poll {
-    match status {
-        Some(QueryStatus::Complete) => {
-            Poll::Complete(results.iter().map(|r| field_row(r)).collect())
+/// A GetQueryResults answer (`status`, `results`: rows of `{field, value}`).
+fn poll(answer: &Value) -> Poll {
+    match answer["status"].as_str() {
+        Some("Complete") => {
+            let rows = answer["results"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            Poll::Complete(rows.iter().map(field_row).collect())
         }
-        Some(s @ (QueryStatus::Failed | QueryStatus::Cancelled | QueryStatus::Timeout)) => {
-            Poll::Ended(s.as_str().to_string())
-        }
-        // Scheduled, Running, Unknown, or a status newer than this SDK: ask again.
+        Some(s @ ("Failed" | "Cancelled" | "Timeout")) => Poll::Ended(s.to_string()),
+        // Scheduled, Running, Unknown, a status newer than this client, or none: ask again.
         _ => Poll::Pending,
     }
 }
 
 /// A field without a name is dropped; a field without a value is an empty string.
-fn field_row(fields: &[ResultField]) -> FieldRow {
+fn field_row(fields: &Value) -> FieldRow {
+    let fields = fields.as_array().map(Vec::as_slice).unwrap_or(&[]);
     fields
         .iter()
-        .filter_map(|f| Some((f.field()?.to_string(), f.value().unwrap_or("").to_string())))
+        .filter_map(|f| {
+            let name = f["field"].as_str()?;
+            Some((
+                name.to_string(),
+                f["value"].as_str().unwrap_or("").to_string(),
+            ))
+        })
         .collect()
 }
 
-fn api<E: std::error::Error>(operation: &'static str) -> impl Fn(E) -> CloudWatchError {
+fn api(operation: &'static str) -> impl Fn(AwsError) -> CloudWatchError {
     move |e| CloudWatchError::Api {
         operation,
-        message: DisplayErrorContext(&e).to_string(),
+        message: e.to_string(),
     }
 }
 
-/// The three calls one query makes; the SDK client in production, a script in the tests, so the
-/// poll loop is tested without a service.
+/// The three calls one query makes; the CloudWatch Logs client in production, a script in the
+/// tests, so the poll loop is tested without a service.
 trait QueryCalls {
     fn start(
         &self,
@@ -126,7 +157,7 @@ trait QueryCalls {
     fn stop(&self, query_id: &str) -> impl Future<Output = ()> + Send;
 }
 
-impl QueryCalls for Client {
+impl QueryCalls for AwsJson {
     async fn start(
         &self,
         groups: &[String],
@@ -134,32 +165,32 @@ impl QueryCalls for Client {
         query: &str,
     ) -> Result<String, CloudWatchError> {
         let (start, end) = seconds(range);
+        let input = json!({
+            "logGroupNames": groups,
+            "startTime": start,
+            "endTime": end,
+            "queryString": query,
+            "limit": MAX_ROWS,
+        });
         let started = self
-            .start_query()
-            .set_log_group_names(Some(groups.to_vec()))
-            .start_time(start)
-            .end_time(end)
-            .query_string(query)
-            .limit(MAX_ROWS as i32)
-            .send()
+            .json11(TARGET, "StartQuery", &input)
             .await
             .map_err(api("StartQuery"))?;
-        Ok(started.query_id().unwrap_or_default().to_string())
+        Ok(started["queryId"].as_str().unwrap_or_default().to_string())
     }
 
     async fn results(&self, query_id: &str) -> Result<Poll, CloudWatchError> {
         let out = self
-            .get_query_results()
-            .query_id(query_id)
-            .send()
+            .json11(TARGET, "GetQueryResults", &json!({"queryId": query_id}))
             .await
             .map_err(api("GetQueryResults"))?;
-        Ok(poll(out.status(), out.results()))
+        Ok(poll(&out))
     }
 
     async fn stop(&self, query_id: &str) {
-        if let Err(e) = self.stop_query().query_id(query_id).send().await {
-            tracing::warn!(error = %DisplayErrorContext(&e), %query_id, "StopQuery failed");
+        let input = json!({"queryId": query_id});
+        if let Err(e) = self.json11(TARGET, "StopQuery", &input).await {
+            tracing::warn!(error = %e, %query_id, "StopQuery failed");
         }
     }
 }
@@ -318,38 +349,32 @@ mod tests {
 
     #[test]
     fn poll_status_decides_between_done_failed_and_again() {
-        let rows = vec![vec![ResultField::builder().field("n").value("1").build()]];
+        let rows = json!([[{"field": "n", "value": "1"}]]);
         assert_eq!(
-            poll(Some(&QueryStatus::Complete), &rows),
+            poll(&json!({"status": "Complete", "results": rows})),
             Poll::Complete(vec![vec![("n".to_string(), "1".to_string())]])
         );
-        for s in [
-            QueryStatus::Failed,
-            QueryStatus::Cancelled,
-            QueryStatus::Timeout,
-        ] {
-            assert_eq!(poll(Some(&s), &[]), Poll::Ended(s.as_str().to_string()));
+        for s in ["Failed", "Cancelled", "Timeout"] {
+            assert_eq!(poll(&json!({"status": s})), Poll::Ended(s.to_string()));
         }
         for s in [
-            Some(QueryStatus::Scheduled),
-            Some(QueryStatus::Running),
-            Some(QueryStatus::from("SomethingNew")),
-            None,
+            json!("Scheduled"),
+            json!("Running"),
+            json!("SomethingNew"),
+            Value::Null,
         ] {
-            assert_eq!(poll(s.as_ref(), &rows), Poll::Pending, "{s:?}");
+            let answer = json!({"status": s, "results": rows});
+            assert_eq!(poll(&answer), Poll::Pending, "{s:?}");
         }
     }
 
     #[test]
     fn result_fields_become_field_value_pairs() {
-        let row = vec![
-            ResultField::builder()
-                .field("connector")
-                .value("papierkram")
-                .build(),
-            ResultField::builder().field("remaining").build(),
-            ResultField::builder().value("orphan").build(),
-        ];
+        let row = json!([
+            {"field": "connector", "value": "papierkram"},
+            {"field": "remaining"},
+            {"value": "orphan"}
+        ]);
         assert_eq!(
             field_row(&row),
             [
