@@ -457,6 +457,8 @@ fn full_errors() -> Errors {
         message: vec!["/error/message".into()],
         problem_details: true,
         status: Some("/status".into()),
+        code: Some("/error/code".into()),
+        codes: [("130429".into(), Status::RateLimited)].into(),
     }
 }
 
