@@ -26,7 +26,7 @@ use crate::model::{
     Prices, Rate, SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
-use crate::model::{Inbound, InboundEvents, InboundKind, InboundRead, Requires};
+use crate::model::{Inbound, InboundEvents, InboundKind, InboundNames, InboundRead, Requires};
 use crate::model::{McpRemote, RemoteOverlay};
 
 const SCHEMA_TEXT: &str = include_str!("../catalog.schema.json");
@@ -457,6 +457,8 @@ fn full_errors() -> Errors {
         message: vec!["/error/message".into()],
         problem_details: true,
         status: Some("/status".into()),
+        code: Some("/error/code".into()),
+        codes: [("130429".into(), Status::RateLimited)].into(),
     }
 }
 
@@ -550,6 +552,15 @@ fn full_inbound() -> Inbound {
         ttl_days: 30,
         max_body_bytes: 65_536,
         reply_window_h: Some(24),
+        names: vec![full_inbound_names()],
+    }
+}
+
+fn full_inbound_names() -> InboundNames {
+    InboundNames {
+        at: "/entry/*/changes/*/value/contacts".into(),
+        conversation: "/wa_id".into(),
+        name: "/profile/name".into(),
     }
 }
 
@@ -565,7 +576,9 @@ fn full_inbound_events() -> InboundEvents {
 
 fn full_inbound_read() -> InboundRead {
     InboundRead {
-        conversation: "number".into(),
+        conversation: Some("number".into()),
+        conversations: true,
+        name: Some("name".into()),
         limit: 20,
     }
 }
@@ -686,6 +699,7 @@ fn shapes() -> Vec<Shape> {
             "/$defs/inbound_events",
             full_inbound_events(),
         ),
+        shape("InboundNames", "/$defs/inbound_names", full_inbound_names()),
         shape("InboundRead", "/$defs/inbound_read", full_inbound_read()),
         shape("Requires", "/$defs/requires", full_requires()),
         shape("Provenance", "/$defs/provenance", full_provenance()),
@@ -1091,7 +1105,7 @@ fn roundtrip<T: Serialize + DeserializeOwned>(v: Value) -> Result<Value, String>
 fn required_fields_and_defaults_match_serde() {
     type Parse = fn(Value) -> Result<Value, String>;
     // The smallest document serde accepts for each struct: exactly its required fields.
-    let minimal: [(&str, &str, Value, Parse); 26] = [
+    let minimal: [(&str, &str, Value, Parse); 27] = [
         (
             "Catalog",
             "",
@@ -1150,8 +1164,14 @@ fn required_fields_and_defaults_match_serde() {
         (
             "InboundRead",
             "/$defs/inbound_read",
-            json!({"conversation": "number"}),
+            json!({}),
             roundtrip::<InboundRead>,
+        ),
+        (
+            "InboundNames",
+            "/$defs/inbound_names",
+            json!({"at": "/c", "conversation": "/wa_id", "name": "/profile/name"}),
+            roundtrip::<InboundNames>,
         ),
         (
             "Requires",

@@ -43,8 +43,10 @@ fn error_problems(c: &Catalog) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if e.message.is_empty() && !e.problem_details && e.status.is_none() {
-        out.push("errors declares nothing: give `message`, `problem_details` or `status`".into());
+    if e.message.is_empty() && !e.problem_details && e.status.is_none() && e.code.is_none() {
+        out.push(
+            "errors declares nothing: give `message`, `problem_details`, `status` or `code`".into(),
+        );
     }
     if !e.message.is_empty() && c.error_message.is_some() {
         out.push(
@@ -53,7 +55,7 @@ fn error_problems(c: &Catalog) -> Vec<String> {
                 .into(),
         );
     }
-    for pointer in e.message.iter().chain(&e.status) {
+    for pointer in e.message.iter().chain(&e.status).chain(&e.code) {
         if !pointer.starts_with('/') {
             out.push(format!(
                 "errors: `{pointer}` is not a JSON pointer (write `/error/message`)"

@@ -211,7 +211,7 @@ pub(crate) fn error_proposal(shapes: &ErrorShapes, notes: &mut Vec<String>) -> O
     Some(Errors {
         message: message.into_iter().map(Text::from).collect(),
         problem_details: shapes.problem_details > 0,
-        status: None,
+        ..Errors::default()
     })
 }
 

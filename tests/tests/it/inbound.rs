@@ -3,9 +3,9 @@
 //! notifications), bodies signed as Meta signs them. In memory: the handshake, a signed body
 //! kept, a retried or reordered delivery kept once, a wrong or missing signature refused with
 //! nothing kept, oversized and malformed bodies refused, a flood from one address held to 429,
-//! and the tool that reads a conversation with its 24-hour window. On moto's DynamoDB and KMS:
-//! the same kept sealed (no number, no text in the table), and the acceptance latency of 200
-//! signed bodies measured.
+//! the tool that reads a conversation with its 24-hour window, and the list of who wrote, found
+//! by name. On moto's DynamoDB and KMS: the same kept sealed (no number, no text, no name in the
+//! table), the list read back, and the acceptance latency of 200 signed bodies measured.
 
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,22 @@ fn message(id: &str, from: &str, at: u64, text: &str) -> String {
         json!([{"id": id, "from": from, "timestamp": at.to_string(), "type": "text",
                 "text": {"body": text}}]),
     )
+}
+
+/// A message with the sender's profile name beside it, as Meta sends `contacts`.
+fn named(id: &str, from: &str, name: &str, at: u64, text: &str) -> String {
+    let mut b: Value = serde_json::from_str(&message(id, from, at, text)).unwrap();
+    b["entry"][0]["changes"][0]["value"]["contacts"] =
+        json!([{"profile": {"name": name}, "wa_id": from}]);
+    b.to_string()
+}
+
+/// The conversations list, filtered by `name` when given.
+async fn conversations(server: &Server, name: Option<&str>) -> Value {
+    let args = name.map_or(json!({}), |n| json!({"name": n}));
+    Rpc::with_bearer(&server.url, KEY)
+        .tool("chat_conversations_list", args)
+        .await
 }
 
 fn status(id: &str, to: &str, at: u64, state: &str) -> String {
@@ -104,7 +120,7 @@ async fn webhooks_are_proved_kept_once_and_read_back_per_conversation() {
     assert_eq!(http.get(hub("guess")).send().await.unwrap().status(), 403);
 
     let t = now() - 3_600;
-    let yes = message("wamid.B", MUELLER, t, "Ja, Dienstag passt.");
+    let yes = named("wamid.B", MUELLER, "Jörg Müller", t, "Ja, Dienstag passt.");
     assert_eq!(post(&http, &server, &yes, Some(SECRET)).await, 200);
     // Meta retries, and delivers out of order: an older message after a newer one, a status
     // twice. Each is kept once.
@@ -137,12 +153,30 @@ async fn webhooks_are_proved_kept_once_and_read_back_per_conversation() {
     assert_eq!(data["data"]["reply_window"]["open"], true, "{data}");
     assert_eq!(data["_untrusted"], json!(["events"]));
     // Someone who wrote 25 hours ago: the window is closed; someone who never wrote: no events.
-    let old = message("wamid.C", "4930123456", now() - 25 * 3_600, "Hallo");
+    let old = named(
+        "wamid.C",
+        "4930123456",
+        "Anna Berg",
+        now() - 25 * 3_600,
+        "Hallo",
+    );
     assert_eq!(post(&http, &server, &old, Some(SECRET)).await, 200);
     let closed = conversation(&server, "4930123456").await;
     assert_eq!(closed["data"]["reply_window"]["open"], false, "{closed}");
     let nobody = conversation(&server, "4940000000").await;
     assert_eq!(nobody["data"]["events"], json!([]));
+    // Who wrote, newest first; "muller" finds Jörg Müller without his number.
+    let all = conversations(&server, None).await;
+    let listed = all["data"]["conversations"].as_array().unwrap();
+    let who: Vec<&str> = listed.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(who, ["Jörg Müller", "Anna Berg"], "{all}");
+    assert_eq!(listed[1]["reply_window"]["open"], false);
+    assert_eq!(all["_untrusted"], json!(["conversations"]));
+    let found = conversations(&server, Some("muller")).await;
+    let listed = found["data"]["conversations"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{found}");
+    assert_eq!(listed[0]["conversation"], MUELLER);
+    assert_eq!(listed[0]["reply_window"]["open"], true);
 
     // One audit line per POST, without a number or a text.
     let lines = inbound_lines(&server, 12);
@@ -162,7 +196,11 @@ async fn webhooks_are_proved_kept_once_and_read_back_per_conversation() {
         .sum();
     assert_eq!((stored, duplicates), (4, 3));
     let all = server.stdout.joined() + &server.stderr.joined();
-    assert!(!all.contains(MUELLER) && !all.contains("Dienstag"), "{all}");
+    assert!(
+        !all.contains(MUELLER) && !all.contains("Dienstag") && !all.contains("Müller"),
+        "{all}"
+    );
+    assert!(!all.contains("muller") && !all.contains("Anna"), "{all}");
 
     // A flood from one address: held to 429 by the per-IP limit (40 a minute, of which the
     // requests above took 18; the windows are fixed minutes, so at most 41 more if one turns).
@@ -214,9 +252,10 @@ async fn webhooks_on_dynamodb_are_sealed_kept_once_and_acknowledged_fast() {
     let t = now() - 600;
     let mut waits = Vec::new();
     for i in 0..200u64 {
-        let b = message(
+        let b = named(
             &format!("wamid.{i}"),
             MUELLER,
+            "Jörg Müller",
             t + i,
             &format!("Nachricht {i}"),
         );
@@ -255,9 +294,11 @@ async fn webhooks_on_dynamodb_are_sealed_kept_once_and_acknowledged_fast() {
         .unwrap()
         .items
         .unwrap_or_default();
-    assert_eq!(items.len(), 200);
+    // 200 events and each body's entry in the conversations index, all sealed.
+    assert_eq!(items.len(), 400);
     let raw = format!("{items:?}");
     assert!(!raw.contains(MUELLER) && !raw.contains("Nachricht") && !raw.contains("wamid"));
+    assert!(!raw.contains("Müller"));
     assert!(items.iter().all(|i| i.contains_key("expires_at")));
 
     let data = conversation(&server, MUELLER).await;
@@ -265,4 +306,9 @@ async fn webhooks_on_dynamodb_are_sealed_kept_once_and_acknowledged_fast() {
     assert_eq!(events.len(), 20, "the tool's default limit");
     assert_eq!(events[0]["event"]["text"]["body"], "Nachricht 199");
     assert_eq!(data["data"]["reply_window"]["open"], true);
+    let found = conversations(&server, Some("MÜLLER")).await;
+    let listed = found["data"]["conversations"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{found}");
+    assert_eq!(listed[0]["name"], "Jörg Müller");
+    assert_eq!(listed[0]["conversation"], MUELLER);
 }

@@ -329,30 +329,51 @@ async fn whatsapp_every_tool_sends_requests_the_openapi_document_accepts() {
     every_tool_sends_requests_the_openapi_document_accepts(&WHATSAPP).await;
 }
 
-/// Meta's error answers `{error: {message, code, error_data: {details}, fbtrace_id}}`: the
-/// re-engagement refusal (131047, HTTP 400) is `invalid_input` with Meta's details as
-/// `upstream_message` and a hint naming the template tool; an expired token (190, HTTP 401) is
-/// `unauthorized` naming the secret field to renew.
+/// Meta's error answers `{error: {message, code, error_data: {details}, fbtrace_id}}`, all
+/// HTTP 400 but for the token: the code decides (`errors.codes`). The re-engagement refusal
+/// (131047) is `conflict` with Meta's details and code as `upstream_message` and a hint naming
+/// the template tool; throughput reached (130429) is `rate_limited`; an expired token (190,
+/// HTTP 401) is `unauthorized` naming the secret field to renew.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn whatsapp_meta_errors_become_statuses_with_their_codes_in_the_hints() {
     let prism = Prism::start(&WHATSAPP.document()).await;
-    let refused = WHATSAPP.preferring(400);
+    // Every request prefers Meta's 400; the read receipt prefers its throttled example.
+    let refused = WHATSAPP.variant(
+        "prefer-400",
+        &[
+            (
+                "timeout_ms: 10000\n",
+                "timeout_ms: 10000\nheaders: { Prefer: \"code=400\" }\n",
+            ),
+            (
+                "    audit_event: message.read_marked\n",
+                "    audit_event: message.read_marked\n    headers: { Prefer: \"code=400, example=throttled\" }\n",
+            ),
+        ],
+    );
     let expired = WHATSAPP.preferring(401);
     let (_a, rpc) = WHATSAPP.server(&prism, Some(&refused), &[]);
     let (_b, token_gone) = WHATSAPP.server(&prism, Some(&expired), &[]);
     let send = json!({"to": "4915112345678", "template": "termin_erinnerung", "language": "de"});
     let result = call_confirmed(&rpc, "whatsapp_template_send", send).await;
-    assert_eq!(result["status"], "invalid_input", "{result}");
+    assert_eq!(result["status"], "conflict", "{result}");
+    let said = result["upstream_message"].as_str().unwrap();
     assert!(
-        result["upstream_message"]
-            .as_str()
-            .unwrap()
-            .contains("more than 24 hours have passed"),
+        said.contains("more than 24 hours have passed") && said.contains("(code 131047)"),
         "{result}"
     );
     let hint = result["hint"].as_str().unwrap();
     assert!(
         hint.contains("131047") && hint.contains("whatsapp_template_send"),
+        "{hint}"
+    );
+
+    let receipt = json!({"message_id": "wamid.HBgLNDkxNTExMjM0NTY3OBUCABIYFjNFQjA"});
+    let result = call_confirmed(&rpc, "whatsapp_receipt_send", receipt).await;
+    assert_eq!(result["status"], "rate_limited", "{result}");
+    let hint = result["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("130429") && hint.contains("Retry after 60 s"),
         "{hint}"
     );
 

@@ -1,7 +1,8 @@
 //! The upstream stage of a tool that declares `inbound`: instead of a request, one read of the
 //! conversation's events the upstream pushed to `/inbound/<connector>` (`crate::inbound`), in
 //! the tool's shape: `data` with the events (customer text, marked untrusted) and, where the
-//! catalog declares a reply window, whether it is open.
+//! catalog declares a reply window, whether it is open. A tool declaring `conversations`
+//! lists the conversations instead (who wrote, under which name, newest first).
 
 use catalog::{InboundRead, Status, Tool};
 use serde_json::{Value, json};
@@ -25,15 +26,24 @@ pub(super) async fn read(
     let Some(declared) = catalog.inbound.as_deref() else {
         return unavailable("the catalog declares no inbound events");
     };
-    let Some(who) = valid
-        .values
-        .get(read.conversation.as_str())
-        .and_then(Value::as_str)
-    else {
+    let text = |param: &str| valid.values.get(param).and_then(Value::as_str);
+    if read.conversations {
+        let name = read.name.as_deref().and_then(text);
+        return match inbound::list(store, &catalog.connector, name, read.limit, now).await {
+            Ok(listed) => answer(
+                tool,
+                "conversations",
+                inbound::listed_json(&listed, declared, now),
+            ),
+            Err(e) => failed_read(&catalog.connector, &e),
+        };
+    }
+    let param = read.conversation.as_deref().unwrap_or_default();
+    let Some(who) = text(param) else {
         return Outcome::failed(
             Status::InvalidInput,
             "invalid_argument",
-            format!("Name the conversation in `{}`.", read.conversation),
+            format!("Name the conversation in `{param}`."),
         );
     };
     let Some(secret) = signing_secret(secrets, catalog, declared).await else {
@@ -41,12 +51,14 @@ pub(super) async fn read(
     };
     let connector = (catalog.connector.as_str(), secret.as_str());
     match inbound::read(store, connector, declared, read, who, now).await {
-        Ok(conversation) => answer(tool, conversation.to_json()),
-        Err(e) => {
-            tracing::warn!(connector = %catalog.connector, error = %e, "inbound read failed");
-            unavailable("the inbound store did not answer")
-        }
+        Ok(conversation) => answer(tool, "events", conversation.to_json()),
+        Err(e) => failed_read(&catalog.connector, &e),
     }
+}
+
+fn failed_read(connector: &str, e: &inbound::InboundError) -> Outcome {
+    tracing::warn!(connector, error = %e, "inbound read failed");
+    unavailable("the inbound store did not answer")
 }
 
 /// The connector's signing secret, which keys its conversations' digests.
@@ -63,8 +75,9 @@ pub(super) async fn signing_secret(
     }
 }
 
-fn answer(tool: &Tool, data: Value) -> Outcome {
-    let mut untrusted: Vec<&str> = vec!["events"];
+/// `untrusted`: the field with the customers' own words (their texts, their profile names).
+fn answer(tool: &Tool, untrusted: &'static str, data: Value) -> Outcome {
+    let mut untrusted: Vec<&str> = vec![untrusted];
     untrusted.extend(tool.untrusted.iter().map(|u| u.as_str()));
     let mut fields = super::outcome::data(data);
     fields.insert("_untrusted".into(), json!(untrusted));

@@ -51,7 +51,9 @@ pub(super) async fn check(
         return ControlFlow::Break(unknown());
     };
     let read = InboundRead {
-        conversation: requires.reply_window.clone(),
+        conversation: Some(requires.reply_window.clone()),
+        conversations: false,
+        name: None,
         limit: 1,
     };
     let connector = (catalog.connector.as_str(), secret.as_str());

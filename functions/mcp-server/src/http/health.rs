@@ -257,6 +257,7 @@ mod per_person_tests {
             message: None,
             quota: None,
             retry_after_s: None,
+            code: None,
         })))
     }
 

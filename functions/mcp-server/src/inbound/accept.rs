@@ -4,6 +4,7 @@
 
 use catalog::Inbound;
 
+use super::names::{index_entries, named};
 use super::{InboundRecord, InboundSlot, InboundStore, found, signed};
 
 /// A body as it came: for which connector, its signature header and its bytes.
@@ -67,13 +68,24 @@ pub(crate) async fn accept(
         match store.add(&slot, &record, expires_at).await {
             Ok(true) => taken.stored += 1,
             Ok(false) => taken.duplicates += 1,
-            Err(e) => {
-                tracing::error!(connector, error = %e, "inbound event not stored");
-                return Err(Refused::Unavailable);
-            }
+            Err(e) => return Err(not_stored(connector, &e)),
         }
     }
+    // After the events: a body whose index entries fail is retried, its events then found kept.
+    let names = named(inbound, &json);
+    for (slot, record) in index_entries((connector, secret), &events, &names) {
+        store
+            .add(&slot, &record, expires_at)
+            .await
+            .map_err(|e| not_stored(connector, &e))?;
+    }
     Ok(taken)
+}
+
+/// The fault logged (never an event, a number or a name), the body refused for a retry.
+fn not_stored(connector: &str, e: &super::InboundError) -> Refused {
+    tracing::error!(connector, error = %e, "inbound event not stored");
+    Refused::Unavailable
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ fn scalar(value: Option<&Value>) -> Option<String> {
 
 /// The elements of the arrays `pattern` finds: a JSON pointer whose `*` segments stand for
 /// every element of an array there.
-fn select<'a>(body: &'a Value, pattern: &str) -> Vec<&'a Value> {
+pub(crate) fn select<'a>(body: &'a Value, pattern: &str) -> Vec<&'a Value> {
     let mut nodes = vec![body];
     for segment in pattern.split('/').skip(1) {
         nodes = nodes

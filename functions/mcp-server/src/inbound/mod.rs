@@ -2,7 +2,10 @@
 //! `inbound`), checked (`proof`: the handshake's verify token, the body's HMAC), taken apart
 //! into events (`events`; the steps of one body in order: `accept`), kept (`store`, under keyed digests, sealed, with a TTL, each event
 //! once however often it is delivered) and read back per conversation by a tool that declares
-//! `inbound` (`read`: newest first, and whether the reply window is open).
+//! `inbound` (`read`: newest first, and whether the reply window is open). Each body also adds
+//! one entry per conversation a customer wrote in to the connector's index (`names`: the
+//! conversation, its display name, its newest message's time; sealed like the events), which
+//! a `conversations` tool reads newest first (`list`: "who wrote, what did Müller answer?").
 //!
 //! Behind the small [`InboundStore`] trait: in memory per process locally (`memory`), and on
 //! Lambda a DynamoDB table (`table`) whose events are sealed with the vault's AES-256-GCM under
@@ -10,7 +13,9 @@
 
 mod accept;
 mod events;
+mod list;
 mod memory;
+mod names;
 mod proof;
 mod read;
 mod table;
@@ -23,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use accept::{Accepted, Delivery, Refused, accept};
 pub(crate) use events::{Found, found};
+pub(crate) use list::{list, to_json as listed_json};
 pub(crate) use memory::MemoryInbound;
 pub use proof::sign;
 pub(crate) use proof::{signed, token_matches};

@@ -66,9 +66,14 @@ fn inbound(connector: &str, i: &catalog::Inbound) -> String {
         Some(h) => format!("; reads say whether the {h}-hour reply window is open"),
         None => String::new(),
     };
+    let names = if i.names.is_empty() {
+        ""
+    } else {
+        ", with the customers' names beside their conversations (sealed)"
+    };
     format!(
         "Webhooks: the upstream posts to `/inbound/{connector}`, each body signed in `{}` \
-         (HMAC-SHA256 under the secret field `{}`); the events are kept {} days{window}",
+         (HMAC-SHA256 under the secret field `{}`); the events are kept {} days{names}{window}",
         i.signature_header, i.signing_secret, i.ttl_days
     )
 }

@@ -77,6 +77,9 @@ pub struct Refusal {
     pub quota: Option<QuotaFigures>,
     /// `Retry-After` in seconds (sent as seconds or as an HTTP date).
     pub retry_after_s: Option<u64>,
+    /// The upstream's own error code (`errors.code`), as text; `errors.codes` may give it a
+    /// status of its own.
+    pub code: Option<String>,
 }
 
 /// What a remote tool asks the person before it goes on: its input requests, as sent, and its

@@ -174,11 +174,11 @@ pub(crate) fn describe(conn: &DeployedCatalog, tool: &Tool, err: &UpstreamError)
     }
 }
 
-/// A refusal by HTTP status: the tool's declared hint for that status, else the connector's,
-/// else ours.
+/// A refusal by the status its error code means (`errors.codes`), else by its HTTP status: the
+/// tool's declared hint for that status, else the connector's, else ours.
 fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fault {
     let code = r.http_status;
-    let status = status_of(code);
+    let status = refusal_status(conn.catalog.errors.as_ref(), code, r.code.as_deref());
     let declared = tool
         .hints
         .get(&status)
@@ -199,6 +199,15 @@ fn refused(conn: &DeployedCatalog, tool: &Tool, r: &super::error::Refusal) -> Fa
         reason: format!("upstream_{code}"),
         hint,
     }
+}
+
+/// The status a refusal means: its error code's, when the catalog names the code, else its
+/// HTTP status's.
+fn refusal_status(errors: Option<&catalog::Errors>, http: u16, code: Option<&str>) -> Status {
+    errors
+        .zip(code)
+        .and_then(|(e, c)| e.status_of_code(c))
+        .unwrap_or_else(|| status_of(http))
 }
 
 /// The status an upstream's HTTP status means for the model.
@@ -325,7 +334,7 @@ fn human_bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Status, in_words, status_of};
+    use super::{Status, in_words, refusal_status, status_of};
 
     /// A validation an upstream answers with 406 (Lexware Office) is the caller's to fix; a 409
     /// says the record moved on, which reading it again answers.
@@ -335,6 +344,30 @@ mod tests {
         assert_eq!(status_of(422), Status::InvalidInput);
         assert_eq!(status_of(409), Status::Conflict);
         assert_eq!(status_of(418), Status::Error);
+    }
+
+    /// Meta answers HTTP 400 for a closed window (131047) and for throttling (130429): the code
+    /// decides, and a code the catalog does not name leaves the HTTP status's meaning.
+    #[test]
+    fn an_error_code_the_catalog_names_decides_the_status() {
+        let errors: catalog::Errors = serde_json::from_value(serde_json::json!({
+            "code": "/error/code",
+            "codes": {"131047": "conflict", "130429": "rate_limited", "RESOURCE_EXHAUSTED": "rate_limited"}
+        }))
+        .unwrap();
+        let e = Some(&errors);
+        assert_eq!(refusal_status(e, 400, Some("131047")), Status::Conflict);
+        assert_eq!(refusal_status(e, 400, Some("130429")), Status::RateLimited);
+        assert_eq!(
+            refusal_status(e, 429, Some("RESOURCE_EXHAUSTED")),
+            Status::RateLimited
+        );
+        assert_eq!(refusal_status(e, 400, Some("131026")), Status::InvalidInput);
+        assert_eq!(refusal_status(e, 404, None), Status::NotFound);
+        assert_eq!(
+            refusal_status(None, 400, Some("131047")),
+            Status::InvalidInput
+        );
     }
 
     #[test]

@@ -379,11 +379,14 @@ impl Upstream {
     ) -> Result<Reply, UpstreamError> {
         let parsed = serde_json::from_slice::<Value>(&answer.body);
         let refused = |http_status: u16, body: Option<&Value>| {
-            let message = refusal::message(catalog, answer.content_type.as_deref(), body)
+            let code = body.and_then(|b| refusal::code(catalog, b));
+            let message = refusal::message(catalog, answer.content_type.as_deref(), body);
+            let message = refusal::with_code(message, code.as_deref())
                 .map(|m| self.redactor.redact(&m).into_owned());
             UpstreamError::Refused(Box::new(Refusal {
                 http_status,
                 message,
+                code,
                 quota: answer.quota,
                 // A 429 without `Retry-After` may still say when its window resets.
                 retry_after_s: answer.retry_after_s.or_else(|| {

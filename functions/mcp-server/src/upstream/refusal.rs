@@ -44,6 +44,30 @@ pub(super) fn status_in_body(catalog: &Catalog, body: &Value) -> Option<u16> {
         .flatten()
 }
 
+/// The upstream's own error code at `errors.code`: a number or a non-empty string (at most 64
+/// characters), as text.
+pub(super) fn code(catalog: &Catalog, body: &Value) -> Option<String> {
+    let pointer = catalog.errors.as_ref()?.code.as_deref()?;
+    match body.pointer(pointer)? {
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => {
+            let s = s.trim();
+            (!s.is_empty() && s.len() <= 64).then(|| s.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The message with the code beside it, so a reader of `upstream_message` sees which refusal
+/// it was: `Message undeliverable (code 131047)`, or the code alone.
+pub(super) fn with_code(message: Option<String>, code: Option<&str>) -> Option<String> {
+    match (message, code) {
+        (Some(m), Some(c)) if !m.contains(c) => Some(format!("{m} (code {c})")),
+        (None, Some(c)) => Some(format!("code {c}")),
+        (m, _) => m,
+    }
+}
+
 fn is_problem(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|t| {
         t.split(';')
@@ -138,5 +162,35 @@ mod tests {
             assert_eq!(status_in_body(&c, &body), want, "{body}");
         }
         assert_eq!(status_in_body(&catalog(""), &json!({"status": 404})), None);
+    }
+
+    #[test]
+    fn an_error_code_is_read_as_text_and_kept_beside_the_message() {
+        let c = catalog("errors: { message: [/error/message], code: /error/code }");
+        let meta = json!({"error": {"code": 131047, "message": "Re-engagement message"}});
+        assert_eq!(code(&c, &meta).as_deref(), Some("131047"));
+        let google = catalog("errors: { code: /error/status }");
+        let exhausted = json!({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED"}});
+        assert_eq!(
+            code(&google, &exhausted).as_deref(),
+            Some("RESOURCE_EXHAUSTED")
+        );
+        for odd in [
+            json!({"error": {"code": ""}}),
+            json!({"error": {"code": [4]}}),
+            json!({}),
+        ] {
+            assert_eq!(code(&c, &odd), None, "{odd}");
+        }
+        assert_eq!(code(&catalog(""), &meta), None);
+        let m = message(&c, None, Some(&meta));
+        assert_eq!(
+            with_code(m, Some("131047")).as_deref(),
+            Some("Re-engagement message (code 131047)")
+        );
+        assert_eq!(with_code(None, Some("4")).as_deref(), Some("code 4"));
+        let said = Some("ErrorItemNotFound: no such item".to_string());
+        assert_eq!(with_code(said.clone(), Some("ErrorItemNotFound")), said);
+        assert_eq!(with_code(None, None), None);
     }
 }

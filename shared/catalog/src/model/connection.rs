@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::text::Text;
 
-use super::kinds::Risk;
+use super::kinds::{Risk, Status};
 
 /// How requests authenticate upstream; absent means no credentials. One of:
 /// `{bearer: FIELD}` (`Authorization: Bearer <FIELD>`), `{header: NAME, secret: FIELD}` (the
@@ -120,6 +120,22 @@ pub struct Errors {
     /// numeric string) from 400 to 599 there makes the answer a refusal with that status.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Text>,
+    /// JSON pointer to the upstream's own error code in an error body (`/error/code`,
+    /// `/error/status`): a number or a string, read as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<Text>,
+    /// The result status an error code means, overriding the one its HTTP status gives (Meta
+    /// answers HTTP 400 with code 130429 for throttling): `{"130429": rate_limited}`. Keys are
+    /// matched against the value at `code` as text.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub codes: BTreeMap<Text, Status>,
+}
+
+impl Errors {
+    /// The status the catalog gives an error code, when it names that code.
+    pub fn status_of_code(&self, code: &str) -> Option<Status> {
+        self.codes.get(code).copied()
+    }
 }
 
 /// A federated Streamable HTTP MCP server.

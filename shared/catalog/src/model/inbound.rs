@@ -35,6 +35,23 @@ pub struct Inbound {
     /// 24); a read then says whether the window is open and until when.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_window_h: Option<u32>,
+    /// Where a body names the people its conversations are with (Meta: `value.contacts`
+    /// beside `value.messages`): kept with the conversation, so a list finds it by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<InboundNames>,
+}
+
+/// Where a body says who a conversation is with.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InboundNames {
+    /// JSON pointer to the arrays of entries, `*` standing for every element of an array
+    /// (`/entry/*/changes/*/value/contacts`).
+    pub at: Text,
+    /// Pointer in an entry to the conversation it names (`/wa_id`).
+    pub conversation: Text,
+    /// Pointer in an entry to the display name (`/profile/name`).
+    pub name: Text,
 }
 
 /// One kind of event in a body, and where its facts are.
@@ -74,13 +91,23 @@ impl InboundKind {
     }
 }
 
-/// A tool that reads a conversation's stored events instead of calling the upstream.
+/// A tool that reads what the upstream pushed instead of calling it: one conversation's
+/// stored events (`conversation`), or the list of conversations, newest first
+/// (`conversations: true`, optionally filtered by name).
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InboundRead {
     /// The tool's param naming the conversation (the customer's number or id).
-    pub conversation: Text,
-    /// The most events one read answers, newest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Text>,
+    /// The tool lists conversations (who wrote, when, under which name) instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversations: bool,
+    /// With `conversations`: the tool's optional string param whose text keeps only the
+    /// conversations whose name contains it (case and accents aside).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Text>,
+    /// The most events (or conversations) one read answers, newest first.
     #[serde(default = "default_read_limit")]
     pub limit: usize,
 }
@@ -102,6 +129,9 @@ pub struct Requires {
 
 /// The most events a read may answer.
 pub const MAX_INBOUND_READ: usize = 100;
+/// The most entries of the conversation list one read looks at (each one body's message
+/// from one conversation, newest first): bounded work, however busy the number is.
+pub const MAX_CONVERSATIONS_READ: usize = 500;
 /// The largest body a catalog may accept (Meta's notifications are a few KiB).
 pub const MAX_INBOUND_BODY: usize = 1024 * 1024;
 /// The longest time events may be kept, days.

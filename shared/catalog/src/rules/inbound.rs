@@ -18,6 +18,7 @@ pub(super) fn problems(c: &Catalog) -> Vec<String> {
     let mut out = secrets_are_declared(c, inbound);
     out.extend(header_is_a_name(inbound));
     out.extend(events_are_found_by_pointers(inbound));
+    out.extend(names_are_found_by_pointers(inbound));
     out.extend(bounds(inbound));
     out.into_iter().map(|p| format!("inbound: {p}")).collect()
 }
@@ -65,6 +66,20 @@ fn events_are_found_by_pointers(inbound: &Inbound) -> Vec<String> {
     out
 }
 
+fn names_are_found_by_pointers(inbound: &Inbound) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, n) in inbound.names.iter().enumerate() {
+        for p in [&n.at, &n.conversation, &n.name] {
+            if !p.starts_with('/') {
+                out.push(format!(
+                    "names[{i}]: `{p}` is not a JSON pointer (starts with `/`)"
+                ));
+            }
+        }
+    }
+    out
+}
+
 fn bounds(inbound: &Inbound) -> Vec<String> {
     let mut out = Vec::new();
     if !(1..=MAX_INBOUND_TTL_DAYS).contains(&inbound.ttl_days) {
@@ -98,17 +113,40 @@ pub(super) fn tool(c: &Catalog, t: &Tool, read: &InboundRead, mappings: usize) -
     if !matches!(t.risk, Risk::Low | Risk::Forbidden) {
         out.push("an inbound tool only reads: its risk is `low`".into());
     }
-    match t.params.get(read.conversation.as_str()) {
-        Some(p) if p.kind == ParamType::String && p.required => {}
-        _ => out.push(format!(
-            "inbound `conversation: {}` must name a required string param",
-            read.conversation
-        )),
-    }
+    out.extend(reads_one_thing(t, read));
     if !(1..=MAX_INBOUND_READ).contains(&read.limit) {
         out.push(format!("inbound `limit` must be 1 to {MAX_INBOUND_READ}"));
     }
     out
+}
+
+/// One conversation by a required string param, or the list (`conversations: true`) with an
+/// optional string param for the name.
+fn reads_one_thing(t: &Tool, read: &InboundRead) -> Vec<String> {
+    let param = |name: &str| t.params.get(name).filter(|p| p.kind == ParamType::String);
+    match (&read.conversation, read.conversations) {
+        (Some(_), true) | (None, false) => {
+            vec![
+                "inbound: give either `conversation` (one) or `conversations: true` (the list)"
+                    .into(),
+            ]
+        }
+        (Some(c), false) => match (param(c), &read.name) {
+            (Some(p), None) if p.required => Vec::new(),
+            (_, Some(_)) => {
+                vec!["inbound `name` filters only the list (`conversations: true`)".into()]
+            }
+            _ => vec![format!(
+                "inbound `conversation: {c}` must name a required string param"
+            )],
+        },
+        (None, true) => match &read.name {
+            Some(n) if param(n).is_none_or(|p| p.required) => vec![format!(
+                "inbound `name: {n}` must name an optional string param"
+            )],
+            _ => Vec::new(),
+        },
+    }
 }
 
 /// A write's `requires`: the catalog keeps a reply window, the conversation is a required
@@ -218,6 +256,49 @@ tools:
       to: { type: string, in: body, required: true }
       text: { type: string, in: body, required: true }
 "#;
+
+    const LIST: &str = r#"
+  - name: chat_conversations_list
+    risk: low
+    description: 'Who wrote recently. Example {"name": "Müller"}'
+    inbound: { conversations: true, name: name, limit: 10 }
+    params:
+      name: { type: string, max_length: 100 }
+"#;
+
+    #[test]
+    fn a_conversation_list_filters_by_an_optional_name_param_and_names_are_pointers() {
+        let named = INBOUND.replace(
+            "tools:\n",
+            "  names: [{ at: /entry/*/changes/*/value/contacts, conversation: /wa_id, name: /profile/name }]\ntools:\n",
+        );
+        let c = parse("chat.yaml", &format!("{named}{LIST}")).unwrap();
+        let read = c.tools[1].inbound.as_deref().unwrap();
+        assert!(read.conversations && read.conversation.is_none());
+        assert_eq!(c.inbound.as_deref().unwrap().names[0].name, "/profile/name");
+        let err = problem(&format!(
+            "{}{LIST}",
+            named.replace("name: /profile/name", "name: profile")
+        ));
+        assert!(
+            err.contains("names[0]: `profile` is not a JSON pointer"),
+            "{err}"
+        );
+        let err = problem(&format!(
+            "{named}{}",
+            LIST.replace("max_length: 100", "required: true")
+        ));
+        assert!(err.contains("must name an optional string param"), "{err}");
+        let both = LIST.replace(
+            "conversations: true",
+            "conversations: true, conversation: name",
+        );
+        let err = problem(&format!("{named}{both}"));
+        assert!(err.contains("give either `conversation`"), "{err}");
+        let neither = LIST.replace("conversations: true, name: name, ", "");
+        let err = problem(&format!("{named}{neither}"));
+        assert!(err.contains("give either `conversation`"), "{err}");
+    }
 
     #[test]
     fn a_write_may_require_an_open_reply_window() {

@@ -54,6 +54,7 @@ const CATALOG: &[fn(&Catalog) -> Vec<String>] = &[
     top::one_kind_of_upstream,
     top::base_url_fields_are_secrets,
     top::hints_never_quote_the_upstream,
+    top::error_codes_are_read_somewhere,
     quota::window_has_one_kind,
     quota::headers_are_read_one_way,
     quota::body_is_read_by_pointer,

@@ -803,3 +803,26 @@ fn the_argument_a_spend_is_multiplied_by_is_a_bounded_number() {
     let err = spend_problem(limit, times, "{ type: string, in: body, default: five }");
     assert!(err.contains("must be an integer or number param"), "{err}");
 }
+
+#[test]
+fn error_codes_need_their_pointer_and_an_error_status() {
+    let with = |errors: &str| GOOD.replace("tools:\n", &format!("errors: {errors}\ntools:\n"));
+    let meta =
+        with(r#"{ code: /error/code, codes: { "130429": rate_limited, "4": rate_limited } }"#);
+    let c = parse("demo.yaml", &meta).unwrap();
+    let errors = c.errors.unwrap();
+    assert_eq!(
+        errors.status_of_code("130429"),
+        Some(crate::model::Status::RateLimited)
+    );
+    assert_eq!(errors.status_of_code("131047"), None);
+    let orphan = with(r#"{ message: [/error/message], codes: { "4": rate_limited } }"#);
+    let err = parse("demo.yaml", &orphan).unwrap_err().to_string();
+    assert!(err.contains("errors.codes needs errors.code"), "{err}");
+    let ok = with(r#"{ code: /error/code, codes: { "4": ok } }"#);
+    let err = parse("demo.yaml", &ok).unwrap_err().to_string();
+    assert!(err.contains("not an error status"), "{err}");
+    let bad = with("{ code: error.code }");
+    let err = parse("demo.yaml", &bad).unwrap_err().to_string();
+    assert!(err.contains("is not a JSON pointer"), "{err}");
+}

@@ -1,6 +1,6 @@
 //! Rules on the catalog's own keys: its name, its upstream and what every tool shares.
 
-use crate::model::Catalog;
+use crate::model::{Catalog, Status};
 use crate::template::placeholders;
 
 pub(super) fn connector_is_snake_case(c: &Catalog) -> Vec<String> {
@@ -49,6 +49,30 @@ pub(super) fn hints_never_quote_the_upstream(c: &Catalog) -> Vec<String> {
          travels as `upstream_message`, never in a hint"
             .into(),
     ]
+}
+
+/// `errors.codes` are matched against the value at `errors.code`: without the pointer they
+/// would never apply, and an `ok` for an error answer would hide the refusal.
+pub(super) fn error_codes_are_read_somewhere(c: &Catalog) -> Vec<String> {
+    let Some(errors) = &c.errors else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if !errors.codes.is_empty() && errors.code.is_none() {
+        out.push("errors.codes needs errors.code: the pointer to the error code".into());
+    }
+    for (code, status) in &errors.codes {
+        if matches!(
+            status,
+            Status::Ok | Status::ConfirmationRequired | Status::Pending
+        ) {
+            out.push(format!(
+                "errors.codes `{code}` maps to `{}`, which is not an error status",
+                status.as_str()
+            ));
+        }
+    }
+    out
 }
 
 pub(super) fn a_rest_catalog_has_tools(c: &Catalog) -> Vec<String> {

@@ -148,7 +148,7 @@ mod tests {
             budgets[3].detail
         );
         assert!(
-            budgets[4].detail.ends_with("8 tools"),
+            budgets[4].detail.ends_with("9 tools"),
             "{}",
             budgets[4].detail
         );

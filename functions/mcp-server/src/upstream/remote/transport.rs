@@ -354,6 +354,7 @@ pub(super) fn refusal(status: u16) -> UpstreamError {
         message: None,
         quota: None,
         retry_after_s: None,
+        code: None,
     }))
 }
 
