@@ -77,7 +77,9 @@ const WORDS: &[&str] = &[
 
 fn string(rng: &mut Rng) -> String {
     match rng.below(10) {
-        0 => "x".repeat(rng.below(300_000) as usize),
+        // A long string: now and then long enough that a body passes the 1 MiB limit.
+        0 if rng.chance(10) => "x".repeat(rng.below(300_000) as usize),
+        0 => "x".repeat(rng.below(30_000) as usize),
         1 => "ü€😀\u{202e}\u{0}".repeat(rng.below(2_000) as usize),
         2 => rng.pick(WORDS).to_string(),
         3 => rng.pick(TOOLS).to_string(),

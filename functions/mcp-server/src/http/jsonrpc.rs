@@ -19,6 +19,10 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 
 /// Plain-text error bodies of the transport are short; a longer one is cut.
 const MAX_ERROR_TEXT: usize = 300;
+/// The most of an error answer read back to rewrite it. A JSON-RPC error echoes the request's
+/// `id`, which may be as long as the request body allows (1 MiB by default): a cap below that
+/// once turned such an answer into an empty body.
+const MAX_ERROR_BODY: usize = 8 * 1024 * 1024;
 
 /// A POST's body read within `max_body_bytes` and checked, its method and target noted for the
 /// limits; or the JSON-RPC error that refuses it. Other methods pass as they are (the MCP
@@ -187,9 +191,10 @@ pub(crate) async fn as_json(response: Response) -> Response {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, 64 * 1024)
-        .await
-        .unwrap_or_default();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_ERROR_BODY).await else {
+        let message = format!("{status}: the error answer was over {MAX_ERROR_BODY} bytes");
+        return rpc_error(status, INVALID_REQUEST, &message);
+    };
     if is_json {
         return with_id(parts, bytes);
     }
@@ -269,5 +274,26 @@ mod tests {
             check(&Bytes::from("{")),
             Err(BodyError::NotJson(_))
         ));
+    }
+
+    /// Found by the fuzz test: a JSON error answer echoing an `id` of 66 kB lost its body.
+    #[tokio::test]
+    async fn an_error_answer_with_a_long_id_keeps_its_body() {
+        let id = "x".repeat(200_000);
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32020, "message": "header required"}});
+        let response = axum::http::Response::builder()
+            .status(StatusCode::BAD_REQUEST)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let answer = as_json(response).await;
+        assert_eq!(answer.status(), StatusCode::BAD_REQUEST);
+        let bytes = axum::body::to_bytes(answer.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(json["id"].as_str().map(str::len), Some(200_000));
+        assert_eq!(json["error"]["code"], -32020);
     }
 }
