@@ -20,6 +20,8 @@ use crate::http::{AppState, health};
 use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
+use crate::issuer::signer::jwks;
+use crate::issuer::{Issuer, LocalSigner, MemoryIssuer};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
@@ -252,10 +254,14 @@ impl AppState {
             Registry::new(deployed_catalogs),
             config.profiles.clone(),
         ));
-        let oauth = config
-            .oauth
-            .clone()
-            .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
+        let issuer = issuer(&config, &secrets, &http);
+        let oauth = config.oauth.clone().map(|settings| {
+            Arc::new(match &issuer {
+                // Our own tokens, checked against our own key: no fetch from ourselves.
+                Some(i) => Verifier::with_keys(settings, http.clone(), jwks(i.signer.as_ref())),
+                None => Verifier::new(settings, http.clone()),
+            })
+        });
         let ledger = Arc::new(stores.ledger);
         let connect = connect(
             &config,
@@ -300,10 +306,37 @@ impl AppState {
             limits,
             oauth,
             connect,
+            issuer,
             inbound: stores.inbound,
             insecure_no_auth: false,
         }
     }
+}
+
+/// The authorization server of `MCP_AS_IDP_ISSUER`: its store in memory and a key made at
+/// start (this slice runs under `serve` only; config refuses it on Lambda).
+fn issuer(
+    config: &Config,
+    secrets: &Arc<SecretStore>,
+    http: &reqwest::Client,
+) -> Option<Arc<Issuer>> {
+    let (settings, oauth) = (config.issuer.clone()?, config.oauth.clone()?);
+    let signer = match LocalSigner::generate() {
+        Ok(signer) => signer,
+        Err(e) => {
+            tracing::error!(error = %e, "the authorization server is off: no signing key");
+            return None;
+        }
+    };
+    Some(Arc::new(Issuer::new(
+        settings,
+        oauth,
+        config.profiles.names().map(str::to_string).collect(),
+        Arc::new(MemoryIssuer::default()),
+        Arc::new(signer),
+        secrets.clone(),
+        http.clone(),
+    )))
 }
 
 /// The connectors people connect their own accounts to (`auth: oauth_user`).

@@ -163,6 +163,8 @@ pub(crate) const ALL: &[&str] = &[
     oauth::settings::LEEWAY_SECS,
     oauth::settings::TIMEOUT_MS,
     oauth::settings::TOKEN_TYPES,
+    crate::issuer::settings::IDP_ISSUER,
+    crate::issuer::settings::IDP_CLIENT_ID,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

@@ -63,6 +63,8 @@ pub struct Config {
     pub api_keys: bool,
     /// OAuth access tokens accepted: the resource server's settings.
     pub oauth: Option<oauth::Settings>,
+    /// This server as the authorization server (`MCP_AS_IDP_ISSUER`): the company IdP.
+    pub(crate) issuer: Option<crate::issuer::IssuerSettings>,
     /// Key ids whose `x-user-email` is honoured.
     pub user_header_keys: Vec<String>,
     /// The front door's proof header (lower case), when one is configured.
@@ -112,6 +114,7 @@ impl Config {
         }
         let profiles = Profiles::from_env(env)?;
         let (api_keys, oauth) = auth_modes(env, &read, &profiles)?;
+        let issuer = issuer_mode(&read, oauth.as_ref(), lambda)?;
         Ok(Config {
             lambda,
             secret_source,
@@ -146,6 +149,7 @@ impl Config {
             trusted_proxies,
             api_keys,
             oauth,
+            issuer,
             user_header_keys: read.list(USER_HEADER_KEYS),
             origin_verify_header: origin_verify_header(env)?,
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
@@ -337,6 +341,24 @@ fn connector_vars(env: &EnvSnapshot) -> BTreeMap<String, ConnectorVars> {
             value.eq_ignore_ascii_case("true");
     }
     vars
+}
+
+/// The authorization-server mode: local only until its DynamoDB store and KMS key land (its
+/// codes and refresh tokens would not survive from one Lambda instance to the next).
+fn issuer_mode<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+    oauth: Option<&oauth::Settings>,
+    lambda: bool,
+) -> Result<Option<crate::issuer::IssuerSettings>, ConfigError> {
+    let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
+    if settings.is_some() && lambda {
+        return Err(ConfigError::new(
+            crate::issuer::settings::IDP_ISSUER,
+            "the authorization server runs only under `serve` in this version: its DynamoDB \
+             store and KMS key are not built yet",
+        ));
+    }
+    Ok(settings)
 }
 
 /// `MCP_AUTH` and the OAuth settings, whose profiles must exist.

@@ -1,0 +1,146 @@
+//! `GET /oauth/callback`: back from the company IdP, in the browser that started. The state is
+//! opened and used once, the IdP's code exchanged and its ID token checked; then the consent
+//! page for the client that asked, with a sealed form bound to this browser.
+
+use serde::{Deserialize, Serialize};
+
+use super::authorize::{Asked, SIGNIN, SignIn, error_back};
+use super::{Answer, Issuer, browser, consent, page, settings};
+use crate::connect::Back;
+use crate::vault::ticket;
+
+/// The ticket purpose of the consent form.
+pub(super) const CONSENT: &str = "issuer-consent";
+
+/// What the consent form carries.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Consent {
+    pub q: Asked,
+    /// The IdP's subject.
+    pub s: String,
+    pub n: String,
+    pub b: String,
+}
+
+impl Issuer {
+    /// `GET /oauth/callback`.
+    pub(crate) async fn signed_in(&self, back: &Back, browser: Option<&str>, now: u64) -> Answer {
+        self.consent_page(back, browser, now)
+            .await
+            .unwrap_or_else(|stop| stop)
+    }
+
+    async fn consent_page(
+        &self,
+        back: &Back,
+        bound: Option<&str>,
+        now: u64,
+    ) -> Result<Answer, Answer> {
+        let again = "Start again from your MCP client.";
+        let keys = self.keys().await;
+        let state: SignIn = ticket::open(
+            &keys,
+            SIGNIN,
+            back.state.as_deref().unwrap_or_default(),
+            now,
+        )
+        .map_err(|_| page(400, "This sign-in is not valid", again))?;
+        if !browser::matches(bound, &state.b) {
+            return Err(page(
+                403,
+                "Finish in the browser you started in",
+                "This sign-in was started in another browser, so nothing was approved.",
+            ));
+        }
+        self.once(&format!("signin#{}", state.n), now).await?;
+        let q = state.q;
+        if back.error.is_some() {
+            let to = error_back(
+                &q.r,
+                q.s.as_deref(),
+                &self.settings.issuer,
+                "access_denied",
+                "the sign-in was not completed",
+            );
+            return Ok(Answer::Redirect(to));
+        }
+        let code = back
+            .code
+            .as_deref()
+            .ok_or_else(|| page(400, "You were not signed in", again))?;
+        let person = self
+            .idp
+            .sign_in(
+                code,
+                &state.v,
+                &self.url(super::metadata::CALLBACK),
+                &state.n,
+            )
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "issuer: the identity provider's sign-in was refused");
+                page(400, "You were not signed in", again)
+            })?;
+        let client = self
+            .store
+            .client(&q.c, now)
+            .await
+            .ok()
+            .flatten()
+            .ok_or_else(|| page(400, "This client is no longer registered", again))?;
+        let nonce = crate::random::hex(16).ok_or_else(|| page(503, "Please try again", again))?;
+        let scopes = self.scope_lines(&q.p);
+        let form = Consent {
+            q,
+            s: person.subject,
+            n: nonce,
+            b: state.b,
+        };
+        let sealed = ticket::issue(&keys, CONSENT, &form, now + settings::FLOW_TTL_S)
+            .map_err(|_| page(503, "Please try again", again))?;
+        let shown = consent::Shown {
+            client: &client.name,
+            redirect_host: &super::redirect::shown_host(&form.q.r),
+            person: &person.shown,
+            scopes: &scopes,
+            ticket: &sealed,
+        };
+        Ok(Answer::Consent(consent::html(&shown)))
+    }
+
+    /// Claims a single-use value, or the page that says it was used.
+    pub(super) async fn once(&self, key: &str, now: u64) -> Result<(), Answer> {
+        match self.store.claim(key, now + settings::FLOW_TTL_S).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(page(
+                400,
+                "This page was already used",
+                "Start again from your MCP client.",
+            )),
+            Err(_) => Err(page(
+                503,
+                "Please try again",
+                "The server cannot check this request now.",
+            )),
+        }
+    }
+
+    /// Each scope with what it opens, in words.
+    fn scope_lines(&self, scopes: &str) -> Vec<String> {
+        scopes
+            .split_whitespace()
+            .map(|s| {
+                match self
+                    .oauth
+                    .grants
+                    .iter()
+                    .find(|g| g.value == s)
+                    .and_then(|g| g.profile.as_deref())
+                {
+                    Some(p) => format!("{s}: the tools of the profile {p}"),
+                    None => format!("{s}: every tool of this server"),
+                }
+            })
+            .collect()
+    }
+}
