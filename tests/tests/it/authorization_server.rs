@@ -2,6 +2,9 @@
 //! server process, a real OpenID provider as the company IdP (npm `oidc-provider`,
 //! `tests/tools/oidc/op.mjs`, which logs people in by itself), our consent page in between.
 //!
+//! The server runs as on Lambda: its clients, codes and refresh tokens in a DynamoDB table and
+//! its tokens signed by a KMS key, both on `moto_server`.
+//!
 //! One server and one provider for the module's one test, to keep CI's CPU low: first the
 //! flow by hand at the HTTP level with every refusal the front door promises (a redirect URI
 //! not registered, PKCE plain or missing, a consent form without its browser's cookie, a code
@@ -12,9 +15,10 @@
 use std::collections::HashMap;
 use std::process::Command;
 
+use aws_sdk_kms::types::{KeySpec, KeyUsageType};
 use base64::Engine;
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Server, free_port, repo, tool};
+use integration_tests::{KEY, Moto, Server, env_refs, free_port, repo, tool};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -22,36 +26,55 @@ const PEPPER: &str = "as-test-pepper-0123456789abcdef0123";
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CLIENT_REDIRECT: &str = "http://127.0.0.1:1/callback";
 
+const TABLE: &str = "hosted-mcp-authorization";
+
 struct Setup {
     _op: Op,
+    _moto: Moto,
     server: Server,
     resource: String,
 }
 
-fn setup() -> Setup {
+/// The server as it runs on Lambda: its table on moto's DynamoDB, its tokens signed by a KMS
+/// key on moto (`kms:Sign`), the IdP a real OpenID provider with a public client of ours.
+async fn setup() -> Setup {
     let port = free_port();
     let origin = format!("http://127.0.0.1:{port}");
     let resource = format!("{origin}/mcp");
     let op = Op::start(&resource, "mcp:tools");
-    let idp_client = tokio::runtime::Runtime::new()
-        .unwrap()
-        .block_on(op.register(&format!("{origin}/oauth/callback"), true))
+    let idp_client = op
+        .register(&format!("{origin}/oauth/callback"), true)
+        .await
         .0;
+    let moto = Moto::start();
+    moto.create_table(TABLE, "pk", None).await;
+    let key_id = crate::vault::kms_client(&moto.endpoint)
+        .create_key()
+        .key_spec(KeySpec::EccNistP256)
+        .key_usage(KeyUsageType::SignVerify)
+        .send()
+        .await
+        .expect("create the signing key")
+        .key_metadata
+        .unwrap()
+        .key_id;
     let keys = format!("e2e:{KEY}");
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", PEPPER),
-            ("MCP_OAUTH_ISSUER", origin.as_str()),
-            ("MCP_RESOURCE_URL", resource.as_str()),
-            ("MCP_AS_IDP_ISSUER", op.issuer()),
-            ("MCP_AS_IDP_CLIENT_ID", idp_client.as_str()),
-        ],
-    );
+    let mut env: Vec<(&str, String)> = moto.env();
+    env.extend([
+        ("MCP_API_KEYS", keys),
+        ("MCP_PSEUDONYM_PEPPER", PEPPER.to_string()),
+        ("MCP_OAUTH_ISSUER", origin.clone()),
+        ("MCP_RESOURCE_URL", resource.clone()),
+        ("MCP_AS_IDP_ISSUER", op.issuer().to_string()),
+        ("MCP_AS_IDP_CLIENT_ID", idp_client),
+        ("MCP_AS_TABLE", TABLE.to_string()),
+        ("MCP_AS_KEY_ID", key_id),
+    ]);
+    let env: Vec<(&str, &str)> = env_refs(&env).collect();
+    let server = Server::start_at(port, &[], &env);
     Setup {
         _op: op,
+        _moto: moto,
         server,
         resource,
     }
@@ -268,7 +291,12 @@ impl Setup {
 
 #[tokio::test]
 async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
-    let s = tokio::task::spawn_blocking(setup).await.unwrap();
+    let s = setup().await;
+    assert_eq!(
+        jwks_kid(&s).await.get(..4),
+        Some("kms-"),
+        "signed by the KMS key"
+    );
 
     // Discovery: the resource points at us, we say what we accept.
     let prm: Value = reqwest::get(s.url("/.well-known/oauth-protected-resource/mcp"))
@@ -305,6 +333,17 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
     python_sdk_connects_by_itself(&s);
+}
+
+/// The key id our JWKS publishes.
+async fn jwks_kid(s: &Setup) -> String {
+    let jwks: Value = reqwest::get(s.url("/oauth/jwks"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    jwks["keys"][0]["kid"].as_str().unwrap().to_string()
 }
 
 /// A redirect URI not registered gets a page, not a redirect; PKCE plain or missing goes back

@@ -165,6 +165,8 @@ pub(crate) const ALL: &[&str] = &[
     oauth::settings::TOKEN_TYPES,
     crate::issuer::settings::IDP_ISSUER,
     crate::issuer::settings::IDP_CLIENT_ID,
+    crate::issuer::settings::TABLE,
+    crate::issuer::settings::KEY_ID,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

@@ -343,20 +343,24 @@ fn connector_vars(env: &EnvSnapshot) -> BTreeMap<String, ConnectorVars> {
     vars
 }
 
-/// The authorization-server mode: local only until its DynamoDB store and KMS key land (its
-/// codes and refresh tokens would not survive from one Lambda instance to the next).
+/// The authorization-server mode. On Lambda its table and key are required: codes and refresh
+/// tokens must outlive an instance, and every instance must sign with the same key.
 fn issuer_mode<F: Fn(&str) -> Option<String>>(
     read: &env_config::Env<F>,
     oauth: Option<&oauth::Settings>,
     lambda: bool,
 ) -> Result<Option<crate::issuer::IssuerSettings>, ConfigError> {
+    use crate::issuer::settings::{KEY_ID, TABLE};
     let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
-    if settings.is_some() && lambda {
-        return Err(ConfigError::new(
-            crate::issuer::settings::IDP_ISSUER,
-            "the authorization server runs only under `serve` in this version: its DynamoDB \
-             store and KMS key are not built yet",
-        ));
+    if let Some(s) = settings.as_ref().filter(|_| lambda) {
+        for (name, value) in [(TABLE, &s.table), (KEY_ID, &s.key_id)] {
+            if value.is_none() {
+                return Err(ConfigError::new(
+                    name,
+                    "required on Lambda with MCP_AS_IDP_ISSUER (shared by every instance)",
+                ));
+            }
+        }
     }
     Ok(settings)
 }

@@ -10,13 +10,15 @@
 //! Reads downwards: `settings` → `redirect`, `pkce`, `registration` (pure rules) →
 //! `authorize` (the request checked, the person sent to the IdP) → `sign_in` (back from the
 //! IdP: the consent page) → `consent` (the decision: a code) → `token` (codes and refresh
-//! tokens exchanged, families revoked on reuse) → `signer` (the key) → `store` (what is kept).
+//! tokens exchanged, families revoked on reuse) → `signer` (the key; `kms` on Lambda) →
+//! `store` (what is kept: `memory` locally, `table` on DynamoDB).
 //! The HTTP edge is `http/issuer.rs`.
 
 mod authorize;
 pub(crate) mod browser;
 mod consent;
 mod idp;
+mod kms;
 mod memory;
 pub(crate) mod metadata;
 mod pkce;
@@ -26,19 +28,60 @@ pub(crate) mod settings;
 mod sign_in;
 pub(crate) mod signer;
 pub(crate) mod store;
+mod table;
 pub(crate) mod token;
 
 use std::sync::Arc;
 
 pub(crate) use authorize::Query as AuthorizeQuery;
 pub(crate) use consent::Decision;
+pub(crate) use kms::KmsSigner;
 pub(crate) use memory::MemoryIssuer;
 pub(crate) use settings::IssuerSettings;
 pub(crate) use signer::{LocalSigner, TokenSigner};
 pub(crate) use store::IssuerStore;
+pub(crate) use table::TableIssuer;
 
 use crate::connect::Page;
 use crate::secrets::SecretStore;
+
+/// The store and the key, built at start where they need AWS (`startup::build`); tests and
+/// local runs without them get the in-memory store and a key made at start.
+pub struct IssuerParts {
+    pub(crate) store: Arc<dyn IssuerStore>,
+    pub(crate) signer: Arc<dyn TokenSigner>,
+}
+
+impl IssuerParts {
+    /// In memory, with a key made now.
+    pub(crate) fn local() -> Result<Self, signer::SignError> {
+        Ok(IssuerParts {
+            store: Arc::new(MemoryIssuer::default()),
+            signer: Arc::new(LocalSigner::generate()?),
+        })
+    }
+
+    /// The table and the KMS key the settings name (each in memory or local when unnamed).
+    pub(crate) async fn build(
+        settings: &IssuerSettings,
+        aws: Option<&aws_config::SdkConfig>,
+    ) -> Result<Self, signer::SignError> {
+        let local = IssuerParts::local()?;
+        let store: Arc<dyn IssuerStore> = match (&settings.table, aws) {
+            (Some(t), Some(aws)) => {
+                Arc::new(TableIssuer::new(aws_sdk_dynamodb::Client::new(aws), t))
+            }
+            _ => local.store,
+        };
+        let signer: Arc<dyn TokenSigner> = match (&settings.key_id, aws) {
+            (Some(k), Some(aws)) => {
+                Arc::new(KmsSigner::load(aws_sdk_kms::Client::new(aws), k).await?)
+            }
+            _ => local.signer,
+        };
+        Ok(IssuerParts { store, signer })
+    }
+}
 
 /// What a browser step answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,11 +114,11 @@ impl Issuer {
         settings: IssuerSettings,
         oauth: crate::oauth::Settings,
         profiles: Vec<String>,
-        store: Arc<dyn IssuerStore>,
-        signer: Arc<dyn TokenSigner>,
+        parts: IssuerParts,
         secrets: Arc<SecretStore>,
         http: reqwest::Client,
     ) -> Self {
+        let IssuerParts { store, signer } = parts;
         let idp = idp::Idp::new(http, &settings.idp_issuer, &settings.idp_client_id);
         Issuer {
             settings,

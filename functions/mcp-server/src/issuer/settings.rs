@@ -10,6 +10,12 @@ pub(crate) const IDP_ISSUER: &str = "MCP_AS_IDP_ISSUER";
 /// Our client id at that provider (a public client with PKCE in this slice).
 pub(crate) const IDP_CLIENT_ID: &str = "MCP_AS_IDP_CLIENT_ID";
 
+/// The DynamoDB table of clients, codes and refresh tokens; in memory per process when unset.
+pub(crate) const TABLE: &str = "MCP_AS_TABLE";
+/// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
+/// with; a key made at start when unset.
+pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
+
 /// How long an access token we issue lives.
 pub(crate) const ACCESS_TTL_S: u64 = 600;
 /// How long a refresh token lives (each use rotates it).
@@ -30,6 +36,8 @@ pub(crate) struct IssuerSettings {
     pub issuer: String,
     pub idp_issuer: String,
     pub idp_client_id: String,
+    pub table: Option<String>,
+    pub key_id: Option<String>,
 }
 
 impl IssuerSettings {
@@ -71,6 +79,8 @@ impl IssuerSettings {
             issuer: origin.to_string(),
             idp_issuer: idp_issuer.trim_end_matches('/').to_string(),
             idp_client_id,
+            table: read.get(TABLE),
+            key_id: read.get(KEY_ID),
         }))
     }
 }

@@ -1,5 +1,5 @@
 //! Who signs our access tokens, behind a small trait: locally a P-256 key generated at start
-//! (aws-lc-rs, ES256); on Lambda a KMS asymmetric key through `kms:Sign` is the next slice.
+//! (aws-lc-rs, ES256); on Lambda a KMS asymmetric key through `kms:Sign` (`kms`).
 //! The JWS is assembled here (`header.payload.signature`, RFC 7515 compact form), so a signer
 //! only turns bytes into an ES256 signature (`r ‖ s`, 64 bytes).
 

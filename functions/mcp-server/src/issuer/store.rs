@@ -1,8 +1,8 @@
 //! What the authorization server keeps, and the small trait that keeps it: registered clients,
 //! one-time codes and refresh tokens (each under the SHA-256 of its value, never the value),
 //! the refresh families a reuse revokes, the consent forms used, and the registrations per IP.
-//! In memory per process for `serve` and the tests (`memory`); a DynamoDB store for Lambda is
-//! the next slice (see docs/authorization-server.md), so Lambda refuses this mode until then.
+//! In memory per process for `serve` and the tests (`memory`); on DynamoDB for Lambda
+//! (`table`).
 
 use std::future::Future;
 use std::pin::Pin;

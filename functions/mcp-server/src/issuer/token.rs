@@ -198,8 +198,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::issuer::IssuerSettings;
     use crate::issuer::store::Code;
-    use crate::issuer::{IssuerSettings, LocalSigner, MemoryIssuer};
     use crate::secrets::{SecretLoader, SecretStore, SecretValues};
 
     // RFC 7636, appendix B.
@@ -221,6 +221,8 @@ mod tests {
             issuer: "https://mcp.example.com".into(),
             idp_issuer: "https://login.example.com".into(),
             idp_client_id: "ours".into(),
+            table: None,
+            key_id: None,
         };
         let secrets = SecretStore::new(
             SecretLoader::Static(Arc::new(SecretValues::default())),
@@ -231,8 +233,7 @@ mod tests {
             settings,
             oauth,
             Vec::new(),
-            Arc::new(MemoryIssuer::default()),
-            Arc::new(LocalSigner::generate().unwrap()),
+            crate::issuer::IssuerParts::local().unwrap(),
             Arc::new(secrets),
             reqwest::Client::new(),
         )
