@@ -5,8 +5,8 @@
 //!
 //! A single-use take is one conditional `UpdateItem` (`used` from false to true), so two
 //! instances racing for one code cannot both win; the loser reads the item once to tell a
-//! replay (revoke its family) from an unknown code. A refresh costs four requests: the take,
-//! the family check, the new token's `PutItem`, and none more.
+//! replay (revoke its family) from an unknown code. A refresh costs three requests: the take
+//! (`UpdateItem`), the family check (`GetItem`) and the new token (`PutItem`).
 
 use std::collections::HashMap;
 use std::time::Duration;
