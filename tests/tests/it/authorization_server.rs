@@ -8,7 +8,8 @@
 //! One server and one provider for the module's one test, to keep CI's CPU low: first the
 //! flow by hand at the HTTP level with every refusal the front door promises (a redirect URI
 //! not registered, PKCE plain or missing, a consent form without its browser's cookie, a code
-//! used twice revoking what it issued, a used refresh token revoking its family), then the real
+//! used twice revoking what it issued, a used refresh token revoking its family, a revoked
+//! refresh token), then the real
 //! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
 //! consent approved, tokens, a tool call, and a refresh.
 
@@ -332,6 +333,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     consent_needs_its_browser(&s, &client).await;
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
+    revoking_a_refresh_token_ends_it(&s, &client).await;
     python_sdk_connects_by_itself(&s);
 }
 
@@ -425,6 +427,24 @@ async fn a_reused_refresh_token_revokes_its_family(s: &Setup, client: &str) {
     assert_eq!(status, 400, "a used refresh token");
     let (status, _) = s.by_refresh(client, &second).await;
     assert_eq!(status, 400, "its family is revoked");
+}
+
+/// RFC 7009: the client revokes its refresh token (on disconnect); it no longer refreshes.
+async fn revoking_a_refresh_token_ends_it(s: &Setup, client: &str) {
+    let (mut browser, ticket) = s.to_consent(client).await;
+    let code = s.approve(&mut browser, &ticket).await;
+    let (_, tokens) = s.by_code(client, &code).await;
+    let refresh = tokens["refresh_token"].as_str().unwrap();
+    let revoked = reqwest::Client::new()
+        .post(s.url("/oauth/revoke"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form_body(&[("token", refresh), ("client_id", client)]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status().as_u16(), 200);
+    let (status, _) = s.by_refresh(client, &tokens).await;
+    assert_eq!(status, 400, "a revoked refresh token");
 }
 
 /// The real Python SDK with the URL alone: 401 → metadata → registration → our authorize →

@@ -149,6 +149,23 @@ pub(super) async fn token(
     }
 }
 
+/// `POST /oauth/revoke` (RFC 7009): 200 whether or not the token was one of ours.
+pub(super) async fn revoke(
+    State(state): State<AppState>,
+    Form(form): Form<token::Revocation>,
+) -> Response {
+    let Some(i) = state.issuer.as_deref() else {
+        return not_found();
+    };
+    match i.revoke(&form).await {
+        Ok(()) => no_store(StatusCode::OK.into_response()),
+        Err(r) if r.unavailable => {
+            oauth_error(StatusCode::SERVICE_UNAVAILABLE, r.error, r.description)
+        }
+        Err(r) => oauth_error(StatusCode::BAD_REQUEST, r.error, r.description),
+    }
+}
+
 fn bound(headers: &HeaderMap) -> Option<&str> {
     browser::from_cookies(
         headers

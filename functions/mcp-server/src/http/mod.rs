@@ -101,7 +101,8 @@ pub fn app(state: AppState) -> Router {
             .route(at::AUTHORIZE, get(issuer::authorize))
             .route(at::CALLBACK, get(issuer::callback))
             .route(at::CONSENT, post(issuer::consent))
-            .route(at::TOKEN, post(issuer::token));
+            .route(at::TOKEN, post(issuer::token))
+            .route(at::REVOKE, post(issuer::revoke));
     }
     if state.oauth.is_none() {
         // Without OAuth there is nothing to discover: a client probing for OAuth metadata gets a

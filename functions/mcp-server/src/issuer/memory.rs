@@ -136,6 +136,10 @@ impl IssuerStore for MemoryIssuer {
         }))
     }
 
+    fn refresh<'a>(&'a self, hash: &'a str) -> StoreFuture<'a, Option<Refresh>> {
+        ready(self.with(|m| Ok(m.refresh.get(hash).map(|(r, _)| r.clone()))))
+    }
+
     fn revoke_family<'a>(&'a self, family: &'a str) -> StoreFuture<'a, ()> {
         ready(self.with(|m| {
             room(&mut m.revoked, |_| false)?;

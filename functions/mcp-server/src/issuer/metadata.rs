@@ -8,6 +8,7 @@ pub(crate) const AUTHORIZE: &str = "/oauth/authorize";
 pub(crate) const TOKEN: &str = "/oauth/token";
 pub(crate) const REGISTER: &str = "/oauth/register";
 pub(crate) const JWKS: &str = "/oauth/jwks";
+pub(crate) const REVOKE: &str = "/oauth/revoke";
 /// The company IdP's return, and the consent form's target.
 pub(crate) const CALLBACK: &str = "/oauth/callback";
 pub(crate) const CONSENT: &str = "/oauth/consent";
@@ -22,6 +23,8 @@ pub(crate) fn document(issuer: &str, scopes: &[&str]) -> Value {
         "token_endpoint": format!("{issuer}{TOKEN}"),
         "registration_endpoint": format!("{issuer}{REGISTER}"),
         "jwks_uri": format!("{issuer}{JWKS}"),
+        "revocation_endpoint": format!("{issuer}{REVOKE}"),
+        "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": scopes,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],

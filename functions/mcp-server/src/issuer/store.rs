@@ -84,6 +84,8 @@ pub(crate) trait IssuerStore: Send + Sync {
     fn put_refresh<'a>(&'a self, hash: &'a str, refresh: &'a Refresh) -> StoreFuture<'a, ()>;
     /// Takes the refresh token once (rotation); a second take is [`Taken::Replayed`].
     fn take_refresh<'a>(&'a self, hash: &'a str, now: u64) -> StoreFuture<'a, Taken<Refresh>>;
+    /// The refresh token under `hash`, used or not (revocation ends its family either way).
+    fn refresh<'a>(&'a self, hash: &'a str) -> StoreFuture<'a, Option<Refresh>>;
     /// Revokes every refresh token of the family, now and later.
     fn revoke_family<'a>(&'a self, family: &'a str) -> StoreFuture<'a, ()>;
     fn family_revoked<'a>(&'a self, family: &'a str) -> StoreFuture<'a, bool>;

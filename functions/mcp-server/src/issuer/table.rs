@@ -254,6 +254,16 @@ impl IssuerStore for TableIssuer {
         }))
     }
 
+    fn refresh<'a>(&'a self, hash: &'a str) -> StoreFuture<'a, Option<Refresh>> {
+        Box::pin(async move {
+            Ok(self
+                .get(format!("refresh#{hash}"))
+                .await?
+                .as_ref()
+                .and_then(record))
+        })
+    }
+
     fn revoke_family<'a>(&'a self, family: &'a str) -> StoreFuture<'a, ()> {
         // Kept as long as any of its refresh tokens could live.
         let until = crate::clock::now_s() + super::settings::REFRESH_TTL_S;

@@ -23,6 +23,13 @@ pub(crate) struct Form {
     pub resource: Option<String>,
 }
 
+/// The revocation request's form (RFC 7009).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Revocation {
+    pub token: Option<String>,
+    pub client_id: Option<String>,
+}
+
 /// An RFC 6749 §5.2 error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Refused {
@@ -141,6 +148,29 @@ impl Issuer {
         }
         self.resource_matches(form, &refresh.grant)?;
         self.issue(&refresh.grant, now).await
+    }
+
+    /// `POST /oauth/revoke` (RFC 7009): a refresh token of this client ends its whole family.
+    /// An access token, an unknown token or another client's is answered alike (§2.2: the
+    /// client cannot learn which tokens exist); access tokens live out their 10 minutes.
+    pub(crate) async fn revoke(&self, form: &Revocation) -> Result<(), Refused> {
+        let Some(token) = form.token.as_deref() else {
+            return Err(refused("invalid_request", "token is required"));
+        };
+        let found = self
+            .store
+            .refresh(&hash(token))
+            .await
+            .map_err(|_| UNAVAILABLE)?;
+        if let Some(r) =
+            found.filter(|r| form.client_id.as_deref() == Some(r.grant.client_id.as_str()))
+        {
+            self.store
+                .revoke_family(&r.grant.family)
+                .await
+                .map_err(|_| UNAVAILABLE)?;
+        }
+        Ok(())
     }
 
     /// A `resource` in the token request must be the one the grant is for.
@@ -346,6 +376,25 @@ mod tests {
             };
             assert!(i.token(&form, 10).await.is_err(), "{form:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn revoking_a_refresh_token_ends_its_family_for_its_client_only() {
+        let i = issuer();
+        with_code(&i, "code-1").await;
+        let first = i.token(&by_code("code-1", VERIFIER), 10).await.unwrap();
+        let second = i.token(&by_refresh(&first), 11).await.unwrap();
+        let revoke = |client: &str, token: &Value| Revocation {
+            token: token["refresh_token"].as_str().map(str::to_string),
+            client_id: Some(client.into()),
+        };
+        i.revoke(&revoke("c2", &second)).await.unwrap();
+        let third = i.token(&by_refresh(&second), 12).await.unwrap();
+        i.revoke(&revoke("c1", &first)).await.unwrap();
+        assert_eq!(
+            i.token(&by_refresh(&third), 13).await.unwrap_err().error,
+            "invalid_grant"
+        );
     }
 
     #[tokio::test]
