@@ -16,7 +16,7 @@ use super::connect::BindBrowser;
 use crate::call::RequestMeta;
 use crate::clock::now_s;
 use crate::connect::Back;
-use crate::issuer::{Answer, AuthorizeQuery, Decision, browser, registration, settings, token};
+use crate::issuer::{Answer, AuthorizeQuery, ConsentForm, browser, registration, settings, token};
 
 fn not_found() -> Response {
     StatusCode::NOT_FOUND.into_response()
@@ -124,7 +124,7 @@ pub(super) async fn callback(
 pub(super) async fn consent(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<Decision>,
+    Form(form): Form<ConsentForm>,
 ) -> Response {
     match state.issuer.as_deref() {
         Some(i) => answer(i.decide(&form, bound(&headers), now_s()).await),
@@ -135,7 +135,7 @@ pub(super) async fn consent(
 /// `POST /oauth/token`.
 pub(super) async fn token(
     State(state): State<AppState>,
-    Form(form): Form<token::Form>,
+    Form(form): Form<token::TokenForm>,
 ) -> Response {
     let Some(i) = state.issuer.as_deref() else {
         return not_found();

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::store::Client;
+use super::store::Registration;
 use super::{Answer, Issuer, browser, page, pkce, redirect, settings, with_query};
 use crate::vault::ticket;
 
@@ -15,7 +15,7 @@ pub(super) const SIGNIN: &str = "issuer-signin";
 
 /// The authorization request's parameters.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Query {
+pub(crate) struct AuthorizeQuery {
     pub response_type: Option<String>,
     pub client_id: Option<String>,
     pub redirect_uri: Option<String>,
@@ -28,7 +28,7 @@ pub(crate) struct Query {
 
 /// A checked authorization request, carried through the sign-in and the consent form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Asked {
+pub(super) struct AuthRequest {
     pub c: String,
     pub r: String,
     /// The PKCE challenge.
@@ -42,8 +42,8 @@ pub(super) struct Asked {
 
 /// The state through the IdP.
 #[derive(Serialize, Deserialize)]
-pub(super) struct SignIn {
-    pub q: Asked,
+pub(super) struct SignInState {
+    pub q: AuthRequest,
     /// Our PKCE verifier at the IdP, and the OIDC nonce (also the single-use claim).
     pub v: String,
     pub n: String,
@@ -54,7 +54,7 @@ pub(super) struct SignIn {
 /// Why a request is refused: a page (client or redirect URI not to be trusted), or an error
 /// sent back to the client's redirect URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Refusal {
+pub(super) enum AuthorizeRefusal {
     Page(&'static str),
     Back {
         error: &'static str,
@@ -64,22 +64,22 @@ pub(super) enum Refusal {
 
 /// The request checked against the client it names. Pure.
 pub(super) fn check(
-    q: &Query,
-    client: Option<&Client>,
+    q: &AuthorizeQuery,
+    client: Option<&Registration>,
     resource_ok: impl Fn(&str) -> bool,
     scopes: &[&str],
     default_scopes: impl Fn(&str) -> Vec<String>,
-) -> Result<Asked, Refusal> {
-    let client = client.ok_or(Refusal::Page(
+) -> Result<AuthRequest, AuthorizeRefusal> {
+    let client = client.ok_or(AuthorizeRefusal::Page(
         "This client is not registered here (or its registration expired).",
     ))?;
     let redirect = q.redirect_uri.as_deref().unwrap_or_default();
     if !redirect::matches(&client.redirect_uris, redirect) {
-        return Err(Refusal::Page(
+        return Err(AuthorizeRefusal::Page(
             "The redirect URI is not one this client registered.",
         ));
     }
-    let back = |error, description: String| Refusal::Back { error, description };
+    let back = |error, description: String| AuthorizeRefusal::Back { error, description };
     if q.response_type.as_deref() != Some("code") {
         return Err(back(
             "unsupported_response_type",
@@ -116,7 +116,7 @@ pub(super) fn check(
     } else {
         asked
     };
-    Ok(Asked {
+    Ok(AuthRequest {
         c: client.id.clone(),
         r: redirect.to_string(),
         x: challenge,
@@ -145,7 +145,7 @@ pub(super) fn error_back(
 
 impl Issuer {
     /// `GET /oauth/authorize`.
-    pub(crate) async fn authorize(&self, q: &Query, now: u64) -> Answer {
+    pub(crate) async fn authorize(&self, q: &AuthorizeQuery, now: u64) -> Answer {
         let client = match q.client_id.as_deref() {
             Some(id) => match self.store.client(id, now).await {
                 Ok(c) => c,
@@ -164,10 +164,10 @@ impl Issuer {
             |r| self.default_scopes(r),
         ) {
             Ok(asked) => asked,
-            Err(Refusal::Page(text)) => {
+            Err(AuthorizeRefusal::Page(text)) => {
                 return page(400, "This sign-in request is not valid", text);
             }
-            Err(Refusal::Back { error, description }) => {
+            Err(AuthorizeRefusal::Back { error, description }) => {
                 let to = error_back(
                     q.redirect_uri.as_deref().unwrap_or_default(),
                     q.state.as_deref(),
@@ -182,7 +182,7 @@ impl Issuer {
     }
 
     /// The browser bound, then sent to the IdP with a sealed state.
-    async fn to_idp(&self, asked: Asked, now: u64) -> Result<Answer, Answer> {
+    async fn to_idp(&self, asked: AuthRequest, now: u64) -> Result<Answer, Answer> {
         let unavailable = || {
             page(
                 503,
@@ -198,7 +198,7 @@ impl Issuer {
         let verifier = crate::random::hex(32).ok_or_else(unavailable)?;
         let nonce = crate::random::hex(16).ok_or_else(unavailable)?;
         let challenge = pkce_challenge(&verifier);
-        let state = SignIn {
+        let state = SignInState {
             q: asked,
             v: verifier,
             n: nonce.clone(),
@@ -262,8 +262,8 @@ mod tests {
 
     const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
-    fn client() -> Client {
-        Client {
+    fn client() -> Registration {
+        Registration {
             id: "c1".into(),
             name: "Claude".into(),
             redirect_uris: vec!["http://127.0.0.1:33418/callback".into()],
@@ -271,8 +271,8 @@ mod tests {
         }
     }
 
-    fn query() -> Query {
-        Query {
+    fn query() -> AuthorizeQuery {
+        AuthorizeQuery {
             response_type: Some("code".into()),
             client_id: Some("c1".into()),
             redirect_uri: Some("http://127.0.0.1:40000/callback".into()),
@@ -284,7 +284,7 @@ mod tests {
         }
     }
 
-    fn run(q: &Query, c: Option<&Client>) -> Result<Asked, Refusal> {
+    fn run(q: &AuthorizeQuery, c: Option<&Registration>) -> Result<AuthRequest, AuthorizeRefusal> {
         check(
             q,
             c,
@@ -308,16 +308,22 @@ mod tests {
 
     #[test]
     fn unknown_clients_and_foreign_redirects_get_a_page_never_a_redirect() {
-        assert!(matches!(run(&query(), None), Err(Refusal::Page(_))));
+        assert!(matches!(
+            run(&query(), None),
+            Err(AuthorizeRefusal::Page(_))
+        ));
         let mut q = query();
         q.redirect_uri = Some("https://evil.example.com/callback".into());
-        assert!(matches!(run(&q, Some(&client())), Err(Refusal::Page(_))));
+        assert!(matches!(
+            run(&q, Some(&client())),
+            Err(AuthorizeRefusal::Page(_))
+        ));
     }
 
     #[test]
     fn pkce_resource_and_scope_faults_go_back_to_the_client() {
-        let error = |q: Query| match run(&q, Some(&client())) {
-            Err(Refusal::Back { error, .. }) => error,
+        let error = |q: AuthorizeQuery| match run(&q, Some(&client())) {
+            Err(AuthorizeRefusal::Back { error, .. }) => error,
             other => panic!("{other:?}"),
         };
         let mut q = query();

@@ -2,19 +2,19 @@
 //! registered name, which anyone can choose, so the redirect host is shown beside it), where
 //! the answer goes, the person signed in and what each scope opens; Approve or Deny. No script,
 //! nothing loaded, every value escaped; the form's only field of weight is a sealed ticket
-//! bound to this browser's `__Host-` cookie and used once. Consent is asked per authorization,
+//! bound to this browser's `__Host-` cookie and used once. ConsentTicket is asked per authorization,
 //! never remembered per browser (the confused deputy of a shared client id).
 
 use serde::Deserialize;
 
-use super::sign_in::{CONSENT, Consent};
-use super::store::{Code, Grant};
+use super::sign_in::{CONSENT, ConsentTicket};
+use super::store::{Approval, Code};
 use super::{Answer, Issuer, browser, page, settings, with_query};
 use crate::connect::page::escape;
 use crate::vault::ticket;
 
 /// What the person sees.
-pub(super) struct Shown<'a> {
+pub(super) struct ConsentShown<'a> {
     pub client: &'a str,
     pub redirect_host: &'a str,
     pub person: &'a str,
@@ -24,7 +24,7 @@ pub(super) struct Shown<'a> {
 
 /// The form posted back.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Decision {
+pub(crate) struct ConsentForm {
     #[serde(default)]
     pub ticket: Option<String>,
     #[serde(default)]
@@ -32,7 +32,7 @@ pub(crate) struct Decision {
 }
 
 /// The page's HTML.
-pub(super) fn html(s: &Shown<'_>) -> String {
+pub(super) fn html(s: &ConsentShown<'_>) -> String {
     let items: String = s
         .scopes
         .iter()
@@ -65,7 +65,7 @@ pub(super) fn html(s: &Shown<'_>) -> String {
 impl Issuer {
     /// `POST /oauth/consent`: approve issues a one-time code, deny says so; either goes back
     /// to the client's redirect URI.
-    pub(crate) async fn decide(&self, form: &Decision, bound: Option<&str>, now: u64) -> Answer {
+    pub(crate) async fn decide(&self, form: &ConsentForm, bound: Option<&str>, now: u64) -> Answer {
         self.decision(form, bound, now)
             .await
             .unwrap_or_else(|stop| stop)
@@ -73,13 +73,13 @@ impl Issuer {
 
     async fn decision(
         &self,
-        form: &Decision,
+        form: &ConsentForm,
         bound: Option<&str>,
         now: u64,
     ) -> Result<Answer, Answer> {
         let again = "Start again from your MCP client.";
         let keys = self.keys().await;
-        let c: Consent = ticket::open(
+        let c: ConsentTicket = ticket::open(
             &keys,
             CONSENT,
             form.ticket.as_deref().unwrap_or_default(),
@@ -111,10 +111,10 @@ impl Issuer {
     }
 
     /// A one-time code for the approved request, the client's registration kept alive.
-    async fn new_code(&self, c: &Consent, now: u64) -> Result<String, ()> {
+    async fn new_code(&self, c: &ConsentTicket, now: u64) -> Result<String, ()> {
         let code = crate::random::hex(32).ok_or(())?;
         let family = crate::random::hex(16).ok_or(())?;
-        let grant = Grant {
+        let grant = Approval {
             client_id: c.q.c.clone(),
             subject: c.s.clone(),
             scope: c.q.p.clone(),
@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn the_page_escapes_names_and_has_no_script() {
         let scopes = vec!["mcp:tools: every tool".to_string()];
-        let page = html(&Shown {
+        let page = html(&ConsentShown {
             client: "<script>x</script>",
             redirect_host: "claude.ai",
             person: "a\"b",

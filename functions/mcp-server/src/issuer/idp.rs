@@ -37,7 +37,7 @@ struct Discovery {
 }
 
 #[derive(Deserialize)]
-struct Answer {
+struct IdpTokens {
     id_token: Option<String>,
 }
 
@@ -115,7 +115,7 @@ impl Idp {
         let body = exchange::post_form(&self.http, &token_endpoint, &client, &fields)
             .await
             .map_err(|e| e.to_string())?;
-        let answer: Answer =
+        let answer: IdpTokens =
             serde_json::from_slice(&body).map_err(|_| "not a token answer".to_string())?;
         let id_token = answer
             .id_token

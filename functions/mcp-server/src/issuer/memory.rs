@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::store::{Client, Code, IssuerStore, Refresh, StoreError, StoreFuture, Taken};
+use super::store::{Code, IssuerStore, Refresh, Registration, StoreError, StoreFuture, Taken};
 
 /// The most entries of one kind kept.
 const MAX_ENTRIES: usize = 50_000;
@@ -18,7 +18,7 @@ pub(crate) struct MemoryIssuer {
 #[derive(Default)]
 struct Maps {
     registrations: HashMap<(String, u64), u32>,
-    clients: HashMap<String, Client>,
+    clients: HashMap<String, Registration>,
     /// A code and whether it was taken.
     codes: HashMap<String, (Code, bool)>,
     refresh: HashMap<String, (Refresh, bool)>,
@@ -83,7 +83,7 @@ impl IssuerStore for MemoryIssuer {
         }))
     }
 
-    fn put_client<'a>(&'a self, client: &'a Client) -> StoreFuture<'a, ()> {
+    fn put_client<'a>(&'a self, client: &'a Registration) -> StoreFuture<'a, ()> {
         let now = crate::clock::now_s();
         ready(self.with(|m| {
             room(&mut m.clients, |c| c.expires_at <= now)?;
@@ -92,7 +92,7 @@ impl IssuerStore for MemoryIssuer {
         }))
     }
 
-    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Client>> {
+    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Registration>> {
         ready(self.with(|m| Ok(m.clients.get(id).filter(|c| c.expires_at > now).cloned())))
     }
 

@@ -33,8 +33,8 @@ pub(crate) mod token;
 
 use std::sync::Arc;
 
-pub(crate) use authorize::Query as AuthorizeQuery;
-pub(crate) use consent::Decision;
+pub(crate) use authorize::AuthorizeQuery;
+pub(crate) use consent::ConsentForm;
 pub(crate) use kms::KmsSigner;
 pub(crate) use memory::MemoryIssuer;
 pub(crate) use settings::IssuerSettings;

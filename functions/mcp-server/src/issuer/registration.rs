@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::redirect;
-use super::store::Client;
+use super::store::Registration;
 
 /// The most redirect URIs one client registers.
 const MAX_REDIRECTS: usize = 10;
@@ -31,28 +31,32 @@ pub(crate) struct Request {
 
 /// An RFC 7591 §3.2.2 error: `invalid_redirect_uri` or `invalid_client_metadata`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refused {
+pub(crate) struct MetadataError {
     pub error: &'static str,
     pub description: String,
 }
 
-fn metadata(description: impl Into<String>) -> Refused {
-    Refused {
+fn metadata(description: impl Into<String>) -> MetadataError {
+    MetadataError {
         error: "invalid_client_metadata",
         description: description.into(),
     }
 }
 
 /// The client `request` registers as `id`, alive until `expires_at` unless used.
-pub(crate) fn register(request: Request, id: String, expires_at: u64) -> Result<Client, Refused> {
+pub(crate) fn register(
+    request: Request,
+    id: String,
+    expires_at: u64,
+) -> Result<Registration, MetadataError> {
     if request.redirect_uris.is_empty() || request.redirect_uris.len() > MAX_REDIRECTS {
-        return Err(Refused {
+        return Err(MetadataError {
             error: "invalid_redirect_uri",
             description: format!("register 1 to {MAX_REDIRECTS} redirect_uris"),
         });
     }
     for uri in &request.redirect_uris {
-        redirect::check(uri).map_err(|e| Refused {
+        redirect::check(uri).map_err(|e| MetadataError {
             error: "invalid_redirect_uri",
             description: e.to_string(),
         })?;
@@ -90,7 +94,7 @@ pub(crate) fn register(request: Request, id: String, expires_at: u64) -> Result<
         })
         .filter(|n| !n.trim().is_empty())
         .unwrap_or_else(|| "an unnamed client".to_string());
-    Ok(Client {
+    Ok(Registration {
         id,
         name,
         redirect_uris: request.redirect_uris,
@@ -99,7 +103,7 @@ pub(crate) fn register(request: Request, id: String, expires_at: u64) -> Result<
 }
 
 /// The RFC 7591 §3.2.1 answer.
-pub(crate) fn answer(client: &Client, issued_at: u64) -> Value {
+pub(crate) fn answer(client: &Registration, issued_at: u64) -> Value {
     json!({
         "client_id": client.id,
         "client_id_issued_at": issued_at,

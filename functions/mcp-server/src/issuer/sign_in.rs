@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::authorize::{Asked, SIGNIN, SignIn, error_back};
+use super::authorize::{AuthRequest, SIGNIN, SignInState, error_back};
 use super::{Answer, Issuer, browser, consent, page, settings};
 use crate::connect::Back;
 use crate::vault::ticket;
@@ -14,8 +14,8 @@ pub(super) const CONSENT: &str = "issuer-consent";
 
 /// What the consent form carries.
 #[derive(Serialize, Deserialize)]
-pub(super) struct Consent {
-    pub q: Asked,
+pub(super) struct ConsentTicket {
+    pub q: AuthRequest,
     /// The IdP's subject.
     pub s: String,
     pub n: String,
@@ -38,7 +38,7 @@ impl Issuer {
     ) -> Result<Answer, Answer> {
         let again = "Start again from your MCP client.";
         let keys = self.keys().await;
-        let state: SignIn = ticket::open(
+        let state: SignInState = ticket::open(
             &keys,
             SIGNIN,
             back.state.as_deref().unwrap_or_default(),
@@ -90,7 +90,7 @@ impl Issuer {
             .ok_or_else(|| page(400, "This client is no longer registered", again))?;
         let nonce = crate::random::hex(16).ok_or_else(|| page(503, "Please try again", again))?;
         let scopes = self.scope_lines(&q.p);
-        let form = Consent {
+        let form = ConsentTicket {
             q,
             s: person.subject,
             n: nonce,
@@ -98,7 +98,7 @@ impl Issuer {
         };
         let sealed = ticket::issue(&keys, CONSENT, &form, now + settings::FLOW_TTL_S)
             .map_err(|_| page(503, "Please try again", again))?;
-        let shown = consent::Shown {
+        let shown = consent::ConsentShown {
             client: &client.name,
             redirect_host: &super::redirect::shown_host(&form.q.r),
             person: &person.shown,

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// A registered client (RFC 7591).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Client {
+pub(crate) struct Registration {
     pub id: String,
     /// `client_name`, shown on the consent page (escaped).
     pub name: String,
@@ -22,7 +22,7 @@ pub(crate) struct Client {
 
 /// The grant a code or a refresh token stands for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Grant {
+pub(crate) struct Approval {
     pub client_id: String,
     /// The identity provider's subject.
     pub subject: String,
@@ -37,7 +37,7 @@ pub(crate) struct Grant {
 /// A one-time authorization code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Code {
-    pub grant: Grant,
+    pub grant: Approval,
     pub redirect_uri: String,
     /// The PKCE S256 challenge of the authorization request.
     pub challenge: String,
@@ -47,7 +47,7 @@ pub(crate) struct Code {
 /// A refresh token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Refresh {
-    pub grant: Grant,
+    pub grant: Approval,
     pub expires_at: u64,
 }
 
@@ -75,9 +75,9 @@ pub(crate) type StoreFuture<'a, T> =
 pub(crate) trait IssuerStore: Send + Sync {
     /// Counts one registration from `ip` in the window starting at `window`; the count after it.
     fn note_registration<'a>(&'a self, ip: &'a str, window: u64) -> StoreFuture<'a, u32>;
-    fn put_client<'a>(&'a self, client: &'a Client) -> StoreFuture<'a, ()>;
+    fn put_client<'a>(&'a self, client: &'a Registration) -> StoreFuture<'a, ()>;
     /// The client, unless unknown or expired at `now`.
-    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Client>>;
+    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Registration>>;
     fn put_code<'a>(&'a self, hash: &'a str, code: &'a Code) -> StoreFuture<'a, ()>;
     /// Takes the code once; a second take is [`Taken::Replayed`].
     fn take_code<'a>(&'a self, hash: &'a str, now: u64) -> StoreFuture<'a, Taken<Code>>;

@@ -16,9 +16,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::store::{
-    Client as Registered, Code, IssuerStore, Refresh, StoreError, StoreFuture, Taken,
-};
+use super::store::{Code, IssuerStore, Refresh, Registration, StoreError, StoreFuture, Taken};
 
 /// The table's key and attributes (infra creates the table with `pk` and the TTL attribute).
 pub(crate) const PARTITION_KEY: &str = "pk";
@@ -196,7 +194,7 @@ impl IssuerStore for TableIssuer {
         })
     }
 
-    fn put_client<'a>(&'a self, client: &'a Registered) -> StoreFuture<'a, ()> {
+    fn put_client<'a>(&'a self, client: &'a Registration) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             self.put(
                 format!("client#{}", client.id),
@@ -208,12 +206,12 @@ impl IssuerStore for TableIssuer {
         })
     }
 
-    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Registered>> {
+    fn client<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<Registration>> {
         Box::pin(async move {
             let item = self.get(format!("client#{id}")).await?;
             Ok(item
                 .as_ref()
-                .and_then(record::<Registered>)
+                .and_then(record::<Registration>)
                 .filter(|c| c.expires_at > now))
         })
     }

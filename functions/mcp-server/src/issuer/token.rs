@@ -8,12 +8,12 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::store::{Grant, Refresh, Taken, hash};
+use super::store::{Approval, Refresh, Taken, hash};
 use super::{Issuer, pkce, settings, signer};
 
 /// The token request's form.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Form {
+pub(crate) struct TokenForm {
     pub grant_type: Option<String>,
     pub code: Option<String>,
     pub redirect_uri: Option<String>,
@@ -32,22 +32,22 @@ pub(crate) struct Revocation {
 
 /// An RFC 6749 §5.2 error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refused {
+pub(crate) struct OAuthError {
     pub error: &'static str,
     pub description: &'static str,
     /// 503: our store or key failed, not the client.
     pub unavailable: bool,
 }
 
-const fn refused(error: &'static str, description: &'static str) -> Refused {
-    Refused {
+const fn refused(error: &'static str, description: &'static str) -> OAuthError {
+    OAuthError {
         error,
         description,
         unavailable: false,
     }
 }
 
-const UNAVAILABLE: Refused = Refused {
+const UNAVAILABLE: OAuthError = OAuthError {
     error: "temporarily_unavailable",
     description: "try again",
     unavailable: true,
@@ -55,7 +55,7 @@ const UNAVAILABLE: Refused = Refused {
 
 impl Issuer {
     /// The token answer (RFC 6749 §5.1), or why not.
-    pub(crate) async fn token(&self, form: &Form, now: u64) -> Result<Value, Refused> {
+    pub(crate) async fn token(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
         match form.grant_type.as_deref() {
             Some("authorization_code") => self.by_code(form, now).await,
             Some("refresh_token") => self.by_refresh(form, now).await,
@@ -66,7 +66,7 @@ impl Issuer {
         }
     }
 
-    async fn by_code(&self, form: &Form, now: u64) -> Result<Value, Refused> {
+    async fn by_code(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
         let bad = refused("invalid_grant", "the code is unknown, expired or used");
         let code = form.code.as_deref().ok_or(bad.clone())?;
         let code = match self
@@ -109,7 +109,7 @@ impl Issuer {
         self.issue(&code.grant, now).await
     }
 
-    async fn by_refresh(&self, form: &Form, now: u64) -> Result<Value, Refused> {
+    async fn by_refresh(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
         let bad = refused(
             "invalid_grant",
             "the refresh token is unknown, expired, used or revoked",
@@ -153,7 +153,7 @@ impl Issuer {
     /// `POST /oauth/revoke` (RFC 7009): a refresh token of this client ends its whole family.
     /// An access token, an unknown token or another client's is answered alike (§2.2: the
     /// client cannot learn which tokens exist); access tokens live out their 10 minutes.
-    pub(crate) async fn revoke(&self, form: &Revocation) -> Result<(), Refused> {
+    pub(crate) async fn revoke(&self, form: &Revocation) -> Result<(), OAuthError> {
         let Some(token) = form.token.as_deref() else {
             return Err(refused("invalid_request", "token is required"));
         };
@@ -174,7 +174,7 @@ impl Issuer {
     }
 
     /// A `resource` in the token request must be the one the grant is for.
-    fn resource_matches(&self, form: &Form, grant: &Grant) -> Result<(), Refused> {
+    fn resource_matches(&self, form: &TokenForm, grant: &Approval) -> Result<(), OAuthError> {
         match form.resource.as_deref() {
             Some(r) if r != grant.resource => Err(refused(
                 "invalid_target",
@@ -185,7 +185,7 @@ impl Issuer {
     }
 
     /// An access token and the next refresh token of the grant's family.
-    async fn issue(&self, grant: &Grant, now: u64) -> Result<Value, Refused> {
+    async fn issue(&self, grant: &Approval, now: u64) -> Result<Value, OAuthError> {
         let jti = crate::random::hex(16).ok_or(UNAVAILABLE)?;
         let claims = json!({
             "iss": self.settings.issuer,
@@ -270,7 +270,7 @@ mod tests {
     }
 
     async fn with_code(issuer: &Issuer, code: &str) {
-        let grant = Grant {
+        let grant = Approval {
             client_id: "c1".into(),
             subject: "alice".into(),
             scope: "mcp:tools".into(),
@@ -286,23 +286,23 @@ mod tests {
         issuer.store.put_code(&hash(code), &stored).await.unwrap();
     }
 
-    fn by_code(code: &str, verifier: &str) -> Form {
-        Form {
+    fn by_code(code: &str, verifier: &str) -> TokenForm {
+        TokenForm {
             grant_type: Some("authorization_code".into()),
             code: Some(code.into()),
             redirect_uri: Some(REDIRECT.into()),
             client_id: Some("c1".into()),
             code_verifier: Some(verifier.into()),
-            ..Form::default()
+            ..TokenForm::default()
         }
     }
 
-    fn by_refresh(token: &Value) -> Form {
-        Form {
+    fn by_refresh(token: &Value) -> TokenForm {
+        TokenForm {
             grant_type: Some("refresh_token".into()),
             refresh_token: token["refresh_token"].as_str().map(str::to_string),
             client_id: Some("c1".into()),
-            ..Form::default()
+            ..TokenForm::default()
         }
     }
 
@@ -352,15 +352,15 @@ mod tests {
         for (n, form) in [
             by_code("c", "wrong-verifier-wrong-verifier-wrong-verifier-x"),
             by_code("c", CHALLENGE),
-            Form {
+            TokenForm {
                 redirect_uri: Some("http://127.0.0.1:1/other".into()),
                 ..by_code("c", VERIFIER)
             },
-            Form {
+            TokenForm {
                 client_id: Some("c2".into()),
                 ..by_code("c", VERIFIER)
             },
-            Form {
+            TokenForm {
                 resource: Some("https://other.example/mcp".into()),
                 ..by_code("c", VERIFIER)
             },
@@ -370,7 +370,7 @@ mod tests {
         {
             let code = format!("c{n}");
             with_code(&i, &code).await;
-            let form = Form {
+            let form = TokenForm {
                 code: Some(code),
                 ..form
             };
