@@ -44,37 +44,17 @@ pub(super) async fn register(
     meta: Option<axum::Extension<RequestMeta>>,
     body: axum::body::Bytes,
 ) -> Response {
-    let i = match state.issuer.as_deref() {
-        Some(i) => i,
-        None => return not_found(),
+    let Some(i) = state.issuer.as_deref() else {
+        return not_found();
     };
     let now = now_s();
-    let ip = meta
-        .and_then(|m| m.client_ip.map(|ip| ip.to_string()))
-        .unwrap_or_default();
-    match i.store.note_registration(&ip, now - now % 3600).await {
-        Ok(n) if n > settings::REGISTRATIONS_PER_IP_HOUR => {
-            return oauth_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_registrations",
-                "try again in an hour",
-            );
-        }
-        Ok(_) => {}
-        Err(_) => {
-            return oauth_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "temporarily_unavailable",
-                "try again",
-            );
-        }
+    let ip = meta.and_then(|m| m.client_ip).map(|ip| ip.to_string());
+    if let Err(refused) = admitted(i, ip.as_deref().unwrap_or_default(), now).await {
+        return refused;
     }
     let Ok(request) = serde_json::from_slice::<registration::Request>(&body) else {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_client_metadata",
-            "the body is not client metadata (JSON)",
-        );
+        let why = "the body is not client metadata (JSON)";
+        return oauth_error(StatusCode::BAD_REQUEST, "invalid_client_metadata", why);
     };
     let id = crate::random::hex_or_clock(16);
     let client = match registration::register(request, id, now + settings::UNUSED_CLIENT_TTL_S) {
@@ -82,18 +62,30 @@ pub(super) async fn register(
         Err(r) => return oauth_error(StatusCode::BAD_REQUEST, r.error, &r.description),
     };
     if i.store.put_client(&client).await.is_err() {
-        return oauth_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "temporarily_unavailable",
-            "try again",
-        );
+        return unavailable();
     }
-    no_store(
-        (
-            StatusCode::CREATED,
-            Json(registration::answer(&client, now)),
-        )
-            .into_response(),
+    let answer = Json(registration::answer(&client, now));
+    no_store((StatusCode::CREATED, answer).into_response())
+}
+
+/// One more registration from `ip` this hour, unless it made too many already.
+async fn admitted(i: &crate::issuer::Issuer, ip: &str, now: u64) -> Result<(), Response> {
+    match i.store.note_registration(ip, now - now % 3600).await {
+        Ok(n) if n > settings::REGISTRATIONS_PER_IP_HOUR => Err(oauth_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_registrations",
+            "try again in an hour",
+        )),
+        Ok(_) => Ok(()),
+        Err(_) => Err(unavailable()),
+    }
+}
+
+fn unavailable() -> Response {
+    oauth_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "temporarily_unavailable",
+        "try again",
     )
 }
 

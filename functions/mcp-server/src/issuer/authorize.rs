@@ -70,6 +70,44 @@ pub(super) fn check(
     scopes: &[&str],
     default_scopes: impl Fn(&str) -> Vec<String>,
 ) -> Result<AuthRequest, AuthorizeRefusal> {
+    let (client, redirect) = trusted(q, client)?;
+    let back = |error, description: String| AuthorizeRefusal::Back { error, description };
+    if q.response_type.as_deref() != Some("code") {
+        let why = "response_type must be code".to_string();
+        return Err(back("unsupported_response_type", why));
+    }
+    let method = q.code_challenge_method.as_deref();
+    let challenge = pkce::challenge(q.code_challenge.as_deref(), method)
+        .map_err(|e| back("invalid_request", e.to_string()))?;
+    let resource = q.resource.as_deref().unwrap_or_default();
+    if !resource_ok(resource) {
+        let why = "resource must name this server's MCP URL".to_string();
+        return Err(back("invalid_target", why));
+    }
+    let asked = q.scope.as_deref().unwrap_or_default();
+    let granted = match asked.split_whitespace().find(|s| !scopes.contains(s)) {
+        Some(unknown) => {
+            let why = format!("unknown scope `{}`", audit::bounded(unknown, 40));
+            return Err(back("invalid_scope", why));
+        }
+        None if asked.trim().is_empty() => default_scopes(resource).join(" "),
+        None => asked.split_whitespace().collect::<Vec<_>>().join(" "),
+    };
+    Ok(AuthRequest {
+        c: client.id.clone(),
+        r: redirect.to_string(),
+        x: challenge,
+        s: q.state.clone(),
+        p: granted,
+        a: resource.to_string(),
+    })
+}
+
+/// The client and a redirect URI it registered: only then may an error go back to it.
+fn trusted<'a>(
+    q: &'a AuthorizeQuery,
+    client: Option<&'a Registration>,
+) -> Result<(&'a Registration, &'a str), AuthorizeRefusal> {
     let client = client.ok_or(AuthorizeRefusal::Page(
         "This client is not registered here (or its registration expired).",
     ))?;
@@ -79,51 +117,7 @@ pub(super) fn check(
             "The redirect URI is not one this client registered.",
         ));
     }
-    let back = |error, description: String| AuthorizeRefusal::Back { error, description };
-    if q.response_type.as_deref() != Some("code") {
-        return Err(back(
-            "unsupported_response_type",
-            "response_type must be code".into(),
-        ));
-    }
-    let challenge = pkce::challenge(
-        q.code_challenge.as_deref(),
-        q.code_challenge_method.as_deref(),
-    )
-    .map_err(|e| back("invalid_request", e.to_string()))?;
-    let resource = q.resource.as_deref().unwrap_or_default();
-    if !resource_ok(resource) {
-        return Err(back(
-            "invalid_target",
-            "resource must name this server's MCP URL".into(),
-        ));
-    }
-    let asked: Vec<String> = q
-        .scope
-        .as_deref()
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    if let Some(unknown) = asked.iter().find(|s| !scopes.contains(&s.as_str())) {
-        return Err(back(
-            "invalid_scope",
-            format!("unknown scope `{}`", audit::bounded(unknown, 40)),
-        ));
-    }
-    let granted = if asked.is_empty() {
-        default_scopes(resource)
-    } else {
-        asked
-    };
-    Ok(AuthRequest {
-        c: client.id.clone(),
-        r: redirect.to_string(),
-        x: challenge,
-        s: q.state.clone(),
-        p: granted.join(" "),
-        a: resource.to_string(),
-    })
+    Ok((client, redirect))
 }
 
 /// An error sent back to the client (RFC 6749 §4.1.2.1, RFC 9207 `iss`).

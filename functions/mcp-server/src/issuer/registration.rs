@@ -49,41 +49,8 @@ pub(crate) fn register(
     id: String,
     expires_at: u64,
 ) -> Result<Registration, MetadataError> {
-    if request.redirect_uris.is_empty() || request.redirect_uris.len() > MAX_REDIRECTS {
-        return Err(MetadataError {
-            error: "invalid_redirect_uri",
-            description: format!("register 1 to {MAX_REDIRECTS} redirect_uris"),
-        });
-    }
-    for uri in &request.redirect_uris {
-        redirect::check(uri).map_err(|e| MetadataError {
-            error: "invalid_redirect_uri",
-            description: e.to_string(),
-        })?;
-    }
-    match request.token_endpoint_auth_method.as_deref() {
-        None | Some("none") => {}
-        Some(other) => {
-            return Err(metadata(format!(
-                "token_endpoint_auth_method `{}`: only `none` (a public client with PKCE)",
-                audit::bounded(other, 40)
-            )));
-        }
-    }
-    let grants = request.grant_types.unwrap_or_default();
-    if let Some(g) = grants
-        .iter()
-        .find(|g| !matches!(g.as_str(), "authorization_code" | "refresh_token"))
-    {
-        return Err(metadata(format!(
-            "grant_type `{}`: only authorization_code and refresh_token",
-            audit::bounded(g, 40)
-        )));
-    }
-    let responses = request.response_types.unwrap_or_default();
-    if responses.iter().any(|r| r != "code") {
-        return Err(metadata("response_types: only `code`"));
-    }
+    redirects(&request.redirect_uris)?;
+    public_code_client(&request)?;
     let name = request
         .client_name
         .map(|n| {
@@ -100,6 +67,48 @@ pub(crate) fn register(
         redirect_uris: request.redirect_uris,
         expires_at,
     })
+}
+
+/// 1 to [`MAX_REDIRECTS`] redirect URIs, each by the rules of `redirect`.
+fn redirects(uris: &[String]) -> Result<(), MetadataError> {
+    let refused = |description| MetadataError {
+        error: "invalid_redirect_uri",
+        description,
+    };
+    if uris.is_empty() || uris.len() > MAX_REDIRECTS {
+        return Err(refused(format!(
+            "register 1 to {MAX_REDIRECTS} redirect_uris"
+        )));
+    }
+    uris.iter()
+        .try_for_each(|uri| redirect::check(uri).map_err(|e| refused(e.to_string())))
+}
+
+/// A public client (`none`) of the code flow (`code`; the code and refresh grants).
+fn public_code_client(request: &Request) -> Result<(), MetadataError> {
+    if let Some(other) = request
+        .token_endpoint_auth_method
+        .as_deref()
+        .filter(|m| *m != "none")
+    {
+        return Err(metadata(format!(
+            "token_endpoint_auth_method `{}`: only `none` (a public client with PKCE)",
+            audit::bounded(other, 40)
+        )));
+    }
+    let grants = request.grant_types.as_deref().unwrap_or_default();
+    let allowed = |g: &&String| matches!(g.as_str(), "authorization_code" | "refresh_token");
+    if let Some(g) = grants.iter().find(|g| !allowed(g)) {
+        return Err(metadata(format!(
+            "grant_type `{}`: only authorization_code and refresh_token",
+            audit::bounded(g, 40)
+        )));
+    }
+    let responses = request.response_types.as_deref().unwrap_or_default();
+    if responses.iter().any(|r| r != "code") {
+        return Err(metadata("response_types: only `code`"));
+    }
+    Ok(())
 }
 
 /// The RFC 7591 §3.2.1 answer.
