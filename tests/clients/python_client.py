@@ -44,13 +44,18 @@ token_endpoint_auth_method none, redirect URI http://127.0.0.1:33418/callback, w
 listens), sends the authorization request with PKCE S256 and the resource parameter (RFC 8707)
 and exchanges the code at the token endpoint. Tokens and the registration live in memory only.
 This script plays the person's browser: it follows the authorization server's redirects with a
-cookie jar of its own until one goes to the redirect URI, and hands the code, state and iss from
-there to the SDK. That needs an authorization server that logs in and consents without a person;
-tests/tools/oidc/op.mjs logs in the --oauth-user the browser adds as login_hint. --oauth-scope
-replaces the scope the SDK put in the authorization request (the person asks for other scopes).
+cookie jar of its own (per host and port) until one goes to the redirect URI, and hands the code,
+state and iss from there to the SDK. That needs an authorization server that logs in without a
+person; tests/tools/oidc/op.mjs logs in the --oauth-user the browser adds as login_hint. A
+consent page on the way (hosted-mcp as the authorization server: a form with a `decision`
+button) is approved by posting its form. --oauth-scope replaces the scope the SDK put in the
+authorization request (the person asks for other scopes). --oauth-refresh, after the calls, makes
+the SDK's token look expired and lists the tools once more, so the SDK refreshes it first.
 The report gets
 
     "oauth": {"client_id", "token_scope", "resource" (sent in the authorization request),
+              "consent": true when a consent page was approved,
+              "refreshed": with --oauth-refresh, whether a new refresh token came back,
               "steps": [URLs without query, in order: the request answered 401 (or 403), each
                         discovery, registration and token request the SDK made, and the
                         authorization request the browser was sent to]}
@@ -90,6 +95,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import re
 import sys
 import time
 from typing import Any, Literal
@@ -223,6 +229,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(default: the SDK's choice, from the 401 or the metadata)",
     )
     ap.add_argument(
+        "--oauth-refresh",
+        action="store_true",
+        help="with --oauth: after the calls, let the SDK's token expire and list the tools again "
+        "(the SDK refreshes it); the report's oauth.refreshed says whether a new refresh token came",
+    )
+    ap.add_argument(
         "--call",
         action="append",
         default=[],
@@ -288,8 +300,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ap.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds (default 60)")
     args = ap.parse_args(argv)
-    if not args.oauth and (args.oauth_user or args.oauth_scope):
-        ap.error("--oauth-user and --oauth-scope need --oauth")
+    if not args.oauth and (args.oauth_user or args.oauth_scope or args.oauth_refresh):
+        ap.error("--oauth-user, --oauth-scope and --oauth-refresh need --oauth")
     if args.connect and not args.oauth_user:
         ap.error("--connect needs --oauth --oauth-user (the person who connects)")
     return args
@@ -336,6 +348,26 @@ def call_entry(name: str, result: CallToolResult) -> dict[str, Any]:
 def without_query(url: str | httpx2.URL) -> str:
     parts = urlsplit(str(url))
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+def keep_cookies(jar: dict[str, str], response: httpx2.Response) -> None:
+    """The response's `Set-Cookie` values in `jar` (an empty value removes the cookie)."""
+    for line in response.headers.get_list("set-cookie"):
+        name, _, value = line.split(";", 1)[0].partition("=")
+        if value:
+            jar[name.strip()] = value
+        else:
+            jar.pop(name.strip(), None)
+
+
+def consent_form(page: str) -> tuple[str, dict[str, str]] | None:
+    """A consent page's form (its action and hidden fields, plus decision=approve), if `page` is one."""
+    action = re.search(r'<form method="post" action="([^"]+)"', page)
+    if action is None or 'name="decision" value="approve"' not in page:
+        return None
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
+    fields = {k: v.replace("&amp;", "&").replace("&quot;", '"') for k, v in fields.items()}
+    return action.group(1), {**fields, "decision": "approve"}
 
 
 class MemoryTokenStorage:
@@ -426,11 +458,26 @@ class OAuthRun:
         if self.scope:
             query["scope"] = self.scope
         url = urlunsplit(parts._replace(query=urlencode(query)))
-        # Its own client and cookie jar: the provider keeps the interaction in cookies.
+        # A cookie jar per host and port, kept by hand: httpx's jar would not send a `Secure`
+        # (`__Host-`) cookie over the loopback's plain http, as browsers do.
+        jars: dict[str, dict[str, str]] = {}
         async with httpx2.AsyncClient(follow_redirects=False, timeout=httpx2.Timeout(self.timeout)) as browser:
+            form: dict[str, str] | None = None
             for _ in range(MAX_AUTHORIZE_REDIRECTS):
-                response = await browser.get(url)
+                jar = jars.setdefault(urlsplit(url).netloc, {})
+                headers = {"cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else {}
+                if form is None:
+                    response = await browser.get(url, headers=headers)
+                else:
+                    response = await browser.post(url, data=form, headers=headers)
+                    form = None
+                keep_cookies(jar, response)
                 location = response.headers.get("location")
+                if response.status_code == 200 and (consent := consent_form(response.text)) is not None:
+                    # The authorization server's consent page: the person approves.
+                    self.info["consent"] = True
+                    url, form = urljoin(str(response.url), consent[0]), consent[1]
+                    continue
                 if not response.is_redirect or not location:
                     raise RuntimeError(
                         f"authorization stopped at {without_query(url)}: HTTP {response.status_code} "
@@ -447,6 +494,21 @@ class OAuthRun:
         self.result = AuthorizationCodeResult(
             code=answer.get("code", ""), state=answer.get("state"), iss=answer.get("iss")
         )
+
+    async def refresh(self, session: ClientSession) -> bool:
+        """The token made to look expired, then one request: the SDK refreshes it first. True when
+        a new refresh token came back (rotation) and the request succeeded."""
+        before = self.storage.tokens.refresh_token if self.storage.tokens else None
+        self.provider.context.token_expiry_time = time.time() - 1
+        try:
+            await session.list_tools()
+        except MCPError as e:
+            self.info["refreshed"] = False
+            self.info["refresh_error"] = describe(e)
+            return False
+        after = self.storage.tokens.refresh_token if self.storage.tokens else None
+        self.info["refreshed"] = before is not None and after is not None and after != before
+        return bool(self.info["refreshed"])
 
     async def callback(self) -> AuthorizationCodeResult:
         """The SDK's callback_handler: the redirect URI's parameters `browse` stopped at."""
@@ -490,13 +552,15 @@ async def run(args: argparse.Namespace, report: dict[str, Any]) -> bool:
         auth=oauth.provider if oauth else None,
     )
     try:
-        return await drive_session(args, report, http)
+        return await drive_session(args, report, http, oauth)
     finally:
         if oauth is not None:
             oauth.finish(report)
 
 
-async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: httpx2.AsyncClient) -> bool:
+async def drive_session(
+    args: argparse.Namespace, report: dict[str, Any], http: httpx2.AsyncClient, oauth: OAuthRun | None = None
+) -> bool:
     """Negotiate, list the tools and make the calls; True if every step succeeded."""
     ok = True
     # What the URL elicitation callback opened during the current call (--connect elicit).
@@ -605,6 +669,9 @@ async def drive_session(args: argparse.Namespace, report: dict[str, Any], http: 
                 if args.progress:
                     entry["progress"] = received
                 report["calls"].append(entry)
+
+            if args.oauth_refresh and oauth is not None:
+                ok = await oauth.refresh(session) and ok
 
             for name, arguments in args.task:
                 seen.clear()

@@ -54,6 +54,7 @@ mod contract;
 mod http;
 mod inbound;
 mod inventory;
+mod issuer;
 mod limits;
 mod mcp;
 mod oauth;

@@ -20,6 +20,8 @@ use crate::http::{AppState, health};
 use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
+use crate::issuer::signer::jwks;
+use crate::issuer::{Issuer, IssuerParts};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
 use crate::oauth::Verifier;
@@ -45,6 +47,9 @@ pub struct Stores {
     pub tasks: TaskStore,
     /// The events upstreams push to `/inbound/<connector>`.
     pub inbound: Arc<dyn InboundStore>,
+    /// The authorization server's store and key (`MCP_AS_IDP_ISSUER`); in memory and made at
+    /// start when left out.
+    pub issuer: Option<IssuerParts>,
 }
 
 impl Default for Stores {
@@ -55,6 +60,7 @@ impl Default for Stores {
             vault: Arc::new(MemoryVault::default()),
             tasks: TaskStore::default(),
             inbound: Arc::new(MemoryInbound::default()),
+            issuer: None,
         }
     }
 }
@@ -102,13 +108,24 @@ pub(crate) async fn build(
         || table_name.is_some()
         || config.ledger_table.is_some()
         || config.vault.is_some()
-        || config.inbound.is_some();
+        || config.inbound.is_some()
+        || config
+            .issuer
+            .as_ref()
+            .is_some_and(|i| i.table.is_some() || i.key_id.is_some());
     let aws = if on_aws {
         Some(aws_config::load_from_env().await)
     } else {
         None
     };
-    let stores = stores(&config, table_name, aws.as_ref());
+    let mut stores = stores(&config, table_name, aws.as_ref());
+    if let Some(settings) = &config.issuer {
+        stores.issuer = Some(
+            IssuerParts::build(settings, aws.as_ref())
+                .await
+                .map_err(|e| anyhow::anyhow!("the authorization server (MCP_AS_KEY_ID): {e}"))?,
+        );
+    }
     let loader = secret_loader(&config, env, &catalogs, &redactor, aws.as_ref())?;
     let store = Arc::new(
         SecretStore::new(loader, config.secret_ttl, redactor.clone())
@@ -184,6 +201,7 @@ fn stores(config: &Config, limits_table: Option<String>, aws: Option<&SdkConfig>
         vault,
         tasks,
         inbound,
+        issuer: None,
     }
 }
 
@@ -252,10 +270,14 @@ impl AppState {
             Registry::new(deployed_catalogs),
             config.profiles.clone(),
         ));
-        let oauth = config
-            .oauth
-            .clone()
-            .map(|settings| Arc::new(Verifier::new(settings, http.clone())));
+        let issuer = issuer(&config, stores.issuer, &secrets, &http);
+        let oauth = config.oauth.clone().map(|settings| {
+            Arc::new(match &issuer {
+                // Our own tokens, checked against our own key: no fetch from ourselves.
+                Some(i) => Verifier::with_keys(settings, http.clone(), jwks(i.signer.as_ref())),
+                None => Verifier::new(settings, http.clone()),
+            })
+        });
         let ledger = Arc::new(stores.ledger);
         let connect = connect(
             &config,
@@ -300,10 +322,37 @@ impl AppState {
             limits,
             oauth,
             connect,
+            issuer,
             inbound: stores.inbound,
             insecure_no_auth: false,
         }
     }
+}
+
+/// The authorization server of `MCP_AS_IDP_ISSUER`, over the store and key built at start
+/// (in memory with a key made now when none were).
+fn issuer(
+    config: &Config,
+    parts: Option<IssuerParts>,
+    secrets: &Arc<SecretStore>,
+    http: &reqwest::Client,
+) -> Option<Arc<Issuer>> {
+    let (settings, oauth) = (config.issuer.clone()?, config.oauth.clone()?);
+    let parts = match parts.map(Ok).unwrap_or_else(IssuerParts::local) {
+        Ok(parts) => parts,
+        Err(e) => {
+            tracing::error!(error = %e, "the authorization server is off: no signing key");
+            return None;
+        }
+    };
+    Some(Arc::new(Issuer::new(
+        settings,
+        oauth,
+        config.profiles.names().map(str::to_string).collect(),
+        parts,
+        secrets.clone(),
+        http.clone(),
+    )))
 }
 
 /// The connectors people connect their own accounts to (`auth: oauth_user`).

@@ -1,6 +1,7 @@
 //! One test binary for this crate: each module below was a binary of its own.
 
 mod aggregations;
+mod authorization_server;
 mod budget;
 mod clients;
 mod connect;

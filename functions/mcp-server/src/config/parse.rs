@@ -63,6 +63,8 @@ pub struct Config {
     pub api_keys: bool,
     /// OAuth access tokens accepted: the resource server's settings.
     pub oauth: Option<oauth::Settings>,
+    /// This server as the authorization server (`MCP_AS_IDP_ISSUER`): the company IdP.
+    pub(crate) issuer: Option<crate::issuer::IssuerSettings>,
     /// Key ids whose `x-user-email` is honoured.
     pub user_header_keys: Vec<String>,
     /// The front door's proof header (lower case), when one is configured.
@@ -112,6 +114,7 @@ impl Config {
         }
         let profiles = Profiles::from_env(env)?;
         let (api_keys, oauth) = auth_modes(env, &read, &profiles)?;
+        let issuer = issuer_mode(&read, oauth.as_ref(), lambda)?;
         Ok(Config {
             lambda,
             secret_source,
@@ -146,6 +149,7 @@ impl Config {
             trusted_proxies,
             api_keys,
             oauth,
+            issuer,
             user_header_keys: read.list(USER_HEADER_KEYS),
             origin_verify_header: origin_verify_header(env)?,
             token_confirms_critical: read.list(TOKEN_CONFIRMS_CRITICAL),
@@ -337,6 +341,28 @@ fn connector_vars(env: &EnvSnapshot) -> BTreeMap<String, ConnectorVars> {
             value.eq_ignore_ascii_case("true");
     }
     vars
+}
+
+/// The authorization-server mode. On Lambda its table and key are required: codes and refresh
+/// tokens must outlive an instance, and every instance must sign with the same key.
+fn issuer_mode<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+    oauth: Option<&oauth::Settings>,
+    lambda: bool,
+) -> Result<Option<crate::issuer::IssuerSettings>, ConfigError> {
+    use crate::issuer::settings::{KEY_ID, TABLE};
+    let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
+    if let Some(s) = settings.as_ref().filter(|_| lambda) {
+        for (name, value) in [(TABLE, &s.table), (KEY_ID, &s.key_id)] {
+            if value.is_none() {
+                return Err(ConfigError::new(
+                    name,
+                    "required on Lambda with MCP_AS_IDP_ISSUER (shared by every instance)",
+                ));
+            }
+        }
+    }
+    Ok(settings)
 }
 
 /// `MCP_AUTH` and the OAuth settings, whose profiles must exist.

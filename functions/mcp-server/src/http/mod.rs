@@ -21,6 +21,7 @@ mod declared;
 pub(crate) mod health;
 pub(crate) mod hosts;
 mod inbound;
+mod issuer;
 pub(crate) mod jsonrpc;
 pub(crate) mod limit;
 mod origin;
@@ -88,6 +89,20 @@ pub fn app(state: AppState) -> Router {
                 "/connections/disconnect",
                 axum::routing::post(connect::connections_disconnect),
             );
+    }
+    if state.issuer.is_some() {
+        use crate::issuer::metadata as at;
+        use axum::routing::post;
+        // The authorization server's front door, beside `/mcp` (http/issuer.rs).
+        open = open
+            .route(at::WELL_KNOWN, get(issuer::metadata))
+            .route(at::JWKS, get(issuer::jwks))
+            .route(at::REGISTER, post(issuer::register))
+            .route(at::AUTHORIZE, get(issuer::authorize))
+            .route(at::CALLBACK, get(issuer::callback))
+            .route(at::CONSENT, post(issuer::consent))
+            .route(at::TOKEN, post(issuer::token))
+            .route(at::REVOKE, post(issuer::revoke));
     }
     if state.oauth.is_none() {
         // Without OAuth there is nothing to discover: a client probing for OAuth metadata gets a

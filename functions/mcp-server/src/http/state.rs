@@ -24,6 +24,8 @@ pub struct AppState {
     pub oauth: Option<Arc<Verifier>>,
     /// `/connect/<connector>`, when OAuth is on and some connector has `auth: oauth_user`.
     pub connect: Option<Arc<crate::connect::Connect>>,
+    /// `/oauth/…` and the RFC 8414 metadata, when this server is the authorization server.
+    pub(crate) issuer: Option<Arc<crate::issuer::Issuer>>,
     /// Where `/inbound/<connector>` keeps the events upstreams push.
     pub inbound: Arc<dyn crate::inbound::InboundStore>,
     /// Local loopback testing only (conformance suite); `serve` refuses it on other addresses

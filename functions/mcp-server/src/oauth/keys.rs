@@ -39,6 +39,8 @@ pub(crate) struct KeySource {
     timeout: Duration,
     keys: RwLock<Option<Arc<Vec<VerifyingKey>>>>,
     fetch: tokio::sync::Mutex<Fetch>,
+    /// Keys given at start (our own authorization server's): never fetched.
+    fixed: bool,
 }
 
 /// The fetch side, one at a time.
@@ -57,6 +59,21 @@ impl KeySource {
             timeout,
             keys: RwLock::new(None),
             fetch: tokio::sync::Mutex::new(Fetch::default()),
+            fixed: false,
+        }
+    }
+
+    /// The keys of a JWKS document given at start, never fetched: this server's own, when it
+    /// is the authorization server (no request to itself, no cold-start wait).
+    pub(crate) fn fixed(http: reqwest::Client, issuer: &str, jwks: serde_json::Value) -> Self {
+        let keys = serde_json::from_value(jwks)
+            .map(keys_of)
+            .unwrap_or_default();
+        let source = KeySource::new(http, issuer, Duration::from_secs(1));
+        *source.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(keys));
+        KeySource {
+            fixed: true,
+            ..source
         }
     }
 
@@ -65,6 +82,9 @@ impl KeySource {
     pub(crate) async fn find(&self, kid: Option<&str>) -> Result<Option<VerifyingKey>, KeyError> {
         if let Some(key) = self.cached().and_then(|keys| pick(&keys, kid)) {
             return Ok(Some(key));
+        }
+        if self.fixed {
+            return Ok(None);
         }
         let mut fetch = self.fetch.lock().await;
         // Another request may have fetched while this one waited.

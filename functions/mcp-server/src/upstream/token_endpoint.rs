@@ -140,7 +140,7 @@ pub(crate) async fn revoke(
 
 /// One form POST with our client's credentials (`client_id` in the form for a public client,
 /// else basic), bounded in time and size: the 2xx answer's body, or why not.
-async fn post_form(
+pub(crate) async fn post_form(
     http: &reqwest::Client,
     endpoint: &str,
     client: &Client<'_>,

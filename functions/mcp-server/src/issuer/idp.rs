@@ -1,0 +1,170 @@
+//! The company identity provider, where people sign in (any OpenID provider: Cognito, Entra
+//! ID, Google, Keycloak): its endpoints from its discovery document (once), our code exchanged
+//! at its token endpoint (PKCE, our public client), and its ID token checked (signature against
+//! its key set, `iss`, `aud` our client id, `exp`, the `nonce` we sent). The subject is what
+//! our tokens name; an e-mail or name claim only labels the consent page.
+
+use std::sync::Mutex;
+
+use jsonwebtoken::{Algorithm, Validation};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::oauth::keys::KeySource;
+use crate::upstream::token_endpoint as exchange;
+
+/// The person the provider signed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SignedIn {
+    pub subject: String,
+    /// For the consent page: `email`, else `name`, else the subject.
+    pub shown: String,
+}
+
+pub(crate) struct Idp {
+    http: reqwest::Client,
+    issuer: String,
+    client_id: String,
+    endpoints: Mutex<Option<(String, String)>>,
+    keys: KeySource,
+}
+
+#[derive(Deserialize)]
+struct Discovery {
+    issuer: String,
+    authorization_endpoint: String,
+    token_endpoint: String,
+}
+
+#[derive(Deserialize)]
+struct IdpTokens {
+    id_token: Option<String>,
+}
+
+impl Idp {
+    pub(crate) fn new(http: reqwest::Client, issuer: &str, client_id: &str) -> Self {
+        let keys = KeySource::new(http.clone(), issuer, exchange::TIMEOUT);
+        Idp {
+            http,
+            issuer: issuer.to_string(),
+            client_id: client_id.to_string(),
+            endpoints: Mutex::new(None),
+            keys,
+        }
+    }
+
+    pub(crate) fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    /// The authorization and token endpoints, read once.
+    pub(crate) async fn endpoints(&self) -> Result<(String, String), String> {
+        if let Some(e) = self
+            .endpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Ok(e);
+        }
+        let url = format!("{}/.well-known/openid-configuration", self.issuer);
+        let answer = self
+            .http
+            .get(&url)
+            .timeout(exchange::TIMEOUT)
+            .send()
+            .await
+            .map_err(|_| format!("{url}: unreachable"))?;
+        if !answer.status().is_success() {
+            return Err(format!("{url}: HTTP {}", answer.status().as_u16()));
+        }
+        let body = answer
+            .bytes()
+            .await
+            .map_err(|_| format!("{url}: broke off"))?;
+        let d: Discovery = serde_json::from_slice(body.get(..256 * 1024).unwrap_or(&body))
+            .map_err(|_| format!("{url}: not OpenID discovery"))?;
+        if d.issuer.trim_end_matches('/') != self.issuer {
+            return Err(format!("{url}: names another issuer"));
+        }
+        let e = (d.authorization_endpoint, d.token_endpoint);
+        *self.endpoints.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.clone());
+        Ok(e)
+    }
+
+    /// The code exchanged (with the PKCE `verifier`) and the ID token checked for `nonce`.
+    pub(crate) async fn sign_in(
+        &self,
+        code: &str,
+        verifier: &str,
+        redirect_uri: &str,
+        nonce: &str,
+    ) -> Result<SignedIn, String> {
+        let (_, token_endpoint) = self.endpoints().await?;
+        let client = exchange::Client {
+            id: &self.client_id,
+            secret: None,
+            resource: None,
+        };
+        let fields = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("code_verifier", verifier),
+            ("redirect_uri", redirect_uri),
+        ];
+        let body = exchange::post_form(&self.http, &token_endpoint, &client, &fields)
+            .await
+            .map_err(|e| e.to_string())?;
+        let answer: IdpTokens =
+            serde_json::from_slice(&body).map_err(|_| "not a token answer".to_string())?;
+        let id_token = answer
+            .id_token
+            .ok_or("no ID token (is `openid` allowed?)")?;
+        let claims = self.check(&id_token).await?;
+        if claims.get("nonce").and_then(Value::as_str) != Some(nonce) {
+            return Err("the ID token's nonce is not ours".into());
+        }
+        let text = |name: &str| {
+            claims
+                .get(name)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let subject = text("sub")
+            .ok_or("the ID token names no subject")?
+            .to_string();
+        let shown = text("email")
+            .or(text("name"))
+            .unwrap_or(&subject)
+            .to_string();
+        Ok(SignedIn { subject, shown })
+    }
+
+    /// The ID token's claims, if its signature, issuer, audience and lifetime hold.
+    async fn check(&self, token: &str) -> Result<Map<String, Value>, String> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| "not a JWT")?;
+        if !matches!(
+            header.alg,
+            Algorithm::RS256 | Algorithm::PS256 | Algorithm::ES256 | Algorithm::EdDSA
+        ) {
+            return Err(format!(
+                "ID tokens signed with {:?} are not accepted",
+                header.alg
+            ));
+        }
+        let key = self
+            .keys
+            .find(header.kid.as_deref())
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the ID token's key is unknown")?;
+        let mut v = Validation::new(header.alg);
+        v.set_issuer(&[&self.issuer, &format!("{}/", self.issuer)]);
+        v.set_audience(&[&self.client_id]);
+        v.set_required_spec_claims(&["exp", "iss", "sub", "aud"]);
+        v.leeway = 30;
+        jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &v)
+            .map(|d| d.claims)
+            .map_err(|e| format!("the ID token is refused ({:?})", e.kind()))
+    }
+}

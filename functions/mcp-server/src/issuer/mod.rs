@@ -1,0 +1,167 @@
+//! The authorization server's front door (issue 46, first slice): with `MCP_AS_IDP_ISSUER` set,
+//! this server issues the access tokens its own resource server accepts, so a client connects
+//! with the MCP URL alone (RFC 8414 metadata, dynamic registration, no client id by hand). A
+//! person signs in at the company's identity provider (`idp`) and approves the client on a
+//! consent page of ours; the client gets a one-time code, then tokens signed with our key.
+//!
+//! Beside `/mcp`, never inside it: nothing here is on the tool-call path, which only checks
+//! the tokens (`oauth::Verifier`, pointed at our key set without fetching it from ourselves).
+//!
+//! Reads downwards: `settings` → `redirect`, `pkce`, `registration` (pure rules) →
+//! `authorize` (the request checked, the person sent to the IdP) → `sign_in` (back from the
+//! IdP: the consent page) → `consent` (the decision: a code) → `token` (codes and refresh
+//! tokens exchanged, families revoked on reuse) → `signer` (the key; `kms` on Lambda) →
+//! `store` (what is kept: `memory` locally, `table` on DynamoDB).
+//! The HTTP edge is `http/issuer.rs`.
+
+mod authorize;
+pub(crate) mod browser;
+mod consent;
+mod idp;
+mod kms;
+mod memory;
+pub(crate) mod metadata;
+mod pkce;
+mod redirect;
+pub(crate) mod registration;
+pub(crate) mod settings;
+mod sign_in;
+pub(crate) mod signer;
+pub(crate) mod store;
+mod table;
+pub(crate) mod token;
+
+use std::sync::Arc;
+
+pub(crate) use authorize::AuthorizeQuery;
+pub(crate) use consent::ConsentForm;
+pub(crate) use kms::KmsSigner;
+pub(crate) use memory::MemoryIssuer;
+pub(crate) use settings::IssuerSettings;
+pub(crate) use signer::{LocalSigner, TokenSigner};
+pub(crate) use store::IssuerStore;
+pub(crate) use table::TableIssuer;
+
+use crate::connect::Page;
+use crate::secrets::SecretStore;
+
+/// The store and the key, built at start where they need AWS (`startup::build`); tests and
+/// local runs without them get the in-memory store and a key made at start.
+pub struct IssuerParts {
+    pub(crate) store: Arc<dyn IssuerStore>,
+    pub(crate) signer: Arc<dyn TokenSigner>,
+}
+
+impl IssuerParts {
+    /// In memory, with a key made now.
+    pub(crate) fn local() -> Result<Self, signer::SignError> {
+        Ok(IssuerParts {
+            store: Arc::new(MemoryIssuer::default()),
+            signer: Arc::new(LocalSigner::generate()?),
+        })
+    }
+
+    /// The table and the KMS key the settings name (each in memory or local when unnamed).
+    pub(crate) async fn build(
+        settings: &IssuerSettings,
+        aws: Option<&aws_config::SdkConfig>,
+    ) -> Result<Self, signer::SignError> {
+        let local = IssuerParts::local()?;
+        let store: Arc<dyn IssuerStore> = match (&settings.table, aws) {
+            (Some(t), Some(aws)) => {
+                Arc::new(TableIssuer::new(aws_sdk_dynamodb::Client::new(aws), t))
+            }
+            _ => local.store,
+        };
+        let signer: Arc<dyn TokenSigner> = match (&settings.key_id, aws) {
+            (Some(k), Some(aws)) => {
+                Arc::new(KmsSigner::load(aws_sdk_kms::Client::new(aws), k).await?)
+            }
+            _ => local.signer,
+        };
+        Ok(IssuerParts { store, signer })
+    }
+}
+
+/// What a browser step answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// 302 to this URL.
+    Redirect(String),
+    /// 302 to `to`, binding the browser with this `Set-Cookie`.
+    Bind { to: String, cookie: String },
+    /// A plain page (an error the person reads).
+    Page(Page),
+    /// The consent page's HTML (a form posting back here).
+    Consent(String),
+}
+
+/// Everything the routes need, built once at start.
+pub(crate) struct Issuer {
+    pub settings: IssuerSettings,
+    /// The resource server's settings: our resource URL and the scopes (profile claim values).
+    pub oauth: crate::oauth::Settings,
+    /// The deployment's profiles (`<resource>/<profile>` is a resource too).
+    pub profiles: Vec<String>,
+    pub store: Arc<dyn IssuerStore>,
+    pub signer: Arc<dyn TokenSigner>,
+    pub secrets: Arc<SecretStore>,
+    idp: idp::Idp,
+}
+
+impl Issuer {
+    pub(crate) fn new(
+        settings: IssuerSettings,
+        oauth: crate::oauth::Settings,
+        profiles: Vec<String>,
+        parts: IssuerParts,
+        secrets: Arc<SecretStore>,
+        http: reqwest::Client,
+    ) -> Self {
+        let IssuerParts { store, signer } = parts;
+        let idp = idp::Idp::new(http, &settings.idp_issuer, &settings.idp_client_id);
+        Issuer {
+            settings,
+            oauth,
+            profiles,
+            store,
+            signer,
+            secrets,
+            idp,
+        }
+    }
+
+    /// The RFC 8414 document.
+    pub(crate) fn metadata(&self) -> serde_json::Value {
+        let scopes: Vec<&str> = self.oauth.grants.iter().map(|g| g.value.as_str()).collect();
+        metadata::document(&self.settings.issuer, &scopes)
+    }
+
+    /// The ticket keys (the deployment's confirmation keys).
+    async fn keys(&self) -> Vec<Vec<u8>> {
+        self.secrets
+            .get()
+            .await
+            .map(|s| s.confirmation_keys.clone())
+            .unwrap_or_default()
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.settings.issuer)
+    }
+}
+
+fn page(status: u16, title: &str, text: impl Into<String>) -> Answer {
+    Answer::Page(Page::new(status, title, text))
+}
+
+/// `url` with these query pairs appended.
+fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            u.query_pairs_mut().extend_pairs(pairs);
+            u.to_string()
+        }
+        Err(_) => url.to_string(),
+    }
+}

@@ -1,0 +1,116 @@
+//! The authorization-server mode's settings: which company identity provider people sign in
+//! at, with which client of ours there. Parsed once at start; `MCP_AS_IDP_ISSUER` turns the
+//! mode on, and then `MCP_OAUTH_ISSUER` is this server's own origin (the tokens' `iss`).
+
+use env_config::ConfigError;
+
+/// The company identity provider's issuer (OpenID discovery at
+/// `<issuer>/.well-known/openid-configuration`): turns the authorization server on.
+pub(crate) const IDP_ISSUER: &str = "MCP_AS_IDP_ISSUER";
+/// Our client id at that provider (a public client with PKCE in this slice).
+pub(crate) const IDP_CLIENT_ID: &str = "MCP_AS_IDP_CLIENT_ID";
+
+/// The DynamoDB table of clients, codes and refresh tokens; in memory per process when unset.
+pub(crate) const TABLE: &str = "MCP_AS_TABLE";
+/// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
+/// with; a key made at start when unset.
+pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
+
+/// How long an access token we issue lives.
+pub(crate) const ACCESS_TTL_S: u64 = 600;
+/// How long a refresh token lives (each use rotates it).
+pub(crate) const REFRESH_TTL_S: u64 = 30 * 24 * 3600;
+/// How long a one-time code lives.
+pub(crate) const CODE_TTL_S: u64 = 60;
+/// How long a sign-in and a consent page may take.
+pub(crate) const FLOW_TTL_S: u64 = 600;
+/// How long a registration lives before its first code; once used, [`USED_CLIENT_TTL_S`].
+pub(crate) const UNUSED_CLIENT_TTL_S: u64 = 24 * 3600;
+pub(crate) const USED_CLIENT_TTL_S: u64 = 90 * 24 * 3600;
+/// Registrations one IP address may make per hour.
+pub(crate) const REGISTRATIONS_PER_IP_HOUR: u32 = 20;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IssuerSettings {
+    /// This server's origin, `https://host` (no path): our `iss` and where our routes are.
+    pub issuer: String,
+    pub idp_issuer: String,
+    pub idp_client_id: String,
+    pub table: Option<String>,
+    pub key_id: Option<String>,
+}
+
+impl IssuerSettings {
+    /// `None` when the mode is off. `issuer` is `MCP_OAUTH_ISSUER` (checked by the resource
+    /// server's settings), which must be the origin of `resource`, where our routes are.
+    pub(crate) fn from_env<F: Fn(&str) -> Option<String>>(
+        read: &env_config::Env<F>,
+        oauth: Option<&crate::oauth::Settings>,
+    ) -> Result<Option<IssuerSettings>, ConfigError> {
+        let Some(idp_issuer) = read.get(IDP_ISSUER) else {
+            if read.get(IDP_CLIENT_ID).is_some() {
+                return Err(ConfigError::new(
+                    IDP_ISSUER,
+                    format!("required with {IDP_CLIENT_ID}"),
+                ));
+            }
+            return Ok(None);
+        };
+        let Some(oauth) = oauth else {
+            return Err(ConfigError::new(
+                IDP_ISSUER,
+                "needs MCP_OAUTH_ISSUER (this server's origin) and MCP_RESOURCE_URL",
+            ));
+        };
+        let origin = crate::oauth::url::origin_and_path(&oauth.resource).0;
+        if oauth.issuer.trim_end_matches('/') != origin {
+            return Err(ConfigError::new(
+                crate::oauth::settings::ISSUER,
+                format!(
+                    "with {IDP_ISSUER} this server is the authorization server: set it to `{origin}`, \
+                     the origin of MCP_RESOURCE_URL"
+                ),
+            ));
+        }
+        let idp_client_id = read.get(IDP_CLIENT_ID).ok_or_else(|| {
+            ConfigError::new(IDP_CLIENT_ID, format!("required with {IDP_ISSUER}"))
+        })?;
+        Ok(Some(IssuerSettings {
+            issuer: origin.to_string(),
+            idp_issuer: idp_issuer.trim_end_matches('/').to_string(),
+            idp_client_id,
+            table: read.get(TABLE),
+            key_id: read.get(KEY_ID),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oauth::settings::{ISSUER, RESOURCE_URL};
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<Option<IssuerSettings>, ConfigError> {
+        let read = env_config::Env::new(env_config::pairs(pairs));
+        let oauth = crate::oauth::Settings::from_env(&read).unwrap();
+        IssuerSettings::from_env(&read, oauth.as_ref())
+    }
+
+    #[test]
+    fn on_with_the_idp_and_our_own_origin_as_issuer() {
+        assert_eq!(parse(&[]).unwrap(), None);
+        let on = [
+            (ISSUER, "https://mcp.example.com"),
+            (RESOURCE_URL, "https://mcp.example.com/mcp"),
+            (IDP_ISSUER, "https://login.example.com/"),
+            (IDP_CLIENT_ID, "ours"),
+        ];
+        let s = parse(&on).unwrap().unwrap();
+        assert_eq!(s.issuer, "https://mcp.example.com");
+        assert_eq!(s.idp_issuer, "https://login.example.com");
+        let other = [(ISSUER, "https://login.example.com"), on[1], on[2], on[3]];
+        assert_eq!(parse(&other).unwrap_err().name, ISSUER);
+        assert_eq!(parse(&on[..3]).unwrap_err().name, IDP_CLIENT_ID);
+        assert_eq!(parse(&on[2..]).unwrap_err().name, IDP_ISSUER);
+    }
+}
