@@ -58,7 +58,7 @@ pub async fn rows(
     batched_rows(client, polling, groups, range, query).await
 }
 
-/// The names of the log groups starting with `prefix`, every page (at most [`MAX_PAGES`]).
+/// The names of the log groups starting with `prefix`, every page (at most 200 pages of 50).
 pub async fn groups_with_prefix(
     client: &AwsJson,
     prefix: &str,
