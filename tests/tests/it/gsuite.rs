@@ -1,0 +1,267 @@
+//! Google Workspace as each person, end to end against the offline twin (tests/src/google.rs):
+//! the shipped gsuite catalog with its endpoints pointed at one local oidc-provider, which is
+//! both our authorization server and the one playing Google (Google's tokens are its JWTs for
+//! the resource `<our resource>/google`, the only audience the twin honours). Two people connect
+//! through /connect in a simulated browser; each then reads only their own mail and events
+//! (counted at the twin, ten calls each at once: the issue's fifty belong to a benchmark); a
+//! meeting invitation needs a person's confirmation and its preview names the attendee and the
+//! title; an access token the twin stops honouring is refreshed through the vault with the
+//! provider's refresh token; and no token, address or subject reaches the server's output.
+
+use std::collections::BTreeMap;
+
+use integration_tests::google::{Account, Twin};
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Rpc, Server, TempDir, free_port, interleaved_calls, repo};
+use serde_json::{Value, json};
+
+use crate::connect::Browser;
+
+const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
+    https://www.googleapis.com/auth/calendar.events \
+    https://www.googleapis.com/auth/calendar.calendarlist.readonly \
+    https://www.googleapis.com/auth/calendar.freebusy";
+
+/// The shipped catalog, with Google's endpoints at `op` and its tokens for `google`.
+fn catalog(op: &Op, google: &str) -> String {
+    let shipped =
+        std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
+    let issuer = op.issuer();
+    let replaced = shipped
+        .replace(
+            "https://accounts.google.com/o/oauth2/v2/auth?access_type=offline&prompt=consent",
+            &format!("{issuer}/auth?prompt=consent"),
+        )
+        .replace(
+            "https://oauth2.googleapis.com/token",
+            &format!("{issuer}/token"),
+        )
+        .replace(
+            "https://oauth2.googleapis.com/revoke",
+            &format!("{issuer}/token/revocation"),
+        )
+        // oidc-provider hands out a refresh token for `offline_access` (Google: access_type).
+        .replace(
+            "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n",
+            &format!(
+                "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n      - offline_access\n    resource: \"{google}\"\n"
+            ),
+        );
+    assert_ne!(replaced, shipped);
+    assert!(replaced.contains("offline_access"));
+    replaced
+}
+
+fn mailbox(who: &str) -> Account {
+    let mails = (1..=3)
+        .map(|i| {
+            (
+                format!("{who}-m{i}"),
+                format!("friend-of-{who}@muster.example"),
+                format!("Subject {i} for {who}"),
+                format!("Hallo {who}, Nachricht {i}."),
+            )
+        })
+        .collect();
+    let events = vec![json!({"id": format!("{who}-e1"), "status": "confirmed",
+        "summary": format!("Standup of {who}"),
+        "start": {"dateTime": "2026-05-04T09:00:00+02:00", "timeZone": "Europe/Berlin"},
+        "end": {"dateTime": "2026-05-04T09:15:00+02:00", "timeZone": "Europe/Berlin"}})];
+    Account { mails, events }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_read_only_their_own_google_mail_and_events() {
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let google = format!("{resource}/google");
+    let op = Op::start(&resource, &format!("mcp:tools {SCOPES}"));
+    let accounts = BTreeMap::from([
+        ("alice".to_string(), mailbox("alice")),
+        ("bob".to_string(), mailbox("bob")),
+    ]);
+    let twin = Twin::new(op.issuer(), &google, accounts);
+    let api = twin.clone().serve(free_port()).await;
+    let (connect_client, _) = op
+        .register_for(
+            &[
+                &format!("{base}/connect/gsuite/signed-in"),
+                &format!("{base}/connections/signed-in"),
+            ],
+            true,
+        )
+        .await;
+    let (client, secret) = op
+        .register(&format!("{base}/connect/gsuite/callback"), false)
+        .await;
+    let dir = TempDir::new("gsuite");
+    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google)).unwrap();
+    let keys = format!("e2e:{KEY}");
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            (
+                "MCP_PSEUDONYM_PEPPER",
+                "gsuite-test-pepper-0123456789abcdef",
+            ),
+            ("MCP_OAUTH_ISSUER", op.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CONNECT_CLIENT_ID", &connect_client),
+            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
+            ("GSUITE_BASE_URL", &api),
+            ("GSUITE_CLIENT_ID", &client),
+            ("GSUITE_CLIENT_SECRET", secret.as_deref().unwrap()),
+        ],
+    );
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+    let inbox = json!({"query": "in:inbox"});
+
+    // Each connects with their own link: signed in at ours, then at "Google".
+    for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
+        let asked = Rpc::with_bearer(&server.url, bearer)
+            .tool("gsuite_mail_threads_search", inbox.clone())
+            .await;
+        assert_eq!(asked["status"], "connection_required", "{asked}");
+        let link = asked["connect_url"].as_str().unwrap();
+        let landed = Browser::new().open(link, who, None).await;
+        assert_eq!(landed.status, 200, "{}", landed.body);
+        assert!(
+            landed.body.contains("Google Workspace is connected"),
+            "{}",
+            landed.body
+        );
+    }
+    assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
+
+    // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    for (who, answer) in
+        interleaved_calls(&server.url, "gsuite_mail_threads_search", &people, 20).await
+    {
+        assert_eq!(answer["status"], "ok", "{who}: {answer}");
+        let items = answer["items"].as_array().unwrap();
+        assert_eq!(items.len(), 3, "{answer}");
+        assert!(
+            items
+                .iter()
+                .all(|t| t["id"].as_str().unwrap().starts_with(&who)),
+            "{who}: {answer}"
+        );
+    }
+    let period = json!({"calendar_id": "primary", "time_min": "2026-05-04T00:00[Europe/Berlin]",
+        "time_max": "2026-05-05T00:00[Europe/Berlin]", "time_zone": "Europe/Berlin"});
+    for (who, bearer) in people {
+        let events = Rpc::with_bearer(&server.url, bearer)
+            .tool("gsuite_calendar_events_list", period.clone())
+            .await;
+        assert_eq!(events["status"], "ok", "{events}");
+        assert_eq!(events["items"][0]["id"], format!("{who}-e1"), "{events}");
+        assert_eq!(events["items"][0]["start"]["timeZone"], "Europe/Berlin");
+    }
+    assert_eq!(twin.requests_of("alice"), 11);
+    assert_eq!(twin.requests_of("bob"), 11);
+
+    // Google's paging: two threads a page, the cursor brings the third.
+    let first = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_mail_threads_search",
+            json!({"query": "in:inbox", "page_size": 2}),
+        )
+        .await;
+    assert_eq!(first["has_more"], true, "{first}");
+    let rest = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_mail_threads_search",
+            json!({"cursor": first["next_cursor"]}),
+        )
+        .await;
+    assert_eq!(rest["items"][0]["id"], "alice-m3", "{rest}");
+    // Google's error envelope: a mail of Bob's is no mail of Alice's.
+    let foreign = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_message_get", json!({"id": "bob-m1"}))
+        .await;
+    assert_eq!(foreign["status"], "not_found", "{foreign}");
+    assert_eq!(
+        foreign["upstream_message"],
+        "Requested entity was not found."
+    );
+
+    // An invitation reaches other people: a person confirms it, and its preview names them.
+    let meeting = json!({"calendar_id": "primary", "summary": "Subject of the meeting",
+        "start": "2026-05-05T14:00[Europe/Berlin]", "end": "2026-05-05T15:00[Europe/Berlin]",
+        "time_zone": "Europe/Berlin", "attendees": [{"email": "carol@muster.example"}]});
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_calendar_meeting_create", meeting.clone())
+        .await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    let mut dry = meeting.clone();
+    dry["dry_run"] = json!(true);
+    let preview = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_calendar_meeting_create", dry)
+        .await;
+    let shown = preview.to_string();
+    assert!(shown.contains("carol@muster.example"), "{preview}");
+    assert!(shown.contains("Subject of the meeting"), "{preview}");
+    assert_eq!(twin.events_of("alice").len(), 1, "nothing was created");
+
+    // Alice's access token stops working (expired at Google): the vault's refresh token gets
+    // a new one from the provider, and the call goes through with it.
+    let used = twin.tokens();
+    let alices = used
+        .iter()
+        .rev()
+        .find(|t| claims(t)["sub"] == "alice")
+        .unwrap()
+        .clone();
+    twin.expire(&alices);
+    let before = op.requests_to("/token").await;
+    let again = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_threads_search", inbox.clone())
+        .await;
+    assert_eq!(again["status"], "ok", "{again}");
+    assert_eq!(op.requests_to("/token").await, before + 1, "one refresh");
+    let newest = twin.tokens().last().unwrap().clone();
+    assert_ne!(newest, alices);
+    assert_eq!(claims(&newest)["sub"], "alice");
+
+    // Neither tokens nor addresses nor subjects in what the server printed.
+    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
+    let mut secrets: Vec<String> = twin.tokens();
+    secrets.extend([alice.clone(), bob.clone()]);
+    for who in ["alice", "bob"] {
+        secrets.push(format!("friend-of-{who}@muster.example"));
+        secrets.push(format!("Subject 1 for {who}"));
+        secrets.push(format!("Standup of {who}"));
+    }
+    secrets.extend([
+        "carol@muster.example".into(),
+        "Subject of the meeting".into(),
+    ]);
+    for secret in &secrets {
+        assert!(!printed.contains(secret.as_str()), "printed: {secret}");
+    }
+    assert!(
+        !twin
+            .tokens()
+            .iter()
+            .any(|t| claims(t)["aud"] == resource.as_str()),
+        "our callers' tokens never went to Google"
+    );
+}
+
+fn claims(jwt: &str) -> Value {
+    use base64::Engine;
+    jwt.split('.')
+        .nth(1)
+        .and_then(|p| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .ok()
+        })
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
+}
