@@ -101,8 +101,8 @@ impl Twin {
         format!("http://127.0.0.1:{port}")
     }
 
-    /// The person a request's bearer token names, counted; or Google's 401.
-    fn person(&self, headers: &HeaderMap) -> Result<String, Response> {
+    /// The person a request's bearer token names, counted; `None`: answer Google's 401.
+    fn person(&self, headers: &HeaderMap) -> Option<String> {
         let token = headers
             .get("authorization")
             .and_then(|v| v.to_str().ok())
@@ -119,21 +119,24 @@ impl Twin {
             .filter(|c| c["iss"] == self.issuer.as_str() && c["aud"] == self.audience.as_str())
             .filter(|c| c["exp"].as_u64().is_some_and(|e| e > now))
             .filter(|_| !inner.revoked.contains(token));
-        let Some(who) = claims.and_then(|c| c["sub"].as_str().map(str::to_string)) else {
-            return Err(error(
-                StatusCode::UNAUTHORIZED,
-                "UNAUTHENTICATED",
-                "authError",
-                "Request had invalid authentication credentials. Expected OAuth 2 access token.",
-            ));
-        };
+        let who = claims.and_then(|c| c["sub"].as_str().map(str::to_string))?;
         *inner.requests.entry(who.clone()).or_default() += 1;
-        Ok(who)
+        Some(who)
     }
 
     fn account(&self, who: &str) -> Account {
         self.lock().accounts.get(who).cloned().unwrap_or_default()
     }
+}
+
+/// Google's answer to a missing, foreign, expired or revoked token.
+fn unauthenticated() -> Response {
+    error(
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHENTICATED",
+        "authError",
+        "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+    )
 }
 
 /// Google's error envelope.
@@ -168,9 +171,8 @@ async fn threads(
     headers: HeaderMap,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return refused,
+    let Some(who) = twin.person(&headers) else {
+        return unauthenticated();
     };
     let items = twin
         .account(&who)
@@ -182,9 +184,8 @@ async fn threads(
 }
 
 async fn message(State(twin): State<Twin>, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return refused,
+    let Some(who) = twin.person(&headers) else {
+        return unauthenticated();
     };
     let account = twin.account(&who);
     let Some((id, from, subject, text)) = account.mails.iter().find(|m| m.0 == id) else {
@@ -210,9 +211,8 @@ async fn events(
     Path(calendar): Path<String>,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return refused,
+    let Some(who) = twin.person(&headers) else {
+        return unauthenticated();
     };
     if calendar != "primary" {
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", "notFound", "Not Found");
