@@ -180,6 +180,19 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         )
         .await;
     assert_eq!(rest["items"][0]["id"], "alice-m3", "{rest}");
+    // A mail reads as text: Gmail's base64url body decoded by the catalog's `answer.parts`.
+    let mail = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_message_get", json!({"id": "alice-m1"}))
+        .await;
+    assert_eq!(mail["status"], "ok", "{mail}");
+    assert_eq!(
+        mail["data"]["payload"]["body"]["data"],
+        "Hallo alice, Nachricht 1."
+    );
+    assert_eq!(
+        mail["data"]["payload"]["headers"][1]["value"],
+        "Subject 1 for alice"
+    );
     // Google's error envelope: a mail of Bob's is no mail of Alice's.
     let foreign = Rpc::with_bearer(&server.url, &alice)
         .tool("gsuite_mail_message_get", json!({"id": "bob-m1"}))

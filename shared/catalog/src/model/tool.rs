@@ -162,6 +162,27 @@ pub struct Answer {
     /// string instead of the JSON (its structured content keeps the JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    /// Typed parts whose content is base64url-encoded (Gmail's MIME parts): the content of each
+    /// part of a shown type becomes text in place, any other's a note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<EncodedParts>,
+}
+
+/// Where a JSON answer's encoded parts are and which of them to show as text.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EncodedParts {
+    /// JSON pointers to the parts, `*` for every element of an array (`/payload/parts/*`).
+    pub at: Vec<Text>,
+    /// Where a part's encoded content is, from the part (`/body/data`).
+    pub data: Text,
+    /// Where a part's content type is, from the part (`/mimeType`).
+    #[serde(rename = "type")]
+    pub kind: Text,
+    /// The content types decoded into text (`text/plain`); parameters such as `charset` ignored.
+    pub show: Vec<Text>,
+    /// The largest part in bytes decoded; a larger one is a note.
+    pub max_bytes: usize,
 }
 
 /// A document a JSON answer holds as a base64 string.

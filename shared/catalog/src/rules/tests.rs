@@ -223,7 +223,10 @@ fn a_binary_answer_is_a_get_tools_document_and_a_link_needs_its_resource() {
             "    answer: { binary: { mime: [application/pdf], max_bytes: 10, as: inline } }\n",
             "unknown variant `inline`",
         ),
-        ("    answer: {}\n", "one of `binary`, `inline` and `text`"),
+        (
+            "    answer: {}\n",
+            "one of `binary`, `inline`, `text` and `parts`",
+        ),
         (
             "    answer: { text: greeting }\n",
             "answer.text `greeting` must be a JSON pointer",
