@@ -13,7 +13,7 @@ use axum::Router;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -32,6 +32,8 @@ struct Inner {
     accounts: BTreeMap<String, Account>,
     requests: BTreeMap<String, usize>,
     revoked: HashSet<String>,
+    /// Messages sent, as `(sender, decoded RFC 5322 text)`.
+    sent: Vec<(String, String)>,
     tokens: Vec<String>,
 }
 
@@ -76,6 +78,16 @@ impl Twin {
         self.lock().revoked.insert(token.to_string());
     }
 
+    /// The messages `who` sent, decoded.
+    pub fn sent_by(&self, who: &str) -> Vec<String> {
+        self.lock()
+            .sent
+            .iter()
+            .filter(|(w, _)| w == who)
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
     /// `who`'s events now.
     pub fn events_of(&self, who: &str) -> Vec<Value> {
         self.lock()
@@ -90,6 +102,7 @@ impl Twin {
         let app = Router::new()
             .route("/gmail/v1/users/me/threads", get(threads))
             .route("/gmail/v1/users/me/messages/{id}", get(message))
+            .route("/gmail/v1/users/me/messages/send", post(send))
             .route("/calendar/v3/calendars/{calendar}/events", get(events))
             .with_state(self);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -230,4 +243,36 @@ async fn events(
     let mut body = page(twin.account(&who).events, "items", &query, 2500);
     body["timeZone"] = json!(query["timeZone"]);
     axum::Json(body).into_response()
+}
+
+/// `messages.send`: Gmail takes the whole message base64url-encoded in `raw`.
+async fn send(State(twin): State<Twin>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+    let Some(who) = twin.person(&headers) else {
+        return unauthenticated();
+    };
+    let raw = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|b| b["raw"].as_str().map(str::to_string))
+        .and_then(|r| URL_SAFE_NO_PAD.decode(r.trim_end_matches('=')).ok())
+        .and_then(|b| String::from_utf8(b).ok());
+    let Some(message) = raw else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "INVALID_ARGUMENT",
+            "invalidArgument",
+            "Invalid value for ByteString",
+        );
+    };
+    if !message.lines().any(|l| l.starts_with("To: ")) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "INVALID_ARGUMENT",
+            "invalidArgument",
+            "Recipient address required",
+        );
+    }
+    let mut inner = twin.lock();
+    inner.sent.push((who, message));
+    let id = format!("sent-{}", inner.sent.len());
+    axum::Json(json!({"id": id, "threadId": id, "labelIds": ["SENT"]})).into_response()
 }

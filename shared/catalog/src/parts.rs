@@ -25,7 +25,7 @@ fn decode_part(parts: &EncodedParts, part: &mut Value) -> bool {
     let kind = part
         .pointer(&parts.kind)
         .and_then(Value::as_str)
-        .map(|k| crate::essence(k))
+        .map(crate::essence)
         .unwrap_or_default();
     let Some(slot) = part.pointer_mut(&parts.data) else {
         return false;
@@ -78,28 +78,13 @@ fn each_mut(v: &mut Value, pointer: &str, f: &mut dyn FnMut(&mut Value)) {
 
 /// RFC 4648 §5 base64url, padded or not (Gmail sends either); standard base64 too.
 fn base64url(s: &str) -> Option<Vec<u8>> {
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    for c in s.trim_end_matches('=').bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            b'\r' | b'\n' => continue,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    Some(out)
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let s = s.trim_end_matches('=');
+    URL_SAFE_NO_PAD
+        .decode(s)
+        .or_else(|_| STANDARD_NO_PAD.decode(s))
+        .ok()
 }
 
 /// `answer.parts`: JSON pointers (with `*`), content types, a bounded cap, on a JSON answer.

@@ -221,6 +221,45 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     assert!(shown.contains("Subject of the meeting"), "{preview}");
     assert_eq!(twin.events_of("alice").len(), 1, "nothing was created");
 
+    // A mail goes out only once a person confirms it (the Python SDK answering the form), and
+    // its preview names the recipient and the subject; Gmail gets the composed message.
+    let mail = json!({"to": ["dora@muster.example"], "subject": "Subject of the send",
+        "body": "Hallo Dora, bis morgen."});
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_send", mail.clone())
+        .await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    let mut dry = mail.clone();
+    dry["dry_run"] = json!(true);
+    let preview = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_send", dry)
+        .await;
+    assert_eq!(
+        preview["preview"]["notifies"],
+        json!(["dora@muster.example"]),
+        "{preview}"
+    );
+    assert!(
+        preview.to_string().contains("Subject of the send"),
+        "{preview}"
+    );
+    assert!(twin.sent_by("alice").is_empty());
+    let sent = confirm(&server.url, &alice, "gsuite_mail_send", &mail);
+    assert_eq!(sent["structured"]["status"], "ok", "{sent}");
+    let sent = twin.sent_by("alice");
+    assert_eq!(sent.len(), 1);
+    assert!(
+        sent[0].contains("\r\nTo: dora@muster.example\r\n"),
+        "{}",
+        sent[0]
+    );
+    assert!(
+        sent[0].contains("\r\nSubject: Subject of the send\r\n"),
+        "{}",
+        sent[0]
+    );
+    assert!(twin.sent_by("bob").is_empty());
+
     // Alice's access token stops working (expired at Google): the vault's refresh token gets
     // a new one from the provider, and the call goes through with it.
     let used = twin.tokens();
@@ -250,10 +289,16 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         secrets.push(format!("Subject 1 for {who}"));
         secrets.push(format!("Standup of {who}"));
     }
-    secrets.extend([
-        "carol@muster.example".into(),
-        "Subject of the meeting".into(),
-    ]);
+    secrets.extend(
+        [
+            "carol@muster.example",
+            "Subject of the meeting",
+            "dora@muster.example",
+            "Subject of the send",
+            "Hallo Dora",
+        ]
+        .map(String::from),
+    );
     for secret in &secrets {
         assert!(!printed.contains(secret.as_str()), "printed: {secret}");
     }
@@ -264,6 +309,23 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
             .any(|t| claims(t)["aud"] == resource.as_str()),
         "our callers' tokens never went to Google"
     );
+}
+
+/// A tool call through the Python `mcp` SDK as `bearer`, accepting the confirmation form.
+fn confirm(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
+    let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/confirm_client.py"))
+        .args(["--url", url, "--key", bearer, "--tool", tool_name])
+        .args(["--args", &args.to_string(), "--answer", "accept"])
+        .output()
+        .expect("run confirm client");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
 }
 
 fn claims(jwt: &str) -> Value {

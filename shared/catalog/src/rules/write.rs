@@ -34,13 +34,17 @@ fn only_on_writes(h: &Http<'_>) -> Vec<String> {
     Vec::new()
 }
 
-/// Said of the first path that is not one.
+/// Said of the first path that is not one (a composed message's key, `raw.$rfc5322.to`, is a
+/// field of the body as the preview shows it).
 fn notifies_names_fields(h: &Http<'_>) -> Vec<String> {
-    let bad = h.t.notifies.iter().find(|p| {
-        p.is_empty()
-            || p.split('.')
-                .any(|w| w.is_empty() || !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    });
+    let field = |w: &str| {
+        w == crate::message::MESSAGE
+            || (!w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    let bad =
+        h.t.notifies
+            .iter()
+            .find(|p| p.is_empty() || !p.split('.').all(field));
     bad.map(|bad| {
         format!("notifies `{bad}` must be a dotted field path (`attendee.email`, `guests`)")
     })
