@@ -104,6 +104,7 @@ impl Twin {
             .route("/gmail/v1/users/me/messages/{id}", get(message))
             .route("/gmail/v1/users/me/messages/send", post(send))
             .route("/calendar/v3/calendars/{calendar}/events", get(events))
+            .route("/calendar/v3/freeBusy", post(free_busy))
             .with_state(self);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
@@ -275,4 +276,45 @@ async fn send(State(twin): State<Twin>, headers: HeaderMap, body: axum::body::By
     inner.sent.push((who, message));
     let id = format!("sent-{}", inner.sent.len());
     axum::Json(json!({"id": id, "threadId": id, "labelIds": ["SENT"]})).into_response()
+}
+
+/// `freebusy.query`: the busy stretches of `primary` (the caller) and of colleagues by address
+/// (`<subject>@muster.example`), without titles.
+async fn free_busy(
+    State(twin): State<Twin>,
+    headers: HeaderMap,
+    axum::Json(query): axum::Json<Value>,
+) -> Response {
+    let Some(who) = twin.person(&headers) else {
+        return unauthenticated();
+    };
+    if query["timeMin"].as_str().is_none() || query["timeZone"].as_str().is_none() {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "INVALID_ARGUMENT",
+            "badRequest",
+            "Missing timeMin.",
+        );
+    }
+    let mut calendars = serde_json::Map::new();
+    for item in query["items"].as_array().into_iter().flatten() {
+        let id = item["id"].as_str().unwrap_or_default();
+        let owner = if id == "primary" {
+            who.clone()
+        } else {
+            id.split('@').next().unwrap_or_default().to_string()
+        };
+        let busy: Vec<Value> = twin
+            .account(&owner)
+            .events
+            .iter()
+            .map(|e| json!({"start": e["start"]["dateTime"], "end": e["end"]["dateTime"]}))
+            .collect();
+        calendars.insert(id.to_string(), json!({"busy": busy}));
+    }
+    axum::Json(
+        json!({"kind": "calendar#freeBusy", "timeMin": query["timeMin"],
+        "timeMax": query["timeMax"], "calendars": calendars}),
+    )
+    .into_response()
 }

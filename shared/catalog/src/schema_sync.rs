@@ -243,6 +243,7 @@ fn full_tool() -> Tool {
         patch: Some("/invoices/{id}".into()),
         delete: Some("/invoices/{id}".into()),
         raw: true,
+        read_only: true,
         list: true,
         paging: Some(Box::new(full_paging())),
         params: Params::from([("descending".into(), Box::new(full_param()))]),

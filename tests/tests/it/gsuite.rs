@@ -165,6 +165,21 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     assert_eq!(twin.requests_of("alice"), 11);
     assert_eq!(twin.requests_of("bob"), 11);
 
+    // A free hour with Bob: free/busy is a POST that only reads (no confirmation), and shows
+    // his busy time without its title.
+    let busy = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_calendar_freebusy_get",
+            json!({"time_min": "2026-05-04T08:00[Europe/Berlin]",
+                "time_max": "2026-05-04T18:00[Europe/Berlin]", "time_zone": "Europe/Berlin",
+                "calendars": [{"id": "primary"}, {"id": "bob@muster.example"}]}),
+        )
+        .await;
+    assert_eq!(busy["status"], "ok", "{busy}");
+    let bobs = &busy["data"]["calendars"]["bob@muster.example"]["busy"][0];
+    assert_eq!(bobs["start"], "2026-05-04T09:00:00+02:00", "{busy}");
+    assert!(!busy.to_string().contains("Standup"), "{busy}");
+
     // Google's paging: two threads a page, the cursor brings the third.
     let first = Rpc::with_bearer(&server.url, &alice)
         .tool(

@@ -66,6 +66,11 @@ pub struct Tool {
     /// `<CONNECTOR>_EXPOSE_RAW=true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw: bool,
+    /// A POST that only reads: the question goes in a body (Google Calendar's free/busy, search
+    /// endpoints), nothing upstream changes. A read for every purpose: no confirmation, no write
+    /// contract, retried like a GET.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
     /// The list shape: `page`, `page_size`, `fields`, `count_only` are added (`cursor`
     /// instead of `page` when the catalog pages by cursor).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -401,7 +406,9 @@ impl Tool {
         .find_map(|(m, p)| p.as_deref().map(|p| (m, p)))
     }
 
+    /// Whether the tool only reads: a GET, or a POST declared `read_only`.
     pub fn is_read_only(&self) -> bool {
-        self.http().is_some_and(|(m, _)| m.is_read_only())
+        self.http()
+            .is_some_and(|(m, _)| m.is_read_only() || self.read_only)
     }
 }

@@ -24,7 +24,10 @@ fn only_on_writes(h: &Http<'_>) -> Vec<String> {
         || t.current.is_some()
         || !t.notifies.is_empty()
         || !t.from_current.is_empty();
-    if h.method.is_read_only() && declared {
+    if h.t.read_only && h.method != crate::Method::Post {
+        return vec!["`read_only` is for a POST that only reads (its question in a body)".into()];
+    }
+    if h.t.is_read_only() && declared {
         return vec![
             "`effect`, `audit_event`, `failure_modes`, `current`, `notifies` and `from_current` are \
              for writes"
