@@ -1,4 +1,4 @@
-//! Google Workspace as each person, end to end against the offline twin (tests/src/google.rs):
+//! Google Workspace as each person, end to end against the offline twin (tests/src/google/):
 //! the shipped gsuite catalog with its endpoints pointed at one local oidc-provider, which is
 //! both our authorization server and the one playing Google (Google's tokens are its JWTs for
 //! the resource `<our resource>/google`, the only audience the twin honours). Two people connect
@@ -70,6 +70,64 @@ fn mailbox(who: &str) -> Account {
     Account { mails, events }
 }
 
+/// The records the catalog's examples name (a mail, a conversation, an event).
+fn examples() -> Account {
+    let mut account = mailbox("erin");
+    account.mails.push((
+        "18f2c9a1b7e4d3c2".into(),
+        "anna.berg@muster.example".into(),
+        "Angebot".into(),
+        "Hallo Erin, anbei das Angebot.".into(),
+    ));
+    account
+        .events
+        .push(json!({"id": "7c0ffee1abc", "status": "confirmed",
+        "summary": "Projektabstimmung", "attendees": [{"email": "anna.berg@muster.example"}],
+        "start": {"dateTime": "2026-05-05T14:00:00+02:00", "timeZone": "Europe/Berlin"},
+        "end": {"dateTime": "2026-05-05T15:00:00+02:00", "timeZone": "Europe/Berlin"}}));
+    account
+}
+
+/// Connects `bearer`'s person, then calls each gsuite tool with its description's example:
+/// `ok`, whole, within 25 KB. Prints the sizes.
+async fn every_example_fits(url: &str, bearer: &str) {
+    let link = Rpc::with_bearer(url, bearer)
+        .tool("gsuite_mail_profile_get", json!({}))
+        .await["connect_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
+    let catalog = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.connector == "gsuite")
+        .unwrap();
+    for tool in &catalog.tools {
+        let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
+        let mut args: Value = serde_json::from_str(example.trim()).unwrap();
+        if !tool.is_read_only() && tool.aggregate.is_none() {
+            args["dry_run"] = json!(true);
+        }
+        let answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
+        assert_eq!(answer["status"], "ok", "{}: {answer}", tool.name);
+        assert_ne!(answer["truncated"], true, "{}: cut", tool.name);
+        let bytes = answer.to_string().len();
+        println!("{:40} {bytes:6} B", tool.name.to_string());
+        assert!(bytes <= 25 * 1024, "{}: {bytes} B", tool.name);
+    }
+    // The day at a glance read both sources (the twin ignores Gmail's search words).
+    let day = Rpc::with_bearer(url, bearer)
+        .tool(
+            "gsuite_day_get",
+            json!({"date": "2026-05-04", "time_zone": "Europe/Berlin"}),
+        )
+        .await;
+    assert_eq!(day["data"]["events_count"], 1, "{day}");
+    assert_eq!(day["data"]["events"][0]["summary"], "Standup of erin");
+    assert_eq!(day["data"]["unread_important"], 4, "{day}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_read_only_their_own_google_mail_and_events() {
     let port = free_port();
@@ -80,6 +138,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
         ("bob".to_string(), mailbox("bob")),
+        ("erin".to_string(), examples()),
     ]);
     let twin = Twin::new(op.issuer(), &google, accounts);
     let api = twin.clone().serve(free_port()).await;
@@ -294,6 +353,11 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let newest = twin.tokens().last().unwrap().clone();
     assert_ne!(newest, alices);
     assert_eq!(claims(&newest)["sub"], "alice");
+
+    // Every tool's example, as Erin (whose account holds the examples' records), within the
+    // result budget the budget test holds the other connectors to (a write as its dry run).
+    let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
+    every_example_fits(&server.url, &erin).await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
     let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());

@@ -6,11 +6,13 @@
 //! every token it was sent. (It reads the token's claims; the signature is the provider's
 //! business in these tests, as in connect.rs.) Listens on 127.0.0.1 only.
 
+mod calendar;
+mod gmail;
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
-use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -100,11 +102,27 @@ impl Twin {
     /// Serves the twin on 127.0.0.1:`port`; answers its base URL.
     pub async fn serve(self, port: u16) -> String {
         let app = Router::new()
-            .route("/gmail/v1/users/me/threads", get(threads))
-            .route("/gmail/v1/users/me/messages/{id}", get(message))
-            .route("/gmail/v1/users/me/messages/send", post(send))
-            .route("/calendar/v3/calendars/{calendar}/events", get(events))
-            .route("/calendar/v3/freeBusy", post(free_busy))
+            .route("/gmail/v1/users/me/threads", get(gmail::threads))
+            .route("/gmail/v1/users/me/profile", get(gmail::profile))
+            .route("/gmail/v1/users/me/messages", get(gmail::messages))
+            .route("/gmail/v1/users/me/threads/{id}", get(gmail::thread))
+            .route("/gmail/v1/users/me/labels", get(gmail::labels))
+            .route("/gmail/v1/users/me/drafts", get(gmail::drafts))
+            .route("/gmail/v1/users/me/messages/{id}", get(gmail::message))
+            .route("/gmail/v1/users/me/messages/send", post(gmail::send))
+            .route(
+                "/calendar/v3/calendars/{calendar}/events",
+                get(calendar::events),
+            )
+            .route("/calendar/v3/freeBusy", post(calendar::free_busy))
+            .route(
+                "/calendar/v3/users/me/calendarList",
+                get(calendar::calendar_list),
+            )
+            .route(
+                "/calendar/v3/calendars/{calendar}/events/{id}",
+                get(calendar::event),
+            )
             .with_state(self);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
@@ -178,143 +196,4 @@ fn page(items: Vec<Value>, key: &str, query: &BTreeMap<String, String>, max: usi
         body["nextPageToken"] = json!((from + size).to_string());
     }
     body
-}
-
-async fn threads(
-    State(twin): State<Twin>,
-    headers: HeaderMap,
-    Query(query): Query<BTreeMap<String, String>>,
-) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
-    };
-    let items = twin
-        .account(&who)
-        .mails
-        .iter()
-        .map(|(id, _, subject, _)| json!({"id": id, "snippet": subject, "historyId": "1"}))
-        .collect();
-    axum::Json(page(items, "threads", &query, 500)).into_response()
-}
-
-async fn message(State(twin): State<Twin>, headers: HeaderMap, Path(id): Path<String>) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
-    };
-    let account = twin.account(&who);
-    let Some((id, from, subject, text)) = account.mails.iter().find(|m| m.0 == id) else {
-        return error(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            "notFound",
-            "Requested entity was not found.",
-        );
-    };
-    axum::Json(
-        json!({"id": id, "threadId": id, "labelIds": ["INBOX", "UNREAD"],
-        "snippet": subject, "payload": {"mimeType": "text/plain",
-        "headers": [{"name": "From", "value": from}, {"name": "Subject", "value": subject}],
-        "body": {"size": text.len(), "data": URL_SAFE_NO_PAD.encode(text)}}}),
-    )
-    .into_response()
-}
-
-async fn events(
-    State(twin): State<Twin>,
-    headers: HeaderMap,
-    Path(calendar): Path<String>,
-    Query(query): Query<BTreeMap<String, String>>,
-) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
-    };
-    if calendar != "primary" {
-        return error(StatusCode::NOT_FOUND, "NOT_FOUND", "notFound", "Not Found");
-    }
-    for required in ["timeMin", "timeMax", "timeZone"] {
-        if !query.contains_key(required) {
-            return error(
-                StatusCode::BAD_REQUEST,
-                "INVALID_ARGUMENT",
-                "required",
-                "Missing time bounds.",
-            );
-        }
-    }
-    let mut body = page(twin.account(&who).events, "items", &query, 2500);
-    body["timeZone"] = json!(query["timeZone"]);
-    axum::Json(body).into_response()
-}
-
-/// `messages.send`: Gmail takes the whole message base64url-encoded in `raw`.
-async fn send(State(twin): State<Twin>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
-    };
-    let raw = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|b| b["raw"].as_str().map(str::to_string))
-        .and_then(|r| URL_SAFE_NO_PAD.decode(r.trim_end_matches('=')).ok())
-        .and_then(|b| String::from_utf8(b).ok());
-    let Some(message) = raw else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "INVALID_ARGUMENT",
-            "invalidArgument",
-            "Invalid value for ByteString",
-        );
-    };
-    if !message.lines().any(|l| l.starts_with("To: ")) {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "INVALID_ARGUMENT",
-            "invalidArgument",
-            "Recipient address required",
-        );
-    }
-    let mut inner = twin.lock();
-    inner.sent.push((who, message));
-    let id = format!("sent-{}", inner.sent.len());
-    axum::Json(json!({"id": id, "threadId": id, "labelIds": ["SENT"]})).into_response()
-}
-
-/// `freebusy.query`: the busy stretches of `primary` (the caller) and of colleagues by address
-/// (`<subject>@muster.example`), without titles.
-async fn free_busy(
-    State(twin): State<Twin>,
-    headers: HeaderMap,
-    axum::Json(query): axum::Json<Value>,
-) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
-    };
-    if query["timeMin"].as_str().is_none() || query["timeZone"].as_str().is_none() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "INVALID_ARGUMENT",
-            "badRequest",
-            "Missing timeMin.",
-        );
-    }
-    let mut calendars = serde_json::Map::new();
-    for item in query["items"].as_array().into_iter().flatten() {
-        let id = item["id"].as_str().unwrap_or_default();
-        let owner = if id == "primary" {
-            who.clone()
-        } else {
-            id.split('@').next().unwrap_or_default().to_string()
-        };
-        let busy: Vec<Value> = twin
-            .account(&owner)
-            .events
-            .iter()
-            .map(|e| json!({"start": e["start"]["dateTime"], "end": e["end"]["dateTime"]}))
-            .collect();
-        calendars.insert(id.to_string(), json!({"busy": busy}));
-    }
-    axum::Json(
-        json!({"kind": "calendar#freeBusy", "timeMin": query["timeMin"],
-        "timeMax": query["timeMax"], "calendars": calendars}),
-    )
-    .into_response()
 }
