@@ -6,7 +6,8 @@
 //! (counted at the twin, ten calls each at once: the fifty belong to a benchmark); a
 //! meeting invitation needs a person's confirmation and its preview names the attendee and the
 //! title; an access token the twin stops honouring is refreshed through the vault with the
-//! provider's refresh token; and no token, address or subject reaches the server's output.
+//! provider's refresh token; a person who disconnects is asked again on the next call, their
+//! grant revoked; and no token, address or subject reaches the server's output.
 
 use std::collections::BTreeMap;
 
@@ -353,6 +354,34 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let newest = twin.tokens().last().unwrap().clone();
     assert_ne!(newest, alices);
     assert_eq!(claims(&newest)["sub"], "alice");
+
+    // Bob disconnects: his grant is revoked at "Google", and his next call asks him to connect
+    // again without reaching the twin; Alice's calls are untouched.
+    let revocations = op.requests_to("/token/revocation").await;
+    let gone = Rpc::with_bearer(&server.url, &bob)
+        .tool(
+            "connections",
+            json!({"action": "disconnect", "connector": "gsuite"}),
+        )
+        .await;
+    assert_eq!(gone["disconnected"], true, "{gone}");
+    assert_eq!(op.requests_to("/token/revocation").await, revocations + 1);
+    let bobs = twin.requests_of("bob");
+    let after = Rpc::with_bearer(&server.url, &bob)
+        .tool("gsuite_mail_threads_search", inbox.clone())
+        .await;
+    assert_eq!(after["status"], "connection_required", "{after}");
+    assert_eq!(
+        twin.requests_of("bob"),
+        bobs,
+        "nothing reached Google for Bob"
+    );
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("gsuite_mail_threads_search", inbox.clone())
+            .await["status"],
+        "ok"
+    );
 
     // Every tool's example, as Erin (whose account holds the examples' records), within the
     // result budget the budget test holds the other connectors to (a write as its dry run).
