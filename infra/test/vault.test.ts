@@ -82,8 +82,9 @@ describe('perUserConnectors off (the default): nothing of the vault exists', () 
 
   it('warns at synth when a catalog declares auth.oauth_user and perUserConnectors is off, and the other way round', () => {
     const off = synth({ config: config({ perUserConnectors: undefined }), catalogs: WITH_MAIL });
-    Annotations.fromStack(off.mcp).hasWarning('*', Match.stringLikeRegexp('mail declares auth.oauth_user, but perUserConnectors is off'));
-    const empty = synth({ config: config() });
+    // The shipped gsuite acts as each person too: both are named.
+    Annotations.fromStack(off.mcp).hasWarning('*', Match.stringLikeRegexp('gsuite, mail declare auth.oauth_user, but perUserConnectors is off'));
+    const empty = synth({ config: config(), catalogs: CATALOGS.filter((c) => !c.oauthUser) });
     Annotations.fromStack(empty.mcp).hasWarning('*', Match.stringLikeRegexp('no catalog declares auth.oauth_user'));
     // With no connector to connect, Cognito gets no connect client (it would need a callback URL).
     assert.ok(!Object.values(empty.mcpT.findResources('AWS::Cognito::UserPoolClient')).some((c: any) => /connect/.test(c.Properties.ClientName)));
@@ -190,7 +191,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
     const c = t.toJSON().Resources[logicalId(t, 'AWS::Cognito::UserPoolClient', { ClientName: 'hosted-mcp-example-connect' })].Properties;
     assert.equal(c.GenerateSecret, false);
     assert.deepEqual(c.AllowedOAuthFlows, ['code']);
-    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/mail/signed-in', 'https://mcp.example.com/connections/signed-in']);
+    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/gsuite/signed-in', 'https://mcp.example.com/connect/mail/signed-in', 'https://mcp.example.com/connections/signed-in']);
     assert.ok(c.AllowedOAuthScopes.includes('openid'), c.AllowedOAuthScopes);
     t.hasOutput('ConnectRedirectUrimail', { Value: 'https://mcp.example.com/connect/mail/callback' });
   });
@@ -213,8 +214,9 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
       const v = synth({ config: config(over), catalogs: WITH_MAIL });
       assert.equal(dependencyCycle(v.mcpT.toJSON()), undefined);
       const c = v.mcpT.toJSON().Resources[logicalId(v.mcpT, 'AWS::Cognito::UserPoolClient', { ClientName: 'hosted-mcp-example-connect' })].Properties;
-      assert.match(flat(c.CallbackURLs[0]), /^https:\/\/\$\{.+\}\/connect\/mail\/signed-in$/);
-      assert.equal(flat(env(v.mcpT).MCP_RESOURCE_URL), flat(c.CallbackURLs[0]).replace('/connect/mail/signed-in', '/mcp'));
+      const mail = c.CallbackURLs.map(flat).find((u: string) => u.includes('/connect/mail/')) ?? '';
+      assert.match(mail, /^https:\/\/\$\{.+\}\/connect\/mail\/signed-in$/);
+      assert.equal(flat(env(v.mcpT).MCP_RESOURCE_URL), mail.replace('/connect/mail/signed-in', '/mcp'));
     }
   });
 

@@ -7,6 +7,7 @@
 //! Run: `cargo test -p integration-tests` after the install.
 
 pub mod conformance_fixture;
+pub mod google;
 pub mod jobs_upstream;
 pub mod logs_endpoint;
 pub mod look;

@@ -71,6 +71,7 @@ impl ItemLinks {
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut problems = binary_problems(t);
     problems.extend(inline_problems(t));
+    problems.extend(crate::parts::problems(t));
     problems.extend(link_problems(c, t));
     problems
 }
@@ -123,9 +124,10 @@ fn inline_problems(t: &Tool) -> Vec<String> {
         answer.binary.is_some(),
         !answer.inline.is_empty(),
         answer.text.is_some(),
+        answer.parts.is_some(),
     ];
     if declared.into_iter().filter(|d| *d).count() != 1 {
-        problems.push("answer declares one of `binary`, `inline` and `text`".into());
+        problems.push("answer declares one of `binary`, `inline`, `text` and `parts`".into());
     }
     if let Some(text) = &answer.text
         && !text.starts_with('/')

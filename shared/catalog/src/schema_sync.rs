@@ -22,8 +22,8 @@ use crate::model::{
     Top,
 };
 use crate::model::{
-    Answer, BinaryAnswer, BinaryForm, InlineDocument, ItemLinks, Job, JobInput, JobStates, Price,
-    Prices, Rate, SpendLimit, Spends, TaskSupport,
+    Answer, BinaryAnswer, BinaryForm, EncodedParts, InlineDocument, ItemLinks, Job, JobInput,
+    JobStates, Price, Prices, Rate, SpendLimit, Spends, TaskSupport,
 };
 use crate::model::{Complete, Prompt, PromptImage, PromptMessage, PromptResource, PromptRole};
 use crate::model::{Inbound, InboundEvents, InboundKind, InboundNames, InboundRead, Requires};
@@ -243,6 +243,7 @@ fn full_tool() -> Tool {
         patch: Some("/invoices/{id}".into()),
         delete: Some("/invoices/{id}".into()),
         raw: true,
+        read_only: true,
         list: true,
         paging: Some(Box::new(full_paging())),
         params: Params::from([("descending".into(), Box::new(full_param()))]),
@@ -339,6 +340,17 @@ fn full_answer() -> Answer {
         binary: Some(full_binary_answer()),
         inline: vec![full_inline_document()],
         text: Some("/greeting".into()),
+        parts: Some(full_encoded_parts()),
+    }
+}
+
+fn full_encoded_parts() -> EncodedParts {
+    EncodedParts {
+        at: vec!["/payload".into(), "/payload/parts/*".into()],
+        data: "/body/data".into(),
+        kind: "/mimeType".into(),
+        show: vec!["text/plain".into()],
+        max_bytes: 65_536,
     }
 }
 
@@ -731,6 +743,7 @@ fn shapes() -> Vec<Shape> {
             "/$defs/inline_document",
             full_inline_document(),
         ),
+        shape("EncodedParts", "/$defs/encoded_parts", full_encoded_parts()),
         shape("Days", "/$defs/days", full_days()),
         shape("Prompt", "/$defs/prompt", full_prompt()),
         shape(

@@ -86,6 +86,7 @@ mod tests {
             names,
             [
                 "calcom",
+                "gsuite",
                 "lexware",
                 "papierkram",
                 "replicate",
@@ -106,11 +107,11 @@ mod tests {
         assert_eq!(files[0], "shared/connector/catalogs/calcom.yaml (embedded)");
         let from_dir = load_files(Some(&folder())).unwrap();
         assert!(
-            from_dir[2].0.ends_with("catalogs/papierkram.yaml"),
+            from_dir[3].0.ends_with("catalogs/papierkram.yaml"),
             "{}",
-            from_dir[2].0
+            from_dir[3].0
         );
-        assert_eq!(from_dir[2].1.connector, "papierkram");
+        assert_eq!(from_dir[3].1.connector, "papierkram");
     }
 
     #[test]

@@ -223,6 +223,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         patch: None,
         delete: None,
         raw: false,
+        read_only: false,
         list: false,
         paging: None,
         params: BTreeMap::new(),

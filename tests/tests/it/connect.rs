@@ -75,15 +75,15 @@ async fn start_upstream_api(issuer: String, port: u16) -> String {
 /// Registers a client at `op` (RFC 7591) and answers its id and secret.
 /// What a browser ends on: its status, body and the URLs it went through; or, told to stop
 /// before a URL, that URL (not requested).
-struct Landed {
-    status: u16,
-    body: String,
+pub(crate) struct Landed {
+    pub(crate) status: u16,
+    pub(crate) body: String,
     visited: Vec<String>,
     stopped_before: Option<String>,
 }
 
 /// One browser: its cookies per host, kept across the pages it opens.
-struct Browser {
+pub(crate) struct Browser {
     http: reqwest::Client,
     jar: HashMap<String, HashMap<String, String>>,
 }
@@ -94,7 +94,7 @@ async fn browse(start: &str, who: &str) -> Landed {
 }
 
 impl Browser {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -141,7 +141,12 @@ impl Browser {
     /// Follows redirects by hand as `who` would (each authorization request gets `login_hint`,
     /// which the test providers sign in as), keeping cookies per host; stops before the first URL
     /// that starts with `stop_before`, if given.
-    async fn open(&mut self, start: &str, who: &str, stop_before: Option<&str>) -> Landed {
+    pub(crate) async fn open(
+        &mut self,
+        start: &str,
+        who: &str,
+        stop_before: Option<&str>,
+    ) -> Landed {
         let http = &self.http;
         let jar = &mut self.jar;
         let mut url = reqwest::Url::parse(start).unwrap();

@@ -10,6 +10,7 @@ mod disclosure;
 mod fault_run;
 mod federation;
 mod fuzz;
+mod gsuite;
 mod health;
 mod inbound;
 mod lambda_runtime;

@@ -400,6 +400,9 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
                 .with_quota(reply.quota);
         }
     };
+    if let Some(parts) = call.tool.answer.as_ref().and_then(|a| a.parts.as_ref()) {
+        catalog::decode_parts(parts, &mut body);
+    }
     let mut outcome = match shape::ok(
         &call.conn.catalog,
         call.tool,

@@ -6,7 +6,7 @@ use catalog::{Risk, Tool};
 
 /// Whether the tool changes something upstream (raw tools only read).
 pub(crate) fn is_write(tool: &Tool) -> bool {
-    !tool.raw && tool.http().is_some_and(|(m, _)| !m.is_read_only())
+    !tool.raw && tool.http().is_some() && !tool.is_read_only()
 }
 
 /// Whether a call must be confirmed against its preview first.
@@ -28,7 +28,9 @@ pub(crate) fn word(risk: Risk) -> &'static str {
 /// Whether a retry with the same arguments is safe: the catalog's word, else the method's.
 pub(crate) fn retry_safe(tool: &Tool) -> bool {
     tool.idempotent.unwrap_or_else(|| {
-        tool.http()
-            .is_some_and(|(m, _)| !matches!(m, catalog::Method::Post | catalog::Method::Patch))
+        tool.is_read_only()
+            || tool
+                .http()
+                .is_some_and(|(m, _)| !matches!(m, catalog::Method::Post | catalog::Method::Patch))
     })
 }

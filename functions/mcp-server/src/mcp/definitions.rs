@@ -54,11 +54,11 @@ pub fn output_schema() -> JsonObject {
 
 pub(super) fn annotations(tool: &Tool) -> ToolAnnotations {
     let method = tool.http().map_or(Method::Get, |(m, _)| m);
-    let read_only = method.is_read_only();
+    let read_only = method.is_read_only() || tool.read_only;
     let destructive = !read_only && (method == Method::Delete || tool.risk >= Risk::High);
     let idempotent = tool
         .idempotent
-        .unwrap_or(matches!(method, Method::Get | Method::Put | Method::Delete));
+        .unwrap_or(read_only || matches!(method, Method::Put | Method::Delete));
     ToolAnnotations::with_title(title(&tool.name))
         .read_only(read_only)
         .destructive(destructive)

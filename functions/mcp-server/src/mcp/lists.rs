@@ -65,7 +65,9 @@ pub(crate) fn build(inventory: &Inventory) -> HashMap<Scope, Vec<McpTool>> {
 
 /// What a scope lists, before any definition is built: its core tools (and a profile's `+`
 /// tools) in catalog order, then the meta tools where there is something to discover, then
-/// `connections` where some connector acts with each person's own account.
+/// `connections` where a listed tool acts with each person's own account, or a remote MCP server
+/// does (its tools are listed per person once connected); elsewhere it stays callable by name,
+/// so a scope whose per-person tools are found through search pays nothing for it in its list.
 struct Plan<'a> {
     core: &'a [(String, String)],
     meta: bool,
@@ -79,11 +81,11 @@ impl<'a> Plan<'a> {
             core: &view.listed,
             // Progressive disclosure only where there is something to discover.
             meta: view.has_hidden,
-            connections: inventory
-                .registry
-                .catalogs
-                .iter()
-                .any(|c| c.catalog.auth.oauth_user.is_some()),
+            connections: inventory.registry.catalogs.iter().any(|c| {
+                c.catalog.auth.oauth_user.is_some()
+                    && (c.catalog.mcp.is_some()
+                        || view.listed.iter().any(|(n, _)| *n == c.catalog.connector))
+            }),
         }
     }
 

@@ -72,15 +72,13 @@ pub(super) fn tools(output: &Arc<JsonObject>) -> [McpTool; TOOL_COUNT] {
 pub(super) fn connections_tool() -> McpTool {
     McpTool::new(
         CONNECTIONS,
-        "Shows which of your own accounts (mail, calendar…) this server may use for you, and \
-         disconnects one. Tools of such a connector answer connection_required with a link \
-         until you connect. Example: {\"action\": \"list\"} or {\"action\": \"disconnect\", \
-         \"connector\": \"mail\"}",
+        "Your own connected accounts (mail, calendar): lists them, or disconnects one. \
+         Example: {\"action\": \"disconnect\", \"connector\": \"gsuite\"}",
         object(json!({
             "type": "object",
             "properties": {
-                "action": {"type": "string", "enum": ["list", "disconnect"], "description": "`list` (default) or `disconnect`."},
-                "connector": {"type": "string", "maxLength": 64, "description": "With `disconnect`: the connector to forget."}
+                "action": {"type": "string", "enum": ["list", "disconnect"], "default": "list"},
+                "connector": {"type": "string", "maxLength": 64, "description": "Which one to disconnect."}
             },
             "additionalProperties": false
         })),

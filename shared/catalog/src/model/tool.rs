@@ -66,6 +66,11 @@ pub struct Tool {
     /// `<CONNECTOR>_EXPOSE_RAW=true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub raw: bool,
+    /// A POST that only reads: the question goes in a body (Google Calendar's free/busy, search
+    /// endpoints), nothing upstream changes. A read for every purpose: no confirmation, no write
+    /// contract, retried like a GET.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
     /// The list shape: `page`, `page_size`, `fields`, `count_only` are added (`cursor`
     /// instead of `page` when the catalog pages by cursor).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -162,6 +167,27 @@ pub struct Answer {
     /// string instead of the JSON (its structured content keeps the JSON).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<Text>,
+    /// Typed parts whose content is base64url-encoded (Gmail's MIME parts): the content of each
+    /// part of a shown type becomes text in place, any other's a note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<EncodedParts>,
+}
+
+/// Where a JSON answer's encoded parts are and which of them to show as text.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EncodedParts {
+    /// JSON pointers to the parts, `*` for every element of an array (`/payload/parts/*`).
+    pub at: Vec<Text>,
+    /// Where a part's encoded content is, from the part (`/body/data`).
+    pub data: Text,
+    /// Where a part's content type is, from the part (`/mimeType`).
+    #[serde(rename = "type")]
+    pub kind: Text,
+    /// The content types decoded into text (`text/plain`); parameters such as `charset` ignored.
+    pub show: Vec<Text>,
+    /// The largest part in bytes decoded; a larger one is a note.
+    pub max_bytes: usize,
 }
 
 /// A document a JSON answer holds as a base64 string.
@@ -380,7 +406,9 @@ impl Tool {
         .find_map(|(m, p)| p.as_deref().map(|p| (m, p)))
     }
 
+    /// Whether the tool only reads: a GET, or a POST declared `read_only`.
     pub fn is_read_only(&self) -> bool {
-        self.http().is_some_and(|(m, _)| m.is_read_only())
+        self.http()
+            .is_some_and(|(m, _)| m.is_read_only() || self.read_only)
     }
 }

@@ -35,7 +35,7 @@ pub(super) fn job(h: &Http<'_>) -> Vec<String> {
 
 /// A job is something a call starts: a write, and one call rather than pages of a list.
 fn started_by_a_write(h: &Http<'_>) -> Vec<String> {
-    if h.method.is_read_only() || h.t.list {
+    if h.t.is_read_only() || h.t.list {
         return vec![
             "`job` is for a write that starts one upstream job, not a read or list".into(),
         ];

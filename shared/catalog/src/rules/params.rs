@@ -169,6 +169,7 @@ pub(super) fn body_template(h: &Http<'_>) -> Vec<String> {
         names.insert(name.as_str());
     }
     out.extend(crate::body::template_problems("`body`", template, &names));
+    out.extend(crate::message::template_problems("`body`", template));
     out
 }
 

@@ -89,7 +89,7 @@ pub(super) fn price(h: &Http<'_>) -> Vec<String> {
     if h.c.prices.is_none() {
         out.push("`price` needs the connector's `prices`: the table it picks from".into());
     }
-    if h.method.is_read_only() {
+    if h.t.is_read_only() {
         out.push("`price` is for writes: their preview shows it".into());
     }
     match (&price.by, &price.from) {

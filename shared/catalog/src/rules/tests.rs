@@ -223,7 +223,10 @@ fn a_binary_answer_is_a_get_tools_document_and_a_link_needs_its_resource() {
             "    answer: { binary: { mime: [application/pdf], max_bytes: 10, as: inline } }\n",
             "unknown variant `inline`",
         ),
-        ("    answer: {}\n", "one of `binary`, `inline` and `text`"),
+        (
+            "    answer: {}\n",
+            "one of `binary`, `inline`, `text` and `parts`",
+        ),
         (
             "    answer: { text: greeting }\n",
             "answer.text `greeting` must be a JSON pointer",
@@ -330,6 +333,25 @@ fn write_fields_belong_to_writes_and_current_names_a_matching_get() {
         "    get: /invoices/{id}\n    effect: change\n",
     );
     let err = parse("demo.yaml", &read).unwrap_err().to_string();
+    assert!(err.contains("are for writes"), "{err}");
+    // A POST that only reads is a read: no write contract, and only a POST may say so.
+    let query = GOOD.replace(
+        "    get: /invoices/{id}\n",
+        "    post: /invoices/{id}/query\n    read_only: true\n",
+    );
+    let c = parse("demo.yaml", &query).unwrap();
+    assert!(c.tools.iter().any(|t| t.read_only && t.is_read_only()));
+    let get = GOOD.replace(
+        "    get: /invoices/{id}\n",
+        "    get: /invoices/{id}\n    read_only: true\n",
+    );
+    let err = parse("demo.yaml", &get).unwrap_err().to_string();
+    assert!(err.contains("`read_only` is for a POST"), "{err}");
+    let with_effect = query.replace(
+        "    read_only: true\n",
+        "    read_only: true\n    effect: change\n",
+    );
+    let err = parse("demo.yaml", &with_effect).unwrap_err().to_string();
     assert!(err.contains("are for writes"), "{err}");
 }
 

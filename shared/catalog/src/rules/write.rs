@@ -24,7 +24,10 @@ fn only_on_writes(h: &Http<'_>) -> Vec<String> {
         || t.current.is_some()
         || !t.notifies.is_empty()
         || !t.from_current.is_empty();
-    if h.method.is_read_only() && declared {
+    if h.t.read_only && h.method != crate::Method::Post {
+        return vec!["`read_only` is for a POST that only reads (its question in a body)".into()];
+    }
+    if h.t.is_read_only() && declared {
         return vec![
             "`effect`, `audit_event`, `failure_modes`, `current`, `notifies` and `from_current` are \
              for writes"
@@ -34,13 +37,17 @@ fn only_on_writes(h: &Http<'_>) -> Vec<String> {
     Vec::new()
 }
 
-/// Said of the first path that is not one.
+/// Said of the first path that is not one (a composed message's key, `raw.$rfc5322.to`, is a
+/// field of the body as the preview shows it).
 fn notifies_names_fields(h: &Http<'_>) -> Vec<String> {
-    let bad = h.t.notifies.iter().find(|p| {
-        p.is_empty()
-            || p.split('.')
-                .any(|w| w.is_empty() || !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    });
+    let field = |w: &str| {
+        w == crate::message::MESSAGE
+            || (!w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    let bad =
+        h.t.notifies
+            .iter()
+            .find(|p| p.is_empty() || !p.split('.').all(field));
     bad.map(|bad| {
         format!("notifies `{bad}` must be a dotted field path (`attendee.email`, `guests`)")
     })

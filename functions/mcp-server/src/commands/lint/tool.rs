@@ -189,7 +189,7 @@ fn risk_row(t: &Tool, subject: String) -> Row {
 /// `write_contract`: a write declares what it changes, its audit event, whether it is
 /// idempotent and how it fails.
 fn write_contract_row(t: &Tool, subject: String) -> Row {
-    if t.http().is_none_or(|(m, _)| m.is_read_only()) {
+    if t.http().is_none() || t.is_read_only() {
         return na("write_contract", subject, "a read");
     }
     let missing: Vec<&str> = [
@@ -264,7 +264,7 @@ fn tool_curation_row(t: &Tool, subject: String) -> Row {
 /// The least risk a tool may declare, and why: a write at least `medium`, a delete at least
 /// `high`, and what its declared effect needs.
 fn least_risk(t: &Tool) -> (Risk, Option<String>) {
-    let Some((method, _)) = t.http().filter(|(m, _)| !m.is_read_only()) else {
+    let Some((method, _)) = t.http().filter(|_| !t.is_read_only()) else {
         return (Risk::Low, None);
     };
     let mut least = (Risk::Medium, "a write needs medium".to_string());

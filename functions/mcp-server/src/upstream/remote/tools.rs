@@ -319,6 +319,7 @@ impl Contract<'_> {
             patch: None,
             delete: None,
             raw: false,
+            read_only: false,
             list: false,
             paging: None,
             params: BTreeMap::new(),

@@ -1,0 +1,199 @@
+//! An offline twin of Gmail and Google Calendar: a mailbox and a primary calendar per person,
+//! reached only with an access token that the local OpenID provider playing Google issued
+//! (`iss` its issuer, `aud` the twin's resource, not expired, not revoked here), answering in
+//! Google's shapes: `pageToken`/`nextPageToken` paging, message payloads with base64url bodies,
+//! `{error: {code, message, status, errors}}` errors. It counts each person's requests and keeps
+//! every token it was sent. (It reads the token's claims; the signature is the provider's
+//! business in these tests, as in connect.rs.) Listens on 127.0.0.1 only.
+
+mod calendar;
+mod gmail;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+/// One person's mail and events.
+#[derive(Default, Clone)]
+pub struct Account {
+    /// Mails as `(id, from, subject, text)`, newest first.
+    pub mails: Vec<(String, String, String, String)>,
+    /// Events as Google answers them (`id`, `summary`, `start`, `end`, `attendees`…).
+    pub events: Vec<Value>,
+}
+
+#[derive(Default)]
+struct Inner {
+    accounts: BTreeMap<String, Account>,
+    requests: BTreeMap<String, usize>,
+    revoked: HashSet<String>,
+    /// Messages sent, as `(sender, decoded RFC 5322 text)`.
+    sent: Vec<(String, String)>,
+    tokens: Vec<String>,
+}
+
+/// The twin's state, shared with the test.
+#[derive(Clone)]
+pub struct Twin {
+    inner: Arc<Mutex<Inner>>,
+    issuer: String,
+    audience: String,
+}
+
+impl Twin {
+    /// A twin honouring tokens of `issuer` for `audience`, holding `accounts` by subject.
+    pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
+        let inner = Inner {
+            accounts,
+            ..Inner::default()
+        };
+        Twin {
+            inner: Arc::new(Mutex::new(inner)),
+            issuer: issuer.to_string(),
+            audience: audience.to_string(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Requests answered for `who` (a subject) so far.
+    pub fn requests_of(&self, who: &str) -> usize {
+        self.lock().requests.get(who).copied().unwrap_or(0)
+    }
+
+    /// Every bearer token the twin was sent, in order.
+    pub fn tokens(&self) -> Vec<String> {
+        self.lock().tokens.clone()
+    }
+
+    /// From now on `token` is refused with 401, as an expired access token is.
+    pub fn expire(&self, token: &str) {
+        self.lock().revoked.insert(token.to_string());
+    }
+
+    /// The messages `who` sent, decoded.
+    pub fn sent_by(&self, who: &str) -> Vec<String> {
+        self.lock()
+            .sent
+            .iter()
+            .filter(|(w, _)| w == who)
+            .map(|(_, m)| m.clone())
+            .collect()
+    }
+
+    /// `who`'s events now.
+    pub fn events_of(&self, who: &str) -> Vec<Value> {
+        self.lock()
+            .accounts
+            .get(who)
+            .map(|a| a.events.clone())
+            .unwrap_or_default()
+    }
+
+    /// Serves the twin on 127.0.0.1:`port`; answers its base URL.
+    pub async fn serve(self, port: u16) -> String {
+        let app = Router::new()
+            .route("/gmail/v1/users/me/threads", get(gmail::threads))
+            .route("/gmail/v1/users/me/profile", get(gmail::profile))
+            .route("/gmail/v1/users/me/messages", get(gmail::messages))
+            .route("/gmail/v1/users/me/threads/{id}", get(gmail::thread))
+            .route("/gmail/v1/users/me/labels", get(gmail::labels))
+            .route("/gmail/v1/users/me/drafts", get(gmail::drafts))
+            .route("/gmail/v1/users/me/messages/{id}", get(gmail::message))
+            .route("/gmail/v1/users/me/messages/send", post(gmail::send))
+            .route(
+                "/calendar/v3/calendars/{calendar}/events",
+                get(calendar::events),
+            )
+            .route("/calendar/v3/freeBusy", post(calendar::free_busy))
+            .route(
+                "/calendar/v3/users/me/calendarList",
+                get(calendar::calendar_list),
+            )
+            .route(
+                "/calendar/v3/calendars/{calendar}/events/{id}",
+                get(calendar::event),
+            )
+            .with_state(self);
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind the twin");
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://127.0.0.1:{port}")
+    }
+
+    /// The person a request's bearer token names, counted; `None`: answer Google's 401.
+    fn person(&self, headers: &HeaderMap) -> Option<String> {
+        let token = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let mut inner = self.lock();
+        inner.tokens.push(token.to_string());
+        let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
+        let claims = token
+            .split('.')
+            .nth(1)
+            .and_then(|p| URL_SAFE_NO_PAD.decode(p).ok())
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .filter(|c| c["iss"] == self.issuer.as_str() && c["aud"] == self.audience.as_str())
+            .filter(|c| c["exp"].as_u64().is_some_and(|e| e > now))
+            .filter(|_| !inner.revoked.contains(token));
+        let who = claims.and_then(|c| c["sub"].as_str().map(str::to_string))?;
+        *inner.requests.entry(who.clone()).or_default() += 1;
+        Some(who)
+    }
+
+    fn account(&self, who: &str) -> Account {
+        self.lock().accounts.get(who).cloned().unwrap_or_default()
+    }
+}
+
+/// Google's answer to a missing, foreign, expired or revoked token.
+fn unauthenticated() -> Response {
+    error(
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHENTICATED",
+        "authError",
+        "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+    )
+}
+
+/// Google's error envelope.
+fn error(status: StatusCode, word: &str, reason: &str, message: &str) -> Response {
+    let body = json!({"error": {"code": status.as_u16(), "message": message, "status": word,
+        "errors": [{"message": message, "domain": "global", "reason": reason}]}});
+    (status, axum::Json(body)).into_response()
+}
+
+/// One page of `items` under `key`, by Google's `pageToken` (here: the offset) and `maxResults`.
+fn page(items: Vec<Value>, key: &str, query: &BTreeMap<String, String>, max: usize) -> Value {
+    let from: usize = query
+        .get("pageToken")
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
+    let size = query
+        .get("maxResults")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(max)
+        .clamp(1, max);
+    let total = items.len();
+    let mut body = json!({ key: items.into_iter().skip(from).take(size).collect::<Vec<_>>(),
+                           "resultSizeEstimate": total });
+    if from + size < total {
+        body["nextPageToken"] = json!((from + size).to_string());
+    }
+    body
+}

@@ -1,0 +1,450 @@
+//! Google Workspace as each person, end to end against the offline twin (tests/src/google/):
+//! the shipped gsuite catalog with its endpoints pointed at one local oidc-provider, which is
+//! both our authorization server and the one playing Google (Google's tokens are its JWTs for
+//! the resource `<our resource>/google`, the only audience the twin honours). Two people connect
+//! through /connect in a simulated browser; each then reads only their own mail and events
+//! (counted at the twin, ten calls each at once: the issue's fifty belong to a benchmark); a
+//! meeting invitation needs a person's confirmation and its preview names the attendee and the
+//! title; an access token the twin stops honouring is refreshed through the vault with the
+//! provider's refresh token; a person who disconnects is asked again on the next call, their
+//! grant revoked; and no token, address or subject reaches the server's output.
+
+use std::collections::BTreeMap;
+
+use integration_tests::google::{Account, Twin};
+use integration_tests::oidc::Op;
+use integration_tests::{KEY, Rpc, Server, TempDir, free_port, interleaved_calls, repo};
+use serde_json::{Value, json};
+
+use crate::connect::Browser;
+
+const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
+    https://www.googleapis.com/auth/calendar.events \
+    https://www.googleapis.com/auth/calendar.calendarlist.readonly \
+    https://www.googleapis.com/auth/calendar.freebusy";
+
+/// The shipped catalog, with Google's endpoints at `op` and its tokens for `google`.
+fn catalog(op: &Op, google: &str) -> String {
+    let shipped =
+        std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
+    let issuer = op.issuer();
+    let replaced = shipped
+        .replace(
+            "https://accounts.google.com/o/oauth2/v2/auth?access_type=offline&prompt=consent",
+            &format!("{issuer}/auth?prompt=consent"),
+        )
+        .replace(
+            "https://oauth2.googleapis.com/token",
+            &format!("{issuer}/token"),
+        )
+        .replace(
+            "https://oauth2.googleapis.com/revoke",
+            &format!("{issuer}/token/revocation"),
+        )
+        // oidc-provider hands out a refresh token for `offline_access` (Google: access_type).
+        .replace(
+            "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n",
+            &format!(
+                "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n      - offline_access\n    resource: \"{google}\"\n"
+            ),
+        );
+    assert_ne!(replaced, shipped);
+    assert!(replaced.contains("offline_access"));
+    replaced
+}
+
+fn mailbox(who: &str) -> Account {
+    let mails = (1..=3)
+        .map(|i| {
+            (
+                format!("{who}-m{i}"),
+                format!("friend-of-{who}@muster.example"),
+                format!("Subject {i} for {who}"),
+                format!("Hallo {who}, Nachricht {i}."),
+            )
+        })
+        .collect();
+    let events = vec![json!({"id": format!("{who}-e1"), "status": "confirmed",
+        "summary": format!("Standup of {who}"),
+        "start": {"dateTime": "2026-05-04T09:00:00+02:00", "timeZone": "Europe/Berlin"},
+        "end": {"dateTime": "2026-05-04T09:15:00+02:00", "timeZone": "Europe/Berlin"}})];
+    Account { mails, events }
+}
+
+/// The records the catalog's examples name (a mail, a conversation, an event).
+fn examples() -> Account {
+    let mut account = mailbox("erin");
+    account.mails.push((
+        "18f2c9a1b7e4d3c2".into(),
+        "anna.berg@muster.example".into(),
+        "Angebot".into(),
+        "Hallo Erin, anbei das Angebot.".into(),
+    ));
+    account
+        .events
+        .push(json!({"id": "7c0ffee1abc", "status": "confirmed",
+        "summary": "Projektabstimmung", "attendees": [{"email": "anna.berg@muster.example"}],
+        "start": {"dateTime": "2026-05-05T14:00:00+02:00", "timeZone": "Europe/Berlin"},
+        "end": {"dateTime": "2026-05-05T15:00:00+02:00", "timeZone": "Europe/Berlin"}}));
+    account
+}
+
+/// Connects `bearer`'s person, then calls each gsuite tool with its description's example:
+/// `ok`, whole, within 25 KB. Prints the sizes.
+async fn every_example_fits(url: &str, bearer: &str) {
+    let link = Rpc::with_bearer(url, bearer)
+        .tool("gsuite_mail_profile_get", json!({}))
+        .await["connect_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
+    let catalog = connector::load(None)
+        .unwrap()
+        .into_iter()
+        .find(|c| c.connector == "gsuite")
+        .unwrap();
+    for tool in &catalog.tools {
+        let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
+        let mut args: Value = serde_json::from_str(example.trim()).unwrap();
+        if !tool.is_read_only() && tool.aggregate.is_none() {
+            args["dry_run"] = json!(true);
+        }
+        let answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
+        assert_eq!(answer["status"], "ok", "{}: {answer}", tool.name);
+        assert_ne!(answer["truncated"], true, "{}: cut", tool.name);
+        let bytes = answer.to_string().len();
+        println!("{:40} {bytes:6} B", tool.name.to_string());
+        assert!(bytes <= 25 * 1024, "{}: {bytes} B", tool.name);
+    }
+    // The day at a glance read both sources (the twin ignores Gmail's search words).
+    let day = Rpc::with_bearer(url, bearer)
+        .tool(
+            "gsuite_day_get",
+            json!({"date": "2026-05-04", "time_zone": "Europe/Berlin"}),
+        )
+        .await;
+    assert_eq!(day["data"]["events_count"], 1, "{day}");
+    assert_eq!(day["data"]["events"][0]["summary"], "Standup of erin");
+    assert_eq!(day["data"]["unread_important"], 4, "{day}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_read_only_their_own_google_mail_and_events() {
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let google = format!("{resource}/google");
+    let op = Op::start(&resource, &format!("mcp:tools {SCOPES}"));
+    let accounts = BTreeMap::from([
+        ("alice".to_string(), mailbox("alice")),
+        ("bob".to_string(), mailbox("bob")),
+        ("erin".to_string(), examples()),
+    ]);
+    let twin = Twin::new(op.issuer(), &google, accounts);
+    let api = twin.clone().serve(free_port()).await;
+    let (connect_client, _) = op
+        .register_for(
+            &[
+                &format!("{base}/connect/gsuite/signed-in"),
+                &format!("{base}/connections/signed-in"),
+            ],
+            true,
+        )
+        .await;
+    let (client, secret) = op
+        .register(&format!("{base}/connect/gsuite/callback"), false)
+        .await;
+    let dir = TempDir::new("gsuite");
+    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google)).unwrap();
+    let keys = format!("e2e:{KEY}");
+    let server = Server::start_at(
+        port,
+        &[],
+        &[
+            ("MCP_API_KEYS", keys.as_str()),
+            (
+                "MCP_PSEUDONYM_PEPPER",
+                "gsuite-test-pepper-0123456789abcdef",
+            ),
+            ("MCP_OAUTH_ISSUER", op.issuer()),
+            ("MCP_RESOURCE_URL", &resource),
+            ("MCP_CONNECT_CLIENT_ID", &connect_client),
+            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
+            ("GSUITE_BASE_URL", &api),
+            ("GSUITE_CLIENT_ID", &client),
+            ("GSUITE_CLIENT_SECRET", secret.as_deref().unwrap()),
+        ],
+    );
+    let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
+    let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
+    let inbox = json!({"query": "in:inbox"});
+
+    // Each connects with their own link: signed in at ours, then at "Google".
+    for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
+        let asked = Rpc::with_bearer(&server.url, bearer)
+            .tool("gsuite_mail_threads_search", inbox.clone())
+            .await;
+        assert_eq!(asked["status"], "connection_required", "{asked}");
+        let link = asked["connect_url"].as_str().unwrap();
+        let landed = Browser::new().open(link, who, None).await;
+        assert_eq!(landed.status, 200, "{}", landed.body);
+        assert!(
+            landed.body.contains("Google Workspace is connected"),
+            "{}",
+            landed.body
+        );
+    }
+    assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
+
+    // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    for (who, answer) in
+        interleaved_calls(&server.url, "gsuite_mail_threads_search", &people, 20).await
+    {
+        assert_eq!(answer["status"], "ok", "{who}: {answer}");
+        let items = answer["items"].as_array().unwrap();
+        assert_eq!(items.len(), 3, "{answer}");
+        assert!(
+            items
+                .iter()
+                .all(|t| t["id"].as_str().unwrap().starts_with(&who)),
+            "{who}: {answer}"
+        );
+    }
+    let period = json!({"calendar_id": "primary", "time_min": "2026-05-04T00:00[Europe/Berlin]",
+        "time_max": "2026-05-05T00:00[Europe/Berlin]", "time_zone": "Europe/Berlin"});
+    for (who, bearer) in people {
+        let events = Rpc::with_bearer(&server.url, bearer)
+            .tool("gsuite_calendar_events_list", period.clone())
+            .await;
+        assert_eq!(events["status"], "ok", "{events}");
+        assert_eq!(events["items"][0]["id"], format!("{who}-e1"), "{events}");
+        assert_eq!(events["items"][0]["start"]["timeZone"], "Europe/Berlin");
+    }
+    assert_eq!(twin.requests_of("alice"), 11);
+    assert_eq!(twin.requests_of("bob"), 11);
+
+    // A free hour with Bob: free/busy is a POST that only reads (no confirmation), and shows
+    // his busy time without its title.
+    let busy = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_calendar_freebusy_get",
+            json!({"time_min": "2026-05-04T08:00[Europe/Berlin]",
+                "time_max": "2026-05-04T18:00[Europe/Berlin]", "time_zone": "Europe/Berlin",
+                "calendars": [{"id": "primary"}, {"id": "bob@muster.example"}]}),
+        )
+        .await;
+    assert_eq!(busy["status"], "ok", "{busy}");
+    let bobs = &busy["data"]["calendars"]["bob@muster.example"]["busy"][0];
+    assert_eq!(bobs["start"], "2026-05-04T09:00:00+02:00", "{busy}");
+    assert!(!busy.to_string().contains("Standup"), "{busy}");
+
+    // Google's paging: two threads a page, the cursor brings the third.
+    let first = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_mail_threads_search",
+            json!({"query": "in:inbox", "page_size": 2}),
+        )
+        .await;
+    assert_eq!(first["has_more"], true, "{first}");
+    let rest = Rpc::with_bearer(&server.url, &alice)
+        .tool(
+            "gsuite_mail_threads_search",
+            json!({"cursor": first["next_cursor"]}),
+        )
+        .await;
+    assert_eq!(rest["items"][0]["id"], "alice-m3", "{rest}");
+    // A mail reads as text: Gmail's base64url body decoded by the catalog's `answer.parts`.
+    let mail = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_message_get", json!({"id": "alice-m1"}))
+        .await;
+    assert_eq!(mail["status"], "ok", "{mail}");
+    assert_eq!(
+        mail["data"]["payload"]["body"]["data"],
+        "Hallo alice, Nachricht 1."
+    );
+    assert_eq!(
+        mail["data"]["payload"]["headers"][1]["value"],
+        "Subject 1 for alice"
+    );
+    // Google's error envelope: a mail of Bob's is no mail of Alice's.
+    let foreign = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_message_get", json!({"id": "bob-m1"}))
+        .await;
+    assert_eq!(foreign["status"], "not_found", "{foreign}");
+    assert_eq!(
+        foreign["upstream_message"],
+        "Requested entity was not found."
+    );
+
+    // An invitation reaches other people: a person confirms it, and its preview names them.
+    let meeting = json!({"calendar_id": "primary", "summary": "Subject of the meeting",
+        "start": "2026-05-05T14:00[Europe/Berlin]", "end": "2026-05-05T15:00[Europe/Berlin]",
+        "time_zone": "Europe/Berlin", "attendees": [{"email": "carol@muster.example"}]});
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_calendar_meeting_create", meeting.clone())
+        .await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    let mut dry = meeting.clone();
+    dry["dry_run"] = json!(true);
+    let preview = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_calendar_meeting_create", dry)
+        .await;
+    let shown = preview.to_string();
+    assert!(shown.contains("carol@muster.example"), "{preview}");
+    assert!(shown.contains("Subject of the meeting"), "{preview}");
+    assert_eq!(twin.events_of("alice").len(), 1, "nothing was created");
+
+    // A mail goes out only once a person confirms it (the Python SDK answering the form), and
+    // its preview names the recipient and the subject; Gmail gets the composed message.
+    let mail = json!({"to": ["dora@muster.example"], "subject": "Subject of the send",
+        "body": "Hallo Dora, bis morgen."});
+    let asked = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_send", mail.clone())
+        .await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    let mut dry = mail.clone();
+    dry["dry_run"] = json!(true);
+    let preview = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_send", dry)
+        .await;
+    assert_eq!(
+        preview["preview"]["notifies"],
+        json!(["dora@muster.example"]),
+        "{preview}"
+    );
+    assert!(
+        preview.to_string().contains("Subject of the send"),
+        "{preview}"
+    );
+    assert!(twin.sent_by("alice").is_empty());
+    let sent = confirm(&server.url, &alice, "gsuite_mail_send", &mail);
+    assert_eq!(sent["structured"]["status"], "ok", "{sent}");
+    let sent = twin.sent_by("alice");
+    assert_eq!(sent.len(), 1);
+    assert!(
+        sent[0].contains("\r\nTo: dora@muster.example\r\n"),
+        "{}",
+        sent[0]
+    );
+    assert!(
+        sent[0].contains("\r\nSubject: Subject of the send\r\n"),
+        "{}",
+        sent[0]
+    );
+    assert!(twin.sent_by("bob").is_empty());
+
+    // Alice's access token stops working (expired at Google): the vault's refresh token gets
+    // a new one from the provider, and the call goes through with it.
+    let used = twin.tokens();
+    let alices = used
+        .iter()
+        .rev()
+        .find(|t| claims(t)["sub"] == "alice")
+        .unwrap()
+        .clone();
+    twin.expire(&alices);
+    let before = op.requests_to("/token").await;
+    let again = Rpc::with_bearer(&server.url, &alice)
+        .tool("gsuite_mail_threads_search", inbox.clone())
+        .await;
+    assert_eq!(again["status"], "ok", "{again}");
+    assert_eq!(op.requests_to("/token").await, before + 1, "one refresh");
+    let newest = twin.tokens().last().unwrap().clone();
+    assert_ne!(newest, alices);
+    assert_eq!(claims(&newest)["sub"], "alice");
+
+    // Bob disconnects: his grant is revoked at "Google", and his next call asks him to connect
+    // again without reaching the twin; Alice's calls are untouched.
+    let revocations = op.requests_to("/token/revocation").await;
+    let gone = Rpc::with_bearer(&server.url, &bob)
+        .tool(
+            "connections",
+            json!({"action": "disconnect", "connector": "gsuite"}),
+        )
+        .await;
+    assert_eq!(gone["disconnected"], true, "{gone}");
+    assert_eq!(op.requests_to("/token/revocation").await, revocations + 1);
+    let bobs = twin.requests_of("bob");
+    let after = Rpc::with_bearer(&server.url, &bob)
+        .tool("gsuite_mail_threads_search", inbox.clone())
+        .await;
+    assert_eq!(after["status"], "connection_required", "{after}");
+    assert_eq!(
+        twin.requests_of("bob"),
+        bobs,
+        "nothing reached Google for Bob"
+    );
+    assert_eq!(
+        Rpc::with_bearer(&server.url, &alice)
+            .tool("gsuite_mail_threads_search", inbox.clone())
+            .await["status"],
+        "ok"
+    );
+
+    // Every tool's example, as Erin (whose account holds the examples' records), within the
+    // result budget the budget test holds the other connectors to (a write as its dry run).
+    let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
+    every_example_fits(&server.url, &erin).await;
+
+    // Neither tokens nor addresses nor subjects in what the server printed.
+    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
+    let mut secrets: Vec<String> = twin.tokens();
+    secrets.extend([alice.clone(), bob.clone()]);
+    for who in ["alice", "bob"] {
+        secrets.push(format!("friend-of-{who}@muster.example"));
+        secrets.push(format!("Subject 1 for {who}"));
+        secrets.push(format!("Standup of {who}"));
+    }
+    secrets.extend(
+        [
+            "carol@muster.example",
+            "Subject of the meeting",
+            "dora@muster.example",
+            "Subject of the send",
+            "Hallo Dora",
+        ]
+        .map(String::from),
+    );
+    for secret in &secrets {
+        assert!(!printed.contains(secret.as_str()), "printed: {secret}");
+    }
+    assert!(
+        !twin
+            .tokens()
+            .iter()
+            .any(|t| claims(t)["aud"] == resource.as_str()),
+        "our callers' tokens never went to Google"
+    );
+}
+
+/// A tool call through the Python `mcp` SDK as `bearer`, accepting the confirmation form.
+fn confirm(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
+    let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/confirm_client.py"))
+        .args(["--url", url, "--key", bearer, "--tool", tool_name])
+        .args(["--args", &args.to_string(), "--answer", "accept"])
+        .output()
+        .expect("run confirm client");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn claims(jwt: &str) -> Value {
+    use base64::Engine;
+    jwt.split('.')
+        .nth(1)
+        .and_then(|p| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .ok()
+        })
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
+}
