@@ -64,7 +64,7 @@ pub(crate) fn html(caps: &[Capability]) -> String {
          padding:0 1rem;line-height:1.5;color:#1a1a1a}}h1{{font-size:1.5rem}}\
          h2{{font-size:1.2rem;margin-top:2rem}}table{{border-collapse:collapse;width:100%}}\
          th,td{{text-align:left;vertical-align:top;padding:.3rem .5rem;\
-         border-bottom:1px solid #ccc}}td:last-child,li code{{overflow-wrap:anywhere}}\
+         border-bottom:1px solid #ccc}}main{{overflow-wrap:anywhere}}\
          @media (max-width:40rem){{thead{{display:none}}table,tbody,tr,td{{display:block}}\
          tr{{border-bottom:1px solid #ccc;padding:.5rem 0}}td{{border:0;padding:0}}\
          td:nth-child(2)::before{{content:\"Risk: \"}}}}\
