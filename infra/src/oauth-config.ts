@@ -71,7 +71,7 @@ export interface OAuthConfig {
    * header without one. Keycloak and Entra ID send `JWT`.
    */
   readonly tokenTypes?: readonly string[];
-  /** Exactly one of `cognito` and `external`. */
+  /** Exactly one of `cognito`, `external` and `authorizationServer`: each names the tokens' issuer. */
   readonly cognito?: CognitoConfig;
   readonly external?: ExternalIssuerConfig;
   /** mcp-server as the authorization server, people signing in at the company's IdP (issue 46). */
@@ -168,7 +168,7 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
   if (authorizationServer) {
     // Our own tokens: ES256, header `typ: at+jwt` (issuer/token.rs); refusing them would lock everyone out.
     if (algorithms && !algorithms.includes('ES256')) c.problem('oauth.algorithms', 'must include `ES256` with `authorizationServer`: our access tokens are signed with it (a KMS P-256 key)');
-    if (tokenTypes && !tokenTypes.includes('at+jwt')) c.problem('oauth.tokenTypes', 'must include `at+jwt` with `authorizationServer`: the type our access tokens carry');
+    if (tokenTypes && !tokenTypes.some((t) => t.toLowerCase() === 'at+jwt')) c.problem('oauth.tokenTypes', 'must include `at+jwt` with `authorizationServer`: the type our access tokens carry');
   }
 
   return {
