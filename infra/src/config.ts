@@ -510,6 +510,9 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
       'an OAuth client id (printable characters, no spaces)');
     if (top.oauth === undefined) {
       c.problem('perUserConnectors', 'needs `oauth`: a person connects their own account after signing in at our authorization server, and API keys name no person');
+    } else if (oauth?.authorizationServer) {
+      c.problem('perUserConnectors', 'not with `oauth.authorizationServer` yet: /connect signs a person in at MCP_OAUTH_ISSUER, which is then mcp-server itself, ' +
+        'whose clients register themselves and expire unused, so there is no fixed connect client to name (functions/mcp-server/docs/authorization-server.md, "Not built yet")');
     } else if (oauth?.external && connectClientId === undefined) {
       c.problem('perUserConnectors.connectClientId', 'required with `oauth.external`: a public client (PKCE, no secret) at that server whose redirect URIs are <base>/connect/<connector>/signed-in and <base>/connections/signed-in');
     }

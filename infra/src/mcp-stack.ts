@@ -34,6 +34,7 @@ import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { ADOT_OTLP_ENDPOINT, addTracing } from './tracing.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
+import { AS_ENV, IDP_CALLBACK_PATH, addIssuerRoutes, allowIssuer, issuerEnvironment, issuerKey, issuerTable } from './authorization-server.ts';
 import { INBOUND_ENV, INBOUND_REFUSED_METRIC, addInboundRoutes, allowInbound, inboundAlarms, inboundKey, inboundRefusedFilter, inboundTable } from './inbound.ts';
 
 /** Names read by functions/mcp-server/src/config/mod.rs (its `pub const`s), one to one. */
@@ -67,6 +68,7 @@ export const MCP_ENV = {
   exposeRawSuffix: '_EXPOSE_RAW',
   baseUrlSuffix: '_BASE_URL',
   ...OAUTH_ENV,
+  ...AS_ENV,
 } as const;
 
 /** The protected resource metadata (RFC 9728) mcp-server serves with OAuth on, and its path-suffixed forms. */
@@ -131,6 +133,8 @@ export class McpStack extends Stack {
   readonly vault: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
   /** The inbound events' table and KMS key (a catalog declares `inbound`); none without. */
   readonly inbound: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
+  /** The authorization server's table and signing key (`oauth.authorizationServer`); none without. */
+  readonly issuer: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -197,6 +201,9 @@ export class McpStack extends Stack {
     if (this.vault) allowVault(role, this.vault.table, this.vault.key);
     this.inbound = catalogs.some((c) => c.inbound) ? { table: inboundTable(this, stage), key: inboundKey(this, stage) } : undefined;
     if (this.inbound) allowInbound(role, this.inbound.table, this.inbound.key);
+    const authorizationServer = config.oauth?.authorizationServer;
+    this.issuer = authorizationServer ? { table: issuerTable(this, stage), key: issuerKey(this, stage) } : undefined;
+    if (this.issuer) allowIssuer(role, this.issuer.table, this.issuer.key);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -298,6 +305,7 @@ export class McpStack extends Stack {
       environment[VAULT_ENV.vaultTable] = this.vault.table.tableName;
       environment[VAULT_ENV.vaultKeyId] = this.vault.key.keyArn;
     }
+    if (authorizationServer && this.issuer) Object.assign(environment, issuerEnvironment(authorizationServer, this.issuer.table, this.issuer.key));
     if (this.inbound) {
       environment[INBOUND_ENV.inboundTable] = this.inbound.table.tableName;
       environment[INBOUND_ENV.inboundKeyId] = this.inbound.key.keyArn;
@@ -348,6 +356,9 @@ export class McpStack extends Stack {
     }
     // A person connecting their own upstream account; CloudFront, when in front, passes every path.
     if (this.vault) addConnectRoutes(this.api, integration);
+    // The authorization server's metadata and /oauth/*: public, as the clients and browsers
+    // reach them before they hold a token; CloudFront, when in front, passes every path.
+    if (this.issuer) addIssuerRoutes(this.api, integration);
     // Webhooks an upstream pushes: the handshake and the signed bodies.
     if (this.inbound) addInboundRoutes(this.api, integration);
 
@@ -487,6 +498,14 @@ export class McpStack extends Stack {
           description: `The redirect URI to register with ${c}'s OAuth client (the upstream's authorization server)`,
         });
       }
+    }
+    if (this.issuer) {
+      new CfnOutput(this, 'IssuerTableName', { value: this.issuer.table.tableName });
+      new CfnOutput(this, 'IssuerKeyArn', { value: this.issuer.key.keyArn });
+      new CfnOutput(this, 'IdpRedirectUri', {
+        value: `${connectBase}${IDP_CALLBACK_PATH}`,
+        description: "The redirect URI to register with our client at the company's identity provider (MCP_AS_IDP_CLIENT_ID)",
+      });
     }
     if (distribution) {
       new CfnOutput(this, 'DistributionDomainName', { value: distribution.distributionDomainName, description: 'CloudFront in front of the API (the CNAME target of a custom domain without a hosted zone)' });

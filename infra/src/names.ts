@@ -30,6 +30,10 @@ export const vaultKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage
 export const inboundTableName = (stage: string): string => `${PREFIX}-${stage}-inbound`;
 /** The alias of the KMS key whose data keys seal the inbound events. */
 export const inboundKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage}-inbound`;
+/** The table of the authorization server's clients, codes and refresh tokens (`oauth.authorizationServer`). */
+export const issuerTableName = (stage: string): string => `${PREFIX}-${stage}-issuer`;
+/** The alias of the KMS key (ECC_NIST_P256, sign and verify) that signs our access tokens. */
+export const issuerKeyAlias = (stage: string): string => `alias/${PREFIX}-${stage}-issuer`;
 export const dashboardName = (stage: string): string => `${PREFIX}-${stage}`;
 /** The Lambda@Edge function restoring the 401's WWW-Authenticate (OAuth behind CloudFront). */
 export const edgeFunctionName = (stage: string): string => `${PREFIX}-${stage}-www-authenticate`;

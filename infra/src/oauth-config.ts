@@ -71,9 +71,26 @@ export interface OAuthConfig {
    * header without one. Keycloak and Entra ID send `JWT`.
    */
   readonly tokenTypes?: readonly string[];
-  /** Exactly one of `cognito` and `external`. */
+  /** Exactly one of `cognito`, `external` and `authorizationServer`: each names the tokens' issuer. */
   readonly cognito?: CognitoConfig;
   readonly external?: ExternalIssuerConfig;
+  /** mcp-server as the authorization server, people signing in at the company's IdP (issue 46). */
+  readonly authorizationServer?: AuthorizationServerConfig;
+}
+
+/**
+ * mcp-server is its own OAuth 2.1 authorization server (MCP_AS_IDP_ISSUER): clients register
+ * themselves and connect with the URL alone; people sign in at the company's OpenID provider
+ * through one public client of ours there, then approve the client on our consent page. The
+ * tokens' issuer (MCP_OAUTH_ISSUER) is then this server's own origin.
+ */
+export interface AuthorizationServerConfig {
+  /** MCP_AS_IDP_ISSUER: the company IdP's issuer (OpenID discovery at `<issuer>/.well-known/openid-configuration`). */
+  readonly idpIssuer: string;
+  /** MCP_AS_IDP_CLIENT_ID: our public client there (PKCE), redirect URI `<origin>/oauth/callback`. */
+  readonly idpClientId: string;
+  /** MCP_OAUTH_PROFILES: scope → profile (`*` the whole deployment), the scopes a client may ask for; unset: the server's `mcp:tools=*`. */
+  readonly scopes?: Readonly<Record<string, string>>;
 }
 
 export const OAUTH_DEFAULTS = {
@@ -114,7 +131,7 @@ export interface OAuthContext {
 
 export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): OAuthConfig | undefined {
   if (raw === undefined) return undefined;
-  const o = c.object('oauth', raw, ['cognito', 'external', 'resourceUrl', 'apiKeys', 'frontDoor', 'algorithms', 'leewaySeconds', 'fetchTimeoutMs', 'tokenTypes']);
+  const o = c.object('oauth', raw, ['cognito', 'external', 'authorizationServer', 'resourceUrl', 'apiKeys', 'frontDoor', 'algorithms', 'leewaySeconds', 'fetchTimeoutMs', 'tokenTypes']);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined; // reported by c.object
 
   let resourceUrl: string | undefined;
@@ -137,14 +154,22 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
   const tokenTypes = o.tokenTypes === undefined ? undefined : c.list('oauth.tokenTypes', o.tokenTypes, /^(none|[A-Za-z0-9+./-]{1,64})$/, 'header `typ` values (`at+jwt`, `JWT`) or `none`');
   if (Array.isArray(o.tokenTypes) && o.tokenTypes.length === 0) c.problem('oauth.tokenTypes', 'name at least one type, or leave the key out for the server default');
 
-  if ((o.cognito === undefined) === (o.external === undefined)) {
-    c.problem('oauth', o.cognito === undefined
-      ? 'give the authorization server: `cognito` (a user pool created here) or `external` (an existing one, by issuer)'
-      : 'give `cognito` or `external`, not both');
+  const servers = (['cognito', 'external', 'authorizationServer'] as const).filter((k) => o[k] !== undefined);
+  if (servers.length !== 1) {
+    c.problem('oauth', servers.length === 0
+      ? 'give the authorization server: `cognito` (a user pool created here), `external` (an existing one, by issuer) ' +
+        'or `authorizationServer` (mcp-server itself, people signing in at the company\'s identity provider)'
+      : `give one of \`cognito\`, \`external\` and \`authorizationServer\`, not ${servers.map((k) => `\`${k}\``).join(' and ')}: each names the tokens' issuer (MCP_OAUTH_ISSUER)`);
   }
   const grantable = ['*', ...ctx.profiles];
   const cognito = o.cognito === undefined ? undefined : parseCognito(c, o.cognito, grantable);
   const external = o.external === undefined ? undefined : parseExternal(c, o.external, grantable);
+  const authorizationServer = o.authorizationServer === undefined ? undefined : parseAuthorizationServer(c, o.authorizationServer, grantable);
+  if (authorizationServer) {
+    // Our own tokens: ES256, header `typ: at+jwt` (issuer/token.rs); refusing them would lock everyone out.
+    if (algorithms && !algorithms.includes('ES256')) c.problem('oauth.algorithms', 'must include `ES256` with `authorizationServer`: our access tokens are signed with it (a KMS P-256 key)');
+    if (tokenTypes && !tokenTypes.some((t) => t.toLowerCase() === 'at+jwt')) c.problem('oauth.tokenTypes', 'must include `at+jwt` with `authorizationServer`: the type our access tokens carry');
+  }
 
   return {
     ...(resourceUrl ? { resourceUrl } : {}),
@@ -155,7 +180,28 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
     ...(tokenTypes ? { tokenTypes } : {}),
     ...(cognito ? { cognito } : {}),
     ...(external ? { external } : {}),
+    ...(authorizationServer ? { authorizationServer } : {}),
   };
+}
+
+function parseAuthorizationServer(c: Checker, raw: unknown, grantable: readonly string[]): AuthorizationServerConfig {
+  const p = 'oauth.authorizationServer';
+  const a = c.object(p, raw, ['idpIssuer', 'idpClientId', 'scopes']);
+  const idpIssuer = c.required(`${p}.idpIssuer`, c.string(`${p}.idpIssuer`, a.idpIssuer, HTTPS_URL,
+    'the https issuer URL of the company\'s OpenID provider (its discovery document is at <issuer>/.well-known/openid-configuration)'),
+  'the issuer people sign in at (MCP_AS_IDP_ISSUER), e.g. `https://login.example.com/realms/company`');
+  const idpClientId = c.required(`${p}.idpClientId`, c.string(`${p}.idpClientId`, a.idpClientId, /^[\x21-\x7e]{1,256}$/,
+    'an OAuth client id (printable characters, no spaces)'),
+  'our public client (PKCE) at that provider, whose redirect URI is <origin>/oauth/callback (MCP_AS_IDP_CLIENT_ID)');
+  const scopes = a.scopes === undefined ? undefined
+    : grants(c, `${p}.scopes`, a.scopes, SCOPE_NAME, 'scope → profile (`*` for the whole deployment)', 'scope names are printable ASCII without `/`, spaces, quotes or backslashes', grantable);
+  if (scopes) {
+    for (const name of Object.keys(scopes)) {
+      // MCP_OAUTH_PROFILES is `value=profile,…`: a comma or `=` in a scope would break it.
+      if (/[,=]/.test(name)) c.problem(`${p}.scopes.${name}`, 'no `,` or `=` in a scope name');
+    }
+  }
+  return { idpIssuer, idpClientId, ...(scopes ? { scopes } : {}) };
 }
 
 function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): CognitoConfig {

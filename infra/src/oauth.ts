@@ -227,6 +227,12 @@ export function oauthSetup(scope: Construct, stage: string, oauth: OAuthConfig, 
     if (e.audience) environment[OAUTH_ENV.oauthAudience] = e.audience.join(',');
     if (e.profileClaim) environment[OAUTH_ENV.oauthProfileClaim] = e.profileClaim;
     if (e.profiles) environment[OAUTH_ENV.oauthProfiles] = grantList(e.profiles);
+  } else if (oauth.authorizationServer) {
+    // mcp-server issues the tokens itself: their `iss` is its own origin, where its routes are
+    // (start-up refuses another); audience and claims keep the server's defaults, which its tokens meet.
+    environment[OAUTH_ENV.oauthIssuer] = resourceUrl.slice(0, -'/mcp'.length);
+    const scopes = oauth.authorizationServer.scopes;
+    if (scopes) environment[OAUTH_ENV.oauthProfiles] = grantList(scopes);
   }
   if (oauth.algorithms) environment[OAUTH_ENV.oauthAlgorithms] = oauth.algorithms.join(',');
   if (oauth.leewaySeconds !== undefined) environment[OAUTH_ENV.oauthLeewaySecs] = String(oauth.leewaySeconds);

@@ -210,8 +210,8 @@ describe('oauth (issue 13)', () => {
   });
 
   it('needs exactly one authorization server', () => {
-    problem(oauth({}), 'oauth', /give the authorization server: `cognito` .* or `external`/);
-    problem(oauth({ ...COGNITO, external: { issuer: 'https://login.example.com' } }), 'oauth', /not both/);
+    problem(oauth({}), 'oauth', /give the authorization server: `cognito` .*, `external` .* or `authorizationServer`/);
+    problem(oauth({ ...COGNITO, external: { issuer: 'https://login.example.com' } }), 'oauth', /not `cognito` and `external`/);
     problem(oauth({ cognitoo: {} }), 'oauth.cognitoo', /did you mean `cognito`/);
     problem(oauth(true as unknown as Record<string, unknown>), 'oauth', /expected an object/);
   });

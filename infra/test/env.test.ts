@@ -10,9 +10,10 @@ import { BINARIES } from '../src/names.ts';
 import { OAUTH_ENV } from '../src/oauth.ts';
 import { functionConfigRs } from '../src/paths.ts';
 import { VAULT_ENV } from '../src/vault.ts';
+import { AS_ENV } from '../src/authorization-server.ts';
 import { parseCatalog } from '../src/catalogs.ts';
 import { REPO_ROOT } from '../src/paths.ts';
-import { CATALOGS, OAUTH_CERTIFICATE_ARN, logicalId, synth, testConfig } from './helpers.ts';
+import { CATALOGS, OAUTH_CERTIFICATE_ARN, logicalId, merge, synth, testConfig } from './helpers.ts';
 
 /** The shipped catalogs and one that declares `inbound`, so every variable is set. */
 const WITH_INBOUND = [...CATALOGS, parseCatalog(readFileSync(join(REPO_ROOT, 'tests/catalogs/inbound/chat.yaml'), 'utf8'), 'chat.yaml')];
@@ -88,7 +89,7 @@ export const AWAITING_SERVER: Record<string, string> = {
   [VAULT_ENV.connectClientId]: 'issue 22, item 2: sign a person in with this public client on /connect/<connector>',
 };
 /** Set only when the configuration has a value for them (the OAuth ones only with `oauth`). */
-const OPTIONAL = [...Object.values(VAULT_ENV), 'MCP_OTLP_ENDPOINT', 'MCP_TRACE_SAMPLE_RATIO', 'MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV)];
+const OPTIONAL = [...Object.values(VAULT_ENV), 'MCP_OTLP_ENDPOINT', 'MCP_TRACE_SAMPLE_RATIO', 'MCP_ALLOWED_ORIGINS', 'MCP_PROFILES', 'MCP_KEY_PROFILES', 'MCP_DEFAULT_PROFILE', 'MCP_TRUSTED_PROXIES', 'MCP_TOKEN_CONFIRMS_CRITICAL', ORIGIN_VERIFY.env, ...Object.values(OAUTH_ENV), ...Object.values(AS_ENV)];
 /** A configuration giving every optional variable a value (Cognito states every claim setting). */
 const EVERYTHING = {
   allowedOrigins: ['https://claude.ai'],
@@ -102,6 +103,14 @@ const EVERYTHING = {
   oauth: { cognito: { domainPrefix: 'example-mcp' }, algorithms: ['RS256'], leewaySeconds: 60, fetchTimeoutMs: 1500, tokenTypes: ['none'] },
   perUserConnectors: { connectClientId: 'hosted-mcp-connect' },
 };
+/**
+ * The authorization-server mode, which excludes Cognito (both name the tokens' issuer) and, for
+ * now, the per-user connectors: the names only it sets (MCP_AS_*).
+ */
+const AS_MODE = merge(EVERYTHING, {
+  oauth: { cognito: undefined, authorizationServer: { idpIssuer: 'https://login.example.com', idpClientId: 'hosted-mcp' }, algorithms: ['ES256'], tokenTypes: ['at+jwt'] },
+  perUserConnectors: undefined,
+});
 
 function lambdaEnv(t: ReturnType<typeof synth>['mcpT'] | ReturnType<typeof synth>['opsT'], functionName: string): Record<string, unknown> {
   const id = logicalId(t, 'AWS::Lambda::Function', { FunctionName: functionName });
@@ -112,7 +121,9 @@ describe('mcp-server environment matches functions/mcp-server/src/config/mod.rs'
   const names = rustEnvNames(functionConfigRs(BINARIES.mcpServer));
   const s = synth({ config: testConfig(EVERYTHING), catalogs: WITH_INBOUND });
   const env = lambdaEnv(s.mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`);
-  const keys = Object.keys(env);
+  const asEnv = lambdaEnv(synth({ config: testConfig(AS_MODE), catalogs: WITH_INBOUND }).mcpT, `hosted-mcp-example-${BINARIES.mcpServer}`);
+  /** Every name set in either mode. */
+  const keys = [...new Set([...Object.keys(env), ...Object.keys(asEnv)])];
 
   it('config.rs is parsed (sanity: the names the server requires on Lambda are there)', () => {
     assert.ok(names.fixed.has('MCP_SECRET_ID') && names.fixed.has('MCP_ALLOWED_HOSTS'), [...names.fixed].join(','));
@@ -145,7 +156,7 @@ describe('mcp-server environment matches functions/mcp-server/src/config/mod.rs'
     const expected = [...names.fixed].filter((n) => !(n in NOT_ON_LAMBDA)).sort();
     const fixedKeys = keys.filter((k) => names.fixed.has(k)).sort();
     assert.deepEqual(fixedKeys, expected, 'a new config.rs variable needs a value here or an entry in NOT_ON_LAMBDA');
-    for (const local of Object.keys(NOT_ON_LAMBDA)) assert.ok(!(local in env), `${local} must not be set: ${NOT_ON_LAMBDA[local]}`);
+    for (const local of Object.keys(NOT_ON_LAMBDA)) assert.ok(!(local in env) && !(local in asEnv), `${local} must not be set: ${NOT_ON_LAMBDA[local]}`);
   });
 
   it('gives a tool call and a job wait their time below the function timeout', () => {
