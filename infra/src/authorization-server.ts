@@ -18,6 +18,8 @@ export const AS_ENV = {
   idpClientId: 'MCP_AS_IDP_CLIENT_ID',
   table: 'MCP_AS_TABLE',
   keyId: 'MCP_AS_KEY_ID',
+  groupsClaim: 'MCP_AS_GROUPS_CLAIM',
+  scopeGroups: 'MCP_AS_SCOPE_GROUPS',
 } as const;
 
 /**
@@ -101,14 +103,21 @@ export function allowIssuer(role: iam.Role, table: dynamodb.ITable, key: kms.IKe
   }));
 }
 
-/** The variables of this mode: the IdP, our client there, the table and the key (its ARN). */
+/** The variables of this mode: the IdP, our client there, the table, the key (its ARN), and who may approve which scope. */
 export function issuerEnvironment(cfg: AuthorizationServerConfig, table: dynamodb.ITable, key: kms.IKey): Record<string, string> {
   return {
     [AS_ENV.idpIssuer]: cfg.idpIssuer,
     [AS_ENV.idpClientId]: cfg.idpClientId,
     [AS_ENV.table]: table.tableName,
     [AS_ENV.keyId]: key.keyArn,
+    ...(cfg.groupsClaim ? { [AS_ENV.groupsClaim]: cfg.groupsClaim } : {}),
+    ...(cfg.scopeGroups ? { [AS_ENV.scopeGroups]: scopeGroupsValue(cfg.scopeGroups) } : {}),
   };
+}
+
+/** MCP_AS_SCOPE_GROUPS as the server parses it: `scope=group` pairs, comma-separated. */
+export function scopeGroupsValue(scopeGroups: Readonly<Record<string, readonly string[]>>): string {
+  return Object.entries(scopeGroups).flatMap(([scope, groups]) => groups.map((g) => `${scope}=${g}`)).join(',');
 }
 
 /** The routes to mcp-server, each with the one method it serves, without an authorizer (as `/mcp`). */

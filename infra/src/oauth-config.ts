@@ -91,6 +91,13 @@ export interface AuthorizationServerConfig {
   readonly idpClientId: string;
   /** MCP_OAUTH_PROFILES: scope → profile (`*` the whole deployment), the scopes a client may ask for; unset: the server's `mcp:tools=*`. */
   readonly scopes?: Readonly<Record<string, string>>;
+  /** MCP_AS_GROUPS_CLAIM: the ID-token claim listing a person's groups (the server's default: `groups`; Cognito: `cognito:groups`). */
+  readonly groupsClaim?: string;
+  /**
+   * MCP_AS_SCOPE_GROUPS: scope → the groups whose people may approve it (`*`: everyone signed in).
+   * Set, a scope it does not name goes to nobody; unset, everyone the provider signs in may approve every scope.
+   */
+  readonly scopeGroups?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const OAUTH_DEFAULTS = {
@@ -186,7 +193,7 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
 
 function parseAuthorizationServer(c: Checker, raw: unknown, grantable: readonly string[]): AuthorizationServerConfig {
   const p = 'oauth.authorizationServer';
-  const a = c.object(p, raw, ['idpIssuer', 'idpClientId', 'scopes']);
+  const a = c.object(p, raw, ['idpIssuer', 'idpClientId', 'scopes', 'groupsClaim', 'scopeGroups']);
   const idpIssuer = c.required(`${p}.idpIssuer`, c.string(`${p}.idpIssuer`, a.idpIssuer, HTTPS_URL,
     'the https issuer URL of the company\'s OpenID provider (its discovery document is at <issuer>/.well-known/openid-configuration)'),
   'the issuer people sign in at (MCP_AS_IDP_ISSUER), e.g. `https://login.example.com/realms/company`');
@@ -201,7 +208,26 @@ function parseAuthorizationServer(c: Checker, raw: unknown, grantable: readonly 
       if (/[,=]/.test(name)) c.problem(`${p}.scopes.${name}`, 'no `,` or `=` in a scope name');
     }
   }
-  return { idpIssuer, idpClientId, ...(scopes ? { scopes } : {}) };
+  const groupsClaim = c.string(`${p}.groupsClaim`, a.groupsClaim, /^[\x21-\x7e]{1,128}$/, 'a claim name (printable characters, no spaces)');
+  const scopeGroups = parseScopeGroups(c, `${p}.scopeGroups`, a.scopeGroups, Object.keys(scopes ?? { 'mcp:tools': '*' }));
+  return { idpIssuer, idpClientId, ...(scopes ? { scopes } : {}), ...(groupsClaim ? { groupsClaim } : {}), ...(scopeGroups ? { scopeGroups } : {}) };
+}
+
+/** scope → groups: each scope one the clients may ask for, each group a name without `,`, `=` or spaces (or `*`). */
+function parseScopeGroups(c: Checker, p: string, raw: unknown, known: readonly string[]): Readonly<Record<string, readonly string[]>> | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    c.problem(p, 'expected scope → list of groups, e.g. {"mcp:accounting": ["finance"]}');
+    return undefined;
+  }
+  const out: Record<string, readonly string[]> = {};
+  for (const [scope, groups] of Object.entries(raw)) {
+    if (!known.includes(scope)) c.problem(`${p}.${scope}`, `not a scope clients may ask for (${known.join(', ')})`);
+    const list = c.list(`${p}.${scope}`, groups, /^[^\s,=]{1,256}$/, 'group names without spaces, `,` or `=` (`*`: everyone signed in)');
+    if (list.length === 0) c.problem(`${p}.${scope}`, 'names no group: leave the scope out to give it to nobody');
+    out[scope] = list;
+  }
+  return out;
 }
 
 function parseCognito(c: Checker, raw: unknown, grantable: readonly string[]): CognitoConfig {

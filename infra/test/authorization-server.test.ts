@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Template } from 'aws-cdk-lib/assertions';
-import { AS_ENV, AS_KEY_ACTIONS, AS_ROUTES, AS_SIGNING_ALGORITHM, AS_TABLE_ACTIONS, AS_TABLE_SCHEMA, IDP_CALLBACK_PATH } from '../src/authorization-server.ts';
+import { AS_ENV, AS_KEY_ACTIONS, AS_ROUTES, AS_SIGNING_ALGORITHM, AS_TABLE_ACTIONS, AS_TABLE_SCHEMA, IDP_CALLBACK_PATH, scopeGroupsValue } from '../src/authorization-server.ts';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { INFRA_DIR, REPO_ROOT } from '../src/paths.ts';
 import { CONNECTORS, EXAMPLE_CONFIG, type Statement, dependencyCycle, flat, logicalId, merge, roleStatements, synth } from './helpers.ts';
@@ -184,6 +184,15 @@ describe('the configuration checks', () => {
     has(problems(withOAuth({ authorizationServer: { ...AS, scopes: { 'a,b': '*' } } })), 'oauth.authorizationServer.scopes.a,b', /no `,` or `=`/);
   });
 
+  it('gates scopes by the IdP groups: MCP_AS_SCOPE_GROUPS as `scope=group` pairs, only scopes clients may ask for', () => {
+    const gated = { ...AS, scopes: { tools: '*', accounting: 'accounting' }, groupsClaim: 'cognito:groups', scopeGroups: { accounting: ['finance', 'owners'], tools: ['*'] } };
+    assert.deepEqual(problems(withOAuth({ authorizationServer: gated })), []);
+    assert.equal(scopeGroupsValue(gated.scopeGroups), 'accounting=finance,accounting=owners,tools=*');
+    has(problems(withOAuth({ authorizationServer: { ...gated, scopeGroups: { books: ['finance'] } } })), 'oauth.authorizationServer.scopeGroups.books', /not a scope clients may ask for/);
+    has(problems(withOAuth({ authorizationServer: { ...gated, scopeGroups: { tools: [] } } })), 'oauth.authorizationServer.scopeGroups.tools', /names no group/);
+    has(problems(withOAuth({ authorizationServer: { ...gated, scopeGroups: { tools: ['a,b'] } } })), 'oauth.authorizationServer.scopeGroups.tools[0]', /without spaces/);
+  });
+
   it('refuses perUserConnectors beside it (the connect client is not built for this mode)', () => {
     has(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: { connectClientId: 'c' } })), 'perUserConnectors', /not with `oauth.authorizationServer` yet/);
   });
@@ -216,8 +225,8 @@ describe('infra and the authorization server code agree', () => {
   it('on the variable names (issuer/settings.rs)', () => {
     const c = consts('issuer/settings.rs');
     assert.deepEqual(
-      [c.get('IDP_ISSUER'), c.get('IDP_CLIENT_ID'), c.get('TABLE'), c.get('KEY_ID')],
-      [AS_ENV.idpIssuer, AS_ENV.idpClientId, AS_ENV.table, AS_ENV.keyId],
+      [c.get('IDP_ISSUER'), c.get('IDP_CLIENT_ID'), c.get('TABLE'), c.get('KEY_ID'), c.get('GROUPS_CLAIM'), c.get('SCOPE_GROUPS')],
+      [AS_ENV.idpIssuer, AS_ENV.idpClientId, AS_ENV.table, AS_ENV.keyId, AS_ENV.groupsClaim, AS_ENV.scopeGroups],
     );
   });
 

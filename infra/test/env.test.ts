@@ -108,7 +108,12 @@ const EVERYTHING = {
  * now, the per-user connectors: the names only it sets (MCP_AS_*).
  */
 const AS_MODE = merge(EVERYTHING, {
-  oauth: { cognito: undefined, authorizationServer: { idpIssuer: 'https://login.example.com', idpClientId: 'hosted-mcp' }, algorithms: ['ES256'], tokenTypes: ['at+jwt'] },
+  oauth: {
+    cognito: undefined,
+    authorizationServer: { idpIssuer: 'https://login.example.com', idpClientId: 'hosted-mcp', groupsClaim: 'groups', scopeGroups: { 'mcp:tools': ['staff'] } },
+    algorithms: ['ES256'],
+    tokenTypes: ['at+jwt'],
+  },
   perUserConnectors: undefined,
 });
 

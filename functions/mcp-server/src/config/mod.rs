@@ -167,6 +167,8 @@ pub(crate) const ALL: &[&str] = &[
     crate::issuer::settings::IDP_CLIENT_ID,
     crate::issuer::settings::TABLE,
     crate::issuer::settings::KEY_ID,
+    crate::issuer::settings::GROUPS_CLAIM,
+    crate::issuer::settings::SCOPE_GROUPS,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

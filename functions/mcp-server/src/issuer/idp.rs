@@ -19,12 +19,16 @@ pub(crate) struct SignedIn {
     pub subject: String,
     /// For the consent page: `email`, else `name`, else the subject.
     pub shown: String,
+    /// The groups (or roles) the ID token's groups claim lists: an array of strings, or one
+    /// string of space-separated names.
+    pub groups: Vec<String>,
 }
 
 pub(crate) struct Idp {
     http: reqwest::Client,
     issuer: String,
     client_id: String,
+    groups_claim: String,
     endpoints: Mutex<Option<(String, String)>>,
     keys: KeySource,
 }
@@ -42,12 +46,18 @@ struct IdpTokens {
 }
 
 impl Idp {
-    pub(crate) fn new(http: reqwest::Client, issuer: &str, client_id: &str) -> Self {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        issuer: &str,
+        client_id: &str,
+        groups_claim: &str,
+    ) -> Self {
         let keys = KeySource::new(http.clone(), issuer, exchange::TIMEOUT);
         Idp {
             http,
             issuer: issuer.to_string(),
             client_id: client_id.to_string(),
+            groups_claim: groups_claim.to_string(),
             endpoints: Mutex::new(None),
             keys,
         }
@@ -137,7 +147,12 @@ impl Idp {
             .or(text("name"))
             .unwrap_or(&subject)
             .to_string();
-        Ok(SignedIn { subject, shown })
+        let groups = groups(claims.get(&self.groups_claim));
+        Ok(SignedIn {
+            subject,
+            shown,
+            groups,
+        })
     }
 
     /// The ID token's claims, if its signature, issuer, audience and lifetime hold.
@@ -166,5 +181,36 @@ impl Idp {
         jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &v)
             .map(|d| d.claims)
             .map_err(|e| format!("the ID token is refused ({:?})", e.kind()))
+    }
+}
+
+/// A groups claim's names: an array of strings, or one space-separated string; anything else
+/// is no group.
+fn groups(claim: Option<&Value>) -> Vec<String> {
+    match claim {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn groups_come_as_a_list_or_one_string() {
+        let list = json!(["finance", 7, "owners"]);
+        assert_eq!(super::groups(Some(&list)), ["finance", "owners"]);
+        assert_eq!(
+            super::groups(Some(&json!("finance owners"))),
+            ["finance", "owners"]
+        );
+        assert!(super::groups(Some(&json!({"finance": true}))).is_empty());
+        assert!(super::groups(None).is_empty());
     }
 }

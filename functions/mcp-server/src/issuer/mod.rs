@@ -119,7 +119,12 @@ impl Issuer {
         http: reqwest::Client,
     ) -> Self {
         let IssuerParts { store, signer } = parts;
-        let idp = idp::Idp::new(http, &settings.idp_issuer, &settings.idp_client_id);
+        let idp = idp::Idp::new(
+            http,
+            &settings.idp_issuer,
+            &settings.idp_client_id,
+            &settings.groups_claim,
+        );
         Issuer {
             settings,
             oauth,

@@ -16,6 +16,14 @@ pub(crate) const TABLE: &str = "MCP_AS_TABLE";
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
 
+/// The ID-token claim that lists the groups (or roles) a person is in: `groups` by default
+/// (Keycloak, Entra ID with group claims), `cognito:groups` for Cognito.
+pub(crate) const GROUPS_CLAIM: &str = "MCP_AS_GROUPS_CLAIM";
+/// Who may approve which scope: `scope=group` pairs, comma-separated (`mcp:accounting=finance,
+/// mcp:accounting=owners,mcp:tools=*`; `*` is everyone signed in). When set, a scope named in
+/// no pair is given to nobody; unset, everyone the provider signs in may approve every scope.
+pub(crate) const SCOPE_GROUPS: &str = "MCP_AS_SCOPE_GROUPS";
+
 /// How long an access token we issue lives.
 pub(crate) const ACCESS_TTL_S: u64 = 600;
 /// How long a refresh token lives (each use rotates it).
@@ -38,6 +46,42 @@ pub(crate) struct IssuerSettings {
     pub idp_client_id: String,
     pub table: Option<String>,
     pub key_id: Option<String>,
+    /// The claim [`GROUPS_CLAIM`] names.
+    pub groups_claim: String,
+    /// [`SCOPE_GROUPS`]: `None` when every person may approve every scope.
+    pub scope_groups: Option<ScopeGroups>,
+}
+
+/// Who may approve which scope, as [`SCOPE_GROUPS`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScopeGroups(Vec<(String, String)>);
+
+impl ScopeGroups {
+    /// `scope=group` pairs; a pair without `=` or with an empty side is an error naming it.
+    pub(crate) fn parse(text: &str) -> Result<ScopeGroups, String> {
+        let pairs = text
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|pair| match pair.split_once('=') {
+                Some((scope, group)) if !scope.trim().is_empty() && !group.trim().is_empty() => {
+                    Ok((scope.trim().to_string(), group.trim().to_string()))
+                }
+                _ => Err(format!("`{pair}` is not `scope=group`")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if pairs.is_empty() {
+            return Err("names no `scope=group` pair".into());
+        }
+        Ok(ScopeGroups(pairs))
+    }
+
+    /// Whether a person in `groups` may approve `scope`.
+    pub(crate) fn allows(&self, scope: &str, groups: &[String]) -> bool {
+        self.0
+            .iter()
+            .any(|(s, g)| s == scope && (g == "*" || groups.iter().any(|mine| mine == g)))
+    }
 }
 
 impl IssuerSettings {
@@ -81,8 +125,26 @@ impl IssuerSettings {
             idp_client_id,
             table: read.get(TABLE),
             key_id: read.get(KEY_ID),
+            groups_claim: read.get(GROUPS_CLAIM).unwrap_or_else(|| "groups".into()),
+            scope_groups: read
+                .get(SCOPE_GROUPS)
+                .map(|t| ScopeGroups::parse(&t).map_err(|why| ConfigError::new(SCOPE_GROUPS, why)))
+                .transpose()?,
         }))
     }
+}
+
+/// The scopes `asked` (space-separated) that a person in `groups` may approve, or `None` when
+/// that leaves none; all of them without a rule.
+pub(crate) fn narrow(rule: Option<&ScopeGroups>, asked: &str, groups: &[String]) -> Option<String> {
+    let Some(rule) = rule else {
+        return Some(asked.to_string());
+    };
+    let kept: Vec<&str> = asked
+        .split_whitespace()
+        .filter(|s| rule.allows(s, groups))
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(" "))
 }
 
 #[cfg(test)]
@@ -112,5 +174,28 @@ mod tests {
         assert_eq!(parse(&other).unwrap_err().name, ISSUER);
         assert_eq!(parse(&on[..3]).unwrap_err().name, IDP_CLIENT_ID);
         assert_eq!(parse(&on[2..]).unwrap_err().name, IDP_ISSUER);
+        assert_eq!((s.groups_claim.as_str(), s.scope_groups), ("groups", None));
+        let bad = [on[0], on[1], on[2], on[3], (SCOPE_GROUPS, "mcp:tools")];
+        assert_eq!(parse(&bad).unwrap_err().name, SCOPE_GROUPS);
+    }
+
+    #[test]
+    fn a_scope_goes_to_the_groups_named_for_it_and_to_nobody_else() {
+        let g = ScopeGroups::parse("mcp:accounting=finance, mcp:accounting=owners,mcp:tools=*")
+            .unwrap();
+        let finance = vec!["staff".to_string(), "finance".to_string()];
+        assert!(g.allows("mcp:accounting", &finance));
+        assert!(!g.allows("mcp:accounting", &["staff".to_string()]));
+        assert!(g.allows("mcp:tools", &[]));
+        assert!(!g.allows("mcp:calendar", &finance), "named in no pair");
+        let asked = "mcp:accounting mcp:calendar mcp:tools";
+        assert_eq!(
+            narrow(Some(&g), asked, &finance).as_deref(),
+            Some("mcp:accounting mcp:tools")
+        );
+        assert_eq!(narrow(Some(&g), "mcp:calendar", &finance), None);
+        assert_eq!(narrow(None, asked, &[]).as_deref(), Some(asked));
+        assert!(ScopeGroups::parse(" , ").is_err());
+        assert!(ScopeGroups::parse("mcp:tools=").is_err());
     }
 }

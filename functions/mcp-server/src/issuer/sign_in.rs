@@ -64,7 +64,23 @@ impl Issuer {
             return Ok(Answer::Redirect(to));
         }
         let person = self.person(back, &state).await?;
+        let state = self.narrowed(state, &person)?;
         self.consent(&keys, state, person, now).await
+    }
+
+    /// The request narrowed to the scopes the person may approve (`MCP_AS_SCOPE_GROUPS`); the
+    /// client told `access_denied` when none is left.
+    fn narrowed(&self, mut state: SignInState, person: &SignedIn) -> Result<SignInState, Answer> {
+        let rule = self.settings.scope_groups.as_ref();
+        if let Some(scopes) = settings::narrow(rule, &state.q.p, &person.groups) {
+            state.q.p = scopes;
+            return Ok(state);
+        }
+        let q = &state.q;
+        let why = "your account may not use what this client asked for";
+        let issuer = &self.settings.issuer;
+        let to = error_back(&q.r, q.s.as_deref(), issuer, "access_denied", why);
+        Err(Answer::Redirect(to))
     }
 
     /// The person the IdP signed in, from its code and ID token.

@@ -253,6 +253,8 @@ mod tests {
             idp_client_id: "ours".into(),
             table: None,
             key_id: None,
+            groups_claim: "groups".into(),
+            scope_groups: None,
         };
         let secrets = SecretStore::new(
             SecretLoader::Static(Arc::new(SecretValues::default())),
