@@ -45,6 +45,7 @@
 //! Every module is private to the crate. What the binary, the tests and the benchmarks use is
 //! re-exported below by name, and nothing else is public.
 
+mod browser;
 mod call;
 mod clock;
 mod commands;
