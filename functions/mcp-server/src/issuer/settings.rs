@@ -15,6 +15,9 @@ pub(crate) const TABLE: &str = "MCP_AS_TABLE";
 /// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
+/// Test-only: a client metadata document may be fetched over plain http from a loopback IP
+/// literal. Start-up refuses it on Lambda (`config::parse`).
+pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
 
 /// How long an access token we issue lives.
 pub(crate) const ACCESS_TTL_S: u64 = 600;
@@ -38,6 +41,8 @@ pub(crate) struct IssuerSettings {
     pub idp_client_id: String,
     pub table: Option<String>,
     pub key_id: Option<String>,
+    /// [`CIMD_ALLOW_LOOPBACK`]: never on Lambda.
+    pub cimd_loopback: bool,
 }
 
 impl IssuerSettings {
@@ -81,6 +86,9 @@ impl IssuerSettings {
             idp_client_id,
             table: read.get(TABLE),
             key_id: read.get(KEY_ID),
+            cimd_loopback: read
+                .get(CIMD_ALLOW_LOOPBACK)
+                .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
         }))
     }
 }
