@@ -94,7 +94,8 @@ struct Document {
 }
 
 /// The document fetched from `id`, checked: `client_id` equal to `id`, then the rules of
-/// dynamic registration (public client, redirect URIs, the name bounded).
+/// dynamic registration (public client, redirect URIs, the name bounded). The name shown is
+/// followed by the document's host, the one thing about the client its fetch proved.
 pub(crate) fn client(id: &str, body: &[u8], expires_at: u64) -> Result<Registration, CimdError> {
     let doc: Document = serde_json::from_slice(body)
         .map_err(|_| CimdError::Document("not a JSON object of client metadata".into()))?;
@@ -103,8 +104,13 @@ pub(crate) fn client(id: &str, body: &[u8], expires_at: u64) -> Result<Registrat
             "its client_id is not the URL it was fetched from".into(),
         ));
     }
-    registration::register(doc.metadata, id.to_string(), expires_at)
-        .map_err(|e| CimdError::Document(e.description))
+    let mut client = registration::register(doc.metadata, id.to_string(), expires_at)
+        .map_err(|e| CimdError::Document(e.description))?;
+    let host = reqwest::Url::parse(id)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string));
+    client.name = format!("{} ({})", client.name, host.unwrap_or_default());
+    Ok(client)
 }
 
 /// How long to keep a document by its `Cache-Control`: `max-age` within
@@ -172,7 +178,10 @@ mod tests {
             )
         };
         let c = client(id, doc(id, "").as_bytes(), 9).unwrap();
-        assert_eq!((c.id.as_str(), c.name.as_str()), (id, "App"));
+        assert_eq!(
+            (c.id.as_str(), c.name.as_str()),
+            (id, "App (app.example.com)")
+        );
         let none = r#","token_endpoint_auth_method":"none""#;
         assert!(client(id, doc(id, none).as_bytes(), 9).is_ok());
         let other = client(id, doc("https://evil.example/c.json", "").as_bytes(), 9);

@@ -231,7 +231,7 @@ mod tests {
         assert!(matches!(err, CimdError::Url(_)), "{err:?}");
         let docs = documents(true);
         let c = docs.client(&id, 100).await.unwrap();
-        assert_eq!((c.name.as_str(), c.expires_at), ("App", 700));
+        assert_eq!((c.name.as_str(), c.expires_at), ("App (127.0.0.1)", 700));
         assert!(docs.kept(&id, 699).is_some() && docs.kept(&id, 700).is_none());
         let other = docs.client(&format!("{base}/other.json"), 100).await;
         assert!(matches!(other, Err(CimdError::Document(_))), "{other:?}");
