@@ -77,6 +77,7 @@ const NOT_ON_LAMBDA: Record<string, string> = {
   MCP_CATALOG_DIR: 'the catalogs embedded in the binary are the deployed ones',
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
+  MCP_AS_CIMD_ALLOW_LOOPBACK: 'local tests only: a client metadata document over plain http from loopback; start-up refuses it on Lambda',
 };
 /**
  * Names infra sets before mcp-server reads them, and what the server has to do with each. Allowed

@@ -19,16 +19,24 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 ///
 /// Build it once per process (in `main`) and clone it: clones share the connection pool.
 pub fn http_client(user_agent: &str) -> reqwest::Client {
+    http_client_builder(user_agent)
+        .build()
+        .expect("static client configuration")
+}
+
+/// [`http_client`]'s configuration, for a caller that adds to it (its own DNS resolver, a
+/// total timeout) before building.
+pub fn http_client_builder(user_agent: &str) -> reqwest::ClientBuilder {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
-    client_trusting(user_agent, roots)
+    builder_trusting(user_agent, roots)
 }
 
 /// The client over `roots`: the TLS configuration reqwest itself builds for `tls_certs_only`
 /// (its aws-lc provider, TLS 1.2 and 1.3, certificates and host names verified, ALPN
 /// `http/1.1`: the client speaks HTTP/1.1 only), handed over ready-made.
-fn client_trusting(user_agent: &str, roots: rustls::RootCertStore) -> reqwest::Client {
+fn builder_trusting(user_agent: &str, roots: rustls::RootCertStore) -> reqwest::ClientBuilder {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls::ALL_VERSIONS)
@@ -41,8 +49,6 @@ fn client_trusting(user_agent: &str, roots: rustls::RootCertStore) -> reqwest::C
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(CONNECT_TIMEOUT)
         .user_agent(user_agent)
-        .build()
-        .expect("static client configuration")
 }
 
 #[cfg(test)]
@@ -166,7 +172,9 @@ mod tests {
         roots
             .add(rustls::pki_types::CertificateDer::from(SELF_SIGNED_CERT))
             .unwrap();
-        let client = client_trusting("hosted-mcp-test/1.0", roots);
+        let client = builder_trusting("hosted-mcp-test/1.0", roots)
+            .build()
+            .unwrap();
         let response = tokio::time::timeout(Duration::from_secs(10), client.get(&url).send())
             .await
             .expect("answered within 10 s")

@@ -11,7 +11,10 @@
 //! used twice revoking what it issued, a used refresh token revoking its family, a revoked
 //! refresh token), then the real
 //! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
-//! consent approved, tokens, a tool call, and a refresh.
+//! consent approved, tokens, a tool call, and a refresh. `cimd` adds a client known by its
+//! metadata document's URL, and the documents refused.
+
+mod cimd;
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -70,6 +73,7 @@ async fn setup() -> Setup {
         ("MCP_AS_IDP_CLIENT_ID", idp_client),
         ("MCP_AS_TABLE", TABLE.to_string()),
         ("MCP_AS_KEY_ID", key_id),
+        ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
     ]);
     let env: Vec<(&str, &str)> = env_refs(&env).collect();
     let server = Server::start_at(port, &[], &env);
@@ -318,6 +322,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
         meta["token_endpoint_auth_methods_supported"],
         json!(["none"])
     );
+    assert_eq!(meta["client_id_metadata_document_supported"], true);
 
     // Registration: a redirect URI off the loopback over plain http is refused.
     let (status, body) = s.register("http://evil.example.com/cb").await;
@@ -334,6 +339,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
     revoking_a_refresh_token_ends_it(&s, &client).await;
+    cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
 }
 

@@ -169,6 +169,7 @@ pub(crate) const ALL: &[&str] = &[
     crate::issuer::settings::KEY_ID,
     crate::issuer::settings::GROUPS_CLAIM,
     crate::issuer::settings::SCOPE_GROUPS,
+    crate::issuer::settings::CIMD_ALLOW_LOOPBACK,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

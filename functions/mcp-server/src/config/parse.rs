@@ -350,8 +350,14 @@ fn issuer_mode<F: Fn(&str) -> Option<String>>(
     oauth: Option<&oauth::Settings>,
     lambda: bool,
 ) -> Result<Option<crate::issuer::IssuerSettings>, ConfigError> {
-    use crate::issuer::settings::{KEY_ID, TABLE};
+    use crate::issuer::settings::{CIMD_ALLOW_LOOPBACK, KEY_ID, TABLE};
     let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
+    if lambda && read.get(CIMD_ALLOW_LOOPBACK).is_some() {
+        return Err(ConfigError::new(
+            CIMD_ALLOW_LOOPBACK,
+            "a local test switch: never on Lambda (client metadata is fetched over https from public addresses only)",
+        ));
+    }
     if let Some(s) = settings.as_ref().filter(|_| lambda) {
         for (name, value) in [(TABLE, &s.table), (KEY_ID, &s.key_id)] {
             if value.is_none() {
@@ -482,6 +488,20 @@ mod tests {
         assert_eq!(Config::from(env).unwrap_err().name, SECRET_ID);
         let env = EnvSnapshot::from_pairs([(LAMBDA_RUNTIME_API, "x"), (SECRET_ID, "hosted-mcp")]);
         assert_eq!(Config::from(env).unwrap_err().name, ALLOWED_HOSTS);
+    }
+
+    #[test]
+    fn the_local_cimd_switch_is_refused_on_lambda() {
+        use crate::issuer::settings::CIMD_ALLOW_LOOPBACK;
+        let local = EnvSnapshot::from_pairs([(CIMD_ALLOW_LOOPBACK, "1")]);
+        assert!(Config::from(local).is_ok());
+        let env = EnvSnapshot::from_pairs([
+            (LAMBDA_RUNTIME_API, "x"),
+            (SECRET_ID, "hosted-mcp"),
+            (ALLOWED_HOSTS, "mcp.example.com"),
+            (CIMD_ALLOW_LOOPBACK, "1"),
+        ]);
+        assert_eq!(Config::from(env).unwrap_err().name, CIMD_ALLOW_LOOPBACK);
     }
 
     #[test]

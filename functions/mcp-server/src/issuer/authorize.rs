@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::store::Registration;
-use super::{Answer, Issuer, browser, page, pkce, redirect, settings, with_query};
+use super::{Answer, ClientError, Issuer, browser, page, pkce, redirect, settings, with_query};
 use crate::vault::ticket;
 
 /// The ticket purpose of the state through the IdP.
@@ -141,10 +141,13 @@ impl Issuer {
     /// `GET /oauth/authorize`.
     pub(crate) async fn authorize(&self, q: &AuthorizeQuery, now: u64) -> Answer {
         let client = match q.client_id.as_deref() {
-            Some(id) => match self.store.client(id, now).await {
+            Some(id) => match self.client(id, now).await {
                 Ok(c) => c,
-                Err(_) => {
+                Err(ClientError::Unavailable) => {
                     return page(503, "Please try again", "Sign-in is unavailable right now.");
+                }
+                Err(ClientError::Document(e)) => {
+                    return page(400, "This client cannot sign in here", e.to_string());
                 }
             },
             None => None,

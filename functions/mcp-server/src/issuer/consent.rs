@@ -132,6 +132,10 @@ impl Issuer {
             .put_code(&super::store::hash(&code), &stored)
             .await
             .map_err(|_| ())?;
+        // A registered client lives on once used; a metadata document's client is not stored.
+        if super::cimd::is_url(&c.q.c) {
+            return Ok(code);
+        }
         if let Ok(Some(mut client)) = store.client(&c.q.c, now).await {
             client.expires_at = client.expires_at.max(now + settings::USED_CLIENT_TTL_S);
             let _ = store.put_client(&client).await;

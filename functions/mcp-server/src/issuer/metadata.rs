@@ -32,6 +32,7 @@ pub(crate) fn document(issuer: &str, scopes: &[&str]) -> Value {
         "token_endpoint_auth_methods_supported": ["none"],
         "code_challenge_methods_supported": ["S256"],
         "authorization_response_iss_parameter_supported": true,
+        "client_id_metadata_document_supported": true,
     })
 }
 
@@ -49,6 +50,6 @@ mod tests {
             serde_json::json!(["none"])
         );
         assert_eq!(d["token_endpoint"], "https://mcp.example.com/oauth/token");
-        assert!(d.get("client_id_metadata_document_supported").is_none());
+        assert_eq!(d["client_id_metadata_document_supported"], true);
     }
 }

@@ -7,15 +7,19 @@
 //! Beside `/mcp`, never inside it: nothing here is on the tool-call path, which only checks
 //! the tokens (`oauth::Verifier`, pointed at our key set without fetching it from ourselves).
 //!
-//! Reads downwards: `settings` → `redirect`, `pkce`, `registration` (pure rules) →
+//! Reads downwards: `settings` → `redirect`, `pkce`, `registration`, `address`, `cimd` (pure
+//! rules; `cimd_fetch` fetches client metadata documents) →
 //! `authorize` (the request checked, the person sent to the IdP) → `sign_in` (back from the
 //! IdP: the consent page) → `consent` (the decision: a code) → `token` (codes and refresh
 //! tokens exchanged, families revoked on reuse) → `signer` (the key; `kms` on Lambda) →
 //! `store` (what is kept: `memory` locally, `table` on DynamoDB).
 //! The HTTP edge is `http/issuer.rs`.
 
+mod address;
 mod authorize;
 pub(crate) mod browser;
+mod cimd;
+mod cimd_fetch;
 mod consent;
 mod idp;
 mod kms;
@@ -107,6 +111,17 @@ pub(crate) struct Issuer {
     pub signer: Arc<dyn TokenSigner>,
     pub secrets: Arc<SecretStore>,
     idp: idp::Idp,
+    /// Clients whose id is a metadata document's URL (CIMD).
+    documents: cimd_fetch::Documents,
+}
+
+/// Why a client could not be looked up.
+#[derive(Debug)]
+pub(crate) enum ClientError {
+    /// Our store failed.
+    Unavailable,
+    /// A metadata document's URL, refused or its document unusable.
+    Document(cimd::CimdError),
 }
 
 impl Issuer {
@@ -125,7 +140,9 @@ impl Issuer {
             &settings.idp_client_id,
             &settings.groups_claim,
         );
+        let documents = cimd_fetch::Documents::new(settings.cimd_loopback, cimd_fetch::FETCH_LIMIT);
         Issuer {
+            documents,
             settings,
             oauth,
             profiles,
@@ -140,6 +157,28 @@ impl Issuer {
     pub(crate) fn metadata(&self) -> serde_json::Value {
         let scopes: Vec<&str> = self.oauth.grants.iter().map(|g| g.value.as_str()).collect();
         metadata::document(&self.settings.issuer, &scopes)
+    }
+
+    /// The client `id` names: a metadata document's (kept or fetched now) or a registered
+    /// one; `None` when unknown or expired.
+    pub(crate) async fn client(
+        &self,
+        id: &str,
+        now: u64,
+    ) -> Result<Option<store::Registration>, ClientError> {
+        if cimd::is_url(id) {
+            return match self.documents.client(id, now).await {
+                Ok(c) => Ok(Some(c)),
+                Err(e) => {
+                    tracing::info!(error = %e, "issuer: a client metadata document was refused");
+                    Err(ClientError::Document(e))
+                }
+            };
+        }
+        self.store
+            .client(id, now)
+            .await
+            .map_err(|_| ClientError::Unavailable)
     }
 
     /// The ticket keys (the deployment's confirmation keys).

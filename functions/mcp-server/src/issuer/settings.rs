@@ -15,6 +15,9 @@ pub(crate) const TABLE: &str = "MCP_AS_TABLE";
 /// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
+/// Test-only: a client metadata document may be fetched over plain http from a loopback IP
+/// literal. Start-up refuses it on Lambda (`config::parse`).
+pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
 
 /// The ID-token claim that lists the groups (or roles) a person is in: `groups` by default
 /// (Keycloak, Entra ID with group claims), `cognito:groups` for Cognito.
@@ -50,6 +53,8 @@ pub(crate) struct IssuerSettings {
     pub groups_claim: String,
     /// [`SCOPE_GROUPS`]: `None` when every person may approve every scope.
     pub scope_groups: Option<ScopeGroups>,
+    /// [`CIMD_ALLOW_LOOPBACK`]: never on Lambda.
+    pub cimd_loopback: bool,
 }
 
 /// Who may approve which scope, as [`SCOPE_GROUPS`] says.
@@ -130,6 +135,9 @@ impl IssuerSettings {
                 .get(SCOPE_GROUPS)
                 .map(|t| ScopeGroups::parse(&t).map_err(|why| ConfigError::new(SCOPE_GROUPS, why)))
                 .transpose()?,
+            cimd_loopback: read
+                .get(CIMD_ALLOW_LOOPBACK)
+                .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
         }))
     }
 }

@@ -106,7 +106,7 @@ impl Issuer {
         now: u64,
     ) -> Result<Answer, Answer> {
         let retry = || page(503, "Please try again", AGAIN);
-        let client = self.store.client(&state.q.c, now).await.ok().flatten();
+        let client = self.client(&state.q.c, now).await.ok().flatten();
         let client =
             client.ok_or_else(|| page(400, "This client is no longer registered", AGAIN))?;
         let nonce = crate::random::hex(16).ok_or_else(retry)?;

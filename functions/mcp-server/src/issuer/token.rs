@@ -56,12 +56,29 @@ const UNAVAILABLE: OAuthError = OAuthError {
 impl Issuer {
     /// The token answer (RFC 6749 §5.1), or why not.
     pub(crate) async fn token(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
+        self.document_holds(form.client_id.as_deref(), now).await?;
         match form.grant_type.as_deref() {
             Some("authorization_code") => self.by_code(form, now).await,
             Some("refresh_token") => self.by_refresh(form, now).await,
             _ => Err(refused(
                 "unsupported_grant_type",
                 "authorization_code or refresh_token",
+            )),
+        }
+    }
+
+    /// A client known by its metadata document still publishes a usable one (kept or fetched
+    /// again once its cache lifetime is over); a registered client passes.
+    async fn document_holds(&self, id: Option<&str>, now: u64) -> Result<(), OAuthError> {
+        let Some(id) = id.filter(|id| super::cimd::is_url(id)) else {
+            return Ok(());
+        };
+        match self.client(id, now).await {
+            Ok(_) => Ok(()),
+            Err(super::ClientError::Unavailable) => Err(UNAVAILABLE),
+            Err(super::ClientError::Document(_)) => Err(refused(
+                "invalid_client",
+                "the client's metadata document is not usable",
             )),
         }
     }
@@ -251,6 +268,7 @@ mod tests {
             issuer: "https://mcp.example.com".into(),
             idp_issuer: "https://login.example.com".into(),
             idp_client_id: "ours".into(),
+            cimd_loopback: false,
             table: None,
             key_id: None,
             groups_claim: "groups".into(),
