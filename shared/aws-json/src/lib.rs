@@ -7,8 +7,9 @@
 //! a tenth of the workspace's whole build. What the SDK would add is kept from the well-kept
 //! crates it is made of: credentials and region from `aws-config` (the same chain, cached here
 //! until shortly before they expire), SigV4 from `aws-sigv4`, HTTP from `reqwest`. What is
-//! written here is the small rest: the endpoint ([`service`]), the two request shapes, the
-//! error answers ([`error`]) and a retry of throttling and server errors ([`client`]).
+//! written here is the small rest: the endpoint ([`endpoint`]), the two request shapes
+//! ([`AwsJson::json11`], [`AwsJson::rest`]), the error answers ([`AwsError`]) and a retry of
+//! throttling and server errors ([`Retry`]).
 
 mod client;
 mod error;
