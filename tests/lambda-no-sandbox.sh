@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The mcp-server binary of a Lambda build cannot start the offline sandbox: `serve` without
 # Papierkram credentials must refuse and say why, where a local build would answer from demo
-# data. Run by tests/run-all.sh on the Lambda configuration's build and by tests/lambda-zips.sh
-# on the binary inside the zip.
+# data. Run by tests/lambda-zips.sh on the binary inside the zip.
 #   tests/lambda-no-sandbox.sh BINARY
 set -euo pipefail
 binary="${1:?usage: tests/lambda-no-sandbox.sh BINARY}"

@@ -2,7 +2,7 @@
 # Builds the three Lambda zip files with cargo-lambda (pinned in tests/tools/requirements.txt),
 # reports their sizes and checks the shipped binary. This is the release path (fat LTO, one
 # codegen unit: minutes of CPU): the deploy runs it and the benchmark reports what it builds; CI
-# proves the Lambda configuration in a debug build instead (tests/run-all.sh). By default it builds
+# checks the Lambda configuration with clippy instead (tests/run-all.sh). By default it builds
 # for the machine's own architecture with plain cargo and the system linker (`--compiler cargo`):
 # zig, cargo-lambda's default, is only needed to cross-link, and it compiles its own libc and
 # runtime into a cache on first use. A deploying machine builds arm64 (`rustup target add aarch64-unknown-linux-gnu`, then

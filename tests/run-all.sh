@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of hosted-mcp; this is the command CI runs (.ci/run).
 #
-#   tests/run-all.sh           everything: format, clippy, docs, the three functions in their
-#                              Lambda configuration, catalog checks, the whole cargo test suite
+#   tests/run-all.sh           everything: format, clippy (also of mcp-server's Lambda
+#                              configuration), docs, catalog checks, the whole cargo test suite
 #                              (unit, HTTP, end to end with real clients, the Lambda binary through
 #                              a local Runtime API), infra
 #   tests/run-all.sh --quick   the developer tier: format, clippy, unit tests (no tools to install)
@@ -131,16 +131,12 @@ step "docs (rustdoc, warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
 target="${CARGO_TARGET_DIR:-$PWD/target}"
-step "the three functions in their Lambda configuration (--no-default-features, debug)"
-# Before the test build: both write target/debug/mcp-server, and the tests want the local one.
-# The dependencies are built here once with the features the test build asks for too (see
-# functions/mcp-server/Cargo.toml), so the test build reuses them.
-cargo build --locked --no-default-features -p mcp-server -p tool-error-digest -p quota-alarm
-mkdir -p "$target/lambda-config"
-for f in mcp-server tool-error-digest quota-alarm; do cp "$target/debug/$f" "$target/lambda-config/$f"; done
-# The Runtime API test in the cargo test step runs this binary (tests/tests/it/lambda_runtime.rs).
-export HOSTED_MCP_LAMBDA_BIN="$target/lambda-config/mcp-server"
-tests/lambda-no-sandbox.sh "$HOSTED_MCP_LAMBDA_BIN"
+step "mcp-server in its Lambda configuration passes clippy (--no-default-features)"
+# The Lambda zip's configuration: no offline sandbox, no OpenAPI importer. Checked and linted
+# here over the dependencies the clippy step checked; built and run only on the release path
+# (tests/lambda-zips.sh), since a debug build of it would compile the whole mcp-server library a
+# second time. The Runtime API test runs the test build's binary, which takes the same Lambda path.
+cargo clippy --locked --no-default-features -p mcp-server --lib --bins -- -D warnings
 
 await tools "test tools (pinned, into .tools/)"
 # shellcheck source=tools/env.sh

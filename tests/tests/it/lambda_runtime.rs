@@ -2,9 +2,9 @@
 //! deployment secret from Secrets Manager (moto_server), and API Gateway HTTP API events fetched
 //! from a local Runtime API (the `2018-06-01` routes Lambda serves), answered back to it.
 //!
-//! `tests/run-all.sh` builds the binary in its Lambda configuration (`--no-default-features`)
-//! and names it in `HOSTED_MCP_LAMBDA_BIN`; without it the test runs the local build, which takes
-//! the same path.
+//! It runs the test build's binary, whose Lambda path is the zip's (its features add only the
+//! local `serve` sandbox and the importer); `HOSTED_MCP_LAMBDA_BIN` names another, e.g. the
+//! `bootstrap` of a release zip (`tests/lambda-zips.sh`).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
