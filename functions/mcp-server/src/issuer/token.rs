@@ -83,26 +83,38 @@ impl Issuer {
         }
     }
 
-    async fn by_code(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
-        let bad = refused("invalid_grant", "the code is unknown, expired or used");
-        let code = form.code.as_deref().ok_or(bad.clone())?;
-        let code = match self
-            .store
-            .take_code(&hash(code), now)
-            .await
-            .map_err(|_| UNAVAILABLE)?
-        {
-            Taken::Fresh(code) => code,
+    /// A taken code or refresh token, if it was unused; one used before (a replay) revokes the
+    /// whole family it led to.
+    async fn fresh<T>(
+        &self,
+        taken: Taken<T>,
+        bad: OAuthError,
+        what: &str,
+    ) -> Result<T, OAuthError> {
+        match taken {
+            Taken::Fresh(t) => Ok(t),
             Taken::Replayed { family } => {
-                tracing::warn!("issuer: a code was used twice; its tokens are revoked");
+                tracing::warn!(
+                    what,
+                    "issuer: a used grant came back; its family is revoked"
+                );
                 self.store
                     .revoke_family(&family)
                     .await
                     .map_err(|_| UNAVAILABLE)?;
-                return Err(bad);
+                Err(bad)
             }
-            Taken::Missing => return Err(bad),
-        };
+            Taken::Missing => Err(bad),
+        }
+    }
+
+    async fn by_code(&self, form: &TokenForm, now: u64) -> Result<Value, OAuthError> {
+        let bad = refused("invalid_grant", "the code is unknown, expired or used");
+        let code = form.code.as_deref().ok_or(bad.clone())?;
+        let taken = self.store.take_code(&hash(code), now).await;
+        let code = self
+            .fresh(taken.map_err(|_| UNAVAILABLE)?, bad, "code")
+            .await?;
         if form.client_id.as_deref() != Some(code.grant.client_id.as_str()) {
             return Err(refused(
                 "invalid_grant",
@@ -132,23 +144,14 @@ impl Issuer {
             "the refresh token is unknown, expired, used or revoked",
         );
         let token = form.refresh_token.as_deref().ok_or(bad.clone())?;
-        let refresh = match self
-            .store
-            .take_refresh(&hash(token), now)
-            .await
-            .map_err(|_| UNAVAILABLE)?
-        {
-            Taken::Fresh(refresh) => refresh,
-            Taken::Replayed { family } => {
-                tracing::warn!("issuer: a used refresh token came back; its family is revoked");
-                self.store
-                    .revoke_family(&family)
-                    .await
-                    .map_err(|_| UNAVAILABLE)?;
-                return Err(bad);
-            }
-            Taken::Missing => return Err(bad),
-        };
+        let taken = self.store.take_refresh(&hash(token), now).await;
+        let refresh = self
+            .fresh(
+                taken.map_err(|_| UNAVAILABLE)?,
+                bad.clone(),
+                "refresh token",
+            )
+            .await?;
         if self
             .store
             .family_revoked(&refresh.grant.family)
