@@ -35,8 +35,9 @@ mod signed_in;
 mod start;
 mod state;
 
+use crate::oauth::url::with_query;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use catalog::OAuthUser;
 use serde::Deserialize;
@@ -93,7 +94,7 @@ pub struct Connect {
     pub client_id: Option<String>,
     pub connectors: HashMap<String, Declared>,
     /// Our authorization server's endpoints (authorization, token), learned once.
-    pub endpoints: Mutex<Option<(String, String)>>,
+    pub(crate) endpoints: crate::oauth::endpoints::Endpoints,
 }
 
 impl Connect {
@@ -153,17 +154,6 @@ fn upstream_client_id<'a>(
 
 fn page(status: u16, title: impl Into<String>, text: impl Into<String>) -> Step {
     Step::Page(Page::new(status, title, text))
-}
-
-/// `url` with these query pairs appended.
-fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            u.query_pairs_mut().extend_pairs(pairs);
-            u.to_string()
-        }
-        Err(_) => url.to_string(),
-    }
 }
 
 #[cfg(test)]

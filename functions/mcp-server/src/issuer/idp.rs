@@ -4,12 +4,11 @@
 //! its key set, `iss`, `aud` our client id, `exp`, the `nonce` we sent). The subject is what
 //! our tokens name; an e-mail or name claim only labels the consent page.
 
-use std::sync::Mutex;
-
 use jsonwebtoken::{Algorithm, Validation};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::oauth::endpoints::Endpoints;
 use crate::oauth::keys::KeySource;
 use crate::upstream::token_endpoint as exchange;
 
@@ -29,15 +28,8 @@ pub(crate) struct Idp {
     issuer: String,
     client_id: String,
     groups_claim: String,
-    endpoints: Mutex<Option<(String, String)>>,
+    endpoints: Endpoints,
     keys: KeySource,
-}
-
-#[derive(Deserialize)]
-struct Discovery {
-    issuer: String,
-    authorization_endpoint: String,
-    token_endpoint: String,
 }
 
 #[derive(Deserialize)]
@@ -58,7 +50,7 @@ impl Idp {
             issuer: issuer.to_string(),
             client_id: client_id.to_string(),
             groups_claim: groups_claim.to_string(),
-            endpoints: Mutex::new(None),
+            endpoints: Endpoints::default(),
             keys,
         }
     }
@@ -69,37 +61,7 @@ impl Idp {
 
     /// The authorization and token endpoints, read once.
     pub(crate) async fn endpoints(&self) -> Result<(String, String), String> {
-        if let Some(e) = self
-            .endpoints
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        {
-            return Ok(e);
-        }
-        let url = format!("{}/.well-known/openid-configuration", self.issuer);
-        let answer = self
-            .http
-            .get(&url)
-            .timeout(exchange::TIMEOUT)
-            .send()
-            .await
-            .map_err(|_| format!("{url}: unreachable"))?;
-        if !answer.status().is_success() {
-            return Err(format!("{url}: HTTP {}", answer.status().as_u16()));
-        }
-        let body = answer
-            .bytes()
-            .await
-            .map_err(|_| format!("{url}: broke off"))?;
-        let d: Discovery = serde_json::from_slice(body.get(..256 * 1024).unwrap_or(&body))
-            .map_err(|_| format!("{url}: not OpenID discovery"))?;
-        if d.issuer.trim_end_matches('/') != self.issuer {
-            return Err(format!("{url}: names another issuer"));
-        }
-        let e = (d.authorization_endpoint, d.token_endpoint);
-        *self.endpoints.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.clone());
-        Ok(e)
+        self.endpoints.of(&self.http, &self.issuer).await
     }
 
     /// The code exchanged (with the PKCE `verifier`) and the ID token checked for `nonce`.

@@ -35,6 +35,7 @@ pub(crate) mod store;
 mod table;
 pub(crate) mod token;
 
+use crate::oauth::url::with_query;
 use std::sync::Arc;
 
 pub(crate) use authorize::AuthorizeQuery;
@@ -197,15 +198,4 @@ impl Issuer {
 
 fn page(status: u16, title: &str, text: impl Into<String>) -> Answer {
     Answer::Page(Page::new(status, title, text))
-}
-
-/// `url` with these query pairs appended.
-fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            u.query_pairs_mut().extend_pairs(pairs);
-            u.to_string()
-        }
-        Err(_) => url.to_string(),
-    }
 }

@@ -8,6 +8,7 @@
 //! `discovery` (metadata and `WWW-Authenticate`); `url` splits a URL for the well-known paths.
 
 pub(crate) mod discovery;
+pub(crate) mod endpoints;
 pub(crate) mod keys;
 pub(crate) mod settings;
 pub(crate) mod token;
