@@ -28,7 +28,7 @@ pub use answer::{MAX_BINARY_BYTES, essence};
 pub use body::{fill as fill_body, placeholder as body_placeholder};
 pub use curation::{Pending, pending as pending_curation, tool_pending as tool_pending_curation};
 pub use load::{LoadError, catalog_files, load_dir, load_dir_files, load_sources, parse};
-pub use message::{MESSAGE as MESSAGE_KEY, compose as compose_message, encode_messages};
+pub use message::{MESSAGE as MESSAGE_KEY, compose as compose_message, encode_messages, encoded};
 pub use model::*;
 pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};
 pub use pack::{PackError, load_packed, pack};

@@ -24,6 +24,25 @@ const FIELDS: [(&str, &str); 6] = [
     ("references", "References"),
 ];
 
+/// `body` as it is sent: every message encoded ([`encode_messages`]); borrowed, not copied,
+/// when it holds none (most writes).
+pub fn encoded(body: &Value) -> std::borrow::Cow<'_, Value> {
+    if !holds_message(body) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut body = body.clone();
+    encode_messages(&mut body);
+    std::borrow::Cow::Owned(body)
+}
+
+fn holds_message(v: &Value) -> bool {
+    match v {
+        Value::Object(fields) => fields.contains_key(MESSAGE) || fields.values().any(holds_message),
+        Value::Array(items) => items.iter().any(holds_message),
+        _ => false,
+    }
+}
+
 /// Replaces every `{"$rfc5322": {…}}` in `body` by its message, base64url without padding.
 pub fn encode_messages(body: &mut Value) {
     match body {
@@ -160,6 +179,14 @@ mod tests {
             "{decoded}"
         );
         assert_eq!(body["message"]["threadId"], "t1");
+    }
+
+    #[test]
+    fn a_body_without_a_message_is_sent_as_it_is_without_a_copy() {
+        let plain = json!({"summary": "x", "attendees": [{"email": "a@x.example"}]});
+        assert!(matches!(encoded(&plain), std::borrow::Cow::Borrowed(_)));
+        let mail = json!({"raw": {"$rfc5322": {"to": "a@x.example", "text": "hi"}}});
+        assert!(encoded(&mail)["raw"].is_string());
     }
 
     #[test]

@@ -30,15 +30,7 @@ pub(crate) struct KmsSigner {
 impl KmsSigner {
     /// The key's public half, read once; refused unless it is a P-256 signing key.
     pub(crate) async fn load(client: Client, key_id: &str) -> Result<Self, SignError> {
-        let answer = tokio::time::timeout(TIMEOUT, client.get_public_key().key_id(key_id).send())
-            .await
-            .map_err(|_| SignError::Unavailable("KMS gave no answer in time".into()))?
-            .map_err(|e| {
-                SignError::Unavailable(format!(
-                    "KMS: {}",
-                    aws_sdk_kms::error::DisplayErrorContext(e)
-                ))
-            })?;
+        let answer = in_time(client.get_public_key().key_id(key_id).send()).await?;
         let der = answer.public_key().map(Blob::as_ref).unwrap_or_default();
         let point = p256_point(der).ok_or_else(|| {
             SignError::Unavailable(format!("{key_id} is not an ECC_NIST_P256 key"))
@@ -77,20 +69,27 @@ impl TokenSigner for KmsSigner {
                 .message_type(MessageType::Raw)
                 .signing_algorithm(SigningAlgorithmSpec::EcdsaSha256)
                 .send();
-            let answer = tokio::time::timeout(TIMEOUT, request)
-                .await
-                .map_err(|_| SignError::Unavailable("KMS gave no answer in time".into()))?
-                .map_err(|e| {
-                    SignError::Unavailable(format!(
-                        "KMS: {}",
-                        aws_sdk_kms::error::DisplayErrorContext(e)
-                    ))
-                })?;
+            let answer = in_time(request).await?;
             let der = answer.signature().map(Blob::as_ref).unwrap_or_default();
             fixed_signature(der)
                 .ok_or_else(|| SignError::Unavailable("KMS answered no ECDSA signature".into()))
         })
     }
+}
+
+/// One KMS request within [`TIMEOUT`], its failure as [`SignError::Unavailable`].
+async fn in_time<T, E: std::error::Error>(
+    request: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, SignError> {
+    tokio::time::timeout(TIMEOUT, request)
+        .await
+        .map_err(|_| SignError::Unavailable("KMS gave no answer in time".into()))?
+        .map_err(|e| {
+            SignError::Unavailable(format!(
+                "KMS: {}",
+                aws_sdk_kms::error::DisplayErrorContext(e)
+            ))
+        })
 }
 
 /// The point of a P-256 SubjectPublicKeyInfo (its last 65 bytes, `0x04 ‖ x ‖ y`).

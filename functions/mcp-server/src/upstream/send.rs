@@ -145,8 +145,7 @@ fn build(
     request = connector::with_headers(request, exchange.headers);
     if let Some(body) = exchange.body {
         // A composed mail message goes up encoded; until here it is the readable object.
-        let mut body = body.clone();
-        catalog::encode_messages(&mut body);
+        let body = catalog::encoded(body);
         request = request
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
