@@ -33,7 +33,7 @@ pub use model::*;
 pub use names::{RESERVED_TOOL_NAMES, owner as name_owner, refusal as name_refusal};
 pub use pack::{PackError, load_packed, pack};
 pub use paging::{Ask, PageRead, Pager, link_next, pointer_of_dotted};
-pub use parts::decode_parts;
+pub use parts::{base64url as decode_base64, decode_parts};
 pub use quota::{MAX_BODY_FIGURE, QuotaFigures};
 pub use remote::{glob_match, local_name};
 pub use request::{Credential, CredentialError, fill_base_url, fill_secret_template};

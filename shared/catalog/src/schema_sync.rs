@@ -235,6 +235,7 @@ fn full_tool() -> Tool {
         audit_event: Some("invoice.updated".into()),
         failure_modes: vec!["422: a required field is empty.".into()],
         current: Some("invoices_get".into()),
+        base_url: Some("https://people.example.com".into()),
         notifies: vec!["attendees.email".into()],
         from_current: vec!["version".into()],
         get: Some("/invoices".into()),
@@ -358,6 +359,7 @@ fn full_inline_document() -> InlineDocument {
     InlineDocument {
         pointer: "/thumbnail".into(),
         mime: "image/png".into(),
+        name: Some("{filename}".into()),
         max_bytes: 65_536,
     }
 }

@@ -217,6 +217,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         current: None,
         notifies: Vec::new(),
         from_current: Vec::new(),
+        base_url: None,
         get: None,
         post: None,
         put: None,

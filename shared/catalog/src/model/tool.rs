@@ -52,6 +52,11 @@ pub struct Tool {
     /// `current` reads them just before the write; the body params are set on top of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from_current: Vec<Text>,
+    /// The tool's API answers on another host than the catalog's `base_url` (Google's People
+    /// API at people.googleapis.com beside Gmail's www.googleapis.com): its path goes under this
+    /// one, with the same credentials and habits. `{field}` placeholders are secret fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,15 +195,20 @@ pub struct EncodedParts {
     pub max_bytes: usize,
 }
 
-/// A document a JSON answer holds as a base64 string.
+/// A document a JSON answer holds as a base64 (or base64url) string.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InlineDocument {
     /// Where the base64 string is (`/thumbnail`, `/attachment/data`).
     pub pointer: Text,
-    /// Its content type (`image/png`); `image/*` and `audio/*` become image and audio content,
-    /// anything else an embedded resource.
+    /// Its content type (`image/png`), or `{param}`: the call's argument when only the caller
+    /// knows it (Gmail's attachment answer holds no type; the message named it). `image/*` and
+    /// `audio/*` become image and audio content, anything else an embedded resource.
     pub mime: Text,
+    /// The document's file name, or `{param}`: the call's argument; it ends the embedded
+    /// resource's URI and is named where the document was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Text>,
     /// The largest document in bytes once decoded.
     pub max_bytes: usize,
 }

@@ -235,6 +235,10 @@ fn a_binary_answer_is_a_get_tools_document_and_a_link_needs_its_resource() {
             "    answer: { inline: [{ pointer: image, mime: image/png, max_bytes: 10 }] }\n",
             "must start with `/`",
         ),
+        (
+            "    answer: { inline: [{ pointer: /d, mime: \"{nobody}\", max_bytes: 10 }] }\n",
+            "nor `{param}` of the tool",
+        ),
     ] {
         let err = parse("demo.yaml", &with(extra)).unwrap_err().to_string();
         assert!(err.contains(says), "{extra}: {err}");
@@ -378,6 +382,25 @@ fn base_url_placeholder_must_be_a_secret() {
     let text = GOOD.replace("secrets: [host, token]", "secrets: [token]");
     let err = parse("demo.yaml", &text).unwrap_err().to_string();
     assert!(err.contains("{host}"), "{err}");
+}
+
+#[test]
+fn a_tools_own_base_url_is_http_and_fills_only_secrets() {
+    let on_tool = |url: &str| {
+        GOOD.replace(
+            "    get: /invoices\n",
+            &format!("    base_url: \"{url}\"\n    get: /invoices\n"),
+        )
+    };
+    assert!(parse("demo.yaml", &on_tool("https://people.example.com/{host}")).is_ok());
+    let err = parse("demo.yaml", &on_tool("ftp://x"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be an http(s) URL"), "{err}");
+    let err = parse("demo.yaml", &on_tool("https://{tenant}.example.com"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("{tenant}"), "{err}");
 }
 
 #[test]
