@@ -507,6 +507,7 @@ fn full_paging() -> Paging {
         more: Some("/pagination/hasNextPage".into()),
         next: Some("/nextPageToken".into()),
         max_page_size: 100,
+        omits_empty: true,
     }
 }
 

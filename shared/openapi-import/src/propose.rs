@@ -75,6 +75,7 @@ pub(crate) fn paging(
             more: pointer(&d.answer.more).map(Text::from),
             next: None,
             max_page_size: 100,
+            omits_empty: false,
         };
         match style {
             Style::PageSize { page, size } => {
