@@ -18,13 +18,18 @@ use serde_json::{Value, json};
 
 use crate::connect::Browser;
 
+mod drive;
+
 const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
     https://www.googleapis.com/auth/calendar.events \
     https://www.googleapis.com/auth/calendar.calendarlist.readonly \
-    https://www.googleapis.com/auth/calendar.freebusy";
+    https://www.googleapis.com/auth/calendar.freebusy \
+    https://www.googleapis.com/auth/drive.readonly \
+    https://www.googleapis.com/auth/contacts.readonly";
 
-/// The shipped catalog, with Google's endpoints at `op` and its tokens for `google`.
-fn catalog(op: &Op, google: &str) -> String {
+/// The shipped catalog, with Google's endpoints at `op`, its tokens for `google`, and People's
+/// own host at the twin `api`.
+fn catalog(op: &Op, google: &str, api: &str) -> String {
     let shipped =
         std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
     let issuer = op.issuer();
@@ -41,11 +46,12 @@ fn catalog(op: &Op, google: &str) -> String {
             "https://oauth2.googleapis.com/revoke",
             &format!("{issuer}/token/revocation"),
         )
+        .replace("https://people.googleapis.com", api)
         // oidc-provider hands out a refresh token for `offline_access` (Google: access_type).
         .replace(
-            "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n",
+            "      - \"https://www.googleapis.com/auth/contacts.readonly\"\n",
             &format!(
-                "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n      - offline_access\n    resource: \"{google}\"\n"
+                "      - \"https://www.googleapis.com/auth/contacts.readonly\"\n      - offline_access\n    resource: \"{google}\"\n"
             ),
         );
     assert_ne!(replaced, shipped);
@@ -68,7 +74,13 @@ fn mailbox(who: &str) -> Account {
         "summary": format!("Standup of {who}"),
         "start": {"dateTime": "2026-05-04T09:00:00+02:00", "timeZone": "Europe/Berlin"},
         "end": {"dateTime": "2026-05-04T09:15:00+02:00", "timeZone": "Europe/Berlin"}})];
-    Account { mails, events }
+    let mut account = Account {
+        mails,
+        events,
+        ..Account::default()
+    };
+    drive::add_to(&mut account, who);
+    account
 }
 
 /// The records the catalog's examples name (a mail, a conversation, an event).
@@ -86,6 +98,17 @@ fn examples() -> Account {
         "summary": "Projektabstimmung", "attendees": [{"email": "anna.berg@muster.example"}],
         "start": {"dateTime": "2026-05-05T14:00:00+02:00", "timeZone": "Europe/Berlin"},
         "end": {"dateTime": "2026-05-05T15:00:00+02:00", "timeZone": "Europe/Berlin"}}));
+    account.files.push((
+        json!({"id": "1AbCdEfGhIjKlMnOpQrStUvWxYz012345", "name": "Angebot Muster GmbH",
+            "mimeType": "application/vnd.google-apps.document",
+            "modifiedTime": "2026-05-03T08:00:00.000Z"}),
+        "Angebot für die Muster GmbH.".into(),
+    ));
+    account.attachments.push((
+        "18f2c9a1b7e4d3c2".into(),
+        "ANGjdJ8angebot".into(),
+        b"%PDF-1.4\n%%EOF\n".to_vec(),
+    ));
     account
 }
 
@@ -135,7 +158,9 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
     let google = format!("{resource}/google");
-    let op = Op::start(&resource, &format!("mcp:tools {SCOPES}"));
+    // Google's refresh tokens of an app in testing mode live 7 days.
+    let scopes = format!("mcp:tools {SCOPES}");
+    let op = Op::start_with(0, &resource, &scopes, &["--refresh-ttl", "604800"]);
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
         ("bob".to_string(), mailbox("bob")),
@@ -156,7 +181,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         .register(&format!("{base}/connect/gsuite/callback"), false)
         .await;
     let dir = TempDir::new("gsuite");
-    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google)).unwrap();
+    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google, &api)).unwrap();
     let keys = format!("e2e:{KEY}");
     let server = Server::start_at(
         port,
@@ -275,7 +300,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     assert_eq!(foreign["status"], "not_found", "{foreign}");
     assert_eq!(
         foreign["upstream_message"],
-        "Requested entity was not found."
+        "Requested entity was not found. (code notFound)"
     );
 
     // An invitation reaches other people: a person confirms it, and its preview names them.
@@ -387,6 +412,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     // result budget the budget test holds the other connectors to (a write as its dry run).
     let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
     every_example_fits(&server.url, &erin).await;
+    drive::steps(&server.url, &alice, &op, &twin).await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
     let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
