@@ -7,6 +7,7 @@
 mod answer;
 mod body;
 mod curation;
+mod gather;
 mod load;
 mod message;
 mod model;
@@ -27,6 +28,7 @@ mod wire;
 pub use answer::{MAX_BINARY_BYTES, essence};
 pub use body::{fill as fill_body, placeholder as body_placeholder};
 pub use curation::{Pending, pending as pending_curation, tool_pending as tool_pending_curation};
+pub use gather::gather;
 pub use load::{LoadError, catalog_files, load_dir, load_dir_files, load_sources, parse};
 pub use message::{MESSAGE as MESSAGE_KEY, compose as compose_message, encode_messages, encoded};
 pub use model::*;

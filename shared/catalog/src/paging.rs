@@ -109,6 +109,21 @@ impl Pager {
         }
     }
 
+    /// One answer holding every item at `items` (a JSON pointer, `""` for the body itself).
+    pub fn unpaged(items: &str) -> Pager {
+        Pager {
+            ask: Ask::Unpaged,
+            size_param: None,
+            items: items.to_string(),
+            total: None,
+            more: None,
+            next: None,
+            max_page_size: 100,
+            infer_more: false,
+            omits_empty: false,
+        }
+    }
+
     /// The older form: 1-based pages, dotted top-level names.
     pub fn from_envelope(e: &ListEnvelope) -> Pager {
         Pager {

@@ -387,6 +387,7 @@ fn full_source() -> Source {
             ("company_id".into(), json!(7)),
         ]),
         filter: BTreeMap::from([("state".into(), vec!["paid".into(), "unpaid".into()])]),
+        items: Some("/calendars/*/busy/*".into()),
     }
 }
 
@@ -419,6 +420,8 @@ fn full_days() -> Days {
         zone: "{time_zone}".into(),
         hours: "09:00-17:00".into(),
         weekdays: Some("Mon-Fri".into()),
+        also: vec!["theirs".into()],
+        slots: Some("{minutes}".into()),
     }
 }
 

@@ -67,6 +67,10 @@ fn not_found(id: &str) -> Response {
 }
 
 /// The file `id` of the caller and what it exports as.
+#[expect(
+    clippy::result_large_err,
+    reason = "a refusal is the answer itself, made once per request"
+)]
 fn lookup(twin: &Twin, headers: &HeaderMap, id: &str) -> Result<(Value, String), Response> {
     let who = twin.caller(headers)?;
     let account = twin.account(&who);

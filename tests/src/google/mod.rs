@@ -164,6 +164,10 @@ impl Twin {
 
     /// The person a request's bearer token names, counted; `Err`: Google's refusal (401 for a
     /// token it does not honour, 403 for a person over their rate).
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal is the answer itself, made once per request"
+    )]
     fn caller(&self, headers: &HeaderMap) -> Result<String, Response> {
         let who = self.person(headers).ok_or_else(unauthenticated)?;
         let mut inner = self.lock();

@@ -1,5 +1,5 @@
-//! Drive, contacts and attachments as a person, Google's per-user throttling, and a week-old
-//! refresh token: steps of the gsuite test's one setup (one provider, one twin, one server),
+//! Drive, contacts and attachments as a person, a free hour with a colleague, Google's per-user
+//! throttling, and a week-old refresh token: steps of the gsuite test's one setup (one provider, one twin, one server),
 //! run last because the week they let pass ends the person's connection.
 
 use integration_tests::Rpc;
@@ -142,6 +142,29 @@ pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
         person["emailAddresses"][0]["value"], "anna.berg@muster.example",
         "{warm}"
     );
+
+    // A free hour with Bob next week: both standups (Monday 09:00-09:15 in Berlin) taken out,
+    // the weekend off, in about 200 tokens.
+    let week = Rpc::with_bearer(url, alice)
+        .tool(
+            "gsuite_calendar_free_slots_get",
+            json!({"week_start": "2026-05-04", "time_zone": "Europe/Berlin",
+                "with": [{"id": "bob@muster.example"}]}),
+        )
+        .await;
+    let days = &week["data"]["week"]["days"];
+    assert_eq!(
+        days[0],
+        json!({"date": "2026-05-04", "day": "Mon", "free": ["09:15-17:00"]}),
+        "{week}"
+    );
+    assert_eq!(days[1]["free"], json!(["09:00-17:00"]));
+    assert_eq!(
+        days[5],
+        json!({"date": "2026-05-09", "day": "Sat", "off": true})
+    );
+    let bytes = week.to_string().len();
+    assert!(bytes < 1000, "{bytes} B: {week}");
 
     // Google's per-user limit (403 userRateLimitExceeded): rate_limited, not unauthorized.
     twin.throttle("alice", 1);
