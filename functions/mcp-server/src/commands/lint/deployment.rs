@@ -148,14 +148,14 @@ mod tests {
             budgets[2].detail
         );
         // The calendar profile lists the most asked of Google's and Cal.com's (the rest through
-        // search), the mail profile Gmail's.
+        // search), the mail profile Gmail's (attachments included).
         assert!(
             budgets[3].detail.ends_with("10 tools"),
             "{}",
             budgets[3].detail
         );
         assert!(
-            budgets[4].detail.ends_with("13 tools"),
+            budgets[4].detail.ends_with("14 tools"),
             "{}",
             budgets[4].detail
         );
