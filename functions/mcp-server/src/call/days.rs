@@ -180,55 +180,64 @@ pub(super) fn compute(items: &[&Value], spec: &Days, period: &Period) -> Value {
             free.push((cursor, work_hi));
         }
         let working = period.working[date.weekday().to_monday_zero_offset() as usize];
-        if let Some(minutes) = period.slots {
-            out.push(super::slots::day(
-                date,
-                working,
-                &free,
-                minutes,
-                &period.zone,
-            ));
-            match date.tomorrow() {
-                Ok(next) => date = next,
-                Err(_) => break,
+        out.push(match period.slots {
+            Some(minutes) => super::slots::day(date, working, &free, minutes, &period.zone),
+            None => {
+                let busy = minutes(&busy_day);
+                let day = Day {
+                    date,
+                    working,
+                    count,
+                    busy,
+                    hours: (work_hi - work_lo) / 60,
+                };
+                counted(&day, &free, &period.zone)
             }
-            continue;
-        }
-        let longest = free
-            .iter()
-            .max_by_key(|(a, b)| (b - a, -a))
-            .map(|&(a, b)| format!("{}-{}", local(a, &period.zone), local(b, &period.zone)));
-        // A figure that says nothing is left out (about 200 tokens for a week): no count or
-        // busy minutes on an empty day, no longest stretch when the hours are wholly free.
-        let mut day = serde_json::Map::new();
-        day.insert("date".into(), date.to_string().into());
-        day.insert("day".into(), date.strftime("%a").to_string().into());
-        if count > 0 {
-            day.insert("count".into(), count.into());
-        }
-        let busy = minutes(&busy_day);
-        if busy > 0 {
-            day.insert("busy_min".into(), busy.into());
-        }
-        let free_min = minutes(&free);
-        if !working {
-            day.insert("off".into(), true.into());
-        } else {
-            day.insert("free_min".into(), free_min.into());
-        }
-        if working
-            && free_min < (work_hi - work_lo) / 60
-            && let Some(longest) = longest
-        {
-            day.insert("longest_free".into(), longest.into());
-        }
-        out.push(Value::Object(day));
+        });
         match date.tomorrow() {
             Ok(next) => date = next,
             Err(_) => break,
         }
     }
     json!({"zone": period.zone_name, "hours": period.hours_text, "days": out})
+}
+
+/// What one day's counts are made of.
+struct Day {
+    date: Date,
+    working: bool,
+    count: usize,
+    busy: i64,
+    /// The working hours' length, minutes.
+    hours: i64,
+}
+
+/// One day's counts. A figure that says nothing is left out (about 200 tokens for a week): no
+/// count or busy minutes on an empty day, no longest stretch when the hours are wholly free.
+fn counted(d: &Day, free: &[(i64, i64)], zone: &TimeZone) -> Value {
+    let mut day = serde_json::Map::new();
+    day.insert("date".into(), d.date.to_string().into());
+    day.insert("day".into(), d.date.strftime("%a").to_string().into());
+    if d.count > 0 {
+        day.insert("count".into(), d.count.into());
+    }
+    if d.busy > 0 {
+        day.insert("busy_min".into(), d.busy.into());
+    }
+    if !d.working {
+        day.insert("off".into(), true.into());
+        return Value::Object(day);
+    }
+    let free_min = minutes(free);
+    day.insert("free_min".into(), free_min.into());
+    let longest = free.iter().max_by_key(|(a, b)| (b - a, -a));
+    if free_min < d.hours
+        && let Some(&(a, b)) = longest
+    {
+        let stretch = format!("{}-{}", local(a, zone), local(b, zone));
+        day.insert("longest_free".into(), stretch.into());
+    }
+    Value::Object(day)
 }
 
 #[cfg(test)]
