@@ -7,7 +7,9 @@
 //! meeting invitation needs a person's confirmation and its preview names the attendee and the
 //! title; an access token the twin stops honouring is refreshed through the vault with the
 //! provider's refresh token; a person who disconnects is asked again on the next call, their
-//! grant revoked; and no token, address or subject reaches the server's output.
+//! grant revoked; and no token, address or subject reaches the server's output. Drive,
+//! contacts, attachments, a free hour, throttling and a week-old refresh token are steps of the
+//! same setup, in `gsuite/drive.rs`.
 
 use std::collections::BTreeMap;
 
