@@ -871,3 +871,25 @@ fn error_codes_need_their_pointer_and_an_error_status() {
     let err = parse("demo.yaml", &bad).unwrap_err().to_string();
     assert!(err.contains("is not a JSON pointer"), "{err}");
 }
+
+#[test]
+fn an_aggregation_reads_one_answer_of_a_read_only_tool_only_with_items() {
+    let with = |source: &str| {
+        format!(
+            "{GOOD}  - name: demo_busy_get\n    risk: low\n    description: d\n    post: /busy\n    read_only: true\n  - name: demo_slots_get\n    risk: low\n    description: d\n    aggregate:\n      sources:\n        busy: {{ tool: demo_busy_get{source} }}\n      result:\n        - name: week\n          days: {{ of: busy, start: start, end: end, from: 2026-05-04, zone: UTC, hours: 09:00-17:00, slots: \"60\" }}\n"
+        )
+    };
+    parse("demo.yaml", &with(", items: /calendars/*/busy/*")).unwrap();
+    let err = parse("demo.yaml", &with("")).unwrap_err().to_string();
+    assert!(
+        err.contains("nor a read-only one with the source's `items`"),
+        "{err}"
+    );
+    let err = parse("demo.yaml", &with(", items: calendars"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be a JSON pointer"), "{err}");
+    let long = with(", items: /x").replace("slots: \"60\"", "slots: \"a day\"");
+    let err = parse("demo.yaml", &long).unwrap_err().to_string();
+    assert!(err.contains("`slots` is a number of minutes"), "{err}");
+}
