@@ -189,6 +189,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
             access_token: format!("{who}-at-1"),
             refresh_token: Some(format!("{who}-rt-1")),
             expires_at: Some(now() - 1),
+            scopes: None,
         };
         vault.put(&key(who), &grant, now()).await.unwrap();
     }
@@ -262,6 +263,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         access_token: "carol-at-1".into(),
         refresh_token: Some("carol-rt-1".into()),
         expires_at: Some(now() + 30),
+        scopes: None,
     };
     vault.put(&key("carol"), &carol_grant, now()).await.unwrap();
     upstream
@@ -287,6 +289,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         access_token: "dave-at-1".into(),
         refresh_token: Some("dave-rt-1".into()),
         expires_at: Some(now() + 3000),
+        scopes: None,
     };
     vault.put(&key("dave"), &dave_grant, now()).await.unwrap();
     upstream
@@ -308,6 +311,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         access_token: "erin-at-1".into(),
         refresh_token: Some("erin-rt-1".into()),
         expires_at: Some(now() - 1),
+        scopes: None,
     };
     vault.put(&key("erin"), &erin_grant, now()).await.unwrap();
     upstream

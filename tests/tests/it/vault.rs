@@ -108,6 +108,7 @@ fn grant(token: &str, expires_at: Option<u64>) -> Grant {
         access_token: token.to_string(),
         refresh_token: Some(format!("{token}-refresh")),
         expires_at,
+        scopes: None,
     }
 }
 

@@ -163,6 +163,7 @@ mod tests {
             access_token: token.into(),
             refresh_token: Some(format!("{token}-refresh")),
             expires_at: Some(1000),
+            scopes: None,
         }
     }
 
