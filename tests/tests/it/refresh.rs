@@ -1,7 +1,8 @@
 //! Refreshing a person's upstream grant: two server processes share the vault on moto's
 //! DynamoDB and KMS; an expired grant with a refresh token is refreshed exactly once when
 //! both get calls at once (the winner rotates the refresh token, the others wait for its
-//! result), and a refresh the upstream refuses clears the entry and asks the person again.
+//! result), a refresh the upstream refuses clears the entry and asks the person again, and a
+//! person who disconnects on one instance is asked to connect on their next call on the other.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -305,6 +306,21 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
     assert_eq!(answer["data"]["owner"], "dave");
     let renewed = vault.get(&key("dave")).await.unwrap().unwrap();
     assert_eq!(renewed.grant.access_token, "dave-at-2");
+    // Dave disconnects on one instance: his next call on the other is asked to connect, and
+    // nothing of his reaches the upstream after.
+    let gone = Rpc::with_bearer(&one.url, &dave)
+        .tool(
+            "connections",
+            json!({"action": "disconnect", "connector": "mail"}),
+        )
+        .await;
+    assert_eq!(gone["disconnected"], true, "{gone}");
+    let sent_before = upstream.sent.lock().unwrap().len();
+    let after = Rpc::with_bearer(&two.url, &dave)
+        .tool("mail_me_get", json!({}))
+        .await;
+    assert_eq!(after["status"], "connection_required", "{after}");
+    assert_eq!(upstream.sent.lock().unwrap().len(), sent_before);
 
     // Erin's provider sends `expires_in: "3600"`: her expired grant is refreshed all the same.
     let erin_grant = Grant {
