@@ -18,13 +18,13 @@ use serde_json::{Value, json};
 
 use crate::connect::Browser;
 
-const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
+pub(crate) const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
     https://www.googleapis.com/auth/calendar.events \
     https://www.googleapis.com/auth/calendar.calendarlist.readonly \
     https://www.googleapis.com/auth/calendar.freebusy";
 
 /// The shipped catalog, with Google's endpoints at `op` and its tokens for `google`.
-fn catalog(op: &Op, google: &str) -> String {
+pub(crate) fn catalog(op: &Op, google: &str) -> String {
     let shipped =
         std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
     let issuer = op.issuer();
@@ -53,7 +53,7 @@ fn catalog(op: &Op, google: &str) -> String {
     replaced
 }
 
-fn mailbox(who: &str) -> Account {
+pub(crate) fn mailbox(who: &str) -> Account {
     let mails = (1..=3)
         .map(|i| {
             (
