@@ -177,6 +177,15 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// With the scopes its grant holds, where they are known (they may be more than the
+    /// slot's, after incremental consent, or fewer, when some were not allowed).
+    pub fn holding<'a>(mut self, granted: Option<impl Iterator<Item = &'a str>>) -> Self {
+        if let Some(g) = granted {
+            self.scopes = g.map(str::to_string).collect();
+        }
+        self
+    }
+
     /// Reads a slot back (`<connector>#<scopes>`).
     pub fn from_slot(slot: &str, expires_at: Option<u64>, connected_at: u64) -> Option<Self> {
         let (connector, scopes) = slot.split_once('#')?;
