@@ -362,7 +362,16 @@ fn connectors_of(catalogs: &[catalog::Catalog]) -> HashMap<String, Declared> {
         .filter_map(|c| {
             let oauth = c.auth.oauth_user.clone()?;
             let title = crate::inventory::Registry::title(c).to_string();
-            Some((c.connector.to_string(), Declared { title, oauth }))
+            let mut more: Vec<String> = c
+                .tools
+                .iter()
+                .flat_map(|t| &t.scopes)
+                .map(|s| s.to_string())
+                .collect();
+            more.sort();
+            more.dedup();
+            let declared = Declared { title, oauth, more };
+            Some((c.connector.to_string(), declared))
         })
         .collect()
 }

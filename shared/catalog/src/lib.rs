@@ -43,6 +43,7 @@ pub use rules::{
     MAX_POLL_EVERY, MAX_PREFER_WAIT, MAX_SPEND_AMOUNT, MAX_SPEND_LIMIT, MAX_TOOL_NAME,
 };
 pub use template::placeholders;
+pub use wire::MAX_SCOPES;
 
 /// Marks the parts of a drafted tool description a person still has to write (the importer's
 /// scaffold); the lint refuses a description that still contains it.

@@ -265,6 +265,7 @@ fn full_tool() -> Tool {
         spends: Some(Box::new(full_spends())),
         price: Some(Box::new(full_price())),
         operation_id: Some("getInvoices".into()),
+        scopes: vec!["mail.send".into()],
         curate: vec!["risk: proposed low because GET".into()],
     }
 }

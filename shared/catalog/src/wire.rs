@@ -69,6 +69,7 @@ fn error_problems(c: &Catalog) -> Vec<String> {
 /// query-parameter credential (the secret would then travel beside a model's value).
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     let mut out = header_problems(&t.headers, &c.auth);
+    out.extend(tool_scope_problems(c, t));
     if let Some(pager) = c.pager_for(t).filter(|_| t.list) {
         let names = pager.params();
         for (n, p) in t
@@ -195,13 +196,48 @@ fn oauth_user_problems(o: &crate::model::OAuthUser) -> Vec<String> {
             "auth.oauth_user.resource `{r}` must be an absolute http(s) URL"
         ));
     }
-    if o.scopes
-        .iter()
-        .any(|s| s.is_empty() || s.contains(char::is_whitespace))
-    {
+    if o.scopes.iter().any(|s| !is_scope(s)) {
         out.push("auth.oauth_user.scopes: each scope is one word without spaces".into());
     }
     out
+}
+
+/// A tool's own scopes: only where a person's grant holds scopes, each one word, and together
+/// with the connector's within what one authorization request carries.
+fn tool_scope_problems(c: &Catalog, t: &Tool) -> Vec<String> {
+    if t.scopes.is_empty() {
+        return Vec::new();
+    }
+    let Some(o) = &c.auth.oauth_user else {
+        return vec![
+            "scopes: only a connector with `auth: oauth_user` asks a person for scopes".into(),
+        ];
+    };
+    let mut out = Vec::new();
+    if t.scopes.iter().any(|s| !is_scope(s)) {
+        out.push("scopes: each scope is one word without spaces".into());
+    }
+    let all: std::collections::BTreeSet<&str> = o
+        .scopes
+        .iter()
+        .chain(c.tools.iter().flat_map(|t| &t.scopes))
+        .map(|s| s.as_str())
+        .collect();
+    if all.len() > MAX_SCOPES {
+        out.push(format!(
+            "scopes: the connector's and its tools' scopes are {} together; at most \
+             {MAX_SCOPES} can be asked for",
+            all.len()
+        ));
+    }
+    out
+}
+
+/// The most distinct scopes a connector and its tools may ask a person for.
+pub const MAX_SCOPES: usize = 32;
+
+fn is_scope(s: &str) -> bool {
+    !s.is_empty() && !s.contains(char::is_whitespace) && !s.contains(char::is_control)
 }
 
 fn secure_or_loopback(url: &str) -> bool {
@@ -392,6 +428,29 @@ tools:
             assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
             assert!(e.contains(problem), "{auth}: {e}");
         }
+    }
+
+    #[test]
+    fn a_tools_own_scopes_need_oauth_user_and_stay_within_one_request() {
+        let tool = |auth: &str, scopes: &str| {
+            format!(
+                "connector: shop\nbase_url: https://a\nsecrets: [user]\n{auth}\ntools:\n  \
+                 - {{ name: shop_items_get, risk: low, description: d, get: /i, scopes: {scopes} }}\n"
+            )
+        };
+        let oauth = "auth: { oauth_user: { authorization_endpoint: \"https://a\", \
+                     token_endpoint: \"https://a/t\", client_id: user, scopes: [read] } }";
+        let c = crate::parse("shop.yaml", &tool(oauth, "[contacts.read]")).unwrap();
+        assert_eq!(c.tools[0].scopes, ["contacts.read"]);
+        let e = err(&tool("auth: { bearer: user }", "[contacts.read]"));
+        assert!(
+            e.contains("only a connector with `auth: oauth_user`"),
+            "{e}"
+        );
+        assert!(err(&tool(oauth, "[\"a b\"]")).contains("one word"));
+        let many: Vec<String> = (0..40).map(|i| format!("s{i}")).collect();
+        let e = err(&tool(oauth, &format!("[{}]", many.join(", "))));
+        assert!(e.contains("41 together; at most 32"), "{e}");
     }
 
     #[test]

@@ -244,6 +244,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         spends: None,
         price: None,
         operation_id: operation_id.map(Text::from),
+        scopes: Vec::new(),
         curate: Vec::new(),
     };
     *match method {

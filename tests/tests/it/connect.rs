@@ -32,15 +32,20 @@ tools:
     risk: low
     description: "Who the mail account belongs to. Example: {}"
     get: /me
+  - name: mail_contacts_list
+    risk: low
+    description: "The person's address book (a scope of its own). Example: {}"
+    get: /contacts
+    scopes: [contacts.read]
 "#;
 
 /// The fake upstream: answers `{"owner": <sub>}` for a JWT of the upstream's issuer and
-/// audience, 401 for anything else. (It reads the claims; the signature is the issuer's
-/// business in these tests.)
+/// audience, 401 for anything else; `/contacts` also wants the scope `contacts.read` (403
+/// without). (It reads the claims; the signature is the issuer's business in these tests.)
 async fn start_upstream_api(issuer: String, port: u16) -> String {
     let api = format!("http://127.0.0.1:{port}/api");
     let audience = api.clone();
-    let me = move |headers: HeaderMap| {
+    let answer = move |headers: HeaderMap, scope: Option<&'static str>| {
         let (issuer, audience) = (issuer.clone(), audience.clone());
         async move {
             let claims = headers
@@ -54,15 +59,28 @@ async fn start_upstream_api(issuer: String, port: u16) -> String {
                         .ok()
                 })
                 .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+            let scoped = |c: &Value| {
+                let held = c["scope"].as_str().unwrap_or("");
+                scope.is_none_or(|s| held.split(' ').any(|h| h == s))
+            };
             match claims {
                 Some(c) if c["iss"] == issuer.as_str() && c["aud"] == audience.as_str() => {
+                    if !scoped(&c) {
+                        return (StatusCode::FORBIDDEN, "{}".to_string());
+                    }
                     (StatusCode::OK, json!({"owner": c["sub"]}).to_string())
                 }
                 _ => (StatusCode::UNAUTHORIZED, "{}".to_string()),
             }
         }
     };
-    let app = axum::Router::new().route("/api/me", get(me));
+    let contacts = answer.clone();
+    let app = axum::Router::new()
+        .route("/api/me", get(move |h| answer(h, None)))
+        .route(
+            "/api/contacts",
+            get(move |h| contacts(h, Some("contacts.read"))),
+        );
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .unwrap();
@@ -211,7 +229,7 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     let ours = Op::start(&resource, "mcp:tools");
     let api_port = free_port();
     let api_url = format!("http://127.0.0.1:{api_port}/api");
-    let theirs = Op::start(&api_url, "mail.read");
+    let theirs = Op::start(&api_url, "mail.read contacts.read");
     let api = start_upstream_api(theirs.issuer().to_string(), api_port).await;
     let (connect_client, _) = ours
         .register_for(
@@ -342,6 +360,38 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
         .await;
     assert_eq!(answer["status"], "ok", "{answer}");
     assert_eq!(answer["data"]["owner"], "alice");
+
+    // The address book needs `contacts.read`, which Alice's first connection did not ask for:
+    // she is asked to allow it (incremental consent) before anything reaches the upstream.
+    let more = Rpc::with_bearer(&server.url, &alice)
+        .tool("mail_contacts_list", json!({}))
+        .await;
+    assert_eq!(more["status"], "connection_required", "{more}");
+    assert!(
+        more["hint"]
+            .as_str()
+            .unwrap()
+            .contains("without the access this tool needs"),
+        "{more}"
+    );
+    let asked = Browser::new()
+        .open(more["connect_url"].as_str().unwrap(), "alice", None)
+        .await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    let authorize = asked
+        .visited
+        .iter()
+        .find(|u| u.starts_with(&format!("{}/auth", theirs.issuer())))
+        .unwrap();
+    assert!(
+        authorize.contains("scope=mail.read+contacts.read"),
+        "{authorize}"
+    );
+    let listed_contacts = Rpc::with_bearer(&server.url, &alice)
+        .tool("mail_contacts_list", json!({}))
+        .await;
+    assert_eq!(listed_contacts["status"], "ok", "{listed_contacts}");
+    assert_eq!(listed_contacts["data"]["owner"], "alice");
     assert_eq!(
         Rpc::with_bearer(&server.url, &bob)
             .tool("mail_me_get", json!({}))
@@ -394,7 +444,15 @@ async fn a_person_connects_their_own_account_and_a_forwarded_link_attaches_nobod
     assert_eq!(listed["status"], "ok", "{listed}");
     assert_eq!(listed["connections"][0]["connector"], "mail");
     assert_eq!(listed["connections"][0]["connected"], true);
-    assert_eq!(listed["connections"][0]["scopes"], json!(["mail.read"]));
+    let allowed = &listed["connections"][0]["scopes"];
+    assert!(
+        [
+            json!(["mail.read", "contacts.read"]),
+            json!(["contacts.read", "mail.read"])
+        ]
+        .contains(allowed),
+        "the first consent's and the added one: {listed}"
+    );
     let by_key = Rpc::with_bearer(&server.url, KEY)
         .tool("connections", json!({}))
         .await;

@@ -22,7 +22,7 @@ use crate::connect::Browser;
 
 mod drive;
 
-const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
+pub(crate) const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
     https://www.googleapis.com/auth/calendar.events \
     https://www.googleapis.com/auth/calendar.calendarlist.readonly \
     https://www.googleapis.com/auth/calendar.freebusy \
@@ -31,7 +31,7 @@ const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
 
 /// The shipped catalog, with Google's endpoints at `op`, its tokens for `google`, and People's
 /// own host at the twin `api`.
-fn catalog(op: &Op, google: &str, api: &str) -> String {
+pub(crate) fn catalog(op: &Op, google: &str, api: &str) -> String {
     let shipped =
         std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
     let issuer = op.issuer();
@@ -61,7 +61,7 @@ fn catalog(op: &Op, google: &str, api: &str) -> String {
     replaced
 }
 
-fn mailbox(who: &str) -> Account {
+pub(crate) fn mailbox(who: &str) -> Account {
     let mails = (1..=3)
         .map(|i| {
             (

@@ -23,6 +23,7 @@ mod oauth_user;
 mod oidc_harness;
 mod pages;
 mod papierkram;
+mod person_bench;
 mod prism;
 mod progress;
 mod prompts;

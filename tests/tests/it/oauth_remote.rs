@@ -166,6 +166,7 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
             access_token: token.clone(),
             refresh_token: None,
             expires_at: None,
+            scopes: None,
         };
         vault.put(&key_of(who), &grant, 1).await.unwrap();
         upstream_tokens.push(token);
@@ -277,6 +278,7 @@ async fn each_person_lists_and_calls_the_remote_with_their_own_token() {
         access_token: bad.clone(),
         refresh_token: None,
         expires_at: None,
+        scopes: None,
     };
     vault.put(&key_of("bob"), &grant, 2).await.unwrap();
     let revoked = Rpc::with_bearer(&server.url, &bob)

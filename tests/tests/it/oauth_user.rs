@@ -172,6 +172,7 @@ async fn two_people_each_call_with_their_own_token_and_an_api_key_with_none() {
             access_token: token,
             refresh_token: None,
             expires_at: None,
+            scopes: None,
         };
         vault.put(&key, &grant, 1).await.unwrap();
     }
@@ -404,6 +405,7 @@ async fn a_persons_completions_reach_nobody_else_and_pass_the_credentials_stage(
         access_token: "alice-upstream-token".into(),
         refresh_token: None,
         expires_at: None,
+        scopes: None,
     };
     aws.vault().put(&key, &grant, 1).await.unwrap();
 

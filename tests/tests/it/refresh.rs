@@ -1,7 +1,8 @@
 //! Refreshing a person's upstream grant: two server processes share the vault on moto's
 //! DynamoDB and KMS; an expired grant with a refresh token is refreshed exactly once when
 //! both get calls at once (the winner rotates the refresh token, the others wait for its
-//! result), and a refresh the upstream refuses clears the entry and asks the person again.
+//! result), a refresh the upstream refuses clears the entry and asks the person again, and a
+//! person who disconnects on one instance is asked to connect on their next call on the other.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -189,6 +190,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
             access_token: format!("{who}-at-1"),
             refresh_token: Some(format!("{who}-rt-1")),
             expires_at: Some(now() - 1),
+            scopes: None,
         };
         vault.put(&key(who), &grant, now()).await.unwrap();
     }
@@ -262,6 +264,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         access_token: "carol-at-1".into(),
         refresh_token: Some("carol-rt-1".into()),
         expires_at: Some(now() + 30),
+        scopes: None,
     };
     vault.put(&key("carol"), &carol_grant, now()).await.unwrap();
     upstream
@@ -287,6 +290,7 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
         access_token: "dave-at-1".into(),
         refresh_token: Some("dave-rt-1".into()),
         expires_at: Some(now() + 3000),
+        scopes: None,
     };
     vault.put(&key("dave"), &dave_grant, now()).await.unwrap();
     upstream
@@ -302,12 +306,28 @@ async fn an_expired_grant_is_refreshed_once_across_two_servers_and_a_revoked_one
     assert_eq!(answer["data"]["owner"], "dave");
     let renewed = vault.get(&key("dave")).await.unwrap().unwrap();
     assert_eq!(renewed.grant.access_token, "dave-at-2");
+    // Dave disconnects on one instance: his next call on the other is asked to connect, and
+    // nothing of his reaches the upstream after.
+    let gone = Rpc::with_bearer(&one.url, &dave)
+        .tool(
+            "connections",
+            json!({"action": "disconnect", "connector": "mail"}),
+        )
+        .await;
+    assert_eq!(gone["disconnected"], true, "{gone}");
+    let sent_before = upstream.sent.lock().unwrap().len();
+    let after = Rpc::with_bearer(&two.url, &dave)
+        .tool("mail_me_get", json!({}))
+        .await;
+    assert_eq!(after["status"], "connection_required", "{after}");
+    assert_eq!(upstream.sent.lock().unwrap().len(), sent_before);
 
     // Erin's provider sends `expires_in: "3600"`: her expired grant is refreshed all the same.
     let erin_grant = Grant {
         access_token: "erin-at-1".into(),
         refresh_token: Some("erin-rt-1".into()),
         expires_at: Some(now() - 1),
+        scopes: None,
     };
     vault.put(&key("erin"), &erin_grant, now()).await.unwrap();
     upstream

@@ -108,6 +108,7 @@ fn grant(token: &str, expires_at: Option<u64>) -> Grant {
         access_token: token.to_string(),
         refresh_token: Some(format!("{token}-refresh")),
         expires_at,
+        scopes: None,
     }
 }
 
@@ -234,6 +235,21 @@ async fn two_peoples_grants_are_sealed_apart_and_never_cross() {
         (Some(2_000_000_000), 100)
     );
     assert!(!serde_json_text(&listed).contains("alice-access"));
+    // A grant that names its scopes (more after an incremental consent) lists those.
+    let mut more = vault.get(&alice).await.unwrap().unwrap();
+    more.grant.scopes = Some(vec!["mail.read".into(), "contacts.read".into()]);
+    assert!(
+        vault
+            .replace(&alice, more.version, &more.grant)
+            .await
+            .unwrap()
+    );
+    let listed = vault.list(alice.person()).await.unwrap();
+    assert_eq!(listed[0].scopes, ["mail.read", "contacts.read"]);
+    assert_eq!(
+        vault.get(&alice).await.unwrap().unwrap().grant.scopes,
+        more.grant.scopes
+    );
     assert!(vault.remove(&alice).await.unwrap());
     assert!(!vault.remove(&alice).await.unwrap());
     assert_eq!(vault.get(&alice).await.unwrap(), None);

@@ -7,12 +7,16 @@
 //!   token stands in;
 //! - a person without a stored token gets `connection_required` with `connect_url`, a link to
 //!   `/connect/<connector>` made for them alone (a sealed ticket naming their id, 15 minutes);
+//! - a person whose grant lacks a scope the tool declares (never asked for yet, or unticked on
+//!   the upstream's consent screen) gets `connection_required` with a link that asks for the
+//!   connector's scopes, those granted so far and the tool's (incremental consent); nothing is
+//!   sent before;
 //! - an upstream 401 with their token is answered in `refresh` (the refresh token tried once,
 //!   else the entry cleared and they are asked to connect again).
 
 use std::ops::ControlFlow;
 
-use catalog::{OAuthUser, Status};
+use catalog::{OAuthUser, Status, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,19 +24,22 @@ use super::Caller;
 use super::outcome::Outcome;
 use super::stages::Flow;
 use crate::inventory::{DeployedCatalog, Registry};
-use crate::vault::{EntryKey, Person, Stored, VaultError, VaultStore, ticket};
+use crate::vault::{EntryKey, Grant, Person, Stored, VaultError, VaultStore, ticket};
 
 /// How long a connect link stays valid.
 pub(crate) const LINK_TTL_S: u64 = 900;
 /// The ticket purpose of a connect link.
 pub(crate) const LINK_PURPOSE: &str = "connect-link";
 
-/// What a connect link carries: whom it was made for, and for which connector.
+/// What a connect link carries: whom it was made for, for which connector, and the scopes it
+/// asks for beyond the connector's (a tool's, and those granted before).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LinkFor {
     /// The person's id ([`Person::id`]).
     pub p: String,
     pub c: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub x: Vec<String>,
 }
 
 /// Where people connect their accounts: the server's public base URL (the `/connect/…`
@@ -56,10 +63,12 @@ pub(super) fn entry_key(
 }
 
 /// Credentials: `None` for the deployment's, the person's entry for an `oauth_user` connector
-/// (its token refreshed next, `refresh`), or the answer that asks them to connect.
+/// when it holds the scopes the tool needs (`needed`; its token refreshed next, `refresh`), or
+/// the answer that asks them to connect (again, for more).
 pub(super) async fn lookup(
     vault: &dyn VaultStore,
     conn: &DeployedCatalog,
+    needed: &[Text],
     caller: &Caller,
     connect: &ConnectLinks<'_>,
     now: u64,
@@ -89,13 +98,22 @@ pub(super) async fn lookup(
             ));
         }
     };
+    let asking = |reason, more: &[String]| {
+        ControlFlow::Break(ask_to_connect(conn, person, connect, now, reason, more))
+    };
     match vault.get(&key).await {
-        Ok(Some(stored)) => ControlFlow::Continue(Some((key, stored))),
-        Ok(None) => ControlFlow::Break(ask_to_connect(conn, person, connect, now, "not_connected")),
+        Ok(Some(stored)) => {
+            let base = &key_scopes(conn);
+            match more_to_ask(base, needed, &stored.grant) {
+                None => ControlFlow::Continue(Some((key, stored))),
+                Some(more) => asking("scope_required", &more),
+            }
+        }
+        Ok(None) => asking("not_connected", &[]),
         Err(VaultError::Corrupt) => {
             tracing::warn!(connector = %conn.catalog.connector, "a vault entry did not open; it is cleared");
             let _ = vault.remove(&key).await;
-            ControlFlow::Break(ask_to_connect(conn, person, connect, now, "not_connected"))
+            asking("not_connected", &[])
         }
         Err(e) => {
             tracing::error!(connector = %conn.catalog.connector, error = %e, "vault unavailable");
@@ -108,38 +126,106 @@ pub(super) async fn lookup(
     }
 }
 
-/// `connection_required` with the person's own link, when one can be made.
+fn key_scopes(conn: &DeployedCatalog) -> &[Text] {
+    let o = conn.catalog.auth.oauth_user.as_ref();
+    o.map(|o| o.scopes.as_slice()).unwrap_or_default()
+}
+
+/// `None` when `grant` holds every scope in `needed`; else the scopes beyond the connector's
+/// (`base`) a new consent asks for: those granted before and those needed, each once.
+pub(super) fn more_to_ask(base: &[Text], needed: &[Text], grant: &Grant) -> Option<Vec<String>> {
+    let granted = granted(base, grant);
+    if needed
+        .iter()
+        .all(|n| granted.iter().any(|g| same_scope(g, n)))
+    {
+        return None;
+    }
+    Some(beyond(
+        base,
+        granted.into_iter().chain(needed.iter().map(Text::as_str)),
+    ))
+}
+
+/// The scopes `grant` holds beyond the connector's, to ask for again when it ends.
+pub(super) fn kept(conn: &DeployedCatalog, grant: &Grant) -> Vec<String> {
+    let base = key_scopes(conn);
+    beyond(base, granted(base, grant).into_iter())
+}
+
+/// What `grant` holds: the scopes its token answer named, else the connector's.
+fn granted<'a>(base: &'a [Text], grant: &'a Grant) -> Vec<&'a str> {
+    match &grant.scopes {
+        Some(s) => s.iter().map(String::as_str).collect(),
+        None => base.iter().map(Text::as_str).collect(),
+    }
+}
+
+/// `scopes` without the connector's (`base`), each once, in a stable order.
+fn beyond<'a>(base: &[Text], scopes: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut more: Vec<String> = scopes
+        .filter(|s| !base.iter().any(|b| same_scope(b, s)))
+        .map(str::to_string)
+        .collect();
+    more.sort_by_key(|s| s.to_ascii_lowercase());
+    more.dedup_by(|a, b| same_scope(a, b));
+    more
+}
+
+/// One scope as asked and as granted: compared without case (Entra's are case-insensitive),
+/// and a name granted with its resource's URL (`https://graph.microsoft.com/Mail.Send`) is the
+/// name asked for without it (`Mail.Send`), and the other way round.
+pub(crate) fn same_scope(a: &str, b: &str) -> bool {
+    let suffix = |long: &str, short: &str| {
+        long.len() > short.len()
+            && long[long.len() - short.len()..].eq_ignore_ascii_case(short)
+            && long[..long.len() - short.len()].ends_with('/')
+    };
+    a.eq_ignore_ascii_case(b) || suffix(a, b) || suffix(b, a)
+}
+
+/// `connection_required` with the person's own link, when one can be made; the link asks for
+/// the `more` scopes beyond the connector's too.
 pub(super) fn ask_to_connect(
     conn: &DeployedCatalog,
     person: &Person,
     connect: &ConnectLinks<'_>,
     now: u64,
     reason: &str,
+    more: &[String],
 ) -> Outcome {
     let title = Registry::title(&conn.catalog);
     let connector = &conn.catalog.connector;
     let link = LinkFor {
         p: person.id(),
         c: connector.to_string(),
+        x: more.to_vec(),
     };
     let url = connect.base.and_then(|base| {
         let t = ticket::issue(connect.keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
         Some(format!("{base}/connect/{connector}?for={t}"))
     });
-    let again = if matches!(reason, "grant_refused" | "grant_expired") {
-        format!("{title} no longer accepts your connection (revoked or expired). ")
-    } else {
-        String::new()
+    let (again, state) = match reason {
+        "grant_refused" | "grant_expired" => (
+            format!("{title} no longer accepts your connection (revoked or expired). "),
+            "which is not connected",
+        ),
+        "scope_required" => (
+            String::new(),
+            "which is connected without the access this tool needs (not asked for yet, or \
+             not allowed)",
+        ),
+        _ => (String::new(), "which is not connected"),
     };
     let mut outcome = match &url {
         Some(_) => Outcome::failed(
             Status::ConnectionRequired,
             reason,
             format!(
-                "{again}This tool acts with your own {title} account, which is not connected \
-                 yet. Ask the person to open connect_url in a browser (they sign in, then \
-                 {title} asks them to allow access; the link is theirs alone and lasts {} \
-                 minutes), then call this tool again.",
+                "{again}This tool acts with your own {title} account, {state} yet. Ask the \
+                 person to open connect_url in a browser (they sign in, then {title} asks \
+                 them to allow access; the link is theirs alone and lasts {} minutes), then \
+                 call this tool again.",
                 LINK_TTL_S / 60
             ),
         ),
@@ -182,6 +268,7 @@ auth:
     scopes: [mail.read]
 tools:
   - { name: mail_messages_list, risk: low, description: d, get: /messages }
+  - { name: mail_message_send, risk: low, description: d, get: /send, scopes: [mail.send] }
 "#;
 
     fn conn(yaml: &str) -> DeployedCatalog {
@@ -229,17 +316,36 @@ tools:
                 access_token: token.into(),
                 refresh_token: None,
                 expires_at: None,
+                scopes: None,
             };
             vault.put(&key, &grant, 1).await.unwrap();
         }
         for (who, token) in [("alice", "alice-token"), ("bob", "bob-token")] {
-            let flow = lookup(&vault, &mail, &caller(Some(who)), &connect, 10).await;
+            let flow = lookup(
+                &vault,
+                &mail,
+                &mail.catalog.tools[0].scopes,
+                &caller(Some(who)),
+                &connect,
+                10,
+            )
+            .await;
             let ControlFlow::Continue(Some((_, got))) = flow else {
                 panic!("{who} has a token")
             };
             assert_eq!(got.grant.access_token, token);
         }
-        let o = refused(lookup(&vault, &mail, &caller(None), &connect, 10).await);
+        let o = refused(
+            lookup(
+                &vault,
+                &mail,
+                &mail.catalog.tools[0].scopes,
+                &caller(None),
+                &connect,
+                10,
+            )
+            .await,
+        );
         assert_eq!(
             (o.status, o.reason.as_deref()),
             (Status::ConnectionRequired, Some("no_person"))
@@ -250,7 +356,15 @@ tools:
         let plain = conn(
             "connector: shop\nbase_url: https://x\ntools:\n  - { name: shop_a_get, risk: low, description: d, get: /a }\n",
         );
-        let flow = lookup(&vault, &plain, &caller(None), &connect, 10).await;
+        let flow = lookup(
+            &vault,
+            &plain,
+            &plain.catalog.tools[0].scopes,
+            &caller(None),
+            &connect,
+            10,
+        )
+        .await;
         assert!(matches!(flow, ControlFlow::Continue(None)));
     }
 
@@ -263,7 +377,17 @@ tools:
             base: Some("https://mcp.example"),
             keys: &keys,
         };
-        let o = refused(lookup(&vault, &mail, &caller(Some("carol")), &connect, 10).await);
+        let o = refused(
+            lookup(
+                &vault,
+                &mail,
+                &mail.catalog.tools[0].scopes,
+                &caller(Some("carol")),
+                &connect,
+                10,
+            )
+            .await,
+        );
         assert_eq!(o.status, Status::ConnectionRequired);
         assert_eq!(o.reason.as_deref(), Some("not_connected"));
         let url = o.fields["connect_url"].as_str().unwrap();
@@ -274,6 +398,93 @@ tools:
         assert_eq!(link.p, caller(Some("carol")).person.unwrap().id());
         assert_eq!(link.c, "mail");
         assert!(!url.contains("carol"), "the link names nobody in the clear");
+        assert!(
+            link.x.is_empty(),
+            "a first connect asks for the connector's scopes"
+        );
         assert!(ticket::open::<LinkFor>(&keys, LINK_PURPOSE, t, 10 + LINK_TTL_S).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_tool_needing_a_scope_not_granted_asks_for_it_with_those_held() {
+        let vault = MemoryVault::default();
+        let mail = conn(MAIL);
+        let (list, send) = (&mail.catalog.tools[0], &mail.catalog.tools[1]);
+        let keys = keys();
+        let connect = ConnectLinks {
+            base: Some("https://mcp.example"),
+            keys: &keys,
+        };
+        let dave = caller(Some("dave"));
+        let key = entry_key(&mail, dave.person.as_ref().unwrap())
+            .unwrap()
+            .unwrap();
+        let grant = |scopes: Option<&[&str]>| Grant {
+            access_token: "t".into(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: scopes.map(|s| s.iter().map(|s| s.to_string()).collect()),
+        };
+        // Stored before scopes were kept: the connector's, which lack mail.send.
+        vault.put(&key, &grant(None), 1).await.unwrap();
+        let ok = lookup(&vault, &mail, &list.scopes, &dave, &connect, 10).await;
+        assert!(matches!(ok, ControlFlow::Continue(Some(_))));
+        let o = refused(lookup(&vault, &mail, &send.scopes, &dave, &connect, 10).await);
+        assert_eq!(o.reason.as_deref(), Some("scope_required"));
+        assert!(
+            o.hint
+                .unwrap()
+                .contains("without the access this tool needs")
+        );
+        let t = o.fields["connect_url"]
+            .as_str()
+            .unwrap()
+            .split("for=")
+            .nth(1);
+        let link: LinkFor = ticket::open(&keys, LINK_PURPOSE, t.unwrap(), 11).unwrap();
+        assert_eq!(link.x, ["mail.send"]);
+        // Granted with the resource's URL and other case: held. An extra scope granted before
+        // is asked for again with the next one.
+        vault
+            .put(
+                &key,
+                &grant(Some(&["https://api.mail.example/Mail.Send", "mail.read"])),
+                2,
+            )
+            .await
+            .unwrap();
+        let held = lookup(&vault, &mail, &send.scopes, &dave, &connect, 10).await;
+        assert!(matches!(held, ControlFlow::Continue(Some(_))));
+        let g = grant(Some(&["mail.read", "mail.labels"]));
+        let base = &mail.catalog.auth.oauth_user.as_ref().unwrap().scopes;
+        let more = more_to_ask(base, &send.scopes, &g).unwrap();
+        assert_eq!(more, ["mail.labels", "mail.send"]);
+        assert_eq!(kept(&mail, &g), ["mail.labels"]);
+        // Unticked on the consent screen: a connector scope missing from the grant is asked again.
+        let unticked = grant(Some(&[]));
+        assert!(more_to_ask(base, &list.scopes, &unticked).is_none());
+        assert_eq!(
+            more_to_ask(base, &send.scopes, &unticked).unwrap(),
+            ["mail.send"]
+        );
+    }
+
+    #[test]
+    fn scopes_match_without_case_and_with_or_without_the_resource() {
+        assert!(same_scope("Mail.Send", "mail.send"));
+        assert!(same_scope(
+            "https://graph.microsoft.com/Mail.Send",
+            "Mail.Send"
+        ));
+        assert!(same_scope(
+            "Mail.Send",
+            "https://graph.microsoft.com/mail.send"
+        ));
+        assert!(!same_scope("Mail.SendAs", "Mail.Send"));
+        assert!(!same_scope("xMail.Send", "Mail.Send"));
+        assert!(!same_scope(
+            "https://www.googleapis.com/auth/gmail.send",
+            "gmail.readonly"
+        ));
     }
 }

@@ -374,12 +374,14 @@ impl Pipeline {
     async fn credentials(
         &self,
         conn: &DeployedCatalog,
+        needed: &[catalog::Text],
         caller: &Caller,
         connect: &credentials::ConnectLinks<'_>,
         now: u64,
     ) -> stages::Flow<Option<(crate::vault::EntryKey, crate::upstream::PersonToken)>> {
         let vault = &*self.vault;
-        let Some((key, stored)) = credentials::lookup(vault, conn, caller, connect, now).await?
+        let Some((key, stored)) =
+            credentials::lookup(vault, conn, needed, caller, connect, now).await?
         else {
             return ControlFlow::Continue(None);
         };
@@ -424,7 +426,7 @@ impl Pipeline {
         };
         let now = crate::clock::now_s();
         let person = self
-            .credentials(conn, request.caller, &connect, now)
+            .credentials(conn, &tool.scopes, request.caller, &connect, now)
             .instrument(telemetry::stage("credentials"))
             .await;
         let mut outcome = match person {

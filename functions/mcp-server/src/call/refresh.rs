@@ -50,7 +50,7 @@ pub(super) async fn fresh(
         return if valid {
             keep()
         } else {
-            ask_again(vault, conn, key, connect, now, "grant_expired").await
+            ask_again(vault, conn, key, Some(grant), connect, now, "grant_expired").await
         };
     };
     match vault
@@ -104,6 +104,7 @@ pub(super) async fn after_refused(
                 connect,
                 now,
                 "grant_refused",
+                &[],
             ));
         }
         Err(e) => {
@@ -112,7 +113,16 @@ pub(super) async fn after_refused(
         }
     };
     let Some(refresh_token) = stored.grant.refresh_token.clone() else {
-        return ask_again(vault, conn, key, connect, now, "grant_refused").await;
+        return ask_again(
+            vault,
+            conn,
+            key,
+            Some(&stored.grant),
+            connect,
+            now,
+            "grant_refused",
+        )
+        .await;
     };
     match vault
         .claim_refresh(key, stored.version, now, now + LEASE_S)
@@ -153,10 +163,12 @@ pub(super) async fn give_up(
     connect: &ConnectLinks<'_>,
     now: u64,
 ) -> Outcome {
-    if let Ok(Some(stored)) = vault.get(key).await {
+    let ended = vault.get(key).await.ok().flatten();
+    if let Some(stored) = &ended {
         revoke(upstream, &conn.catalog, &stored.grant).await;
     }
-    match ask_again(vault, conn, key, connect, now, "grant_refused").await {
+    let grant = ended.as_ref().map(|s| &s.grant);
+    match ask_again(vault, conn, key, grant, connect, now, "grant_refused").await {
         ControlFlow::Break(outcome) => outcome,
         ControlFlow::Continue(_) => unreachable!("asking again always answers"),
     }
@@ -208,6 +220,10 @@ async fn renew_claimed(
             if renewed.refresh_token.is_none() {
                 renewed.refresh_token = Some(refresh_token);
             }
+            // A refresh keeps the scopes granted unless the answer names them.
+            if renewed.scopes.is_none() {
+                renewed.scopes = stored.grant.scopes.clone();
+            }
             match vault.replace(key, stored.version, &renewed).await {
                 Ok(true) => {}
                 Ok(false) => tracing::info!(
@@ -221,7 +237,8 @@ async fn renew_claimed(
         }
         Err(ExchangeError::Refused(why)) => {
             tracing::info!(connector = %conn.catalog.connector, why, "a refresh was refused: the grant is cleared");
-            Some(ask_again(vault, conn, key, connect, now, "grant_refused").await)
+            let grant = Some(&stored.grant);
+            Some(ask_again(vault, conn, key, grant, connect, now, "grant_refused").await)
         }
         Err(e) => {
             tracing::warn!(connector = %conn.catalog.connector, error = %e, "a refresh failed");
@@ -253,6 +270,7 @@ async fn wait_for_other(
                     connect,
                     now,
                     "grant_refused",
+                    &[],
                 ));
             }
             _ => {}
@@ -293,10 +311,13 @@ async fn renew(
     token_endpoint::exchange(&upstream.http, &oauth.token_endpoint, &client, what, now).await
 }
 
+/// The entry cleared, and the person asked to connect again: for the connector's scopes and
+/// those the ended grant (`was`) held beyond them.
 async fn ask_again(
     vault: &dyn VaultStore,
     conn: &DeployedCatalog,
     key: &EntryKey,
+    was: Option<&Grant>,
     connect: &ConnectLinks<'_>,
     now: u64,
     reason: &str,
@@ -304,12 +325,14 @@ async fn ask_again(
     if let Err(e) = vault.remove(key).await {
         tracing::warn!(error = %e, "an ended grant could not be cleared from the vault");
     }
+    let more = was.map(|g| credentials::kept(conn, g)).unwrap_or_default();
     ControlFlow::Break(credentials::ask_to_connect(
         conn,
         key.person(),
         connect,
         now,
         reason,
+        &more,
     ))
 }
 

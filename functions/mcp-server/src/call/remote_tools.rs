@@ -55,7 +55,7 @@ impl Pipeline {
             keys: &keys,
         };
         let now = crate::clock::now_s();
-        let (key, token) = match self.credentials(conn, caller, &connect, now).await {
+        let (key, token) = match self.credentials(conn, &[], caller, &connect, now).await {
             ControlFlow::Break(answer) => return RemoteTools::Connect(Box::new(answer)),
             ControlFlow::Continue(Some(found)) => found,
             ControlFlow::Continue(None) => return RemoteTools::Tools(Arc::default()),
@@ -78,6 +78,7 @@ impl Pipeline {
                     &connect,
                     now,
                     "grant_refused",
+                    &[],
                 )))
             }
             Err(e) => RemoteTools::Unavailable(e),

@@ -40,9 +40,11 @@ impl Connect {
                     "No code came back.",
                 ));
             };
-            let grant = self
+            let mut grant = self
                 .upstream_grant(connector, declared, code, &state.v, now)
                 .await?;
+            // Without `scope` in the answer, what was asked for was granted (RFC 6749 §5.1).
+            grant.scopes.get_or_insert_with(|| state.x.clone());
             self.store(connector, declared, &state, &grant, now).await
         };
         steps.await.unwrap_or_else(|stop| stop)

@@ -154,6 +154,7 @@ impl Connect {
         let link = LinkFor {
             p: mine.person.id(),
             c: connector.to_string(),
+            x: Vec::new(),
         };
         let t = ticket::issue(keys, LINK_PURPOSE, &link, now + LINK_TTL_S).ok()?;
         Some(format!("{}/connect/{connector}?for={t}", self.base))

@@ -79,6 +79,24 @@ pub struct Back {
 pub struct Declared {
     pub title: String,
     pub oauth: OAuthUser,
+    /// The scopes its tools declare beyond the connector's: all a link may ask for more.
+    pub more: Vec<String>,
+}
+
+impl Declared {
+    /// The scopes an authorization asks for: the connector's, then those of `more` the link
+    /// names that a tool declares (a link asks for nothing else).
+    fn asked(&self, link: &[String]) -> Vec<String> {
+        let base = self.oauth.scopes.iter().map(|s| s.to_string());
+        let declared = |s: &&String| self.more.iter().any(|m| m == *s);
+        let mut scopes: Vec<String> = base.collect();
+        for s in link.iter().filter(declared) {
+            if !scopes.contains(s) {
+                scopes.push(s.clone());
+            }
+        }
+        scopes
+    }
 }
 
 /// Everything the steps need, built once at start.
@@ -177,6 +195,7 @@ mod tests {
                 client_id: "client_id".into(),
                 ..OAuthUser::default()
             },
+            more: Vec::new(),
         };
         let set = secret(r#""client_id":"abc""#);
         assert!(matches!(
@@ -196,5 +215,20 @@ mod tests {
             "{}",
             page.text
         );
+    }
+
+    #[test]
+    fn a_link_asks_for_the_connectors_scopes_and_only_declared_ones_more() {
+        let declared = Declared {
+            title: "Mail".into(),
+            oauth: OAuthUser {
+                scopes: vec!["mail.read".into()],
+                ..OAuthUser::default()
+            },
+            more: vec!["contacts.read".into(), "mail.send".into()],
+        };
+        assert_eq!(declared.asked(&[]), ["mail.read"]);
+        let link = ["mail.send".into(), "admin.all".into(), "mail.read".into()];
+        assert_eq!(declared.asked(&link), ["mail.read", "mail.send"]);
     }
 }

@@ -7,6 +7,14 @@ use super::{Back, Connect, Declared, Step, page, pkce, upstream_client_id, with_
 use crate::upstream::token_endpoint as exchange;
 use crate::vault::{Person, ticket};
 
+/// Who goes to the upstream's authorization, from which browser, asking for what.
+struct Flow {
+    subject: String,
+    /// The hash of the browser's binding secret.
+    binding: String,
+    scopes: Vec<String>,
+}
+
 impl Connect {
     /// Step 2: back from our sign-in in the same browser; the same person, then the upstream.
     pub async fn signed_in(
@@ -25,7 +33,13 @@ impl Connect {
             let subject = self
                 .same_person(&state, back, connector, &declared.title, now)
                 .await?;
-            self.to_upstream(connector, declared, &keys, subject, state.b, now)
+            let scopes = declared.asked(&state.x);
+            let flow = Flow {
+                subject,
+                binding: state.b,
+                scopes,
+            };
+            self.to_upstream(connector, declared, &keys, flow, now)
                 .await
         };
         steps.await.unwrap_or_else(|stop| stop)
@@ -123,15 +137,14 @@ impl Connect {
         Ok((person, identity.subject))
     }
 
-    /// The redirect to the upstream's authorization for `subject`, its state bound to the
-    /// browser (`binding`) that started the flow.
+    /// The redirect to the upstream's authorization for the flow's person and scopes, its
+    /// state bound to the browser that started the flow.
     async fn to_upstream(
         &self,
         connector: &str,
         declared: &Declared,
         keys: &[Vec<u8>],
-        subject: String,
-        binding: String,
+        flow: Flow,
         now: u64,
     ) -> Result<Step, Step> {
         let secrets = self.secrets_or_retry().await?;
@@ -147,13 +160,15 @@ impl Connect {
         let (Some(verifier), Some(nonce)) = (pkce::verifier(), crate::random::hex(16)) else {
             return Err(try_again());
         };
+        let scopes = flow.scopes.join(" ");
         let next = Authorize {
             i: self.verifier.settings().issuer.clone(),
-            s: subject,
+            s: flow.subject,
             c: connector.to_string(),
             v: verifier.clone(),
             n: nonce,
-            b: binding,
+            b: flow.binding,
+            x: flow.scopes,
         };
         let Ok(next) = ticket::issue(keys, UPSTREAM, &next, now + STATE_TTL_S) else {
             return Err(page(
@@ -162,7 +177,6 @@ impl Connect {
                 "The server has no key to sign requests with.",
             ));
         };
-        let scopes = oauth.scopes.join(" ");
         let redirect_uri = self.redirect(connector, "callback");
         let challenge = pkce::challenge(&verifier);
         let mut query = vec![

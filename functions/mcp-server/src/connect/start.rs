@@ -16,6 +16,7 @@ impl Connect {
             let flow = SignIn {
                 p: made_for.p,
                 c: connector.to_string(),
+                x: made_for.x,
                 ..SignIn::default()
             };
             let back = self.redirect(connector, "signed-in");

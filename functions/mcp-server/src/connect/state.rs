@@ -24,6 +24,9 @@ pub(super) struct SignIn {
     pub(super) n: String,
     /// The hash of the browser's binding secret.
     pub(super) b: String,
+    /// The scopes the link asks for beyond the connector's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) x: Vec<String>,
 }
 
 /// The state through the upstream's authorization.
@@ -35,6 +38,8 @@ pub(super) struct Authorize {
     pub(super) v: String,
     pub(super) n: String,
     pub(super) b: String,
+    /// Every scope asked for, the connector's first.
+    pub(super) x: Vec<String>,
 }
 
 pub(super) trait HasNonce {

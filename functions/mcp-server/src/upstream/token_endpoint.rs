@@ -58,6 +58,10 @@ struct TokenAnswer {
     refresh_token: Option<String>,
     #[serde(default, deserialize_with = "seconds")]
     expires_in: Option<u64>,
+    /// The scopes granted, space-separated, when they differ from those asked for (RFC 6749
+    /// §5.1; Google and Entra always send it).
+    #[serde(default)]
+    scope: Option<String>,
 }
 
 /// `expires_in` as RFC 6749 gives it (a number), or as some providers send it (a string of
@@ -118,6 +122,9 @@ pub(crate) async fn exchange(
         access_token: answer.access_token,
         refresh_token: answer.refresh_token,
         expires_at: answer.expires_in.map(|s| now.saturating_add(s)),
+        scopes: answer
+            .scope
+            .map(|s| s.split_whitespace().map(str::to_string).collect()),
     })
 }
 

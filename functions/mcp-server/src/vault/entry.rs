@@ -11,8 +11,8 @@ use super::VaultError;
 
 /// The longest issuer, subject, connector or scope taken (bounded work for any token's claims).
 pub(crate) const MAX_PART: usize = 512;
-/// The most scopes one entry names.
-pub(crate) const MAX_SCOPES: usize = 32;
+/// The most scopes one entry names: as many as a catalog may ask for.
+pub(crate) const MAX_SCOPES: usize = catalog::MAX_SCOPES;
 
 /// A person as our authorization server names them: its issuer and their subject.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -135,6 +135,10 @@ pub struct Grant {
     /// Unix seconds; `None` when the upstream did not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// The scopes granted (the token answer's `scope`, else those asked for); `None` for a
+    /// grant stored before scopes were kept, which holds the connector's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
 }
 
 impl fmt::Debug for Grant {
@@ -146,6 +150,7 @@ impl fmt::Debug for Grant {
                 &self.refresh_token.as_ref().map(|_| "[redacted]"),
             )
             .field("expires_at", &self.expires_at)
+            .field("scopes", &self.scopes)
             .finish()
     }
 }
@@ -172,6 +177,15 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// With the scopes its grant holds, where they are known (they may be more than the
+    /// slot's, after incremental consent, or fewer, when some were not allowed).
+    pub fn holding<'a>(mut self, granted: Option<impl Iterator<Item = &'a str>>) -> Self {
+        if let Some(g) = granted {
+            self.scopes = g.map(str::to_string).collect();
+        }
+        self
+    }
+
     /// Reads a slot back (`<connector>#<scopes>`).
     pub fn from_slot(slot: &str, expires_at: Option<u64>, connected_at: u64) -> Option<Self> {
         let (connector, scopes) = slot.split_once('#')?;
@@ -252,6 +266,7 @@ mod tests {
             access_token: "at-secret".into(),
             refresh_token: Some("rt-secret".into()),
             expires_at: Some(5),
+            scopes: None,
         };
         let text = format!(
             "{g:?} {:?}",

@@ -139,7 +139,10 @@ impl VaultStore for MemoryVault {
                 .into_iter()
                 .flatten()
                 .filter_map(|(slot, e)| {
-                    Connection::from_slot(slot, e.stored.grant.expires_at, e.connected_at)
+                    let grant = &e.stored.grant;
+                    let c = Connection::from_slot(slot, grant.expires_at, e.connected_at)?;
+                    let granted = grant.scopes.as_ref().map(|g| g.iter().map(String::as_str));
+                    Some(c.holding(granted))
                 })
                 .collect()
         });
@@ -163,6 +166,7 @@ mod tests {
             access_token: token.into(),
             refresh_token: Some(format!("{token}-refresh")),
             expires_at: Some(1000),
+            scopes: None,
         }
     }
 

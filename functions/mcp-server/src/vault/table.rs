@@ -1,8 +1,9 @@
 //! The vault on Lambda: a DynamoDB table (partition key `pk`: the person's id, sort key `sk`:
 //! the entry's slot `<connector>#<scopes>`), each grant sealed with AES-256-GCM under a KMS
 //! data key for that person. An item holds the wrapped data key (`data_key`), the sealed grant
-//! (`sealed`), `version`, `connected_at`, the token's `token_expires_at` (for the list) and,
-//! while a refresh runs, `refreshing_until`. No token and no subject is stored in the clear.
+//! (`sealed`), `version`, `connected_at`, the token's `token_expires_at` and the scopes the
+//! grant holds, `granted` (both for the list; scope names are no secret) and, while a refresh
+//! runs, `refreshing_until`. No token and no subject is stored in the clear.
 //! A removed entry leaves a tombstone, the item with its `version` (one more) and nothing
 //! else: a connection made again continues from it, so a version never comes back and a
 //! refresh that claimed the old one cannot overwrite the new connection.
@@ -33,6 +34,7 @@ const SEALED: &str = "sealed";
 const VERSION: &str = "version";
 const CONNECTED_AT: &str = "connected_at";
 const TOKEN_EXPIRES_AT: &str = "token_expires_at";
+const GRANTED: &str = "granted";
 const REFRESHING_UNTIL: &str = "refreshing_until";
 /// The most one table request may take.
 const TIMEOUT: Duration = Duration::from_millis(2000);
@@ -119,31 +121,26 @@ impl VaultStore for TableVault {
         Box::pin(
             async move {
             let (data_key, sealed) = self.seal(key, grant).await?;
-            let (set_expiry, remove) = expiry(grant);
+            let (set, remove) = optional(grant);
             let request = self
                 .client
                 .update_item()
                 .table_name(&self.table)
                 .set_key(Some(self.key_of(key)))
                 .update_expression(format!(
-                    "SET #dk = :dk, #s = :s, #v = if_not_exists(#v, :zero) + :one, #c = :now{set_expiry} REMOVE {remove}"
+                    "SET #dk = :dk, #s = :s, #v = if_not_exists(#v, :zero) + :one, #c = :now{set} REMOVE {remove}"
                 ))
                 .expression_attribute_names("#dk", DATA_KEY)
                 .expression_attribute_names("#s", SEALED)
                 .expression_attribute_names("#v", VERSION)
                 .expression_attribute_names("#c", CONNECTED_AT)
-                .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
                 .expression_attribute_names("#r", REFRESHING_UNTIL)
                 .expression_attribute_values(":dk", AttributeValue::B(data_key))
                 .expression_attribute_values(":s", AttributeValue::B(sealed))
                 .expression_attribute_values(":zero", n(0))
                 .expression_attribute_values(":one", n(1))
                 .expression_attribute_values(":now", n(now));
-            let request = match grant.expires_at {
-                Some(e) => request.expression_attribute_values(":e", n(e)),
-                None => request,
-            };
-            within(request.send()).await.map(|_| ())
+            within(with_optional(request, grant).send()).await.map(|_| ())
             }
             .instrument(crate::telemetry::table("vault", "UpdateItem")),
         )
@@ -185,30 +182,25 @@ impl VaultStore for TableVault {
         Box::pin(
             async move {
                 let (data_key, sealed) = self.seal(key, grant).await?;
-                let (set_expiry, remove) = expiry(grant);
+                let (set, remove) = optional(grant);
                 let request = self
                     .client
                     .update_item()
                     .table_name(&self.table)
                     .set_key(Some(self.key_of(key)))
                     .update_expression(format!(
-                        "SET #dk = :dk, #s = :s, #v = :next{set_expiry} REMOVE {remove}"
+                        "SET #dk = :dk, #s = :s, #v = :next{set} REMOVE {remove}"
                     ))
                     .condition_expression("#v = :v")
                     .expression_attribute_names("#dk", DATA_KEY)
                     .expression_attribute_names("#s", SEALED)
                     .expression_attribute_names("#v", VERSION)
-                    .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
                     .expression_attribute_names("#r", REFRESHING_UNTIL)
                     .expression_attribute_values(":dk", AttributeValue::B(data_key))
                     .expression_attribute_values(":s", AttributeValue::B(sealed))
                     .expression_attribute_values(":v", n(version))
                     .expression_attribute_values(":next", n(version + 1));
-                let request = match grant.expires_at {
-                    Some(e) => request.expression_attribute_values(":e", n(e)),
-                    None => request,
-                };
-                conditional(request.send()).await
+                conditional(with_optional(request, grant).send()).await
             }
             .instrument(crate::telemetry::table("vault", "UpdateItem")),
         )
@@ -222,13 +214,14 @@ impl VaultStore for TableVault {
                     .update_item()
                     .table_name(&self.table)
                     .set_key(Some(self.key_of(key)))
-                    .update_expression("SET #v = #v + :one REMOVE #dk, #s, #c, #e, #r")
+                    .update_expression("SET #v = #v + :one REMOVE #dk, #s, #c, #e, #g, #r")
                     .condition_expression("attribute_exists(#s)")
                     .expression_attribute_names("#v", VERSION)
                     .expression_attribute_names("#dk", DATA_KEY)
                     .expression_attribute_names("#s", SEALED)
                     .expression_attribute_names("#c", CONNECTED_AT)
                     .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+                    .expression_attribute_names("#g", GRANTED)
                     .expression_attribute_names("#r", REFRESHING_UNTIL)
                     .expression_attribute_values(":one", n(1));
                 conditional(request.send()).await
@@ -249,8 +242,9 @@ impl VaultStore for TableVault {
                     .expression_attribute_names("#sk", SORT_KEY)
                     .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
                     .expression_attribute_names("#c", CONNECTED_AT)
+                    .expression_attribute_names("#g", GRANTED)
                     .expression_attribute_values(":pk", s(person.id()))
-                    .projection_expression("#sk, #e, #c")
+                    .projection_expression("#sk, #e, #c, #g")
                     .limit(MAX_LISTED as i32);
                 let out = within(request.send()).await?;
                 Ok(out
@@ -261,7 +255,13 @@ impl VaultStore for TableVault {
                         let slot = item.get(SORT_KEY)?.as_s().ok()?;
                         // A tombstone has no `connected_at`: nothing is connected there.
                         let connected_at = number(item, CONNECTED_AT)?;
-                        Connection::from_slot(slot, number(item, TOKEN_EXPIRES_AT), connected_at)
+                        let c = Connection::from_slot(
+                            slot,
+                            number(item, TOKEN_EXPIRES_AT),
+                            connected_at,
+                        )?;
+                        let granted = item.get(GRANTED).and_then(|g| g.as_s().ok());
+                        Some(c.holding(granted.map(|g| g.split_whitespace())))
                     })
                     .collect())
             }
@@ -270,12 +270,36 @@ impl VaultStore for TableVault {
     }
 }
 
-/// The update expression's expiry part: set when the upstream said, else removed.
-fn expiry(grant: &Grant) -> (&'static str, &'static str) {
+/// The update expression's parts for what a grant may leave unsaid, its expiry and its scopes:
+/// each set when known, else removed (the refresh lease always is).
+fn optional(grant: &Grant) -> (String, String) {
+    let (mut set, mut remove) = (String::new(), vec!["#r"]);
     match grant.expires_at {
-        Some(_) => (", #e = :e", "#r"),
-        None => ("", "#r, #e"),
+        Some(_) => set.push_str(", #e = :e"),
+        None => remove.push("#e"),
     }
+    match grant.scopes {
+        Some(_) => set.push_str(", #g = :g"),
+        None => remove.push("#g"),
+    }
+    (set, remove.join(", "))
+}
+
+/// The names and values of [`optional`]'s parts.
+fn with_optional(
+    request: aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder,
+    grant: &Grant,
+) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+    let mut request = request
+        .expression_attribute_names("#e", TOKEN_EXPIRES_AT)
+        .expression_attribute_names("#g", GRANTED);
+    if let Some(e) = grant.expires_at {
+        request = request.expression_attribute_values(":e", n(e));
+    }
+    if let Some(g) = &grant.scopes {
+        request = request.expression_attribute_values(":g", s(g.join(" ")));
+    }
+    request
 }
 
 fn s(v: String) -> AttributeValue {

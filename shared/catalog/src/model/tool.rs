@@ -147,6 +147,11 @@ pub struct Tool {
     /// The OpenAPI `operationId` this tool was drafted from (provenance for a re-import).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<Text>,
+    /// `auth: oauth_user` connectors: the upstream scopes this tool needs. A person whose grant
+    /// lacks one is asked to connect again for the connector's scopes and these (incremental
+    /// consent) before anything is sent; tools without any need only the connector's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<Text>,
     /// Decisions a person still has to take for this tool (`risk: proposed high because
     /// DELETE`), one sentence each; the lint refuses the tool until the list is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

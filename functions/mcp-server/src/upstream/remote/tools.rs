@@ -340,6 +340,7 @@ impl Contract<'_> {
             job: None,
             spends: None,
             price: None,
+            scopes: Vec::new(),
             curate: Vec::new(),
             operation_id: None,
         }
