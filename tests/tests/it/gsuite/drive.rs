@@ -1,4 +1,5 @@
-//! Drive, contacts and attachments as a person, a free hour with a colleague, Google's per-user
+//! Drive and contacts asked for on first use (their tools' own scopes), Drive, contacts and
+//! attachments as a person, a free hour with a colleague, Google's per-user
 //! throttling, and a week-old refresh token: steps of the gsuite test's one setup (one provider, one twin, one server),
 //! run last because the week they let pass ends the person's connection.
 
@@ -6,6 +7,8 @@ use integration_tests::Rpc;
 use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
 use serde_json::{Value, json};
+
+use crate::connect::Browser;
 
 /// Alice's Drive file, attachment and contact.
 pub(super) fn add_to(account: &mut Account, who: &str) {
@@ -47,7 +50,26 @@ fn resource(result: &Value) -> &Value {
     &found.unwrap_or_else(|| panic!("no resource: {result}"))["resource"]
 }
 
+/// Calls `tool` as Alice, who has not yet allowed what it needs: she is asked for its scopes
+/// (incremental consent, nothing sent to Google before), consents, and the call goes through;
+/// answers that call's result.
+async fn allowed(url: &str, alice: &str, twin: &Twin, tool: &str, args: Value) -> Value {
+    let before = twin.requests_of("alice");
+    let asked = Rpc::with_bearer(url, alice).tool(tool, args.clone()).await;
+    assert_eq!(asked["status"], "connection_required", "{asked}");
+    assert_eq!(twin.requests_of("alice"), before, "nothing reached Google");
+    let page = Browser::new()
+        .open(asked["connect_url"].as_str().unwrap(), "alice", None)
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let ok = Rpc::with_bearer(url, alice).tool(tool, args).await;
+    assert_eq!(ok["status"], "ok", "{ok}");
+    ok
+}
+
 pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
+    // Drive needs a scope of its own, asked for on first use.
+    allowed(url, alice, twin, "gsuite_drive_files_search", json!({})).await;
     // Drive's query words find her Doc; it reads as text, and as a PDF document.
     let found = Rpc::with_bearer(url, alice)
         .tool(
@@ -124,12 +146,10 @@ pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
         "{csv}"
     );
 
-    // Contacts at People's own host: nothing until one empty search warms Google's cache, as
-    // the description tells the model.
+    // Contacts at People's own host, with their own scope: nothing until one empty search
+    // warms Google's cache, as the description tells the model.
     let anna = json!({"query": "ann"});
-    let cold = Rpc::with_bearer(url, alice)
-        .tool("gsuite_contacts_search", anna.clone())
-        .await;
+    let cold = allowed(url, alice, twin, "gsuite_contacts_search", anna.clone()).await;
     assert_eq!(cold["items"], json!([]), "{cold}");
     Rpc::with_bearer(url, alice)
         .tool("gsuite_contacts_search", json!({"query": ""}))
