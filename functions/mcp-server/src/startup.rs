@@ -20,7 +20,6 @@ use crate::http::{AppState, health};
 use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
-use crate::issuer::signer::jwks;
 use crate::issuer::{Issuer, IssuerParts};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
@@ -274,7 +273,7 @@ impl AppState {
         let oauth = config.oauth.clone().map(|settings| {
             Arc::new(match &issuer {
                 // Our own tokens, checked against our own key: no fetch from ourselves.
-                Some(i) => Verifier::with_keys(settings, http.clone(), jwks(i.signer.as_ref())),
+                Some(i) => Verifier::with_keys(settings, http.clone(), i.jwks()),
                 None => Verifier::new(settings, http.clone()),
             })
         });

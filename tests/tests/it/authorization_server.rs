@@ -12,9 +12,11 @@
 //! refresh token), then the real
 //! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
 //! consent approved, tokens, a tool call, and a refresh. `cimd` adds a client known by its
-//! metadata document's URL, and the documents refused.
+//! metadata document's URL, and the documents refused; `rotation` restarts the server with a
+//! new signing key.
 
 mod cimd;
+mod rotation;
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -34,9 +36,14 @@ const TABLE: &str = "hosted-mcp-authorization";
 
 struct Setup {
     _op: Op,
-    _moto: Moto,
+    moto: Moto,
     server: Server,
     resource: String,
+    /// The server's environment, but for its keys (`MCP_AS_KEY_ID`, `MCP_AS_PREVIOUS_KEY_IDS`).
+    env: Vec<(&'static str, String)>,
+    port: u16,
+    /// The KMS key id that signs now.
+    key_id: String,
 }
 
 /// The server as it runs on Lambda: its table on moto's DynamoDB, its tokens signed by a KMS
@@ -52,18 +59,9 @@ async fn setup() -> Setup {
         .0;
     let moto = Moto::start();
     moto.create_table(TABLE, "pk", None).await;
-    let key_id = crate::vault::kms_client(&moto.endpoint)
-        .create_key()
-        .key_spec(KeySpec::EccNistP256)
-        .key_usage(KeyUsageType::SignVerify)
-        .send()
-        .await
-        .expect("create the signing key")
-        .key_metadata
-        .unwrap()
-        .key_id;
+    let key_id = signing_key(&moto).await;
     let keys = format!("e2e:{KEY}");
-    let mut env: Vec<(&str, String)> = moto.env();
+    let mut env: Vec<(&'static str, String)> = moto.env();
     env.extend([
         ("MCP_API_KEYS", keys),
         ("MCP_PSEUDONYM_PEPPER", PEPPER.to_string()),
@@ -72,17 +70,43 @@ async fn setup() -> Setup {
         ("MCP_AS_IDP_ISSUER", op.issuer().to_string()),
         ("MCP_AS_IDP_CLIENT_ID", idp_client),
         ("MCP_AS_TABLE", TABLE.to_string()),
-        ("MCP_AS_KEY_ID", key_id),
         ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
     ]);
-    let env: Vec<(&str, &str)> = env_refs(&env).collect();
-    let server = Server::start_at(port, &[], &env);
+    let server = start(port, &env, &key_id, &[]);
     Setup {
         _op: op,
-        _moto: moto,
+        moto,
         server,
         resource,
+        env,
+        port,
+        key_id,
     }
+}
+
+/// A new P-256 signing key on moto's KMS: its id.
+async fn signing_key(moto: &Moto) -> String {
+    crate::vault::kms_client(&moto.endpoint)
+        .create_key()
+        .key_spec(KeySpec::EccNistP256)
+        .key_usage(KeyUsageType::SignVerify)
+        .send()
+        .await
+        .expect("create the signing key")
+        .key_metadata
+        .unwrap()
+        .key_id
+}
+
+/// The server on `port`, signing with `key_id` and accepting `previous` keys' tokens too.
+fn start(port: u16, env: &[(&str, String)], key_id: &str, previous: &[&str]) -> Server {
+    let mut env: Vec<(&str, &str)> = env_refs(env).collect();
+    let previous = previous.join(",");
+    env.push(("MCP_AS_KEY_ID", key_id));
+    if !previous.is_empty() {
+        env.push(("MCP_AS_PREVIOUS_KEY_IDS", &previous));
+    }
+    Server::start_at(port, &[], &env)
 }
 
 /// A browser without a person: redirects followed by hand, a cookie jar per host and port.
@@ -341,17 +365,25 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     revoking_a_refresh_token_ends_it(&s, &client).await;
     cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
+    rotation::a_rotated_keys_tokens_pass_until_it_is_removed(s, &client).await;
 }
 
-/// The key id our JWKS publishes.
+/// The key id our JWKS publishes first (the key that signs).
 async fn jwks_kid(s: &Setup) -> String {
+    jwks_kids(s).await.swap_remove(0)
+}
+
+/// The key ids our JWKS publishes.
+async fn jwks_kids(s: &Setup) -> Vec<String> {
     let jwks: Value = reqwest::get(s.url("/oauth/jwks"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    jwks["keys"][0]["kid"].as_str().unwrap().to_string()
+    let keys = jwks["keys"].as_array().unwrap().iter();
+    keys.map(|k| k["kid"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// A redirect URI not registered gets a page, not a redirect; PKCE plain or missing goes back

@@ -167,6 +167,7 @@ pub(crate) const ALL: &[&str] = &[
     crate::issuer::settings::IDP_CLIENT_ID,
     crate::issuer::settings::TABLE,
     crate::issuer::settings::KEY_ID,
+    crate::issuer::settings::PREVIOUS_KEY_IDS,
     crate::issuer::settings::GROUPS_CLAIM,
     crate::issuer::settings::SCOPE_GROUPS,
     crate::issuer::settings::CIMD_ALLOW_LOOPBACK,

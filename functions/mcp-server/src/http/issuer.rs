@@ -33,7 +33,7 @@ pub(super) async fn metadata(State(state): State<AppState>) -> Response {
 /// `GET /oauth/jwks`.
 pub(super) async fn jwks(State(state): State<AppState>) -> Response {
     match state.issuer.as_deref() {
-        Some(i) => public_json(crate::issuer::signer::jwks(i.signer.as_ref())),
+        Some(i) => public_json(i.jwks()),
         None => not_found(),
     }
 }

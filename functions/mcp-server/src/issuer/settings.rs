@@ -15,6 +15,10 @@ pub(crate) const TABLE: &str = "MCP_AS_TABLE";
 /// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
+/// KMS keys whose tokens are still accepted but which sign nothing new (comma-separated): the
+/// keys a rotation retired, kept while tokens they signed may live (`ACCESS_TTL_S`). Their
+/// public halves are published beside the current one.
+pub(crate) const PREVIOUS_KEY_IDS: &str = "MCP_AS_PREVIOUS_KEY_IDS";
 /// Test-only: a client metadata document may be fetched over plain http from a loopback IP
 /// literal. Start-up refuses it on Lambda (`config::parse`).
 pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
@@ -49,6 +53,8 @@ pub(crate) struct IssuerSettings {
     pub idp_client_id: String,
     pub table: Option<String>,
     pub key_id: Option<String>,
+    /// [`PREVIOUS_KEY_IDS`]: only with [`KEY_ID`], never naming it.
+    pub previous_key_ids: Vec<String>,
     /// The claim [`GROUPS_CLAIM`] names.
     pub groups_claim: String,
     /// [`SCOPE_GROUPS`]: `None` when every person may approve every scope.
@@ -124,12 +130,16 @@ impl IssuerSettings {
         let idp_client_id = read.get(IDP_CLIENT_ID).ok_or_else(|| {
             ConfigError::new(IDP_CLIENT_ID, format!("required with {IDP_ISSUER}"))
         })?;
+        let key_id = read.get(KEY_ID);
+        let previous_key_ids = previous_keys(read.get(PREVIOUS_KEY_IDS), key_id.as_deref())
+            .map_err(|why| ConfigError::new(PREVIOUS_KEY_IDS, why))?;
         Ok(Some(IssuerSettings {
             issuer: origin.to_string(),
             idp_issuer: idp_issuer.trim_end_matches('/').to_string(),
             idp_client_id,
             table: read.get(TABLE),
-            key_id: read.get(KEY_ID),
+            key_id,
+            previous_key_ids,
             groups_claim: read.get(GROUPS_CLAIM).unwrap_or_else(|| "groups".into()),
             scope_groups: read
                 .get(SCOPE_GROUPS)
@@ -139,6 +149,27 @@ impl IssuerSettings {
                 .get(CIMD_ALLOW_LOOPBACK)
                 .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
         }))
+    }
+}
+
+/// The previous keys of [`PREVIOUS_KEY_IDS`]: distinct, none the current key, and only beside a
+/// current KMS key (a key made at start has no predecessor).
+fn previous_keys(text: Option<String>, current: Option<&str>) -> Result<Vec<String>, String> {
+    let ids: Vec<String> = text
+        .iter()
+        .flat_map(|t| t.split(','))
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+        .collect();
+    match current {
+        _ if ids.is_empty() => Ok(ids),
+        None => Err(format!("needs {KEY_ID}, the key that signs now")),
+        Some(c) if ids.iter().any(|id| id == c) => Err(format!("names {KEY_ID} itself ({c})")),
+        Some(_) if (1..ids.len()).any(|i| ids[..i].contains(&ids[i])) => {
+            Err("names a key twice".into())
+        }
+        Some(_) => Ok(ids),
     }
 }
 
@@ -185,6 +216,16 @@ mod tests {
         assert_eq!((s.groups_claim.as_str(), s.scope_groups), ("groups", None));
         let bad = [on[0], on[1], on[2], on[3], (SCOPE_GROUPS, "mcp:tools")];
         assert_eq!(parse(&bad).unwrap_err().name, SCOPE_GROUPS);
+    }
+
+    #[test]
+    fn previous_keys_stand_beside_a_current_kms_key_only() {
+        let ok = previous_keys(Some(" key-a, ,key-b ".into()), Some("key-c"));
+        assert_eq!(ok.unwrap(), ["key-a", "key-b"]);
+        assert_eq!(previous_keys(None, None).unwrap(), Vec::<String>::new());
+        assert!(previous_keys(Some("key-a".into()), None).is_err());
+        assert!(previous_keys(Some("key-c".into()), Some("key-c")).is_err());
+        assert!(previous_keys(Some("key-a,key-a".into()), Some("key-c")).is_err());
     }
 
     #[test]
