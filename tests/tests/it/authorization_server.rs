@@ -12,10 +12,12 @@
 //! refresh token), then the real
 //! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
 //! consent approved, tokens, a tool call, and a refresh. `cimd` adds a client known by its
-//! metadata document's URL, and the documents refused; `rotation` restarts the server with a
+//! metadata document's URL, and the documents refused; `looks` shows the consent page in
+//! headless Chromium; `rotation` restarts the server with a
 //! new signing key.
 
 mod cimd;
+mod looks;
 mod rotation;
 
 use std::collections::HashMap;
@@ -114,6 +116,8 @@ fn start(port: u16, env: &[(&str, String)], key_id: &str, previous: &[&str]) -> 
 struct Browser {
     http: reqwest::Client,
     jars: HashMap<String, HashMap<String, String>>,
+    /// The headers of the last answer.
+    headers: reqwest::header::HeaderMap,
 }
 
 impl Browser {
@@ -124,6 +128,7 @@ impl Browser {
                 .build()
                 .unwrap(),
             jars: HashMap::new(),
+            headers: reqwest::header::HeaderMap::new(),
         }
     }
 
@@ -152,6 +157,7 @@ impl Browser {
             }
         }
         let status = response.status().as_u16();
+        self.headers = response.headers().clone();
         let location = response
             .headers()
             .get("location")
@@ -206,9 +212,13 @@ impl Setup {
     }
 
     async fn register(&self, redirect: &str) -> (u16, Value) {
+        self.register_named(redirect, "Test client").await
+    }
+
+    async fn register_named(&self, redirect: &str, name: &str) -> (u16, Value) {
         let r = reqwest::Client::new()
             .post(self.url("/oauth/register"))
-            .json(&json!({"redirect_uris": [redirect], "client_name": "Test client"}))
+            .json(&json!({"redirect_uris": [redirect], "client_name": name}))
             .send()
             .await
             .unwrap();
@@ -232,6 +242,12 @@ impl Setup {
 
     /// The sign-in up to the consent page: the browser and the page's ticket.
     async fn to_consent(&self, client: &str) -> (Browser, String) {
+        let (browser, ticket, _) = self.consent_page(client).await;
+        (browser, ticket)
+    }
+
+    /// The sign-in up to the consent page: the browser, the page's ticket and the page.
+    async fn consent_page(&self, client: &str) -> (Browser, String, String) {
         let mut browser = Browser::new();
         let pkce = [
             ("code_challenge", challenge(VERIFIER)),
@@ -255,7 +271,7 @@ impl Setup {
             .and_then(|rest| rest.split('"').next())
             .expect("a ticket in the form")
             .to_string();
-        (browser, ticket)
+        (browser, ticket, page)
     }
 
     /// Approved: the code sent back to the client.
@@ -363,6 +379,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
     revoking_a_refresh_token_ends_it(&s, &client).await;
+    looks::the_consent_page_reads_on_a_phone_and_a_desktop(&s).await;
     cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
     rotation::a_rotated_keys_tokens_pass_until_it_is_removed(s, &client).await;
