@@ -35,6 +35,9 @@ const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CLIENT_REDIRECT: &str = "http://127.0.0.1:1/callback";
 
 const TABLE: &str = "hosted-mcp-authorization";
+/// `mcp:tools` for `staff`, `mcp:accounting` for `finance`: a person without the IdP's groups
+/// claim may approve neither.
+const SCOPE_GROUPS: &str = "mcp:tools=staff,mcp:accounting=finance";
 
 struct Setup {
     _op: Op,
@@ -54,7 +57,9 @@ async fn setup() -> Setup {
     let port = free_port();
     let origin = format!("http://127.0.0.1:{port}");
     let resource = format!("{origin}/mcp");
-    let op = Op::start(&resource, "mcp:tools");
+    // The one person the IdP signs in is in `staff`, not in `finance`.
+    let groups = ["--groups", "test-user=staff"];
+    let op = Op::start_with(0, &resource, "mcp:tools mcp:accounting", &groups);
     let idp_client = op
         .register(&format!("{origin}/oauth/callback"), true)
         .await
@@ -73,6 +78,12 @@ async fn setup() -> Setup {
         ("MCP_AS_IDP_CLIENT_ID", idp_client),
         ("MCP_AS_TABLE", TABLE.to_string()),
         ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
+        ("MCP_PROFILES", "accounting=papierkram/*".to_string()),
+        (
+            "MCP_OAUTH_PROFILES",
+            "mcp:tools=*,mcp:accounting=accounting".to_string(),
+        ),
+        ("MCP_AS_SCOPE_GROUPS", SCOPE_GROUPS.to_string()),
     ]);
     let server = start(port, &env, &key_id, &[]);
     Setup {
@@ -226,6 +237,16 @@ impl Setup {
     }
 
     fn authorize_url(&self, client: &str, redirect: &str, pkce: &[(&str, &str)]) -> String {
+        self.authorize_url_for(client, redirect, pkce, "mcp:tools")
+    }
+
+    fn authorize_url_for(
+        &self,
+        client: &str,
+        redirect: &str,
+        pkce: &[(&str, &str)],
+        scope: &str,
+    ) -> String {
         let mut url = reqwest::Url::parse(&self.url("/oauth/authorize")).unwrap();
         url.query_pairs_mut()
             .extend_pairs([
@@ -233,7 +254,7 @@ impl Setup {
                 ("client_id", client),
                 ("redirect_uri", redirect),
                 ("state", "st-1"),
-                ("scope", "mcp:tools"),
+                ("scope", scope),
                 ("resource", &self.resource),
             ])
             .extend_pairs(pkce);
@@ -375,6 +396,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     let client = client["client_id"].as_str().unwrap().to_string();
 
     refusals_before_the_idp(&s, &client).await;
+    scopes_narrowed_by_the_persons_groups(&s, &client).await;
     consent_needs_its_browser(&s, &client).await;
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
@@ -433,6 +455,34 @@ async fn refusals_before_the_idp(s: &Setup, client: &str) {
         assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
         assert_eq!(query_of(&location)["error"], "invalid_request", "{pkce:?}");
     }
+}
+
+/// `MCP_AS_SCOPE_GROUPS` with the IdP's `groups` claim: the person (in `staff`, so the claim
+/// was read) asking for both scopes is shown `mcp:tools` only; asking for `mcp:accounting` alone, the client gets
+/// `access_denied` and no consent page is shown.
+async fn scopes_narrowed_by_the_persons_groups(s: &Setup, client: &str) {
+    let s256 = challenge(VERIFIER);
+    let pkce = [
+        ("code_challenge", s256.as_str()),
+        ("code_challenge_method", "S256"),
+    ];
+    let mut answers = Vec::new();
+    for scope in ["mcp:tools mcp:accounting", "mcp:accounting"] {
+        let mut browser = Browser::new();
+        let start = s.authorize_url_for(client, CLIENT_REDIRECT, &pkce, scope);
+        let back = browser.follow(start, &s.url("/oauth/callback")).await;
+        answers.push(browser.open(&back.unwrap(), None).await);
+    }
+    let (status, _, page) = &answers[0];
+    assert_eq!(*status, 200, "{page}");
+    assert!(
+        page.contains("mcp:tools") && !page.contains("mcp:accounting"),
+        "{page}"
+    );
+    let (status, location, _) = &answers[1];
+    assert_eq!(*status, 302);
+    assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
+    assert_eq!(query_of(location)["error"], "access_denied");
 }
 
 /// A consent form posted without the cookie of the browser that signed in (a forged
@@ -515,6 +565,8 @@ fn python_sdk_connects_by_itself(s: &Setup) {
             "--oauth",
             "--oauth-refresh",
         ])
+        // The person asks for both scopes; not in `finance`, they approve `mcp:tools` only.
+        .args(["--oauth-scope", "mcp:tools mcp:accounting"])
         .args(["--call", "papierkram_invoices_list={}", "--timeout", "60"])
         .output()
         .expect("python client");
@@ -528,6 +580,10 @@ fn python_sdk_connects_by_itself(s: &Setup) {
     assert_eq!(report["calls"][0]["is_error"], false, "{report}");
     assert_eq!(report["oauth"]["consent"], true, "{report}");
     assert_eq!(report["oauth"]["refreshed"], true, "{report}");
+    assert_eq!(
+        report["oauth"]["token_scope"], "mcp:tools",
+        "narrowed: {report}"
+    );
     let steps = report["oauth"]["steps"].to_string();
     for step in [
         "/oauth-authorization-server",
