@@ -35,6 +35,16 @@ const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CLIENT_REDIRECT: &str = "http://127.0.0.1:1/callback";
 
 const TABLE: &str = "hosted-mcp-authorization";
+/// A self-signed certificate for 127.0.0.1 and its key (DER; the connector crate's TLS test
+/// fixtures): the Python client serves its metadata document over https with them, and the
+/// server trusts the certificate (`MCP_AS_CIMD_TEST_CA`).
+const CIMD_CERT: &str = "self-signed.cert.der";
+const CIMD_KEY: &str = "self-signed.key.der";
+
+fn fixture(name: &str) -> String {
+    let path = repo().join("shared/connector/tests/fixtures").join(name);
+    path.to_str().unwrap().to_string()
+}
 /// `mcp:tools` for `staff`, `mcp:accounting` for `finance`: a person without the IdP's groups
 /// claim may approve neither.
 const SCOPE_GROUPS: &str = "mcp:tools=staff,mcp:accounting=finance";
@@ -78,6 +88,7 @@ async fn setup() -> Setup {
         ("MCP_AS_IDP_CLIENT_ID", idp_client),
         ("MCP_AS_TABLE", TABLE.to_string()),
         ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
+        ("MCP_AS_CIMD_TEST_CA", fixture(CIMD_CERT)),
         ("MCP_PROFILES", "accounting=papierkram/*".to_string()),
         (
             "MCP_OAUTH_PROFILES",
@@ -552,9 +563,12 @@ async fn revoking_a_refresh_token_ends_it(s: &Setup, client: &str) {
     assert_eq!(status, 400, "a revoked refresh token");
 }
 
-/// The real Python SDK with the URL alone: 401 → metadata → registration → our authorize →
-/// the IdP → our consent (approved) → token → a tool call → a refresh.
+/// The real Python SDK with the URL alone, in one process twice: first registering (DCR),
+/// then named by its metadata document's https URL (CIMD, the document served by the client
+/// itself on loopback): 401 → metadata → registration or none → our authorize → the IdP → our
+/// consent (approved) → token → a tool call → a refresh.
 fn python_sdk_connects_by_itself(s: &Setup) {
+    let cert = format!("{},{}", fixture(CIMD_CERT), fixture(CIMD_KEY));
     let output = Command::new(tool("venv/bin/python"))
         .arg(repo().join("tests/clients/python_client.py"))
         .args([
@@ -564,6 +578,10 @@ fn python_sdk_connects_by_itself(s: &Setup) {
             "modern",
             "--oauth",
             "--oauth-refresh",
+            "--oauth-client",
+            "both",
+            "--oauth-cimd-cert",
+            &cert,
         ])
         // The person asks for both scopes; not in `finance`, they approve `mcp:tools` only.
         .args(["--oauth-scope", "mcp:tools mcp:accounting"])
@@ -577,6 +595,24 @@ fn python_sdk_connects_by_itself(s: &Setup) {
         String::from_utf8_lossy(&output.stderr)
     );
     let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    sdk_run_connected(&report, "/oauth/register");
+    let cimd = &report["cimd"];
+    sdk_run_connected(cimd, "/oauth/authorize");
+    let client_id = cimd["oauth"]["client_id"].as_str().unwrap_or_default();
+    assert!(
+        client_id.starts_with("https://127.0.0.1:") && client_id.ends_with("/client.json"),
+        "{cimd}"
+    );
+    let steps = cimd["oauth"]["steps"].to_string();
+    assert!(
+        !steps.contains("/oauth/register"),
+        "no registration: {steps}"
+    );
+}
+
+/// One of the SDK's runs: a tool call, the consent approved, a refresh, the scopes narrowed,
+/// the flow's requests (`step` among them).
+fn sdk_run_connected(report: &Value, step: &str) {
     assert_eq!(report["calls"][0]["is_error"], false, "{report}");
     assert_eq!(report["oauth"]["consent"], true, "{report}");
     assert_eq!(report["oauth"]["refreshed"], true, "{report}");
@@ -587,7 +623,7 @@ fn python_sdk_connects_by_itself(s: &Setup) {
     let steps = report["oauth"]["steps"].to_string();
     for step in [
         "/oauth-authorization-server",
-        "/oauth/register",
+        step,
         "/oauth/authorize",
         "/oauth/token",
     ] {

@@ -171,6 +171,7 @@ pub(crate) const ALL: &[&str] = &[
     crate::issuer::settings::GROUPS_CLAIM,
     crate::issuer::settings::SCOPE_GROUPS,
     crate::issuer::settings::CIMD_ALLOW_LOOPBACK,
+    crate::issuer::settings::CIMD_TEST_CA,
     profiles::PROFILES,
     profiles::KEY_PROFILES,
     profiles::DEFAULT_PROFILE,

@@ -168,7 +168,11 @@ impl Issuer {
             &settings.idp_client_id,
             &settings.groups_claim,
         );
-        let documents = cimd_fetch::Documents::new(settings.cimd_loopback, cimd_fetch::FETCH_LIMIT);
+        let documents = cimd_fetch::Documents::new(
+            settings.cimd_loopback,
+            cimd_fetch::FETCH_LIMIT,
+            settings.cimd_test_ca.as_deref(),
+        );
         Issuer {
             documents,
             settings,

@@ -22,6 +22,10 @@ pub(crate) const PREVIOUS_KEY_IDS: &str = "MCP_AS_PREVIOUS_KEY_IDS";
 /// Test-only: a client metadata document may be fetched over plain http from a loopback IP
 /// literal. Start-up refuses it on Lambda (`config::parse`).
 pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
+/// Test-only, with [`CIMD_ALLOW_LOOPBACK`]: a certificate (a DER file) trusted beside the public
+/// roots when fetching a metadata document, so a client may serve its document over https on a
+/// loopback IP literal (the Python SDK takes only https). Start-up refuses it on Lambda.
+pub(crate) const CIMD_TEST_CA: &str = "MCP_AS_CIMD_TEST_CA";
 
 /// The ID-token claim that lists the groups (or roles) a person is in: `groups` by default
 /// (Keycloak, Entra ID with group claims), `cognito:groups` for Cognito.
@@ -61,6 +65,8 @@ pub(crate) struct IssuerSettings {
     pub scope_groups: Option<ScopeGroups>,
     /// [`CIMD_ALLOW_LOOPBACK`]: never on Lambda.
     pub cimd_loopback: bool,
+    /// [`CIMD_TEST_CA`]'s certificate (DER): never on Lambda.
+    pub cimd_test_ca: Option<Vec<u8>>,
 }
 
 /// Who may approve which scope, as [`SCOPE_GROUPS`] says.
@@ -130,6 +136,11 @@ impl IssuerSettings {
         let idp_client_id = read.get(IDP_CLIENT_ID).ok_or_else(|| {
             ConfigError::new(IDP_CLIENT_ID, format!("required with {IDP_ISSUER}"))
         })?;
+        let cimd_loopback = read
+            .get(CIMD_ALLOW_LOOPBACK)
+            .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+        let cimd_test_ca = test_ca(read.get(CIMD_TEST_CA), cimd_loopback)
+            .map_err(|why| ConfigError::new(CIMD_TEST_CA, why))?;
         let key_id = read.get(KEY_ID);
         let previous_key_ids = previous_keys(read.get(PREVIOUS_KEY_IDS), key_id.as_deref())
             .map_err(|why| ConfigError::new(PREVIOUS_KEY_IDS, why))?;
@@ -145,11 +156,22 @@ impl IssuerSettings {
                 .get(SCOPE_GROUPS)
                 .map(|t| ScopeGroups::parse(&t).map_err(|why| ConfigError::new(SCOPE_GROUPS, why)))
                 .transpose()?,
-            cimd_loopback: read
-                .get(CIMD_ALLOW_LOOPBACK)
-                .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
+            cimd_loopback,
+            cimd_test_ca,
         }))
     }
+}
+
+/// The certificate file [`CIMD_TEST_CA`] names, read once; only beside the loopback switch.
+fn test_ca(path: Option<String>, loopback: bool) -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    if !loopback {
+        return Err(format!("only with {CIMD_ALLOW_LOOPBACK} (local tests)"));
+    }
+    let der = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(Some(der))
 }
 
 /// The previous keys of [`PREVIOUS_KEY_IDS`]: distinct, none the current key, and only beside a

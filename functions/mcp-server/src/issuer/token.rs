@@ -272,6 +272,7 @@ mod tests {
             idp_issuer: "https://login.example.com".into(),
             idp_client_id: "ours".into(),
             cimd_loopback: false,
+            cimd_test_ca: None,
             table: None,
             key_id: None,
             previous_key_ids: Vec::new(),
