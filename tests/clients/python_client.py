@@ -63,6 +63,8 @@ The report gets
               "consent": true when a consent page was approved,
               "refreshed": with --oauth-refresh, whether a new refresh token came back,
               "first_call_s": seconds from the start of the connection to the first call's answer,
+              "browser_requests": the requests the browser made, from the authorization request
+                                  to the redirect URI (the IdP's and the consent page's included),
               "steps": [URLs without query, in order: the request answered 401 (or 403), each
                         discovery, registration and token request the SDK made, and the
                         authorization request the browser was sent to]}
@@ -531,6 +533,7 @@ class OAuthRun:
         async with httpx2.AsyncClient(follow_redirects=False, timeout=httpx2.Timeout(self.timeout)) as browser:
             form: dict[str, str] | None = None
             for _ in range(MAX_AUTHORIZE_REDIRECTS):
+                self.info["browser_requests"] = self.info.get("browser_requests", 0) + 1
                 jar = jars.setdefault(urlsplit(url).netloc, {})
                 headers = {"cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else {}
                 if form is None:
