@@ -122,7 +122,7 @@ pub(crate) async fn build(
         stores.issuer = Some(
             IssuerParts::build(settings, aws.as_ref())
                 .await
-                .map_err(|e| anyhow::anyhow!("the authorization server (MCP_AS_KEY_ID): {e}"))?,
+                .map_err(|e| anyhow::anyhow!("the authorization server's keys: {e}"))?,
         );
     }
     let loader = secret_loader(&config, env, &catalogs, &redactor, aws.as_ref())?;

@@ -85,7 +85,10 @@ impl IssuerParts {
             (Some(k), Some(aws)) => {
                 let client = aws_sdk_kms::Client::new(aws);
                 let previous = previous_keys(&client, &settings.previous_key_ids).await?;
-                (Arc::new(KmsSigner::load(client, k).await?), previous)
+                let current = KmsSigner::load(client, k).await.map_err(|e| {
+                    signer::SignError::Unavailable(format!("{}: {e}", settings::KEY_ID))
+                })?;
+                (Arc::new(current), previous)
             }
             _ => (local.signer, Vec::new()),
         };
@@ -104,7 +107,10 @@ async fn previous_keys(
 ) -> Result<Vec<serde_json::Value>, signer::SignError> {
     let mut keys = Vec::with_capacity(ids.len());
     for id in ids {
-        keys.push(kms::KmsPublicKey::load(client, id).await?.jwk());
+        let key = kms::KmsPublicKey::load(client, id).await.map_err(|e| {
+            signer::SignError::Unavailable(format!("{}: {e}", settings::PREVIOUS_KEY_IDS))
+        })?;
+        keys.push(key.jwk());
     }
     Ok(keys)
 }

@@ -19,8 +19,8 @@ pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
 /// keys a rotation retired, kept while tokens they signed may live (`ACCESS_TTL_S`). Their
 /// public halves are published beside the current one.
 pub(crate) const PREVIOUS_KEY_IDS: &str = "MCP_AS_PREVIOUS_KEY_IDS";
-/// Test-only: a client metadata document may be fetched over plain http from a loopback IP
-/// literal. Start-up refuses it on Lambda (`config::parse`).
+/// Test-only: a client metadata document may be fetched from a loopback IP literal (plain http,
+/// or https with [`CIMD_TEST_CA`]). Start-up refuses it on Lambda (`config::parse`).
 pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
 /// Test-only, with [`CIMD_ALLOW_LOOPBACK`]: a certificate (a DER file) trusted beside the public
 /// roots when fetching a metadata document, so a client may serve its document over https on a
