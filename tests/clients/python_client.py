@@ -433,12 +433,14 @@ def serve_client_metadata(cert_and_key: str) -> str:
     """Serve this client's metadata document over https on loopback (a daemon thread, for as long
     as the process runs): its URL, which is its client_id."""
     cert_der, key_der = (Path(p).read_bytes() for p in cert_and_key.split(","))
-    pems = Path(tempfile.mkdtemp(prefix="cimd-"))
-    (pems / "cert.pem").write_text(ssl.DER_cert_to_PEM_cert(cert_der))
-    key_b64 = base64.encodebytes(key_der).decode()
-    (pems / "key.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{key_b64}-----END PRIVATE KEY-----\n")
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    tls.load_cert_chain(pems / "cert.pem", pems / "key.pem")
+    # ssl loads PEM files only: written for the load, removed after it.
+    with tempfile.TemporaryDirectory(prefix="cimd-") as tmp:
+        pems = Path(tmp)
+        (pems / "cert.pem").write_text(ssl.DER_cert_to_PEM_cert(cert_der))
+        key_b64 = base64.encodebytes(key_der).decode()
+        (pems / "key.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{key_b64}-----END PRIVATE KEY-----\n")
+        tls.load_cert_chain(pems / "cert.pem", pems / "key.pem")
     document: dict[str, Any] = {}
 
     class Document(BaseHTTPRequestHandler):
