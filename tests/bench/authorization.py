@@ -18,7 +18,8 @@ and mcp-server as its own authorization server. Then measures:
   test IdP does by itself, approve).
 - **token issue**: --tokens refresh grants in a row over one keep-alive connection (each rotates
   the refresh token: the take, the family check, the new token's write, one `kms:Sign`), and the
-  DynamoDB and KMS requests each one made, counted at the relay.
+  DynamoDB and KMS requests each one made, counted at the relay; then the same against a second
+  server in memory with a key made at start (the server's own share, without moto's).
 - **token check**: --checks JSON-RPC `ping`s with our access token, against the same with an
   API key: the difference is the token's verification (signature, claims) on the request path.
 
@@ -136,8 +137,8 @@ def wait_port(port: int) -> None:
     raise SystemExit(f"nothing listens on {port}")
 
 
-def setup(server: str) -> tuple[list[subprocess.Popen], Counting, str, str]:
-    """moto, the relay, the IdP and mcp-server: the processes, the relay, the server's origin, the resource."""
+def setup() -> tuple[list[subprocess.Popen], Counting, str, str]:
+    """moto (the table, the key), the relay and the IdP: the processes, the relay, the IdP's issuer, the key id."""
     moto_port = free_port()
     moto = subprocess.Popen([str(TOOLS / "venv/bin/moto_server"), "-H", "127.0.0.1", "-p", str(moto_port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -148,31 +149,39 @@ def setup(server: str) -> tuple[list[subprocess.Popen], Counting, str, str]:
         TableName=TABLE, KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
     key_id = boto3.client("kms", **aws).create_key(KeySpec="ECC_NIST_P256", KeyUsage="SIGN_VERIFY")["KeyMetadata"]["KeyId"]
-    relay = Counting(moto_url)
+    node = str(TOOLS / "node/node_modules/.bin/node")
+    # The IdP's own resource does not matter here: our server only asks it for ID tokens.
+    op, line = start([node, str(REPO / "tests/tools/oidc/op.mjs"), "--port", "0", "--resource", "http://127.0.0.1:1/mcp",
+                      "--scopes", "mcp:tools", "--exit-with-stdin"], "listening",
+                     env={**os.environ, "HOSTED_MCP_TOOLS": str(TOOLS)})
+    return [op, moto], Counting(moto_url), line.split("issuer=")[1].strip(), key_id
 
+
+def serve(server: str, issuer: str, aws: tuple[Counting, str] | None) -> tuple[subprocess.Popen, str, str]:
+    """mcp-server as the authorization server, on the table and the key behind the relay (`aws`)
+    or in memory with a key made at start: the process, its origin, the resource."""
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
     resource = f"{origin}/mcp"
-    node = str(TOOLS / "node/node_modules/.bin/node")
-    op, line = start([node, str(REPO / "tests/tools/oidc/op.mjs"), "--port", "0", "--resource", resource,
-                      "--scopes", "mcp:tools", "--exit-with-stdin"], "listening",
-                     env={**os.environ, "HOSTED_MCP_TOOLS": str(TOOLS)})
-    issuer = line.split("issuer=")[1].strip()
     reg = httpx2.post(f"{issuer}/reg", json={"redirect_uris": [f"{origin}/oauth/callback"], "token_endpoint_auth_method": "none",
                                              "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]})
     env = {
         "PATH": os.environ.get("PATH", ""), "RUST_LOG": "warn", "MCP_LOG_FORMAT": "text", "MCP_LIMITS": "off",
-        "AWS_ENDPOINT_URL": relay.url, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_REGION": "eu-central-1", "AWS_EC2_METADATA_DISABLED": "true",
         "MCP_API_KEYS": f"bench:{API_KEY}", "MCP_PSEUDONYM_PEPPER": "bench-pepper-0123456789abcdef0123",
         "MCP_OAUTH_ISSUER": origin, "MCP_RESOURCE_URL": resource, "MCP_AS_IDP_ISSUER": issuer,
-        "MCP_AS_IDP_CLIENT_ID": reg.json()["client_id"], "MCP_AS_TABLE": TABLE, "MCP_AS_KEY_ID": key_id,
+        "MCP_AS_IDP_CLIENT_ID": reg.json()["client_id"],
         "MCP_AS_CIMD_ALLOW_LOOPBACK": "1", "MCP_AS_CIMD_TEST_CA": str(CERT),
     }
+    if aws is not None:
+        relay, key_id = aws
+        env.update({
+            "AWS_ENDPOINT_URL": relay.url, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": "eu-central-1", "AWS_EC2_METADATA_DISABLED": "true", "MCP_AS_TABLE": TABLE, "MCP_AS_KEY_ID": key_id,
+        })
     mcp = subprocess.Popen([server, "serve", "--addr", f"127.0.0.1:{port}"], env=env, cwd="/tmp",
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port)
-    return [mcp, op, moto], relay, origin, resource
+    return mcp, origin, resource
 
 
 def connect(origin: str, kind: str) -> dict:
@@ -231,6 +240,37 @@ def spread(ms: list[float]) -> str:
     return f"{min(ms):.2f} / {statistics.median(ms):.2f} / {max(ms):.2f} ms"
 
 
+def tokens_and_checks(origin: str, resource: str, args: argparse.Namespace, relay: Counting | None = None) -> dict:
+    """Refresh grants in a row (token issue), and `ping`s with our token and with an API key."""
+    http, current, client = tokens(origin, resource)
+    before = relay.snapshot() if relay else None
+
+    def refresh() -> None:
+        nonlocal current
+        answer = http.post(f"{origin}/oauth/token", data={"grant_type": "refresh_token", "client_id": client,
+                                                          "refresh_token": current["refresh_token"]})
+        current = answer.json()
+        assert answer.status_code == 200, current
+
+    out: dict = {"token_issue_ms": timed(args.tokens, refresh)}
+    if relay is not None and before is not None:
+        out["requests_per_refresh"] = {k: v / args.tokens for k, v in (relay.snapshot() - before).items()}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    base = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25"}
+
+    def ping(bearer: str):
+        def once() -> None:
+            answer = http.post(f"{origin}/mcp", content=body, headers={**base, "authorization": f"Bearer {bearer}"})
+            assert answer.status_code == 200, answer.text
+        return once
+
+    timed(50, ping(current["access_token"]))  # warm-up
+    out["ping_token_ms"] = timed(args.checks, ping(current["access_token"]))
+    out["ping_api_key_ms"] = timed(args.checks, ping(API_KEY))
+    return out
+
+
 def main() -> None:
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -239,43 +279,20 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=50)
     ap.add_argument("--checks", type=int, default=300)
     args = ap.parse_args()
-    procs, relay, origin, resource = setup(args.server)
+    procs, relay, issuer, key_id = setup()
     try:
         results: dict = {"server": args.server, "connect": {}}
+        mcp, origin, resource = serve(args.server, issuer, (relay, key_id))
+        procs.insert(0, mcp)
         for kind in ("dcr", "cimd"):
             runs = [connect(origin, kind) for _ in range(args.connects)]
             results["connect"][kind] = {"first_call_s": [r["first_call_s"] for r in runs],
                                         "requests": runs[0]["requests"], "steps": runs[0]["steps"],
                                         "browser_requests": runs[0]["browser_requests"]}
-
-        http, current, client = tokens(origin, resource)
-        before = relay.snapshot()
-
-        def refresh() -> None:
-            nonlocal current
-            answer = http.post(f"{origin}/oauth/token", data={"grant_type": "refresh_token", "client_id": client,
-                                                              "refresh_token": current["refresh_token"]})
-            current = answer.json()
-            assert answer.status_code == 200, current
-
-        issue_ms = timed(args.tokens, refresh)
-        per_refresh = {k: v / args.tokens for k, v in (relay.snapshot() - before).items()}
-        results["token_issue_ms"] = issue_ms
-        results["aws_requests_per_refresh"] = per_refresh
-
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-        base = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-                "mcp-protocol-version": "2025-11-25"}
-
-        def ping(bearer: str):
-            def once() -> None:
-                answer = http.post(f"{origin}/mcp", content=body, headers={**base, "authorization": f"Bearer {bearer}"})
-                assert answer.status_code == 200, answer.text
-            return once
-
-        timed(50, ping(current["access_token"]))  # warm-up
-        results["ping_token_ms"] = timed(args.checks, ping(current["access_token"]))
-        results["ping_api_key_ms"] = timed(args.checks, ping(API_KEY))
+        results["aws"] = tokens_and_checks(origin, resource, args, relay)
+        mcp, origin, resource = serve(args.server, issuer, None)
+        procs.insert(0, mcp)
+        results["memory"] = tokens_and_checks(origin, resource, args)
     finally:
         for p in procs:
             p.terminate()
@@ -289,11 +306,13 @@ def main() -> None:
         print(f"{kind:5} paste → first tool call: {secs} s; {r['requests']} HTTP requests before it "
               f"({len(r['steps'])} by the SDK, {r['browser_requests']} by the browser); "
               "3 person steps (paste, sign in, approve)")
-    print(f"token issue (refresh), min/median/max: {spread(results['token_issue_ms'])}")
+    for where, r in (("table and KMS on moto", results["aws"]), ("in memory, local key", results["memory"])):
+        print(f"{where}: token issue (refresh) min/median/max {spread(r['token_issue_ms'])}")
+        token, key = r["ping_token_ms"], r["ping_api_key_ms"]
+        print(f"  ping with our token {spread(token)}; with an API key {spread(key)}; "
+              f"check ≈ {statistics.median(token) - statistics.median(key):.3f} ms (median difference)")
+    per_refresh = results["aws"]["requests_per_refresh"]
     print("AWS requests per refresh: " + ", ".join(f"{k.split('.')[-1]} {v:g}" for k, v in sorted(per_refresh.items())))
-    token, key = results["ping_token_ms"], results["ping_api_key_ms"]
-    print(f"ping with our token: {spread(token)}; with an API key: {spread(key)}; "
-          f"check ≈ {statistics.median(token) - statistics.median(key):.3f} ms (median difference)")
     print(f"written: {out}")
 
 
