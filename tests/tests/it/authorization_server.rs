@@ -1,20 +1,21 @@
 //! hosted-mcp as its own authorization server (`MCP_AS_IDP_ISSUER`), end to end: the real
 //! server process, a real OpenID provider as the company IdP (npm `oidc-provider`,
-//! `tests/tools/oidc/op.mjs`, which logs people in by itself), our consent page in between.
+//! `tests/tools/oidc/op.mjs`, which logs people in by itself and puts the person in `staff`
+//! through the ID token's `groups` claim), our consent page in between.
 //!
 //! The server runs as on Lambda: its clients, codes and refresh tokens in a DynamoDB table and
 //! its tokens signed by a KMS key, both on `moto_server`.
 //!
 //! One server and one provider for the module's one test, to keep CI's CPU low: first the
 //! flow by hand at the HTTP level with every refusal the front door promises (a redirect URI
-//! not registered, PKCE plain or missing, a consent form without its browser's cookie, a code
-//! used twice revoking what it issued, a used refresh token revoking its family, a revoked
-//! refresh token), then the real
-//! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
-//! consent approved, tokens, a tool call, and a refresh. `cimd` adds a client known by its
-//! metadata document's URL, and the documents refused; `looks` shows the consent page in
-//! headless Chromium; `rotation` restarts the server with a
-//! new signing key.
+//! not registered, PKCE plain or missing, scopes the person's groups do not allow, a consent
+//! form without its browser's cookie, a code used twice revoking what it issued, a used refresh
+//! token revoking its family, a revoked refresh token), then the real Python `mcp` SDK
+//! connecting with the URL alone, in one process twice (dynamic registration, then its metadata
+//! document's https URL): sign-in at the IdP, the consent approved, tokens, a tool call, and a
+//! refresh. `cimd` adds a client known by its metadata document's URL by hand, and the
+//! documents refused; `looks` shows the consent page in headless Chromium; `rotation`, last,
+//! restarts the server with a new signing key, then without the old one.
 
 mod cimd;
 mod looks;
