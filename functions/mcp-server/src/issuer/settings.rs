@@ -117,35 +117,16 @@ impl IssuerSettings {
             }
             return Ok(None);
         };
-        let Some(oauth) = oauth else {
-            return Err(ConfigError::new(
-                IDP_ISSUER,
-                "needs MCP_OAUTH_ISSUER (this server's origin) and MCP_RESOURCE_URL",
-            ));
-        };
-        let origin = crate::oauth::url::origin_and_path(&oauth.resource).0;
-        if oauth.issuer.trim_end_matches('/') != origin {
-            return Err(ConfigError::new(
-                crate::oauth::settings::ISSUER,
-                format!(
-                    "with {IDP_ISSUER} this server is the authorization server: set it to `{origin}`, \
-                     the origin of MCP_RESOURCE_URL"
-                ),
-            ));
-        }
+        let origin = own_origin(oauth)?;
         let idp_client_id = read.get(IDP_CLIENT_ID).ok_or_else(|| {
             ConfigError::new(IDP_CLIENT_ID, format!("required with {IDP_ISSUER}"))
         })?;
-        let cimd_loopback = read
-            .get(CIMD_ALLOW_LOOPBACK)
-            .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
-        let cimd_test_ca = test_ca(read.get(CIMD_TEST_CA), cimd_loopback)
-            .map_err(|why| ConfigError::new(CIMD_TEST_CA, why))?;
+        let (cimd_loopback, cimd_test_ca) = cimd_switches(read)?;
         let key_id = read.get(KEY_ID);
         let previous_key_ids = previous_keys(read.get(PREVIOUS_KEY_IDS), key_id.as_deref())
             .map_err(|why| ConfigError::new(PREVIOUS_KEY_IDS, why))?;
         Ok(Some(IssuerSettings {
-            issuer: origin.to_string(),
+            issuer: origin,
             idp_issuer: idp_issuer.trim_end_matches('/').to_string(),
             idp_client_id,
             table: read.get(TABLE),
@@ -160,6 +141,39 @@ impl IssuerSettings {
             cimd_test_ca,
         }))
     }
+}
+
+/// This server's origin: `MCP_OAUTH_ISSUER`, which must be the origin of `MCP_RESOURCE_URL`.
+fn own_origin(oauth: Option<&crate::oauth::Settings>) -> Result<String, ConfigError> {
+    let Some(oauth) = oauth else {
+        return Err(ConfigError::new(
+            IDP_ISSUER,
+            "needs MCP_OAUTH_ISSUER (this server's origin) and MCP_RESOURCE_URL",
+        ));
+    };
+    let origin = crate::oauth::url::origin_and_path(&oauth.resource).0;
+    if oauth.issuer.trim_end_matches('/') != origin {
+        return Err(ConfigError::new(
+            crate::oauth::settings::ISSUER,
+            format!(
+                "with {IDP_ISSUER} this server is the authorization server: set it to `{origin}`, \
+                 the origin of MCP_RESOURCE_URL"
+            ),
+        ));
+    }
+    Ok(origin.to_string())
+}
+
+/// [`CIMD_ALLOW_LOOPBACK`] and [`CIMD_TEST_CA`]'s certificate (local tests only).
+fn cimd_switches<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+) -> Result<(bool, Option<Vec<u8>>), ConfigError> {
+    let loopback = read
+        .get(CIMD_ALLOW_LOOPBACK)
+        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let ca = test_ca(read.get(CIMD_TEST_CA), loopback)
+        .map_err(|why| ConfigError::new(CIMD_TEST_CA, why))?;
+    Ok((loopback, ca))
 }
 
 /// The certificate file [`CIMD_TEST_CA`] names, read once; only beside the loopback switch.
