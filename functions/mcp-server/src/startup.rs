@@ -20,7 +20,6 @@ use crate::http::{AppState, health};
 use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
-use crate::issuer::signer::jwks;
 use crate::issuer::{Issuer, IssuerParts};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
@@ -123,7 +122,7 @@ pub(crate) async fn build(
         stores.issuer = Some(
             IssuerParts::build(settings, aws.as_ref())
                 .await
-                .map_err(|e| anyhow::anyhow!("the authorization server (MCP_AS_KEY_ID): {e}"))?,
+                .map_err(|e| anyhow::anyhow!("the authorization server's keys: {e}"))?,
         );
     }
     let loader = secret_loader(&config, env, &catalogs, &redactor, aws.as_ref())?;
@@ -274,7 +273,7 @@ impl AppState {
         let oauth = config.oauth.clone().map(|settings| {
             Arc::new(match &issuer {
                 // Our own tokens, checked against our own key: no fetch from ourselves.
-                Some(i) => Verifier::with_keys(settings, http.clone(), jwks(i.signer.as_ref())),
+                Some(i) => Verifier::with_keys(settings, http.clone(), i.jwks()),
                 None => Verifier::new(settings, http.clone()),
             })
         });

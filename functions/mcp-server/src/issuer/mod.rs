@@ -55,6 +55,8 @@ use crate::secrets::SecretStore;
 pub struct IssuerParts {
     pub(crate) store: Arc<dyn IssuerStore>,
     pub(crate) signer: Arc<dyn TokenSigner>,
+    /// The public JWKs of the previous keys (`MCP_AS_PREVIOUS_KEY_IDS`): still accepted.
+    pub(crate) previous: Vec<serde_json::Value>,
 }
 
 impl IssuerParts {
@@ -63,6 +65,7 @@ impl IssuerParts {
         Ok(IssuerParts {
             store: Arc::new(MemoryIssuer::default()),
             signer: Arc::new(LocalSigner::generate()?),
+            previous: Vec::new(),
         })
     }
 
@@ -78,14 +81,38 @@ impl IssuerParts {
             }
             _ => local.store,
         };
-        let signer: Arc<dyn TokenSigner> = match (&settings.key_id, aws) {
+        let (signer, previous): (Arc<dyn TokenSigner>, _) = match (&settings.key_id, aws) {
             (Some(k), Some(aws)) => {
-                Arc::new(KmsSigner::load(aws_sdk_kms::Client::new(aws), k).await?)
+                let client = aws_sdk_kms::Client::new(aws);
+                let previous = previous_keys(&client, &settings.previous_key_ids).await?;
+                let current = KmsSigner::load(client, k).await.map_err(|e| {
+                    signer::SignError::Unavailable(format!("{}: {e}", settings::KEY_ID))
+                })?;
+                (Arc::new(current), previous)
             }
-            _ => local.signer,
+            _ => (local.signer, Vec::new()),
         };
-        Ok(IssuerParts { store, signer })
+        Ok(IssuerParts {
+            store,
+            signer,
+            previous,
+        })
     }
+}
+
+/// The previous keys' public JWKs (one `GetPublicKey` each; a rotation has one or two).
+async fn previous_keys(
+    client: &aws_sdk_kms::Client,
+    ids: &[String],
+) -> Result<Vec<serde_json::Value>, signer::SignError> {
+    let mut keys = Vec::with_capacity(ids.len());
+    for id in ids {
+        let key = kms::KmsPublicKey::load(client, id).await.map_err(|e| {
+            signer::SignError::Unavailable(format!("{}: {e}", settings::PREVIOUS_KEY_IDS))
+        })?;
+        keys.push(key.jwk());
+    }
+    Ok(keys)
 }
 
 /// What a browser step answers.
@@ -110,6 +137,8 @@ pub(crate) struct Issuer {
     pub profiles: Vec<String>,
     pub store: Arc<dyn IssuerStore>,
     pub signer: Arc<dyn TokenSigner>,
+    /// The previous keys' public JWKs, published and accepted beside the signer's.
+    previous: Vec<serde_json::Value>,
     pub secrets: Arc<SecretStore>,
     idp: idp::Idp,
     /// Clients whose id is a metadata document's URL (CIMD).
@@ -134,14 +163,22 @@ impl Issuer {
         secrets: Arc<SecretStore>,
         http: reqwest::Client,
     ) -> Self {
-        let IssuerParts { store, signer } = parts;
+        let IssuerParts {
+            store,
+            signer,
+            previous,
+        } = parts;
         let idp = idp::Idp::new(
             http,
             &settings.idp_issuer,
             &settings.idp_client_id,
             &settings.groups_claim,
         );
-        let documents = cimd_fetch::Documents::new(settings.cimd_loopback, cimd_fetch::FETCH_LIMIT);
+        let documents = cimd_fetch::Documents::new(
+            settings.cimd_loopback,
+            cimd_fetch::FETCH_LIMIT,
+            settings.cimd_test_ca.as_deref(),
+        );
         Issuer {
             documents,
             settings,
@@ -149,6 +186,7 @@ impl Issuer {
             profiles,
             store,
             signer,
+            previous,
             secrets,
             idp,
         }
@@ -158,6 +196,11 @@ impl Issuer {
     pub(crate) fn metadata(&self) -> serde_json::Value {
         let scopes: Vec<&str> = self.oauth.grants.iter().map(|g| g.value.as_str()).collect();
         metadata::document(&self.settings.issuer, &scopes)
+    }
+
+    /// Our key set (`/oauth/jwks`, and what our resource server checks tokens against).
+    pub(crate) fn jwks(&self) -> serde_json::Value {
+        signer::jwks(self.signer.as_ref(), &self.previous)
     }
 
     /// The client `id` names: a metadata document's (kept or fetched now) or a registered

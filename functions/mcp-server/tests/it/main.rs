@@ -11,5 +11,6 @@ mod lambda;
 mod limits;
 mod paging;
 mod prompts;
+mod registration;
 mod walks;
 mod wire;
