@@ -232,8 +232,17 @@ describe('the configuration checks', () => {
     has(problems(withOAuth({ authorizationServer: { ...gated, scopeGroups: { tools: ['a,b'] } } })), 'oauth.authorizationServer.scopeGroups.tools[0]', /without spaces/);
   });
 
-  it('refuses perUserConnectors beside it (the connect client is not built for this mode)', () => {
-    has(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: { connectClientId: 'c' } })), 'perUserConnectors', /not with `oauth.authorizationServer` yet/);
+  it('takes perUserConnectors beside it with the server\'s own connect client, never one named', () => {
+    assert.deepEqual(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: {} })), []);
+    has(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: { connectClientId: 'c' } })), 'perUserConnectors.connectClientId', /a client of its own/);
+  });
+
+  it('with perUserConnectors: the vault and the connect routes, and no connect client id (the server uses its own)', () => {
+    const t = synth({ config: parseConfig(withOAuth({ authorizationServer: AS }, { perUserConnectors: {} }), 't', CONNECTORS) }).mcpT;
+    const variables = env(t);
+    assert.ok('MCP_VAULT_TABLE' in variables && 'MCP_AS_IDP_ISSUER' in variables, JSON.stringify(variables));
+    assert.ok(!('MCP_CONNECT_CLIENT_ID' in variables));
+    assert.ok(routes(t).some((r) => r.RouteKey === 'GET /connect/{connector}/signed-in'));
   });
 });
 

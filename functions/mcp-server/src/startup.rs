@@ -269,7 +269,13 @@ impl AppState {
             Registry::new(deployed_catalogs),
             config.profiles.clone(),
         ));
-        let issuer = issuer(&config, stores.issuer, &secrets, &http);
+        let issuer = issuer(
+            &config,
+            stores.issuer,
+            &secrets,
+            &http,
+            &catalogs_for_connect,
+        );
         let oauth = config.oauth.clone().map(|settings| {
             Arc::new(match &issuer {
                 // Our own tokens, checked against our own key: no fetch from ourselves.
@@ -335,6 +341,7 @@ fn issuer(
     parts: Option<IssuerParts>,
     secrets: &Arc<SecretStore>,
     http: &reqwest::Client,
+    connectors: &HashMap<String, Declared>,
 ) -> Option<Arc<Issuer>> {
     let (settings, oauth) = (config.issuer.clone()?, config.oauth.clone()?);
     let parts = match parts.map(Ok).unwrap_or_else(IssuerParts::local) {
@@ -344,14 +351,32 @@ fn issuer(
             return None;
         }
     };
-    Some(Arc::new(Issuer::new(
+    let issuer = Issuer::new(
         settings,
         oauth,
         config.profiles.names().map(str::to_string).collect(),
         parts,
         secrets.clone(),
         http.clone(),
-    )))
+    );
+    // `/connect` signs people in here, as a client of this server's own.
+    let issuer = match connect_base(config).filter(|_| !connectors.is_empty()) {
+        Some(base) => issuer.with_connect(connect_redirects(&base, connectors)),
+        None => issuer,
+    };
+    Some(Arc::new(issuer))
+}
+
+/// Where our sign-in sends a `/connect` flow back to: each connector's step 2, and the
+/// "my connections" page's.
+fn connect_redirects(base: &str, connectors: &HashMap<String, Declared>) -> Vec<String> {
+    let mut uris: Vec<String> = connectors
+        .keys()
+        .map(|c| format!("{base}/connect/{c}/signed-in"))
+        .collect();
+    uris.sort();
+    uris.push(format!("{base}/connections/signed-in"));
+    uris
 }
 
 /// The connectors people connect their own accounts to (`auth: oauth_user`).
@@ -396,7 +421,11 @@ fn connect(
         secrets: secrets.clone(),
         ledger: ledger.clone(),
         base: connect_base(config)?,
-        client_id: config.connect_client_id.clone(),
+        // With our own authorization server, its own client for these pages.
+        client_id: config.connect_client_id.clone().or_else(|| {
+            let ours = config.issuer.is_some();
+            ours.then(|| crate::issuer::CONNECT_CLIENT.to_string())
+        }),
         connectors: connectors.clone(),
         endpoints: Default::default(),
     }))

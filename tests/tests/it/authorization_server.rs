@@ -18,6 +18,7 @@
 //! restarts the server with a new signing key, then without the old one.
 
 mod cimd;
+mod connect;
 mod looks;
 mod rotation;
 
@@ -27,7 +28,7 @@ use std::process::Command;
 use aws_sdk_kms::types::{KeySpec, KeyUsageType};
 use base64::Engine;
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Moto, Server, env_refs, free_port, repo, tool};
+use integration_tests::{KEY, Moto, Server, TempDir, env_refs, free_port, repo, tool};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -50,8 +51,29 @@ fn fixture(name: &str) -> String {
 /// claim may approve neither.
 const SCOPE_GROUPS: &str = "mcp:tools=staff,mcp:accounting=finance";
 
+/// A connector people connect their own account to, whose provider is the test IdP too.
+const MAIL: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id]
+auth:
+  oauth_user:
+    authorization_endpoint: "IDP/auth"
+    token_endpoint: "IDP/token"
+    client_id: client_id
+    scopes: [mcp:tools]
+    resource: "RESOURCE"
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
+
 struct Setup {
     _op: Op,
+    /// Papierkram's shipped catalog and [`MAIL`].
+    _catalogs: TempDir,
     moto: Moto,
     server: Server,
     resource: String,
@@ -75,6 +97,17 @@ async fn setup() -> Setup {
         .register(&format!("{origin}/oauth/callback"), true)
         .await
         .0;
+    let mail_client = op
+        .register(&format!("{origin}/connect/mail/callback"), true)
+        .await
+        .0;
+    let catalogs = TempDir::new("as-catalogs");
+    let shipped = repo().join("shared/connector/catalogs/papierkram.yaml");
+    std::fs::copy(shipped, catalogs.path.join("papierkram.yaml")).unwrap();
+    let mail = MAIL
+        .replace("IDP", op.issuer())
+        .replace("RESOURCE", &resource);
+    std::fs::write(catalogs.path.join("mail.yaml"), mail).unwrap();
     let moto = Moto::start();
     moto.create_table(TABLE, "pk", None).await;
     let key_id = signing_key(&moto).await;
@@ -96,10 +129,16 @@ async fn setup() -> Setup {
             "mcp:tools=*,mcp:accounting=accounting".to_string(),
         ),
         ("MCP_AS_SCOPE_GROUPS", SCOPE_GROUPS.to_string()),
+        (
+            "MCP_CATALOG_DIR",
+            catalogs.path.to_str().unwrap().to_string(),
+        ),
+        ("MAIL_CLIENT_ID", mail_client),
     ]);
     let server = start(port, &env, &key_id, &[]);
     Setup {
         _op: op,
+        _catalogs: catalogs,
         moto,
         server,
         resource,
@@ -414,6 +453,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
     revoking_a_refresh_token_ends_it(&s, &client).await;
     looks::the_consent_page_reads_on_a_phone_and_a_desktop(&s).await;
+    connect::a_person_connects_an_account_through_our_own_sign_in(&s, &client).await;
     cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
     rotation::a_rotated_keys_tokens_pass_until_it_is_removed(s, &client).await;

@@ -84,14 +84,22 @@ pub(super) fn check(
         let why = "resource must name this server's MCP URL".to_string();
         return Err(back("invalid_target", why));
     }
-    let asked = q.scope.as_deref().unwrap_or_default();
-    let granted = match asked.split_whitespace().find(|s| !scopes.contains(s)) {
+    // `openid` is what many clients (and our own /connect) send out of habit: accepted and
+    // left out, since no ID token is issued here (RFC 6749 §3.3 lets us grant less).
+    let asked: Vec<&str> = q
+        .scope
+        .as_deref()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|s| *s != "openid")
+        .collect();
+    let granted = match asked.iter().find(|s| !scopes.contains(s)) {
         Some(unknown) => {
             let why = format!("unknown scope `{}`", audit::bounded(unknown, 40));
             return Err(back("invalid_scope", why));
         }
-        None if asked.trim().is_empty() => default_scopes(resource).join(" "),
-        None => asked.split_whitespace().collect::<Vec<_>>().join(" "),
+        None if asked.is_empty() => default_scopes(resource).join(" "),
+        None => asked.join(" "),
     };
     Ok(AuthRequest {
         c: client.id.clone(),
@@ -338,6 +346,12 @@ mod tests {
         let mut q = query();
         q.scope = Some("admin".into());
         assert_eq!(error(q), "invalid_scope");
+        // `openid` is left out, not refused: alone it means the resource's default.
+        for (asked, granted) in [("openid books:rw", "books:rw"), ("openid", "mcp:tools")] {
+            let mut q = query();
+            q.scope = Some(asked.into());
+            assert_eq!(run(&q, Some(&client())).unwrap().p, granted);
+        }
         let mut q = query();
         q.response_type = Some("token".into());
         assert_eq!(error(q), "unsupported_response_type");

@@ -143,7 +143,15 @@ pub(crate) struct Issuer {
     idp: idp::Idp,
     /// Clients whose id is a metadata document's URL (CIMD).
     documents: cimd_fetch::Documents,
+    /// This server's own `/connect` pages as a client ([`CONNECT_CLIENT`]), when people
+    /// connect their own accounts here.
+    connect: Option<store::Registration>,
 }
+
+/// The client id of this server's own `/connect` pages at its authorization server: known
+/// from the start (its redirect URIs are the connect pages'), never registered, never
+/// expiring; a person still approves it on the consent page like any client.
+pub(crate) const CONNECT_CLIENT: &str = "hosted-mcp-connect";
 
 /// Why a client could not be looked up.
 #[derive(Debug)]
@@ -181,6 +189,7 @@ impl Issuer {
         );
         Issuer {
             documents,
+            connect: None,
             settings,
             oauth,
             profiles,
@@ -190,6 +199,17 @@ impl Issuer {
             secrets,
             idp,
         }
+    }
+
+    /// With this server's `/connect` pages as a client of its own, back at `redirect_uris`.
+    pub(crate) fn with_connect(mut self, redirect_uris: Vec<String>) -> Self {
+        self.connect = Some(store::Registration {
+            id: CONNECT_CLIENT.to_string(),
+            name: "Connect your accounts (this server's own pages)".to_string(),
+            redirect_uris,
+            expires_at: u64::MAX,
+        });
+        self
     }
 
     /// The RFC 8414 document.
@@ -210,6 +230,9 @@ impl Issuer {
         id: &str,
         now: u64,
     ) -> Result<Option<store::Registration>, ClientError> {
+        if id == CONNECT_CLIENT {
+            return Ok(self.connect.clone());
+        }
         if cimd::is_url(id) {
             return match self.documents.client(id, now).await {
                 Ok(c) => Ok(Some(c)),

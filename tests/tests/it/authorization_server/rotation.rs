@@ -51,6 +51,7 @@ pub(super) async fn a_rotated_keys_tokens_pass_until_it_is_removed(s: Setup, cli
 fn restarted(s: Setup, key_id: &str, previous: &[&str]) -> Setup {
     let Setup {
         _op,
+        _catalogs,
         moto,
         server,
         resource,
@@ -64,6 +65,7 @@ fn restarted(s: Setup, key_id: &str, previous: &[&str]) -> Setup {
         server: start(port, &env, key_id, previous),
         key_id: key_id.to_string(),
         _op,
+        _catalogs,
         moto,
         resource,
         env,
