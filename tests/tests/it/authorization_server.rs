@@ -19,6 +19,7 @@
 
 mod cimd;
 mod connect;
+mod inspector;
 mod looks;
 mod rotation;
 
@@ -454,6 +455,7 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     revoking_a_refresh_token_ends_it(&s, &client).await;
     looks::the_consent_page_reads_on_a_phone_and_a_desktop(&s).await;
     connect::a_person_connects_an_account_through_our_own_sign_in(&s, &client).await;
+    inspector::the_inspector_connects_by_itself(&s).await;
     cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
     rotation::a_rotated_keys_tokens_pass_until_it_is_removed(s, &client).await;
