@@ -513,7 +513,8 @@ async fn refusals_before_the_idp(s: &Setup, client: &str) {
 
 /// `MCP_AS_SCOPE_GROUPS` with the IdP's `groups` claim: the person (in `staff`, so the claim
 /// was read) asking for both scopes is shown `mcp:tools` only; asking for `mcp:accounting` alone, the client gets
-/// `access_denied` and no consent page is shown.
+/// `access_denied` and no consent page is shown; so does another person the client's
+/// `login_hint` names.
 async fn scopes_narrowed_by_the_persons_groups(s: &Setup, client: &str) {
     let s256 = challenge(VERIFIER);
     let pkce = [
@@ -537,6 +538,14 @@ async fn scopes_narrowed_by_the_persons_groups(s: &Setup, client: &str) {
     assert_eq!(*status, 302);
     assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
     assert_eq!(query_of(location)["error"], "access_denied");
+    // The client's `login_hint` reaches the IdP: it signs in the person named (here one in no
+    // group, so `mcp:tools` too is denied where the default person was shown it).
+    let mut browser = Browser::new();
+    let start = s.authorize_url(client, CLIENT_REDIRECT, &pkce) + "&login_hint=anna";
+    let back = browser.follow(start, &s.url("/oauth/callback")).await;
+    let (status, location, page) = browser.open(&back.unwrap(), None).await;
+    assert_eq!(status, 302, "{page}");
+    assert_eq!(query_of(&location)["error"], "access_denied");
 }
 
 /// A consent form posted without the cookie of the browser that signed in (a forged

@@ -24,6 +24,19 @@ pub(crate) struct AuthorizeQuery {
     pub code_challenge: Option<String>,
     pub code_challenge_method: Option<String>,
     pub resource: Option<String>,
+    /// Who the client believes is signing in (OpenID Connect's `login_hint`): passed on to the
+    /// IdP as it is, when short and printable, to preselect the account.
+    pub login_hint: Option<String>,
+}
+
+/// The longest `login_hint` passed on.
+const MAX_LOGIN_HINT: usize = 256;
+
+/// The client's `login_hint`, when it is one worth passing on.
+fn login_hint(q: &AuthorizeQuery) -> Option<&str> {
+    let hint = q.login_hint.as_deref()?.trim();
+    let usable = !hint.is_empty() && hint.len() <= MAX_LOGIN_HINT;
+    (usable && !hint.contains(char::is_control)).then_some(hint)
 }
 
 /// A checked authorization request, carried through the sign-in and the consent form.
@@ -183,11 +196,20 @@ impl Issuer {
                 return Answer::Redirect(to);
             }
         };
-        self.to_idp(asked, now).await.unwrap_or_else(|stop| stop)
+        let hint = login_hint(q);
+        self.to_idp(asked, hint, now)
+            .await
+            .unwrap_or_else(|stop| stop)
     }
 
-    /// The browser bound, then sent to the IdP with a sealed state.
-    async fn to_idp(&self, asked: AuthRequest, now: u64) -> Result<Answer, Answer> {
+    /// The browser bound, then sent to the IdP with a sealed state (and the client's
+    /// `login_hint`, if any).
+    async fn to_idp(
+        &self,
+        asked: AuthRequest,
+        hint: Option<&str>,
+        now: u64,
+    ) -> Result<Answer, Answer> {
         let unavailable = || {
             page(
                 503,
@@ -212,19 +234,19 @@ impl Issuer {
         let keys = self.keys().await;
         let ticket = ticket::issue(&keys, SIGNIN, &state, now + settings::FLOW_TTL_S)
             .map_err(|_| unavailable())?;
-        let to = with_query(
-            &authorize,
-            &[
-                ("response_type", "code"),
-                ("client_id", self.idp.client_id()),
-                ("redirect_uri", &self.url(super::metadata::CALLBACK)),
-                ("scope", "openid email profile"),
-                ("state", &ticket),
-                ("nonce", &nonce),
-                ("code_challenge", &challenge),
-                ("code_challenge_method", "S256"),
-            ],
-        );
+        let callback = self.url(super::metadata::CALLBACK);
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", self.idp.client_id()),
+            ("redirect_uri", &callback),
+            ("scope", "openid email profile"),
+            ("state", &ticket),
+            ("nonce", &nonce),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+        ];
+        query.extend(hint.map(|h| ("login_hint", h)));
+        let to = with_query(&authorize, &query);
         Ok(Answer::Bind {
             to,
             cookie: browser::set_cookie(&secret),
@@ -286,6 +308,7 @@ mod tests {
             code_challenge: Some(CHALLENGE.into()),
             code_challenge_method: Some("S256".into()),
             resource: Some("https://mcp.example.com/mcp".into()),
+            login_hint: None,
         }
     }
 
@@ -323,6 +346,25 @@ mod tests {
             run(&q, Some(&client())),
             Err(AuthorizeRefusal::Page(_))
         ));
+    }
+
+    #[test]
+    fn a_login_hint_is_passed_on_only_when_short_and_printable() {
+        let hint = |h: &str| {
+            let q = AuthorizeQuery {
+                login_hint: Some(h.to_string()),
+                ..query()
+            };
+            login_hint(&q).map(str::to_string)
+        };
+        assert_eq!(
+            hint(" anna@example.com ").as_deref(),
+            Some("anna@example.com")
+        );
+        assert_eq!(hint(""), None);
+        assert_eq!(hint("a\nb"), None);
+        assert_eq!(hint(&"a".repeat(MAX_LOGIN_HINT + 1)), None);
+        assert_eq!(login_hint(&query()), None);
     }
 
     #[test]
