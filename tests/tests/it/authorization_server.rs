@@ -94,10 +94,11 @@ async fn setup() -> Setup {
     // The one person the IdP signs in is in `staff`, not in `finance`.
     let groups = ["--groups", "test-user=staff"];
     let op = Op::start_with(0, &resource, "mcp:tools mcp:accounting", &groups);
-    let idp_client = op
-        .register(&format!("{origin}/oauth/callback"), true)
-        .await
-        .0;
+    // A confidential client, as Google's web clients always are: its secret goes with every
+    // code exchange (the deployment secret's `idp_client_secret`; locally its variable).
+    let (idp_client, idp_secret) = op
+        .register(&format!("{origin}/oauth/callback"), false)
+        .await;
     let mail_client = op
         .register(&format!("{origin}/connect/mail/callback"), true)
         .await
@@ -121,6 +122,7 @@ async fn setup() -> Setup {
         ("MCP_RESOURCE_URL", resource.clone()),
         ("MCP_AS_IDP_ISSUER", op.issuer().to_string()),
         ("MCP_AS_IDP_CLIENT_ID", idp_client),
+        ("MCP_AS_IDP_CLIENT_SECRET", idp_secret.unwrap()),
         ("MCP_AS_TABLE", TABLE.to_string()),
         ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
         ("MCP_AS_CIMD_TEST_CA", fixture(CIMD_CERT)),

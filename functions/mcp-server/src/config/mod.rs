@@ -165,6 +165,7 @@ pub(crate) const ALL: &[&str] = &[
     oauth::settings::TOKEN_TYPES,
     crate::issuer::settings::IDP_ISSUER,
     crate::issuer::settings::IDP_CLIENT_ID,
+    crate::issuer::settings::IDP_CLIENT_SECRET,
     crate::issuer::settings::TABLE,
     crate::issuer::settings::KEY_ID,
     crate::issuer::settings::PREVIOUS_KEY_IDS,
