@@ -7,6 +7,7 @@
 mod answer;
 mod body;
 mod curation;
+mod headers;
 mod load;
 mod message;
 mod model;

@@ -367,6 +367,7 @@ fn full_binary_answer() -> BinaryAnswer {
         mime: vec!["application/pdf".into()],
         max_bytes: 1_048_576,
         form: BinaryForm::Link,
+        redirect: true,
     }
 }
 
@@ -987,7 +988,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["binary_answer"]["properties"]["as"]["enum"]),
     );
 
-    let places = variants!(ParamIn: Query, Path, Body);
+    let places = variants!(ParamIn: Query, Path, Body, Header);
     compare(
         "param in",
         serde_names(&places),

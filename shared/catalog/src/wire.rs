@@ -29,7 +29,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
     let mut out: Vec<(&'static str, String)> =
         auth_problems(c).into_iter().map(|p| ("auth", p)).collect();
     out.extend(
-        header_problems(&c.headers, &c.auth)
+        header_problems(&c.headers, &c.auth, &|_| false)
             .into_iter()
             .map(|p| ("headers", p)),
     );
@@ -68,7 +68,13 @@ fn error_problems(c: &Catalog) -> Vec<String> {
 /// A tool's problems: its static headers, and query parameters that would share a name with a
 /// query-parameter credential (the secret would then travel beside a model's value).
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
-    let mut out = header_problems(&t.headers, &c.auth);
+    let header_param = |name: &str| {
+        t.params
+            .get(name)
+            .is_some_and(|p| p.location == ParamIn::Header)
+    };
+    let mut out = header_problems(&t.headers, &c.auth, &header_param);
+    out.extend(crate::headers::param_problems(t));
     if let Some(pager) = c.pager_for(t).filter(|_| t.list) {
         let names = pager.params();
         for (n, p) in t
@@ -222,7 +228,13 @@ fn secure_or_loopback(url: &str) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-fn header_problems(headers: &std::collections::BTreeMap<Text, Text>, auth: &Auth) -> Vec<String> {
+/// Static headers' problems; a `{placeholder}` is allowed only where `param` names it (a
+/// tool's `in: header` param).
+fn header_problems(
+    headers: &std::collections::BTreeMap<Text, Text>,
+    auth: &Auth,
+    param: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (name, value) in headers {
         let lower = name.to_ascii_lowercase();
@@ -243,9 +255,10 @@ fn header_problems(headers: &std::collections::BTreeMap<Text, Text>, auth: &Auth
                 "header `{name}`: the value must be printable ASCII on one line"
             ));
         }
-        if !placeholders(value).is_empty() {
+        if placeholders(value).into_iter().any(|p| !param(p)) {
             out.push(format!(
-                "header `{name}`: static headers are sent as written; a secret belongs in `auth`"
+                "header `{name}`: headers are sent as written but for a tool's `in: header` \
+                 params (`{{time_zone}}`); a secret belongs in `auth`"
             ));
         }
     }

@@ -3,8 +3,7 @@
 //! (`iss` its issuer, `aud` the twin's resource, not expired, not revoked here), answering in
 //! Google's shapes: `pageToken`/`nextPageToken` paging, message payloads with base64url bodies,
 //! `{error: {code, message, status, errors}}` errors. It counts each person's requests and keeps
-//! every token it was sent. (It reads the token's claims; the signature is the provider's
-//! business in these tests, as in connect.rs.) Listens on 127.0.0.1 only.
+//! every token it was sent. Who a token names: [`crate::person`]. Listens on 127.0.0.1 only.
 
 mod calendar;
 mod gmail;
@@ -16,8 +15,6 @@ use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 /// One person's mail and events.
@@ -135,23 +132,10 @@ impl Twin {
 
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
     fn person(&self, headers: &HeaderMap) -> Option<String> {
-        let token = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
+        let token = crate::person::bearer(headers);
         let mut inner = self.lock();
         inner.tokens.push(token.to_string());
-        let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
-        let claims = token
-            .split('.')
-            .nth(1)
-            .and_then(|p| URL_SAFE_NO_PAD.decode(p).ok())
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .filter(|c| c["iss"] == self.issuer.as_str() && c["aud"] == self.audience.as_str())
-            .filter(|c| c["exp"].as_u64().is_some_and(|e| e > now))
-            .filter(|_| !inner.revoked.contains(token));
-        let who = claims.and_then(|c| c["sub"].as_str().map(str::to_string))?;
+        let who = crate::person::subject(token, &self.issuer, &self.audience, &inner.revoked)?;
         *inner.requests.entry(who.clone()).or_default() += 1;
         Some(who)
     }

@@ -13,8 +13,11 @@ use std::collections::BTreeMap;
 
 use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, TempDir, free_port, interleaved_calls, repo};
-use serde_json::{Value, json};
+use integration_tests::person::claims;
+use integration_tests::{
+    KEY, Rpc, Server, TempDir, confirm_as, free_port, interleaved_calls, repo,
+};
+use serde_json::json;
 
 use crate::connect::Browser;
 
@@ -89,8 +92,8 @@ fn examples() -> Account {
     account
 }
 
-/// Connects `bearer`'s person, then calls each gsuite tool with its description's example:
-/// `ok`, whole, within 25 KB. Prints the sizes.
+/// Connects `bearer`'s person (Erin), then calls each gsuite tool with its description's
+/// example, and reads the day at a glance.
 async fn every_example_fits(url: &str, bearer: &str) {
     let link = Rpc::with_bearer(url, bearer)
         .tool("gsuite_mail_profile_get", json!({}))
@@ -99,24 +102,7 @@ async fn every_example_fits(url: &str, bearer: &str) {
         .unwrap()
         .to_string();
     assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
-    let catalog = connector::load(None)
-        .unwrap()
-        .into_iter()
-        .find(|c| c.connector == "gsuite")
-        .unwrap();
-    for tool in &catalog.tools {
-        let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
-        let mut args: Value = serde_json::from_str(example.trim()).unwrap();
-        if !tool.is_read_only() && tool.aggregate.is_none() {
-            args["dry_run"] = json!(true);
-        }
-        let answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
-        assert_eq!(answer["status"], "ok", "{}: {answer}", tool.name);
-        assert_ne!(answer["truncated"], true, "{}: cut", tool.name);
-        let bytes = answer.to_string().len();
-        println!("{:40} {bytes:6} B", tool.name.to_string());
-        assert!(bytes <= 25 * 1024, "{}: {bytes} B", tool.name);
-    }
+    crate::examples::every_example_fits(url, bearer, "gsuite").await;
     // The day at a glance read both sources (the twin ignores Gmail's search words).
     let day = Rpc::with_bearer(url, bearer)
         .tool(
@@ -319,7 +305,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         "{preview}"
     );
     assert!(twin.sent_by("alice").is_empty());
-    let sent = confirm(&server.url, &alice, "gsuite_mail_send", &mail);
+    let sent = confirm_as(&server.url, &alice, "gsuite_mail_send", &mail);
     assert_eq!(sent["structured"]["status"], "ok", "{sent}");
     let sent = twin.sent_by("alice");
     assert_eq!(sent.len(), 1);
@@ -417,34 +403,4 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
             .any(|t| claims(t)["aud"] == resource.as_str()),
         "our callers' tokens never went to Google"
     );
-}
-
-/// A tool call through the Python `mcp` SDK as `bearer`, accepting the confirmation form.
-fn confirm(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
-    let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/confirm_client.py"))
-        .args(["--url", url, "--key", bearer, "--tool", tool_name])
-        .args(["--args", &args.to_string(), "--answer", "accept"])
-        .output()
-        .expect("run confirm client");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn claims(jwt: &str) -> Value {
-    use base64::Engine;
-    jwt.split('.')
-        .nth(1)
-        .and_then(|p| {
-            base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(p)
-                .ok()
-        })
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null)
 }

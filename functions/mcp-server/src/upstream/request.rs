@@ -268,6 +268,13 @@ fn shaped(p: &catalog::Param, v: &Value) -> Value {
     }
 }
 
+/// The value of `tool`'s `in: header` param `name` as it goes up, if the call gave one.
+pub(super) fn header_value(tool: &Tool, args: &ValidArgs, name: &str) -> Option<String> {
+    let param = tool.params.get(name)?;
+    let value = args.values.get(name)?;
+    (param.location == ParamIn::Header).then(|| query_value(param, value))
+}
+
 fn query_value(param: &catalog::Param, v: &Value) -> String {
     match (v, &param.values) {
         (Value::Bool(true), Some(words)) => words.when_true.to_string(),
