@@ -22,6 +22,7 @@ mod request;
 mod rules;
 #[cfg(test)]
 mod schema_sync;
+mod select;
 mod template;
 mod wire;
 

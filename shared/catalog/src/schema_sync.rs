@@ -505,6 +505,7 @@ fn full_paging() -> Paging {
         total: Some("/pagination/totalItems".into()),
         more: Some("/pagination/hasNextPage".into()),
         next: Some("/nextPageToken".into()),
+        select_param: Some("$select".into()),
         max_page_size: 100,
     }
 }

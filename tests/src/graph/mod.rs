@@ -55,6 +55,8 @@ struct Inner {
     /// Mails sent, as `(sender, Graph's sendMail body)`.
     sent: Vec<(String, Value)>,
     tokens: Vec<String>,
+    /// Each list request's `$select` (empty without one).
+    selects: Vec<String>,
 }
 
 /// The twin's state, shared with the test.
@@ -91,6 +93,11 @@ impl Twin {
     /// Every bearer token the twin was sent, in order.
     pub fn tokens(&self) -> Vec<String> {
         self.lock().tokens.clone()
+    }
+
+    /// Each list request's `$select`, in order (empty without one).
+    pub fn selects(&self) -> Vec<String> {
+        self.lock().selects.clone()
     }
 
     /// `who` may make `requests` more requests in the next `window`; beyond them, 429.
@@ -202,7 +209,19 @@ fn preference(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.trim().trim_matches('"').to_string())
 }
 
-/// One page of `items` as Graph answers it: `value`, and `@odata.nextLink` (this path with the
+/// An item with only the `$select`ed properties (and its `id`, which Graph always answers).
+fn only(item: Value, selected: Option<&Vec<String>>) -> Value {
+    match (item, selected) {
+        (Value::Object(map), Some(names)) => Value::Object(
+            map.into_iter()
+                .filter(|(k, _)| k == "id" || names.contains(k))
+                .collect(),
+        ),
+        (item, _) => item,
+    }
+}
+
+/// One page of `items` as Graph answers it (only the `$select`ed properties): `value`, and `@odata.nextLink` (this path with the
 /// same query and the next `$skip`) while more follow.
 fn page(twin: &Twin, path: &str, items: Vec<Value>, query: &BTreeMap<String, String>) -> Value {
     let from: usize = query.get("$skip").and_then(|n| n.parse().ok()).unwrap_or(0);
@@ -212,7 +231,19 @@ fn page(twin: &Twin, path: &str, items: Vec<Value>, query: &BTreeMap<String, Str
         .unwrap_or(10)
         .clamp(1, 1000);
     let total = items.len();
-    let mut body = json!({"value": items.into_iter().skip(from).take(size).collect::<Vec<_>>()});
+    let selected = query
+        .get("$select")
+        .map(|s| s.split(',').map(str::to_string).collect());
+    twin.lock()
+        .selects
+        .push(query.get("$select").cloned().unwrap_or_default());
+    let shown: Vec<Value> = items
+        .into_iter()
+        .skip(from)
+        .take(size)
+        .map(|item| only(item, selected.as_ref()))
+        .collect();
+    let mut body = json!({ "value": shown });
     if from + size < total {
         let mut next = query.clone();
         next.insert("$skip".into(), (from + size).to_string());

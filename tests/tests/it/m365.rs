@@ -216,6 +216,13 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     assert_eq!(rest["items"].as_array().unwrap().len(), 1, "{rest}");
     assert_eq!(rest["items"][0]["id"], "alice-m3", "{rest}");
     assert_eq!(rest["has_more"], false, "{rest}");
+    // Graph is asked for only the fields shown (`$select`), the next page too (its link).
+    let selects = twin.selects();
+    let last: Vec<&String> = selects.iter().rev().take(2).collect();
+    assert_eq!(
+        last, ["id,subject,from,receivedDateTime,isRead"; 2],
+        "{selects:?}"
+    );
     // Graph's error envelope and code: a mail of Bob's is no mail of Alice's.
     let foreign = call(&alice, "m365_mail_message_get", json!({"id": "bob-m1"})).await;
     assert_eq!(foreign["status"], "not_found", "{foreign}");

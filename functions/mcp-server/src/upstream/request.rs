@@ -134,6 +134,14 @@ fn append_query(url: &mut Url, tool: &Tool, args: &ValidArgs, pager: Option<&Pag
             for (name, value) in pager.query(list.page, size, token) {
                 query.append_pair(&name, &value);
             }
+            // Only the fields the result shows, where the upstream can be asked (`$select`).
+            let shown = match &list.fields {
+                Some(fields) => fields.iter().map(String::as_str).collect::<Vec<_>>(),
+                None => tool.default_fields.iter().map(|f| f.as_str()).collect(),
+            };
+            if let Some((name, value)) = pager.select(shown).filter(|_| !list.count_only) {
+                query.append_pair(&name, &value);
+            }
         }
     }
     if url.query() == Some("") {
