@@ -481,13 +481,20 @@ pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
     (out.status.success(), doc)
 }
 
-/// A tool call through the Python `mcp` SDK (`tests/clients/confirm_client.py`) as `bearer`,
-/// accepting the confirmation form as a person would: the JSON document it printed.
-pub fn confirm_as(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
+/// A tool call through the Python `mcp` SDK (`tests/clients/confirm_client.py`) as `bearer`
+/// (an API key or a person's token), answering the confirmation form with `answer` (`accept`,
+/// `decline`, `none`): the JSON document it printed.
+pub fn confirm_client(
+    url: &str,
+    bearer: &str,
+    tool_name: &str,
+    args: &Value,
+    answer: &str,
+) -> Value {
     let out = Command::new(tool("venv/bin/python"))
         .arg(repo().join("tests/clients/confirm_client.py"))
         .args(["--url", url, "--key", bearer, "--tool", tool_name])
-        .args(["--args", &args.to_string(), "--answer", "accept"])
+        .args(["--args", &args.to_string(), "--answer", answer])
         .output()
         .expect("run confirm client");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
@@ -497,6 +504,11 @@ pub fn confirm_as(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Val
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// [`confirm_client`] as `bearer`, accepting the form as a person would.
+pub fn confirm_as(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
+    confirm_client(url, bearer, tool_name, args, "accept")
 }
 
 /// [`python_client`] for a run that must exit cleanly: the JSON document it printed.

@@ -4,12 +4,59 @@
 //! not been told to refuse. (It reads the token's claims; the signature is the provider's
 //! business in these tests, as in connect.rs.)
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use axum::http::HeaderMap;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
+
+/// Who may call a twin, and what it saw: the provider's unexpired tokens for the twin's
+/// audience are let in and counted per person; every token sent is kept (the tests check none
+/// was printed); a token the test refuses is refused from then on, as an expired one is.
+#[derive(Default)]
+pub struct Gate {
+    issuer: String,
+    audience: String,
+    requests: BTreeMap<String, usize>,
+    tokens: Vec<String>,
+    refused: HashSet<String>,
+}
+
+impl Gate {
+    /// Letting in tokens of `issuer` for `audience`.
+    pub fn new(issuer: &str, audience: &str) -> Gate {
+        Gate {
+            issuer: issuer.to_string(),
+            audience: audience.to_string(),
+            ..Gate::default()
+        }
+    }
+
+    /// The person a request's bearer token names, counted; `None`: the twin answers its 401.
+    pub fn admit(&mut self, headers: &HeaderMap) -> Option<String> {
+        let token = bearer(headers);
+        self.tokens.push(token.to_string());
+        let who = subject(token, &self.issuer, &self.audience, &self.refused)?;
+        *self.requests.entry(who.clone()).or_default() += 1;
+        Some(who)
+    }
+
+    /// Requests let in for `who` (a subject) so far.
+    pub fn requests_of(&self, who: &str) -> usize {
+        self.requests.get(who).copied().unwrap_or(0)
+    }
+
+    /// Every bearer token sent, in order.
+    pub fn tokens(&self) -> Vec<String> {
+        self.tokens.clone()
+    }
+
+    /// From now on `token` is refused.
+    pub fn refuse(&mut self, token: &str) {
+        self.refused.insert(token.to_string());
+    }
+}
 
 /// A JWT's claims, `Null` when it is none.
 pub fn claims(jwt: &str) -> Value {
@@ -21,7 +68,7 @@ pub fn claims(jwt: &str) -> Value {
 }
 
 /// The bearer token of a request, `""` without one.
-pub fn bearer(headers: &HeaderMap) -> &str {
+fn bearer(headers: &HeaderMap) -> &str {
     headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -30,12 +77,7 @@ pub fn bearer(headers: &HeaderMap) -> &str {
 }
 
 /// Whom `token` names, when it is `issuer`'s, for `audience`, unexpired and not `refused`.
-pub fn subject(
-    token: &str,
-    issuer: &str,
-    audience: &str,
-    refused: &HashSet<String>,
-) -> Option<String> {
+fn subject(token: &str, issuer: &str, audience: &str, refused: &HashSet<String>) -> Option<String> {
     let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
     Some(claims(token))
         .filter(|c| c["iss"] == issuer && c["aud"] == audience)

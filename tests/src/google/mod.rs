@@ -8,7 +8,7 @@
 mod calendar;
 mod gmail;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
@@ -16,6 +16,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+
+use crate::person::Gate;
 
 /// One person's mail and events.
 #[derive(Default, Clone)]
@@ -26,22 +28,17 @@ pub struct Account {
     pub events: Vec<Value>,
 }
 
-#[derive(Default)]
 struct Inner {
     accounts: BTreeMap<String, Account>,
-    requests: BTreeMap<String, usize>,
-    revoked: HashSet<String>,
+    gate: Gate,
     /// Messages sent, as `(sender, decoded RFC 5322 text)`.
     sent: Vec<(String, String)>,
-    tokens: Vec<String>,
 }
 
 /// The twin's state, shared with the test.
 #[derive(Clone)]
 pub struct Twin {
     inner: Arc<Mutex<Inner>>,
-    issuer: String,
-    audience: String,
 }
 
 impl Twin {
@@ -49,12 +46,11 @@ impl Twin {
     pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
         let inner = Inner {
             accounts,
-            ..Inner::default()
+            gate: Gate::new(issuer, audience),
+            sent: Vec::new(),
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
-            issuer: issuer.to_string(),
-            audience: audience.to_string(),
         }
     }
 
@@ -64,17 +60,17 @@ impl Twin {
 
     /// Requests answered for `who` (a subject) so far.
     pub fn requests_of(&self, who: &str) -> usize {
-        self.lock().requests.get(who).copied().unwrap_or(0)
+        self.lock().gate.requests_of(who)
     }
 
     /// Every bearer token the twin was sent, in order.
     pub fn tokens(&self) -> Vec<String> {
-        self.lock().tokens.clone()
+        self.lock().gate.tokens()
     }
 
     /// From now on `token` is refused with 401, as an expired access token is.
     pub fn expire(&self, token: &str) {
-        self.lock().revoked.insert(token.to_string());
+        self.lock().gate.refuse(token);
     }
 
     /// The messages `who` sent, decoded.
@@ -132,12 +128,7 @@ impl Twin {
 
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
     fn person(&self, headers: &HeaderMap) -> Option<String> {
-        let token = crate::person::bearer(headers);
-        let mut inner = self.lock();
-        inner.tokens.push(token.to_string());
-        let who = crate::person::subject(token, &self.issuer, &self.audience, &inner.revoked)?;
-        *inner.requests.entry(who.clone()).or_default() += 1;
-        Some(who)
+        self.lock().gate.admit(headers)
     }
 
     fn account(&self, who: &str) -> Account {

@@ -3,14 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Value, json};
 
-use super::{Twin, error, not_found, page, preference};
+use super::{Person, Twin, error, not_found, page, preference};
 
 /// A stored time (`{dateTime, timeZone: "UTC"}`) as a moment.
 fn moment(time: &Value) -> Option<Timestamp> {
@@ -28,16 +29,23 @@ fn written(at: Timestamp, zone: &str) -> Value {
     json!({"dateTime": local, "timeZone": zone})
 }
 
-/// The zone a request asks for: its `Prefer`, else UTC; an unknown zone is Graph's 400.
-fn zone(headers: &HeaderMap) -> Result<String, Box<Response>> {
-    let zone = preference(headers, "outlook.timezone").unwrap_or_else(|| "UTC".into());
-    match TimeZone::get(&zone) {
-        Ok(_) => Ok(zone),
-        Err(_) => Err(Box::new(error(
-            StatusCode::BAD_REQUEST,
-            "ErrorTimeZoneNotSupported",
-            "Time zone is not supported.",
-        ))),
+/// The zone a request asks for (its `Prefer`, else UTC), as an extractor: an unknown zone is
+/// Graph's 400.
+pub(super) struct Zone(String);
+
+impl FromRequestParts<Twin> for Zone {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Twin) -> Result<Zone, Response> {
+        let zone = preference(&parts.headers, "outlook.timezone").unwrap_or_else(|| "UTC".into());
+        match TimeZone::get(&zone) {
+            Ok(_) => Ok(Zone(zone)),
+            Err(_) => Err(error(
+                StatusCode::BAD_REQUEST,
+                "ErrorTimeZoneNotSupported",
+                "Time zone is not supported.",
+            )),
+        }
     }
 }
 
@@ -57,17 +65,10 @@ fn overlaps(event: &Value, from: Timestamp, to: Timestamp) -> bool {
 
 pub(super) async fn view(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
+    Zone(zone): Zone,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin
-        .person(&headers)
-        .and_then(|w| zone(&headers).map(|z| (w, z)))
-    {
-        Ok(found) => found,
-        Err(refused) => return *refused,
-    };
-    let (who, zone) = who;
     let bound = |k: &str| query.get(k)?.parse::<Timestamp>().ok();
     let (Some(from), Some(to)) = (bound("startDateTime"), bound("endDateTime")) else {
         let message = "This request requires a time window specified by the query string parameters StartDateTime and EndDateTime.";
@@ -85,16 +86,10 @@ pub(super) async fn view(
 
 pub(super) async fn event(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
+    Zone(zone): Zone,
     Path(id): Path<String>,
 ) -> Response {
-    let (who, zone) = match twin
-        .person(&headers)
-        .and_then(|w| zone(&headers).map(|z| (w, z)))
-    {
-        Ok(found) => found,
-        Err(refused) => return *refused,
-    };
     match twin
         .account(&who)
         .events
@@ -108,13 +103,9 @@ pub(super) async fn event(
 
 pub(super) async fn calendars(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let items = vec![
         json!({"id": "calendar-id", "name": "Calendar", "isDefaultCalendar": true,
         "canEdit": true, "color": "auto", "owner": {"address": format!("{who}@muster.example")}}),
@@ -126,16 +117,10 @@ pub(super) async fn calendars(
 /// period, when neither the person nor an attendee (`<subject>@muster.example`) has an event.
 pub(super) async fn meeting_times(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
+    Zone(zone): Zone,
     axum::Json(ask): axum::Json<Value>,
 ) -> Response {
-    let (who, zone) = match twin
-        .person(&headers)
-        .and_then(|w| zone(&headers).map(|z| (w, z)))
-    {
-        Ok(found) => found,
-        Err(refused) => return *refused,
-    };
     let slot = &ask["timeConstraint"]["timeSlots"][0];
     let bound = |k: &str| slot[k]["dateTime"].as_str()?.parse::<Timestamp>().ok();
     let minutes = match ask["meetingDuration"].as_str() {

@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{Twin, error, not_found, page};
+use super::{Person, Twin, error, not_found, page};
 
 fn metadata(id: &str, name: &str, mime: &str, size: usize) -> Value {
     json!({"id": id, "name": name, "size": size, "file": {"mimeType": mime},
@@ -19,14 +19,10 @@ fn metadata(id: &str, name: &str, mime: &str, size: usize) -> Value {
 /// `/me/drive/root/search(q='…')`: files whose name holds the words.
 pub(super) async fn search(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Path(segment): Path<String>,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let Some(words) = segment
         .strip_prefix("search(q='")
         .and_then(|s| s.strip_suffix("')"))
@@ -52,13 +48,9 @@ pub(super) async fn search(
 
 pub(super) async fn item(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Path(id): Path<String>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     match twin.account(&who).files.iter().find(|f| f.0 == id) {
         Some((id, name, mime, bytes)) => {
             axum::Json(metadata(id, name, mime, bytes.len())).into_response()
@@ -74,13 +66,9 @@ pub(super) async fn item(
 /// `/content`: OneDrive answers 302 with a short-lived download URL that needs no token.
 pub(super) async fn content(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Path(id): Path<String>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     if !twin.account(&who).files.iter().any(|f| f.0 == id) {
         return error(
             StatusCode::NOT_FOUND,
@@ -107,13 +95,9 @@ pub(super) async fn download(
 /// `/me/contacts`: `$search` ("words") over name and company.
 pub(super) async fn contacts(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let words = query
         .get("$search")
         .map(|s| s.trim_matches('"').to_lowercase());

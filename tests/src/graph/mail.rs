@@ -7,13 +7,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{Mail, Twin, error, not_found, page, preference};
+use super::{Mail, Person, Twin, error, not_found, page, preference};
 
-pub(super) async fn me(State(twin): State<Twin>, headers: HeaderMap) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
+pub(super) async fn me(Person(who): Person) -> Response {
     axum::Json(json!({"id": format!("{who}-id"), "displayName": who,
         "mail": format!("{who}@muster.example"), "userPrincipalName": format!("{who}@muster.example"),
         "jobTitle": null, "officeLocation": null}))
@@ -50,51 +46,40 @@ fn matching(mails: Vec<Mail>, query: &BTreeMap<String, String>) -> Vec<Value> {
         .collect()
 }
 
-async fn list(
-    twin: Twin,
-    headers: HeaderMap,
-    path: &str,
-    query: BTreeMap<String, String>,
-) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
+/// A list of `who`'s mails at `path`; Graph refuses `$filter` beside `$search`.
+fn list(twin: &Twin, who: &str, path: &str, query: &BTreeMap<String, String>) -> Response {
     if query.contains_key("$search") && query.contains_key("$filter") {
         let message = "The query parameter '$filter' is not supported with '$search'.";
         return error(StatusCode::BAD_REQUEST, "ErrorInvalidUrlQuery", message);
     }
-    let items = matching(twin.account(&who).mails, &query);
-    axum::Json(page(&twin, path, items, &query)).into_response()
+    let items = matching(twin.account(who).mails, query);
+    axum::Json(page(twin, path, items, query)).into_response()
 }
 
 pub(super) async fn messages(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    list(twin, headers, "/me/messages", query).await
+    list(&twin, &who, "/me/messages", &query)
 }
 
 pub(super) async fn inbox(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    list(twin, headers, "/me/mailFolders/inbox/messages", query).await
+    list(&twin, &who, "/me/mailFolders/inbox/messages", &query)
 }
 
 /// One mail in full; its body as text when `Prefer: outlook.body-content-type="text"` asks,
 /// else as Outlook keeps it (HTML).
 pub(super) async fn message(
     State(twin): State<Twin>,
+    Person(who): Person,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let Some(mail) = twin.account(&who).mails.into_iter().find(|m| m.id == id) else {
         return not_found();
     };
@@ -114,13 +99,9 @@ pub(super) async fn message(
 
 pub(super) async fn folders(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let mails = twin.account(&who).mails;
     let unread = mails.iter().filter(|m| !m.read).count();
     let items = vec![
@@ -135,13 +116,9 @@ pub(super) async fn folders(
 /// `sendMail`: 202 without a body, as Graph answers; a message without recipients is refused.
 pub(super) async fn send(
     State(twin): State<Twin>,
-    headers: HeaderMap,
+    Person(who): Person,
     axum::Json(body): axum::Json<Value>,
 ) -> Response {
-    let who = match twin.person(&headers) {
-        Ok(who) => who,
-        Err(refused) => return *refused,
-    };
     let to = &body["message"]["toRecipients"][0]["emailAddress"]["address"];
     if !to.is_string() {
         let message = "At least one recipient is not valid.";

@@ -13,15 +13,19 @@ mod calendar;
 mod files;
 mod mail;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
+
+use crate::person::Gate;
 
 /// One mail of a mailbox.
 #[derive(Clone, Default)]
@@ -48,13 +52,11 @@ pub struct Account {
 struct Inner {
     base: String,
     accounts: BTreeMap<String, Account>,
-    requests: BTreeMap<String, usize>,
+    gate: Gate,
     /// Per person: requests left in the window, and when it ends.
     budgets: BTreeMap<String, (usize, Instant)>,
-    refused: HashSet<String>,
     /// Mails sent, as `(sender, Graph's sendMail body)`.
     sent: Vec<(String, Value)>,
-    tokens: Vec<String>,
     /// Each list request's `$select` (empty without one).
     selects: Vec<String>,
 }
@@ -63,8 +65,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct Twin {
     inner: Arc<Mutex<Inner>>,
-    issuer: String,
-    audience: String,
 }
 
 impl Twin {
@@ -72,12 +72,11 @@ impl Twin {
     pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
         let inner = Inner {
             accounts,
+            gate: Gate::new(issuer, audience),
             ..Inner::default()
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
-            issuer: issuer.to_string(),
-            audience: audience.to_string(),
         }
     }
 
@@ -87,12 +86,12 @@ impl Twin {
 
     /// Requests answered for `who` (a subject) so far, throttled ones included.
     pub fn requests_of(&self, who: &str) -> usize {
-        self.lock().requests.get(who).copied().unwrap_or(0)
+        self.lock().gate.requests_of(who)
     }
 
     /// Every bearer token the twin was sent, in order.
     pub fn tokens(&self) -> Vec<String> {
-        self.lock().tokens.clone()
+        self.lock().gate.tokens()
     }
 
     /// Each list request's `$select`, in order (empty without one).
@@ -152,11 +151,8 @@ impl Twin {
     /// The person a request's bearer token names, counted; else Graph's 401, or its 429 when
     /// the person is over their budget.
     fn person(&self, headers: &HeaderMap) -> Result<String, Box<Response>> {
-        let token = crate::person::bearer(headers);
         let mut inner = self.lock();
-        inner.tokens.push(token.to_string());
-        let Some(who) = crate::person::subject(token, &self.issuer, &self.audience, &inner.refused)
-        else {
+        let Some(who) = inner.gate.admit(headers) else {
             let message = "Access token validation failure. Invalid audience.";
             return Err(Box::new(error(
                 StatusCode::UNAUTHORIZED,
@@ -164,7 +160,6 @@ impl Twin {
                 message,
             )));
         };
-        *inner.requests.entry(who.clone()).or_default() += 1;
         let now = Instant::now();
         if let Some((left, until)) = inner.budgets.get_mut(&who).filter(|(_, u)| *u > now) {
             if *left == 0 {
@@ -181,6 +176,20 @@ impl Twin {
 
     fn account(&self, who: &str) -> Account {
         self.lock().accounts.get(who).cloned().unwrap_or_default()
+    }
+}
+
+/// The person a request's bearer token names (counted), as an extractor: a handler that takes
+/// it answers Graph's 401, or its 429 for a person over their budget, without running.
+pub(super) struct Person(String);
+
+impl FromRequestParts<Twin> for Person {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, twin: &Twin) -> Result<Person, Response> {
+        twin.person(&parts.headers)
+            .map(Person)
+            .map_err(|refused| *refused)
     }
 }
 

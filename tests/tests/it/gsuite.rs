@@ -14,9 +14,7 @@ use std::collections::BTreeMap;
 use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
 use integration_tests::person::claims;
-use integration_tests::{
-    KEY, Rpc, Server, TempDir, confirm_as, free_port, interleaved_calls, repo,
-};
+use integration_tests::{Rpc, confirm_as, free_port, interleaved_calls, repo};
 use serde_json::json;
 
 use crate::connect::Browser;
@@ -102,7 +100,7 @@ async fn every_example_fits(url: &str, bearer: &str) {
         .unwrap()
         .to_string();
     assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
-    crate::examples::every_example_fits(url, bearer, "gsuite").await;
+    crate::per_person::every_example_fits(url, bearer, "gsuite").await;
     // The day at a glance read both sources (the twin ignores Gmail's search words).
     let day = Rpc::with_bearer(url, bearer)
         .tool(
@@ -117,11 +115,8 @@ async fn every_example_fits(url: &str, bearer: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_read_only_their_own_google_mail_and_events() {
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let resource = format!("{base}/mcp");
+    let (port, resource, op) = crate::per_person::provider(SCOPES);
     let google = format!("{resource}/google");
-    let op = Op::start(&resource, &format!("mcp:tools {SCOPES}"));
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
         ("bob".to_string(), mailbox("bob")),
@@ -129,58 +124,19 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &google, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let (connect_client, _) = op
-        .register_for(
-            &[
-                &format!("{base}/connect/gsuite/signed-in"),
-                &format!("{base}/connections/signed-in"),
-            ],
-            true,
-        )
-        .await;
-    let (client, secret) = op
-        .register(&format!("{base}/connect/gsuite/callback"), false)
-        .await;
-    let dir = TempDir::new("gsuite");
-    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google)).unwrap();
-    let keys = format!("e2e:{KEY}");
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            (
-                "MCP_PSEUDONYM_PEPPER",
-                "gsuite-test-pepper-0123456789abcdef",
-            ),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CONNECT_CLIENT_ID", &connect_client),
-            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
-            ("GSUITE_BASE_URL", &api),
-            ("GSUITE_CLIENT_ID", &client),
-            ("GSUITE_CLIENT_SECRET", secret.as_deref().unwrap()),
-        ],
-    );
+    let served = crate::per_person::serve(&op, port, "gsuite", &catalog(&op, &google), &api).await;
+    let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
     let inbox = json!({"query": "in:inbox"});
 
     // Each connects with their own link: signed in at ours, then at "Google".
-    for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
-        let asked = Rpc::with_bearer(&server.url, bearer)
-            .tool("gsuite_mail_threads_search", inbox.clone())
-            .await;
-        assert_eq!(asked["status"], "connection_required", "{asked}");
-        let link = asked["connect_url"].as_str().unwrap();
-        let landed = Browser::new().open(link, who, None).await;
-        assert_eq!(landed.status, 200, "{}", landed.body);
-        assert!(
-            landed.body.contains("Google Workspace is connected"),
-            "{}",
-            landed.body
-        );
-    }
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    let (tool, landed) = (
+        "gsuite_mail_threads_search",
+        "Google Workspace is connected",
+    );
+    crate::per_person::connect(&server.url, &people, tool, inbox.clone(), landed).await;
     assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
 
     // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
@@ -375,9 +331,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     every_example_fits(&server.url, &erin).await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
-    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
-    let mut secrets: Vec<String> = twin.tokens();
-    secrets.extend([alice.clone(), bob.clone()]);
+    let mut secrets = vec![alice.clone(), bob.clone()];
     for who in ["alice", "bob"] {
         secrets.push(format!("friend-of-{who}@muster.example"));
         secrets.push(format!("Subject 1 for {who}"));
@@ -393,14 +347,5 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         ]
         .map(String::from),
     );
-    for secret in &secrets {
-        assert!(!printed.contains(secret.as_str()), "printed: {secret}");
-    }
-    assert!(
-        !twin
-            .tokens()
-            .iter()
-            .any(|t| claims(t)["aud"] == resource.as_str()),
-        "our callers' tokens never went to Google"
-    );
+    crate::per_person::nothing_printed(server, &secrets, &twin.tokens(), &resource);
 }

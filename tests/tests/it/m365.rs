@@ -15,13 +15,8 @@ use std::time::Duration;
 
 use integration_tests::graph::{Account, Mail, Twin};
 use integration_tests::oidc::Op;
-use integration_tests::person::claims;
-use integration_tests::{
-    KEY, Rpc, Server, TempDir, confirm_as, free_port, interleaved_calls, repo,
-};
+use integration_tests::{Rpc, confirm_as, free_port, interleaved_calls, repo};
 use serde_json::json;
-
-use crate::connect::Browser;
 
 const SCOPES: &str = "offline_access User.Read Mail.ReadWrite Mail.Send Calendars.ReadWrite Files.Read Contacts.Read";
 
@@ -111,11 +106,8 @@ fn examples() -> Account {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_read_only_their_own_outlook_mail_and_events() {
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let resource = format!("{base}/mcp");
+    let (port, resource, op) = crate::per_person::provider(SCOPES);
     let graph = format!("{resource}/graph");
-    let op = Op::start(&resource, &format!("mcp:tools {SCOPES}"));
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
         ("bob".to_string(), mailbox("bob")),
@@ -123,36 +115,8 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &graph, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let (connect_client, _) = op
-        .register_for(
-            &[
-                &format!("{base}/connect/m365/signed-in"),
-                &format!("{base}/connections/signed-in"),
-            ],
-            true,
-        )
-        .await;
-    let (client, secret) = op
-        .register(&format!("{base}/connect/m365/callback"), false)
-        .await;
-    let dir = TempDir::new("m365");
-    std::fs::write(dir.path.join("m365.yaml"), catalog(&op, &graph)).unwrap();
-    let keys = format!("e2e:{KEY}");
-    let server = Server::start_at(
-        port,
-        &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            ("MCP_PSEUDONYM_PEPPER", "m365-test-pepper-0123456789abcdef"),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CONNECT_CLIENT_ID", &connect_client),
-            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
-            ("M365_BASE_URL", &api),
-            ("M365_CLIENT_ID", &client),
-            ("M365_CLIENT_SECRET", secret.as_deref().unwrap()),
-        ],
-    );
+    let served = crate::per_person::serve(&op, port, "m365", &catalog(&op, &graph), &api).await;
+    let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
     let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
@@ -162,18 +126,9 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     };
 
     // Each connects with their own link: signed in at ours, then at "Entra".
-    for (who, bearer) in [("alice", &alice), ("bob", &bob), ("erin", &erin)] {
-        let asked = call(bearer, "m365_mail_inbox_list", json!({})).await;
-        assert_eq!(asked["status"], "connection_required", "{asked}");
-        let link = asked["connect_url"].as_str().unwrap();
-        let landed = Browser::new().open(link, who, None).await;
-        assert_eq!(landed.status, 200, "{}", landed.body);
-        assert!(
-            landed.body.contains("Microsoft 365 is connected"),
-            "{}",
-            landed.body
-        );
-    }
+    let everyone = [("alice", alice.as_str()), ("bob", &bob), ("erin", &erin)];
+    let (tool, landed) = ("m365_mail_inbox_list", "Microsoft 365 is connected");
+    crate::per_person::connect(&server.url, &everyone, tool, json!({}), landed).await;
     assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
 
     // Ten calls each at once: each sees their own inbox, counted at the twin.
@@ -318,26 +273,15 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     );
 
     // Every tool's example, as Erin (whose account holds the examples' records).
-    crate::examples::every_example_fits(&server.url, &erin, "m365").await;
+    crate::per_person::every_example_fits(&server.url, &erin, "m365").await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
-    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
-    let mut secrets: Vec<String> = twin.tokens();
-    secrets.extend([alice.clone(), bob.clone(), erin.clone()]);
+    let mut secrets = vec![alice.clone(), bob.clone(), erin.clone()];
     for who in ["alice", "bob"] {
         secrets.push(format!("friend-of-{who}@muster.example"));
         secrets.push(format!("Subject 1 for {who}"));
         secrets.push(format!("Standup of {who}"));
     }
     secrets.extend(["dora@muster.example", "Subject of the send", "Hallo Dora"].map(String::from));
-    for secret in &secrets {
-        assert!(!printed.contains(secret.as_str()), "printed: {secret}");
-    }
-    assert!(
-        !twin
-            .tokens()
-            .iter()
-            .any(|t| claims(t)["aud"] == resource.as_str()),
-        "our callers' tokens never went to Graph"
-    );
+    crate::per_person::nothing_printed(server, &secrets, &twin.tokens(), &resource);
 }

@@ -7,7 +7,7 @@ mod clients;
 mod connect;
 mod digest_lambda;
 mod disclosure;
-mod examples;
+
 mod fault_run;
 mod federation;
 mod fuzz;
@@ -25,6 +25,7 @@ mod oauth_user;
 mod oidc_harness;
 mod pages;
 mod papierkram;
+mod per_person;
 mod prism;
 mod progress;
 mod prompts;
