@@ -274,6 +274,19 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
 
     // Every tool's example, as Erin (whose account holds the examples' records).
     crate::per_person::every_example_fits(&server.url, &erin, "m365").await;
+    // A cancellation Outlook mails to the attendees names them in its preview: the event is read
+    // first (`current`), its attendees are the people told.
+    let cancel = json!({"id": "AAMkAGI2TG93AAA=", "dry_run": true});
+    let preview = call(&erin, "m365_calendar_event_cancel", cancel).await;
+    let told = &preview["preview"]["notifies"];
+    assert_eq!(told, &json!(["anna.berg@muster.example"]), "{preview}");
+    let asked = call(
+        &erin,
+        "m365_calendar_event_cancel",
+        json!({"id": "AAMkAGI2TG93AAA="}),
+    )
+    .await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
 
     // Neither tokens nor addresses nor subjects in what the server printed.
     let mut secrets = vec![alice.clone(), bob.clone(), erin.clone()];
