@@ -447,11 +447,30 @@ tools:
                 "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user, resource: api } }",
                 "absolute http(s) URL",
             ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a/{tenant}/authorize\", token_endpoint: \"https://a/t\", client_id: user } }",
+                "secret `tenant`",
+            ),
         ] {
             let e = err(&catalog(auth, ""));
             assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
             assert!(e.contains(problem), "{auth}: {e}");
         }
+    }
+
+    #[test]
+    fn an_oauth_endpoint_may_hold_a_secret_field_like_a_base_url() {
+        let entra = "auth: { oauth_user: { authorization_endpoint: \
+                     \"https://login.example/{token}/oauth2/v2.0/authorize\", token_endpoint: \
+                     \"https://login.example/{token}/oauth2/v2.0/token\", client_id: user } }";
+        let c = crate::parse("shop.yaml", &catalog(entra, "")).unwrap();
+        assert_eq!(c.auth.secret_fields(), ["user", "token", "token"]);
+        let o = c.auth.oauth_user.as_ref().unwrap();
+        let tenant = |f: &str| (f == "token").then(|| "organizations".to_string());
+        assert_eq!(
+            crate::fill_base_url(&o.token_endpoint, tenant).unwrap(),
+            "https://login.example/organizations/oauth2/v2.0/token"
+        );
     }
 
     #[test]

@@ -124,7 +124,8 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &google, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let served = crate::per_person::serve(&op, port, "gsuite", &catalog(&op, &google), &api).await;
+    let served =
+        crate::per_person::serve(&op, port, "gsuite", (&catalog(&op, &google), &api), &[]).await;
     let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;

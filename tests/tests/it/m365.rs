@@ -24,16 +24,20 @@ const SCOPES: &str = "offline_access User.Read Mail.ReadWrite Mail.Send Calendar
 fn catalog(op: &Op, graph: &str) -> String {
     let shipped =
         std::fs::read_to_string(repo().join("shared/connector/catalogs/m365.yaml")).unwrap();
-    let entra = "https://login.microsoftonline.com/organizations/oauth2/v2.0";
+    let entra = "https://login.microsoftonline.com/{tenant}/oauth2/v2.0";
     let issuer = op.issuer();
     let replaced = shipped
-        .replace(&format!("{entra}/authorize"), &format!("{issuer}/auth"))
+        .replace(
+            &format!("{entra}/authorize"),
+            &format!("{issuer}/{{tenant}}"),
+        )
         .replace(&format!("{entra}/token"), &format!("{issuer}/token"))
         .replace(
             "    scopes: [offline_access,",
             &format!("    resource: \"{graph}\"\n    scopes: [offline_access,"),
         );
     assert_eq!(replaced.matches(issuer).count(), 2, "both endpoints moved");
+    assert!(replaced.contains(&format!("{issuer}/{{tenant}}")));
     assert!(replaced.contains("resource: "));
     replaced
 }
@@ -115,7 +119,11 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &graph, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let served = crate::per_person::serve(&op, port, "m365", &catalog(&op, &graph), &api).await;
+    // The tenant is a secret field filled into Entra's endpoints: here it names the provider's
+    // authorization path, so connecting proves it was filled.
+    let tenant = [("tenant", "auth")];
+    let served =
+        crate::per_person::serve(&op, port, "m365", (&catalog(&op, &graph), &api), &tenant).await;
     let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;

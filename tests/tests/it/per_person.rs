@@ -63,10 +63,17 @@ pub(crate) struct Served {
     _dir: TempDir,
 }
 
-/// A server on `port` serving only `connector`'s catalog `yaml` with its upstream at `api`;
-/// `op` is both our authorization server and the upstream's, where the connect client and our
-/// client at the upstream are registered.
-pub(crate) async fn serve(op: &Op, port: u16, connector: &str, yaml: &str, api: &str) -> Served {
+/// A server on `port` serving only `connector`'s catalog `yaml` with its upstream at `api` and
+/// the secret fields `fields` beside our client's (`("tenant", "…")`); `op` is both our
+/// authorization server and the upstream's, where the connect client and our client at the
+/// upstream are registered.
+pub(crate) async fn serve(
+    op: &Op,
+    port: u16,
+    connector: &str,
+    (yaml, api): (&str, &str),
+    fields: &[(&str, &str)],
+) -> Served {
     let base = format!("http://127.0.0.1:{port}");
     let signed_in = format!("{base}/connect/{connector}/signed-in");
     let connections = format!("{base}/connections/signed-in");
@@ -93,6 +100,10 @@ pub(crate) async fn serve(op: &Op, port: u16, connector: &str, yaml: &str, api: 
         (format!("{upper}_CLIENT_ID"), client),
         (format!("{upper}_CLIENT_SECRET"), secret.unwrap()),
     ];
+    let fields = fields
+        .iter()
+        .map(|(f, v)| (format!("{upper}_{}", f.to_uppercase()), v.to_string()));
+    let owned: Vec<(String, String)> = owned.into_iter().chain(fields).collect();
     let env: Vec<(&str, &str)> = owned
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
