@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
 use integration_tests::person::claims;
-use integration_tests::{Rpc, confirm_as, free_port, interleaved_calls, repo};
+use integration_tests::{Rpc, free_port, interleaved_calls, repo};
 use serde_json::json;
 
 use crate::connect::Browser;
@@ -243,27 +243,10 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     // its preview names the recipient and the subject; Gmail gets the composed message.
     let mail = json!({"to": ["dora@muster.example"], "subject": "Subject of the send",
         "body": "Hallo Dora, bis morgen."});
-    let asked = Rpc::with_bearer(&server.url, &alice)
-        .tool("gsuite_mail_send", mail.clone())
-        .await;
-    assert_eq!(asked["status"], "confirmation_required", "{asked}");
-    let mut dry = mail.clone();
-    dry["dry_run"] = json!(true);
-    let preview = Rpc::with_bearer(&server.url, &alice)
-        .tool("gsuite_mail_send", dry)
-        .await;
-    assert_eq!(
-        preview["preview"]["notifies"],
-        json!(["dora@muster.example"]),
-        "{preview}"
-    );
-    assert!(
-        preview.to_string().contains("Subject of the send"),
-        "{preview}"
-    );
-    assert!(twin.sent_by("alice").is_empty());
-    let sent = confirm_as(&server.url, &alice, "gsuite_mail_send", &mail);
-    assert_eq!(sent["structured"]["status"], "ok", "{sent}");
+    let people = ("dora@muster.example", "Subject of the send");
+    let unsent = || twin.sent_by("alice").is_empty();
+    let send = ("gsuite_mail_send", &mail);
+    crate::per_person::confirmed_write(&server.url, &alice, send, people, unsent).await;
     let sent = twin.sent_by("alice");
     assert_eq!(sent.len(), 1);
     assert!(

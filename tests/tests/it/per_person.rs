@@ -39,6 +39,32 @@ pub(crate) async fn connect(
     }
 }
 
+/// A write that reaches people, as `bearer`: asked without confirmation it waits for one; its
+/// dry run's preview names `recipient` and shows `subject`; nothing has reached the upstream
+/// while `sent_nothing()` holds; confirmed through the Python SDK's form (one process) it is ok.
+pub(crate) async fn confirmed_write(
+    url: &str,
+    bearer: &str,
+    (tool, args): (&str, &Value),
+    (recipient, subject): (&str, &str),
+    sent_nothing: impl Fn() -> bool,
+) {
+    let asked = Rpc::with_bearer(url, bearer).tool(tool, args.clone()).await;
+    assert_eq!(asked["status"], "confirmation_required", "{asked}");
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = Rpc::with_bearer(url, bearer).tool(tool, dry).await;
+    assert_eq!(
+        preview["preview"]["notifies"],
+        json!([recipient]),
+        "{preview}"
+    );
+    assert!(preview.to_string().contains(subject), "{preview}");
+    assert!(sent_nothing(), "nothing sent before the confirmation");
+    let sent = integration_tests::confirm_as(url, bearer, tool, args);
+    assert_eq!(sent["structured"]["status"], "ok", "{sent}");
+}
+
 /// None of `secrets` (tokens, addresses, subjects) in what `server` printed, and none of the
 /// `upstream_tokens` is one of our callers' (audience `resource`): those never leave us.
 pub(crate) fn nothing_printed(
