@@ -5,6 +5,7 @@
 //! business in these tests, as in connect.rs.)
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::http::HeaderMap;
 use base64::Engine;
@@ -14,8 +15,12 @@ use serde_json::Value;
 /// Who may call a twin, and what it saw: the provider's unexpired tokens for the twin's
 /// audience are let in and counted per person; every token sent is kept (the tests check none
 /// was printed); a token the test refuses is refused from then on, as an expired one is.
+/// Cloned, it is the same gate (the twin's handlers and the test share it).
+#[derive(Clone, Default)]
+pub struct Gate(Arc<Mutex<Seen>>);
+
 #[derive(Default)]
-pub struct Gate {
+struct Seen {
     issuer: String,
     audience: String,
     requests: BTreeMap<String, usize>,
@@ -26,35 +31,41 @@ pub struct Gate {
 impl Gate {
     /// Letting in tokens of `issuer` for `audience`.
     pub fn new(issuer: &str, audience: &str) -> Gate {
-        Gate {
+        let seen = Seen {
             issuer: issuer.to_string(),
             audience: audience.to_string(),
-            ..Gate::default()
-        }
+            ..Seen::default()
+        };
+        Gate(Arc::new(Mutex::new(seen)))
+    }
+
+    fn seen(&self) -> MutexGuard<'_, Seen> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The person a request's bearer token names, counted; `None`: the twin answers its 401.
-    pub fn admit(&mut self, headers: &HeaderMap) -> Option<String> {
+    pub fn admit(&self, headers: &HeaderMap) -> Option<String> {
         let token = bearer(headers);
-        self.tokens.push(token.to_string());
-        let who = subject(token, &self.issuer, &self.audience, &self.refused)?;
-        *self.requests.entry(who.clone()).or_default() += 1;
+        let mut seen = self.seen();
+        seen.tokens.push(token.to_string());
+        let who = subject(token, &seen.issuer, &seen.audience, &seen.refused)?;
+        *seen.requests.entry(who.clone()).or_default() += 1;
         Some(who)
     }
 
     /// Requests let in for `who` (a subject) so far.
     pub fn requests_of(&self, who: &str) -> usize {
-        self.requests.get(who).copied().unwrap_or(0)
+        self.seen().requests.get(who).copied().unwrap_or(0)
     }
 
     /// Every bearer token sent, in order.
     pub fn tokens(&self) -> Vec<String> {
-        self.tokens.clone()
+        self.seen().tokens.clone()
     }
 
-    /// From now on `token` is refused.
-    pub fn refuse(&mut self, token: &str) {
-        self.refused.insert(token.to_string());
+    /// From now on `token` is refused with 401, as an expired access token is.
+    pub fn refuse(&self, token: &str) {
+        self.seen().refused.insert(token.to_string());
     }
 }
 

@@ -30,7 +30,6 @@ pub struct Account {
 
 struct Inner {
     accounts: BTreeMap<String, Account>,
-    gate: Gate,
     /// Messages sent, as `(sender, decoded RFC 5322 text)`.
     sent: Vec<(String, String)>,
 }
@@ -39,6 +38,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct Twin {
     inner: Arc<Mutex<Inner>>,
+    /// Who may call it, and what it saw.
+    pub gate: Gate,
 }
 
 impl Twin {
@@ -46,31 +47,16 @@ impl Twin {
     pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
         let inner = Inner {
             accounts,
-            gate: Gate::new(issuer, audience),
             sent: Vec::new(),
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
+            gate: Gate::new(issuer, audience),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Requests answered for `who` (a subject) so far.
-    pub fn requests_of(&self, who: &str) -> usize {
-        self.lock().gate.requests_of(who)
-    }
-
-    /// Every bearer token the twin was sent, in order.
-    pub fn tokens(&self) -> Vec<String> {
-        self.lock().gate.tokens()
-    }
-
-    /// From now on `token` is refused with 401, as an expired access token is.
-    pub fn expire(&self, token: &str) {
-        self.lock().gate.refuse(token);
     }
 
     /// The messages `who` sent, decoded.
@@ -128,7 +114,7 @@ impl Twin {
 
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
     fn person(&self, headers: &HeaderMap) -> Option<String> {
-        self.lock().gate.admit(headers)
+        self.gate.admit(headers)
     }
 
     fn account(&self, who: &str) -> Account {

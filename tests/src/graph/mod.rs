@@ -52,7 +52,6 @@ pub struct Account {
 struct Inner {
     base: String,
     accounts: BTreeMap<String, Account>,
-    gate: Gate,
     /// Per person: requests left in the window, and when it ends.
     budgets: BTreeMap<String, (usize, Instant)>,
     /// Mails sent, as `(sender, Graph's sendMail body)`.
@@ -65,6 +64,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct Twin {
     inner: Arc<Mutex<Inner>>,
+    /// Who may call it, and what it saw.
+    pub gate: Gate,
 }
 
 impl Twin {
@@ -72,26 +73,16 @@ impl Twin {
     pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
         let inner = Inner {
             accounts,
-            gate: Gate::new(issuer, audience),
             ..Inner::default()
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
+            gate: Gate::new(issuer, audience),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Requests answered for `who` (a subject) so far, throttled ones included.
-    pub fn requests_of(&self, who: &str) -> usize {
-        self.lock().gate.requests_of(who)
-    }
-
-    /// Every bearer token the twin was sent, in order.
-    pub fn tokens(&self) -> Vec<String> {
-        self.lock().gate.tokens()
     }
 
     /// Each list request's `$select`, in order (empty without one).
@@ -151,8 +142,7 @@ impl Twin {
     /// The person a request's bearer token names, counted; else Graph's 401, or its 429 when
     /// the person is over their budget.
     fn person(&self, headers: &HeaderMap) -> Result<String, Box<Response>> {
-        let mut inner = self.lock();
-        let Some(who) = inner.gate.admit(headers) else {
+        let Some(who) = self.gate.admit(headers) else {
             let message = "Access token validation failure. Invalid audience.";
             return Err(Box::new(error(
                 StatusCode::UNAUTHORIZED,
@@ -161,6 +151,7 @@ impl Twin {
             )));
         };
         let now = Instant::now();
+        let mut inner = self.lock();
         if let Some((left, until)) = inner.budgets.get_mut(&who).filter(|(_, u)| *u > now) {
             if *left == 0 {
                 let wait = (*until - now).as_secs() + 1;

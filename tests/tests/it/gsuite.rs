@@ -138,7 +138,10 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         "Google Workspace is connected",
     );
     crate::per_person::connect(&server.url, &people, tool, inbox.clone(), landed).await;
-    assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
+    assert_eq!(
+        twin.gate.requests_of("alice") + twin.gate.requests_of("bob"),
+        0
+    );
 
     // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
@@ -165,8 +168,8 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         assert_eq!(events["items"][0]["id"], format!("{who}-e1"), "{events}");
         assert_eq!(events["items"][0]["start"]["timeZone"], "Europe/Berlin");
     }
-    assert_eq!(twin.requests_of("alice"), 11);
-    assert_eq!(twin.requests_of("bob"), 11);
+    assert_eq!(twin.gate.requests_of("alice"), 11);
+    assert_eq!(twin.gate.requests_of("bob"), 11);
 
     // A free hour with Bob: free/busy is a POST that only reads (no confirmation), and shows
     // his busy time without its title.
@@ -263,21 +266,21 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
 
     // Alice's access token stops working (expired at Google): the vault's refresh token gets
     // a new one from the provider, and the call goes through with it.
-    let used = twin.tokens();
+    let used = twin.gate.tokens();
     let alices = used
         .iter()
         .rev()
         .find(|t| claims(t)["sub"] == "alice")
         .unwrap()
         .clone();
-    twin.expire(&alices);
+    twin.gate.refuse(&alices);
     let before = op.requests_to("/token").await;
     let again = Rpc::with_bearer(&server.url, &alice)
         .tool("gsuite_mail_threads_search", inbox.clone())
         .await;
     assert_eq!(again["status"], "ok", "{again}");
     assert_eq!(op.requests_to("/token").await, before + 1, "one refresh");
-    let newest = twin.tokens().last().unwrap().clone();
+    let newest = twin.gate.tokens().last().unwrap().clone();
     assert_ne!(newest, alices);
     assert_eq!(claims(&newest)["sub"], "alice");
 
@@ -292,13 +295,13 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         .await;
     assert_eq!(gone["disconnected"], true, "{gone}");
     assert_eq!(op.requests_to("/token/revocation").await, revocations + 1);
-    let bobs = twin.requests_of("bob");
+    let bobs = twin.gate.requests_of("bob");
     let after = Rpc::with_bearer(&server.url, &bob)
         .tool("gsuite_mail_threads_search", inbox.clone())
         .await;
     assert_eq!(after["status"], "connection_required", "{after}");
     assert_eq!(
-        twin.requests_of("bob"),
+        twin.gate.requests_of("bob"),
         bobs,
         "nothing reached Google for Bob"
     );
@@ -331,5 +334,5 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         ]
         .map(String::from),
     );
-    crate::per_person::nothing_printed(server, &secrets, &twin.tokens(), &resource);
+    crate::per_person::nothing_printed(server, &secrets, &twin.gate.tokens(), &resource);
 }

@@ -137,7 +137,10 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     let everyone = [("alice", alice.as_str()), ("bob", &bob), ("erin", &erin)];
     let (tool, landed) = ("m365_mail_inbox_list", "Microsoft 365 is connected");
     crate::per_person::connect(&server.url, &everyone, tool, json!({}), landed).await;
-    assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
+    assert_eq!(
+        twin.gate.requests_of("alice") + twin.gate.requests_of("bob"),
+        0
+    );
 
     // Ten calls each at once: each sees their own inbox, counted at the twin.
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
@@ -164,8 +167,8 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
         assert_eq!(start["timeZone"], "Europe/Berlin", "{events}");
         assert_eq!(start["dateTime"], "2026-05-04T09:00:00.0000000", "{events}");
     }
-    assert_eq!(twin.requests_of("alice"), 11);
-    assert_eq!(twin.requests_of("bob"), 11);
+    assert_eq!(twin.gate.requests_of("alice"), 11);
+    assert_eq!(twin.gate.requests_of("bob"), 11);
 
     // Graph's paging: two mails a page, `@odata.nextLink` brings the third.
     let first = call(&alice, "m365_mail_messages_search", json!({"page_size": 2})).await;
@@ -260,11 +263,11 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     )
     .await;
     assert_eq!(gone["disconnected"], true, "{gone}");
-    let bobs = twin.requests_of("bob");
+    let bobs = twin.gate.requests_of("bob");
     let after = call(&bob, "m365_mail_inbox_list", json!({})).await;
     assert_eq!(after["status"], "connection_required", "{after}");
     assert_eq!(
-        twin.requests_of("bob"),
+        twin.gate.requests_of("bob"),
         bobs,
         "nothing reached Graph for Bob"
     );
@@ -293,5 +296,5 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
         secrets.push(format!("Standup of {who}"));
     }
     secrets.extend(["dora@muster.example", "Subject of the send", "Hallo Dora"].map(String::from));
-    crate::per_person::nothing_printed(server, &secrets, &twin.tokens(), &resource);
+    crate::per_person::nothing_printed(server, &secrets, &twin.gate.tokens(), &resource);
 }
