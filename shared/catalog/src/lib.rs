@@ -7,6 +7,7 @@
 mod answer;
 mod body;
 mod curation;
+mod headers;
 mod load;
 mod message;
 mod model;
@@ -21,6 +22,7 @@ mod request;
 mod rules;
 #[cfg(test)]
 mod schema_sync;
+mod select;
 mod template;
 mod wire;
 

@@ -1,5 +1,6 @@
 //! One test binary for this crate: each module below was a binary of its own.
 
+mod arguments;
 mod cli;
 mod common;
 mod consent;
