@@ -53,6 +53,16 @@ impl Gate {
         Some(who)
     }
 
+    /// Whether the request's token holds one of `any_of` in its `scope` claim (what the person
+    /// allowed at the provider).
+    pub fn holds(&self, headers: &HeaderMap, any_of: &[&str]) -> bool {
+        let scope = claims(bearer(headers))["scope"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        scope.split(' ').any(|s| any_of.contains(&s))
+    }
+
     /// Requests let in for `who` (a subject) so far.
     pub fn requests_of(&self, who: &str) -> usize {
         self.seen().requests.get(who).copied().unwrap_or(0)

@@ -139,9 +139,10 @@ impl Twin {
         base
     }
 
-    /// The person a request's bearer token names, counted; else Graph's 401, or its 429 when
-    /// the person is over their budget.
-    fn person(&self, headers: &HeaderMap) -> Result<String, Box<Response>> {
+    /// The person a request's bearer token names, counted; else Graph's 401, its 403 when the
+    /// token lacks every permission that opens the request (`needed`), or its 429 when the
+    /// person is over their budget.
+    fn person(&self, headers: &HeaderMap, needed: &[&str]) -> Result<String, Box<Response>> {
         let Some(who) = self.gate.admit(headers) else {
             let message = "Access token validation failure. Invalid audience.";
             return Err(Box::new(error(
@@ -150,6 +151,14 @@ impl Twin {
                 message,
             )));
         };
+        if !self.gate.holds(headers, needed) {
+            let message = "Access is denied. Check credentials and try again.";
+            return Err(Box::new(error(
+                StatusCode::FORBIDDEN,
+                "ErrorAccessDenied",
+                message,
+            )));
+        }
         let now = Instant::now();
         let mut inner = self.lock();
         if let Some((left, until)) = inner.budgets.get_mut(&who).filter(|(_, u)| *u > now) {
@@ -178,9 +187,34 @@ impl FromRequestParts<Twin> for Person {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, twin: &Twin) -> Result<Person, Response> {
-        twin.person(&parts.headers)
+        let needed = permissions(&parts.method, parts.uri.path());
+        twin.person(&parts.headers, needed)
             .map(Person)
             .map_err(|refused| *refused)
+    }
+}
+
+/// The delegated permissions of which a request needs one, as Graph's reference lists them
+/// (the least one first; a write's also open the reads).
+fn permissions(method: &axum::http::Method, path: &str) -> &'static [&'static str] {
+    let write = method != axum::http::Method::GET;
+    let under = |prefix: &str| path.starts_with(prefix);
+    match () {
+        _ if path == "/v1.0/me/sendMail" => &["Mail.Send"],
+        _ if path == "/v1.0/me/findMeetingTimes" => {
+            &["Calendars.Read.Shared", "Calendars.ReadWrite.Shared"]
+        }
+        _ if under("/v1.0/me/messages") || under("/v1.0/me/mailFolders") => match write {
+            true => &["Mail.ReadWrite"],
+            false => &["Mail.Read", "Mail.ReadWrite"],
+        },
+        _ if under("/v1.0/me/events") || under("/v1.0/me/calendar") => match write {
+            true => &["Calendars.ReadWrite"],
+            false => &["Calendars.Read", "Calendars.ReadWrite"],
+        },
+        _ if under("/v1.0/me/drive") => &["Files.Read", "Files.ReadWrite"],
+        _ if under("/v1.0/me/contacts") => &["Contacts.Read", "Contacts.ReadWrite"],
+        _ => &["User.Read"],
     }
 }
 

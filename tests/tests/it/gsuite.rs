@@ -100,7 +100,7 @@ async fn every_example_fits(url: &str, bearer: &str) {
         .unwrap()
         .to_string();
     assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
-    crate::per_person::every_example_fits(url, bearer, "gsuite").await;
+    crate::per_person::every_example_fits(url, ("erin", bearer), "gsuite").await;
     // The day at a glance read both sources (the twin ignores Gmail's search words).
     let day = Rpc::with_bearer(url, bearer)
         .tool(

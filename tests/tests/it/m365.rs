@@ -18,7 +18,8 @@ use integration_tests::oidc::Op;
 use integration_tests::{Rpc, free_port, interleaved_calls, repo};
 use serde_json::json;
 
-const SCOPES: &str = "offline_access User.Read Mail.ReadWrite Mail.Send Calendars.ReadWrite Files.Read Contacts.Read";
+const SCOPES: &str = "offline_access User.Read Mail.Read Mail.ReadWrite Mail.Send Calendars.Read \
+    Calendars.ReadWrite Calendars.Read.Shared Files.Read Contacts.Read";
 
 /// The shipped catalog, with Entra's endpoints at `op` and its tokens for `graph`.
 fn catalog(op: &Op, graph: &str) -> String {
@@ -218,6 +219,9 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     let people = ("dora@muster.example", "Subject of the send");
     let unsent = || twin.sent_by("alice").is_empty();
     let send = ("m365_mail_send", &message);
+    // Sending needs Mail.Send, which Alice's first connection did not ask for.
+    crate::per_person::more_access(&server.url, ("alice", &alice), send.0, message.clone()).await;
+    assert!(unsent());
     crate::per_person::confirmed_write(&server.url, &alice, send, people, unsent).await;
     let sent = twin.sent_by("alice");
     assert_eq!(sent.len(), 1);
@@ -226,7 +230,14 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     assert_eq!(sent[0]["message"]["subject"], "Subject of the send");
     assert!(twin.sent_by("bob").is_empty());
 
-    // A free hour with Bob: findMeetingTimes only reads (no confirmation) and skips his standup.
+    // A free hour with Bob: findMeetingTimes only reads (no confirmation) and skips his standup;
+    // it needs Calendars.Read.Shared, asked for on first use.
+    let find = json!({
+        "attendees": [{"address": "bob@muster.example"}], "duration": "PT1H",
+        "start": "2026-05-04T08:30[Europe/Berlin]", "end": "2026-05-04T12:00[Europe/Berlin]",
+        "time_zone": "Europe/Berlin"});
+    let tool = "m365_calendar_meeting_times_search";
+    crate::per_person::more_access(&server.url, ("alice", &alice), tool, find).await;
     let free = call(
         &alice,
         "m365_calendar_meeting_times_search",
@@ -273,7 +284,7 @@ async fn two_people_read_only_their_own_outlook_mail_and_events() {
     );
 
     // Every tool's example, as Erin (whose account holds the examples' records).
-    crate::per_person::every_example_fits(&server.url, &erin, "m365").await;
+    crate::per_person::every_example_fits(&server.url, ("erin", &erin), "m365").await;
     // A cancellation Outlook mails to the attendees names them in its preview: the event is read
     // first (`current`), its attendees are the people told.
     let cancel = json!({"id": "AAMkAGI2TG93AAA=", "dry_run": true});

@@ -39,6 +39,22 @@ pub(crate) async fn connect(
     }
 }
 
+/// `who` calls `tool`, which needs more than their connection allows so far: they are asked
+/// to connect again (`scope_required`), nothing reaches the upstream, and their link asks the
+/// provider for it (incremental consent) and lands on the connected page.
+pub(crate) async fn more_access(url: &str, (who, bearer): (&str, &str), tool: &str, args: Value) {
+    let asked = Rpc::with_bearer(url, bearer).tool(tool, args).await;
+    assert_eq!(asked["status"], "connection_required", "{asked}");
+    let hint = asked["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("without the access this tool needs"),
+        "{asked}"
+    );
+    let link = asked["connect_url"].as_str().unwrap();
+    let page = Browser::new().open(link, who, None).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+}
+
 /// A write that reaches people, as `bearer`: asked without confirmation it waits for one; its
 /// dry run's preview names `recipient` and shows `subject`; nothing has reached the upstream
 /// while `sent_nothing()` holds; confirmed through the Python SDK's form (one process) it is ok.
@@ -140,9 +156,10 @@ pub(crate) async fn serve(
     }
 }
 
-/// Calls each tool of `connector` with its description's example as `bearer` (a write as its
-/// dry run): `ok`, not cut, within 25 KB. Prints the sizes.
-pub(crate) async fn every_example_fits(url: &str, bearer: &str, connector: &str) {
+/// Calls each tool of `connector` with its description's example as `who` (a write as its
+/// dry run): `ok`, not cut, within 25 KB. A tool that needs more access than the person has
+/// allowed yet asks for it first, and the person allows it. Prints the sizes.
+pub(crate) async fn every_example_fits(url: &str, (who, bearer): (&str, &str), connector: &str) {
     let catalog = connector::load(None)
         .unwrap()
         .into_iter()
@@ -154,7 +171,14 @@ pub(crate) async fn every_example_fits(url: &str, bearer: &str, connector: &str)
         if !tool.is_read_only() && tool.aggregate.is_none() {
             args["dry_run"] = json!(true);
         }
-        let answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
+        let mut answer = Rpc::with_bearer(url, bearer)
+            .tool(&tool.name, args.clone())
+            .await;
+        if answer["status"] == "connection_required" && !tool.scopes.is_empty() {
+            let link = answer["connect_url"].as_str().unwrap();
+            assert_eq!(Browser::new().open(link, who, None).await.status, 200);
+            answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
+        }
         assert_eq!(answer["status"], "ok", "{}: {answer}", tool.name);
         assert_ne!(answer["truncated"], true, "{}: cut", tool.name);
         let bytes = answer.to_string().len();

@@ -180,7 +180,10 @@ async fn calls_as_a_person_stay_apart_and_what_they_cost() {
     let bob = d.connect("bob").await;
 
     // 50 calls each at once over both instances: each sees only their own, counted at the twin.
-    let (before_a, before_b) = (d.twin.gate.requests_of("alice"), d.twin.gate.requests_of("bob"));
+    let (before_a, before_b) = (
+        d.twin.gate.requests_of("alice"),
+        d.twin.gate.requests_of("bob"),
+    );
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
     let tool = "gsuite_mail_threads_search";
     let (a, b) = tokio::join!(
