@@ -3,7 +3,7 @@
 // (ECC_NIST_P256, sign and verify), mcp-server's grants on both, its environment and the public
 // routes (the RFC 8414 metadata and /oauth/*, no authorizer: clients and browsers reach them
 // before they hold any token). Created only with `oauth.authorizationServer`.
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -18,6 +18,7 @@ export const AS_ENV = {
   idpClientId: 'MCP_AS_IDP_CLIENT_ID',
   table: 'MCP_AS_TABLE',
   keyId: 'MCP_AS_KEY_ID',
+  previousKeyIds: 'MCP_AS_PREVIOUS_KEY_IDS',
   groupsClaim: 'MCP_AS_GROUPS_CLAIM',
   scopeGroups: 'MCP_AS_SCOPE_GROUPS',
 } as const;
@@ -72,44 +73,62 @@ export function issuerTable(scope: Construct, stage: string): dynamodb.Table {
 }
 
 /**
- * The signing key: asymmetric `ECC_NIST_P256`, `SIGN_VERIFY` (ES256; the private key never
- * leaves KMS). KMS rotates no asymmetric key by itself; a new key means new `MCP_AS_KEY_ID`
- * (the access tokens of the old one are refused from then, at most 10 minutes' worth). Kept
- * when the stack goes. The key policy is CDK's default (the account's IAM decides); the one
- * role granted anything on it is mcp-server's.
+ * A signing key: asymmetric `ECC_NIST_P256`, `SIGN_VERIFY` (ES256; the private key never
+ * leaves KMS). KMS rotates no asymmetric key by itself: a rotation is a new generation, a new
+ * key (construct `IssuerKey<n>`, alias `…-issuer-<n>` past the first), the old one kept as a
+ * previous key while its tokens live (authorization-server.md, "Rotating the signing key").
+ * Kept when the stack goes. The key policy is CDK's default (the account's IAM decides); the
+ * one role granted anything on it is mcp-server's.
  */
-export function issuerKey(scope: Construct, stage: string): kms.Key {
-  return new kms.Key(scope, 'IssuerKey', {
-    alias: issuerKeyAlias(stage),
-    description: `hosted-mcp ${stage}: signs the access tokens of mcp-server's authorization server (ES256)`,
+export function issuerKey(scope: Construct, stage: string, generation = 1): kms.Key {
+  const suffix = generation === 1 ? '' : `${generation}`;
+  return new kms.Key(scope, `IssuerKey${suffix}`, {
+    alias: generation === 1 ? issuerKeyAlias(stage) : `${issuerKeyAlias(stage)}-${generation}`,
+    description: `hosted-mcp ${stage}: signs the access tokens of mcp-server's authorization server (ES256, generation ${generation})`,
     keySpec: kms.KeySpec.ECC_NIST_P256,
     keyUsage: kms.KeyUsage.SIGN_VERIFY,
     removalPolicy: RemovalPolicy.RETAIN,
   });
 }
 
+/** The key that signs and the previous ones (still published and accepted), as configured. */
+export interface IssuerKeys {
+  readonly current: kms.Key;
+  readonly previous: readonly kms.Key[];
+}
+
+export function issuerKeys(scope: Construct, stage: string, cfg: AuthorizationServerConfig): IssuerKeys {
+  return {
+    current: issuerKey(scope, stage, cfg.keyGeneration ?? 1),
+    previous: (cfg.previousKeyGenerations ?? []).map((g) => issuerKey(scope, stage, g)),
+  };
+}
+
 /**
  * mcp-server's grants: GetItem, PutItem and UpdateItem on the table's ARN (no Query, Scan or
- * delete: the TTL removes), GetPublicKey on the key and Sign on it only with ECDSA_SHA_256.
+ * delete: the TTL removes), GetPublicKey on the current and the previous keys (read at start,
+ * published in the JWKS) and Sign on the current key only, with ECDSA_SHA_256 only.
  */
-export function allowIssuer(role: iam.Role, table: dynamodb.ITable, key: kms.IKey): void {
+export function allowIssuer(role: iam.Role, table: dynamodb.ITable, keys: IssuerKeys): void {
+  const publicKeys = [keys.current, ...keys.previous].map((k) => k.keyArn);
   role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'IssuerItems', actions: [...AS_TABLE_ACTIONS], resources: [table.tableArn] }));
-  role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'IssuerPublicKey', actions: ['kms:GetPublicKey'], resources: [key.keyArn] }));
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ sid: 'IssuerPublicKey', actions: ['kms:GetPublicKey'], resources: publicKeys }));
   role.addToPrincipalPolicy(new iam.PolicyStatement({
     sid: 'IssuerSign',
     actions: ['kms:Sign'],
-    resources: [key.keyArn],
+    resources: [keys.current.keyArn],
     conditions: { StringEquals: { 'kms:SigningAlgorithm': AS_SIGNING_ALGORITHM } },
   }));
 }
 
-/** The variables of this mode: the IdP, our client there, the table, the key (its ARN), and who may approve which scope. */
-export function issuerEnvironment(cfg: AuthorizationServerConfig, table: dynamodb.ITable, key: kms.IKey): Record<string, string> {
+/** The variables of this mode: the IdP, our client there, the table, the keys (their ARNs), and who may approve which scope. */
+export function issuerEnvironment(cfg: AuthorizationServerConfig, table: dynamodb.ITable, keys: IssuerKeys): Record<string, string> {
   return {
     [AS_ENV.idpIssuer]: cfg.idpIssuer,
     [AS_ENV.idpClientId]: cfg.idpClientId,
     [AS_ENV.table]: table.tableName,
-    [AS_ENV.keyId]: key.keyArn,
+    [AS_ENV.keyId]: keys.current.keyArn,
+    ...(keys.previous.length > 0 ? { [AS_ENV.previousKeyIds]: Fn.join(',', keys.previous.map((k) => k.keyArn)) } : {}),
     ...(cfg.groupsClaim ? { [AS_ENV.groupsClaim]: cfg.groupsClaim } : {}),
     ...(cfg.scopeGroups ? { [AS_ENV.scopeGroups]: scopeGroupsValue(cfg.scopeGroups) } : {}),
   };

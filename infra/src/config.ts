@@ -164,7 +164,8 @@ export interface PerUserConnectorsConfig {
   /**
    * Our public client (PKCE, no secret) at our own authorization server that `/connect/<connector>`
    * signs a person in with (MCP_CONNECT_CLIENT_ID). Required with `oauth.external`; with
-   * `oauth.cognito` a client is created when unset (given: one you made, added to the audience).
+   * `oauth.cognito` a client is created when unset (given: one you made, added to the audience);
+   * refused with `oauth.authorizationServer`, whose own connect client mcp-server knows.
    */
   readonly connectClientId?: string;
   /** Point-in-time recovery of the vault table with this period in days (1–35); unset: off. */
@@ -510,9 +511,9 @@ export function parseConfig(raw: unknown, source: string, connectors: readonly s
       'an OAuth client id (printable characters, no spaces)');
     if (top.oauth === undefined) {
       c.problem('perUserConnectors', 'needs `oauth`: a person connects their own account after signing in at our authorization server, and API keys name no person');
-    } else if (oauth?.authorizationServer) {
-      c.problem('perUserConnectors', 'not with `oauth.authorizationServer` yet: /connect signs a person in at MCP_OAUTH_ISSUER, which is then mcp-server itself, ' +
-        'whose clients register themselves and expire unused, so there is no fixed connect client to name (functions/mcp-server/docs/authorization-server.md, "Not built yet")');
+    } else if (oauth?.authorizationServer && connectClientId !== undefined) {
+      c.problem('perUserConnectors.connectClientId', 'not with `oauth.authorizationServer`: mcp-server is then the authorization server /connect signs a person in at, ' +
+        'with a client of its own (hosted-mcp-connect) whose redirect URIs are the connect pages; leave it out');
     } else if (oauth?.external && connectClientId === undefined) {
       c.problem('perUserConnectors.connectClientId', 'required with `oauth.external`: a public client (PKCE, no secret) at that server whose redirect URIs are <base>/connect/<connector>/signed-in and <base>/connections/signed-in');
     }

@@ -34,7 +34,7 @@ import { rateLimitAlarms, upstreamRateLimitedFilter } from './rate-limits.ts';
 import { type LambdaCode, allowLogging, functionRole, rustLambda } from './rust-function.ts';
 import { ADOT_OTLP_ENDPOINT, addTracing } from './tracing.ts';
 import { VAULT_ENV, addConnectRoutes, allowVault, vaultKey, vaultTable } from './vault.ts';
-import { AS_ENV, IDP_CALLBACK_PATH, addIssuerRoutes, allowIssuer, issuerEnvironment, issuerKey, issuerTable } from './authorization-server.ts';
+import { AS_ENV, IDP_CALLBACK_PATH, addIssuerRoutes, allowIssuer, issuerEnvironment, type IssuerKeys, issuerKeys, issuerTable } from './authorization-server.ts';
 import { INBOUND_ENV, INBOUND_REFUSED_METRIC, addInboundRoutes, allowInbound, inboundAlarms, inboundKey, inboundRefusedFilter, inboundTable } from './inbound.ts';
 
 /** Names read by functions/mcp-server/src/config/mod.rs (its `pub const`s), one to one. */
@@ -134,7 +134,7 @@ export class McpStack extends Stack {
   /** The inbound events' table and KMS key (a catalog declares `inbound`); none without. */
   readonly inbound: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
   /** The authorization server's table and signing key (`oauth.authorizationServer`); none without. */
-  readonly issuer: { readonly table: dynamodb.Table; readonly key: kms.Key } | undefined;
+  readonly issuer: { readonly table: dynamodb.Table; readonly keys: IssuerKeys } | undefined;
 
   constructor(scope: Construct, id: string, props: McpStackProps) {
     super(scope, id, props);
@@ -202,8 +202,8 @@ export class McpStack extends Stack {
     this.inbound = catalogs.some((c) => c.inbound) ? { table: inboundTable(this, stage), key: inboundKey(this, stage) } : undefined;
     if (this.inbound) allowInbound(role, this.inbound.table, this.inbound.key);
     const authorizationServer = config.oauth?.authorizationServer;
-    this.issuer = authorizationServer ? { table: issuerTable(this, stage), key: issuerKey(this, stage) } : undefined;
-    if (this.issuer) allowIssuer(role, this.issuer.table, this.issuer.key);
+    this.issuer = authorizationServer ? { table: issuerTable(this, stage), keys: issuerKeys(this, stage, authorizationServer) } : undefined;
+    if (this.issuer) allowIssuer(role, this.issuer.table, this.issuer.keys);
 
     const apiHost = `${this.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
 
@@ -305,7 +305,7 @@ export class McpStack extends Stack {
       environment[VAULT_ENV.vaultTable] = this.vault.table.tableName;
       environment[VAULT_ENV.vaultKeyId] = this.vault.key.keyArn;
     }
-    if (authorizationServer && this.issuer) Object.assign(environment, issuerEnvironment(authorizationServer, this.issuer.table, this.issuer.key));
+    if (authorizationServer && this.issuer) Object.assign(environment, issuerEnvironment(authorizationServer, this.issuer.table, this.issuer.keys));
     if (this.inbound) {
       environment[INBOUND_ENV.inboundTable] = this.inbound.table.tableName;
       environment[INBOUND_ENV.inboundKeyId] = this.inbound.key.keyArn;
@@ -501,7 +501,7 @@ export class McpStack extends Stack {
     }
     if (this.issuer) {
       new CfnOutput(this, 'IssuerTableName', { value: this.issuer.table.tableName });
-      new CfnOutput(this, 'IssuerKeyArn', { value: this.issuer.key.keyArn });
+      new CfnOutput(this, 'IssuerKeyArn', { value: this.issuer.keys.current.keyArn });
       new CfnOutput(this, 'IdpRedirectUri', {
         value: `${connectBase}${IDP_CALLBACK_PATH}`,
         description: "The redirect URI to register with our client at the company's identity provider (MCP_AS_IDP_CLIENT_ID)",

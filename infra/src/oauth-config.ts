@@ -98,6 +98,16 @@ export interface AuthorizationServerConfig {
    * Set, a scope it does not name goes to nobody; unset, everyone the provider signs in may approve every scope.
    */
   readonly scopeGroups?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The signing key that signs now (MCP_AS_KEY_ID): generation 1 is the first key, each rotation
+   * a new generation (a new KMS key, alias `…-issuer-<n>` past 1). Default 1.
+   */
+  readonly keyGeneration?: number;
+  /**
+   * MCP_AS_PREVIOUS_KEY_IDS: the generations a rotation retired whose access tokens may still live
+   * (10 minutes): published and accepted, never signing. Drop them one deployment later.
+   */
+  readonly previousKeyGenerations?: readonly number[];
 }
 
 export const OAUTH_DEFAULTS = {
@@ -193,7 +203,7 @@ export function parseOAuthConfig(c: Checker, raw: unknown, ctx: OAuthContext): O
 
 function parseAuthorizationServer(c: Checker, raw: unknown, grantable: readonly string[]): AuthorizationServerConfig {
   const p = 'oauth.authorizationServer';
-  const a = c.object(p, raw, ['idpIssuer', 'idpClientId', 'scopes', 'groupsClaim', 'scopeGroups']);
+  const a = c.object(p, raw, ['idpIssuer', 'idpClientId', 'scopes', 'groupsClaim', 'scopeGroups', 'keyGeneration', 'previousKeyGenerations']);
   const idpIssuer = c.required(`${p}.idpIssuer`, c.string(`${p}.idpIssuer`, a.idpIssuer, HTTPS_URL,
     'the https issuer URL of the company\'s OpenID provider (its discovery document is at <issuer>/.well-known/openid-configuration)'),
   'the issuer people sign in at (MCP_AS_IDP_ISSUER), e.g. `https://login.example.com/realms/company`');
@@ -210,7 +220,27 @@ function parseAuthorizationServer(c: Checker, raw: unknown, grantable: readonly 
   }
   const groupsClaim = c.string(`${p}.groupsClaim`, a.groupsClaim, /^[\x21-\x7e]{1,128}$/, 'a claim name (printable characters, no spaces)');
   const scopeGroups = parseScopeGroups(c, `${p}.scopeGroups`, a.scopeGroups, Object.keys(scopes ?? { 'mcp:tools': '*' }));
-  return { idpIssuer, idpClientId, ...(scopes ? { scopes } : {}), ...(groupsClaim ? { groupsClaim } : {}), ...(scopeGroups ? { scopeGroups } : {}) };
+  const keyGeneration = c.integer(`${p}.keyGeneration`, a.keyGeneration, 1, 1, 1000);
+  const previous = parsePreviousGenerations(c, `${p}.previousKeyGenerations`, a.previousKeyGenerations, keyGeneration);
+  return {
+    idpIssuer, idpClientId, ...(scopes ? { scopes } : {}), ...(groupsClaim ? { groupsClaim } : {}), ...(scopeGroups ? { scopeGroups } : {}),
+    ...(keyGeneration !== 1 ? { keyGeneration } : {}), ...(previous.length > 0 ? { previousKeyGenerations: previous } : {}),
+  };
+}
+
+/** Earlier generations than the current one, each once. */
+function parsePreviousGenerations(c: Checker, p: string, raw: unknown, current: number): number[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) {
+    c.problem(p, 'expected a list of key generations, e.g. [1]');
+    return [];
+  }
+  const out = raw.map((g, i) => c.integer(`${p}[${i}]`, g, 0, 1, 1000)).filter((g) => g > 0);
+  for (const g of out) {
+    if (g >= current) c.problem(p, `generation ${g} is not earlier than keyGeneration ${current}`);
+  }
+  if (new Set(out).size !== out.length) c.problem(p, 'names a generation twice');
+  return out;
 }
 
 /** scope → groups: each scope one the clients may ask for, each group a name without `,`, `=` or spaces (or `*`). */

@@ -33,6 +33,8 @@ const problems = (raw: Record<string, unknown>): readonly string[] => {
   }
   return [];
 };
+const has = (got: readonly string[], key: string, pattern: RegExp): void =>
+  assert.ok(got.some((p) => p.startsWith(`${key}: `) && pattern.test(p)), `want ${key}: ${pattern}; got\n${got.join('\n')}`);
 /** The example.json deployment with `oauth` (API Gateway alone: its regional certificate) and `over`. */
 const withOAuth = (oauth: Record<string, unknown>, over: Record<string, unknown> = {}): Record<string, unknown> =>
   merge(EXAMPLE_CONFIG, { oauth: { frontDoor: 'api-gateway', ...oauth }, ...over });
@@ -98,6 +100,11 @@ describe('config/example-authorization-server.json (CloudFront, custom domain)',
     }
   });
 
+  it('has no previous key until a rotation', () => {
+    t.resourceCountIs('AWS::KMS::Key', 1);
+    assert.ok(!(AS_ENV.previousKeyIds in env(t)));
+  });
+
   it('sets the IdP, our client there, the table, the key ARN, and MCP_OAUTH_ISSUER = the origin of MCP_RESOURCE_URL; no Cognito or external claim settings', () => {
     const e = env(t);
     assert.equal(e[AS_ENV.idpIssuer], AS.idpIssuer);
@@ -142,6 +149,40 @@ describe('config/example-authorization-server.json (CloudFront, custom domain)',
   });
 });
 
+describe('a key rotation: generation 2 signs, generation 1 is a previous key', () => {
+  const oauth = EXAMPLE.oauth as Record<string, any>;
+  const rotating = merge(EXAMPLE, { oauth: { ...oauth, authorizationServer: { ...oauth.authorizationServer, keyGeneration: 2, previousKeyGenerations: [1] } } });
+  const t = synth({ config: parseConfig(rotating, 't', CONNECTORS) }).mcpT;
+  const keys = t.findResources('AWS::KMS::Key');
+  const [first, second] = ['IssuerKey', 'IssuerKey2'].map((prefix) => Object.keys(keys).find((id) => id.replace(/[0-9A-F]{8}$/, '') === prefix)!);
+
+  it('keeps the first key under its old logical id and alias, adds the second beside it', () => {
+    assert.ok(first && second, Object.keys(keys).join(', '));
+    t.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/hosted-mcp-example-issuer', TargetKeyId: { 'Fn::GetAtt': [first, 'Arn'] } });
+    t.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/hosted-mcp-example-issuer-2', TargetKeyId: { 'Fn::GetAtt': [second, 'Arn'] } });
+  });
+
+  it('grants GetPublicKey on both keys and Sign on the new one only', () => {
+    const statements = roleStatements(t, mcpRole(t)).statements.filter((st) => st.sid?.startsWith('IssuerPublicKey') || st.sid === 'IssuerSign');
+    assert.deepEqual(statements.map((st) => [st.sid, st.resources]), [
+      ['IssuerPublicKey', [`\${GetAtt:${second}.Arn}`, `\${GetAtt:${first}.Arn}`]],
+      ['IssuerSign', [`\${GetAtt:${second}.Arn}`]],
+    ]);
+  });
+
+  it('signs with the new key and names the old one as previous', () => {
+    assert.deepEqual(env(t)[AS_ENV.keyId], { 'Fn::GetAtt': [second, 'Arn'] });
+    assert.equal(flat(env(t)[AS_ENV.previousKeyIds]), flat({ 'Fn::Join': [',', [{ 'Fn::GetAtt': [first, 'Arn'] }]] }));
+  });
+
+  it('refuses a previous generation that is not earlier, or named twice', () => {
+    const bad = (previousKeyGenerations: unknown[]) =>
+      problems(merge(EXAMPLE, { oauth: { ...oauth, authorizationServer: { ...oauth.authorizationServer, keyGeneration: 2, previousKeyGenerations } } }));
+    has(bad([2]), 'oauth.authorizationServer.previousKeyGenerations', /not earlier than keyGeneration 2/);
+    has(bad([1, 1]), 'oauth.authorizationServer.previousKeyGenerations', /twice/);
+  });
+});
+
 describe('without a custom domain the issuer is the front door\'s own origin, and no cycle', () => {
   for (const frontDoor of ['cloudfront', 'api-gateway'] as const) {
     it(frontDoor, () => {
@@ -156,8 +197,6 @@ describe('without a custom domain the issuer is the front door\'s own origin, an
 });
 
 describe('the configuration checks', () => {
-  const has = (got: readonly string[], key: string, pattern: RegExp): void =>
-    assert.ok(got.some((p) => p.startsWith(`${key}: `) && pattern.test(p)), `want ${key}: ${pattern}; got\n${got.join('\n')}`);
 
   it('accepts the example and the minimal form', () => {
     assert.deepEqual(problems(EXAMPLE), []);
@@ -193,8 +232,17 @@ describe('the configuration checks', () => {
     has(problems(withOAuth({ authorizationServer: { ...gated, scopeGroups: { tools: ['a,b'] } } })), 'oauth.authorizationServer.scopeGroups.tools[0]', /without spaces/);
   });
 
-  it('refuses perUserConnectors beside it (the connect client is not built for this mode)', () => {
-    has(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: { connectClientId: 'c' } })), 'perUserConnectors', /not with `oauth.authorizationServer` yet/);
+  it('takes perUserConnectors beside it with the server\'s own connect client, never one named', () => {
+    assert.deepEqual(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: {} })), []);
+    has(problems(withOAuth({ authorizationServer: AS }, { perUserConnectors: { connectClientId: 'c' } })), 'perUserConnectors.connectClientId', /a client of its own/);
+  });
+
+  it('with perUserConnectors: the vault and the connect routes, and no connect client id (the server uses its own)', () => {
+    const t = synth({ config: parseConfig(withOAuth({ authorizationServer: AS }, { perUserConnectors: {} }), 't', CONNECTORS) }).mcpT;
+    const variables = env(t);
+    assert.ok('MCP_VAULT_TABLE' in variables && 'MCP_AS_IDP_ISSUER' in variables, JSON.stringify(variables));
+    assert.ok(!('MCP_CONNECT_CLIENT_ID' in variables));
+    assert.ok(routes(t).some((r) => r.RouteKey === 'GET /connect/{connector}/signed-in'));
   });
 });
 
@@ -225,8 +273,8 @@ describe('infra and the authorization server code agree', () => {
   it('on the variable names (issuer/settings.rs)', () => {
     const c = consts('issuer/settings.rs');
     assert.deepEqual(
-      [c.get('IDP_ISSUER'), c.get('IDP_CLIENT_ID'), c.get('TABLE'), c.get('KEY_ID'), c.get('GROUPS_CLAIM'), c.get('SCOPE_GROUPS')],
-      [AS_ENV.idpIssuer, AS_ENV.idpClientId, AS_ENV.table, AS_ENV.keyId, AS_ENV.groupsClaim, AS_ENV.scopeGroups],
+      [c.get('IDP_ISSUER'), c.get('IDP_CLIENT_ID'), c.get('TABLE'), c.get('KEY_ID'), c.get('PREVIOUS_KEY_IDS'), c.get('GROUPS_CLAIM'), c.get('SCOPE_GROUPS')],
+      [AS_ENV.idpIssuer, AS_ENV.idpClientId, AS_ENV.table, AS_ENV.keyId, AS_ENV.previousKeyIds, AS_ENV.groupsClaim, AS_ENV.scopeGroups],
     );
   });
 

@@ -78,6 +78,8 @@ const NOT_ON_LAMBDA: Record<string, string> = {
   AWS_LAMBDA_RUNTIME_API: 'set by the Lambda runtime itself',
   MCP_LIMITS: 'benchmarks and load tests only: a deployment keeps its limits (each can be 0)',
   MCP_AS_CIMD_ALLOW_LOOPBACK: 'local tests only: a client metadata document over plain http from loopback; start-up refuses it on Lambda',
+  MCP_AS_IDP_CLIENT_SECRET: 'local only: on Lambda our client secret at the IdP comes from the deployment secret (`idp_client_secret`)',
+  MCP_AS_CIMD_TEST_CA: 'local tests only: a certificate trusted for a client metadata document served over https on loopback; start-up refuses it on Lambda',
 };
 /**
  * Names infra sets before mcp-server reads them, and what the server has to do with each. Allowed
@@ -111,7 +113,11 @@ const EVERYTHING = {
 const AS_MODE = merge(EVERYTHING, {
   oauth: {
     cognito: undefined,
-    authorizationServer: { idpIssuer: 'https://login.example.com', idpClientId: 'hosted-mcp', groupsClaim: 'groups', scopeGroups: { 'mcp:tools': ['staff'] } },
+    authorizationServer: {
+      idpIssuer: 'https://login.example.com', idpClientId: 'hosted-mcp', groupsClaim: 'groups', scopeGroups: { 'mcp:tools': ['staff'] },
+      // Mid-rotation, so MCP_AS_PREVIOUS_KEY_IDS is set too.
+      keyGeneration: 2, previousKeyGenerations: [1],
+    },
     algorithms: ['ES256'],
     tokenTypes: ['at+jwt'],
   },

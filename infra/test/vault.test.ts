@@ -82,8 +82,8 @@ describe('perUserConnectors off (the default): nothing of the vault exists', () 
 
   it('warns at synth when a catalog declares auth.oauth_user and perUserConnectors is off, and the other way round', () => {
     const off = synth({ config: config({ perUserConnectors: undefined }), catalogs: WITH_MAIL });
-    // The shipped gsuite acts as each person too: both are named.
-    Annotations.fromStack(off.mcp).hasWarning('*', Match.stringLikeRegexp('gsuite, mail declare auth.oauth_user, but perUserConnectors is off'));
+    // The shipped gsuite and m365 act as each person too: all are named.
+    Annotations.fromStack(off.mcp).hasWarning('*', Match.stringLikeRegexp('gsuite, m365, mail declare auth.oauth_user, but perUserConnectors is off'));
     const empty = synth({ config: config(), catalogs: CATALOGS.filter((c) => !c.oauthUser) });
     Annotations.fromStack(empty.mcp).hasWarning('*', Match.stringLikeRegexp('no catalog declares auth.oauth_user'));
     // With no connector to connect, Cognito gets no connect client (it would need a callback URL).
@@ -191,7 +191,7 @@ describe('perUserConnectors on (Cognito behind CloudFront, a mail connector with
     const c = t.toJSON().Resources[logicalId(t, 'AWS::Cognito::UserPoolClient', { ClientName: 'hosted-mcp-example-connect' })].Properties;
     assert.equal(c.GenerateSecret, false);
     assert.deepEqual(c.AllowedOAuthFlows, ['code']);
-    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/gsuite/signed-in', 'https://mcp.example.com/connect/mail/signed-in', 'https://mcp.example.com/connections/signed-in']);
+    assert.deepEqual(c.CallbackURLs, ['https://mcp.example.com/connect/gsuite/signed-in', 'https://mcp.example.com/connect/m365/signed-in', 'https://mcp.example.com/connect/mail/signed-in', 'https://mcp.example.com/connections/signed-in']);
     assert.ok(c.AllowedOAuthScopes.includes('openid'), c.AllowedOAuthScopes);
     t.hasOutput('ConnectRedirectUrimail', { Value: 'https://mcp.example.com/connect/mail/callback' });
   });

@@ -51,11 +51,20 @@ consent page on the way (hosted-mcp as the authorization server: a form with a `
 button) is approved by posting its form. --oauth-scope replaces the scope the SDK put in the
 authorization request (the person asks for other scopes). --oauth-refresh, after the calls, makes
 the SDK's token look expired and lists the tools once more, so the SDK refreshes it first.
+--oauth-client cimd names the client by the URL of its metadata document instead of registering
+(Client ID Metadata Documents, the SDK's `client_metadata_url`, which it takes only over https):
+the script serves the document itself at https://127.0.0.1:<port>/client.json with the
+certificate and PKCS#8 key of --oauth-cimd-cert (DER files; the server must trust that
+certificate). --oauth-client both connects twice: by registration, then by the document, whose
+run is reported as a whole under "cimd".
 The report gets
 
     "oauth": {"client_id", "token_scope", "resource" (sent in the authorization request),
               "consent": true when a consent page was approved,
               "refreshed": with --oauth-refresh, whether a new refresh token came back,
+              "first_call_s": seconds from the start of the connection to the first call's answer,
+              "browser_requests": the requests the browser made, from the authorization request
+                                  to the redirect URI (the IdP's and the consent page's included),
               "steps": [URLs without query, in order: the request answered 401 (or 403), each
                         discovery, registration and token request the SDK made, and the
                         authorization request the browser was sent to]}
@@ -96,8 +105,13 @@ import argparse
 import base64
 import json
 import re
+import ssl
 import sys
+import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -229,6 +243,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(default: the SDK's choice, from the 401 or the metadata)",
     )
     ap.add_argument(
+        "--oauth-client",
+        choices=["dcr", "cimd", "both"],
+        default="dcr",
+        help="with --oauth: register dynamically (dcr, the default), name the client by its metadata "
+        "document's https URL (cimd, needs --oauth-cimd-cert), or connect once each way (both)",
+    )
+    ap.add_argument(
+        "--oauth-cimd-cert",
+        metavar="CERT.der,KEY.der",
+        help="with --oauth-client cimd or both: the certificate (for 127.0.0.1) and PKCS#8 key the "
+        "client's metadata document is served with",
+    )
+    ap.add_argument(
         "--oauth-refresh",
         action="store_true",
         help="with --oauth: after the calls, let the SDK's token expire and list the tools again "
@@ -302,6 +329,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if not args.oauth and (args.oauth_user or args.oauth_scope or args.oauth_refresh):
         ap.error("--oauth-user, --oauth-scope and --oauth-refresh need --oauth")
+    if args.oauth_client != "dcr" and not args.oauth_cimd_cert:
+        ap.error("--oauth-client cimd or both needs --oauth-cimd-cert CERT.der,KEY.der")
     if args.connect and not args.oauth_user:
         ap.error("--connect needs --oauth --oauth-user (the person who connects)")
     return args
@@ -390,6 +419,51 @@ class MemoryTokenStorage:
         self.client_info = client_info
 
 
+# The client's metadata, registered (RFC 7591) or served as its metadata document (CIMD).
+CLIENT_METADATA: dict[str, Any] = {
+    "redirect_uris": [REDIRECT_URI],
+    "grant_types": ["authorization_code", "refresh_token"],
+    "response_types": ["code"],
+    "token_endpoint_auth_method": "none",
+    "client_name": CLIENT_INFO.name,
+}
+
+
+def serve_client_metadata(cert_and_key: str) -> str:
+    """Serve this client's metadata document over https on loopback (a daemon thread, for as long
+    as the process runs): its URL, which is its client_id."""
+    cert_der, key_der = (Path(p).read_bytes() for p in cert_and_key.split(","))
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    # ssl loads PEM files only: written for the load, removed after it.
+    with tempfile.TemporaryDirectory(prefix="cimd-") as tmp:
+        pems = Path(tmp)
+        (pems / "cert.pem").write_text(ssl.DER_cert_to_PEM_cert(cert_der))
+        key_b64 = base64.encodebytes(key_der).decode()
+        (pems / "key.pem").write_text(f"-----BEGIN PRIVATE KEY-----\n{key_b64}-----END PRIVATE KEY-----\n")
+        tls.load_cert_chain(pems / "cert.pem", pems / "key.pem")
+    document: dict[str, Any] = {}
+
+    class Document(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            body = json.dumps(document).encode()
+            self.send_response(200 if self.path == "/client.json" else 404)
+            self.send_header("content-type", "application/json")
+            self.send_header("cache-control", "max-age=300")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Document)
+    server.socket = tls.wrap_socket(server.socket, server_side=True)
+    url = f"https://127.0.0.1:{server.server_address[1]}/client.json"
+    document.update(CLIENT_METADATA, client_id=url)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return url
+
+
 class OAuthRun:
     """OAuth for one run: the SDK's provider, the person's browser, and what goes in the report.
 
@@ -409,18 +483,15 @@ class OAuthRun:
         self.unanswered: int | None = None
         self.answered_with: OAuthToken | None = None
         self.result: AuthorizationCodeResult | None = None
+        self.started = time.perf_counter()
+        document_url = serve_client_metadata(args.oauth_cimd_cert) if args.oauth_client == "cimd" else None
         self.provider = OAuthClientProvider(
             server_url=args.url,
-            client_metadata=OAuthClientMetadata(
-                redirect_uris=[REDIRECT_URI],
-                grant_types=["authorization_code", "refresh_token"],
-                response_types=["code"],
-                token_endpoint_auth_method="none",
-                client_name=CLIENT_INFO.name,
-            ),
+            client_metadata=OAuthClientMetadata(**CLIENT_METADATA),
             storage=self.storage,
             redirect_handler=self.browse,
             callback_handler=self.callback,
+            client_metadata_url=document_url,
         )
 
     def is_challenge(self, response: httpx2.Response) -> bool:
@@ -464,6 +535,7 @@ class OAuthRun:
         async with httpx2.AsyncClient(follow_redirects=False, timeout=httpx2.Timeout(self.timeout)) as browser:
             form: dict[str, str] | None = None
             for _ in range(MAX_AUTHORIZE_REDIRECTS):
+                self.info["browser_requests"] = self.info.get("browser_requests", 0) + 1
                 jar = jars.setdefault(urlsplit(url).netloc, {})
                 headers = {"cookie": "; ".join(f"{k}={v}" for k, v in jar.items())} if jar else {}
                 if form is None:
@@ -669,6 +741,8 @@ async def drive_session(
                 if args.progress:
                     entry["progress"] = received
                 report["calls"].append(entry)
+                if oauth is not None and "first_call_s" not in oauth.info:
+                    oauth.info["first_call_s"] = round(time.perf_counter() - oauth.started, 3)
 
             if args.oauth_refresh and oauth is not None:
                 ok = await oauth.refresh(session) and ok
@@ -811,12 +885,15 @@ def elicitation_urls(error: MCPError) -> list[str]:
 
 async def run_with_deadline(args: argparse.Namespace, report: dict[str, Any]) -> bool:
     with anyio.fail_after(args.timeout):
-        return await run(args, report)
+        if args.oauth_client != "both":
+            return await run(args, report)
+        ok = await run(argparse.Namespace(**{**vars(args), "oauth_client": "dcr"}), report)
+        report["cimd"] = second = new_report()
+        return await run(argparse.Namespace(**{**vars(args), "oauth_client": "cimd"}), second) and ok
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    report: dict[str, Any] = {
+def new_report() -> dict[str, Any]:
+    return {
         "server": None,
         "tools": None,
         "calls": [],
@@ -825,6 +902,11 @@ def main(argv: list[str] | None = None) -> int:
         "completions": [],
         "reads": [],
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = new_report()
     try:
         ok = anyio.run(run_with_deadline, args, report)
     except KeyboardInterrupt:

@@ -85,6 +85,12 @@ try {
           scripts: document.scripts.length,
           links: [...document.querySelectorAll("a")].map((a) => a.href),
           forms: document.forms.length,
+          // Every button as laid out: its text and box, so a caller can tell it is on the page.
+          buttons: [...document.querySelectorAll("button, input[type=submit]")].map((b) => ({
+            text: b.innerText || b.value,
+            ...box(b),
+            width: b.getBoundingClientRect().width,
+          })),
         };
       });
       const shot = join(dir, `${name}-${width}.png`);

@@ -8,11 +8,13 @@
 
 pub mod conformance_fixture;
 pub mod google;
+pub mod graph;
 pub mod jobs_upstream;
 pub mod logs_endpoint;
 pub mod look;
 pub mod oidc;
 pub mod otlp;
+pub mod person;
 pub mod prism;
 pub mod proxy;
 pub mod rate_upstream;
@@ -477,6 +479,36 @@ pub fn python_client(url: &str, extra: &[&str]) -> (bool, Value) {
         )
     });
     (out.status.success(), doc)
+}
+
+/// A tool call through the Python `mcp` SDK (`tests/clients/confirm_client.py`) as `bearer`
+/// (an API key or a person's token), answering the confirmation form with `answer` (`accept`,
+/// `decline`, `none`): the JSON document it printed.
+pub fn confirm_client(
+    url: &str,
+    bearer: &str,
+    tool_name: &str,
+    args: &Value,
+    answer: &str,
+) -> Value {
+    let out = Command::new(tool("venv/bin/python"))
+        .arg(repo().join("tests/clients/confirm_client.py"))
+        .args(["--url", url, "--key", bearer, "--tool", tool_name])
+        .args(["--args", &args.to_string(), "--answer", answer])
+        .output()
+        .expect("run confirm client");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "no JSON from the client: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// [`confirm_client`] as `bearer`, accepting the form as a person would.
+pub fn confirm_as(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
+    confirm_client(url, bearer, tool_name, args, "accept")
 }
 
 /// [`python_client`] for a run that must exit cleanly: the JSON document it printed.

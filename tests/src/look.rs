@@ -27,6 +27,29 @@ pub struct Seen {
     pub scripts: u32,
     pub links: Vec<String>,
     pub forms: u32,
+    /// The buttons (and submit inputs), as laid out.
+    pub buttons: Vec<Button>,
+}
+
+/// A button's text and box (CSS pixels, from the top left of the page).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Button {
+    pub text: String,
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Button {
+    /// Drawn, wide and tall enough to tap (WCAG 2.2's 24 px target), and inside the width.
+    pub fn tappable_within(&self, width: u32) -> bool {
+        self.width >= 24.0
+            && self.height >= 24.0
+            && self.left >= 0.0
+            && self.right <= f64::from(width)
+    }
 }
 
 /// Writes each `(name, html)` to `dir/name.html`, shows them all in headless Chromium and returns

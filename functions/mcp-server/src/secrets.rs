@@ -49,6 +49,9 @@ pub struct SecretValues {
     pub origin_verify: Vec<Vec<u8>>,
     /// connector → field → value.
     pub connectors: HashMap<String, HashMap<String, String>>,
+    /// Our client's secret at the company IdP (`MCP_AS_IDP_CLIENT_SECRET` locally): a
+    /// confidential client there; `None`, a public one (PKCE alone).
+    pub idp_client_secret: Option<String>,
 }
 
 impl std::fmt::Debug for SecretValues {
@@ -140,6 +143,7 @@ pub(crate) fn parse_secret(
             .flatten()
             .map(String::into_bytes)
             .collect(),
+        idp_client_secret: secret.idp_client_secret,
         ..SecretValues::default()
     };
     for (key_id, key) in &secret.api_keys {
@@ -163,6 +167,10 @@ pub(crate) fn from_env(
         pepper: pepper_from_env(env)?,
         confirmation_keys: confirmation_keys_from_env(env)?,
         connectors: connector_fields_from_env(env, fields),
+        idp_client_secret: env
+            .get(crate::issuer::settings::IDP_CLIENT_SECRET)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string),
         ..SecretValues::default()
     };
     register(&values, redactor, addresses);
@@ -282,6 +290,9 @@ fn register(values: &SecretValues, redactor: &Redactor, addresses: &Addresses) {
     }
     for k in values.confirmation_keys.iter().chain(&values.origin_verify) {
         redactor.add_secret(&String::from_utf8_lossy(k));
+    }
+    if let Some(s) = &values.idp_client_secret {
+        redactor.add_secret(s);
     }
     for (connector, fields) in &values.connectors {
         for (field, v) in fields {

@@ -20,7 +20,6 @@ use crate::http::{AppState, health};
 use crate::inbound::{InboundStore, MemoryInbound, TableInbound};
 use crate::inventory::drafts::{self, Drafts};
 use crate::inventory::{DeployedCatalog, Inventory, Registry};
-use crate::issuer::signer::jwks;
 use crate::issuer::{Issuer, IssuerParts};
 use crate::limits::{self, Limits, table::Table};
 use crate::mcp::Mcp;
@@ -123,7 +122,7 @@ pub(crate) async fn build(
         stores.issuer = Some(
             IssuerParts::build(settings, aws.as_ref())
                 .await
-                .map_err(|e| anyhow::anyhow!("the authorization server (MCP_AS_KEY_ID): {e}"))?,
+                .map_err(|e| anyhow::anyhow!("the authorization server's keys: {e}"))?,
         );
     }
     let loader = secret_loader(&config, env, &catalogs, &redactor, aws.as_ref())?;
@@ -270,11 +269,17 @@ impl AppState {
             Registry::new(deployed_catalogs),
             config.profiles.clone(),
         ));
-        let issuer = issuer(&config, stores.issuer, &secrets, &http);
+        let issuer = issuer(
+            &config,
+            stores.issuer,
+            &secrets,
+            &http,
+            &catalogs_for_connect,
+        );
         let oauth = config.oauth.clone().map(|settings| {
             Arc::new(match &issuer {
                 // Our own tokens, checked against our own key: no fetch from ourselves.
-                Some(i) => Verifier::with_keys(settings, http.clone(), jwks(i.signer.as_ref())),
+                Some(i) => Verifier::with_keys(settings, http.clone(), i.jwks()),
                 None => Verifier::new(settings, http.clone()),
             })
         });
@@ -336,6 +341,7 @@ fn issuer(
     parts: Option<IssuerParts>,
     secrets: &Arc<SecretStore>,
     http: &reqwest::Client,
+    connectors: &HashMap<String, Declared>,
 ) -> Option<Arc<Issuer>> {
     let (settings, oauth) = (config.issuer.clone()?, config.oauth.clone()?);
     let parts = match parts.map(Ok).unwrap_or_else(IssuerParts::local) {
@@ -345,14 +351,32 @@ fn issuer(
             return None;
         }
     };
-    Some(Arc::new(Issuer::new(
+    let issuer = Issuer::new(
         settings,
         oauth,
         config.profiles.names().map(str::to_string).collect(),
         parts,
         secrets.clone(),
         http.clone(),
-    )))
+    );
+    // `/connect` signs people in here, as a client of this server's own.
+    let issuer = match connect_base(config).filter(|_| !connectors.is_empty()) {
+        Some(base) => issuer.with_connect(connect_redirects(&base, connectors)),
+        None => issuer,
+    };
+    Some(Arc::new(issuer))
+}
+
+/// Where our sign-in sends a `/connect` flow back to: each connector's step 2, and the
+/// "my connections" page's.
+fn connect_redirects(base: &str, connectors: &HashMap<String, Declared>) -> Vec<String> {
+    let mut uris: Vec<String> = connectors
+        .keys()
+        .map(|c| format!("{base}/connect/{c}/signed-in"))
+        .collect();
+    uris.sort();
+    uris.push(format!("{base}/connections/signed-in"));
+    uris
 }
 
 /// The connectors people connect their own accounts to (`auth: oauth_user`).
@@ -397,7 +421,11 @@ fn connect(
         secrets: secrets.clone(),
         ledger: ledger.clone(),
         base: connect_base(config)?,
-        client_id: config.connect_client_id.clone(),
+        // With our own authorization server, its own client for these pages.
+        client_id: config.connect_client_id.clone().or_else(|| {
+            let ours = config.issuer.is_some();
+            ours.then(|| crate::issuer::CONNECT_CLIENT.to_string())
+        }),
         connectors: connectors.clone(),
         endpoints: Default::default(),
     }))

@@ -254,6 +254,7 @@ mod tests {
             mime: mime.iter().map(|m| crate::Text::from(*m)).collect(),
             max_bytes: 10,
             form: BinaryForm::Resource,
+            redirect: false,
         }
     }
 

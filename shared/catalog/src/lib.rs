@@ -8,6 +8,7 @@ mod answer;
 mod body;
 mod curation;
 mod gather;
+mod headers;
 mod load;
 mod message;
 mod model;
@@ -22,6 +23,7 @@ mod request;
 mod rules;
 #[cfg(test)]
 mod schema_sync;
+mod select;
 mod template;
 mod wire;
 

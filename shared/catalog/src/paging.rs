@@ -42,6 +42,8 @@ pub struct Pager {
     pub more: Option<String>,
     pub next: Option<String>,
     pub max_page_size: u32,
+    /// The query parameter of the fields asked for (`$select`), see [`Pager::select`].
+    pub select_param: Option<String>,
     /// Without `more` and `total`, a full page means more may follow. A `list_envelope` never
     /// guessed (its `has_more` stays false), and it keeps that meaning.
     pub infer_more: bool,
@@ -104,6 +106,7 @@ impl Pager {
             more: p.more.as_deref().map(str::to_string),
             next: p.next.as_deref().map(str::to_string),
             max_page_size: p.max_page_size,
+            select_param: p.select_param.as_deref().map(str::to_string),
             infer_more: true,
             omits_empty: p.omits_empty,
         }
@@ -114,6 +117,7 @@ impl Pager {
         Pager {
             ask: Ask::Unpaged,
             size_param: None,
+            select_param: None,
             items: items.to_string(),
             total: None,
             more: None,
@@ -137,6 +141,7 @@ impl Pager {
             more: e.more.as_deref().map(pointer_of_dotted),
             next: None,
             max_page_size: e.max_page_size,
+            select_param: None,
             infer_more: false,
             omits_empty: false,
         }
@@ -163,7 +168,12 @@ impl Pager {
 
     /// The query parameter names this paging sends (a tool's own may not reuse them).
     pub fn params(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self.size_param.iter().map(String::as_str).collect();
+        let mut out: Vec<&str> = self
+            .size_param
+            .iter()
+            .chain(&self.select_param)
+            .map(String::as_str)
+            .collect();
         match &self.ask {
             Ask::Page { param, .. } | Ask::Offset { param } | Ask::Cursor { param } => {
                 out.push(param)
@@ -384,6 +394,7 @@ fn style_problems(p: &Paging) -> Vec<String> {
         &p.size_param,
         &p.offset_param,
         &p.cursor_param,
+        &p.select_param,
     ]
     .into_iter()
     .flatten()

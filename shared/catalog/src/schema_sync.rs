@@ -370,6 +370,7 @@ fn full_binary_answer() -> BinaryAnswer {
         mime: vec!["application/pdf".into()],
         max_bytes: 1_048_576,
         form: BinaryForm::Link,
+        redirect: true,
     }
 }
 
@@ -510,6 +511,7 @@ fn full_paging() -> Paging {
         total: Some("/pagination/totalItems".into()),
         more: Some("/pagination/hasNextPage".into()),
         next: Some("/nextPageToken".into()),
+        select_param: Some("$select".into()),
         max_page_size: 100,
         omits_empty: true,
     }
@@ -994,7 +996,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["binary_answer"]["properties"]["as"]["enum"]),
     );
 
-    let places = variants!(ParamIn: Query, Path, Body);
+    let places = variants!(ParamIn: Query, Path, Body, Header);
     compare(
         "param in",
         serde_names(&places),

@@ -29,7 +29,7 @@ pub(crate) fn problems(c: &Catalog) -> Vec<(&'static str, String)> {
     let mut out: Vec<(&'static str, String)> =
         auth_problems(c).into_iter().map(|p| ("auth", p)).collect();
     out.extend(
-        header_problems(&c.headers, &c.auth)
+        header_problems(&c.headers, &c.auth, &|_| false)
             .into_iter()
             .map(|p| ("headers", p)),
     );
@@ -68,7 +68,13 @@ fn error_problems(c: &Catalog) -> Vec<String> {
 /// A tool's problems: its static headers, and query parameters that would share a name with a
 /// query-parameter credential (the secret would then travel beside a model's value).
 pub(crate) fn tool_problems(c: &Catalog, t: &Tool) -> Vec<String> {
-    let mut out = header_problems(&t.headers, &c.auth);
+    let header_param = |name: &str| {
+        t.params
+            .get(name)
+            .is_some_and(|p| p.location == ParamIn::Header)
+    };
+    let mut out = header_problems(&t.headers, &c.auth, &header_param);
+    out.extend(crate::headers::param_problems(t));
     out.extend(tool_scope_problems(c, t));
     if let Some(pager) = c.pager_for(t).filter(|_| t.list) {
         let names = pager.params();
@@ -258,7 +264,13 @@ fn secure_or_loopback(url: &str) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-fn header_problems(headers: &std::collections::BTreeMap<Text, Text>, auth: &Auth) -> Vec<String> {
+/// Static headers' problems; a `{placeholder}` is allowed only where `param` names it (a
+/// tool's `in: header` param).
+fn header_problems(
+    headers: &std::collections::BTreeMap<Text, Text>,
+    auth: &Auth,
+    param: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (name, value) in headers {
         let lower = name.to_ascii_lowercase();
@@ -279,9 +291,10 @@ fn header_problems(headers: &std::collections::BTreeMap<Text, Text>, auth: &Auth
                 "header `{name}`: the value must be printable ASCII on one line"
             ));
         }
-        if !placeholders(value).is_empty() {
+        if placeholders(value).into_iter().any(|p| !param(p)) {
             out.push(format!(
-                "header `{name}`: static headers are sent as written; a secret belongs in `auth`"
+                "header `{name}`: headers are sent as written but for a tool's `in: header` \
+                 params (`{{time_zone}}`); a secret belongs in `auth`"
             ));
         }
     }
@@ -493,11 +506,30 @@ tools:
                 "auth: { oauth_user: { authorization_endpoint: \"https://a\", token_endpoint: \"https://a/t\", client_id: user, resource: api } }",
                 "absolute http(s) URL",
             ),
+            (
+                "auth: { oauth_user: { authorization_endpoint: \"https://a/{tenant}/authorize\", token_endpoint: \"https://a/t\", client_id: user } }",
+                "secret `tenant`",
+            ),
         ] {
             let e = err(&catalog(auth, ""));
             assert!(e.starts_with("shop.yaml:4: "), "{auth}: {e}");
             assert!(e.contains(problem), "{auth}: {e}");
         }
+    }
+
+    #[test]
+    fn an_oauth_endpoint_may_hold_a_secret_field_like_a_base_url() {
+        let entra = "auth: { oauth_user: { authorization_endpoint: \
+                     \"https://login.example/{token}/oauth2/v2.0/authorize\", token_endpoint: \
+                     \"https://login.example/{token}/oauth2/v2.0/token\", client_id: user } }";
+        let c = crate::parse("shop.yaml", &catalog(entra, "")).unwrap();
+        assert_eq!(c.auth.secret_fields(), ["user", "token", "token"]);
+        let o = c.auth.oauth_user.as_ref().unwrap();
+        let tenant = |f: &str| (f == "token").then(|| "organizations".to_string());
+        assert_eq!(
+            crate::fill_base_url(&o.token_endpoint, tenant).unwrap(),
+            "https://login.example/organizations/oauth2/v2.0/token"
+        );
     }
 
     #[test]

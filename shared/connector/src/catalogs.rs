@@ -88,6 +88,7 @@ mod tests {
                 "calcom",
                 "gsuite",
                 "lexware",
+                "m365",
                 "papierkram",
                 "replicate",
                 "runway",
@@ -107,11 +108,11 @@ mod tests {
         assert_eq!(files[0], "shared/connector/catalogs/calcom.yaml (embedded)");
         let from_dir = load_files(Some(&folder())).unwrap();
         assert!(
-            from_dir[3].0.ends_with("catalogs/papierkram.yaml"),
+            from_dir[4].0.ends_with("catalogs/papierkram.yaml"),
             "{}",
-            from_dir[3].0
+            from_dir[4].0
         );
-        assert_eq!(from_dir[3].1.connector, "papierkram");
+        assert_eq!(from_dir[4].1.connector, "papierkram");
     }
 
     #[test]

@@ -16,8 +16,8 @@
 //! ```
 //! let catalogs = connector::load(None).unwrap();
 //! let names: Vec<&str> = catalogs.iter().map(|c| c.connector.as_str()).collect();
-//! assert_eq!(names, ["calcom", "gsuite", "lexware", "papierkram", "replicate", "runway", "sevdesk", "whatsapp"]);
-//! let papierkram = &catalogs[3];
+//! assert_eq!(names, ["calcom", "gsuite", "lexware", "m365", "papierkram", "replicate", "runway", "sevdesk", "whatsapp"]);
+//! let papierkram = &catalogs[4];
 //! let secret = connector::parse(
 //!     r#"{"connectors": {"papierkram": {"subdomain": "acme", "token": "t-1"}}}"#,
 //! )

@@ -49,6 +49,9 @@ pub struct DeploymentSecret {
     /// one is accepted too while a new value rolls out.
     pub origin_verify: Option<String>,
     pub origin_verify_previous: Option<String>,
+    /// Our client's secret at the company IdP, when this server is its own authorization server
+    /// with a confidential client there (Google's web clients always are).
+    pub idp_client_secret: Option<String>,
 }
 
 /// Why the secret text is not a usable deployment secret. Never quotes a value.
@@ -89,6 +92,8 @@ struct SecretJson {
     origin_verify: Option<String>,
     #[serde(default)]
     origin_verify_previous: Option<String>,
+    #[serde(default)]
+    idp_client_secret: Option<String>,
 }
 
 /// Parses and checks the secret's JSON text: the shape, then key and pepper lengths.
@@ -137,6 +142,7 @@ pub fn parse(text: &str) -> Result<DeploymentSecret, SecretFormatError> {
         connectors: json.connectors,
         origin_verify: json.origin_verify,
         origin_verify_previous: json.origin_verify_previous,
+        idp_client_secret: json.idp_client_secret.filter(|s| !s.is_empty()),
     })
 }
 
@@ -160,7 +166,7 @@ fn describe(e: &serde_json::Error) -> SecretFormatError {
         return SecretFormatError::Shape(message);
     }
     SecretFormatError::Shape(format!(
-        "expected {{api_keys: {{id: key}}, pseudonym_pepper, confirmation_keys: [key], connectors: {{name: {{field: value}}}}, origin_verify, origin_verify_previous}} \
+        "expected {{api_keys: {{id: key}}, pseudonym_pepper, confirmation_keys: [key], connectors: {{name: {{field: value}}}}, origin_verify, origin_verify_previous, idp_client_secret}} \
          with string values (problem near line {} column {})",
         e.line(),
         e.column()
@@ -206,6 +212,10 @@ impl std::fmt::Debug for DeploymentSecret {
             .field(
                 "origin_verify",
                 &self.origin_verify.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "idp_client_secret",
+                &self.idp_client_secret.as_ref().map(|_| "<redacted>"),
             )
             .finish()
     }

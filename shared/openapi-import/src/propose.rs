@@ -74,6 +74,7 @@ pub(crate) fn paging(
             total: pointer(&d.answer.total).map(Text::from),
             more: pointer(&d.answer.more).map(Text::from),
             next: None,
+            select_param: None,
             max_page_size: 100,
             omits_empty: false,
         };

@@ -5,8 +5,8 @@
 //! Google's shapes: `pageToken`/`nextPageToken` paging, message payloads with base64url bodies,
 //! `{error: {code, message, status, errors}}` errors, per-user throttling as Google answers it
 //! (403 `userRateLimitExceeded`, see [`Twin::throttle`]). It counts each person's requests and
-//! keeps every token it was sent. (It reads the token's claims; the signature is the provider's
-//! business in these tests, as in connect.rs.) Listens on 127.0.0.1 only.
+//! keeps every token it was sent. Who a token names: [`crate::person`]. Listens on 127.0.0.1
+//! only.
 
 mod calendar;
 mod drive;
@@ -20,9 +20,9 @@ use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
+
+use crate::person::Gate;
 
 /// One person's mail and events.
 #[derive(Default, Clone)]
@@ -40,14 +40,10 @@ pub struct Account {
     pub attachments: Vec<(String, String, Vec<u8>)>,
 }
 
-#[derive(Default)]
 struct Inner {
     accounts: BTreeMap<String, Account>,
-    requests: BTreeMap<String, usize>,
-    revoked: HashSet<String>,
     /// Messages sent, as `(sender, decoded RFC 5322 text)`.
     sent: Vec<(String, String)>,
-    tokens: Vec<String>,
     /// People whose contact search was warmed up (one search with an empty query).
     warmed: HashSet<String>,
     /// How many of each person's next requests are refused as over their rate.
@@ -58,8 +54,8 @@ struct Inner {
 #[derive(Clone)]
 pub struct Twin {
     inner: Arc<Mutex<Inner>>,
-    issuer: String,
-    audience: String,
+    /// Who may call it, and what it saw.
+    pub gate: Gate,
 }
 
 impl Twin {
@@ -67,32 +63,18 @@ impl Twin {
     pub fn new(issuer: &str, audience: &str, accounts: BTreeMap<String, Account>) -> Twin {
         let inner = Inner {
             accounts,
-            ..Inner::default()
+            sent: Vec::new(),
+            warmed: HashSet::new(),
+            throttled: BTreeMap::new(),
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
-            issuer: issuer.to_string(),
-            audience: audience.to_string(),
+            gate: Gate::new(issuer, audience),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Requests answered for `who` (a subject) so far.
-    pub fn requests_of(&self, who: &str) -> usize {
-        self.lock().requests.get(who).copied().unwrap_or(0)
-    }
-
-    /// Every bearer token the twin was sent, in order.
-    pub fn tokens(&self) -> Vec<String> {
-        self.lock().tokens.clone()
-    }
-
-    /// From now on `token` is refused with 401, as an expired access token is.
-    pub fn expire(&self, token: &str) {
-        self.lock().revoked.insert(token.to_string());
     }
 
     /// `who`'s next `n` requests are refused as Google refuses a user over their rate: 403
@@ -187,25 +169,7 @@ impl Twin {
 
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
     fn person(&self, headers: &HeaderMap) -> Option<String> {
-        let token = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        let mut inner = self.lock();
-        inner.tokens.push(token.to_string());
-        let now = std::time::UNIX_EPOCH.elapsed().unwrap().as_secs();
-        let claims = token
-            .split('.')
-            .nth(1)
-            .and_then(|p| URL_SAFE_NO_PAD.decode(p).ok())
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .filter(|c| c["iss"] == self.issuer.as_str() && c["aud"] == self.audience.as_str())
-            .filter(|c| c["exp"].as_u64().is_some_and(|e| e > now))
-            .filter(|_| !inner.revoked.contains(token));
-        let who = claims.and_then(|c| c["sub"].as_str().map(str::to_string))?;
-        *inner.requests.entry(who.clone()).or_default() += 1;
-        Some(who)
+        self.gate.admit(headers)
     }
 
     fn account(&self, who: &str) -> Account {

@@ -1,20 +1,27 @@
 //! hosted-mcp as its own authorization server (`MCP_AS_IDP_ISSUER`), end to end: the real
 //! server process, a real OpenID provider as the company IdP (npm `oidc-provider`,
-//! `tests/tools/oidc/op.mjs`, which logs people in by itself), our consent page in between.
+//! `tests/tools/oidc/op.mjs`, which logs people in by itself and puts the person in `staff`
+//! through the ID token's `groups` claim), our consent page in between.
 //!
 //! The server runs as on Lambda: its clients, codes and refresh tokens in a DynamoDB table and
 //! its tokens signed by a KMS key, both on `moto_server`.
 //!
 //! One server and one provider for the module's one test, to keep CI's CPU low: first the
 //! flow by hand at the HTTP level with every refusal the front door promises (a redirect URI
-//! not registered, PKCE plain or missing, a consent form without its browser's cookie, a code
-//! used twice revoking what it issued, a used refresh token revoking its family, a revoked
-//! refresh token), then the real
-//! Python `mcp` SDK connecting with the URL alone: dynamic registration, sign-in at the IdP, the
-//! consent approved, tokens, a tool call, and a refresh. `cimd` adds a client known by its
-//! metadata document's URL, and the documents refused.
+//! not registered, PKCE plain or missing, scopes the person's groups do not allow, a consent
+//! form without its browser's cookie, a code used twice revoking what it issued, a used refresh
+//! token revoking its family, a revoked refresh token), then the real Python `mcp` SDK
+//! connecting with the URL alone, in one process twice (dynamic registration, then its metadata
+//! document's https URL): sign-in at the IdP, the consent approved, tokens, a tool call, and a
+//! refresh. `cimd` adds a client known by its metadata document's URL by hand, and the
+//! documents refused; `looks` shows the consent page in headless Chromium; `rotation`, last,
+//! restarts the server with a new signing key, then without the old one.
 
 mod cimd;
+mod connect;
+mod inspector;
+mod looks;
+mod rotation;
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -22,7 +29,7 @@ use std::process::Command;
 use aws_sdk_kms::types::{KeySpec, KeyUsageType};
 use base64::Engine;
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Moto, Server, env_refs, free_port, repo, tool};
+use integration_tests::{KEY, Moto, Server, TempDir, env_refs, free_port, repo, tool};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -31,12 +38,51 @@ const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CLIENT_REDIRECT: &str = "http://127.0.0.1:1/callback";
 
 const TABLE: &str = "hosted-mcp-authorization";
+/// A self-signed certificate for 127.0.0.1 and its key (DER; the connector crate's TLS test
+/// fixtures): the Python client serves its metadata document over https with them, and the
+/// server trusts the certificate (`MCP_AS_CIMD_TEST_CA`).
+const CIMD_CERT: &str = "self-signed.cert.der";
+const CIMD_KEY: &str = "self-signed.key.der";
+
+fn fixture(name: &str) -> String {
+    let path = repo().join("shared/connector/tests/fixtures").join(name);
+    path.to_str().unwrap().to_string()
+}
+/// `mcp:tools` for `staff`, `mcp:accounting` for `finance`: a person without the IdP's groups
+/// claim may approve neither.
+const SCOPE_GROUPS: &str = "mcp:tools=staff,mcp:accounting=finance";
+
+/// A connector people connect their own account to, whose provider is the test IdP too.
+const MAIL: &str = r#"connector: mail
+title: Mail
+base_url: "http://127.0.0.1:9/api"
+secrets: [client_id]
+auth:
+  oauth_user:
+    authorization_endpoint: "IDP/auth"
+    token_endpoint: "IDP/token"
+    client_id: client_id
+    scopes: [mcp:tools]
+    resource: "RESOURCE"
+tools:
+  - name: mail_me_get
+    risk: low
+    description: "Who the mail account belongs to. Example: {}"
+    get: /me
+"#;
 
 struct Setup {
     _op: Op,
-    _moto: Moto,
+    /// Papierkram's shipped catalog and [`MAIL`].
+    _catalogs: TempDir,
+    moto: Moto,
     server: Server,
     resource: String,
+    /// The server's environment, but for its keys (`MCP_AS_KEY_ID`, `MCP_AS_PREVIOUS_KEY_IDS`).
+    env: Vec<(&'static str, String)>,
+    port: u16,
+    /// The KMS key id that signs now.
+    key_id: String,
 }
 
 /// The server as it runs on Lambda: its table on moto's DynamoDB, its tokens signed by a KMS
@@ -45,14 +91,69 @@ async fn setup() -> Setup {
     let port = free_port();
     let origin = format!("http://127.0.0.1:{port}");
     let resource = format!("{origin}/mcp");
-    let op = Op::start(&resource, "mcp:tools");
-    let idp_client = op
-        .register(&format!("{origin}/oauth/callback"), true)
+    // The one person the IdP signs in is in `staff`, not in `finance`.
+    let groups = ["--groups", "test-user=staff"];
+    let op = Op::start_with(0, &resource, "mcp:tools mcp:accounting", &groups);
+    // A confidential client, as Google's web clients always are: its secret goes with every
+    // code exchange (the deployment secret's `idp_client_secret`; locally its variable).
+    let (idp_client, idp_secret) = op
+        .register(&format!("{origin}/oauth/callback"), false)
+        .await;
+    let mail_client = op
+        .register(&format!("{origin}/connect/mail/callback"), true)
         .await
         .0;
+    let catalogs = TempDir::new("as-catalogs");
+    let shipped = repo().join("shared/connector/catalogs/papierkram.yaml");
+    std::fs::copy(shipped, catalogs.path.join("papierkram.yaml")).unwrap();
+    let mail = MAIL
+        .replace("IDP", op.issuer())
+        .replace("RESOURCE", &resource);
+    std::fs::write(catalogs.path.join("mail.yaml"), mail).unwrap();
     let moto = Moto::start();
     moto.create_table(TABLE, "pk", None).await;
-    let key_id = crate::vault::kms_client(&moto.endpoint)
+    let key_id = signing_key(&moto).await;
+    let keys = format!("e2e:{KEY}");
+    let mut env: Vec<(&'static str, String)> = moto.env();
+    env.extend([
+        ("MCP_API_KEYS", keys),
+        ("MCP_PSEUDONYM_PEPPER", PEPPER.to_string()),
+        ("MCP_OAUTH_ISSUER", origin.clone()),
+        ("MCP_RESOURCE_URL", resource.clone()),
+        ("MCP_AS_IDP_ISSUER", op.issuer().to_string()),
+        ("MCP_AS_IDP_CLIENT_ID", idp_client),
+        ("MCP_AS_IDP_CLIENT_SECRET", idp_secret.unwrap()),
+        ("MCP_AS_TABLE", TABLE.to_string()),
+        ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
+        ("MCP_AS_CIMD_TEST_CA", fixture(CIMD_CERT)),
+        ("MCP_PROFILES", "accounting=papierkram/*".to_string()),
+        (
+            "MCP_OAUTH_PROFILES",
+            "mcp:tools=*,mcp:accounting=accounting".to_string(),
+        ),
+        ("MCP_AS_SCOPE_GROUPS", SCOPE_GROUPS.to_string()),
+        (
+            "MCP_CATALOG_DIR",
+            catalogs.path.to_str().unwrap().to_string(),
+        ),
+        ("MAIL_CLIENT_ID", mail_client),
+    ]);
+    let server = start(port, &env, &key_id, &[]);
+    Setup {
+        _op: op,
+        _catalogs: catalogs,
+        moto,
+        server,
+        resource,
+        env,
+        port,
+        key_id,
+    }
+}
+
+/// A new P-256 signing key on moto's KMS: its id.
+async fn signing_key(moto: &Moto) -> String {
+    crate::vault::kms_client(&moto.endpoint)
         .create_key()
         .key_spec(KeySpec::EccNistP256)
         .key_usage(KeyUsageType::SignVerify)
@@ -61,28 +162,18 @@ async fn setup() -> Setup {
         .expect("create the signing key")
         .key_metadata
         .unwrap()
-        .key_id;
-    let keys = format!("e2e:{KEY}");
-    let mut env: Vec<(&str, String)> = moto.env();
-    env.extend([
-        ("MCP_API_KEYS", keys),
-        ("MCP_PSEUDONYM_PEPPER", PEPPER.to_string()),
-        ("MCP_OAUTH_ISSUER", origin.clone()),
-        ("MCP_RESOURCE_URL", resource.clone()),
-        ("MCP_AS_IDP_ISSUER", op.issuer().to_string()),
-        ("MCP_AS_IDP_CLIENT_ID", idp_client),
-        ("MCP_AS_TABLE", TABLE.to_string()),
-        ("MCP_AS_KEY_ID", key_id),
-        ("MCP_AS_CIMD_ALLOW_LOOPBACK", "1".to_string()),
-    ]);
-    let env: Vec<(&str, &str)> = env_refs(&env).collect();
-    let server = Server::start_at(port, &[], &env);
-    Setup {
-        _op: op,
-        _moto: moto,
-        server,
-        resource,
+        .key_id
+}
+
+/// The server on `port`, signing with `key_id` and accepting `previous` keys' tokens too.
+fn start(port: u16, env: &[(&str, String)], key_id: &str, previous: &[&str]) -> Server {
+    let mut env: Vec<(&str, &str)> = env_refs(env).collect();
+    let previous = previous.join(",");
+    env.push(("MCP_AS_KEY_ID", key_id));
+    if !previous.is_empty() {
+        env.push(("MCP_AS_PREVIOUS_KEY_IDS", &previous));
     }
+    Server::start_at(port, &[], &env)
 }
 
 /// A browser without a person: redirects followed by hand, a cookie jar per host and port.
@@ -90,6 +181,8 @@ async fn setup() -> Setup {
 struct Browser {
     http: reqwest::Client,
     jars: HashMap<String, HashMap<String, String>>,
+    /// The headers of the last answer.
+    headers: reqwest::header::HeaderMap,
 }
 
 impl Browser {
@@ -100,6 +193,7 @@ impl Browser {
                 .build()
                 .unwrap(),
             jars: HashMap::new(),
+            headers: reqwest::header::HeaderMap::new(),
         }
     }
 
@@ -128,6 +222,7 @@ impl Browser {
             }
         }
         let status = response.status().as_u16();
+        self.headers = response.headers().clone();
         let location = response
             .headers()
             .get("location")
@@ -182,9 +277,13 @@ impl Setup {
     }
 
     async fn register(&self, redirect: &str) -> (u16, Value) {
+        self.register_named(redirect, "Test client").await
+    }
+
+    async fn register_named(&self, redirect: &str, name: &str) -> (u16, Value) {
         let r = reqwest::Client::new()
             .post(self.url("/oauth/register"))
-            .json(&json!({"redirect_uris": [redirect], "client_name": "Test client"}))
+            .json(&json!({"redirect_uris": [redirect], "client_name": name}))
             .send()
             .await
             .unwrap();
@@ -192,6 +291,16 @@ impl Setup {
     }
 
     fn authorize_url(&self, client: &str, redirect: &str, pkce: &[(&str, &str)]) -> String {
+        self.authorize_url_for(client, redirect, pkce, "mcp:tools")
+    }
+
+    fn authorize_url_for(
+        &self,
+        client: &str,
+        redirect: &str,
+        pkce: &[(&str, &str)],
+        scope: &str,
+    ) -> String {
         let mut url = reqwest::Url::parse(&self.url("/oauth/authorize")).unwrap();
         url.query_pairs_mut()
             .extend_pairs([
@@ -199,7 +308,7 @@ impl Setup {
                 ("client_id", client),
                 ("redirect_uri", redirect),
                 ("state", "st-1"),
-                ("scope", "mcp:tools"),
+                ("scope", scope),
                 ("resource", &self.resource),
             ])
             .extend_pairs(pkce);
@@ -208,6 +317,12 @@ impl Setup {
 
     /// The sign-in up to the consent page: the browser and the page's ticket.
     async fn to_consent(&self, client: &str) -> (Browser, String) {
+        let (browser, ticket, _) = self.consent_page(client).await;
+        (browser, ticket)
+    }
+
+    /// The sign-in up to the consent page: the browser, the page's ticket and the page.
+    async fn consent_page(&self, client: &str) -> (Browser, String, String) {
         let mut browser = Browser::new();
         let pkce = [
             ("code_challenge", challenge(VERIFIER)),
@@ -231,7 +346,7 @@ impl Setup {
             .and_then(|rest| rest.split('"').next())
             .expect("a ticket in the form")
             .to_string();
-        (browser, ticket)
+        (browser, ticket, page)
     }
 
     /// Approved: the code sent back to the client.
@@ -335,23 +450,35 @@ async fn a_client_connects_with_the_url_alone_and_forgeries_are_refused() {
     let client = client["client_id"].as_str().unwrap().to_string();
 
     refusals_before_the_idp(&s, &client).await;
+    scopes_narrowed_by_the_persons_groups(&s, &client).await;
     consent_needs_its_browser(&s, &client).await;
     a_code_replayed_revokes_its_tokens(&s, &client).await;
     a_reused_refresh_token_revokes_its_family(&s, &client).await;
     revoking_a_refresh_token_ends_it(&s, &client).await;
+    looks::the_consent_page_reads_on_a_phone_and_a_desktop(&s).await;
+    connect::a_person_connects_an_account_through_our_own_sign_in(&s, &client).await;
+    inspector::the_inspector_connects_by_itself(&s).await;
     cimd::a_metadata_document_client_connects(&s).await;
     python_sdk_connects_by_itself(&s);
+    rotation::a_rotated_keys_tokens_pass_until_it_is_removed(s, &client).await;
 }
 
-/// The key id our JWKS publishes.
+/// The key id our JWKS publishes first (the key that signs).
 async fn jwks_kid(s: &Setup) -> String {
+    jwks_kids(s).await.swap_remove(0)
+}
+
+/// The key ids our JWKS publishes.
+async fn jwks_kids(s: &Setup) -> Vec<String> {
     let jwks: Value = reqwest::get(s.url("/oauth/jwks"))
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    jwks["keys"][0]["kid"].as_str().unwrap().to_string()
+    let keys = jwks["keys"].as_array().unwrap().iter();
+    keys.map(|k| k["kid"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// A redirect URI not registered gets a page, not a redirect; PKCE plain or missing goes back
@@ -384,6 +511,43 @@ async fn refusals_before_the_idp(s: &Setup, client: &str) {
         assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
         assert_eq!(query_of(&location)["error"], "invalid_request", "{pkce:?}");
     }
+}
+
+/// `MCP_AS_SCOPE_GROUPS` with the IdP's `groups` claim: the person (in `staff`, so the claim
+/// was read) asking for both scopes is shown `mcp:tools` only; asking for `mcp:accounting` alone, the client gets
+/// `access_denied` and no consent page is shown; so does another person the client's
+/// `login_hint` names.
+async fn scopes_narrowed_by_the_persons_groups(s: &Setup, client: &str) {
+    let s256 = challenge(VERIFIER);
+    let pkce = [
+        ("code_challenge", s256.as_str()),
+        ("code_challenge_method", "S256"),
+    ];
+    let mut answers = Vec::new();
+    for scope in ["mcp:tools mcp:accounting", "mcp:accounting"] {
+        let mut browser = Browser::new();
+        let start = s.authorize_url_for(client, CLIENT_REDIRECT, &pkce, scope);
+        let back = browser.follow(start, &s.url("/oauth/callback")).await;
+        answers.push(browser.open(&back.unwrap(), None).await);
+    }
+    let (status, _, page) = &answers[0];
+    assert_eq!(*status, 200, "{page}");
+    assert!(
+        page.contains("mcp:tools") && !page.contains("mcp:accounting"),
+        "{page}"
+    );
+    let (status, location, _) = &answers[1];
+    assert_eq!(*status, 302);
+    assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
+    assert_eq!(query_of(location)["error"], "access_denied");
+    // The client's `login_hint` reaches the IdP: it signs in the person named (here one in no
+    // group, so `mcp:tools` too is denied where the default person was shown it).
+    let mut browser = Browser::new();
+    let start = s.authorize_url(client, CLIENT_REDIRECT, &pkce) + "&login_hint=anna";
+    let back = browser.follow(start, &s.url("/oauth/callback")).await;
+    let (status, location, page) = browser.open(&back.unwrap(), None).await;
+    assert_eq!(status, 302, "{page}");
+    assert_eq!(query_of(&location)["error"], "access_denied");
 }
 
 /// A consent form posted without the cookie of the browser that signed in (a forged
@@ -453,9 +617,12 @@ async fn revoking_a_refresh_token_ends_it(s: &Setup, client: &str) {
     assert_eq!(status, 400, "a revoked refresh token");
 }
 
-/// The real Python SDK with the URL alone: 401 → metadata → registration → our authorize →
-/// the IdP → our consent (approved) → token → a tool call → a refresh.
+/// The real Python SDK with the URL alone, in one process twice: first registering (DCR),
+/// then named by its metadata document's https URL (CIMD, the document served by the client
+/// itself on loopback): 401 → metadata → registration or none → our authorize → the IdP → our
+/// consent (approved) → token → a tool call → a refresh.
 fn python_sdk_connects_by_itself(s: &Setup) {
+    let cert = format!("{},{}", fixture(CIMD_CERT), fixture(CIMD_KEY));
     let output = Command::new(tool("venv/bin/python"))
         .arg(repo().join("tests/clients/python_client.py"))
         .args([
@@ -465,7 +632,13 @@ fn python_sdk_connects_by_itself(s: &Setup) {
             "modern",
             "--oauth",
             "--oauth-refresh",
+            "--oauth-client",
+            "both",
+            "--oauth-cimd-cert",
+            &cert,
         ])
+        // The person asks for both scopes; not in `finance`, they approve `mcp:tools` only.
+        .args(["--oauth-scope", "mcp:tools mcp:accounting"])
         .args(["--call", "papierkram_invoices_list={}", "--timeout", "60"])
         .output()
         .expect("python client");
@@ -476,13 +649,35 @@ fn python_sdk_connects_by_itself(s: &Setup) {
         String::from_utf8_lossy(&output.stderr)
     );
     let report: Value = serde_json::from_str(stdout.trim()).unwrap();
+    sdk_run_connected(&report, "/oauth/register");
+    let cimd = &report["cimd"];
+    sdk_run_connected(cimd, "/oauth/authorize");
+    let client_id = cimd["oauth"]["client_id"].as_str().unwrap_or_default();
+    assert!(
+        client_id.starts_with("https://127.0.0.1:") && client_id.ends_with("/client.json"),
+        "{cimd}"
+    );
+    let steps = cimd["oauth"]["steps"].to_string();
+    assert!(
+        !steps.contains("/oauth/register"),
+        "no registration: {steps}"
+    );
+}
+
+/// One of the SDK's runs: a tool call, the consent approved, a refresh, the scopes narrowed,
+/// the flow's requests (`step` among them).
+fn sdk_run_connected(report: &Value, step: &str) {
     assert_eq!(report["calls"][0]["is_error"], false, "{report}");
     assert_eq!(report["oauth"]["consent"], true, "{report}");
     assert_eq!(report["oauth"]["refreshed"], true, "{report}");
+    assert_eq!(
+        report["oauth"]["token_scope"], "mcp:tools",
+        "narrowed: {report}"
+    );
     let steps = report["oauth"]["steps"].to_string();
     for step in [
         "/oauth-authorization-server",
-        "/oauth/register",
+        step,
         "/oauth/authorize",
         "/oauth/token",
     ] {

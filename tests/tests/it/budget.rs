@@ -73,11 +73,17 @@ async fn what_the_model_reads_fits_its_budgets() {
         &[
             (
                 "MCP_PROFILES",
-                "reports=papierkram/*_get;accounting=papierkram/*,sevdesk/*;\
-                 calendar=+gsuite/calendar_events_list,+gsuite/calendar_meeting_create,\
-                 +gsuite/day_get,+calcom/bookings_list,+calcom/slots_list,+calcom/week_get,\
-                 +calcom/booking_create,gsuite/calendar_*,calcom/*;\
-                 mail=+gsuite/mail_*,gsuite/day_get;ai=+replicate/*;messaging=+whatsapp/*",
+                "reports=papierkram/*_get;accounting=papierkram/*,\
+                 sevdesk/*;calendar=+gsuite/calendar_events_list,\
+                 +gsuite/calendar_meeting_create,+gsuite/day_get,+calcom/bookings_list,\
+                 +calcom/slots_list,+calcom/week_get,+calcom/booking_create,\
+                 +m365/calendar_events_list,+m365/day_get,gsuite/calendar_*,calcom/*,\
+                 m365/calendar_*;mail=+gsuite/mail_threads_search,\
+                 +gsuite/mail_messages_search,+gsuite/mail_message_get,\
+                 +gsuite/mail_thread_get,+gsuite/mail_send,+m365/mail_inbox_list,\
+                 +m365/mail_messages_search,+m365/mail_message_get,+m365/mail_send,\
+                 gsuite/mail_*,gsuite/day_get,m365/mail_*,m365/day_get,\
+                 m365/contacts_search,m365/files_*;ai=+replicate/*;messaging=+whatsapp/*",
             ),
             ("SEVDESK_BASE_URL", &sevdesk.url),
             ("SEVDESK_API_KEY", "0123456789abcdef0123456789abcdef"),

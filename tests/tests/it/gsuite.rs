@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 
 use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
-use integration_tests::{KEY, Rpc, Server, TempDir, free_port, interleaved_calls, repo};
-use serde_json::{Value, json};
+use integration_tests::person::claims;
+use integration_tests::{Rpc, free_port, interleaved_calls, repo};
+use serde_json::json;
 
 use crate::connect::Browser;
 
@@ -114,8 +115,8 @@ fn examples() -> Account {
     account
 }
 
-/// Connects `bearer`'s person, then calls each gsuite tool with its description's example:
-/// `ok`, whole, within 25 KB. Prints the sizes.
+/// Connects `bearer`'s person (Erin), then calls each gsuite tool with its description's
+/// example, and reads the day at a glance.
 async fn every_example_fits(url: &str, bearer: &str) {
     let link = Rpc::with_bearer(url, bearer)
         .tool("gsuite_mail_profile_get", json!({}))
@@ -124,32 +125,7 @@ async fn every_example_fits(url: &str, bearer: &str) {
         .unwrap()
         .to_string();
     assert_eq!(Browser::new().open(&link, "erin", None).await.status, 200);
-    let catalog = connector::load(None)
-        .unwrap()
-        .into_iter()
-        .find(|c| c.connector == "gsuite")
-        .unwrap();
-    for tool in &catalog.tools {
-        let (_, example) = tool.description.rsplit_once("Example: ").unwrap();
-        let mut args: Value = serde_json::from_str(example.trim()).unwrap();
-        if !tool.is_read_only() && tool.aggregate.is_none() {
-            args["dry_run"] = json!(true);
-        }
-        let mut answer = Rpc::with_bearer(url, bearer)
-            .tool(&tool.name, args.clone())
-            .await;
-        // A tool with its own scopes (Drive, contacts) asks once for them: consented, it runs.
-        if answer["status"] == "connection_required" {
-            let link = answer["connect_url"].as_str().unwrap();
-            assert_eq!(Browser::new().open(link, "erin", None).await.status, 200);
-            answer = Rpc::with_bearer(url, bearer).tool(&tool.name, args).await;
-        }
-        assert_eq!(answer["status"], "ok", "{}: {answer}", tool.name);
-        assert_ne!(answer["truncated"], true, "{}: cut", tool.name);
-        let bytes = answer.to_string().len();
-        println!("{:40} {bytes:6} B", tool.name.to_string());
-        assert!(bytes <= 25 * 1024, "{}: {bytes} B", tool.name);
-    }
+    crate::per_person::every_example_fits(url, ("erin", bearer), "gsuite").await;
     // The day at a glance read both sources (the twin ignores Gmail's search words).
     let day = Rpc::with_bearer(url, bearer)
         .tool(
@@ -164,13 +140,10 @@ async fn every_example_fits(url: &str, bearer: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_read_only_their_own_google_mail_and_events() {
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let resource = format!("{base}/mcp");
-    let google = format!("{resource}/google");
     // Google's refresh tokens of an app in testing mode live 7 days.
-    let scopes = format!("mcp:tools {SCOPES}");
-    let op = Op::start_with(0, &resource, &scopes, &["--refresh-ttl", "604800"]);
+    let (port, resource, op) =
+        crate::per_person::provider_with(SCOPES, &["--refresh-ttl", "604800"]);
+    let google = format!("{resource}/google");
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
         ("bob".to_string(), mailbox("bob")),
@@ -178,59 +151,30 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &google, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let (connect_client, _) = op
-        .register_for(
-            &[
-                &format!("{base}/connect/gsuite/signed-in"),
-                &format!("{base}/connections/signed-in"),
-            ],
-            true,
-        )
-        .await;
-    let (client, secret) = op
-        .register(&format!("{base}/connect/gsuite/callback"), false)
-        .await;
-    let dir = TempDir::new("gsuite");
-    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google, &api)).unwrap();
-    let keys = format!("e2e:{KEY}");
-    let server = Server::start_at(
+    let served = crate::per_person::serve(
+        &op,
         port,
+        "gsuite",
+        (&catalog(&op, &google, &api), &api),
         &[],
-        &[
-            ("MCP_API_KEYS", keys.as_str()),
-            (
-                "MCP_PSEUDONYM_PEPPER",
-                "gsuite-test-pepper-0123456789abcdef",
-            ),
-            ("MCP_OAUTH_ISSUER", op.issuer()),
-            ("MCP_RESOURCE_URL", &resource),
-            ("MCP_CONNECT_CLIENT_ID", &connect_client),
-            ("MCP_CATALOG_DIR", dir.path.to_str().unwrap()),
-            ("GSUITE_BASE_URL", &api),
-            ("GSUITE_CLIENT_ID", &client),
-            ("GSUITE_CLIENT_SECRET", secret.as_deref().unwrap()),
-        ],
-    );
+    )
+    .await;
+    let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
     let inbox = json!({"query": "in:inbox"});
 
     // Each connects with their own link: signed in at ours, then at "Google".
-    for (who, bearer) in [("alice", &alice), ("bob", &bob)] {
-        let asked = Rpc::with_bearer(&server.url, bearer)
-            .tool("gsuite_mail_threads_search", inbox.clone())
-            .await;
-        assert_eq!(asked["status"], "connection_required", "{asked}");
-        let link = asked["connect_url"].as_str().unwrap();
-        let landed = Browser::new().open(link, who, None).await;
-        assert_eq!(landed.status, 200, "{}", landed.body);
-        assert!(
-            landed.body.contains("Google Workspace is connected"),
-            "{}",
-            landed.body
-        );
-    }
-    assert_eq!(twin.requests_of("alice") + twin.requests_of("bob"), 0);
+    let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
+    let (tool, landed) = (
+        "gsuite_mail_threads_search",
+        "Google Workspace is connected",
+    );
+    crate::per_person::connect(&server.url, &people, tool, inbox.clone(), landed).await;
+    assert_eq!(
+        twin.gate.requests_of("alice") + twin.gate.requests_of("bob"),
+        0
+    );
 
     // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
@@ -257,8 +201,8 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         assert_eq!(events["items"][0]["id"], format!("{who}-e1"), "{events}");
         assert_eq!(events["items"][0]["start"]["timeZone"], "Europe/Berlin");
     }
-    assert_eq!(twin.requests_of("alice"), 11);
-    assert_eq!(twin.requests_of("bob"), 11);
+    assert_eq!(twin.gate.requests_of("alice"), 11);
+    assert_eq!(twin.gate.requests_of("bob"), 11);
 
     // A free hour with Bob: free/busy is a POST that only reads (no confirmation), and shows
     // his busy time without its title.
@@ -335,27 +279,10 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     // its preview names the recipient and the subject; Gmail gets the composed message.
     let mail = json!({"to": ["dora@muster.example"], "subject": "Subject of the send",
         "body": "Hallo Dora, bis morgen."});
-    let asked = Rpc::with_bearer(&server.url, &alice)
-        .tool("gsuite_mail_send", mail.clone())
-        .await;
-    assert_eq!(asked["status"], "confirmation_required", "{asked}");
-    let mut dry = mail.clone();
-    dry["dry_run"] = json!(true);
-    let preview = Rpc::with_bearer(&server.url, &alice)
-        .tool("gsuite_mail_send", dry)
-        .await;
-    assert_eq!(
-        preview["preview"]["notifies"],
-        json!(["dora@muster.example"]),
-        "{preview}"
-    );
-    assert!(
-        preview.to_string().contains("Subject of the send"),
-        "{preview}"
-    );
-    assert!(twin.sent_by("alice").is_empty());
-    let sent = confirm(&server.url, &alice, "gsuite_mail_send", &mail);
-    assert_eq!(sent["structured"]["status"], "ok", "{sent}");
+    let people = ("dora@muster.example", "Subject of the send");
+    let unsent = || twin.sent_by("alice").is_empty();
+    let send = ("gsuite_mail_send", &mail);
+    crate::per_person::confirmed_write(&server.url, &alice, send, people, unsent).await;
     let sent = twin.sent_by("alice");
     assert_eq!(sent.len(), 1);
     assert!(
@@ -372,21 +299,21 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
 
     // Alice's access token stops working (expired at Google): the vault's refresh token gets
     // a new one from the provider, and the call goes through with it.
-    let used = twin.tokens();
+    let used = twin.gate.tokens();
     let alices = used
         .iter()
         .rev()
         .find(|t| claims(t)["sub"] == "alice")
         .unwrap()
         .clone();
-    twin.expire(&alices);
+    twin.gate.refuse(&alices);
     let before = op.requests_to("/token").await;
     let again = Rpc::with_bearer(&server.url, &alice)
         .tool("gsuite_mail_threads_search", inbox.clone())
         .await;
     assert_eq!(again["status"], "ok", "{again}");
     assert_eq!(op.requests_to("/token").await, before + 1, "one refresh");
-    let newest = twin.tokens().last().unwrap().clone();
+    let newest = twin.gate.tokens().last().unwrap().clone();
     assert_ne!(newest, alices);
     assert_eq!(claims(&newest)["sub"], "alice");
 
@@ -401,13 +328,13 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         .await;
     assert_eq!(gone["disconnected"], true, "{gone}");
     assert_eq!(op.requests_to("/token/revocation").await, revocations + 1);
-    let bobs = twin.requests_of("bob");
+    let bobs = twin.gate.requests_of("bob");
     let after = Rpc::with_bearer(&server.url, &bob)
         .tool("gsuite_mail_threads_search", inbox.clone())
         .await;
     assert_eq!(after["status"], "connection_required", "{after}");
     assert_eq!(
-        twin.requests_of("bob"),
+        twin.gate.requests_of("bob"),
         bobs,
         "nothing reached Google for Bob"
     );
@@ -425,9 +352,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     drive::steps(&server.url, &alice, &op, &twin).await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
-    let printed = format!("{}\n{}", server.stdout.joined(), server.stderr.joined());
-    let mut secrets: Vec<String> = twin.tokens();
-    secrets.extend([alice.clone(), bob.clone()]);
+    let mut secrets = vec![alice.clone(), bob.clone()];
     for who in ["alice", "bob"] {
         secrets.push(format!("friend-of-{who}@muster.example"));
         secrets.push(format!("Subject 1 for {who}"));
@@ -443,44 +368,5 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         ]
         .map(String::from),
     );
-    for secret in &secrets {
-        assert!(!printed.contains(secret.as_str()), "printed: {secret}");
-    }
-    assert!(
-        !twin
-            .tokens()
-            .iter()
-            .any(|t| claims(t)["aud"] == resource.as_str()),
-        "our callers' tokens never went to Google"
-    );
-}
-
-/// A tool call through the Python `mcp` SDK as `bearer`, accepting the confirmation form.
-fn confirm(url: &str, bearer: &str, tool_name: &str, args: &Value) -> Value {
-    let out = std::process::Command::new(integration_tests::tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/confirm_client.py"))
-        .args(["--url", url, "--key", bearer, "--tool", tool_name])
-        .args(["--args", &args.to_string(), "--answer", "accept"])
-        .output()
-        .expect("run confirm client");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn claims(jwt: &str) -> Value {
-    use base64::Engine;
-    jwt.split('.')
-        .nth(1)
-        .and_then(|p| {
-            base64::engine::general_purpose::URL_SAFE_NO_PAD
-                .decode(p)
-                .ok()
-        })
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null)
+    crate::per_person::nothing_printed(server, &secrets, &twin.gate.tokens(), &resource);
 }

@@ -88,7 +88,7 @@ async fn instances_sharing_the_table_probe_each_upstream_once_per_interval() {
             *body,
             // sevdesk, Cal.com, Google Workspace, Replicate, Runway and Lexware Office are shipped too, but this
             // deployment holds none of their secrets.
-            json!({"ok": true, "connectors": {"calcom": "unused", "gsuite": "unused", "lexware": "unused", "papierkram": "ok", "replicate": "unused", "runway": "unused", "sevdesk": "unused", "whatsapp": "unused"}})
+            json!({"ok": true, "connectors": {"calcom": "unused", "gsuite": "unused", "lexware": "unused", "m365": "unused", "papierkram": "ok", "replicate": "unused", "runway": "unused", "sevdesk": "unused", "whatsapp": "unused"}})
         );
     }
     let store_first = relay.count();
@@ -217,6 +217,6 @@ async fn a_connector_without_secrets_is_unused_and_one_missing_a_field_fails() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(
         body,
-        json!({"ok": false, "connectors": {"calcom": "unused", "gsuite": "unused", "lexware": "unused", "papierkram": "not_configured", "replicate": "unused", "runway": "unused", "sevdesk": "unused", "whatsapp": "unused"}})
+        json!({"ok": false, "connectors": {"calcom": "unused", "gsuite": "unused", "lexware": "unused", "m365": "unused", "papierkram": "not_configured", "replicate": "unused", "runway": "unused", "sevdesk": "unused", "whatsapp": "unused"}})
     );
 }

@@ -66,6 +66,7 @@ async fn a_confirmed_write_runs_once_with_the_ledger_in_dynamodb() {
     let config = Config::from(env).unwrap();
     let values = SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("claude-ai", KEY)],
         pepper: Some(b"pepper-0123456789abcdef0123456789".to_vec()),
         confirmation_keys: vec![b"lambda-confirmation-key-0123456789abcdef".to_vec()],

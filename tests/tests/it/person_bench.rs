@@ -124,7 +124,7 @@ async fn timed(d: &Deployment, bearer: &str) -> (Vec<f64>, Vec<f64>) {
     let args = json!({"query": "in:inbox"});
     let answer = ours.tool("gsuite_mail_messages_search", args.clone()).await;
     assert_eq!(answer["status"], "ok", "{answer}");
-    let token = d.twin.tokens().last().cloned().unwrap();
+    let token = d.twin.gate.tokens().last().cloned().unwrap();
     let direct = reqwest::Client::new();
     let url = format!(
         "{}/gmail/v1/users/me/messages?q=in%3Ainbox&maxResults=20",
@@ -180,7 +180,10 @@ async fn calls_as_a_person_stay_apart_and_what_they_cost() {
     let bob = d.connect("bob").await;
 
     // 50 calls each at once over both instances: each sees only their own, counted at the twin.
-    let (before_a, before_b) = (d.twin.requests_of("alice"), d.twin.requests_of("bob"));
+    let (before_a, before_b) = (
+        d.twin.gate.requests_of("alice"),
+        d.twin.gate.requests_of("bob"),
+    );
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];
     let tool = "gsuite_mail_threads_search";
     let (a, b) = tokio::join!(
@@ -197,8 +200,8 @@ async fn calls_as_a_person_stay_apart_and_what_they_cost() {
             .collect();
         assert!(ids.len() == 3 && ids.iter().all(|id| id.starts_with(&who)));
     }
-    assert_eq!(d.twin.requests_of("alice") - before_a, AT_ONCE);
-    assert_eq!(d.twin.requests_of("bob") - before_b, AT_ONCE);
+    assert_eq!(d.twin.gate.requests_of("alice") - before_a, AT_ONCE);
+    assert_eq!(d.twin.gate.requests_of("bob") - before_b, AT_ONCE);
     println!(
         "isolation: {AT_ONCE} calls each at once over two instances, each answered with their own"
     );
@@ -227,10 +230,10 @@ async fn calls_as_a_person_stay_apart_and_what_they_cost() {
         )
         .await;
     assert_eq!(gone["disconnected"], true, "{gone}");
-    let seen = d.twin.requests_of("bob");
+    let seen = d.twin.gate.requests_of("bob");
     let after = Rpc::with_bearer(&two.url, &bob).tool(tool, json!({})).await;
     assert_eq!(after["status"], "connection_required", "{after}");
-    assert_eq!(d.twin.requests_of("bob"), seen);
+    assert_eq!(d.twin.gate.requests_of("bob"), seen);
     println!("a disconnect on one instance: the next call on the other asks to connect");
 
     // The same with each instance's embedded vault: what the server itself adds.

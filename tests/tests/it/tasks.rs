@@ -42,6 +42,7 @@ async fn audited(
     let config = Config::from(EnvSnapshot::from_pairs(pairs)).unwrap();
     let values = SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("alice", KEY), ApiKey::new("bob", OTHER)],
         pepper: Some(b"pepper-0123456789abcdef0123456789".to_vec()),
         confirmation_keys: vec![b"tasks-confirmation-key-0123456789abcdef".to_vec()],

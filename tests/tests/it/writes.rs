@@ -6,10 +6,9 @@
 //! upstream write (on the in-memory ledger and on the DynamoDB table); a write whose answer
 //! comes too late answers `outcome_unknown` on retry, never a second write.
 
-use std::process::Command;
 use std::time::Duration;
 
-use integration_tests::{KEY, Rpc, Server, eventually, repo, structured, tool};
+use integration_tests::{KEY, Rpc, Server, eventually, repo, structured};
 use papierkram_sandbox::SandboxState;
 use serde_json::{Value, json};
 
@@ -52,19 +51,7 @@ fn writes_to(sandbox: &SandboxState, suffix: &str) -> usize {
 }
 
 fn confirm_client(url: &str, tool_name: &str, args: Value, answer: &str) -> Value {
-    let out = Command::new(tool("venv/bin/python"))
-        .arg(repo().join("tests/clients/confirm_client.py"))
-        .args(["--url", url, "--key", KEY, "--tool", tool_name])
-        .args(["--args", &args.to_string(), "--answer", answer])
-        .output()
-        .expect("run confirm client");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "no JSON from the client: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    integration_tests::confirm_client(url, KEY, tool_name, &args, answer)
 }
 
 /// The audit lines of `tool_name`, at least `at_least` of them.

@@ -16,6 +16,9 @@
 //                        another N is a key rotation.
 //   --keys FILE          keep the private signing keys in FILE: read it when it exists, else write
 //                        the generated ones there (a restart with the same keys)
+//   --groups ACCOUNT=G1,G2
+//                        the account's `groups` claim (in its ID token, with the `openid`
+//                        scope); repeatable, one account each. Accounts not named have none.
 //   --exit-with-stdin    exit when stdin closes (the harness holds its end: no orphan provider
 //                        outlives a killed test process)
 //
@@ -65,10 +68,17 @@ function options() {
       scopes: { type: 'string', default: 'mcp:tools' },
       'key-generation': { type: 'string', default: '1' },
       keys: { type: 'string' },
+      groups: { type: 'string', multiple: true, default: [] },
       'exit-with-stdin': { type: 'boolean', default: false },
       'refresh-ttl': { type: 'string', default: '3600' },
     },
   });
+  const groups = new Map();
+  for (const entry of values.groups) {
+    const [account, list] = entry.split('=');
+    if (!account || list === undefined) fail(`--groups ${entry}: ACCOUNT=G1,G2`);
+    groups.set(account, list.split(',').filter(Boolean));
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port ${values.port}: not a port`);
   if (!values.resource) fail('--resource URL is required');
@@ -87,6 +97,7 @@ function options() {
     scopes,
     generation: values['key-generation'],
     keysFile: values.keys,
+    groups,
     exitWithStdin: values['exit-with-stdin'],
     refreshTtl,
   };
@@ -243,7 +254,7 @@ async function testEndpoint(req, res, pathname, { mint, seen }) {
 
 // --- the provider --------------------------------------------------------------------------
 
-function providerConfig({ resource, scopes, jwks, errors, refreshTtl }) {
+function providerConfig({ resource, scopes, jwks, errors, groups, refreshTtl }) {
   const base = resource.replace(/\/+$/, '');
   const isOurs = (indicator) => indicator === resource || indicator.startsWith(`${base}/`);
   const rsKid = jwks.find((k) => k.alg === 'RS256').kid;
@@ -294,8 +305,13 @@ function providerConfig({ resource, scopes, jwks, errors, refreshTtl }) {
       },
     },
     pkce: { required: () => true },
-    // Any account exists; its id is the subject.
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    // Any account exists; its id is the subject. Groups (--groups) go into the ID token.
+    findAccount: async (_ctx, sub) => ({
+      accountId: sub,
+      claims: async () => (groups.has(sub) ? { sub, groups: groups.get(sub) } : { sub }),
+    }),
+    claims: { openid: ['sub', 'groups'] },
+    conformIdTokenClaims: false,
     cookies: { keys: [crypto.randomBytes(32).toString('hex')] },
     clientBasedCORS: () => true,
     // Errors as JSON, so a failing flow shows the reason in the client's message.

@@ -28,6 +28,7 @@ pub(crate) fn router(env: &[(&str, &str)]) -> Router {
     let config = Config::from(EnvSnapshot::from_pairs(env.iter().copied())).unwrap();
     let values = SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("bench", KEY)],
         pepper: Some(b"bench-pepper-0123456789abcdef0123".to_vec()),
         confirmation_keys: Vec::new(),

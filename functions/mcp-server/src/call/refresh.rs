@@ -183,6 +183,10 @@ pub(super) async fn revoke(upstream: &Upstream, c: &Catalog, grant: &Grant) -> O
         return Some(false);
     };
     let field = |f: &str| secrets.field(&c.connector, f);
+    let owned = |f: &str| field(f).map(str::to_string);
+    let Ok(endpoint) = catalog::fill_base_url(endpoint, owned) else {
+        return Some(false);
+    };
     let Some(id) = field(&oauth.client_id) else {
         return Some(false);
     };
@@ -191,7 +195,7 @@ pub(super) async fn revoke(upstream: &Upstream, c: &Catalog, grant: &Grant) -> O
         secret: oauth.client_secret.as_deref().and_then(field),
         resource: None,
     };
-    match token_endpoint::revoke(&upstream.http, endpoint, &client, grant).await {
+    match token_endpoint::revoke(&upstream.http, &endpoint, &client, grant).await {
         Ok(()) => Some(true),
         Err(e) => {
             tracing::warn!(connector = %c.connector, error = %e, "a grant was not revoked at the upstream");
@@ -308,7 +312,10 @@ async fn renew(
     let what = Exchange::Refresh {
         token: refresh_token,
     };
-    token_endpoint::exchange(&upstream.http, &oauth.token_endpoint, &client, what, now).await
+    let field = |f: &str| secrets.field(connector, f).map(str::to_string);
+    let endpoint = catalog::fill_base_url(&oauth.token_endpoint, field)
+        .map_err(|e| ExchangeError::Unreachable(e.to_string()))?;
+    token_endpoint::exchange(&upstream.http, &endpoint, &client, what, now).await
 }
 
 /// The entry cleared, and the person asked to connect again: for the connector's scopes and

@@ -350,14 +350,16 @@ fn issuer_mode<F: Fn(&str) -> Option<String>>(
     oauth: Option<&oauth::Settings>,
     lambda: bool,
 ) -> Result<Option<crate::issuer::IssuerSettings>, ConfigError> {
-    use crate::issuer::settings::{CIMD_ALLOW_LOOPBACK, KEY_ID, TABLE};
-    let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
-    if lambda && read.get(CIMD_ALLOW_LOOPBACK).is_some() {
-        return Err(ConfigError::new(
-            CIMD_ALLOW_LOOPBACK,
-            "a local test switch: never on Lambda (client metadata is fetched over https from public addresses only)",
-        ));
+    use crate::issuer::settings::{CIMD_ALLOW_LOOPBACK, CIMD_TEST_CA, KEY_ID, TABLE};
+    for name in [CIMD_ALLOW_LOOPBACK, CIMD_TEST_CA] {
+        if lambda && read.get(name).is_some() {
+            return Err(ConfigError::new(
+                name,
+                "a local test switch: never on Lambda (client metadata is fetched over https from public addresses only)",
+            ));
+        }
     }
+    let settings = crate::issuer::IssuerSettings::from_env(read, oauth)?;
     if let Some(s) = settings.as_ref().filter(|_| lambda) {
         for (name, value) in [(TABLE, &s.table), (KEY_ID, &s.key_id)] {
             if value.is_none() {
@@ -502,6 +504,14 @@ mod tests {
             (CIMD_ALLOW_LOOPBACK, "1"),
         ]);
         assert_eq!(Config::from(env).unwrap_err().name, CIMD_ALLOW_LOOPBACK);
+        let env = EnvSnapshot::from_pairs([
+            (LAMBDA_RUNTIME_API, "x"),
+            (SECRET_ID, "hosted-mcp"),
+            (ALLOWED_HOSTS, "mcp.example.com"),
+            (crate::issuer::settings::CIMD_TEST_CA, "/tmp/ca.der"),
+        ]);
+        let refused = Config::from(env).unwrap_err().name;
+        assert_eq!(refused, crate::issuer::settings::CIMD_TEST_CA);
     }
 
     #[test]

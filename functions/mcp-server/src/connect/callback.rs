@@ -63,6 +63,8 @@ impl Connect {
         let secrets = self.secrets_or_retry().await?;
         let oauth = &declared.oauth;
         let client_id = upstream_client_id(&secrets, connector, declared)?;
+        let token_endpoint =
+            super::upstream_endpoint(&secrets, connector, declared, &oauth.token_endpoint)?;
         let client = exchange::Client {
             id: client_id,
             secret: oauth
@@ -77,7 +79,7 @@ impl Connect {
             verifier,
             redirect_uri: &redirect_uri,
         };
-        exchange::exchange(&self.http, &oauth.token_endpoint, &client, what, now)
+        exchange::exchange(&self.http, &token_endpoint, &client, what, now)
             .await
             .map_err(|e| {
                 tracing::warn!(connector, error = %e, "connect: the upstream code was not exchanged");

@@ -170,6 +170,27 @@ fn upstream_client_id<'a>(
         })
 }
 
+/// One of the upstream's OAuth endpoints with its `{field}` placeholders filled from the
+/// deployment secret (a tenant id in Entra's path), as the base URL's are.
+fn upstream_endpoint(
+    secrets: &crate::secrets::SecretValues,
+    connector: &str,
+    declared: &Declared,
+    endpoint: &str,
+) -> Result<String, Step> {
+    let field = |f: &str| secrets.field(connector, f).map(str::to_string);
+    catalog::fill_base_url(endpoint, field).map_err(|e| {
+        let title = &declared.title;
+        page(
+            503,
+            format!("{title} is not set up"),
+            format!(
+                "This server's {title} settings are incomplete ({e}); an operator must fix them."
+            ),
+        )
+    })
+}
+
 fn page(status: u16, title: impl Into<String>, text: impl Into<String>) -> Step {
     Step::Page(Page::new(status, title, text))
 }

@@ -150,6 +150,8 @@ impl Connect {
         let secrets = self.secrets_or_retry().await?;
         let oauth = &declared.oauth;
         let upstream_client = upstream_client_id(&secrets, connector, declared)?;
+        let authorize =
+            super::upstream_endpoint(&secrets, connector, declared, &oauth.authorization_endpoint)?;
         let try_again = || {
             page(
                 503,
@@ -193,9 +195,6 @@ impl Connect {
         if let Some(r) = &oauth.resource {
             query.push(("resource", r));
         }
-        Ok(Step::Redirect(with_query(
-            &oauth.authorization_endpoint,
-            &query,
-        )))
+        Ok(Step::Redirect(with_query(&authorize, &query)))
     }
 }

@@ -33,7 +33,7 @@ pub(super) async fn metadata(State(state): State<AppState>) -> Response {
 /// `GET /oauth/jwks`.
 pub(super) async fn jwks(State(state): State<AppState>) -> Response {
     match state.issuer.as_deref() {
-        Some(i) => public_json(crate::issuer::signer::jwks(i.signer.as_ref())),
+        Some(i) => public_json(i.jwks()),
         None => not_found(),
     }
 }
@@ -69,13 +69,21 @@ pub(super) async fn register(
 }
 
 /// One more registration from `ip` this hour, unless it made too many already.
+/// Refused before the body is read as metadata: one counter update per refusal, nothing kept.
 async fn admitted(i: &crate::issuer::Issuer, ip: &str, now: u64) -> Result<(), Response> {
     match i.store.note_registration(ip, now - now % 3600).await {
-        Ok(n) if n > settings::REGISTRATIONS_PER_IP_HOUR => Err(oauth_error(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_registrations",
-            "try again in an hour",
-        )),
+        Ok(n) if n > settings::REGISTRATIONS_PER_IP_HOUR => {
+            let limit = settings::REGISTRATIONS_PER_IP_HOUR;
+            let why = format!("{limit} registrations per address and hour: try again later");
+            let mut refused = oauth_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_registrations",
+                &why,
+            );
+            let wait = HeaderValue::from(3600 - now % 3600);
+            refused.headers_mut().insert(header::RETRY_AFTER, wait);
+            Err(refused)
+        }
         Ok(_) => Ok(()),
         Err(_) => Err(unavailable()),
     }

@@ -24,6 +24,19 @@ pub(crate) struct AuthorizeQuery {
     pub code_challenge: Option<String>,
     pub code_challenge_method: Option<String>,
     pub resource: Option<String>,
+    /// Who the client believes is signing in (OpenID Connect's `login_hint`): passed on to the
+    /// IdP as it is, when short and printable, to preselect the account.
+    pub login_hint: Option<String>,
+}
+
+/// The longest `login_hint` passed on.
+const MAX_LOGIN_HINT: usize = 256;
+
+/// The client's `login_hint`, when it is one worth passing on.
+fn login_hint(q: &AuthorizeQuery) -> Option<&str> {
+    let hint = q.login_hint.as_deref()?.trim();
+    let usable = !hint.is_empty() && hint.len() <= MAX_LOGIN_HINT;
+    (usable && !hint.contains(char::is_control)).then_some(hint)
 }
 
 /// A checked authorization request, carried through the sign-in and the consent form.
@@ -84,14 +97,22 @@ pub(super) fn check(
         let why = "resource must name this server's MCP URL".to_string();
         return Err(back("invalid_target", why));
     }
-    let asked = q.scope.as_deref().unwrap_or_default();
-    let granted = match asked.split_whitespace().find(|s| !scopes.contains(s)) {
+    // `openid` is what many clients (and our own /connect) send out of habit: accepted and
+    // left out, since no ID token is issued here (RFC 6749 §3.3 lets us grant less).
+    let asked: Vec<&str> = q
+        .scope
+        .as_deref()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter(|s| *s != "openid")
+        .collect();
+    let granted = match asked.iter().find(|s| !scopes.contains(s)) {
         Some(unknown) => {
             let why = format!("unknown scope `{}`", audit::bounded(unknown, 40));
             return Err(back("invalid_scope", why));
         }
-        None if asked.trim().is_empty() => default_scopes(resource).join(" "),
-        None => asked.split_whitespace().collect::<Vec<_>>().join(" "),
+        None if asked.is_empty() => default_scopes(resource).join(" "),
+        None => asked.join(" "),
     };
     Ok(AuthRequest {
         c: client.id.clone(),
@@ -175,11 +196,20 @@ impl Issuer {
                 return Answer::Redirect(to);
             }
         };
-        self.to_idp(asked, now).await.unwrap_or_else(|stop| stop)
+        let hint = login_hint(q);
+        self.to_idp(asked, hint, now)
+            .await
+            .unwrap_or_else(|stop| stop)
     }
 
-    /// The browser bound, then sent to the IdP with a sealed state.
-    async fn to_idp(&self, asked: AuthRequest, now: u64) -> Result<Answer, Answer> {
+    /// The browser bound, then sent to the IdP with a sealed state (and the client's
+    /// `login_hint`, if any).
+    async fn to_idp(
+        &self,
+        asked: AuthRequest,
+        hint: Option<&str>,
+        now: u64,
+    ) -> Result<Answer, Answer> {
         let unavailable = || {
             page(
                 503,
@@ -204,19 +234,19 @@ impl Issuer {
         let keys = self.keys().await;
         let ticket = ticket::issue(&keys, SIGNIN, &state, now + settings::FLOW_TTL_S)
             .map_err(|_| unavailable())?;
-        let to = with_query(
-            &authorize,
-            &[
-                ("response_type", "code"),
-                ("client_id", self.idp.client_id()),
-                ("redirect_uri", &self.url(super::metadata::CALLBACK)),
-                ("scope", "openid email profile"),
-                ("state", &ticket),
-                ("nonce", &nonce),
-                ("code_challenge", &challenge),
-                ("code_challenge_method", "S256"),
-            ],
-        );
+        let callback = self.url(super::metadata::CALLBACK);
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", self.idp.client_id()),
+            ("redirect_uri", &callback),
+            ("scope", "openid email profile"),
+            ("state", &ticket),
+            ("nonce", &nonce),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+        ];
+        query.extend(hint.map(|h| ("login_hint", h)));
+        let to = with_query(&authorize, &query);
         Ok(Answer::Bind {
             to,
             cookie: browser::set_cookie(&secret),
@@ -278,6 +308,7 @@ mod tests {
             code_challenge: Some(CHALLENGE.into()),
             code_challenge_method: Some("S256".into()),
             resource: Some("https://mcp.example.com/mcp".into()),
+            login_hint: None,
         }
     }
 
@@ -318,6 +349,25 @@ mod tests {
     }
 
     #[test]
+    fn a_login_hint_is_passed_on_only_when_short_and_printable() {
+        let hint = |h: &str| {
+            let q = AuthorizeQuery {
+                login_hint: Some(h.to_string()),
+                ..query()
+            };
+            login_hint(&q).map(str::to_string)
+        };
+        assert_eq!(
+            hint(" anna@example.com ").as_deref(),
+            Some("anna@example.com")
+        );
+        assert_eq!(hint(""), None);
+        assert_eq!(hint("a\nb"), None);
+        assert_eq!(hint(&"a".repeat(MAX_LOGIN_HINT + 1)), None);
+        assert_eq!(login_hint(&query()), None);
+    }
+
+    #[test]
     fn pkce_resource_and_scope_faults_go_back_to_the_client() {
         let error = |q: AuthorizeQuery| match run(&q, Some(&client())) {
             Err(AuthorizeRefusal::Back { error, .. }) => error,
@@ -338,6 +388,12 @@ mod tests {
         let mut q = query();
         q.scope = Some("admin".into());
         assert_eq!(error(q), "invalid_scope");
+        // `openid` is left out, not refused: alone it means the resource's default.
+        for (asked, granted) in [("openid books:rw", "books:rw"), ("openid", "mcp:tools")] {
+            let mut q = query();
+            q.scope = Some(asked.into());
+            assert_eq!(run(&q, Some(&client())).unwrap().p, granted);
+        }
         let mut q = query();
         q.response_type = Some("token".into());
         assert_eq!(error(q), "unsupported_response_type");

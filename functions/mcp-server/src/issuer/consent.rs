@@ -2,7 +2,8 @@
 //! registered name, which anyone can choose, so the redirect host is shown beside it), where
 //! the answer goes, the person signed in and what each scope opens; Approve or Deny. No script,
 //! nothing loaded, every value escaped; the form's only field of weight is a sealed ticket
-//! bound to this browser's `__Host-` cookie and used once. ConsentTicket is asked per authorization,
+//! bound to this browser's `__Host-` cookie and used once. Long names wrap anywhere: a
+//! phone never scrolls sideways. ConsentTicket is asked per authorization,
 //! never remembered per browser (the confused deputy of a shared client id).
 
 use serde::Deserialize;
@@ -41,10 +42,12 @@ pub(super) fn html(s: &ConsentShown<'_>) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"referrer\" content=\"no-referrer\">\n<title>Allow access?</title>\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <title>Allow {client} to use this server?</title>\n\
          <style>body{{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;\
-         padding:0 1rem;line-height:1.5;color:#1a1a1a}}h1{{font-size:1.4rem}}\
-         button{{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}}</style>\n\
+         padding:0 1rem;line-height:1.5;color:#1a1a1a;overflow-wrap:anywhere}}\
+         h1{{font-size:1.4rem}}\
+         button{{font-size:1rem;padding:.6rem 1.4rem;margin:0 .5rem .5rem 0}}</style>\n\
          </head>\n<body>\n<main>\n<h1>Allow {client} to use this server?</h1>\n\
          <p>Signed in as <strong>{person}</strong>. The client answers to <strong>{host}</strong>.</p>\n\
          <p>It asks for:</p>\n<ul>{items}</ul>\n\

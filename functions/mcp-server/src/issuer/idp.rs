@@ -64,18 +64,20 @@ impl Idp {
         self.endpoints.of(&self.http, &self.issuer).await
     }
 
-    /// The code exchanged (with the PKCE `verifier`) and the ID token checked for `nonce`.
+    /// The code exchanged (with the PKCE `verifier`, and our client's `secret` there when it
+    /// is a confidential one) and the ID token checked for `nonce`.
     pub(crate) async fn sign_in(
         &self,
         code: &str,
         verifier: &str,
         redirect_uri: &str,
         nonce: &str,
+        secret: Option<&str>,
     ) -> Result<SignedIn, String> {
         let (_, token_endpoint) = self.endpoints().await?;
         let client = exchange::Client {
             id: &self.client_id,
-            secret: None,
+            secret,
             resource: None,
         };
         let fields = [

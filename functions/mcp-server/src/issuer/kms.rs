@@ -1,7 +1,8 @@
 //! Our access tokens signed by a KMS asymmetric key (`ECC_NIST_P256`, `kms:Sign` with
-//! `ECDSA_SHA_256`): the private key never leaves KMS. The public key is read once at start
-//! (`GetPublicKey`) and published in our JWKS; KMS answers signatures in DER, which JWS wants
-//! as `r ‖ s` (RFC 7518 §3.4). The only place that knows the KMS SDK for tokens.
+//! `ECDSA_SHA_256`): the private key never leaves KMS. The public keys, of the current key and
+//! of each previous one (a rotation), are read once at start (`GetPublicKey`) and published in
+//! our JWKS; KMS answers signatures in DER, which JWS wants as `r ‖ s` (RFC 7518 §3.4). The
+//! only place that knows the KMS SDK for tokens.
 
 use std::time::Duration;
 
@@ -19,38 +20,38 @@ const TIMEOUT: Duration = Duration::from_millis(2000);
 /// A P-256 public key as DER SubjectPublicKeyInfo: a fixed 26-byte prefix, then the point.
 const SPKI_LEN: usize = 91;
 
-pub(crate) struct KmsSigner {
-    client: Client,
-    key_id: String,
+/// A KMS key's public half as we publish it: read once at start (`GetPublicKey`).
+pub(crate) struct KmsPublicKey {
+    /// The key's ARN, as KMS answers it whatever id or alias named it.
+    arn: String,
     kid: String,
     /// The uncompressed point (`0x04 ‖ x ‖ y`).
     point: Vec<u8>,
 }
 
-impl KmsSigner {
-    /// The key's public half, read once; refused unless it is a P-256 signing key.
-    pub(crate) async fn load(client: Client, key_id: &str) -> Result<Self, SignError> {
+impl KmsPublicKey {
+    /// Refused unless `key_id` is a P-256 key. The key id in our JWKS is `kms-` and a hash of
+    /// the ARN: the same whether the key signs now or is a previous one.
+    pub(crate) async fn load(client: &Client, key_id: &str) -> Result<Self, SignError> {
         let answer = in_time(client.get_public_key().key_id(key_id).send()).await?;
         let der = answer.public_key().map(Blob::as_ref).unwrap_or_default();
         let point = p256_point(der).ok_or_else(|| {
             SignError::Unavailable(format!("{key_id} is not an ECC_NIST_P256 key"))
         })?;
         let arn = answer.key_id().unwrap_or(key_id);
-        Ok(KmsSigner {
-            client,
-            key_id: arn.to_string(),
+        Ok(KmsPublicKey {
+            arn: arn.to_string(),
             kid: format!("kms-{}", &super::store::hash(arn)[..12]),
             point: point.to_vec(),
         })
     }
-}
 
-impl TokenSigner for KmsSigner {
-    fn kid(&self) -> &str {
+    pub(crate) fn kid(&self) -> &str {
         &self.kid
     }
 
-    fn public_jwk(&self) -> Value {
+    /// The public key as a JWK.
+    pub(crate) fn jwk(&self) -> Value {
         let xy = self.point.get(1..).unwrap_or_default();
         let (x, y) = xy.split_at(xy.len() / 2);
         json!({
@@ -58,13 +59,36 @@ impl TokenSigner for KmsSigner {
             "x": URL_SAFE_NO_PAD.encode(x), "y": URL_SAFE_NO_PAD.encode(y),
         })
     }
+}
+
+pub(crate) struct KmsSigner {
+    client: Client,
+    key: KmsPublicKey,
+}
+
+impl KmsSigner {
+    /// The key's public half, read once; refused unless it is a P-256 signing key.
+    pub(crate) async fn load(client: Client, key_id: &str) -> Result<Self, SignError> {
+        let key = KmsPublicKey::load(&client, key_id).await?;
+        Ok(KmsSigner { client, key })
+    }
+}
+
+impl TokenSigner for KmsSigner {
+    fn kid(&self) -> &str {
+        self.key.kid()
+    }
+
+    fn public_jwk(&self) -> Value {
+        self.key.jwk()
+    }
 
     fn sign<'a>(&'a self, input: &'a [u8]) -> SignFuture<'a> {
         Box::pin(async move {
             let request = self
                 .client
                 .sign()
-                .key_id(&self.key_id)
+                .key_id(&self.key.arn)
                 .message(Blob::new(input))
                 .message_type(MessageType::Raw)
                 .signing_algorithm(SigningAlgorithmSpec::EcdsaSha256)

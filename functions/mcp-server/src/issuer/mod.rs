@@ -55,6 +55,8 @@ use crate::secrets::SecretStore;
 pub struct IssuerParts {
     pub(crate) store: Arc<dyn IssuerStore>,
     pub(crate) signer: Arc<dyn TokenSigner>,
+    /// The public JWKs of the previous keys (`MCP_AS_PREVIOUS_KEY_IDS`): still accepted.
+    pub(crate) previous: Vec<serde_json::Value>,
 }
 
 impl IssuerParts {
@@ -63,6 +65,7 @@ impl IssuerParts {
         Ok(IssuerParts {
             store: Arc::new(MemoryIssuer::default()),
             signer: Arc::new(LocalSigner::generate()?),
+            previous: Vec::new(),
         })
     }
 
@@ -78,14 +81,38 @@ impl IssuerParts {
             }
             _ => local.store,
         };
-        let signer: Arc<dyn TokenSigner> = match (&settings.key_id, aws) {
+        let (signer, previous): (Arc<dyn TokenSigner>, _) = match (&settings.key_id, aws) {
             (Some(k), Some(aws)) => {
-                Arc::new(KmsSigner::load(aws_sdk_kms::Client::new(aws), k).await?)
+                let client = aws_sdk_kms::Client::new(aws);
+                let previous = previous_keys(&client, &settings.previous_key_ids).await?;
+                let current = KmsSigner::load(client, k).await.map_err(|e| {
+                    signer::SignError::Unavailable(format!("{}: {e}", settings::KEY_ID))
+                })?;
+                (Arc::new(current), previous)
             }
-            _ => local.signer,
+            _ => (local.signer, Vec::new()),
         };
-        Ok(IssuerParts { store, signer })
+        Ok(IssuerParts {
+            store,
+            signer,
+            previous,
+        })
     }
+}
+
+/// The previous keys' public JWKs (one `GetPublicKey` each; a rotation has one or two).
+async fn previous_keys(
+    client: &aws_sdk_kms::Client,
+    ids: &[String],
+) -> Result<Vec<serde_json::Value>, signer::SignError> {
+    let mut keys = Vec::with_capacity(ids.len());
+    for id in ids {
+        let key = kms::KmsPublicKey::load(client, id).await.map_err(|e| {
+            signer::SignError::Unavailable(format!("{}: {e}", settings::PREVIOUS_KEY_IDS))
+        })?;
+        keys.push(key.jwk());
+    }
+    Ok(keys)
 }
 
 /// What a browser step answers.
@@ -110,11 +137,21 @@ pub(crate) struct Issuer {
     pub profiles: Vec<String>,
     pub store: Arc<dyn IssuerStore>,
     pub signer: Arc<dyn TokenSigner>,
+    /// The previous keys' public JWKs, published and accepted beside the signer's.
+    previous: Vec<serde_json::Value>,
     pub secrets: Arc<SecretStore>,
     idp: idp::Idp,
     /// Clients whose id is a metadata document's URL (CIMD).
     documents: cimd_fetch::Documents,
+    /// This server's own `/connect` pages as a client ([`CONNECT_CLIENT`]), when people
+    /// connect their own accounts here.
+    connect: Option<store::Registration>,
 }
+
+/// The client id of this server's own `/connect` pages at its authorization server: known
+/// from the start (its redirect URIs are the connect pages'), never registered, never
+/// expiring; a person still approves it on the consent page like any client.
+pub(crate) const CONNECT_CLIENT: &str = "hosted-mcp-connect";
 
 /// Why a client could not be looked up.
 #[derive(Debug)]
@@ -134,30 +171,56 @@ impl Issuer {
         secrets: Arc<SecretStore>,
         http: reqwest::Client,
     ) -> Self {
-        let IssuerParts { store, signer } = parts;
+        let IssuerParts {
+            store,
+            signer,
+            previous,
+        } = parts;
         let idp = idp::Idp::new(
             http,
             &settings.idp_issuer,
             &settings.idp_client_id,
             &settings.groups_claim,
         );
-        let documents = cimd_fetch::Documents::new(settings.cimd_loopback, cimd_fetch::FETCH_LIMIT);
+        let documents = cimd_fetch::Documents::new(
+            settings.cimd_loopback,
+            cimd_fetch::FETCH_LIMIT,
+            settings.cimd_test_ca.as_deref(),
+        );
         Issuer {
             documents,
+            connect: None,
             settings,
             oauth,
             profiles,
             store,
             signer,
+            previous,
             secrets,
             idp,
         }
+    }
+
+    /// With this server's `/connect` pages as a client of its own, back at `redirect_uris`.
+    pub(crate) fn with_connect(mut self, redirect_uris: Vec<String>) -> Self {
+        self.connect = Some(store::Registration {
+            id: CONNECT_CLIENT.to_string(),
+            name: "Connect your accounts (this server's own pages)".to_string(),
+            redirect_uris,
+            expires_at: u64::MAX,
+        });
+        self
     }
 
     /// The RFC 8414 document.
     pub(crate) fn metadata(&self) -> serde_json::Value {
         let scopes: Vec<&str> = self.oauth.grants.iter().map(|g| g.value.as_str()).collect();
         metadata::document(&self.settings.issuer, &scopes)
+    }
+
+    /// Our key set (`/oauth/jwks`, and what our resource server checks tokens against).
+    pub(crate) fn jwks(&self) -> serde_json::Value {
+        signer::jwks(self.signer.as_ref(), &self.previous)
     }
 
     /// The client `id` names: a metadata document's (kept or fetched now) or a registered
@@ -167,6 +230,9 @@ impl Issuer {
         id: &str,
         now: u64,
     ) -> Result<Option<store::Registration>, ClientError> {
+        if id == CONNECT_CLIENT {
+            return Ok(self.connect.clone());
+        }
         if cimd::is_url(id) {
             return match self.documents.client(id, now).await {
                 Ok(c) => Ok(Some(c)),

@@ -12,12 +12,23 @@ pub(crate) const IDP_CLIENT_ID: &str = "MCP_AS_IDP_CLIENT_ID";
 
 /// The DynamoDB table of clients, codes and refresh tokens; in memory per process when unset.
 pub(crate) const TABLE: &str = "MCP_AS_TABLE";
+/// Locally, our client's secret at the IdP (on Lambda it is the deployment secret's
+/// `idp_client_secret`, never an environment variable): set, the client there is confidential.
+pub(crate) const IDP_CLIENT_SECRET: &str = "MCP_AS_IDP_CLIENT_SECRET";
 /// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
-/// Test-only: a client metadata document may be fetched over plain http from a loopback IP
-/// literal. Start-up refuses it on Lambda (`config::parse`).
+/// KMS keys whose tokens are still accepted but which sign nothing new (comma-separated): the
+/// keys a rotation retired, kept while tokens they signed may live (`ACCESS_TTL_S`). Their
+/// public halves are published beside the current one.
+pub(crate) const PREVIOUS_KEY_IDS: &str = "MCP_AS_PREVIOUS_KEY_IDS";
+/// Test-only: a client metadata document may be fetched from a loopback IP literal (plain http,
+/// or https with [`CIMD_TEST_CA`]). Start-up refuses it on Lambda (`config::parse`).
 pub(crate) const CIMD_ALLOW_LOOPBACK: &str = "MCP_AS_CIMD_ALLOW_LOOPBACK";
+/// Test-only, with [`CIMD_ALLOW_LOOPBACK`]: a certificate (a DER file) trusted beside the public
+/// roots when fetching a metadata document, so a client may serve its document over https on a
+/// loopback IP literal (the Python SDK takes only https). Start-up refuses it on Lambda.
+pub(crate) const CIMD_TEST_CA: &str = "MCP_AS_CIMD_TEST_CA";
 
 /// The ID-token claim that lists the groups (or roles) a person is in: `groups` by default
 /// (Keycloak, Entra ID with group claims), `cognito:groups` for Cognito.
@@ -49,12 +60,16 @@ pub(crate) struct IssuerSettings {
     pub idp_client_id: String,
     pub table: Option<String>,
     pub key_id: Option<String>,
+    /// [`PREVIOUS_KEY_IDS`]: only with [`KEY_ID`], never naming it.
+    pub previous_key_ids: Vec<String>,
     /// The claim [`GROUPS_CLAIM`] names.
     pub groups_claim: String,
     /// [`SCOPE_GROUPS`]: `None` when every person may approve every scope.
     pub scope_groups: Option<ScopeGroups>,
     /// [`CIMD_ALLOW_LOOPBACK`]: never on Lambda.
     pub cimd_loopback: bool,
+    /// [`CIMD_TEST_CA`]'s certificate (DER): never on Lambda.
+    pub cimd_test_ca: Option<Vec<u8>>,
 }
 
 /// Who may approve which scope, as [`SCOPE_GROUPS`] says.
@@ -105,40 +120,95 @@ impl IssuerSettings {
             }
             return Ok(None);
         };
-        let Some(oauth) = oauth else {
-            return Err(ConfigError::new(
-                IDP_ISSUER,
-                "needs MCP_OAUTH_ISSUER (this server's origin) and MCP_RESOURCE_URL",
-            ));
-        };
-        let origin = crate::oauth::url::origin_and_path(&oauth.resource).0;
-        if oauth.issuer.trim_end_matches('/') != origin {
-            return Err(ConfigError::new(
-                crate::oauth::settings::ISSUER,
-                format!(
-                    "with {IDP_ISSUER} this server is the authorization server: set it to `{origin}`, \
-                     the origin of MCP_RESOURCE_URL"
-                ),
-            ));
-        }
+        let origin = own_origin(oauth)?;
         let idp_client_id = read.get(IDP_CLIENT_ID).ok_or_else(|| {
             ConfigError::new(IDP_CLIENT_ID, format!("required with {IDP_ISSUER}"))
         })?;
+        let (cimd_loopback, cimd_test_ca) = cimd_switches(read)?;
+        let key_id = read.get(KEY_ID);
+        let previous_key_ids = previous_keys(read.get(PREVIOUS_KEY_IDS), key_id.as_deref())
+            .map_err(|why| ConfigError::new(PREVIOUS_KEY_IDS, why))?;
         Ok(Some(IssuerSettings {
-            issuer: origin.to_string(),
+            issuer: origin,
             idp_issuer: idp_issuer.trim_end_matches('/').to_string(),
             idp_client_id,
             table: read.get(TABLE),
-            key_id: read.get(KEY_ID),
+            key_id,
+            previous_key_ids,
             groups_claim: read.get(GROUPS_CLAIM).unwrap_or_else(|| "groups".into()),
             scope_groups: read
                 .get(SCOPE_GROUPS)
                 .map(|t| ScopeGroups::parse(&t).map_err(|why| ConfigError::new(SCOPE_GROUPS, why)))
                 .transpose()?,
-            cimd_loopback: read
-                .get(CIMD_ALLOW_LOOPBACK)
-                .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
+            cimd_loopback,
+            cimd_test_ca,
         }))
+    }
+}
+
+/// This server's origin: `MCP_OAUTH_ISSUER`, which must be the origin of `MCP_RESOURCE_URL`.
+fn own_origin(oauth: Option<&crate::oauth::Settings>) -> Result<String, ConfigError> {
+    let Some(oauth) = oauth else {
+        return Err(ConfigError::new(
+            IDP_ISSUER,
+            "needs MCP_OAUTH_ISSUER (this server's origin) and MCP_RESOURCE_URL",
+        ));
+    };
+    let origin = crate::oauth::url::origin_and_path(&oauth.resource).0;
+    if oauth.issuer.trim_end_matches('/') != origin {
+        return Err(ConfigError::new(
+            crate::oauth::settings::ISSUER,
+            format!(
+                "with {IDP_ISSUER} this server is the authorization server: set it to `{origin}`, \
+                 the origin of MCP_RESOURCE_URL"
+            ),
+        ));
+    }
+    Ok(origin.to_string())
+}
+
+/// [`CIMD_ALLOW_LOOPBACK`] and [`CIMD_TEST_CA`]'s certificate (local tests only).
+fn cimd_switches<F: Fn(&str) -> Option<String>>(
+    read: &env_config::Env<F>,
+) -> Result<(bool, Option<Vec<u8>>), ConfigError> {
+    let loopback = read
+        .get(CIMD_ALLOW_LOOPBACK)
+        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let ca = test_ca(read.get(CIMD_TEST_CA), loopback)
+        .map_err(|why| ConfigError::new(CIMD_TEST_CA, why))?;
+    Ok((loopback, ca))
+}
+
+/// The certificate file [`CIMD_TEST_CA`] names, read once; only beside the loopback switch.
+fn test_ca(path: Option<String>, loopback: bool) -> Result<Option<Vec<u8>>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    if !loopback {
+        return Err(format!("only with {CIMD_ALLOW_LOOPBACK} (local tests)"));
+    }
+    let der = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(Some(der))
+}
+
+/// The previous keys of [`PREVIOUS_KEY_IDS`]: distinct, none the current key, and only beside a
+/// current KMS key (a key made at start has no predecessor).
+fn previous_keys(text: Option<String>, current: Option<&str>) -> Result<Vec<String>, String> {
+    let ids: Vec<String> = text
+        .iter()
+        .flat_map(|t| t.split(','))
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+        .collect();
+    match current {
+        _ if ids.is_empty() => Ok(ids),
+        None => Err(format!("needs {KEY_ID}, the key that signs now")),
+        Some(c) if ids.iter().any(|id| id == c) => Err(format!("names {KEY_ID} itself ({c})")),
+        Some(_) if (1..ids.len()).any(|i| ids[..i].contains(&ids[i])) => {
+            Err("names a key twice".into())
+        }
+        Some(_) => Ok(ids),
     }
 }
 
@@ -185,6 +255,16 @@ mod tests {
         assert_eq!((s.groups_claim.as_str(), s.scope_groups), ("groups", None));
         let bad = [on[0], on[1], on[2], on[3], (SCOPE_GROUPS, "mcp:tools")];
         assert_eq!(parse(&bad).unwrap_err().name, SCOPE_GROUPS);
+    }
+
+    #[test]
+    fn previous_keys_stand_beside_a_current_kms_key_only() {
+        let ok = previous_keys(Some(" key-a, ,key-b ".into()), Some("key-c"));
+        assert_eq!(ok.unwrap(), ["key-a", "key-b"]);
+        assert_eq!(previous_keys(None, None).unwrap(), Vec::<String>::new());
+        assert!(previous_keys(Some("key-a".into()), None).is_err());
+        assert!(previous_keys(Some("key-c".into()), Some("key-c")).is_err());
+        assert!(previous_keys(Some("key-a,key-a".into()), Some("key-c")).is_err());
     }
 
     #[test]

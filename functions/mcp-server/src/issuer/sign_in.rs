@@ -88,8 +88,12 @@ impl Issuer {
         let not_signed_in = || page(400, "You were not signed in", AGAIN);
         let code = back.code.as_deref().ok_or_else(not_signed_in)?;
         let callback = self.url(super::metadata::CALLBACK);
+        let secrets = self.secrets.get().await.ok();
+        let secret = secrets
+            .as_ref()
+            .and_then(|s| s.idp_client_secret.as_deref());
         self.idp
-            .sign_in(code, &state.v, &callback, &state.n)
+            .sign_in(code, &state.v, &callback, &state.n, secret)
             .await
             .map_err(|e| {
                 tracing::warn!(error = %e, "issuer: the identity provider's sign-in was refused");

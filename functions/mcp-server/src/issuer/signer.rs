@@ -88,9 +88,13 @@ pub(crate) async fn jws(signer: &dyn TokenSigner, claims: &Value) -> Result<Stri
     Ok(format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature)))
 }
 
-/// The key set `/oauth/jwks` publishes.
-pub(crate) fn jwks(signer: &dyn TokenSigner) -> Value {
-    json!({ "keys": [signer.public_jwk()] })
+/// The key set `/oauth/jwks` publishes and our resource server checks against: the key that
+/// signs now, then the previous keys (public JWKs) whose tokens may still live.
+pub(crate) fn jwks(signer: &dyn TokenSigner, previous: &[Value]) -> Value {
+    let keys: Vec<Value> = std::iter::once(signer.public_jwk())
+        .chain(previous.iter().cloned())
+        .collect();
+    json!({ "keys": keys })
 }
 
 #[cfg(test)]

@@ -272,8 +272,10 @@ mod tests {
             idp_issuer: "https://login.example.com".into(),
             idp_client_id: "ours".into(),
             cimd_loopback: false,
+            cimd_test_ca: None,
             table: None,
             key_id: None,
+            previous_key_ids: Vec::new(),
             groups_claim: "groups".into(),
             scope_groups: None,
         };
@@ -333,11 +335,8 @@ mod tests {
     async fn a_code_gives_tokens_our_resource_server_accepts_once() {
         let i = issuer();
         with_code(&i, "code-1").await;
-        let verifier = crate::oauth::Verifier::with_keys(
-            i.oauth.clone(),
-            reqwest::Client::new(),
-            signer::jwks(i.signer.as_ref()),
-        );
+        let verifier =
+            crate::oauth::Verifier::with_keys(i.oauth.clone(), reqwest::Client::new(), i.jwks());
         let fresh = i
             .token(&by_code("code-1", VERIFIER), crate::clock::now_s())
             .await
@@ -354,6 +353,41 @@ mod tests {
             (identity.subject.as_str(), identity.values.as_slice()),
             ("alice", &["mcp:tools".to_string()][..])
         );
+    }
+
+    /// A rotation: key A's tokens pass while A is a previous key beside B, and are refused
+    /// once A is removed; B's pass throughout.
+    #[tokio::test]
+    async fn a_previous_keys_tokens_pass_until_it_is_removed() {
+        let a = issuer();
+        with_code(&a, "code-1").await;
+        let fresh = a
+            .token(&by_code("code-1", VERIFIER), crate::clock::now_s())
+            .await
+            .unwrap();
+        let by_a = fresh["access_token"].as_str().unwrap();
+        let b = signer::LocalSigner::generate().unwrap();
+        let by_b = signer::jws(&b, &jwt_claims(by_a)).await.unwrap();
+        let check = |previous: Vec<Value>| {
+            let keys = signer::jwks(&b, &previous);
+            crate::oauth::Verifier::with_keys(a.oauth.clone(), reqwest::Client::new(), keys)
+        };
+        let rotating = check(vec![a.signer.public_jwk()]);
+        assert!(rotating.verify(by_a, None).await.is_ok(), "A, previous");
+        assert!(rotating.verify(&by_b, None).await.is_ok(), "B, current");
+        let rotated = check(Vec::new());
+        assert!(rotated.verify(by_a, None).await.is_err(), "A, removed");
+        assert!(rotated.verify(&by_b, None).await.is_ok(), "B, current");
+    }
+
+    /// The claims of a compact JWS.
+    fn jwt_claims(token: &str) -> Value {
+        use base64::Engine;
+        let payload = token.split('.').nth(1).unwrap();
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .unwrap();
+        serde_json::from_slice(&bytes).unwrap()
     }
 
     #[tokio::test]

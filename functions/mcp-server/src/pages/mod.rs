@@ -130,14 +130,28 @@ fn tool_line(t: &Tool) -> ToolLine {
 fn auth(c: &Catalog) -> String {
     let a = &c.auth;
     if let Some(o) = &a.oauth_user {
+        let scopes = match o.scopes.is_empty() {
+            true => "none named".to_string(),
+            false => o.scopes.join(" "),
+        };
+        let mut more: Vec<&str> = c
+            .tools
+            .iter()
+            .flat_map(|t| &t.scopes)
+            .map(|s| s.as_str())
+            .collect();
+        more.sort_unstable();
+        more.dedup();
+        let later = match more.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; asked on first use by the tools that need them: {}",
+                more.join(" ")
+            ),
+        };
         return format!(
-            "each person's own account (OAuth at {}, scopes {})",
-            o.authorization_endpoint,
-            if o.scopes.is_empty() {
-                "none named".to_string()
-            } else {
-                o.scopes.join(" ")
-            }
+            "each person's own account (OAuth at {}, scopes {scopes}{later})",
+            o.authorization_endpoint
         );
     }
     if let Some(field) = &a.bearer {

@@ -99,6 +99,8 @@ struct Request<'a> {
     url: reqwest::Url,
     body: Option<&'a Value>,
     tool: Option<&'a Tool>,
+    /// The call's arguments, for the tool's `in: header` params.
+    args: Option<&'a ValidArgs>,
 }
 
 /// What calling an upstream needs, built once at start.
@@ -195,6 +197,7 @@ impl Upstream {
                 url: target.url,
                 body: body.as_ref(),
                 tool: Some(tool),
+                args: Some(valid),
             };
             let answer = self
                 .send_within(catalog, &secrets, request, deadline, credentials)
@@ -309,6 +312,7 @@ impl Upstream {
             url,
             body: None,
             tool: None,
+            args: None,
         };
         let answer = self
             .send_within(
@@ -344,9 +348,11 @@ impl Upstream {
             ))
             .ok_or_else(out_of_time)?;
         let prefer = wait_s.map(|s| format!("wait={s}"));
-        let mut headers = catalog.static_headers(request.tool);
-        if let Some(prefer) = &prefer {
-            headers.push(("Prefer", prefer));
+        let mut headers = catalog.request_headers(request.tool, |name| {
+            request::header_value(request.tool?, request.args?, name)
+        });
+        if let Some(prefer) = prefer {
+            headers.push(("Prefer", prefer.into()));
         }
         let exchange = Exchange {
             method: request.method,
@@ -359,6 +365,7 @@ impl Upstream {
                 .or(catalog.max_response_bytes)
                 .unwrap_or(MAX_RESPONSE_BYTES),
             accept: binary.map(|b| b.mime.join(", ")),
+            follow: binary.is_some_and(|b| b.redirect),
             credentials,
         };
         match send::send(&self.http, catalog, secrets, exchange).await {

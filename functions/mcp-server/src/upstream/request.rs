@@ -134,6 +134,14 @@ fn append_query(url: &mut Url, tool: &Tool, args: &ValidArgs, pager: Option<&Pag
             for (name, value) in pager.query(list.page, size, token) {
                 query.append_pair(&name, &value);
             }
+            // Only the fields the result shows, where the upstream can be asked (`$select`).
+            let shown = match &list.fields {
+                Some(fields) => fields.iter().map(String::as_str).collect::<Vec<_>>(),
+                None => tool.default_fields.iter().map(|f| f.as_str()).collect(),
+            };
+            if let Some((name, value)) = pager.select(shown).filter(|_| !list.count_only) {
+                query.append_pair(&name, &value);
+            }
         }
     }
     if url.query() == Some("") {
@@ -266,6 +274,13 @@ fn shaped(p: &catalog::Param, v: &Value) -> Value {
         ),
         _ => v.clone(),
     }
+}
+
+/// The value of `tool`'s `in: header` param `name` as it goes up, if the call gave one.
+pub(super) fn header_value(tool: &Tool, args: &ValidArgs, name: &str) -> Option<String> {
+    let param = tool.params.get(name)?;
+    let value = args.values.get(name)?;
+    (param.location == ParamIn::Header).then(|| query_value(param, value))
 }
 
 fn query_value(param: &catalog::Param, v: &Value) -> String {

@@ -21,8 +21,8 @@ pub(super) struct Exchange<'a> {
     pub method: Method,
     pub url: Url,
     pub body: Option<&'a Value>,
-    /// The catalog's static headers for this request (connector's and tool's).
-    pub headers: Vec<(&'a str, &'a str)>,
+    /// The catalog's headers for this request (connector's and tool's, params filled).
+    pub headers: Vec<(&'a str, std::borrow::Cow<'a, str>)>,
     pub timeout: Duration,
     /// The largest answer body read; a larger one is [`UpstreamError::TooLarge`].
     pub max_bytes: usize,
@@ -30,6 +30,8 @@ pub(super) struct Exchange<'a> {
     pub accept: Option<String>,
     /// The deployment's credentials or a person's token.
     pub credentials: Credentials<'a>,
+    /// A document's redirect to its download URL is followed once (`answer.binary.redirect`).
+    pub follow: bool,
 }
 
 /// What came back, body unread beyond the cap and not yet interpreted.
@@ -84,11 +86,22 @@ async fn exchanged(
     let carried = Carried::of(&catalog.auth, field, person);
     let (timeout, max_bytes) = (exchange.timeout, exchange.max_bytes);
     let document_asked = exchange.accept.is_some();
+    let follow = exchange.follow.then(|| exchange.accept.clone()).flatten();
     let request = build(http, catalog, field, person, exchange)?;
     let mut response = http
         .execute(request)
         .await
         .map_err(|e| timed_out(&e, timeout))?;
+    if let Some(accept) = follow
+        && let Some(download) = download_url(&response)
+    {
+        let plain = http.get(download).header(reqwest::header::ACCEPT, accept);
+        response = plain
+            .timeout(timeout)
+            .send()
+            .await
+            .map_err(|e| timed_out(&e, timeout))?;
+    }
     let status = response.status().as_u16();
     let head = Head::read(response.headers(), catalog);
     let too_large = UpstreamError::TooLarge {
@@ -114,6 +127,18 @@ async fn exchanged(
         retry_after_s: head.retry_after_s,
         link: head.link,
     })
+}
+
+/// Where a redirect answer sends a document's download: its `Location`, resolved against the
+/// request, when https (http only on loopback). Nothing of ours goes there but the `Accept`.
+fn download_url(response: &reqwest::Response) -> Option<Url> {
+    if !response.status().is_redirection() {
+        return None;
+    }
+    let location = response.headers().get(reqwest::header::LOCATION)?;
+    let url = response.url().join(location.to_str().ok()?).ok()?;
+    let loopback = matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"));
+    (url.scheme() == "https" || (url.scheme() == "http" && loopback)).then_some(url)
 }
 
 /// The request as it goes out: the catalog's credentials (or the person's token), the static
@@ -142,7 +167,8 @@ fn build(
         // reqwest marks it sensitive: no `Debug` print shows it.
         request = request.bearer_auth(token.secret());
     }
-    request = connector::with_headers(request, exchange.headers);
+    let headers = exchange.headers.iter().map(|(n, v)| (*n, v.as_ref()));
+    request = connector::with_headers(request, headers);
     if let Some(body) = exchange.body {
         // A composed mail message goes up encoded; until here it is the readable object.
         let body = catalog::encoded(body);

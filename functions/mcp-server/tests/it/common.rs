@@ -40,6 +40,7 @@ pub(crate) fn demo_secrets(
 ) -> SecretValues {
     SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: keys.iter().map(|(id, key)| ApiKey::new(id, key)).collect(),
         pepper: pepper.map(<[u8]>::to_vec),
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],
@@ -60,6 +61,7 @@ pub(crate) const TOOL_KEY: &str = "test-key-0123456789abcdef";
 pub(crate) fn connector_secrets(connector: &str, fields: &[(&str, &str)]) -> SecretValues {
     SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("tester", TOOL_KEY)],
         pepper: None,
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],

@@ -34,6 +34,7 @@ async fn setup() -> (TestApp, SandboxState) {
     };
     let secrets = SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("tester", TOOL_KEY)],
         pepper: None,
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],

@@ -21,6 +21,7 @@ fn catalogs() -> Vec<catalog::Catalog> {
 fn secrets(upstream_host: &str, token: &str) -> SecretValues {
     SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("tester", KEY)],
         pepper: Some(b"pepper-for-tests".to_vec()),
         confirmation_keys: vec![b"tests-confirmation-key-0123456789abcdef".to_vec()],

@@ -42,6 +42,7 @@ fn state_with_connectors(
     assert!(config.lambda);
     let values = SecretValues {
         origin_verify: Vec::new(),
+        idp_client_secret: None,
         api_keys: vec![ApiKey::new("claude-ai", "lambda-key-0123456789abcdef")],
         pepper: Some(b"pepper".to_vec()),
         confirmation_keys: Vec::new(),

@@ -1,5 +1,6 @@
 //! One test binary for this crate: each module below was a binary of its own.
 
+mod arguments;
 mod cli;
 mod common;
 mod consent;
@@ -11,5 +12,6 @@ mod lambda;
 mod limits;
 mod paging;
 mod prompts;
+mod registration;
 mod walks;
 mod wire;

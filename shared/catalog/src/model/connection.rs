@@ -98,6 +98,11 @@ impl Auth {
         if let Some(o) = &self.oauth_user {
             out.push(&o.client_id);
             out.extend(o.client_secret.as_deref());
+            // A `{field}` in an endpoint (a tenant id in the path) is a secret field too.
+            let endpoints = [&o.authorization_endpoint, &o.token_endpoint];
+            for endpoint in endpoints.into_iter().chain(&o.revocation_endpoint) {
+                out.extend(crate::placeholders(endpoint));
+            }
         }
         out
     }

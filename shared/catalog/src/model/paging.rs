@@ -68,6 +68,11 @@ pub struct Paging {
     /// `cursor`, `next_url`: JSON pointer to the next cursor or the next page's URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Text>,
+    /// The query parameter that asks the upstream for only the item fields the result shows
+    /// (OData's `$select`): the top-level names of the `fields` asked for, else of
+    /// `default_fields`, comma-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_param: Option<Text>,
     /// Largest page the upstream serves.
     #[serde(default = "default_max_page_size")]
     pub max_page_size: u32,

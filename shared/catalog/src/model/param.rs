@@ -33,6 +33,10 @@ pub enum ParamIn {
     Query,
     Path,
     Body,
+    /// Only inside this tool's `headers`, where `{name}` is filled with the value as it goes
+    /// up (Graph's `Prefer: outlook.timezone="{time_zone}"`); without a value the header is
+    /// not sent.
+    Header,
 }
 
 impl ParamIn {

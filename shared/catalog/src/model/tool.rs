@@ -232,6 +232,11 @@ pub struct BinaryAnswer {
     /// tool's `resource` URI, read by `resources/read`.
     #[serde(default, rename = "as")]
     pub form: BinaryForm,
+    /// The upstream answers a redirect to a pre-authenticated download URL (OneDrive's 302,
+    /// a presigned S3 URL): its `Location` is fetched once, with a GET that carries none of
+    /// our credentials; https only (http only on loopback).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redirect: bool,
 }
 
 /// How a document reaches the client.

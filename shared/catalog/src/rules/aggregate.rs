@@ -18,6 +18,7 @@ pub(super) fn problems(c: &Catalog, agg: &Aggregate) -> Vec<String> {
         out.push("aggregate needs `sources` and `result`".into());
     }
     out.extend(sources_are_list_tools(c, agg));
+    out.extend(crate::select::aggregate_problems(c, agg));
     let mut earlier: Vec<&str> = Vec::new();
     for m in &agg.result {
         out.extend(measure(agg, m, &earlier));

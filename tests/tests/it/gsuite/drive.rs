@@ -8,7 +8,7 @@ use integration_tests::google::{Account, Twin};
 use integration_tests::oidc::Op;
 use serde_json::{Value, json};
 
-use crate::connect::Browser;
+use crate::per_person::more_access;
 
 /// Alice's Drive file, attachment and contact.
 pub(super) fn add_to(account: &mut Account, who: &str) {
@@ -50,26 +50,15 @@ fn resource(result: &Value) -> &Value {
     &found.unwrap_or_else(|| panic!("no resource: {result}"))["resource"]
 }
 
-/// Calls `tool` as Alice, who has not yet allowed what it needs: she is asked for its scopes
-/// (incremental consent, nothing sent to Google before), consents, and the call goes through;
-/// answers that call's result.
-async fn allowed(url: &str, alice: &str, twin: &Twin, tool: &str, args: Value) -> Value {
-    let before = twin.requests_of("alice");
-    let asked = Rpc::with_bearer(url, alice).tool(tool, args.clone()).await;
-    assert_eq!(asked["status"], "connection_required", "{asked}");
-    assert_eq!(twin.requests_of("alice"), before, "nothing reached Google");
-    let page = Browser::new()
-        .open(asked["connect_url"].as_str().unwrap(), "alice", None)
-        .await;
-    assert_eq!(page.status, 200, "{}", page.body);
-    let ok = Rpc::with_bearer(url, alice).tool(tool, args).await;
-    assert_eq!(ok["status"], "ok", "{ok}");
-    ok
-}
-
 pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
     // Drive needs a scope of its own, asked for on first use.
-    allowed(url, alice, twin, "gsuite_drive_files_search", json!({})).await;
+    more_access(
+        url,
+        ("alice", alice),
+        "gsuite_drive_files_search",
+        json!({}),
+    )
+    .await;
     // Drive's query words find her Doc; it reads as text, and as a PDF document.
     let found = Rpc::with_bearer(url, alice)
         .tool(
@@ -149,7 +138,16 @@ pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
     // Contacts at People's own host, with their own scope: nothing until one empty search
     // warms Google's cache, as the description tells the model.
     let anna = json!({"query": "ann"});
-    let cold = allowed(url, alice, twin, "gsuite_contacts_search", anna.clone()).await;
+    more_access(
+        url,
+        ("alice", alice),
+        "gsuite_contacts_search",
+        anna.clone(),
+    )
+    .await;
+    let cold = Rpc::with_bearer(url, alice)
+        .tool("gsuite_contacts_search", anna.clone())
+        .await;
     assert_eq!(cold["items"], json!([]), "{cold}");
     Rpc::with_bearer(url, alice)
         .tool("gsuite_contacts_search", json!({"query": ""}))
@@ -202,8 +200,8 @@ pub(super) async fn steps(url: &str, alice: &str, op: &Op, twin: &Twin) {
     // expired, the refresh is refused with invalid_grant, and the person is asked to connect
     // again with a link, nothing reaching Google.
     op.advance_clock(7 * 24 * 3600 + 60).await;
-    let last = twin.tokens().last().unwrap().clone();
-    twin.expire(&last);
+    let last = twin.gate.tokens().last().unwrap().clone();
+    twin.gate.refuse(&last);
     let refreshes = op.requests_to("/token").await;
     let asked = Rpc::with_bearer(url, alice)
         .tool("gsuite_mail_threads_search", inbox)

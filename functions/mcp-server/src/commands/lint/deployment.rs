@@ -108,6 +108,7 @@ mod tests {
                 "calcom",
                 "gsuite",
                 "lexware",
+                "m365",
                 "papierkram",
                 "replicate",
                 "runway",
@@ -119,8 +120,13 @@ mod tests {
             "MCP_PROFILES",
             "accounting=papierkram/*,sevdesk/*;calendar=+gsuite/calendar_events_list,\
              +gsuite/calendar_meeting_create,+gsuite/day_get,+calcom/bookings_list,\
-             +calcom/slots_list,+calcom/week_get,+calcom/booking_create,gsuite/calendar_*,\
-             calcom/*;mail=+gsuite/mail_*,gsuite/day_get;ai=+replicate/*;messaging=+whatsapp/*",
+             +calcom/slots_list,+calcom/week_get,+calcom/booking_create,\
+             +m365/calendar_events_list,+m365/day_get,gsuite/calendar_*,calcom/*,\
+             m365/calendar_*;mail=+gsuite/mail_threads_search,+gsuite/mail_messages_search,\
+             +gsuite/mail_message_get,+gsuite/mail_thread_get,+gsuite/mail_send,\
+             +m365/mail_inbox_list,+m365/mail_messages_search,+m365/mail_message_get,\
+             +m365/mail_send,gsuite/mail_*,gsuite/day_get,m365/mail_*,m365/day_get,\
+             m365/contacts_search,m365/files_*;ai=+replicate/*;messaging=+whatsapp/*",
         )]);
         let rows = lint(&catalogs, &Config::from(env).unwrap());
         let budgets: Vec<&Row> = rows.iter().filter(|r| r.rule == "list_budget").collect();
@@ -147,15 +153,15 @@ mod tests {
             "{}",
             budgets[2].detail
         );
-        // The calendar profile lists the most asked of Google's and Cal.com's (the rest through
-        // search), the mail profile Gmail's (attachments included).
+        // The calendar and mail profiles list the most asked of Google's, Microsoft's and
+        // Cal.com's (the rest through search).
         assert!(
-            budgets[3].detail.ends_with("10 tools"),
+            budgets[3].detail.ends_with("12 tools"),
             "{}",
             budgets[3].detail
         );
         assert!(
-            budgets[4].detail.ends_with("14 tools"),
+            budgets[4].detail.ends_with("12 tools"),
             "{}",
             budgets[4].detail
         );

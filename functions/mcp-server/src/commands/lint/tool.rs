@@ -313,6 +313,7 @@ mod tests {
             mime: vec!["application/pdf".into()],
             max_bytes,
             form: catalog::BinaryForm::Link,
+            redirect: false,
         };
         let fits = document_row(&binary(2 * 1024 * 1024), "t_pdf_download".into());
         assert_eq!(fits.verdict, Verdict::Ok, "{}", fits.detail);
