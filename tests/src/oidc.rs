@@ -143,6 +143,25 @@ impl Op {
         reply.json().await.expect("JSON from /test/requests")
     }
 
+    /// Moves the provider's clock `seconds` ahead: its grants, refresh tokens and sessions age
+    /// at once (started with `--refresh-ttl 604800`, a week later Google's testing-mode refresh
+    /// tokens are refused with `invalid_grant`).
+    pub async fn advance_clock(&self, seconds: u64) {
+        let url = format!("{}/test/clock", self.issuer);
+        let reply = self
+            .http
+            .post(&url)
+            .json(&json!({ "advance_s": seconds }))
+            .send()
+            .await
+            .expect("POST /test/clock");
+        assert!(
+            reply.status().is_success(),
+            "POST /test/clock: {}",
+            reply.status()
+        );
+    }
+
     /// How often the provider has seen `path` (0 when never).
     pub async fn requests_to(&self, path: &str) -> u64 {
         self.requests().await[path].as_u64().unwrap_or(0)

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::model::{BinaryAnswer, BinaryForm, Catalog, ItemLinks, Tool};
+use crate::model::{BinaryAnswer, BinaryForm, Catalog, InlineDocument, ItemLinks, Tool};
 use crate::template::placeholders;
 
 /// The largest document a catalog may declare: a base64 blob of it stays within what a
@@ -146,10 +146,18 @@ fn inline_problems(t: &Tool) -> Vec<String> {
                 doc.pointer
             ));
         }
-        if !valid_mime(&doc.mime) || doc.mime.ends_with("/*") {
+        let fixed_mime = valid_mime(&doc.mime) && !doc.mime.ends_with("/*");
+        if !fixed_mime && !names_a_param(t, &doc.mime) {
             problems.push(format!(
-                "answer.inline mime `{}` is no lower-case `type/subtype`",
+                "answer.inline mime `{}` is no lower-case `type/subtype` nor `{{param}}` of the tool",
                 doc.mime
+            ));
+        }
+        if let Some(name) = &doc.name
+            && (name.is_empty() || (name.contains('{') && !names_a_param(t, name)))
+        {
+            problems.push(format!(
+                "answer.inline name `{name}` is no fixed file name nor `{{param}}` of the tool"
             ));
         }
         if doc.max_bytes == 0 || doc.max_bytes > MAX_BINARY_BYTES {
@@ -159,6 +167,35 @@ fn inline_problems(t: &Tool) -> Vec<String> {
         }
     }
     problems
+}
+
+/// `{param}` naming one of the tool's params, the whole text.
+fn names_a_param(t: &Tool, text: &str) -> bool {
+    text.strip_prefix('{')
+        .and_then(|r| r.strip_suffix('}'))
+        .is_some_and(|p| t.params.contains_key(p))
+}
+
+impl InlineDocument {
+    /// The document's content type and file name for one call: fixed, or the argument a
+    /// `{param}` names (`arg` answers it). A content type that is no `type/subtype` (or none
+    /// given) is `application/octet-stream`: the caller's word is never trusted further.
+    pub fn resolve(&self, arg: impl Fn(&str) -> Option<String>) -> (String, Option<String>) {
+        let value = |text: &str| match text.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            Some(param) => arg(param),
+            None => Some(text.to_string()),
+        };
+        let mime = value(&self.mime)
+            .map(|m| essence(&m))
+            .filter(|m| valid_mime(m) && !m.ends_with("/*"))
+            .unwrap_or_else(|| "application/octet-stream".to_string());
+        let name = self
+            .name
+            .as_deref()
+            .and_then(value)
+            .filter(|n| !n.is_empty());
+        (mime, name)
+    }
 }
 
 /// `links`: a list tool's items link to a record template of this catalog, from listed fields.
@@ -275,5 +312,45 @@ mod tests {
         ] {
             assert!(!valid_mime(bad), "{bad}");
         }
+    }
+
+    fn resolved(doc: &InlineDocument, given: &[(&str, &str)]) -> (String, Option<String>) {
+        doc.resolve(|p| {
+            given
+                .iter()
+                .find(|(k, _)| *k == p)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn an_inline_documents_type_and_name_come_from_the_call_when_it_names_params() {
+        let doc = InlineDocument {
+            pointer: "/data".into(),
+            mime: "{mime_type}".into(),
+            name: Some("{filename}".into()),
+            max_bytes: 10,
+        };
+        assert_eq!(
+            resolved(
+                &doc,
+                &[("mime_type", "Application/PDF"), ("filename", "a.pdf")]
+            ),
+            ("application/pdf".into(), Some("a.pdf".into()))
+        );
+        for odd in ["text/*", "no type", "<script>/x"] {
+            let (mime, _) = resolved(&doc, &[("mime_type", odd)]);
+            assert_eq!(mime, "application/octet-stream", "{odd}");
+        }
+        assert_eq!(
+            resolved(&doc, &[]),
+            ("application/octet-stream".into(), None)
+        );
+        let fixed = InlineDocument {
+            mime: "image/png".into(),
+            name: None,
+            ..doc
+        };
+        assert_eq!(resolved(&fixed, &[]), ("image/png".into(), None));
     }
 }

@@ -47,6 +47,8 @@ pub struct Pager {
     /// Without `more` and `total`, a full page means more may follow. A `list_envelope` never
     /// guessed (its `has_more` stays false), and it keeps that meaning.
     pub infer_more: bool,
+    /// An object answer without the items array is an empty page (`paging.omits_empty`).
+    pub omits_empty: bool,
 }
 
 /// What one answer says about its page.
@@ -106,6 +108,23 @@ impl Pager {
             max_page_size: p.max_page_size,
             select_param: p.select_param.as_deref().map(str::to_string),
             infer_more: true,
+            omits_empty: p.omits_empty,
+        }
+    }
+
+    /// One answer holding every item at `items` (a JSON pointer, `""` for the body itself).
+    pub fn unpaged(items: &str) -> Pager {
+        Pager {
+            ask: Ask::Unpaged,
+            size_param: None,
+            select_param: None,
+            items: items.to_string(),
+            total: None,
+            more: None,
+            next: None,
+            max_page_size: 100,
+            infer_more: false,
+            omits_empty: false,
         }
     }
 
@@ -124,6 +143,7 @@ impl Pager {
             max_page_size: e.max_page_size,
             select_param: None,
             infer_more: false,
+            omits_empty: false,
         }
     }
 
@@ -198,7 +218,11 @@ impl Pager {
 
     /// One answer's page; `None` when it has no items array where declared.
     pub fn read<'a>(&self, body: &'a Value) -> Option<PageRead<'a>> {
-        let items = body.pointer(&self.items)?.as_array()?;
+        let items = match body.pointer(&self.items) {
+            Some(items) => items.as_array()?.as_slice(),
+            None if self.omits_empty && body.is_object() => &[],
+            None => return None,
+        };
         let at = |p: &Option<String>| p.as_deref().and_then(|p| body.pointer(p));
         let next = match self.ask {
             Ask::Cursor { .. } | Ask::NextUrl => at(&self.next)
@@ -409,6 +433,25 @@ mod tests {
 
     fn pager(yaml: &str) -> Pager {
         Pager::from_paging(&yaml_serde::from_str::<Paging>(yaml).unwrap())
+    }
+
+    #[test]
+    fn an_omitted_empty_list_is_an_empty_page_only_when_declared() {
+        let google = pager(
+            "{ style: cursor, items: /messages, cursor_param: pageToken, next: /nextPageToken, omits_empty: true }",
+        );
+        let empty = json!({"resultSizeEstimate": 0});
+        let read = google.read(&empty).unwrap();
+        assert!(read.items.is_empty() && read.next.is_none());
+        assert!(google.read(&json!([])).is_none(), "not an object");
+        assert!(
+            google.read(&json!({"messages": "x"})).is_none(),
+            "not an array"
+        );
+        let strict = pager(
+            "{ style: cursor, items: /messages, cursor_param: pageToken, next: /nextPageToken }",
+        );
+        assert!(strict.read(&empty).is_none());
     }
 
     fn pairs(p: &Pager, page: u32, size: u32, cursor: Option<&str>) -> String {

@@ -77,7 +77,7 @@ fn each_mut(v: &mut Value, pointer: &str, f: &mut dyn FnMut(&mut Value)) {
 }
 
 /// RFC 4648 §5 base64url, padded or not (Gmail sends either); standard base64 too.
-fn base64url(s: &str) -> Option<Vec<u8>> {
+pub fn base64url(s: &str) -> Option<Vec<u8>> {
     use base64::Engine;
     use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
     let s = s.trim_end_matches('=');

@@ -235,6 +235,7 @@ fn full_tool() -> Tool {
         audit_event: Some("invoice.updated".into()),
         failure_modes: vec!["422: a required field is empty.".into()],
         current: Some("invoices_get".into()),
+        base_url: Some("https://people.example.com".into()),
         notifies: vec!["attendees.email".into()],
         from_current: vec!["version".into()],
         get: Some("/invoices".into()),
@@ -359,6 +360,7 @@ fn full_inline_document() -> InlineDocument {
     InlineDocument {
         pointer: "/thumbnail".into(),
         mime: "image/png".into(),
+        name: Some("{filename}".into()),
         max_bytes: 65_536,
     }
 }
@@ -387,6 +389,7 @@ fn full_source() -> Source {
             ("company_id".into(), json!(7)),
         ]),
         filter: BTreeMap::from([("state".into(), vec!["paid".into(), "unpaid".into()])]),
+        items: Some("/calendars/*/busy/*".into()),
     }
 }
 
@@ -419,6 +422,8 @@ fn full_days() -> Days {
         zone: "{time_zone}".into(),
         hours: "09:00-17:00".into(),
         weekdays: Some("Mon-Fri".into()),
+        also: vec!["theirs".into()],
+        slots: Some("{minutes}".into()),
     }
 }
 
@@ -508,6 +513,7 @@ fn full_paging() -> Paging {
         next: Some("/nextPageToken".into()),
         select_param: Some("$select".into()),
         max_page_size: 100,
+        omits_empty: true,
     }
 }
 

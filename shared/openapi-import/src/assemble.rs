@@ -46,12 +46,13 @@ pub(crate) fn drafts<'t>(
     let mut errors = ErrorShapes::default();
     let mut rate_headers = BTreeSet::new();
     let mut bearer_params = 0;
-    // Where each path item's operations start in `ops`, and where the last ends.
-    let mut first_op: Vec<usize> = Vec::new();
+    // Each path item read (its index) and where its operations start in `ops`; then the end.
+    // Path items outside the slice's paths are never parsed.
+    let mut first_op: Vec<(usize, usize)> = Vec::new();
     spec.for_each_path(
-        |_| true,
-        |_, path, item| {
-            first_op.push(ops.len());
+        |_, path| options.slice.may_hold(path),
+        |k, path, item| {
+            first_op.push((k, ops.len()));
             for op in draft::operations(path, item, &options.slice, &mut total, &mut unmapped)? {
                 // A fresh budget per operation: one huge schema cannot starve the rest, and the
                 // whole import stays within operations × budget.
@@ -78,12 +79,16 @@ pub(crate) fn drafts<'t>(
             full_all || sel != Selection::LeftOut || !why.starts_with(select::OVER_CAP)
         })
         .collect();
-    first_op.push(ops.len());
+    first_op.push((usize::MAX, ops.len()));
     let (mut again, mut skipped) = (0, Vec::new());
-    let wanted = |k: usize| keep[first_op[k]..first_op[k + 1]].iter().any(|k| *k);
+    let read = |k: usize| first_op.binary_search_by_key(&k, |(at, _)| *at).ok();
+    let wanted = |k: usize, _: &str| {
+        read(k).is_some_and(|j| keep[first_op[j].1..first_op[j + 1].1].iter().any(|k| *k))
+    };
     spec.for_each_path(wanted, |k, path, item| {
         let here = draft::operations(path, item, &options.slice, &mut again, &mut skipped)?;
-        for (i, op) in (first_op[k]..).zip(here) {
+        let start = read(k).map_or(ops.len(), |j| first_op[j].1);
+        for (i, op) in (start..).zip(here) {
             if keep[i] {
                 let mut r = Resolver::new(&spec.root, &options.limits);
                 ops[i] = draft::draft(&mut r, &op, auth_header.as_deref())?;
@@ -290,9 +295,15 @@ fn valid_connector(name: &str) -> bool {
 }
 
 fn slice_words(slice: &Slice) -> String {
+    let quoted = |all: &[String]| {
+        all.iter()
+            .map(|x| format!("`{x}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match slice {
         Slice::All => "all operations".into(),
-        Slice::Tag(t) => format!("operations tagged `{t}`"),
-        Slice::PathPrefix(p) => format!("paths under `{p}`"),
+        Slice::Tags(t) => format!("operations tagged {}", quoted(t)),
+        Slice::PathPrefixes(p) => format!("paths under {}", quoted(p)),
     }
 }

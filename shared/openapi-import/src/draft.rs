@@ -57,12 +57,11 @@ pub(crate) fn operations<'a>(
         }
         *total += 1;
         let keep = match slice {
-            Slice::All => true,
-            Slice::PathPrefix(prefix) => path.starts_with(prefix.as_str()),
-            Slice::Tag(tag) => op.get("tags").and_then(Value::as_array).is_some_and(|ts| {
+            Slice::All | Slice::PathPrefixes(_) => slice.may_hold(path),
+            Slice::Tags(tags) => op.get("tags").and_then(Value::as_array).is_some_and(|ts| {
                 ts.iter()
                     .filter_map(Value::as_str)
-                    .any(|t| t.eq_ignore_ascii_case(tag))
+                    .any(|t| tags.iter().any(|tag| t.eq_ignore_ascii_case(tag)))
             }),
         };
         if keep {
@@ -217,6 +216,7 @@ fn new_tool(method: Method, path: String, risk: Risk, operation_id: Option<Strin
         current: None,
         notifies: Vec::new(),
         from_current: Vec::new(),
+        base_url: None,
         get: None,
         post: None,
         put: None,

@@ -74,11 +74,13 @@ pub enum ImportError {
         limit: usize,
     },
     /// The slice selected no operation.
-    #[error("no operation matches {slice}; the document has {total} operations")]
+    #[error(
+        "no operation matches {slice}; {total} operations were read (a path slice reads only the paths under its prefixes)"
+    )]
     EmptySlice {
         /// The slice, in words.
         slice: String,
-        /// How many operations the whole document has.
+        /// How many operations were read: the whole document's, or a path slice's paths'.
         total: usize,
     },
     /// The connector name cannot name a catalog.

@@ -45,10 +45,22 @@ pub enum Slice {
     /// Every operation.
     #[default]
     All,
-    /// Operations carrying this tag (case-insensitive).
-    Tag(String),
-    /// Operations whose path starts with this prefix.
-    PathPrefix(String),
+    /// Operations carrying any of these tags (case-insensitive).
+    Tags(Vec<String>),
+    /// Operations whose path starts with any of these prefixes (Graph's mail, calendar and
+    /// drive: `/users/{user-id}/messages`, `/users/{user-id}/calendar`, …).
+    PathPrefixes(Vec<String>),
+}
+
+impl Slice {
+    /// Whether a path item at `path` may hold an operation of the slice: a path slice reads
+    /// only its paths (the others are never parsed), a tag slice must read every one.
+    pub fn may_hold(&self, path: &str) -> bool {
+        match self {
+            Slice::All | Slice::Tags(_) => true,
+            Slice::PathPrefixes(prefixes) => prefixes.iter().any(|p| path.starts_with(p.as_str())),
+        }
+    }
 }
 
 /// Bounds on the work and memory of one import.

@@ -76,6 +76,7 @@ pub(crate) fn paging(
             next: None,
             select_param: None,
             max_page_size: 100,
+            omits_empty: false,
         };
         match style {
             Style::PageSize { page, size } => {

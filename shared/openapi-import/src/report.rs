@@ -18,7 +18,7 @@ pub struct Report {
     pub sha256: String,
     /// The slice imported, in words.
     pub slice: String,
-    /// Operations in the whole document (all methods).
+    /// Operations read (all methods): the whole document's, or a path slice's paths'.
     pub total_operations: usize,
     /// Operations the catalog cannot map (HEAD, OPTIONS, TRACE).
     pub unmapped: Vec<String>,
@@ -121,7 +121,7 @@ impl fmt::Display for Report {
         writeln!(f, "# Import of {title} {version} as `{}`", self.connector)?;
         writeln!(
             f,
-            "sha256 {}; {}; {} operations in the document",
+            "sha256 {}; {}; {} operations read (a path slice reads its paths only)",
             self.sha256, self.slice, self.total_operations
         )?;
         writeln!(

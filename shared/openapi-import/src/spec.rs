@@ -164,16 +164,17 @@ pub(crate) fn read<'t>(text: &'t str, limits: &Limits) -> Result<Spec<'t>, Impor
 
 impl Spec<'_> {
     /// Calls `f` with each path item in turn (its index, path and value): a path item still in
-    /// text is parsed just before and dropped just after, and one `want` refuses is not parsed
-    /// at all. The order is the same on every call.
+    /// text is parsed just before and dropped just after, and one `want` (given its index and
+    /// path) refuses is not parsed at all. The order is the same on every call.
     pub(crate) fn for_each_path(
         &self,
-        want: impl Fn(usize) -> bool,
+        want: impl Fn(usize, &str) -> bool,
         mut f: impl FnMut(usize, &str, &Value) -> Result<(), ImportError>,
     ) -> Result<(), ImportError> {
         match &self.raw_paths {
             Raw::Json(raw) => {
-                for (k, (path, text)) in raw.iter().enumerate().filter(|(k, _)| want(*k)) {
+                let wanted = raw.iter().enumerate().filter(|(k, (p, _))| want(*k, p));
+                for (k, (path, text)) in wanted {
                     let item: Value = serde_json::from_str(text.get()).map_err(|e| {
                         ImportError::invalid(&format!("#/paths/{}", escape(path)), e.to_string())
                     })?;
@@ -181,8 +182,8 @@ impl Spec<'_> {
                 }
             }
             Raw::Yaml(chunks) => {
-                for (k, (path, first, text)) in chunks.iter().enumerate().filter(|(k, _)| want(*k))
-                {
+                let wanted = chunks.iter().enumerate();
+                for (k, (path, first, text)) in wanted.filter(|(k, (p, _, _))| want(*k, p)) {
                     let one: BTreeMap<String, Value> = yaml(text, self.max_flow_depth)
                         .map_err(|e| match placed(e, |line| line + first) {
                             ImportError::Syntax { message, .. } => ImportError::invalid(
@@ -198,7 +199,8 @@ impl Spec<'_> {
             }
             Raw::None => {
                 if let Some(Value::Object(paths)) = self.root.get("paths") {
-                    for (k, (path, item)) in paths.iter().enumerate().filter(|(k, _)| want(*k)) {
+                    let wanted = paths.iter().enumerate().filter(|(k, (p, _))| want(*k, p));
+                    for (k, (path, item)) in wanted {
                         f(k, path, item)?;
                     }
                 }
@@ -282,7 +284,7 @@ mod tests {
         let s = read(yaml, &limits()).unwrap();
         let mut seen = Vec::new();
         s.for_each_path(
-            |_| true,
+            |_, _| true,
             |_, path, item| {
                 seen.push((
                     path.to_string(),

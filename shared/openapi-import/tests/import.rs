@@ -406,17 +406,28 @@ fn two_thousand_operations_are_selected_and_sliced() {
     );
     catalog::parse("big.yaml", &d.to_yaml().unwrap()).unwrap();
     let mut tagged = Options::new("big");
-    tagged.slice = Slice::Tag("area7".into());
+    tagged.slice = Slice::Tags(vec!["area7".into()]);
     assert_eq!(
         import(&text, &tagged).unwrap().report.counts().operations,
         100
     );
-    tagged.slice = Slice::PathPrefix("/resources12/".into());
+    tagged.slice = Slice::PathPrefixes(vec!["/resources12/".into()]);
     assert_eq!(
         import(&text, &tagged).unwrap().report.counts().operations,
         3
     );
-    tagged.slice = Slice::Tag("nowhere".into());
+    // Several prefixes: Graph's mail, calendar and drive paths in one draft.
+    tagged.slice = Slice::PathPrefixes(vec!["/resources12/".into(), "/resources13/".into()]);
+    assert_eq!(
+        import(&text, &tagged).unwrap().report.counts().operations,
+        6
+    );
+    tagged.slice = Slice::PathPrefixes(vec!["/nowhere/".into()]);
+    assert!(matches!(
+        import(&text, &tagged),
+        Err(ImportError::EmptySlice { total: 0, .. })
+    ));
+    tagged.slice = Slice::Tags(vec!["nowhere".into()]);
     assert!(matches!(
         import(&text, &tagged),
         Err(ImportError::EmptySlice { total: 2000, .. })

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::{Twin, error, page, unauthenticated};
+use super::{Twin, error, page};
 
 pub(super) async fn events(
     State(twin): State<Twin>,
@@ -15,8 +15,9 @@ pub(super) async fn events(
     Path(calendar): Path<String>,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     if calendar != "primary" {
         return error(StatusCode::NOT_FOUND, "NOT_FOUND", "notFound", "Not Found");
@@ -55,8 +56,9 @@ pub(super) async fn free_busy(
     headers: HeaderMap,
     axum::Json(query): axum::Json<Value>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     if query["timeMin"].as_str().is_none() || query["timeZone"].as_str().is_none() {
         return error(
@@ -95,8 +97,9 @@ pub(super) async fn event(
     headers: HeaderMap,
     Path((calendar, id)): Path<(String, String)>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     let found = twin
         .account(&who)
@@ -111,8 +114,9 @@ pub(super) async fn event(
 
 /// `calendarList.list`: the person's primary calendar.
 pub(super) async fn calendar_list(State(twin): State<Twin>, headers: HeaderMap) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     axum::Json(
         json!({"items": [{"id": format!("{who}@muster.example"), "summary": who,

@@ -9,15 +9,16 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use super::{Twin, error, page, unauthenticated};
+use super::{Twin, error, page};
 
 pub(super) async fn threads(
     State(twin): State<Twin>,
     headers: HeaderMap,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     let items = twin
         .account(&who)
@@ -51,8 +52,9 @@ pub(super) async fn message(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     match twin.account(&who).mails.iter().find(|m| m.0 == id) {
         Some(mail) => axum::Json(full(mail)).into_response(),
@@ -66,8 +68,9 @@ pub(super) async fn thread(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     match twin.account(&who).mails.iter().find(|m| m.0 == id) {
         Some(mail) => axum::Json(json!({"id": id, "messages": [full(mail)]})).into_response(),
@@ -81,8 +84,9 @@ pub(super) async fn messages(
     headers: HeaderMap,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     let items = twin
         .account(&who)
@@ -94,8 +98,9 @@ pub(super) async fn messages(
 }
 
 pub(super) async fn profile(State(twin): State<Twin>, headers: HeaderMap) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     let n = twin.account(&who).mails.len();
     axum::Json(json!({"emailAddress": format!("{who}@muster.example"),
@@ -104,8 +109,8 @@ pub(super) async fn profile(State(twin): State<Twin>, headers: HeaderMap) -> Res
 }
 
 pub(super) async fn labels(State(twin): State<Twin>, headers: HeaderMap) -> Response {
-    if twin.person(&headers).is_none() {
-        return unauthenticated();
+    if let Err(refused) = twin.caller(&headers) {
+        return refused;
     }
     axum::Json(
         json!({"labels": [{"id": "INBOX", "name": "INBOX", "type": "system"},
@@ -115,8 +120,8 @@ pub(super) async fn labels(State(twin): State<Twin>, headers: HeaderMap) -> Resp
 }
 
 pub(super) async fn drafts(State(twin): State<Twin>, headers: HeaderMap) -> Response {
-    if twin.person(&headers).is_none() {
-        return unauthenticated();
+    if let Err(refused) = twin.caller(&headers) {
+        return refused;
     }
     axum::Json(json!({"drafts": [], "resultSizeEstimate": 0})).into_response()
 }
@@ -127,8 +132,9 @@ pub(super) async fn send(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(who) = twin.person(&headers) else {
-        return unauthenticated();
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
     };
     let raw = serde_json::from_slice::<Value>(&body)
         .ok()
@@ -155,4 +161,28 @@ pub(super) async fn send(
     inner.sent.push((who, message));
     let id = format!("sent-{}", inner.sent.len());
     axum::Json(json!({"id": id, "threadId": id, "labelIds": ["SENT"]})).into_response()
+}
+
+/// `messages.attachments.get`: the content base64url-encoded, with neither type nor name (the
+/// message's part names them).
+pub(super) async fn attachment(
+    State(twin): State<Twin>,
+    headers: HeaderMap,
+    Path((message, id)): Path<(String, String)>,
+) -> Response {
+    let who = match twin.caller(&headers) {
+        Ok(who) => who,
+        Err(refused) => return refused,
+    };
+    let account = twin.account(&who);
+    match account
+        .attachments
+        .iter()
+        .find(|(m, a, _)| *m == message && *a == id)
+    {
+        Some((_, _, bytes)) => axum::Json(json!({"attachmentId": id, "size": bytes.len(),
+            "data": URL_SAFE_NO_PAD.encode(bytes)}))
+        .into_response(),
+        None => not_found(),
+    }
 }

@@ -1,14 +1,19 @@
-//! An offline twin of Gmail and Google Calendar: a mailbox and a primary calendar per person,
+//! An offline twin of Gmail, Google Calendar, Drive and People: a mailbox, a primary calendar,
+//! a Drive and contacts per person,
 //! reached only with an access token that the local OpenID provider playing Google issued
 //! (`iss` its issuer, `aud` the twin's resource, not expired, not revoked here), answering in
 //! Google's shapes: `pageToken`/`nextPageToken` paging, message payloads with base64url bodies,
-//! `{error: {code, message, status, errors}}` errors. It counts each person's requests and keeps
-//! every token it was sent. Who a token names: [`crate::person`]. Listens on 127.0.0.1 only.
+//! `{error: {code, message, status, errors}}` errors, per-user throttling as Google answers it
+//! (403 `userRateLimitExceeded`, see [`Twin::throttle`]). It counts each person's requests and
+//! keeps every token it was sent. Who a token names: [`crate::person`]. Listens on 127.0.0.1
+//! only.
 
 mod calendar;
+mod drive;
 mod gmail;
+mod people;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
@@ -26,12 +31,23 @@ pub struct Account {
     pub mails: Vec<(String, String, String, String)>,
     /// Events as Google answers them (`id`, `summary`, `start`, `end`, `attendees`…).
     pub events: Vec<Value>,
+    /// Drive files as Drive describes them (`id`, `name`, `mimeType`, `modifiedTime`…), each
+    /// with what it exports as (a Doc's text, a Sheet's CSV).
+    pub files: Vec<(Value, String)>,
+    /// Contacts as People answers them (`resourceName`, `names`, `emailAddresses`…).
+    pub contacts: Vec<Value>,
+    /// Mail attachments as `(message id, attachment id, bytes)`.
+    pub attachments: Vec<(String, String, Vec<u8>)>,
 }
 
 struct Inner {
     accounts: BTreeMap<String, Account>,
     /// Messages sent, as `(sender, decoded RFC 5322 text)`.
     sent: Vec<(String, String)>,
+    /// People whose contact search was warmed up (one search with an empty query).
+    warmed: HashSet<String>,
+    /// How many of each person's next requests are refused as over their rate.
+    throttled: BTreeMap<String, usize>,
 }
 
 /// The twin's state, shared with the test.
@@ -48,6 +64,8 @@ impl Twin {
         let inner = Inner {
             accounts,
             sent: Vec::new(),
+            warmed: HashSet::new(),
+            throttled: BTreeMap::new(),
         };
         Twin {
             inner: Arc::new(Mutex::new(inner)),
@@ -57,6 +75,12 @@ impl Twin {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `who`'s next `n` requests are refused as Google refuses a user over their rate: 403
+    /// with reason `userRateLimitExceeded`.
+    pub fn throttle(&self, who: &str, n: usize) {
+        self.lock().throttled.insert(who.to_string(), n);
     }
 
     /// The messages `who` sent, decoded.
@@ -102,6 +126,14 @@ impl Twin {
                 "/calendar/v3/calendars/{calendar}/events/{id}",
                 get(calendar::event),
             )
+            .route(
+                "/gmail/v1/users/me/messages/{id}/attachments/{attachment}",
+                get(gmail::attachment),
+            )
+            .route("/drive/v3/files", get(drive::files))
+            .route("/drive/v3/files/{id}", get(drive::file))
+            .route("/drive/v3/files/{id}/export", get(drive::export))
+            .route("/v1/people:searchContacts", get(people::search))
             .with_state(self);
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
             .await
@@ -110,6 +142,29 @@ impl Twin {
             let _ = axum::serve(listener, app).await;
         });
         format!("http://127.0.0.1:{port}")
+    }
+
+    /// The person a request's bearer token names, counted; `Err`: Google's refusal (401 for a
+    /// token it does not honour, 403 for a person over their rate).
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal is the answer itself, made once per request"
+    )]
+    fn caller(&self, headers: &HeaderMap) -> Result<String, Response> {
+        let who = self.person(headers).ok_or_else(unauthenticated)?;
+        let mut inner = self.lock();
+        match inner.throttled.get_mut(&who) {
+            Some(left) if *left > 0 => {
+                *left -= 1;
+                Err(error(
+                    StatusCode::FORBIDDEN,
+                    "PERMISSION_DENIED",
+                    "userRateLimitExceeded",
+                    "User Rate Limit Exceeded",
+                ))
+            }
+            _ => Ok(who),
+        }
     }
 
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
@@ -139,7 +194,8 @@ fn error(status: StatusCode, word: &str, reason: &str, message: &str) -> Respons
     (status, axum::Json(body)).into_response()
 }
 
-/// One page of `items` under `key`, by Google's `pageToken` (here: the offset) and `maxResults`.
+/// One page of `items` under `key`, by Google's `pageToken` (here: the offset) and `maxResults`
+/// (Drive: `pageSize`).
 fn page(items: Vec<Value>, key: &str, query: &BTreeMap<String, String>, max: usize) -> Value {
     let from: usize = query
         .get("pageToken")
@@ -147,6 +203,7 @@ fn page(items: Vec<Value>, key: &str, query: &BTreeMap<String, String>, max: usi
         .unwrap_or(0);
     let size = query
         .get("maxResults")
+        .or_else(|| query.get("pageSize"))
         .and_then(|n| n.parse().ok())
         .unwrap_or(max)
         .clamp(1, max);

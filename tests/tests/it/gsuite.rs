@@ -7,7 +7,9 @@
 //! meeting invitation needs a person's confirmation and its preview names the attendee and the
 //! title; an access token the twin stops honouring is refreshed through the vault with the
 //! provider's refresh token; a person who disconnects is asked again on the next call, their
-//! grant revoked; and no token, address or subject reaches the server's output.
+//! grant revoked; and no token, address or subject reaches the server's output. Drive,
+//! contacts, attachments, a free hour, throttling and a week-old refresh token are steps of the
+//! same setup, in `gsuite/drive.rs`.
 
 use std::collections::BTreeMap;
 
@@ -19,13 +21,18 @@ use serde_json::json;
 
 use crate::connect::Browser;
 
+mod drive;
+
 pub(crate) const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
     https://www.googleapis.com/auth/calendar.events \
     https://www.googleapis.com/auth/calendar.calendarlist.readonly \
-    https://www.googleapis.com/auth/calendar.freebusy";
+    https://www.googleapis.com/auth/calendar.freebusy \
+    https://www.googleapis.com/auth/drive.readonly \
+    https://www.googleapis.com/auth/contacts.readonly";
 
-/// The shipped catalog, with Google's endpoints at `op` and its tokens for `google`.
-pub(crate) fn catalog(op: &Op, google: &str) -> String {
+/// The shipped catalog, with Google's endpoints at `op`, its tokens for `google`, and People's
+/// own host at the twin `api`.
+pub(crate) fn catalog(op: &Op, google: &str, api: &str) -> String {
     let shipped =
         std::fs::read_to_string(repo().join("shared/connector/catalogs/gsuite.yaml")).unwrap();
     let issuer = op.issuer();
@@ -42,6 +49,7 @@ pub(crate) fn catalog(op: &Op, google: &str) -> String {
             "https://oauth2.googleapis.com/revoke",
             &format!("{issuer}/token/revocation"),
         )
+        .replace("https://people.googleapis.com", api)
         // oidc-provider hands out a refresh token for `offline_access` (Google: access_type).
         .replace(
             "      - \"https://www.googleapis.com/auth/calendar.freebusy\"\n",
@@ -69,7 +77,13 @@ pub(crate) fn mailbox(who: &str) -> Account {
         "summary": format!("Standup of {who}"),
         "start": {"dateTime": "2026-05-04T09:00:00+02:00", "timeZone": "Europe/Berlin"},
         "end": {"dateTime": "2026-05-04T09:15:00+02:00", "timeZone": "Europe/Berlin"}})];
-    Account { mails, events }
+    let mut account = Account {
+        mails,
+        events,
+        ..Account::default()
+    };
+    drive::add_to(&mut account, who);
+    account
 }
 
 /// The records the catalog's examples name (a mail, a conversation, an event).
@@ -87,6 +101,17 @@ fn examples() -> Account {
         "summary": "Projektabstimmung", "attendees": [{"email": "anna.berg@muster.example"}],
         "start": {"dateTime": "2026-05-05T14:00:00+02:00", "timeZone": "Europe/Berlin"},
         "end": {"dateTime": "2026-05-05T15:00:00+02:00", "timeZone": "Europe/Berlin"}}));
+    account.files.push((
+        json!({"id": "1AbCdEfGhIjKlMnOpQrStUvWxYz012345", "name": "Angebot Muster GmbH",
+            "mimeType": "application/vnd.google-apps.document",
+            "modifiedTime": "2026-05-03T08:00:00.000Z"}),
+        "Angebot für die Muster GmbH.".into(),
+    ));
+    account.attachments.push((
+        "18f2c9a1b7e4d3c2".into(),
+        "ANGjdJ8angebot".into(),
+        b"%PDF-1.4\n%%EOF\n".to_vec(),
+    ));
     account
 }
 
@@ -115,7 +140,9 @@ async fn every_example_fits(url: &str, bearer: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_read_only_their_own_google_mail_and_events() {
-    let (port, resource, op) = crate::per_person::provider(SCOPES);
+    // Google's refresh tokens of an app in testing mode live 7 days.
+    let (port, resource, op) =
+        crate::per_person::provider_with(SCOPES, &["--refresh-ttl", "604800"]);
     let google = format!("{resource}/google");
     let accounts = BTreeMap::from([
         ("alice".to_string(), mailbox("alice")),
@@ -124,8 +151,14 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     ]);
     let twin = Twin::new(op.issuer(), &google, accounts);
     let api = twin.clone().serve(free_port()).await;
-    let served =
-        crate::per_person::serve(&op, port, "gsuite", (&catalog(&op, &google), &api), &[]).await;
+    let served = crate::per_person::serve(
+        &op,
+        port,
+        "gsuite",
+        (&catalog(&op, &google, &api), &api),
+        &[],
+    )
+    .await;
     let server = &served.server;
     let alice = op.mint(json!({"claims": {"sub": "alice"}})).await;
     let bob = op.mint(json!({"claims": {"sub": "bob"}})).await;
@@ -221,7 +254,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     assert_eq!(foreign["status"], "not_found", "{foreign}");
     assert_eq!(
         foreign["upstream_message"],
-        "Requested entity was not found."
+        "Requested entity was not found. (code notFound)"
     );
 
     // An invitation reaches other people: a person confirms it, and its preview names them.
@@ -316,6 +349,7 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     // result budget the budget test holds the other connectors to (a write as its dry run).
     let erin = op.mint(json!({"claims": {"sub": "erin"}})).await;
     every_example_fits(&server.url, &erin).await;
+    drive::steps(&server.url, &alice, &op, &twin).await;
 
     // Neither tokens nor addresses nor subjects in what the server printed.
     let mut secrets = vec![alice.clone(), bob.clone()];

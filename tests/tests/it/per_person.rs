@@ -13,9 +13,15 @@ use crate::connect::Browser;
 /// A port for the server, its resource URL, and one oidc-provider for that resource with
 /// `scopes` (ours and the upstream's), which plays the upstream's authorization server too.
 pub(crate) fn provider(scopes: &str) -> (u16, String, Op) {
+    provider_with(scopes, &[])
+}
+
+/// [`provider`] with more `op.mjs` options (`--refresh-ttl 604800`: Google's testing-mode
+/// refresh tokens).
+pub(crate) fn provider_with(scopes: &str, extra: &[&str]) -> (u16, String, Op) {
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
-    let op = Op::start(&resource, &format!("mcp:tools {scopes}"));
+    let op = Op::start_with(0, &resource, &format!("mcp:tools {scopes}"), extra);
     (port, resource, op)
 }
 

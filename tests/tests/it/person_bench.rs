@@ -61,7 +61,7 @@ async fn deploy(vault: Option<&Aws>) -> Deployment {
         .register(&format!("{base}/connect/gsuite/callback"), false)
         .await;
     let dir = TempDir::new("person-bench");
-    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google)).unwrap();
+    std::fs::write(dir.path.join("gsuite.yaml"), catalog(&op, &google, &api)).unwrap();
     let keys = format!("e2e:{KEY}");
     let mut env: Vec<(&str, String)> = vec![
         ("MCP_API_KEYS", keys),

@@ -41,6 +41,11 @@
 //                          bad-signature    a `sign` token with one signature byte changed
 //                        Header overrides change the header only, never the key or algorithm used.
 //   GET  /test/requests  {"<path>": count}: requests the provider has seen per path (no /test/)
+//   POST /test/clock     {advance_s} -> {offset_s}: the provider's clock (Date.now) runs that much
+//                        ahead from now on: grants, refresh tokens and sessions age at once
+//
+// --refresh-ttl SECONDS: how long a refresh token and its grant live (default 3600); Google's
+// refresh tokens of an app in testing mode live 7 days (604800).
 //
 // Prints `oidc-provider listening issuer=http://127.0.0.1:PORT` on stdout once it accepts
 // requests. Exits with 0 on SIGTERM or SIGINT.
@@ -65,6 +70,7 @@ function options() {
       keys: { type: 'string' },
       groups: { type: 'string', multiple: true, default: [] },
       'exit-with-stdin': { type: 'boolean', default: false },
+      'refresh-ttl': { type: 'string', default: '3600' },
     },
   });
   const groups = new Map();
@@ -81,6 +87,8 @@ function options() {
   } catch {
     fail(`--resource ${values.resource}: not a URL`);
   }
+  const refreshTtl = Number(values['refresh-ttl']);
+  if (!Number.isInteger(refreshTtl) || refreshTtl < 1) fail(`--refresh-ttl ${values['refresh-ttl']}: not seconds`);
   const scopes = values.scopes.split(/\s+/).filter(Boolean);
   if (scopes.length === 0) fail('--scopes: at least one scope');
   return {
@@ -91,6 +99,7 @@ function options() {
     keysFile: values.keys,
     groups,
     exitWithStdin: values['exit-with-stdin'],
+    refreshTtl,
   };
 }
 
@@ -209,6 +218,16 @@ function readJson(req) {
   });
 }
 
+// Date.now runs `offset` ms ahead: oidc-provider reads the time through it alone.
+const realNow = Date.now;
+let offset = 0;
+Date.now = () => realNow() + offset;
+function advanceClock(seconds) {
+  if (!Number.isInteger(seconds) || seconds < 0) throw new Error('advance_s: whole seconds >= 0');
+  offset += seconds * 1000;
+  return offset / 1000;
+}
+
 function sendJson(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
@@ -218,6 +237,9 @@ async function testEndpoint(req, res, pathname, { mint, seen }) {
   try {
     if (pathname === '/test/mint' && req.method === 'POST') {
       return sendJson(res, 200, mint(await readJson(req)));
+    }
+    if (pathname === '/test/clock' && req.method === 'POST') {
+      return sendJson(res, 200, { offset_s: advanceClock((await readJson(req)).advance_s) });
     }
     if (pathname === '/test/requests' && req.method === 'GET') {
       return sendJson(res, 200, Object.fromEntries(seen));
@@ -232,7 +254,7 @@ async function testEndpoint(req, res, pathname, { mint, seen }) {
 
 // --- the provider --------------------------------------------------------------------------
 
-function providerConfig({ resource, scopes, jwks, errors, groups }) {
+function providerConfig({ resource, scopes, jwks, errors, groups, refreshTtl }) {
   const base = resource.replace(/\/+$/, '');
   const isOurs = (indicator) => indicator === resource || indicator.startsWith(`${base}/`);
   const rsKid = jwks.find((k) => k.alg === 'RS256').kid;
@@ -301,10 +323,10 @@ function providerConfig({ resource, scopes, jwks, errors, groups }) {
       AccessToken: 300,
       AuthorizationCode: 60,
       ClientCredentials: 300,
-      Grant: 3600,
+      Grant: refreshTtl,
       IdToken: 300,
       Interaction: 600,
-      RefreshToken: 3600,
+      RefreshToken: refreshTtl,
       Session: 3600,
     },
   };

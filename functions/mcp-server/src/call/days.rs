@@ -1,5 +1,6 @@
 //! The `days` measure of an aggregation: appointments day by day in a time zone, with the time
-//! they take and the free time left within working hours. Pure: items in, a compact value out.
+//! they take and the free time left within working hours, or, with `slots`, the free stretches
+//! long enough for a meeting (see [`super::slots`]). Pure: items in, a compact value out.
 
 use catalog::Days;
 use jiff::civil::{Date, Time};
@@ -20,6 +21,8 @@ pub(super) struct Period {
     hours_text: String,
     /// Working days from Monday (0).
     working: [bool; 7],
+    /// `slots`: the shortest free stretch listed, minutes.
+    slots: Option<i64>,
 }
 
 /// Why a `days` measure cannot be computed, in words for the caller.
@@ -67,6 +70,26 @@ impl Period {
             hours: window,
             hours_text: hours.to_string(),
             working,
+            slots: None,
+        })
+    }
+
+    /// The measure's `slots`, filled in already: free stretches of at least that many minutes
+    /// are listed instead of the counts.
+    pub(super) fn with_slots(self, minutes: Option<&str>) -> Result<Self, BadPeriod> {
+        let Some(text) = minutes else {
+            return Ok(self);
+        };
+        let minutes = catalog::slot_minutes(text).ok_or_else(|| {
+            BadPeriod(format!(
+                "`{text}` is no meeting length; give whole minutes from {} to {}.",
+                catalog::MIN_SLOT,
+                catalog::MAX_SLOT
+            ))
+        })?;
+        Ok(Period {
+            slots: Some(i64::from(minutes)),
+            ..self
         })
     }
 
@@ -118,7 +141,7 @@ fn minutes(spans: &[(i64, i64)]) -> i64 {
 }
 
 /// Local `HH:MM` of a moment in the zone.
-fn local(ts: i64, zone: &TimeZone) -> String {
+pub(super) fn local(ts: i64, zone: &TimeZone) -> String {
     Timestamp::from_second(ts)
         .map(|t| t.to_zoned(zone.clone()).strftime("%H:%M").to_string())
         .unwrap_or_default()
@@ -156,42 +179,65 @@ pub(super) fn compute(items: &[&Value], spec: &Days, period: &Period) -> Value {
         if work_hi > cursor {
             free.push((cursor, work_hi));
         }
-        let longest = free
-            .iter()
-            .max_by_key(|(a, b)| (b - a, -a))
-            .map(|&(a, b)| format!("{}-{}", local(a, &period.zone), local(b, &period.zone)));
-        // A figure that says nothing is left out (about 200 tokens for a week): no count or
-        // busy minutes on an empty day, no longest stretch when the hours are wholly free.
-        let mut day = serde_json::Map::new();
-        day.insert("date".into(), date.to_string().into());
-        day.insert("day".into(), date.strftime("%a").to_string().into());
-        if count > 0 {
-            day.insert("count".into(), count.into());
-        }
-        let busy = minutes(&busy_day);
-        if busy > 0 {
-            day.insert("busy_min".into(), busy.into());
-        }
         let working = period.working[date.weekday().to_monday_zero_offset() as usize];
-        let free_min = minutes(&free);
-        if !working {
-            day.insert("off".into(), true.into());
-        } else {
-            day.insert("free_min".into(), free_min.into());
-        }
-        if working
-            && free_min < (work_hi - work_lo) / 60
-            && let Some(longest) = longest
-        {
-            day.insert("longest_free".into(), longest.into());
-        }
-        out.push(Value::Object(day));
+        out.push(match period.slots {
+            Some(minutes) => super::slots::day(date, working, &free, minutes, &period.zone),
+            None => {
+                let busy = minutes(&busy_day);
+                let day = Day {
+                    date,
+                    working,
+                    count,
+                    busy,
+                    hours: (work_hi - work_lo) / 60,
+                };
+                counted(&day, &free, &period.zone)
+            }
+        });
         match date.tomorrow() {
             Ok(next) => date = next,
             Err(_) => break,
         }
     }
     json!({"zone": period.zone_name, "hours": period.hours_text, "days": out})
+}
+
+/// What one day's counts are made of.
+struct Day {
+    date: Date,
+    working: bool,
+    count: usize,
+    busy: i64,
+    /// The working hours' length, minutes.
+    hours: i64,
+}
+
+/// One day's counts. A figure that says nothing is left out (about 200 tokens for a week): no
+/// count or busy minutes on an empty day, no longest stretch when the hours are wholly free.
+fn counted(d: &Day, free: &[(i64, i64)], zone: &TimeZone) -> Value {
+    let mut day = serde_json::Map::new();
+    day.insert("date".into(), d.date.to_string().into());
+    day.insert("day".into(), d.date.strftime("%a").to_string().into());
+    if d.count > 0 {
+        day.insert("count".into(), d.count.into());
+    }
+    if d.busy > 0 {
+        day.insert("busy_min".into(), d.busy.into());
+    }
+    if !d.working {
+        day.insert("off".into(), true.into());
+        return Value::Object(day);
+    }
+    let free_min = minutes(free);
+    day.insert("free_min".into(), free_min.into());
+    let longest = free.iter().max_by_key(|(a, b)| (b - a, -a));
+    if free_min < d.hours
+        && let Some(&(a, b)) = longest
+    {
+        let stretch = format!("{}-{}", local(a, zone), local(b, zone));
+        day.insert("longest_free".into(), stretch.into());
+    }
+    Value::Object(day)
 }
 
 #[cfg(test)]

@@ -4,11 +4,15 @@
 //! the MCP adapter turns the [`Attachment`] and [`ItemLink`]s into content blocks.
 
 use catalog::{BinaryForm, Catalog, Pager, Tool};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use super::outcome::Outcome;
 use crate::contract::args::{ListOptions, ValidArgs};
 use crate::upstream::Document;
+
+/// What a file name keeps unescaped at the end of a URI.
+const FILE_NAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'.').remove(b'-').remove(b'_');
 
 /// A document that rides along with a result, in the form its tool declares.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,13 +90,14 @@ pub(super) fn answer(catalog: &Catalog, tool: &Tool, valid: &ValidArgs, doc: Doc
     }
 }
 
-/// A JSON answer's inline documents (`answer.inline`): each base64 string is taken out of the
-/// body and decoded into an attachment, its place in the JSON saying what it became. A value
-/// that is missing is skipped; one that is no base64 or over its cap is an error, never sent
-/// half.
+/// A JSON answer's inline documents (`answer.inline`): each base64 (or base64url) string is
+/// taken out of the body and decoded into an attachment, its place in the JSON saying what it
+/// became. A type or name declared as `{param}` is the call's argument. A value that is missing
+/// is skipped; one that is no base64 or over its cap is an error, never sent half.
 pub(super) fn take_inline(
     catalog: &Catalog,
     tool: &Tool,
+    valid: &ValidArgs,
     body: &mut Value,
 ) -> Result<Vec<Attachment>, Box<Outcome>> {
     let Some(answer) = &tool.answer else {
@@ -110,29 +115,30 @@ pub(super) fn take_inline(
         if encoded.len() / 4 * 3 > doc.max_bytes + 2 {
             return Err(not_inline(catalog, &doc.pointer, "is over its cap"));
         }
-        let bytes = {
-            use base64::Engine;
-            base64::engine::general_purpose::STANDARD
-                .decode(encoded.trim())
-                .map_err(|_| not_inline(catalog, &doc.pointer, "is not base64"))?
-        };
+        let bytes = catalog::decode_base64(encoded.trim())
+            .ok_or_else(|| not_inline(catalog, &doc.pointer, "is not base64"))?;
         if bytes.len() > doc.max_bytes {
             return Err(not_inline(catalog, &doc.pointer, "is over its cap"));
         }
-        *slot = Value::String(format!(
-            "({} bytes of {}, sent as content)",
-            bytes.len(),
-            doc.mime
-        ));
-        let document = Document {
-            mime: doc.mime.to_string(),
-            bytes,
+        let (mime, name) = doc.resolve(|p| match valid.values.get(p)? {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        });
+        *slot = Value::String(match &name {
+            Some(name) => format!("({} bytes of {mime}, {name}, sent as content)", bytes.len()),
+            None => format!("({} bytes of {mime}, sent as content)", bytes.len()),
+        });
+        let tail = match &name {
+            Some(name) => format!("/{}", utf8_percent_encode(name, FILE_NAME)),
+            None => doc.pointer.to_string(),
         };
-        out.push(match doc.mime.split('/').next().unwrap_or_default() {
+        let kind = mime.split('/').next().unwrap_or_default().to_string();
+        let document = Document { mime, bytes };
+        out.push(match kind.as_str() {
             "image" => Attachment::Image(document),
             "audio" => Attachment::Audio(document),
             _ => Attachment::Embedded {
-                uri: format!("{}://{}{}", catalog.connector, tool.name, doc.pointer),
+                uri: format!("{}://{}{tail}", catalog.connector, tool.name),
                 document,
             },
         });
@@ -306,9 +312,13 @@ tools:
         )
         .unwrap();
         let tool = &c.tools[0];
+        let none = ValidArgs {
+            values: BTreeMap::new(),
+            ..valid(0)
+        };
         // "iVBORw==" is 4 bytes, "aGk=" is "hi".
         let mut body = json!({"text": "t", "image": "iVBORw==", "note": "aGk="});
-        let got = take_inline(&c, tool, &mut body).unwrap();
+        let got = take_inline(&c, tool, &none, &mut body).unwrap();
         assert_eq!(got.len(), 2);
         assert!(matches!(&got[0], Attachment::Image(d) if d.bytes.len() == 4));
         assert!(
@@ -317,12 +327,58 @@ tools:
         assert_eq!(body["note"], "(2 bytes of text/plain, sent as content)");
         assert_eq!(body["text"], "t");
         let mut bad = json!({"image": "not base64!"});
-        let refused = take_inline(&c, tool, &mut bad).unwrap_err();
+        let refused = take_inline(&c, tool, &none, &mut bad).unwrap_err();
         assert_eq!(refused.reason.as_deref(), Some("upstream_not_document"));
         let mut big = json!({"image": "QUFBQUFBQUFBQUFB"});
         assert!(
-            take_inline(&c, tool, &mut big).is_err(),
+            take_inline(&c, tool, &none, &mut big).is_err(),
             "12 bytes over a cap of 8"
+        );
+    }
+
+    #[test]
+    fn an_attachment_in_base64url_takes_its_type_and_name_from_the_call() {
+        let c = catalog::parse(
+            "t.yaml",
+            r#"
+connector: t
+base_url: "http://x"
+tools:
+  - name: t_attachment_get
+    risk: low
+    description: d
+    get: /attachments/{id}
+    answer: { inline: [{ pointer: /data, mime: "{mime_type}", name: "{filename}", max_bytes: 8 }] }
+    params:
+      id: { type: string, in: path, max_length: 9 }
+      mime_type: { type: string, max_length: 9 }
+      filename: { type: string, max_length: 9 }
+"#,
+        )
+        .unwrap();
+        let args = ValidArgs {
+            values: BTreeMap::from([
+                ("mime_type".to_string(), json!("text/csv")),
+                ("filename".to_string(), json!("a b.csv")),
+            ]),
+            ..valid(0)
+        };
+        // "Pz8-" is base64url for the bytes 3f 3f 3e ("??>"), no padding.
+        let mut body = json!({"size": 3, "data": "Pz8-"});
+        let got = take_inline(&c, &c.tools[0], &args, &mut body).unwrap();
+        assert_eq!(
+            got,
+            vec![Attachment::Embedded {
+                uri: "t://t_attachment_get/a%20b.csv".into(),
+                document: Document {
+                    mime: "text/csv".into(),
+                    bytes: b"??>".to_vec()
+                },
+            }]
+        );
+        assert_eq!(
+            body["data"],
+            "(3 bytes of text/csv, a b.csv, sent as content)"
         );
     }
 

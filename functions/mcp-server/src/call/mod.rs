@@ -85,6 +85,7 @@ mod resume;
 mod rounds;
 mod shape;
 mod short_cache;
+mod slots;
 mod spend;
 mod stages;
 mod window;

@@ -392,7 +392,7 @@ fn shaped(call: &Call<'_>, reply: Reply) -> Outcome {
     })
     .collect();
     let mut body = reply.body;
-    let attachments = match documents::take_inline(catalog, call.tool, &mut body) {
+    let attachments = match documents::take_inline(catalog, call.tool, call.valid, &mut body) {
         Ok(attachments) => attachments,
         Err(refused) => {
             return (*refused)

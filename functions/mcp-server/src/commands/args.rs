@@ -113,12 +113,13 @@ enum ImportSource {
         /// Writes the report here instead of stdout.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
-        /// Imports only the operations with this tag.
+        /// Imports only the operations with this tag (repeat it for several).
         #[arg(long, conflicts_with = "path_prefix")]
-        tag: Option<String>,
-        /// Imports only the paths starting with this prefix.
+        tag: Vec<String>,
+        /// Imports only the paths starting with this prefix (repeat it for several); the other
+        /// path items are never parsed.
         #[arg(long, value_name = "PREFIX")]
-        path_prefix: Option<String>,
+        path_prefix: Vec<String>,
         /// Most tools in the draft; the rest are left out with a reason.
         #[arg(long, value_name = "N", default_value_t = 250)]
         max_tools: usize,
@@ -189,10 +190,10 @@ impl Cli {
                         max_tools,
                     },
             }) => {
-                let slice = match (tag, path_prefix) {
-                    (Some(t), _) => openapi_import::Slice::Tag(t),
-                    (None, Some(p)) => openapi_import::Slice::PathPrefix(p),
-                    (None, None) => openapi_import::Slice::All,
+                let slice = match (tag.is_empty(), path_prefix.is_empty()) {
+                    (false, _) => openapi_import::Slice::Tags(tag),
+                    (true, false) => openapi_import::Slice::PathPrefixes(path_prefix),
+                    (true, true) => openapi_import::Slice::All,
                 };
                 Command::Import(Box::new(super::import::ImportArgs {
                     out: out.unwrap_or_else(|| PathBuf::from(format!("{connector}.yaml"))),
@@ -359,9 +360,23 @@ mod tests {
         assert_eq!(
             (a.slice, a.out),
             (
-                openapi_import::Slice::Tag("Bookings".into()),
+                openapi_import::Slice::Tags(vec!["Bookings".into()]),
                 PathBuf::from("d/c.yaml")
             )
+        );
+        let Command::Import(a) = parse(
+            args("import openapi g.yaml --connector m365 --path-prefix /users/{user-id}/messages --path-prefix /users/{user-id}/events"),
+            false,
+        )
+        .unwrap() else {
+            panic!("not import");
+        };
+        assert_eq!(
+            a.slice,
+            openapi_import::Slice::PathPrefixes(vec![
+                "/users/{user-id}/messages".into(),
+                "/users/{user-id}/events".into()
+            ])
         );
         let err = parse(args("import openapi s.json"), false).unwrap_err();
         assert!(err.to_string().contains("--connector"), "{err}");

@@ -16,6 +16,14 @@ pub struct DeployedCatalog {
     pub expose_raw: bool,
 }
 
+impl DeployedCatalog {
+    /// Where a tool's path goes: the tool's own `base_url` (an API on another host of the
+    /// same vendor), else the deployment's.
+    pub fn base_of<'a>(&'a self, tool: &'a Tool) -> &'a str {
+        tool.base_url.as_deref().unwrap_or(&self.base_url)
+    }
+}
+
 /// Every tool of every connector, indexed by name.
 #[derive(Debug)]
 pub struct Registry {

@@ -185,7 +185,7 @@ impl Upstream {
         let body = request::build_body(tool, valid);
         let mut refreshed = false;
         loop {
-            let target = request::build_url(catalog, &conn.base_url, tool, valid, &secrets)?;
+            let target = request::build_url(catalog, conn.base_of(tool), tool, valid, &secrets)?;
             // Its turn first: a call that gets none has sent nothing and spent no budget.
             meter.turn(deadline).await?;
             if !refreshed {
@@ -264,7 +264,7 @@ impl Upstream {
                 Some(Value::Object(arguments)),
             ));
         }
-        let url = request::build_url(&conn.catalog, &conn.base_url, tool, valid, &secrets)?.url;
+        let url = request::build_url(&conn.catalog, conn.base_of(tool), tool, valid, &secrets)?.url;
         let path = match url.query() {
             Some(q) => format!("{}?{q}", url.path()),
             None => url.path().to_string(),

@@ -76,6 +76,11 @@ pub struct Paging {
     /// Largest page the upstream serves.
     #[serde(default = "default_max_page_size")]
     pub max_page_size: u32,
+    /// The upstream leaves an empty items array out of its answer (Google's JSON omits empty
+    /// repeated fields: `{}` or `{"resultSizeEstimate": 0}`): an object answer without it is an
+    /// empty page, not a broken one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omits_empty: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

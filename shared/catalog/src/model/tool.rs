@@ -52,6 +52,11 @@ pub struct Tool {
     /// `current` reads them just before the write; the body params are set on top of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from_current: Vec<Text>,
+    /// The tool's API answers on another host than the catalog's `base_url` (Google's People
+    /// API at people.googleapis.com beside Gmail's www.googleapis.com): its path goes under this
+    /// one, with the same credentials and habits. `{field}` placeholders are secret fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get: Option<Text>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -195,15 +200,20 @@ pub struct EncodedParts {
     pub max_bytes: usize,
 }
 
-/// A document a JSON answer holds as a base64 string.
+/// A document a JSON answer holds as a base64 (or base64url) string.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InlineDocument {
     /// Where the base64 string is (`/thumbnail`, `/attachment/data`).
     pub pointer: Text,
-    /// Its content type (`image/png`); `image/*` and `audio/*` become image and audio content,
-    /// anything else an embedded resource.
+    /// Its content type (`image/png`), or `{param}`: the call's argument when only the caller
+    /// knows it (Gmail's attachment answer holds no type; the message named it). `image/*` and
+    /// `audio/*` become image and audio content, anything else an embedded resource.
     pub mime: Text,
+    /// The document's file name, or `{param}`: the call's argument; it ends the embedded
+    /// resource's URI and is named where the document was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Text>,
     /// The largest document in bytes once decoded.
     pub max_bytes: usize,
 }
@@ -260,15 +270,22 @@ pub struct Aggregate {
     pub result: Vec<Measure>,
 }
 
-/// All pages of a list tool. String arguments may use `{param}` of the aggregation tool and,
-/// when it has `year` and `month`, `{month_start}`/`{month_end}` (else `{year_start}`/`{year_end}`
-/// with just `year`). An argument whose placeholder has no value is left out.
+/// All pages of a list tool, or one answer of a read-only tool whose items are scattered in it
+/// (`items`). String arguments may use `{param}` of the aggregation tool and, when it has
+/// `year` and `month`, `{month_start}`/`{month_end}` (else `{year_start}`/`{year_end}` with
+/// just `year`); an argument that is exactly one `{param}` takes that argument's value as it
+/// is (an array stays an array). An argument whose placeholder has no value is left out.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub tool: Text,
     #[serde(default)]
     pub args: BTreeMap<Text, serde_json::Value>,
+    /// A read-only tool that is no list (Google's free/busy): its one answer's items are every
+    /// value this JSON pointer names, `*` for every element or member
+    /// (`/calendars/*/busy/*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Text>,
     /// Keep only items whose (dotted) field has one of these values.
     #[serde(default, rename = "where", skip_serializing_if = "BTreeMap::is_empty")]
     pub filter: BTreeMap<Text, Vec<Text>>,
@@ -356,6 +373,13 @@ pub struct Days {
     /// `off`. Unset: every day.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weekdays: Option<Text>,
+    /// More sources whose items take time too (the busy stretches of the other people asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Text>,
+    /// Free slots: each working day lists its free stretches within the hours of at least this
+    /// many minutes (a number, or a `{param}`), earliest first, instead of its counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Text>,
 }
 
 /// The weekdays a `Mon-Fri` or `Mon,Tue,Thu` text names, as indexes from Monday (0) to Sunday
@@ -392,6 +416,18 @@ pub fn working_hours(text: &str) -> Option<(u32, u32)> {
     let (a, b) = text.split_once('-')?;
     let (a, b) = (minutes(a)?, minutes(b)?);
     (a < b).then_some((a, b))
+}
+
+/// The shortest and longest free slot a `days` measure looks for, minutes.
+pub const MIN_SLOT: u32 = 5;
+pub const MAX_SLOT: u32 = 720;
+
+/// A slot length in minutes, within [`MIN_SLOT`] and [`MAX_SLOT`].
+pub fn slot_minutes(text: &str) -> Option<u32> {
+    text.trim()
+        .parse()
+        .ok()
+        .filter(|m| (MIN_SLOT..=MAX_SLOT).contains(m))
 }
 
 fn seven() -> usize {

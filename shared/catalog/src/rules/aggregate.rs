@@ -31,8 +31,16 @@ pub(super) fn problems(c: &Catalog, agg: &Aggregate) -> Vec<String> {
 fn sources_are_list_tools(c: &Catalog, agg: &Aggregate) -> Vec<String> {
     let mut out = Vec::new();
     for (name, source) in &agg.sources {
+        if let Some(items) = source.items.as_deref().filter(|p| !p.starts_with('/')) {
+            out.push(format!(
+                "source `{name}`: items `{items}` must be a JSON pointer"
+            ));
+        }
         match c.tools.iter().find(|t| t.name == source.tool) {
-            Some(t) if t.list && t.risk != Risk::Forbidden => {
+            Some(t)
+                if t.risk != Risk::Forbidden
+                    && (t.list || (source.items.is_some() && t.is_read_only())) =>
+            {
                 for arg in source.args.keys() {
                     if !t.params.contains_key(arg) {
                         out.push(format!(
@@ -43,7 +51,8 @@ fn sources_are_list_tools(c: &Catalog, agg: &Aggregate) -> Vec<String> {
                 }
             }
             _ => out.push(format!(
-                "source `{name}`: `{}` is not a list tool of this catalog",
+                "source `{name}`: `{}` is not a list tool of this catalog (nor a read-only one \
+                 with the source's `items`)",
                 source.tool
             )),
         }
@@ -87,6 +96,7 @@ fn measure(agg: &Aggregate, m: &Measure, earlier: &[&str]) -> Vec<String> {
     }
     if let Some(d) = &m.days {
         sources.push(d.of.to_string());
+        sources.extend(d.also.iter().map(ToString::to_string));
         out.extend(days(&m.name, d));
     }
     for s in sources {
@@ -149,6 +159,15 @@ fn days(name: &str, d: &Days) -> Vec<String> {
     if literal(&d.hours) && crate::working_hours(&d.hours).is_none() {
         out.push(format!(
             "measure `{name}`: `hours` is HH:MM-HH:MM (09:00-17:00) or a {{param}}"
+        ));
+    }
+    if let Some(s) = d.slots.as_deref().filter(|s| literal(s))
+        && crate::slot_minutes(s).is_none()
+    {
+        out.push(format!(
+            "measure `{name}`: `slots` is a number of minutes, {} to {}, or a {{param}}",
+            crate::MIN_SLOT,
+            crate::MAX_SLOT
         ));
     }
     out

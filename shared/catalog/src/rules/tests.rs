@@ -235,6 +235,10 @@ fn a_binary_answer_is_a_get_tools_document_and_a_link_needs_its_resource() {
             "    answer: { inline: [{ pointer: image, mime: image/png, max_bytes: 10 }] }\n",
             "must start with `/`",
         ),
+        (
+            "    answer: { inline: [{ pointer: /d, mime: \"{nobody}\", max_bytes: 10 }] }\n",
+            "nor `{param}` of the tool",
+        ),
     ] {
         let err = parse("demo.yaml", &with(extra)).unwrap_err().to_string();
         assert!(err.contains(says), "{extra}: {err}");
@@ -378,6 +382,25 @@ fn base_url_placeholder_must_be_a_secret() {
     let text = GOOD.replace("secrets: [host, token]", "secrets: [token]");
     let err = parse("demo.yaml", &text).unwrap_err().to_string();
     assert!(err.contains("{host}"), "{err}");
+}
+
+#[test]
+fn a_tools_own_base_url_is_http_and_fills_only_secrets() {
+    let on_tool = |url: &str| {
+        GOOD.replace(
+            "    get: /invoices\n",
+            &format!("    base_url: \"{url}\"\n    get: /invoices\n"),
+        )
+    };
+    assert!(parse("demo.yaml", &on_tool("https://people.example.com/{host}")).is_ok());
+    let err = parse("demo.yaml", &on_tool("ftp://x"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be an http(s) URL"), "{err}");
+    let err = parse("demo.yaml", &on_tool("https://{tenant}.example.com"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("{tenant}"), "{err}");
 }
 
 #[test]
@@ -847,4 +870,26 @@ fn error_codes_need_their_pointer_and_an_error_status() {
     let bad = with("{ code: error.code }");
     let err = parse("demo.yaml", &bad).unwrap_err().to_string();
     assert!(err.contains("is not a JSON pointer"), "{err}");
+}
+
+#[test]
+fn an_aggregation_reads_one_answer_of_a_read_only_tool_only_with_items() {
+    let with = |source: &str| {
+        format!(
+            "{GOOD}  - name: demo_busy_get\n    risk: low\n    description: d\n    post: /busy\n    read_only: true\n  - name: demo_slots_get\n    risk: low\n    description: d\n    aggregate:\n      sources:\n        busy: {{ tool: demo_busy_get{source} }}\n      result:\n        - name: week\n          days: {{ of: busy, start: start, end: end, from: 2026-05-04, zone: UTC, hours: 09:00-17:00, slots: \"60\" }}\n"
+        )
+    };
+    parse("demo.yaml", &with(", items: /calendars/*/busy/*")).unwrap();
+    let err = parse("demo.yaml", &with("")).unwrap_err().to_string();
+    assert!(
+        err.contains("nor a read-only one with the source's `items`"),
+        "{err}"
+    );
+    let err = parse("demo.yaml", &with(", items: calendars"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be a JSON pointer"), "{err}");
+    let long = with(", items: /x").replace("slots: \"60\"", "slots: \"a day\"");
+    let err = parse("demo.yaml", &long).unwrap_err().to_string();
+    assert!(err.contains("`slots` is a number of minutes"), "{err}");
 }

@@ -26,12 +26,23 @@ pub(super) fn one_kind_of_upstream(c: &Catalog) -> Vec<String> {
     }
 }
 
+/// The catalog's `base_url` and each tool's own: http(s), `{field}` placeholders secrets.
 pub(super) fn base_url_fields_are_secrets(c: &Catalog) -> Vec<String> {
-    placeholders(&c.base_url)
-        .into_iter()
-        .filter(|field| !c.secrets.iter().any(|s| s == field))
-        .map(|field| format!("base_url uses {{{field}}} but `secrets` does not list `{field}`"))
-        .collect()
+    let tools = c.tools.iter().filter_map(|t| t.base_url.as_deref());
+    let mut out: Vec<String> = tools
+        .clone()
+        .filter(|u| !(u.starts_with("https://") || u.starts_with("http://")))
+        .map(|u| format!("a tool's base_url `{u}` must be an http(s) URL"))
+        .collect();
+    let urls = std::iter::once(c.base_url.as_ref()).chain(tools);
+    out.extend(
+        urls.flat_map(placeholders)
+            .filter(|field| !c.secrets.iter().any(|s| s == field))
+            .map(|field| {
+                format!("base_url uses {{{field}}} but `secrets` does not list `{field}`")
+            }),
+    );
+    out
 }
 
 /// Upstream text travels apart from our hints, so a hint never carries an upstream's words

@@ -83,7 +83,9 @@ pub(super) fn measures(
         } else if let Some(top) = &m.top {
             top_groups(&items_of(&top.of, m), top).ok_or_else(overflow)?
         } else if let (Some(spec), Some(period)) = (&m.days, periods.get(m.name.as_str())) {
-            days::compute(&items_of(&spec.of, m), spec, period)
+            let mut items = items_of(&spec.of, m);
+            items.extend(spec.also.iter().flat_map(|s| items_of(s, m)));
+            days::compute(&items, spec, period)
         } else if let Some(spec) = &m.items {
             picked(items_of(&spec.of, m), spec)
         } else {

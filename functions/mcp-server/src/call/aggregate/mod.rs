@@ -74,7 +74,7 @@ pub(super) async fn run(
     };
     let mut fetched = BTreeMap::new();
     for (name, source) in &agg.sources {
-        match reader.source(name, source, &vars).await {
+        match reader.source(name, source, &vars, &valid.values).await {
             Ok(read) => fetched.insert(name.clone(), read),
             Err(refused) => return refused,
         };

@@ -8,7 +8,7 @@ use catalog::{Pager, QuotaFigures, Source, Status, Text, Tool};
 use serde_json::{Map, Value};
 
 use super::measure::matches;
-use super::template::fill;
+use super::template::argument;
 use super::{Fetched, MAX_PAGES};
 use crate::call::outcome::Outcome;
 use crate::contract::args::{self, ValidArgs};
@@ -48,10 +48,11 @@ impl Reader<'_> {
         name: &Text,
         source: &Source,
         vars: &BTreeMap<String, String>,
+        values: &BTreeMap<String, Value>,
     ) -> Result<Fetched, Outcome> {
         self.pages.start_source();
         let conn = self.conn;
-        let (tool, mut valid, pager) = prepared(conn, source, vars)?;
+        let (tool, mut valid, pager) = prepared(conn, source, vars, values)?;
         // An unpaged list is read whole in its one answer.
         let page_size = if pager.ask == catalog::Ask::Unpaged {
             u32::MAX
@@ -135,7 +136,7 @@ impl Reader<'_> {
                 self.credentials,
             )
             .await;
-        let reply = match fetched {
+        let mut reply = match fetched {
             Ok(reply) => reply,
             Err(e) => {
                 self.quota = add_request(self.quota.take(), e.quota());
@@ -143,6 +144,11 @@ impl Reader<'_> {
             }
         };
         self.quota = add_request(self.quota.take(), reply.quota);
+        // Items scattered in one answer are gathered into the list its pager reads.
+        if let Some(pattern) = &listed.source.items {
+            let items = catalog::gather(&reply.body, pattern);
+            reply.body = Value::Array(items);
+        }
         let Some((page_items, more, total_items)) =
             page_of(&listed.pager, &reply, page, listed.page_size)
         else {
@@ -198,6 +204,7 @@ fn prepared<'c>(
     conn: &'c DeployedCatalog,
     source: &Source,
     vars: &BTreeMap<String, String>,
+    values: &BTreeMap<String, Value>,
 ) -> Result<(&'c Tool, ValidArgs, Pager), Outcome> {
     let Some(tool) = conn.catalog.tools.iter().find(|t| t.name == source.tool) else {
         return Err(Outcome::failed(
@@ -208,13 +215,16 @@ fn prepared<'c>(
     };
     let mut arguments = Map::new();
     for (arg, template) in &source.args {
-        if let Some(v) = fill(template, vars) {
+        if let Some(v) = argument(template, vars, values) {
             arguments.insert(arg.to_string(), v);
         }
     }
     let shape = ListShape::of(&conn.catalog, tool);
     let valid = args::validate(tool, shape, &arguments)
         .map_err(|e| Outcome::failed(Status::InvalidInput, "invalid_argument", e.hint))?;
+    if source.items.is_some() {
+        return Ok((tool, valid, Pager::unpaged("")));
+    }
     let Some(pager) = conn.catalog.pager_for(tool) else {
         return Err(Outcome::failed(
             Status::Error,

@@ -25,13 +25,15 @@ pub(super) fn periods(
         .filter_map(|m| m.days.as_ref().map(|d| (m, d)))
         .map(|(m, d)| {
             let weekdays = d.weekdays.as_deref().map(text).transpose()?;
+            let slots = d.slots.as_deref().map(text).transpose()?;
             let period = Period::resolve(
                 d,
                 &text(&d.from)?,
                 &text(&d.zone)?,
                 &text(&d.hours)?,
                 weekdays.as_deref(),
-            )?;
+            )?
+            .with_slots(slots.as_deref())?;
             Ok((m.name.clone(), period))
         })
         .collect()
@@ -74,6 +76,24 @@ pub(super) fn variables(valid: &ValidArgs) -> BTreeMap<String, String> {
     vars
 }
 
+/// A source argument filled: one that is exactly `{param}` of a non-string argument takes that
+/// argument's value as it is (an array stays an array), any other string is filled as text.
+pub(super) fn argument(
+    template: &Value,
+    vars: &BTreeMap<String, String>,
+    values: &BTreeMap<String, Value>,
+) -> Option<Value> {
+    let whole = template
+        .as_str()
+        .and_then(|t| t.strip_prefix('{')?.strip_suffix('}'))
+        .and_then(|name| values.get(name))
+        .filter(|v| !v.is_string());
+    match whole {
+        Some(value) => Some(value.clone()),
+        None => fill(template, vars),
+    }
+}
+
 /// Fills `{name}` placeholders; `None` when one has no value (the argument is left out).
 pub(super) fn fill(template: &Value, vars: &BTreeMap<String, String>) -> Option<Value> {
     let Value::String(text) = template else {
@@ -105,5 +125,19 @@ mod tests {
             Some(json!("2024-02-29"))
         );
         assert_eq!(fill(&json!("{company_id}"), &vars), None);
+        let values = BTreeMap::from([("with".to_string(), json!([{"id": "anna@x"}]))]);
+        assert_eq!(
+            argument(&json!("{with}"), &vars, &values),
+            Some(json!([{"id": "anna@x"}]))
+        );
+        assert_eq!(
+            argument(&json!("{with}-x"), &vars, &values),
+            None,
+            "text needs text"
+        );
+        assert_eq!(
+            argument(&json!("{month_end}"), &vars, &values),
+            Some(json!("2024-02-29"))
+        );
     }
 }

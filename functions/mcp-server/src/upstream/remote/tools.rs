@@ -313,6 +313,7 @@ impl Contract<'_> {
             current: None,
             notifies: Vec::new(),
             from_current: Vec::new(),
+            base_url: None,
             get: if read_only { mapping.clone() } else { None },
             post: if read_only { None } else { mapping },
             put: None,
