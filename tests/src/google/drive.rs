@@ -15,6 +15,11 @@ use super::{Twin, error, page};
 const DOC: &str = "application/vnd.google-apps.document";
 const SHEET: &str = "application/vnd.google-apps.spreadsheet";
 
+/// The scopes that open Drive's files for reading.
+const DRIVE: &[&str] = &[
+    "https://www.googleapis.com/auth/drive.readonly",
+    "https://www.googleapis.com/auth/drive",
+];
 /// The quoted value after `word` in a Drive query (`name contains 'Angebot'` → `Angebot`).
 fn quoted_after<'q>(q: &'q str, word: &str) -> Option<&'q str> {
     let rest = &q[q.find(word)? + word.len()..];
@@ -37,7 +42,7 @@ pub(super) async fn files(
     headers: HeaderMap,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.caller(&headers) {
+    let who = match twin.caller_with(&headers, DRIVE) {
         Ok(who) => who,
         Err(refused) => return refused,
     };
@@ -72,7 +77,7 @@ fn not_found(id: &str) -> Response {
     reason = "a refusal is the answer itself, made once per request"
 )]
 fn lookup(twin: &Twin, headers: &HeaderMap, id: &str) -> Result<(Value, String), Response> {
-    let who = twin.caller(headers)?;
+    let who = twin.caller_with(headers, DRIVE)?;
     let account = twin.account(&who);
     let found = account.files.into_iter().find(|(f, _)| f["id"] == id);
     found.ok_or_else(|| not_found(id))

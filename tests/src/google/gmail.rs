@@ -132,7 +132,14 @@ pub(super) async fn send(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    let who = match twin.caller(&headers) {
+    // The scopes Gmail's reference lists for `messages.send`.
+    let send = [
+        "https://www.googleapis.com/auth/gmail.send",
+        "https://www.googleapis.com/auth/gmail.compose",
+        "https://www.googleapis.com/auth/gmail.modify",
+        "https://mail.google.com/",
+    ];
+    let who = match twin.caller_with(&headers, &send) {
         Ok(who) => who,
         Err(refused) => return refused,
     };

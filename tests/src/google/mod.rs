@@ -167,6 +167,25 @@ impl Twin {
         }
     }
 
+    /// [`Twin::caller`] for a request that needs one of `any_of` in the token's scopes (what
+    /// the person allowed): else Google's 403 `insufficientPermissions`.
+    #[expect(
+        clippy::result_large_err,
+        reason = "a refusal is the answer itself, made once per request"
+    )]
+    fn caller_with(&self, headers: &HeaderMap, any_of: &[&str]) -> Result<String, Response> {
+        let who = self.caller(headers)?;
+        if !self.gate.holds(headers, any_of) {
+            return Err(error(
+                StatusCode::FORBIDDEN,
+                "PERMISSION_DENIED",
+                "insufficientPermissions",
+                "Request had insufficient authentication scopes.",
+            ));
+        }
+        Ok(who)
+    }
+
     /// The person a request's bearer token names, counted; `None`: answer Google's 401.
     fn person(&self, headers: &HeaderMap) -> Option<String> {
         self.gate.admit(headers)

@@ -43,7 +43,11 @@ pub(super) async fn search(
     headers: HeaderMap,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
-    let who = match twin.caller(&headers) {
+    let contacts = [
+        "https://www.googleapis.com/auth/contacts.readonly",
+        "https://www.googleapis.com/auth/contacts",
+    ];
+    let who = match twin.caller_with(&headers, &contacts) {
         Ok(who) => who,
         Err(refused) => return refused,
     };

@@ -23,7 +23,11 @@ use crate::connect::Browser;
 
 mod drive;
 
-pub(crate) const SCOPES: &str = "https://www.googleapis.com/auth/gmail.modify \
+pub(crate) const SCOPES: &str = "https://www.googleapis.com/auth/gmail.readonly \
+    https://www.googleapis.com/auth/gmail.modify \
+    https://www.googleapis.com/auth/gmail.compose \
+    https://www.googleapis.com/auth/gmail.send \
+    https://www.googleapis.com/auth/calendar.events.readonly \
     https://www.googleapis.com/auth/calendar.events \
     https://www.googleapis.com/auth/calendar.calendarlist.readonly \
     https://www.googleapis.com/auth/calendar.freebusy \
@@ -261,8 +265,11 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let meeting = json!({"calendar_id": "primary", "summary": "Subject of the meeting",
         "start": "2026-05-05T14:00[Europe/Berlin]", "end": "2026-05-05T15:00[Europe/Berlin]",
         "time_zone": "Europe/Berlin", "attendees": [{"email": "carol@muster.example"}]});
+    // Writing events needs calendar.events, asked for on first use.
+    let tool = "gsuite_calendar_meeting_create";
+    crate::per_person::more_access(&server.url, ("alice", &alice), tool, meeting.clone()).await;
     let asked = Rpc::with_bearer(&server.url, &alice)
-        .tool("gsuite_calendar_meeting_create", meeting.clone())
+        .tool(tool, meeting.clone())
         .await;
     assert_eq!(asked["status"], "confirmation_required", "{asked}");
     let mut dry = meeting.clone();
@@ -282,6 +289,10 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
     let people = ("dora@muster.example", "Subject of the send");
     let unsent = || twin.sent_by("alice").is_empty();
     let send = ("gsuite_mail_send", &mail);
+    // Sending needs gmail.send, which Alice's first connection (reading) did not ask for; the
+    // twin refuses a send without it (403 insufficientPermissions).
+    crate::per_person::more_access(&server.url, ("alice", &alice), send.0, mail.clone()).await;
+    assert!(unsent());
     crate::per_person::confirmed_write(&server.url, &alice, send, people, unsent).await;
     let sent = twin.sent_by("alice");
     assert_eq!(sent.len(), 1);

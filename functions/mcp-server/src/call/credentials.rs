@@ -208,21 +208,21 @@ pub(super) fn ask_to_connect(
     let (again, state) = match reason {
         "grant_refused" | "grant_expired" => (
             format!("{title} no longer accepts your connection (revoked or expired). "),
-            "which is not connected",
+            "which is not connected yet",
         ),
         "scope_required" => (
             String::new(),
             "which is connected without the access this tool needs (not asked for yet, or \
              not allowed)",
         ),
-        _ => (String::new(), "which is not connected"),
+        _ => (String::new(), "which is not connected yet"),
     };
     let mut outcome = match &url {
         Some(_) => Outcome::failed(
             Status::ConnectionRequired,
             reason,
             format!(
-                "{again}This tool acts with your own {title} account, {state} yet. Ask the \
+                "{again}This tool acts with your own {title} account, {state}. Ask the \
                  person to open connect_url in a browser (they sign in, then {title} asks \
                  them to allow access; the link is theirs alone and lasts {} minutes), then \
                  call this tool again.",
