@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use integration_tests::google::{Account, Twin};
+use integration_tests::look::{assert_clear, look_at};
 use integration_tests::oidc::Op;
 use integration_tests::person::claims;
 use integration_tests::{Rpc, free_port, interleaved_calls, repo};
@@ -174,11 +175,29 @@ async fn two_people_read_only_their_own_google_mail_and_events() {
         "gsuite_mail_threads_search",
         "Google Workspace is connected",
     );
-    crate::per_person::connect(&server.url, &people, tool, inbox.clone(), landed).await;
+    let connected =
+        crate::per_person::connect(&server.url, &people, tool, inbox.clone(), landed).await;
     assert_eq!(
         twin.gate.requests_of("alice") + twin.gate.requests_of("bob"),
         0
     );
+    // What a person sees, as Chromium shows it (target/look/gsuite/, the README's pictures):
+    // the page the connection lands on, and their own connections page with its button.
+    let mine = Browser::new()
+        .open(&server.url.replace("/mcp", "/connections"), "bob", None)
+        .await;
+    assert!(
+        mine.body
+            .contains("<strong>Google Workspace</strong>: connected"),
+        "{}",
+        mine.body
+    );
+    let look = repo().join("target/look/gsuite");
+    let seen = look_at(
+        &look,
+        &[("connected", &connected), ("connections", &mine.body)],
+    );
+    assert_clear(&seen);
 
     // Ten calls each at once, mail and calendar: each sees their own, counted at the twin.
     let people = [("alice", alice.as_str()), ("bob", bob.as_str())];

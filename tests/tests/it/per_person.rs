@@ -27,14 +27,15 @@ pub(crate) fn provider_with(scopes: &str, extra: &[&str]) -> (u16, String, Op) {
 
 /// Each of `people` (name, bearer) calls `tool` with `args`, is asked to connect, and follows
 /// the link in a simulated browser: signed in at ours, then at the upstream, landing on the
-/// page that says `landed` (`Microsoft 365 is connected`).
+/// page that says `landed` (`Microsoft 365 is connected`). Answers the last page landed on.
 pub(crate) async fn connect(
     url: &str,
     people: &[(&str, &str)],
     tool: &str,
     args: Value,
     landed: &str,
-) {
+) -> String {
+    let mut last = String::new();
     for (who, bearer) in people {
         let asked = Rpc::with_bearer(url, bearer).tool(tool, args.clone()).await;
         assert_eq!(asked["status"], "connection_required", "{asked}");
@@ -42,7 +43,9 @@ pub(crate) async fn connect(
         let page = Browser::new().open(link, who, None).await;
         assert_eq!(page.status, 200, "{}", page.body);
         assert!(page.body.contains(landed), "{}", page.body);
+        last = page.body;
     }
+    last
 }
 
 /// `who` calls `tool`, which needs more than their connection allows so far: they are asked

@@ -224,7 +224,8 @@ pub(crate) fn html(rows: &[Row], notice: Option<&str>) -> String {
                 if scopes.is_empty() {
                     String::new()
                 } else {
-                    format!(", allowed: {}", escape(&scopes.join(", ")))
+                    let names: Vec<&str> = scopes.iter().map(|s| short_scope(s)).collect();
+                    format!(", allowed: {}", escape(&names.join(", ")))
                 }
             ),
             None => "not connected".to_string(),
@@ -255,16 +256,38 @@ pub(crate) fn html(rows: &[Row], notice: Option<&str>) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n<title>Your connections</title>\n\
          <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;\
-         padding:0 1rem;line-height:1.5;color:#1a1a1a}}h1{{font-size:1.4rem}}\
-         li{{margin:.8rem 0}}form{{display:inline}}button{{font:inherit;padding:.2rem .6rem}}\
+         padding:0 1rem;line-height:1.5;color:#1a1a1a;overflow-wrap:anywhere}}\
+         h1{{font-size:1.4rem}}li{{margin:.8rem 0}}form{{display:inline}}button{{font:inherit;padding:.2rem .6rem}}\
          a{{color:#0b57d0}}.notice{{border-left:4px solid #0b57d0;padding-left:.6rem}}\
          </style>\n</head>\n<body>\n<main>\n{body}</main>\n</body>\n</html>\n"
     )
 }
 
+/// A scope as a person reads it: a URL scope by its last path segment
+/// (`https://www.googleapis.com/auth/gmail.send` → `gmail.send`), any other as it is.
+fn short_scope(scope: &str) -> &str {
+    let url = scope.starts_with("https://") || scope.starts_with("http://");
+    let last = scope.trim_end_matches('/').rsplit('/').next();
+    match last {
+        Some(name) if url && !name.is_empty() && !name.contains(':') => name,
+        _ => scope,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn url_scopes_read_by_their_last_segment() {
+        assert_eq!(
+            short_scope("https://www.googleapis.com/auth/gmail.send"),
+            "gmail.send"
+        );
+        assert_eq!(short_scope("https://mail.google.com/"), "mail.google.com");
+        assert_eq!(short_scope("Mail.Send"), "Mail.Send");
+        assert_eq!(short_scope("https://"), "https://");
+    }
 
     #[test]
     fn the_page_escapes_every_value_and_posts_only_its_ticket() {

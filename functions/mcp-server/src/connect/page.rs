@@ -26,7 +26,8 @@ impl Page {
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <meta name=\"referrer\" content=\"no-referrer\">\n<title>{title}</title>\n\
              <style>body{{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;\
-             padding:0 1rem;line-height:1.5;color:#1a1a1a}}h1{{font-size:1.4rem}}</style>\n\
+             padding:0 1rem;line-height:1.5;color:#1a1a1a;overflow-wrap:anywhere}}\
+             h1{{font-size:1.4rem}}</style>\n\
              </head>\n<body>\n<main>\n<h1>{title}</h1>\n<p>{text}</p>\n</main>\n</body>\n</html>\n"
         )
     }
