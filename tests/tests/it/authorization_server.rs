@@ -330,30 +330,44 @@ impl Setup {
         ];
         let pkce: Vec<(&str, &str)> = pkce.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let start = self.authorize_url(client, CLIENT_REDIRECT, &pkce);
+        let (ticket, page) = self.consent_from(&mut browser, start).await;
+        assert!(
+            page.contains("Test client") && page.contains("127.0.0.1"),
+            "{page}"
+        );
+        (browser, ticket, page)
+    }
+
+    /// From an authorization request (`start`) through the IdP to our consent page in
+    /// `browser`: the page's ticket, and the page.
+    async fn consent_from(&self, browser: &mut Browser, start: String) -> (String, String) {
         let back = browser
             .follow(start, &self.url("/oauth/callback"))
             .await
             .unwrap_or_else(|e| panic!("no return from the IdP: {e:?}"));
         let (status, _, page) = browser.open(&back, None).await;
         assert_eq!(status, 200, "the consent page: {page}");
-        assert!(
-            page.contains("Test client") && page.contains("127.0.0.1"),
-            "{page}"
-        );
         let ticket = page
             .split("name=\"ticket\" value=\"")
             .nth(1)
             .and_then(|rest| rest.split('"').next())
             .expect("a ticket in the form")
             .to_string();
-        (browser, ticket, page)
+        (ticket, page)
+    }
+
+    /// The consent page's `ticket` approved in `browser`: where the browser is sent (the
+    /// client's redirect URI with the code).
+    async fn approved(&self, browser: &mut Browser, ticket: &str) -> String {
+        let form = [("ticket", ticket), ("decision", "approve")];
+        let (status, location, _) = browser.open(&self.url("/oauth/consent"), Some(&form)).await;
+        assert_eq!(status, 302);
+        location
     }
 
     /// Approved: the code sent back to the client.
     async fn approve(&self, browser: &mut Browser, ticket: &str) -> String {
-        let form = [("ticket", ticket), ("decision", "approve")];
-        let (status, location, _) = browser.open(&self.url("/oauth/consent"), Some(&form)).await;
-        assert_eq!(status, 302);
+        let location = self.approved(browser, ticket).await;
         assert!(location.starts_with(CLIENT_REDIRECT), "{location}");
         let q = query_of(&location);
         assert_eq!(q.get("state").map(String::as_str), Some("st-1"));

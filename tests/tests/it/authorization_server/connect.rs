@@ -21,21 +21,9 @@ pub(super) async fn a_person_connects_an_account_through_our_own_sign_in(s: &Set
 
     // Our sign-in for the connect pages' own client, through the IdP, to our consent page.
     let mut browser = Browser::new();
-    let back = browser
-        .follow(link, &s.url("/oauth/callback"))
-        .await
-        .unwrap_or_else(|e| panic!("no return from the IdP: {e:?}"));
-    let (status, _, page) = browser.open(&back, None).await;
-    assert_eq!(status, 200, "{page}");
+    let (ticket, page) = s.consent_from(&mut browser, link).await;
     assert!(page.contains("Connect your accounts"), "{page}");
-    let ticket = page
-        .split("name=\"ticket\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("a ticket in the form");
-    let form = [("ticket", ticket), ("decision", "approve")];
-    let (status, signed_in, _) = browser.open(&s.url("/oauth/consent"), Some(&form)).await;
-    assert_eq!(status, 302);
+    let signed_in = s.approved(&mut browser, &ticket).await;
     assert!(
         signed_in.starts_with(&s.url("/connect/mail/signed-in?")),
         "{signed_in}"

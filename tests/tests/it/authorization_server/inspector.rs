@@ -67,20 +67,8 @@ pub(super) async fn the_inspector_connects_by_itself(s: &Setup) {
     );
 
     let mut browser = Browser::new();
-    let back = browser
-        .follow(authorize, &s.url("/oauth/callback"))
-        .await
-        .unwrap_or_else(|e| panic!("no return from the IdP: {e:?}"));
-    let (status, _, page) = browser.open(&back, None).await;
-    assert_eq!(status, 200, "{page}");
-    let ticket = page
-        .split("name=\"ticket\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .expect("a ticket in the form");
-    let form = [("ticket", ticket), ("decision", "approve")];
-    let (status, to_inspector, _) = browser.open(&s.url("/oauth/consent"), Some(&form)).await;
-    assert_eq!(status, 302);
+    let (ticket, _) = s.consent_from(&mut browser, authorize).await;
+    let to_inspector = s.approved(&mut browser, &ticket).await;
     assert!(to_inspector.starts_with(&callback), "{to_inspector}");
     let (status, _, _) = browser.open(&to_inspector, None).await;
     assert_eq!(status, 200, "the Inspector's listener took the code");
