@@ -33,6 +33,21 @@ pub fn http_client_builder(user_agent: &str) -> reqwest::ClientBuilder {
     builder_trusting(user_agent, roots)
 }
 
+/// [`http_client_builder`] that also trusts the certificate `der` (a test's own authority);
+/// `None` when rustls cannot use it as a trust anchor.
+pub fn http_client_builder_trusting(
+    user_agent: &str,
+    der: &[u8],
+) -> Option<reqwest::ClientBuilder> {
+    let mut roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    roots
+        .add(rustls::pki_types::CertificateDer::from(der.to_vec()))
+        .ok()?;
+    Some(builder_trusting(user_agent, roots))
+}
+
 /// The client over `roots`: the TLS configuration reqwest itself builds for `tls_certs_only`
 /// (its aws-lc provider, TLS 1.2 and 1.3, certificates and host names verified, ALPN
 /// `http/1.1`: the client speaks HTTP/1.1 only), handed over ready-made.

@@ -34,6 +34,6 @@ pub mod request;
 pub mod secret;
 
 pub use catalogs::{EMBEDDED_CATALOGS, PAPIERKRAM_ALLOWLIST, load, load_files};
-pub use client::{http_client, http_client_builder};
+pub use client::{http_client, http_client_builder, http_client_builder_trusting};
 pub use request::{authenticate, base_url, quota_figures, url, with_headers};
 pub use secret::{DeploymentSecret, MIN_API_KEY_LEN, MIN_PEPPER_BYTES, SecretFormatError, parse};

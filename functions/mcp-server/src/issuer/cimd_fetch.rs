@@ -47,30 +47,6 @@ impl Resolve for PublicOnly {
     }
 }
 
-/// The upstream client's TLS (`connector::http_client_builder`) with `der` trusted too; a
-/// certificate rustls cannot use is left out (the fetch then fails as untrusted).
-fn trusting(agent: &str, der: &[u8]) -> reqwest::ClientBuilder {
-    let mut roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let added = roots.add(rustls::pki_types::CertificateDer::from(der.to_vec()));
-    if added.is_err() {
-        tracing::warn!("issuer: the CIMD test certificate is not usable");
-    }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(rustls::ALL_VERSIONS)
-        .expect("the aws-lc provider supports TLS 1.2 and 1.3")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(connector::client::CONNECT_TIMEOUT)
-        .user_agent(agent)
-}
-
 /// The fetcher and its per-instance cache.
 pub(crate) struct Documents {
     http: reqwest::Client,
@@ -84,10 +60,14 @@ impl Documents {
     /// `test_ca`: a certificate (DER) trusted beside the public roots (local tests only).
     pub(crate) fn new(loopback: bool, limit: Duration, test_ca: Option<&[u8]>) -> Self {
         let agent = concat!("hosted-mcp/", env!("CARGO_PKG_VERSION"));
-        let builder = match test_ca {
-            None => connector::http_client_builder(agent),
-            Some(der) => trusting(agent, der),
-        };
+        let trusting = test_ca.and_then(|der| {
+            let builder = connector::http_client_builder_trusting(agent, der);
+            if builder.is_none() {
+                tracing::warn!("issuer: the CIMD test certificate is not usable");
+            }
+            builder
+        });
+        let builder = trusting.unwrap_or_else(|| connector::http_client_builder(agent));
         let http = builder
             .dns_resolver(Arc::new(PublicOnly))
             .no_proxy()
