@@ -19,10 +19,10 @@ use serde_json::Value;
 /// Shipped connectors whose vendor publishes no API document to check against: none was found
 /// for Papierkram (its openapi/papierkram.yaml is written from recordings of the real API).
 /// Google publishes Discovery documents, not OpenAPI; gsuite's facts table is not written yet
-/// (its catalog is checked against the offline twin in tests/src/google/ instead). Microsoft
-/// publishes Graph's OpenAPI document (msgraph-metadata, tens of MB), but m365's facts table is
-/// not written from it yet (its catalog is checked against the twin in tests/src/graph/).
-const WITHOUT_DOCUMENT: &[&str] = &["papierkram", "gsuite", "m365"];
+/// (its catalog is checked against the offline twin in tests/src/google/ instead). m365's table
+/// is written from the slices of Graph's OpenAPI document that Microsoft's PowerShell SDK
+/// publishes, and lists the tools it does not cover yet (`unchecked`).
+const WITHOUT_DOCUMENT: &[&str] = &["papierkram", "gsuite"];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +36,14 @@ struct Facts {
     /// Query parameters the document gives every list, beyond each operation's own.
     #[serde(default)]
     paging_query: BTreeMap<String, QueryFact>,
+    /// A catalog path prefix the document spells another way (Graph's `/me` is its
+    /// `/users/{user-id}`); the longest matching prefix is replaced before the path is looked up.
+    #[serde(default)]
+    aliases: BTreeMap<String, String>,
+    /// Tools whose request this table cannot check, each with the reason (said, never skipped
+    /// silently); each must name a tool of the catalog.
+    #[serde(default)]
+    unchecked: BTreeMap<String, String>,
     operations: Vec<Operation>,
 }
 
@@ -151,6 +159,22 @@ fn misfit(sent: &Wire, fact: &QueryFact) -> Option<String> {
         _ => false,
     };
     (!fits).then(|| format!("sends {sent:?} where the document wants {}", fact.kind()))
+}
+
+/// `path` as the document spells it: its longest prefix in `aliases` (a whole segment) replaced.
+fn unalias(path: &str, aliases: &BTreeMap<String, String>) -> String {
+    let fits = |prefix: &str| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '(']))
+    };
+    match aliases
+        .iter()
+        .filter(|(from, _)| fits(from))
+        .max_by_key(|(from, _)| from.len())
+    {
+        Some((from, to)) => format!("{to}{}", &path[from.len()..]),
+        None => path.to_string(),
+    }
 }
 
 /// `/Invoice/{id}/getPositions` and `/Invoice/{invoiceId}/getPositions` name the same path.
@@ -302,10 +326,15 @@ fn problems(c: &Catalog, tool: &Tool, facts: &Facts) -> Vec<String> {
     let Some((method, path)) = tool.http() else {
         return vec![]; // an aggregation: its sources are checked as tools
     };
-    let Some(op) = facts.operations.iter().find(|op| {
-        op.method == method.as_str()
-            && shape(&op.path) == shape(&format!("{}{path}", facts.base_path))
-    }) else {
+    let wanted = shape(&unalias(
+        &format!("{}{path}", facts.base_path),
+        &facts.aliases,
+    ));
+    let Some(op) = facts
+        .operations
+        .iter()
+        .find(|op| op.method == method.as_str() && shape(&op.path) == wanted)
+    else {
         return vec![format!(
             "{} {path}: not an operation of {} {}",
             method.as_str(),
@@ -402,16 +431,24 @@ fn facts(connector: &str) -> Option<Facts> {
     Some(facts)
 }
 
-/// Problems of every tool of `c` a request can come from (a forbidden tool never sends one).
+/// Problems of every tool of `c` a request can come from (a forbidden tool never sends one),
+/// but those the table says it cannot check; and any such tool the catalog does not have.
 fn catalog_problems(c: &Catalog, facts: &Facts) -> Vec<String> {
+    let stale = facts
+        .unchecked
+        .keys()
+        .filter(|name| !c.tools.iter().any(|t| t.name.as_str() == name.as_str()))
+        .map(|name| format!("{name}: listed as unchecked, but the catalog has no such tool"));
     c.tools
         .iter()
         .filter(|t| t.risk != Risk::Forbidden && !t.raw)
+        .filter(|t| !facts.unchecked.contains_key(t.name.as_str()))
         .flat_map(|t| {
             problems(c, t, facts)
                 .into_iter()
                 .map(move |p| format!("{}: {p}", t.name))
         })
+        .chain(stale)
         .collect()
 }
 
@@ -447,6 +484,7 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         [
             "calcom",
             "lexware",
+            "m365",
             "replicate",
             "runway",
             "sevdesk",
@@ -750,4 +788,80 @@ tools:
         "lexware_contact_update: body `roles`: required by contacts_update, not always sent",
     ];
     assert_eq!(found, expected);
+}
+
+#[test]
+fn an_m365_request_through_me_is_held_against_the_users_path_and_stale_exceptions_are_named() {
+    let facts = facts("m365").unwrap();
+    let c = catalog::parse(
+        "m365.yaml",
+        r#"
+connector: m365
+base_url: "https://graph.microsoft.com/v1.0"
+paging: { style: next_url, items: /value, next: /@odata.nextLink, size_param: $top, max_page_size: 100 }
+tools:
+  - name: m365_mail_inbox_list
+    risk: low
+    list: true
+    description: 'Lists the inbox. Use it for new mail. Example: {}'
+    get: /me/mailFolders/inbox/messages
+    params:
+      unread: { type: boolean, as: $unread }
+  - name: m365_mail_message_update
+    risk: medium
+    effect: change
+    idempotent: true
+    audit_event: message.updated
+    side_effects: Marks a mail.
+    failure_modes: ["404: no mail."]
+    description: 'Flags a mail. Use it for follow-up. Example: {}'
+    patch: /me/messages/{id}
+    body: { flag: { status: "{flag}" } }
+    params:
+      id: { type: string, in: path, max_length: 300 }
+      flag: { type: string, in: body, enum: [flagged] }
+  - name: m365_mail_profile_get
+    risk: low
+    description: 'Returns the account. Use it to learn whose. Example: {}'
+    get: /me/mailboxSettings
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let (stale, checked): (Vec<&String>, Vec<&String>) = found
+        .iter()
+        .partition(|p| p.contains("listed as unchecked"));
+    assert_eq!(
+        checked,
+        [
+            "m365_mail_inbox_list: query `$unread`: user.mailFolder_ListMessage \
+             (/users/{user-id}/mailFolders/{mailFolder-id}/messages) declares no such parameter",
+            "m365_mail_message_update: body `flag.status`: user_UpdateMessage \
+             (/users/{user-id}/messages/{message-id}) has no such field",
+        ]
+    );
+    // Every unchecked tool but the profile is missing from this catalog, and said so.
+    assert_eq!(stale.len(), facts.unchecked.len() - 1, "{stale:#?}");
+}
+
+#[test]
+fn an_alias_replaces_the_longest_whole_segment_prefix() {
+    let aliases = BTreeMap::from([
+        ("/me".to_string(), "/users/{user-id}".to_string()),
+        (
+            "/me/mailFolders/inbox".to_string(),
+            "/users/{user-id}/mailFolders/{mailFolder-id}".to_string(),
+        ),
+    ]);
+    assert_eq!(unalias("/me", &aliases), "/users/{user-id}");
+    assert_eq!(
+        unalias("/me/mailFolders/inbox/messages", &aliases),
+        "/users/{user-id}/mailFolders/{mailFolder-id}/messages"
+    );
+    assert_eq!(unalias("/messages", &aliases), "/messages");
+    assert_eq!(
+        unalias("/meetings", &aliases),
+        "/meetings",
+        "not a whole segment"
+    );
 }
