@@ -823,7 +823,7 @@ tools:
   - name: m365_mail_profile_get
     risk: low
     description: 'Returns the account. Use it to learn whose. Example: {}'
-    get: /me/mailboxSettings
+    get: /me
 "#,
     )
     .unwrap();
@@ -840,8 +840,8 @@ tools:
              (/users/{user-id}/messages/{message-id}) has no such field",
         ]
     );
-    // Every unchecked tool but the profile is missing from this catalog, and said so.
-    assert_eq!(stale.len(), facts.unchecked.len() - 1, "{stale:#?}");
+    // `/me` itself is `/users/{user-id}`; every unchecked tool is missing here, and said so.
+    assert_eq!(stale.len(), facts.unchecked.len(), "{stale:#?}");
 }
 
 #[test]
