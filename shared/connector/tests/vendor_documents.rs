@@ -18,11 +18,10 @@ use serde_json::Value;
 
 /// Shipped connectors whose vendor publishes no API document to check against: none was found
 /// for Papierkram (its openapi/papierkram.yaml is written from recordings of the real API).
-/// Google publishes Discovery documents, not OpenAPI; gsuite's facts table is not written yet
-/// (its catalog is checked against the offline twin in tests/src/google/ instead). m365's table
-/// is written from the slices of Graph's OpenAPI document that Microsoft's PowerShell SDK
-/// publishes, and lists the tools it does not cover yet (`unchecked`).
-const WITHOUT_DOCUMENT: &[&str] = &["papierkram", "gsuite"];
+/// Google's documents are Discovery documents and Microsoft's the slices of Graph's OpenAPI
+/// document its PowerShell SDK publishes; their tables say which tools they cannot check
+/// (`unchecked`) and which requests are known to depart (`departures`).
+const WITHOUT_DOCUMENT: &[&str] = &["papierkram"];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +43,10 @@ struct Facts {
     /// silently); each must name a tool of the catalog.
     #[serde(default)]
     unchecked: BTreeMap<String, String>,
+    /// Tools whose request departs from the document, each with how: reported, not yet fixed in
+    /// the catalog. Each must still depart, so a fix unlists it.
+    #[serde(default)]
+    departures: BTreeMap<String, String>,
     operations: Vec<Operation>,
 }
 
@@ -238,8 +241,13 @@ impl Sent {
     /// A body template at `path`, its placeholders naming `params`.
     fn template(&mut self, v: &Value, path: &str, params: &Params, always: bool) {
         match v {
-            // An empty object is a value of its own (Lexware's role `customer: {}`).
-            Value::Object(fields) if fields.is_empty() => self.leaf(path.to_string(), always),
+            // An empty object is a value of its own (Lexware's role `customer: {}`), and so is a
+            // message composed from its parts (`{"$rfc5322": …}` goes up as one string).
+            Value::Object(fields)
+                if fields.is_empty() || fields.contains_key(catalog::MESSAGE_KEY) =>
+            {
+                self.leaf(path.to_string(), always)
+            }
             Value::Object(fields) => {
                 // An object whose placeholders all go without a value is left out, constants and all.
                 let always = always && (!holds_placeholder(v) || holds_always(v, params));
@@ -432,17 +440,27 @@ fn facts(connector: &str) -> Option<Facts> {
 }
 
 /// Problems of every tool of `c` a request can come from (a forbidden tool never sends one),
-/// but those the table says it cannot check; and any such tool the catalog does not have.
+/// but those the table says it cannot check or knows to depart (reported, not yet fixed): of
+/// these, a tool the catalog does not have, or a departure that no longer departs.
 fn catalog_problems(c: &Catalog, facts: &Facts) -> Vec<String> {
-    let stale = facts
-        .unchecked
-        .keys()
-        .filter(|name| !c.tools.iter().any(|t| t.name.as_str() == name.as_str()))
-        .map(|name| format!("{name}: listed as unchecked, but the catalog has no such tool"));
+    let tool = |name: &str| c.tools.iter().find(|t| t.name.as_str() == name);
+    let listed = facts.unchecked.keys().chain(facts.departures.keys());
+    let stale = listed.filter_map(|name| match tool(name) {
+        None => Some(format!(
+            "{name}: listed in the table, but the catalog has no such tool"
+        )),
+        Some(t) if facts.departures.contains_key(name) && problems(c, t, facts).is_empty() => Some(
+            format!("{name}: listed as departing, but its request now fits; unlist it"),
+        ),
+        Some(_) => None,
+    });
+    let excepted = |t: &Tool| {
+        facts.unchecked.contains_key(t.name.as_str())
+            || facts.departures.contains_key(t.name.as_str())
+    };
     c.tools
         .iter()
-        .filter(|t| t.risk != Risk::Forbidden && !t.raw)
-        .filter(|t| !facts.unchecked.contains_key(t.name.as_str()))
+        .filter(|t| t.risk != Risk::Forbidden && !t.raw && !excepted(t))
         .flat_map(|t| {
             problems(c, t, facts)
                 .into_iter()
@@ -483,6 +501,7 @@ fn every_shipped_catalog_sends_only_what_its_vendors_own_document_accepts() {
         checked,
         [
             "calcom",
+            "gsuite",
             "lexware",
             "m365",
             "replicate",
@@ -830,7 +849,7 @@ tools:
     let found = catalog_problems(&c, &facts);
     let (stale, checked): (Vec<&String>, Vec<&String>) = found
         .iter()
-        .partition(|p| p.contains("listed as unchecked"));
+        .partition(|p| p.contains("the catalog has no such tool"));
     assert_eq!(
         checked,
         [
@@ -864,4 +883,65 @@ fn an_alias_replaces_the_longest_whole_segment_prefix() {
         "/meetings",
         "not a whole segment"
     );
+}
+
+#[test]
+fn a_gsuite_mail_is_one_composed_field_and_a_fixed_departure_must_be_unlisted() {
+    let facts = facts("gsuite").unwrap();
+    let c = catalog::parse(
+        "gsuite.yaml",
+        r#"
+connector: gsuite
+base_url: "https://www.googleapis.com"
+tools:
+  - name: gsuite_mail_send
+    risk: critical
+    effect: external
+    idempotent: false
+    audit_event: mail.sent
+    side_effects: Sends a mail.
+    failure_modes: ["400: refused."]
+    description: 'Sends a mail. Use it to write. Example: {}'
+    post: /gmail/v1/users/me/messages/send
+    body:
+      raw: { "$rfc5322": { to: "{to}", text: "{body}" } }
+      labelIds: "{labels}"
+    params:
+      to: { type: array, in: body, required: true, max_items: 5, item: { type: string, max_length: 254 } }
+      body: { type: string, in: body, required: true, max_length: 2000 }
+      labels: { type: array, in: body, max_items: 5, item: { type: string, max_length: 100 } }
+  - name: gsuite_mail_attachment_get
+    risk: low
+    description: 'Reads an attachment. Use it to open one. Example: {}'
+    get: /gmail/v1/users/me/messages/{message_id}/attachments/{id}
+    params:
+      message_id: { type: string, in: path, max_length: 64 }
+      id: { type: string, in: path, max_length: 1024 }
+  - name: gsuite_calendar_event_create
+    risk: medium
+    effect: change
+    idempotent: false
+    audit_event: event.created
+    side_effects: Adds an event.
+    failure_modes: ["400: refused."]
+    description: 'Adds an event. Use it to block time. Example: {}'
+    post: /calendar/v3/calendars/{calendar_id}/events
+    body: { summary: "{summary}" }
+    params:
+      calendar_id: { type: string, in: path, max_length: 200 }
+      summary: { type: string, in: body, required: true, max_length: 300 }
+"#,
+    )
+    .unwrap();
+    let found = catalog_problems(&c, &facts);
+    let expected = [
+        "gsuite_mail_send: body `labelIds[]`: gmail.users.messages.send \
+         (/gmail/v1/users/{userId}/messages/send) has no such field",
+        "gsuite_calendar_event_create: body `start`: required by calendar.events.insert, not \
+         always sent",
+        "gsuite_calendar_event_create: body `end`: required by calendar.events.insert, not \
+         always sent",
+        "gsuite_mail_attachment_get: listed as departing, but its request now fits; unlist it",
+    ];
+    assert_eq!(found, expected);
 }
