@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::model::{BinaryAnswer, BinaryForm, Catalog, InlineDocument, ItemLinks, Tool};
+use crate::model::{BinaryAnswer, BinaryForm, Catalog, InlineDocument, ItemLinks, ParamIn, Tool};
 use crate::template::placeholders;
 
 /// The largest document a catalog may declare: a base64 blob of it stays within what a
@@ -166,7 +166,30 @@ fn inline_problems(t: &Tool) -> Vec<String> {
             ));
         }
     }
+    problems.extend(answer_params_placed(t));
     problems
+}
+
+/// `in: answer` params: each one named as `{param}` in an `answer.inline` document's `mime` or
+/// `name`, the only place such a value goes.
+fn answer_params_placed(t: &Tool) -> Vec<String> {
+    let used = |name: &str| {
+        let whole = format!("{{{name}}}");
+        let inline = t.answer.iter().flat_map(|a| &a.inline);
+        inline
+            .into_iter()
+            .any(|d| *d.mime == *whole || d.name.as_deref() == Some(&*whole))
+    };
+    t.params
+        .iter()
+        .filter(|(name, p)| p.location == ParamIn::Answer && !used(name))
+        .map(|(name, _)| {
+            format!(
+                "param `{name}` is `in: answer` but no `answer.inline` document's `mime` or \
+                 `name` is `{{{name}}}`"
+            )
+        })
+        .collect()
 }
 
 /// `{param}` naming one of the tool's params, the whole text.
@@ -312,6 +335,24 @@ mod tests {
         ] {
             assert!(!valid_mime(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_answer_param_must_name_an_inline_document() {
+        let tool = |name: &str| {
+            format!(
+                "connector: mail\nbase_url: https://m\ntools:\n  - name: mail_file_get\n    \
+                 risk: low\n    description: d\n    get: /files/{{id}}\n    params:\n      \
+                 id: {{ type: string, in: path }}\n      kind: {{ type: string, in: answer }}\n    \
+                 answer: {{ inline: [{{ pointer: /data, mime: \"{{kind}}\", name: \"{name}\", \
+                 max_bytes: 100 }}] }}\n"
+            )
+        };
+        let ok = crate::parse("mail.yaml", &tool("a.pdf")).unwrap();
+        assert_eq!(ok.tools[0].params["kind"].location, ParamIn::Answer);
+        let unused = tool("a.pdf").replace("mime: \"{kind}\"", "mime: application/pdf");
+        let e = crate::parse("mail.yaml", &unused).unwrap_err().to_string();
+        assert!(e.contains("`kind` is `in: answer` but no"), "{e}");
     }
 
     fn resolved(doc: &InlineDocument, given: &[(&str, &str)]) -> (String, Option<String>) {

@@ -996,7 +996,7 @@ fn enum_values_match_the_model() {
         strings(&schema["$defs"]["binary_answer"]["properties"]["as"]["enum"]),
     );
 
-    let places = variants!(ParamIn: Query, Path, Body, Header);
+    let places = variants!(ParamIn: Query, Path, Body, Header, Answer);
     compare(
         "param in",
         serde_names(&places),

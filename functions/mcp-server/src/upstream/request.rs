@@ -611,6 +611,23 @@ tools:
     }
 
     #[test]
+    fn an_answer_param_never_goes_upstream() {
+        let c = catalog::parse(
+            "shop.yaml",
+            "connector: shop\nbase_url: https://shop.example.com\ntools:\n  - name: shop_file_get\n    \
+             risk: low\n    description: d\n    get: /files/{id}\n    params:\n      \
+             id: { type: string, in: path }\n      kind: { type: string, in: answer }\n    \
+             answer: { inline: [{ pointer: /data, mime: \"{kind}\", max_bytes: 100 }] }\n",
+        )
+        .unwrap();
+        let t = &c.tools[0];
+        let a = args(t, serde_json::json!({"id": "7", "kind": "application/pdf"}));
+        let built = build_url(&c, &c.base_url, t, &a, &secrets("acme")).unwrap();
+        assert_eq!(built.url.as_str(), "https://shop.example.com/files/7");
+        assert_eq!(build_body(t, &a), None);
+    }
+
+    #[test]
     fn path_parameters_are_encoded_and_cannot_traverse() {
         let c = catalog();
         let t = &c.tools[1];

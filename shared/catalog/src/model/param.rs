@@ -37,6 +37,10 @@ pub enum ParamIn {
     /// up (Graph's `Prefer: outlook.timezone="{time_zone}"`); without a value the header is
     /// not sent.
     Header,
+    /// Never sent upstream: a value only the tool's answer uses, placed as `{name}` in an
+    /// `answer.inline` document's `mime` or `name` (Gmail's attachment answer holds neither the
+    /// type nor the name: the caller passes them from the message part it read).
+    Answer,
 }
 
 impl ParamIn {
