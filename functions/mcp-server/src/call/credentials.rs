@@ -20,9 +20,9 @@ use catalog::{OAuthUser, Status, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Caller;
 use super::outcome::Outcome;
 use super::stages::Flow;
+use super::{Caller, scopes};
 use crate::inventory::{DeployedCatalog, Registry};
 use crate::vault::{EntryKey, Grant, Person, Stored, VaultError, VaultStore, ticket};
 
@@ -104,7 +104,7 @@ pub(super) async fn lookup(
     match vault.get(&key).await {
         Ok(Some(stored)) => {
             let base = &key_scopes(conn);
-            match more_to_ask(base, needed, &stored.grant) {
+            match scopes::more_to_ask(base, needed, &stored.grant) {
                 None => ControlFlow::Continue(Some((key, stored))),
                 Some(more) => asking("scope_required", &more),
             }
@@ -131,57 +131,9 @@ fn key_scopes(conn: &DeployedCatalog) -> &[Text] {
     o.map(|o| o.scopes.as_slice()).unwrap_or_default()
 }
 
-/// `None` when `grant` holds every scope in `needed`; else the scopes beyond the connector's
-/// (`base`) a new consent asks for: those granted before and those needed, each once.
-pub(super) fn more_to_ask(base: &[Text], needed: &[Text], grant: &Grant) -> Option<Vec<String>> {
-    let granted = granted(base, grant);
-    if needed
-        .iter()
-        .all(|n| granted.iter().any(|g| same_scope(g, n)))
-    {
-        return None;
-    }
-    Some(beyond(
-        base,
-        granted.into_iter().chain(needed.iter().map(Text::as_str)),
-    ))
-}
-
 /// The scopes `grant` holds beyond the connector's, to ask for again when it ends.
 pub(super) fn kept(conn: &DeployedCatalog, grant: &Grant) -> Vec<String> {
-    let base = key_scopes(conn);
-    beyond(base, granted(base, grant).into_iter())
-}
-
-/// What `grant` holds: the scopes its token answer named, else the connector's.
-fn granted<'a>(base: &'a [Text], grant: &'a Grant) -> Vec<&'a str> {
-    match &grant.scopes {
-        Some(s) => s.iter().map(String::as_str).collect(),
-        None => base.iter().map(Text::as_str).collect(),
-    }
-}
-
-/// `scopes` without the connector's (`base`), each once, in a stable order.
-fn beyond<'a>(base: &[Text], scopes: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut more: Vec<String> = scopes
-        .filter(|s| !base.iter().any(|b| same_scope(b, s)))
-        .map(str::to_string)
-        .collect();
-    more.sort_by_key(|s| s.to_ascii_lowercase());
-    more.dedup_by(|a, b| same_scope(a, b));
-    more
-}
-
-/// One scope as asked and as granted: compared without case (Entra's are case-insensitive),
-/// and a name granted with its resource's URL (`https://graph.microsoft.com/Mail.Send`) is the
-/// name asked for without it (`Mail.Send`), and the other way round.
-pub(crate) fn same_scope(a: &str, b: &str) -> bool {
-    let suffix = |long: &str, short: &str| {
-        long.len() > short.len()
-            && long[long.len() - short.len()..].eq_ignore_ascii_case(short)
-            && long[..long.len() - short.len()].ends_with('/')
-    };
-    a.eq_ignore_ascii_case(b) || suffix(a, b) || suffix(b, a)
+    scopes::kept(key_scopes(conn), grant)
 }
 
 /// `connection_required` with the person's own link, when one can be made; the link asks for
@@ -457,34 +409,15 @@ tools:
         assert!(matches!(held, ControlFlow::Continue(Some(_))));
         let g = grant(Some(&["mail.read", "mail.labels"]));
         let base = &mail.catalog.auth.oauth_user.as_ref().unwrap().scopes;
-        let more = more_to_ask(base, &send.scopes, &g).unwrap();
+        let more = scopes::more_to_ask(base, &send.scopes, &g).unwrap();
         assert_eq!(more, ["mail.labels", "mail.send"]);
         assert_eq!(kept(&mail, &g), ["mail.labels"]);
         // Unticked on the consent screen: a connector scope missing from the grant is asked again.
         let unticked = grant(Some(&[]));
-        assert!(more_to_ask(base, &list.scopes, &unticked).is_none());
+        assert!(scopes::more_to_ask(base, &list.scopes, &unticked).is_none());
         assert_eq!(
-            more_to_ask(base, &send.scopes, &unticked).unwrap(),
+            scopes::more_to_ask(base, &send.scopes, &unticked).unwrap(),
             ["mail.send"]
         );
-    }
-
-    #[test]
-    fn scopes_match_without_case_and_with_or_without_the_resource() {
-        assert!(same_scope("Mail.Send", "mail.send"));
-        assert!(same_scope(
-            "https://graph.microsoft.com/Mail.Send",
-            "Mail.Send"
-        ));
-        assert!(same_scope(
-            "Mail.Send",
-            "https://graph.microsoft.com/mail.send"
-        ));
-        assert!(!same_scope("Mail.SendAs", "Mail.Send"));
-        assert!(!same_scope("xMail.Send", "Mail.Send"));
-        assert!(!same_scope(
-            "https://www.googleapis.com/auth/gmail.send",
-            "gmail.readonly"
-        ));
     }
 }

@@ -83,6 +83,7 @@ mod remote_prompt_complete;
 mod remote_tools;
 mod resume;
 mod rounds;
+mod scopes;
 mod shape;
 mod short_cache;
 mod slots;
