@@ -13,7 +13,8 @@
 //!    is refused `rate_limited` (`spend`);
 //!    then **credentials**: a connector with `auth: oauth_user` acts with the person's own
 //!    token from the vault (`credentials`), refreshed shortly before it expires (`refresh`),
-//!    or answers `connection_required` with their link;
+//!    or answers `connection_required` with their link, also when the grant lacks a scope the
+//!    tool declares (`scopes`: the link then asks for it);
 //! 3. **dry run**: a write with `dry_run: true` answers its [`Preview`] and stops (`dry_run`;
 //!    the same preview in a person's words for a confirmation form: `form`);
 //! 4. **consent**: what the risk level asks: a `high` or `critical` call runs only with a
