@@ -1139,13 +1139,23 @@ fn runway_video() -> Value {
            "prompt_text": "Langsamer Schwenk", "ratio": "1280:720", "duration": 5})
 }
 
+/// Runway against one Prism serving its document (one start instead of five): the steps that
+/// must leave the document unbroken first, each checking so, then the one that breaks it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runway_on_its_own_document() {
+    let prism = Prism::start(&RUNWAY.document()).await;
+    runway_error_answers_become_statuses_with_the_catalogs_hints(&prism).await;
+    runway_a_generation_is_followed_to_its_output_through_runway_task_get(&prism).await;
+    runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out(&prism).await;
+    runway_the_organisations_credits_reach_quota_and_the_audit_line(&prism).await;
+    runway_a_request_without_the_version_header_breaks_the_document(&prism).await;
+}
+
 /// Runway's error answers (`{"error": "…"}`) come out as statuses with the catalog's hints: a
 /// refused input (400) says nothing was spent and passes Runway's reason on, the daily limit
 /// (429) says when to retry, an unknown task (404) that cancelled and deleted tasks are gone,
 /// and load shedding (503) says to retry but to ask before starting a generation again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
-    let prism = Prism::start(&RUNWAY.document()).await;
+async fn runway_error_answers_become_statuses_with_the_catalogs_hints(prism: &Prism) {
     let status_and_hint = |r: &Value| {
         let result = structured(r);
         (
@@ -1155,7 +1165,7 @@ async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
     };
 
     let dir = runway_preferring(400);
-    let (_s400, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let (_s400, rpc) = RUNWAY.server(prism, Some(&dir), &[]);
     let result = call_confirmed(&rpc, "runway_image_to_video_create", runway_video()).await;
     assert_eq!(result["status"], "invalid_input", "{result}");
     assert_eq!(
@@ -1171,7 +1181,7 @@ async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
     );
 
     let dir = runway_preferring(429);
-    let (_s429, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let (_s429, rpc) = RUNWAY.server(prism, Some(&dir), &[]);
     let result = call_confirmed(
         &rpc,
         "runway_text_to_image_create",
@@ -1188,7 +1198,7 @@ async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
     );
 
     let dir = runway_preferring(404);
-    let (_s404, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let (_s404, rpc) = RUNWAY.server(prism, Some(&dir), &[]);
     let r = rpc
         .call(
             RUNWAY.get_tool,
@@ -1203,7 +1213,7 @@ async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
     );
 
     let dir = runway_preferring(503);
-    let (_s503, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let (_s503, rpc) = RUNWAY.server(prism, Some(&dir), &[]);
     let r = rpc
         .call(
             RUNWAY.get_tool,
@@ -1224,14 +1234,12 @@ async fn runway_error_answers_become_statuses_with_the_catalogs_hints() {
 
 /// The document requires Runway's version header on every request: a catalog that stops sending
 /// it is refused, and Prism names the header.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runway_a_request_without_the_version_header_breaks_the_document() {
-    let prism = Prism::start(&RUNWAY.document()).await;
+async fn runway_a_request_without_the_version_header_breaks_the_document(prism: &Prism) {
     let dir = RUNWAY.variant(
         "unversioned",
         &[("headers: { X-Runway-Version: \"2024-11-06\" }\n", "")],
     );
-    let (_server, rpc) = RUNWAY.server(&prism, Some(&dir), &[]);
+    let (_server, rpc) = RUNWAY.server(prism, Some(&dir), &[]);
     let r = rpc.call("runway_organization_get", json!({})).await;
     assert_ne!(structured(&r)["status"], "ok", "{r}");
     assert!(
@@ -1246,10 +1254,18 @@ async fn runway_a_request_without_the_version_header_breaks_the_document() {
 /// A generation followed to its end as the job it declares: the create answers the task id only,
 /// the server reads the task with `runway_task_get` after `poll_every` (10 s), and the call answers
 /// the SUCCEEDED task's output with its media link, kept for `output_lives` (a day).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get() {
-    let prism = Prism::start(&RUNWAY.document()).await;
-    let (_server, rpc) = RUNWAY.server(&prism, None, &[]);
+async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get(prism: &Prism) {
+    // Prism serves the other steps too: this step's reads are those after it began.
+    let task_reads = |prism: &Prism| {
+        let read = |r: &&integration_tests::prism::Received| {
+            r.method == "GET"
+                && r.path
+                    .ends_with("/tasks/17f20503-6c24-4c16-946b-35dbbce2af2f")
+        };
+        prism.requests().iter().filter(read).count()
+    };
+    let before = task_reads(prism);
+    let (_server, rpc) = RUNWAY.server(prism, None, &[]);
     let result = call_confirmed(&rpc, "runway_image_to_video_create", runway_video()).await;
     assert_eq!(result["status"], "ok", "{result}");
     let output = "https://dnznrvs05pmza.cloudfront.net/17f20503/output.mp4?_jwt=example";
@@ -1259,16 +1275,11 @@ async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get()
         result["media"][0]["expires_at"].is_string(),
         "the link's end, a day on: {result}"
     );
-    let reads = prism
-        .requests()
-        .iter()
-        .filter(|r| {
-            r.method == "GET"
-                && r.path
-                    .ends_with("/tasks/17f20503-6c24-4c16-946b-35dbbce2af2f")
-        })
-        .count();
-    assert_eq!(reads, 1, "one read after 10 s found it finished");
+    assert_eq!(
+        task_reads(prism) - before,
+        1,
+        "one read after 10 s found it finished"
+    );
     assert!(prism.violations().is_empty(), "{:?}", prism.violations());
 }
 
@@ -1277,11 +1288,17 @@ async fn runway_a_generation_is_followed_to_its_output_through_runway_task_get()
 /// against `caller_daily_spend`'s 1,000 credits), and the call that would pass the limit is
 /// refused `rate_limited` in credits before it reaches Runway; results show what is left once
 /// less than a fifth is, and each audit line what its call reserved.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out() {
-    let prism = Prism::start(&RUNWAY.document()).await;
+async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out(prism: &Prism) {
+    // Prism serves the other steps too: this step's generations are those after it began.
+    let creates = |prism: &Prism| {
+        let create = |r: &&integration_tests::prism::Received| {
+            r.method == "POST" && r.path.ends_with("/image_to_video")
+        };
+        prism.requests().iter().filter(create).count()
+    };
+    let before = creates(prism);
     let (server, rpc) = RUNWAY.server(
-        &prism,
+        prism,
         None,
         &[("MCP_LIMITS", "on"), ("MCP_JOB_WAIT_MS", "0")],
     );
@@ -1320,12 +1337,11 @@ async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out()
     assert_eq!(fourth["status"], "pending", "{fourth}");
     assert_eq!(fourth["_spend"]["remaining"], 135, "{fourth}");
 
-    let creates = prism
-        .requests()
-        .iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/image_to_video"))
-        .count();
-    assert_eq!(creates, 4, "the refused generation reached no upstream");
+    assert_eq!(
+        creates(prism) - before,
+        4,
+        "the refused generation reached no upstream"
+    );
     let spent: Vec<u64> = server
         .stdout
         .events_where(4, |e| e["event"] == "tool_call" && e.get("spend").is_some())
@@ -1341,10 +1357,8 @@ async fn runway_a_generation_reserves_its_credits_and_the_callers_day_runs_out()
 /// reads by pointer (`quota.body`): the document's example (8,200 credits left of a tier that may
 /// buy 10,000 a month) reaches the result's `_quota` and the audit line; a task's answer carries
 /// no such figures and gets none.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn runway_the_organisations_credits_reach_quota_and_the_audit_line() {
-    let prism = Prism::start(&RUNWAY.document()).await;
-    let (server, rpc) = RUNWAY.server(&prism, None, &[]);
+async fn runway_the_organisations_credits_reach_quota_and_the_audit_line(prism: &Prism) {
+    let (server, rpc) = RUNWAY.server(prism, None, &[]);
     let r = rpc.call("runway_organization_get", json!({})).await;
     let result = structured(&r);
     assert_eq!(result["status"], "ok", "{r}");
