@@ -168,7 +168,7 @@ pub(crate) fn from_env(
         confirmation_keys: confirmation_keys_from_env(env)?,
         connectors: connector_fields_from_env(env, fields),
         idp_client_secret: env
-            .get(crate::issuer::settings::IDP_CLIENT_SECRET)
+            .get(config::IDP_CLIENT_SECRET)
             .filter(|s| !s.is_empty())
             .map(str::to_string),
         ..SecretValues::default()

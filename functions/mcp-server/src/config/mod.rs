@@ -28,6 +28,10 @@ pub(crate) const PSEUDONYM_PEPPER: &str = "MCP_PSEUDONYM_PEPPER";
 /// Local only: confirmation signing keys, comma-separated (the first signs); one is generated
 /// for the run when unset.
 pub(crate) const CONFIRMATION_KEYS: &str = "MCP_CONFIRMATION_KEYS";
+/// Local only, like the other secrets read from variables: our client's secret at the company
+/// IdP of the authorization server (on Lambda the deployment secret's `idp_client_secret`);
+/// set, the client there is confidential.
+pub(crate) const IDP_CLIENT_SECRET: &str = "MCP_AS_IDP_CLIENT_SECRET";
 /// Profiles (or `*` for the whole deployment) whose `critical` tools accept a confirmation
 /// token; elsewhere they need a person's answer through the client (elicitation).
 pub(crate) const TOKEN_CONFIRMS_CRITICAL: &str = "MCP_TOKEN_CONFIRMS_CRITICAL";
@@ -165,7 +169,7 @@ pub(crate) const ALL: &[&str] = &[
     oauth::settings::TOKEN_TYPES,
     crate::issuer::settings::IDP_ISSUER,
     crate::issuer::settings::IDP_CLIENT_ID,
-    crate::issuer::settings::IDP_CLIENT_SECRET,
+    IDP_CLIENT_SECRET,
     crate::issuer::settings::TABLE,
     crate::issuer::settings::KEY_ID,
     crate::issuer::settings::PREVIOUS_KEY_IDS,

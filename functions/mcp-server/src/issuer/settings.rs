@@ -12,9 +12,6 @@ pub(crate) const IDP_CLIENT_ID: &str = "MCP_AS_IDP_CLIENT_ID";
 
 /// The DynamoDB table of clients, codes and refresh tokens; in memory per process when unset.
 pub(crate) const TABLE: &str = "MCP_AS_TABLE";
-/// Locally, our client's secret at the IdP (on Lambda it is the deployment secret's
-/// `idp_client_secret`, never an environment variable): set, the client there is confidential.
-pub(crate) const IDP_CLIENT_SECRET: &str = "MCP_AS_IDP_CLIENT_SECRET";
 /// The KMS asymmetric key (`ECC_NIST_P256`, sign and verify) our access tokens are signed
 /// with; a key made at start when unset.
 pub(crate) const KEY_ID: &str = "MCP_AS_KEY_ID";
