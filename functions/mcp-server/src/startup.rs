@@ -386,14 +386,7 @@ fn connectors_of(catalogs: &[catalog::Catalog]) -> HashMap<String, Declared> {
         .filter_map(|c| {
             let oauth = c.auth.oauth_user.clone()?;
             let title = crate::inventory::Registry::title(c).to_string();
-            let mut more: Vec<String> = c
-                .tools
-                .iter()
-                .flat_map(|t| &t.scopes)
-                .map(|s| s.to_string())
-                .collect();
-            more.sort();
-            more.dedup();
+            let more = c.tool_scopes().into_iter().map(str::to_string).collect();
             let declared = Declared { title, oauth, more };
             Some((c.connector.to_string(), declared))
         })

@@ -223,12 +223,9 @@ fn tool_scope_problems(c: &Catalog, t: &Tool) -> Vec<String> {
     if t.scopes.iter().any(|s| !is_scope(s)) {
         out.push("scopes: each scope is one word without spaces".into());
     }
-    let all: std::collections::BTreeSet<&str> = o
-        .scopes
-        .iter()
-        .chain(c.tools.iter().flat_map(|t| &t.scopes))
-        .map(|s| s.as_str())
-        .collect();
+    let more = c.tool_scopes();
+    let all: std::collections::BTreeSet<&str> =
+        o.scopes.iter().map(|s| s.as_str()).chain(more).collect();
     if all.len() > MAX_SCOPES {
         out.push(format!(
             "scopes: the connector's and its tools' scopes are {} together; at most \
@@ -237,6 +234,22 @@ fn tool_scope_problems(c: &Catalog, t: &Tool) -> Vec<String> {
         ));
     }
     out
+}
+
+impl Catalog {
+    /// The scopes its tools declare (`scopes`), each once, in order: what a person may be asked
+    /// for on first use of a tool, beyond the connector's own.
+    pub fn tool_scopes(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self
+            .tools
+            .iter()
+            .flat_map(|t| &t.scopes)
+            .map(|s| s.as_str())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
 }
 
 /// The most distinct scopes a connector and its tools may ask a person for.

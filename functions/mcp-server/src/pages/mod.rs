@@ -134,14 +134,7 @@ fn auth(c: &Catalog) -> String {
             true => "none named".to_string(),
             false => o.scopes.join(" "),
         };
-        let mut more: Vec<&str> = c
-            .tools
-            .iter()
-            .flat_map(|t| &t.scopes)
-            .map(|s| s.as_str())
-            .collect();
-        more.sort_unstable();
-        more.dedup();
+        let more = c.tool_scopes();
         let later = match more.is_empty() {
             true => String::new(),
             false => format!(
